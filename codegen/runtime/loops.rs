@@ -1,0 +1,194 @@
+//! The loop shells every generated kernel instantiates: one run of `n` elements
+//! along the innermost axis, in one of the variants of `spec/loops.toml`.
+
+use super::codec::Codec;
+use super::ops::{Op1, Op2, Op3};
+
+/// One run of an elementwise kernel. Pointers address element 0 of each operand;
+/// strides are in elements (unused by the contiguous and broadcast variants,
+/// which assume unit stride, and stride 0 for the broadcast input).
+#[derive(Clone, Copy, Debug)]
+pub struct Args {
+    /// Elements in the run.
+    pub n: usize,
+    /// Input element 0 pointers (unused slots are null).
+    pub src: [*const u8; 3],
+    /// Input strides in elements.
+    pub src_stride: [isize; 3],
+    /// Destination element 0 pointer.
+    pub dst: *mut u8,
+    /// Destination stride in elements.
+    pub dst_stride: isize,
+}
+
+/// A generated kernel.
+///
+/// # Safety
+/// Every element the variant touches (`n` elements from each pointer at its
+/// stride) must be valid for reads of the input's storage type and, for `dst`,
+/// writes of the result's storage type; `dst` may equal an input exactly (same
+/// pointer and stride) but must not otherwise overlap one.
+pub type LoopFn = unsafe fn(&Args);
+
+/// Variant code: every operand contiguous.
+pub const CONTIG: u8 = 0;
+/// Variant code: input 0 broadcast.
+pub const BCAST0: u8 = 1;
+/// Variant code: input 1 broadcast.
+pub const BCAST1: u8 = 2;
+/// Variant code: input 2 broadcast.
+pub const BCAST2: u8 = 3;
+/// Variant code: any strides.
+pub const STRIDED: u8 = 4;
+
+#[inline(always)]
+unsafe fn ld<T: Copy>(p: *const T, i: usize, stride: isize, unit: bool) -> T {
+    // SAFETY: the caller (a kernel's contract) guarantees the element is readable.
+    unsafe {
+        if unit {
+            p.add(i).read_unaligned()
+        } else {
+            p.offset(i as isize * stride).read_unaligned()
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn st<T: Copy>(p: *mut T, i: usize, stride: isize, unit: bool, v: T) {
+    // SAFETY: the caller guarantees the element is writable.
+    unsafe {
+        if unit {
+            p.add(i).write_unaligned(v)
+        } else {
+            p.offset(i as isize * stride).write_unaligned(v)
+        }
+    }
+}
+
+/// A one-input kernel.
+///
+/// # Safety
+/// See [`LoopFn`].
+#[inline(always)]
+pub unsafe fn run1<A: Codec, O: Codec, K: Op1<A, O>, const V: u8>(x: &Args) {
+    let pa = x.src[0] as *const A::Store;
+    let po = x.dst as *mut O::Store;
+    let unit = V == CONTIG;
+    for i in 0..x.n {
+        // SAFETY: forwarded from this function's contract.
+        unsafe {
+            let a = A::decode(ld(pa, i, x.src_stride[0], unit));
+            st(po, i, x.dst_stride, unit, O::encode(K::f(a)));
+        }
+    }
+}
+
+/// A two-input kernel.
+///
+/// # Safety
+/// See [`LoopFn`].
+#[inline(always)]
+pub unsafe fn run2<A: Codec, B: Codec, O: Codec, K: Op2<A, B, O>, const V: u8>(x: &Args) {
+    let pa = x.src[0] as *const A::Store;
+    let pb = x.src[1] as *const B::Store;
+    let po = x.dst as *mut O::Store;
+    // SAFETY (all blocks below): forwarded from this function's contract.
+    match V {
+        BCAST0 => {
+            let a = A::decode(unsafe { pa.read_unaligned() });
+            for i in 0..x.n {
+                unsafe {
+                    let b = B::decode(ld(pb, i, 1, true));
+                    st(po, i, 1, true, O::encode(K::f(a, b)));
+                }
+            }
+        }
+        BCAST1 => {
+            let b = B::decode(unsafe { pb.read_unaligned() });
+            for i in 0..x.n {
+                unsafe {
+                    let a = A::decode(ld(pa, i, 1, true));
+                    st(po, i, 1, true, O::encode(K::f(a, b)));
+                }
+            }
+        }
+        _ => {
+            let unit = V == CONTIG;
+            for i in 0..x.n {
+                unsafe {
+                    let a = A::decode(ld(pa, i, x.src_stride[0], unit));
+                    let b = B::decode(ld(pb, i, x.src_stride[1], unit));
+                    st(po, i, x.dst_stride, unit, O::encode(K::f(a, b)));
+                }
+            }
+        }
+    }
+}
+
+/// A three-input kernel.
+///
+/// # Safety
+/// See [`LoopFn`].
+#[inline(always)]
+pub unsafe fn run3<A: Codec, B: Codec, C: Codec, O: Codec, K: Op3<A, B, C, O>, const V: u8>(
+    x: &Args,
+) {
+    let pa = x.src[0] as *const A::Store;
+    let pb = x.src[1] as *const B::Store;
+    let pc = x.src[2] as *const C::Store;
+    let po = x.dst as *mut O::Store;
+    let unit = V != STRIDED;
+    let (sa, sb, sc, so) = if unit {
+        (
+            (V != BCAST0) as isize,
+            (V != BCAST1) as isize,
+            (V != BCAST2) as isize,
+            1,
+        )
+    } else {
+        (x.src_stride[0], x.src_stride[1], x.src_stride[2], x.dst_stride)
+    };
+    // SAFETY (all blocks below): forwarded from this function's contract.
+    match V {
+        BCAST0 => {
+            let a = A::decode(unsafe { pa.read_unaligned() });
+            for i in 0..x.n {
+                unsafe {
+                    let b = B::decode(ld(pb, i, 1, true));
+                    let c = C::decode(ld(pc, i, 1, true));
+                    st(po, i, 1, true, O::encode(K::f(a, b, c)));
+                }
+            }
+        }
+        BCAST1 => {
+            let b = B::decode(unsafe { pb.read_unaligned() });
+            for i in 0..x.n {
+                unsafe {
+                    let a = A::decode(ld(pa, i, 1, true));
+                    let c = C::decode(ld(pc, i, 1, true));
+                    st(po, i, 1, true, O::encode(K::f(a, b, c)));
+                }
+            }
+        }
+        BCAST2 => {
+            let c = C::decode(unsafe { pc.read_unaligned() });
+            for i in 0..x.n {
+                unsafe {
+                    let a = A::decode(ld(pa, i, 1, true));
+                    let b = B::decode(ld(pb, i, 1, true));
+                    st(po, i, 1, true, O::encode(K::f(a, b, c)));
+                }
+            }
+        }
+        _ => {
+            for i in 0..x.n {
+                unsafe {
+                    let a = A::decode(ld(pa, i, sa, unit));
+                    let b = B::decode(ld(pb, i, sb, unit));
+                    let c = C::decode(ld(pc, i, sc, unit));
+                    st(po, i, so, unit, O::encode(K::f(a, b, c)));
+                }
+            }
+        }
+    }
+}

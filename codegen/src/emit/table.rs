@@ -1,0 +1,97 @@
+//! The kernel registry and one dispatch table per tier.
+
+use super::tier_module;
+use crate::spec::{camel, KernelPlan, Spec};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+
+fn ident(s: &str) -> Ident {
+    Ident::new(s, Span::call_site())
+}
+
+/// Emit `table.rs`.
+pub fn emit(spec: &Spec, kernels: &[KernelPlan]) -> TokenStream {
+    let n = kernels.len();
+    let infos = kernels.iter().map(|k| {
+        let kind = ident(&camel(&spec.kinds[k.kind].name));
+        let dtype = ident(&spec.dtypes[k.dtype].ident());
+        let v = ident(k.variant.ident());
+        quote!(KernelInfo { kind: Kind::#kind, dtype: DType::#dtype, variant: Variant::#v })
+    });
+    let tables = spec.tiers.iter().map(|t| {
+        let name = ident(&format!("TABLE_{}", t.name.to_ascii_uppercase()));
+        let module = ident(&tier_module(&t.name));
+        let fns = kernels.iter().map(|k| ident(&k.fn_name));
+        let doc = format!("The kernels of the `{}` tier, indexed by `kernel_index`.", t.name);
+        let cfg = if t.arch == "any" {
+            quote!()
+        } else {
+            let arch = &t.arch;
+            quote!(#[cfg(target_arch = #arch)])
+        };
+        quote! {
+            #[doc = #doc]
+            #cfg
+            pub static #name: [LoopFn; #n] = [ #(crate::#module::#fns as LoopFn),* ];
+        }
+    });
+    // base[kind][dtype]: the index of the kind's first variant for the dtype.
+    let mut base = vec![vec![u32::MAX; spec.dtypes.len()]; spec.kinds.len()];
+    for (i, k) in kernels.iter().enumerate() {
+        if base[k.kind][k.dtype] == u32::MAX {
+            base[k.kind][k.dtype] = i as u32;
+        }
+    }
+    let nk = spec.kinds.len();
+    let nd = spec.dtypes.len();
+    let rows = base.iter().map(|r| quote!([#(#r),*]));
+    let by_arity = (1..=3).map(|a| {
+        let vs = spec.variants_for(a).into_iter().map(|v| ident(v.ident()));
+        quote!(#a => &[#(Variant::#vs),*],)
+    });
+    quote! {
+        //! Which kernels exist, and where each tier's are.
+        use crate::catalog::{DType, Kind};
+        use crate::runtime::loops::LoopFn;
+        use crate::runtime::meta::Variant;
+
+        /// One generated kernel: a kind on a dtype in a loop variant.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct KernelInfo {
+            /// The kind.
+            pub kind: Kind,
+            /// The dtype of the call (of its inputs, but for select's condition).
+            pub dtype: DType,
+            /// The loop variant.
+            pub variant: Variant,
+        }
+
+        /// Kernels per tier.
+        pub const KERNEL_COUNT: usize = #n;
+
+        /// Every kernel, in table order.
+        pub static KERNELS: [KernelInfo; #n] = [ #(#infos),* ];
+
+        #(#tables)*
+
+        static BASE: [[u32; #nd]; #nk] = [ #(#rows),* ];
+
+        /// The loop variants emitted for a kind of `arity` inputs, in table order.
+        pub fn variants_for(arity: usize) -> &'static [Variant] {
+            match arity {
+                #(#by_arity)*
+                _ => &[],
+            }
+        }
+
+        /// The table index of a kernel, or None where the spec declares no such kernel.
+        pub fn kernel_index(kind: Kind, dtype: DType, variant: Variant) -> Option<usize> {
+            let base = BASE[kind as usize][dtype as usize];
+            if base == u32::MAX {
+                return None;
+            }
+            let slot = variants_for(kind.info().arity).iter().position(|v| *v == variant)?;
+            Some(base as usize + slot)
+        }
+    }
+}

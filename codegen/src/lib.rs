@@ -1,0 +1,108 @@
+//! tessera-codegen: reads `spec/*.toml`, validates it, and emits the generated
+//! layer of tessera (the `generated/` directory of the workspace).
+//!
+//! The pipeline is strict parse (every table `deny_unknown_fields`) → semantic
+//! validation ([`SpecError`] names the file, table and key) → emitters (minijinja
+//! templates for the file shells and the loop shells, `quote` for tables) →
+//! formatted text. [`write_if_changed`] touches only files whose content differs.
+
+#![deny(missing_docs)]
+
+mod emit;
+mod error;
+pub mod model;
+pub mod spec;
+mod validate;
+
+pub use emit::{generate, GeneratedFile};
+pub use error::SpecError;
+pub use spec::Spec;
+pub use validate::{algorithm_names, parse_special};
+
+use std::path::Path;
+
+/// The text of the five spec files.
+#[derive(Clone, Debug, Default)]
+pub struct SpecSources {
+    /// `dtypes.toml`
+    pub dtypes: String,
+    /// `kinds.toml`
+    pub kinds: String,
+    /// `loops.toml`
+    pub loops: String,
+    /// `tiers.toml`
+    pub tiers: String,
+    /// `formats.toml`
+    pub formats: String,
+}
+
+impl SpecSources {
+    /// Read the five files from a spec directory.
+    pub fn read(dir: &Path) -> Result<SpecSources, SpecError> {
+        let read = |name: &str| {
+            std::fs::read_to_string(dir.join(name)).map_err(|e| {
+                SpecError::new(&format!("spec/{name}"), "", "", format!("cannot read: {e}"))
+            })
+        };
+        Ok(SpecSources {
+            dtypes: read("dtypes.toml")?,
+            kinds: read("kinds.toml")?,
+            loops: read("loops.toml")?,
+            tiers: read("tiers.toml")?,
+            formats: read("formats.toml")?,
+        })
+    }
+}
+
+fn parse_file<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T, SpecError> {
+    toml::from_str(text).map_err(|e| {
+        let msg = e.message().to_string();
+        let at = e
+            .span()
+            .map(|s| {
+                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                format!(" (line {line})")
+            })
+            .unwrap_or_default();
+        SpecError::new(&format!("spec/{name}"), "", "", format!("{msg}{at}"))
+    })
+}
+
+/// Parse and validate spec sources.
+pub fn parse_spec(src: &SpecSources) -> Result<Spec, SpecError> {
+    validate::validate(
+        parse_file("dtypes.toml", &src.dtypes)?,
+        parse_file("kinds.toml", &src.kinds)?,
+        parse_file("loops.toml", &src.loops)?,
+        parse_file("tiers.toml", &src.tiers)?,
+        parse_file("formats.toml", &src.formats)?,
+    )
+}
+
+/// Read, parse and validate the spec directory.
+pub fn load_spec(dir: &Path) -> Result<Spec, SpecError> {
+    parse_spec(&SpecSources::read(dir)?)
+}
+
+/// Write each file under `out_dir` only when its content differs from what is
+/// there, and remove generated files no longer produced. Returns the paths written.
+pub fn write_if_changed(out_dir: &Path, files: &[GeneratedFile]) -> std::io::Result<Vec<String>> {
+    let mut written = Vec::new();
+    std::fs::create_dir_all(out_dir)?;
+    for f in files {
+        let path = out_dir.join(&f.path);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(f.text.as_str()) {
+            std::fs::write(&path, &f.text)?;
+            written.push(f.path.clone());
+        }
+    }
+    for entry in std::fs::read_dir(out_dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().to_string();
+        if name.ends_with(".rs") && !files.iter().any(|f| f.path == name) {
+            std::fs::remove_file(entry.path())?;
+            written.push(name);
+        }
+    }
+    Ok(written)
+}

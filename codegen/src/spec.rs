@@ -1,0 +1,388 @@
+//! The typed spec, after validation.
+
+/// A dtype class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Class {
+    /// bool
+    Bool,
+    /// signed integer
+    Int,
+    /// unsigned integer
+    Uint,
+    /// float
+    Float,
+    /// complex
+    Complex,
+}
+
+impl Class {
+    /// Parse a spec name.
+    pub fn parse(s: &str) -> Option<Class> {
+        Some(match s {
+            "bool" => Class::Bool,
+            "int" => Class::Int,
+            "uint" => Class::Uint,
+            "float" => Class::Float,
+            "complex" => Class::Complex,
+            _ => return None,
+        })
+    }
+    /// The runtime enum variant.
+    pub fn variant(self) -> &'static str {
+        match self {
+            Class::Bool => "Bool",
+            Class::Int => "Int",
+            Class::Uint => "Uint",
+            Class::Float => "Float",
+            Class::Complex => "Complex",
+        }
+    }
+}
+
+/// The float parameters of a dtype, with the limits derived from them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FloatParams {
+    /// exponent field bits
+    pub exponent_bits: u32,
+    /// mantissa field bits
+    pub mantissa_bits: u32,
+    /// bias
+    pub bias: i32,
+    /// sign bit present
+    pub signed: bool,
+    /// exponent 0 holds subnormals
+    pub subnormals: bool,
+    /// infinities present
+    pub infinities: bool,
+    /// NaN style: `Ieee`, `AllOnes`, `SignOnly` or `None`
+    pub nan: &'static str,
+    /// -0 present
+    pub negative_zero: bool,
+    /// largest finite value
+    pub max_finite: f64,
+    /// largest finite magnitude code
+    pub max_code: u64,
+    /// smallest positive normal
+    pub min_normal: f64,
+    /// smallest positive value
+    pub min_positive: f64,
+    /// 2^-mantissa_bits
+    pub epsilon: f64,
+    /// default overflow rule variant name
+    pub overflow_default: &'static str,
+    /// saturating overflow rule variant name
+    pub overflow_saturating: &'static str,
+    /// NanTo variant name
+    pub nan_to: &'static str,
+    /// Negative variant name
+    pub negative: &'static str,
+}
+
+/// A validated dtype.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DType {
+    /// name
+    pub name: String,
+    /// aliases
+    pub aliases: Vec<String>,
+    /// class
+    pub class: Class,
+    /// value bits
+    pub bits: u32,
+    /// carrier dtype name
+    pub carrier: String,
+    /// accumulator dtype name
+    pub accumulator: String,
+    /// numpy descriptor
+    pub numpy: Option<String>,
+    /// values per byte (1 unless packed)
+    pub values_per_byte: u32,
+    /// doc line
+    pub doc: String,
+    /// float parameters
+    pub float: Option<FloatParams>,
+}
+
+impl DType {
+    /// The Rust identifier of the enum variant (`e4m3fn` → `E4m3fn`).
+    pub fn ident(&self) -> String {
+        camel(&self.name)
+    }
+    /// Whether this dtype is a float computed through a parameterised codec.
+    pub fn is_mini(&self) -> bool {
+        self.class == Class::Float && self.carrier != self.name
+    }
+    /// The Rust storage type of one element (one code per byte for sub-byte types).
+    pub fn store_type(&self) -> String {
+        match self.class {
+            Class::Bool => "u8".into(),
+            Class::Int | Class::Uint if self.bits < 8 => "u8".into(),
+            Class::Int => format!("i{}", self.bits),
+            Class::Uint => format!("u{}", self.bits),
+            Class::Float if self.is_mini() => if self.bits <= 8 { "u8" } else { "u16" }.into(),
+            Class::Float => format!("f{}", self.bits),
+            Class::Complex => format!("Complex<f{}>", self.bits / 2),
+        }
+    }
+    /// Bytes of one stored element (one unpacked code for sub-byte types).
+    pub fn item_bytes(&self) -> usize {
+        match self.class {
+            Class::Bool => 1,
+            _ if self.bits < 8 => 1,
+            _ => (self.bits as usize).div_ceil(8),
+        }
+    }
+    /// The codec type expression.
+    pub fn codec(&self) -> String {
+        match self.class {
+            Class::Bool => "Bool".into(),
+            Class::Int if self.bits < 8 => format!("NarrowInt<{}>", self.bits),
+            Class::Uint if self.bits < 8 => format!("NarrowUint<{}>", self.bits),
+            Class::Float if self.is_mini() => self.ident(),
+            _ => format!("Native<{}>", self.store_type()),
+        }
+    }
+}
+
+/// `snake_name` → `SnakeName`.
+pub fn camel(name: &str) -> String {
+    name.split('_')
+        .map(|p| {
+            let mut c = p.chars();
+            match c.next() {
+                Some(f) => f.to_ascii_uppercase().to_string() + c.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+/// A validated kind.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kind {
+    /// name
+    pub name: String,
+    /// inputs
+    pub arity: usize,
+    /// accepted classes
+    pub accepts: Vec<Class>,
+    /// `Same` or `CondFirst`
+    pub operands: &'static str,
+    /// `Same`, `Bool` or `Real`
+    pub result: &'static str,
+    /// `Exact`, `Ulp1`, `Ulp35`
+    pub accuracy: &'static str,
+    /// the runtime op struct
+    pub op: &'static str,
+    /// whether the op passes storage through untouched for floats
+    pub raw_floats: bool,
+    /// specials (strings validated as numbers)
+    pub specials: Vec<Vec<String>>,
+    /// doc
+    pub doc: String,
+}
+
+/// A validated loop shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// all unit stride
+    Contiguous,
+    /// one input broadcast
+    OneBroadcast,
+    /// any strides
+    Strided,
+}
+
+/// A validated loop variant family.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopVariant {
+    /// name
+    pub name: String,
+    /// shape
+    pub shape: Shape,
+    /// doc
+    pub doc: String,
+}
+
+/// A validated tier.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tier {
+    /// name
+    pub name: String,
+    /// `any` or a target_arch
+    pub arch: String,
+    /// CPU features
+    pub features: Vec<String>,
+    /// doc
+    pub doc: String,
+}
+
+/// A validated block-scaled format.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Format {
+    /// name
+    pub name: String,
+    /// aliases
+    pub aliases: Vec<String>,
+    /// element dtype
+    pub element: String,
+    /// scale dtype
+    pub scale: String,
+    /// block size
+    pub block: usize,
+    /// tensor scale dtype
+    pub tensor_scale: Option<String>,
+    /// `Floor`, `Ceil`, `Nvfp4`
+    pub scale_rule: &'static str,
+    /// doc
+    pub doc: String,
+}
+
+/// The whole validated spec.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spec {
+    /// dtypes in file order
+    pub dtypes: Vec<DType>,
+    /// kinds in file order
+    pub kinds: Vec<Kind>,
+    /// loop variants
+    pub loops: Vec<LoopVariant>,
+    /// tiers (the first is `scalar`)
+    pub tiers: Vec<Tier>,
+    /// formats
+    pub formats: Vec<Format>,
+}
+
+/// A concrete loop variant of one kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// contiguous
+    Contig,
+    /// input k broadcast
+    Bcast(usize),
+    /// strided
+    Strided,
+}
+
+impl Variant {
+    /// The runtime enum variant and name.
+    pub fn ident(self) -> &'static str {
+        match self {
+            Variant::Contig => "Contig",
+            Variant::Bcast(0) => "Bcast0",
+            Variant::Bcast(1) => "Bcast1",
+            Variant::Bcast(_) => "Bcast2",
+            Variant::Strided => "Strided",
+        }
+    }
+    /// The runtime's const code.
+    pub fn code(self) -> &'static str {
+        match self {
+            Variant::Contig => "CONTIG",
+            Variant::Bcast(0) => "BCAST0",
+            Variant::Bcast(1) => "BCAST1",
+            Variant::Bcast(_) => "BCAST2",
+            Variant::Strided => "STRIDED",
+        }
+    }
+    /// Lower-case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Contig => "contig",
+            Variant::Bcast(0) => "bcast0",
+            Variant::Bcast(1) => "bcast1",
+            Variant::Bcast(_) => "bcast2",
+            Variant::Strided => "strided",
+        }
+    }
+}
+
+/// One kernel to emit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelPlan {
+    /// kind index
+    pub kind: usize,
+    /// dtype index
+    pub dtype: usize,
+    /// variant
+    pub variant: Variant,
+    /// function name
+    pub fn_name: String,
+    /// the generic instantiation it calls
+    pub call: String,
+}
+
+impl Spec {
+    /// Look up a dtype by name.
+    pub fn dtype(&self, name: &str) -> Option<&DType> {
+        self.dtypes.iter().find(|d| d.name == name)
+    }
+
+    /// The variants emitted for a kind of `arity` inputs, in table order.
+    pub fn variants_for(&self, arity: usize) -> Vec<Variant> {
+        let mut out = Vec::new();
+        for l in &self.loops {
+            match l.shape {
+                Shape::Contiguous => out.push(Variant::Contig),
+                Shape::OneBroadcast if arity >= 2 => {
+                    out.extend((0..arity).map(Variant::Bcast));
+                }
+                Shape::OneBroadcast => {}
+                Shape::Strided => out.push(Variant::Strided),
+            }
+        }
+        out
+    }
+
+    /// Every kernel, in table order: kinds in file order, then dtypes, then variants.
+    pub fn kernels(&self) -> Vec<KernelPlan> {
+        let mut out = Vec::new();
+        for (ki, k) in self.kinds.iter().enumerate() {
+            for (di, d) in self.dtypes.iter().enumerate() {
+                if !k.accepts.contains(&d.class) {
+                    continue;
+                }
+                for v in self.variants_for(k.arity) {
+                    out.push(KernelPlan {
+                        kind: ki,
+                        dtype: di,
+                        variant: v,
+                        fn_name: format!("{}_{}_{}", k.name, d.name, v.name()),
+                        call: self.call_for(k, d, v),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn call_for(&self, k: &Kind, d: &DType, v: Variant) -> String {
+        let codec = if k.raw_floats && d.class == Class::Float {
+            format!("Raw<{}>", d.store_type())
+        } else {
+            d.codec()
+        };
+        let out = match k.result {
+            "Bool" => "Bool".to_string(),
+            "Real" if d.class == Class::Complex => format!("Native<f{}>", d.bits / 2),
+            _ => codec.clone(),
+        };
+        let ins: Vec<String> = (0..k.arity)
+            .map(|i| {
+                if i == 0 && k.operands == "CondFirst" {
+                    "Bool".to_string()
+                } else {
+                    codec.clone()
+                }
+            })
+            .collect();
+        format!(
+            "run{}::<{}, {}, {}, {}>",
+            k.arity,
+            ins.join(", "),
+            out,
+            k.op,
+            v.code()
+        )
+    }
+}

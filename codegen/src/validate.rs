@@ -1,0 +1,627 @@
+//! Semantic validation: raw TOML structs to the typed [`Spec`], refusing
+//! duplicates, unknown references and impossible combinations.
+
+use crate::error::SpecError;
+use crate::model::*;
+use crate::spec::*;
+use std::collections::HashSet;
+
+const DTYPES: &str = "spec/dtypes.toml";
+const KINDS: &str = "spec/kinds.toml";
+const LOOPS: &str = "spec/loops.toml";
+const TIERS: &str = "spec/tiers.toml";
+const FORMATS: &str = "spec/formats.toml";
+
+/// An operation of the runtime that a kind's `algorithm` can name.
+struct Algorithm {
+    name: &'static str,
+    op: &'static str,
+    arity: usize,
+    classes: &'static [Class],
+    operands: &'static str,
+    result: &'static [&'static str],
+    raw_floats: bool,
+}
+
+use Class::{Bool as B, Complex as C, Float as F, Int as I, Uint as U};
+
+const ALGORITHMS: &[Algorithm] = &[
+    alg("add", "Add", 2, &[I, U, F, C], "Same", &["Same"]),
+    alg("sub", "Sub", 2, &[I, U, F, C], "Same", &["Same"]),
+    alg("mul", "Mul", 2, &[I, U, F, C], "Same", &["Same"]),
+    alg("div", "Div", 2, &[I, U, F, C], "Same", &["Same"]),
+    alg("rem", "Rem", 2, &[I, U, F], "Same", &["Same"]),
+    alg("neg", "Neg", 1, &[I, U, F, C], "Same", &["Same"]),
+    alg("abs", "Abs", 1, &[I, U, F, C], "Same", &["Real"]),
+    alg("minimum", "Minimum", 2, &[I, U, F], "Same", &["Same"]),
+    alg("maximum", "Maximum", 2, &[I, U, F], "Same", &["Same"]),
+    alg("fma", "Fma", 3, &[F], "Same", &["Same"]),
+    alg("sqrt", "Sqrt", 1, &[F], "Same", &["Same"]),
+    alg("floor", "Floor", 1, &[F], "Same", &["Same"]),
+    alg("ceil", "Ceil", 1, &[F], "Same", &["Same"]),
+    alg("trunc", "Trunc", 1, &[F], "Same", &["Same"]),
+    alg("round", "Round", 1, &[F], "Same", &["Same"]),
+    alg("rint", "Rint", 1, &[F], "Same", &["Same"]),
+    alg("copysign", "Copysign", 2, &[F], "Same", &["Same"]),
+    alg("sign", "Sign", 1, &[I, U, F], "Same", &["Same"]),
+    alg("clamp", "Clamp", 3, &[I, U, F], "Same", &["Same"]),
+    alg("eq", "Eq", 2, &[B, I, U, F, C], "Same", &["Bool"]),
+    alg("ne", "Ne", 2, &[B, I, U, F, C], "Same", &["Bool"]),
+    alg("lt", "Lt", 2, &[B, I, U, F], "Same", &["Bool"]),
+    alg("le", "Le", 2, &[B, I, U, F], "Same", &["Bool"]),
+    alg("gt", "Gt", 2, &[B, I, U, F], "Same", &["Bool"]),
+    alg("ge", "Ge", 2, &[B, I, U, F], "Same", &["Bool"]),
+    Algorithm {
+        raw_floats: true,
+        ..alg("select", "Select", 3, &[B, I, U, F, C], "CondFirst", &["Same"])
+    },
+    alg("logical_and", "LogicalAnd", 2, &[B, I, U, F], "Same", &["Bool"]),
+    alg("logical_or", "LogicalOr", 2, &[B, I, U, F], "Same", &["Bool"]),
+    alg("logical_xor", "LogicalXor", 2, &[B, I, U, F], "Same", &["Bool"]),
+    alg("logical_not", "LogicalNot", 1, &[B, I, U, F], "Same", &["Bool"]),
+    alg("bit_and", "BitAnd", 2, &[B, I, U], "Same", &["Same"]),
+    alg("bit_or", "BitOr", 2, &[B, I, U], "Same", &["Same"]),
+    alg("bit_xor", "BitXor", 2, &[B, I, U], "Same", &["Same"]),
+    alg("bit_not", "BitNot", 1, &[B, I, U], "Same", &["Same"]),
+    alg("shl", "Shl", 2, &[I, U], "Same", &["Same"]),
+    alg("shr", "Shr", 2, &[I, U], "Same", &["Same"]),
+    alg("rotl", "Rotl", 2, &[I, U], "Same", &["Same"]),
+    alg("rotr", "Rotr", 2, &[I, U], "Same", &["Same"]),
+    alg("add_sat", "AddSat", 2, &[I, U], "Same", &["Same"]),
+    alg("sub_sat", "SubSat", 2, &[I, U], "Same", &["Same"]),
+    alg("conj", "Conj", 1, &[C], "Same", &["Same"]),
+];
+
+const fn alg(
+    name: &'static str,
+    op: &'static str,
+    arity: usize,
+    classes: &'static [Class],
+    operands: &'static str,
+    result: &'static [&'static str],
+) -> Algorithm {
+    Algorithm {
+        name,
+        op,
+        arity,
+        classes,
+        operands,
+        result,
+        raw_floats: false,
+    }
+}
+
+/// The names every algorithm the runtime implements (for docs and errors).
+pub fn algorithm_names() -> Vec<&'static str> {
+    ALGORITHMS.iter().map(|a| a.name).collect()
+}
+
+fn check_name(file: &str, table: &str, key: &str, name: &str) -> Result<(), SpecError> {
+    let ok = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(SpecError::new(
+            file,
+            table,
+            key,
+            format!("`{name}` is not a valid name (lower-case letters, digits and `_`, starting with a letter)"),
+        ))
+    }
+}
+
+/// Validate the parsed files into a [`Spec`].
+pub fn validate(
+    dtypes: DTypesFile,
+    kinds: KindsFile,
+    loops: LoopsFile,
+    tiers: TiersFile,
+    formats: FormatsFile,
+) -> Result<Spec, SpecError> {
+    let dtypes = validate_dtypes(dtypes)?;
+    let kinds = validate_kinds(kinds)?;
+    let loops = validate_loops(loops)?;
+    let tiers = validate_tiers(tiers)?;
+    let formats = validate_formats(formats, &dtypes)?;
+    let spec = Spec {
+        dtypes,
+        kinds,
+        loops,
+        tiers,
+        formats,
+    };
+    let mut names = HashSet::new();
+    for k in spec.kernels() {
+        if !names.insert(k.fn_name.clone()) {
+            let kind = &spec.kinds[k.kind];
+            return Err(SpecError::new(
+                KINDS,
+                format!("[[kind]] \"{}\"", kind.name),
+                "name",
+                format!("kernel name `{}` is produced twice; rename the kind or the dtype", k.fn_name),
+            ));
+        }
+    }
+    Ok(spec)
+}
+
+fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut out = Vec::new();
+    if file.dtype.is_empty() {
+        return Err(SpecError::new(DTYPES, "", "dtype", "no [[dtype]] tables"));
+    }
+    for raw in &file.dtype {
+        let table = format!("[[dtype]] \"{}\"", raw.name);
+        let t = table.as_str();
+        check_name(DTYPES, t, "name", &raw.name)?;
+        for n in std::iter::once(&raw.name).chain(raw.aliases.iter()) {
+            if !seen.insert(n.to_ascii_lowercase()) {
+                return Err(SpecError::new(
+                    DTYPES,
+                    t,
+                    if *n == raw.name { "name" } else { "aliases" },
+                    format!("`{n}` is already the name or an alias of another dtype"),
+                ));
+            }
+        }
+        let class = Class::parse(&raw.class).ok_or_else(|| {
+            SpecError::new(DTYPES, t, "class", format!("unknown class `{}` (bool, int, uint, float, complex)", raw.class))
+        })?;
+        let bits_ok = match class {
+            Class::Bool => raw.bits == 8,
+            Class::Int | Class::Uint => [1, 2, 4, 8, 16, 32, 64].contains(&raw.bits),
+            Class::Float => (3..=16).contains(&raw.bits) || raw.bits == 32 || raw.bits == 64,
+            Class::Complex => raw.bits == 64 || raw.bits == 128,
+        };
+        if !bits_ok {
+            return Err(SpecError::new(DTYPES, t, "bits", format!("{} bits is not possible for class {}", raw.bits, raw.class)));
+        }
+        let vpb = raw.values_per_byte.unwrap_or(1);
+        if vpb != 1 && (raw.bits >= 8 || vpb * raw.bits != 8) {
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "values_per_byte",
+                format!("{vpb} values of {} bits do not fill one byte exactly", raw.bits),
+            ));
+        }
+        if (class == Class::Int || class == Class::Uint) && raw.bits < 8 && vpb == 1 && raw.bits != 1 {
+            // allowed: one sub-byte integer per byte is unusual but valid
+        }
+        let float = match (class, &raw.float) {
+            (Class::Float, Some(f)) => Some(validate_float(t, raw, f)?),
+            (Class::Float, None) => {
+                return Err(SpecError::new(DTYPES, t, "float", "a float dtype needs a [dtype.float] table with its parameters"));
+            }
+            (_, Some(_)) => {
+                return Err(SpecError::new(DTYPES, t, "float", format!("class {} takes no [dtype.float] table", raw.class)));
+            }
+            (_, None) => None,
+        };
+        out.push(DType {
+            name: raw.name.clone(),
+            aliases: raw.aliases.clone(),
+            class,
+            bits: raw.bits,
+            carrier: raw.carrier.clone(),
+            accumulator: raw.accumulator.clone(),
+            numpy: raw.numpy.clone(),
+            values_per_byte: vpb,
+            doc: raw.doc.clone(),
+            float,
+        });
+    }
+    // References between dtypes.
+    for d in &out {
+        let t = format!("[[dtype]] \"{}\"", d.name);
+        let carrier = out.iter().find(|c| c.name == d.carrier).ok_or_else(|| {
+            SpecError::new(DTYPES, t.clone(), "carrier", format!("unknown dtype `{}`", d.carrier))
+        })?;
+        let expected_ok = match d.class {
+            Class::Float if d.is_mini() => carrier.name == "f32",
+            Class::Int if d.bits < 8 => carrier.name == "i8",
+            Class::Uint if d.bits < 8 => carrier.name == "u8",
+            _ => carrier.name == d.name,
+        };
+        if !expected_ok {
+            let want = match d.class {
+                Class::Float => "f32 (or the dtype itself for f32/f64)",
+                Class::Int if d.bits < 8 => "i8",
+                Class::Uint if d.bits < 8 => "u8",
+                _ => "the dtype itself",
+            };
+            return Err(SpecError::new(DTYPES, t, "carrier", format!("carrier `{}` cannot compute this dtype; use {want}", d.carrier)));
+        }
+        if d.class == Class::Float && !d.is_mini() && d.bits != 32 && d.bits != 64 {
+            return Err(SpecError::new(DTYPES, t, "carrier", "only f32 and f64 compute as themselves; narrower floats carry in f32"));
+        }
+        if !out.iter().any(|c| c.name == d.accumulator) {
+            return Err(SpecError::new(DTYPES, t, "accumulator", format!("unknown dtype `{}`", d.accumulator)));
+        }
+    }
+    Ok(out)
+}
+
+fn overflow_rule(t: &str, key: &str, s: &str, f: &RawFloat) -> Result<&'static str, SpecError> {
+    let v = match s {
+        "infinity" => "Infinity",
+        "nan" => "Nan",
+        "max-finite" => "MaxFinite",
+        _ => {
+            return Err(SpecError::new(DTYPES, t, key, format!("unknown overflow rule `{s}` (infinity, nan, max-finite)")));
+        }
+    };
+    if v == "Infinity" && !f.infinities {
+        return Err(SpecError::new(DTYPES, t, key, "overflow to infinity needs `infinities = true`"));
+    }
+    if v == "Nan" && f.nan == "none" {
+        return Err(SpecError::new(DTYPES, t, key, "overflow to NaN needs a NaN code (`nan` is \"none\")"));
+    }
+    Ok(v)
+}
+
+fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, SpecError> {
+    let e = f.exponent_bits;
+    let m = f.mantissa_bits;
+    let sign = f.signed as u32;
+    let native = raw.carrier == raw.name;
+    if e == 0 || e > 11 {
+        return Err(SpecError::new(DTYPES, t, "exponent_bits", format!("{e} exponent bits is outside 1..=11")));
+    }
+    if e + m + sign != raw.bits && !(raw.bits == 8 && !f.signed && e + m == 7) {
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            "mantissa_bits",
+            format!("sign {sign} + exponent {e} + mantissa {m} bits do not make the {} bits of the dtype", raw.bits),
+        ));
+    }
+    if !native {
+        if m > 22 {
+            return Err(SpecError::new(DTYPES, t, "mantissa_bits", format!("{m} mantissa bits do not fit the f32 carrier exactly (at most 22)")));
+        }
+        let emin = 1 - f.bias;
+        if (1i32 << e) - 2 - f.bias > 127 {
+            return Err(SpecError::new(DTYPES, t, "bias", format!("values up to 2^{} do not fit the f32 carrier", (1i32 << e) - 2 - f.bias)));
+        }
+        if f.subnormals && emin - (m as i32) < -149 {
+            return Err(SpecError::new(DTYPES, t, "bias", format!("subnormals down to 2^{} do not fit the f32 carrier", emin - m as i32)));
+        }
+        if f.subnormals && emin < -126 {
+            return Err(SpecError::new(DTYPES, t, "bias", "normals below 2^-126 do not fit the f32 carrier's normal range"));
+        }
+        if !f.subnormals && f.bias > 127 {
+            return Err(SpecError::new(DTYPES, t, "bias", "without subnormals the bias can be at most 127"));
+        }
+        if !f.subnormals && f.bias == 127 && m > 0 {
+            return Err(SpecError::new(DTYPES, t, "subnormals", "bias 127 without subnormals is supported only with no mantissa bits (e8m0)"));
+        }
+    }
+    let nan = match f.nan.as_str() {
+        "ieee" => "Ieee",
+        "all-ones" => "AllOnes",
+        "sign-only" => "SignOnly",
+        "none" => "None",
+        s => return Err(SpecError::new(DTYPES, t, "nan", format!("unknown NaN style `{s}` (ieee, all-ones, sign-only, none)"))),
+    };
+    if nan == "Ieee" && m == 0 {
+        return Err(SpecError::new(DTYPES, t, "nan", "IEEE NaNs need at least one mantissa bit"));
+    }
+    if nan == "Ieee" && !f.infinities {
+        return Err(SpecError::new(DTYPES, t, "infinities", "the ieee NaN style reserves the all-ones exponent, which also holds the infinities"));
+    }
+    if f.infinities && nan != "Ieee" {
+        return Err(SpecError::new(DTYPES, t, "infinities", "infinities are supported with the ieee NaN style only"));
+    }
+    if nan == "SignOnly" && (f.negative_zero || !f.signed) {
+        return Err(SpecError::new(DTYPES, t, "negative_zero", "the sign-only NaN takes the -0 code: set negative_zero = false on a signed dtype"));
+    }
+    if !f.signed && f.negative_zero {
+        return Err(SpecError::new(DTYPES, t, "negative_zero", "an unsigned dtype has no -0"));
+    }
+    let overflow_default = overflow_rule(t, "overflow", &f.overflow.default, f)?;
+    let overflow_saturating = overflow_rule(t, "overflow", &f.overflow.saturating, f)?;
+    let nan_to = match (nan, f.nan_to.as_deref()) {
+        ("None", Some("zero")) => "Zero",
+        ("None", Some("max-finite")) => "MaxFinite",
+        ("None", Some(s)) => return Err(SpecError::new(DTYPES, t, "nan_to", format!("unknown rule `{s}` (zero, max-finite)"))),
+        ("None", None) => return Err(SpecError::new(DTYPES, t, "nan_to", "a dtype without NaN must say what a NaN becomes (zero or max-finite)")),
+        (_, Some(_)) => return Err(SpecError::new(DTYPES, t, "nan_to", "only a dtype with nan = \"none\" takes nan_to")),
+        (_, None) => "Nan",
+    };
+    let negative = match (f.signed, f.negative.as_deref()) {
+        (false, Some("nan")) if nan != "None" => "Nan",
+        (false, Some("nan")) => return Err(SpecError::new(DTYPES, t, "negative", "negative = \"nan\" needs a NaN code")),
+        (false, Some("abs")) => "Abs",
+        (false, Some(s)) => return Err(SpecError::new(DTYPES, t, "negative", format!("unknown rule `{s}` (nan, abs)"))),
+        (false, None) => return Err(SpecError::new(DTYPES, t, "negative", "an unsigned float must say what a negative input becomes (nan or abs)")),
+        (true, Some(_)) => return Err(SpecError::new(DTYPES, t, "negative", "only an unsigned float takes `negative`")),
+        (true, None) => "Keep",
+    };
+    // Largest finite magnitude code and its value.
+    let all_exp = (1u64 << e) - 1;
+    let all_man = (1u64 << m) - 1;
+    let max_code = match nan {
+        "Ieee" => ((all_exp - 1) << m) | all_man,
+        "AllOnes" => ((all_exp << m) | all_man) - 1,
+        _ => (all_exp << m) | all_man,
+    };
+    let value_of = |code: u64| -> f64 {
+        let ef = code >> m;
+        let mf = code & all_man;
+        if ef == 0 && f.subnormals {
+            mf as f64 * 2f64.powi(1 - f.bias - m as i32)
+        } else {
+            (1.0 + mf as f64 / 2f64.powi(m as i32)) * 2f64.powi(ef as i32 - f.bias)
+        }
+    };
+    let max_finite = value_of(max_code);
+    if (max_finite - f.max_finite).abs() > max_finite * 1e-15 {
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            "max_finite",
+            format!("{} does not match the parameters, whose largest finite value is {max_finite}", f.max_finite),
+        ));
+    }
+    if !native && max_finite > f32::MAX as f64 {
+        return Err(SpecError::new(DTYPES, t, "bias", format!("the largest value {max_finite} does not fit the f32 carrier")));
+    }
+    let min_normal = if f.subnormals {
+        2f64.powi(1 - f.bias)
+    } else {
+        2f64.powi(-f.bias)
+    };
+    let min_positive = if f.subnormals && m > 0 {
+        2f64.powi(1 - f.bias - m as i32)
+    } else {
+        min_normal
+    };
+    Ok(FloatParams {
+        exponent_bits: e,
+        mantissa_bits: m,
+        bias: f.bias,
+        signed: f.signed,
+        subnormals: f.subnormals,
+        infinities: f.infinities,
+        nan,
+        negative_zero: f.negative_zero,
+        max_finite,
+        max_code,
+        min_normal,
+        min_positive,
+        epsilon: 2f64.powi(-(m as i32)),
+        overflow_default,
+        overflow_saturating,
+        nan_to,
+        negative,
+    })
+}
+
+/// Parse a special value: a decimal, `inf`, `-inf`, `nan`, `-0`.
+pub fn parse_special(s: &str) -> Option<f64> {
+    match s {
+        "inf" => Some(f64::INFINITY),
+        "-inf" => Some(f64::NEG_INFINITY),
+        "nan" => Some(f64::NAN),
+        _ => s.parse::<f64>().ok(),
+    }
+}
+
+fn validate_kinds(file: KindsFile) -> Result<Vec<Kind>, SpecError> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for raw in &file.kind {
+        let table = format!("[[kind]] \"{}\"", raw.name);
+        let t = table.as_str();
+        check_name(KINDS, t, "name", &raw.name)?;
+        if !seen.insert(raw.name.clone()) {
+            return Err(SpecError::new(KINDS, t, "name", "this kind is declared twice"));
+        }
+        if !(1..=3).contains(&raw.arity) {
+            return Err(SpecError::new(KINDS, t, "arity", format!("arity {} is outside 1..=3", raw.arity)));
+        }
+        let alg = ALGORITHMS.iter().find(|a| a.name == raw.algorithm).ok_or_else(|| {
+            SpecError::new(
+                KINDS,
+                t,
+                "algorithm",
+                format!("unknown algorithm `{}`; the runtime implements: {}", raw.algorithm, algorithm_names().join(", ")),
+            )
+        })?;
+        if alg.arity != raw.arity {
+            return Err(SpecError::new(KINDS, t, "arity", format!("algorithm `{}` takes {} inputs, not {}", alg.name, alg.arity, raw.arity)));
+        }
+        let mut accepts = Vec::new();
+        if raw.accepts.is_empty() {
+            return Err(SpecError::new(KINDS, t, "accepts", "a kind must accept at least one class"));
+        }
+        for c in &raw.accepts {
+            let class = Class::parse(c).ok_or_else(|| {
+                SpecError::new(KINDS, t, "accepts", format!("unknown class `{c}` (bool, int, uint, float, complex)"))
+            })?;
+            if !alg.classes.contains(&class) {
+                return Err(SpecError::new(KINDS, t, "accepts", format!("algorithm `{}` is not defined for class {c}", alg.name)));
+            }
+            if accepts.contains(&class) {
+                return Err(SpecError::new(KINDS, t, "accepts", format!("class {c} is listed twice")));
+            }
+            accepts.push(class);
+        }
+        let operands = match raw.operands.as_str() {
+            "same" => "Same",
+            "cond-first" => "CondFirst",
+            s => return Err(SpecError::new(KINDS, t, "operands", format!("unknown operand rule `{s}` (same, cond-first)"))),
+        };
+        if operands != alg.operands {
+            return Err(SpecError::new(KINDS, t, "operands", format!("algorithm `{}` needs operands = \"{}\"", alg.name, if alg.operands == "Same" { "same" } else { "cond-first" })));
+        }
+        let result = match raw.result.as_str() {
+            "same" => "Same",
+            "bool" => "Bool",
+            "real" => "Real",
+            s => return Err(SpecError::new(KINDS, t, "result", format!("unknown result rule `{s}` (same, bool, real)"))),
+        };
+        if !alg.result.contains(&result) {
+            return Err(SpecError::new(KINDS, t, "result", format!("algorithm `{}` gives a result of rule {}", alg.name, alg.result.join(" or ").to_ascii_lowercase())));
+        }
+        let accuracy = match raw.accuracy.as_str() {
+            "exact" => "Exact",
+            "ulp1" => "Ulp1",
+            "ulp35" => "Ulp35",
+            s => return Err(SpecError::new(KINDS, t, "accuracy", format!("unknown accuracy class `{s}` (exact, ulp1, ulp35)"))),
+        };
+        for (i, sp) in raw.specials.iter().enumerate() {
+            if sp.len() != raw.arity + 1 {
+                return Err(SpecError::new(
+                    KINDS,
+                    t,
+                    "specials",
+                    format!("special #{i} has {} values; a kind of arity {} needs {} (inputs, then the result)", sp.len(), raw.arity, raw.arity + 1),
+                ));
+            }
+            for v in sp {
+                if parse_special(v).is_none() {
+                    return Err(SpecError::new(KINDS, t, "specials", format!("special #{i}: `{v}` is not a number, inf, -inf, nan or -0")));
+                }
+            }
+        }
+        out.push(Kind {
+            name: raw.name.clone(),
+            arity: raw.arity,
+            accepts,
+            operands,
+            result,
+            accuracy,
+            op: alg.op,
+            raw_floats: alg.raw_floats,
+            specials: raw.specials.clone(),
+            doc: raw.doc.clone(),
+        });
+    }
+    Ok(out)
+}
+
+fn validate_loops(file: LoopsFile) -> Result<Vec<LoopVariant>, SpecError> {
+    let mut out: Vec<LoopVariant> = Vec::new();
+    for raw in &file.variant {
+        let t = format!("[[variant]] \"{}\"", raw.name);
+        check_name(LOOPS, &t, "name", &raw.name)?;
+        let shape = match raw.shape.as_str() {
+            "contiguous" => Shape::Contiguous,
+            "one-broadcast" => Shape::OneBroadcast,
+            "strided" => Shape::Strided,
+            s => return Err(SpecError::new(LOOPS, t, "shape", format!("unknown shape `{s}` (contiguous, one-broadcast, strided)"))),
+        };
+        if out.iter().any(|v| v.shape == shape || v.name == raw.name) {
+            return Err(SpecError::new(LOOPS, t, "shape", "this loop variant is declared twice"));
+        }
+        out.push(LoopVariant {
+            name: raw.name.clone(),
+            shape,
+            doc: raw.doc.clone(),
+        });
+    }
+    if !out.iter().any(|v| v.shape == Shape::Strided) {
+        return Err(SpecError::new(LOOPS, "[[variant]]", "shape", "the strided variant is required: the engine falls back to it for any layout"));
+    }
+    Ok(out)
+}
+
+const KNOWN_FEATURES: &[(&str, &[&str])] = &[
+    ("x86_64", &["sse2", "sse3", "ssse3", "sse4.1", "sse4.2", "avx", "avx2", "fma", "f16c", "bmi1", "bmi2", "lzcnt", "popcnt", "avx512f", "avx512bw", "avx512vl", "avx512dq"]),
+    ("aarch64", &["neon", "fp16", "sve", "sve2"]),
+];
+
+fn validate_tiers(file: TiersFile) -> Result<Vec<Tier>, SpecError> {
+    let mut out: Vec<Tier> = Vec::new();
+    for raw in &file.tier {
+        let t = format!("[[tier]] \"{}\"", raw.name);
+        check_name(TIERS, &t, "name", &raw.name)?;
+        if out.iter().any(|x| x.name == raw.name) {
+            return Err(SpecError::new(TIERS, t, "name", "this tier is declared twice"));
+        }
+        if raw.arch == "any" {
+            if !raw.features.is_empty() {
+                return Err(SpecError::new(TIERS, t, "features", "a tier for any architecture cannot need CPU features"));
+            }
+        } else {
+            let known = KNOWN_FEATURES.iter().find(|(a, _)| *a == raw.arch).ok_or_else(|| {
+                SpecError::new(TIERS, t.clone(), "arch", format!("unknown architecture `{}` (any, x86_64, aarch64)", raw.arch))
+            })?;
+            for f in &raw.features {
+                if !known.1.contains(&f.as_str()) {
+                    return Err(SpecError::new(TIERS, t, "features", format!("unknown {} feature `{f}`", raw.arch)));
+                }
+            }
+        }
+        out.push(Tier {
+            name: raw.name.clone(),
+            arch: raw.arch.clone(),
+            features: raw.features.clone(),
+            doc: raw.doc.clone(),
+        });
+    }
+    if out.first().map(|t| t.name.as_str()) != Some("scalar") || out[0].arch != "any" {
+        return Err(SpecError::new(TIERS, "[[tier]]", "name", "the first tier must be `scalar`, for any architecture: it is the reference"));
+    }
+    Ok(out)
+}
+
+fn validate_formats(file: FormatsFile, dtypes: &[DType]) -> Result<Vec<Format>, SpecError> {
+    let mut out: Vec<Format> = Vec::new();
+    for raw in &file.format {
+        let table = format!("[[format]] \"{}\"", raw.name);
+        let t = table.as_str();
+        check_name(FORMATS, t, "name", &raw.name)?;
+        if out.iter().any(|f| f.name == raw.name || f.aliases.contains(&raw.name)) {
+            return Err(SpecError::new(FORMATS, t, "name", "this format is declared twice"));
+        }
+        let find = |key: &str, name: &str| -> Result<&DType, SpecError> {
+            dtypes.iter().find(|d| d.name == name).ok_or_else(|| {
+                SpecError::new(FORMATS, t, key, format!("unknown dtype `{name}`"))
+            })
+        };
+        let element = find("element", &raw.element)?;
+        if !matches!(element.class, Class::Float | Class::Int) {
+            return Err(SpecError::new(FORMATS, t, "element", "the element must be a float or a signed integer dtype"));
+        }
+        let scale = find("scale", &raw.scale)?;
+        if scale.class != Class::Float || scale.float.as_ref().is_some_and(|f| f.signed) {
+            return Err(SpecError::new(FORMATS, t, "scale", "the scale must be an unsigned float dtype"));
+        }
+        if let Some(ts) = &raw.tensor_scale {
+            find("tensor_scale", ts)?;
+        }
+        if raw.block == 0 || raw.block % element.values_per_byte as usize != 0 {
+            return Err(SpecError::new(FORMATS, t, "block", format!("a block of {} does not hold whole bytes of {}", raw.block, element.name)));
+        }
+        let scale_rule = match raw.scale_rule.as_str() {
+            "floor" => "Floor",
+            "ceil" | "rceil" => "Ceil",
+            "nvfp4" => "Nvfp4",
+            s => return Err(SpecError::new(FORMATS, t, "scale_rule", format!("unknown scale rule `{s}` (floor, ceil, rceil, nvfp4)"))),
+        };
+        if scale_rule == "Nvfp4" && raw.tensor_scale.is_none() {
+            return Err(SpecError::new(FORMATS, t, "tensor_scale", "the nvfp4 scale rule needs a tensor scale"));
+        }
+        out.push(Format {
+            name: raw.name.clone(),
+            aliases: raw.aliases.clone(),
+            element: raw.element.clone(),
+            scale: raw.scale.clone(),
+            block: raw.block,
+            tensor_scale: raw.tensor_scale.clone(),
+            scale_rule,
+            doc: raw.doc.clone(),
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,111 @@
+//! Tier selection: one tier per process, chosen once, wholesale.
+//!
+//! The active tier is the best tier the CPU runs, unless the environment variable
+//! `TESSERA_TIER` names another available one. Every call can also be run on a
+//! named tier through [`Exec::on`], which is how the tests compare tiers in one
+//! process.
+
+use crate::error::{Error, Result};
+use crate::Tier;
+use std::sync::OnceLock;
+
+/// Every tier this CPU runs, the scalar reference first.
+pub fn available_tiers() -> Vec<Tier> {
+    Tier::ALL.iter().copied().filter(|t| t.available()).collect()
+}
+
+/// The most capable tier this CPU runs (the last available in spec order).
+pub fn best_tier() -> Tier {
+    *available_tiers().last().unwrap_or(&Tier::ALL[0])
+}
+
+static ACTIVE: OnceLock<Tier> = OnceLock::new();
+static ENV_NOTE: OnceLock<Option<String>> = OnceLock::new();
+
+/// Parse a `TESSERA_TIER` value against this CPU.
+pub fn parse_tier(name: &str) -> Result<Tier> {
+    let t = Tier::from_name(name.trim()).ok_or_else(|| Error::UnknownTier(name.to_string()))?;
+    if t.available() {
+        Ok(t)
+    } else {
+        Err(Error::TierUnavailable(t))
+    }
+}
+
+/// The process's tier: `TESSERA_TIER` if set to an available tier, else the best.
+/// An unusable `TESSERA_TIER` falls back to the best tier; [`tier_env_note`]
+/// says why.
+pub fn active_tier() -> Tier {
+    *ACTIVE.get_or_init(|| match std::env::var("TESSERA_TIER") {
+        Ok(v) if !v.is_empty() => match parse_tier(&v) {
+            Ok(t) => {
+                let _ = ENV_NOTE.set(None);
+                t
+            }
+            Err(e) => {
+                let _ = ENV_NOTE.set(Some(format!(
+                    "TESSERA_TIER ignored: {e}; using `{}`",
+                    best_tier()
+                )));
+                best_tier()
+            }
+        },
+        _ => best_tier(),
+    })
+}
+
+/// Why `TESSERA_TIER` was ignored, if it was.
+pub fn tier_env_note() -> Option<String> {
+    active_tier();
+    ENV_NOTE.get().cloned().flatten()
+}
+
+/// How a call runs: on which tier and with how many threads. Results never depend
+/// on either; only speed does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exec {
+    /// The tier, or None for the process's active tier.
+    pub tier: Option<Tier>,
+    /// Threads: 1 keeps the call on the calling thread; 0 means rayon's pool size.
+    pub threads: usize,
+}
+
+impl Default for Exec {
+    fn default() -> Self {
+        Exec {
+            tier: None,
+            threads: 0,
+        }
+    }
+}
+
+impl Exec {
+    /// Run on a named tier.
+    pub fn on(tier: Tier) -> Self {
+        Exec {
+            tier: Some(tier),
+            ..Exec::default()
+        }
+    }
+    /// The same, with a thread count (1: the calling thread only).
+    pub fn threads(self, threads: usize) -> Self {
+        Exec { threads, ..self }
+    }
+    /// The tier this runs on, checked against the CPU.
+    pub fn resolve_tier(&self) -> Result<Tier> {
+        let t = self.tier.unwrap_or_else(active_tier);
+        if t.available() {
+            Ok(t)
+        } else {
+            Err(Error::TierUnavailable(t))
+        }
+    }
+    /// The thread count this runs with.
+    pub fn thread_count(&self) -> usize {
+        if self.threads == 0 {
+            rayon::current_num_threads().max(1)
+        } else {
+            self.threads
+        }
+    }
+}
