@@ -17,6 +17,7 @@ impl MiniFloat for F16Params {
     const INFINITIES: bool = true;
     const NAN: NanStyle = NanStyle::Ieee;
     const NEG_ZERO: bool = true;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 31743u32;
     const OVERFLOW: Overflow = Overflow::Infinity;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
@@ -37,6 +38,7 @@ impl MiniFloat for Bf16Params {
     const INFINITIES: bool = true;
     const NAN: NanStyle = NanStyle::Ieee;
     const NEG_ZERO: bool = true;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 32639u32;
     const OVERFLOW: Overflow = Overflow::Infinity;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
@@ -57,6 +59,7 @@ impl MiniFloat for E4m3fnParams {
     const INFINITIES: bool = false;
     const NAN: NanStyle = NanStyle::AllOnes;
     const NEG_ZERO: bool = true;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 126u32;
     const OVERFLOW: Overflow = Overflow::Nan;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
@@ -77,6 +80,7 @@ impl MiniFloat for E5m2Params {
     const INFINITIES: bool = true;
     const NAN: NanStyle = NanStyle::Ieee;
     const NEG_ZERO: bool = true;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 123u32;
     const OVERFLOW: Overflow = Overflow::Infinity;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
@@ -97,6 +101,7 @@ impl MiniFloat for E4m3Params {
     const INFINITIES: bool = true;
     const NAN: NanStyle = NanStyle::Ieee;
     const NEG_ZERO: bool = true;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 119u32;
     const OVERFLOW: Overflow = Overflow::Infinity;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
@@ -117,6 +122,7 @@ impl MiniFloat for E3m4Params {
     const INFINITIES: bool = true;
     const NAN: NanStyle = NanStyle::Ieee;
     const NEG_ZERO: bool = true;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 111u32;
     const OVERFLOW: Overflow = Overflow::Infinity;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
@@ -137,6 +143,7 @@ impl MiniFloat for E4m3fnuzParams {
     const INFINITIES: bool = false;
     const NAN: NanStyle = NanStyle::SignOnly;
     const NEG_ZERO: bool = false;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 127u32;
     const OVERFLOW: Overflow = Overflow::Nan;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
@@ -157,6 +164,7 @@ impl MiniFloat for E5m2fnuzParams {
     const INFINITIES: bool = false;
     const NAN: NanStyle = NanStyle::SignOnly;
     const NEG_ZERO: bool = false;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 127u32;
     const OVERFLOW: Overflow = Overflow::Nan;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
@@ -177,6 +185,7 @@ impl MiniFloat for E4m3b11fnuzParams {
     const INFINITIES: bool = false;
     const NAN: NanStyle = NanStyle::SignOnly;
     const NEG_ZERO: bool = false;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 127u32;
     const OVERFLOW: Overflow = Overflow::Nan;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
@@ -197,6 +206,7 @@ impl MiniFloat for E8m0fnuParams {
     const INFINITIES: bool = false;
     const NAN: NanStyle = NanStyle::AllOnes;
     const NEG_ZERO: bool = false;
+    const TIES_AWAY: bool = true;
     const MAX_CODE: u32 = 254u32;
     const OVERFLOW: Overflow = Overflow::Nan;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
@@ -217,10 +227,11 @@ impl MiniFloat for E2m3fnParams {
     const INFINITIES: bool = false;
     const NAN: NanStyle = NanStyle::None;
     const NEG_ZERO: bool = true;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 31u32;
     const OVERFLOW: Overflow = Overflow::MaxFinite;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
-    const NAN_TO: NanTo = NanTo::Zero;
+    const NAN_TO: NanTo = NanTo::ZeroOppositeSign;
     const NEGATIVE: Negative = Negative::Keep;
 }
 ///The codec of `e2m3fn`: f32 carrier, round to nearest even.
@@ -237,10 +248,11 @@ impl MiniFloat for E3m2fnParams {
     const INFINITIES: bool = false;
     const NAN: NanStyle = NanStyle::None;
     const NEG_ZERO: bool = true;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 31u32;
     const OVERFLOW: Overflow = Overflow::MaxFinite;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
-    const NAN_TO: NanTo = NanTo::Zero;
+    const NAN_TO: NanTo = NanTo::ZeroOppositeSign;
     const NEGATIVE: Negative = Negative::Keep;
 }
 ///The codec of `e3m2fn`: f32 carrier, round to nearest even.
@@ -257,10 +269,11 @@ impl MiniFloat for E2m1fnParams {
     const INFINITIES: bool = false;
     const NAN: NanStyle = NanStyle::None;
     const NEG_ZERO: bool = true;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 7u32;
     const OVERFLOW: Overflow = Overflow::MaxFinite;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;
-    const NAN_TO: NanTo = NanTo::Zero;
+    const NAN_TO: NanTo = NanTo::ZeroOppositeSign;
     const NEGATIVE: Negative = Negative::Keep;
 }
 ///The codec of `e2m1fn`: f32 carrier, round to nearest even.
@@ -277,6 +290,7 @@ impl MiniFloat for Ue4m3Params {
     const INFINITIES: bool = false;
     const NAN: NanStyle = NanStyle::AllOnes;
     const NEG_ZERO: bool = false;
+    const TIES_AWAY: bool = false;
     const MAX_CODE: u32 = 126u32;
     const OVERFLOW: Overflow = Overflow::Nan;
     const OVERFLOW_SAT: Overflow = Overflow::MaxFinite;

@@ -61,6 +61,9 @@ pub enum NanTo {
     Zero,
     /// The largest finite value, with the NaN's sign.
     MaxFinite,
+    /// Zero with the opposite of the NaN's sign (what ml_dtypes gives for the
+    /// fp6 and fp4 types).
+    ZeroOppositeSign,
 }
 
 /// What a negative input becomes in an unsigned float dtype.
@@ -101,6 +104,8 @@ pub struct FloatInfo {
     pub min_positive: f64,
     /// Distance from 1 to the next larger value.
     pub epsilon: f64,
+    /// Whether ties round away from zero (true) or to even (false).
+    pub ties_away: bool,
     /// Overflow rule of the default cast mode.
     pub overflow_default: Overflow,
     /// Overflow rule of the saturating cast mode.

@@ -58,6 +58,8 @@ pub trait MiniFloat: 'static {
     const NAN: NanStyle;
     /// Whether the sign bit with a zero magnitude is -0.
     const NEG_ZERO: bool;
+    /// Whether ties round away from zero (else to even).
+    const TIES_AWAY: bool;
     /// The largest finite magnitude code.
     const MAX_CODE: u32;
     /// Overflow rule of the default cast mode.
@@ -111,6 +113,7 @@ fn nan_code<P: MiniFloat>(sign: u32) -> u32 {
         NanStyle::SignOnly => 1 << vb,
         NanStyle::None => match P::NAN_TO {
             NanTo::MaxFinite => sign_code | P::MAX_CODE,
+            NanTo::ZeroOppositeSign if P::SIGNED && P::NEG_ZERO => (sign ^ 1) << vb,
             _ => 0,
         },
     }
@@ -152,14 +155,31 @@ pub fn decode<P: MiniFloat>(code: u32) -> f32 {
     f32::from_bits(body | (sign << 31))
 }
 
-/// Encode an f32 by rounding to nearest, ties to even, with the overflow rule of
-/// the default (`SAT = false`) or saturating (`SAT = true`) cast mode.
+/// Round `mant · 2^-sh` to an integer: to nearest, ties to even or away from zero.
+#[inline(always)]
+fn round_shift(mant: u32, sh: u32, ties_away: bool) -> u32 {
+    if sh == 0 {
+        return mant;
+    }
+    if sh > 25 {
+        return 0;
+    }
+    let q = mant >> sh;
+    let rem = mant & ((1u32 << sh) - 1);
+    let half = 1u32 << (sh - 1);
+    let up = rem > half || (rem == half && (ties_away || q & 1 == 1));
+    q + up as u32
+}
+
+/// Encode an f32 with the dtype's rounding (to nearest; ties to even, or away
+/// from zero where the spec says so), keeping subnormals, with the overflow rule
+/// of the default (`SAT = false`) or saturating (`SAT = true`) cast mode.
 ///
-/// Rounding works on the f32's bits: in the dtype's normal range the mantissa is
-/// rounded by adding half an ulp (less one, plus the kept bit, for ties to even)
-/// and shifting, which carries into the exponent; below the smallest normal the
-/// value is added to 2^(emin - m + 23), whose ulp is the dtype's subnormal
-/// spacing, so the f32 adder itself rounds to the subnormal grid.
+/// The result is built as one continuous magnitude code: in the dtype's normal
+/// range the f32 mantissa is rounded by integer arithmetic on its bits (a carry
+/// moves into the exponent), below it the value is rounded to a multiple of the
+/// dtype's subnormal spacing, whose multiples are exactly the subnormal codes
+/// (and the first normal one).
 #[inline(always)]
 pub fn encode<P: MiniFloat, const SAT: bool>(x: f32) -> u32 {
     let vb = value_bits::<P>();
@@ -169,26 +189,39 @@ pub fn encode<P: MiniFloat, const SAT: bool>(x: f32) -> u32 {
     let a = bits & 0x7fff_ffff;
     let is_nan = a > 0x7f80_0000;
     let negative_nan = !P::SIGNED && sign == 1 && a != 0 && matches!(P::NEGATIVE, Negative::Nan);
+    // Without subnormals there is no zero code: zero becomes NaN (as in ml_dtypes).
+    let zero_nan = !P::SUBNORMALS && a == 0 && !matches!(P::NAN, NanStyle::None);
     let sign_code = if P::SIGNED { sign << vb } else { 0 };
     let rule = if SAT { P::OVERFLOW_SAT } else { P::OVERFLOW };
 
+    // The f32 as mant · 2^exp2 with an integer mantissa.
+    let (mant, exp2) = if a >= 0x0080_0000 {
+        ((a & 0x007f_ffff) | 0x0080_0000, (a >> 23) as i32 - 150)
+    } else {
+        (a, -149)
+    };
     let emin = 1 - P::BIAS;
-    let rounded: u32 = if P::SUBNORMALS && emin >= -126 && a < pow2f(emin).to_bits() {
-        let magic = pow2f(emin - m_bits as i32 + 23);
-        (f32::from_bits(a) + magic).to_bits() - magic.to_bits()
+    let rounded: u32 = if P::SUBNORMALS && a < pow2f(emin).to_bits() {
+        // Multiples of the subnormal spacing 2^(emin - m) are the codes themselves.
+        let sh = (emin - m_bits as i32) - exp2;
+        if sh <= 0 {
+            mant << (-sh) as u32
+        } else {
+            round_shift(mant, sh as u32, P::TIES_AWAY)
+        }
     } else if !P::SUBNORMALS && a < lowest_normal_bits::<P>() {
-        // Below the bits the shift rounding handles: the dtype's smallest value is
-        // 2^-bias with no zero beneath it. With bias 127 the two smallest values are
-        // 2^-127 and 2^-126, both below f32's normal range; ties go to the even code.
-        if P::BIAS == 127 && f32::from_bits(a) > pow2f(-127) * 1.5 {
+        // Below the range the shift rounding handles: the dtype's smallest value
+        // is 2^-bias with no zero beneath it. With bias 127 the two smallest values
+        // 2^-127 and 2^-126 lie below f32's normal range; a value above 2^-127
+        // takes the larger, as ml_dtypes does.
+        if P::BIAS == 127 && a > pow2f(-127).to_bits() {
             1u32 << m_bits
         } else {
             0
         }
     } else {
         let shift = 23 - m_bits;
-        let half = (1u32 << (shift - 1)) - 1;
-        let r = (a + half + ((a >> shift) & 1)) >> shift;
+        let r = round_shift(a, shift, P::TIES_AWAY);
         (r as i64 - (((127 - P::BIAS) as i64) << m_bits)) as u32
     };
     let is_inf = a == 0x7f80_0000;
@@ -203,7 +236,7 @@ pub fn encode<P: MiniFloat, const SAT: bool>(x: f32) -> u32 {
     } else {
         sign_code | rounded
     };
-    if is_nan || negative_nan {
+    if is_nan || negative_nan || zero_nan {
         nan_code::<P>(sign)
     } else if overflow {
         over_code

@@ -45,6 +45,7 @@ pub struct RawFloat {
     pub negative_zero: bool,
     pub max_finite: f64,
     pub overflow: RawOverflow,
+    pub rounding: Option<String>,
     pub nan_to: Option<String>,
     pub negative: Option<String>,
 }

@@ -68,6 +68,8 @@ pub struct FloatParams {
     pub min_positive: f64,
     /// 2^-mantissa_bits
     pub epsilon: f64,
+    /// ties round away from zero (else to even)
+    pub ties_away: bool,
     /// default overflow rule variant name
     pub overflow_default: &'static str,
     /// saturating overflow rule variant name

@@ -326,13 +326,26 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
     if !f.signed && f.negative_zero {
         return Err(SpecError::new(DTYPES, t, "negative_zero", "an unsigned dtype has no -0"));
     }
+    let ties_away = match f.rounding.as_deref() {
+        None | Some("nearest-even") => false,
+        Some("nearest-away") => true,
+        Some(s) => return Err(SpecError::new(DTYPES, t, "rounding", format!("unknown rounding `{s}` (nearest-even, nearest-away)"))),
+    };
+    if native && ties_away {
+        return Err(SpecError::new(DTYPES, t, "rounding", "f32 and f64 compute as themselves and round to nearest even"));
+    }
+    if !f.subnormals && nan == "None" {
+        return Err(SpecError::new(DTYPES, t, "nan", "a dtype without subnormals has no zero, so it needs a NaN code for zero inputs"));
+    }
     let overflow_default = overflow_rule(t, "overflow", &f.overflow.default, f)?;
     let overflow_saturating = overflow_rule(t, "overflow", &f.overflow.saturating, f)?;
     let nan_to = match (nan, f.nan_to.as_deref()) {
         ("None", Some("zero")) => "Zero",
         ("None", Some("max-finite")) => "MaxFinite",
-        ("None", Some(s)) => return Err(SpecError::new(DTYPES, t, "nan_to", format!("unknown rule `{s}` (zero, max-finite)"))),
-        ("None", None) => return Err(SpecError::new(DTYPES, t, "nan_to", "a dtype without NaN must say what a NaN becomes (zero or max-finite)")),
+        ("None", Some("zero-opposite-sign")) if f.signed && f.negative_zero => "ZeroOppositeSign",
+        ("None", Some("zero-opposite-sign")) => return Err(SpecError::new(DTYPES, t, "nan_to", "zero-opposite-sign needs a signed dtype with -0")),
+        ("None", Some(s)) => return Err(SpecError::new(DTYPES, t, "nan_to", format!("unknown rule `{s}` (zero, max-finite, zero-opposite-sign)"))),
+        ("None", None) => return Err(SpecError::new(DTYPES, t, "nan_to", "a dtype without NaN must say what a NaN becomes (zero, max-finite or zero-opposite-sign)")),
         (_, Some(_)) => return Err(SpecError::new(DTYPES, t, "nan_to", "only a dtype with nan = \"none\" takes nan_to")),
         (_, None) => "Nan",
     };
@@ -398,6 +411,7 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
         min_normal,
         min_positive,
         epsilon: 2f64.powi(-(m as i32)),
+        ties_away,
         overflow_default,
         overflow_saturating,
         nan_to,

@@ -84,6 +84,7 @@ fn emit_dtypes(spec: &Spec) -> TokenStream {
                     f64_lit(f.min_positive),
                     f64_lit(f.epsilon),
                 );
+                let ties = f.ties_away;
                 let od = ident(f.overflow_default);
                 let os = ident(f.overflow_saturating);
                 let nt = ident(f.nan_to);
@@ -93,7 +94,7 @@ fn emit_dtypes(spec: &Spec) -> TokenStream {
                         exponent_bits: #e, mantissa_bits: #m, bias: #bias, signed: #signed,
                         subnormals: #sub, infinities: #inf, nan: NanStyle::#nan,
                         negative_zero: #negz, max_finite: #maxf, min_normal: #minn,
-                        min_positive: #minp, epsilon: #eps,
+                        min_positive: #minp, epsilon: #eps, ties_away: #ties,
                         overflow_default: Overflow::#od, overflow_saturating: Overflow::#os,
                         nan_to: NanTo::#nt, negative: Negative::#ng,
                     })

@@ -21,6 +21,7 @@ pub fn emit(spec: &Spec) -> TokenStream {
             f.negative_zero,
             f.max_code as u32,
         );
+        let ties = f.ties_away;
         let nan = Ident::new(f.nan, Span::call_site());
         let od = Ident::new(f.overflow_default, Span::call_site());
         let os = Ident::new(f.overflow_saturating, Span::call_site());
@@ -41,6 +42,7 @@ pub fn emit(spec: &Spec) -> TokenStream {
                 const INFINITIES: bool = #inf;
                 const NAN: NanStyle = NanStyle::#nan;
                 const NEG_ZERO: bool = #negz;
+                const TIES_AWAY: bool = #ties;
                 const MAX_CODE: u32 = #max_code;
                 const OVERFLOW: Overflow = Overflow::#od;
                 const OVERFLOW_SAT: Overflow = Overflow::#os;

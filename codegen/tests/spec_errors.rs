@@ -1,0 +1,920 @@
+//! Malformed specs: each test starts from the real `spec/*.toml`, makes one
+//! targeted edit, and checks that the generator refuses it with an error naming
+//! the right file, table and key, and saying what is wrong.
+
+use std::path::PathBuf;
+use tessera_codegen::{parse_spec, SpecError, SpecSources};
+
+fn spec_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../spec")
+}
+
+fn real() -> SpecSources {
+    SpecSources::read(&spec_dir()).expect("the real spec files are readable")
+}
+
+/// Replace the one occurrence of `from` in `text`.
+fn edit(text: &str, from: &str, to: &str) -> String {
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "the edit anchor {from:?} must occur exactly once"
+    );
+    text.replacen(from, to, 1)
+}
+
+/// The byte range of the table holding the unique line `anchor`: from the
+/// anchor to the next `[[` header (nested `[x.y]` tables included).
+fn table_range(text: &str, anchor: &str) -> (usize, usize) {
+    assert_eq!(
+        text.matches(anchor).count(),
+        1,
+        "the table anchor {anchor:?} must occur exactly once"
+    );
+    let start = text.find(anchor).unwrap();
+    let end = text[start..]
+        .find("\n[[")
+        .map(|i| start + i + 1)
+        .unwrap_or(text.len());
+    (start, end)
+}
+
+/// The byte range of the line `key = ...` (with its newline) in the table of
+/// `anchor`.
+fn key_line(text: &str, anchor: &str, key: &str) -> (usize, usize) {
+    let (start, end) = table_range(text, anchor);
+    let prefix = format!("\n{key} = ");
+    let at = text[start..end]
+        .find(&prefix)
+        .unwrap_or_else(|| panic!("no `{key}` in the table of {anchor:?}"))
+        + start
+        + 1;
+    let eol = text[at..]
+        .find('\n')
+        .map(|i| at + i + 1)
+        .unwrap_or(text.len());
+    (at, eol)
+}
+
+/// Give `key` the value `value` in the table of `anchor`.
+fn set(text: &str, anchor: &str, key: &str, value: &str) -> String {
+    let (at, eol) = key_line(text, anchor, key);
+    format!("{}{key} = {value}\n{}", &text[..at], &text[eol..])
+}
+
+/// Remove the line of `key` in the table of `anchor`.
+fn remove_key(text: &str, anchor: &str, key: &str) -> String {
+    let (at, eol) = key_line(text, anchor, key);
+    format!("{}{}", &text[..at], &text[eol..])
+}
+
+/// Insert `line` after the line of `key` in the table of `anchor`.
+fn insert_after_key(text: &str, anchor: &str, key: &str, line: &str) -> String {
+    let (_, eol) = key_line(text, anchor, key);
+    format!("{}{line}\n{}", &text[..eol], &text[eol..])
+}
+
+/// The whole table (header included) that holds the unique line `anchor`.
+fn table_text(text: &str, anchor: &str) -> String {
+    let (at, end) = table_range(text, anchor);
+    let start = text[..at]
+        .rfind("[[")
+        .expect("a table header before the anchor");
+    text[start..end].to_string()
+}
+
+/// Remove the whole table that holds the unique line `anchor`.
+fn remove_table(text: &str, anchor: &str) -> String {
+    let table = table_text(text, anchor);
+    edit(text, &table, "")
+}
+
+/// The 1-based line of the first occurrence of `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    let at = text.find(needle).expect("needle present");
+    text[..at].matches('\n').count() + 1
+}
+
+fn refused(src: &SpecSources) -> SpecError {
+    match parse_spec(src) {
+        Ok(_) => panic!("the malformed spec was accepted"),
+        Err(e) => e,
+    }
+}
+
+/// Check every field of a semantic error, and its Display.
+fn check(e: &SpecError, file: &str, table: &str, key: &str, message_part: &str) {
+    assert_eq!(e.file, file, "file of {e}");
+    assert_eq!(e.table, table, "table of {e}");
+    assert_eq!(e.key, key, "key of {e}");
+    assert!(
+        e.message.contains(message_part),
+        "message of {e:?} should contain {message_part:?}"
+    );
+    let shown = e.to_string();
+    let expected_prefix = format!("{file}: {table}, key `{key}`: ");
+    assert!(
+        shown.starts_with(&expected_prefix),
+        "Display {shown:?} should start with {expected_prefix:?}"
+    );
+    assert!(shown.ends_with(&e.message));
+}
+
+// Anchors: the `name = ...` line of each table the tests edit.
+const BF16: &str = "name = \"bf16\"\n";
+const E4M3FN: &str = "name = \"e4m3fn\"\n";
+const E4M3: &str = "name = \"e4m3\"\n";
+const E5M2: &str = "name = \"e5m2\"\n";
+const E2M3FN: &str = "name = \"e2m3fn\"\n";
+const E3M2FN: &str = "name = \"e3m2fn\"\n";
+const I4: &str = "name = \"i4\"\n";
+const U4: &str = "name = \"u4\"\n";
+const U8: &str = "name = \"u8\"\n";
+const U16: &str = "name = \"u16\"\n";
+
+#[test]
+fn the_real_spec_is_accepted() {
+    let spec = parse_spec(&real()).expect("the committed spec is valid");
+    assert!(spec.dtypes.iter().any(|d| d.name == "e4m3fn"));
+    assert_eq!(spec.tiers[0].name, "scalar");
+}
+
+#[test]
+fn helpers_edit_only_their_table() {
+    let src = real();
+    let edited = set(&src.dtypes, E4M3FN, "bits", "9");
+    assert_eq!(edited.len(), src.dtypes.len());
+    let diff: Vec<usize> = (0..edited.len())
+        .filter(|&i| edited.as_bytes()[i] != src.dtypes.as_bytes()[i])
+        .collect();
+    assert_eq!(diff.len(), 1);
+    let (start, end) = table_range(&src.dtypes, E4M3FN);
+    assert!((start..end).contains(&diff[0]));
+}
+
+// ---- parse errors (strict TOML) -------------------------------------------
+
+#[test]
+fn unknown_key_is_refused_with_its_line() {
+    let mut src = real();
+    src.dtypes = insert_after_key(&src.dtypes, E4M3FN, "bits", "colour = \"red\"");
+    let line = line_of(&src.dtypes, "colour = ");
+    let e = refused(&src);
+    assert_eq!(e.file, "spec/dtypes.toml");
+    assert!(e.message.contains("unknown field `colour`"), "{e}");
+    assert!(e.message.contains(&format!("(line {line})")), "{e}");
+    assert!(e.to_string().starts_with("spec/dtypes.toml: "), "{e}");
+}
+
+#[test]
+fn unknown_key_in_a_nested_float_table_is_refused() {
+    let mut src = real();
+    src.dtypes = insert_after_key(&src.dtypes, E5M2, "bias", "spin = \"up\"");
+    let line = line_of(&src.dtypes, "spin = \"up\"");
+    let e = refused(&src);
+    assert_eq!(e.file, "spec/dtypes.toml");
+    assert!(e.message.contains("unknown field `spin`"), "{e}");
+    assert!(e.message.contains(&format!("(line {line})")), "{e}");
+}
+
+#[test]
+fn unknown_key_in_kinds_is_refused() {
+    let mut src = real();
+    src.kinds = insert_after_key(&src.kinds, "name = \"sqrt\"\n", "arity", "flavour = 1");
+    let line = line_of(&src.kinds, "flavour = 1");
+    let e = refused(&src);
+    assert_eq!(e.file, "spec/kinds.toml");
+    assert!(e.message.contains("unknown field `flavour`"), "{e}");
+    assert!(e.message.contains(&format!("(line {line})")), "{e}");
+}
+
+/// The design asks every spec error to name the table and the key; a
+/// strict-parse error carries them only in its message text.
+#[test]
+#[ignore = "validator gap: parse errors leave SpecError::table and ::key empty"]
+fn unknown_key_error_fills_table_and_key() {
+    let mut src = real();
+    src.dtypes = insert_after_key(&src.dtypes, E4M3FN, "bits", "colour = \"red\"");
+    let e = refused(&src);
+    assert_eq!(e.table, "[[dtype]] \"e4m3fn\"");
+    assert_eq!(e.key, "colour");
+}
+
+#[test]
+fn toml_syntax_error_is_refused_with_its_line() {
+    let mut src = real();
+    src.tiers = set(
+        &src.tiers,
+        "name = \"avx2\"\n",
+        "features",
+        "[\"avx2\", \"fma\"",
+    );
+    let line = line_of(&src.tiers, "features = [\"avx2\", \"fma\"\n");
+    let e = refused(&src);
+    assert_eq!(e.file, "spec/tiers.toml");
+    assert_eq!(e.table, "");
+    assert_eq!(e.key, "");
+    // The parser reports where it noticed the problem: the unclosed array's
+    // line or the one after it.
+    let reported: usize = e
+        .message
+        .rsplit("(line ")
+        .next()
+        .and_then(|s| s.strip_suffix(')'))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no line in {e}"));
+    assert!(
+        reported == line || reported == line + 1,
+        "line {reported} reported for a syntax error on line {line}: {e}"
+    );
+}
+
+#[test]
+fn wrongly_typed_value_is_refused() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, U16, "bits", "\"16\"");
+    let line = line_of(&src.dtypes, "bits = \"16\"");
+    let e = refused(&src);
+    assert_eq!(e.file, "spec/dtypes.toml");
+    assert!(e.message.contains("invalid type"), "{e}");
+    assert!(e.message.contains(&format!("(line {line})")), "{e}");
+}
+
+// ---- dtypes.toml ----------------------------------------------------------
+
+#[test]
+fn duplicate_dtype_name() {
+    let mut src = real();
+    src.dtypes = edit(&src.dtypes, E5M2, E4M3FN);
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e4m3fn\"",
+        "name",
+        "`e4m3fn` is already the name or an alias of another dtype",
+    );
+}
+
+#[test]
+fn alias_colliding_with_another_dtype_name() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, E5M2, "aliases", "[\"float8_e5m2\", \"f32\"]");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e5m2\"",
+        "aliases",
+        "`f32` is already the name or an alias of another dtype",
+    );
+}
+
+#[test]
+fn alias_colliding_with_another_alias_ignoring_case() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, BF16, "aliases", "[\"bfloat16\", \"HALF\"]");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"bf16\"",
+        "aliases",
+        "`HALF` is already the name or an alias",
+    );
+}
+
+#[test]
+fn float_dtype_without_float_table() {
+    let mut src = real();
+    // Drop e5m2's [dtype.float] table: everything from its header to the
+    // next [[dtype]].
+    let table = table_text(&src.dtypes, E5M2);
+    let float_at = table
+        .find("[dtype.float]\n")
+        .expect("e5m2 has a float table");
+    src.dtypes = edit(&src.dtypes, &table, &table[..float_at]);
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e5m2\"",
+        "float",
+        "a float dtype needs a [dtype.float] table",
+    );
+}
+
+#[test]
+fn non_float_dtype_with_float_table() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, E4M3, "class", "\"int\"");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e4m3\"",
+        "float",
+        "class int takes no [dtype.float] table",
+    );
+}
+
+#[test]
+fn max_finite_not_matching_the_parameters() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, E4M3FN, "max_finite", "480.0");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e4m3fn\"",
+        "max_finite",
+        "480 does not match the parameters, whose largest finite value is 448",
+    );
+}
+
+#[test]
+fn max_finite_of_the_ieee_layout_is_not_the_all_ones_layout() {
+    // e4m3 (IEEE style, 240) given the value of e4m3fn (448): the all-ones
+    // exponent is reserved, so the validator must tell the two apart.
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, E4M3, "max_finite", "448.0");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e4m3\"",
+        "max_finite",
+        "whose largest finite value is 240",
+    );
+}
+
+#[test]
+fn overflow_to_infinity_without_infinities() {
+    let mut src = real();
+    src.dtypes = set(
+        &src.dtypes,
+        E4M3FN,
+        "overflow",
+        "{ default = \"infinity\", saturating = \"max-finite\" }",
+    );
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e4m3fn\"",
+        "overflow",
+        "overflow to infinity needs `infinities = true`",
+    );
+}
+
+#[test]
+fn overflow_to_nan_without_a_nan_code() {
+    let mut src = real();
+    src.dtypes = set(
+        &src.dtypes,
+        E3M2FN,
+        "overflow",
+        "{ default = \"max-finite\", saturating = \"nan\" }",
+    );
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e3m2fn\"",
+        "overflow",
+        "overflow to NaN needs a NaN code",
+    );
+}
+
+#[test]
+fn nan_none_without_nan_to() {
+    let mut src = real();
+    src.dtypes = remove_key(&src.dtypes, E2M3FN, "nan_to");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e2m3fn\"",
+        "nan_to",
+        "a dtype without NaN must say what a NaN becomes",
+    );
+}
+
+#[test]
+fn nan_to_on_a_dtype_that_has_nan() {
+    let mut src = real();
+    src.dtypes = insert_after_key(&src.dtypes, E5M2, "max_finite", "nan_to = \"zero\"");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e5m2\"",
+        "nan_to",
+        "only a dtype with nan = \"none\" takes nan_to",
+    );
+}
+
+#[test]
+fn unknown_carrier() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, E4M3FN, "carrier", "\"f24\"");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e4m3fn\"",
+        "carrier",
+        "unknown dtype `f24`",
+    );
+}
+
+#[test]
+fn carrier_that_cannot_compute_the_dtype() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, I4, "carrier", "\"u8\"");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"i4\"",
+        "carrier",
+        "carrier `u8` cannot compute this dtype; use i8",
+    );
+}
+
+#[test]
+fn unknown_accumulator() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, U16, "accumulator", "\"u128\"");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"u16\"",
+        "accumulator",
+        "unknown dtype `u128`",
+    );
+}
+
+#[test]
+fn unknown_class() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, U16, "class", "\"natural\"");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"u16\"",
+        "class",
+        "unknown class `natural`",
+    );
+}
+
+#[test]
+fn values_per_byte_not_filling_a_byte() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, U4, "values_per_byte", "3");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"u4\"",
+        "values_per_byte",
+        "3 values of 4 bits do not fill one byte exactly",
+    );
+}
+
+#[test]
+fn values_per_byte_on_a_whole_byte_type() {
+    let mut src = real();
+    src.dtypes = insert_after_key(&src.dtypes, U8, "bits", "values_per_byte = 2");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"u8\"",
+        "values_per_byte",
+        "2 values of 8 bits do not fill one byte exactly",
+    );
+}
+
+#[test]
+fn float_fields_not_adding_up_to_the_bits() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, E5M2, "mantissa_bits", "3");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e5m2\"",
+        "mantissa_bits",
+        "sign 1 + exponent 5 + mantissa 3 bits do not make the 8 bits of the dtype",
+    );
+}
+
+#[test]
+fn invalid_dtype_name() {
+    let mut src = real();
+    src.dtypes = edit(&src.dtypes, "name = \"e3m4\"\n", "name = \"E3M4\"\n");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"E3M4\"",
+        "name",
+        "`E3M4` is not a valid name",
+    );
+}
+
+/// Two names that differ only in an underscore before a digit become the same
+/// Rust identifier (`f_16` and `f16` are both `F16`): the generated enums would
+/// not compile, so the validator must refuse the pair.
+#[test]
+#[ignore = "validator gap: names whose Rust identifiers collide (f_16 / f16) are accepted"]
+fn dtype_names_with_colliding_identifiers() {
+    let mut src = real();
+    let f16 = table_text(&src.dtypes, "name = \"f16\"\n");
+    let copy = edit(&f16, "name = \"f16\"\n", "name = \"f_16\"\n");
+    let copy = set(&copy, "name = \"f_16\"\n", "aliases", "[]");
+    let copy = remove_key(&copy, "name = \"f_16\"\n", "numpy");
+    src.dtypes = format!("{}\n{}", src.dtypes.trim_end(), copy.trim_end());
+    src.dtypes.push('\n');
+    let e = refused(&src);
+    assert_eq!(e.file, "spec/dtypes.toml");
+    assert_eq!(e.table, "[[dtype]] \"f_16\"");
+    assert_eq!(e.key, "name");
+}
+
+// ---- kinds.toml -----------------------------------------------------------
+
+#[test]
+fn kind_with_unknown_algorithm() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"add\"\n", "algorithm", "\"plus\"");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"add\"",
+        "algorithm",
+        "unknown algorithm `plus`",
+    );
+}
+
+#[test]
+fn kind_accepting_a_class_its_algorithm_does_not_support() {
+    let mut src = real();
+    src.kinds = set(
+        &src.kinds,
+        "name = \"sqrt\"\n",
+        "accepts",
+        "[\"float\", \"int\"]",
+    );
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"sqrt\"",
+        "accepts",
+        "algorithm `sqrt` is not defined for class int",
+    );
+}
+
+#[test]
+fn kind_accepting_an_unknown_class() {
+    let mut src = real();
+    src.kinds = set(
+        &src.kinds,
+        "name = \"neg\"\n",
+        "accepts",
+        "[\"int\", \"quaternion\"]",
+    );
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"neg\"",
+        "accepts",
+        "unknown class `quaternion`",
+    );
+}
+
+#[test]
+fn kind_with_the_wrong_arity_for_its_algorithm() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"fma\"\n", "arity", "2");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"fma\"",
+        "arity",
+        "algorithm `fma` takes 3 inputs, not 2",
+    );
+}
+
+#[test]
+fn kind_with_an_impossible_arity() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"clamp\"\n", "arity", "4");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"clamp\"",
+        "arity",
+        "arity 4 is outside 1..=3",
+    );
+}
+
+#[test]
+fn special_with_the_wrong_count_of_values() {
+    let mut src = real();
+    src.kinds = set(
+        &src.kinds,
+        "name = \"mul\"\n",
+        "specials",
+        "[[\"2\", \"3\", \"6\"], [\"0\", \"inf\"]]",
+    );
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"mul\"",
+        "specials",
+        "special #1 has 2 values; a kind of arity 2 needs 3",
+    );
+}
+
+#[test]
+fn unparsable_special() {
+    let mut src = real();
+    src.kinds = set(
+        &src.kinds,
+        "name = \"sqrt\"\n",
+        "specials",
+        "[[\"4\", \"two\"]]",
+    );
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"sqrt\"",
+        "specials",
+        "special #0: `two` is not a number",
+    );
+}
+
+#[test]
+fn kind_declared_twice() {
+    let mut src = real();
+    src.kinds = edit(&src.kinds, "name = \"sub\"\n", "name = \"add\"\n");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"add\"",
+        "name",
+        "this kind is declared twice",
+    );
+}
+
+#[test]
+fn kind_with_the_wrong_operand_rule() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"select\"\n", "operands", "\"same\"");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"select\"",
+        "operands",
+        "algorithm `select` needs operands = \"cond-first\"",
+    );
+}
+
+#[test]
+fn kind_with_a_result_rule_its_algorithm_does_not_give() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"lt\"\n", "result", "\"same\"");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"lt\"",
+        "result",
+        "algorithm `lt` gives a result of rule bool",
+    );
+}
+
+#[test]
+fn kind_with_an_unknown_accuracy_class() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"div\"\n", "accuracy", "\"ulp2\"");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"div\"",
+        "accuracy",
+        "unknown accuracy class `ulp2`",
+    );
+}
+
+// ---- loops.toml -----------------------------------------------------------
+
+#[test]
+fn unknown_loop_shape() {
+    let mut src = real();
+    src.loops = set(&src.loops, "name = \"bcast\"\n", "shape", "\"diagonal\"");
+    check(
+        &refused(&src),
+        "spec/loops.toml",
+        "[[variant]] \"bcast\"",
+        "shape",
+        "unknown shape `diagonal`",
+    );
+}
+
+#[test]
+fn missing_strided_variant() {
+    let mut src = real();
+    src.loops = remove_table(&src.loops, "name = \"strided\"\n");
+    assert!(!src.loops.contains("\"strided\""));
+    check(
+        &refused(&src),
+        "spec/loops.toml",
+        "[[variant]]",
+        "shape",
+        "the strided variant is required",
+    );
+}
+
+#[test]
+fn loop_shape_declared_twice() {
+    let mut src = real();
+    src.loops = set(&src.loops, "name = \"bcast\"\n", "shape", "\"contiguous\"");
+    check(
+        &refused(&src),
+        "spec/loops.toml",
+        "[[variant]] \"bcast\"",
+        "shape",
+        "this loop variant is declared twice",
+    );
+}
+
+// ---- tiers.toml -----------------------------------------------------------
+
+#[test]
+fn first_tier_not_scalar() {
+    let mut src = real();
+    let scalar = table_text(&src.tiers, "name = \"scalar\"\n");
+    src.tiers = edit(&src.tiers, &scalar, "");
+    src.tiers = format!("{}\n\n{}", src.tiers.trim_end(), scalar.trim_end());
+    src.tiers.push('\n');
+    assert!(src.tiers.find("\"avx2\"").unwrap() < src.tiers.find("\"scalar\"").unwrap());
+    check(
+        &refused(&src),
+        "spec/tiers.toml",
+        "[[tier]]",
+        "name",
+        "the first tier must be `scalar`",
+    );
+}
+
+#[test]
+fn unknown_cpu_feature() {
+    let mut src = real();
+    src.tiers = set(
+        &src.tiers,
+        "name = \"avx2\"\n",
+        "features",
+        "[\"avx2\", \"avx1024\"]",
+    );
+    check(
+        &refused(&src),
+        "spec/tiers.toml",
+        "[[tier]] \"avx2\"",
+        "features",
+        "unknown x86_64 feature `avx1024`",
+    );
+}
+
+#[test]
+fn cpu_feature_of_another_architecture() {
+    let mut src = real();
+    src.tiers = set(
+        &src.tiers,
+        "name = \"avx2\"\n",
+        "features",
+        "[\"avx2\", \"neon\"]",
+    );
+    check(
+        &refused(&src),
+        "spec/tiers.toml",
+        "[[tier]] \"avx2\"",
+        "features",
+        "unknown x86_64 feature `neon`",
+    );
+}
+
+#[test]
+fn unknown_architecture() {
+    let mut src = real();
+    src.tiers = set(&src.tiers, "name = \"avx2\"\n", "arch", "\"riscv64\"");
+    check(
+        &refused(&src),
+        "spec/tiers.toml",
+        "[[tier]] \"avx2\"",
+        "arch",
+        "unknown architecture `riscv64`",
+    );
+}
+
+#[test]
+fn portable_tier_needing_features() {
+    let mut src = real();
+    src.tiers = set(&src.tiers, "name = \"scalar\"\n", "features", "[\"avx2\"]");
+    check(
+        &refused(&src),
+        "spec/tiers.toml",
+        "[[tier]] \"scalar\"",
+        "features",
+        "a tier for any architecture cannot need CPU features",
+    );
+}
+
+// ---- formats.toml ---------------------------------------------------------
+
+const MXFP4: &str = "name = \"mxfp4\"\n";
+const NVFP4: &str = "name = \"nvfp4\"\n";
+
+#[test]
+fn format_with_unknown_element_dtype() {
+    let mut src = real();
+    src.formats = set(&src.formats, MXFP4, "element", "\"e2m1\"");
+    check(
+        &refused(&src),
+        "spec/formats.toml",
+        "[[format]] \"mxfp4\"",
+        "element",
+        "unknown dtype `e2m1`",
+    );
+}
+
+#[test]
+fn format_scale_that_is_a_signed_float() {
+    let mut src = real();
+    src.formats = set(&src.formats, MXFP4, "scale", "\"e4m3fn\"");
+    check(
+        &refused(&src),
+        "spec/formats.toml",
+        "[[format]] \"mxfp4\"",
+        "scale",
+        "the scale must be an unsigned float dtype",
+    );
+}
+
+#[test]
+fn format_scale_that_is_not_a_float() {
+    let mut src = real();
+    src.formats = set(&src.formats, NVFP4, "scale", "\"u8\"");
+    check(
+        &refused(&src),
+        "spec/formats.toml",
+        "[[format]] \"nvfp4\"",
+        "scale",
+        "the scale must be an unsigned float dtype",
+    );
+}
+
+#[test]
+fn format_block_not_holding_whole_bytes() {
+    let mut src = real();
+    src.formats = set(&src.formats, MXFP4, "block", "33");
+    check(
+        &refused(&src),
+        "spec/formats.toml",
+        "[[format]] \"mxfp4\"",
+        "block",
+        "a block of 33 does not hold whole bytes of e2m1fn",
+    );
+}
+
+#[test]
+fn nvfp4_scale_rule_without_tensor_scale() {
+    let mut src = real();
+    src.formats = remove_key(&src.formats, NVFP4, "tensor_scale");
+    check(
+        &refused(&src),
+        "spec/formats.toml",
+        "[[format]] \"nvfp4\"",
+        "tensor_scale",
+        "the nvfp4 scale rule needs a tensor scale",
+    );
+}
+
+#[test]
+fn format_declared_twice() {
+    let mut src = real();
+    src.formats = edit(
+        &src.formats,
+        "name = \"mxfp8_e5m2\"\n",
+        "name = \"mxfp8_e4m3\"\n",
+    );
+    check(
+        &refused(&src),
+        "spec/formats.toml",
+        "[[format]] \"mxfp8_e4m3\"",
+        "name",
+        "this format is declared twice",
+    );
+}
+
+/// A format alias equal to another format's alias makes `Format::from_name`
+/// ambiguous (and its generated match arm unreachable).
+#[test]
+#[ignore = "validator gap: format aliases are not checked against other formats' names and aliases"]
+fn format_alias_colliding_with_another_format() {
+    let mut src = real();
+    src.formats = set(
+        &src.formats,
+        "name = \"mxfp8_e5m2\"\n",
+        "aliases",
+        "[\"mxfp8\"]",
+    );
+    let e = refused(&src);
+    assert_eq!(e.file, "spec/formats.toml");
+    assert_eq!(e.table, "[[format]] \"mxfp8_e5m2\"");
+    assert_eq!(e.key, "aliases");
+}
