@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 fn main() {
-    let root = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let root =
+        PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     println!("cargo:rerun-if-changed=spec");
     println!("cargo:rerun-if-changed=codegen/src");
     println!("cargo:rerun-if-changed=codegen/templates");

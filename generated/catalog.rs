@@ -1598,7 +1598,7 @@ impl Tier {
             Tier::Avx2 => {
                 #[cfg(target_arch = "x86_64")]
                 {
-                    true && std::is_x86_feature_detected!("avx2")
+                    std::is_x86_feature_detected!("avx2")
                         && std::is_x86_feature_detected!("fma")
                         && std::is_x86_feature_detected!("f16c")
                         && std::is_x86_feature_detected!("bmi2")
@@ -1614,6 +1614,23 @@ impl Tier {
             Tier::Avx2 => {
                 #[cfg(target_arch = "x86_64")]
                 { if self.available() { Some(&crate::table::TABLE_AVX2) } else { None } }
+                #[cfg(not(target_arch = "x86_64"))] { None }
+            }
+        }
+    }
+    /// The tier's cast kernels, indexed by `cast_index`, where the CPU runs it.
+    pub fn cast_table(self) -> Option<&'static [crate::LoopFn]> {
+        match self {
+            Tier::Scalar => Some(&crate::table::CAST_TABLE_SCALAR),
+            Tier::Avx2 => {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    if self.available() {
+                        Some(&crate::table::CAST_TABLE_AVX2)
+                    } else {
+                        None
+                    }
+                }
                 #[cfg(not(target_arch = "x86_64"))] { None }
             }
         }
@@ -1651,6 +1668,7 @@ pub static FORMAT_INFO: [FormatInfo; 7usize] = [
         scale: "e8m0fnu",
         block: 32usize,
         tensor_scale: None,
+        fraction_bits: 0u32,
         scale_rule: ScaleRule::Floor,
         doc: "OCP MXFP8, E4M3 elements, one UE8M0 scale per 32.",
     },
@@ -1661,6 +1679,7 @@ pub static FORMAT_INFO: [FormatInfo; 7usize] = [
         scale: "e8m0fnu",
         block: 32usize,
         tensor_scale: None,
+        fraction_bits: 0u32,
         scale_rule: ScaleRule::Floor,
         doc: "OCP MXFP8, E5M2 elements, one UE8M0 scale per 32.",
     },
@@ -1671,6 +1690,7 @@ pub static FORMAT_INFO: [FormatInfo; 7usize] = [
         scale: "e8m0fnu",
         block: 32usize,
         tensor_scale: None,
+        fraction_bits: 0u32,
         scale_rule: ScaleRule::Floor,
         doc: "OCP MXFP6, E2M3 elements, one UE8M0 scale per 32.",
     },
@@ -1681,6 +1701,7 @@ pub static FORMAT_INFO: [FormatInfo; 7usize] = [
         scale: "e8m0fnu",
         block: 32usize,
         tensor_scale: None,
+        fraction_bits: 0u32,
         scale_rule: ScaleRule::Floor,
         doc: "OCP MXFP6, E3M2 elements, one UE8M0 scale per 32.",
     },
@@ -1691,6 +1712,7 @@ pub static FORMAT_INFO: [FormatInfo; 7usize] = [
         scale: "e8m0fnu",
         block: 32usize,
         tensor_scale: None,
+        fraction_bits: 0u32,
         scale_rule: ScaleRule::Floor,
         doc: "OCP MXFP4, E2M1 elements two per byte, one UE8M0 scale per 32.",
     },
@@ -1701,6 +1723,7 @@ pub static FORMAT_INFO: [FormatInfo; 7usize] = [
         scale: "e8m0fnu",
         block: 32usize,
         tensor_scale: None,
+        fraction_bits: 6u32,
         scale_rule: ScaleRule::Floor,
         doc: "OCP MXINT8: i8 elements read as fixed point with 6 fraction bits, one UE8M0 scale per 32.",
     },
@@ -1711,6 +1734,7 @@ pub static FORMAT_INFO: [FormatInfo; 7usize] = [
         scale: "ue4m3",
         block: 16usize,
         tensor_scale: Some("f32"),
+        fraction_bits: 0u32,
         scale_rule: ScaleRule::Nvfp4,
         doc: "NVFP4: E2M1 elements, one UE4M3 scale per 16, one f32 scale per tensor.",
     },

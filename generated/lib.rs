@@ -22,11 +22,18 @@ pub mod codecs;
 pub mod table;
 #[rustfmt::skip]
 pub mod tier_scalar;
+#[rustfmt::skip]
+pub mod casts_scalar;
 #[cfg(target_arch = "x86_64")]
 #[rustfmt::skip]
 pub mod tier_avx2;
+#[cfg(target_arch = "x86_64")]
+#[rustfmt::skip]
+pub mod casts_avx2;
 
 pub use catalog::{DType, Format, Kind, Tier};
 pub use runtime::loops::{Args, LoopFn};
 pub use runtime::meta::*;
-pub use table::{kernel_index, variants_for, KernelInfo, KERNELS, KERNEL_COUNT};
+pub use table::{
+    cast_index, kernel_index, variants_for, KernelInfo, CAST_COUNT, KERNELS, KERNEL_COUNT,
+};

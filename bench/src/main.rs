@@ -1,1 +1,342 @@
-fn main() {}
+//! # tessera-bench
+//!
+//! tessera side by side with its peers, measured in one process, reported as
+//! GB/s and as ratios (ratios travel between machines; absolute rates do not).
+//!
+//! ```text
+//! cargo run --release -p tessera-bench -- elementwise-f32   # add, mul and fma
+//! cargo run --release -p tessera-bench -- add mul           # some groups only
+//! cargo run --release -p tessera-bench                      # every group
+//! cargo run --release -p tessera-bench -- --quick           # smoke run (CI)
+//! cargo run --release -p tessera-bench -- --json > bench.json
+//! ```
+//!
+//! Always run it in release: a debug build measures the debug build.
+//!
+//! ## Groups
+//!
+//! * `bandwidth`: what one core moves through memory: `memcpy`
+//!   (`copy_from_slice`, which may use streaming stores on large buffers), a
+//!   `copy loop` with ordinary stores, `read` (a sum over one buffer) and
+//!   `write` (`fill`). The line to compare every other rate with. These are
+//!   baseline-target loops sized for memory: on buffers that fit in cache they
+//!   measure the core more than the caches.
+//! * `elementwise-f32/add`, `/mul`, `/fma`: `y = a + b`, `a × b`, `a × b + c`
+//!   on contiguous f32 arrays. Peers: `tessera <tier>` for every tier the CPU
+//!   runs (`Exec::on(tier)`), `plain loop` (`for i in 0..n { y[i] = a[i] + b[i] }`,
+//!   the baseline), `iterator zip`, `loop avx2+fma` (the same loop compiled
+//!   with `#[target_feature(enable = "avx2,fma")]`, the like-for-like peer of
+//!   tessera's avx2 tier; without that feature `f32::mul_add` is a libm call per
+//!   element), `ndarray Zip` and `memcpy` of one operand (the bandwidth
+//!   reference).
+//!
+//! Filters select groups whose name contains any of them (`add` selects
+//! `elementwise-f32/add`). Every peer's output is checked once against the plain
+//! loop's, bit for bit, before it is timed; a peer whose output differs is shown
+//! as `FAILED` with the first differing element, is not timed, and makes the run
+//! exit with status 1, so a fast but wrong result is never reported.
+//!
+//! ## Options
+//!
+//! * `--size-mib N`: MiB per operand (default 64; 1 with `--quick`); fractions allowed.
+//! * `--threads N`: threads for every peer (default 1): tessera through
+//!   `Exec::threads`, the others over N contiguous chunks on scoped threads
+//!   spawned per call (tens of µs: nothing at the default size, much on small
+//!   arrays, where the other peers' rates then understate them).
+//! * `--quick`: small arrays and a few repetitions: a smoke test, not a measurement.
+//! * `--time S`: seconds of timed runs per peer (default 1).
+//! * `--stat best|median`: the sample the GB/s and ratio columns use (default best).
+//! * `--json`: one JSON document on stdout instead of the tables.
+//! * `--list`: the group names.
+//!
+//! ## How a group is measured
+//!
+//! Each peer runs once to be checked and once more to estimate its time; from
+//! that comes a sample size (enough calls back to back to last 0.2 ms) and a
+//! sample count (about `--time` seconds in all, at least 5). The samples are
+//! taken in 5 rounds; in every round each peer takes its share, in alternating
+//! order, so a change in the machine's load touches all peers alike.
+//!
+//! ## Columns
+//!
+//! * `GB/s`: bytes read plus bytes written per call (inputs + output; memcpy:
+//!   source + destination), divided by the time of the fastest sample, in 10⁹
+//!   bytes per second. With `--stat median`, of the median sample.
+//! * `median GB/s`: the same for the median sample.
+//! * `spread`: how much slower the median sample was than the fastest; a large
+//!   spread means other work shared the machine: run again.
+//! * `us/call`: microseconds per call (of the sample the `GB/s` column uses).
+//! * `x plain loop`: the row's GB/s over the baseline peer's (above 1: faster).
+//! * `x memcpy`: the row's GB/s over memcpy's on the same buffers.
+//!
+//! Under each table, the ratios that matter for tessera, with the project's
+//! target where it has one (tessera's best tier on `add` at ≥ 0.90 of the plain
+//! loop).
+
+mod elementwise;
+mod harness;
+
+use elementwise::{bandwidth_group, elementwise_group, read_sum, reference, Bufs, Op};
+use harness::{group_json, json_num, json_str, run_group, table, Budget, GroupResult, Stat};
+use std::process::ExitCode;
+
+/// The command line.
+#[derive(Clone, Debug, PartialEq)]
+struct Options {
+    filters: Vec<String>,
+    size_mib: Option<f64>,
+    threads: usize,
+    quick: bool,
+    json: bool,
+    list: bool,
+    time_s: Option<f64>,
+    stat: Stat,
+}
+
+const USAGE: &str =
+    "usage: tessera-bench [GROUP-FILTER...] [--size-mib N] [--threads N] [--quick] \
+[--time SECONDS] [--stat best|median] [--json] [--list]";
+
+fn parse_args(args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        filters: Vec::new(),
+        size_mib: None,
+        threads: 1,
+        quick: false,
+        json: false,
+        list: false,
+        time_s: None,
+        stat: Stat::Best,
+    };
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let (flag, inline) = match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (a.as_str(), None),
+        };
+        let mut value = |name: &str| -> Result<String, String> {
+            inline
+                .clone()
+                .or_else(|| it.next().cloned())
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match flag {
+            "--size-mib" => {
+                let v = value(flag)?;
+                let mib: f64 = v
+                    .parse()
+                    .map_err(|_| format!("--size-mib: not a number: {v}"))?;
+                if !(mib > 0.0 && mib.is_finite()) {
+                    return Err(format!("--size-mib must be positive, not {v}"));
+                }
+                o.size_mib = Some(mib);
+            }
+            "--threads" => {
+                let v = value(flag)?;
+                o.threads = v
+                    .parse()
+                    .ok()
+                    .filter(|&t: &usize| t >= 1)
+                    .ok_or_else(|| format!("--threads needs a count of at least 1, not {v}"))?;
+            }
+            "--time" => {
+                let v = value(flag)?;
+                let t: f64 = v
+                    .parse()
+                    .map_err(|_| format!("--time: not a number: {v}"))?;
+                if !(t > 0.0 && t.is_finite()) {
+                    return Err(format!("--time must be positive, not {v}"));
+                }
+                o.time_s = Some(t);
+            }
+            "--stat" => {
+                o.stat = match value(flag)?.as_str() {
+                    "best" => Stat::Best,
+                    "median" => Stat::Median,
+                    v => return Err(format!("--stat is best or median, not {v}")),
+                }
+            }
+            "--quick" => o.quick = true,
+            "--json" => o.json = true,
+            "--list" => o.list = true,
+            "-h" | "--help" => return Err(String::new()),
+            f if f.starts_with('-') => return Err(format!("unknown option {f}")),
+            f => o.filters.push(f.to_string()),
+        }
+    }
+    Ok(o)
+}
+
+/// Every group, in run order.
+fn group_names() -> Vec<String> {
+    let mut names = vec!["bandwidth".to_string()];
+    names.extend(Op::ALL.iter().map(|op| op.group_name()));
+    names
+}
+
+fn selected(name: &str, filters: &[String]) -> bool {
+    filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()))
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let o = match parse_args(&args) {
+        Ok(o) => o,
+        Err(e) if e.is_empty() => {
+            println!("{USAGE}\ngroups: {}", group_names().join(", "));
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => {
+            eprintln!("tessera-bench: {e}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let names: Vec<String> = group_names()
+        .into_iter()
+        .filter(|g| selected(g, &o.filters))
+        .collect();
+    if o.list {
+        for g in group_names() {
+            println!("{g}");
+        }
+        return ExitCode::SUCCESS;
+    }
+    if names.is_empty() {
+        eprintln!(
+            "tessera-bench: no group matches {:?}; groups: {}",
+            o.filters,
+            group_names().join(", ")
+        );
+        return ExitCode::from(2);
+    }
+
+    let mut budget = if o.quick { Budget::QUICK } else { Budget::FULL };
+    if let Some(t) = o.time_s {
+        budget.target_s = t;
+    }
+    let size_mib = o.size_mib.unwrap_or(if o.quick { 1.0 } else { 64.0 });
+    let n = ((size_mib * (1u64 << 20) as f64 / 4.0).round() as usize).max(1);
+    let size_note = format!("{size_mib} MiB ({n} f32)");
+    let tiers = tessera::available_tiers();
+    let tier_names: Vec<&str> = tiers.iter().map(|t| t.name()).collect();
+
+    if !o.json {
+        println!(
+            "tessera-bench: {}; tiers {}; {} thread{}; {} MiB per operand; GB/s = 10^9 bytes read + written per second ({} sample)",
+            cpu_model(),
+            tier_names.join(", "),
+            o.threads,
+            if o.threads == 1 { "" } else { "s" },
+            size_mib,
+            o.stat.name()
+        );
+        if o.quick {
+            println!("--quick: small arrays, few repetitions: a smoke test, not a measurement");
+        }
+        println!();
+    }
+
+    let mut bufs = Bufs::new(n);
+    let mut results: Vec<GroupResult> = Vec::new();
+    for name in &names {
+        eprintln!("running {name} ...");
+        let r = if name == "bandwidth" {
+            let sum = read_sum(&bufs.a);
+            run_group(
+                &bandwidth_group(n, o.threads, &size_note, sum),
+                &mut bufs,
+                &budget,
+                o.stat,
+            )
+        } else {
+            let op = *Op::ALL
+                .iter()
+                .find(|op| &op.group_name() == name)
+                .expect("every group name is an op's or bandwidth");
+            let want = reference(op, &bufs);
+            let g = elementwise_group(op, &tiers, o.threads, &size_note, &want);
+            run_group(&g, &mut bufs, &budget, o.stat)
+        };
+        if !o.json {
+            println!("{}", table(&r, o.stat));
+        }
+        results.push(r);
+    }
+
+    if o.json {
+        let groups: Vec<String> = results.iter().map(|g| group_json(g, o.stat)).collect();
+        let tiers_json: Vec<String> = tier_names.iter().map(|t| json_str(t)).collect();
+        println!(
+            "{{\"cpu\":{},\"tiers\":[{}],\"threads\":{},\"size_mib\":{},\"elements\":{},\"quick\":{},\
+             \"stat\":{},\"target_s\":{},\"groups\":[{}]}}",
+            json_str(&cpu_model()),
+            tiers_json.join(","),
+            o.threads,
+            json_num(Some(size_mib)),
+            n,
+            o.quick,
+            json_str(o.stat.name()),
+            json_num(Some(budget.target_s)),
+            groups.join(",")
+        );
+    }
+    if results.iter().all(GroupResult::all_correct) {
+        ExitCode::SUCCESS
+    } else {
+        eprintln!("tessera-bench: some peers produced a wrong result (see FAILED above)");
+        ExitCode::FAILURE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(s: &str) -> Vec<String> {
+        s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn command_line() {
+        let o = parse_args(&args(
+            "add mul --size-mib 0.5 --threads=2 --json --stat median",
+        ))
+        .unwrap();
+        assert_eq!(o.filters, ["add", "mul"]);
+        assert_eq!(o.size_mib, Some(0.5));
+        assert_eq!(o.threads, 2);
+        assert!(o.json && !o.quick);
+        assert_eq!(o.stat, Stat::Median);
+        assert!(parse_args(&args("--threads 0")).is_err());
+        assert!(parse_args(&args("--size-mib")).is_err());
+        assert!(parse_args(&args("--bogus")).is_err());
+        assert_eq!(parse_args(&args("--help")), Err(String::new()));
+    }
+
+    #[test]
+    fn filters_select_by_substring() {
+        let pick = |f: &str| -> Vec<String> {
+            let f = args(f);
+            group_names()
+                .into_iter()
+                .filter(|g| selected(g, &f))
+                .collect()
+        };
+        assert_eq!(pick("add"), ["elementwise-f32/add"]);
+        assert_eq!(pick("elementwise-f32").len(), 3);
+        assert_eq!(pick("").len(), 4);
+        assert_eq!(pick("bandwidth fma"), ["bandwidth", "elementwise-f32/fma"]);
+    }
+}

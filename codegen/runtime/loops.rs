@@ -146,7 +146,12 @@ pub unsafe fn run3<A: Codec, B: Codec, C: Codec, O: Codec, K: Op3<A, B, C, O>, c
             1,
         )
     } else {
-        (x.src_stride[0], x.src_stride[1], x.src_stride[2], x.dst_stride)
+        (
+            x.src_stride[0],
+            x.src_stride[1],
+            x.src_stride[2],
+            x.dst_stride,
+        )
     };
     // SAFETY (all blocks below): forwarded from this function's contract.
     match V {

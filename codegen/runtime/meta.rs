@@ -236,6 +236,8 @@ pub struct FormatInfo {
     pub block: usize,
     /// Per-tensor scale dtype name, if any.
     pub tensor_scale: Option<&'static str>,
+    /// For an integer element: code c has the value c · 2^-fraction_bits.
+    pub fraction_bits: u32,
     /// Scale derivation.
     pub scale_rule: ScaleRule,
     /// One line.

@@ -82,19 +82,6 @@ pub const fn pow2f(k: i32) -> f32 {
     }
 }
 
-/// The f32 bits below which a dtype without subnormals is handled apart: the
-/// smallest f32 normal or the dtype's smallest value, whichever is larger.
-#[inline(always)]
-fn lowest_normal_bits<P: MiniFloat>() -> u32 {
-    let own = pow2f(-P::BIAS).to_bits();
-    let f32_normal = pow2f(-126).to_bits();
-    if own > f32_normal {
-        own
-    } else {
-        f32_normal
-    }
-}
-
 #[inline(always)]
 const fn value_bits<P: MiniFloat>() -> u32 {
     P::EXP_BITS + P::MAN_BITS
@@ -155,95 +142,129 @@ pub fn decode<P: MiniFloat>(code: u32) -> f32 {
     f32::from_bits(body | (sign << 31))
 }
 
-/// Round `mant · 2^-sh` to an integer: to nearest, ties to even or away from zero.
-#[inline(always)]
-fn round_shift(mant: u32, sh: u32, ties_away: bool) -> u32 {
-    if sh == 0 {
-        return mant;
-    }
-    if sh > 25 {
-        return 0;
-    }
-    let q = mant >> sh;
-    let rem = mant & ((1u32 << sh) - 1);
-    let half = 1u32 << (sh - 1);
-    let up = rem > half || (rem == half && (ties_away || q & 1 == 1));
-    q + up as u32
+macro_rules! rounding_fns {
+    ($round:ident, $encode:ident, $float:ty, $uint:ty, $man:expr, $bias:expr, $doc:literal) => {
+        /// Round `mant · 2^-sh` to an integer: to nearest, ties to even or away from zero.
+        #[inline(always)]
+        fn $round(mant: $uint, sh: u32, ties_away: bool) -> $uint {
+            if sh == 0 {
+                return mant;
+            }
+            if sh > $man + 2 {
+                return 0;
+            }
+            let q = mant >> sh;
+            let rem = mant & ((1 << sh) - 1);
+            let half: $uint = 1 << (sh - 1);
+            let up = rem > half || (rem == half && (ties_away || q & 1 == 1));
+            q + up as $uint
+        }
+
+        #[doc = $doc]
+        ///
+        /// Rounding is to nearest (ties to even, or away from zero where the spec
+        /// says so) with subnormals kept, and the overflow rule of the default
+        /// (`SAT = false`) or saturating (`SAT = true`) cast mode. The result is
+        /// built as one continuous magnitude code: in the dtype's normal range the
+        /// source mantissa is rounded by integer arithmetic on its bits (a carry
+        /// moves into the exponent); below it the value is rounded to a multiple of
+        /// the dtype's subnormal spacing, whose multiples are exactly the subnormal
+        /// codes and the first normal one.
+        #[inline(always)]
+        pub fn $encode<P: MiniFloat, const SAT: bool>(x: $float) -> u32 {
+            const SIGN_SHIFT: u32 = <$uint>::BITS - 1;
+            const MAG: $uint = <$uint>::MAX >> 1;
+            const INF: $uint = (((1 as $uint) << (SIGN_SHIFT - $man)) - 1) << $man;
+            let vb = value_bits::<P>();
+            let m_bits = P::MAN_BITS;
+            let bits = x.to_bits();
+            let sign = (bits >> SIGN_SHIFT) as u32;
+            let a = bits & MAG;
+            let is_nan = a > INF;
+            let negative_nan =
+                !P::SIGNED && sign == 1 && a != 0 && matches!(P::NEGATIVE, Negative::Nan);
+            // Without subnormals there is no zero code: zero becomes NaN (as in ml_dtypes).
+            let zero_nan = !P::SUBNORMALS && a == 0 && !matches!(P::NAN, NanStyle::None);
+            let sign_code = if P::SIGNED { sign << vb } else { 0 };
+            let rule = if SAT { P::OVERFLOW_SAT } else { P::OVERFLOW };
+            let hidden: $uint = 1 << $man;
+            // The source as mant · 2^exp2 with an integer mantissa.
+            let (mant, exp2) = if a >= hidden {
+                (
+                    (a & (hidden - 1)) | hidden,
+                    (a >> $man) as i32 - ($bias + $man),
+                )
+            } else {
+                (a, 1 - ($bias + $man))
+            };
+            let bits_of = |e: i32| -> $uint { (((e + $bias) as $uint) << $man) };
+            let emin = 1 - P::BIAS;
+            let rounded: u32 = if P::SUBNORMALS && a < bits_of(emin) {
+                // Multiples of the subnormal spacing 2^(emin - m) are the codes themselves.
+                let sh = (emin - m_bits as i32) - exp2;
+                if sh <= 0 {
+                    (mant << (-sh) as u32) as u32
+                } else {
+                    $round(mant, sh as u32, P::TIES_AWAY) as u32
+                }
+            } else if !P::SUBNORMALS && a < hidden {
+                // A source subnormal (below every normal of the source): with bias 127
+                // the dtype's two smallest values 2^-127 and 2^-126 lie here for an
+                // f32 source; a value above 2^-127 takes the larger, as ml_dtypes does.
+                if P::BIAS == 127 && (a as u64) > (1u64 << ($man - 1)) && $bias == 127 {
+                    1u32 << m_bits
+                } else {
+                    0
+                }
+            } else if !P::SUBNORMALS && a < bits_of(-P::BIAS) {
+                // Below the smallest value 2^-bias, with no zero beneath it.
+                0
+            } else {
+                let shift = $man - m_bits;
+                let r = $round(a, shift, P::TIES_AWAY);
+                (r as i64 - ((($bias - P::BIAS) as i64) << m_bits)) as u32
+            };
+            let is_inf = a == INF;
+            let overflow = is_inf || rounded > P::MAX_CODE;
+            let over_code = match rule {
+                Overflow::Infinity => sign_code | (((1 << P::EXP_BITS) - 1) << m_bits),
+                Overflow::Nan => nan_code::<P>(sign),
+                Overflow::MaxFinite => sign_code | P::MAX_CODE,
+            };
+            let finite_code = if !P::NEG_ZERO && rounded == 0 {
+                0
+            } else {
+                sign_code | rounded
+            };
+            if is_nan || negative_nan || zero_nan {
+                nan_code::<P>(sign)
+            } else if overflow {
+                over_code
+            } else {
+                finite_code
+            }
+        }
+    };
 }
 
-/// Encode an f32 with the dtype's rounding (to nearest; ties to even, or away
-/// from zero where the spec says so), keeping subnormals, with the overflow rule
-/// of the default (`SAT = false`) or saturating (`SAT = true`) cast mode.
-///
-/// The result is built as one continuous magnitude code: in the dtype's normal
-/// range the f32 mantissa is rounded by integer arithmetic on its bits (a carry
-/// moves into the exponent), below it the value is rounded to a multiple of the
-/// dtype's subnormal spacing, whose multiples are exactly the subnormal codes
-/// (and the first normal one).
-#[inline(always)]
-pub fn encode<P: MiniFloat, const SAT: bool>(x: f32) -> u32 {
-    let vb = value_bits::<P>();
-    let m_bits = P::MAN_BITS;
-    let bits = x.to_bits();
-    let sign = bits >> 31;
-    let a = bits & 0x7fff_ffff;
-    let is_nan = a > 0x7f80_0000;
-    let negative_nan = !P::SIGNED && sign == 1 && a != 0 && matches!(P::NEGATIVE, Negative::Nan);
-    // Without subnormals there is no zero code: zero becomes NaN (as in ml_dtypes).
-    let zero_nan = !P::SUBNORMALS && a == 0 && !matches!(P::NAN, NanStyle::None);
-    let sign_code = if P::SIGNED { sign << vb } else { 0 };
-    let rule = if SAT { P::OVERFLOW_SAT } else { P::OVERFLOW };
-
-    // The f32 as mant · 2^exp2 with an integer mantissa.
-    let (mant, exp2) = if a >= 0x0080_0000 {
-        ((a & 0x007f_ffff) | 0x0080_0000, (a >> 23) as i32 - 150)
-    } else {
-        (a, -149)
-    };
-    let emin = 1 - P::BIAS;
-    let rounded: u32 = if P::SUBNORMALS && a < pow2f(emin).to_bits() {
-        // Multiples of the subnormal spacing 2^(emin - m) are the codes themselves.
-        let sh = (emin - m_bits as i32) - exp2;
-        if sh <= 0 {
-            mant << (-sh) as u32
-        } else {
-            round_shift(mant, sh as u32, P::TIES_AWAY)
-        }
-    } else if !P::SUBNORMALS && a < lowest_normal_bits::<P>() {
-        // Below the range the shift rounding handles: the dtype's smallest value
-        // is 2^-bias with no zero beneath it. With bias 127 the two smallest values
-        // 2^-127 and 2^-126 lie below f32's normal range; a value above 2^-127
-        // takes the larger, as ml_dtypes does.
-        if P::BIAS == 127 && a > pow2f(-127).to_bits() {
-            1u32 << m_bits
-        } else {
-            0
-        }
-    } else {
-        let shift = 23 - m_bits;
-        let r = round_shift(a, shift, P::TIES_AWAY);
-        (r as i64 - (((127 - P::BIAS) as i64) << m_bits)) as u32
-    };
-    let is_inf = a == 0x7f80_0000;
-    let overflow = is_inf || rounded > P::MAX_CODE;
-    let over_code = match rule {
-        Overflow::Infinity => sign_code | (((1 << P::EXP_BITS) - 1) << m_bits),
-        Overflow::Nan => nan_code::<P>(sign),
-        Overflow::MaxFinite => sign_code | P::MAX_CODE,
-    };
-    let finite_code = if !P::NEG_ZERO && rounded == 0 {
-        0
-    } else {
-        sign_code | rounded
-    };
-    if is_nan || negative_nan || zero_nan {
-        nan_code::<P>(sign)
-    } else if overflow {
-        over_code
-    } else {
-        finite_code
-    }
-}
+rounding_fns!(
+    round_shift32,
+    encode,
+    f32,
+    u32,
+    23,
+    127,
+    "Encode an f32 into the dtype's code (one rounding)."
+);
+rounding_fns!(
+    round_shift64,
+    encode_f64,
+    f64,
+    u64,
+    52,
+    1023,
+    "Encode an f64 into the dtype's code (one rounding, never through f32)."
+);
 
 /// The codec of a parameterised float: f32 carrier, default cast mode.
 pub struct Mini<P>(PhantomData<P>);

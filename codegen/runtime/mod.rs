@@ -7,6 +7,7 @@
 //! `#[target_feature]` functions), so every tier executes the same IEEE
 //! operations in the same order and gives the same bits.
 
+pub mod cast;
 pub mod codec;
 pub mod loops;
 pub mod meta;

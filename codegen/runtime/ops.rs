@@ -512,8 +512,18 @@ same2!(Mul, Arith, |a, b| a.mul(b), "a × b");
 same2!(Div, Arith, |a, b| a.div(b), "a ÷ b");
 same2!(Rem, RemT, |a, b| a.rem(b), "a rem b, sign of a");
 same1!(Neg, Arith, |a| a.neg(), "-a");
-same2!(Minimum, MinMax, |a, b| a.minimum(b), "IEEE 754-2019 minimum");
-same2!(Maximum, MinMax, |a, b| a.maximum(b), "IEEE 754-2019 maximum");
+same2!(
+    Minimum,
+    MinMax,
+    |a, b| a.minimum(b),
+    "IEEE 754-2019 minimum"
+);
+same2!(
+    Maximum,
+    MinMax,
+    |a, b| a.maximum(b),
+    "IEEE 754-2019 maximum"
+);
 same1!(Sqrt, FloatT, |a| a.sqrt(), "square root");
 same1!(Floor, FloatT, |a| a.floor(), "floor");
 same1!(Ceil, FloatT, |a| a.ceil(), "ceil");
@@ -533,9 +543,19 @@ to_bool2!(Lt, OrdT, |a, b| a.lt(b), "a < b");
 to_bool2!(Le, OrdT, |a, b| a.le(b), "a <= b");
 to_bool2!(Gt, OrdT, |a, b| b.lt(a), "a > b");
 to_bool2!(Ge, OrdT, |a, b| b.le(a), "a >= b");
-to_bool2!(LogicalAnd, Truthy, |a, b| a.truthy() & b.truthy(), "a and b");
+to_bool2!(
+    LogicalAnd,
+    Truthy,
+    |a, b| a.truthy() & b.truthy(),
+    "a and b"
+);
 to_bool2!(LogicalOr, Truthy, |a, b| a.truthy() | b.truthy(), "a or b");
-to_bool2!(LogicalXor, Truthy, |a, b| a.truthy() ^ b.truthy(), "a xor b");
+to_bool2!(
+    LogicalXor,
+    Truthy,
+    |a, b| a.truthy() ^ b.truthy(),
+    "a xor b"
+);
 
 int2!(
     Shl,
@@ -567,7 +587,11 @@ int2!(
         let w = c.width() as u64;
         let s = (b.bits() & c.mask()) % w;
         let u = a.bits() & c.mask();
-        let r = if s == 0 { u } else { ((u << s) | (u >> (w - s))) & c.mask() };
+        let r = if s == 0 {
+            u
+        } else {
+            ((u << s) | (u >> (w - s))) & c.mask()
+        };
         C::Carrier::from_bits(r)
     },
     "rotate left by b mod width"
@@ -578,7 +602,11 @@ int2!(
         let w = c.width() as u64;
         let s = (b.bits() & c.mask()) % w;
         let u = a.bits() & c.mask();
-        let r = if s == 0 { u } else { ((u >> s) | (u << (w - s))) & c.mask() };
+        let r = if s == 0 {
+            u
+        } else {
+            ((u >> s) | (u << (w - s))) & c.mask()
+        };
         C::Carrier::from_bits(r)
     },
     "rotate right by b mod width"

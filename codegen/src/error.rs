@@ -16,7 +16,12 @@ pub struct SpecError {
 }
 
 impl SpecError {
-    pub(crate) fn new(file: &str, table: impl Into<String>, key: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        file: &str,
+        table: impl Into<String>,
+        key: &str,
+        message: impl Into<String>,
+    ) -> Self {
         SpecError {
             file: file.to_string(),
             table: table.into(),

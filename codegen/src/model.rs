@@ -136,6 +136,7 @@ pub struct RawFormat {
     pub scale: String,
     pub block: usize,
     pub tensor_scale: Option<String>,
+    pub fraction_bits: Option<u32>,
     pub scale_rule: String,
     pub doc: String,
 }

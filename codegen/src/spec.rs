@@ -234,6 +234,8 @@ pub struct Format {
     pub block: usize,
     /// tensor scale dtype
     pub tensor_scale: Option<String>,
+    /// fraction bits of an integer element
+    pub fraction_bits: u32,
     /// `Floor`, `Ceil`, `Nvfp4`
     pub scale_rule: &'static str,
     /// doc
@@ -314,7 +316,54 @@ pub struct KernelPlan {
     pub call: String,
 }
 
+/// One cast kernel to emit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CastPlan {
+    /// source dtype index
+    pub src: usize,
+    /// destination dtype index
+    pub dst: usize,
+    /// saturating mode
+    pub saturating: bool,
+    /// variant
+    pub variant: Variant,
+    /// function name
+    pub fn_name: String,
+    /// the generic instantiation it calls
+    pub call: String,
+}
+
 impl Spec {
+    /// Every cast kernel, in table order: source, destination, mode (default
+    /// first), variant.
+    pub fn casts(&self) -> Vec<CastPlan> {
+        let mut out = Vec::new();
+        for (si, s) in self.dtypes.iter().enumerate() {
+            for (di, d) in self.dtypes.iter().enumerate() {
+                for saturating in [false, true] {
+                    for v in self.variants_for(1) {
+                        let mode = if saturating { "sat" } else { "dflt" };
+                        out.push(CastPlan {
+                            src: si,
+                            dst: di,
+                            saturating,
+                            variant: v,
+                            fn_name: format!("cast_{}_{}_{mode}_{}", s.name, d.name, v.name()),
+                            call: format!(
+                                "run1::<{}, CastOut<{}>, Cast<{}, {saturating}>, {}>",
+                                s.codec(),
+                                d.codec(),
+                                d.codec(),
+                                v.code()
+                            ),
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Look up a dtype by name.
     pub fn dtype(&self, name: &str) -> Option<&DType> {
         self.dtypes.iter().find(|d| d.name == name)

@@ -53,12 +53,47 @@ const ALGORITHMS: &[Algorithm] = &[
     alg("ge", "Ge", 2, &[B, I, U, F], "Same", &["Bool"]),
     Algorithm {
         raw_floats: true,
-        ..alg("select", "Select", 3, &[B, I, U, F, C], "CondFirst", &["Same"])
+        ..alg(
+            "select",
+            "Select",
+            3,
+            &[B, I, U, F, C],
+            "CondFirst",
+            &["Same"],
+        )
     },
-    alg("logical_and", "LogicalAnd", 2, &[B, I, U, F], "Same", &["Bool"]),
-    alg("logical_or", "LogicalOr", 2, &[B, I, U, F], "Same", &["Bool"]),
-    alg("logical_xor", "LogicalXor", 2, &[B, I, U, F], "Same", &["Bool"]),
-    alg("logical_not", "LogicalNot", 1, &[B, I, U, F], "Same", &["Bool"]),
+    alg(
+        "logical_and",
+        "LogicalAnd",
+        2,
+        &[B, I, U, F],
+        "Same",
+        &["Bool"],
+    ),
+    alg(
+        "logical_or",
+        "LogicalOr",
+        2,
+        &[B, I, U, F],
+        "Same",
+        &["Bool"],
+    ),
+    alg(
+        "logical_xor",
+        "LogicalXor",
+        2,
+        &[B, I, U, F],
+        "Same",
+        &["Bool"],
+    ),
+    alg(
+        "logical_not",
+        "LogicalNot",
+        1,
+        &[B, I, U, F],
+        "Same",
+        &["Bool"],
+    ),
     alg("bit_and", "BitAnd", 2, &[B, I, U], "Same", &["Same"]),
     alg("bit_or", "BitOr", 2, &[B, I, U], "Same", &["Same"]),
     alg("bit_xor", "BitXor", 2, &[B, I, U], "Same", &["Same"]),
@@ -97,10 +132,7 @@ pub fn algorithm_names() -> Vec<&'static str> {
 }
 
 fn check_name(file: &str, table: &str, key: &str, name: &str) -> Result<(), SpecError> {
-    let ok = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase())
+    let ok = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
         && name
             .chars()
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
@@ -144,7 +176,10 @@ pub fn validate(
                 KINDS,
                 format!("[[kind]] \"{}\"", kind.name),
                 "name",
-                format!("kernel name `{}` is produced twice; rename the kind or the dtype", k.fn_name),
+                format!(
+                    "kernel name `{}` is produced twice; rename the kind or the dtype",
+                    k.fn_name
+                ),
             ));
         }
     }
@@ -172,7 +207,15 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
             }
         }
         let class = Class::parse(&raw.class).ok_or_else(|| {
-            SpecError::new(DTYPES, t, "class", format!("unknown class `{}` (bool, int, uint, float, complex)", raw.class))
+            SpecError::new(
+                DTYPES,
+                t,
+                "class",
+                format!(
+                    "unknown class `{}` (bool, int, uint, float, complex)",
+                    raw.class
+                ),
+            )
         })?;
         let bits_ok = match class {
             Class::Bool => raw.bits == 8,
@@ -181,7 +224,12 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
             Class::Complex => raw.bits == 64 || raw.bits == 128,
         };
         if !bits_ok {
-            return Err(SpecError::new(DTYPES, t, "bits", format!("{} bits is not possible for class {}", raw.bits, raw.class)));
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "bits",
+                format!("{} bits is not possible for class {}", raw.bits, raw.class),
+            ));
         }
         let vpb = raw.values_per_byte.unwrap_or(1);
         if vpb != 1 && (raw.bits >= 8 || vpb * raw.bits != 8) {
@@ -189,19 +237,36 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
                 DTYPES,
                 t,
                 "values_per_byte",
-                format!("{vpb} values of {} bits do not fill one byte exactly", raw.bits),
+                format!(
+                    "{vpb} values of {} bits do not fill one byte exactly",
+                    raw.bits
+                ),
             ));
         }
-        if (class == Class::Int || class == Class::Uint) && raw.bits < 8 && vpb == 1 && raw.bits != 1 {
+        if (class == Class::Int || class == Class::Uint)
+            && raw.bits < 8
+            && vpb == 1
+            && raw.bits != 1
+        {
             // allowed: one sub-byte integer per byte is unusual but valid
         }
         let float = match (class, &raw.float) {
             (Class::Float, Some(f)) => Some(validate_float(t, raw, f)?),
             (Class::Float, None) => {
-                return Err(SpecError::new(DTYPES, t, "float", "a float dtype needs a [dtype.float] table with its parameters"));
+                return Err(SpecError::new(
+                    DTYPES,
+                    t,
+                    "float",
+                    "a float dtype needs a [dtype.float] table with its parameters",
+                ));
             }
             (_, Some(_)) => {
-                return Err(SpecError::new(DTYPES, t, "float", format!("class {} takes no [dtype.float] table", raw.class)));
+                return Err(SpecError::new(
+                    DTYPES,
+                    t,
+                    "float",
+                    format!("class {} takes no [dtype.float] table", raw.class),
+                ));
             }
             (_, None) => None,
         };
@@ -222,7 +287,12 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
     for d in &out {
         let t = format!("[[dtype]] \"{}\"", d.name);
         let carrier = out.iter().find(|c| c.name == d.carrier).ok_or_else(|| {
-            SpecError::new(DTYPES, t.clone(), "carrier", format!("unknown dtype `{}`", d.carrier))
+            SpecError::new(
+                DTYPES,
+                t.clone(),
+                "carrier",
+                format!("unknown dtype `{}`", d.carrier),
+            )
         })?;
         let expected_ok = match d.class {
             Class::Float if d.is_mini() => carrier.name == "f32",
@@ -237,13 +307,31 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
                 Class::Uint if d.bits < 8 => "u8",
                 _ => "the dtype itself",
             };
-            return Err(SpecError::new(DTYPES, t, "carrier", format!("carrier `{}` cannot compute this dtype; use {want}", d.carrier)));
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "carrier",
+                format!(
+                    "carrier `{}` cannot compute this dtype; use {want}",
+                    d.carrier
+                ),
+            ));
         }
         if d.class == Class::Float && !d.is_mini() && d.bits != 32 && d.bits != 64 {
-            return Err(SpecError::new(DTYPES, t, "carrier", "only f32 and f64 compute as themselves; narrower floats carry in f32"));
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "carrier",
+                "only f32 and f64 compute as themselves; narrower floats carry in f32",
+            ));
         }
         if !out.iter().any(|c| c.name == d.accumulator) {
-            return Err(SpecError::new(DTYPES, t, "accumulator", format!("unknown dtype `{}`", d.accumulator)));
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "accumulator",
+                format!("unknown dtype `{}`", d.accumulator),
+            ));
         }
     }
     Ok(out)
@@ -255,14 +343,29 @@ fn overflow_rule(t: &str, key: &str, s: &str, f: &RawFloat) -> Result<&'static s
         "nan" => "Nan",
         "max-finite" => "MaxFinite",
         _ => {
-            return Err(SpecError::new(DTYPES, t, key, format!("unknown overflow rule `{s}` (infinity, nan, max-finite)")));
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                key,
+                format!("unknown overflow rule `{s}` (infinity, nan, max-finite)"),
+            ));
         }
     };
     if v == "Infinity" && !f.infinities {
-        return Err(SpecError::new(DTYPES, t, key, "overflow to infinity needs `infinities = true`"));
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            key,
+            "overflow to infinity needs `infinities = true`",
+        ));
     }
     if v == "Nan" && f.nan == "none" {
-        return Err(SpecError::new(DTYPES, t, key, "overflow to NaN needs a NaN code (`nan` is \"none\")"));
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            key,
+            "overflow to NaN needs a NaN code (`nan` is \"none\")",
+        ));
     }
     Ok(v)
 }
@@ -273,7 +376,12 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
     let sign = f.signed as u32;
     let native = raw.carrier == raw.name;
     if e == 0 || e > 11 {
-        return Err(SpecError::new(DTYPES, t, "exponent_bits", format!("{e} exponent bits is outside 1..=11")));
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            "exponent_bits",
+            format!("{e} exponent bits is outside 1..=11"),
+        ));
     }
     if e + m + sign != raw.bits && !(raw.bits == 8 && !f.signed && e + m == 7) {
         return Err(SpecError::new(
@@ -285,23 +393,59 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
     }
     if !native {
         if m > 22 {
-            return Err(SpecError::new(DTYPES, t, "mantissa_bits", format!("{m} mantissa bits do not fit the f32 carrier exactly (at most 22)")));
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "mantissa_bits",
+                format!("{m} mantissa bits do not fit the f32 carrier exactly (at most 22)"),
+            ));
         }
         let emin = 1 - f.bias;
         if (1i32 << e) - 2 - f.bias > 127 {
-            return Err(SpecError::new(DTYPES, t, "bias", format!("values up to 2^{} do not fit the f32 carrier", (1i32 << e) - 2 - f.bias)));
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "bias",
+                format!(
+                    "values up to 2^{} do not fit the f32 carrier",
+                    (1i32 << e) - 2 - f.bias
+                ),
+            ));
         }
         if f.subnormals && emin - (m as i32) < -149 {
-            return Err(SpecError::new(DTYPES, t, "bias", format!("subnormals down to 2^{} do not fit the f32 carrier", emin - m as i32)));
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "bias",
+                format!(
+                    "subnormals down to 2^{} do not fit the f32 carrier",
+                    emin - m as i32
+                ),
+            ));
         }
         if f.subnormals && emin < -126 {
-            return Err(SpecError::new(DTYPES, t, "bias", "normals below 2^-126 do not fit the f32 carrier's normal range"));
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "bias",
+                "normals below 2^-126 do not fit the f32 carrier's normal range",
+            ));
         }
         if !f.subnormals && f.bias > 127 {
-            return Err(SpecError::new(DTYPES, t, "bias", "without subnormals the bias can be at most 127"));
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "bias",
+                "without subnormals the bias can be at most 127",
+            ));
         }
         if !f.subnormals && f.bias == 127 && m > 0 {
-            return Err(SpecError::new(DTYPES, t, "subnormals", "bias 127 without subnormals is supported only with no mantissa bits (e8m0)"));
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "subnormals",
+                "bias 127 without subnormals is supported only with no mantissa bits (e8m0)",
+            ));
         }
     }
     let nan = match f.nan.as_str() {
@@ -309,33 +453,82 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
         "all-ones" => "AllOnes",
         "sign-only" => "SignOnly",
         "none" => "None",
-        s => return Err(SpecError::new(DTYPES, t, "nan", format!("unknown NaN style `{s}` (ieee, all-ones, sign-only, none)"))),
+        s => {
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "nan",
+                format!("unknown NaN style `{s}` (ieee, all-ones, sign-only, none)"),
+            ))
+        }
     };
     if nan == "Ieee" && m == 0 {
-        return Err(SpecError::new(DTYPES, t, "nan", "IEEE NaNs need at least one mantissa bit"));
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            "nan",
+            "IEEE NaNs need at least one mantissa bit",
+        ));
     }
     if nan == "Ieee" && !f.infinities {
-        return Err(SpecError::new(DTYPES, t, "infinities", "the ieee NaN style reserves the all-ones exponent, which also holds the infinities"));
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            "infinities",
+            "the ieee NaN style reserves the all-ones exponent, which also holds the infinities",
+        ));
     }
     if f.infinities && nan != "Ieee" {
-        return Err(SpecError::new(DTYPES, t, "infinities", "infinities are supported with the ieee NaN style only"));
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            "infinities",
+            "infinities are supported with the ieee NaN style only",
+        ));
     }
     if nan == "SignOnly" && (f.negative_zero || !f.signed) {
-        return Err(SpecError::new(DTYPES, t, "negative_zero", "the sign-only NaN takes the -0 code: set negative_zero = false on a signed dtype"));
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            "negative_zero",
+            "the sign-only NaN takes the -0 code: set negative_zero = false on a signed dtype",
+        ));
     }
     if !f.signed && f.negative_zero {
-        return Err(SpecError::new(DTYPES, t, "negative_zero", "an unsigned dtype has no -0"));
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            "negative_zero",
+            "an unsigned dtype has no -0",
+        ));
     }
     let ties_away = match f.rounding.as_deref() {
         None | Some("nearest-even") => false,
         Some("nearest-away") => true,
-        Some(s) => return Err(SpecError::new(DTYPES, t, "rounding", format!("unknown rounding `{s}` (nearest-even, nearest-away)"))),
+        Some(s) => {
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "rounding",
+                format!("unknown rounding `{s}` (nearest-even, nearest-away)"),
+            ))
+        }
     };
     if native && ties_away {
-        return Err(SpecError::new(DTYPES, t, "rounding", "f32 and f64 compute as themselves and round to nearest even"));
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            "rounding",
+            "f32 and f64 compute as themselves and round to nearest even",
+        ));
     }
     if !f.subnormals && nan == "None" {
-        return Err(SpecError::new(DTYPES, t, "nan", "a dtype without subnormals has no zero, so it needs a NaN code for zero inputs"));
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            "nan",
+            "a dtype without subnormals has no zero, so it needs a NaN code for zero inputs",
+        ));
     }
     let overflow_default = overflow_rule(t, "overflow", &f.overflow.default, f)?;
     let overflow_saturating = overflow_rule(t, "overflow", &f.overflow.saturating, f)?;
@@ -351,11 +544,39 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
     };
     let negative = match (f.signed, f.negative.as_deref()) {
         (false, Some("nan")) if nan != "None" => "Nan",
-        (false, Some("nan")) => return Err(SpecError::new(DTYPES, t, "negative", "negative = \"nan\" needs a NaN code")),
+        (false, Some("nan")) => {
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "negative",
+                "negative = \"nan\" needs a NaN code",
+            ))
+        }
         (false, Some("abs")) => "Abs",
-        (false, Some(s)) => return Err(SpecError::new(DTYPES, t, "negative", format!("unknown rule `{s}` (nan, abs)"))),
-        (false, None) => return Err(SpecError::new(DTYPES, t, "negative", "an unsigned float must say what a negative input becomes (nan or abs)")),
-        (true, Some(_)) => return Err(SpecError::new(DTYPES, t, "negative", "only an unsigned float takes `negative`")),
+        (false, Some(s)) => {
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "negative",
+                format!("unknown rule `{s}` (nan, abs)"),
+            ))
+        }
+        (false, None) => {
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "negative",
+                "an unsigned float must say what a negative input becomes (nan or abs)",
+            ))
+        }
+        (true, Some(_)) => {
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "negative",
+                "only an unsigned float takes `negative`",
+            ))
+        }
         (true, None) => "Keep",
     };
     // Largest finite magnitude code and its value.
@@ -381,11 +602,19 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
             DTYPES,
             t,
             "max_finite",
-            format!("{} does not match the parameters, whose largest finite value is {max_finite}", f.max_finite),
+            format!(
+                "{} does not match the parameters, whose largest finite value is {max_finite}",
+                f.max_finite
+            ),
         ));
     }
     if !native && max_finite > f32::MAX as f64 {
-        return Err(SpecError::new(DTYPES, t, "bias", format!("the largest value {max_finite} does not fit the f32 carrier")));
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            "bias",
+            format!("the largest value {max_finite} does not fit the f32 carrier"),
+        ));
     }
     let min_normal = if f.subnormals {
         2f64.powi(1 - f.bias)
@@ -437,60 +666,148 @@ fn validate_kinds(file: KindsFile) -> Result<Vec<Kind>, SpecError> {
         let t = table.as_str();
         check_name(KINDS, t, "name", &raw.name)?;
         if !seen.insert(raw.name.clone()) {
-            return Err(SpecError::new(KINDS, t, "name", "this kind is declared twice"));
-        }
-        if !(1..=3).contains(&raw.arity) {
-            return Err(SpecError::new(KINDS, t, "arity", format!("arity {} is outside 1..=3", raw.arity)));
-        }
-        let alg = ALGORITHMS.iter().find(|a| a.name == raw.algorithm).ok_or_else(|| {
-            SpecError::new(
+            return Err(SpecError::new(
                 KINDS,
                 t,
-                "algorithm",
-                format!("unknown algorithm `{}`; the runtime implements: {}", raw.algorithm, algorithm_names().join(", ")),
-            )
-        })?;
+                "name",
+                "this kind is declared twice",
+            ));
+        }
+        if !(1..=3).contains(&raw.arity) {
+            return Err(SpecError::new(
+                KINDS,
+                t,
+                "arity",
+                format!("arity {} is outside 1..=3", raw.arity),
+            ));
+        }
+        let alg = ALGORITHMS
+            .iter()
+            .find(|a| a.name == raw.algorithm)
+            .ok_or_else(|| {
+                SpecError::new(
+                    KINDS,
+                    t,
+                    "algorithm",
+                    format!(
+                        "unknown algorithm `{}`; the runtime implements: {}",
+                        raw.algorithm,
+                        algorithm_names().join(", ")
+                    ),
+                )
+            })?;
         if alg.arity != raw.arity {
-            return Err(SpecError::new(KINDS, t, "arity", format!("algorithm `{}` takes {} inputs, not {}", alg.name, alg.arity, raw.arity)));
+            return Err(SpecError::new(
+                KINDS,
+                t,
+                "arity",
+                format!(
+                    "algorithm `{}` takes {} inputs, not {}",
+                    alg.name, alg.arity, raw.arity
+                ),
+            ));
         }
         let mut accepts = Vec::new();
         if raw.accepts.is_empty() {
-            return Err(SpecError::new(KINDS, t, "accepts", "a kind must accept at least one class"));
+            return Err(SpecError::new(
+                KINDS,
+                t,
+                "accepts",
+                "a kind must accept at least one class",
+            ));
         }
         for c in &raw.accepts {
             let class = Class::parse(c).ok_or_else(|| {
-                SpecError::new(KINDS, t, "accepts", format!("unknown class `{c}` (bool, int, uint, float, complex)"))
+                SpecError::new(
+                    KINDS,
+                    t,
+                    "accepts",
+                    format!("unknown class `{c}` (bool, int, uint, float, complex)"),
+                )
             })?;
             if !alg.classes.contains(&class) {
-                return Err(SpecError::new(KINDS, t, "accepts", format!("algorithm `{}` is not defined for class {c}", alg.name)));
+                return Err(SpecError::new(
+                    KINDS,
+                    t,
+                    "accepts",
+                    format!("algorithm `{}` is not defined for class {c}", alg.name),
+                ));
             }
             if accepts.contains(&class) {
-                return Err(SpecError::new(KINDS, t, "accepts", format!("class {c} is listed twice")));
+                return Err(SpecError::new(
+                    KINDS,
+                    t,
+                    "accepts",
+                    format!("class {c} is listed twice"),
+                ));
             }
             accepts.push(class);
         }
         let operands = match raw.operands.as_str() {
             "same" => "Same",
             "cond-first" => "CondFirst",
-            s => return Err(SpecError::new(KINDS, t, "operands", format!("unknown operand rule `{s}` (same, cond-first)"))),
+            s => {
+                return Err(SpecError::new(
+                    KINDS,
+                    t,
+                    "operands",
+                    format!("unknown operand rule `{s}` (same, cond-first)"),
+                ))
+            }
         };
         if operands != alg.operands {
-            return Err(SpecError::new(KINDS, t, "operands", format!("algorithm `{}` needs operands = \"{}\"", alg.name, if alg.operands == "Same" { "same" } else { "cond-first" })));
+            return Err(SpecError::new(
+                KINDS,
+                t,
+                "operands",
+                format!(
+                    "algorithm `{}` needs operands = \"{}\"",
+                    alg.name,
+                    if alg.operands == "Same" {
+                        "same"
+                    } else {
+                        "cond-first"
+                    }
+                ),
+            ));
         }
         let result = match raw.result.as_str() {
             "same" => "Same",
             "bool" => "Bool",
             "real" => "Real",
-            s => return Err(SpecError::new(KINDS, t, "result", format!("unknown result rule `{s}` (same, bool, real)"))),
+            s => {
+                return Err(SpecError::new(
+                    KINDS,
+                    t,
+                    "result",
+                    format!("unknown result rule `{s}` (same, bool, real)"),
+                ))
+            }
         };
         if !alg.result.contains(&result) {
-            return Err(SpecError::new(KINDS, t, "result", format!("algorithm `{}` gives a result of rule {}", alg.name, alg.result.join(" or ").to_ascii_lowercase())));
+            return Err(SpecError::new(
+                KINDS,
+                t,
+                "result",
+                format!(
+                    "algorithm `{}` gives a result of rule {}",
+                    alg.name,
+                    alg.result.join(" or ").to_ascii_lowercase()
+                ),
+            ));
         }
         let accuracy = match raw.accuracy.as_str() {
             "exact" => "Exact",
             "ulp1" => "Ulp1",
             "ulp35" => "Ulp35",
-            s => return Err(SpecError::new(KINDS, t, "accuracy", format!("unknown accuracy class `{s}` (exact, ulp1, ulp35)"))),
+            s => {
+                return Err(SpecError::new(
+                    KINDS,
+                    t,
+                    "accuracy",
+                    format!("unknown accuracy class `{s}` (exact, ulp1, ulp35)"),
+                ))
+            }
         };
         for (i, sp) in raw.specials.iter().enumerate() {
             if sp.len() != raw.arity + 1 {
@@ -503,7 +820,12 @@ fn validate_kinds(file: KindsFile) -> Result<Vec<Kind>, SpecError> {
             }
             for v in sp {
                 if parse_special(v).is_none() {
-                    return Err(SpecError::new(KINDS, t, "specials", format!("special #{i}: `{v}` is not a number, inf, -inf, nan or -0")));
+                    return Err(SpecError::new(
+                        KINDS,
+                        t,
+                        "specials",
+                        format!("special #{i}: `{v}` is not a number, inf, -inf, nan or -0"),
+                    ));
                 }
             }
         }
@@ -532,10 +854,22 @@ fn validate_loops(file: LoopsFile) -> Result<Vec<LoopVariant>, SpecError> {
             "contiguous" => Shape::Contiguous,
             "one-broadcast" => Shape::OneBroadcast,
             "strided" => Shape::Strided,
-            s => return Err(SpecError::new(LOOPS, t, "shape", format!("unknown shape `{s}` (contiguous, one-broadcast, strided)"))),
+            s => {
+                return Err(SpecError::new(
+                    LOOPS,
+                    t,
+                    "shape",
+                    format!("unknown shape `{s}` (contiguous, one-broadcast, strided)"),
+                ))
+            }
         };
         if out.iter().any(|v| v.shape == shape || v.name == raw.name) {
-            return Err(SpecError::new(LOOPS, t, "shape", "this loop variant is declared twice"));
+            return Err(SpecError::new(
+                LOOPS,
+                t,
+                "shape",
+                "this loop variant is declared twice",
+            ));
         }
         out.push(LoopVariant {
             name: raw.name.clone(),
@@ -544,13 +878,24 @@ fn validate_loops(file: LoopsFile) -> Result<Vec<LoopVariant>, SpecError> {
         });
     }
     if !out.iter().any(|v| v.shape == Shape::Strided) {
-        return Err(SpecError::new(LOOPS, "[[variant]]", "shape", "the strided variant is required: the engine falls back to it for any layout"));
+        return Err(SpecError::new(
+            LOOPS,
+            "[[variant]]",
+            "shape",
+            "the strided variant is required: the engine falls back to it for any layout",
+        ));
     }
     Ok(out)
 }
 
 const KNOWN_FEATURES: &[(&str, &[&str])] = &[
-    ("x86_64", &["sse2", "sse3", "ssse3", "sse4.1", "sse4.2", "avx", "avx2", "fma", "f16c", "bmi1", "bmi2", "lzcnt", "popcnt", "avx512f", "avx512bw", "avx512vl", "avx512dq"]),
+    (
+        "x86_64",
+        &[
+            "sse2", "sse3", "ssse3", "sse4.1", "sse4.2", "avx", "avx2", "fma", "f16c", "bmi1",
+            "bmi2", "lzcnt", "popcnt", "avx512f", "avx512bw", "avx512vl", "avx512dq",
+        ],
+    ),
     ("aarch64", &["neon", "fp16", "sve", "sve2"]),
 ];
 
@@ -560,19 +905,42 @@ fn validate_tiers(file: TiersFile) -> Result<Vec<Tier>, SpecError> {
         let t = format!("[[tier]] \"{}\"", raw.name);
         check_name(TIERS, &t, "name", &raw.name)?;
         if out.iter().any(|x| x.name == raw.name) {
-            return Err(SpecError::new(TIERS, t, "name", "this tier is declared twice"));
+            return Err(SpecError::new(
+                TIERS,
+                t,
+                "name",
+                "this tier is declared twice",
+            ));
         }
         if raw.arch == "any" {
             if !raw.features.is_empty() {
-                return Err(SpecError::new(TIERS, t, "features", "a tier for any architecture cannot need CPU features"));
+                return Err(SpecError::new(
+                    TIERS,
+                    t,
+                    "features",
+                    "a tier for any architecture cannot need CPU features",
+                ));
             }
         } else {
-            let known = KNOWN_FEATURES.iter().find(|(a, _)| *a == raw.arch).ok_or_else(|| {
-                SpecError::new(TIERS, t.clone(), "arch", format!("unknown architecture `{}` (any, x86_64, aarch64)", raw.arch))
-            })?;
+            let known = KNOWN_FEATURES
+                .iter()
+                .find(|(a, _)| *a == raw.arch)
+                .ok_or_else(|| {
+                    SpecError::new(
+                        TIERS,
+                        t.clone(),
+                        "arch",
+                        format!("unknown architecture `{}` (any, x86_64, aarch64)", raw.arch),
+                    )
+                })?;
             for f in &raw.features {
                 if !known.1.contains(&f.as_str()) {
-                    return Err(SpecError::new(TIERS, t, "features", format!("unknown {} feature `{f}`", raw.arch)));
+                    return Err(SpecError::new(
+                        TIERS,
+                        t,
+                        "features",
+                        format!("unknown {} feature `{f}`", raw.arch),
+                    ));
                 }
             }
         }
@@ -584,7 +952,12 @@ fn validate_tiers(file: TiersFile) -> Result<Vec<Tier>, SpecError> {
         });
     }
     if out.first().map(|t| t.name.as_str()) != Some("scalar") || out[0].arch != "any" {
-        return Err(SpecError::new(TIERS, "[[tier]]", "name", "the first tier must be `scalar`, for any architecture: it is the reference"));
+        return Err(SpecError::new(
+            TIERS,
+            "[[tier]]",
+            "name",
+            "the first tier must be `scalar`, for any architecture: it is the reference",
+        ));
     }
     Ok(out)
 }
@@ -595,36 +968,106 @@ fn validate_formats(file: FormatsFile, dtypes: &[DType]) -> Result<Vec<Format>, 
         let table = format!("[[format]] \"{}\"", raw.name);
         let t = table.as_str();
         check_name(FORMATS, t, "name", &raw.name)?;
-        if out.iter().any(|f| f.name == raw.name || f.aliases.contains(&raw.name)) {
-            return Err(SpecError::new(FORMATS, t, "name", "this format is declared twice"));
+        if out
+            .iter()
+            .any(|f| f.name == raw.name || f.aliases.contains(&raw.name))
+        {
+            return Err(SpecError::new(
+                FORMATS,
+                t,
+                "name",
+                "this format is declared twice",
+            ));
         }
         let find = |key: &str, name: &str| -> Result<&DType, SpecError> {
-            dtypes.iter().find(|d| d.name == name).ok_or_else(|| {
-                SpecError::new(FORMATS, t, key, format!("unknown dtype `{name}`"))
-            })
+            dtypes
+                .iter()
+                .find(|d| d.name == name)
+                .ok_or_else(|| SpecError::new(FORMATS, t, key, format!("unknown dtype `{name}`")))
         };
         let element = find("element", &raw.element)?;
         if !matches!(element.class, Class::Float | Class::Int) {
-            return Err(SpecError::new(FORMATS, t, "element", "the element must be a float or a signed integer dtype"));
+            return Err(SpecError::new(
+                FORMATS,
+                t,
+                "element",
+                "the element must be a float or a signed integer dtype",
+            ));
         }
         let scale = find("scale", &raw.scale)?;
         if scale.class != Class::Float || scale.float.as_ref().is_some_and(|f| f.signed) {
-            return Err(SpecError::new(FORMATS, t, "scale", "the scale must be an unsigned float dtype"));
+            return Err(SpecError::new(
+                FORMATS,
+                t,
+                "scale",
+                "the scale must be an unsigned float dtype",
+            ));
         }
         if let Some(ts) = &raw.tensor_scale {
             find("tensor_scale", ts)?;
         }
         if raw.block == 0 || raw.block % element.values_per_byte as usize != 0 {
-            return Err(SpecError::new(FORMATS, t, "block", format!("a block of {} does not hold whole bytes of {}", raw.block, element.name)));
+            return Err(SpecError::new(
+                FORMATS,
+                t,
+                "block",
+                format!(
+                    "a block of {} does not hold whole bytes of {}",
+                    raw.block, element.name
+                ),
+            ));
         }
+        let fraction_bits = match (element.class, raw.fraction_bits) {
+            (Class::Int, Some(f)) if f < element.bits => f,
+            (Class::Int, Some(f)) => {
+                return Err(SpecError::new(
+                    FORMATS,
+                    t,
+                    "fraction_bits",
+                    format!(
+                        "{f} fraction bits do not fit a {}-bit element",
+                        element.bits
+                    ),
+                ))
+            }
+            (Class::Int, None) => {
+                return Err(SpecError::new(
+                    FORMATS,
+                    t,
+                    "fraction_bits",
+                    "an integer element needs fraction_bits (its fixed-point scaling)",
+                ))
+            }
+            (_, Some(_)) => {
+                return Err(SpecError::new(
+                    FORMATS,
+                    t,
+                    "fraction_bits",
+                    "only an integer element takes fraction_bits",
+                ))
+            }
+            (_, None) => 0,
+        };
         let scale_rule = match raw.scale_rule.as_str() {
             "floor" => "Floor",
             "ceil" | "rceil" => "Ceil",
             "nvfp4" => "Nvfp4",
-            s => return Err(SpecError::new(FORMATS, t, "scale_rule", format!("unknown scale rule `{s}` (floor, ceil, rceil, nvfp4)"))),
+            s => {
+                return Err(SpecError::new(
+                    FORMATS,
+                    t,
+                    "scale_rule",
+                    format!("unknown scale rule `{s}` (floor, ceil, rceil, nvfp4)"),
+                ))
+            }
         };
         if scale_rule == "Nvfp4" && raw.tensor_scale.is_none() {
-            return Err(SpecError::new(FORMATS, t, "tensor_scale", "the nvfp4 scale rule needs a tensor scale"));
+            return Err(SpecError::new(
+                FORMATS,
+                t,
+                "tensor_scale",
+                "the nvfp4 scale rule needs a tensor scale",
+            ));
         }
         out.push(Format {
             name: raw.name.clone(),
@@ -633,6 +1076,7 @@ fn validate_formats(file: FormatsFile, dtypes: &[DType]) -> Result<Vec<Format>, 
             scale: raw.scale.clone(),
             block: raw.block,
             tensor_scale: raw.tensor_scale.clone(),
+            fraction_bits,
             scale_rule,
             doc: raw.doc.clone(),
         });

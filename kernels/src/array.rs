@@ -3,8 +3,8 @@
 //!
 //! Sub-byte dtypes (`values_per_byte > 1`) are packed along the last axis, element
 //! 0 in the most significant bits: that axis must have unit stride and a length
-//! that fills whole bytes, and every other stride and the offset must be whole
-//! bytes too.
+//! that fills whole bytes (or hold a single value, in the most significant bits
+//! of its byte), and every other stride and the offset must be whole bytes too.
 
 use crate::error::{Error, Result};
 use crate::DType;
@@ -71,28 +71,27 @@ impl Layout {
         let info = self.dtype.info();
         let vpb = info.values_per_byte as usize;
         if vpb > 1 {
+            // A packed last axis holds whole bytes, or is a single value (extent 1,
+            // or rank 0) sitting in the most significant bits of its byte.
             let rank = self.shape.len();
-            if rank == 0 {
+            let (last, last_stride) = if rank == 0 {
+                (1, 1)
+            } else {
+                (self.shape[rank - 1], self.strides[rank - 1])
+            };
+            if last != 1 && !last.is_multiple_of(vpb) {
                 return Err(layout_err(format!(
-                    "a packed {} view needs at least one axis (the packed one)",
+                    "the packed last axis of {} has {last} values, not a whole number of bytes ({vpb} per byte)",
                     self.dtype
                 )));
             }
-            if self.shape[rank - 1] % vpb != 0 {
+            if last > 1 && last_stride != 1 {
                 return Err(layout_err(format!(
-                    "the packed last axis of {} has {} values, not a whole number of bytes ({vpb} per byte)",
-                    self.dtype,
-                    self.shape[rank - 1]
+                    "the packed last axis of {} must have stride 1, not {last_stride}",
+                    self.dtype
                 )));
             }
-            if self.shape[rank - 1] > 1 && self.strides[rank - 1] != 1 {
-                return Err(layout_err(format!(
-                    "the packed last axis of {} must have stride 1, not {}",
-                    self.dtype,
-                    self.strides[rank - 1]
-                )));
-            }
-            for (i, &s) in self.strides[..rank - 1].iter().enumerate() {
+            for (i, &s) in self.strides[..rank.saturating_sub(1)].iter().enumerate() {
                 if self.shape[i] > 1 && s.rem_euclid(vpb as isize) != 0 {
                     return Err(layout_err(format!(
                         "stride {s} of axis {i} is not a whole number of bytes of {}",
@@ -100,7 +99,7 @@ impl Layout {
                     )));
                 }
             }
-            if self.offset % vpb != 0 {
+            if !self.offset.is_multiple_of(vpb) {
                 return Err(layout_err(format!(
                     "offset {} is not a whole number of bytes of {}",
                     self.offset, self.dtype
@@ -329,7 +328,5 @@ pub fn as_bytes<T: Element>(s: &[T]) -> &[u8] {
 /// a valid `T` (the kernels do: see [`Element`]).
 pub(crate) fn as_bytes_mut<T: Element>(s: &mut [T]) -> &mut [u8] {
     // SAFETY: as in `as_bytes`; the kernels only write values valid for T.
-    unsafe {
-        core::slice::from_raw_parts_mut(s.as_mut_ptr() as *mut u8, core::mem::size_of_val(s))
-    }
+    unsafe { core::slice::from_raw_parts_mut(s.as_mut_ptr() as *mut u8, core::mem::size_of_val(s)) }
 }

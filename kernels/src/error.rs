@@ -98,13 +98,19 @@ impl fmt::Display for Error {
                 operand,
                 shape,
                 target,
-            } => write!(f, "{operand}: shape {shape:?} does not broadcast to {target:?}"),
+            } => write!(
+                f,
+                "{operand}: shape {shape:?} does not broadcast to {target:?}"
+            ),
             Error::Layout { operand, reason } => write!(f, "{operand}: {reason}"),
             Error::OutOfBounds {
                 operand,
                 needed,
                 len,
-            } => write!(f, "{operand}: the view needs {needed} bytes but {len} are given"),
+            } => write!(
+                f,
+                "{operand}: the view needs {needed} bytes but {len} are given"
+            ),
             Error::Overflow { operand } => write!(f, "{operand}: size arithmetic overflows"),
             Error::Invalid(s) => f.write_str(s),
         }

@@ -24,17 +24,20 @@
 #![deny(missing_docs)]
 
 pub mod array;
+pub mod cast;
 pub mod elementwise;
 pub mod error;
+pub mod formats;
 pub mod tier;
 
 pub use array::{ArrayView, ArrayViewMut, Element, Layout};
+pub use cast::{cast, cast_with, CastMode};
 pub use elementwise::{elementwise, elementwise_with, result_dtype};
 pub use error::{Error, Result};
 pub use tessera_generated::{
-    kernel_index, variants_for, Accuracy, Args, Class, DType, DTypeInfo, FloatInfo, Format,
-    FormatInfo, Kind, KindInfo, KernelInfo, LoopFn, NanStyle, NanTo, Negative, OperandRule,
-    Overflow, ResultRule, ScaleRule, Tier, TierInfo, Variant, KERNELS, KERNEL_COUNT,
+    cast_index, kernel_index, variants_for, Accuracy, Args, Class, DType, DTypeInfo, FloatInfo,
+    Format, FormatInfo, KernelInfo, Kind, KindInfo, LoopFn, NanStyle, NanTo, Negative, OperandRule,
+    Overflow, ResultRule, ScaleRule, Tier, TierInfo, Variant, CAST_COUNT, KERNELS, KERNEL_COUNT,
 };
 pub use tier::{active_tier, available_tiers, best_tier, Exec};
 

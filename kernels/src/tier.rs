@@ -11,7 +11,11 @@ use std::sync::OnceLock;
 
 /// Every tier this CPU runs, the scalar reference first.
 pub fn available_tiers() -> Vec<Tier> {
-    Tier::ALL.iter().copied().filter(|t| t.available()).collect()
+    Tier::ALL
+        .iter()
+        .copied()
+        .filter(|t| t.available())
+        .collect()
 }
 
 /// The most capable tier this CPU runs (the last available in spec order).
@@ -62,21 +66,12 @@ pub fn tier_env_note() -> Option<String> {
 
 /// How a call runs: on which tier and with how many threads. Results never depend
 /// on either; only speed does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Exec {
     /// The tier, or None for the process's active tier.
     pub tier: Option<Tier>,
     /// Threads: 1 keeps the call on the calling thread; 0 means rayon's pool size.
     pub threads: usize,
-}
-
-impl Default for Exec {
-    fn default() -> Self {
-        Exec {
-            tier: None,
-            threads: 0,
-        }
-    }
 }
 
 impl Exec {

@@ -52,7 +52,11 @@ fn unit_roundoff(spec: &Spec, acc: &str) -> f64 {
 fn emit_dtypes(spec: &Spec) -> TokenStream {
     let n = spec.dtypes.len();
     let idents: Vec<Ident> = spec.dtypes.iter().map(|d| ident(&d.ident())).collect();
-    let docs: Vec<String> = spec.dtypes.iter().map(|d| format!("`{}`: {}", d.name, d.doc)).collect();
+    let docs: Vec<String> = spec
+        .dtypes
+        .iter()
+        .map(|d| format!("`{}`: {}", d.name, d.doc))
+        .collect();
     let infos = spec.dtypes.iter().map(|d| {
         let name = &d.name;
         let aliases = &d.aliases;
@@ -154,7 +158,11 @@ fn emit_dtypes(spec: &Spec) -> TokenStream {
 fn emit_kinds(spec: &Spec) -> TokenStream {
     let n = spec.kinds.len();
     let idents: Vec<Ident> = spec.kinds.iter().map(|k| ident(&camel(&k.name))).collect();
-    let docs: Vec<String> = spec.kinds.iter().map(|k| format!("`{}`: {}", k.name, k.doc)).collect();
+    let docs: Vec<String> = spec
+        .kinds
+        .iter()
+        .map(|k| format!("`{}`: {}", k.name, k.doc))
+        .collect();
     let names: Vec<&String> = spec.kinds.iter().map(|k| &k.name).collect();
     let infos = spec.kinds.iter().map(|k| {
         let name = &k.name;
@@ -210,7 +218,11 @@ fn emit_kinds(spec: &Spec) -> TokenStream {
 fn emit_tiers(spec: &Spec) -> TokenStream {
     let n = spec.tiers.len();
     let idents: Vec<Ident> = spec.tiers.iter().map(|t| ident(&camel(&t.name))).collect();
-    let docs: Vec<String> = spec.tiers.iter().map(|t| format!("`{}`: {}", t.name, t.doc)).collect();
+    let docs: Vec<String> = spec
+        .tiers
+        .iter()
+        .map(|t| format!("`{}`: {}", t.name, t.doc))
+        .collect();
     let names: Vec<&String> = spec.tiers.iter().map(|t| &t.name).collect();
     let infos = spec.tiers.iter().map(|t| {
         let (name, arch, doc) = (&t.name, &t.arch, &t.doc);
@@ -225,9 +237,9 @@ fn emit_tiers(spec: &Spec) -> TokenStream {
         let arch = &t.arch;
         let feats = &t.features;
         let detect = if arch == "x86_64" {
-            quote!( true #( && std::is_x86_feature_detected!(#feats) )* )
+            quote!( #( std::is_x86_feature_detected!(#feats) )&&* )
         } else {
-            quote!( true #( && std::arch::is_aarch64_feature_detected!(#feats) )* )
+            quote!( #( std::arch::is_aarch64_feature_detected!(#feats) )&&* )
         };
         quote! {
             Tier::#id => {
@@ -238,9 +250,11 @@ fn emit_tiers(spec: &Spec) -> TokenStream {
             }
         }
     });
-    let tables = spec.tiers.iter().map(|t| {
+    let table_arms =
+        |prefix: &str| -> Vec<TokenStream> {
+            spec.tiers.iter().map(|t| {
         let id = ident(&camel(&t.name));
-        let table = ident(&format!("TABLE_{}", t.name.to_ascii_uppercase()));
+        let table = ident(&format!("{prefix}{}", t.name.to_ascii_uppercase()));
         if t.arch == "any" {
             quote!(Tier::#id => Some(&crate::table::#table),)
         } else {
@@ -254,7 +268,10 @@ fn emit_tiers(spec: &Spec) -> TokenStream {
                 }
             }
         }
-    });
+        }).collect()
+        };
+    let tables = table_arms("TABLE_");
+    let cast_tables = table_arms("CAST_TABLE_");
     quote! {
         /// An instruction-set tier of `spec/tiers.toml`.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -287,6 +304,10 @@ fn emit_tiers(spec: &Spec) -> TokenStream {
             pub fn table(self) -> Option<&'static [crate::LoopFn]> {
                 match self { #(#tables)* }
             }
+            /// The tier's cast kernels, indexed by `cast_index`, where the CPU runs it.
+            pub fn cast_table(self) -> Option<&'static [crate::LoopFn]> {
+                match self { #(#cast_tables)* }
+            }
         }
 
         impl core::fmt::Display for Tier {
@@ -299,17 +320,27 @@ fn emit_tiers(spec: &Spec) -> TokenStream {
 
 fn emit_formats(spec: &Spec) -> TokenStream {
     let n = spec.formats.len();
-    let idents: Vec<Ident> = spec.formats.iter().map(|f| ident(&camel(&f.name))).collect();
-    let docs: Vec<String> = spec.formats.iter().map(|f| format!("`{}`: {}", f.name, f.doc)).collect();
+    let idents: Vec<Ident> = spec
+        .formats
+        .iter()
+        .map(|f| ident(&camel(&f.name)))
+        .collect();
+    let docs: Vec<String> = spec
+        .formats
+        .iter()
+        .map(|f| format!("`{}`: {}", f.name, f.doc))
+        .collect();
     let infos = spec.formats.iter().map(|f| {
         let (name, aliases, element, scale, block, doc) =
             (&f.name, &f.aliases, &f.element, &f.scale, f.block, &f.doc);
         let ts = opt_str(&f.tensor_scale);
+        let fb = f.fraction_bits;
         let rule = ident(f.scale_rule);
         quote! {
             FormatInfo {
                 name: #name, aliases: &[#(#aliases),*], element: #element, scale: #scale,
-                block: #block, tensor_scale: #ts, scale_rule: ScaleRule::#rule, doc: #doc,
+                block: #block, tensor_scale: #ts, fraction_bits: #fb,
+                scale_rule: ScaleRule::#rule, doc: #doc,
             }
         }
     });

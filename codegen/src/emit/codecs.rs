@@ -28,7 +28,10 @@ pub fn emit(spec: &Spec) -> TokenStream {
         let nt = Ident::new(f.nan_to, Span::call_site());
         let ng = Ident::new(f.negative, Span::call_site());
         let doc_p = format!("The parameters of `{}`.", d.name);
-        let doc_c = format!("The codec of `{}`: f32 carrier, round to nearest even.", d.name);
+        let doc_c = format!(
+            "The codec of `{}`: f32 carrier, round to nearest even.",
+            d.name
+        );
         quote! {
             #[doc = #doc_p]
             pub struct #params;

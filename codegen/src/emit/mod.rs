@@ -19,6 +19,7 @@ pub struct GeneratedFile {
 const HEADER: &str = include_str!("../../templates/header.j2");
 const LIB: &str = include_str!("../../templates/lib.rs.j2");
 const TIER: &str = include_str!("../../templates/tier.rs.j2");
+const CASTS: &str = include_str!("../../templates/casts.rs.j2");
 
 fn header(env: &Environment, inputs: &str) -> String {
     env.get_template("header")
@@ -42,6 +43,11 @@ pub(crate) fn tier_module(name: &str) -> String {
     format!("tier_{name}")
 }
 
+/// The module name of a tier's cast kernels.
+pub(crate) fn casts_module(name: &str) -> String {
+    format!("casts_{name}")
+}
+
 /// Emit every file of `generated/`.
 pub fn generate(spec: &Spec) -> Vec<GeneratedFile> {
     let mut env = Environment::new();
@@ -49,14 +55,22 @@ pub fn generate(spec: &Spec) -> Vec<GeneratedFile> {
     env.add_template("header", HEADER).expect("header template");
     env.add_template("lib", LIB).expect("lib template");
     env.add_template("tier", TIER).expect("tier template");
+    env.add_template("casts", CASTS).expect("casts template");
 
     let kernels = spec.kernels();
+    let casts = spec.casts();
     let mut files = Vec::new();
 
     let tier_modules: Vec<_> = spec
         .tiers
         .iter()
-        .map(|t| context! { arch => t.arch.clone(), module => tier_module(&t.name) })
+        .map(|t| {
+            context! {
+                arch => t.arch.clone(),
+                module => tier_module(&t.name),
+                casts => casts_module(&t.name),
+            }
+        })
         .collect();
     let lib = env
         .get_template("lib")
@@ -79,19 +93,28 @@ pub fn generate(spec: &Spec) -> Vec<GeneratedFile> {
     files.push(GeneratedFile {
         path: "catalog.rs".into(),
         text: pretty(
-            &header(&env, "spec/dtypes.toml, spec/kinds.toml, spec/tiers.toml, spec/formats.toml"),
+            &header(
+                &env,
+                "spec/dtypes.toml, spec/kinds.toml, spec/tiers.toml, spec/formats.toml",
+            ),
             &catalog::emit(spec).to_string(),
         ),
     });
     files.push(GeneratedFile {
         path: "codecs.rs".into(),
-        text: pretty(&header(&env, "spec/dtypes.toml"), &codecs::emit(spec).to_string()),
+        text: pretty(
+            &header(&env, "spec/dtypes.toml"),
+            &codecs::emit(spec).to_string(),
+        ),
     });
     files.push(GeneratedFile {
         path: "table.rs".into(),
         text: pretty(
-            &header(&env, "spec/kinds.toml, spec/dtypes.toml, spec/loops.toml, spec/tiers.toml"),
-            &table::emit(spec, &kernels).to_string(),
+            &header(
+                &env,
+                "spec/kinds.toml, spec/dtypes.toml, spec/loops.toml, spec/tiers.toml",
+            ),
+            &table::emit(spec, &kernels, &casts).to_string(),
         ),
     });
 
@@ -119,6 +142,34 @@ pub fn generate(spec: &Spec) -> Vec<GeneratedFile> {
                 })
             })
             .expect("tier template renders");
+        let cs: Vec<_> = casts
+            .iter()
+            .map(|c| {
+                context! {
+                    name => c.fn_name.clone(),
+                    call => c.call.clone(),
+                    src => spec.dtypes[c.src].name.clone(),
+                    dst => spec.dtypes[c.dst].name.clone(),
+                    mode => if c.saturating { "saturating" } else { "default" },
+                    variant => c.variant.name(),
+                }
+            })
+            .collect();
+        let ctext = env
+            .get_template("casts")
+            .and_then(|t| {
+                t.render(context! {
+                    header => header(&env, "spec/dtypes.toml, spec/loops.toml, spec/tiers.toml"),
+                    tier => context! { name => tier.name.clone() },
+                    features => tier.features.join(","),
+                    casts => cs,
+                })
+            })
+            .expect("casts template renders");
+        files.push(GeneratedFile {
+            path: format!("{}.rs", casts_module(&tier.name)),
+            text: ctext.trim_end().to_string() + "\n",
+        });
         // The loop shells are laid out by the template itself (prettyplease would
         // drop their SAFETY comments); the module is excluded from rustfmt.
         let text = text.trim_end().to_string() + "\n";

@@ -1,7 +1,7 @@
 //! The kernel registry and one dispatch table per tier.
 
-use super::tier_module;
-use crate::spec::{camel, KernelPlan, Spec};
+use super::{casts_module, tier_module};
+use crate::spec::{camel, CastPlan, KernelPlan, Spec};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
@@ -10,8 +10,31 @@ fn ident(s: &str) -> Ident {
 }
 
 /// Emit `table.rs`.
-pub fn emit(spec: &Spec, kernels: &[KernelPlan]) -> TokenStream {
+pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan]) -> TokenStream {
     let n = kernels.len();
+    let nc = casts.len();
+    let nv1 = spec.variants_for(1).len();
+    let cast_tables = spec.tiers.iter().map(|t| {
+        let name = ident(&format!("CAST_TABLE_{}", t.name.to_ascii_uppercase()));
+        let module = ident(&casts_module(&t.name));
+        let fns = casts.iter().map(|c| ident(&c.fn_name));
+        let doc = format!(
+            "The cast kernels of the `{}` tier, indexed by `cast_index`.",
+            t.name
+        );
+        let cfg = if t.arch == "any" {
+            quote!()
+        } else {
+            let arch = &t.arch;
+            quote!(#[cfg(target_arch = #arch)])
+        };
+        quote! {
+            #[doc = #doc]
+            #cfg
+            pub static #name: [LoopFn; #nc] = [ #(crate::#module::#fns as LoopFn),* ];
+        }
+    });
+    let v1 = spec.variants_for(1).into_iter().map(|v| ident(v.ident()));
     let infos = kernels.iter().map(|k| {
         let kind = ident(&camel(&spec.kinds[k.kind].name));
         let dtype = ident(&spec.dtypes[k.dtype].ident());
@@ -22,7 +45,10 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan]) -> TokenStream {
         let name = ident(&format!("TABLE_{}", t.name.to_ascii_uppercase()));
         let module = ident(&tier_module(&t.name));
         let fns = kernels.iter().map(|k| ident(&k.fn_name));
-        let doc = format!("The kernels of the `{}` tier, indexed by `kernel_index`.", t.name);
+        let doc = format!(
+            "The kernels of the `{}` tier, indexed by `kernel_index`.",
+            t.name
+        );
         let cfg = if t.arch == "any" {
             quote!()
         } else {
@@ -82,6 +108,20 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan]) -> TokenStream {
                 #(#by_arity)*
                 _ => &[],
             }
+        }
+
+        /// Cast kernels per tier: every (source, destination) pair, two modes, the
+        /// one-input loop variants.
+        pub const CAST_COUNT: usize = #nc;
+
+        #(#cast_tables)*
+
+        /// The index of a cast kernel in every tier's cast table, or None for a
+        /// variant casts are not emitted for.
+        pub fn cast_index(src: DType, dst: DType, saturating: bool, variant: Variant) -> Option<usize> {
+            let slot = [#(Variant::#v1),*].iter().position(|v| *v == variant)?;
+            let pair = src as usize * DType::ALL.len() + dst as usize;
+            Some((pair * 2 + saturating as usize) * #nv1 + slot)
         }
 
         /// The table index of a kernel, or None where the spec declares no such kernel.

@@ -9,7 +9,7 @@
 //! with the contiguous kernel and packed back. Every path gives the same bits:
 //! an elementwise result depends on its inputs' values alone.
 
-mod plan;
+pub(crate) mod plan;
 mod tile;
 
 use crate::array::{ArrayView, ArrayViewMut};
@@ -19,7 +19,7 @@ use crate::{kernel_index, Class, DType, Kind, OperandRule, ResultRule, Variant};
 use plan::Plan;
 
 /// Elements below which a call stays on the calling thread.
-const PARALLEL_MIN: usize = 1 << 18;
+pub(crate) const PARALLEL_MIN: usize = 1 << 18;
 
 /// The dtype of a call's inputs (the value inputs for `select`).
 pub fn call_dtype(kind: Kind, inputs: &[DType]) -> Result<DType> {
@@ -92,6 +92,35 @@ pub fn broadcast_shapes(shapes: &[&[usize]]) -> Option<Vec<usize>> {
     Some(out)
 }
 
+/// Why a destination could reach one element twice, if it could: its axes of
+/// more than one element, by increasing stride magnitude, must each step past
+/// everything the smaller ones span. (This sufficient rule refuses every zero
+/// stride and every interleaving; a write to one element from two places
+/// would make the result depend on which lands last, and with threads on
+/// timing.)
+pub(crate) fn self_overlap(shape: &[usize], strides: &[isize]) -> Option<String> {
+    let mut axes: Vec<(u128, usize, usize)> = shape
+        .iter()
+        .zip(strides)
+        .enumerate()
+        .filter(|(_, (&n, _))| n > 1)
+        .map(|(i, (&n, &s))| (s.unsigned_abs() as u128, n, i))
+        .collect();
+    axes.sort_unstable();
+    let mut span: u128 = 0;
+    for (s, n, i) in axes {
+        if s <= span {
+            return Some(format!(
+                "axis {i} (stride {}) reaches elements the other axes also reach: \
+                 a destination must address each element once",
+                strides[i]
+            ));
+        }
+        span += (n as u128 - 1) * s;
+    }
+    None
+}
+
 /// Run `kind` on `inputs` into `out` on the active tier.
 ///
 /// Inputs broadcast to `out`'s shape; `out` must have the kind's result dtype
@@ -131,7 +160,13 @@ pub fn elementwise_with(
     if out.layout().is_empty() {
         return Ok(());
     }
-    let plan = Plan::new(kind, dtype, inputs, out);
+    if let Some(reason) = self_overlap(out.shape(), out.strides()) {
+        return Err(Error::Layout {
+            operand: "destination".into(),
+            reason,
+        });
+    }
+    let plan = Plan::new(inputs, out);
     let threads = if plan.total() >= PARALLEL_MIN {
         exec.thread_count()
     } else {
@@ -141,6 +176,6 @@ pub fn elementwise_with(
     // construction), shapes broadcast to the destination's, and the plan only
     // visits positions inside the destination's shape; the destination is a
     // unique borrow, so it overlaps no input.
-    unsafe { plan.run(table, threads) };
+    unsafe { plan.run(&|v| kernel_index(kind, dtype, v).map(|i| table[i]), threads) };
     Ok(())
 }

@@ -3,7 +3,7 @@
 
 use super::tile;
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::{kernel_index, Args, DType, Kind, LoopFn, Variant};
+use crate::{Args, LoopFn, Variant};
 use rayon::prelude::*;
 
 /// Operand slots: inputs 0..3, then the destination.
@@ -24,9 +24,7 @@ pub(super) struct Addr {
     pub bits: u32,
 }
 
-pub(super) struct Plan {
-    kind: Kind,
-    dtype: DType,
+pub(crate) struct Plan {
     arity: usize,
     /// Merged axes, outer to inner (at least one).
     dims: Vec<usize>,
@@ -42,12 +40,7 @@ pub(super) struct Plan {
 unsafe impl Sync for Plan {}
 
 impl Plan {
-    pub(super) fn new(
-        kind: Kind,
-        dtype: DType,
-        inputs: &[ArrayView<'_>],
-        out: &mut ArrayViewMut<'_>,
-    ) -> Plan {
+    pub(crate) fn new(inputs: &[ArrayView<'_>], out: &mut ArrayViewMut<'_>) -> Plan {
         let shape = out.shape().to_vec();
         let rank = shape.len();
         let arity = inputs.len();
@@ -113,8 +106,6 @@ impl Plan {
             strides.push([0; 4]);
         }
         Plan {
-            kind,
-            dtype,
             arity,
             dims,
             strides,
@@ -124,12 +115,15 @@ impl Plan {
     }
 
     /// Elements in the call.
-    pub(super) fn total(&self) -> usize {
+    pub(crate) fn total(&self) -> usize {
         self.dims.iter().product()
     }
 
     fn inner(&self) -> (usize, [isize; 4]) {
-        (*self.dims.last().expect("a plan has an axis"), *self.strides.last().expect("a plan has an axis"))
+        (
+            *self.dims.last().expect("a plan has an axis"),
+            *self.strides.last().expect("a plan has an axis"),
+        )
     }
 
     fn rows(&self) -> usize {
@@ -138,16 +132,13 @@ impl Plan {
 
     /// Element positions of row `r`'s first element, per operand.
     fn row_pos(&self, mut r: usize) -> [isize; 4] {
-        let mut pos = [0isize; 4];
-        for k in 0..4 {
-            pos[k] = self.addr[k].offset;
-        }
+        let mut pos = self.addr.map(|a| a.offset);
         for d in (0..self.dims.len() - 1).rev() {
             let n = self.dims[d];
             let i = (r % n) as isize;
             r /= n;
-            for k in 0..4 {
-                pos[k] += i * self.strides[d][k];
+            for (p, s) in pos.iter_mut().zip(self.strides[d]) {
+                *p += i * s;
             }
         }
         pos
@@ -162,33 +153,40 @@ impl Plan {
                 return Variant::Contig;
             }
             let zeros: Vec<usize> = (0..self.arity).filter(|&k| ins[k] == 0).collect();
-            if self.arity >= 2 && zeros.len() == 1 && ins.iter().filter(|&&x| x == 1).count() == self.arity - 1 {
+            if self.arity >= 2
+                && zeros.len() == 1
+                && ins.iter().filter(|&&x| x == 1).count() == self.arity - 1
+            {
                 return [Variant::Bcast0, Variant::Bcast1, Variant::Bcast2][zeros[0]];
             }
         }
         Variant::Strided
     }
 
-    /// Run every element.
+    /// Run every element with the kernels `select` gives for each loop variant
+    /// (it must give one for `Strided`; a missing variant falls back to it).
     ///
     /// # Safety
     /// The plan's operands must be valid for every position the plan visits
-    /// (guaranteed by `elementwise_with`'s validation).
-    pub(super) unsafe fn run(&self, table: &[LoopFn], threads: usize) {
-        let contig = table[kernel_index(self.kind, self.dtype, Variant::Contig)
-            .or_else(|| kernel_index(self.kind, self.dtype, Variant::Strided))
-            .expect("validated kind and dtype")];
+    /// (guaranteed by the caller's validation), and `select`'s kernels must be
+    /// the call's kernels for the operands' dtypes.
+    pub(crate) unsafe fn run(&self, select: &dyn Fn(Variant) -> Option<LoopFn>, threads: usize) {
+        let pick = |v: Variant| {
+            select(v)
+                .or_else(|| select(Variant::Strided))
+                .expect("every kernel has a strided variant")
+        };
+        let contig = pick(Variant::Contig);
         if self.packed {
             // SAFETY: forwarded.
             unsafe { tile::run_packed(self, contig, 0, self.rows()) };
             return;
         }
-        let v = self.variant();
-        let f = table[kernel_index(self.kind, self.dtype, v)
-            .or_else(|| kernel_index(self.kind, self.dtype, Variant::Strided))
-            .expect("validated kind and dtype")];
+        let f = pick(self.variant());
         let rows = self.rows();
         let (n, _) = self.inner();
+        // More threads than elements buy nothing (and would overflow the task count).
+        let threads = threads.min(self.total()).max(1);
         if threads <= 1 {
             // SAFETY: forwarded.
             unsafe { self.run_rows(f, 0, rows, 0, n) };

@@ -1,0 +1,168 @@
+//! One module per command of the `tessera` tool.
+
+pub mod cast;
+pub mod coverage;
+pub mod elementwise;
+pub mod formats;
+pub mod kernels;
+pub mod run;
+pub mod selftest;
+
+use crate::call::UniqueMap;
+use crate::failure::{Failure, Outcome};
+
+/// A command's arguments, split by [`parse_args`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ParsedArgs<'a> {
+    /// Flags seen (`--json`).
+    pub flags: Vec<&'a str>,
+    /// Options with their values (`--tested DIR`), in order.
+    pub options: Vec<(&'static str, &'a str)>,
+    /// Positional arguments.
+    pub positional: Vec<&'a str>,
+}
+
+impl ParsedArgs<'_> {
+    /// Whether `flag` was given.
+    pub fn has(&self, flag: &str) -> bool {
+        self.flags.contains(&flag)
+    }
+
+    /// The last value given for `option`.
+    pub fn value(&self, option: &str) -> Option<&str> {
+        self.options
+            .iter()
+            .rev()
+            .find(|(o, _)| *o == option)
+            .map(|(_, v)| *v)
+    }
+
+    /// Refuse positional arguments beyond the first `n`.
+    pub fn at_most(&self, command: &str, n: usize) -> Outcome<()> {
+        match self.positional.get(n) {
+            Some(p) => Err(Failure::usage(format!(
+                "{command}: unexpected argument `{p}`"
+            ))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Split a command's arguments into the flags it knows (`--json`), options
+/// with a value (`--tested DIR` or `--tested=DIR`) and positional arguments;
+/// anything else that starts with `-` is a usage error.
+pub fn parse_args<'a>(
+    command: &str,
+    args: &'a [String],
+    flags: &[&'static str],
+    options: &[&'static str],
+) -> Outcome<ParsedArgs<'a>> {
+    let mut parsed = ParsedArgs::default();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let a = a.as_str();
+        if flags.contains(&a) {
+            parsed.flags.push(a);
+        } else if let Some(opt) = options.iter().find(|o| {
+            a == **o
+                || a.strip_prefix(**o)
+                    .is_some_and(|rest| rest.starts_with('='))
+        }) {
+            let value = match a.strip_prefix(opt).and_then(|r| r.strip_prefix('=')) {
+                Some(v) => v,
+                None => it
+                    .next()
+                    .map(String::as_str)
+                    .ok_or_else(|| Failure::usage(format!("{command}: {opt} needs a value")))?,
+            };
+            parsed.options.push((*opt, value));
+        } else if a.starts_with('-') && a != "-" {
+            return Err(Failure::usage(format!(
+                "{command}: unknown option `{a}` (try `tessera help`)"
+            )));
+        } else {
+            parsed.positional.push(a);
+        }
+    }
+    Ok(parsed)
+}
+
+/// The names a list of call-file keys holds, quoted for a message.
+fn quoted(names: &[&str]) -> String {
+    if names.is_empty() {
+        return "none".to_string();
+    }
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Check that a call's operands or results (`what`) are exactly `names`:
+/// a usage error names the first unknown or missing one.
+pub fn expect_names<V>(
+    kernel: &str,
+    what: &str,
+    given: &UniqueMap<V>,
+    names: &[&str],
+) -> Outcome<()> {
+    let plural = if names.len() == 1 { "" } else { "s" };
+    for g in given.0.keys() {
+        if !names.contains(&g.as_str()) {
+            return Err(Failure::usage(format!(
+                "kernel `{kernel}` takes {what}{plural} {}; the call file names `{g}`",
+                quoted(names)
+            )));
+        }
+    }
+    if let Some(missing) = names.iter().find(|n| !given.0.contains_key(**n)) {
+        return Err(Failure::usage(format!(
+            "kernel `{kernel}` needs {what} {missing} ({what}{plural}: {})",
+            quoted(names)
+        )));
+    }
+    Ok(())
+}
+
+/// Check that a call's attributes are among `known`.
+pub fn expect_attrs(
+    kernel: &str,
+    attrs: &UniqueMap<serde_json::Value>,
+    known: &[&str],
+) -> Outcome<()> {
+    match attrs.0.keys().find(|k| !known.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(k) => Err(Failure::usage(format!(
+            "kernel `{kernel}` takes attributes {}; the call file gives `{k}`",
+            quoted(known)
+        ))),
+    }
+}
+
+/// A string attribute, if present (a usage error if it is not a string).
+pub fn string_attr<'a>(
+    kernel: &str,
+    attrs: &'a UniqueMap<serde_json::Value>,
+    key: &str,
+) -> Outcome<Option<&'a str>> {
+    match attrs.0.get(key) {
+        None => Ok(None),
+        Some(serde_json::Value::String(s)) => Ok(Some(s)),
+        Some(v) => Err(Failure::usage(format!(
+            "kernel `{kernel}`: attribute {key} must be a string, not {}",
+            truncate(&v.to_string(), 40)
+        ))),
+    }
+}
+
+/// At most `n` characters of `s`, with `…` where it was cut.
+pub fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(n).collect();
+        t.push('…');
+        t
+    }
+}

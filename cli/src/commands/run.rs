@@ -1,0 +1,81 @@
+//! `tessera run CALL.json`: execute one kernel call described by a call file.
+//!
+//! The call file names a kernel; this module reads the file, picks the tier and
+//! thread count, and hands the call to the module of the kernel's family
+//! (elementwise kinds for now; `map`, `cast`, `reduce`, … join as new arms of
+//! [`Kernel`]).
+
+use super::{elementwise, parse_args};
+use crate::call::Call;
+use crate::failure::{Failure, Outcome};
+use crate::outln;
+use std::io::Write;
+use std::path::Path;
+use tessera::{Exec, Kind};
+
+/// The most threads a call file may ask for.
+pub const MAX_THREADS: usize = 1024;
+
+/// The kernel a call file names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// An elementwise kind of the catalogue, by its name (`add`, `fma`, …).
+    Elementwise(Kind),
+}
+
+impl Kernel {
+    /// The kernel named `name`, or a usage error.
+    pub fn from_name(name: &str) -> Outcome<Kernel> {
+        if let Some(kind) = Kind::from_name(name) {
+            return Ok(Kernel::Elementwise(kind));
+        }
+        Err(Failure::usage(format!(
+            "unknown kernel `{name}` (see `tessera kernels`)"
+        )))
+    }
+}
+
+/// The tier and thread count a call asks for.
+pub fn exec_of(call: &Call) -> Outcome<Exec> {
+    let mut exec = Exec::default();
+    if let Some(name) = &call.tier {
+        let tier = tessera::tier::parse_tier(name).map_err(|e| match e {
+            tessera::Error::UnknownTier(_) => Failure::usage(format!("bad call file: {e}")),
+            e => Failure::run(e.to_string()),
+        })?;
+        exec = Exec::on(tier);
+    }
+    if let Some(threads) = call.threads {
+        if threads > MAX_THREADS {
+            return Err(Failure::usage(format!(
+                "bad call file: threads {threads} is more than {MAX_THREADS}"
+            )));
+        }
+        exec = exec.threads(threads);
+    }
+    Ok(exec)
+}
+
+/// Run `tessera run` with its arguments.
+pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
+    let args = parse_args("run", args, &[], &[])?;
+    let [path] = args.positional[..] else {
+        return Err(Failure::usage(
+            "run: expected one call file: tessera run CALL.json".to_string(),
+        ));
+    };
+    let path = Path::new(path);
+    let call = Call::read(path).map_err(Failure::usage)?;
+    let kernel = Kernel::from_name(&call.kernel)?;
+    let exec = exec_of(&call)?;
+    let report = match kernel {
+        Kernel::Elementwise(kind) => elementwise::call(path, &call, kind, &exec)?,
+    };
+    if let Some(note) = tessera::tier::tier_env_note() {
+        outln!(out, "note: {note}")?;
+    }
+    for line in report {
+        outln!(out, "{line}")?;
+    }
+    Ok(0)
+}

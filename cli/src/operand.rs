@@ -1,0 +1,194 @@
+//! Operands and results as arrays: reading an operand's `.npy` file into the
+//! bytes the library takes, checking it against the dtype the call file names,
+//! and writing a result back.
+//!
+//! Files of dtypes numpy has are used as they are: a Fortran-order file becomes
+//! a view with reversed strides, without a copy. Sub-byte dtypes (`i4`, `u4`,
+//! `u1`, `e2m1fn`) are held as one code per byte in C order until the kernel
+//! packs them along the last axis for the library.
+
+use crate::call::{resolve, Operand, Output};
+use crate::codes::{self, npy_type, values_per_byte};
+use crate::failure::{Failure, Outcome};
+use crate::npy::{self, NpyType};
+use std::path::{Path, PathBuf};
+use tessera::DType;
+
+/// An operand read from its file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loaded {
+    /// The operand's name in the call file.
+    pub name: String,
+    /// Its dtype.
+    pub dtype: DType,
+    /// Its shape (in values, also for sub-byte dtypes).
+    pub shape: Vec<usize>,
+    /// Its element strides (C order for sub-byte dtypes, whose `data` holds one
+    /// code per byte).
+    pub strides: Vec<isize>,
+    /// Its bytes: the file's data, or one code per byte for sub-byte dtypes.
+    pub data: Vec<u8>,
+}
+
+impl Loaded {
+    /// Whether the data holds one code per byte of a packed (sub-byte) dtype.
+    pub fn is_codes(&self) -> bool {
+        values_per_byte(self.dtype) > 1
+    }
+}
+
+fn run_err(name: &str, path: &Path, msg: impl std::fmt::Display) -> Failure {
+    Failure::run(format!("operand {name} ({}): {msg}", path.display()))
+}
+
+/// Parse an optional dtype name of the call file (a usage error if unknown).
+pub fn dtype_name(what: &str, name: Option<&str>) -> Outcome<Option<DType>> {
+    name.map(|n| codes::parse_dtype(n).map_err(|e| Failure::usage(format!("{what}: {e}"))))
+        .transpose()
+}
+
+/// Read operand `name` of the call file at `call_path`.
+pub fn load(call_path: &Path, name: &str, spec: &Operand) -> Outcome<Loaded> {
+    let path = resolve(call_path, &spec.npy);
+    let named = dtype_name(&format!("operand {name}"), spec.dtype.as_deref())?;
+    if let Some(d) = named {
+        if spec.packed && values_per_byte(d) == 1 {
+            return Err(Failure::usage(format!(
+                "operand {name}: \"packed\" applies only to sub-byte dtypes (i4, u4, u1, e2m1fn), not {d}"
+            )));
+        }
+    }
+    let file = npy::read(&path).map_err(|e| run_err(name, &path, e))?;
+    let dtype = match named {
+        Some(d) => d,
+        None if spec.packed => {
+            return Err(Failure::usage(format!(
+                "operand {name}: a packed operand must name its dtype"
+            )))
+        }
+        None => codes::dtype_of_npy(file.dtype),
+    };
+    check_npy_type(dtype, file.dtype).map_err(|e| run_err(name, &path, e))?;
+    let vpb = values_per_byte(dtype);
+    let strides = file.strides();
+    if vpb == 1 {
+        codes::check_codes(dtype, &file.data).map_err(|e| run_err(name, &path, e))?;
+        return Ok(Loaded {
+            name: name.to_string(),
+            dtype,
+            shape: file.shape,
+            strides,
+            data: file.data,
+        });
+    }
+    let bytes = to_c_order(&file.data, &file.shape, &strides, 1);
+    let (shape, codes) = if spec.packed {
+        let Some((&last, outer)) = file.shape.split_last() else {
+            return Err(run_err(
+                name,
+                &path,
+                "a packed file needs at least one axis (its last axis holds the bytes)",
+            ));
+        };
+        let values = last
+            .checked_mul(vpb)
+            .ok_or_else(|| run_err(name, &path, "the value count overflows"))?;
+        let mut shape = outer.to_vec();
+        shape.push(values);
+        (shape, codes::unpack(dtype, &bytes))
+    } else {
+        codes::check_codes(dtype, &bytes).map_err(|e| run_err(name, &path, e))?;
+        (file.shape, bytes)
+    };
+    Ok(Loaded {
+        name: name.to_string(),
+        dtype,
+        strides: npy::c_strides(&shape),
+        shape,
+        data: codes,
+    })
+}
+
+/// Check that a file's numpy type is the one `dtype` is stored as.
+pub fn check_npy_type(dtype: DType, found: NpyType) -> Result<(), String> {
+    let want = npy_type(dtype);
+    if found == want {
+        Ok(())
+    } else {
+        Err(format!(
+            "the file holds {} but dtype {dtype} is stored as {}",
+            found.descr(),
+            want.descr()
+        ))
+    }
+}
+
+/// Copy elements of `item` bytes addressed by non-negative `strides` into C order.
+pub fn to_c_order(data: &[u8], shape: &[usize], strides: &[isize], item: usize) -> Vec<u8> {
+    if strides == npy::c_strides(shape).as_slice() {
+        return data.to_vec();
+    }
+    let count = npy::element_count(shape);
+    let mut out = Vec::with_capacity(count * item);
+    let mut index = vec![0usize; shape.len()];
+    for _ in 0..count {
+        let pos: isize = index
+            .iter()
+            .zip(strides)
+            .map(|(&i, &s)| i as isize * s)
+            .sum();
+        let at = pos as usize * item;
+        out.extend_from_slice(&data[at..at + item]);
+        for axis in (0..shape.len()).rev() {
+            index[axis] += 1;
+            if index[axis] < shape[axis] {
+                break;
+            }
+            index[axis] = 0;
+        }
+    }
+    out
+}
+
+/// A zero-filled vector of `len` bytes, refused (not aborted) when memory is short.
+pub fn zeroed(len: usize) -> Outcome<Vec<u8>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| Failure::run(format!("cannot allocate {len} bytes")))?;
+    v.resize(len, 0);
+    Ok(v)
+}
+
+/// Write result `name` of the call file at `call_path`: `codes_or_bytes` holds
+/// the result in C order, one code per byte for sub-byte dtypes.
+pub fn store(
+    call_path: &Path,
+    name: &str,
+    spec: &Output,
+    dtype: DType,
+    shape: &[usize],
+    codes_or_bytes: &[u8],
+) -> Outcome<PathBuf> {
+    let path = resolve(call_path, &spec.npy);
+    let vpb = values_per_byte(dtype);
+    let t = npy_type(dtype);
+    let written = if spec.packed {
+        let Some((&last, outer)) = shape.split_last() else {
+            return Err(Failure::run(format!(
+                "result {name}: a packed result needs at least one axis"
+            )));
+        };
+        if last % vpb != 0 {
+            return Err(Failure::run(format!(
+                "result {name}: cannot pack a last axis of {last} {dtype} values into whole bytes ({vpb} per byte)"
+            )));
+        }
+        let mut file_shape = outer.to_vec();
+        file_shape.push(last / vpb);
+        npy::write(&path, t, &file_shape, &codes::pack(dtype, codes_or_bytes))
+    } else {
+        npy::write(&path, t, shape, codes_or_bytes)
+    };
+    written.map_err(|e| Failure::run(format!("result {name} ({}): {e}", path.display())))?;
+    Ok(path)
+}

@@ -1,0 +1,273 @@
+//! Fuzzing the parsers: thousands of mutations of a valid `.npy` file and of a
+//! valid call file, fed to the parsers in-process and, end to end, to the run
+//! command (in-process and through the binary). Nothing may panic; every
+//! refusal is an error value or a one-line message.
+
+mod common;
+
+use common::*;
+use tessera_cli::call::Call;
+use tessera_cli::npy;
+
+/// One random mutation of `base`.
+fn mutate(rng: &mut Rng, base: &[u8], dictionary: &[&[u8]]) -> Vec<u8> {
+    let mut v = base.to_vec();
+    for _ in 0..1 + rng.below(3) {
+        match rng.below(7) {
+            0 if !v.is_empty() => {
+                let i = rng.below(v.len());
+                v[i] ^= 1 << rng.below(8);
+            }
+            1 if !v.is_empty() => {
+                let i = rng.below(v.len());
+                v[i] = rng.next() as u8;
+            }
+            2 => {
+                let i = rng.below(v.len() + 1);
+                v.insert(i, rng.next() as u8);
+            }
+            3 if !v.is_empty() => {
+                let i = rng.below(v.len());
+                let n = 1 + rng.below(8.min(v.len() - i));
+                v.drain(i..i + n);
+            }
+            4 => {
+                let cut = rng.below(v.len() + 1);
+                v.truncate(cut);
+            }
+            5 => {
+                let word = dictionary[rng.below(dictionary.len())];
+                let i = rng.below(v.len() + 1);
+                v.splice(i..i, word.iter().copied());
+            }
+            _ if !v.is_empty() => {
+                // Overwrite with a dictionary word in place.
+                let word = dictionary[rng.below(dictionary.len())];
+                let i = rng.below(v.len());
+                for (k, &b) in word.iter().enumerate() {
+                    if i + k < v.len() {
+                        v[i + k] = b;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    v
+}
+
+const NPY_WORDS: &[&[u8]] = &[
+    b"(",
+    b")",
+    b",",
+    b"'",
+    b"{",
+    b"}",
+    b":",
+    b"True",
+    b"False",
+    b"'descr'",
+    b"'shape'",
+    b"'fortran_order'",
+    b"<f8",
+    b">f4",
+    b"|b1",
+    b"<c16",
+    b"|u1",
+    b"<u2",
+    b"99999999999999999999",
+    b"4611686018427387904",
+    b"0",
+    b"1099511627776",
+    b"\xff\xff\xff\xff",
+    b"\x00\x00",
+    b"\x03\x00",
+    b"\x02\x00",
+    b"L",
+    b"[",
+    b"]",
+    b"\\",
+];
+
+const JSON_WORDS: &[&[u8]] = &[
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b",",
+    b":",
+    b"\"",
+    b"null",
+    b"true",
+    b"-1",
+    b"1e400",
+    b"18446744073709551616",
+    b"\"x0\"",
+    b"\"x1\"",
+    b"\"x\"",
+    b"\"y\"",
+    b"\"npy\"",
+    b"\"dtype\"",
+    b"\"shape\"",
+    b"\"packed\"",
+    b"\"tier\"",
+    b"\"threads\"",
+    b"\"attrs\"",
+    b"\"kernel\"",
+    b"\"i4\"",
+    b"\"u1\"",
+    b"\"e2m1fn\"",
+    b"\"bf16\"",
+    b"\"c128\"",
+    b"\"fma\"",
+    b"\"select\"",
+    b"\"sub\"",
+    b"[0]",
+    b"[]",
+    b"[1099511627776, 1099511627776]",
+    b"\"scalar\"",
+    b"\\u0000",
+];
+
+fn base_npy() -> Vec<u8> {
+    let data: Vec<u8> = (0..6u32)
+        .flat_map(|i| (i as f32 * 1.5).to_le_bytes())
+        .collect();
+    npy_bytes("<f4", false, &[2, 3], &data, 1)
+}
+
+fn base_call() -> String {
+    r#"{"kernel": "add", "attrs": {}, "operands": {"x0": {"npy": "a.npy", "dtype": "f32"}, "x1": {"npy": "b.npy", "dtype": "f32"}}, "results": {"y": {"npy": "y.npy", "dtype": "f32", "shape": [2, 3]}}}"#
+        .to_string()
+}
+
+#[test]
+fn npy_parser_never_panics() {
+    let mut rng = Rng(0xF00D);
+    let bases = [
+        base_npy(),
+        npy_bytes("|u1", true, &[3, 2], &[1, 2, 3, 4, 5, 6], 2),
+        npy_bytes("<c16", false, &[1], &[0u8; 16], 3),
+        npy_bytes(">i8", false, &[], &[0u8; 8], 1),
+    ];
+    let mut accepted = 0;
+    for round in 0..4000 {
+        let base = &bases[round % bases.len()];
+        let bytes = mutate(&mut rng, base, NPY_WORDS);
+        if let Ok(a) = npy::parse(bytes) {
+            accepted += 1;
+            // What is accepted is self-consistent.
+            assert_eq!(a.data.len(), a.len() * a.dtype.size());
+            assert_eq!(a.strides().len(), a.shape.len());
+        }
+    }
+    // Some mutations (padding bytes, data bytes) keep the file valid.
+    assert!(accepted > 0);
+}
+
+#[test]
+fn call_parser_never_panics() {
+    let mut rng = Rng(0xCA11);
+    let base = base_call();
+    let mut accepted = 0;
+    for _ in 0..4000 {
+        let bytes = mutate(&mut rng, base.as_bytes(), JSON_WORDS);
+        let text = String::from_utf8_lossy(&bytes);
+        if Call::parse(&text).is_ok() {
+            accepted += 1;
+        }
+    }
+    assert!(accepted > 0);
+}
+
+/// End to end in-process: mutated call files and operand files through the run
+/// command; every outcome is a value.
+#[test]
+fn run_command_never_panics_in_process() {
+    let dir = TempDir::new("fuzz-inproc");
+    let mut rng = Rng(0xBEEF);
+    let call_path = dir.path("call.json").display().to_string();
+    let args = vec!["run".to_string(), call_path];
+    let good_b = base_npy();
+    let mut ok = 0;
+    for round in 0..600 {
+        let (a, call) = if round % 2 == 0 {
+            (
+                mutate(&mut rng, &base_npy(), NPY_WORDS),
+                base_call().into_bytes(),
+            )
+        } else {
+            (
+                base_npy(),
+                mutate(&mut rng, base_call().as_bytes(), JSON_WORDS),
+            )
+        };
+        dir.write("a.npy", &a);
+        dir.write("b.npy", &good_b);
+        dir.write("call.json", &call);
+        let mut out = Vec::new();
+        match tessera_cli::main_with(&args, &mut out) {
+            Ok(_) => ok += 1,
+            Err(e) => {
+                assert!(!e.one_line().contains('\n'));
+                assert!(e.exit_code() == 1 || e.exit_code() == 2);
+            }
+        }
+    }
+    assert!(ok > 0);
+}
+
+/// End to end through the binary: a few hundred mutations, never a panic, exit
+/// codes 0, 1 or 2 and at most one line on stderr.
+#[test]
+fn binary_never_panics_on_mutations() {
+    let dir = TempDir::new("fuzz-bin");
+    let mut rng = Rng(0xD1CE);
+    let i4_call = r#"{"kernel": "mul", "operands": {"x0": {"npy": "a.npy", "dtype": "u8"}, "x1": {"npy": "c.npy", "dtype": "i4", "packed": true}}, "results": {"y": {"npy": "y.npy"}}}"#;
+    dir.write("b.npy", &base_npy());
+    for round in 0..240 {
+        let (a, call) = match round % 3 {
+            0 => (mutate(&mut rng, &base_npy(), NPY_WORDS), base_call()),
+            1 => (
+                base_npy(),
+                String::from_utf8_lossy(&mutate(&mut rng, base_call().as_bytes(), JSON_WORDS))
+                    .into_owned(),
+            ),
+            _ => (
+                mutate(&mut rng, &npy_u8(&[2, 2], &[1, 2, 3, 4]), NPY_WORDS),
+                String::from_utf8_lossy(&mutate(&mut rng, i4_call.as_bytes(), JSON_WORDS))
+                    .into_owned(),
+            ),
+        };
+        dir.write("a.npy", &a);
+        dir.write(
+            "c.npy",
+            &mutate(&mut rng, &npy_u8(&[2, 1], &[0x12, 0xf0]), NPY_WORDS),
+        );
+        dir.write("call.json", call.as_bytes());
+        let run = tessera(&dir.0, &["run", "call.json"]);
+        assert!(
+            !run.stderr.contains("panicked"),
+            "round {round}: {}",
+            run.stderr
+        );
+        assert!(
+            matches!(run.code, Some(0..=2)),
+            "round {round}: exit {:?}, {}",
+            run.code,
+            run.stderr
+        );
+        assert!(
+            run.stderr.lines().count() <= 1,
+            "round {round}: {}",
+            run.stderr
+        );
+        if run.code != Some(0) {
+            assert!(
+                run.stderr.starts_with("error: "),
+                "round {round}: {}",
+                run.stderr
+            );
+        }
+    }
+}

@@ -1,0 +1,410 @@
+//! Casts between dtypes: the source decodes exactly into its carrier, the
+//! destination rounds once from that exact value.
+//!
+//! - float → float: to nearest (ties by the destination's rule), subnormals kept,
+//!   NaN stays NaN, overflow by the destination's rule of the cast mode. An f64
+//!   source rounds once, never through f32.
+//! - float → int: truncate toward zero, saturate, NaN → 0 (both modes).
+//! - int → float: to nearest even (an i64/u64 beyond 2^53 first rounds to odd
+//!   in f64, which keeps the final rounding correct for every narrower dtype).
+//! - int → int: wrap to the destination's width (default) or clamp (saturating).
+//! - bool → anything: 0 or 1; anything → bool: zero vs non-zero (NaN is true).
+//! - complex → real: the real part; real → complex: a +0 imaginary part.
+//!
+//! The saturating mode clamps every value beyond the largest finite one,
+//! infinities included, to ±max for float destinations, and clamps integers to
+//! the destination's range; NaN handling is the destination's (NaN stays NaN
+//! where the dtype has one).
+
+use super::codec::{Bool, NarrowInt, NarrowUint, Native};
+use super::minifloat::{encode, encode_f64, Mini, MiniFloat};
+use super::ops::Op1;
+use crate::runtime::codec::Codec;
+use core::marker::PhantomData;
+use num_complex::Complex;
+
+/// A destination of a cast: how each kind of exact source value rounds into it.
+pub trait CastDst: Codec {
+    /// From an f32 (the carrier of f32 and every narrow float).
+    #[inline(always)]
+    fn from_f32<const SAT: bool>(v: f32) -> Self::Store {
+        Self::from_f64::<SAT>(v as f64)
+    }
+    /// From an f64.
+    fn from_f64<const SAT: bool>(v: f64) -> Self::Store;
+    /// From a signed integer.
+    fn from_i64<const SAT: bool>(v: i64) -> Self::Store;
+    /// From an unsigned integer.
+    fn from_u64<const SAT: bool>(v: u64) -> Self::Store;
+    /// From a bool.
+    fn from_bool(v: bool) -> Self::Store;
+    /// From a complex of f32: the real part, unless the destination is complex.
+    #[inline(always)]
+    fn from_c32<const SAT: bool>(v: Complex<f32>) -> Self::Store {
+        Self::from_f32::<SAT>(v.re)
+    }
+    /// From a complex of f64.
+    #[inline(always)]
+    fn from_c64<const SAT: bool>(v: Complex<f64>) -> Self::Store {
+        Self::from_f64::<SAT>(v.re)
+    }
+}
+
+/// A carrier value that can be cast into any destination.
+pub trait CastSrc: Copy {
+    /// Round `self` into `D`'s storage.
+    fn cast<D: CastDst, const SAT: bool>(self) -> D::Store;
+}
+
+macro_rules! src {
+    ($t:ty, $via:ident, $conv:ty) => {
+        impl CastSrc for $t {
+            #[inline(always)]
+            fn cast<D: CastDst, const SAT: bool>(self) -> D::Store {
+                D::$via::<SAT>(self as $conv)
+            }
+        }
+    };
+}
+src!(f32, from_f32, f32);
+src!(f64, from_f64, f64);
+src!(i8, from_i64, i64);
+src!(i16, from_i64, i64);
+src!(i32, from_i64, i64);
+src!(i64, from_i64, i64);
+src!(u8, from_u64, u64);
+src!(u16, from_u64, u64);
+src!(u32, from_u64, u64);
+src!(u64, from_u64, u64);
+
+impl CastSrc for bool {
+    #[inline(always)]
+    fn cast<D: CastDst, const SAT: bool>(self) -> D::Store {
+        D::from_bool(self)
+    }
+}
+impl CastSrc for Complex<f32> {
+    #[inline(always)]
+    fn cast<D: CastDst, const SAT: bool>(self) -> D::Store {
+        D::from_c32::<SAT>(self)
+    }
+}
+impl CastSrc for Complex<f64> {
+    #[inline(always)]
+    fn cast<D: CastDst, const SAT: bool>(self) -> D::Store {
+        D::from_c64::<SAT>(self)
+    }
+}
+
+/// i64 → f64 rounding to odd: exact below 2^53; otherwise the truncated value
+/// with its last bit set when anything was dropped, so a second rounding to a
+/// narrower float is correct.
+#[inline(always)]
+fn i64_to_f64_odd(v: i64) -> f64 {
+    let mag = v.unsigned_abs();
+    let f = u64_to_f64_odd(mag);
+    if v < 0 {
+        -f
+    } else {
+        f
+    }
+}
+
+/// u64 → f64 rounding to odd (see [`i64_to_f64_odd`]).
+#[inline(always)]
+fn u64_to_f64_odd(v: u64) -> f64 {
+    if v < (1u64 << 53) {
+        return v as f64;
+    }
+    let lz = v.leading_zeros();
+    let drop = 11 - lz; // bits below the 53 kept
+    let kept = v >> drop;
+    let sticky = (v & ((1u64 << drop) - 1) != 0) as u64;
+    ((kept | sticky) as f64) * f64::from_bits(((drop as u64) + 1023) << 52)
+}
+
+/// The cast operation: `Op1<S, Raw-like D>` producing the destination's storage.
+pub struct Cast<D, const SAT: bool>(PhantomData<D>);
+
+/// The output codec of a cast: the destination's storage passed through.
+pub struct CastOut<D>(PhantomData<D>);
+
+impl<D: CastDst> Codec for CastOut<D> {
+    type Store = D::Store;
+    type Carrier = D::Store;
+    #[inline(always)]
+    fn decode(s: D::Store) -> D::Store {
+        s
+    }
+    #[inline(always)]
+    fn encode(c: D::Store) -> D::Store {
+        c
+    }
+}
+
+impl<S: Codec, D: CastDst, const SAT: bool> Op1<S, CastOut<D>> for Cast<D, SAT>
+where
+    S::Carrier: CastSrc,
+{
+    #[inline(always)]
+    fn f(a: S::Carrier) -> D::Store {
+        a.cast::<D, SAT>()
+    }
+}
+
+// ------------------------------------------------------------- destinations
+
+impl<P: MiniFloat> CastDst for Mini<P> {
+    #[inline(always)]
+    fn from_f32<const SAT: bool>(v: f32) -> P::Store {
+        <Self as Codec>::Store::from_code(encode::<P, SAT>(v))
+    }
+    #[inline(always)]
+    fn from_f64<const SAT: bool>(v: f64) -> P::Store {
+        <Self as Codec>::Store::from_code(encode_f64::<P, SAT>(v))
+    }
+    #[inline(always)]
+    fn from_i64<const SAT: bool>(v: i64) -> P::Store {
+        Self::from_f64::<SAT>(i64_to_f64_odd(v))
+    }
+    #[inline(always)]
+    fn from_u64<const SAT: bool>(v: u64) -> P::Store {
+        Self::from_f64::<SAT>(u64_to_f64_odd(v))
+    }
+    #[inline(always)]
+    fn from_bool(v: bool) -> P::Store {
+        Self::from_f32::<false>(v as u8 as f32)
+    }
+}
+
+/// Storage of a code, built from a u32 code.
+trait FromCode {
+    fn from_code(c: u32) -> Self;
+}
+impl<T: super::minifloat::CodeStore> FromCode for T {
+    #[inline(always)]
+    fn from_code(c: u32) -> Self {
+        T::from_u32(c)
+    }
+}
+
+macro_rules! float_dst {
+    ($t:ty) => {
+        impl CastDst for Native<$t> {
+            #[inline(always)]
+            fn from_f32<const SAT: bool>(v: f32) -> $t {
+                Self::from_f64::<SAT>(v as f64)
+            }
+            #[inline(always)]
+            fn from_f64<const SAT: bool>(v: f64) -> $t {
+                let r = v as $t;
+                if SAT && r.is_infinite() {
+                    <$t>::MAX.copysign(r)
+                } else {
+                    r
+                }
+            }
+            #[inline(always)]
+            fn from_i64<const SAT: bool>(v: i64) -> $t {
+                v as $t
+            }
+            #[inline(always)]
+            fn from_u64<const SAT: bool>(v: u64) -> $t {
+                v as $t
+            }
+            #[inline(always)]
+            fn from_bool(v: bool) -> $t {
+                v as u8 as $t
+            }
+        }
+    };
+}
+float_dst!(f32);
+float_dst!(f64);
+
+macro_rules! int_dst {
+    ($t:ty) => {
+        impl CastDst for Native<$t> {
+            #[inline(always)]
+            fn from_f32<const SAT: bool>(v: f32) -> $t {
+                v as $t
+            }
+            #[inline(always)]
+            fn from_f64<const SAT: bool>(v: f64) -> $t {
+                v as $t
+            }
+            #[inline(always)]
+            fn from_i64<const SAT: bool>(v: i64) -> $t {
+                if SAT {
+                    v.clamp(
+                        <$t>::MIN as i128 as i64,
+                        <$t>::MAX.min(i64::MAX as $t) as i64,
+                    ) as $t
+                } else {
+                    v as $t
+                }
+            }
+            #[inline(always)]
+            fn from_u64<const SAT: bool>(v: u64) -> $t {
+                if SAT {
+                    v.min(<$t>::MAX as u64) as $t
+                } else {
+                    v as $t
+                }
+            }
+            #[inline(always)]
+            fn from_bool(v: bool) -> $t {
+                v as $t
+            }
+        }
+    };
+}
+int_dst!(i8);
+int_dst!(i16);
+int_dst!(i32);
+int_dst!(i64);
+int_dst!(u8);
+int_dst!(u16);
+int_dst!(u32);
+int_dst!(u64);
+
+impl<const BITS: u32> CastDst for NarrowInt<BITS> {
+    #[inline(always)]
+    fn from_f64<const SAT: bool>(v: f64) -> u8 {
+        let lo = -((1i64 << (BITS - 1)) as f64);
+        let hi = ((1i64 << (BITS - 1)) - 1) as f64;
+        let t = if v.is_nan() {
+            0.0
+        } else {
+            v.trunc().clamp(lo, hi)
+        };
+        <Self as Codec>::encode(t as i8)
+    }
+    #[inline(always)]
+    fn from_i64<const SAT: bool>(v: i64) -> u8 {
+        let w = if SAT {
+            v.clamp(-(1i64 << (BITS - 1)), (1i64 << (BITS - 1)) - 1)
+        } else {
+            v
+        };
+        <Self as Codec>::encode(w as i8)
+    }
+    #[inline(always)]
+    fn from_u64<const SAT: bool>(v: u64) -> u8 {
+        let w = if SAT {
+            v.min((1u64 << (BITS - 1)) - 1)
+        } else {
+            v
+        };
+        <Self as Codec>::encode(w as i8)
+    }
+    #[inline(always)]
+    fn from_bool(v: bool) -> u8 {
+        v as u8
+    }
+}
+
+impl<const BITS: u32> CastDst for NarrowUint<BITS> {
+    #[inline(always)]
+    fn from_f64<const SAT: bool>(v: f64) -> u8 {
+        let hi = ((1u64 << BITS) - 1) as f64;
+        let t = if v.is_nan() {
+            0.0
+        } else {
+            v.trunc().clamp(0.0, hi)
+        };
+        t as u8
+    }
+    #[inline(always)]
+    fn from_i64<const SAT: bool>(v: i64) -> u8 {
+        let w = if SAT {
+            v.clamp(0, (1i64 << BITS) - 1)
+        } else {
+            v
+        };
+        <Self as Codec>::encode(w as u8)
+    }
+    #[inline(always)]
+    fn from_u64<const SAT: bool>(v: u64) -> u8 {
+        let w = if SAT { v.min((1u64 << BITS) - 1) } else { v };
+        <Self as Codec>::encode(w as u8)
+    }
+    #[inline(always)]
+    fn from_bool(v: bool) -> u8 {
+        v as u8
+    }
+}
+
+impl CastDst for Bool {
+    #[inline(always)]
+    fn from_f32<const SAT: bool>(v: f32) -> u8 {
+        (v != 0.0) as u8
+    }
+    #[inline(always)]
+    fn from_f64<const SAT: bool>(v: f64) -> u8 {
+        (v != 0.0) as u8
+    }
+    #[inline(always)]
+    fn from_i64<const SAT: bool>(v: i64) -> u8 {
+        (v != 0) as u8
+    }
+    #[inline(always)]
+    fn from_u64<const SAT: bool>(v: u64) -> u8 {
+        (v != 0) as u8
+    }
+    #[inline(always)]
+    fn from_bool(v: bool) -> u8 {
+        v as u8
+    }
+    #[inline(always)]
+    fn from_c32<const SAT: bool>(v: Complex<f32>) -> u8 {
+        (v.re != 0.0 || v.im != 0.0) as u8
+    }
+    #[inline(always)]
+    fn from_c64<const SAT: bool>(v: Complex<f64>) -> u8 {
+        (v.re != 0.0 || v.im != 0.0) as u8
+    }
+}
+
+macro_rules! complex_dst {
+    ($t:ty) => {
+        impl CastDst for Native<Complex<$t>> {
+            #[inline(always)]
+            fn from_f32<const SAT: bool>(v: f32) -> Complex<$t> {
+                Complex::new(<Native<$t>>::from_f32::<SAT>(v), 0.0)
+            }
+            #[inline(always)]
+            fn from_f64<const SAT: bool>(v: f64) -> Complex<$t> {
+                Complex::new(<Native<$t>>::from_f64::<SAT>(v), 0.0)
+            }
+            #[inline(always)]
+            fn from_i64<const SAT: bool>(v: i64) -> Complex<$t> {
+                Complex::new(v as $t, 0.0)
+            }
+            #[inline(always)]
+            fn from_u64<const SAT: bool>(v: u64) -> Complex<$t> {
+                Complex::new(v as $t, 0.0)
+            }
+            #[inline(always)]
+            fn from_bool(v: bool) -> Complex<$t> {
+                Complex::new(v as u8 as $t, 0.0)
+            }
+            #[inline(always)]
+            fn from_c32<const SAT: bool>(v: Complex<f32>) -> Complex<$t> {
+                Complex::new(
+                    <Native<$t>>::from_f32::<SAT>(v.re),
+                    <Native<$t>>::from_f32::<SAT>(v.im),
+                )
+            }
+            #[inline(always)]
+            fn from_c64<const SAT: bool>(v: Complex<f64>) -> Complex<$t> {
+                Complex::new(
+                    <Native<$t>>::from_f64::<SAT>(v.re),
+                    <Native<$t>>::from_f64::<SAT>(v.im),
+                )
+            }
+        }
+    };
+}
+complex_dst!(f32);
+complex_dst!(f64);

@@ -1,0 +1,77 @@
+//! Casts between any two dtypes, on any layout, in the default or the
+//! saturating mode.
+//!
+//! The source decodes exactly into its carrier and the destination rounds once:
+//! float → float rounds to nearest (ties to even, or as the destination's spec
+//! says), keeps subnormals and applies the destination's overflow rule of the
+//! mode (the default mode matches ml_dtypes for f32 sources: e4m3fn overflow and
+//! infinities become NaN, e5m2 infinity, fp6/fp4 saturate, e8m0fnu rounds halves
+//! up); an f64 source rounds once, never through f32. float → int truncates
+//! toward zero and saturates, NaN → 0. int → float rounds to nearest even.
+//! int → int wraps (default) or clamps (saturating). bool ↔ anything: zero vs
+//! non-zero. complex → real takes the real part; real → complex gets +0i.
+//! The saturating mode clamps any magnitude beyond the destination's largest
+//! finite value, infinities included, to that value.
+
+use crate::array::{ArrayView, ArrayViewMut};
+use crate::elementwise::{broadcast_shapes, plan::Plan, self_overlap};
+use crate::error::{Error, Result};
+use crate::tier::Exec;
+use crate::{cast_index, Variant};
+
+/// How a cast treats values beyond the destination's range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CastMode {
+    /// The destination's default overflow rule (ml_dtypes' behaviour); integers wrap.
+    #[default]
+    Default,
+    /// Clamp to the largest finite value (floats) or the range (integers).
+    Saturating,
+}
+
+/// Cast `src` into `dst` (whose dtype is the target) on the active tier. `src`
+/// broadcasts to `dst`'s shape.
+pub fn cast(src: &ArrayView<'_>, dst: &mut ArrayViewMut<'_>, mode: CastMode) -> Result<()> {
+    cast_with(&Exec::default(), src, dst, mode)
+}
+
+/// [`cast`] with an explicit tier and thread count.
+pub fn cast_with(
+    exec: &Exec,
+    src: &ArrayView<'_>,
+    dst: &mut ArrayViewMut<'_>,
+    mode: CastMode,
+) -> Result<()> {
+    let tier = exec.resolve_tier()?;
+    if broadcast_shapes(&[src.shape(), dst.shape()]).as_deref() != Some(dst.shape()) {
+        return Err(Error::Shape {
+            operand: "source".into(),
+            shape: src.shape().to_vec(),
+            target: dst.shape().to_vec(),
+        });
+    }
+    let table = tier.cast_table().ok_or(Error::TierUnavailable(tier))?;
+    if dst.layout().is_empty() {
+        return Ok(());
+    }
+    if let Some(reason) = self_overlap(dst.shape(), dst.strides()) {
+        return Err(Error::Layout {
+            operand: "destination".into(),
+            reason,
+        });
+    }
+    let (from, to) = (src.dtype(), dst.dtype());
+    let saturating = mode == CastMode::Saturating;
+    let plan = Plan::new(std::slice::from_ref(src), dst);
+    let threads = if plan.total() >= crate::elementwise::PARALLEL_MIN {
+        exec.thread_count()
+    } else {
+        1
+    };
+    let select = |v: Variant| cast_index(from, to, saturating, v).map(|i| table[i]);
+    // SAFETY: both views were validated against their bytes, the source broadcasts
+    // to the destination's shape, the kernels are the casts for these two dtypes,
+    // and the destination is a unique borrow.
+    unsafe { plan.run(&select, threads) };
+    Ok(())
+}

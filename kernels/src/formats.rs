@@ -1,0 +1,405 @@
+//! Block-scaled formats (`spec/formats.toml`): OCP MXFP8, MXFP6, MXFP4 and MXINT8
+//! with one UE8M0 scale per 32 elements, and NVFP4 with one UE4M3 scale per 16
+//! and one f32 scale per tensor. Blocks run along the last axis, whose length
+//! must be a whole number of blocks.
+//!
+//! Layout of an encoded tensor of shape `[.., n]` with `r` rows of `n`:
+//! `codes` holds the element codes in C order (e2m1 packed two per byte, element
+//! 0 in the high nibble; other elements one byte each), `scales` one scale code
+//! per block in C order (`r × n / block` bytes), and NVFP4 adds an f32 tensor
+//! scale returned by [`encode`].
+//!
+//! Every value works in f64, where every step below is exact, and rounds once:
+//! - **MX, scale rule `floor`** (OCP MX v1.0): the shared exponent is
+//!   `floor(log2 amax) − emax`, with `floor(log2 amax)` read from amax's
+//!   exponent bits (subnormals included) and `emax` the exponent of the element
+//!   type's largest finite value (0 for MXINT8). **`ceil`**: the smallest
+//!   exponent with `amax ≤ max_element · 2^e`, so no element clamps. The
+//!   exponent is clamped to UE8M0's range [−127, 127] (underflow and overflow).
+//!   Elements are the values times the exact reciprocal `2^−e` (a power of two,
+//!   so the product is exact), rounded once to nearest even into the element
+//!   type with saturation; MXINT8 elements are `round_half_even(v · 2^−e · 64)`
+//!   clamped to [−128, 127].
+//! - **NVFP4**: the tensor scale is `t = amax_tensor / (448 · 6)` rounded to f32
+//!   (1 when the tensor is all zeros or has no finite value); a block's scale is
+//!   `amax_block / (6 · t)` rounded to nearest even into UE4M3 (saturating); its
+//!   elements are the values divided by the decoded `d = ue4m3 · t` (a true
+//!   division: d is not a power of two; the quotient's rounding is made exact by
+//!   checking the FMA residual) rounded to nearest even into E2M1 with
+//!   saturation. A block whose scale decodes to 0 stores zeros.
+//! - **Specials**: a block holding a NaN or an infinity gets the scale dtype's NaN
+//!   code and decodes to NaN everywhere; an all-zero block gets the smallest
+//!   scale (UE8M0 code 0, UE4M3 code 0) and zero elements of the values' signs.
+//! - **Decode** multiplies each element by its block's scale (and the tensor
+//!   scale) in f64, exactly, and rounds once into the destination dtype.
+
+use crate::array::{ArrayView, ArrayViewMut, Layout};
+use crate::cast::{cast_with, CastMode};
+use crate::error::{Error, Result};
+use crate::tier::Exec;
+use crate::{DType, Format, ScaleRule};
+
+/// Bytes an encoded tensor of `len` elements needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EncodedSizes {
+    /// Blocks (and scale bytes).
+    pub blocks: usize,
+    /// Bytes of element codes.
+    pub code_bytes: usize,
+}
+
+fn dtype(name: &str) -> DType {
+    DType::from_name(name).expect("formats.toml names dtypes of dtypes.toml (validated)")
+}
+
+/// The sizes of an encoded tensor of `shape`, or why it cannot be encoded.
+pub fn encoded_sizes(format: Format, shape: &[usize]) -> Result<EncodedSizes> {
+    let info = format.info();
+    let n = *shape.last().ok_or_else(|| Error::Layout {
+        operand: "source".into(),
+        reason: format!(
+            "{} encodes along the last axis; a rank-0 array has none",
+            info.name
+        ),
+    })?;
+    if n % info.block != 0 {
+        return Err(Error::Layout {
+            operand: "source".into(),
+            reason: format!(
+                "the last axis has {n} values, not a whole number of {} blocks of {}",
+                info.name, info.block
+            ),
+        });
+    }
+    let mut len: usize = 1;
+    for &d in shape {
+        len = len.checked_mul(d).ok_or(Error::Overflow {
+            operand: "source".into(),
+        })?;
+    }
+    let vpb = dtype(info.element).info().values_per_byte as usize;
+    Ok(EncodedSizes {
+        blocks: len / info.block,
+        code_bytes: len / vpb,
+    })
+}
+
+/// Element positions (in elements) of each row's first value, C order.
+fn row_offsets(layout: &Layout) -> Vec<isize> {
+    let rank = layout.shape.len();
+    let outer = &layout.shape[..rank - 1];
+    let rows: usize = outer.iter().product();
+    let mut out = Vec::with_capacity(rows);
+    let mut idx = vec![0usize; outer.len()];
+    for _ in 0..rows {
+        let mut p = layout.offset as isize;
+        for (i, &k) in idx.iter().enumerate() {
+            p += k as isize * layout.strides[i];
+        }
+        out.push(p);
+        for d in (0..idx.len()).rev() {
+            idx[d] += 1;
+            if idx[d] < outer[d] {
+                break;
+            }
+            idx[d] = 0;
+        }
+    }
+    out
+}
+
+/// floor(log2 |v|) of a finite non-zero f64, from its bits.
+fn floor_log2(v: f64) -> i32 {
+    let bits = v.abs().to_bits();
+    let e = (bits >> 52) as i32;
+    if e == 0 {
+        -1074 + (63 - bits.leading_zeros() as i32)
+    } else {
+        e - 1023
+    }
+}
+
+fn pow2(e: i32) -> f64 {
+    2f64.powi(e)
+}
+
+struct Spec {
+    element: DType,
+    scale: DType,
+    block: usize,
+    fraction_bits: u32,
+    /// Largest finite element magnitude and its exponent.
+    max_element: f64,
+    emax: i32,
+}
+
+fn spec_of(format: Format) -> Spec {
+    let info = format.info();
+    let element = dtype(info.element);
+    let scale = dtype(info.scale);
+    let max_element = match element.info().float {
+        Some(f) => f.max_finite,
+        None => 127.0 / pow2(info.fraction_bits as i32),
+    };
+    Spec {
+        element,
+        scale,
+        block: info.block,
+        fraction_bits: info.fraction_bits,
+        max_element,
+        emax: floor_log2(max_element),
+    }
+}
+
+fn cast_slice(exec: &Exec, src: &[f64], to: DType, out: &mut [u8], mode: CastMode) -> Result<()> {
+    let n = src.len();
+    let v = ArrayView::from_slice(src, &[n])?;
+    let mut o = ArrayViewMut::contiguous(to, &[n], out)?;
+    cast_with(exec, &v, &mut o, mode)
+}
+
+fn decode_slice(exec: &Exec, from: DType, codes: &[u8], n: usize, out: &mut [f64]) -> Result<()> {
+    let v = ArrayView::contiguous(from, &[n], codes)?;
+    let mut o = ArrayViewMut::from_slice(&mut out[..n], &[n])?;
+    cast_with(exec, &v, &mut o, CastMode::Default)
+}
+
+/// Encode `src` (any dtype; blocks along its last axis) into `codes` and
+/// `scales` (sized by [`encoded_sizes`]). `rule` overrides the format's scale
+/// rule for MX formats (`Floor` or `Ceil`); NVFP4 takes only its own rule.
+/// Returns the tensor scale of formats that have one.
+pub fn encode(
+    exec: &Exec,
+    format: Format,
+    rule: Option<ScaleRule>,
+    src: &ArrayView<'_>,
+    codes: &mut [u8],
+    scales: &mut [u8],
+) -> Result<Option<f32>> {
+    let info = format.info();
+    let rule = rule.unwrap_or(info.scale_rule);
+    if (rule == ScaleRule::Nvfp4) != (info.scale_rule == ScaleRule::Nvfp4) {
+        return Err(Error::Invalid(format!(
+            "scale rule {rule:?} does not apply to {} (its rule is {:?})",
+            info.name, info.scale_rule
+        )));
+    }
+    let sizes = encoded_sizes(format, src.shape())?;
+    check_len("codes", codes.len(), sizes.code_bytes)?;
+    check_len("scales", scales.len(), sizes.blocks)?;
+    let sp = spec_of(format);
+    let n = *src.shape().last().expect("checked by encoded_sizes");
+    if sizes.blocks == 0 {
+        return Ok(info.tensor_scale.map(|_| 1.0));
+    }
+    let layout = src.layout();
+    let rows = row_offsets(layout);
+    let last_stride = *layout.strides.last().expect("rank ≥ 1");
+    let mut row = vec![0f64; n];
+    let read_row = |r: usize, row: &mut [f64]| -> Result<()> {
+        let v = ArrayView::new(
+            src.dtype(),
+            &[n],
+            &[last_stride],
+            rows[r] as usize,
+            src.data(),
+        )?;
+        let mut o = ArrayViewMut::from_slice(row, &[n])?;
+        cast_with(exec, &v, &mut o, CastMode::Default)
+    };
+    // NVFP4's tensor scale comes from a first pass over every finite value.
+    let tensor = if rule == ScaleRule::Nvfp4 {
+        let mut amax = 0f64;
+        for r in 0..rows.len() {
+            read_row(r, &mut row)?;
+            for &v in &row {
+                if v.is_finite() {
+                    amax = amax.max(v.abs());
+                }
+            }
+        }
+        let t = (amax / (448.0 * 6.0)) as f32;
+        Some(if t > 0.0 && t.is_finite() { t } else { 1.0 })
+    } else {
+        None
+    };
+    let blocks_per_row = n / sp.block;
+    let code_bytes_per_row = sizes.code_bytes / rows.len();
+    let mut scaled = vec![0f64; n];
+    let mut scale_vals = vec![0f64; blocks_per_row];
+    for r in 0..rows.len() {
+        read_row(r, &mut row)?;
+        let srow = &mut scales[r * blocks_per_row..(r + 1) * blocks_per_row];
+        for b in 0..blocks_per_row {
+            let vals = &row[b * sp.block..(b + 1) * sp.block];
+            let special = vals.iter().any(|v| !v.is_finite());
+            let amax = vals.iter().fold(0f64, |m, v| m.max(v.abs()));
+            let out = &mut scaled[b * sp.block..(b + 1) * sp.block];
+            // The scale's value, NaN for a special block; filled below.
+            scale_vals[b] = if special {
+                f64::NAN
+            } else if let Some(t) = tensor {
+                (amax / (6.0 * t as f64)).max(0.0)
+            } else if amax == 0.0 {
+                pow2(-127)
+            } else {
+                let e0 = floor_log2(amax) - sp.emax;
+                let e = match rule {
+                    ScaleRule::Ceil if amax > sp.max_element * pow2(e0) => e0 + 1,
+                    _ => e0,
+                };
+                pow2(e.clamp(-127, 127))
+            };
+            out.copy_from_slice(vals);
+        }
+        // Scale codes (UE8M0 from exact powers of two; UE4M3 rounds, saturating).
+        cast_slice(exec, &scale_vals, sp.scale, srow, CastMode::Saturating)?;
+        let mut decoded = vec![0f64; blocks_per_row];
+        decode_slice(exec, sp.scale, srow, blocks_per_row, &mut decoded)?;
+        for b in 0..blocks_per_row {
+            let out = &mut scaled[b * sp.block..(b + 1) * sp.block];
+            let d = match tensor {
+                Some(t) => decoded[b] * t as f64,
+                None => decoded[b],
+            };
+            for v in out.iter_mut() {
+                *v = if d.is_nan() {
+                    *v
+                } else if d == 0.0 {
+                    0.0f64.copysign(*v)
+                } else if tensor.is_some() {
+                    exact_quotient(*v, d)
+                } else {
+                    // d is a power of two: multiplying by its reciprocal is exact.
+                    *v * (1.0 / d)
+                };
+                if sp.element.info().float.is_none() {
+                    *v = (*v * pow2(sp.fraction_bits as i32)).round_ties_even();
+                }
+            }
+        }
+        let crow = &mut codes[r * code_bytes_per_row..(r + 1) * code_bytes_per_row];
+        cast_slice(exec, &scaled, sp.element, crow, CastMode::Saturating)?;
+    }
+    Ok(tensor)
+}
+
+/// v / d rounded in f64, nudged off an exact tie it does not truly sit on: when
+/// the FMA residual v − q·d is not zero the true quotient is not q, so q moves one
+/// ulp toward it. A later rounding to a narrower format is then correct.
+fn exact_quotient(v: f64, d: f64) -> f64 {
+    let q = v / d;
+    if !q.is_finite() {
+        return q;
+    }
+    let r = (-q).mul_add(d, v);
+    if r == 0.0 {
+        return q;
+    }
+    let toward_up = (r > 0.0) == (d > 0.0);
+    let bits = q.to_bits();
+    let up_in_magnitude = toward_up == (q >= 0.0);
+    f64::from_bits(if up_in_magnitude {
+        bits + 1
+    } else if q == 0.0 {
+        return q;
+    } else {
+        bits - 1
+    })
+}
+
+fn check_len(what: &str, got: usize, need: usize) -> Result<()> {
+    if got == need {
+        Ok(())
+    } else {
+        Err(Error::Invalid(format!(
+            "{what}: {got} bytes given, the encoded tensor needs exactly {need}"
+        )))
+    }
+}
+
+/// Decode `codes` and `scales` (as [`encode`] lays them out, for a tensor of
+/// `dst`'s shape) into `dst`, whose dtype is any; each value rounds once.
+pub fn decode(
+    exec: &Exec,
+    format: Format,
+    codes: &[u8],
+    scales: &[u8],
+    tensor_scale: Option<f32>,
+    dst: &mut ArrayViewMut<'_>,
+) -> Result<()> {
+    let info = format.info();
+    let sizes = encoded_sizes(format, dst.shape())?;
+    check_len("codes", codes.len(), sizes.code_bytes)?;
+    check_len("scales", scales.len(), sizes.blocks)?;
+    let t = match (info.tensor_scale, tensor_scale) {
+        (Some(_), Some(t)) => Some(t as f64),
+        (Some(_), None) => {
+            return Err(Error::Invalid(format!(
+                "{} needs its tensor scale",
+                info.name
+            )));
+        }
+        (None, Some(_)) => {
+            return Err(Error::Invalid(format!("{} has no tensor scale", info.name)));
+        }
+        (None, None) => None,
+    };
+    if sizes.blocks == 0 {
+        return Ok(());
+    }
+    let sp = spec_of(format);
+    let n = *dst.shape().last().expect("rank ≥ 1");
+    let layout = dst.layout().clone();
+    let rows = row_offsets(&layout);
+    let last_stride = *layout.strides.last().expect("rank ≥ 1");
+    let blocks_per_row = n / sp.block;
+    let code_bytes_per_row = sizes.code_bytes / rows.len();
+    let mut vals = vec![0f64; n];
+    let mut sc = vec![0f64; blocks_per_row];
+    let unit = pow2(-(sp.fraction_bits as i32));
+    // Validate every row view before writing any (all rows share one layout,
+    // validated with `dst`), then write.
+    for (r, &off) in rows.iter().enumerate() {
+        let crow = &codes[r * code_bytes_per_row..(r + 1) * code_bytes_per_row];
+        decode_slice(exec, sp.element, crow, n, &mut vals)?;
+        let srow = &scales[r * blocks_per_row..(r + 1) * blocks_per_row];
+        decode_slice(exec, sp.scale, srow, blocks_per_row, &mut sc)?;
+        for (i, v) in vals.iter_mut().enumerate() {
+            let s = sc[i / sp.block] * t.unwrap_or(1.0);
+            *v = *v * unit * s;
+        }
+        let src = ArrayView::from_slice(&vals, &[n])?;
+        let dtype = dst.dtype();
+        let mut row = ArrayViewMut::new(dtype, &[n], &[last_stride], off as usize, dst.data_mut())?;
+        cast_with(exec, &src, &mut row, CastMode::Default)?;
+    }
+    Ok(())
+}
+
+/// Decode from one format and encode into another (values in f64 between).
+/// Returns the new tensor scale where the target format has one.
+#[allow(clippy::too_many_arguments)]
+pub fn transcode(
+    exec: &Exec,
+    from: Format,
+    codes: &[u8],
+    scales: &[u8],
+    tensor_scale: Option<f32>,
+    shape: &[usize],
+    to: Format,
+    rule: Option<ScaleRule>,
+    out_codes: &mut [u8],
+    out_scales: &mut [u8],
+) -> Result<Option<f32>> {
+    let sizes = encoded_sizes(from, shape)?;
+    encoded_sizes(to, shape)?;
+    let mut tmp =
+        vec![0f64; sizes.code_bytes * dtype(from.info().element).info().values_per_byte as usize];
+    {
+        let mut v = ArrayViewMut::from_slice(&mut tmp, shape)?;
+        decode(exec, from, codes, scales, tensor_scale, &mut v)?;
+    }
+    let v = ArrayView::from_slice(&tmp, shape)?;
+    encode(exec, to, rule, &v, out_codes, out_scales)
+}

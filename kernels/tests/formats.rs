@@ -1,0 +1,486 @@
+//! Block-scaled formats against an independent model: scales from the OCP MX
+//! rules computed here from amax's exponent, elements by a nearest-value search
+//! over every code of the element dtype (values derived from the spec's
+//! parameters in this file), ties to the even code.
+
+use tessera::formats::{decode, encode, encoded_sizes, transcode};
+use tessera::{ArrayView, ArrayViewMut, DType, Exec, Format, NanStyle, ScaleRule, Tier};
+
+/// Every finite code of a float dtype with its value, from the parameters.
+fn finite_values(d: DType) -> Vec<(u32, f64)> {
+    let f = d.info().float.expect("a float dtype");
+    let (e_bits, m_bits) = (f.exponent_bits, f.mantissa_bits);
+    let vb = e_bits + m_bits;
+    let codes = 1u32 << (vb + f.signed as u32);
+    let mut out = Vec::new();
+    for c in 0..codes {
+        let sign = if f.signed && (c >> vb) & 1 == 1 {
+            -1.0
+        } else {
+            1.0
+        };
+        let mag = c & ((1 << vb) - 1);
+        let e = mag >> m_bits;
+        let m = mag & ((1 << m_bits) - 1);
+        let all_e = (1 << e_bits) - 1;
+        let special = match f.nan {
+            NanStyle::Ieee => e == all_e,
+            NanStyle::AllOnes => mag == (1 << vb) - 1,
+            NanStyle::SignOnly => sign < 0.0 && mag == 0,
+            NanStyle::None => false,
+        };
+        if special {
+            continue;
+        }
+        let v = if e == 0 && f.subnormals {
+            m as f64 * 2f64.powi(1 - f.bias - m_bits as i32)
+        } else {
+            (1.0 + m as f64 / 2f64.powi(m_bits as i32)) * 2f64.powi(e as i32 - f.bias)
+        };
+        out.push((c, sign * v));
+    }
+    out
+}
+
+/// The code nearest to `v` (|v| ≤ max finite, else the clamped extreme), ties to
+/// the code whose lowest value bit is 0; -0 kept where the dtype has it.
+fn nearest(values: &[(u32, f64)], v: f64) -> u32 {
+    let mut best: Option<(u32, f64)> = None;
+    for &(c, x) in values {
+        let d = (x - v).abs();
+        let better = match best {
+            None => true,
+            Some((bc, bd)) => d < bd || (d == bd && (c & 1) == 0 && (bc & 1) == 1),
+        };
+        if better {
+            best = Some((c, d));
+        }
+    }
+    let (c, _) = best.expect("values");
+    // Prefer the zero of v's sign.
+    let zero_of_sign = values
+        .iter()
+        .find(|&&(_, x)| x == 0.0 && x.is_sign_negative() == v.is_sign_negative())
+        .map(|&(c, _)| c);
+    if values.iter().any(|&(cc, x)| cc == c && x == 0.0) {
+        zero_of_sign.unwrap_or(c)
+    } else {
+        c
+    }
+}
+
+fn value_of(values: &[(u32, f64)], code: u32) -> f64 {
+    values
+        .iter()
+        .find(|&&(c, _)| c == code)
+        .map(|&(_, v)| v)
+        .unwrap_or(f64::NAN)
+}
+
+fn floor_log2(v: f64) -> i32 {
+    let mut e = 0;
+    let mut x = v.abs();
+    while x >= 2.0 {
+        x /= 2.0;
+        e += 1;
+    }
+    while x < 1.0 {
+        x *= 2.0;
+        e -= 1;
+    }
+    e
+}
+
+fn elem_codes(format: Format, codes: &[u8], n: usize) -> Vec<u32> {
+    let el = DType::from_name(format.info().element).unwrap();
+    if el.info().values_per_byte == 2 {
+        (0..n)
+            .map(|i| {
+                let b = codes[i / 2];
+                (if i % 2 == 0 { b >> 4 } else { b & 15 }) as u32
+            })
+            .collect()
+    } else {
+        codes[..n].iter().map(|&b| b as u32).collect()
+    }
+}
+
+struct Encoded {
+    codes: Vec<u8>,
+    scales: Vec<u8>,
+    tensor: Option<f32>,
+}
+
+fn enc_f32(format: Format, rule: Option<ScaleRule>, x: &[f32], tier: Tier) -> Encoded {
+    let s = encoded_sizes(format, &[x.len()]).unwrap();
+    let mut codes = vec![0u8; s.code_bytes];
+    let mut scales = vec![0u8; s.blocks];
+    let tensor = encode(
+        &Exec::on(tier),
+        format,
+        rule,
+        &ArrayView::from_slice(x, &[x.len()]).unwrap(),
+        &mut codes,
+        &mut scales,
+    )
+    .unwrap();
+    Encoded {
+        codes,
+        scales,
+        tensor,
+    }
+}
+
+/// Check one MX block of f32 values against the model, for a rule.
+fn check_mx_block(format: Format, rule: ScaleRule, x: &[f32]) {
+    let info = format.info();
+    assert_eq!(x.len(), info.block);
+    let el = DType::from_name(info.element).unwrap();
+    let float_el = el.info().float.is_some();
+    let values = if float_el {
+        finite_values(el)
+    } else {
+        (-128i32..=127)
+            .map(|c| ((c as u8) as u32, c as f64 / 64.0))
+            .collect()
+    };
+    let max_el = values.iter().map(|v| v.1).fold(0.0, f64::max);
+    let emax = floor_log2(max_el);
+    let amax = x.iter().fold(0f64, |m, &v| m.max((v as f64).abs()));
+    let special = x.iter().any(|v| !v.is_finite());
+    for tier in tessera::available_tiers() {
+        let e = enc_f32(format, Some(rule), x, tier);
+        let what = format!("{} {rule:?} {tier} block {:?}", info.name, &x[..4]);
+        if special {
+            assert_eq!(
+                e.scales[0], 0xFF,
+                "{what}: NaN scale for a block with NaN/inf"
+            );
+            let mut y = vec![0f32; x.len()];
+            decode(
+                &Exec::on(tier),
+                format,
+                &e.codes,
+                &e.scales,
+                None,
+                &mut ArrayViewMut::from_slice(&mut y, &[x.len()]).unwrap(),
+            )
+            .unwrap();
+            assert!(y.iter().all(|v| v.is_nan()), "{what}: decodes to NaN");
+            continue;
+        }
+        let exp = if amax == 0.0 {
+            -127
+        } else {
+            let e0 = floor_log2(amax) - emax;
+            let e1 = if rule == ScaleRule::Ceil && amax > max_el * 2f64.powi(e0) {
+                e0 + 1
+            } else {
+                e0
+            };
+            e1.clamp(-127, 127)
+        };
+        assert_eq!(e.scales[0] as i32, exp + 127, "{what}: scale code");
+        let got = elem_codes(format, &e.codes, x.len());
+        let scale = 2f64.powi(exp);
+        for (i, &v) in x.iter().enumerate() {
+            let target = (v as f64) / scale;
+            let clamped = target.clamp(-max_el, max_el);
+            let want = if float_el {
+                nearest(&values, clamped)
+            } else {
+                // Integers: round half to even in units of 2^-6, then clamp.
+                let q = (target * 64.0).round_ties_even().clamp(-128.0, 127.0);
+                (q as i32 as u8) as u32
+            };
+            assert_eq!(got[i], want, "{what}: element {i} ({v:e} / 2^{exp})");
+        }
+        // Decode: element value times scale, exactly, rounded once into f64 (exact).
+        let mut y = vec![0f64; x.len()];
+        decode(
+            &Exec::on(tier),
+            format,
+            &e.codes,
+            &e.scales,
+            None,
+            &mut ArrayViewMut::from_slice(&mut y, &[x.len()]).unwrap(),
+        )
+        .unwrap();
+        for i in 0..x.len() {
+            let want = value_of(&values, got[i]) * scale;
+            assert_eq!(y[i], want, "{what}: decoded element {i}");
+        }
+    }
+}
+
+fn block_with_amax(n: usize, amax: f32, seed: u64) -> Vec<f32> {
+    let mut s = seed;
+    let mut out: Vec<f32> = (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let u = ((s >> 40) as f32) / (1u64 << 24) as f32; // [0, 1)
+            let sign = if (s >> 20) & 1 == 1 { -1.0 } else { 1.0 };
+            sign * u * amax
+        })
+        .collect();
+    out[(seed as usize) % n] = if seed % 2 == 0 { amax } else { -amax };
+    out
+}
+
+const MX: [&str; 6] = [
+    "mxfp8_e4m3",
+    "mxfp8_e5m2",
+    "mxfp6_e2m3",
+    "mxfp6_e3m2",
+    "mxfp4",
+    "mxint8",
+];
+
+#[test]
+fn mx_adversarial_amax_each_rule() {
+    for name in MX {
+        let f = Format::from_name(name).unwrap();
+        let b = f.info().block;
+        for rule in [ScaleRule::Floor, ScaleRule::Ceil] {
+            for (k, sig) in [
+                (0, 1.5f32),
+                (5, 1.75),
+                (-3, 2.0 - f32::EPSILON),
+                (20, 1.0),
+                (-20, 1.25),
+            ] {
+                let amax = sig * 2f32.powi(k);
+                for seed in 0..3 {
+                    check_mx_block(f, rule, &block_with_amax(b, amax, seed));
+                }
+            }
+            // All zeros (with a negative zero), a subnormal amax, NaN and inf inside.
+            let mut zeros = vec![0f32; b];
+            zeros[3] = -0.0;
+            check_mx_block(f, rule, &zeros);
+            check_mx_block(f, rule, &block_with_amax(b, f32::from_bits(0x0000_1234), 7));
+            check_mx_block(f, rule, &block_with_amax(b, 2f32.powi(-130), 9));
+            let mut nan = block_with_amax(b, 3.0, 1);
+            nan[5] = f32::NAN;
+            check_mx_block(f, rule, &nan);
+            let mut inf = block_with_amax(b, 3.0, 2);
+            inf[0] = f32::NEG_INFINITY;
+            check_mx_block(f, rule, &inf);
+            // Largest f32 amax: the exponent stays within UE8M0's range.
+            check_mx_block(f, rule, &block_with_amax(b, f32::MAX, 3));
+        }
+    }
+}
+
+#[test]
+fn mx_scale_exponent_clamps_on_f64_overflow_and_underflow() {
+    let f = Format::from_name("mxfp8_e4m3").unwrap();
+    for (amax, want_code) in [(1e300f64, 254u8), (1e-300, 0)] {
+        let x: Vec<f64> = (0..32).map(|i| amax * (i as f64 + 1.0) / 32.0).collect();
+        let mut codes = vec![0u8; 32];
+        let mut scales = vec![0u8; 1];
+        encode(
+            &Exec::default(),
+            f,
+            None,
+            &ArrayView::from_slice(&x, &[32]).unwrap(),
+            &mut codes,
+            &mut scales,
+        )
+        .unwrap();
+        assert_eq!(scales[0], want_code, "amax {amax:e}");
+        if amax > 1.0 {
+            // Saturated: every element at the largest magnitude 448 (0x7E).
+            assert_eq!(codes[31] & 0x7F, 0x7E);
+        } else {
+            assert!(codes.iter().all(|&c| c & 0x7F == 0), "underflow to zero");
+        }
+    }
+}
+
+#[test]
+fn nvfp4_matches_the_model() {
+    let f = Format::Nvfp4;
+    let e2m1 = finite_values(DType::E2m1fn);
+    let ue4m3 = finite_values(DType::Ue4m3);
+    let mut x: Vec<f32> = Vec::new();
+    for (i, amax) in [6.0f32, 0.75, 1000.0, 3.3e-3, 0.0, 17.5, 2.0e5, 1.0]
+        .iter()
+        .enumerate()
+    {
+        if *amax == 0.0 {
+            x.extend(std::iter::repeat_n(0.0, 16));
+        } else {
+            x.extend(block_with_amax(16, *amax, i as u64));
+        }
+    }
+    let n = x.len();
+    let tensor_amax = x.iter().fold(0f64, |m, &v| m.max((v as f64).abs()));
+    let t = (tensor_amax / 2688.0) as f32;
+    for tier in tessera::available_tiers() {
+        let e = enc_f32(f, None, &x, tier);
+        assert_eq!(e.tensor, Some(t), "tensor scale");
+        let got = elem_codes(f, &e.codes, n);
+        for b in 0..n / 16 {
+            let blk = &x[b * 16..(b + 1) * 16];
+            let amax = blk.iter().fold(0f64, |m, &v| m.max((v as f64).abs()));
+            let s = amax / (6.0 * t as f64);
+            let want_scale = nearest(&ue4m3, s.min(448.0));
+            assert_eq!(e.scales[b] as u32, want_scale, "{tier} block {b} scale");
+            let d = value_of(&ue4m3, want_scale) * t as f64;
+            for (i, &v) in blk.iter().enumerate() {
+                let want = if d == 0.0 {
+                    nearest(&e2m1, 0.0f64.copysign(v as f64))
+                } else {
+                    // Nearest e2m1 value c to v/d, compared exactly as |v − c·d|.
+                    let mut best = (0u32, f64::INFINITY);
+                    for &(c, cv) in &e2m1 {
+                        let dist = ((v as f64) - cv * d).abs();
+                        if dist < best.1 || (dist == best.1 && c & 1 == 0) {
+                            best = (c, dist);
+                        }
+                    }
+                    let q = (v as f64 / d).abs();
+                    if q >= 6.0 {
+                        if v < 0.0 {
+                            0xF
+                        } else {
+                            0x7
+                        }
+                    } else {
+                        best.0
+                    }
+                };
+                let gi = got[b * 16 + i];
+                let same_zero = value_of(&e2m1, gi) == 0.0 && value_of(&e2m1, want) == 0.0;
+                assert!(
+                    gi == want || same_zero,
+                    "{tier} block {b} element {i}: {v:e}, d {d:e}: got {gi:#x} want {want:#x}"
+                );
+            }
+        }
+        // Decode: element × block scale × tensor scale, exact in f64.
+        let mut y = vec![0f64; n];
+        decode(
+            &Exec::on(tier),
+            f,
+            &e.codes,
+            &e.scales,
+            e.tensor,
+            &mut ArrayViewMut::from_slice(&mut y, &[n]).unwrap(),
+        )
+        .unwrap();
+        for i in 0..n {
+            let want =
+                value_of(&e2m1, got[i]) * value_of(&ue4m3, e.scales[i / 16] as u32) * t as f64;
+            assert_eq!(y[i], want, "{tier} decoded element {i}");
+        }
+    }
+}
+
+#[test]
+fn packed_mxfp4_rows_and_transcode() {
+    // Two rows of 64 (two blocks each), decoded back within the format's bound,
+    // and transcoded mxfp4 → mxfp8 equal to encoding the decoded values.
+    let rows = 2;
+    let n = 64;
+    let x: Vec<f32> = (0..rows * n)
+        .map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0)
+        .collect();
+    let f4 = Format::Mxfp4;
+    let s = encoded_sizes(f4, &[rows, n]).unwrap();
+    assert_eq!((s.blocks, s.code_bytes), (4, 64));
+    let mut codes = vec![0u8; s.code_bytes];
+    let mut scales = vec![0u8; s.blocks];
+    let ex = Exec::default();
+    encode(
+        &ex,
+        f4,
+        None,
+        &ArrayView::from_slice(&x, &[rows, n]).unwrap(),
+        &mut codes,
+        &mut scales,
+    )
+    .unwrap();
+    let mut y = vec![0f32; rows * n];
+    decode(
+        &ex,
+        f4,
+        &codes,
+        &scales,
+        None,
+        &mut ArrayViewMut::from_slice(&mut y, &[rows, n]).unwrap(),
+    )
+    .unwrap();
+    let f8 = Format::Mxfp8E4m3;
+    let mut c8 = vec![0u8; rows * n];
+    let mut s8 = vec![0u8; s.blocks];
+    transcode(
+        &ex,
+        f4,
+        &codes,
+        &scales,
+        None,
+        &[rows, n],
+        f8,
+        None,
+        &mut c8,
+        &mut s8,
+    )
+    .unwrap();
+    let mut c8b = vec![0u8; rows * n];
+    let mut s8b = vec![0u8; s.blocks];
+    encode(
+        &ex,
+        f8,
+        None,
+        &ArrayView::from_slice(&y, &[rows, n]).unwrap(),
+        &mut c8b,
+        &mut s8b,
+    )
+    .unwrap();
+    assert_eq!((c8, s8), (c8b, s8b));
+    // Each decoded value is within half a step of the element grid at its scale
+    // (e2m1's largest step is 2, between 4 and 6) or, where the floor rule clamps
+    // (amax < 8·X but the largest element is 6·X), less than 2·X from its value.
+    for (i, (&a, &b)) in x.iter().zip(&y).enumerate() {
+        let scale = 2f32.powi(scales[i / 32] as i32 - 127);
+        assert!(
+            (a - b).abs() < 2.0 * scale,
+            "element {i}: {a} vs {b} at scale {scale}"
+        );
+    }
+}
+
+#[test]
+fn refusals_write_nothing() {
+    let x = vec![1f32; 40];
+    let mut codes = vec![0xAAu8; 40];
+    let mut scales = vec![0xAAu8; 2];
+    let ex = Exec::default();
+    let v = ArrayView::from_slice(&x, &[40]).unwrap();
+    // 40 is not a whole number of 32-blocks.
+    assert!(matches!(
+        encode(&ex, Format::Mxfp8E4m3, None, &v, &mut codes, &mut scales),
+        Err(tessera::Error::Layout { .. })
+    ));
+    let v32 = ArrayView::from_slice(&x[..32], &[32]).unwrap();
+    // Wrong buffer sizes; a rule that does not apply.
+    assert!(encode(&ex, Format::Mxfp8E4m3, None, &v32, &mut codes, &mut scales).is_err());
+    assert!(encode(
+        &ex,
+        Format::Mxfp8E4m3,
+        Some(ScaleRule::Nvfp4),
+        &v32,
+        &mut codes[..32],
+        &mut scales[..1]
+    )
+    .is_err());
+    assert!(codes.iter().chain(&scales).all(|&b| b == 0xAA));
+    let mut y = vec![0f32; 16];
+    let mut yv = ArrayViewMut::from_slice(&mut y, &[16]).unwrap();
+    assert!(decode(&ex, Format::Nvfp4, &codes[..8], &scales[..1], None, &mut yv).is_err());
+    assert!(y.iter().all(|&v| v == 0.0));
+}

@@ -1,0 +1,263 @@
+//! Every kernel on every tier this CPU runs, in every loop variant, against the
+//! scalar tier, bit for bit; every variant of the scalar tier against its
+//! contiguous kernel on the same logical operands (results never depend on
+//! layout); in-place runs against out-of-place ones. Sizes 0, 1, 7, 33, 257
+//! and 1000, strides 2, -1, 0 and 3 for the strided kernels, misaligned
+//! buffers, guard bytes around every destination.
+//!
+//! NaN results are compared as NaN, not bit for bit. Both tiers compile the
+//! same source, but the compiler may commute the operands of an IEEE addition
+//! or multiplication, and x86 returns the first operand's NaN when both are
+//! NaN (or the default NaN, with the sign bit set, for an invalid operation):
+//! `NaN(+) + NaN(-)` gives a different sign in the scalar tier's contiguous
+//! and broadcast loops, and between tiers. The design (§5.1) leaves the sign
+//! and payload of a NaN result out of the contract; everything else, the sign
+//! of every zero and infinity included, is compared bit for bit. How many
+//! elements differed only in their NaN bits is printed.
+//!
+//! Records `KIND DTYPE TIER VARIANT` for every non-scalar kernel checked, in
+//! `differential.txt` of the coverage directory.
+
+mod oracle;
+
+use oracle::harness::{kernel, par_map, run, run_in_place, Coverage, Failures, Layout};
+use oracle::rng::{seed, Rng};
+use oracle::values::{decode, in_dtypes, out_dtype, push_operand, replicate, same_result, width};
+use std::collections::BTreeSet;
+use tessera_generated::{
+    kernel_index, variants_for, DType, Kind, Tier, Variant, KERNELS, KERNEL_COUNT,
+};
+
+const SIZES: [usize; 6] = [0, 1, 7, 33, 257, 1000];
+
+/// The distinct (kind, dtype) pairs of the kernel table, in table order.
+fn groups() -> Vec<(Kind, DType)> {
+    let mut seen = BTreeSet::new();
+    KERNELS
+        .iter()
+        .filter(|k| seen.insert((k.kind, k.dtype)))
+        .map(|k| (k.kind, k.dtype))
+        .collect()
+}
+
+/// NaN results that differed only in sign or payload.
+static NAN_BIT_DIFFERENCES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The first element of two outputs that is not the same result, described.
+fn first_difference(d: DType, w: usize, got: &[u8], want: &[u8]) -> Option<String> {
+    if got == want {
+        return None;
+    }
+    if got.len() != want.len() {
+        return Some(format!("{} bytes, want {}", got.len(), want.len()));
+    }
+    let mut nan_bits = 0;
+    for i in 0..got.len() / w {
+        let (g, x) = (&got[i * w..(i + 1) * w], &want[i * w..(i + 1) * w]);
+        if g == x {
+            continue;
+        }
+        if same_result(d, g, x) {
+            nan_bits += 1;
+            continue;
+        }
+        return Some(format!(
+            "element {i}: {g:02x?} = {:?}, want {x:02x?} = {:?}",
+            decode(d, g),
+            decode(d, x)
+        ));
+    }
+    NAN_BIT_DIFFERENCES.fetch_add(nan_bits, std::sync::atomic::Ordering::Relaxed);
+    None
+}
+
+#[test]
+fn kernel_table_matches_the_spec() {
+    assert_eq!(KERNELS.len(), KERNEL_COUNT);
+    for (i, k) in KERNELS.iter().enumerate() {
+        assert_eq!(kernel_index(k.kind, k.dtype, k.variant), Some(i), "{k:?}");
+    }
+    let mut expected = 0;
+    for kind in Kind::ALL {
+        let info = kind.info();
+        for d in DType::ALL {
+            let accepted = info.accepts.contains(&d.info().class);
+            for v in Variant::ALL {
+                let declared = accepted && variants_for(info.arity).contains(&v);
+                expected += declared as usize;
+                assert_eq!(
+                    kernel_index(kind, d, v).is_some(),
+                    declared,
+                    "{} {} {}",
+                    kind.name(),
+                    d.name(),
+                    v.name()
+                );
+            }
+        }
+    }
+    assert_eq!(expected, KERNEL_COUNT);
+    // Broadcast variants exist for each input of kinds of two or more inputs.
+    assert_eq!(variants_for(1), &[Variant::Contig, Variant::Strided]);
+    assert_eq!(
+        variants_for(2),
+        &[
+            Variant::Contig,
+            Variant::Bcast0,
+            Variant::Bcast1,
+            Variant::Strided
+        ]
+    );
+    assert_eq!(variants_for(3).len(), 5);
+    for tier in Tier::ALL {
+        if let Some(t) = tier.table() {
+            assert!(tier.available());
+            assert_eq!(t.len(), KERNEL_COUNT, "{}", tier.name());
+        }
+    }
+    assert!(Tier::Scalar.available() && Tier::Scalar.table().is_some());
+}
+
+struct GroupResult {
+    coverage: Coverage,
+    failures: Failures,
+    runs: usize,
+}
+
+fn check_group(kind: Kind, d: DType, tiers: &[Tier]) -> GroupResult {
+    let mut res = GroupResult {
+        coverage: Coverage::default(),
+        failures: Failures::default(),
+        runs: 0,
+    };
+    let in_d = in_dtypes(kind, d);
+    let in_w: Vec<usize> = in_d.iter().map(|&x| width(x)).collect();
+    let out_d = out_dtype(kind, d);
+    let out_w = width(out_d);
+    let name = format!("{} {}", kind.name(), d.name());
+    let mut rng = Rng::for_label(&format!("differential {name}"), seed());
+    let scalar_contig = kernel(Tier::Scalar, kind, d, Variant::Contig)
+        .expect("every kernel has a contiguous variant");
+    for (si, &n) in SIZES.iter().enumerate() {
+        for &v in variants_for(kind.info().arity) {
+            let layouts = match v {
+                Variant::Strided => Layout::strided().to_vec(),
+                _ => vec![Layout::unit(v, si % 2)],
+            };
+            let scalar_v = kernel(Tier::Scalar, kind, d, v).unwrap();
+            for layout in layouts {
+                let ins: Vec<Vec<u8>> = in_d
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &dk)| {
+                        let mut b = Vec::new();
+                        push_operand(dk, &mut rng, n.max(1), &mut b);
+                        if layout.src[k] == 0 {
+                            replicate(&b, in_w[k], n)
+                        } else {
+                            b.truncate(n * in_w[k]);
+                            b
+                        }
+                    })
+                    .collect();
+                let refs: Vec<&[u8]> = ins.iter().map(|x| x.as_slice()).collect();
+                let at = format!("{name} n={n} {} {layout:?}", v.name());
+                let want = match run(scalar_contig, &in_w, out_w, &refs, n, &Layout::CONTIG) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        res.failures
+                            .push(format!("{name} scalar contig n={n}: {e}"));
+                        continue;
+                    }
+                };
+                let base = match run(scalar_v, &in_w, out_w, &refs, n, &layout) {
+                    Ok(w) => w,
+                    Err(e) => {
+                        res.failures.push(format!("{at} scalar: {e}"));
+                        continue;
+                    }
+                };
+                res.runs += 2;
+                if let Some(diff) = first_difference(out_d, out_w, &base, &want) {
+                    res.failures.push(format!(
+                        "{at}: scalar {} differs from scalar contig: {diff}",
+                        v.name()
+                    ));
+                }
+                for &tier in tiers {
+                    let f = kernel(tier, kind, d, v).unwrap();
+                    res.runs += 1;
+                    match run(f, &in_w, out_w, &refs, n, &layout) {
+                        Ok(got) => {
+                            if let Some(diff) = first_difference(out_d, out_w, &got, &base) {
+                                res.failures.push(format!(
+                                    "{at}: {} differs from scalar: {diff}",
+                                    tier.name()
+                                ));
+                            }
+                        }
+                        Err(e) => res.failures.push(format!("{at} {}: {e}", tier.name())),
+                    }
+                    res.coverage.add(kind, d, tier, v);
+                }
+                // In place: the destination is input 0, same pointer and stride.
+                if out_d == in_d[0]
+                    && layout.src[0] != 0
+                    && (layout.src[0] == layout.dst || v == Variant::Strided)
+                {
+                    let mut l = layout;
+                    l.dst = l.src[0];
+                    for &tier in std::iter::once(&Tier::Scalar).chain(tiers) {
+                        let f = kernel(tier, kind, d, v).unwrap();
+                        let got = run_in_place(f, &in_w, &refs, n, &l);
+                        res.runs += 1;
+                        if let Some(diff) = first_difference(out_d, out_w, &got, &want) {
+                            res.failures
+                                .push(format!("{at} {} in place: {diff}", tier.name()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    res
+}
+
+#[test]
+fn every_kernel_on_every_tier_matches_scalar() {
+    let tiers: Vec<Tier> = Tier::ALL
+        .into_iter()
+        .filter(|t| *t != Tier::Scalar && t.available())
+        .collect();
+    if tiers.is_empty() {
+        eprintln!("differential: no tier besides scalar runs on this CPU; layouts and in-place runs checked only");
+    }
+    let start = std::time::Instant::now();
+    let results = par_map(&groups(), |&(kind, d)| check_group(kind, d, &tiers));
+    let mut coverage = Coverage::default();
+    let mut failures = Failures::default();
+    let mut runs = 0;
+    for r in results {
+        coverage.merge(r.coverage);
+        failures.merge(r.failures);
+        runs += r.runs;
+    }
+    coverage.write("differential.txt");
+    eprintln!(
+        "differential: {runs} kernel runs, {} kernels recorded on {:?}, {} NaN results differing only in sign or payload, {:.1} s",
+        coverage.len(),
+        tiers.iter().map(|t| t.name()).collect::<Vec<_>>(),
+        NAN_BIT_DIFFERENCES.load(std::sync::atomic::Ordering::Relaxed),
+        start.elapsed().as_secs_f64()
+    );
+    for &tier in &tiers {
+        for k in KERNELS.iter() {
+            assert!(
+                coverage.contains(k.kind, k.dtype, tier, k.variant),
+                "{k:?} on {} not checked",
+                tier.name()
+            );
+        }
+    }
+    failures.finish("differential");
+}

@@ -1,0 +1,621 @@
+//! The oracle of every elementwise kind: what the scalar tier must produce for
+//! one element, from the kind's contract in spec/kinds.toml, computed with the
+//! arithmetic of `exact` (f64, i128, exact dyadic numbers) and the encoder of
+//! `mini`, never with the runtime under test.
+//!
+//! Float kinds follow kinds.toml's definition of `exact`: the value of the
+//! operation in the carrier, rounded once into the result dtype. The carrier
+//! value is the exact result rounded once into f32 or f64: for f32 carriers
+//! the f64 result of add, sub, mul, div (`exact::div_round`) and sqrt
+//! (`exact::sqrt_round`) rounded again to f32 (f64 carries more than 2·24 + 2
+//! bits, so the double rounding is innocuous); for f64 the exact result
+//! rounded by `exact`; fma is the exact a·b + c rounded once by `exact`; rem is
+//! exact. A narrow float then goes through the independent encoder of `mini`.
+//! (That this equals one rounding of the exact value into the narrow dtype,
+//! the design's correctly-rounded claim, is checked apart, in
+//! tests/scalar_oracle.rs.)
+
+use super::exact::{self, Dd, Fmt};
+use super::mini::{mini, MiniOracle};
+use super::values::{decode, int_bytes, int_range, wrap_int, Val};
+use tessera_generated::{Class, DType, Kind};
+
+/// What one output element must be.
+#[derive(Clone, Debug)]
+pub enum Expect {
+    /// A bool: the byte 0 or 1.
+    Bool(bool),
+    /// An integer, wrapped into the output's width (and nothing above it).
+    Int(i128),
+    /// An f32 or f64 output: exactly this value (zero's sign included); a NaN
+    /// means any NaN.
+    Float(f64),
+    /// A parameterised float output: this code; a NaN code means any NaN code.
+    Code(u32),
+    /// A parameterised float output: any of these codes.
+    Codes(Vec<u32>),
+    /// A complex output, each component as `Float`.
+    Complex(f64, f64),
+    /// Input k's bytes, bit for bit.
+    Input(usize),
+    /// A real output within `ulps` ulps (of the output format) of (hi + lo)·2^k;
+    /// infinity only at or beyond the format's largest finite value.
+    Near {
+        /// Reference, high part (scaled).
+        hi: f64,
+        /// Reference, low part (scaled).
+        lo: f64,
+        /// Scale exponent.
+        k: i64,
+        /// Allowed distance in ulps.
+        ulps: f64,
+    },
+    /// A complex output within `tol` (Euclidean norm) of re + i·im.
+    ComplexNear {
+        /// Reference real part.
+        re: Dd,
+        /// Reference imaginary part.
+        im: Dd,
+        /// Allowed distance.
+        tol: f64,
+    },
+    /// A complex output with at least one NaN component.
+    ComplexSomeNan,
+    /// Nothing is claimed (the contract says nothing for these inputs).
+    Unchecked,
+}
+
+#[derive(Clone, Copy)]
+enum Fk {
+    Mini(&'static MiniOracle),
+    F32,
+    F64,
+}
+
+fn fk(d: DType) -> Fk {
+    match d {
+        DType::F32 => Fk::F32,
+        DType::F64 => Fk::F64,
+        _ => Fk::Mini(mini(d).expect("a parameterised float")),
+    }
+}
+
+/// x (the exact result, or an f64 innocuously close to it for an f32
+/// carrier) rounded into the carrier, then into the dtype.
+fn out(f: Fk, x: f64) -> Expect {
+    match f {
+        // The sign of a NaN result is not part of the contract (design §5.1),
+        // but a dtype without NaN codes may turn it into the sign of a zero.
+        Fk::Mini(m) if x.is_nan() && m.nan == tessera_generated::NanStyle::None => {
+            Expect::Codes(vec![m.encode(f64::NAN, false), m.encode(-f64::NAN, false)])
+        }
+        Fk::Mini(m) => Expect::Code(m.encode(x as f32 as f64, false)),
+        Fk::F32 => Expect::Float(x as f32 as f64),
+        Fk::F64 => Expect::Float(x),
+    }
+}
+
+/// IEEE 754-2019 minimum: NaN propagates, -0 < +0.
+pub fn minimum(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a < b {
+        a
+    } else if b < a {
+        b
+    } else if a.is_sign_negative() {
+        a
+    } else {
+        b
+    }
+}
+
+/// IEEE 754-2019 maximum.
+pub fn maximum(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a > b {
+        a
+    } else if b > a {
+        b
+    } else if a.is_sign_positive() {
+        a
+    } else {
+        b
+    }
+}
+
+fn signed_zero_like(x: f64) -> f64 {
+    if x.is_sign_negative() {
+        -0.0
+    } else {
+        0.0
+    }
+}
+
+/// The integer part toward zero; zero keeps x's sign.
+pub fn trunc(x: f64) -> f64 {
+    if !x.is_finite() || x.abs() >= 4503599627370496.0 {
+        return x;
+    }
+    let t = (x as i64) as f64;
+    if t == 0.0 {
+        signed_zero_like(x)
+    } else {
+        t
+    }
+}
+
+/// Largest integer not above x.
+pub fn floor(x: f64) -> f64 {
+    let t = trunc(x);
+    if t > x {
+        t - 1.0
+    } else {
+        t
+    }
+}
+
+/// Smallest integer not below x (ceil(-0.5) = -0).
+pub fn ceil(x: f64) -> f64 {
+    let t = trunc(x);
+    if t < x {
+        t + 1.0
+    } else {
+        t
+    }
+}
+
+/// Nearest integer, halves away from zero.
+pub fn round_half_away(x: f64) -> f64 {
+    let t = trunc(x);
+    if !x.is_finite() || (x - t).abs() < 0.5 {
+        return t;
+    }
+    if x > 0.0 {
+        t + 1.0
+    } else {
+        t - 1.0
+    }
+}
+
+/// Nearest integer, halves to even.
+pub fn round_half_even(x: f64) -> f64 {
+    let t = trunc(x);
+    let f = (x - t).abs();
+    if !x.is_finite() || f < 0.5 || (f == 0.5 && t % 2.0 == 0.0) {
+        return t;
+    }
+    if x > 0.0 {
+        t + 1.0
+    } else {
+        t - 1.0
+    }
+}
+
+/// -1, 0 or 1 by sign; zeros and NaN pass.
+pub fn sign(x: f64) -> f64 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        x
+    }
+}
+
+fn copysign(a: f64, b: f64) -> f64 {
+    if b.is_sign_negative() {
+        -a.abs()
+    } else {
+        a.abs()
+    }
+}
+
+fn float_kind(name: &str, f: Fk, v: &[f64]) -> Expect {
+    let wide = matches!(f, Fk::F64);
+    let carrier = if wide { exact::F64 } else { exact::F32 };
+    let r = |x: f64| out(f, x);
+    let t = |x: f64| x != 0.0; // NaN counts as true
+    match name {
+        "add" => r(if wide {
+            exact::add_round(v[0], v[1], exact::F64)
+        } else {
+            v[0] + v[1]
+        }),
+        "sub" => r(if wide {
+            exact::sub_round(v[0], v[1], exact::F64)
+        } else {
+            v[0] - v[1]
+        }),
+        "mul" => r(if wide {
+            exact::mul_round(v[0], v[1], exact::F64)
+        } else {
+            v[0] * v[1]
+        }),
+        "div" => r(exact::div_round(v[0], v[1], exact::F64)),
+        "rem" => r(exact::fmod(v[0], v[1])),
+        "neg" => r(-v[0]),
+        "abs" => r(v[0].abs()),
+        "min" => r(minimum(v[0], v[1])),
+        "max" => r(maximum(v[0], v[1])),
+        "fma" => r(exact::fma_round(v[0], v[1], v[2], carrier)),
+        "sqrt" => r(exact::sqrt_round(v[0], exact::F64)),
+        "floor" => r(floor(v[0])),
+        "ceil" => r(ceil(v[0])),
+        "trunc" => r(trunc(v[0])),
+        "round" => r(round_half_away(v[0])),
+        "rint" => r(round_half_even(v[0])),
+        "copysign" => r(copysign(v[0], v[1])),
+        "sign" => r(sign(v[0])),
+        "clamp" => r(minimum(maximum(v[0], v[1]), v[2])),
+        "eq" => Expect::Bool(v[0] == v[1]),
+        "ne" => Expect::Bool(v[0] != v[1]),
+        "lt" => Expect::Bool(v[0] < v[1]),
+        "le" => Expect::Bool(v[0] <= v[1]),
+        "gt" => Expect::Bool(v[0] > v[1]),
+        "ge" => Expect::Bool(v[0] >= v[1]),
+        "logical_and" => Expect::Bool(t(v[0]) && t(v[1])),
+        "logical_or" => Expect::Bool(t(v[0]) || t(v[1])),
+        "logical_xor" => Expect::Bool(t(v[0]) != t(v[1])),
+        "logical_not" => Expect::Bool(!t(v[0])),
+        _ => panic!("no float oracle for kind {name}"),
+    }
+}
+
+fn int_kind(name: &str, d: DType, v: &[i128]) -> Expect {
+    let (bits, min, max) = int_range(d);
+    let mask = (1u128 << bits) - 1;
+    let u = |x: i128| (x as u128) & mask;
+    let from_bits = |b: u128| wrap_int(d, (b & mask) as i128);
+    let w = bits as u128;
+    let int = Expect::Int;
+    match name {
+        "add" => int(v[0] + v[1]),
+        "sub" => int(v[0] - v[1]),
+        "mul" => int(v[0].wrapping_mul(v[1])),
+        "div" => int(if v[1] == 0 { 0 } else { v[0] / v[1] }),
+        "rem" => int(if v[1] == 0 { 0 } else { v[0] % v[1] }),
+        "neg" => int(-v[0]),
+        "abs" => int(v[0].abs()),
+        "min" => int(v[0].min(v[1])),
+        "max" => int(v[0].max(v[1])),
+        "sign" => int(v[0].signum()),
+        "clamp" => int(v[0].max(v[1]).min(v[2])),
+        "eq" => Expect::Bool(v[0] == v[1]),
+        "ne" => Expect::Bool(v[0] != v[1]),
+        "lt" => Expect::Bool(v[0] < v[1]),
+        "le" => Expect::Bool(v[0] <= v[1]),
+        "gt" => Expect::Bool(v[0] > v[1]),
+        "ge" => Expect::Bool(v[0] >= v[1]),
+        "logical_and" => Expect::Bool(v[0] != 0 && v[1] != 0),
+        "logical_or" => Expect::Bool(v[0] != 0 || v[1] != 0),
+        "logical_xor" => Expect::Bool((v[0] != 0) != (v[1] != 0)),
+        "logical_not" => Expect::Bool(v[0] == 0),
+        "bitwise_and" => int(from_bits(u(v[0]) & u(v[1]))),
+        "bitwise_or" => int(from_bits(u(v[0]) | u(v[1]))),
+        "bitwise_xor" => int(from_bits(u(v[0]) ^ u(v[1]))),
+        "bitwise_not" => int(from_bits(!u(v[0]))),
+        "shl" => {
+            let s = u(v[1]);
+            int(if s >= w { 0 } else { from_bits(u(v[0]) << s) })
+        }
+        "shr" => {
+            let s = u(v[1]);
+            int(if s >= w {
+                if v[0] < 0 {
+                    -1
+                } else {
+                    0
+                }
+            } else {
+                v[0] >> s
+            })
+        }
+        "rotl" | "rotr" => {
+            let s = u(v[1]) % w;
+            let s = if name == "rotr" { (w - s) % w } else { s };
+            let x = u(v[0]);
+            int(from_bits(if s == 0 {
+                x
+            } else {
+                (x << s) | (x >> (w - s))
+            }))
+        }
+        "add_sat" => int((v[0] + v[1]).clamp(min, max)),
+        "sub_sat" => int((v[0] - v[1]).clamp(min, max)),
+        _ => panic!("no integer oracle for kind {name}"),
+    }
+}
+
+fn bool_kind(name: &str, v: &[bool]) -> Expect {
+    let b = Expect::Bool;
+    match name {
+        "eq" => b(v[0] == v[1]),
+        "ne" => b(v[0] != v[1]),
+        "lt" => b(!v[0] && v[1]),
+        "le" => b(!v[0] || v[1]),
+        "gt" => b(v[0] && !v[1]),
+        "ge" => b(v[0] || !v[1]),
+        "logical_and" | "bitwise_and" => b(v[0] && v[1]),
+        "logical_or" | "bitwise_or" => b(v[0] || v[1]),
+        "logical_xor" | "bitwise_xor" => b(v[0] != v[1]),
+        "logical_not" | "bitwise_not" => b(!v[0]),
+        _ => panic!("no bool oracle for kind {name}"),
+    }
+}
+
+/// Scale x by 2^k exactly (two steps, so k may exceed one f64 exponent range).
+fn scale(x: f64, k: i64) -> f64 {
+    let k1 = k / 2;
+    x * exact::pow2(k1) * exact::pow2(k - k1)
+}
+
+/// |re + i·im| to about 100 bits, as `Near` within `ulps`. An infinite
+/// component gives +inf even beside a NaN (as IEEE 754 hypot).
+pub fn hypot_expect(re: f64, im: f64, ulps: f64) -> Expect {
+    if re.is_infinite() || im.is_infinite() {
+        return Expect::Float(f64::INFINITY);
+    }
+    if re.is_nan() || im.is_nan() {
+        return Expect::Float(f64::NAN);
+    }
+    let (x, y) = (re.abs(), im.abs());
+    let m = x.max(y);
+    if m == 0.0 {
+        return Expect::Float(0.0);
+    }
+    let k = exact::exponent(m);
+    let (xs, ys) = (scale(x, -k), scale(y, -k));
+    let s = exact::dd_add(exact::two_prod(xs, xs), exact::two_prod(ys, ys));
+    let h = exact::dd_sqrt(s);
+    Expect::Near {
+        hi: h.0,
+        lo: h.1,
+        k,
+        ulps,
+    }
+}
+
+fn is_moderate(x: f64) -> bool {
+    x == 0.0 || (x.is_finite() && x.abs() >= 2f64.powi(-30) && x.abs() <= 2f64.powi(30))
+}
+
+fn complex_kind(name: &str, d: DType, a: &[(f64, f64)]) -> Expect {
+    let wide = d == DType::C128;
+    let fmt: Fmt = if wide { exact::F64 } else { exact::F32 };
+    // One rounding of an exact operation into the component format.
+    let add = |x: f64, y: f64| {
+        if wide {
+            exact::add_round(x, y, fmt)
+        } else {
+            (x + y) as f32 as f64
+        }
+    };
+    let mul = |x: f64, y: f64| {
+        if wide {
+            exact::mul_round(x, y, fmt)
+        } else {
+            (x * y) as f32 as f64
+        }
+    };
+    match name {
+        "add" => Expect::Complex(add(a[0].0, a[1].0), add(a[0].1, a[1].1)),
+        "sub" => Expect::Complex(add(a[0].0, -a[1].0), add(a[0].1, -a[1].1)),
+        "mul" => {
+            // The stated formula: (ac - bd) + i(ad + bc), each product and sum rounded.
+            let ((ar, ai), (br, bi)) = (a[0], a[1]);
+            Expect::Complex(
+                add(mul(ar, br), -mul(ai, bi)),
+                add(mul(ar, bi), mul(ai, br)),
+            )
+        }
+        "div" => {
+            let ((ar, ai), (br, bi)) = (a[0], a[1]);
+            let all = [ar, ai, br, bi];
+            if all.iter().all(|&x| is_moderate(x)) && (br != 0.0 || bi != 0.0) {
+                // Smith's algorithm: each component's error is at most about
+                // 4.3u·|q| (no cancellation in its denominator, |r| <= 1), so
+                // 8u·|q| bounds the error's norm, away from over- and underflow.
+                let tp = exact::two_prod;
+                let num_re = exact::dd_add(tp(ar, br), tp(ai, bi));
+                let num_im = exact::dd_add(tp(ai, br), exact::dd_neg(tp(ar, bi)));
+                let den = exact::dd_add(tp(br, br), tp(bi, bi));
+                let re = exact::dd_div(num_re, den);
+                let im = exact::dd_div(num_im, den);
+                let u = exact::pow2(-(fmt.p as i64));
+                let tol = 8.0 * u * re.0.hypot(im.0);
+                Expect::ComplexNear { re, im, tol }
+            } else if all.iter().any(|x| x.is_nan()) && !all.iter().any(|x| x.is_infinite()) {
+                Expect::ComplexSomeNan
+            } else {
+                // Infinities, zero divisors and over/underflowing quotients: the
+                // contract states no values here (the differential test still
+                // compares tiers bit for bit).
+                Expect::Unchecked
+            }
+        }
+        "abs" => hypot_expect(a[0].0, a[0].1, 1.0),
+        "neg" => Expect::Complex(-a[0].0, -a[0].1),
+        "conj" => Expect::Complex(a[0].0, -a[0].1),
+        "eq" => Expect::Bool(a[0].0 == a[1].0 && a[0].1 == a[1].1),
+        "ne" => Expect::Bool(!(a[0].0 == a[1].0 && a[0].1 == a[1].1)),
+        _ => panic!("no complex oracle for kind {name}"),
+    }
+}
+
+/// The oracle: what `kind` on dtype `d` must give for the inputs `ins`.
+pub fn expect(kind: Kind, d: DType, ins: &[Val]) -> Expect {
+    let name = kind.name();
+    let class = d.info().class;
+    if name == "select" {
+        let c = ins[0].b();
+        return match class {
+            // bool results are 0 or 1 (the dtype's rule), whatever byte was chosen.
+            Class::Bool => Expect::Bool(if c { ins[1].b() } else { ins[2].b() }),
+            _ => Expect::Input(if c { 1 } else { 2 }),
+        };
+    }
+    match class {
+        Class::Bool => bool_kind(name, &ins.iter().map(|v| v.b()).collect::<Vec<_>>()),
+        Class::Int | Class::Uint => {
+            int_kind(name, d, &ins.iter().map(|v| v.i()).collect::<Vec<_>>())
+        }
+        Class::Float => float_kind(name, fk(d), &ins.iter().map(|v| v.f()).collect::<Vec<_>>()),
+        Class::Complex => complex_kind(name, d, &ins.iter().map(|v| v.c()).collect::<Vec<_>>()),
+    }
+}
+
+fn show(d: DType, b: &[u8]) -> String {
+    let hex: String = b.iter().rev().map(|x| format!("{x:02x}")).collect();
+    format!("0x{hex} ({:?})", decode(d, b))
+}
+
+fn same_float(got: f64, want: f64) -> bool {
+    if want.is_nan() {
+        got.is_nan()
+    } else {
+        got.to_bits() == want.to_bits()
+    }
+}
+
+fn read_real(d: DType, b: &[u8]) -> f64 {
+    match d {
+        DType::F32 => f32::from_le_bytes(b.try_into().unwrap()) as f64,
+        DType::F64 => f64::from_le_bytes(b.try_into().unwrap()),
+        _ => panic!("{} is not f32 or f64", d.name()),
+    }
+}
+
+fn check_near(d: DType, got: f64, hi: f64, lo: f64, k: i64, ulps: f64) -> Result<(), String> {
+    let fmt = if d == DType::F32 {
+        exact::F32
+    } else {
+        exact::F64
+    };
+    let max = if d == DType::F32 {
+        f32::MAX as f64
+    } else {
+        f64::MAX
+    };
+    let e = exact::exponent(hi) + k;
+    // |reference| >= 2^(e_hi + k) > max  <=>  the reference is beyond the largest finite value.
+    let beyond = e > fmt.emax || (e == fmt.emax && scale(hi, k) >= max);
+    if got.is_infinite() && got > 0.0 {
+        return if beyond {
+            Ok(())
+        } else {
+            Err("infinite, below the largest finite value".into())
+        };
+    }
+    if !got.is_finite() {
+        return Err("not finite".into());
+    }
+    let ulp_exp = e.max(fmt.emin) - (fmt.p as i64 - 1) - k;
+    let diff = (scale(got, -k) - hi) - lo;
+    let allowed = ulps * scale(1.0, ulp_exp);
+    if diff.abs() <= allowed {
+        Ok(())
+    } else {
+        Err(format!(
+            "{:.3} ulps from the reference",
+            diff.abs() / scale(1.0, ulp_exp)
+        ))
+    }
+}
+
+/// Check one output element `got` of dtype `d` against `want` (`ins`: the
+/// element's input bytes).
+pub fn check(d: DType, got: &[u8], want: &Expect, ins: &[&[u8]]) -> Result<(), String> {
+    let fail = |why: String| Err(format!("got {}, want {want:?}: {why}", show(d, got)));
+    match want {
+        Expect::Unchecked => Ok(()),
+        Expect::Bool(b) => {
+            if got.len() == 1 && got[0] == *b as u8 {
+                Ok(())
+            } else {
+                fail("bool results are the byte 0 or 1".into())
+            }
+        }
+        Expect::Int(v) => {
+            if got == int_bytes(d, *v).as_slice() {
+                Ok(())
+            } else {
+                fail(format!("want the code of {}", wrap_int(d, *v)))
+            }
+        }
+        Expect::Float(x) => {
+            if same_float(read_real(d, got), *x) {
+                Ok(())
+            } else {
+                fail("value".into())
+            }
+        }
+        Expect::Code(c) => {
+            let m = mini(d).expect("a parameterised float output");
+            let g = super::values::code_of(d, got);
+            let ok = if m.is_nan_code(*c) {
+                g < (1 << m.code_bits) && m.is_nan_code(g)
+            } else {
+                g == *c
+            };
+            if ok {
+                Ok(())
+            } else {
+                fail(format!("want code {c:#x} ({})", m.decode(*c)))
+            }
+        }
+        Expect::Codes(cs) => {
+            if cs.contains(&super::values::code_of(d, got)) {
+                Ok(())
+            } else {
+                fail("not one of the codes".into())
+            }
+        }
+        Expect::Complex(re, im) => {
+            let h = got.len() / 2;
+            let c = if h == 4 { DType::F32 } else { DType::F64 };
+            if same_float(read_real(c, &got[..h]), *re) && same_float(read_real(c, &got[h..]), *im)
+            {
+                Ok(())
+            } else {
+                fail("components".into())
+            }
+        }
+        Expect::Input(k) => {
+            if got == ins[*k] {
+                Ok(())
+            } else {
+                fail(format!("want input {k}'s bytes {}", show(d, ins[*k])))
+            }
+        }
+        Expect::Near { hi, lo, k, ulps } => {
+            match check_near(d, read_real(d, got), *hi, *lo, *k, *ulps) {
+                Ok(()) => Ok(()),
+                Err(e) => fail(e),
+            }
+        }
+        Expect::ComplexNear { re, im, tol } => {
+            let h = got.len() / 2;
+            let c = if h == 4 { DType::F32 } else { DType::F64 };
+            let (gr, gi) = (read_real(c, &got[..h]), read_real(c, &got[h..]));
+            let dr = (gr - re.0) - re.1;
+            let di = (gi - im.0) - im.1;
+            let dist = dr.hypot(di);
+            if dist <= *tol {
+                Ok(())
+            } else {
+                fail(format!("distance {dist:e} > {tol:e}"))
+            }
+        }
+        Expect::ComplexSomeNan => {
+            let h = got.len() / 2;
+            let c = if h == 4 { DType::F32 } else { DType::F64 };
+            if read_real(c, &got[..h]).is_nan() || read_real(c, &got[h..]).is_nan() {
+                Ok(())
+            } else {
+                fail("a NaN input gives a NaN component".into())
+            }
+        }
+    }
+}
