@@ -143,6 +143,8 @@ pub struct DTypeInfo {
     pub doc: &'static str,
     /// Float parameters (class float only).
     pub float: Option<FloatInfo>,
+    /// Smallest and largest value of an integer or bool dtype.
+    pub int_range: Option<(i128, i128)>,
 }
 
 /// How a kind's inputs are typed.

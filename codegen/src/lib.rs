@@ -57,15 +57,57 @@ impl SpecSources {
 fn parse_file<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T, SpecError> {
     toml::from_str(text).map_err(|e| {
         let msg = e.message().to_string();
-        let at = e
-            .span()
-            .map(|s| {
-                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-                format!(" (line {line})")
-            })
+        let start = e.span().map(|s| s.start.min(text.len()));
+        let at = start
+            .map(|s| format!(" (line {})", text[..s].matches('\n').count() + 1))
             .unwrap_or_default();
-        SpecError::new(&format!("spec/{name}"), "", "", format!("{msg}{at}"))
+        let (table, key) = start.map(|s| locate(text, s, &msg)).unwrap_or_default();
+        SpecError::new(&format!("spec/{name}"), table, &key, format!("{msg}{at}"))
     })
+}
+
+/// The table (`[[dtype]] "name"`) and key a parse error at byte `pos` sits in:
+/// the nearest table header above it with that table's `name`, and the key of the
+/// line (or the field a serde message names).
+fn locate(text: &str, pos: usize, msg: &str) -> (String, String) {
+    let before = &text[..pos];
+    let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let key = msg
+        .split('`')
+        .nth(1)
+        .filter(|_| msg.contains("unknown field") || msg.contains("missing field"))
+        .map(str::to_string)
+        .or_else(|| {
+            line.split_once('=')
+                .map(|(k, _)| k.trim().to_string())
+                .filter(|k| !k.is_empty() && !k.starts_with('['))
+        })
+        .unwrap_or_default();
+    let header = before
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with("[["))
+        .map(|l| l.trim().to_string());
+    let table = match header {
+        None => String::new(),
+        Some(h) => {
+            let from = text[..pos].rfind(h.as_str()).unwrap_or(0);
+            let name = text[from..]
+                .lines()
+                .skip(1)
+                .take_while(|l| !l.trim_start().starts_with("[["))
+                .find_map(|l| {
+                    let (k, v) = l.split_once('=')?;
+                    (k.trim() == "name").then(|| v.trim().to_string())
+                });
+            match name {
+                Some(n) => format!("{h} {n}"),
+                None => h,
+            }
+        }
+    };
+    (table, key)
 }
 
 /// Parse and validate spec sources.

@@ -126,6 +126,28 @@ const fn alg(
     }
 }
 
+/// Names that differ but become the same Rust identifier (`f_16` and `f16`).
+fn unique_idents<'a>(
+    file: &str,
+    table: &str,
+    names: impl Iterator<Item = &'a str>,
+) -> Result<(), SpecError> {
+    let mut seen: Vec<(String, &str)> = Vec::new();
+    for n in names {
+        let id = camel(n);
+        if let Some((_, other)) = seen.iter().find(|(i, _)| *i == id) {
+            return Err(SpecError::new(
+                file,
+                format!("[[{table}]] \"{n}\""),
+                "name",
+                format!("`{n}` and `{other}` both become the Rust name `{id}`; rename one"),
+            ));
+        }
+        seen.push((id, n));
+    }
+    Ok(())
+}
+
 /// The names every algorithm the runtime implements (for docs and errors).
 pub fn algorithm_names() -> Vec<&'static str> {
     ALGORITHMS.iter().map(|a| a.name).collect()
@@ -161,6 +183,10 @@ pub fn validate(
     let loops = validate_loops(loops)?;
     let tiers = validate_tiers(tiers)?;
     let formats = validate_formats(formats, &dtypes)?;
+    unique_idents(DTYPES, "dtype", dtypes.iter().map(|d| d.name.as_str()))?;
+    unique_idents(KINDS, "kind", kinds.iter().map(|k| k.name.as_str()))?;
+    unique_idents(TIERS, "tier", tiers.iter().map(|t| t.name.as_str()))?;
+    unique_idents(FORMATS, "format", formats.iter().map(|f| f.name.as_str()))?;
     let spec = Spec {
         dtypes,
         kinds,
@@ -978,6 +1004,16 @@ fn validate_formats(file: FormatsFile, dtypes: &[DType]) -> Result<Vec<Format>, 
                 "name",
                 "this format is declared twice",
             ));
+        }
+        for a in &raw.aliases {
+            if *a == raw.name || out.iter().any(|f| f.name == *a || f.aliases.contains(a)) {
+                return Err(SpecError::new(
+                    FORMATS,
+                    t,
+                    "aliases",
+                    format!("`{a}` is already the name or an alias of another format"),
+                ));
+            }
         }
         let find = |key: &str, name: &str| -> Result<&DType, SpecError> {
             dtypes

@@ -105,8 +105,23 @@ fn emit_dtypes(spec: &Spec) -> TokenStream {
                 }
             }
         };
+        let int_range = match d.class {
+            Class::Bool => quote!(Some((0, 1))),
+            Class::Int => {
+                let lo = -(1i128 << (d.bits - 1));
+                let hi = (1i128 << (d.bits - 1)) - 1;
+                let (lo, hi) = (Literal::i128_unsuffixed(lo), Literal::i128_unsuffixed(hi));
+                quote!(Some((#lo, #hi)))
+            }
+            Class::Uint => {
+                let hi = Literal::i128_unsuffixed((1i128 << d.bits) - 1);
+                quote!(Some((0, #hi)))
+            }
+            _ => quote!(None),
+        };
         quote! {
             DTypeInfo {
+                int_range: #int_range,
                 name: #name, aliases: &[#(#aliases),*], class: Class::#class, bits: #bits,
                 values_per_byte: #vpb, item_bytes: #item, carrier: #carrier, accumulator: #acc,
                 accumulation_unit_roundoff: #u, numpy: #numpy, doc: #doc, float: #float,
@@ -236,7 +251,9 @@ fn emit_tiers(spec: &Spec) -> TokenStream {
         }
         let arch = &t.arch;
         let feats = &t.features;
-        let detect = if arch == "x86_64" {
+        let detect = if feats.is_empty() {
+            quote!(true)
+        } else if arch == "x86_64" {
             quote!( #( std::is_x86_feature_detected!(#feats) )&&* )
         } else {
             quote!( #( std::arch::is_aarch64_feature_detected!(#feats) )&&* )
