@@ -14,7 +14,7 @@
 //! finite value, infinities included, to that value.
 
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::elementwise::{broadcast_shapes, plan::Plan, self_overlap};
+use crate::elementwise::{broadcasts_to, self_overlap};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 use crate::{cast_index, Variant};
@@ -43,7 +43,7 @@ pub fn cast_with(
     mode: CastMode,
 ) -> Result<()> {
     let tier = exec.resolve_tier()?;
-    if broadcast_shapes(&[src.shape(), dst.shape()]).as_deref() != Some(dst.shape()) {
+    if !broadcasts_to(src.shape(), dst.shape()) {
         return Err(Error::Shape {
             operand: "source".into(),
             shape: src.shape().to_vec(),
@@ -62,16 +62,10 @@ pub fn cast_with(
     }
     let (from, to) = (src.dtype(), dst.dtype());
     let saturating = mode == CastMode::Saturating;
-    let plan = Plan::new(std::slice::from_ref(src), dst);
-    let threads = if plan.total() >= crate::elementwise::PARALLEL_MIN {
-        exec.thread_count()
-    } else {
-        1
-    };
     let select = |v: Variant| cast_index(from, to, saturating, v).map(|i| table[i]);
     // SAFETY: both views were validated against their bytes, the source broadcasts
     // to the destination's shape, the kernels are the casts for these two dtypes,
     // and the destination is a unique borrow.
-    unsafe { plan.run(&select, threads) };
+    unsafe { crate::elementwise::run(exec, std::slice::from_ref(src), dst, &select) };
     Ok(())
 }

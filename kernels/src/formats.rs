@@ -358,8 +358,8 @@ pub fn decode(
     let mut vals = vec![0f64; n];
     let mut sc = vec![0f64; blocks_per_row];
     let unit = pow2(-(sp.fraction_bits as i32));
-    // Validate every row view before writing any (all rows share one layout,
-    // validated with `dst`), then write.
+    // Every row view shares `dst`'s validated layout and every buffer size was
+    // checked above, so no call below can refuse after a row is written.
     for (r, &off) in rows.iter().enumerate() {
         let crow = &codes[r * code_bytes_per_row..(r + 1) * code_bytes_per_row];
         decode_slice(exec, sp.element, crow, n, &mut vals)?;

@@ -137,8 +137,19 @@ pub fn elementwise_with(
     out: &mut ArrayViewMut<'_>,
 ) -> Result<()> {
     let tier = exec.resolve_tier()?;
-    let dtypes: Vec<DType> = inputs.iter().map(|a| a.dtype()).collect();
-    let dtype = call_dtype(kind, &dtypes)?;
+    let arity = kind.info().arity;
+    if inputs.len() != arity {
+        return Err(Error::Arity {
+            kind,
+            expected: arity,
+            got: inputs.len(),
+        });
+    }
+    let mut dtypes = [DType::Bool; 3];
+    for (d, a) in dtypes.iter_mut().zip(inputs) {
+        *d = a.dtype();
+    }
+    let dtype = call_dtype(kind, &dtypes[..arity])?;
     let want = result_dtype(kind, dtype)?;
     if out.dtype() != want {
         return Err(Error::DTypeMismatch {
@@ -148,7 +159,7 @@ pub fn elementwise_with(
         });
     }
     for (i, a) in inputs.iter().enumerate() {
-        if broadcast_shapes(&[a.shape(), out.shape()]).as_deref() != Some(out.shape()) {
+        if !broadcasts_to(a.shape(), out.shape()) {
             return Err(Error::Shape {
                 operand: format!("input {i}"),
                 shape: a.shape().to_vec(),
@@ -166,16 +177,144 @@ pub fn elementwise_with(
             reason,
         });
     }
-    let plan = Plan::new(inputs, out);
-    let threads = if plan.total() >= PARALLEL_MIN {
+    let select = |v: Variant| kernel_index(kind, dtype, v).map(|i| table[i]);
+    // SAFETY: every operand was validated against its bytes (views validate on
+    // construction), shapes broadcast to the destination's, and the kernels only
+    // visit positions inside the destination's shape; the destination is a unique
+    // borrow, so it overlaps no input.
+    unsafe { run(exec, inputs, out, &select) };
+    Ok(())
+}
+
+/// Whether `shape` broadcasts to exactly `target` (numpy's rules).
+pub fn broadcasts_to(shape: &[usize], target: &[usize]) -> bool {
+    shape.len() <= target.len()
+        && shape
+            .iter()
+            .rev()
+            .zip(target.iter().rev())
+            .all(|(&n, &t)| n == t || n == 1)
+}
+
+/// Whether a view's elements are consecutive in C order from its offset.
+fn c_contiguous(shape: &[usize], strides: &[isize]) -> bool {
+    let mut expected: isize = 1;
+    for (&n, &s) in shape.iter().zip(strides).rev() {
+        if n > 1 {
+            if s != expected {
+                return false;
+            }
+            expected *= n as isize;
+        }
+    }
+    true
+}
+
+/// Run validated operands: one flat run when every operand is C-contiguous
+/// over the destination's shape (or a single broadcast element), the general
+/// plan otherwise.
+///
+/// # Safety
+/// The operands must have been validated as `elementwise_with` and `cast_with`
+/// do, and `select` must give the call's kernels.
+pub(crate) unsafe fn run(
+    exec: &Exec,
+    inputs: &[ArrayView<'_>],
+    out: &mut ArrayViewMut<'_>,
+    select: &dyn Fn(Variant) -> Option<crate::LoopFn>,
+) {
+    let n = out.layout().len();
+    let flat_ok = out.dtype().info().values_per_byte == 1
+        && c_contiguous(out.shape(), out.strides())
+        && inputs.iter().all(|a| {
+            a.dtype().info().values_per_byte == 1
+                && (a.layout().len() == 1
+                    || (a.shape().iter().product::<usize>() == n
+                        && c_contiguous(a.shape(), a.strides())))
+        });
+    let threads = if n >= PARALLEL_MIN {
         exec.thread_count()
     } else {
         1
     };
-    // SAFETY: every operand was validated against its bytes (views validate on
-    // construction), shapes broadcast to the destination's, and the plan only
-    // visits positions inside the destination's shape; the destination is a
-    // unique borrow, so it overlaps no input.
-    unsafe { plan.run(&|v| kernel_index(kind, dtype, v).map(|i| table[i]), threads) };
-    Ok(())
+    if !flat_ok {
+        let plan = Plan::new(inputs, out);
+        // SAFETY: forwarded from this function's contract.
+        unsafe { plan.run(select, threads) };
+        return;
+    }
+    let mut args = crate::Args {
+        n,
+        src: [core::ptr::null(); 3],
+        src_stride: [1; 3],
+        dst: core::ptr::null_mut(),
+        dst_stride: 1,
+    };
+    let mut bcast = None;
+    for (k, a) in inputs.iter().enumerate() {
+        let item = a.dtype().info().item_bytes;
+        // SAFETY: the offset is a validated element position of the view.
+        args.src[k] = unsafe { a.data().as_ptr().add(a.layout().offset * item) };
+        if a.layout().len() == 1 && n > 1 {
+            args.src_stride[k] = 0;
+            bcast = Some(if bcast.is_none() { k } else { usize::MAX });
+        }
+    }
+    let variant = match bcast {
+        None => Variant::Contig,
+        Some(0) if inputs.len() > 1 => Variant::Bcast0,
+        Some(1) => Variant::Bcast1,
+        Some(2) => Variant::Bcast2,
+        _ => Variant::Strided,
+    };
+    let f = select(variant)
+        .or_else(|| select(Variant::Strided))
+        .expect("every kernel has a strided variant");
+    let out_item = out.dtype().info().item_bytes;
+    let offset = out.layout().offset;
+    // SAFETY: the offset is a validated element position of the destination.
+    args.dst = unsafe { out.data_mut().as_mut_ptr().add(offset * out_item) };
+    let threads = threads.min(n).max(1);
+    if threads == 1 {
+        // SAFETY: every operand holds `n` elements from its pointer (or one, at
+        // stride 0), as validated.
+        unsafe { f(&args) };
+        return;
+    }
+    let chunk = n.div_ceil(threads);
+    let items: Vec<usize> = inputs.iter().map(|a| a.dtype().info().item_bytes).collect();
+    let base = SendArgs(args);
+    use rayon::prelude::*;
+    (0..threads).into_par_iter().for_each(|t| {
+        let i0 = (t * chunk).min(n);
+        let i1 = ((t + 1) * chunk).min(n);
+        if i0 >= i1 {
+            return;
+        }
+        let mut a = base.get();
+        a.n = i1 - i0;
+        for (k, item) in items.iter().enumerate() {
+            // SAFETY: i0 < n lies inside every non-broadcast operand.
+            a.src[k] = unsafe { a.src[k].add(i0 * item * a.src_stride[k] as usize) };
+        }
+        // SAFETY: as above, for the destination; chunks are disjoint.
+        a.dst = unsafe { a.dst.add(i0 * out_item) };
+        // SAFETY: the chunk stays inside every operand.
+        unsafe { f(&a) };
+    });
 }
+
+/// `Args` moved into rayon tasks.
+#[derive(Clone, Copy)]
+struct SendArgs(crate::Args);
+
+impl SendArgs {
+    fn get(&self) -> crate::Args {
+        self.0
+    }
+}
+// SAFETY: the pointers address validated operands; tasks write disjoint chunks
+// of the destination and only read the inputs.
+unsafe impl Send for SendArgs {}
+// SAFETY: as above.
+unsafe impl Sync for SendArgs {}
