@@ -225,7 +225,7 @@ fn block_with_amax(n: usize, amax: f32, seed: u64) -> Vec<f32> {
             sign * u * amax
         })
         .collect();
-    out[(seed as usize) % n] = if seed % 2 == 0 { amax } else { -amax };
+    out[(seed as usize) % n] = if seed.is_multiple_of(2) { amax } else { -amax };
     out
 }
 
