@@ -72,6 +72,7 @@ pub enum DType {
 /// The metadata of every dtype, in `DType` order.
 pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
     DTypeInfo {
+        int_range: Some((0, 1)),
         name: "bool",
         aliases: &["bool_", "b1"],
         class: Class::Bool,
@@ -86,6 +87,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: Some((-128, 127)),
         name: "i8",
         aliases: &["int8"],
         class: Class::Int,
@@ -100,6 +102,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: Some((-32768, 32767)),
         name: "i16",
         aliases: &["int16"],
         class: Class::Int,
@@ -114,6 +117,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: Some((-2147483648, 2147483647)),
         name: "i32",
         aliases: &["int32"],
         class: Class::Int,
@@ -128,6 +132,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: Some((-9223372036854775808, 9223372036854775807)),
         name: "i64",
         aliases: &["int64"],
         class: Class::Int,
@@ -142,6 +147,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: Some((0, 255)),
         name: "u8",
         aliases: &["uint8"],
         class: Class::Uint,
@@ -156,6 +162,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: Some((0, 65535)),
         name: "u16",
         aliases: &["uint16"],
         class: Class::Uint,
@@ -170,6 +177,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: Some((0, 4294967295)),
         name: "u32",
         aliases: &["uint32"],
         class: Class::Uint,
@@ -184,6 +192,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: Some((0, 18446744073709551615)),
         name: "u64",
         aliases: &["uint64"],
         class: Class::Uint,
@@ -198,6 +207,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: Some((-8, 7)),
         name: "i4",
         aliases: &["int4"],
         class: Class::Int,
@@ -212,6 +222,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: Some((0, 15)),
         name: "u4",
         aliases: &["uint4"],
         class: Class::Uint,
@@ -226,6 +237,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: Some((0, 1)),
         name: "u1",
         aliases: &["uint1", "bit"],
         class: Class::Uint,
@@ -240,6 +252,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: None,
         name: "f16",
         aliases: &["float16", "half"],
         class: Class::Float,
@@ -272,6 +285,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "bf16",
         aliases: &["bfloat16"],
         class: Class::Float,
@@ -304,6 +318,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "f32",
         aliases: &["float32", "single"],
         class: Class::Float,
@@ -336,6 +351,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "f64",
         aliases: &["float64", "double"],
         class: Class::Float,
@@ -368,6 +384,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "c64",
         aliases: &["complex64"],
         class: Class::Complex,
@@ -382,6 +399,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: None,
         name: "c128",
         aliases: &["complex128"],
         class: Class::Complex,
@@ -396,6 +414,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         float: None,
     },
     DTypeInfo {
+        int_range: None,
         name: "e4m3fn",
         aliases: &["float8_e4m3fn"],
         class: Class::Float,
@@ -428,6 +447,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "e5m2",
         aliases: &["float8_e5m2"],
         class: Class::Float,
@@ -460,6 +480,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "e4m3",
         aliases: &["float8_e4m3"],
         class: Class::Float,
@@ -492,6 +513,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "e3m4",
         aliases: &["float8_e3m4"],
         class: Class::Float,
@@ -524,6 +546,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "e4m3fnuz",
         aliases: &["float8_e4m3fnuz"],
         class: Class::Float,
@@ -556,6 +579,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "e5m2fnuz",
         aliases: &["float8_e5m2fnuz"],
         class: Class::Float,
@@ -588,6 +612,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "e4m3b11fnuz",
         aliases: &["float8_e4m3b11fnuz"],
         class: Class::Float,
@@ -620,6 +645,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "e8m0fnu",
         aliases: &["float8_e8m0fnu", "ue8m0"],
         class: Class::Float,
@@ -652,6 +678,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "e2m3fn",
         aliases: &["float6_e2m3fn"],
         class: Class::Float,
@@ -684,6 +711,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "e3m2fn",
         aliases: &["float6_e3m2fn"],
         class: Class::Float,
@@ -716,6 +744,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "e2m1fn",
         aliases: &["float4_e2m1fn"],
         class: Class::Float,
@@ -748,6 +777,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30usize] = [
         }),
     },
     DTypeInfo {
+        int_range: None,
         name: "ue4m3",
         aliases: &["float8_ue4m3"],
         class: Class::Float,
