@@ -10491,7 +10491,7 @@ pub unsafe fn cast_f16_bf16_sat_strided(x: &Args) {
 #[target_feature(enable = "avx2,fma,f16c,bmi2")]
 pub unsafe fn cast_f16_f32_dflt_contig(x: &Args) {
     // SAFETY: the caller upholds the contract of `LoopFn`.
-    unsafe { run1::<F16, CastOut<Native<f32>>, Cast<Native<f32>, false>, CONTIG>(x) }
+    unsafe { crate::runtime::fast_x86::f16c_widen::<F16Params, false>(x) }
 }
 
 /// `f16` → `f32`, default mode, strided loop.
@@ -10505,7 +10505,7 @@ pub unsafe fn cast_f16_f32_dflt_strided(x: &Args) {
 #[target_feature(enable = "avx2,fma,f16c,bmi2")]
 pub unsafe fn cast_f16_f32_sat_contig(x: &Args) {
     // SAFETY: the caller upholds the contract of `LoopFn`.
-    unsafe { run1::<F16, CastOut<Native<f32>>, Cast<Native<f32>, true>, CONTIG>(x) }
+    unsafe { crate::runtime::fast_x86::f16c_widen::<F16Params, true>(x) }
 }
 
 /// `f16` → `f32`, saturating mode, strided loop.
@@ -12115,7 +12115,7 @@ pub unsafe fn cast_f32_u1_sat_strided(x: &Args) {
 #[target_feature(enable = "avx2,fma,f16c,bmi2")]
 pub unsafe fn cast_f32_f16_dflt_contig(x: &Args) {
     // SAFETY: the caller upholds the contract of `LoopFn`.
-    unsafe { run1::<Native<f32>, CastOut<F16>, Cast<F16, false>, CONTIG>(x) }
+    unsafe { crate::runtime::fast_x86::f16c_narrow::<F16Params, false>(x) }
 }
 
 /// `f32` → `f16`, default mode, strided loop.
@@ -12129,7 +12129,7 @@ pub unsafe fn cast_f32_f16_dflt_strided(x: &Args) {
 #[target_feature(enable = "avx2,fma,f16c,bmi2")]
 pub unsafe fn cast_f32_f16_sat_contig(x: &Args) {
     // SAFETY: the caller upholds the contract of `LoopFn`.
-    unsafe { run1::<Native<f32>, CastOut<F16>, Cast<F16, true>, CONTIG>(x) }
+    unsafe { crate::runtime::fast_x86::f16c_narrow::<F16Params, true>(x) }
 }
 
 /// `f32` → `f16`, saturating mode, strided loop.

@@ -236,10 +236,8 @@ macro_rules! int_dst {
             #[inline(always)]
             fn from_i64<const SAT: bool>(v: i64) -> $t {
                 if SAT {
-                    v.clamp(
-                        <$t>::MIN as i128 as i64,
-                        <$t>::MAX.min(i64::MAX as $t) as i64,
-                    ) as $t
+                    let hi = (<$t>::MAX as i128).min(i64::MAX as i128) as i64;
+                    v.clamp(<$t>::MIN as i128 as i64, hi) as $t
                 } else {
                     v as $t
                 }

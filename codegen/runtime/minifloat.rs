@@ -116,7 +116,11 @@ pub fn decode<P: MiniFloat>(code: u32) -> f32 {
     let e = mag >> m_bits;
     let m = mag & ((1 << m_bits) - 1);
     let emax_field = (1u32 << P::EXP_BITS) - 1;
-    let value = if e == 0 {
+    let value = if P::BIAS == 127 && P::SUBNORMALS {
+        // The dtype's binades are f32's (bf16): its bits are f32's top bits,
+        // subnormals included, so no arithmetic (and no denormal multiply) is needed.
+        f32::from_bits(mag << (23 - m_bits))
+    } else if e == 0 {
         if P::SUBNORMALS {
             m as f32 * pow2f(1 - P::BIAS - m_bits as i32)
         } else {
@@ -199,8 +203,15 @@ macro_rules! rounding_fns {
             };
             let bits_of = |e: i32| -> $uint { (((e + $bias) as $uint) << $man) };
             let emin = 1 - P::BIAS;
-            let rounded: u32 = if P::SUBNORMALS && a < bits_of(emin) {
-                // Multiples of the subnormal spacing 2^(emin - m) are the codes themselves.
+            let rounded: u32 = if P::SUBNORMALS && a < bits_of(emin) && !P::TIES_AWAY {
+                // Multiples of the subnormal spacing 2^(emin - m) are the codes
+                // themselves: adding 2^(emin - m + mantissa bits), whose ulp is that
+                // spacing, makes the adder round to them (to nearest, ties to even).
+                let magic = <$float>::from_bits(bits_of(emin - m_bits as i32 + $man));
+                let _ = (mant, exp2);
+                (<$float>::from_bits(a) + magic).to_bits().wrapping_sub(magic.to_bits()) as u32
+            } else if P::SUBNORMALS && a < bits_of(emin) {
+                // Ties away from zero: the same rounding in integers.
                 let sh = (emin - m_bits as i32) - exp2;
                 if sh <= 0 {
                     (mant << (-sh) as u32) as u32

@@ -9,6 +9,8 @@
 
 pub mod cast;
 pub mod codec;
+#[cfg(target_arch = "x86_64")]
+pub mod fast_x86;
 pub mod loops;
 pub mod meta;
 pub mod minifloat;

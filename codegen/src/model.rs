@@ -115,6 +115,17 @@ pub struct RawTier {
     pub arch: String,
     pub features: Vec<String>,
     pub doc: String,
+    #[serde(default)]
+    pub fast_casts: Vec<RawFastCast>,
+}
+
+/// One entry of a tier's `fast_casts`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFastCast {
+    pub src: String,
+    pub dst: String,
+    pub function: String,
 }
 
 /// `spec/formats.toml`

@@ -206,9 +206,24 @@ pub struct LoopVariant {
     pub doc: String,
 }
 
+/// A hand-vectorised cast a tier uses for one pair's contiguous variant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FastCast {
+    /// source dtype
+    pub src: String,
+    /// destination dtype
+    pub dst: String,
+    /// the runtime function (in `runtime::fast_x86`)
+    pub function: String,
+    /// the parameters type it is instantiated with
+    pub params: String,
+}
+
 /// A validated tier.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tier {
+    /// hand-vectorised casts
+    pub fast_casts: Vec<FastCast>,
     /// name
     pub name: String,
     /// `any` or a target_arch

@@ -181,7 +181,7 @@ pub fn validate(
     let dtypes = validate_dtypes(dtypes)?;
     let kinds = validate_kinds(kinds)?;
     let loops = validate_loops(loops)?;
-    let tiers = validate_tiers(tiers)?;
+    let tiers = validate_tiers(tiers, &dtypes)?;
     let formats = validate_formats(formats, &dtypes)?;
     unique_idents(DTYPES, "dtype", dtypes.iter().map(|d| d.name.as_str()))?;
     unique_idents(KINDS, "kind", kinds.iter().map(|k| k.name.as_str()))?;
@@ -925,7 +925,7 @@ const KNOWN_FEATURES: &[(&str, &[&str])] = &[
     ("aarch64", &["neon", "fp16", "sve", "sve2"]),
 ];
 
-fn validate_tiers(file: TiersFile) -> Result<Vec<Tier>, SpecError> {
+fn validate_tiers(file: TiersFile, dtypes: &[DType]) -> Result<Vec<Tier>, SpecError> {
     let mut out: Vec<Tier> = Vec::new();
     for raw in &file.tier {
         let t = format!("[[tier]] \"{}\"", raw.name);
@@ -970,7 +970,58 @@ fn validate_tiers(file: TiersFile) -> Result<Vec<Tier>, SpecError> {
                 }
             }
         }
+        let mut fast_casts = Vec::new();
+        for fc in &raw.fast_casts {
+            let f16_params = |name: &str| {
+                dtypes.iter().find(|d| d.name == name).and_then(|d| {
+                    let f = d.float.as_ref()?;
+                    (f.exponent_bits == 5 && f.mantissa_bits == 10 && f.bias == 15 && f.nan == "Ieee")
+                        .then(|| format!("{}Params", d.ident()))
+                })
+            };
+            let (ok, params) = match fc.function.as_str() {
+                "f16c_widen" => (fc.dst == "f32", f16_params(&fc.src)),
+                "f16c_narrow" => (fc.src == "f32", f16_params(&fc.dst)),
+                other => {
+                    return Err(SpecError::new(
+                        TIERS,
+                        t,
+                        "fast_casts",
+                        format!("unknown fast cast `{other}` (f16c_widen, f16c_narrow)"),
+                    ))
+                }
+            };
+            let params = match (ok, params) {
+                (true, Some(p)) => p,
+                _ => {
+                    return Err(SpecError::new(
+                        TIERS,
+                        t,
+                        "fast_casts",
+                        format!(
+                            "`{}` converts between f32 and an IEEE binary16 dtype, not {} → {}",
+                            fc.function, fc.src, fc.dst
+                        ),
+                    ))
+                }
+            };
+            if raw.arch != "x86_64" || !raw.features.iter().any(|f| f == "f16c") {
+                return Err(SpecError::new(
+                    TIERS,
+                    t,
+                    "fast_casts",
+                    format!("`{}` needs an x86_64 tier with the f16c feature", fc.function),
+                ));
+            }
+            fast_casts.push(FastCast {
+                src: fc.src.clone(),
+                dst: fc.dst.clone(),
+                function: fc.function.clone(),
+                params,
+            });
+        }
         out.push(Tier {
+            fast_casts,
             name: raw.name.clone(),
             arch: raw.arch.clone(),
             features: raw.features.clone(),

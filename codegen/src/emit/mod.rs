@@ -4,7 +4,7 @@ mod catalog;
 mod codecs;
 mod table;
 
-use crate::spec::Spec;
+use crate::spec::{Spec, Variant};
 use minijinja::{context, Environment};
 
 /// One emitted file, its path relative to `generated/`.
@@ -145,9 +145,21 @@ pub fn generate(spec: &Spec) -> Vec<GeneratedFile> {
         let cs: Vec<_> = casts
             .iter()
             .map(|c| {
+                let (src, dst) = (&spec.dtypes[c.src].name, &spec.dtypes[c.dst].name);
+                let fast = tier
+                    .fast_casts
+                    .iter()
+                    .find(|f| f.src == *src && f.dst == *dst && c.variant == Variant::Contig);
+                let call = match fast {
+                    Some(f) => format!(
+                        "crate::runtime::fast_x86::{}::<{}, {}>",
+                        f.function, f.params, c.saturating
+                    ),
+                    None => c.call.clone(),
+                };
                 context! {
                     name => c.fn_name.clone(),
-                    call => c.call.clone(),
+                    call => call,
                     src => spec.dtypes[c.src].name.clone(),
                     dst => spec.dtypes[c.dst].name.clone(),
                     mode => if c.saturating { "saturating" } else { "default" },
