@@ -232,7 +232,12 @@ macro_rules! rounding_fns {
                 0
             } else {
                 let shift = $man - m_bits;
-                let r = $round(a, shift, P::TIES_AWAY);
+                let r = if P::TIES_AWAY {
+                    $round(a, shift, true)
+                } else {
+                    // Ties to even: add half an ulp less one, plus the kept bit.
+                    (a + ((1 as $uint) << (shift - 1)) - 1 + ((a >> shift) & 1)) >> shift
+                };
                 (r as i64 - ((($bias - P::BIAS) as i64) << m_bits)) as u32
             };
             let is_inf = a == INF;
