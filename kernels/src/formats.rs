@@ -195,6 +195,10 @@ pub fn encode(
     let layout = src.layout();
     let rows = row_offsets(layout);
     let last_stride = *layout.strides.last().expect("rank ≥ 1");
+    if rule != ScaleRule::Nvfp4 && exact_in_f32(src.dtype()) {
+        encode_mx_f32(exec, &sp, rule, src, &rows, codes, scales)?;
+        return Ok(None);
+    }
     let mut row = vec![0f64; n];
     let read_row = |r: usize, row: &mut [f64]| -> Result<()> {
         let v = ArrayView::new(
@@ -282,6 +286,108 @@ pub fn encode(
         cast_slice(exec, &scaled, sp.element, crow, CastMode::Saturating)?;
     }
     Ok(tensor)
+}
+
+/// Whether every value of `d` is exactly an f32 (so MX encoding can work in f32).
+fn exact_in_f32(d: DType) -> bool {
+    let info = d.info();
+    match info.class {
+        crate::Class::Float => info.bits < 64,
+        crate::Class::Int | crate::Class::Uint => info.bits <= 16,
+        crate::Class::Bool => true,
+        crate::Class::Complex => false,
+    }
+}
+
+/// Values per tile of the f32 MX encoder (a whole number of blocks).
+const MX_TILE: usize = 1024;
+
+/// MX encoding in f32, tile by tile: the same codes as the f64 path. Every
+/// source value is exactly an f32; scaling by the power of two 2^-e is exact
+/// except where the product falls below f32's normal range, and there it is far
+/// below half the element type's smallest step, so the element rounds to zero
+/// either way.
+fn encode_mx_f32(
+    exec: &Exec,
+    sp: &Spec,
+    rule: ScaleRule,
+    src: &ArrayView<'_>,
+    rows: &[isize],
+    codes: &mut [u8],
+    scales: &mut [u8],
+) -> Result<()> {
+    let n = *src.shape().last().expect("rank ≥ 1");
+    let last_stride = *src.strides().last().expect("rank ≥ 1");
+    let vpb = sp.element.info().values_per_byte as usize;
+    let tile = (MX_TILE / sp.block).max(1) * sp.block;
+    let blocks_per_row = n / sp.block;
+    let mut buf = vec![0f32; tile];
+    let mut sc = vec![0f32; tile / sp.block];
+    let int_unit = 2f32.powi(sp.fraction_bits as i32);
+    let float_el = sp.element.info().float.is_some();
+    for (r, &start) in rows.iter().enumerate() {
+        let mut t0 = 0;
+        while t0 < n {
+            let len = tile.min(n - t0);
+            let off = start + t0 as isize * last_stride;
+            let v = ArrayView::new(
+                src.dtype(),
+                &[len],
+                &[last_stride],
+                off as usize,
+                src.data(),
+            )?;
+            cast_with(
+                exec,
+                &v,
+                &mut ArrayViewMut::from_slice(&mut buf[..len], &[len])?,
+                CastMode::Default,
+            )?;
+            let nb = len / sp.block;
+            for (b, vals) in buf[..len].chunks_exact_mut(sp.block).enumerate() {
+                let amax_bits = vals
+                    .iter()
+                    .map(|v| v.to_bits() & 0x7fff_ffff)
+                    .max()
+                    .unwrap_or(0);
+                if amax_bits >= 0x7f80_0000 {
+                    sc[b] = f32::NAN;
+                    continue;
+                }
+                let e = if amax_bits == 0 {
+                    -127
+                } else {
+                    let amax = f32::from_bits(amax_bits) as f64;
+                    let e0 = floor_log2(amax) - sp.emax;
+                    let e1 = if rule == ScaleRule::Ceil && amax > sp.max_element * pow2(e0) {
+                        e0 + 1
+                    } else {
+                        e0
+                    };
+                    e1.clamp(-127, 127)
+                };
+                sc[b] = pow2(e) as f32;
+                let inv = pow2(-e) as f32;
+                for v in vals.iter_mut() {
+                    *v *= inv;
+                    if !float_el {
+                        *v = (*v * int_unit).round_ties_even();
+                    }
+                }
+            }
+            let s0 = r * blocks_per_row + t0 / sp.block;
+            let sv = ArrayView::from_slice(&sc[..nb], &[nb])?;
+            let mut so = ArrayViewMut::contiguous(sp.scale, &[nb], &mut scales[s0..s0 + nb])?;
+            cast_with(exec, &sv, &mut so, CastMode::Saturating)?;
+            let c0 = (r * n + t0) / vpb;
+            let cv = ArrayView::from_slice(&buf[..len], &[len])?;
+            let mut co =
+                ArrayViewMut::contiguous(sp.element, &[len], &mut codes[c0..c0 + len / vpb])?;
+            cast_with(exec, &cv, &mut co, CastMode::Saturating)?;
+            t0 += len;
+        }
+    }
+    Ok(())
 }
 
 /// v / d rounded in f64, nudged off an exact tie it does not truly sit on: when
