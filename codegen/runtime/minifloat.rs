@@ -82,6 +82,12 @@ pub const fn pow2f(k: i32) -> f32 {
     }
 }
 
+/// 2^k as an f64, for k in [-1022, 1023].
+#[inline(always)]
+pub const fn pow2d(k: i32) -> f64 {
+    f64::from_bits(((k + 1023) as u64) << 52)
+}
+
 #[inline(always)]
 const fn value_bits<P: MiniFloat>() -> u32 {
     P::EXP_BITS + P::MAN_BITS
@@ -147,7 +153,7 @@ pub fn decode<P: MiniFloat>(code: u32) -> f32 {
 }
 
 macro_rules! rounding_fns {
-    ($round:ident, $encode:ident, $float:ty, $uint:ty, $man:expr, $bias:expr, $doc:literal) => {
+    ($round:ident, $encode:ident, $float:ty, $uint:ty, $man:expr, $bias:expr, $pow2:ident, $doc:literal) => {
         /// Round `mant · 2^-sh` to an integer: to nearest, ties to even or away from zero.
         #[inline(always)]
         fn $round(mant: $uint, sh: u32, ties_away: bool) -> $uint {
@@ -218,18 +224,16 @@ macro_rules! rounding_fns {
                 } else {
                     $round(mant, sh as u32, P::TIES_AWAY) as u32
                 }
-            } else if !P::SUBNORMALS && a < hidden {
-                // A source subnormal (below every normal of the source): with bias 127
-                // the dtype's two smallest values 2^-127 and 2^-126 lie here for an
-                // f32 source; a value above 2^-127 takes the larger, as ml_dtypes does.
-                if P::BIAS == 127 && (a as u64) > (1u64 << ($man - 1)) && $bias == 127 {
+            } else if !P::SUBNORMALS && a < $pow2(1 - P::BIAS).to_bits() {
+                // The lowest binade of a dtype without subnormals (its mantissa is
+                // empty, no zero beneath): rounded as ml_dtypes does, as if it were
+                // subnormal, on the grid of 2^(1-bias): a value above 2^-bias takes
+                // 2^(1-bias), the rest 2^-bias.
+                if a > $pow2(-P::BIAS).to_bits() {
                     1u32 << m_bits
                 } else {
                     0
                 }
-            } else if !P::SUBNORMALS && a < bits_of(-P::BIAS) {
-                // Below the smallest value 2^-bias, with no zero beneath it.
-                0
             } else {
                 let shift = $man - m_bits;
                 let r = if P::TIES_AWAY {
@@ -270,6 +274,7 @@ rounding_fns!(
     u32,
     23,
     127,
+    pow2f,
     "Encode an f32 into the dtype's code (one rounding)."
 );
 rounding_fns!(
@@ -279,6 +284,7 @@ rounding_fns!(
     u64,
     52,
     1023,
+    pow2d,
     "Encode an f64 into the dtype's code (one rounding, never through f32)."
 );
 

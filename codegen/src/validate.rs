@@ -465,12 +465,12 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
                 "without subnormals the bias can be at most 127",
             ));
         }
-        if !f.subnormals && f.bias == 127 && m > 0 {
+        if !f.subnormals && m > 0 {
             return Err(SpecError::new(
                 DTYPES,
                 t,
                 "subnormals",
-                "bias 127 without subnormals is supported only with no mantissa bits (e8m0)",
+                "a dtype without subnormals must have no mantissa bits (a power-of-two type like e8m0fnu)",
             ));
         }
     }
