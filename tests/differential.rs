@@ -165,24 +165,32 @@ fn check_group(kind: Kind, d: DType, tiers: &[Tier]) -> GroupResult {
                 let want = match run(scalar_contig, &in_w, out_w, &refs, n, &Layout::CONTIG) {
                     Ok(w) => w,
                     Err(e) => {
-                        res.failures
-                            .push(format!("{name} scalar contig n={n}: {e}"));
+                        res.failures.push_at(
+                            &format!("{name} scalar contig"),
+                            format!("{name} scalar contig n={n}: {e}"),
+                        );
                         continue;
                     }
                 };
                 let base = match run(scalar_v, &in_w, out_w, &refs, n, &layout) {
                     Ok(w) => w,
                     Err(e) => {
-                        res.failures.push(format!("{at} scalar: {e}"));
+                        res.failures.push_at(
+                            &format!("{name} scalar {}", v.name()),
+                            format!("{at} scalar: {e}"),
+                        );
                         continue;
                     }
                 };
                 res.runs += 2;
                 if let Some(diff) = first_difference(out_d, out_w, &base, &want) {
-                    res.failures.push(format!(
-                        "{at}: scalar {} differs from scalar contig: {diff}",
-                        v.name()
-                    ));
+                    res.failures.push_at(
+                        &format!("{name} scalar {}", v.name()),
+                        format!(
+                            "{at}: scalar {} differs from scalar contig: {diff}",
+                            v.name()
+                        ),
+                    );
                 }
                 for &tier in tiers {
                     let f = kernel(tier, kind, d, v).unwrap();
@@ -190,13 +198,16 @@ fn check_group(kind: Kind, d: DType, tiers: &[Tier]) -> GroupResult {
                     match run(f, &in_w, out_w, &refs, n, &layout) {
                         Ok(got) => {
                             if let Some(diff) = first_difference(out_d, out_w, &got, &base) {
-                                res.failures.push(format!(
-                                    "{at}: {} differs from scalar: {diff}",
-                                    tier.name()
-                                ));
+                                res.failures.push_at(
+                                    &format!("{name} {} {}", tier.name(), v.name()),
+                                    format!("{at}: {} differs from scalar: {diff}", tier.name()),
+                                );
                             }
                         }
-                        Err(e) => res.failures.push(format!("{at} {}: {e}", tier.name())),
+                        Err(e) => res.failures.push_at(
+                            &format!("{name} {} {}", tier.name(), v.name()),
+                            format!("{at} {}: {e}", tier.name()),
+                        ),
                     }
                     res.coverage.add(kind, d, tier, v);
                 }
@@ -212,8 +223,10 @@ fn check_group(kind: Kind, d: DType, tiers: &[Tier]) -> GroupResult {
                         let got = run_in_place(f, &in_w, &refs, n, &l);
                         res.runs += 1;
                         if let Some(diff) = first_difference(out_d, out_w, &got, &want) {
-                            res.failures
-                                .push(format!("{at} {} in place: {diff}", tier.name()));
+                            res.failures.push_at(
+                                &format!("{name} {} {} in place", tier.name(), v.name()),
+                                format!("{at} {} in place: {diff}", tier.name()),
+                            );
                         }
                     }
                 }

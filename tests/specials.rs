@@ -114,7 +114,16 @@ fn specials_of_every_kind_on_every_float_dtype() {
                             let got = match run(f, &in_w, out_w, &refs, n, &layout) {
                                 Ok(g) => g,
                                 Err(e) => {
-                                    failures.push(format!("{at}: {e}"));
+                                    failures.push_at(
+                                        &format!(
+                                            "{} {} {} {}",
+                                            info.name,
+                                            d.name(),
+                                            tier.name(),
+                                            v.name()
+                                        ),
+                                        format!("{at}: {e}"),
+                                    );
                                     continue;
                                 }
                             };
@@ -125,11 +134,20 @@ fn specials_of_every_kind_on_every_float_dtype() {
                                     _ => g == want_bytes.as_slice(),
                                 };
                                 if !ok {
-                                    failures.push(format!(
-                                        "{at}: element {i} is {g:02x?} = {:?}, want {}",
-                                        decode(out_d, g),
-                                        special[info.arity]
-                                    ));
+                                    failures.push_at(
+                                        &format!(
+                                            "{} {} {} {}",
+                                            info.name,
+                                            d.name(),
+                                            tier.name(),
+                                            v.name()
+                                        ),
+                                        format!(
+                                            "{at}: element {i} is {g:02x?} = {:?}, want {}",
+                                            decode(out_d, g),
+                                            special[info.arity]
+                                        ),
+                                    );
                                     break;
                                 }
                             }

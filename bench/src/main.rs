@@ -71,11 +71,28 @@
 //!
 //! Under each table, the ratios that matter for tessera, with the project's
 //! target where it has one (tessera's best tier on `add` at ≥ 0.90 of the plain
-//! loop).
+//! loop; casts to and from f32 at ≥ 0.70 of a memcpy of their source, and f16
+//! ↔ f32 at least as fast as the `half` crate).
+//!
+//! * `casts/f16-f32`, `/f32-f16`, `/bf16-f32`, `/f32-bf16`, `/f32-e4m3fn`,
+//!   `/e4m3fn-f32`, `/f32-mxfp8`: a cast (default mode) or the MXFP8 (E4M3)
+//!   encode of `--size-mib` MiB of source data. Peers: `tessera <tier>`
+//!   (`cast_with` / `formats::encode` on contiguous views), `half slice` (the
+//!   `half` crate's `convert_from_f32_slice` / `convert_to_f32_slice`, f16 and
+//!   bf16 only), `scalar loop` (`half::f16::from_f32` and friends per element;
+//!   for e4m3fn and MXFP8 the bench's own scalar functions, tested to give
+//!   tessera's bytes), `table lookup` (e4m3fn → f32 through 256 entries),
+//!   on AVX2 machines three sketches of a dedicated avx2 path (`f16c
+//!   intrinsics`, `avx2 branch-free` for e4m3fn, `avx2 fused loop` for MXFP8),
+//!   and `memcpy` of the source. GB/s counts bytes read + written (a memcpy: twice
+//!   the source), so `x memcpy` compares bandwidths. f16 and bf16 outputs must
+//!   equal `half`'s bit for bit except NaN payloads.
 
+mod casts;
 mod elementwise;
 mod harness;
 
+use casts::{cast_group, CastBufs, CastCase};
 use elementwise::{bandwidth_group, elementwise_group, read_sum, reference, Bufs, Op};
 use harness::{group_json, json_num, json_str, run_group, table, Budget, GroupResult, Stat};
 use std::process::ExitCode;
@@ -171,6 +188,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
 fn group_names() -> Vec<String> {
     let mut names = vec!["bandwidth".to_string()];
     names.extend(Op::ALL.iter().map(|op| op.group_name()));
+    names.extend(CastCase::ALL.iter().map(|c| c.group_name()));
     names
 }
 
@@ -248,11 +266,19 @@ fn main() -> ExitCode {
         println!();
     }
 
-    let mut bufs = Bufs::new(n);
+    let f32_groups = names.iter().any(|g| !g.starts_with("casts/"));
+    let mut bufs = Bufs::new(if f32_groups { n } else { 1 });
     let mut results: Vec<GroupResult> = Vec::new();
     for name in &names {
         eprintln!("running {name} ...");
-        let r = if name == "bandwidth" {
+        let cast_case = CastCase::ALL.iter().find(|c| &c.group_name() == name);
+        let r = if let Some(&case) = cast_case {
+            let source_bytes = (size_mib * (1u64 << 20) as f64).round() as usize;
+            let mut cb = CastBufs::new(case, source_bytes);
+            let want = casts::reference(case, &cb);
+            let g = cast_group(case, &cb, &tiers, o.threads, &want);
+            run_group(&g, &mut cb, &budget, o.stat)
+        } else if name == "bandwidth" {
             let sum = read_sum(&bufs.a);
             run_group(
                 &bandwidth_group(n, o.threads, &size_note, sum),
@@ -336,7 +362,9 @@ mod tests {
         };
         assert_eq!(pick("add"), ["elementwise-f32/add"]);
         assert_eq!(pick("elementwise-f32").len(), 3);
-        assert_eq!(pick("").len(), 4);
+        assert_eq!(pick("").len(), 11);
+        assert_eq!(pick("casts").len(), 7);
+        assert_eq!(pick("e4m3fn"), ["casts/f32-e4m3fn", "casts/e4m3fn-f32"]);
         assert_eq!(pick("bandwidth fma"), ["bandwidth", "elementwise-f32/fma"]);
     }
 }

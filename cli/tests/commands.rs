@@ -4,7 +4,7 @@ mod common;
 
 use common::*;
 use std::collections::BTreeSet;
-use tessera::{kernel_index, variants_for, DType, Kind, Tier};
+use tessera::{cast_index, kernel_index, variants_for, DType, Format, Kind, Tier};
 
 #[test]
 fn kernels_lists_every_kind() {
@@ -13,8 +13,18 @@ fn kernels_lists_every_kind() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let list: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
     let list = list.as_array().expect("a list");
-    assert_eq!(list.len(), Kind::ALL.len());
-    for (entry, kind) in list.iter().zip(Kind::ALL) {
+    let kinds: Vec<&serde_json::Value> = list
+        .iter()
+        .filter(|e| e["family"] == "elementwise")
+        .collect();
+    assert_eq!(kinds.len(), Kind::ALL.len());
+    // Then cast and the three calls of the block-scaled formats.
+    let others: Vec<&str> = list[Kind::ALL.len()..]
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(others, ["cast", "encode", "decode", "transcode"]);
+    for (entry, kind) in kinds.into_iter().zip(Kind::ALL) {
         assert_eq!(entry["name"], kind.name());
         assert_eq!(entry["arity"], kind.info().arity);
         let dtypes: BTreeSet<String> = entry["dtypes"]
@@ -33,8 +43,38 @@ fn kernels_lists_every_kind() {
             variants_for(kind.info().arity).len()
         );
     }
+    let cast = &list[Kind::ALL.len()];
+    assert_eq!(cast["operands"], serde_json::json!(["x"]));
+    assert_eq!(
+        cast["attrs"]["mode"],
+        serde_json::json!(["default", "saturating"])
+    );
+    assert_eq!(cast["dtypes"].as_array().unwrap().len(), DType::ALL.len());
+    for entry in &list[Kind::ALL.len() + 1..] {
+        let formats: Vec<&str> = entry["formats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap())
+            .collect();
+        let want: Vec<&str> = Format::ALL.iter().map(|f| f.info().name).collect();
+        assert_eq!(formats, want);
+    }
+    let nvfp4 = &list[Kind::ALL.len() + 1]["formats"][6];
+    assert_eq!(nvfp4["block"], 16);
+    assert_eq!(nvfp4["tensor_scale"], "f32");
+    assert_eq!(nvfp4["codes_per_byte"], 2);
+
     let text = tessera(&dir.0, &["kernels"]);
     assert_eq!(text.code, Some(0));
+    for name in ["cast", "encode", "decode", "transcode"] {
+        assert!(
+            text.stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("{name} "))),
+            "{name} listed"
+        );
+    }
     for kind in Kind::ALL {
         assert!(
             text.stdout
@@ -69,16 +109,43 @@ fn declared_rows() -> Vec<String> {
     rows
 }
 
+/// Every declared cast row, by the rule: every dtype pair × both modes × every
+/// tier × the one-input variants, as record lines.
+fn declared_cast_rows() -> Vec<String> {
+    let mut rows = Vec::new();
+    for s in DType::ALL {
+        for d in DType::ALL {
+            for mode in ["default", "saturating"] {
+                for t in Tier::ALL {
+                    for v in variants_for(1) {
+                        rows.push(format!(
+                            "cast {} {} {mode} {} {}",
+                            s.name(),
+                            d.name(),
+                            t.name(),
+                            v.name()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    rows
+}
+
 #[test]
 fn coverage_reads_records() {
     let dir = TempDir::new("coverage");
     let records = dir.path("records");
     std::fs::create_dir_all(&records).unwrap();
     let rows = declared_rows();
+    let casts = declared_cast_rows();
     let runnable = |row: &str| {
         let tier = row.split(' ').nth(2).unwrap();
         Tier::from_name(tier).unwrap().available()
     };
+    // The casts all recorded in a file of their own.
+    std::fs::write(records.join("casts.txt"), casts.join("\n")).unwrap();
     // Every row recorded, split over two files, with comments and blank lines.
     let (first, second) = rows.split_at(rows.len() / 2);
     std::fs::write(
@@ -100,14 +167,84 @@ fn coverage_reads_records() {
         "{}",
         run.stdout
     );
+    assert!(
+        run.stdout
+            .contains(&format!("casts: declared {}", casts.len())),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        casts.len(),
+        DType::ALL.len().pow(2) * 2 * Tier::ALL.len() * 2
+    );
 
-    // JSON: one object per row, all tested.
+    // JSON: one object per row, all tested; the casts in their own section.
     let json = tessera(&dir.0, &["coverage", "--json", "--tested", &rec]);
     assert_eq!(json.code, Some(0), "{}", json.stderr);
     let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     let list = doc["rows"].as_array().unwrap();
     assert_eq!(list.len(), rows.len());
     assert!(list.iter().all(|r| r["tested"] == true));
+    let cast_list = doc["casts"]["rows"].as_array().unwrap();
+    assert_eq!(cast_list.len(), casts.len());
+    assert_eq!(doc["casts"]["totals"]["declared"], casts.len());
+    assert_eq!(doc["casts"]["totals"]["missing"], 0);
+    for r in cast_list {
+        assert_eq!(r["tested"], true);
+        let (s, d) = (r["src"].as_str().unwrap(), r["dst"].as_str().unwrap());
+        let generated = cast_index(
+            DType::from_name(s).unwrap(),
+            DType::from_name(d).unwrap(),
+            r["mode"] == "saturating",
+            tessera::Variant::Contig,
+        )
+        .is_some();
+        assert_eq!(r["generated"] == "yes", generated, "{r}");
+    }
+
+    // Drop one runnable cast: exit 1, the cast named, the kinds still complete.
+    let cast_victim = casts
+        .iter()
+        .find(|r| {
+            let tier = r.split(' ').nth(4).unwrap();
+            r.contains("f32 e4m3fn saturating") && Tier::from_name(tier).unwrap().available()
+        })
+        .unwrap()
+        .clone();
+    let kept: Vec<&str> = casts
+        .iter()
+        .filter(|r| **r != cast_victim)
+        .map(|s| s.as_str())
+        .collect();
+    std::fs::write(records.join("casts.txt"), kept.join("\n")).unwrap();
+    let run = tessera(&dir.0, &["coverage", "--tested", &rec]);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.stdout.contains(&format!("missing: {cast_victim}")),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.starts_with("error: 1 of ") && run.stderr.contains("declared casts"),
+        "{}",
+        run.stderr
+    );
+    let json = tessera(&dir.0, &["coverage", "--json", "--tested", &rec]);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["casts"]["totals"]["missing"], 1);
+    assert_eq!(doc["totals"]["missing"], 0);
+    // A stale cast record (unknown dtype) is counted, a malformed one refused.
+    std::fs::write(
+        records.join("casts.txt"),
+        format!("{}\ncast f32 f99 default scalar contig\n", casts.join("\n")),
+    )
+    .unwrap();
+    let run = tessera(&dir.0, &["coverage", "--tested", &rec]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("1 stale line"), "{}", run.stdout);
+    std::fs::write(records.join("bad.txt"), "cast f32 e4m3fn avx2 contig\n").unwrap();
+    tessera(&dir.0, &["coverage", "--tested", &rec]).assert_refused(1, "bad.txt:1");
+    std::fs::remove_file(records.join("bad.txt")).unwrap();
 
     // Drop one runnable row: exit 1, and the row is named.
     let victim = rows.iter().find(|r| runnable(r)).unwrap().clone();
@@ -164,6 +301,31 @@ fn selftest_passes_on_every_tier() {
             "{line}"
         );
         assert!(line.contains(" 0 mismatches"), "{line}");
+    }
+    for tier in Tier::ALL.iter().filter(|t| t.available()) {
+        let line = run
+            .stdout
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("{tier} casts:")))
+            .unwrap_or_else(|| panic!("a cast summary line for {tier}: {}", run.stdout));
+        assert!(
+            line.contains(&format!("{} kernels", tessera::CAST_COUNT)),
+            "{line}"
+        );
+        assert!(line.contains(" 0 mismatches"), "{line}");
+    }
+    for demo in [
+        "cast f32 -> e4m3fn (default)",
+        "cast f32 -> e4m3fn (saturating)",
+        "mxfp8_e4m3:",
+    ] {
+        assert!(
+            run.stdout
+                .lines()
+                .any(|l| l.contains(demo) && l.ends_with("ok")),
+            "{demo}: {}",
+            run.stdout
+        );
     }
     assert!(run.stdout.contains("selftest passed"));
     assert!(!run.stdout.contains("WRONG"));

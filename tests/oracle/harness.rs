@@ -283,20 +283,31 @@ impl Coverage {
     }
 }
 
-/// Collected failures of a test, the first few kept in full.
+/// Collected failures of a test: a count per failing kernel (or other key),
+/// and the first few messages of each in full.
 #[derive(Default)]
 pub struct Failures {
     /// Messages kept.
     pub msgs: Vec<String>,
     /// Failures counted.
     pub count: usize,
+    /// Failures per key.
+    pub by_key: std::collections::BTreeMap<String, usize>,
 }
 
 impl Failures {
-    /// Record one.
+    /// Record one, under the key "" (no per-kernel count).
     pub fn push(&mut self, m: String) {
+        self.push_at("", m);
+    }
+
+    /// Record one under a key (a kernel's name); the first 3 of a key and at
+    /// most 60 in all keep their message.
+    pub fn push_at(&mut self, key: &str, m: String) {
         self.count += 1;
-        if self.msgs.len() < 40 {
+        let n = self.by_key.entry(key.to_string()).or_insert(0);
+        *n += 1;
+        if *n <= 3 && self.msgs.len() < 60 {
             self.msgs.push(m);
         }
     }
@@ -304,21 +315,31 @@ impl Failures {
     /// Merge another.
     pub fn merge(&mut self, o: Failures) {
         self.count += o.count;
+        for (k, n) in o.by_key {
+            *self.by_key.entry(k).or_insert(0) += n;
+        }
         for m in o.msgs {
-            if self.msgs.len() < 40 {
+            if self.msgs.len() < 60 {
                 self.msgs.push(m);
             }
         }
     }
 
-    /// Panic with every kept message if any failure was recorded.
+    /// Panic with the failing keys and the kept messages if any failure was recorded.
     pub fn finish(&self, what: &str) {
         if self.count > 0 {
+            let keys: Vec<String> = self
+                .by_key
+                .iter()
+                .filter(|(k, _)| !k.is_empty())
+                .map(|(k, n)| format!("{k} ({n})"))
+                .collect();
             panic!(
-                "{what}: {} failures (seed {:#x}); first {}:\n{}",
+                "{what}: {} failures (seed {:#x}) in {} kernels: {}\nfirst messages:\n{}",
                 self.count,
                 super::rng::seed(),
-                self.msgs.len(),
+                keys.len(),
+                keys.join(", "),
                 self.msgs.join("\n")
             );
         }

@@ -203,10 +203,16 @@ impl MiniOracle {
         }
     }
 
-    /// The magnitude code nearest to a >= 0 (finite), or None when it overflows.
-    fn nearest(&self, a: f64) -> Option<u32> {
+    /// How many finite values are below a >= 0.
+    pub fn below(&self, a: f64) -> usize {
+        self.finite.partition_point(|&(v, _)| v < a)
+    }
+
+    /// The magnitude code nearest to a >= 0 (finite), or None when it overflows;
+    /// `below` is `self.below(a)` where the caller knows it.
+    fn nearest(&self, a: f64, below: Option<usize>) -> Option<u32> {
         let t = &self.finite;
-        let i = t.partition_point(|&(v, _)| v < a);
+        let i = below.unwrap_or_else(|| self.below(a));
         if i == t.len() {
             if a < self.overflow_threshold {
                 return Some(self.max_code);
@@ -238,6 +244,12 @@ impl MiniOracle {
 
     /// Encode x in the default (`sat = false`) or saturating cast mode.
     pub fn encode(&self, x: f64, sat: bool) -> u32 {
+        self.encode_at(x, sat, None)
+    }
+
+    /// As `encode`, given `self.below(|x|)` (sweeps in increasing magnitude keep
+    /// it as a cursor instead of searching for it).
+    pub fn encode_at(&self, x: f64, sat: bool, below: Option<usize>) -> u32 {
         if x.is_nan() {
             return self.nan_code(x.is_sign_negative());
         }
@@ -257,7 +269,7 @@ impl MiniOracle {
         let mag = if a.is_infinite() {
             None
         } else {
-            self.nearest(a)
+            self.nearest(a, below)
         };
         match mag {
             None => match self.overflow[sat as usize] {

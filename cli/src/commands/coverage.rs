@@ -10,8 +10,16 @@
 //! a comment. The directory is `--tested DIR`, else `$TESSERA_COVERAGE_DIR`,
 //! else `target/tessera-coverage`.
 //!
+//! Casts are their own section: declared is every (source, destination) pair
+//! of dtypes × the two cast modes × the loop variants of a one-input kernel ×
+//! every tier; generated means the pair has a cast table index (and the tier is
+//! built here); a cast is tested when a record line `cast SRC DST MODE TIER
+//! VARIANT` names it (`cast f32 e4m3fn saturating avx2 contig`), MODE being
+//! `default` or `saturating`.
+//!
 //! Rows of a tier this CPU cannot run are reported but not required to be tested.
 
+use super::cast::mode_name;
 use super::parse_args;
 use crate::failure::{Failure, Outcome};
 use crate::outln;
@@ -19,10 +27,54 @@ use serde_json::json;
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tessera::{kernel_index, variants_for, DType, Kind, Tier, Variant};
+use tessera::{cast_index, kernel_index, variants_for, CastMode, DType, Kind, Tier, Variant};
 
 /// One declared (kind, dtype, tier, variant).
 pub type Key = (Kind, DType, Tier, Variant);
+
+/// One declared cast: (source, destination, mode, tier, variant).
+pub type CastKey = (DType, DType, Mode, Tier, Variant);
+
+/// A cast mode as a record names it (ordered, unlike [`CastMode`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mode {
+    /// `default`.
+    Default,
+    /// `saturating`.
+    Saturating,
+}
+
+impl Mode {
+    /// Both modes.
+    pub const ALL: [Mode; 2] = [Mode::Default, Mode::Saturating];
+
+    /// The library's mode.
+    pub fn cast_mode(self) -> CastMode {
+        match self {
+            Mode::Default => CastMode::Default,
+            Mode::Saturating => CastMode::Saturating,
+        }
+    }
+
+    /// The name records use.
+    pub fn name(self) -> &'static str {
+        mode_name(self.cast_mode())
+    }
+
+    /// The mode named `name`.
+    pub fn from_name(name: &str) -> Option<Mode> {
+        Mode::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+/// A record line's row: a kind's or a cast's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Record {
+    /// `KIND DTYPE TIER VARIANT`.
+    Kind(Key),
+    /// `cast SRC DST MODE TIER VARIANT`.
+    Cast(CastKey),
+}
 
 /// Whether a declared kernel is generated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,11 +98,11 @@ impl Generated {
     }
 }
 
-/// One row of the table.
+/// One row of the table: a kind's ([`Key`]) or a cast's ([`CastKey`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Row {
+pub struct Row<K = Key> {
     /// The kernel.
-    pub key: Key,
+    pub key: K,
     /// Whether it is generated.
     pub generated: Generated,
     /// Whether this CPU runs its tier.
@@ -59,7 +111,7 @@ pub struct Row {
     pub tested: bool,
 }
 
-impl Row {
+impl<K> Row<K> {
     /// Whether the row counts against coverage: declared here, runnable, and
     /// not generated or not tested.
     pub fn missing(&self) -> bool {
@@ -96,25 +148,67 @@ pub fn declared() -> Vec<Key> {
     keys
 }
 
+/// Every declared cast, in table order: source, destination, mode, tier, variant.
+pub fn declared_casts() -> Vec<CastKey> {
+    let mut keys = Vec::new();
+    for &src in &DType::ALL {
+        for &dst in &DType::ALL {
+            for mode in Mode::ALL {
+                for &tier in &Tier::ALL {
+                    for &variant in variants_for(1) {
+                        keys.push((src, dst, mode, tier, variant));
+                    }
+                }
+            }
+        }
+    }
+    keys
+}
+
 /// The records of a directory: the rows they name, the files read, and the
 /// lines naming rows outside the catalogue (stale records).
 #[derive(Clone, Debug, Default)]
 pub struct Records {
-    /// Rows named.
+    /// Kind rows named.
     pub rows: BTreeSet<Key>,
+    /// Cast rows named.
+    pub casts: BTreeSet<CastKey>,
     /// Record files read.
     pub files: usize,
     /// Lines naming unknown kinds, dtypes, tiers or variants.
     pub stale: usize,
 }
 
-/// Parse one record line (without its comment); None for a blank line.
-pub fn parse_record(line: &str) -> Result<Option<Option<Key>>, String> {
+fn variant_named(name: &str) -> Option<Variant> {
+    Variant::ALL.into_iter().find(|x| x.name() == name)
+}
+
+/// Parse one record line: None for a blank or comment line, Some(None) for a
+/// well-formed line naming something outside the catalogue (a stale record).
+pub fn parse_record(line: &str) -> Result<Option<Option<Record>>, String> {
     let line = line.split('#').next().unwrap_or("").trim();
     if line.is_empty() {
         return Ok(None);
     }
     let fields: Vec<&str> = line.split_whitespace().collect();
+    if fields[0] == "cast" {
+        let [_, s, d, m, t, v] = fields[..] else {
+            return Err(format!(
+                "expected `cast SRC DST MODE TIER VARIANT`, found {} fields",
+                fields.len()
+            ));
+        };
+        let key = (|| {
+            Some((
+                DType::from_name(s)?,
+                DType::from_name(d)?,
+                Mode::from_name(m)?,
+                Tier::from_name(t)?,
+                variant_named(v)?,
+            ))
+        })();
+        return Ok(Some(key.map(Record::Cast)));
+    }
     let [k, d, t, v] = fields[..] else {
         return Err(format!(
             "expected `KIND DTYPE TIER VARIANT`, found {} fields",
@@ -126,10 +220,10 @@ pub fn parse_record(line: &str) -> Result<Option<Option<Key>>, String> {
             Kind::from_name(k)?,
             DType::from_name(d)?,
             Tier::from_name(t)?,
-            Variant::ALL.into_iter().find(|x| x.name() == v)?,
+            variant_named(v)?,
         ))
     })();
-    Ok(Some(key))
+    Ok(Some(key.map(Record::Kind)))
 }
 
 /// Read every `*.txt` record file of `dir`.
@@ -161,8 +255,11 @@ pub fn read_records(dir: &Path) -> Outcome<Records> {
         for (i, line) in text.lines().enumerate() {
             match parse_record(line) {
                 Ok(None) => {}
-                Ok(Some(Some(key))) => {
+                Ok(Some(Some(Record::Kind(key)))) => {
                     records.rows.insert(key);
+                }
+                Ok(Some(Some(Record::Cast(key)))) => {
+                    records.casts.insert(key);
                 }
                 Ok(Some(None)) => records.stale += 1,
                 Err(e) => return Err(Failure::run(format!("{}:{}: {e}", path.display(), i + 1))),
@@ -195,19 +292,112 @@ pub fn table(records: &Records) -> Vec<Row> {
         .collect()
 }
 
+/// The cast table: every declared cast with its status.
+pub fn cast_table(records: &Records) -> Vec<Row<CastKey>> {
+    declared_casts()
+        .into_iter()
+        .map(|key| {
+            let (src, dst, mode, tier, variant) = key;
+            let saturating = mode == Mode::Saturating;
+            let generated = if !tier_built_here(tier) {
+                Generated::NotApplicable
+            } else if cast_index(src, dst, saturating, variant)
+                .is_some_and(|i| i < tessera::CAST_COUNT)
+            {
+                Generated::Yes
+            } else {
+                Generated::No
+            };
+            Row {
+                key,
+                generated,
+                runnable: tier.available(),
+                tested: records.casts.contains(&key),
+            }
+        })
+        .collect()
+}
+
 fn row_name(key: &Key) -> String {
     format!("{} {} {} {}", key.0, key.1, key.2, key.3.name())
 }
 
-/// The summary character of a (kind, dtype) cell.
-fn cell(rows: &[&Row]) -> char {
+/// A cast row as its record line names it.
+pub fn cast_row_name(key: &CastKey) -> String {
+    format!(
+        "cast {} {} {} {} {}",
+        key.0,
+        key.1,
+        key.2.name(),
+        key.3,
+        key.4.name()
+    )
+}
+
+/// Counts over a table's rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+    /// Rows declared.
+    pub declared: usize,
+    /// Rows generated.
+    pub generated: usize,
+    /// Rows of a tier of another architecture.
+    pub not_applicable: usize,
+    /// Generated rows of a tier this CPU cannot run.
+    pub not_runnable_here: usize,
+    /// Generated rows a record names.
+    pub tested: usize,
+    /// Rows that count against coverage.
+    pub missing: usize,
+}
+
+impl Totals {
+    /// Count `rows`.
+    pub fn of<K>(rows: &[Row<K>]) -> Totals {
+        let count = |f: &dyn Fn(&Row<K>) -> bool| rows.iter().filter(|r| f(r)).count();
+        Totals {
+            declared: rows.len(),
+            generated: count(&|r| r.generated == Generated::Yes),
+            not_applicable: count(&|r| r.generated == Generated::NotApplicable),
+            not_runnable_here: count(&|r| r.generated == Generated::Yes && !r.runnable),
+            tested: count(&|r| r.generated == Generated::Yes && r.tested),
+            missing: count(&|r| r.missing()),
+        }
+    }
+
+    fn json(&self) -> serde_json::Value {
+        json!({
+            "declared": self.declared,
+            "generated": self.generated,
+            "not_applicable": self.not_applicable,
+            "not_runnable_here": self.not_runnable_here,
+            "tested": self.tested,
+            "missing": self.missing,
+        })
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "declared {}, generated {}, n/a {}, not runnable here {}, tested {}, missing {}",
+            self.declared,
+            self.generated,
+            self.not_applicable,
+            self.not_runnable_here,
+            self.tested,
+            self.missing
+        )
+    }
+}
+
+/// The summary character of a (kind, dtype) or (source, destination) cell.
+fn cell<K>(rows: &[&Row<K>]) -> char {
     if rows.is_empty() {
         return '.';
     }
     if rows.iter().any(|r| r.generated == Generated::No) {
         return 'X';
     }
-    let counted: Vec<&&Row> = rows
+    let counted: Vec<&&Row<K>> = rows
         .iter()
         .filter(|r| r.generated == Generated::Yes && r.runnable)
         .collect();
@@ -236,13 +426,11 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     };
     let records = read_records(&dir)?;
     let rows = table(&records);
-    let count = |f: &dyn Fn(&Row) -> bool| rows.iter().filter(|r| f(r)).count();
-    let declared = rows.len();
-    let generated = count(&|r| r.generated == Generated::Yes);
-    let not_applicable = count(&|r| r.generated == Generated::NotApplicable);
-    let unrunnable = count(&|r| r.generated == Generated::Yes && !r.runnable);
-    let tested = count(&|r| r.generated == Generated::Yes && r.tested);
+    let casts = cast_table(&records);
+    let totals = Totals::of(&rows);
+    let cast_totals = Totals::of(&casts);
     let missing: Vec<&Row> = rows.iter().filter(|r| r.missing()).collect();
+    let missing_casts: Vec<&Row<CastKey>> = casts.iter().filter(|r| r.missing()).collect();
 
     if args.has("--json") {
         let list: Vec<serde_json::Value> = rows
@@ -259,50 +447,101 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
                 })
             })
             .collect();
+        let cast_list: Vec<serde_json::Value> = casts
+            .iter()
+            .map(|r| {
+                json!({
+                    "src": r.key.0.name(),
+                    "dst": r.key.1.name(),
+                    "mode": r.key.2.name(),
+                    "tier": r.key.3.name(),
+                    "variant": r.key.4.name(),
+                    "generated": r.generated.word(),
+                    "runnable": r.runnable,
+                    "tested": r.tested,
+                })
+            })
+            .collect();
         let doc = json!({
             "records": dir.display().to_string(),
             "record_files": records.files,
             "stale_records": records.stale,
-            "totals": {
-                "declared": declared,
-                "generated": generated,
-                "not_applicable": not_applicable,
-                "not_runnable_here": unrunnable,
-                "tested": tested,
-                "missing": missing.len(),
-            },
+            "totals": totals.json(),
             "rows": list,
+            "casts": {
+                "totals": cast_totals.json(),
+                "rows": cast_list,
+            },
         });
         let text = serde_json::to_string_pretty(&doc)
             .map_err(|e| Failure::run(format!("cannot format the table: {e}")))?;
         outln!(out, "{text}")?;
     } else {
         print_table(out, &dir, &records, &rows)?;
-        outln!(
-            out,
-            "declared {declared}, generated {generated}, n/a {not_applicable}, \
-             not runnable here {unrunnable}, tested {tested}, missing {}",
-            missing.len()
-        )?;
-        for r in missing.iter().take(10) {
-            let why = if r.generated == Generated::No {
+        outln!(out, "{}", totals.line())?;
+        let why = |g: Generated| {
+            if g == Generated::No {
                 "not generated"
             } else {
                 "not tested"
-            };
-            outln!(out, "  missing: {} ({why})", row_name(&r.key))?;
+            }
+        };
+        for r in missing.iter().take(10) {
+            outln!(
+                out,
+                "  missing: {} ({})",
+                row_name(&r.key),
+                why(r.generated)
+            )?;
         }
         if missing.len() > 10 {
             outln!(out, "  … and {} more", missing.len() - 10)?;
         }
+        outln!(out)?;
+        print_cast_table(out, &casts)?;
+        outln!(out, "casts: {}", cast_totals.line())?;
+        for r in missing_casts.iter().take(10) {
+            outln!(
+                out,
+                "  missing: {} ({})",
+                cast_row_name(&r.key),
+                why(r.generated)
+            )?;
+        }
+        if missing_casts.len() > 10 {
+            outln!(out, "  … and {} more", missing_casts.len() - 10)?;
+        }
     }
-    if missing.is_empty() {
+    let mut parts = Vec::new();
+    let mut first: Vec<String> = Vec::new();
+    if !missing.is_empty() {
+        parts.push(format!(
+            "{} of {} declared kernels",
+            missing.len(),
+            totals.declared
+        ));
+        first.extend(missing.iter().take(3).map(|r| row_name(&r.key)));
+    }
+    if !missing_casts.is_empty() {
+        parts.push(format!(
+            "{} of {} declared casts",
+            missing_casts.len(),
+            cast_totals.declared
+        ));
+        let room = 3usize.saturating_sub(first.len()).max(1);
+        first.extend(
+            missing_casts
+                .iter()
+                .take(room)
+                .map(|r| cast_row_name(&r.key)),
+        );
+    }
+    if parts.is_empty() {
         return Ok(0);
     }
-    let first: Vec<String> = missing.iter().take(3).map(|r| row_name(&r.key)).collect();
     Err(Failure::run(format!(
-        "{} of {declared} declared kernels are not generated or not tested (first: {})",
-        missing.len(),
+        "{} are not generated or not tested (first: {})",
+        parts.join(" and "),
         first.join(", ")
     )))
 }
@@ -355,6 +594,40 @@ fn print_table(out: &mut dyn Write, dir: &Path, records: &Records, rows: &[Row])
             let cell_rows: Vec<&Row> = rows
                 .iter()
                 .filter(|r| r.key.0 == kind && r.key.1 == dtype)
+                .collect();
+            s.push(cell(&cell_rows));
+            s.push(' ');
+        }
+        outln!(out, "{}", s.trim_end())?;
+    }
+    Ok(())
+}
+
+/// The cast section: one cell per (source, destination) pair over modes, tiers
+/// and variants, sources down, destinations across.
+fn print_cast_table(out: &mut dyn Write, casts: &[Row<CastKey>]) -> Outcome<()> {
+    outln!(
+        out,
+        "casts, cell per source (down) × destination (across) over modes, tiers and variants:"
+    )?;
+    let width = DType::ALL.iter().map(|d| d.name().len()).max().unwrap_or(4) + 2;
+    let tall = width - 2;
+    for line in 0..tall {
+        let mut s = " ".repeat(width);
+        for d in DType::ALL {
+            s.push(d.name().chars().nth(line).unwrap_or(' '));
+            s.push(' ');
+        }
+        outln!(out, "{}", s.trim_end())?;
+    }
+    for src in DType::ALL {
+        let mut s = format!("{:width$}", src.name());
+        let src_rows: Vec<&Row<CastKey>> = casts.iter().filter(|r| r.key.0 == src).collect();
+        for dst in DType::ALL {
+            let cell_rows: Vec<&Row<CastKey>> = src_rows
+                .iter()
+                .copied()
+                .filter(|r| r.key.1 == dst)
                 .collect();
             s.push(cell(&cell_rows));
             s.push(' ');

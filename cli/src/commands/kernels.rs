@@ -1,13 +1,17 @@
 //! `tessera kernels [--json]`: every callable kernel with its arity, accepted
-//! dtypes, result rule, contract and loop variants, from the catalogue.
+//! dtypes, result rule, contract and loop variants, from the catalogue: the
+//! elementwise kinds, then `cast`, then `encode`, `decode` and `transcode` of
+//! the block-scaled formats.
 
+use super::formats::{element_dtype, rule_name, scale_dtype, FormatKernel};
 use super::parse_args;
 use crate::failure::{Failure, Outcome};
 use crate::outln;
 use serde_json::json;
 use std::io::Write;
 use tessera::{
-    kernel_index, variants_for, Accuracy, DType, Kind, OperandRule, ResultRule, Variant,
+    cast_index, kernel_index, variants_for, Accuracy, DType, Format, Kind, OperandRule, ResultRule,
+    ScaleRule, Variant,
 };
 
 /// The dtypes a kind has kernels for.
@@ -51,6 +55,75 @@ fn names<T>(items: &[T], f: impl Fn(&T) -> &'static str) -> Vec<&'static str> {
     items.iter().map(f).collect()
 }
 
+/// Every dtype a cast reads from or writes to.
+fn cast_dtypes() -> Vec<&'static str> {
+    DType::ALL
+        .iter()
+        .filter(|&&d| {
+            DType::ALL
+                .iter()
+                .any(|&e| cast_index(d, e, false, Variant::Contig).is_some())
+        })
+        .map(|d| d.name())
+        .collect()
+}
+
+const CAST_DOC: &str = "cast any dtype to any dtype (the result's): floats round to nearest even, \
+keep subnormals and overflow by the destination's rule (mode default, as ml_dtypes) or clamp \
+to the largest finite value (mode saturating); float to int truncates and saturates, NaN to 0; \
+int to int wraps (default) or clamps (saturating); x broadcasts to y's shape";
+
+fn format_kernel_doc(k: FormatKernel) -> &'static str {
+    match k {
+        FormatKernel::Encode => {
+            "encode x (any dtype) into a block-scaled format along its last axis: \
+             codes, one scale per block (and nvfp4's f32 tensor scale)"
+        }
+        FormatKernel::Decode => {
+            "decode codes and scales (and nvfp4's tensor scale) into y of any dtype \
+             (default f32), each value rounded once"
+        }
+        FormatKernel::Transcode => {
+            "decode one block-scaled format and encode the values into another"
+        }
+    }
+}
+
+fn format_kernel_attrs(k: FormatKernel) -> serde_json::Value {
+    let formats: Vec<&str> = Format::ALL.iter().map(|f| f.info().name).collect();
+    let rules = ["floor", "ceil", "nvfp4"];
+    match k {
+        FormatKernel::Encode => json!({"format": formats, "rule": rules}),
+        FormatKernel::Decode => json!({"format": formats}),
+        FormatKernel::Transcode => json!({"from": formats, "to": formats, "rule": rules}),
+    }
+}
+
+fn format_kernel_io(k: FormatKernel) -> (&'static [&'static str], &'static [&'static str]) {
+    const ENCODED: &[&str] = &["codes", "scales", "tensor_scale (nvfp4)"];
+    match k {
+        FormatKernel::Encode => (&["x"], ENCODED),
+        FormatKernel::Decode => (ENCODED, &["y"]),
+        FormatKernel::Transcode => (ENCODED, ENCODED),
+    }
+}
+
+fn format_json(f: Format) -> serde_json::Value {
+    let info = f.info();
+    let vpb = element_dtype(f).map_or(1, |d| d.info().values_per_byte.max(1));
+    json!({
+        "name": info.name,
+        "aliases": info.aliases,
+        "element": info.element,
+        "scale": info.scale,
+        "block": info.block,
+        "tensor_scale": info.tensor_scale,
+        "scale_rule": rule_name(info.scale_rule),
+        "codes_per_byte": vpb,
+        "doc": info.doc,
+    })
+}
+
 /// Run `tessera kernels` with its arguments.
 pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     let args = parse_args("kernels", args, &["--json"], &[])?;
@@ -77,6 +150,31 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
                 })
             })
             .collect();
+        let mut list = list;
+        list.push(json!({
+            "name": "cast",
+            "family": "cast",
+            "arity": 1,
+            "operands": ["x"],
+            "results": ["y"],
+            "attrs": {"mode": ["default", "saturating"]},
+            "dtypes": cast_dtypes(),
+            "result": "the dtype result y names",
+            "doc": CAST_DOC,
+            "variants": names(variants_for(1), |v: &Variant| v.name()),
+        }));
+        for k in FormatKernel::ALL {
+            let (operands, results) = format_kernel_io(k);
+            list.push(json!({
+                "name": k.name(),
+                "family": "formats",
+                "operands": operands,
+                "results": results,
+                "attrs": format_kernel_attrs(k),
+                "formats": Format::ALL.iter().map(|&f| format_json(f)).collect::<Vec<_>>(),
+                "doc": format_kernel_doc(k),
+            }));
+        }
         let text = serde_json::to_string_pretty(&list)
             .map_err(|e| Failure::run(format!("cannot format the list: {e}")))?;
         outln!(out, "{text}")?;
@@ -110,6 +208,71 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
             out,
             "    variants: {}",
             names(variants_for(info.arity), |v: &Variant| v.name()).join(" ")
+        )?;
+    }
+    outln!(out)?;
+    outln!(
+        out,
+        "casts (call with `tessera run`: operand x, result y naming the target dtype)"
+    )?;
+    outln!(out)?;
+    outln!(out, "cast  (1 input)  {CAST_DOC}")?;
+    outln!(
+        out,
+        "    dtypes:   {} (every pair)",
+        cast_dtypes().join(" ")
+    )?;
+    outln!(
+        out,
+        "    attrs:    mode = default | saturating (default: default)"
+    )?;
+    outln!(
+        out,
+        "    variants: {}",
+        names(variants_for(1), |v: &Variant| v.name()).join(" ")
+    )?;
+    outln!(out)?;
+    outln!(
+        out,
+        "block-scaled formats (codes and scales as u8 .npy files; e2m1 codes two per byte)"
+    )?;
+    for k in FormatKernel::ALL {
+        let (operands, results) = format_kernel_io(k);
+        outln!(out)?;
+        outln!(out, "{}  {}", k.name(), format_kernel_doc(k))?;
+        outln!(out, "    operands: {}", operands.join(", "))?;
+        outln!(out, "    results:  {}", results.join(", "))?;
+        let attrs = match k {
+            FormatKernel::Encode => "format = FORMAT, rule = floor | ceil | nvfp4 (optional)",
+            FormatKernel::Decode => {
+                "format = FORMAT; y's dtype (default f32) and shape (default: from codes)"
+            }
+            FormatKernel::Transcode => {
+                "from = FORMAT, to = FORMAT, rule = floor | ceil | nvfp4 (optional, for `to`)"
+            }
+        };
+        outln!(out, "    attrs:    {attrs}")?;
+    }
+    outln!(out)?;
+    outln!(out, "formats:")?;
+    for f in Format::ALL {
+        let info = f.info();
+        let scale = scale_dtype(f).map_or(info.scale, |d| d.name());
+        outln!(
+            out,
+            "    {:11} {} elements, {scale} scale per {}{}, rule {}{}",
+            info.name,
+            info.element,
+            info.block,
+            info.tensor_scale
+                .map(|t| format!(", {t} tensor scale"))
+                .unwrap_or_default(),
+            rule_name(info.scale_rule),
+            if info.scale_rule == ScaleRule::Nvfp4 {
+                ""
+            } else {
+                " (or ceil)"
+            }
         )?;
     }
     Ok(0)

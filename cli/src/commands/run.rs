@@ -2,10 +2,11 @@
 //!
 //! The call file names a kernel; this module reads the file, picks the tier and
 //! thread count, and hands the call to the module of the kernel's family
-//! (elementwise kinds for now; `map`, `cast`, `reduce`, … join as new arms of
-//! [`Kernel`]).
+//! (elementwise kinds, `cast`, and the block-scaled formats' `encode`, `decode`
+//! and `transcode`; `map`, `reduce`, … join as new arms of [`Kernel`]).
 
-use super::{elementwise, parse_args};
+use super::formats::FormatKernel;
+use super::{cast, elementwise, formats, parse_args};
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
 use crate::outln;
@@ -21,11 +22,21 @@ pub const MAX_THREADS: usize = 1024;
 pub enum Kernel {
     /// An elementwise kind of the catalogue, by its name (`add`, `fma`, …).
     Elementwise(Kind),
+    /// `cast`: any dtype to any dtype.
+    Cast,
+    /// `encode`, `decode` or `transcode` of a block-scaled format.
+    Format(FormatKernel),
 }
 
 impl Kernel {
     /// The kernel named `name`, or a usage error.
     pub fn from_name(name: &str) -> Outcome<Kernel> {
+        if name == cast::NAME {
+            return Ok(Kernel::Cast);
+        }
+        if let Some(k) = FormatKernel::from_name(name) {
+            return Ok(Kernel::Format(k));
+        }
         if let Some(kind) = Kind::from_name(name) {
             return Ok(Kernel::Elementwise(kind));
         }
@@ -70,6 +81,8 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     let exec = exec_of(&call)?;
     let report = match kernel {
         Kernel::Elementwise(kind) => elementwise::call(path, &call, kind, &exec)?,
+        Kernel::Cast => cast::call(path, &call, &exec)?,
+        Kernel::Format(k) => formats::call(path, &call, k, &exec)?,
     };
     if let Some(note) = tessera::tier::tier_env_note() {
         outln!(out, "note: {note}")?;

@@ -10,15 +10,23 @@
 //! payload (the numerical contract's one exception). On the scalar tier each
 //! variant is also checked against the contiguous kernel on the same values, and
 //! every layout's gaps must be left untouched.
+//!
+//! The cast kernels get the same check: every (source, destination) pair, both
+//! modes, contiguous and strided, on values that hold the source's edge values,
+//! the destination's edge values carried into the source, and the
+//! destination's rounding boundaries (halfway between neighbouring codes, and
+//! just beyond its largest finite value) carried into the source.
 
+use super::cast::mode_name;
 use super::parse_args;
 use crate::codes::{self, FloatValue};
 use crate::failure::{Failure, Outcome};
 use crate::outln;
 use std::io::Write;
 use tessera::{
-    available_tiers, kernel_index, result_dtype, Args, ArrayView, ArrayViewMut, Class, DType,
-    KernelInfo, LoopFn, OperandRule, Tier, Variant, KERNELS,
+    available_tiers, cast_index, kernel_index, result_dtype, variants_for, Args, ArrayView,
+    ArrayViewMut, CastMode, Class, DType, Exec, Format, KernelInfo, LoopFn, OperandRule, Tier,
+    Variant, KERNELS,
 };
 
 /// Elements per kernel run.
@@ -77,7 +85,46 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     for m in report.first.iter() {
         outln!(out, "  mismatch: {m}")?;
     }
-    let mismatches: usize = report.tiers.iter().map(|t| t.mismatches).sum();
+    let casts = cast_differential(&tiers);
+    let kernels = casts.tiers.first().map_or(0, |t| t.kernels);
+    outln!(
+        out,
+        "cast check: {kernels} cast kernels per tier ({} dtype pairs × 2 modes × contig, strided), \
+         {N} elements per run: edge values of both dtypes and the destination's rounding boundaries",
+        DType::ALL.len() * DType::ALL.len()
+    )?;
+    for t in &casts.tiers {
+        let against = if t.tier == Tier::ALL[0] {
+            "against the contiguous kernel"
+        } else {
+            "against the scalar tier"
+        };
+        outln!(
+            out,
+            "  {:14} {} kernels, {} runs, {} mismatches {against}{}",
+            format!("{} casts:", t.tier),
+            t.kernels,
+            t.runs,
+            t.mismatches,
+            if t.nan_only > 0 {
+                format!(
+                    " ({} NaN results differ only in sign or payload)",
+                    t.nan_only
+                )
+            } else {
+                String::new()
+            }
+        )?;
+    }
+    for m in casts.first.iter() {
+        outln!(out, "  mismatch: {m}")?;
+    }
+    let mismatches: usize = report
+        .tiers
+        .iter()
+        .chain(&casts.tiers)
+        .map(|t| t.mismatches)
+        .sum();
     if mismatches == 0 && demo_failures == 0 {
         outln!(out, "selftest passed")?;
         return Ok(0);
@@ -207,6 +254,127 @@ fn demo(out: &mut dyn Write) -> Outcome<usize> {
         out,
         "  add i4 packed:  {va:?} + {vb:?} = [{}] (bytes {pa:02x?} + {pb:02x?} = {py:02x?})  {}",
         show(DType::I4, &got).join(", "),
+        verdict(ok, &mut failures)
+    )?;
+
+    failures += demo_cast(out)?;
+    failures += demo_mxfp8(out)?;
+    Ok(failures)
+}
+
+/// The e4m3fn code nearest to `x` (ties to the even code), or None where the
+/// default cast gives NaN (x is NaN, or rounds beyond 448): a search over the
+/// 256 codes, with code 0x7f standing for the next step (480) beyond 448.
+fn nearest_e4m3fn(x: f64) -> Option<u8> {
+    if !x.is_finite() {
+        return None;
+    }
+    let value = |c: u8| match codes::float_value(DType::E4m3fn, c as u64) {
+        Some(FloatValue::Number(v)) => v,
+        _ => 480.0,
+    };
+    let sign = if x.is_sign_negative() { 0x80u8 } else { 0 };
+    let a = x.abs();
+    let mut best = 0u8;
+    for c in 1..=0x7fu8 {
+        let (db, dc) = ((value(best) - a).abs(), (value(c) - a).abs());
+        if dc < db || (dc == db && c % 2 == 0) {
+            best = c;
+        }
+    }
+    (best != 0x7f).then_some(sign | best)
+}
+
+/// f32 → e4m3fn in both modes, checked against a search over the codes.
+fn demo_cast(out: &mut dyn Write) -> Outcome<usize> {
+    let mut failures = 0;
+    let x = [
+        1.0f32,
+        0.3,
+        -2.75,
+        0.0013,
+        448.0,
+        465.0,
+        -1000.0,
+        f32::INFINITY,
+    ];
+    for mode in [CastMode::Default, CastMode::Saturating] {
+        let mut y = [0u8; 8];
+        tessera::cast(
+            &ArrayView::from_slice(&x, &[8])?,
+            &mut ArrayViewMut::contiguous(DType::E4m3fn, &[8], &mut y)?,
+            mode,
+        )?;
+        let ok = x.iter().zip(&y).all(|(&v, &c)| {
+            let v = v as f64;
+            let want = match (nearest_e4m3fn(v), mode) {
+                (Some(c), _) => Some(c),
+                // Beyond the range: NaN by default, ±448 when saturating.
+                (None, CastMode::Saturating) => Some(if v < 0.0 { 0xfe } else { 0x7e }),
+                (None, _) => None,
+            };
+            match want {
+                Some(w) => c == w,
+                None => c & 0x7f == 0x7f,
+            }
+        });
+        outln!(
+            out,
+            "  cast f32 -> e4m3fn ({}): {x:?} -> [{}] (codes {y:02x?})  {}",
+            mode_name(mode),
+            show(DType::E4m3fn, &y).join(", "),
+            verdict(ok, &mut failures)
+        )?;
+    }
+    Ok(failures)
+}
+
+/// One MXFP8 (e4m3) block encoded and decoded, the scale checked against the
+/// OCP rule worked out here: shared exponent floor(log2 amax) − 8.
+fn demo_mxfp8(out: &mut dyn Write) -> Outcome<usize> {
+    let mut failures = 0;
+    let x: Vec<f32> = (0..32).map(|i| (i as f32 - 15.5) * 0.37).collect();
+    let amax = x.iter().fold(0f32, |m, &v| m.max(v.abs()));
+    let exponent = (amax as f64).log2().floor() as i32 - 8;
+    let exec = Exec::default();
+    let mut codes = [0u8; 32];
+    let mut scales = [0u8; 1];
+    tessera::formats::encode(
+        &exec,
+        Format::Mxfp8E4m3,
+        None,
+        &ArrayView::from_slice(&x, &[32])?,
+        &mut codes,
+        &mut scales,
+    )?;
+    let mut y = [0f32; 32];
+    tessera::formats::decode(
+        &exec,
+        Format::Mxfp8E4m3,
+        &codes,
+        &scales,
+        None,
+        &mut ArrayViewMut::from_slice(&mut y, &[32])?,
+    )?;
+    let scale = 2f64.powi(exponent);
+    let codes_ok = x
+        .iter()
+        .zip(&codes)
+        .all(|(&v, &c)| nearest_e4m3fn(v as f64 / scale) == Some(c));
+    let decoded_ok = codes.iter().zip(&y).all(|(&c, &d)| {
+        matches!(codes::float_value(DType::E4m3fn, c as u64),
+            Some(FloatValue::Number(v)) if (v * scale) as f32 == d)
+    });
+    let max_err = x
+        .iter()
+        .zip(&y)
+        .fold(0f64, |m, (&a, &b)| m.max((a as f64 - b as f64).abs()));
+    let ok = scales[0] as i32 == 127 + exponent && codes_ok && decoded_ok;
+    outln!(
+        out,
+        "  mxfp8_e4m3:     32 values in ±{amax} -> scale 2^{exponent} (code {}), \
+         decoded back within {max_err:.4}  {}",
+        scales[0],
         verdict(ok, &mut failures)
     )?;
     Ok(failures)
@@ -680,5 +848,234 @@ impl Setup {
             out,
             out_item: out.info().item_bytes,
         })
+    }
+}
+
+/// `f64` values around the destination's edges, where rounding decides: each
+/// edge value, halfway to its neighbours, a little past halfway, and one step
+/// beyond (past the largest finite value, that is overflow).
+fn boundary_values(dst: DType, edge_values: &[f64]) -> Vec<f64> {
+    let info = dst.info();
+    let float = info
+        .float
+        .filter(|_| matches!(info.class, Class::Float | Class::Complex));
+    let mut out = Vec::new();
+    for &x in edge_values.iter().filter(|x| x.is_finite()) {
+        let step = match float {
+            Some(f) => {
+                let tiny = 2f64.powi(1 - f.bias - f.mantissa_bits as i32);
+                if x == 0.0 {
+                    tiny
+                } else {
+                    2f64.powi(x.abs().log2().floor() as i32 - f.mantissa_bits as i32)
+                        .max(tiny)
+                }
+            }
+            None => 1.0,
+        };
+        out.extend([
+            x,
+            x + step / 2.0,
+            x - step / 2.0,
+            x + step * 0.625,
+            x + step,
+            -(x + step / 2.0),
+        ]);
+    }
+    out
+}
+
+/// Run the contiguous scalar cast from `from` to `to` (default mode) over
+/// `values` (`from` elements, one code per byte for sub-byte dtypes).
+fn scalar_cast(from: DType, to: DType, values: &[u8]) -> Option<Vec<u8>> {
+    let table = Tier::ALL[0].cast_table()?;
+    let f = *table.get(cast_index(from, to, false, Variant::Contig)?)?;
+    let (fi, ti) = (from.info().item_bytes, to.info().item_bytes);
+    let n = values.len() / fi.max(1);
+    if n == 0 {
+        return Some(Vec::new());
+    }
+    let input = Laid::new(values, fi, n, 1, 0);
+    let mut output = Laid::new(&vec![0u8; n * ti], ti, n, 1, 0);
+    call(f, n, &[input], &mut output);
+    Some(output.buf)
+}
+
+/// `N` source values of a cast from `src` to `dst`: the source's edges, the
+/// destination's edges and rounding boundaries carried into the source (by the
+/// scalar tier's casts), then random codes.
+fn cast_values(src: DType, dst: DType, rng: &mut Rng) -> Vec<u8> {
+    let item = src.info().item_bytes;
+    let mut picked: Vec<Vec<u8>> = edges(src);
+    let dst_edges: Vec<u8> = edges(dst).concat();
+    if let Some(carried) = scalar_cast(dst, src, &dst_edges) {
+        picked.extend(carried.chunks_exact(item).map(<[u8]>::to_vec));
+    }
+    if let Some(as_f64) = scalar_cast(dst, DType::F64, &dst_edges) {
+        let xs: Vec<f64> = as_f64
+            .chunks_exact(8)
+            .map(|c| f64::from_bits(codes::read_code(c)))
+            .collect();
+        let bytes: Vec<u8> = boundary_values(dst, &xs)
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        if let Some(carried) = scalar_cast(DType::F64, src, &bytes) {
+            picked.extend(carried.chunks_exact(item).map(<[u8]>::to_vec));
+        }
+    }
+    let mut out = vec![0u8; N * item];
+    for (i, slot) in out.chunks_exact_mut(item).enumerate() {
+        match picked.get(i) {
+            Some(v) if i < EDGE_REGION => slot.copy_from_slice(v),
+            _ => random_element(src, rng, slot),
+        }
+    }
+    out
+}
+
+/// The differential check of every cast kernel on `tiers` (which must start
+/// with the scalar tier for the cross-variant check to run).
+pub fn cast_differential(tiers: &[Tier]) -> Report {
+    let mut reports: Vec<TierReport> = tiers
+        .iter()
+        .map(|&tier| TierReport {
+            tier,
+            kernels: 0,
+            runs: 0,
+            mismatches: 0,
+            nan_only: 0,
+        })
+        .collect();
+    let mut first = Vec::new();
+    let tables: Vec<Option<&'static [LoopFn]>> = tiers.iter().map(|t| t.cast_table()).collect();
+    let scalar = Tier::ALL[0];
+    let Some(scalar_table) = scalar.cast_table() else {
+        return Report {
+            tiers: reports,
+            first: vec!["the scalar tier has no cast table".to_string()],
+        };
+    };
+    for (p, &src) in DType::ALL.iter().enumerate() {
+        for (q, &dst) in DType::ALL.iter().enumerate() {
+            let seed = ((p * DType::ALL.len() + q) as u64).wrapping_mul(0x1000_0000_01B3);
+            let mut rng = Rng(0xCA57_0000 ^ seed);
+            let vals = cast_values(src, dst, &mut rng);
+            let setup = Setup {
+                inputs: vec![src],
+                items: vec![src.info().item_bytes],
+                out: dst,
+                out_item: dst.info().item_bytes,
+            };
+            for saturating in [false, true] {
+                let mode = if saturating {
+                    CastMode::Saturating
+                } else {
+                    CastMode::Default
+                };
+                for &variant in variants_for(1) {
+                    let mut note = |r: &mut TierReport, what: String| {
+                        r.mismatches += 1;
+                        if first.len() < 8 {
+                            first.push(format!(
+                                "{} cast {src} -> {dst} {} {}: {what}",
+                                r.tier,
+                                mode_name(mode),
+                                variant.name()
+                            ));
+                        }
+                    };
+                    let found = |t: &[LoopFn], v: Variant| {
+                        cast_index(src, dst, saturating, v).and_then(|i| t.get(i).copied())
+                    };
+                    let (Some(f), Some(contig)) = (
+                        found(scalar_table, variant),
+                        found(scalar_table, Variant::Contig),
+                    ) else {
+                        for r in reports.iter_mut() {
+                            note(r, "no kernel in the scalar cast table".to_string());
+                        }
+                        continue;
+                    };
+                    for r in reports.iter_mut() {
+                        r.kernels += 1;
+                    }
+                    let blank = vec![FILL_OUT; N * setup.out_item];
+                    for (strides, out_stride) in layouts(variant) {
+                        let input = [Laid::new(&vals, setup.items[0], N, strides[0], FILL_IN)];
+                        let mut base = Laid::new(&blank, setup.out_item, N, out_stride, FILL_OUT);
+                        call(f, N, &input, &mut base);
+                        let flat = [Laid::new(&vals, setup.items[0], N, 1, FILL_IN)];
+                        let mut reference = Laid::new(&blank, setup.out_item, N, 1, FILL_OUT);
+                        call(contig, N, &flat, &mut reference);
+                        let all_vals = std::slice::from_ref(&vals);
+                        for (t, r) in reports.iter_mut().enumerate() {
+                            r.runs += 1;
+                            if r.tier == scalar {
+                                if !base.gaps_intact(N, FILL_OUT) {
+                                    note(r, "wrote outside its elements".to_string());
+                                }
+                                compare(&setup, all_vals, &base, &reference, r, &mut note);
+                                continue;
+                            }
+                            let Some(g) = tables[t].and_then(|tb| found(tb, variant)) else {
+                                note(r, "no kernel in the tier's cast table".to_string());
+                                continue;
+                            };
+                            let mut got =
+                                Laid::new(&blank, setup.out_item, N, out_stride, FILL_OUT);
+                            call(g, N, &input, &mut got);
+                            if !got.gaps_intact(N, FILL_OUT) {
+                                note(r, "wrote outside its elements".to_string());
+                            }
+                            compare(&setup, all_vals, &got, &base, r, &mut note);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Report {
+        tiers: reports,
+        first,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(bytes: &[u8]) -> Vec<f32> {
+        bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_bits(codes::read_code(c) as u32))
+            .collect()
+    }
+
+    #[test]
+    fn cast_values_hold_the_destinations_boundaries() {
+        let mut rng = Rng(1);
+        let v = f32s(&cast_values(DType::F32, DType::E4m3fn, &mut rng));
+        // 464 is halfway between 448 and the first step beyond it; 480 is that step;
+        // 1.0625 is halfway between 1 and 1.125; 2^-10 is half the smallest subnormal.
+        for want in [464.0f32, -464.0, 480.0, 448.0, 1.0625, 2f32.powi(-10)] {
+            assert!(v.contains(&want), "{want} missing");
+        }
+        let v = f32s(&cast_values(DType::F32, DType::I8, &mut rng));
+        for want in [127.5f32, 128.0, -128.5, 0.5] {
+            assert!(v.contains(&want), "{want} missing");
+        }
+    }
+
+    #[test]
+    fn nearest_e4m3fn_search() {
+        assert_eq!(nearest_e4m3fn(1.0), Some(0x38));
+        assert_eq!(nearest_e4m3fn(1.0625), Some(0x38)); // tie to even
+        assert_eq!(nearest_e4m3fn(1.1875), Some(0x3a)); // tie to even, upward
+        assert_eq!(nearest_e4m3fn(-448.0), Some(0xfe));
+        assert_eq!(nearest_e4m3fn(463.0), Some(0x7e));
+        assert_eq!(nearest_e4m3fn(464.0), Some(0x7e)); // the tie goes to the even 448
+        assert_eq!(nearest_e4m3fn(464.5), None);
+        assert_eq!(nearest_e4m3fn(f64::INFINITY), None);
     }
 }
