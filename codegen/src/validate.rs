@@ -975,7 +975,10 @@ fn validate_tiers(file: TiersFile, dtypes: &[DType]) -> Result<Vec<Tier>, SpecEr
             let f16_params = |name: &str| {
                 dtypes.iter().find(|d| d.name == name).and_then(|d| {
                     let f = d.float.as_ref()?;
-                    (f.exponent_bits == 5 && f.mantissa_bits == 10 && f.bias == 15 && f.nan == "Ieee")
+                    (f.exponent_bits == 5
+                        && f.mantissa_bits == 10
+                        && f.bias == 15
+                        && f.nan == "Ieee")
                         .then(|| format!("{}Params", d.ident()))
                 })
             };
@@ -1010,7 +1013,10 @@ fn validate_tiers(file: TiersFile, dtypes: &[DType]) -> Result<Vec<Tier>, SpecEr
                     TIERS,
                     t,
                     "fast_casts",
-                    format!("`{}` needs an x86_64 tier with the f16c feature", fc.function),
+                    format!(
+                        "`{}` needs an x86_64 tier with the f16c feature",
+                        fc.function
+                    ),
                 ));
             }
             fast_casts.push(FastCast {
