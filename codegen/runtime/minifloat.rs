@@ -215,7 +215,9 @@ macro_rules! rounding_fns {
                 // spacing, makes the adder round to them (to nearest, ties to even).
                 let magic = <$float>::from_bits(bits_of(emin - m_bits as i32 + $man));
                 let _ = (mant, exp2);
-                (<$float>::from_bits(a) + magic).to_bits().wrapping_sub(magic.to_bits()) as u32
+                (<$float>::from_bits(a) + magic)
+                    .to_bits()
+                    .wrapping_sub(magic.to_bits()) as u32
             } else if P::SUBNORMALS && a < bits_of(emin) {
                 // Ties away from zero: the same rounding in integers.
                 let sh = (emin - m_bits as i32) - exp2;
