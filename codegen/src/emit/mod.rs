@@ -87,7 +87,7 @@ pub fn generate(spec: &Spec) -> Vec<GeneratedFile> {
         .expect("lib template renders");
     files.push(GeneratedFile {
         path: "lib.rs".into(),
-        text: lib,
+        text: lib.trim_end().to_string() + "\n",
     });
 
     files.push(GeneratedFile {
