@@ -87,7 +87,14 @@
 //!   and `memcpy` of the source. GB/s counts bytes read + written (a memcpy: twice
 //!   the source), so `x memcpy` compares bandwidths. f16 and bf16 outputs must
 //!   equal `half`'s bit for bit except NaN payloads.
+//! * `cast-sweep`: every cast to and from f32 (f32 → D and D → f32 for each
+//!   dtype D), default mode, one thread, on the avx2 tier, best of 5 calls, each
+//!   row's GB/s over a memcpy of the f32 buffer against the 0.70 target, and a
+//!   count of the rows below it. Slow at the default size, so it runs only when
+//!   a filter names it (`tessera-bench cast-sweep`), not in a run of every group
+//!   or `--quick`; in `--json` mode its table goes to stderr.
 
+mod cast_sweep;
 mod casts;
 mod elementwise;
 mod harness;
@@ -213,7 +220,11 @@ fn main() -> ExitCode {
     let o = match parse_args(&args) {
         Ok(o) => o,
         Err(e) if e.is_empty() => {
-            println!("{USAGE}\ngroups: {}", group_names().join(", "));
+            println!(
+                "{USAGE}\ngroups: {}, {} (only when named)",
+                group_names().join(", "),
+                cast_sweep::NAME
+            );
             return ExitCode::SUCCESS;
         }
         Err(e) => {
@@ -225,17 +236,21 @@ fn main() -> ExitCode {
         .into_iter()
         .filter(|g| selected(g, &o.filters))
         .collect();
+    // Only when named: it is slow, and not part of a plain or --quick run.
+    let sweep = !o.filters.is_empty() && selected(cast_sweep::NAME, &o.filters);
     if o.list {
         for g in group_names() {
             println!("{g}");
         }
+        println!("{}", cast_sweep::NAME);
         return ExitCode::SUCCESS;
     }
-    if names.is_empty() {
+    if names.is_empty() && !sweep {
         eprintln!(
-            "tessera-bench: no group matches {:?}; groups: {}",
+            "tessera-bench: no group matches {:?}; groups: {}, {}",
             o.filters,
-            group_names().join(", ")
+            group_names().join(", "),
+            cast_sweep::NAME
         );
         return ExitCode::from(2);
     }
@@ -300,6 +315,17 @@ fn main() -> ExitCode {
         }
         results.push(r);
     }
+    let mut sweep_ok = true;
+    if sweep {
+        eprintln!("running {} ...", cast_sweep::NAME);
+        let (text, ok) = cast_sweep::run((size_mib * (1u64 << 20) as f64).round() as usize);
+        if o.json {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
+        }
+        sweep_ok = ok;
+    }
 
     if o.json {
         let groups: Vec<String> = results.iter().map(|g| group_json(g, o.stat)).collect();
@@ -317,6 +343,13 @@ fn main() -> ExitCode {
             json_num(Some(budget.target_s)),
             groups.join(",")
         );
+    }
+    if !sweep_ok {
+        eprintln!(
+            "tessera-bench: a cast of {} failed (see FAILED above)",
+            cast_sweep::NAME
+        );
+        return ExitCode::FAILURE;
     }
     if results.iter().all(GroupResult::all_correct) {
         ExitCode::SUCCESS
@@ -366,5 +399,9 @@ mod tests {
         assert_eq!(pick("casts").len(), 7);
         assert_eq!(pick("e4m3fn"), ["casts/f32-e4m3fn", "casts/e4m3fn-f32"]);
         assert_eq!(pick("bandwidth fma"), ["bandwidth", "elementwise-f32/fma"]);
+        // cast-sweep is not among them: it runs only when a filter names it.
+        assert!(pick("cast-sweep").is_empty());
+        assert!(selected(cast_sweep::NAME, &args("cast-sweep")));
+        assert!(!selected(cast_sweep::NAME, &args("casts")));
     }
 }

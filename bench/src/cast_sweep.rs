@@ -1,0 +1,254 @@
+//! Group `cast-sweep`: every cast to and from f32, one row per dtype and
+//! direction, against the project's target (a cast to or from f32 runs at no
+//! less than 0.70 of a same-size memcpy's bandwidth on one core).
+//!
+//! For each dtype D of [`DType::ALL`] other than f32: f32 → D over the f32 data
+//! of [`f32_data`], then D → f32 over the codes that cast produced (so they are
+//! valid), both in the default mode, one thread, on the avx2 tier. Sub-byte
+//! dtypes are packed (n values in n / values_per_byte bytes). Each row is the
+//! best of [`RUNS`] timed calls after one untimed call; GB/s counts bytes read
+//! plus bytes written. The reference is a memcpy (`copy_from_slice`) of the f32
+//! buffer, timed before and after the rows (best of both), its GB/s counting
+//! source plus destination.
+//!
+//! The group is slow at the default size (60 casts of 64 MiB of f32), so it
+//! runs only when a filter names it, never in a plain or `--quick` run of
+//! every group.
+
+use crate::casts::f32_data;
+use std::fmt::Write as _;
+use std::time::Instant;
+use tessera::{cast_with, ArrayView, ArrayViewMut, CastMode, DType, Exec, Tier};
+
+/// The group's name.
+pub const NAME: &str = "cast-sweep";
+/// Timed calls per row (after one untimed call).
+pub const RUNS: usize = 5;
+/// The target: a row's GB/s over memcpy's.
+pub const TARGET: f64 = 0.70;
+
+/// One measured row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The dtype cast to or from f32.
+    pub dtype: DType,
+    /// True for f32 → dtype, false for dtype → f32.
+    pub from_f32: bool,
+    /// GB/s (bytes read + written over the best call's time), or the error.
+    pub gbps: Result<f64, String>,
+}
+
+/// What the sweep measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sweep {
+    /// Elements per array.
+    pub n: usize,
+    /// memcpy of the f32 buffer, GB/s (read + written).
+    pub memcpy_gbps: f64,
+    /// Two rows per dtype.
+    pub rows: Vec<Row>,
+}
+
+/// Bytes holding `n` elements of `dtype` (sub-byte dtypes packed).
+pub fn dtype_bytes(dtype: DType, n: usize) -> usize {
+    let info = dtype.info();
+    let vpb = info.values_per_byte as usize;
+    if vpb > 1 {
+        n.div_ceil(vpb)
+    } else {
+        n * info.item_bytes
+    }
+}
+
+/// Seconds of the fastest of `RUNS` calls of `f`, after one untimed call.
+fn best_of<F: FnMut() -> Result<(), String>>(mut f: F) -> Result<f64, String> {
+    f()?;
+    let mut best = f64::INFINITY;
+    for _ in 0..RUNS {
+        let t = Instant::now();
+        f()?;
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    Ok(best.max(1e-9))
+}
+
+fn cast(
+    exec: &Exec,
+    from: DType,
+    src: &[u8],
+    to: DType,
+    dst: &mut [u8],
+    n: usize,
+) -> Result<(), String> {
+    let src = ArrayView::contiguous(from, &[n], src).map_err(|e| e.to_string())?;
+    let mut dst = ArrayViewMut::contiguous(to, &[n], dst).map_err(|e| e.to_string())?;
+    cast_with(exec, &src, &mut dst, CastMode::Default).map_err(|e| e.to_string())
+}
+
+/// Runs the sweep over `bytes` bytes of f32 (rounded to a multiple of 32
+/// elements) on `exec`.
+pub fn sweep(exec: &Exec, bytes: usize) -> Sweep {
+    let n = (bytes / 4).max(32) / 32 * 32;
+    let x = f32_data(n);
+    let src: &[u8] = tessera::array::as_bytes(&x);
+    let f32_bytes = src.len();
+    let mut copy = vec![0u8; f32_bytes];
+    let mut back = vec![0u8; f32_bytes];
+    let mut memcpy = || {
+        best_of(|| {
+            copy.copy_from_slice(src);
+            std::hint::black_box(&mut copy);
+            Ok(())
+        })
+        .expect("a memcpy does not fail")
+    };
+    let memcpy_before = memcpy();
+    let mut rows = Vec::new();
+    for dtype in DType::ALL.into_iter().filter(|&d| d != DType::F32) {
+        let d_bytes = dtype_bytes(dtype, n);
+        let moved = (f32_bytes + d_bytes) as f64;
+        let mut codes = vec![0u8; d_bytes];
+        let to = best_of(|| cast(exec, DType::F32, src, dtype, &mut codes, n));
+        let ok = to.is_ok();
+        rows.push(Row {
+            dtype,
+            from_f32: true,
+            gbps: to.map(|s| moved / s / 1e9),
+        });
+        let from = if ok {
+            best_of(|| cast(exec, dtype, &codes, DType::F32, &mut back, n))
+        } else {
+            Err("no codes: the cast from f32 failed".to_string())
+        };
+        rows.push(Row {
+            dtype,
+            from_f32: false,
+            gbps: from.map(|s| moved / s / 1e9),
+        });
+    }
+    let memcpy_s = memcpy_before.min(memcpy());
+    Sweep {
+        n,
+        memcpy_gbps: 2.0 * f32_bytes as f64 / memcpy_s / 1e9,
+        rows,
+    }
+}
+
+impl Sweep {
+    /// The rows below the target (failed rows count as below).
+    pub fn below(&self) -> Vec<&Row> {
+        self.rows
+            .iter()
+            .filter(|r| {
+                r.gbps
+                    .as_ref()
+                    .map_or(true, |g| g / self.memcpy_gbps < TARGET)
+            })
+            .collect()
+    }
+
+    /// The table and the summary line.
+    pub fn table(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{NAME}  (every cast to and from f32, default mode, avx2 tier, 1 thread; {} f32 = {:.1} MiB; best of {RUNS}; GB/s = bytes read + written)",
+            self.n,
+            (self.n * 4) as f64 / (1u64 << 20) as f64
+        );
+        let _ = writeln!(
+            s,
+            "  {:<12}  {:<9}  {:>9}  {:>8}  result",
+            "dtype", "direction", "GB/s", "x memcpy"
+        );
+        let _ = writeln!(
+            s,
+            "  {:<12}  {:<9}  {:>9.2}  {:>8.2}",
+            "memcpy", "f32", self.memcpy_gbps, 1.0
+        );
+        for r in &self.rows {
+            let dir = if r.from_f32 { "f32 -> D" } else { "D -> f32" };
+            match &r.gbps {
+                Ok(g) => {
+                    let ratio = g / self.memcpy_gbps;
+                    let verdict = if ratio >= TARGET { "ok" } else { "BELOW 0.70" };
+                    let _ = writeln!(
+                        s,
+                        "  {:<12}  {:<9}  {:>9.2}  {:>8.2}  {verdict}",
+                        r.dtype.name(),
+                        dir,
+                        g,
+                        ratio
+                    );
+                }
+                Err(e) => {
+                    let _ = writeln!(s, "  {:<12}  {:<9}  FAILED: {e}", r.dtype.name(), dir);
+                }
+            }
+        }
+        let below = self.below();
+        let _ = writeln!(
+            s,
+            "  {} of {} rows below the target of {TARGET:.2} x memcpy{}",
+            below.len(),
+            self.rows.len(),
+            if below.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<String> = below
+                    .iter()
+                    .map(|r| {
+                        if r.from_f32 {
+                            format!("f32->{}", r.dtype.name())
+                        } else {
+                            format!("{}->f32", r.dtype.name())
+                        }
+                    })
+                    .collect();
+                format!(": {}", names.join(", "))
+            }
+        );
+        s
+    }
+}
+
+/// Runs the group over `bytes` bytes of f32 and returns its table, or a note
+/// when the CPU lacks the avx2 tier. The second value is false when a cast
+/// failed.
+pub fn run(bytes: usize) -> (String, bool) {
+    if !tessera::available_tiers().contains(&Tier::Avx2) {
+        return (
+            format!("{NAME}: skipped: this CPU does not run tessera's avx2 tier\n"),
+            true,
+        );
+    }
+    let s = sweep(&Exec::on(Tier::Avx2).threads(1), bytes);
+    let ok = s.rows.iter().all(|r| r.gbps.is_ok());
+    (s.table(), ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_sizes() {
+        assert_eq!(dtype_bytes(DType::U1, 64), 8);
+        assert_eq!(dtype_bytes(DType::I4, 64), 32);
+        assert_eq!(dtype_bytes(DType::E2m1fn, 64), 32);
+        assert_eq!(dtype_bytes(DType::C128, 64), 1024);
+        assert_eq!(dtype_bytes(DType::E4m3fn, 64), 64);
+    }
+
+    #[test]
+    fn small_sweep_covers_every_dtype_and_succeeds() {
+        let exec = Exec::default().threads(1);
+        let s = sweep(&exec, 4096);
+        assert_eq!(s.rows.len(), 2 * (DType::ALL.len() - 1));
+        for r in &s.rows {
+            assert!(r.gbps.is_ok(), "{} {}: {:?}", r.dtype, r.from_f32, r.gbps);
+        }
+        let t = s.table();
+        assert!(t.contains("e2m1fn") && t.contains("rows below the target"));
+    }
+}
