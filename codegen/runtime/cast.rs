@@ -267,6 +267,18 @@ int_dst!(u32);
 int_dst!(u64);
 
 impl<const BITS: u32> CastDst for NarrowInt<BITS> {
+    /// Directly in f32 (every bound is exact in f32): the same result as via f64.
+    #[inline(always)]
+    fn from_f32<const SAT: bool>(v: f32) -> u8 {
+        let lo = -((1i32 << (BITS - 1)) as f32);
+        let hi = ((1i32 << (BITS - 1)) - 1) as f32;
+        let t = if v.is_nan() {
+            0.0
+        } else {
+            v.trunc().clamp(lo, hi)
+        };
+        <Self as Codec>::encode(t as i8)
+    }
     #[inline(always)]
     fn from_f64<const SAT: bool>(v: f64) -> u8 {
         let lo = -((1i64 << (BITS - 1)) as f64);
@@ -303,6 +315,17 @@ impl<const BITS: u32> CastDst for NarrowInt<BITS> {
 }
 
 impl<const BITS: u32> CastDst for NarrowUint<BITS> {
+    /// Directly in f32 (every bound is exact in f32): the same result as via f64.
+    #[inline(always)]
+    fn from_f32<const SAT: bool>(v: f32) -> u8 {
+        let hi = ((1u32 << BITS) - 1) as f32;
+        let t = if v.is_nan() {
+            0.0
+        } else {
+            v.trunc().clamp(0.0, hi)
+        };
+        t as u8
+    }
     #[inline(always)]
     fn from_f64<const SAT: bool>(v: f64) -> u8 {
         let hi = ((1u64 << BITS) - 1) as f64;

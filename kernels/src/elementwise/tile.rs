@@ -54,6 +54,77 @@ unsafe fn scatter(a: &Addr, p: isize, src: &[u8]) {
     }
 }
 
+/// Gather `len` values from position `p0` at unit stride in one pass, where the
+/// run is whole bytes (packed) or plain elements; false when it is neither.
+///
+/// # Safety
+/// The run must lie inside the validated operand.
+unsafe fn gather_run(a: &Addr, p0: isize, stride: isize, len: usize, dst: &mut [u8]) -> bool {
+    if stride != 1 {
+        return false;
+    }
+    if a.vpb == 1 {
+        // SAFETY: the run's bytes are inside the view; dst holds len items.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                a.base.offset(p0 * a.item as isize),
+                dst.as_mut_ptr(),
+                len * a.item,
+            )
+        };
+        return true;
+    }
+    if p0 as usize % a.vpb != 0 || len % a.vpb != 0 {
+        return false;
+    }
+    let mask = ((1u16 << a.bits) - 1) as u8;
+    let first = p0 as usize / a.vpb;
+    for j in 0..len / a.vpb {
+        // SAFETY: byte `first + j` holds values of the run.
+        let byte = unsafe { a.base.add(first + j).read() };
+        for q in 0..a.vpb {
+            dst[j * a.vpb + q] = (byte >> ((a.vpb - 1 - q) as u32 * a.bits)) & mask;
+        }
+    }
+    true
+}
+
+/// Scatter `len` values to position `p0` at unit stride in one pass (whole
+/// bytes for a packed destination); false when the run is not of that shape.
+///
+/// # Safety
+/// The run must lie inside the validated destination.
+unsafe fn scatter_run(a: &Addr, p0: isize, stride: isize, len: usize, src: &[u8]) -> bool {
+    if stride != 1 {
+        return false;
+    }
+    if a.vpb == 1 {
+        // SAFETY: the run's bytes are inside the view; src holds len items.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                src.as_ptr(),
+                a.base.offset(p0 * a.item as isize),
+                len * a.item,
+            )
+        };
+        return true;
+    }
+    if p0 as usize % a.vpb != 0 || len % a.vpb != 0 {
+        return false;
+    }
+    let mask = ((1u16 << a.bits) - 1) as u8;
+    let first = p0 as usize / a.vpb;
+    for j in 0..len / a.vpb {
+        let mut byte = 0u8;
+        for q in 0..a.vpb {
+            byte |= (src[j * a.vpb + q] & mask) << ((a.vpb - 1 - q) as u32 * a.bits);
+        }
+        // SAFETY: byte `first + j` is wholly inside the run.
+        unsafe { a.base.add(first + j).write(byte) };
+    }
+    true
+}
+
 /// Run rows `r0..r1` of a plan with a packed operand through tiles.
 ///
 /// # Safety
@@ -72,10 +143,13 @@ pub(super) unsafe fn run_packed(plan: &Plan, contig: LoopFn, r0: usize, r1: usiz
                 let a = &plan.addr[k];
                 let item = if a.vpb > 1 { 1 } else { a.item };
                 let buf = &mut ins[k * TILE * MAX_ITEM..];
-                for i in 0..len {
-                    let p = pos[k] + (i0 + i) as isize * s[k];
-                    // SAFETY: a position inside the row of a validated operand.
-                    unsafe { gather(a, p, &mut buf[i * item..i * item + item.max(1)]) };
+                let p0 = pos[k] + i0 as isize * s[k];
+                // SAFETY (both arms): positions inside the row of a validated operand.
+                if !unsafe { gather_run(a, p0, s[k], len, buf) } {
+                    for i in 0..len {
+                        let p = pos[k] + (i0 + i) as isize * s[k];
+                        unsafe { gather(a, p, &mut buf[i * item..i * item + item.max(1)]) };
+                    }
                 }
             }
             let mut args = Args {
@@ -92,10 +166,13 @@ pub(super) unsafe fn run_packed(plan: &Plan, contig: LoopFn, r0: usize, r1: usiz
             unsafe { contig(&args) };
             let o = &plan.addr[OUT];
             let item = if o.vpb > 1 { 1 } else { o.item };
-            for i in 0..len {
-                let p = pos[OUT] + (i0 + i) as isize * s[OUT];
-                // SAFETY: a position inside the row of the validated destination.
-                unsafe { scatter(o, p, &out[i * item..i * item + item]) };
+            let p0 = pos[OUT] + i0 as isize * s[OUT];
+            // SAFETY (both arms): positions inside the row of the validated destination.
+            if !unsafe { scatter_run(o, p0, s[OUT], len, out) } {
+                for i in 0..len {
+                    let p = pos[OUT] + (i0 + i) as isize * s[OUT];
+                    unsafe { scatter(o, p, &out[i * item..i * item + item]) };
+                }
             }
             i0 += len;
         }
