@@ -74,7 +74,7 @@ unsafe fn gather_run(a: &Addr, p0: isize, stride: isize, len: usize, dst: &mut [
         };
         return true;
     }
-    if p0 as usize % a.vpb != 0 || len % a.vpb != 0 {
+    if !(p0 as usize).is_multiple_of(a.vpb) || !len.is_multiple_of(a.vpb) {
         return false;
     }
     let mask = ((1u16 << a.bits) - 1) as u8;
@@ -109,7 +109,7 @@ unsafe fn scatter_run(a: &Addr, p0: isize, stride: isize, len: usize, src: &[u8]
         };
         return true;
     }
-    if p0 as usize % a.vpb != 0 || len % a.vpb != 0 {
+    if !(p0 as usize).is_multiple_of(a.vpb) || !len.is_multiple_of(a.vpb) {
         return false;
     }
     let mask = ((1u16 << a.bits) - 1) as u8;
