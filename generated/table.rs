@@ -15496,7 +15496,7 @@ pub static KERNELS: [KernelInfo; 3095usize] = [
         variant: Variant::Strided,
     },
 ];
-///The kernels of the `scalar` tier, indexed by `kernel_index`.
+///The kernels of this table for the `scalar` tier, indexed by `kernel_index`.
 pub static TABLE_SCALAR: [LoopFn; 3095usize] = [
     crate::tier_scalar::add_i8_contig as LoopFn,
     crate::tier_scalar::add_i8_bcast0 as LoopFn,
@@ -18594,7 +18594,7 @@ pub static TABLE_SCALAR: [LoopFn; 3095usize] = [
     crate::tier_scalar::conj_c128_contig as LoopFn,
     crate::tier_scalar::conj_c128_strided as LoopFn,
 ];
-///The kernels of the `avx2` tier, indexed by `kernel_index`.
+///The kernels of this table for the `avx2` tier, indexed by `kernel_index`.
 #[cfg(target_arch = "x86_64")]
 pub static TABLE_AVX2: [LoopFn; 3095usize] = [
     crate::tier_avx2::add_i8_contig as LoopFn,
@@ -21980,7 +21980,7 @@ pub fn variants_for(arity: usize) -> &'static [Variant] {
 /// Cast kernels per tier: every (source, destination) pair, two modes, the
 /// one-input loop variants.
 pub const CAST_COUNT: usize = 3600usize;
-///The cast kernels of the `scalar` tier, indexed by `cast_index`.
+///The kernels of this table for the `scalar` tier, indexed by `cast_index`.
 pub static CAST_TABLE_SCALAR: [LoopFn; 3600usize] = [
     crate::casts_scalar::cast_bool_bool_dflt_contig as LoopFn,
     crate::casts_scalar::cast_bool_bool_dflt_strided as LoopFn,
@@ -25583,7 +25583,7 @@ pub static CAST_TABLE_SCALAR: [LoopFn; 3600usize] = [
     crate::casts_scalar::cast_ue4m3_ue4m3_sat_contig as LoopFn,
     crate::casts_scalar::cast_ue4m3_ue4m3_sat_strided as LoopFn,
 ];
-///The cast kernels of the `avx2` tier, indexed by `cast_index`.
+///The kernels of this table for the `avx2` tier, indexed by `cast_index`.
 #[cfg(target_arch = "x86_64")]
 pub static CAST_TABLE_AVX2: [LoopFn; 3600usize] = [
     crate::casts_avx2::cast_bool_bool_dflt_contig as LoopFn,

@@ -224,16 +224,8 @@ pub fn element_count(shape: &[usize]) -> usize {
     shape.iter().fold(1usize, |n, &d| n.saturating_mul(d))
 }
 
-/// C-order (row-major) element strides of a shape.
-pub fn c_strides(shape: &[usize]) -> Vec<isize> {
-    let mut strides = vec![0isize; shape.len()];
-    let mut acc: isize = 1;
-    for i in (0..shape.len()).rev() {
-        strides[i] = acc;
-        acc = acc.saturating_mul(shape[i].max(1) as isize);
-    }
-    strides
-}
+/// C-order (row-major) element strides of a shape (the library's rule).
+pub use tessera::array::c_strides;
 
 /// Fortran-order (column-major) element strides of a shape.
 pub fn fortran_strides(shape: &[usize]) -> Vec<isize> {

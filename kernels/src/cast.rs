@@ -14,7 +14,7 @@
 //! finite value, infinities included, to that value.
 
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::elementwise::{broadcasts_to, self_overlap};
+use crate::elementwise::{broadcasts_to, check_destination};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 use crate::{cast_index, Variant};
@@ -54,12 +54,7 @@ pub fn cast_with(
     if dst.layout().is_empty() {
         return Ok(());
     }
-    if let Some(reason) = self_overlap(dst.shape(), dst.strides()) {
-        return Err(Error::Layout {
-            operand: "destination".into(),
-            reason,
-        });
-    }
+    check_destination(dst)?;
     let (from, to) = (src.dtype(), dst.dtype());
     let saturating = mode == CastMode::Saturating;
     let select = |v: Variant| cast_index(from, to, saturating, v).map(|i| table[i]);

@@ -9,31 +9,48 @@ fn ident(s: &str) -> Ident {
     Ident::new(s, Span::call_site())
 }
 
+/// One static table of function pointers per tier: `{prefix}{TIER}` holding
+/// `names` from the tier's module, indexed as `index_fn` says.
+fn tier_tables(
+    spec: &Spec,
+    prefix: &str,
+    module_of: fn(&str) -> String,
+    names: &[&str],
+    index_fn: &str,
+) -> Vec<TokenStream> {
+    let n = names.len();
+    spec.tiers
+        .iter()
+        .map(|t| {
+            let name = ident(&format!("{prefix}{}", t.name.to_ascii_uppercase()));
+            let module = ident(&module_of(&t.name));
+            let fns = names.iter().map(|f| ident(f));
+            let doc = format!(
+                "The kernels of this table for the `{}` tier, indexed by `{index_fn}`.",
+                t.name
+            );
+            let cfg = if t.arch == "any" {
+                quote!()
+            } else {
+                let arch = &t.arch;
+                quote!(#[cfg(target_arch = #arch)])
+            };
+            quote! {
+                #[doc = #doc]
+                #cfg
+                pub static #name: [LoopFn; #n] = [ #(crate::#module::#fns as LoopFn),* ];
+            }
+        })
+        .collect()
+}
+
 /// Emit `table.rs`.
 pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan]) -> TokenStream {
     let n = kernels.len();
     let nc = casts.len();
     let nv1 = spec.variants_for(1).len();
-    let cast_tables = spec.tiers.iter().map(|t| {
-        let name = ident(&format!("CAST_TABLE_{}", t.name.to_ascii_uppercase()));
-        let module = ident(&casts_module(&t.name));
-        let fns = casts.iter().map(|c| ident(&c.fn_name));
-        let doc = format!(
-            "The cast kernels of the `{}` tier, indexed by `cast_index`.",
-            t.name
-        );
-        let cfg = if t.arch == "any" {
-            quote!()
-        } else {
-            let arch = &t.arch;
-            quote!(#[cfg(target_arch = #arch)])
-        };
-        quote! {
-            #[doc = #doc]
-            #cfg
-            pub static #name: [LoopFn; #nc] = [ #(crate::#module::#fns as LoopFn),* ];
-        }
-    });
+    let cast_names: Vec<&str> = casts.iter().map(|c| c.fn_name.as_str()).collect();
+    let cast_tables = tier_tables(spec, "CAST_TABLE_", casts_module, &cast_names, "cast_index");
     let v1 = spec.variants_for(1).into_iter().map(|v| ident(v.ident()));
     let infos = kernels.iter().map(|k| {
         let kind = ident(&camel(&spec.kinds[k.kind].name));
@@ -41,26 +58,8 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan]) -> TokenStr
         let v = ident(k.variant.ident());
         quote!(KernelInfo { kind: Kind::#kind, dtype: DType::#dtype, variant: Variant::#v })
     });
-    let tables = spec.tiers.iter().map(|t| {
-        let name = ident(&format!("TABLE_{}", t.name.to_ascii_uppercase()));
-        let module = ident(&tier_module(&t.name));
-        let fns = kernels.iter().map(|k| ident(&k.fn_name));
-        let doc = format!(
-            "The kernels of the `{}` tier, indexed by `kernel_index`.",
-            t.name
-        );
-        let cfg = if t.arch == "any" {
-            quote!()
-        } else {
-            let arch = &t.arch;
-            quote!(#[cfg(target_arch = #arch)])
-        };
-        quote! {
-            #[doc = #doc]
-            #cfg
-            pub static #name: [LoopFn; #n] = [ #(crate::#module::#fns as LoopFn),* ];
-        }
-    });
+    let kernel_names: Vec<&str> = kernels.iter().map(|k| k.fn_name.as_str()).collect();
+    let tables = tier_tables(spec, "TABLE_", tier_module, &kernel_names, "kernel_index");
     // base[kind][dtype]: the index of the kind's first variant for the dtype.
     let mut base = vec![vec![u32::MAX; spec.dtypes.len()]; spec.kinds.len()];
     for (i, k) in kernels.iter().enumerate() {

@@ -171,12 +171,7 @@ pub fn elementwise_with(
     if out.layout().is_empty() {
         return Ok(());
     }
-    if let Some(reason) = self_overlap(out.shape(), out.strides()) {
-        return Err(Error::Layout {
-            operand: "destination".into(),
-            reason,
-        });
-    }
+    check_destination(out)?;
     let select = |v: Variant| kernel_index(kind, dtype, v).map(|i| table[i]);
     // SAFETY: every operand was validated against its bytes (views validate on
     // construction), shapes broadcast to the destination's, and the kernels only
@@ -184,6 +179,17 @@ pub fn elementwise_with(
     // borrow, so it overlaps no input.
     unsafe { run(exec, inputs, out, &select) };
     Ok(())
+}
+
+/// Refuse a destination that reaches one element twice (see [`self_overlap`]).
+pub(crate) fn check_destination(out: &ArrayViewMut<'_>) -> Result<()> {
+    match self_overlap(out.shape(), out.strides()) {
+        Some(reason) => Err(Error::Layout {
+            operand: "destination".into(),
+            reason,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Whether `shape` broadcasts to exactly `target` (numpy's rules).
