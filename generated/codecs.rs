@@ -4,7 +4,7 @@
 
 //! One codec per float dtype that computes in f32, from its parameters.
 use crate::runtime::meta::{NanStyle, NanTo, Negative, Overflow};
-use crate::runtime::minifloat::{Mini, MiniFloat};
+use crate::runtime::minifloat::{Mini, MiniFloat, ParamsVisitor};
 ///The parameters of `f16`.
 pub struct F16Params;
 impl MiniFloat for F16Params {
@@ -299,3 +299,24 @@ impl MiniFloat for Ue4m3Params {
 }
 ///The codec of `ue4m3`: f32 carrier, round to nearest even.
 pub type Ue4m3 = Mini<Ue4m3Params>;
+/// Run `v` with the parameters of `dtype`, or None where `dtype` is not a
+/// parameterised float carried in f32.
+pub fn visit_params<V: ParamsVisitor>(dtype: crate::DType, v: V) -> Option<V::Out> {
+    match dtype {
+        crate::DType::F16 => Some(v.visit::<F16Params>(dtype)),
+        crate::DType::Bf16 => Some(v.visit::<Bf16Params>(dtype)),
+        crate::DType::E4m3fn => Some(v.visit::<E4m3fnParams>(dtype)),
+        crate::DType::E5m2 => Some(v.visit::<E5m2Params>(dtype)),
+        crate::DType::E4m3 => Some(v.visit::<E4m3Params>(dtype)),
+        crate::DType::E3m4 => Some(v.visit::<E3m4Params>(dtype)),
+        crate::DType::E4m3fnuz => Some(v.visit::<E4m3fnuzParams>(dtype)),
+        crate::DType::E5m2fnuz => Some(v.visit::<E5m2fnuzParams>(dtype)),
+        crate::DType::E4m3b11fnuz => Some(v.visit::<E4m3b11fnuzParams>(dtype)),
+        crate::DType::E8m0fnu => Some(v.visit::<E8m0fnuParams>(dtype)),
+        crate::DType::E2m3fn => Some(v.visit::<E2m3fnParams>(dtype)),
+        crate::DType::E3m2fn => Some(v.visit::<E3m2fnParams>(dtype)),
+        crate::DType::E2m1fn => Some(v.visit::<E2m1fnParams>(dtype)),
+        crate::DType::Ue4m3 => Some(v.visit::<Ue4m3Params>(dtype)),
+        _ => None,
+    }
+}

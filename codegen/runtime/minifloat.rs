@@ -290,6 +290,17 @@ rounding_fns!(
     "Encode an f64 into the dtype's code (one rounding, never through f32)."
 );
 
+/// Code that is generic over a dtype's parameters, run for a dtype chosen at run
+/// time by the generated `codecs::visit_params` (so tests and tools reach every
+/// parameterised dtype without naming its type: a new dtype in the spec is
+/// covered with no Rust edit).
+pub trait ParamsVisitor {
+    /// What the visit returns.
+    type Out;
+    /// Run with the dtype's parameters.
+    fn visit<P: MiniFloat>(self, dtype: crate::DType) -> Self::Out;
+}
+
 /// The codec of a parameterised float: f32 carrier, default cast mode.
 pub struct Mini<P>(PhantomData<P>);
 

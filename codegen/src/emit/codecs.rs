@@ -56,10 +56,24 @@ pub fn emit(spec: &Spec) -> TokenStream {
             pub type #alias = Mini<#params>;
         }
     });
+    let arms = spec.dtypes.iter().filter(|d| d.is_mini()).map(|d| {
+        let id = Ident::new(&d.ident(), Span::call_site());
+        let params = Ident::new(&format!("{}Params", d.ident()), Span::call_site());
+        quote!(crate::DType::#id => Some(v.visit::<#params>(dtype)),)
+    });
     quote! {
         //! One codec per float dtype that computes in f32, from its parameters.
         use crate::runtime::meta::{NanStyle, NanTo, Negative, Overflow};
-        use crate::runtime::minifloat::{Mini, MiniFloat};
+        use crate::runtime::minifloat::{Mini, MiniFloat, ParamsVisitor};
         #(#items)*
+
+        /// Run `v` with the parameters of `dtype`, or None where `dtype` is not a
+        /// parameterised float carried in f32.
+        pub fn visit_params<V: ParamsVisitor>(dtype: crate::DType, v: V) -> Option<V::Out> {
+            match dtype {
+                #(#arms)*
+                _ => None,
+            }
+        }
     }
 }
