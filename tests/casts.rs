@@ -29,7 +29,7 @@
 
 mod oracle;
 
-use oracle::harness::{par_map, run, Failures, Layout};
+use oracle::harness::{par_map, run, write_records, Failures, Layout};
 use oracle::mini::{mini, MiniOracle};
 use oracle::rng::{seed, Rng};
 use oracle::values::{
@@ -37,7 +37,6 @@ use oracle::values::{
     same_result, width, Val,
 };
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::time::Instant;
 use tessera_generated::{cast_index, variants_for, Class, DType, LoopFn, Tier, Variant};
 
@@ -60,28 +59,6 @@ fn cast_line(src: DType, dst: DType, sat: bool, tier: Tier, v: Variant) -> Strin
         tier.name(),
         v.name()
     )
-}
-
-/// Rewrite `<dir>/<file>` with `lines`, dir being `TESSERA_COVERAGE_DIR` or
-/// `<CARGO_MANIFEST_DIR>/target/tessera-coverage`.
-fn write_records(file: &str, lines: &BTreeSet<String>) {
-    let dir = match std::env::var_os("TESSERA_COVERAGE_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("target")
-            .join("tessera-coverage"),
-    };
-    std::fs::create_dir_all(&dir)
-        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
-    let mut text = String::new();
-    for l in lines {
-        text.push_str(l);
-        text.push('\n');
-    }
-    let tmp = dir.join(format!(".{file}.{}", std::process::id()));
-    let path = dir.join(file);
-    std::fs::write(&tmp, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", tmp.display()));
-    std::fs::rename(&tmp, &path).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
 }
 
 // ------------------------------------------------------------------ kernels

@@ -258,28 +258,9 @@ impl Coverage {
         ))
     }
 
-    /// Rewrite `<dir>/<file>` with the records, where dir is `TESSERA_COVERAGE_DIR`
-    /// or `<workspace root>/target/tessera-coverage`.
+    /// Rewrite `<dir>/<file>` with the records (see [`write_records`]).
     pub fn write(&self, file: &str) {
-        let dir = match std::env::var_os("TESSERA_COVERAGE_DIR") {
-            Some(d) => PathBuf::from(d),
-            None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("target")
-                .join("tessera-coverage"),
-        };
-        std::fs::create_dir_all(&dir)
-            .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
-        let mut text = String::new();
-        for l in &self.0 {
-            text.push_str(l);
-            text.push('\n');
-        }
-        let tmp = dir.join(format!(".{file}.{}", std::process::id()));
-        let path = dir.join(file);
-        std::fs::write(&tmp, text)
-            .unwrap_or_else(|e| panic!("cannot write {}: {e}", tmp.display()));
-        std::fs::rename(&tmp, &path)
-            .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+        write_records(file, &self.0);
     }
 }
 
@@ -372,4 +353,27 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> 
         .into_iter()
         .map(|r| r.expect("every item ran"))
         .collect()
+}
+
+/// Rewrite `<dir>/<file>` with `lines`, one record a line, where dir is
+/// `TESSERA_COVERAGE_DIR` or `<workspace root>/target/tessera-coverage`
+/// (written to a temporary file, then renamed).
+pub fn write_records(file: &str, lines: &BTreeSet<String>) {
+    let dir = match std::env::var_os("TESSERA_COVERAGE_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("target")
+            .join("tessera-coverage"),
+    };
+    std::fs::create_dir_all(&dir)
+        .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+    let mut text = String::new();
+    for l in lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    let tmp = dir.join(format!(".{file}.{}", std::process::id()));
+    let path = dir.join(file);
+    std::fs::write(&tmp, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", tmp.display()));
+    std::fs::rename(&tmp, &path).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
 }

@@ -59,29 +59,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
          bcastK, strided (2, -1, 3 and -1, 0, 2)",
         KERNELS.len()
     )?;
-    for t in &report.tiers {
-        let against = if t.tier == Tier::ALL[0] {
-            "against the contiguous kernel"
-        } else {
-            "against the scalar tier"
-        };
-        outln!(
-            out,
-            "  {:8} {} kernels, {} runs, {} mismatches {against}{}",
-            format!("{}:", t.tier),
-            t.kernels,
-            t.runs,
-            t.mismatches,
-            if t.nan_only > 0 {
-                format!(
-                    " ({} NaN results differ only in sign or payload)",
-                    t.nan_only
-                )
-            } else {
-                String::new()
-            }
-        )?;
-    }
+    print_tiers(out, &report, ":", 8)?;
     for m in report.first.iter() {
         outln!(out, "  mismatch: {m}")?;
     }
@@ -93,29 +71,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
          {N} elements per run: edge values of both dtypes and the destination's rounding boundaries",
         DType::ALL.len() * DType::ALL.len()
     )?;
-    for t in &casts.tiers {
-        let against = if t.tier == Tier::ALL[0] {
-            "against the contiguous kernel"
-        } else {
-            "against the scalar tier"
-        };
-        outln!(
-            out,
-            "  {:14} {} kernels, {} runs, {} mismatches {against}{}",
-            format!("{} casts:", t.tier),
-            t.kernels,
-            t.runs,
-            t.mismatches,
-            if t.nan_only > 0 {
-                format!(
-                    " ({} NaN results differ only in sign or payload)",
-                    t.nan_only
-                )
-            } else {
-                String::new()
-            }
-        )?;
-    }
+    print_tiers(out, &casts, " casts:", 14)?;
     for m in casts.first.iter() {
         outln!(out, "  mismatch: {m}")?;
     }
@@ -132,6 +88,35 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     Err(Failure::run(format!(
         "selftest failed: {mismatches} kernel mismatch(es), {demo_failures} demo failure(s)"
     )))
+}
+
+/// One summary line per tier of a differential report: `{tier}{suffix}`
+/// padded to `width`, then kernels, runs and mismatches.
+fn print_tiers(out: &mut dyn Write, report: &Report, suffix: &str, width: usize) -> Outcome<()> {
+    for t in &report.tiers {
+        let against = if t.tier == Tier::ALL[0] {
+            "against the contiguous kernel"
+        } else {
+            "against the scalar tier"
+        };
+        let nan = if t.nan_only > 0 {
+            format!(
+                " ({} NaN results differ only in sign or payload)",
+                t.nan_only
+            )
+        } else {
+            String::new()
+        };
+        outln!(
+            out,
+            "  {:width$} {} kernels, {} runs, {} mismatches {against}{nan}",
+            format!("{}{suffix}", t.tier),
+            t.kernels,
+            t.runs,
+            t.mismatches,
+        )?;
+    }
+    Ok(())
 }
 
 fn show(dtype: DType, bytes: &[u8]) -> Vec<String> {
