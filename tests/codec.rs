@@ -12,7 +12,9 @@ mod oracle;
 use oracle::mini::{mini, MiniOracle};
 use oracle::rng::{seed, Rng};
 use tessera_generated::codecs::visit_params;
-use tessera_generated::runtime::minifloat::{decode, encode, MiniFloat, ParamsVisitor};
+use tessera_generated::runtime::minifloat::{
+    decode, encode, encode_general, graded_applies, pow2_applies, MiniFloat, ParamsVisitor,
+};
 use tessera_generated::{Class, DType, NanStyle, NanTo, Negative, Overflow};
 
 /// The runtime's codec of one dtype, through plain function pointers.
@@ -20,6 +22,10 @@ struct Rt {
     dtype: DType,
     decode: fn(u32) -> f32,
     encode: [fn(f32) -> u32; 2],
+    /// The general form that `encode` replaces by a shorter one for some dtypes.
+    general: [fn(f32) -> u32; 2],
+    /// Which form `encode` takes: "graded", "pow2" or "general".
+    form: &'static str,
     exp_bits: u32,
     man_bits: u32,
     bias: i32,
@@ -41,6 +47,14 @@ fn rt<P: MiniFloat>(dtype: DType) -> Rt {
         dtype,
         decode: decode::<P>,
         encode: [encode::<P, false>, encode::<P, true>],
+        general: [encode_general::<P, false>, encode_general::<P, true>],
+        form: if graded_applies::<P>() {
+            "graded"
+        } else if pow2_applies::<P>() {
+            "pow2"
+        } else {
+            "general"
+        },
         exp_bits: P::EXP_BITS,
         man_bits: P::MAN_BITS,
         bias: P::BIAS,
@@ -535,4 +549,113 @@ fn encode_every_f32_exhaustive() {
             t0.elapsed().as_secs_f64()
         );
     }
+}
+
+/// The shorter encoders against the general one (itself checked against the
+/// model above) on f32 bit patterns `start, start + step, …` of both signs.
+fn forms_agree(step: u32, start: u32) -> Vec<String> {
+    let mut errs = Vec::new();
+    for r in &runtimes() {
+        if r.form == "general" {
+            continue;
+        }
+        let mut b = start as u64;
+        while b < 1 << 31 {
+            for x in [
+                f32::from_bits(b as u32),
+                f32::from_bits(b as u32 | 0x8000_0000),
+            ] {
+                for mode in 0..2 {
+                    let (got, want) = ((r.encode[mode])(x), (r.general[mode])(x));
+                    if got != want && errs.len() < 10 {
+                        errs.push(format!(
+                            "{} ({} form) mode {mode}: {:#010x} -> {got:#x}, general {want:#x}",
+                            r.dtype.name(),
+                            r.form,
+                            x.to_bits()
+                        ));
+                    }
+                }
+            }
+            b += step as u64;
+        }
+    }
+    errs
+}
+
+#[test]
+fn shorter_encoders_match_the_general_one() {
+    let forms: Vec<(&str, &str)> = runtimes()
+        .iter()
+        .map(|r| (r.dtype.name(), r.form))
+        .collect();
+    // The fp8/fp6/fp4 family and f16 take the graded form, e8m0fnu the
+    // power-of-two one; bf16 (adder beyond f32's range) the general one.
+    for (name, form) in [
+        ("e4m3fn", "graded"),
+        ("e2m1fn", "graded"),
+        ("f16", "graded"),
+        ("e8m0fnu", "pow2"),
+        ("bf16", "general"),
+    ] {
+        assert!(
+            forms.contains(&(name, form)),
+            "{name} should take the {form} form: {forms:?}"
+        );
+    }
+    // Every exponent field with many mantissas (a prime step), and every
+    // pattern of the low 16 bits in binades around the narrow dtypes' subnormal,
+    // normal and overflow thresholds.
+    let mut errs = forms_agree(65521, 0);
+    let short: Vec<Rt> = runtimes()
+        .into_iter()
+        .filter(|r| r.form != "general")
+        .collect();
+    for e in [
+        0u32,
+        0x3b00_0000,
+        0x3c00_0000,
+        0x3f00_0000,
+        0x4300_0000,
+        0x4380_0000,
+        0x7f7f_0000,
+        0x7f80_0000,
+    ] {
+        let mut local = Vec::new();
+        for low in 0..1u32 << 16 {
+            let b = e | low;
+            for x in [f32::from_bits(b), f32::from_bits(b | 0x8000_0000)] {
+                for r in &short {
+                    for mode in 0..2 {
+                        let (got, want) = ((r.encode[mode])(x), (r.general[mode])(x));
+                        if got != want && local.len() < 10 {
+                            local.push(format!(
+                                "{} mode {mode}: {:#010x} -> {got:#x}, general {want:#x}",
+                                r.dtype.name(),
+                                x.to_bits()
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        errs.extend(local);
+    }
+    report("shorter encoder forms", &errs);
+}
+
+/// The shorter encoders against the general one on every f32.
+#[test]
+#[ignore = "exhaustive: cargo test --release -- --ignored"]
+fn shorter_encoders_match_the_general_one_exhaustive() {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1) as u32;
+    let errs: Vec<String> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..threads)
+            .map(|t| s.spawn(move || forms_agree(threads, t)))
+            .collect();
+        hs.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    report("shorter encoder forms, every f32", &errs);
 }

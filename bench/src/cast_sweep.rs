@@ -87,7 +87,7 @@ fn cast(
 
 /// Runs the sweep over `bytes` bytes of f32 (rounded to a multiple of 32
 /// elements) on `exec`.
-pub fn sweep(exec: &Exec, bytes: usize) -> Sweep {
+pub fn sweep(exec: &Exec, bytes: usize, only: &[DType]) -> Sweep {
     let n = (bytes / 4).max(32) / 32 * 32;
     let x = f32_data(n);
     let src: &[u8] = tessera::array::as_bytes(&x);
@@ -104,7 +104,10 @@ pub fn sweep(exec: &Exec, bytes: usize) -> Sweep {
     };
     let memcpy_before = memcpy();
     let mut rows = Vec::new();
-    for dtype in DType::ALL.into_iter().filter(|&d| d != DType::F32) {
+    for dtype in DType::ALL
+        .into_iter()
+        .filter(|&d| d != DType::F32 && (only.is_empty() || only.contains(&d)))
+    {
         let d_bytes = dtype_bytes(dtype, n);
         let moved = (f32_bytes + d_bytes) as f64;
         let mut codes = vec![0u8; d_bytes];
@@ -212,17 +215,30 @@ impl Sweep {
     }
 }
 
-/// Runs the group over `bytes` bytes of f32 and returns its table, or a note
-/// when the CPU lacks the avx2 tier. The second value is false when a cast
-/// failed.
-pub fn run(bytes: usize) -> (String, bool) {
+/// The dtypes a filter `cast-sweep:D1,D2,…` restricts the sweep to (empty: all).
+pub fn restriction(filters: &[String]) -> Result<Vec<DType>, String> {
+    let mut only = Vec::new();
+    for f in filters {
+        if let Some(list) = f.strip_prefix(&format!("{NAME}:")) {
+            for name in list.split(',') {
+                only.push(DType::from_name(name).ok_or(format!("{NAME}: unknown dtype `{name}`"))?);
+            }
+        }
+    }
+    Ok(only)
+}
+
+/// Runs the group over `bytes` bytes of f32 (only the casts of `only`'s dtypes
+/// when it is not empty) and returns its table, or a note when the CPU lacks
+/// the avx2 tier. The second value is false when a cast failed.
+pub fn run(bytes: usize, only: &[DType]) -> (String, bool) {
     if !tessera::available_tiers().contains(&Tier::Avx2) {
         return (
             format!("{NAME}: skipped: this CPU does not run tessera's avx2 tier\n"),
             true,
         );
     }
-    let s = sweep(&Exec::on(Tier::Avx2).threads(1), bytes);
+    let s = sweep(&Exec::on(Tier::Avx2).threads(1), bytes, only);
     let ok = s.rows.iter().all(|r| r.gbps.is_ok());
     (s.table(), ok)
 }
@@ -243,12 +259,21 @@ mod tests {
     #[test]
     fn small_sweep_covers_every_dtype_and_succeeds() {
         let exec = Exec::default().threads(1);
-        let s = sweep(&exec, 4096);
+        let s = sweep(&exec, 4096, &[]);
         assert_eq!(s.rows.len(), 2 * (DType::ALL.len() - 1));
         for r in &s.rows {
             assert!(r.gbps.is_ok(), "{} {}: {:?}", r.dtype, r.from_f32, r.gbps);
         }
         let t = s.table();
         assert!(t.contains("e2m1fn") && t.contains("rows below the target"));
+    }
+
+    #[test]
+    fn a_filter_restricts_the_dtypes() {
+        let f = vec!["cast-sweep:u4,float8_e4m3fn".to_string()];
+        assert_eq!(restriction(&f).unwrap(), [DType::U4, DType::E4m3fn]);
+        assert!(restriction(&["cast-sweep:nope".to_string()]).is_err());
+        let s = sweep(&Exec::default().threads(1), 4096, &[DType::U4]);
+        assert_eq!(s.rows.len(), 2);
     }
 }

@@ -91,8 +91,8 @@
 //!   dtype D), default mode, one thread, on the avx2 tier, best of 5 calls, each
 //!   row's GB/s over a memcpy of the f32 buffer against the 0.70 target, and a
 //!   count of the rows below it. Slow at the default size, so it runs only when
-//!   a filter names it (`tessera-bench cast-sweep`), not in a run of every group
-//!   or `--quick`; in `--json` mode its table goes to stderr.
+//!   a filter names it (`tessera-bench cast-sweep`, or `cast-sweep:u4,i8` for
+//!   some dtypes only), not in a run of every group or `--quick`; in `--json` mode its table goes to stderr.
 
 mod cast_sweep;
 mod casts;
@@ -237,7 +237,9 @@ fn main() -> ExitCode {
         .filter(|g| selected(g, &o.filters))
         .collect();
     // Only when named: it is slow, and not part of a plain or --quick run.
-    let sweep = !o.filters.is_empty() && selected(cast_sweep::NAME, &o.filters);
+    let sweep = !o.filters.is_empty()
+        && (selected(cast_sweep::NAME, &o.filters)
+            || o.filters.iter().any(|f| f.starts_with(cast_sweep::NAME)));
     if o.list {
         for g in group_names() {
             println!("{g}");
@@ -318,7 +320,14 @@ fn main() -> ExitCode {
     let mut sweep_ok = true;
     if sweep {
         eprintln!("running {} ...", cast_sweep::NAME);
-        let (text, ok) = cast_sweep::run((size_mib * (1u64 << 20) as f64).round() as usize);
+        let only = match cast_sweep::restriction(&o.filters) {
+            Ok(only) => only,
+            Err(e) => {
+                eprintln!("tessera-bench: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let (text, ok) = cast_sweep::run((size_mib * (1u64 << 20) as f64).round() as usize, &only);
         if o.json {
             eprintln!("{text}");
         } else {

@@ -222,12 +222,123 @@ macro_rules! float_dst {
 float_dst!(f32);
 float_dst!(f64);
 
+/// f32 → an integer whose range lies inside i32's with bounds exact in f32
+/// (i8, i16, u8, u16 and the 4-bit and 1-bit integers): NaN → 0, clamp, truncate.
+/// The same result as Rust's saturating `as`, in a form that vectorises
+/// (NaN test, max, min, one truncating convert).
+#[inline(always)]
+fn f32_to_small_int(v: f32, lo: f32, hi: f32) -> i32 {
+    #[allow(clippy::eq_op)]
+    let t = if v != v { 0.0 } else { v };
+    // SAFETY: t is finite and within [lo, hi] ⊂ i32's range after the clamp.
+    unsafe { t.max(lo).min(hi).to_int_unchecked::<i32>() }
+}
+
+/// Saturating f32 → i32 in a vectorisable form (see [`f32_to_small_int`]):
+/// magnitudes from 2^31 up clamp to `i32::MAX`, which no f32 equals.
+#[inline(always)]
+fn f32_to_i32(v: f32) -> i32 {
+    const BELOW_2_31: f32 = 2147483520.0; // the largest f32 below 2^31
+    let r = f32_to_small_int(v, -2147483648.0, BELOW_2_31);
+    if v >= 2147483648.0 {
+        i32::MAX
+    } else {
+        r
+    }
+}
+
+/// Saturating f32 → u32 in a vectorisable form: values from 2^31 convert after
+/// subtracting 2^31 (exact) and get the top bit back.
+#[inline(always)]
+#[allow(clippy::manual_clamp)] // max/min of a non-NaN value: what vectorises
+fn f32_to_u32(v: f32) -> u32 {
+    const BELOW_2_32: f32 = 4294967040.0; // the largest f32 below 2^32
+    #[allow(clippy::eq_op)]
+    let t = if v != v { 0.0 } else { v };
+    let t = t.max(0.0).min(BELOW_2_32);
+    let big = t >= 2147483648.0;
+    let s = if big { t - 2147483648.0 } else { t };
+    // SAFETY: s is in [0, 2^31).
+    let r = unsafe { s.to_int_unchecked::<i32>() } as u32;
+    let r = if big { r | 0x8000_0000 } else { r };
+    if v >= 4294967296.0 {
+        u32::MAX
+    } else {
+        r
+    }
+}
+
+/// Saturating f32 → u64 from the bits (no vector instruction converts to 64-bit
+/// integers on AVX2): the significand shifted by the exponent; negative values,
+/// NaN and values below 1 give 0, values from 2^64 `u64::MAX`.
+#[inline(always)]
+#[allow(clippy::manual_clamp)] // max/min of a non-NaN value: what vectorises
+fn f32_to_u64(v: f32) -> u64 {
+    const BELOW_2_64: f32 = 18446742974197923840.0; // the largest f32 below 2^64
+    #[allow(clippy::eq_op)]
+    let t = if v != v { 0.0 } else { v };
+    let bits = t.max(0.0).min(BELOW_2_64).to_bits() & 0x7fff_ffff;
+    let e = (bits >> 23) as i32 - 150;
+    let m = ((bits & 0x7f_ffff) | 0x80_0000) as u64;
+    // A zero (exponent field 0) shifts its stand-in significand out entirely.
+    let r = if e >= 0 {
+        m << (e as u32 & 63)
+    } else {
+        m >> ((-e).min(63) as u32)
+    };
+    if v >= 18446744073709551616.0 {
+        u64::MAX
+    } else {
+        r
+    }
+}
+
+/// How an f32 becomes each native integer (saturating, NaN → 0).
+trait FromF32Sat {
+    fn from_f32_sat(v: f32) -> Self;
+}
+macro_rules! small_from_f32 {
+    ($($t:ty),*) => {$(
+        impl FromF32Sat for $t {
+            #[inline(always)]
+            fn from_f32_sat(v: f32) -> $t {
+                f32_to_small_int(v, <$t>::MIN as f32, <$t>::MAX as f32) as $t
+            }
+        }
+    )*};
+}
+small_from_f32!(i8, i16, u8, u16);
+impl FromF32Sat for i32 {
+    #[inline(always)]
+    fn from_f32_sat(v: f32) -> i32 {
+        f32_to_i32(v)
+    }
+}
+impl FromF32Sat for u32 {
+    #[inline(always)]
+    fn from_f32_sat(v: f32) -> u32 {
+        f32_to_u32(v)
+    }
+}
+impl FromF32Sat for i64 {
+    #[inline(always)]
+    fn from_f32_sat(v: f32) -> i64 {
+        v as i64
+    }
+}
+impl FromF32Sat for u64 {
+    #[inline(always)]
+    fn from_f32_sat(v: f32) -> u64 {
+        f32_to_u64(v)
+    }
+}
+
 macro_rules! int_dst {
     ($t:ty) => {
         impl CastDst for Native<$t> {
             #[inline(always)]
             fn from_f32<const SAT: bool>(v: f32) -> $t {
-                v as $t
+                <$t as FromF32Sat>::from_f32_sat(v)
             }
             #[inline(always)]
             fn from_f64<const SAT: bool>(v: f64) -> $t {
@@ -272,12 +383,7 @@ impl<const BITS: u32> CastDst for NarrowInt<BITS> {
     fn from_f32<const SAT: bool>(v: f32) -> u8 {
         let lo = -((1i32 << (BITS - 1)) as f32);
         let hi = ((1i32 << (BITS - 1)) - 1) as f32;
-        let t = if v.is_nan() {
-            0.0
-        } else {
-            v.trunc().clamp(lo, hi)
-        };
-        <Self as Codec>::encode(t as i8)
+        <Self as Codec>::encode(f32_to_small_int(v, lo, hi) as i8)
     }
     #[inline(always)]
     fn from_f64<const SAT: bool>(v: f64) -> u8 {
@@ -319,12 +425,7 @@ impl<const BITS: u32> CastDst for NarrowUint<BITS> {
     #[inline(always)]
     fn from_f32<const SAT: bool>(v: f32) -> u8 {
         let hi = ((1u32 << BITS) - 1) as f32;
-        let t = if v.is_nan() {
-            0.0
-        } else {
-            v.trunc().clamp(0.0, hi)
-        };
-        t as u8
+        f32_to_small_int(v, 0.0, hi) as u8
     }
     #[inline(always)]
     fn from_f64<const SAT: bool>(v: f64) -> u8 {

@@ -74,7 +74,33 @@ pub unsafe fn run1<A: Codec, O: Codec, K: Op1<A, O>, const V: u8>(x: &Args) {
     let pa = x.src[0] as *const A::Store;
     let po = x.dst as *mut O::Store;
     let unit = V == CONTIG;
-    for i in 0..x.n {
+    let mut i0 = 0;
+    if unit && core::mem::size_of::<O::Store>() < core::mem::size_of::<A::Store>() {
+        // Narrowing (f32 → fp8, say): results go through a small block on the
+        // stack, which lets the compiler vectorise the whole block and narrow it
+        // with pack instructions instead of element by element.
+        const BLOCK: usize = 32;
+        let mut block = core::mem::MaybeUninit::<[O::Store; BLOCK]>::uninit();
+        let t = block.as_mut_ptr() as *mut O::Store;
+        while i0 + BLOCK <= x.n {
+            // SAFETY: elements i0..i0 + BLOCK of both operands lie inside the
+            // run (forwarded from this function's contract); the block holds
+            // BLOCK results, all written before the copy.
+            unsafe {
+                for j in 0..BLOCK {
+                    let a = A::decode(pa.add(i0 + j).read_unaligned());
+                    t.add(j).write(O::encode(K::f(a)));
+                }
+                core::ptr::copy_nonoverlapping(
+                    t as *const u8,
+                    po.add(i0) as *mut u8,
+                    BLOCK * core::mem::size_of::<O::Store>(),
+                );
+            }
+            i0 += BLOCK;
+        }
+    }
+    for i in i0..x.n {
         // SAFETY: forwarded from this function's contract.
         unsafe {
             let a = A::decode(ld(pa, i, x.src_stride[0], unit));

@@ -271,14 +271,151 @@ macro_rules! rounding_fns {
 
 rounding_fns!(
     round_shift32,
-    encode,
+    encode_general,
     f32,
     u32,
     23,
     127,
     pow2f,
-    "Encode an f32 into the dtype's code (one rounding)."
+    "Encode an f32 into the dtype's code (one rounding): the general form, for\n/// any parameters; [`encode`] takes shorter forms where they apply."
 );
+
+/// Encode an f32 into the dtype's code (one rounding): to nearest (ties to even,
+/// or away from zero where the spec says so), subnormals kept, and the overflow
+/// rule of the default (`SAT = false`) or saturating (`SAT = true`) cast mode.
+///
+/// Two shapes of dtype take a shorter form with the same result for every f32
+/// (checked over all 2^32 inputs against [`encode_general`] by the ignored
+/// tests): dtypes with subnormals and ties to even whose largest binade is small
+/// enough ([`encode_graded`]), and powers of two with f32's exponent range
+/// ([`encode_pow2`]); every other dtype uses [`encode_general`].
+#[inline(always)]
+pub fn encode<P: MiniFloat, const SAT: bool>(x: f32) -> u32 {
+    if graded_applies::<P>() {
+        encode_graded::<P, SAT>(x)
+    } else if pow2_applies::<P>() {
+        encode_pow2::<P, SAT>(x)
+    } else {
+        encode_general::<P, SAT>(x)
+    }
+}
+
+/// The exponent of the dtype's largest finite value.
+#[inline(always)]
+const fn emax<P: MiniFloat>() -> i32 {
+    (P::MAX_CODE >> P::MAN_BITS) as i32 - P::BIAS
+}
+
+/// Whether [`encode_graded`] serves `P`: subnormals, ties to even, and an adder
+/// 2^(emax + 23 - m) that is a finite f32.
+#[inline(always)]
+pub const fn graded_applies<P: MiniFloat>() -> bool {
+    P::SUBNORMALS && !P::TIES_AWAY && emax::<P>() + 23 - (P::MAN_BITS as i32) <= 127
+}
+
+/// Whether [`encode_pow2`] serves `P`: 8 exponent bits of bias 127, no mantissa,
+/// no subnormals (e8m0fnu).
+#[inline(always)]
+pub const fn pow2_applies<P: MiniFloat>() -> bool {
+    !P::SUBNORMALS && P::BIAS == 127 && P::EXP_BITS == 8 && P::MAN_BITS == 0
+}
+
+/// The magnitude code an overflow takes under `rule`.
+#[inline(always)]
+fn overflow_magnitude<P: MiniFloat>(rule: Overflow) -> u32 {
+    match rule {
+        Overflow::Infinity => ((1 << P::EXP_BITS) - 1) << P::MAN_BITS,
+        Overflow::Nan => nan_code::<P>(0),
+        Overflow::MaxFinite => P::MAX_CODE,
+    }
+}
+
+/// Clamp a magnitude code that may exceed `MAX_CODE` to the overflow magnitude
+/// `over`: a `min` where `over` is `MAX_CODE` or the next code, a select otherwise.
+#[inline(always)]
+fn clamp_magnitude<P: MiniFloat>(code: u32, over: u32) -> u32 {
+    if over == P::MAX_CODE || over == P::MAX_CODE + 1 {
+        code.min(over)
+    } else if code > P::MAX_CODE {
+        over
+    } else {
+        code
+    }
+}
+
+/// [`encode`] for dtypes with subnormals and ties to even: one rounding for
+/// every binade. With E the source's exponent clamped to [emin, emax], adding
+/// 2^(E + 23 - m) (whose ulp is the dtype's spacing 2^(E - m) in that binade)
+/// rounds |x| to that spacing in the adder, and the bits of the sum minus the
+/// adder's count the spacings: the significand with its hidden bit, so the code
+/// is (E - emin)·2^m plus that count. A source above the largest binade, an
+/// infinity or a NaN gives a count beyond `MAX_CODE`, which the overflow rule
+/// then replaces.
+#[inline(always)]
+pub fn encode_graded<P: MiniFloat, const SAT: bool>(x: f32) -> u32 {
+    let m = P::MAN_BITS;
+    let vb = value_bits::<P>();
+    let bits = x.to_bits();
+    let sign = bits >> 31;
+    let a = bits & 0x7fff_ffff;
+    let emin_bits = ((1 - P::BIAS + 127) as u32) << 23;
+    let emax_bits = ((emax::<P>() + 127) as u32) << 23;
+    let e = (a & 0x7f80_0000).clamp(emin_bits, emax_bits);
+    let adder = e + ((23 - m) << 23);
+    let count = (f32::from_bits(a) + f32::from_bits(adder))
+        .to_bits()
+        .wrapping_sub(adder);
+    let code = ((e - emin_bits) >> (23 - m)) + count;
+    let rule = if SAT { P::OVERFLOW_SAT } else { P::OVERFLOW };
+    let mag = clamp_magnitude::<P>(code, overflow_magnitude::<P>(rule));
+    let sign_code = if P::SIGNED { sign << vb } else { 0 };
+    // -0 only where the dtype has it (a sign-only NaN code holds the sign bit
+    // itself, so OR-ing the sign in is harmless there).
+    let signed = if P::NEG_ZERO {
+        sign_code
+    } else {
+        sign_code & 0u32.wrapping_sub((mag != 0) as u32)
+    };
+    let r = mag | signed;
+    // A NaN source already took the overflow code; that is its result where
+    // the overflow rule is NaN.
+    let nan_by_overflow = matches!(rule, Overflow::Nan) && !matches!(P::NAN, NanStyle::None);
+    let negative_nan = !P::SIGNED && matches!(P::NEGATIVE, Negative::Nan) && sign == 1 && a != 0;
+    if (!nan_by_overflow && a > 0x7f80_0000) || negative_nan {
+        nan_code::<P>(sign)
+    } else {
+        r
+    }
+}
+
+/// [`encode`] for powers of two with f32's exponent range and no zero
+/// (e8m0fnu): the exponent rounded from the bits by adding half a binade (less
+/// one, plus the exponent's last bit for ties to even; exactly half for ties
+/// away). An f32 subnormal takes the lowest code by the same sum with half less
+/// one (above 2^-127 → code 1, else 0), as [`encode_general`]'s lowest-binade
+/// rule states; zero, a negative value and NaN are NaN.
+#[inline(always)]
+pub fn encode_pow2<P: MiniFloat, const SAT: bool>(x: f32) -> u32 {
+    let bits = x.to_bits();
+    let a = bits & 0x7fff_ffff;
+    let tie = if P::TIES_AWAY {
+        (a >= 0x80_0000) as u32
+    } else {
+        (a >> 23) & 1
+    };
+    let r = (a + 0x3f_ffff + tie) >> 23;
+    let rule = if SAT { P::OVERFLOW_SAT } else { P::OVERFLOW };
+    let r = clamp_magnitude::<P>(r, overflow_magnitude::<P>(rule));
+    let is_nan = a > 0x7f80_0000;
+    let zero_nan = a == 0 && !matches!(P::NAN, NanStyle::None);
+    let negative_nan =
+        !P::SIGNED && (bits >> 31) == 1 && a != 0 && matches!(P::NEGATIVE, Negative::Nan);
+    if is_nan || zero_nan || negative_nan {
+        nan_code::<P>(bits >> 31)
+    } else {
+        r
+    }
+}
 rounding_fns!(
     round_shift64,
     encode_f64,

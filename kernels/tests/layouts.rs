@@ -809,3 +809,63 @@ fn misaligned_bytes_give_the_same_bits() {
         }
     }
 }
+
+/// Destinations of 16 MiB and more are written with streaming stores through
+/// an L1 tile: the bits must be those of the same call cut into small pieces
+/// (which write directly), whatever the destination's alignment, on every
+/// tier and thread count.
+#[test]
+fn streamed_destinations_match_small_calls() {
+    let n = (16 << 20) / 4 + 1000;
+    let mut rng = Rng::new(0x5742);
+    let a = f32s(&mut rng, n + 3);
+    let b = f32s(&mut rng, n + 3);
+    // The reference: pieces far below the streaming size, on the scalar tier.
+    let piece = 1 << 16;
+    let mut want = vec![0f32; n];
+    let mut want64 = vec![0i64; n];
+    for i0 in (0..n).step_by(piece) {
+        let i1 = (i0 + piece).min(n);
+        let len = i1 - i0;
+        elementwise_with(
+            &reference_exec(),
+            Kind::Add,
+            &[
+                ArrayView::from_slice(&a[1 + i0..1 + i1], &[len]).unwrap(),
+                ArrayView::from_slice(&b[i0..i1], &[len]).unwrap(),
+            ],
+            &mut ArrayViewMut::from_slice(&mut want[i0..i1], &[len]).unwrap(),
+        )
+        .unwrap();
+        for (w, x) in want64[i0..i1].iter_mut().zip(&a[i0..i1]) {
+            *w = *x as i64; // Rust's `as`: truncate, saturate, NaN → 0, as the cast states
+        }
+    }
+    for exec in execs() {
+        // Destination offsets 0..3 elements: every 4-byte misalignment to 16 bytes.
+        for off in 0..4 {
+            let mut y = vec![0f32; n + 4];
+            elementwise_with(
+                &exec,
+                Kind::Add,
+                &[
+                    ArrayView::from_slice(&a[1..1 + n], &[n]).unwrap(),
+                    ArrayView::from_slice(&b[..n], &[n]).unwrap(),
+                ],
+                &mut ArrayViewMut::from_slice(&mut y[off..off + n], &[n]).unwrap(),
+            )
+            .unwrap();
+            assert!(y[off..off + n] == want[..], "{exec:?} offset {off}");
+        }
+        // A widening cast: 32 MiB of i64 from 16 MiB of f32.
+        let mut z = vec![0i64; n];
+        tessera::cast_with(
+            &exec,
+            &ArrayView::from_slice(&a[..n], &[n]).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut z, &[n]).unwrap(),
+            tessera::CastMode::Default,
+        )
+        .unwrap();
+        assert!(z == want64, "{exec:?} f32 -> i64");
+    }
+}

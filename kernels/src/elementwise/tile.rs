@@ -5,8 +5,8 @@
 use super::plan::{Addr, Plan, OUT};
 use crate::{Args, LoopFn};
 
-/// Values per tile.
-const TILE: usize = 256;
+/// Values per tile: an f32 tile (16 KiB) stays in L1, the widest (c128) in L2.
+const TILE: usize = 4096;
 /// The largest element (c128).
 const MAX_ITEM: usize = 16;
 
@@ -77,16 +77,147 @@ unsafe fn gather_run(a: &Addr, p0: isize, stride: isize, len: usize, dst: &mut [
     if !(p0 as usize).is_multiple_of(a.vpb) || !len.is_multiple_of(a.vpb) {
         return false;
     }
-    let mask = ((1u16 << a.bits) - 1) as u8;
     let first = p0 as usize / a.vpb;
-    for j in 0..len / a.vpb {
-        // SAFETY: byte `first + j` holds values of the run.
-        let byte = unsafe { a.base.add(first + j).read() };
-        for q in 0..a.vpb {
-            dst[j * a.vpb + q] = (byte >> ((a.vpb - 1 - q) as u32 * a.bits)) & mask;
+    // SAFETY: bytes `first..first + len / vpb` hold the run.
+    let bytes = unsafe { core::slice::from_raw_parts(a.base.add(first), len / a.vpb) };
+    unpack(bytes, a.bits, a.vpb, &mut dst[..len]);
+    true
+}
+
+/// Split packed bytes into one code per byte, element 0 in the most
+/// significant bits; `dst` holds `src.len() * vpb` codes.
+pub(crate) fn unpack(src: &[u8], bits: u32, vpb: usize, dst: &mut [u8]) {
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if vpb == 2 && bits == 4 {
+        done = x86::unpack_nibbles(src, dst);
+    } else if vpb == 8 && bits == 1 {
+        done = x86::unpack_bits(src, dst);
+    }
+    let mask = ((1u16 << bits) - 1) as u8;
+    for (j, &byte) in src.iter().enumerate().skip(done) {
+        for q in 0..vpb {
+            dst[j * vpb + q] = (byte >> ((vpb - 1 - q) as u32 * bits)) & mask;
         }
     }
-    true
+}
+
+/// Join one code per byte (the low `bits` of each) into packed bytes, element 0
+/// in the most significant bits; `src` holds `dst.len() * vpb` codes.
+pub(crate) fn pack(src: &[u8], bits: u32, vpb: usize, dst: &mut [u8]) {
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if vpb == 2 && bits == 4 {
+        done = x86::pack_nibbles(src, dst);
+    } else if vpb == 8 && bits == 1 {
+        done = x86::pack_bits(src, dst);
+    }
+    let mask = ((1u16 << bits) - 1) as u8;
+    for (j, d) in dst.iter_mut().enumerate().skip(done) {
+        let mut byte = 0u8;
+        for q in 0..vpb {
+            byte |= (src[j * vpb + q] & mask) << ((vpb - 1 - q) as u32 * bits);
+        }
+        *d = byte;
+    }
+}
+
+/// SSE2 (part of every x86-64) forms of the two common packings. Each returns
+/// how many packed bytes it handled; the caller finishes the rest.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use core::arch::x86_64::*;
+
+    /// Bytes → two 4-bit codes each, 16 bytes at a time.
+    pub(super) fn unpack_nibbles(src: &[u8], dst: &mut [u8]) -> usize {
+        let n = src.len() / 16 * 16;
+        assert!(dst.len() >= 2 * n);
+        let mut j = 0;
+        while j < n {
+            // SAFETY: SSE2 is part of x86-64; bytes j..j+16 of src and
+            // 2j..2j+32 of dst are in bounds (j + 16 <= n, dst.len() >= 2n).
+            unsafe {
+                let x = _mm_loadu_si128(src.as_ptr().add(j) as *const __m128i);
+                let low = _mm_set1_epi8(0x0f);
+                let hi = _mm_and_si128(_mm_srli_epi16::<4>(x), low);
+                let lo = _mm_and_si128(x, low);
+                let d = dst.as_mut_ptr().add(2 * j) as *mut __m128i;
+                _mm_storeu_si128(d, _mm_unpacklo_epi8(hi, lo));
+                _mm_storeu_si128(d.add(1), _mm_unpackhi_epi8(hi, lo));
+            }
+            j += 16;
+        }
+        n
+    }
+
+    /// Two 4-bit codes → one byte, 32 codes at a time.
+    pub(super) fn pack_nibbles(src: &[u8], dst: &mut [u8]) -> usize {
+        let n = dst.len() / 16 * 16;
+        assert!(src.len() >= 2 * n);
+        let mut j = 0;
+        while j < n {
+            // SAFETY: SSE2 is part of x86-64; codes 2j..2j+32 of src and bytes
+            // j..j+16 of dst are in bounds.
+            unsafe {
+                let s = src.as_ptr().add(2 * j) as *const __m128i;
+                let low = _mm_set1_epi16(0x0f);
+                // Each 16-bit lane holds code 2i (low byte) and code 2i+1 (high byte).
+                let join = |v: __m128i| {
+                    _mm_or_si128(
+                        _mm_slli_epi16::<4>(_mm_and_si128(v, low)),
+                        _mm_and_si128(_mm_srli_epi16::<8>(v), low),
+                    )
+                };
+                let a = join(_mm_loadu_si128(s));
+                let b = join(_mm_loadu_si128(s.add(1)));
+                _mm_storeu_si128(
+                    dst.as_mut_ptr().add(j) as *mut __m128i,
+                    _mm_packus_epi16(a, b),
+                );
+            }
+            j += 16;
+        }
+        n
+    }
+
+    /// Bytes → eight 1-bit codes each (most significant bit first), 8 bytes at a time.
+    pub(super) fn unpack_bits(src: &[u8], dst: &mut [u8]) -> usize {
+        let n = src.len();
+        assert!(dst.len() >= 8 * n);
+        for (j, &b) in src.iter().enumerate() {
+            // Byte q of the product is b; keep bit 7 - q of it, then make any
+            // set bit a 1 (adding 0x7f to a byte of 0 or 2^k never carries out).
+            let x = (b as u64).wrapping_mul(0x0101_0101_0101_0101) & 0x0102_0408_1020_4080;
+            let x = (x.wrapping_add(0x7f7f_7f7f_7f7f_7f7f) >> 7) & 0x0101_0101_0101_0101;
+            dst[8 * j..8 * j + 8].copy_from_slice(&x.to_le_bytes());
+        }
+        n
+    }
+
+    /// Eight 1-bit codes → one byte (the first in the most significant bit),
+    /// 16 codes at a time.
+    pub(super) fn pack_bits(src: &[u8], dst: &mut [u8]) -> usize {
+        let n = dst.len() / 2 * 2;
+        assert!(src.len() >= 8 * n);
+        let mut j = 0;
+        while j < n {
+            // SAFETY: SSE2 is part of x86-64; codes 8j..8j+16 of src and bytes
+            // j, j+1 of dst are in bounds.
+            let m = unsafe {
+                let v = _mm_loadu_si128(src.as_ptr().add(8 * j) as *const __m128i);
+                // Bit 0 of each code to bit 7 of its byte (a 16-bit shift by 7
+                // moves no other bit of a code into it once masked to bit 0).
+                let v = _mm_slli_epi16::<7>(_mm_and_si128(v, _mm_set1_epi8(1)));
+                _mm_movemask_epi8(v) as u16
+            };
+            // movemask puts code i at bit i; the packing wants each byte's
+            // first code at its top bit.
+            let m = m.reverse_bits().swap_bytes();
+            dst[j..j + 2].copy_from_slice(&m.to_le_bytes());
+            j += 2;
+        }
+        n
+    }
 }
 
 /// Scatter `len` values to position `p0` at unit stride in one pass (whole
@@ -112,16 +243,11 @@ unsafe fn scatter_run(a: &Addr, p0: isize, stride: isize, len: usize, src: &[u8]
     if !(p0 as usize).is_multiple_of(a.vpb) || !len.is_multiple_of(a.vpb) {
         return false;
     }
-    let mask = ((1u16 << a.bits) - 1) as u8;
     let first = p0 as usize / a.vpb;
-    for j in 0..len / a.vpb {
-        let mut byte = 0u8;
-        for q in 0..a.vpb {
-            byte |= (src[j * a.vpb + q] & mask) << ((a.vpb - 1 - q) as u32 * a.bits);
-        }
-        // SAFETY: byte `first + j` is wholly inside the run.
-        unsafe { a.base.add(first + j).write(byte) };
-    }
+    // SAFETY: bytes `first..first + len / vpb` are wholly inside the run, which
+    // this thread alone writes.
+    let bytes = unsafe { core::slice::from_raw_parts_mut(a.base.add(first), len / a.vpb) };
+    pack(&src[..len], a.bits, a.vpb, bytes);
     true
 }
 
@@ -139,19 +265,6 @@ pub(super) unsafe fn run_packed(plan: &Plan, contig: LoopFn, r0: usize, r1: usiz
         while i0 < n {
             let len = TILE.min(n - i0);
             let (ins, out) = bufs.split_at_mut(3 * TILE * MAX_ITEM);
-            for k in 0..arity {
-                let a = &plan.addr[k];
-                let item = if a.vpb > 1 { 1 } else { a.item };
-                let buf = &mut ins[k * TILE * MAX_ITEM..];
-                let p0 = pos[k] + i0 as isize * s[k];
-                // SAFETY (both arms): positions inside the row of a validated operand.
-                if !unsafe { gather_run(a, p0, s[k], len, buf) } {
-                    for i in 0..len {
-                        let p = pos[k] + (i0 + i) as isize * s[k];
-                        unsafe { gather(a, p, &mut buf[i * item..i * item + item.max(1)]) };
-                    }
-                }
-            }
             let mut args = Args {
                 n: len,
                 src: [core::ptr::null(); 3],
@@ -160,15 +273,38 @@ pub(super) unsafe fn run_packed(plan: &Plan, contig: LoopFn, r0: usize, r1: usiz
                 dst_stride: 1,
             };
             for k in 0..arity {
-                args.src[k] = ins[k * TILE * MAX_ITEM..].as_ptr();
+                let a = &plan.addr[k];
+                let p0 = pos[k] + i0 as isize * s[k];
+                if a.vpb == 1 && s[k] == 1 {
+                    // A unit-stride unpacked run is read where it lies.
+                    // SAFETY: p0 is an element position of the validated operand.
+                    args.src[k] = unsafe { a.base.offset(p0 * a.item as isize) };
+                    continue;
+                }
+                let item = if a.vpb > 1 { 1 } else { a.item };
+                let buf = &mut ins[k * TILE * MAX_ITEM..];
+                // SAFETY (both arms): positions inside the row of a validated operand.
+                if !unsafe { gather_run(a, p0, s[k], len, buf) } {
+                    for i in 0..len {
+                        let p = pos[k] + (i0 + i) as isize * s[k];
+                        unsafe { gather(a, p, &mut buf[i * item..i * item + item.max(1)]) };
+                    }
+                }
+                args.src[k] = buf.as_ptr();
             }
-            // SAFETY: the tile buffers hold `len` elements of each operand.
-            unsafe { contig(&args) };
             let o = &plan.addr[OUT];
-            let item = if o.vpb > 1 { 1 } else { o.item };
             let p0 = pos[OUT] + i0 as isize * s[OUT];
+            let direct = o.vpb == 1 && s[OUT] == 1;
+            if direct {
+                // SAFETY: p0 is an element position of the validated destination.
+                args.dst = unsafe { o.base.offset(p0 * o.item as isize) };
+            }
+            // SAFETY: every source pointer and the destination hold `len`
+            // elements (tile buffers or unit-stride runs of validated operands).
+            unsafe { contig(&args) };
+            let item = if o.vpb > 1 { 1 } else { o.item };
             // SAFETY (both arms): positions inside the row of the validated destination.
-            if !unsafe { scatter_run(o, p0, s[OUT], len, out) } {
+            if !direct && !unsafe { scatter_run(o, p0, s[OUT], len, out) } {
                 for i in 0..len {
                     let p = pos[OUT] + (i0 + i) as isize * s[OUT];
                     unsafe { scatter(o, p, &out[i * item..i * item + item]) };
@@ -176,5 +312,46 @@ pub(super) unsafe fn run_packed(plan: &Plan, contig: LoopFn, r0: usize, r1: usiz
             }
             i0 += len;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{pack, unpack};
+
+    /// Code `i` of packed bytes, read one at a time (the layout rule itself).
+    fn code(bytes: &[u8], bits: u32, vpb: usize, i: usize) -> u8 {
+        let shift = (vpb - 1 - i % vpb) as u32 * bits;
+        (bytes[i / vpb] >> shift) & ((1u16 << bits) - 1) as u8
+    }
+
+    #[test]
+    fn unpack_and_pack_follow_the_layout_rule() {
+        for (bits, vpb) in [(4u32, 2usize), (1, 8), (2, 4)] {
+            for len in 0..70 {
+                // Every byte value appears across the lengths and offsets.
+                let bytes: Vec<u8> = (0..len).map(|j| (j * 37 + len * 11) as u8).collect();
+                let mut codes = vec![0xaau8; len * vpb];
+                unpack(&bytes, bits, vpb, &mut codes);
+                for (i, &c) in codes.iter().enumerate() {
+                    assert_eq!(
+                        c,
+                        code(&bytes, bits, vpb, i),
+                        "bits {bits} len {len} code {i}"
+                    );
+                }
+                // Junk above the low bits must be ignored when packing.
+                let dirty: Vec<u8> = codes.iter().map(|&c| c | (0xf0u8 << bits)).collect();
+                let mut back = vec![0x55u8; len];
+                pack(&dirty, bits, vpb, &mut back);
+                assert_eq!(back, bytes, "bits {bits} len {len}");
+            }
+        }
+        let all: Vec<u8> = (0..=255).collect();
+        let mut codes = vec![0; 256 * 8];
+        unpack(&all, 1, 8, &mut codes);
+        let mut back = vec![0; 256];
+        pack(&codes, 1, 8, &mut back);
+        assert_eq!(back, all);
     }
 }
