@@ -11891,7 +11891,7 @@ pub unsafe fn cast_f32_i32_sat_strided(x: &Args) {
 #[target_feature(enable = "avx2,fma,f16c,bmi2")]
 pub unsafe fn cast_f32_i64_dflt_contig(x: &Args) {
     // SAFETY: the caller upholds the contract of `LoopFn`.
-    unsafe { run1::<Native<f32>, CastOut<Native<i64>>, Cast<Native<i64>, false>, CONTIG>(x) }
+    unsafe { crate::runtime::fast_x86::f32_to_int64::<i64, false>(x) }
 }
 
 /// `f32` → `i64`, default mode, strided loop.
@@ -11905,7 +11905,7 @@ pub unsafe fn cast_f32_i64_dflt_strided(x: &Args) {
 #[target_feature(enable = "avx2,fma,f16c,bmi2")]
 pub unsafe fn cast_f32_i64_sat_contig(x: &Args) {
     // SAFETY: the caller upholds the contract of `LoopFn`.
-    unsafe { run1::<Native<f32>, CastOut<Native<i64>>, Cast<Native<i64>, true>, CONTIG>(x) }
+    unsafe { crate::runtime::fast_x86::f32_to_int64::<i64, true>(x) }
 }
 
 /// `f32` → `i64`, saturating mode, strided loop.
@@ -12003,7 +12003,7 @@ pub unsafe fn cast_f32_u32_sat_strided(x: &Args) {
 #[target_feature(enable = "avx2,fma,f16c,bmi2")]
 pub unsafe fn cast_f32_u64_dflt_contig(x: &Args) {
     // SAFETY: the caller upholds the contract of `LoopFn`.
-    unsafe { run1::<Native<f32>, CastOut<Native<u64>>, Cast<Native<u64>, false>, CONTIG>(x) }
+    unsafe { crate::runtime::fast_x86::f32_to_int64::<u64, false>(x) }
 }
 
 /// `f32` → `u64`, default mode, strided loop.
@@ -12017,7 +12017,7 @@ pub unsafe fn cast_f32_u64_dflt_strided(x: &Args) {
 #[target_feature(enable = "avx2,fma,f16c,bmi2")]
 pub unsafe fn cast_f32_u64_sat_contig(x: &Args) {
     // SAFETY: the caller upholds the contract of `LoopFn`.
-    unsafe { run1::<Native<f32>, CastOut<Native<u64>>, Cast<Native<u64>, true>, CONTIG>(x) }
+    unsafe { crate::runtime::fast_x86::f32_to_int64::<u64, true>(x) }
 }
 
 /// `f32` → `u64`, saturating mode, strided loop.

@@ -268,31 +268,6 @@ fn f32_to_u32(v: f32) -> u32 {
     }
 }
 
-/// Saturating f32 → u64 from the bits (no vector instruction converts to 64-bit
-/// integers on AVX2): the significand shifted by the exponent; negative values,
-/// NaN and values below 1 give 0, values from 2^64 `u64::MAX`.
-#[inline(always)]
-#[allow(clippy::manual_clamp)] // max/min of a non-NaN value: what vectorises
-fn f32_to_u64(v: f32) -> u64 {
-    const BELOW_2_64: f32 = 18446742974197923840.0; // the largest f32 below 2^64
-    #[allow(clippy::eq_op)]
-    let t = if v != v { 0.0 } else { v };
-    let bits = t.max(0.0).min(BELOW_2_64).to_bits() & 0x7fff_ffff;
-    let e = (bits >> 23) as i32 - 150;
-    let m = ((bits & 0x7f_ffff) | 0x80_0000) as u64;
-    // A zero (exponent field 0) shifts its stand-in significand out entirely.
-    let r = if e >= 0 {
-        m << (e as u32 & 63)
-    } else {
-        m >> ((-e).min(63) as u32)
-    };
-    if v >= 18446744073709551616.0 {
-        u64::MAX
-    } else {
-        r
-    }
-}
-
 /// How an f32 becomes each native integer (saturating, NaN → 0).
 trait FromF32Sat {
     fn from_f32_sat(v: f32) -> Self;
@@ -329,7 +304,7 @@ impl FromF32Sat for i64 {
 impl FromF32Sat for u64 {
     #[inline(always)]
     fn from_f32_sat(v: f32) -> u64 {
-        f32_to_u64(v)
+        v as u64
     }
 }
 

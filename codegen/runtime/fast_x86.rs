@@ -4,6 +4,8 @@
 //! they are canonicalised as the generic codec does), which the differential
 //! tests check; the tails run the generic code.
 
+use super::cast::CastDst;
+use super::codec::Native;
 use super::loops::Args;
 use super::minifloat::{decode, encode, MiniFloat};
 use core::arch::x86_64::*;
@@ -101,4 +103,86 @@ pub unsafe fn f16c_narrow<P: MiniFloat, const SAT: bool>(x: &Args) {
         }
         i += 1;
     }
+}
+
+/// f32 → i64 or u64 (truncate toward zero, saturate, NaN → 0, both modes) with
+/// AVX2, which has no such conversion: each f32 widens exactly to f64, is
+/// truncated, and a value of magnitude below 2^51 becomes its integer by adding
+/// 1.5·2^52 (the sum's low significand bits are the integer, two's complement)
+/// and subtracting the adder's bits (for u64, after negative values and NaN
+/// become 0). Eight values whose every magnitude is below 2^51 take that path; any other group of eight takes the
+/// generic conversion, element by element, so every bit is the generic kernel's.
+///
+/// # Safety
+/// As `LoopFn` (contiguous variant), on a CPU with AVX2.
+#[target_feature(enable = "avx2")]
+pub unsafe fn f32_to_int64<T, const SAT: bool>(x: &Args)
+where
+    Native<T>: CastDst<Store = T>,
+    T: Copy,
+{
+    const { assert!(core::mem::size_of::<T>() == 8) };
+    let n = x.n;
+    let src = x.src[0] as *const f32;
+    let dst = x.dst as *mut T;
+    let adder = _mm256_set1_pd(6755399441055744.0); // 1.5 · 2^52
+    let limit = _mm256_set1_pd(2251799813685248.0); // 2^51
+    let abs_mask = _mm256_castsi256_pd(_mm256_set1_epi64x(i64::MAX));
+    // u64: negative values and NaN become 0 (`max` returns its second operand
+    // when either is NaN), so they take the fast path too.
+    let unsigned = as_bits(<Native<T> as CastDst>::from_f32::<SAT>(-1.0)) == 0;
+    let zero = _mm256_setzero_pd();
+    let mut i = 0;
+    while i + 8 <= n {
+        // SAFETY: elements i..i+8 lie inside both operands (i + 8 <= n).
+        unsafe {
+            let v = _mm256_loadu_ps(src.add(i));
+            let halves = [
+                _mm256_cvtps_pd(_mm256_castps256_ps128(v)),
+                _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(v)),
+            ];
+            let mut ok = 0xff;
+            let mut out = [_mm256_setzero_si256(); 2];
+            for (h, o) in halves.iter().zip(out.iter_mut()) {
+                let mut t = _mm256_round_pd::<{ _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC }>(*h);
+                if unsigned {
+                    t = _mm256_max_pd(t, zero);
+                }
+                let small = _mm256_cmp_pd::<_CMP_LT_OQ>(_mm256_and_pd(t, abs_mask), limit);
+                ok &= _mm256_movemask_pd(small) | 0xf0;
+                *o = _mm256_sub_epi64(
+                    _mm256_castpd_si256(_mm256_add_pd(t, adder)),
+                    _mm256_castpd_si256(adder),
+                );
+            }
+            if ok == 0xff {
+                _mm256_storeu_si256(dst.add(i) as *mut __m256i, out[0]);
+                _mm256_storeu_si256(dst.add(i + 4) as *mut __m256i, out[1]);
+            } else {
+                for j in i..i + 8 {
+                    let v = src.add(j).read_unaligned();
+                    dst.add(j)
+                        .write_unaligned(<Native<T> as CastDst>::from_f32::<SAT>(v));
+                }
+            }
+        }
+        i += 8;
+    }
+    while i < n {
+        // SAFETY: i < n.
+        unsafe {
+            let v = src.add(i).read_unaligned();
+            dst.add(i)
+                .write_unaligned(<Native<T> as CastDst>::from_f32::<SAT>(v));
+        }
+        i += 1;
+    }
+}
+
+/// The bits of an 8-byte integer.
+#[inline(always)]
+fn as_bits<T: Copy>(v: T) -> u64 {
+    // SAFETY: `f32_to_int64` asserts that T is 8 bytes; every bit pattern of a
+    // u64 is valid.
+    unsafe { core::mem::transmute_copy::<T, u64>(&v) }
 }

@@ -982,15 +982,25 @@ fn validate_tiers(file: TiersFile, dtypes: &[DType]) -> Result<Vec<Tier>, SpecEr
                         .then(|| format!("{}Params", d.ident()))
                 })
             };
+            // A 64-bit integer destination: its carrier names the Rust type.
+            let int64_params = |name: &str| {
+                dtypes.iter().find(|d| d.name == name).and_then(|d| {
+                    (matches!(d.class, Class::Int | Class::Uint) && d.bits == 64)
+                        .then(|| d.carrier.clone())
+                })
+            };
             let (ok, params) = match fc.function.as_str() {
                 "f16c_widen" => (fc.dst == "f32", f16_params(&fc.src)),
                 "f16c_narrow" => (fc.src == "f32", f16_params(&fc.dst)),
+                "f32_to_int64" => (fc.src == "f32", int64_params(&fc.dst)),
                 other => {
                     return Err(SpecError::new(
                         TIERS,
                         t,
                         "fast_casts",
-                        format!("unknown fast cast `{other}` (f16c_widen, f16c_narrow)"),
+                        format!(
+                            "unknown fast cast `{other}` (f16c_widen, f16c_narrow, f32_to_int64)"
+                        ),
                     ))
                 }
             };
@@ -1002,19 +1012,31 @@ fn validate_tiers(file: TiersFile, dtypes: &[DType]) -> Result<Vec<Tier>, SpecEr
                         t,
                         "fast_casts",
                         format!(
-                            "`{}` converts between f32 and an IEEE binary16 dtype, not {} → {}",
-                            fc.function, fc.src, fc.dst
+                            "`{}` converts {}, not {} → {}",
+                            fc.function,
+                            if fc.function == "f32_to_int64" {
+                                "f32 to a 64-bit integer"
+                            } else {
+                                "between f32 and an IEEE binary16 dtype"
+                            },
+                            fc.src,
+                            fc.dst
                         ),
                     ))
                 }
             };
-            if raw.arch != "x86_64" || !raw.features.iter().any(|f| f == "f16c") {
+            let feature = if fc.function == "f32_to_int64" {
+                "avx2"
+            } else {
+                "f16c"
+            };
+            if raw.arch != "x86_64" || !raw.features.iter().any(|f| f == feature) {
                 return Err(SpecError::new(
                     TIERS,
                     t,
                     "fast_casts",
                     format!(
-                        "`{}` needs an x86_64 tier with the f16c feature",
+                        "`{}` needs an x86_64 tier with the {feature} feature",
                         fc.function
                     ),
                 ));

@@ -814,6 +814,71 @@ fn portable_tier_needing_features() {
     );
 }
 
+#[test]
+fn unknown_fast_cast_function() {
+    let mut src = real();
+    src.tiers = edit(
+        &src.tiers,
+        "function = \"f32_to_int64\" },\n  { src = \"f32\", dst = \"u64\"",
+        "function = \"f32_to_int128\" },\n  { src = \"f32\", dst = \"u64\"",
+    );
+    check(
+        &refused(&src),
+        "spec/tiers.toml",
+        "[[tier]] \"avx2\"",
+        "fast_casts",
+        "unknown fast cast `f32_to_int128` (f16c_widen, f16c_narrow, f32_to_int64)",
+    );
+}
+
+#[test]
+fn fast_cast_on_the_wrong_dtypes() {
+    let mut src = real();
+    src.tiers = edit(
+        &src.tiers,
+        "{ src = \"f32\", dst = \"u64\", function = \"f32_to_int64\" }",
+        "{ src = \"f32\", dst = \"i32\", function = \"f32_to_int64\" }",
+    );
+    check(
+        &refused(&src),
+        "spec/tiers.toml",
+        "[[tier]] \"avx2\"",
+        "fast_casts",
+        "`f32_to_int64` converts f32 to a 64-bit integer, not f32 → i32",
+    );
+    let mut src = real();
+    src.tiers = edit(
+        &src.tiers,
+        "{ src = \"f16\", dst = \"f32\", function = \"f16c_widen\" }",
+        "{ src = \"bf16\", dst = \"f32\", function = \"f16c_widen\" }",
+    );
+    check(
+        &refused(&src),
+        "spec/tiers.toml",
+        "[[tier]] \"avx2\"",
+        "fast_casts",
+        "`f16c_widen` converts between f32 and an IEEE binary16 dtype, not bf16 → f32",
+    );
+}
+
+#[test]
+fn fast_cast_without_its_cpu_feature() {
+    let mut src = real();
+    src.tiers = set(
+        &src.tiers,
+        "name = \"avx2\"\n",
+        "features",
+        "[\"avx2\", \"fma\", \"bmi2\"]",
+    );
+    check(
+        &refused(&src),
+        "spec/tiers.toml",
+        "[[tier]] \"avx2\"",
+        "fast_casts",
+        "`f16c_widen` needs an x86_64 tier with the f16c feature",
+    );
+}
+
 // ---- formats.toml ---------------------------------------------------------
 
 const MXFP4: &str = "name = \"mxfp4\"\n";
