@@ -13,7 +13,8 @@ use oracle::mini::{mini, MiniOracle};
 use oracle::rng::{seed, Rng};
 use tessera_generated::codecs::visit_params;
 use tessera_generated::runtime::minifloat::{
-    decode, encode, encode_general, graded_applies, pow2_applies, MiniFloat, ParamsVisitor,
+    decode, encode, encode_general, graded_applies, pow2_applies, truncated_applies, MiniFloat,
+    ParamsVisitor,
 };
 use tessera_generated::{Class, DType, NanStyle, NanTo, Negative, Overflow};
 
@@ -50,6 +51,8 @@ fn rt<P: MiniFloat>(dtype: DType) -> Rt {
         general: [encode_general::<P, false>, encode_general::<P, true>],
         form: if graded_applies::<P>() {
             "graded"
+        } else if truncated_applies::<P>() {
+            "truncated"
         } else if pow2_applies::<P>() {
             "pow2"
         } else {
@@ -589,14 +592,14 @@ fn shorter_encoders_match_the_general_one() {
         .iter()
         .map(|r| (r.dtype.name(), r.form))
         .collect();
-    // The fp8/fp6/fp4 family and f16 take the graded form, e8m0fnu the
-    // power-of-two one; bf16 (adder beyond f32's range) the general one.
+    // The fp8/fp6/fp4 family and f16 take the graded form, bf16 the truncated
+    // one, e8m0fnu the power-of-two one.
     for (name, form) in [
         ("e4m3fn", "graded"),
         ("e2m1fn", "graded"),
         ("f16", "graded"),
         ("e8m0fnu", "pow2"),
-        ("bf16", "general"),
+        ("bf16", "truncated"),
     ] {
         assert!(
             forms.contains(&(name, form)),

@@ -284,15 +284,18 @@ rounding_fns!(
 /// or away from zero where the spec says so), subnormals kept, and the overflow
 /// rule of the default (`SAT = false`) or saturating (`SAT = true`) cast mode.
 ///
-/// Two shapes of dtype take a shorter form with the same result for every f32
-/// (checked over all 2^32 inputs against [`encode_general`] by the ignored
+/// Three shapes of dtype take a shorter form with the same result for every
+/// f32 (checked over all 2^32 inputs against [`encode_general`] by the ignored
 /// tests): dtypes with subnormals and ties to even whose largest binade is small
-/// enough ([`encode_graded`]), and powers of two with f32's exponent range
-/// ([`encode_pow2`]); every other dtype uses [`encode_general`].
+/// enough ([`encode_graded`]), f32 with a shorter mantissa ([`encode_truncated`],
+/// bf16), and powers of two with f32's exponent range ([`encode_pow2`]); every
+/// other dtype uses [`encode_general`].
 #[inline(always)]
 pub fn encode<P: MiniFloat, const SAT: bool>(x: f32) -> u32 {
     if graded_applies::<P>() {
         encode_graded::<P, SAT>(x)
+    } else if truncated_applies::<P>() {
+        encode_truncated::<P, SAT>(x)
     } else if pow2_applies::<P>() {
         encode_pow2::<P, SAT>(x)
     } else {
@@ -318,6 +321,39 @@ pub const fn graded_applies<P: MiniFloat>() -> bool {
 #[inline(always)]
 pub const fn pow2_applies<P: MiniFloat>() -> bool {
     !P::SUBNORMALS && P::BIAS == 127 && P::EXP_BITS == 8 && P::MAN_BITS == 0
+}
+
+/// Whether [`encode_truncated`] serves `P`: f32's exponent field and bias with
+/// subnormals, a shorter mantissa, ties to even (bf16).
+#[inline(always)]
+pub const fn truncated_applies<P: MiniFloat>() -> bool {
+    P::SUBNORMALS && !P::TIES_AWAY && P::BIAS == 127 && P::EXP_BITS == 8 && P::MAN_BITS < 23
+}
+
+/// [`encode`] for f32 with a shorter mantissa (bf16): the dtype's codes are the
+/// top bits of f32's, subnormals included, so rounding the bits to nearest
+/// (adding half less one plus the kept last bit) rounds the value; a carry
+/// moves into the exponent, up to infinity, which the overflow rule replaces.
+#[inline(always)]
+pub fn encode_truncated<P: MiniFloat, const SAT: bool>(x: f32) -> u32 {
+    let shift = 23 - P::MAN_BITS;
+    let bits = x.to_bits();
+    let sign = bits >> 31;
+    let a = bits & 0x7fff_ffff;
+    let r = (a + (1 << (shift - 1)) - 1 + ((a >> shift) & 1)) >> shift;
+    let rule = if SAT { P::OVERFLOW_SAT } else { P::OVERFLOW };
+    let mag = clamp_magnitude::<P>(r, overflow_magnitude::<P>(rule));
+    let sign_code = if P::SIGNED {
+        sign << value_bits::<P>()
+    } else {
+        0
+    };
+    let negative_nan = !P::SIGNED && matches!(P::NEGATIVE, Negative::Nan) && sign == 1 && a != 0;
+    if a > 0x7f80_0000 || negative_nan {
+        nan_code::<P>(sign)
+    } else {
+        mag | sign_code
+    }
 }
 
 /// The magnitude code an overflow takes under `rule`.

@@ -180,16 +180,28 @@ mod x86 {
         n
     }
 
-    /// Bytes → eight 1-bit codes each (most significant bit first), 8 bytes at a time.
+    /// Bytes → eight 1-bit codes each (most significant bit first), two bytes
+    /// (16 codes) at a time.
     pub(super) fn unpack_bits(src: &[u8], dst: &mut [u8]) -> usize {
-        let n = src.len();
+        let n = src.len() / 2 * 2;
         assert!(dst.len() >= 8 * n);
-        for (j, &b) in src.iter().enumerate() {
-            // Byte q of the product is b; keep bit 7 - q of it, then make any
-            // set bit a 1 (adding 0x7f to a byte of 0 or 2^k never carries out).
-            let x = (b as u64).wrapping_mul(0x0101_0101_0101_0101) & 0x0102_0408_1020_4080;
-            let x = (x.wrapping_add(0x7f7f_7f7f_7f7f_7f7f) >> 7) & 0x0101_0101_0101_0101;
-            dst[8 * j..8 * j + 8].copy_from_slice(&x.to_le_bytes());
+        let mut j = 0;
+        while j < n {
+            let pair = u16::from_le_bytes([src[j], src[j + 1]]);
+            // SAFETY: SSE2 is part of x86-64; codes 8j..8j+16 of dst are in bounds.
+            unsafe {
+                let x = _mm_cvtsi32_si128(pair as i32);
+                // b0 b1 → b0 b0 b1 b1 → b0×4 b1×4 → b0×8 b1×8.
+                let x = _mm_unpacklo_epi8(x, x);
+                let x = _mm_unpacklo_epi16(x, x);
+                let x = _mm_unpacklo_epi32(x, x);
+                // Code q of a byte is its bit 7 - q.
+                let bit = _mm_set_epi8(1, 2, 4, 8, 16, 32, 64, -128, 1, 2, 4, 8, 16, 32, 64, -128);
+                let set = _mm_cmpeq_epi8(_mm_and_si128(x, bit), bit);
+                let codes = _mm_and_si128(set, _mm_set1_epi8(1));
+                _mm_storeu_si128(dst.as_mut_ptr().add(8 * j) as *mut __m128i, codes);
+            }
+            j += 2;
         }
         n
     }
@@ -201,18 +213,23 @@ mod x86 {
         assert!(src.len() >= 8 * n);
         let mut j = 0;
         while j < n {
-            // SAFETY: SSE2 is part of x86-64; codes 8j..8j+16 of src and bytes
-            // j, j+1 of dst are in bounds.
+            // SAFETY: SSE2 is part of x86-64; codes 8j..8j+16 of src are in bounds.
             let m = unsafe {
                 let v = _mm_loadu_si128(src.as_ptr().add(8 * j) as *const __m128i);
-                // Bit 0 of each code to bit 7 of its byte (a 16-bit shift by 7
-                // moves no other bit of a code into it once masked to bit 0).
-                let v = _mm_slli_epi16::<7>(_mm_and_si128(v, _mm_set1_epi8(1)));
-                _mm_movemask_epi8(v) as u16
+                let w = _mm_and_si128(v, _mm_set1_epi8(1));
+                // In each 16-bit lane (codes lo, hi): swap the two bytes and move
+                // each code to its byte's top bit: (hi << 7) | (lo << 15).
+                let w = _mm_or_si128(
+                    _mm_and_si128(_mm_srli_epi16::<1>(w), _mm_set1_epi16(0x80)),
+                    _mm_slli_epi16::<15>(w),
+                );
+                // Reverse the four lanes of each 8-byte half: each half's bytes
+                // now run from its last code to its first.
+                let w = _mm_shufflelo_epi16::<0x1b>(w);
+                let w = _mm_shufflehi_epi16::<0x1b>(w);
+                // Bit i of the mask is byte i's top bit: code 7 - i of its half.
+                _mm_movemask_epi8(w) as u16
             };
-            // movemask puts code i at bit i; the packing wants each byte's
-            // first code at its top bit.
-            let m = m.reverse_bits().swap_bytes();
             dst[j..j + 2].copy_from_slice(&m.to_le_bytes());
             j += 2;
         }
