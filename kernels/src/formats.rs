@@ -334,6 +334,8 @@ fn encode_mx_f32(
     let blocks_per_row = n / sp.block;
     let mut buf = vec![0f32; tile];
     let mut sc = vec![0f32; tile / sp.block];
+    let mut inv = vec![0f32; tile / sp.block];
+    let mut amax = vec![0u32; tile / sp.block];
     let int_unit = 2f32.powi(sp.fraction_bits as i32);
     let float_el = sp.element.info().float.is_some();
     for (r, &start) in rows.iter().enumerate() {
@@ -355,14 +357,20 @@ fn encode_mx_f32(
                 CastMode::Default,
             )?;
             let nb = len / sp.block;
-            for (b, vals) in buf[..len].chunks_exact_mut(sp.block).enumerate() {
-                let amax_bits = vals
+            // Pass 1: each block's largest magnitude, from the bits.
+            for (b, vals) in buf[..len].chunks_exact(sp.block).enumerate() {
+                amax[b] = vals
                     .iter()
-                    .map(|v| v.to_bits() & 0x7fff_ffff)
-                    .max()
-                    .unwrap_or(0);
+                    .fold(0u32, |m, v| m.max(v.to_bits() & 0x7fff_ffff));
+            }
+            // Pass 2: each block's scale and its exact reciprocal.
+            for b in 0..nb {
+                let amax_bits = amax[b];
                 if amax_bits >= 0x7f80_0000 {
+                    // A special block: NaN scale, elements encoded unscaled (as
+                    // the f64 path does; they decode to NaN through the scale).
                     sc[b] = f32::NAN;
+                    inv[b] = 1.0;
                     continue;
                 }
                 let e = if amax_bits == 0 {
@@ -378,11 +386,17 @@ fn encode_mx_f32(
                     e1.clamp(-127, 127)
                 };
                 sc[b] = pow2(e) as f32;
-                let inv = pow2(-e) as f32;
-                for v in vals.iter_mut() {
-                    *v *= inv;
-                    if !float_el {
-                        *v = (*v * int_unit).round_ties_even();
+                inv[b] = pow2(-e) as f32;
+            }
+            // Pass 3: every element over its block's scale.
+            for (vals, &k) in buf[..len].chunks_exact_mut(sp.block).zip(&inv[..nb]) {
+                if float_el {
+                    for v in vals.iter_mut() {
+                        *v *= k;
+                    }
+                } else {
+                    for v in vals.iter_mut() {
+                        *v = (*v * k * int_unit).round_ties_even();
                     }
                 }
             }
