@@ -35,14 +35,14 @@ pub use array::{ArrayView, ArrayViewMut, Element, Layout};
 pub use cast::{cast, cast_with, CastMode};
 pub use elementwise::{elementwise, elementwise_with, result_dtype};
 pub use error::{Error, Result};
+pub use reduce::{
+    dot, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan,
+    scan_many, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
+};
 pub use tessera_generated::{
     cast_index, kernel_index, variants_for, Accuracy, Args, Class, DType, DTypeInfo, FloatInfo,
     Format, FormatInfo, KernelInfo, Kind, KindInfo, LoopFn, NanStyle, NanTo, Negative, OperandRule,
     Overflow, ResultRule, ScaleRule, Tier, TierInfo, Variant, CAST_COUNT, KERNELS, KERNEL_COUNT,
-};
-pub use reduce::{
-    dot, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan, scan_many,
-    squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
 };
 pub use tier::{active_tier, available_tiers, best_tier, Exec};
 

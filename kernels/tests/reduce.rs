@@ -47,7 +47,9 @@ fn execs() -> Vec<Exec> {
 
 // ---------------------------------------------------------------- the model
 
-trait Num: Copy + PartialEq + std::fmt::Debug + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
+trait Num:
+    Copy + PartialEq + std::fmt::Debug + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self>
+{
     const ZERO: Self;
     const ONE: Self;
     fn bits(self) -> u64;
@@ -262,7 +264,19 @@ fn check_case<T: Elem>(c: &Case<T>, op: ReduceOp, ex: &[Exec]) {
 fn sizes() -> Vec<usize> {
     let mut s: Vec<usize> = (0..=200).collect();
     s.extend((201..5000).step_by(53));
-    s.extend([1023, 1024, 1025, 2047, 2048, 2049, 3 * 1024 + 17, 4096, 4097, 4999, 5000]);
+    s.extend([
+        1023,
+        1024,
+        1025,
+        2047,
+        2048,
+        2049,
+        3 * 1024 + 17,
+        4096,
+        4097,
+        4999,
+        5000,
+    ]);
     s
 }
 
@@ -311,15 +325,36 @@ fn narrow_floats_sum_in_f32_and_round_once() {
     let x = ArrayView::from_slice(&h, &[n]).unwrap();
     for e in execs() {
         let mut y = [0f32];
-        reduce(ReduceOp::Sum, &x, &[0], &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(), &e).unwrap();
+        reduce(
+            ReduceOp::Sum,
+            &x,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
+            &e,
+        )
+        .unwrap();
         assert_eq!(y[0].to_bits(), want32.to_bits(), "{e:?}");
         // An f16 destination: the f32 result rounded once.
         let mut z = [f16::ZERO];
-        reduce(ReduceOp::Sum, &x, &[0], &mut ArrayViewMut::from_slice(&mut z, &[]).unwrap(), &e).unwrap();
+        reduce(
+            ReduceOp::Sum,
+            &x,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut z, &[]).unwrap(),
+            &e,
+        )
+        .unwrap();
         assert_eq!(z[0].to_bits(), f16::from_f32(want32).to_bits(), "{e:?}");
         // An f64 destination widens exactly.
         let mut w = [0f64];
-        reduce(ReduceOp::Sum, &x, &[0], &mut ArrayViewMut::from_slice(&mut w, &[]).unwrap(), &e).unwrap();
+        reduce(
+            ReduceOp::Sum,
+            &x,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut w, &[]).unwrap(),
+            &e,
+        )
+        .unwrap();
         assert_eq!(w[0], want32 as f64);
     }
 }
@@ -338,21 +373,56 @@ fn integer_sums_wrap_exactly() {
     for e in execs() {
         let mut y = [0i64];
         let x = ArrayView::from_slice(&v, &[n]).unwrap();
-        reduce(ReduceOp::Sum, &x, &[0], &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(), &e).unwrap();
+        reduce(
+            ReduceOp::Sum,
+            &x,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
+            &e,
+        )
+        .unwrap();
         assert_eq!(y[0], want);
         // Into i32: the i64 sum wraps into 32 bits.
         let mut y32 = [0i32];
-        reduce(ReduceOp::Sum, &x, &[0], &mut ArrayViewMut::from_slice(&mut y32, &[]).unwrap(), &e).unwrap();
+        reduce(
+            ReduceOp::Sum,
+            &x,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut y32, &[]).unwrap(),
+            &e,
+        )
+        .unwrap();
         assert_eq!(y32[0], want as i32);
         let mut yu = [0u64];
         let xu = ArrayView::from_slice(&u, &[n]).unwrap();
-        reduce(ReduceOp::Sum, &xu, &[0], &mut ArrayViewMut::from_slice(&mut yu, &[]).unwrap(), &e).unwrap();
+        reduce(
+            ReduceOp::Sum,
+            &xu,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut yu, &[]).unwrap(),
+            &e,
+        )
+        .unwrap();
         assert_eq!(yu[0], uwant);
         let xb = ArrayView::from_slice(&bytes, &[n]).unwrap();
-        reduce(ReduceOp::Sum, &xb, &[0], &mut ArrayViewMut::from_slice(&mut yu, &[]).unwrap(), &e).unwrap();
+        reduce(
+            ReduceOp::Sum,
+            &xb,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut yu, &[]).unwrap(),
+            &e,
+        )
+        .unwrap();
         assert_eq!(yu[0], bwant);
         let mut m = [0u8];
-        reduce(ReduceOp::Max, &xb, &[0], &mut ArrayViewMut::from_slice(&mut m, &[]).unwrap(), &e).unwrap();
+        reduce(
+            ReduceOp::Max,
+            &xb,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut m, &[]).unwrap(),
+            &e,
+        )
+        .unwrap();
         assert_eq!(m[0], bmax);
     }
 }
@@ -386,8 +456,18 @@ fn max_min_and_arg_follow_ieee_and_first_occurrence() {
             }
             let mx = v.iter().fold(f64::NEG_INFINITY, |a, &b| ieee_max(a, b));
             let mn = -v.iter().fold(f64::NEG_INFINITY, |a, &b| ieee_max(a, -b));
-            let am = v.iter().position(|&x| x.is_nan() || (x == mx && x.is_sign_negative() == mx.is_sign_negative())).unwrap() as i64;
-            let an = v.iter().position(|&x| x.is_nan() || (x == mn && x.is_sign_negative() == mn.is_sign_negative())).unwrap() as i64;
+            let am = v
+                .iter()
+                .position(|&x| {
+                    x.is_nan() || (x == mx && x.is_sign_negative() == mx.is_sign_negative())
+                })
+                .unwrap() as i64;
+            let an = v
+                .iter()
+                .position(|&x| {
+                    x.is_nan() || (x == mn && x.is_sign_negative() == mn.is_sign_negative())
+                })
+                .unwrap() as i64;
             let x = ArrayView::from_slice(&v, &[n]).unwrap();
             for e in &ex {
                 let (mut a, mut b, mut c, mut d) = ([0f64], [0f64], [0i64], [0i64]);
@@ -465,17 +545,33 @@ fn sum_is_within_its_bound_of_the_exact_sum() {
         let bound = gamma(rounds(n), 2f64.powi(-24)) * abs;
         let x = ArrayView::from_slice(&v, &[n]).unwrap();
         let mut y = [0f32];
-        reduce(ReduceOp::Sum, &x, &[0], &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(), &Exec::default()).unwrap();
+        reduce(
+            ReduceOp::Sum,
+            &x,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
+            &Exec::default(),
+        )
+        .unwrap();
         let err = (y[0] as f64 - exact).abs();
         assert!(err <= bound, "f32 n={n}: error {err:e} > bound {bound:e}");
         // f64 terms on the grid 2^-40 below 2^12: an exact i128 oracle.
-        let w: Vec<i64> = (0..n).map(|_| (rng.next() >> 12) as i64 - (1 << 51)).collect();
+        let w: Vec<i64> = (0..n)
+            .map(|_| (rng.next() >> 12) as i64 - (1 << 51))
+            .collect();
         let exact: i128 = w.iter().map(|&k| k as i128).sum();
         let abs: i128 = w.iter().map(|&k| (k as i128).abs()).sum();
         let vf: Vec<f64> = w.iter().map(|&k| k as f64 * 2f64.powi(-40)).collect();
         let x = ArrayView::from_slice(&vf, &[n]).unwrap();
         let mut y = [0f64];
-        reduce(ReduceOp::Sum, &x, &[0], &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(), &Exec::default()).unwrap();
+        reduce(
+            ReduceOp::Sum,
+            &x,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
+            &Exec::default(),
+        )
+        .unwrap();
         let got = (y[0] * 2f64.powi(40)) as i128; // exact: y is on a coarser grid
         let err = (got - exact).unsigned_abs() as f64;
         let bound = gamma(rounds(n), 2f64.powi(-53)) * abs as f64;
@@ -525,7 +621,11 @@ fn logsumexp_and_moments_are_within_their_bounds() {
         let vb = (big_l + d + 5.0) * u * var
             + 2.0 * (big_l + d + 1.0) * u * e * var.sqrt()
             + (3.0 * big_l + 3.0 * d + 7.0) * u * e * e;
-        assert!((s[0] as f64 - var).abs() <= vb, "variance n={n}: {} vs {var}", s[0]);
+        assert!(
+            (s[0] as f64 - var).abs() <= vb,
+            "variance n={n}: {} vs {var}",
+            s[0]
+        );
     }
 }
 
@@ -564,11 +664,25 @@ fn logsumexp_and_moments_agree_across_tiers_and_threads() {
     let v = [1.0f64, f64::NAN, 2.0];
     let x = ArrayView::from_slice(&v, &[3]).unwrap();
     let mut l = [0f64];
-    reduce(ReduceOp::Logsumexp, &x, &[0], &mut ArrayViewMut::from_slice(&mut l, &[]).unwrap(), &Exec::default()).unwrap();
+    reduce(
+        ReduceOp::Logsumexp,
+        &x,
+        &[0],
+        &mut ArrayViewMut::from_slice(&mut l, &[]).unwrap(),
+        &Exec::default(),
+    )
+    .unwrap();
     assert!(l[0].is_nan());
     let v = [f64::NEG_INFINITY; 3];
     let x = ArrayView::from_slice(&v, &[3]).unwrap();
-    reduce(ReduceOp::Logsumexp, &x, &[0], &mut ArrayViewMut::from_slice(&mut l, &[]).unwrap(), &Exec::default()).unwrap();
+    reduce(
+        ReduceOp::Logsumexp,
+        &x,
+        &[0],
+        &mut ArrayViewMut::from_slice(&mut l, &[]).unwrap(),
+        &Exec::default(),
+    )
+    .unwrap();
     assert_eq!(l[0], f64::NEG_INFINITY);
 }
 
@@ -581,7 +695,14 @@ fn lane_api_streams_to_the_bits_of_one_call() {
         let e = Exec::on(t);
         let mut whole = [0f32];
         let x = ArrayView::from_slice(&v, &[n]).unwrap();
-        reduce(ReduceOp::Sum, &x, &[0], &mut ArrayViewMut::from_slice(&mut whole, &[]).unwrap(), &e).unwrap();
+        reduce(
+            ReduceOp::Sum,
+            &x,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut whole, &[]).unwrap(),
+            &e,
+        )
+        .unwrap();
         // Chunks of 2, 1 and the rest blocks, folded by the caller.
         let mut totals = Vec::new();
         for (a, b) in [(0, 2048), (2048, 3072), (3072, n)] {
@@ -590,7 +711,11 @@ fn lane_api_streams_to_the_bits_of_one_call() {
             sum_lanes(&e, chunk, &mut lanes).unwrap();
             totals.extend(lanes.iter().map(fold_sum_lanes));
         }
-        assert_eq!(combine_blocks(&totals).to_bits(), whole[0].to_bits(), "{t:?}");
+        assert_eq!(
+            combine_blocks(&totals).to_bits(),
+            whole[0].to_bits(),
+            "{t:?}"
+        );
         assert_eq!(whole[0].to_bits(), model(&v, false).to_bits());
         let mut short = vec![[0f32; LANES]; 1];
         assert!(sum_lanes(&e, &v[..2048], &mut short).is_err());
@@ -605,21 +730,50 @@ fn pair_forms_sum_their_terms_in_lane_order() {
     let b: Vec<f32> = (0..n).map(|_| rng.spread() as f32).collect();
     let prods: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
     let sq: Vec<f32> = a.iter().zip(&b).map(|(x, y)| (x - y) * (x - y)).collect();
-    let (xa, xb) = (ArrayView::from_slice(&a, &[n]).unwrap(), ArrayView::from_slice(&b, &[n]).unwrap());
+    let (xa, xb) = (
+        ArrayView::from_slice(&a, &[n]).unwrap(),
+        ArrayView::from_slice(&b, &[n]).unwrap(),
+    );
     for e in execs() {
         let mut y = [0f32];
-        dot(&xa, &xb, &[0], &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(), &e).unwrap();
+        dot(
+            &xa,
+            &xb,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
+            &e,
+        )
+        .unwrap();
         assert_eq!(y[0].to_bits(), model(&prods, false).to_bits());
-        squared_distance(&xa, &xb, &[0], &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(), &e).unwrap();
+        squared_distance(
+            &xa,
+            &xb,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
+            &e,
+        )
+        .unwrap();
         assert_eq!(y[0].to_bits(), model(&sq, false).to_bits());
     }
     // L2 without overflow: the squares of 1e30 overflow f32, the norm does not.
     let big = vec![1e30f32; 4];
     let mut y = [0f32];
-    l2_norm(&ArrayView::from_slice(&big, &[4]).unwrap(), &[0], &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(), &Exec::default()).unwrap();
+    l2_norm(
+        &ArrayView::from_slice(&big, &[4]).unwrap(),
+        &[0],
+        &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
+        &Exec::default(),
+    )
+    .unwrap();
     assert_eq!(y[0], 2e30);
     let tiny = vec![1e-30f32; 4];
-    l2_norm(&ArrayView::from_slice(&tiny, &[4]).unwrap(), &[0], &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(), &Exec::default()).unwrap();
+    l2_norm(
+        &ArrayView::from_slice(&tiny, &[4]).unwrap(),
+        &[0],
+        &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
+        &Exec::default(),
+    )
+    .unwrap();
     assert!((y[0] / 2e-30 - 1.0).abs() < 1e-6);
 }
 
@@ -633,28 +787,71 @@ fn refusals_write_nothing() {
         assert!(r.is_err());
         assert!(y.iter().all(|&t| t == 7.0), "a refusal wrote");
     };
-    let r = reduce(ReduceOp::Sum, &x, &[2], &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(), &e);
+    let r = reduce(
+        ReduceOp::Sum,
+        &x,
+        &[2],
+        &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
+        &e,
+    );
     assert!(matches!(r, Err(Error::Invalid(_))));
     check(r, &y);
-    let r = reduce(ReduceOp::Sum, &x, &[0, 0], &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(), &e);
+    let r = reduce(
+        ReduceOp::Sum,
+        &x,
+        &[0, 0],
+        &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
+        &e,
+    );
     check(r, &y);
-    let r = reduce(ReduceOp::Sum, &x, &[1], &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(), &e);
+    let r = reduce(
+        ReduceOp::Sum,
+        &x,
+        &[1],
+        &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
+        &e,
+    );
     assert!(matches!(r, Err(Error::Shape { .. })));
     check(r, &y);
-    let r = reduce(ReduceOp::ArgMax, &x, &[0], &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(), &e);
+    let r = reduce(
+        ReduceOp::ArgMax,
+        &x,
+        &[0],
+        &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
+        &e,
+    );
     assert!(matches!(r, Err(Error::DTypeMismatch { .. })));
     check(r, &y);
     // A destination reaching one element twice.
-    let r = reduce(ReduceOp::Sum, &x, &[0], &mut ArrayViewMut::from_slice_strided(&mut y, &[3], &[0], 0).unwrap(), &e);
+    let r = reduce(
+        ReduceOp::Sum,
+        &x,
+        &[0],
+        &mut ArrayViewMut::from_slice_strided(&mut y, &[3], &[0], 0).unwrap(),
+        &e,
+    );
     assert!(matches!(r, Err(Error::Layout { .. })));
     check(r, &y);
     // Max of no term.
     let empty: [f32; 0] = [];
     let xe = ArrayView::from_slice(&empty, &[0, 3]).unwrap();
-    let r = reduce(ReduceOp::Max, &xe, &[0], &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(), &e);
+    let r = reduce(
+        ReduceOp::Max,
+        &xe,
+        &[0],
+        &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
+        &e,
+    );
     check(r, &y);
     // ...but its sum is +0.
-    reduce(ReduceOp::Sum, &xe, &[0], &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(), &e).unwrap();
+    reduce(
+        ReduceOp::Sum,
+        &xe,
+        &[0],
+        &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
+        &e,
+    )
+    .unwrap();
     assert!(y.iter().all(|t| t.to_bits() == 0));
     y = [7.0; 3];
     // Several outputs: the second is bad, the first is not written.
@@ -662,7 +859,12 @@ fn refusals_write_nothing() {
     {
         let mut a = ArrayViewMut::from_slice(&mut y, &[3]).unwrap();
         let mut b = ArrayViewMut::from_slice(&mut z[..2], &[2]).unwrap();
-        let r = reduce_many(&x, &[0], &mut [(ReduceOp::Sum, &mut a), (ReduceOp::ArgMax, &mut b)], &e);
+        let r = reduce_many(
+            &x,
+            &[0],
+            &mut [(ReduceOp::Sum, &mut a), (ReduceOp::ArgMax, &mut b)],
+            &e,
+        );
         assert!(r.is_err());
     }
     check(Err(Error::Invalid(String::new())), &y);
@@ -670,14 +872,35 @@ fn refusals_write_nothing() {
     // Complex max and float logsumexp of integers are not defined.
     let c = [num_complex::Complex::new(1f32, 0.0); 2];
     let xc = ArrayView::from_slice(&c, &[2]).unwrap();
-    assert!(reduce(ReduceOp::Max, &xc, &[0], &mut ArrayViewMut::from_slice(&mut y[..1], &[]).unwrap(), &e).is_err());
+    assert!(reduce(
+        ReduceOp::Max,
+        &xc,
+        &[0],
+        &mut ArrayViewMut::from_slice(&mut y[..1], &[]).unwrap(),
+        &e
+    )
+    .is_err());
     let i = [1i32, 2];
     let xi = ArrayView::from_slice(&i, &[2]).unwrap();
-    assert!(reduce(ReduceOp::Logsumexp, &xi, &[0], &mut ArrayViewMut::from_slice(&mut y[..1], &[]).unwrap(), &e).is_err());
+    assert!(reduce(
+        ReduceOp::Logsumexp,
+        &xi,
+        &[0],
+        &mut ArrayViewMut::from_slice(&mut y[..1], &[]).unwrap(),
+        &e
+    )
+    .is_err());
     // Pair of mismatched shapes.
     let w = [1f32; 5];
     let xw = ArrayView::from_slice(&w, &[5]).unwrap();
     let x6 = ArrayView::from_slice(&v, &[6]).unwrap();
-    assert!(dot(&x6, &xw, &[0], &mut ArrayViewMut::from_slice(&mut y[..1], &[]).unwrap(), &e).is_err());
+    assert!(dot(
+        &x6,
+        &xw,
+        &[0],
+        &mut ArrayViewMut::from_slice(&mut y[..1], &[]).unwrap(),
+        &e
+    )
+    .is_err());
     let _ = Tier::ALL;
 }

@@ -23,6 +23,13 @@ pub(crate) trait Pass<C>: Sync {
     fn block(&self, o: usize, t0: usize, x: &[C]) -> Self::V;
     /// Left run then right run.
     fn combine(&self, a: Self::V, b: Self::V) -> Self::V;
+    /// The values of consecutive blocks of output `o` from term `t0` (a
+    /// multiple of the block), `out` one per block.
+    fn blocks(&self, o: usize, t0: usize, x: &[C], out: &mut [Self::V]) {
+        for (i, (v, c)) in out.iter_mut().zip(x.chunks(BLOCK)).enumerate() {
+            *v = self.block(o, t0 + i * BLOCK, c);
+        }
+    }
 }
 
 /// A carrier the engine can fetch.
@@ -30,7 +37,11 @@ pub(crate) trait Carrier: Element + Default + Clone + MapTerms + Send + Sync {}
 impl<T: Element + Default + Clone + MapTerms + Send + Sync> Carrier for T {}
 
 /// Run `pass` over every output of `src` with up to `threads` threads.
-pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(src: &Source, pass: &P, threads: usize) -> Vec<P::V> {
+pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(
+    src: &Source,
+    pass: &P,
+    threads: usize,
+) -> Vec<P::V> {
     let (outs, n) = (src.outputs, src.n);
     let blocks = n.div_ceil(BLOCK);
     let mut res = vec![pass.empty(); outs];
@@ -42,44 +53,51 @@ pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(src: &Source, pass: &P, threads: 
     } else {
         threads.max(1)
     };
-    let one = |o: usize, s: &mut Scratch<C>, totals: &mut Vec<P::V>| -> P::V {
-        totals.clear();
-        for b in 0..blocks {
-            let t0 = b * BLOCK;
-            let len = (n - t0).min(BLOCK);
-            let x = src.fetch(o, t0, len, s);
-            totals.push(pass.block(o, t0, x));
+    // Blocks b0 .. b0 + tt.len() of output o into tt.
+    let fill = |o: usize, b0: usize, tt: &mut [P::V], s: &mut Scratch<C>| {
+        let t0 = b0 * BLOCK;
+        let t1 = ((b0 + tt.len()) * BLOCK).min(n);
+        if let Some(x) = src.direct::<C>(o, t0, t1 - t0) {
+            pass.blocks(o, t0, x, tt);
+            return;
         }
-        tree(totals, &|a, b| pass.combine(a, b)).unwrap_or_else(|| pass.empty())
+        for (i, v) in tt.iter_mut().enumerate() {
+            let b0 = t0 + i * BLOCK;
+            let len = (n - b0).min(BLOCK);
+            *v = pass.block(o, b0, src.fetch(o, b0, len, s));
+        }
     };
+    let combine = |a, b| pass.combine(a, b);
+    let total = |tt: &[P::V]| tree(tt, &combine).unwrap_or_else(|| pass.empty());
     if threads == 1 {
         let mut s = src.scratch::<C>();
-        let mut totals = Vec::with_capacity(blocks);
+        let mut totals = vec![pass.empty(); blocks];
         for (o, r) in res.iter_mut().enumerate() {
-            *r = one(o, &mut s, &mut totals);
+            fill(o, 0, &mut totals, &mut s);
+            *r = total(&totals);
         }
     } else if outs >= threads || blocks < 2 {
         let chunk = outs.div_ceil(threads);
         res.par_chunks_mut(chunk).enumerate().for_each(|(c, r)| {
             let mut s = src.scratch::<C>();
-            let mut totals = Vec::with_capacity(blocks);
+            let mut totals = vec![pass.empty(); blocks];
             for (i, v) in r.iter_mut().enumerate() {
-                *v = one(c * chunk + i, &mut s, &mut totals);
+                fill(c * chunk + i, 0, &mut totals, &mut s);
+                *v = total(&totals);
             }
         });
     } else {
         let mut totals = vec![pass.empty(); blocks];
         let chunk = blocks.div_ceil(threads);
         for (o, r) in res.iter_mut().enumerate() {
-            totals.par_chunks_mut(chunk).enumerate().for_each(|(c, tt)| {
-                let mut s = src.scratch::<C>();
-                for (i, v) in tt.iter_mut().enumerate() {
-                    let t0 = (c * chunk + i) * BLOCK;
-                    let len = (n - t0).min(BLOCK);
-                    *v = pass.block(o, t0, src.fetch(o, t0, len, &mut s));
-                }
-            });
-            *r = tree(&totals, &|a, b| pass.combine(a, b)).unwrap_or_else(|| pass.empty());
+            totals
+                .par_chunks_mut(chunk)
+                .enumerate()
+                .for_each(|(c, tt)| {
+                    let mut s = src.scratch::<C>();
+                    fill(o, c * chunk, tt, &mut s);
+                });
+            *r = total(&totals);
         }
     }
     res
@@ -139,6 +157,9 @@ impl<F: LaneFloat> Pass<F> for FSum {
     }
     fn combine(&self, a: F, b: F) -> F {
         a + b
+    }
+    fn blocks(&self, _: usize, _: usize, x: &[F], out: &mut [F]) {
+        F::sum_blocks_on(self.0, x, out)
     }
 }
 

@@ -90,6 +90,10 @@ pub trait LaneFloat:
     /// One block's folded product on `tier`.
     #[doc(hidden)]
     fn prod_block_on(tier: Tier, x: &[Self]) -> Self;
+    /// The folded sums of consecutive blocks of `x` (the last possibly
+    /// partial) into `out`, one per block, on `tier`.
+    #[doc(hidden)]
+    fn sum_blocks_on(tier: Tier, x: &[Self], out: &mut [Self]);
 }
 
 /// The lanes of a block, the scalar tier's way: an array of 16.
@@ -199,6 +203,18 @@ macro_rules! lane_float {
                 }
                 fold(lanes_scalar(x, 1.0, |a, b| a * b), |a, b| a * b)
             }
+            #[inline]
+            fn sum_blocks_on(tier: Tier, x: &[Self], out: &mut [Self]) {
+                assert_eq!(out.len(), x.len().div_ceil(BLOCK));
+                #[cfg(target_arch = "x86_64")]
+                if tier == Tier::Avx2 && tier.available() {
+                    // SAFETY: the CPU runs AVX2; out has one slot per block.
+                    return unsafe { $avx::sums(x, out) };
+                }
+                for (o, c) in out.iter_mut().zip(x.chunks(BLOCK)) {
+                    *o = Self::sum_block_on(tier, c);
+                }
+            }
         }
     };
 }
@@ -242,7 +258,12 @@ mod avx_f32 {
             let mut t = [if PROD { 1.0f32 } else { 0.0 }; 16];
             t[..x.len() - full].copy_from_slice(&x[full..]);
             // SAFETY: t holds 16 floats.
-            let (u, v) = unsafe { (_mm256_loadu_ps(t.as_ptr()), _mm256_loadu_ps(t.as_ptr().add(8))) };
+            let (u, v) = unsafe {
+                (
+                    _mm256_loadu_ps(t.as_ptr()),
+                    _mm256_loadu_ps(t.as_ptr().add(8)),
+                )
+            };
             if PROD {
                 a = _mm256_mul_ps(a, u);
                 b = _mm256_mul_ps(b, v);
@@ -279,9 +300,26 @@ mod avx_f32 {
     pub(super) unsafe fn block<const PROD: bool>(x: &[f32]) -> f32 {
         // SAFETY: forwarded.
         let (a, b) = unsafe { regs::<PROD>(x) };
-        let op = |u: __m128, v: __m128| if PROD { _mm_mul_ps(u, v) } else { _mm_add_ps(u, v) };
+        fold_regs::<PROD>(a, b)
+    }
+
+    /// Fold lanes 0..8 (`a`) and 8..16 (`b`) in the lane order.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn fold_regs<const PROD: bool>(a: __m256, b: __m256) -> f32 {
+        let op = |u: __m128, v: __m128| {
+            if PROD {
+                _mm_mul_ps(u, v)
+            } else {
+                _mm_add_ps(u, v)
+            }
+        };
         // i takes i + 8.
-        let s8 = if PROD { _mm256_mul_ps(a, b) } else { _mm256_add_ps(a, b) };
+        let s8 = if PROD {
+            _mm256_mul_ps(a, b)
+        } else {
+            _mm256_add_ps(a, b)
+        };
         // i takes i + 4.
         let s4 = op(_mm256_castps256_ps128(s8), _mm256_extractf128_ps::<1>(s8));
         // i takes i + 2.
@@ -289,6 +327,48 @@ mod avx_f32 {
         // 0 takes 1.
         let s1 = op(s2, _mm_movehdup_ps(s2));
         _mm_cvtss_f32(s1)
+    }
+
+    /// The sums of consecutive blocks of `x` into `out` (one per block, the
+    /// last possibly partial), four full blocks at a time so that four
+    /// independent pairs of lane registers hide the adds' latency.
+    ///
+    /// # Safety
+    /// The CPU must run AVX2; `out.len()` must be the block count of `x`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn sums(x: &[f32], out: &mut [f32]) {
+        const K: usize = 4;
+        let full = x.len() / super::BLOCK;
+        let mut b = 0;
+        while b + K <= full {
+            let p = x[b * super::BLOCK..].as_ptr();
+            let mut r = [_mm256_setzero_ps(); 2 * K];
+            let mut i = 0;
+            while i < super::BLOCK {
+                for k in 0..K {
+                    // SAFETY: block b + k is full, i + 16 <= BLOCK.
+                    unsafe {
+                        let q = p.add(k * super::BLOCK + i);
+                        // The next group's line (a hint; never dereferenced).
+                        _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(K * super::BLOCK) as *const i8);
+                        r[2 * k] = _mm256_add_ps(r[2 * k], _mm256_loadu_ps(q));
+                        r[2 * k + 1] = _mm256_add_ps(r[2 * k + 1], _mm256_loadu_ps(q.add(8)));
+                    }
+                }
+                i += 16;
+            }
+            for k in 0..K {
+                out[b + k] = fold_regs::<false>(r[2 * k], r[2 * k + 1]);
+            }
+            b += K;
+        }
+        for (o, c) in out[b..]
+            .iter_mut()
+            .zip(x[b * super::BLOCK..].chunks(super::BLOCK))
+        {
+            // SAFETY: forwarded.
+            *o = unsafe { block::<false>(c) };
+        }
     }
 }
 
@@ -360,6 +440,13 @@ mod avx_f64 {
     pub(super) unsafe fn block<const PROD: bool>(x: &[f64]) -> f64 {
         // SAFETY: forwarded.
         let r = unsafe { regs::<PROD>(x) };
+        fold_regs::<PROD>(r)
+    }
+
+    /// Fold lanes 0..4, 4..8, 8..12, 12..16 in the lane order.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn fold_regs<const PROD: bool>(r: [__m256d; 4]) -> f64 {
         let op4 = |u, v| {
             if PROD {
                 _mm256_mul_pd(u, v)
@@ -367,7 +454,13 @@ mod avx_f64 {
                 _mm256_add_pd(u, v)
             }
         };
-        let op2 = |u, v| if PROD { _mm_mul_pd(u, v) } else { _mm_add_pd(u, v) };
+        let op2 = |u, v| {
+            if PROD {
+                _mm_mul_pd(u, v)
+            } else {
+                _mm_add_pd(u, v)
+            }
+        };
         // i takes i + 8: lanes 0..4 take 8..12, 4..8 take 12..16.
         let a = op4(r[0], r[2]);
         let b = op4(r[1], r[3]);
@@ -378,6 +471,48 @@ mod avx_f64 {
         // 0 takes 1.
         let s1 = op2(s2, _mm_unpackhi_pd(s2, s2));
         _mm_cvtsd_f64(s1)
+    }
+
+    /// The sums of consecutive blocks of `x` into `out`, two full blocks at a
+    /// time (eight independent lane registers).
+    ///
+    /// # Safety
+    /// The CPU must run AVX2; `out.len()` must be the block count of `x`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn sums(x: &[f64], out: &mut [f64]) {
+        const K: usize = 2;
+        let full = x.len() / super::BLOCK;
+        let mut b = 0;
+        while b + K <= full {
+            let p = x[b * super::BLOCK..].as_ptr();
+            let mut r = [[_mm256_setzero_pd(); 4]; K];
+            let mut i = 0;
+            while i < super::BLOCK {
+                for (k, rk) in r.iter_mut().enumerate() {
+                    let q = p.wrapping_add(k * super::BLOCK + i);
+                    // The next group's lines (a hint; never dereferenced).
+                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(K * super::BLOCK) as *const i8);
+                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(K * super::BLOCK + 8) as *const i8);
+                    for (j, acc) in rk.iter_mut().enumerate() {
+                        // SAFETY: block b + k is full, i + 16 <= BLOCK.
+                        let v = unsafe { _mm256_loadu_pd(p.add(k * super::BLOCK + i + 4 * j)) };
+                        *acc = _mm256_add_pd(*acc, v);
+                    }
+                }
+                i += 16;
+            }
+            for (k, rk) in r.iter().enumerate() {
+                out[b + k] = fold_regs::<false>(*rk);
+            }
+            b += K;
+        }
+        for (o, c) in out[b..]
+            .iter_mut()
+            .zip(x[b * super::BLOCK..].chunks(super::BLOCK))
+        {
+            // SAFETY: forwarded.
+            *o = unsafe { block::<false>(c) };
+        }
     }
 }
 
@@ -441,11 +576,7 @@ pub fn sum_lanes<F: LaneFloat>(exec: &Exec, chunk: &[F], lanes: &mut [[F; LANES]
 
 /// [`sum_lanes`] for products: the 16 partial product lanes of each block, a
 /// lane with no term holding 1.
-pub fn prod_lanes<F: LaneFloat>(
-    exec: &Exec,
-    chunk: &[F],
-    lanes: &mut [[F; LANES]],
-) -> Result<()> {
+pub fn prod_lanes<F: LaneFloat>(exec: &Exec, chunk: &[F], lanes: &mut [[F; LANES]]) -> Result<()> {
     lanes_with(exec, chunk, lanes, true)
 }
 

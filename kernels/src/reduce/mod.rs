@@ -54,8 +54,8 @@ use engine::*;
 use lanes::LaneFloat;
 use num_complex::Complex;
 pub use scan::{scan, scan_many, ScanOp};
-pub use source::TermMap;
 use source::Source;
+pub use source::TermMap;
 
 /// A reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -230,11 +230,13 @@ pub(crate) fn check_axes(axes: &[usize], rank: usize) -> Result<Vec<usize>> {
 fn fits(dst: &[usize], shape: &[usize], axes: &[usize]) -> bool {
     dst == reduced_shape(shape, axes).as_slice()
         || (dst.len() == shape.len()
-            && dst
-                .iter()
-                .zip(shape)
-                .enumerate()
-                .all(|(i, (&d, &s))| if axes.contains(&i) { d == 1 } else { d == s }))
+            && dst.iter().zip(shape).enumerate().all(|(i, (&d, &s))| {
+                if axes.contains(&i) {
+                    d == 1
+                } else {
+                    d == s
+                }
+            }))
 }
 
 /// Reduce `x` along `axes` by `op` into `dst` (shape: `x`'s without `axes`,
@@ -302,7 +304,9 @@ pub fn reduce_terms(
         )));
     }
     if outs.is_empty() {
-        return Err(Error::Invalid("a reduction needs at least one destination".into()));
+        return Err(Error::Invalid(
+            "a reduction needs at least one destination".into(),
+        ));
     }
     let n: usize = axes.iter().map(|&a| x.shape()[a]).product();
     for (i, (op, dst)) in outs.iter().enumerate() {
@@ -410,7 +414,11 @@ fn float_out<F: LaneFloat + Carrier>(
     write(&res, dst, exec)
 }
 
-pub(crate) fn logsumexp<F: LaneFloat + Carrier>(src: &Source, tier: Tier, threads: usize) -> Vec<F> {
+pub(crate) fn logsumexp<F: LaneFloat + Carrier>(
+    src: &Source,
+    tier: Tier,
+    threads: usize,
+) -> Vec<F> {
     let m: Vec<F> = run_pass(src, &FExt(true), threads);
     let c: Vec<F> = m
         .iter()
@@ -507,7 +515,12 @@ pub fn dot(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    reduce_terms(Terms::product(x, y), axes, &mut [(ReduceOp::Sum, dst)], exec)
+    reduce_terms(
+        Terms::product(x, y),
+        axes,
+        &mut [(ReduceOp::Sum, dst)],
+        exec,
+    )
 }
 
 /// The sum of squares `Σ x²` in lane order. Float dtypes.
@@ -592,7 +605,10 @@ pub fn l2_norm(
     let abs = Source::new(&[x], &axes, TermMap::Abs, c, tier);
     let plain = Source::new(&[x], &axes, TermMap::Value, c, tier);
     let (Some(abs), Some(plain)) = (abs, plain) else {
-        return Err(Error::Invalid(format!("no conversion from {} into {c}", x.dtype())));
+        return Err(Error::Invalid(format!(
+            "no conversion from {} into {c}",
+            x.dtype()
+        )));
     };
     fn go<F: LaneFloat + Carrier>(abs: &Source, plain: &Source, tier: Tier, t: usize) -> Vec<F> {
         let s: Vec<F> = run_pass(abs, &FExt(true), t)

@@ -89,7 +89,9 @@ impl<F: LaneFloat> Monoid<F> for FloatScan {
         match self.0 {
             ScanOp::Sum => F::sum_block_on(self.1, x),
             ScanOp::Prod => F::prod_block_on(self.1, x),
-            _ => x.iter().fold(Monoid::<F>::identity(self), |a, &b| self.op(a, b)),
+            _ => x
+                .iter()
+                .fold(Monoid::<F>::identity(self), |a, &b| self.op(a, b)),
         }
     }
     #[inline]
@@ -114,7 +116,8 @@ impl<I: IntCarrier> Monoid<I> for IntScan {
         }
     }
     fn block(&self, x: &[I]) -> I {
-        x.iter().fold(Monoid::<I>::identity(self), |a, &b| self.op(a, b))
+        x.iter()
+            .fold(Monoid::<I>::identity(self), |a, &b| self.op(a, b))
     }
     #[inline]
     fn op(&self, a: I, b: I) -> I {
@@ -180,7 +183,9 @@ pub fn scan_many(
     let dtype = x.dtype();
     let c = carrier(dtype);
     if outs.is_empty() {
-        return Err(Error::Invalid("a scan needs at least one destination".into()));
+        return Err(Error::Invalid(
+            "a scan needs at least one destination".into(),
+        ));
     }
     for (i, (op, dst)) in outs.iter().enumerate() {
         let name = if outs.len() == 1 {
@@ -348,14 +353,21 @@ fn run<C: Carrier, M: Monoid<C>>(
     if res.is_empty() {
         return res;
     }
-    let threads = if outs * n < PARALLEL_MIN { 1 } else { threads.max(1) };
+    let threads = if outs * n < PARALLEL_MIN {
+        1
+    } else {
+        threads.max(1)
+    };
     let start = |o: usize, s: &mut super::source::Scratch<C>| -> C {
         match carry {
             Some(k) => k.fetch(o, 0, 1, s)[0],
             None => m.identity(),
         }
     };
-    let slice = |o: usize, out: &mut [C], s: &mut super::source::Scratch<C>, ks: &mut super::source::Scratch<C>| {
+    let slice = |o: usize,
+                 out: &mut [C],
+                 s: &mut super::source::Scratch<C>,
+                 ks: &mut super::source::Scratch<C>| {
         let mut cr = start(o, ks);
         for (c, piece) in out.chunks_mut(CHUNK).enumerate() {
             chunk_scan(src, m, o, c * CHUNK, cr, piece, s);
@@ -374,13 +386,15 @@ fn run<C: Carrier, M: Monoid<C>>(
     }
     if outs >= threads || n <= CHUNK {
         let per = outs.div_ceil(threads);
-        res.par_chunks_mut(per * n).enumerate().for_each(|(t, rows)| {
-            let mut s = src.scratch::<C>();
-            let mut ks = src.scratch::<C>();
-            for (i, row) in rows.chunks_mut(n).enumerate() {
-                slice(t * per + i, row, &mut s, &mut ks);
-            }
-        });
+        res.par_chunks_mut(per * n)
+            .enumerate()
+            .for_each(|(t, rows)| {
+                let mut s = src.scratch::<C>();
+                let mut ks = src.scratch::<C>();
+                for (i, row) in rows.chunks_mut(n).enumerate() {
+                    slice(t * per + i, row, &mut s, &mut ks);
+                }
+            });
         return res;
     }
     // Few long slices: chunk totals in parallel, carries in order, then the
@@ -408,10 +422,12 @@ fn run<C: Carrier, M: Monoid<C>>(
             cr = m.op(cr, total);
         }
         let carries = &carries;
-        row.par_chunks_mut(CHUNK).enumerate().for_each(|(c, piece)| {
-            let mut s = src.scratch::<C>();
-            chunk_scan(src, m, o, c * CHUNK, carries[c], piece, &mut s);
-        });
+        row.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, piece)| {
+                let mut s = src.scratch::<C>();
+                chunk_scan(src, m, o, c * CHUNK, carries[c], piece, &mut s);
+            });
     }
     res
 }

@@ -172,7 +172,11 @@ impl Source {
     pub(crate) fn scratch<C: Default + Clone>(&self) -> Scratch<C> {
         Scratch {
             raw: vec![0u8; BLOCK * 16],
-            buf: [vec![C::default(); BLOCK], vec![C::default(); BLOCK], vec![C::default(); BLOCK]],
+            buf: [
+                vec![C::default(); BLOCK],
+                vec![C::default(); BLOCK],
+                vec![C::default(); BLOCK],
+            ],
             idx: vec![0; self.red_shape.len()],
         }
     }
@@ -186,6 +190,33 @@ impl Source {
             rest /= len;
         }
         pos
+    }
+
+    /// Terms `t0 .. t0 + len` of output `o` in place, when they are one
+    /// contiguous run of carrier values that need no conversion or map.
+    pub(crate) fn direct<C: Element>(&self, o: usize, t0: usize, len: usize) -> Option<&[C]> {
+        let a = self.addr[0];
+        let ok = self.arity == 1
+            && self.map == TermMap::Value
+            && a.conv.is_none()
+            && a.vpb == 1
+            && self.red_shape.len() <= 1
+            && self.red_strides.first().is_none_or(|s| s[0] == 1)
+            && C::DTYPE == self.carrier
+            && t0 + len <= self.n;
+        if !ok {
+            return None;
+        }
+        let base = self.outer_pos(o, 0);
+        // SAFETY: the position is inside the validated view (computed, not read).
+        let p = unsafe { a.base.offset((base + t0 as isize) * a.item as isize) };
+        if !(p as usize).is_multiple_of(core::mem::align_of::<C>()) {
+            return None;
+        }
+        // SAFETY: terms t0..t0+len of this output are consecutive elements of
+        // the carrier's type inside the validated view the source borrows.
+        // The pointer is aligned for C.
+        Some(unsafe { core::slice::from_raw_parts(p as *const C, len) })
     }
 
     /// Terms `t0 .. t0 + len` of output `o` (len ≤ [`BLOCK`], inside `0..n`),
@@ -251,14 +282,23 @@ impl Source {
     ) -> Option<*const u8> {
         let a = self.addr[k];
         let base = self.outer_pos(o, k);
-        let contiguous = a.vpb == 1 && (self.red_shape.len() <= 1)
+        let contiguous = a.vpb == 1
+            && (self.red_shape.len() <= 1)
             && self.red_strides.first().is_none_or(|s| s[k] == 1);
         if contiguous {
             // SAFETY: terms t0..t0+len of this output lie at consecutive
             // element positions inside the validated view.
             let p = unsafe { a.base.offset((base + t0 as isize) * a.item as isize) };
             match a.conv {
-                None => return Some(p),
+                None if (p as usize).is_multiple_of(core::mem::align_of::<C>()) => return Some(p),
+                None => {
+                    // SAFETY: `len` carrier elements are readable from p and
+                    // `buf` has room for them; an unaligned run is copied.
+                    unsafe {
+                        core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr() as *mut u8, len * a.item)
+                    };
+                    return None;
+                }
                 Some(f) => {
                     let args = crate::Args {
                         n: len,
@@ -401,4 +441,9 @@ macro_rules! map_plain {
         }
     )*};
 }
-map_plain!(i64, u64, num_complex::Complex<f32>, num_complex::Complex<f64>);
+map_plain!(
+    i64,
+    u64,
+    num_complex::Complex<f32>,
+    num_complex::Complex<f64>
+);
