@@ -163,6 +163,29 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
             "doc": CAST_DOC,
             "variants": names(variants_for(1), |v: &Variant| v.name()),
         }));
+        list.push(json!({
+            "name": super::reduce::REDUCE,
+            "family": "reduce",
+            "operands": ["x", "x1"],
+            "results": ["y", "y0", "y1", "…"],
+            "attrs": {
+                "op": tessera::ReduceOp::ALL.iter().map(|o| o.name()).collect::<Vec<_>>(),
+                "axes": "a list of axes (default: all)",
+                "terms": ["value", "square", "abs", "product", "squared_difference", "abs_difference"],
+            },
+            "doc": "Reductions in lane order over any axes (DESIGN §5.3); a list of ops gives results y0, y1, …",
+        }));
+        list.push(json!({
+            "name": super::reduce::SCAN,
+            "family": "scan",
+            "operands": ["x", "carry"],
+            "results": ["y"],
+            "attrs": {
+                "op": tessera::ScanOp::ALL.iter().map(|o| o.name()).collect::<Vec<_>>(),
+                "axis": "one axis (default 0)",
+            },
+            "doc": "Inclusive scans along one axis in 4096-term chunks with carries (DESIGN §5.4)",
+        }));
         for k in FormatKernel::ALL {
             let (operands, results) = format_kernel_io(k);
             list.push(json!({
