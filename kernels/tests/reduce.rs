@@ -214,7 +214,7 @@ fn cases<T: Elem>(n: usize, rng: &mut Rng, prod: bool, all: bool) -> Vec<Case<T>
     });
     // Several axes: n = a·b terms of shape (a, 2, b), reduce axes 0 and 2; the
     // terms number in C order of (a, b).
-    let b = (1..=7).rev().find(|d| n % d == 0).unwrap_or(1);
+    let b = (1..=7).rev().find(|d| n.is_multiple_of(*d)).unwrap_or(1);
     let a = n / b;
     let g: Vec<T> = (0..a * 2 * b).map(|_| val()).collect();
     out.push(Case {
@@ -783,7 +783,7 @@ fn refusals_write_nothing() {
     let x = ArrayView::from_slice(&v, &[2, 3]).unwrap();
     let e = Exec::default();
     let mut y = [7f32; 3];
-    let mut check = |r: tessera::Result<()>, y: &[f32]| {
+    let check = |r: tessera::Result<()>, y: &[f32]| {
         assert!(r.is_err());
         assert!(y.iter().all(|&t| t == 7.0), "a refusal wrote");
     };

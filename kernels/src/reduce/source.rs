@@ -328,8 +328,8 @@ impl Source {
             rest /= self.red_shape[ax];
         }
         let mut pos = base;
-        for ax in 0..rank {
-            pos += idx[ax] as isize * self.red_strides[ax][k];
+        for (&i, s) in idx.iter().zip(&self.red_strides) {
+            pos += i as isize * s[k];
         }
         let mut done = 0;
         while done < len {
