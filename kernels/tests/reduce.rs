@@ -8,7 +8,7 @@ use half::f16;
 use tessera::reduce::lanes::{combine_blocks, fold_sum_lanes, sum_lanes, LANES};
 use tessera::{
     available_tiers, dot, l2_norm, min_max, reduce, reduce_many, squared_distance, ArrayView,
-    ArrayViewMut, Error, Exec, ReduceOp, Tier,
+    ArrayViewMut, DType, Error, Exec, ReduceOp, Tier,
 };
 
 struct Rng(u64);
@@ -903,4 +903,117 @@ fn refusals_write_nothing() {
     )
     .is_err());
     let _ = Tier::ALL;
+}
+
+/// Every dtype: the terms converted into the carrier as a cast does, then
+/// reduced in lane order (floats) or wrapping (integers), through a strided
+/// view for unpacked dtypes.
+#[test]
+fn every_dtype_reduces_in_its_carrier() {
+    use tessera::reduce::carrier;
+    let mut rng = Rng(14);
+    for &dt in DType::ALL.iter() {
+        let info = dt.info();
+        let vpb = info.values_per_byte as usize;
+        let (rows, cols) = (3usize, 16 * 8 * vpb.max(1) + 8 * vpb);
+        let n = rows * cols;
+        let bytes = n / vpb * info.item_bytes;
+        let mut data: Vec<u8> = (0..bytes).map(|_| rng.next() as u8).collect();
+        if dt == DType::Bool {
+            data.iter_mut().for_each(|b| *b &= 1);
+        }
+        let x = ArrayView::contiguous(dt, &[rows, cols], &data).unwrap();
+        let c = carrier(dt);
+        // The terms in the carrier, by a cast.
+        let mut terms = vec![0u8; n * c.info().item_bytes];
+        tessera::cast(
+            &x,
+            &mut ArrayViewMut::contiguous(c, &[rows, cols], &mut terms).unwrap(),
+            tessera::CastMode::Default,
+        )
+        .unwrap();
+        let mut got = vec![0u8; rows * c.info().item_bytes];
+        for e in execs() {
+            let r = reduce(
+                ReduceOp::Sum,
+                &x,
+                &[1],
+                &mut ArrayViewMut::contiguous(c, &[rows], &mut got).unwrap(),
+                &e,
+            );
+            r.unwrap_or_else(|err| panic!("{dt}: {err}"));
+            for row in 0..rows {
+                let t = &terms
+                    [row * cols * c.info().item_bytes..(row + 1) * cols * c.info().item_bytes];
+                let g = &got[row * c.info().item_bytes..(row + 1) * c.info().item_bytes];
+                match c {
+                    DType::F32 => {
+                        let v: Vec<f32> = t
+                            .chunks(4)
+                            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+                            .collect();
+                        let w = model(&v, false);
+                        let gv = f32::from_le_bytes(g.try_into().unwrap());
+                        assert!(
+                            gv.to_bits() == w.to_bits() || (gv.is_nan() && w.is_nan()),
+                            "{dt} {e:?}"
+                        );
+                    }
+                    DType::F64 => {
+                        let v: Vec<f64> = t
+                            .chunks(8)
+                            .map(|b| f64::from_le_bytes(b.try_into().unwrap()))
+                            .collect();
+                        let w = model(&v, false);
+                        let gv = f64::from_le_bytes(g.try_into().unwrap());
+                        assert!(
+                            gv.to_bits() == w.to_bits() || (gv.is_nan() && w.is_nan()),
+                            "{dt} {e:?}"
+                        );
+                    }
+                    DType::I64 | DType::U64 => {
+                        let w = t.chunks(8).fold(0u64, |a, b| {
+                            a.wrapping_add(u64::from_le_bytes(b.try_into().unwrap()))
+                        });
+                        assert_eq!(u64::from_le_bytes(g.try_into().unwrap()), w, "{dt} {e:?}");
+                    }
+                    DType::C64 | DType::C128 => {
+                        // Each part in lane order.
+                        let w = if c == DType::C64 { 4 } else { 8 };
+                        let parts: Vec<f64> = t
+                            .chunks(w)
+                            .map(|b| {
+                                if w == 4 {
+                                    f32::from_le_bytes(b.try_into().unwrap()) as f64
+                                } else {
+                                    f64::from_le_bytes(b.try_into().unwrap())
+                                }
+                            })
+                            .collect();
+                        for p in 0..2 {
+                            let g_p = if w == 4 {
+                                f32::from_le_bytes(g[p * 4..p * 4 + 4].try_into().unwrap()) as f64
+                            } else {
+                                f64::from_le_bytes(g[p * 8..p * 8 + 8].try_into().unwrap())
+                            };
+                            let want = if w == 4 {
+                                let v: Vec<f32> =
+                                    parts.iter().skip(p).step_by(2).map(|&x| x as f32).collect();
+                                model(&v, false) as f64
+                            } else {
+                                let v: Vec<f64> =
+                                    parts.iter().skip(p).step_by(2).copied().collect();
+                                model(&v, false)
+                            };
+                            assert!(
+                                g_p.to_bits() == want.to_bits() || (g_p.is_nan() && want.is_nan()),
+                                "{dt} part {p} {e:?}"
+                            );
+                        }
+                    }
+                    other => panic!("unexpected carrier {other}"),
+                }
+            }
+        }
+    }
 }
