@@ -1017,3 +1017,56 @@ fn every_dtype_reduces_in_its_carrier() {
         }
     }
 }
+
+#[test]
+fn series_kernels_follow_their_stated_order() {
+    use tessera::reduce::{
+        diff, ema, rolling_max, rolling_mean, rolling_min, sum_squared_deviations,
+    };
+    let mut rng = Rng(15);
+    let n = 2100;
+    let v: Vec<f64> = (0..n).map(|_| rng.spread()).collect();
+    for e in execs() {
+        let c = 0.125;
+        let terms: Vec<f64> = v.iter().map(|&x| (x - c) * (x - c)).collect();
+        assert_eq!(
+            sum_squared_deviations(&e, &v, c).unwrap().to_bits(),
+            model(&terms, false).to_bits()
+        );
+        let w = 1500;
+        let mut out = vec![0.0; n - w + 1];
+        rolling_mean(&e, &v, w, &mut out).unwrap();
+        for (i, o) in out.iter().enumerate() {
+            assert_eq!(
+                o.to_bits(),
+                (model(&v[i..i + w], false) / w as f64).to_bits()
+            );
+        }
+    }
+    let mut d = vec![0.0; n - 1];
+    diff(&v, &mut d).unwrap();
+    assert!(d.iter().enumerate().all(|(i, &t)| t == v[i + 1] - v[i]));
+    let mut m = vec![0.0; n - 2];
+    rolling_max(&v, 3, &mut m).unwrap();
+    assert!(m
+        .iter()
+        .enumerate()
+        .all(|(i, &t)| t == v[i].max(v[i + 1]).max(v[i + 2])));
+    rolling_min(&v, 3, &mut m).unwrap();
+    assert!(m
+        .iter()
+        .enumerate()
+        .all(|(i, &t)| t == v[i].min(v[i + 1]).min(v[i + 2])));
+    let mut y = vec![0.0; n];
+    ema(&v, 0.25, &mut y).unwrap();
+    let mut p = v[0];
+    assert_eq!(y[0], p);
+    for i in 1..n {
+        p = 0.25 * v[i] + 0.75 * p;
+        assert_eq!(y[i], p);
+    }
+    assert!(rolling_max(&v, 0, &mut m).is_err());
+    assert!(rolling_max(&v, n + 1, &mut m).is_err());
+    assert!(ema(&v, 1.5, &mut y).is_err());
+    assert!(diff(&v, &mut y).is_err());
+}

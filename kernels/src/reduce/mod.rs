@@ -42,6 +42,7 @@
 mod engine;
 pub mod lanes;
 pub mod scan;
+pub mod series;
 mod source;
 
 use crate::array::{ArrayView, ArrayViewMut};
@@ -54,6 +55,7 @@ use engine::*;
 use lanes::LaneFloat;
 use num_complex::Complex;
 pub use scan::{scan, scan_many, ScanOp};
+pub use series::{diff, ema, rolling_max, rolling_mean, rolling_min, sum_squared_deviations};
 use source::Source;
 pub use source::TermMap;
 
@@ -188,7 +190,9 @@ impl<'v, 'a> Terms<'v, 'a> {
     }
 }
 
-/// The carrier the terms of `dtype` reduce in for `op`.
+/// The carrier the terms of `dtype` reduce in: i64 for bool and signed
+/// integers, u64 for unsigned, the accumulator of the spec for floats and
+/// complex (f32 for f32 and narrower floats).
 pub fn carrier(dtype: DType) -> DType {
     let info = dtype.info();
     match info.class {
