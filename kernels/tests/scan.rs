@@ -380,3 +380,145 @@ fn scan_refusals_write_nothing() {
     .unwrap();
     assert_eq!(y, [1.0, 2.0, 3.0, 5.0, 7.0, 9.0]);
 }
+
+/// The odd/even prefix network, written out for the test: pairs, the network
+/// on the pairs, then the even positions.
+fn network<S: Copy>(a: &[S], op: &dyn Fn(S, S) -> S) -> Vec<S> {
+    if a.len() < 2 {
+        return a.to_vec();
+    }
+    let pairs: Vec<S> = a.chunks_exact(2).map(|p| op(p[0], p[1])).collect();
+    let inner = network(&pairs, op);
+    let mut out = a.to_vec();
+    for (i, &v) in inner.iter().enumerate() {
+        out[2 * i + 1] = v;
+    }
+    let mut i = 2;
+    while i < a.len() {
+        out[i] = op(out[i - 1], a[i]);
+        i += 2;
+    }
+    out
+}
+
+fn ex(z: f32) -> f32 {
+    if z < -87.0 {
+        0.0
+    } else {
+        z.exp()
+    }
+}
+
+#[test]
+fn logsumexp_and_moments_scans_follow_the_network_and_their_bounds() {
+    let mut rng = Rng(16);
+    for n in [1usize, 2, 3, 7, 64, 1000, 70_001] {
+        let v: Vec<f32> = (0..n)
+            .map(|_| 100.0 + (rng.next() >> 40) as f32 / (1u64 << 24) as f32)
+            .collect();
+        // The model: states and combinations as stated, in f32.
+        let cen = |m: f32| if m.is_finite() { m } else { 0.0 };
+        let st: Vec<(f32, f32)> = v.iter().map(|&t| (t, ex(t - cen(t)))).collect();
+        let lse: Vec<f32> = network(&st, &|a, b| {
+            let m = if a.0 > b.0 { a.0 } else { b.0 };
+            (m, a.1 * ex(a.0 - cen(m)) + b.1 * ex(b.0 - cen(m)))
+        })
+        .iter()
+        .map(|&(m, s)| m + s.ln())
+        .collect();
+        let c = v[0];
+        let ms: Vec<(f32, f32, f32)> = v.iter().map(|&t| (t - c, 0.0, 1.0)).collect();
+        let mom = network(&ms, &|a, b| {
+            let k = a.2 + b.2;
+            let d = b.0 - a.0;
+            let w = b.2 / k;
+            (a.0 + d * w, (a.1 + b.1) + (d * d) * (a.2 * w), k)
+        });
+        let x = ArrayView::from_slice(&v, &[n]).unwrap();
+        for e in execs() {
+            let (mut l, mut m, mut s) = (vec![0f32; n], vec![0f32; n], vec![0f32; n]);
+            scan(
+                ScanOp::Logsumexp,
+                &x,
+                0,
+                None,
+                &mut ArrayViewMut::from_slice(&mut l, &[n]).unwrap(),
+                &e,
+            )
+            .unwrap();
+            scan(
+                ScanOp::Mean,
+                &x,
+                0,
+                None,
+                &mut ArrayViewMut::from_slice(&mut m, &[n]).unwrap(),
+                &e,
+            )
+            .unwrap();
+            scan(
+                ScanOp::Variance,
+                &x,
+                0,
+                None,
+                &mut ArrayViewMut::from_slice(&mut s, &[n]).unwrap(),
+                &e,
+            )
+            .unwrap();
+            for i in 0..n {
+                assert_eq!(l[i].to_bits(), lse[i].to_bits(), "lse n={n} i={i} {e:?}");
+                assert_eq!(m[i].to_bits(), (c + mom[i].0).to_bits(), "mean n={n} i={i}");
+                assert_eq!(
+                    s[i].to_bits(),
+                    (mom[i].1 / (i + 1) as f32).to_bits(),
+                    "var n={n} i={i}"
+                );
+            }
+            if e.threads != 1 {
+                continue;
+            }
+            // Bounds (seed 000, Logsumexp and Moments scans), against f64.
+            let u = 2f64.powi(-24);
+            let d = 2.0 * (usize::BITS - (n.max(2) - 1).leading_zeros()) as f64;
+            let (mut mx, mut acc, mut lo, mut hi) =
+                (f64::NEG_INFINITY, 0.0f64, f64::INFINITY, f64::NEG_INFINITY);
+            let mut sum = 0.0f64;
+            for i in 0..n {
+                let t = v[i] as f64;
+                if t > mx {
+                    acc *= (mx - t).exp();
+                    mx = t;
+                }
+                acc += (t - mx).exp();
+                let r = mx + acc.ln();
+                let k = (i + 1) as f64;
+                assert!(
+                    (l[i] as f64 - r).abs() <= (7.0 * d + 6.0 * k.ln()) * u + u * r.abs(),
+                    "lse bound i={i}"
+                );
+                sum += t;
+                lo = lo.min(t);
+                hi = hi.max(t);
+                let mu = sum / k;
+                let range = hi - lo;
+                assert!(
+                    (m[i] as f64 - mu).abs() <= (4.0 * d + 1.0) * u * range + u * mu.abs(),
+                    "mean bound i={i}"
+                );
+                if i % 97 == 0 || i + 1 == n {
+                    let var = v[..=i]
+                        .iter()
+                        .map(|&q| (q as f64 - mu).powi(2))
+                        .sum::<f64>()
+                        / k;
+                    let b = (7.0 * d + 1.0) * u * var
+                        + (4.0 * d * d - 2.0 * d) * u * range * var.sqrt();
+                    assert!(
+                        (s[i] as f64 - var).abs() <= b + 1e-30,
+                        "variance bound i={i}: {} vs {var}",
+                        s[i]
+                    );
+                }
+            }
+        }
+    }
+}

@@ -273,7 +273,7 @@ pub fn scan_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<Stri
         .ok_or_else(|| Failure::usage(format!("kernel `{k}` needs attribute op")))?;
     let op = ScanOp::from_name(op_name).ok_or_else(|| {
         Failure::usage(format!(
-            "kernel `{k}`: unknown scan \"{}\" (sum, prod, max, min)",
+            "kernel `{k}`: unknown scan \"{}\" (sum, prod, max, min, logsumexp, mean, variance)",
             super::truncate(op_name, 40)
         ))
     })?;

@@ -10,6 +10,19 @@
 //! Chunks are therefore independent work: threads take whole slices, or the
 //! chunks of one slice in two passes, with the same bits.
 //!
+//! Logsumexp and Moments scans (floats) instead combine per-term states by the
+//! odd/even prefix network ([`odd_even_scan`]), whose association is a
+//! function of the slice's length alone: Logsumexp states are (m, s), a term
+//! x being (x, e(x - c)), c = x where finite and 0 elsewhere, e the exp that
+//! is 0 below -87 (f32) or -708 (f64); a then b combine to m = max(ma, mb),
+//! s = sa·e(ma - c) + sb·e(mb - c) with c = m (or 0 where m is not finite); the
+//! result is m + ln s, or m where m is not finite. Moments states are (μ, S, n),
+//! a term t being (t - c, +0, 1) with c the slice's first term (0 where not
+//! finite); a then b combine to n = na + nb, δ = μb - μa, w = nb/n,
+//! μ = μa + δ·w (μa + μb where either is not finite), S = (Sa + Sb) + δ²·(na·w);
+//! the mean is c + μ and the variance S/(i + 1), NaN where μ is not finite.
+//! Threads take whole slices for these.
+//!
 //! Terms convert into their carrier as in [`crate::reduce()`], and each result
 //! rounds once into the destination's dtype. Integer scans wrap (Sum, Prod)
 //! and are exact; Max/Min follow IEEE 754-2019 (NaN propagates, -0 < +0).
@@ -41,11 +54,27 @@ pub enum ScanOp {
     Max,
     /// Running IEEE 754-2019 minimum (cumulative min).
     Min,
+    /// Running logsumexp (floats): states (m, s) combined by the odd/even
+    /// network, see [`odd_even_scan`].
+    Logsumexp,
+    /// Running mean (Moments scan, floats).
+    Mean,
+    /// Running variance about the running mean, divided by the count
+    /// (Moments scan, floats).
+    Variance,
 }
 
 impl ScanOp {
     /// Every scan.
-    pub const ALL: [ScanOp; 4] = [ScanOp::Sum, ScanOp::Prod, ScanOp::Max, ScanOp::Min];
+    pub const ALL: [ScanOp; 7] = [
+        ScanOp::Sum,
+        ScanOp::Prod,
+        ScanOp::Max,
+        ScanOp::Min,
+        ScanOp::Logsumexp,
+        ScanOp::Mean,
+        ScanOp::Variance,
+    ];
     /// The name (as the CLI spells it).
     pub fn name(self) -> &'static str {
         match self {
@@ -53,6 +82,9 @@ impl ScanOp {
             ScanOp::Prod => "prod",
             ScanOp::Max => "max",
             ScanOp::Min => "min",
+            ScanOp::Logsumexp => "logsumexp",
+            ScanOp::Mean => "mean",
+            ScanOp::Variance => "variance",
         }
     }
     /// The scan of a name, if any.
@@ -64,6 +96,9 @@ impl ScanOp {
         match self {
             ScanOp::Sum | ScanOp::Prod => true,
             ScanOp::Max | ScanOp::Min => dtype.info().class != Class::Complex,
+            ScanOp::Logsumexp | ScanOp::Mean | ScanOp::Variance => {
+                dtype.info().class == Class::Float
+            }
         }
     }
 }
@@ -79,10 +114,10 @@ struct FloatScan(ScanOp, Tier);
 impl<F: LaneFloat> Monoid<F> for FloatScan {
     fn identity(&self) -> F {
         match self.0 {
-            ScanOp::Sum => -F::ZERO,
             ScanOp::Prod => F::ONE,
             ScanOp::Max => -F::INF,
             ScanOp::Min => F::INF,
+            _ => -F::ZERO,
         }
     }
     fn block(&self, x: &[F]) -> F {
@@ -97,10 +132,10 @@ impl<F: LaneFloat> Monoid<F> for FloatScan {
     #[inline]
     fn op(&self, a: F, b: F) -> F {
         match self.0 {
-            ScanOp::Sum => a + b,
             ScanOp::Prod => a * b,
             ScanOp::Max => fmax(a, b),
             ScanOp::Min => fmin(a, b),
+            _ => a + b,
         }
     }
 }
@@ -109,10 +144,10 @@ struct IntScan(ScanOp);
 impl<I: IntCarrier> Monoid<I> for IntScan {
     fn identity(&self) -> I {
         match self.0 {
-            ScanOp::Sum => I::ZERO,
             ScanOp::Prod => I::ONE,
             ScanOp::Max => I::MIN,
             ScanOp::Min => I::MAX,
+            _ => I::ZERO,
         }
     }
     fn block(&self, x: &[I]) -> I {
@@ -122,10 +157,10 @@ impl<I: IntCarrier> Monoid<I> for IntScan {
     #[inline]
     fn op(&self, a: I, b: I) -> I {
         match self.0 {
-            ScanOp::Sum => a.wadd(b),
             ScanOp::Prod => a.wmul(b),
             ScanOp::Max => a.max(b),
             ScanOp::Min => a.min(b),
+            _ => a.wadd(b),
         }
     }
 }
@@ -151,7 +186,8 @@ impl<F: LaneFloat> Monoid<Complex<F>> for ComplexScan {
 }
 
 /// Scan `x` along `axis` by `op` into `dst` (the shape of `x`, any dtype),
-/// inclusive. `carry`, for Sum and Prod only, continues each slice: an array
+/// inclusive, in the order the module documentation states. `carry`, for Sum
+/// and Prod only, continues each slice: an array
 /// of `x`'s shape without `axis`, of the terms' carrier dtype
 /// ([`super::carrier`]).
 ///
@@ -199,7 +235,7 @@ pub fn scan_many(
                 op.name()
             )));
         }
-        if carry.is_some() && matches!(op, ScanOp::Max | ScanOp::Min) {
+        if carry.is_some() && !matches!(op, ScanOp::Sum | ScanOp::Prod) {
             return Err(Error::Invalid(format!(
                 "a {} scan takes no carry",
                 op.name()
@@ -257,6 +293,19 @@ pub fn scan_many(
     for (op, dst) in outs.iter_mut() {
         let op = *op;
         let cs = carry_src.as_ref();
+        if matches!(op, ScanOp::Logsumexp | ScanOp::Mean | ScanOp::Variance) {
+            match c {
+                DType::F32 => {
+                    let r = run_network::<f32>(&src, op, threads);
+                    write(&r, x.shape(), &strides, dst, exec)?;
+                }
+                _ => {
+                    let r = run_network::<f64>(&src, op, threads);
+                    write(&r, x.shape(), &strides, dst, exec)?;
+                }
+            }
+            continue;
+        }
         match c {
             DType::F32 => {
                 let r = run::<f32, _>(&src, cs, &FloatScan(op, tier), threads);
@@ -428,6 +477,119 @@ fn run<C: Carrier, M: Monoid<C>>(
                 let mut s = src.scratch::<C>();
                 chunk_scan(src, m, o, c * CHUNK, carries[c], piece, &mut s);
             });
+    }
+    res
+}
+
+/// The odd/even (Brent–Kung) prefix network over `a`, in place: neighbouring
+/// pairs `(2i, 2i + 1)` combine, the network runs on the pairs' results,
+/// which become the odd positions' results, and each even position `2i > 0`
+/// combines the result at `2i - 1` with its own state. The network, and so
+/// every result's association, is a function of the length alone; its depth
+/// is at most `2⌈log₂ n⌉`.
+pub fn odd_even_scan<S: Copy>(a: &mut [S], op: &impl Fn(S, S) -> S) {
+    let n = a.len();
+    if n < 2 {
+        return;
+    }
+    let mut pairs: Vec<S> = (0..n / 2).map(|i| op(a[2 * i], a[2 * i + 1])).collect();
+    odd_even_scan(&mut pairs, op);
+    for (i, &p) in pairs.iter().enumerate() {
+        a[2 * i + 1] = p;
+    }
+    for i in (2..n).step_by(2) {
+        a[i] = op(a[i - 1], a[i]);
+    }
+}
+
+/// exp z, or 0 below the cut.
+#[inline]
+fn e<F: LaneFloat>(z: F) -> F {
+    if z < F::CUT {
+        F::ZERO
+    } else {
+        z.exp()
+    }
+}
+
+/// The Logsumexp scan of one slice's terms into `out`.
+fn lse_scan<F: LaneFloat>(x: &[F], out: &mut [F]) {
+    let centre = |m: F| if m.is_finite() { m } else { F::ZERO };
+    let mut st: Vec<(F, F)> = x.iter().map(|&t| (t, e(t - centre(t)))).collect();
+    odd_even_scan(&mut st, &|a: (F, F), b: (F, F)| {
+        let m = fmax(a.0, b.0);
+        let c = centre(m);
+        (m, a.1 * e(a.0 - c) + b.1 * e(b.0 - c))
+    });
+    for (o, &(m, s)) in out.iter_mut().zip(&st) {
+        *o = if m.is_finite() { m + s.ln() } else { m };
+    }
+}
+
+/// The Moments scan of one slice's terms: the running mean or variance.
+fn moments_scan<F: LaneFloat>(x: &[F], out: &mut [F], variance: bool) {
+    let Some(&first) = x.first() else { return };
+    let c = if first.is_finite() { first } else { F::ZERO };
+    let mut st: Vec<(F, F, F)> = x.iter().map(|&t| (t - c, F::ZERO, F::ONE)).collect();
+    odd_even_scan(&mut st, &|a: (F, F, F), b: (F, F, F)| {
+        let n = a.2 + b.2;
+        let d = b.0 - a.0;
+        let w = b.2 / n;
+        let mu = if a.0.is_finite() && b.0.is_finite() {
+            a.0 + d * w
+        } else {
+            a.0 + b.0
+        };
+        (mu, (a.1 + b.1) + (d * d) * (a.2 * w), n)
+    });
+    for (i, (o, &(mu, s, _))) in out.iter_mut().zip(&st).enumerate() {
+        *o = if !mu.is_finite() {
+            mu - mu
+        } else if variance {
+            s / F::from_count(i + 1)
+        } else {
+            c + mu
+        };
+    }
+}
+
+/// Logsumexp and Moments scans: each slice's terms fetched whole into the
+/// carrier, then the network; threads take whole slices.
+fn run_network<F: LaneFloat + Carrier>(src: &Source, op: ScanOp, threads: usize) -> Vec<F> {
+    let (outs, n) = (src.outputs, src.n);
+    let mut res = vec![F::ZERO; outs * n];
+    if res.is_empty() {
+        return res;
+    }
+    let slice = |o: usize, row: &mut [F], terms: &mut Vec<F>, s: &mut super::source::Scratch<F>| {
+        terms.clear();
+        for t0 in (0..n).step_by(BLOCK) {
+            terms.extend_from_slice(src.fetch(o, t0, (n - t0).min(BLOCK), s));
+        }
+        match op {
+            ScanOp::Logsumexp => lse_scan(terms, row),
+            _ => moments_scan(terms, row, op == ScanOp::Variance),
+        }
+    };
+    let threads = if outs * n < PARALLEL_MIN {
+        1
+    } else {
+        threads.max(1)
+    };
+    let per = outs.div_ceil(threads);
+    let work = |t: usize, rows: &mut [F]| {
+        let mut s = src.scratch::<F>();
+        let mut terms = Vec::with_capacity(n);
+        for (i, row) in rows.chunks_mut(n).enumerate() {
+            slice(t * per + i, row, &mut terms, &mut s);
+        }
+    };
+    if threads == 1 {
+        work(0, &mut res);
+    } else {
+        res.par_chunks_mut(per * n)
+            .enumerate()
+            .for_each(|(t, rows)| work(t, rows));
     }
     res
 }
