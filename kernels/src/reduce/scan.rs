@@ -544,7 +544,7 @@ fn moments_scan<F: LaneFloat>(x: &[F], out: &mut [F], variance: bool) {
     });
     for (i, (o, &(mu, s, _))) in out.iter_mut().zip(&st).enumerate() {
         *o = if !mu.is_finite() {
-            mu - mu
+            F::NAN
         } else if variance {
             s / F::from_count(i + 1)
         } else {
