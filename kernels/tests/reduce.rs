@@ -1070,3 +1070,86 @@ fn series_kernels_follow_their_stated_order() {
     assert!(ema(&v, 1.5, &mut y).is_err());
     assert!(diff(&v, &mut y).is_err());
 }
+
+#[test]
+fn several_reductions_of_one_loop_have_each_ones_bits() {
+    let mut rng = Rng(17);
+    let ops = [
+        ReduceOp::Sum,
+        ReduceOp::Max,
+        ReduceOp::Mean,
+        ReduceOp::ArgMin,
+        ReduceOp::Prod,
+        ReduceOp::Variance,
+    ];
+    for n in [5usize, 1500, 70_001] {
+        // Outer axis reduced, f16 terms: converted once per block for all.
+        let v: Vec<f16> = (0..2 * n)
+            .map(|_| f16::from_f64(rng.spread() / 64.0 + 1.0))
+            .collect();
+        let x = ArrayView::from_slice(&v, &[n, 2]).unwrap();
+        for e in execs() {
+            let mut alone = vec![[0f64; 2]; ops.len()];
+            for (k, &op) in ops.iter().enumerate() {
+                if matches!(op, ReduceOp::ArgMin) {
+                    let mut p = [0i64; 2];
+                    reduce(
+                        op,
+                        &x,
+                        &[0],
+                        &mut ArrayViewMut::from_slice(&mut p, &[2]).unwrap(),
+                        &e,
+                    )
+                    .unwrap();
+                    alone[k] = [p[0] as f64, p[1] as f64];
+                } else {
+                    reduce(
+                        op,
+                        &x,
+                        &[0],
+                        &mut ArrayViewMut::from_slice(&mut alone[k], &[2]).unwrap(),
+                        &e,
+                    )
+                    .unwrap();
+                }
+            }
+            let (mut b0, mut b1, mut b2, mut b4, mut b5) =
+                ([0f64; 2], [0f64; 2], [0f64; 2], [0f64; 2], [0f64; 2]);
+            let mut pos = [0i64; 2];
+            {
+                let mut v0 = ArrayViewMut::from_slice(&mut b0, &[2]).unwrap();
+                let mut v1 = ArrayViewMut::from_slice(&mut b1, &[2]).unwrap();
+                let mut v2 = ArrayViewMut::from_slice(&mut b2, &[2]).unwrap();
+                let mut v3 = ArrayViewMut::from_slice(&mut pos, &[2]).unwrap();
+                let mut v4 = ArrayViewMut::from_slice(&mut b4, &[2]).unwrap();
+                let mut v5 = ArrayViewMut::from_slice(&mut b5, &[2]).unwrap();
+                reduce_many(
+                    &x,
+                    &[0],
+                    &mut [
+                        (ops[0], &mut v0),
+                        (ops[1], &mut v1),
+                        (ops[2], &mut v2),
+                        (ops[3], &mut v3),
+                        (ops[4], &mut v4),
+                        (ops[5], &mut v5),
+                    ],
+                    &e,
+                )
+                .unwrap();
+            }
+            let mut bufs = vec![b0, b1, b2, [0.0; 2], b4, b5];
+            bufs[3] = [pos[0] as f64, pos[1] as f64];
+            for k in 0..ops.len() {
+                for j in 0..2 {
+                    assert_eq!(
+                        bufs[k][j].to_bits(),
+                        alone[k][j].to_bits(),
+                        "{:?} n={n} {e:?}",
+                        ops[k]
+                    );
+                }
+            }
+        }
+    }
+}

@@ -480,3 +480,59 @@ where
         }
     }
 }
+
+/// Most reductions one fused pass computes.
+pub(crate) const FUSED: usize = 8;
+
+/// Several one-pass float reductions of one loop (Sum, Prod, Max, Min,
+/// ArgMax, ArgMin; Mean as its Sum): each block of terms is fetched once and
+/// every reduction takes it, each with the bits it has alone.
+pub(crate) struct Fused {
+    pub tier: Tier,
+    pub ops: Vec<super::ReduceOp>,
+}
+
+impl<F: LaneFloat> Pass<F> for Fused {
+    type V = [(F, usize); FUSED];
+    fn empty(&self) -> Self::V {
+        let mut v = [(F::ZERO, usize::MAX); FUSED];
+        for (slot, op) in v.iter_mut().zip(&self.ops) {
+            *slot = match op {
+                super::ReduceOp::Prod => (F::ONE, 0),
+                super::ReduceOp::Max => (-F::INF, 0),
+                super::ReduceOp::Min => (F::INF, 0),
+                super::ReduceOp::ArgMax | super::ReduceOp::ArgMin => (F::NAN, usize::MAX),
+                _ => (F::ZERO, 0),
+            };
+        }
+        v
+    }
+    fn block(&self, o: usize, t0: usize, x: &[F]) -> Self::V {
+        let mut v = Pass::<F>::empty(self);
+        for (slot, op) in v.iter_mut().zip(&self.ops) {
+            *slot = match op {
+                super::ReduceOp::Prod => (F::prod_block_on(self.tier, x), 0),
+                super::ReduceOp::Max => (FExt(true).block(o, t0, x), 0),
+                super::ReduceOp::Min => (FExt(false).block(o, t0, x), 0),
+                super::ReduceOp::ArgMax => FArg(true).block(o, t0, x),
+                super::ReduceOp::ArgMin => FArg(false).block(o, t0, x),
+                _ => (F::sum_block_on(self.tier, x), 0),
+            };
+        }
+        v
+    }
+    fn combine(&self, a: Self::V, b: Self::V) -> Self::V {
+        let mut v = a;
+        for ((slot, &r), op) in v.iter_mut().zip(&b).zip(&self.ops) {
+            *slot = match op {
+                super::ReduceOp::Prod => (slot.0 * r.0, 0),
+                super::ReduceOp::Max => (fmax(slot.0, r.0), 0),
+                super::ReduceOp::Min => (fmin(slot.0, r.0), 0),
+                super::ReduceOp::ArgMax => Pass::<F>::combine(&FArg(true), *slot, r),
+                super::ReduceOp::ArgMin => Pass::<F>::combine(&FArg(false), *slot, r),
+                _ => (slot.0 + r.0, 0),
+            };
+        }
+        v
+    }
+}

@@ -368,7 +368,30 @@ pub fn reduce_terms(
     let src = Source::new(&ops, &axes, terms.map, c, tier)
         .ok_or_else(|| Error::Invalid(format!("no conversion from {dtype} into {c}")))?;
     let threads = exec.thread_count();
-    for (op, dst) in outs.iter_mut() {
+    // One-pass float reductions of several outputs share one loop: each block
+    // of terms is fetched (converted, mapped) once.
+    let fusable = |op: ReduceOp| {
+        !matches!(op, ReduceOp::Logsumexp | ReduceOp::Variance)
+            && matches!(c, DType::F32 | DType::F64)
+    };
+    let fused: Vec<usize> = (0..outs.len()).filter(|&i| fusable(outs[i].0)).collect();
+    let mut done = vec![false; outs.len()];
+    if fused.len() > 1 {
+        for group in fused.chunks(FUSED) {
+            let ops: Vec<ReduceOp> = group.iter().map(|&i| outs[i].0).collect();
+            match c {
+                DType::F32 => fused_out::<f32>(&ops, group, &src, tier, threads, outs, exec)?,
+                _ => fused_out::<f64>(&ops, group, &src, tier, threads, outs, exec)?,
+            }
+            for &i in group {
+                done[i] = true;
+            }
+        }
+    }
+    for (k, (op, dst)) in outs.iter_mut().enumerate() {
+        if done[k] {
+            continue;
+        }
         match c {
             DType::F32 => float_out::<f32>(*op, &src, tier, threads, dst, exec)?,
             DType::F64 => float_out::<f64>(*op, &src, tier, threads, dst, exec)?,
@@ -377,6 +400,46 @@ pub fn reduce_terms(
             DType::I64 => int_out::<i64>(*op, &src, threads, dst, exec)?,
             DType::U64 => int_out::<u64>(*op, &src, threads, dst, exec)?,
             other => return Err(Error::Invalid(format!("no reduction carrier {other}"))),
+        }
+    }
+    Ok(())
+}
+
+/// Several one-pass float reductions in one loop ([`Fused`]), each result
+/// written to its own destination.
+fn fused_out<F: LaneFloat + Carrier>(
+    ops: &[ReduceOp],
+    group: &[usize],
+    src: &Source,
+    tier: Tier,
+    threads: usize,
+    outs: &mut [(ReduceOp, &mut ArrayViewMut<'_>)],
+    exec: &Exec,
+) -> Result<()> {
+    let res = run_pass::<F, _>(
+        src,
+        &Fused {
+            tier,
+            ops: ops.to_vec(),
+        },
+        threads,
+    );
+    let n = F::from_count(src.n);
+    for (k, (&i, &op)) in group.iter().zip(ops).enumerate() {
+        let dst = &mut *outs[i].1;
+        match op {
+            ReduceOp::ArgMax | ReduceOp::ArgMin => {
+                let p: Vec<i64> = res.iter().map(|v| v[k].1 as i64).collect();
+                write(&p, dst, exec)?;
+            }
+            ReduceOp::Mean => {
+                let m: Vec<F> = res.iter().map(|v| v[k].0 / n).collect();
+                write(&m, dst, exec)?;
+            }
+            _ => {
+                let r: Vec<F> = res.iter().map(|v| v[k].0).collect();
+                write(&r, dst, exec)?;
+            }
         }
     }
     Ok(())
