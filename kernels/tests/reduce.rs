@@ -1138,7 +1138,7 @@ fn several_reductions_of_one_loop_have_each_ones_bits() {
                 )
                 .unwrap();
             }
-            let mut bufs = vec![b0, b1, b2, [0.0; 2], b4, b5];
+            let mut bufs = [b0, b1, b2, [0.0; 2], b4, b5];
             bufs[3] = [pos[0] as f64, pos[1] as f64];
             for k in 0..ops.len() {
                 for j in 0..2 {
