@@ -1153,3 +1153,20 @@ fn several_reductions_of_one_loop_have_each_ones_bits() {
         }
     }
 }
+
+/// Every size 0..5000 through every layout, tier and thread count (heavy: run
+/// with `cargo test --release -p tessera --test reduce -- --ignored`).
+#[test]
+#[ignore]
+fn sum_follows_the_lane_order_every_size() {
+    let ex = execs();
+    let mut rng = Rng(18);
+    for n in 0..5000 {
+        for c in cases::<f32>(n, &mut rng, false, true) {
+            check_case(&c, ReduceOp::Sum, &ex);
+        }
+        for c in cases::<f64>(n, &mut rng, false, true) {
+            check_case(&c, ReduceOp::Sum, &ex);
+        }
+    }
+}
