@@ -407,7 +407,8 @@ mod tests {
         };
         assert_eq!(pick("add"), ["elementwise-f32/add"]);
         assert_eq!(pick("elementwise-f32").len(), 3);
-        assert_eq!(pick("").len(), 11);
+        assert_eq!(pick("").len(), 13);
+        assert_eq!(pick("reduce/sum"), ["reduce/sum-f32", "reduce/sum-f64"]);
         assert_eq!(pick("casts").len(), 7);
         assert_eq!(pick("e4m3fn"), ["casts/f32-e4m3fn", "casts/e4m3fn-f32"]);
         assert_eq!(pick("bandwidth fma"), ["bandwidth", "elementwise-f32/fma"]);

@@ -1170,3 +1170,78 @@ fn sum_follows_the_lane_order_every_size() {
         }
     }
 }
+
+/// Complex products: each lane from its first term, `(ac - bd) + i(ad + bc)`
+/// with every product and sum rounded, lanes holding no term taking no part.
+#[test]
+fn complex_products_follow_the_lane_order() {
+    use num_complex::Complex;
+    fn mul(a: Complex<f32>, b: Complex<f32>) -> Complex<f32> {
+        Complex::new(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
+    }
+    fn model_c(t: &[Complex<f32>]) -> Complex<f32> {
+        let blocks: Vec<Complex<f32>> = t
+            .chunks(1024)
+            .map(|b| {
+                let mut l: Vec<Option<Complex<f32>>> = vec![None; 16];
+                for (j, &v) in b.iter().enumerate() {
+                    l[j % 16] = Some(match l[j % 16] {
+                        None => v,
+                        Some(a) => mul(a, v),
+                    });
+                }
+                for w in [8, 4, 2, 1] {
+                    for i in 0..w {
+                        if let Some(r) = l[i + w] {
+                            l[i] = Some(mul(l[i].unwrap(), r));
+                        }
+                    }
+                }
+                l[0].unwrap()
+            })
+            .collect();
+        fn tree(v: &[Complex<f32>]) -> Complex<f32> {
+            if v.len() == 1 {
+                return v[0];
+            }
+            let mut p = 1;
+            while p * 2 < v.len() {
+                p *= 2;
+            }
+            mul(tree(&v[..p]), tree(&v[p..]))
+        }
+        if blocks.is_empty() {
+            Complex::new(1.0, 0.0)
+        } else {
+            tree(&blocks)
+        }
+    }
+    let mut rng = Rng(19);
+    for n in (0..40).chain([1025, 3000, 70_001]) {
+        let v: Vec<Complex<f32>> = (0..n)
+            .map(|_| {
+                let a = rng.near_one() as f32;
+                let b = (rng.near_one() - 1.0) as f32;
+                Complex::new(a, b)
+            })
+            .collect();
+        let want = model_c(&v);
+        let x = ArrayView::from_slice(&v, &[n]).unwrap();
+        for e in execs() {
+            let mut y = [Complex::new(0f32, 0.0)];
+            reduce(
+                ReduceOp::Prod,
+                &x,
+                &[0],
+                &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
+                &e,
+            )
+            .unwrap();
+            assert_eq!(
+                (y[0].re.to_bits(), y[0].im.to_bits()),
+                (want.re.to_bits(), want.im.to_bits()),
+                "n={n} {e:?}"
+            );
+        }
+    }
+}
