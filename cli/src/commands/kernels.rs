@@ -163,6 +163,18 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
             "doc": CAST_DOC,
             "variants": names(variants_for(1), |v: &Variant| v.name()),
         }));
+        for k in FormatKernel::ALL {
+            let (operands, results) = format_kernel_io(k);
+            list.push(json!({
+                "name": k.name(),
+                "family": "formats",
+                "operands": operands,
+                "results": results,
+                "attrs": format_kernel_attrs(k),
+                "formats": Format::ALL.iter().map(|&f| format_json(f)).collect::<Vec<_>>(),
+                "doc": format_kernel_doc(k),
+            }));
+        }
         list.push(json!({
             "name": super::reduce::REDUCE,
             "family": "reduce",
@@ -186,18 +198,6 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
             },
             "doc": "Inclusive scans along one axis in 4096-term chunks with carries (DESIGN §5.4)",
         }));
-        for k in FormatKernel::ALL {
-            let (operands, results) = format_kernel_io(k);
-            list.push(json!({
-                "name": k.name(),
-                "family": "formats",
-                "operands": operands,
-                "results": results,
-                "attrs": format_kernel_attrs(k),
-                "formats": Format::ALL.iter().map(|&f| format_json(f)).collect::<Vec<_>>(),
-                "doc": format_kernel_doc(k),
-            }));
-        }
         let text = serde_json::to_string_pretty(&list)
             .map_err(|e| Failure::run(format!("cannot format the list: {e}")))?;
         outln!(out, "{text}")?;
