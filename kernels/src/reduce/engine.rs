@@ -2,7 +2,7 @@
 //! by the block tree, on the calling thread or over rayon threads (whole
 //! outputs, or whole blocks of one output), with the same bits either way.
 
-use super::lanes::{tree, LaneFloat, BLOCK};
+use super::lanes::{tree_in_place, LaneFloat, BLOCK};
 use super::source::{MapTerms, Scratch, Source};
 use crate::{Element, Tier};
 use num_complex::Complex;
@@ -68,13 +68,13 @@ pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(
         }
     };
     let combine = |a, b| pass.combine(a, b);
-    let total = |tt: &[P::V]| tree(tt, &combine).unwrap_or_else(|| pass.empty());
+    let total = |tt: &mut [P::V]| tree_in_place(tt, &combine).unwrap_or_else(|| pass.empty());
     if threads == 1 {
         let mut s = src.scratch::<C>();
         let mut totals = vec![pass.empty(); blocks];
         for (o, r) in res.iter_mut().enumerate() {
             fill(o, 0, &mut totals, &mut s);
-            *r = total(&totals);
+            *r = total(&mut totals);
         }
     } else if outs >= threads || blocks < 2 {
         let chunk = outs.div_ceil(threads);
@@ -83,7 +83,7 @@ pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(
             let mut totals = vec![pass.empty(); blocks];
             for (i, v) in r.iter_mut().enumerate() {
                 fill(c * chunk + i, 0, &mut totals, &mut s);
-                *v = total(&totals);
+                *v = total(&mut totals);
             }
         });
     } else {
@@ -97,7 +97,7 @@ pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(
                     let mut s = src.scratch::<C>();
                     fill(o, c * chunk, tt, &mut s);
                 });
-            *r = total(&totals);
+            *r = total(&mut totals);
         }
     }
     res

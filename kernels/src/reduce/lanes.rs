@@ -330,14 +330,15 @@ mod avx_f32 {
     }
 
     /// The sums of consecutive blocks of `x` into `out` (one per block, the
-    /// last possibly partial), four full blocks at a time so that four
-    /// independent pairs of lane registers hide the adds' latency.
+    /// last possibly partial), two full blocks at a time so that two
+    /// independent pairs of lane registers hide the adds' latency, with a
+    /// prefetch of the lines two groups ahead.
     ///
     /// # Safety
     /// The CPU must run AVX2; `out.len()` must be the block count of `x`.
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn sums(x: &[f32], out: &mut [f32]) {
-        const K: usize = 4;
+        const K: usize = 2;
         let full = x.len() / super::BLOCK;
         let mut b = 0;
         while b + K <= full {
@@ -350,7 +351,9 @@ mod avx_f32 {
                     unsafe {
                         let q = p.add(k * super::BLOCK + i);
                         // The next group's line (a hint; never dereferenced).
-                        _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(K * super::BLOCK) as *const i8);
+                        _mm_prefetch::<_MM_HINT_T0>(
+                            q.wrapping_add(2 * K * super::BLOCK) as *const i8
+                        );
                         r[2 * k] = _mm256_add_ps(r[2 * k], _mm256_loadu_ps(q));
                         r[2 * k + 1] = _mm256_add_ps(r[2 * k + 1], _mm256_loadu_ps(q.add(8)));
                     }
@@ -491,7 +494,7 @@ mod avx_f64 {
                 for (k, rk) in r.iter_mut().enumerate() {
                     let q = p.wrapping_add(k * super::BLOCK + i);
                     // The next group's lines (a hint; never dereferenced).
-                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(K * super::BLOCK) as *const i8);
+                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(2 * K * super::BLOCK) as *const i8);
                     _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(K * super::BLOCK + 8) as *const i8);
                     for (j, acc) in rk.iter_mut().enumerate() {
                         // SAFETY: block b + k is full, i + 16 <= BLOCK.
@@ -538,12 +541,27 @@ pub(crate) fn left_part(n: usize) -> usize {
 /// power of two of blocks strictly below their count, each part combined the
 /// same way. `None` for no block.
 pub(crate) fn tree<V: Copy>(v: &[V], op: &impl Fn(V, V) -> V) -> Option<V> {
+    tree_in_place(&mut v.to_vec(), op)
+}
+
+/// [`tree`], using `v` as scratch: a part of 2^k blocks is the complete
+/// pairwise tree, combined level by level in place; only the right parts
+/// recurse (depth ⌈log₂ n⌉).
+pub(crate) fn tree_in_place<V: Copy>(v: &mut [V], op: &impl Fn(V, V) -> V) -> Option<V> {
     match v.len() {
         0 => None,
         1 => Some(v[0]),
         n => {
             let p = left_part(n);
-            Some(op(tree(&v[..p], op)?, tree(&v[p..], op)?))
+            let (left, right) = v.split_at_mut(p);
+            let mut len = p;
+            while len > 1 {
+                for i in 0..len / 2 {
+                    left[i] = op(left[2 * i], left[2 * i + 1]);
+                }
+                len /= 2;
+            }
+            Some(op(left[0], tree_in_place(right, op)?))
         }
     }
 }

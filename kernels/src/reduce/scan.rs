@@ -28,7 +28,7 @@
 //! and are exact; Max/Min follow IEEE 754-2019 (NaN propagates, -0 < +0).
 
 use super::engine::{fmax, fmin, Carrier, IntCarrier, PARALLEL_MIN};
-use super::lanes::{tree, LaneFloat, BLOCK};
+use super::lanes::{tree_in_place, LaneFloat, BLOCK};
 use super::source::{Source, TermMap};
 use super::{carrier, check_axes, reduced_shape};
 use crate::array::{c_strides, ArrayView, ArrayViewMut};
@@ -368,7 +368,7 @@ fn chunk_total<C: Carrier, M: Monoid<C>>(
         let bl = (t0 + len - b0).min(BLOCK);
         *slot = m.block(src.fetch(o, b0, bl, s));
     }
-    tree(&v[..nb], &|a, b| m.op(a, b)).unwrap_or_else(|| m.identity())
+    tree_in_place(&mut v[..nb], &|a, b| m.op(a, b)).unwrap_or_else(|| m.identity())
 }
 
 /// Scan one chunk from its carry into `out` (the chunk's results).
