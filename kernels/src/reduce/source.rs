@@ -340,23 +340,34 @@ impl Source {
             };
             let start = if rank == 0 { 0 } else { idx[rank - 1] };
             let run = (inner_n - start).min(len - done);
-            for j in 0..run {
-                let p = pos + j as isize * inner_s;
-                // SAFETY: p is an element position of the validated view; the
-                // destination has room for `len` values of `width` bytes.
-                unsafe {
-                    let dst = out.add((done + j) * width);
-                    if a.vpb > 1 {
-                        let byte = a.base.add(p as usize / a.vpb).read();
-                        let slot = p as usize % a.vpb;
-                        let shift = (a.vpb - 1 - slot) as u32 * a.bits;
-                        dst.write((byte >> shift) & ((1u16 << a.bits) - 1) as u8);
-                    } else {
-                        core::ptr::copy_nonoverlapping(
-                            a.base.offset(p * a.item as isize),
-                            dst,
-                            a.item,
-                        );
+            let dst0 = out.wrapping_add(done * width);
+            // SAFETY (all arms): positions pos + j·inner_s for j < run are
+            // element positions of the validated view; the destination has room
+            // for `len` values of `width` bytes from `out`.
+            unsafe {
+                match (a.vpb, a.item) {
+                    (1, 4) => gather_run::<u32>(a.base, pos, inner_s, run, dst0),
+                    (1, 8) => gather_run::<u64>(a.base, pos, inner_s, run, dst0),
+                    (1, 2) => gather_run::<u16>(a.base, pos, inner_s, run, dst0),
+                    (1, 1) => gather_run::<u8>(a.base, pos, inner_s, run, dst0),
+                    (1, 16) => gather_run::<u128>(a.base, pos, inner_s, run, dst0),
+                    _ => {
+                        for j in 0..run {
+                            let p = pos + j as isize * inner_s;
+                            let dst = dst0.add(j * width);
+                            if a.vpb > 1 {
+                                let byte = a.base.add(p as usize / a.vpb).read();
+                                let slot = p as usize % a.vpb;
+                                let shift = (a.vpb - 1 - slot) as u32 * a.bits;
+                                dst.write((byte >> shift) & ((1u16 << a.bits) - 1) as u8);
+                            } else {
+                                core::ptr::copy_nonoverlapping(
+                                    a.base.offset(p * a.item as isize),
+                                    dst,
+                                    a.item,
+                                );
+                            }
+                        }
                     }
                 }
             }
@@ -390,6 +401,31 @@ impl Source {
             unsafe { f(&args) };
         }
         None
+    }
+}
+
+/// Copy `run` elements of `size_of::<T>()` bytes from element positions
+/// `pos + j·stride` of `base` to consecutive slots at `dst`.
+///
+/// # Safety
+/// Every position must be inside the operand's bytes and `dst` must have room
+/// for `run` elements; neither need be aligned.
+#[inline]
+unsafe fn gather_run<T: Copy>(
+    base: *const u8,
+    pos: isize,
+    stride: isize,
+    run: usize,
+    dst: *mut u8,
+) {
+    let item = core::mem::size_of::<T>() as isize;
+    let d = dst as *mut T;
+    for j in 0..run {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let v = (base.offset((pos + j as isize * stride) * item) as *const T).read_unaligned();
+            d.add(j).write_unaligned(v);
+        }
     }
 }
 
