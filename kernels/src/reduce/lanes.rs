@@ -330,15 +330,16 @@ mod avx_f32 {
     }
 
     /// The sums of consecutive blocks of `x` into `out` (one per block, the
-    /// last possibly partial), two full blocks at a time so that two
-    /// independent pairs of lane registers hide the adds' latency, with a
-    /// prefetch of the lines two groups ahead.
+    /// last possibly partial), `K` full blocks side by side (one: the two lane
+    /// registers' adds keep ahead of memory) with a software prefetch of the
+    /// lines two groups ahead, which is what brings the sum to the core's read
+    /// bandwidth.
     ///
     /// # Safety
     /// The CPU must run AVX2; `out.len()` must be the block count of `x`.
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn sums(x: &[f32], out: &mut [f32]) {
-        const K: usize = 2;
+        const K: usize = 1;
         let full = x.len() / super::BLOCK;
         let mut b = 0;
         while b + K <= full {
@@ -476,14 +477,14 @@ mod avx_f64 {
         _mm_cvtsd_f64(s1)
     }
 
-    /// The sums of consecutive blocks of `x` into `out`, two full blocks at a
-    /// time (eight independent lane registers).
+    /// The sums of consecutive blocks of `x` into `out`, `K` full blocks side
+    /// by side (one: four lane registers), prefetching two groups ahead.
     ///
     /// # Safety
     /// The CPU must run AVX2; `out.len()` must be the block count of `x`.
     #[target_feature(enable = "avx2,fma")]
     pub(super) unsafe fn sums(x: &[f64], out: &mut [f64]) {
-        const K: usize = 2;
+        const K: usize = 1;
         let full = x.len() / super::BLOCK;
         let mut b = 0;
         while b + K <= full {
