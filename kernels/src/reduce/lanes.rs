@@ -91,7 +91,8 @@ pub trait LaneFloat:
     #[doc(hidden)]
     fn prod_block_on(tier: Tier, x: &[Self]) -> Self;
     /// The folded sums of consecutive blocks of `x` (the last possibly
-    /// partial) into `out`, one per block, on `tier`.
+    /// partial) into `out`, one per block, on `tier` (as many blocks as both
+    /// hold).
     #[doc(hidden)]
     fn sum_blocks_on(tier: Tier, x: &[Self], out: &mut [Self]);
 }
@@ -205,7 +206,9 @@ macro_rules! lane_float {
             }
             #[inline]
             fn sum_blocks_on(tier: Tier, x: &[Self], out: &mut [Self]) {
-                assert_eq!(out.len(), x.len().div_ceil(BLOCK));
+                // Only whole pairs of (block, slot) are computed.
+                let nb = out.len().min(x.len().div_ceil(BLOCK));
+                let (x, out) = (&x[..(nb * BLOCK).min(x.len())], &mut out[..nb]);
                 #[cfg(target_arch = "x86_64")]
                 if tier == Tier::Avx2 && tier.available() {
                     // SAFETY: the CPU runs AVX2; out has one slot per block.
