@@ -755,6 +755,21 @@ fn pair_forms_sum_their_terms_in_lane_order() {
         .unwrap();
         assert_eq!(y[0].to_bits(), model(&sq, false).to_bits());
     }
+    // L2: s = max |x|, then s·√(lane-order Σ (x/s)²).
+    let s = a.iter().fold(0f32, |m, &x| m.max(x.abs()));
+    let scaled: Vec<f32> = a.iter().map(|&x| (x / s) * (x / s)).collect();
+    let want = s * model(&scaled, false).sqrt();
+    for e in execs() {
+        let mut y = [0f32];
+        l2_norm(
+            &xa,
+            &[0],
+            &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
+            &e,
+        )
+        .unwrap();
+        assert_eq!(y[0].to_bits(), want.to_bits(), "{e:?}");
+    }
     // L2 without overflow: the squares of 1e30 overflow f32, the norm does not.
     let big = vec![1e30f32; 4];
     let mut y = [0f32];

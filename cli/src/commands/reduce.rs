@@ -7,7 +7,7 @@
 //! ```
 //!
 //! `reduce`: attribute `op` is one reduction (`sum`, `prod`, `max`, `min`,
-//! `argmax`, `argmin`, `logsumexp`, `mean`, `variance`) with result `y`, or a
+//! `argmax`, `argmin`, `logsumexp`, `mean`, `variance`, `l2norm`) with result `y`, or a
 //! list of them with results `y0`, `y1`, … (one loop, every result checked
 //! before any is written); `axes` (default: every axis); `terms` (default
 //! `value`; `square`, `abs` on `x`, or `product`, `squared_difference`,
@@ -259,7 +259,7 @@ pub fn reduce_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<St
 fn parse_reduce_op(s: &str) -> Outcome<ReduceOp> {
     ReduceOp::from_name(s).ok_or_else(|| {
         Failure::usage(format!(
-            "kernel `reduce`: unknown reduction \"{}\" (sum, prod, max, min, argmax, argmin, logsumexp, mean, variance)",
+            "kernel `reduce`: unknown reduction \"{}\" (sum, prod, max, min, argmax, argmin, logsumexp, mean, variance, l2norm)",
             super::truncate(s, 40)
         ))
     })

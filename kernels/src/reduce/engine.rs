@@ -212,6 +212,21 @@ impl<F: LaneFloat> Pass<F> for FExt {
     }
 }
 
+/// The largest |x| (NaN propagates).
+pub(crate) struct AbsMax;
+impl<F: LaneFloat> Pass<F> for AbsMax {
+    type V = F;
+    fn empty(&self) -> F {
+        F::ZERO
+    }
+    fn block(&self, _: usize, _: usize, x: &[F]) -> F {
+        x.iter().fold(F::ZERO, |m, &v| fmax(m, v.abs()))
+    }
+    fn combine(&self, a: F, b: F) -> F {
+        fmax(a, b)
+    }
+}
+
 /// Float ArgMax (`true`) or ArgMin: the first position of the extreme, a NaN
 /// the extreme of all.
 pub(crate) struct FArg(pub bool);

@@ -80,11 +80,15 @@ pub enum ReduceOp {
     Mean,
     /// The variance about the mean (Moments' two passes), divided by n.
     Variance,
+    /// The L2 norm √Σx², two passes: s = max |x|, then `s·√Σ(x/s)²` with the
+    /// sum in lane order (s itself where s is 0, ∞ or NaN), so no square
+    /// overflows or underflows where the norm is representable.
+    L2Norm,
 }
 
 impl ReduceOp {
     /// Every reduction.
-    pub const ALL: [ReduceOp; 9] = [
+    pub const ALL: [ReduceOp; 10] = [
         ReduceOp::Sum,
         ReduceOp::Prod,
         ReduceOp::Max,
@@ -94,6 +98,7 @@ impl ReduceOp {
         ReduceOp::Logsumexp,
         ReduceOp::Mean,
         ReduceOp::Variance,
+        ReduceOp::L2Norm,
     ];
     /// The name (as the CLI spells it).
     pub fn name(self) -> &'static str {
@@ -107,6 +112,7 @@ impl ReduceOp {
             ReduceOp::Logsumexp => "logsumexp",
             ReduceOp::Mean => "mean",
             ReduceOp::Variance => "variance",
+            ReduceOp::L2Norm => "l2norm",
         }
     }
     /// The reduction of a name, if any.
@@ -121,7 +127,9 @@ impl ReduceOp {
             ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin => {
                 class != Class::Complex
             }
-            ReduceOp::Logsumexp | ReduceOp::Mean | ReduceOp::Variance => class == Class::Float,
+            ReduceOp::Logsumexp | ReduceOp::Mean | ReduceOp::Variance | ReduceOp::L2Norm => {
+                class == Class::Float
+            }
         }
     }
 }
@@ -371,8 +379,10 @@ pub fn reduce_terms(
     // One-pass float reductions of several outputs share one loop: each block
     // of terms is fetched (converted, mapped) once.
     let fusable = |op: ReduceOp| {
-        !matches!(op, ReduceOp::Logsumexp | ReduceOp::Variance)
-            && matches!(c, DType::F32 | DType::F64)
+        !matches!(
+            op,
+            ReduceOp::Logsumexp | ReduceOp::Variance | ReduceOp::L2Norm
+        ) && matches!(c, DType::F32 | DType::F64)
     };
     let fused: Vec<usize> = (0..outs.len()).filter(|&i| fusable(outs[i].0)).collect();
     let mut done = vec![false; outs.len()];
@@ -477,6 +487,7 @@ fn float_out<F: LaneFloat + Carrier>(
         ReduceOp::Logsumexp => logsumexp::<F>(src, tier, threads),
         ReduceOp::Mean => mean::<F>(src, tier, threads),
         ReduceOp::Variance => variance::<F>(src, tier, threads),
+        ReduceOp::L2Norm => l2::<F>(src, tier, threads),
     };
     write(&res, dst, exec)
 }
@@ -500,6 +511,24 @@ pub(crate) fn logsumexp<F: LaneFloat + Carrier>(
             } else {
                 let c = if m.is_finite() { m } else { F::ZERO };
                 c + s.ln()
+            }
+        })
+        .collect()
+}
+
+pub(crate) fn l2<F: LaneFloat + Carrier>(src: &Source, tier: Tier, threads: usize) -> Vec<F> {
+    let s: Vec<F> = run_pass::<F, _>(src, &AbsMax, threads)
+        .into_iter()
+        .map(|v| if src.n == 0 { F::ZERO } else { v })
+        .collect();
+    let q: Vec<F> = run_pass(src, &ScaledSquares { tier, s: s.clone() }, threads);
+    s.iter()
+        .zip(&q)
+        .map(|(&s, &q)| {
+            if s == F::ZERO || !s.is_finite() {
+                s
+            } else {
+                s * q.sqrt()
             }
         })
         .collect()
@@ -642,62 +671,15 @@ pub fn l1_distance(
     )
 }
 
-/// The L2 norm `√Σ x²` without overflow or underflow for representable
-/// answers: s = max |x| first, then `s · √Σ (x/s)²` with the sum in lane order
-/// (s where s is 0, ∞ or NaN). Float dtypes.
+/// The L2 norm `√Σ x²` along `axes` without overflow or underflow for
+/// representable answers ([`ReduceOp::L2Norm`]). Float dtypes.
 pub fn l2_norm(
     x: &ArrayView<'_>,
     axes: &[usize],
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    let tier = exec.resolve_tier()?;
-    if x.dtype().info().class != Class::Float {
-        return Err(Error::Invalid(format!(
-            "l2_norm needs a float dtype, not {}",
-            x.dtype()
-        )));
-    }
-    let axes = check_axes(axes, x.shape().len())?;
-    if !fits(dst.shape(), x.shape(), &axes) {
-        return Err(Error::Shape {
-            operand: "destination".into(),
-            shape: dst.shape().to_vec(),
-            target: reduced_shape(x.shape(), &axes),
-        });
-    }
-    check_destination(dst)?;
-    let c = carrier(x.dtype());
-    let threads = exec.thread_count();
-    let abs = Source::new(&[x], &axes, TermMap::Abs, c, tier);
-    let plain = Source::new(&[x], &axes, TermMap::Value, c, tier);
-    let (Some(abs), Some(plain)) = (abs, plain) else {
-        return Err(Error::Invalid(format!(
-            "no conversion from {} into {c}",
-            x.dtype()
-        )));
-    };
-    fn go<F: LaneFloat + Carrier>(abs: &Source, plain: &Source, tier: Tier, t: usize) -> Vec<F> {
-        let s: Vec<F> = run_pass(abs, &FExt(true), t)
-            .into_iter()
-            .map(|v: F| if abs.n == 0 { F::ZERO } else { v })
-            .collect();
-        let q: Vec<F> = run_pass(plain, &ScaledSquares { tier, s: s.clone() }, t);
-        s.iter()
-            .zip(&q)
-            .map(|(&s, &q)| {
-                if s == F::ZERO || !s.is_finite() {
-                    s
-                } else {
-                    s * q.sqrt()
-                }
-            })
-            .collect()
-    }
-    match c {
-        DType::F32 => write(&go::<f32>(&abs, &plain, tier, threads), dst, exec),
-        _ => write(&go::<f64>(&abs, &plain, tier, threads), dst, exec),
-    }
+    reduce(ReduceOp::L2Norm, x, axes, dst, exec)
 }
 
 /// The minimum and the maximum of `x` along `axes` in one call (IEEE
