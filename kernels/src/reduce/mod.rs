@@ -70,7 +70,9 @@ pub enum ReduceOp {
     Max,
     /// IEEE 754-2019 minimum.
     Min,
-    /// Position of the first maximum (NaN the largest), as i64.
+    /// Position of the first maximum (NaN the largest, -0 below +0), as i64.
+    /// The extreme itself is [`ReduceOp::Max`]; asked for together in one
+    /// [`reduce_many`] call, both come from one loop.
     ArgMax,
     /// Position of the first minimum (NaN the smallest), as i64.
     ArgMin,
