@@ -1260,3 +1260,40 @@ fn complex_products_follow_the_lane_order() {
         }
     }
 }
+
+/// Many outputs over an outer axis: gathered terms go block by block over
+/// groups of neighbouring outputs; each output keeps its own lane order.
+#[test]
+fn many_outputs_over_an_outer_axis() {
+    let mut rng = Rng(20);
+    for (rows, cols) in [(2500usize, 37usize), (1024, 16), (70, 1000)] {
+        let m: Vec<f32> = (0..rows * cols).map(|_| rng.spread() as f32).collect();
+        let want: Vec<f32> = (0..cols)
+            .map(|c| {
+                model(
+                    &(0..rows).map(|r| m[r * cols + c]).collect::<Vec<_>>(),
+                    false,
+                )
+            })
+            .collect();
+        let x = ArrayView::from_slice(&m, &[rows, cols]).unwrap();
+        for e in execs() {
+            let mut y = vec![0f32; cols];
+            reduce(
+                ReduceOp::Sum,
+                &x,
+                &[0],
+                &mut ArrayViewMut::from_slice(&mut y, &[cols]).unwrap(),
+                &e,
+            )
+            .unwrap();
+            for c in 0..cols {
+                assert_eq!(
+                    y[c].to_bits(),
+                    want[c].to_bits(),
+                    "{rows}x{cols} column {c} {e:?}"
+                );
+            }
+        }
+    }
+}

@@ -12,6 +12,9 @@ use rayon::prelude::*;
 /// thread.
 pub(crate) const PARALLEL_MIN: usize = 1 << 16;
 
+/// Neighbouring outputs whose gathered terms go block by block together.
+const GROUP: usize = 16;
+
 /// One pass over every output's terms: a value per block, and the combination
 /// of two neighbouring runs of blocks (left, right).
 pub(crate) trait Pass<C>: Sync {
@@ -69,22 +72,44 @@ pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(
     };
     let combine = |a, b| pass.combine(a, b);
     let total = |tt: &mut [P::V]| tree_in_place(tt, &combine).unwrap_or_else(|| pass.empty());
+    // Outputs o0 .. o0 + r.len() into r. Gathered terms go block by block
+    // over groups of neighbouring outputs, which reuse the lines a block
+    // touches (a reduction over an outer axis); contiguous ones output by
+    // output.
+    let outputs = |o0: usize, r: &mut [P::V], s: &mut Scratch<C>, totals: &mut Vec<P::V>| {
+        if r.len() == 1 || src.direct::<C>(o0, 0, n).is_some() {
+            totals.resize(blocks, pass.empty());
+            for (i, v) in r.iter_mut().enumerate() {
+                fill(o0 + i, 0, &mut totals[..blocks], s);
+                *v = total(&mut totals[..blocks]);
+            }
+            return;
+        }
+        for (g, rg) in r.chunks_mut(GROUP).enumerate() {
+            let og = o0 + g * GROUP;
+            totals.resize(rg.len() * blocks, pass.empty());
+            for b in 0..blocks {
+                let t0 = b * BLOCK;
+                let len = (n - t0).min(BLOCK);
+                for i in 0..rg.len() {
+                    totals[i * blocks + b] = pass.block(og + i, t0, src.fetch(og + i, t0, len, s));
+                }
+            }
+            for (i, v) in rg.iter_mut().enumerate() {
+                *v = total(&mut totals[i * blocks..(i + 1) * blocks]);
+            }
+        }
+    };
     if threads == 1 {
         let mut s = src.scratch::<C>();
-        let mut totals = vec![pass.empty(); blocks];
-        for (o, r) in res.iter_mut().enumerate() {
-            fill(o, 0, &mut totals, &mut s);
-            *r = total(&mut totals);
-        }
+        let mut totals = Vec::new();
+        outputs(0, &mut res, &mut s, &mut totals);
     } else if outs >= threads || blocks < 2 {
         let chunk = outs.div_ceil(threads);
         res.par_chunks_mut(chunk).enumerate().for_each(|(c, r)| {
             let mut s = src.scratch::<C>();
-            let mut totals = vec![pass.empty(); blocks];
-            for (i, v) in r.iter_mut().enumerate() {
-                fill(c * chunk + i, 0, &mut totals, &mut s);
-                *v = total(&mut totals);
-            }
+            let mut totals = Vec::new();
+            outputs(c * chunk, r, &mut s, &mut totals);
         });
     } else {
         let mut totals = vec![pass.empty(); blocks];
