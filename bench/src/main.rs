@@ -98,6 +98,7 @@ mod cast_sweep;
 mod casts;
 mod elementwise;
 mod harness;
+mod reduce;
 
 use casts::{cast_group, CastBufs, CastCase};
 use elementwise::{bandwidth_group, elementwise_group, read_sum, reference, Bufs, Op};
@@ -196,6 +197,7 @@ fn group_names() -> Vec<String> {
     let mut names = vec!["bandwidth".to_string()];
     names.extend(Op::ALL.iter().map(|op| op.group_name()));
     names.extend(CastCase::ALL.iter().map(|c| c.group_name()));
+    names.extend(reduce::NAMES.iter().map(|s| s.to_string()));
     names
 }
 
@@ -283,7 +285,9 @@ fn main() -> ExitCode {
         println!();
     }
 
-    let f32_groups = names.iter().any(|g| !g.starts_with("casts/"));
+    let f32_groups = names
+        .iter()
+        .any(|g| !g.starts_with("casts/") && !g.starts_with("reduce/"));
     let mut bufs = Bufs::new(if f32_groups { n } else { 1 });
     let mut results: Vec<GroupResult> = Vec::new();
     for name in &names {
@@ -295,6 +299,14 @@ fn main() -> ExitCode {
             let want = casts::reference(case, &cb);
             let g = cast_group(case, &cb, &tiers, o.threads, &want);
             run_group(&g, &mut cb, &budget, o.stat)
+        } else if let Some(k) = reduce::NAMES.iter().position(|g| g == name) {
+            let bytes = (size_mib * (1u64 << 20) as f64).round() as usize;
+            let mut rb = reduce::SumBufs::new(bytes, k == 0, k == 1);
+            let g = reduce::with_bytes(
+                reduce::sum_group(k == 0, &tiers, &format!("{size_mib} MiB")),
+                bytes as u64,
+            );
+            run_group(&g, &mut rb, &budget, o.stat)
         } else if name == "bandwidth" {
             let sum = read_sum(&bufs.a);
             run_group(
@@ -404,7 +416,8 @@ mod tests {
         };
         assert_eq!(pick("add"), ["elementwise-f32/add"]);
         assert_eq!(pick("elementwise-f32").len(), 3);
-        assert_eq!(pick("").len(), 11);
+        assert_eq!(pick("").len(), 13);
+        assert_eq!(pick("reduce/sum"), ["reduce/sum-f32", "reduce/sum-f64"]);
         assert_eq!(pick("casts").len(), 7);
         assert_eq!(pick("e4m3fn"), ["casts/f32-e4m3fn", "casts/e4m3fn-f32"]);
         assert_eq!(pick("bandwidth fma"), ["bandwidth", "elementwise-f32/fma"]);

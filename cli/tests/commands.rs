@@ -18,12 +18,15 @@ fn kernels_lists_every_kind() {
         .filter(|e| e["family"] == "elementwise")
         .collect();
     assert_eq!(kinds.len(), Kind::ALL.len());
-    // Then cast and the three calls of the block-scaled formats.
+    // Then cast, the three calls of the block-scaled formats, reduce and scan.
     let others: Vec<&str> = list[Kind::ALL.len()..]
         .iter()
         .map(|e| e["name"].as_str().unwrap())
         .collect();
-    assert_eq!(others, ["cast", "encode", "decode", "transcode"]);
+    assert_eq!(
+        others,
+        ["cast", "encode", "decode", "transcode", "reduce", "scan"]
+    );
     for (entry, kind) in kinds.into_iter().zip(Kind::ALL) {
         assert_eq!(entry["name"], kind.name());
         assert_eq!(entry["arity"], kind.info().arity);
@@ -50,7 +53,7 @@ fn kernels_lists_every_kind() {
         serde_json::json!(["default", "saturating"])
     );
     assert_eq!(cast["dtypes"].as_array().unwrap().len(), DType::ALL.len());
-    for entry in &list[Kind::ALL.len() + 1..] {
+    for entry in &list[Kind::ALL.len() + 1..Kind::ALL.len() + 4] {
         let formats: Vec<&str> = entry["formats"]
             .as_array()
             .unwrap()

@@ -28,12 +28,17 @@ pub mod cast;
 pub mod elementwise;
 pub mod error;
 pub mod formats;
+pub mod reduce;
 pub mod tier;
 
 pub use array::{ArrayView, ArrayViewMut, Element, Layout};
 pub use cast::{cast, cast_with, CastMode};
 pub use elementwise::{elementwise, elementwise_with, result_dtype};
 pub use error::{Error, Result};
+pub use reduce::{
+    dot, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan,
+    scan_many, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
+};
 pub use tessera_generated::{
     cast_index, kernel_index, variants_for, Accuracy, Args, Class, DType, DTypeInfo, FloatInfo,
     Format, FormatInfo, KernelInfo, Kind, KindInfo, LoopFn, NanStyle, NanTo, Negative, OperandRule,

@@ -175,6 +175,29 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
                 "doc": format_kernel_doc(k),
             }));
         }
+        list.push(json!({
+            "name": super::reduce::REDUCE,
+            "family": "reduce",
+            "operands": ["x", "x1"],
+            "results": ["y", "y0", "y1", "…"],
+            "attrs": {
+                "op": tessera::ReduceOp::ALL.iter().map(|o| o.name()).collect::<Vec<_>>(),
+                "axes": "a list of axes (default: all)",
+                "terms": ["value", "square", "abs", "product", "squared_difference", "abs_difference"],
+            },
+            "doc": "Reductions in lane order over any axes (DESIGN §5.3); a list of ops gives results y0, y1, …",
+        }));
+        list.push(json!({
+            "name": super::reduce::SCAN,
+            "family": "scan",
+            "operands": ["x", "carry"],
+            "results": ["y"],
+            "attrs": {
+                "op": tessera::ScanOp::ALL.iter().map(|o| o.name()).collect::<Vec<_>>(),
+                "axis": "one axis (default 0)",
+            },
+            "doc": "Inclusive scans along one axis in 4096-term chunks with carries (DESIGN §5.4)",
+        }));
         let text = serde_json::to_string_pretty(&list)
             .map_err(|e| Failure::run(format!("cannot format the list: {e}")))?;
         outln!(out, "{text}")?;

@@ -5,6 +5,7 @@ pub mod coverage;
 pub mod elementwise;
 pub mod formats;
 pub mod kernels;
+pub mod reduce;
 pub mod run;
 pub mod selftest;
 

@@ -2,11 +2,11 @@
 //!
 //! The call file names a kernel; this module reads the file, picks the tier and
 //! thread count, and hands the call to the module of the kernel's family
-//! (elementwise kinds, `cast`, and the block-scaled formats' `encode`, `decode`
-//! and `transcode`; `map`, `reduce`, … join as new arms of [`Kernel`]).
+//! (elementwise kinds, `cast`, `reduce`, `scan`, and the block-scaled formats'
+//! `encode`, `decode` and `transcode`; `map`, … join as new arms of [`Kernel`]).
 
 use super::formats::FormatKernel;
-use super::{cast, elementwise, formats, parse_args};
+use super::{cast, elementwise, formats, parse_args, reduce};
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
 use crate::outln;
@@ -26,6 +26,10 @@ pub enum Kernel {
     Cast,
     /// `encode`, `decode` or `transcode` of a block-scaled format.
     Format(FormatKernel),
+    /// `reduce`: reductions in lane order over any axes.
+    Reduce,
+    /// `scan`: inclusive scans along one axis.
+    Scan,
 }
 
 impl Kernel {
@@ -33,6 +37,12 @@ impl Kernel {
     pub fn from_name(name: &str) -> Outcome<Kernel> {
         if name == cast::NAME {
             return Ok(Kernel::Cast);
+        }
+        if name == reduce::REDUCE {
+            return Ok(Kernel::Reduce);
+        }
+        if name == reduce::SCAN {
+            return Ok(Kernel::Scan);
         }
         if let Some(k) = FormatKernel::from_name(name) {
             return Ok(Kernel::Format(k));
@@ -83,6 +93,8 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Elementwise(kind) => elementwise::call(path, &call, kind, &exec)?,
         Kernel::Cast => cast::call(path, &call, &exec)?,
         Kernel::Format(k) => formats::call(path, &call, k, &exec)?,
+        Kernel::Reduce => reduce::reduce_call(path, &call, &exec)?,
+        Kernel::Scan => reduce::scan_call(path, &call, &exec)?,
     };
     if let Some(note) = tessera::tier::tier_env_note() {
         outln!(out, "note: {note}")?;

@@ -1,0 +1,578 @@
+//! The reduction engine: a pass reduces each output's blocks and combines them
+//! by the block tree, on the calling thread or over rayon threads (whole
+//! outputs, or whole blocks of one output), with the same bits either way.
+
+use super::lanes::{tree_in_place, LaneFloat, BLOCK};
+use super::source::{MapTerms, Scratch, Source};
+use crate::{Element, Tier};
+use num_complex::Complex;
+use rayon::prelude::*;
+
+/// Terms (outputs × terms per output) below which a call stays on the calling
+/// thread.
+pub(crate) const PARALLEL_MIN: usize = 1 << 16;
+
+/// Neighbouring outputs whose gathered terms go block by block together.
+const GROUP: usize = 16;
+
+/// One pass over every output's terms: a value per block, and the combination
+/// of two neighbouring runs of blocks (left, right).
+pub(crate) trait Pass<C>: Sync {
+    /// A partial result.
+    type V: Copy + Send + Sync;
+    /// The result of no term.
+    fn empty(&self) -> Self::V;
+    /// The value of one block of output `o`, whose first term is number `t0`.
+    fn block(&self, o: usize, t0: usize, x: &[C]) -> Self::V;
+    /// Left run then right run.
+    fn combine(&self, a: Self::V, b: Self::V) -> Self::V;
+    /// The values of consecutive blocks of output `o` from term `t0` (a
+    /// multiple of the block), `out` one per block.
+    fn blocks(&self, o: usize, t0: usize, x: &[C], out: &mut [Self::V]) {
+        for (i, (v, c)) in out.iter_mut().zip(x.chunks(BLOCK)).enumerate() {
+            *v = self.block(o, t0 + i * BLOCK, c);
+        }
+    }
+}
+
+/// A carrier the engine can fetch.
+pub(crate) trait Carrier: Element + Default + Clone + MapTerms + Send + Sync {}
+impl<T: Element + Default + Clone + MapTerms + Send + Sync> Carrier for T {}
+
+/// Run `pass` over every output of `src` with up to `threads` threads.
+pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(
+    src: &Source,
+    pass: &P,
+    threads: usize,
+) -> Vec<P::V> {
+    let (outs, n) = (src.outputs, src.n);
+    let blocks = n.div_ceil(BLOCK);
+    let mut res = vec![pass.empty(); outs];
+    if outs == 0 {
+        return res;
+    }
+    let threads = if outs.saturating_mul(n) < PARALLEL_MIN {
+        1
+    } else {
+        threads.max(1)
+    };
+    // Blocks b0 .. b0 + tt.len() of output o into tt.
+    let fill = |o: usize, b0: usize, tt: &mut [P::V], s: &mut Scratch<C>| {
+        let t0 = b0 * BLOCK;
+        let t1 = ((b0 + tt.len()) * BLOCK).min(n);
+        if let Some(x) = src.direct::<C>(o, t0, t1 - t0) {
+            pass.blocks(o, t0, x, tt);
+            return;
+        }
+        for (i, v) in tt.iter_mut().enumerate() {
+            let b0 = t0 + i * BLOCK;
+            let len = (n - b0).min(BLOCK);
+            *v = pass.block(o, b0, src.fetch(o, b0, len, s));
+        }
+    };
+    let combine = |a, b| pass.combine(a, b);
+    let total = |tt: &mut [P::V]| tree_in_place(tt, &combine).unwrap_or_else(|| pass.empty());
+    // Outputs o0 .. o0 + r.len() into r. Gathered terms go block by block
+    // over groups of neighbouring outputs, which reuse the lines a block
+    // touches (a reduction over an outer axis); contiguous ones output by
+    // output.
+    let outputs = |o0: usize, r: &mut [P::V], s: &mut Scratch<C>, totals: &mut Vec<P::V>| {
+        if r.len() == 1 || src.direct::<C>(o0, 0, n).is_some() {
+            totals.resize(blocks, pass.empty());
+            for (i, v) in r.iter_mut().enumerate() {
+                fill(o0 + i, 0, &mut totals[..blocks], s);
+                *v = total(&mut totals[..blocks]);
+            }
+            return;
+        }
+        for (g, rg) in r.chunks_mut(GROUP).enumerate() {
+            let og = o0 + g * GROUP;
+            totals.resize(rg.len() * blocks, pass.empty());
+            for b in 0..blocks {
+                let t0 = b * BLOCK;
+                let len = (n - t0).min(BLOCK);
+                for i in 0..rg.len() {
+                    totals[i * blocks + b] = pass.block(og + i, t0, src.fetch(og + i, t0, len, s));
+                }
+            }
+            for (i, v) in rg.iter_mut().enumerate() {
+                *v = total(&mut totals[i * blocks..(i + 1) * blocks]);
+            }
+        }
+    };
+    if threads == 1 {
+        let mut s = src.scratch::<C>();
+        let mut totals = Vec::new();
+        outputs(0, &mut res, &mut s, &mut totals);
+    } else if outs >= threads || blocks < 2 {
+        let chunk = outs.div_ceil(threads);
+        res.par_chunks_mut(chunk).enumerate().for_each(|(c, r)| {
+            let mut s = src.scratch::<C>();
+            let mut totals = Vec::new();
+            outputs(c * chunk, r, &mut s, &mut totals);
+        });
+    } else {
+        let mut totals = vec![pass.empty(); blocks];
+        let chunk = blocks.div_ceil(threads);
+        for (o, r) in res.iter_mut().enumerate() {
+            totals
+                .par_chunks_mut(chunk)
+                .enumerate()
+                .for_each(|(c, tt)| {
+                    let mut s = src.scratch::<C>();
+                    fill(o, c * chunk, tt, &mut s);
+                });
+            *r = total(&mut totals);
+        }
+    }
+    res
+}
+
+/// IEEE 754-2019 maximum: NaN propagates, -0 < +0.
+#[inline]
+pub(crate) fn fmax<F: LaneFloat>(a: F, b: F) -> F {
+    if a.is_nan() {
+        a
+    } else if b.is_nan() || b > a || (b == a && a.is_sign_negative()) {
+        b
+    } else {
+        a
+    }
+}
+
+/// IEEE 754-2019 minimum: NaN propagates, -0 < +0.
+#[inline]
+pub(crate) fn fmin<F: LaneFloat>(a: F, b: F) -> F {
+    if a.is_nan() {
+        a
+    } else if b.is_nan() || b < a || (b == a && b.is_sign_negative()) {
+        b
+    } else {
+        a
+    }
+}
+
+/// Whether `cand` is strictly more extreme than `cur` (max: larger), NaN the
+/// most extreme of all, -0 < +0.
+#[inline]
+fn beats<F: LaneFloat>(cand: F, cur: F, max: bool) -> bool {
+    if cur.is_nan() {
+        return false;
+    }
+    if cand.is_nan() {
+        return true;
+    }
+    if max {
+        cand > cur || (cand == cur && cur.is_sign_negative() && !cand.is_sign_negative())
+    } else {
+        cand < cur || (cand == cur && cand.is_sign_negative() && !cur.is_sign_negative())
+    }
+}
+
+/// Float Sum in lane order on a tier.
+pub(crate) struct FSum(pub Tier);
+impl<F: LaneFloat> Pass<F> for FSum {
+    type V = F;
+    fn empty(&self) -> F {
+        F::ZERO
+    }
+    #[inline]
+    fn block(&self, _: usize, _: usize, x: &[F]) -> F {
+        F::sum_block_on(self.0, x)
+    }
+    fn combine(&self, a: F, b: F) -> F {
+        a + b
+    }
+    fn blocks(&self, _: usize, _: usize, x: &[F], out: &mut [F]) {
+        F::sum_blocks_on(self.0, x, out)
+    }
+}
+
+/// Float Prod in lane order on a tier.
+pub(crate) struct FProd(pub Tier);
+impl<F: LaneFloat> Pass<F> for FProd {
+    type V = F;
+    fn empty(&self) -> F {
+        F::ONE
+    }
+    #[inline]
+    fn block(&self, _: usize, _: usize, x: &[F]) -> F {
+        F::prod_block_on(self.0, x)
+    }
+    fn combine(&self, a: F, b: F) -> F {
+        a * b
+    }
+}
+
+/// Float Max (`true`) or Min (exact; order free).
+pub(crate) struct FExt(pub bool);
+impl<F: LaneFloat> Pass<F> for FExt {
+    type V = F;
+    fn empty(&self) -> F {
+        if self.0 {
+            -F::INF
+        } else {
+            F::INF
+        }
+    }
+    fn block(&self, _: usize, _: usize, x: &[F]) -> F {
+        let mut m = <Self as Pass<F>>::empty(self);
+        if self.0 {
+            for &v in x {
+                m = fmax(m, v);
+            }
+        } else {
+            for &v in x {
+                m = fmin(m, v);
+            }
+        }
+        m
+    }
+    fn combine(&self, a: F, b: F) -> F {
+        if self.0 {
+            fmax(a, b)
+        } else {
+            fmin(a, b)
+        }
+    }
+}
+
+/// The largest |x| (NaN propagates).
+pub(crate) struct AbsMax;
+impl<F: LaneFloat> Pass<F> for AbsMax {
+    type V = F;
+    fn empty(&self) -> F {
+        F::ZERO
+    }
+    fn block(&self, _: usize, _: usize, x: &[F]) -> F {
+        x.iter().fold(F::ZERO, |m, &v| fmax(m, v.abs()))
+    }
+    fn combine(&self, a: F, b: F) -> F {
+        fmax(a, b)
+    }
+}
+
+/// Float ArgMax (`true`) or ArgMin: the first position of the extreme, a NaN
+/// the extreme of all.
+pub(crate) struct FArg(pub bool);
+impl<F: LaneFloat> Pass<F> for FArg {
+    type V = (F, usize);
+    fn empty(&self) -> (F, usize) {
+        (F::NAN, usize::MAX)
+    }
+    fn block(&self, _: usize, t0: usize, x: &[F]) -> (F, usize) {
+        let mut best = (x[0], t0);
+        for (j, &v) in x.iter().enumerate().skip(1) {
+            if beats(v, best.0, self.0) {
+                best = (v, t0 + j);
+            }
+        }
+        best
+    }
+    fn combine(&self, a: (F, usize), b: (F, usize)) -> (F, usize) {
+        if beats(b.0, a.0, self.0) {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+/// The sum of `e(x - c)` for Logsumexp's second pass, `c` per output, `e` the
+/// exp that is 0 below the cut.
+pub(crate) struct LseSum<F> {
+    pub tier: Tier,
+    pub c: Vec<F>,
+}
+impl<F: LaneFloat> Pass<F> for LseSum<F> {
+    type V = F;
+    fn empty(&self) -> F {
+        F::ZERO
+    }
+    fn block(&self, o: usize, _: usize, x: &[F]) -> F {
+        let c = self.c[o];
+        let mut t = [F::ZERO; BLOCK];
+        for (d, &v) in t.iter_mut().zip(x) {
+            let z = v - c;
+            *d = if z < F::CUT { F::ZERO } else { z.exp() };
+        }
+        F::sum_block_on(self.tier, &t[..x.len()])
+    }
+    fn combine(&self, a: F, b: F) -> F {
+        a + b
+    }
+}
+
+/// Moments' second pass: Σ d² and Σ d, d = x - c, each in lane order.
+pub(crate) struct DevSums<F> {
+    pub tier: Tier,
+    pub c: Vec<F>,
+}
+impl<F: LaneFloat> Pass<F> for DevSums<F> {
+    type V = (F, F);
+    fn empty(&self) -> (F, F) {
+        (F::ZERO, F::ZERO)
+    }
+    fn block(&self, o: usize, _: usize, x: &[F]) -> (F, F) {
+        let c = self.c[o];
+        let mut d = [F::ZERO; BLOCK];
+        let mut d2 = [F::ZERO; BLOCK];
+        for ((p, q), &v) in d.iter_mut().zip(d2.iter_mut()).zip(x) {
+            *p = v - c;
+            *q = *p * *p;
+        }
+        let n = x.len();
+        (
+            F::sum_block_on(self.tier, &d2[..n]),
+            F::sum_block_on(self.tier, &d[..n]),
+        )
+    }
+    fn combine(&self, a: (F, F), b: (F, F)) -> (F, F) {
+        (a.0 + b.0, a.1 + b.1)
+    }
+}
+
+/// L2's second pass: Σ (x / s)², s per output.
+pub(crate) struct ScaledSquares<F> {
+    pub tier: Tier,
+    pub s: Vec<F>,
+}
+impl<F: LaneFloat> Pass<F> for ScaledSquares<F> {
+    type V = F;
+    fn empty(&self) -> F {
+        F::ZERO
+    }
+    fn block(&self, o: usize, _: usize, x: &[F]) -> F {
+        let s = self.s[o];
+        let mut t = [F::ZERO; BLOCK];
+        for (d, &v) in t.iter_mut().zip(x) {
+            let q = v / s;
+            *d = q * q;
+        }
+        F::sum_block_on(self.tier, &t[..x.len()])
+    }
+    fn combine(&self, a: F, b: F) -> F {
+        a + b
+    }
+}
+
+/// An exact integer carrier (i64 or u64): wrapping sums and products.
+pub(crate) trait IntCarrier: Carrier + Ord {
+    const ZERO: Self;
+    const ONE: Self;
+    const MIN: Self;
+    const MAX: Self;
+    fn wadd(self, b: Self) -> Self;
+    fn wmul(self, b: Self) -> Self;
+}
+macro_rules! int_carrier {
+    ($($t:ty),*) => {$(
+        impl IntCarrier for $t {
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            const MIN: Self = <$t>::MIN;
+            const MAX: Self = <$t>::MAX;
+            fn wadd(self, b: Self) -> Self { self.wrapping_add(b) }
+            fn wmul(self, b: Self) -> Self { self.wrapping_mul(b) }
+        }
+    )*};
+}
+int_carrier!(i64, u64);
+
+/// Integer Sum or Prod (wrapping, exact: the order is free).
+pub(crate) struct ISum(pub bool);
+impl<I: IntCarrier> Pass<I> for ISum {
+    type V = I;
+    fn empty(&self) -> I {
+        if self.0 {
+            I::ONE
+        } else {
+            I::ZERO
+        }
+    }
+    fn block(&self, _: usize, _: usize, x: &[I]) -> I {
+        if self.0 {
+            x.iter().fold(I::ONE, |a, &b| a.wmul(b))
+        } else {
+            x.iter().fold(I::ZERO, |a, &b| a.wadd(b))
+        }
+    }
+    fn combine(&self, a: I, b: I) -> I {
+        if self.0 {
+            a.wmul(b)
+        } else {
+            a.wadd(b)
+        }
+    }
+}
+
+/// Integer Max (`true`) or Min.
+pub(crate) struct IExt(pub bool);
+impl<I: IntCarrier> Pass<I> for IExt {
+    type V = I;
+    fn empty(&self) -> I {
+        if self.0 {
+            I::MIN
+        } else {
+            I::MAX
+        }
+    }
+    fn block(&self, _: usize, _: usize, x: &[I]) -> I {
+        let e = <Self as Pass<I>>::empty(self);
+        if self.0 {
+            x.iter().fold(e, |a, &b| a.max(b))
+        } else {
+            x.iter().fold(e, |a, &b| a.min(b))
+        }
+    }
+    fn combine(&self, a: I, b: I) -> I {
+        if self.0 {
+            a.max(b)
+        } else {
+            a.min(b)
+        }
+    }
+}
+
+/// Integer ArgMax (`true`) or ArgMin, first occurrence.
+pub(crate) struct IArg(pub bool);
+impl<I: IntCarrier> Pass<I> for IArg {
+    type V = (I, usize);
+    fn empty(&self) -> (I, usize) {
+        (I::ZERO, usize::MAX)
+    }
+    fn block(&self, _: usize, t0: usize, x: &[I]) -> (I, usize) {
+        let mut best = (x[0], t0);
+        for (j, &v) in x.iter().enumerate().skip(1) {
+            if (self.0 && v > best.0) || (!self.0 && v < best.0) {
+                best = (v, t0 + j);
+            }
+        }
+        best
+    }
+    fn combine(&self, a: (I, usize), b: (I, usize)) -> (I, usize) {
+        if (self.0 && b.0 > a.0) || (!self.0 && b.0 < a.0) {
+            b
+        } else {
+            a
+        }
+    }
+}
+
+/// Complex Sum (lane order on each part) or Prod (lane order, each lane from
+/// its first term, the complex product `(ac - bd) + i(ad + bc)` with each
+/// product and sum rounded).
+pub(crate) struct CSumProd(pub bool);
+
+#[inline]
+pub(crate) fn cmul<F: LaneFloat>(a: Complex<F>, b: Complex<F>) -> Complex<F> {
+    Complex::new(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
+}
+
+/// One block of complex terms in lane order (lanes holding no term take no
+/// part).
+pub(crate) fn complex_block<F: LaneFloat>(x: &[Complex<F>], prod: bool) -> Complex<F> {
+    let op = |a: Complex<F>, b: Complex<F>| {
+        if prod {
+            cmul(a, b)
+        } else {
+            Complex::new(a.re + b.re, a.im + b.im)
+        }
+    };
+    let used = x.len().min(16);
+    let mut l = [Complex::new(F::ZERO, F::ZERO); 16];
+    for (j, &v) in x.iter().enumerate() {
+        let i = j % 16;
+        l[i] = if j < 16 && prod { v } else { op(l[i], v) };
+    }
+    let mut w = 8;
+    while w >= 1 {
+        for i in 0..w {
+            if i + w < used {
+                l[i] = op(l[i], l[i + w]);
+            }
+        }
+        w /= 2;
+    }
+    l[0]
+}
+
+impl<F: LaneFloat> Pass<Complex<F>> for CSumProd
+where
+    Complex<F>: Carrier,
+{
+    type V = Complex<F>;
+    fn empty(&self) -> Complex<F> {
+        if self.0 {
+            Complex::new(F::ONE, F::ZERO)
+        } else {
+            Complex::new(F::ZERO, F::ZERO)
+        }
+    }
+    fn block(&self, _: usize, _: usize, x: &[Complex<F>]) -> Complex<F> {
+        complex_block(x, self.0)
+    }
+    fn combine(&self, a: Complex<F>, b: Complex<F>) -> Complex<F> {
+        if self.0 {
+            cmul(a, b)
+        } else {
+            Complex::new(a.re + b.re, a.im + b.im)
+        }
+    }
+}
+
+/// Most reductions one fused pass computes.
+pub(crate) const FUSED: usize = 8;
+
+/// Several one-pass float reductions of one loop (Sum, Prod, Max, Min,
+/// ArgMax, ArgMin; Mean as its Sum): each block of terms is fetched once and
+/// every reduction takes it, each with the bits it has alone.
+pub(crate) struct Fused {
+    pub tier: Tier,
+    pub ops: Vec<super::ReduceOp>,
+}
+
+impl<F: LaneFloat> Pass<F> for Fused {
+    type V = [(F, usize); FUSED];
+    fn empty(&self) -> Self::V {
+        let mut v = [(F::ZERO, usize::MAX); FUSED];
+        for (slot, op) in v.iter_mut().zip(&self.ops) {
+            *slot = match op {
+                super::ReduceOp::Prod => (F::ONE, 0),
+                super::ReduceOp::Max => (-F::INF, 0),
+                super::ReduceOp::Min => (F::INF, 0),
+                super::ReduceOp::ArgMax | super::ReduceOp::ArgMin => (F::NAN, usize::MAX),
+                _ => (F::ZERO, 0),
+            };
+        }
+        v
+    }
+    fn block(&self, o: usize, t0: usize, x: &[F]) -> Self::V {
+        let mut v = Pass::<F>::empty(self);
+        for (slot, op) in v.iter_mut().zip(&self.ops) {
+            *slot = match op {
+                super::ReduceOp::Prod => (F::prod_block_on(self.tier, x), 0),
+                super::ReduceOp::Max => (FExt(true).block(o, t0, x), 0),
+                super::ReduceOp::Min => (FExt(false).block(o, t0, x), 0),
+                super::ReduceOp::ArgMax => FArg(true).block(o, t0, x),
+                super::ReduceOp::ArgMin => FArg(false).block(o, t0, x),
+                _ => (F::sum_block_on(self.tier, x), 0),
+            };
+        }
+        v
+    }
+    fn combine(&self, a: Self::V, b: Self::V) -> Self::V {
+        let mut v = a;
+        for ((slot, &r), op) in v.iter_mut().zip(&b).zip(&self.ops) {
+            *slot = match op {
+                super::ReduceOp::Prod => (slot.0 * r.0, 0),
+                super::ReduceOp::Max => (fmax(slot.0, r.0), 0),
+                super::ReduceOp::Min => (fmin(slot.0, r.0), 0),
+                super::ReduceOp::ArgMax => Pass::<F>::combine(&FArg(true), *slot, r),
+                super::ReduceOp::ArgMin => Pass::<F>::combine(&FArg(false), *slot, r),
+                _ => (slot.0 + r.0, 0),
+            };
+        }
+        v
+    }
+}

@@ -1,0 +1,628 @@
+//! The lane order of float sums and products (DESIGN §5.3), per tier, and the
+//! lane-level API for callers that fold chunk by chunk.
+//!
+//! A block holds at most [`BLOCK`] consecutive terms; term `j` of a block goes
+//! to lane `j mod 16`; each lane adds its terms in increasing number from +0
+//! (a product multiplies them from its first term); the lanes fold 16 → 8 → 4
+//! → 2 → 1 (lane `i` takes lane `i + 8` for `i < 8`, then `i + 4`, `i + 2`,
+//! and lane 0 takes lane 1); the blocks combine by [`combine_blocks`]'s tree.
+//!
+//! The AVX2 tier keeps the 16 lanes in registers (two `__m256` for f32, four
+//! `__m256d` for f64); the scalar tier keeps them in an array of 16. A sum's
+//! lanes start from +0 and a product's from 1: a lane sum that starts from +0 is
+//! never -0, so an empty lane (+0) changes nothing it is added to, and
+//! multiplying by 1 is exact, so both give the bits of "a lane with no term
+//! takes no part".
+
+use crate::error::{Error, Result};
+use crate::tier::Exec;
+use crate::{DType, Element, Tier};
+
+/// Terms per block of the lane order.
+pub const BLOCK: usize = 1024;
+/// Lanes per block.
+pub const LANES: usize = 16;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+}
+
+/// A float carrier of the lane order: `f32` or `f64`.
+pub trait LaneFloat:
+    sealed::Sealed
+    + Element
+    + Copy
+    + Default
+    + Send
+    + Sync
+    + PartialOrd
+    + core::fmt::Debug
+    + core::ops::Add<Output = Self>
+    + core::ops::Sub<Output = Self>
+    + core::ops::Mul<Output = Self>
+    + core::ops::Div<Output = Self>
+    + core::ops::Neg<Output = Self>
+{
+    /// +0.
+    const ZERO: Self;
+    /// 1.
+    const ONE: Self;
+    /// +∞.
+    const INF: Self;
+    /// A quiet NaN.
+    const NAN: Self;
+    /// The least integer whose exp is normal (-87 for f32, -708 for f64): an
+    /// exp of anything below it counts as 0 in Logsumexp.
+    const CUT: Self;
+    /// The carrier's dtype.
+    const CARRIER: DType;
+    /// Unit roundoff (2^-24 for f32, 2^-53 for f64).
+    const U: f64;
+    /// Whether the value is a NaN.
+    fn is_nan(self) -> bool;
+    /// Whether the value is finite.
+    fn is_finite(self) -> bool;
+    /// Whether the sign bit is set.
+    fn is_sign_negative(self) -> bool;
+    /// e^x (the platform's libm).
+    fn exp(self) -> Self;
+    /// ln x (the platform's libm).
+    fn ln(self) -> Self;
+    /// |x|.
+    fn abs(self) -> Self;
+    /// √x, correctly rounded.
+    fn sqrt(self) -> Self;
+    /// The count `n` rounded into the carrier.
+    fn from_count(n: usize) -> Self;
+    /// To f64 (exact).
+    fn to_f64(self) -> f64;
+    /// The 16 sum lanes of one block (at most [`BLOCK`] terms) on `tier`.
+    #[doc(hidden)]
+    fn sum_lanes_on(tier: Tier, x: &[Self]) -> [Self; LANES];
+    /// The 16 product lanes of one block on `tier`.
+    #[doc(hidden)]
+    fn prod_lanes_on(tier: Tier, x: &[Self]) -> [Self; LANES];
+    /// One block's folded sum on `tier`.
+    #[doc(hidden)]
+    fn sum_block_on(tier: Tier, x: &[Self]) -> Self;
+    /// One block's folded product on `tier`.
+    #[doc(hidden)]
+    fn prod_block_on(tier: Tier, x: &[Self]) -> Self;
+    /// The folded sums of consecutive blocks of `x` (the last possibly
+    /// partial) into `out`, one per block, on `tier` (as many blocks as both
+    /// hold).
+    #[doc(hidden)]
+    fn sum_blocks_on(tier: Tier, x: &[Self], out: &mut [Self]);
+}
+
+/// The lanes of a block, the scalar tier's way: an array of 16.
+#[inline(always)]
+fn lanes_scalar<F: Copy>(x: &[F], init: F, op: impl Fn(F, F) -> F) -> [F; LANES] {
+    let mut l = [init; LANES];
+    let mut chunks = x.chunks_exact(LANES);
+    for c in &mut chunks {
+        for i in 0..LANES {
+            l[i] = op(l[i], c[i]);
+        }
+    }
+    for (i, &v) in chunks.remainder().iter().enumerate() {
+        l[i] = op(l[i], v);
+    }
+    l
+}
+
+/// Fold 16 lanes: i takes i + 8, then i + 4, then i + 2, then 0 takes 1.
+#[inline(always)]
+fn fold<F: Copy>(mut l: [F; LANES], op: impl Fn(F, F) -> F) -> F {
+    for i in 0..8 {
+        l[i] = op(l[i], l[i + 8]);
+    }
+    for i in 0..4 {
+        l[i] = op(l[i], l[i + 4]);
+    }
+    for i in 0..2 {
+        l[i] = op(l[i], l[i + 2]);
+    }
+    op(l[0], l[1])
+}
+
+macro_rules! lane_float {
+    ($t:ty, $dt:ident, $cut:expr, $u:expr, $avx:ident) => {
+        impl LaneFloat for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const INF: Self = <$t>::INFINITY;
+            const NAN: Self = <$t>::NAN;
+            const CUT: Self = $cut;
+            const CARRIER: DType = DType::$dt;
+            const U: f64 = $u;
+            fn is_nan(self) -> bool {
+                <$t>::is_nan(self)
+            }
+            fn is_finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+            fn is_sign_negative(self) -> bool {
+                <$t>::is_sign_negative(self)
+            }
+            fn exp(self) -> Self {
+                <$t>::exp(self)
+            }
+            fn ln(self) -> Self {
+                <$t>::ln(self)
+            }
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
+            }
+            fn from_count(n: usize) -> Self {
+                n as $t
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            #[inline]
+            fn sum_lanes_on(tier: Tier, x: &[Self]) -> [Self; LANES] {
+                debug_assert!(x.len() <= BLOCK);
+                #[cfg(target_arch = "x86_64")]
+                if tier == Tier::Avx2 && tier.available() {
+                    // SAFETY: the CPU runs AVX2 and FMA (the tier is available).
+                    return unsafe { $avx::lanes::<false>(x) };
+                }
+                let _ = tier;
+                lanes_scalar(x, 0.0, |a, b| a + b)
+            }
+            #[inline]
+            fn prod_lanes_on(tier: Tier, x: &[Self]) -> [Self; LANES] {
+                #[cfg(target_arch = "x86_64")]
+                if tier == Tier::Avx2 && tier.available() {
+                    // SAFETY: as above.
+                    return unsafe { $avx::lanes::<true>(x) };
+                }
+                let _ = tier;
+                lanes_scalar(x, 1.0, |a, b| a * b)
+            }
+            #[inline]
+            fn sum_block_on(tier: Tier, x: &[Self]) -> Self {
+                #[cfg(target_arch = "x86_64")]
+                if tier == Tier::Avx2 && tier.available() {
+                    // SAFETY: as above.
+                    return unsafe { $avx::block::<false>(x) };
+                }
+                fold(lanes_scalar(x, 0.0, |a, b| a + b), |a, b| a + b)
+            }
+            #[inline]
+            fn prod_block_on(tier: Tier, x: &[Self]) -> Self {
+                #[cfg(target_arch = "x86_64")]
+                if tier == Tier::Avx2 && tier.available() {
+                    // SAFETY: as above.
+                    return unsafe { $avx::block::<true>(x) };
+                }
+                fold(lanes_scalar(x, 1.0, |a, b| a * b), |a, b| a * b)
+            }
+            #[inline]
+            fn sum_blocks_on(tier: Tier, x: &[Self], out: &mut [Self]) {
+                // Only whole pairs of (block, slot) are computed.
+                let nb = out.len().min(x.len().div_ceil(BLOCK));
+                let (x, out) = (&x[..(nb * BLOCK).min(x.len())], &mut out[..nb]);
+                #[cfg(target_arch = "x86_64")]
+                if tier == Tier::Avx2 && tier.available() {
+                    // SAFETY: the CPU runs AVX2; out has one slot per block.
+                    return unsafe { $avx::sums(x, out) };
+                }
+                for (o, c) in out.iter_mut().zip(x.chunks(BLOCK)) {
+                    *o = Self::sum_block_on(tier, c);
+                }
+            }
+        }
+    };
+}
+
+lane_float!(f32, F32, -87.0, 5.960464477539063e-8, avx_f32);
+lane_float!(f64, F64, -708.0, 1.1102230246251565e-16, avx_f64);
+
+#[cfg(target_arch = "x86_64")]
+mod avx_f32 {
+    use core::arch::x86_64::*;
+
+    /// The two registers of lanes 0..8 and 8..16 after one block.
+    ///
+    /// # Safety
+    /// The CPU must run AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn regs<const PROD: bool>(x: &[f32]) -> (__m256, __m256) {
+        let (mut a, mut b) = if PROD {
+            (_mm256_set1_ps(1.0), _mm256_set1_ps(1.0))
+        } else {
+            (_mm256_setzero_ps(), _mm256_setzero_ps())
+        };
+        let full = x.len() / 16 * 16;
+        let p = x.as_ptr();
+        let mut i = 0;
+        while i < full {
+            // SAFETY: i + 16 <= x.len().
+            let (u, v) = unsafe { (_mm256_loadu_ps(p.add(i)), _mm256_loadu_ps(p.add(i + 8))) };
+            if PROD {
+                a = _mm256_mul_ps(a, u);
+                b = _mm256_mul_ps(b, v);
+            } else {
+                a = _mm256_add_ps(a, u);
+                b = _mm256_add_ps(b, v);
+            }
+            i += 16;
+        }
+        if full < x.len() {
+            // The tail: lanes past the last term keep the identity.
+            let mut t = [if PROD { 1.0f32 } else { 0.0 }; 16];
+            t[..x.len() - full].copy_from_slice(&x[full..]);
+            // SAFETY: t holds 16 floats.
+            let (u, v) = unsafe {
+                (
+                    _mm256_loadu_ps(t.as_ptr()),
+                    _mm256_loadu_ps(t.as_ptr().add(8)),
+                )
+            };
+            if PROD {
+                a = _mm256_mul_ps(a, u);
+                b = _mm256_mul_ps(b, v);
+            } else {
+                a = _mm256_add_ps(a, u);
+                b = _mm256_add_ps(b, v);
+            }
+        }
+        (a, b)
+    }
+
+    /// The 16 lanes of one block.
+    ///
+    /// # Safety
+    /// The CPU must run AVX2.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn lanes<const PROD: bool>(x: &[f32]) -> [f32; 16] {
+        // SAFETY: forwarded.
+        let (a, b) = unsafe { regs::<PROD>(x) };
+        let mut out = [0.0f32; 16];
+        // SAFETY: out holds 16 floats.
+        unsafe {
+            _mm256_storeu_ps(out.as_mut_ptr(), a);
+            _mm256_storeu_ps(out.as_mut_ptr().add(8), b);
+        }
+        out
+    }
+
+    /// One block, folded.
+    ///
+    /// # Safety
+    /// The CPU must run AVX2.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn block<const PROD: bool>(x: &[f32]) -> f32 {
+        // SAFETY: forwarded.
+        let (a, b) = unsafe { regs::<PROD>(x) };
+        fold_regs::<PROD>(a, b)
+    }
+
+    /// Fold lanes 0..8 (`a`) and 8..16 (`b`) in the lane order.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn fold_regs<const PROD: bool>(a: __m256, b: __m256) -> f32 {
+        let op = |u: __m128, v: __m128| {
+            if PROD {
+                _mm_mul_ps(u, v)
+            } else {
+                _mm_add_ps(u, v)
+            }
+        };
+        // i takes i + 8.
+        let s8 = if PROD {
+            _mm256_mul_ps(a, b)
+        } else {
+            _mm256_add_ps(a, b)
+        };
+        // i takes i + 4.
+        let s4 = op(_mm256_castps256_ps128(s8), _mm256_extractf128_ps::<1>(s8));
+        // i takes i + 2.
+        let s2 = op(s4, _mm_movehl_ps(s4, s4));
+        // 0 takes 1.
+        let s1 = op(s2, _mm_movehdup_ps(s2));
+        _mm_cvtss_f32(s1)
+    }
+
+    /// The sums of consecutive blocks of `x` into `out` (one per block, the
+    /// last possibly partial), `K` full blocks side by side (one: the two lane
+    /// registers' adds keep ahead of memory) with a software prefetch of the
+    /// lines two groups ahead, which is what brings the sum to the core's read
+    /// bandwidth.
+    ///
+    /// # Safety
+    /// The CPU must run AVX2; `out.len()` must be the block count of `x`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn sums(x: &[f32], out: &mut [f32]) {
+        const K: usize = 1;
+        let full = x.len() / super::BLOCK;
+        let mut b = 0;
+        while b + K <= full {
+            let p = x[b * super::BLOCK..].as_ptr();
+            let mut r = [_mm256_setzero_ps(); 2 * K];
+            let mut i = 0;
+            while i < super::BLOCK {
+                for k in 0..K {
+                    // SAFETY: block b + k is full, i + 16 <= BLOCK.
+                    unsafe {
+                        let q = p.add(k * super::BLOCK + i);
+                        // The next group's line (a hint; never dereferenced).
+                        _mm_prefetch::<_MM_HINT_T0>(
+                            q.wrapping_add(2 * K * super::BLOCK) as *const i8
+                        );
+                        r[2 * k] = _mm256_add_ps(r[2 * k], _mm256_loadu_ps(q));
+                        r[2 * k + 1] = _mm256_add_ps(r[2 * k + 1], _mm256_loadu_ps(q.add(8)));
+                    }
+                }
+                i += 16;
+            }
+            for k in 0..K {
+                out[b + k] = fold_regs::<false>(r[2 * k], r[2 * k + 1]);
+            }
+            b += K;
+        }
+        for (o, c) in out[b..]
+            .iter_mut()
+            .zip(x[b * super::BLOCK..].chunks(super::BLOCK))
+        {
+            // SAFETY: forwarded.
+            *o = unsafe { block::<false>(c) };
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx_f64 {
+    use core::arch::x86_64::*;
+
+    /// The four registers of lanes 0..4, 4..8, 8..12, 12..16 after one block.
+    ///
+    /// # Safety
+    /// The CPU must run AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn regs<const PROD: bool>(x: &[f64]) -> [__m256d; 4] {
+        let init = if PROD {
+            _mm256_set1_pd(1.0)
+        } else {
+            _mm256_setzero_pd()
+        };
+        let mut r = [init; 4];
+        let full = x.len() / 16 * 16;
+        let p = x.as_ptr();
+        let mut i = 0;
+        let step = |r: &mut [__m256d; 4], q: *const f64| {
+            for (k, acc) in r.iter_mut().enumerate() {
+                // SAFETY: the caller passes a pointer to 16 readable doubles.
+                let v = unsafe { _mm256_loadu_pd(q.add(4 * k)) };
+                *acc = if PROD {
+                    _mm256_mul_pd(*acc, v)
+                } else {
+                    _mm256_add_pd(*acc, v)
+                };
+            }
+        };
+        while i < full {
+            // SAFETY: i + 16 <= x.len().
+            step(&mut r, unsafe { p.add(i) });
+            i += 16;
+        }
+        if full < x.len() {
+            let mut t = [if PROD { 1.0f64 } else { 0.0 }; 16];
+            t[..x.len() - full].copy_from_slice(&x[full..]);
+            step(&mut r, t.as_ptr());
+        }
+        r
+    }
+
+    /// The 16 lanes of one block.
+    ///
+    /// # Safety
+    /// The CPU must run AVX2.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn lanes<const PROD: bool>(x: &[f64]) -> [f64; 16] {
+        // SAFETY: forwarded.
+        let r = unsafe { regs::<PROD>(x) };
+        let mut out = [0.0f64; 16];
+        for (k, v) in r.iter().enumerate() {
+            // SAFETY: out holds 16 doubles.
+            unsafe { _mm256_storeu_pd(out.as_mut_ptr().add(4 * k), *v) };
+        }
+        out
+    }
+
+    /// One block, folded.
+    ///
+    /// # Safety
+    /// The CPU must run AVX2.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn block<const PROD: bool>(x: &[f64]) -> f64 {
+        // SAFETY: forwarded.
+        let r = unsafe { regs::<PROD>(x) };
+        fold_regs::<PROD>(r)
+    }
+
+    /// Fold lanes 0..4, 4..8, 8..12, 12..16 in the lane order.
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn fold_regs<const PROD: bool>(r: [__m256d; 4]) -> f64 {
+        let op4 = |u, v| {
+            if PROD {
+                _mm256_mul_pd(u, v)
+            } else {
+                _mm256_add_pd(u, v)
+            }
+        };
+        let op2 = |u, v| {
+            if PROD {
+                _mm_mul_pd(u, v)
+            } else {
+                _mm_add_pd(u, v)
+            }
+        };
+        // i takes i + 8: lanes 0..4 take 8..12, 4..8 take 12..16.
+        let a = op4(r[0], r[2]);
+        let b = op4(r[1], r[3]);
+        // i takes i + 4.
+        let s4 = op4(a, b);
+        // i takes i + 2.
+        let s2 = op2(_mm256_castpd256_pd128(s4), _mm256_extractf128_pd::<1>(s4));
+        // 0 takes 1.
+        let s1 = op2(s2, _mm_unpackhi_pd(s2, s2));
+        _mm_cvtsd_f64(s1)
+    }
+
+    /// The sums of consecutive blocks of `x` into `out`, `K` full blocks side
+    /// by side (one: four lane registers), prefetching two groups ahead.
+    ///
+    /// # Safety
+    /// The CPU must run AVX2; `out.len()` must be the block count of `x`.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn sums(x: &[f64], out: &mut [f64]) {
+        const K: usize = 1;
+        let full = x.len() / super::BLOCK;
+        let mut b = 0;
+        while b + K <= full {
+            let p = x[b * super::BLOCK..].as_ptr();
+            let mut r = [[_mm256_setzero_pd(); 4]; K];
+            let mut i = 0;
+            while i < super::BLOCK {
+                for (k, rk) in r.iter_mut().enumerate() {
+                    let q = p.wrapping_add(k * super::BLOCK + i);
+                    // The next group's lines (a hint; never dereferenced).
+                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(2 * K * super::BLOCK) as *const i8);
+                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(K * super::BLOCK + 8) as *const i8);
+                    for (j, acc) in rk.iter_mut().enumerate() {
+                        // SAFETY: block b + k is full, i + 16 <= BLOCK.
+                        let v = unsafe { _mm256_loadu_pd(p.add(k * super::BLOCK + i + 4 * j)) };
+                        *acc = _mm256_add_pd(*acc, v);
+                    }
+                }
+                i += 16;
+            }
+            for (k, rk) in r.iter().enumerate() {
+                out[b + k] = fold_regs::<false>(*rk);
+            }
+            b += K;
+        }
+        for (o, c) in out[b..]
+            .iter_mut()
+            .zip(x[b * super::BLOCK..].chunks(super::BLOCK))
+        {
+            // SAFETY: forwarded.
+            *o = unsafe { block::<false>(c) };
+        }
+    }
+}
+
+/// Fold 16 sum lanes into the block's sum: lane `i` takes lane `i + 8` for
+/// `i < 8`, then `i + 4`, then `i + 2`, then lane 0 takes lane 1.
+pub fn fold_sum_lanes<F: LaneFloat>(lanes: &[F; LANES]) -> F {
+    fold(*lanes, |a, b| a + b)
+}
+
+/// Fold 16 product lanes as [`fold_sum_lanes`] does, multiplying.
+pub fn fold_prod_lanes<F: LaneFloat>(lanes: &[F; LANES]) -> F {
+    fold(*lanes, |a, b| a * b)
+}
+
+/// The largest power of two strictly below `n` (n ≥ 2).
+#[inline]
+pub(crate) fn left_part(n: usize) -> usize {
+    debug_assert!(n >= 2);
+    1usize << (usize::BITS - 1 - (n - 1).leading_zeros())
+}
+
+/// Combine block values by the block tree: the left part holds the largest
+/// power of two of blocks strictly below their count, each part combined the
+/// same way. `None` for no block.
+pub(crate) fn tree<V: Copy>(v: &[V], op: &impl Fn(V, V) -> V) -> Option<V> {
+    tree_in_place(&mut v.to_vec(), op)
+}
+
+/// [`tree`], using `v` as scratch: a part of 2^k blocks is the complete
+/// pairwise tree, combined level by level in place; only the right parts
+/// recurse (depth ⌈log₂ n⌉).
+pub(crate) fn tree_in_place<V: Copy>(v: &mut [V], op: &impl Fn(V, V) -> V) -> Option<V> {
+    match v.len() {
+        0 => None,
+        1 => Some(v[0]),
+        n => {
+            let p = left_part(n);
+            let (left, right) = v.split_at_mut(p);
+            let mut len = p;
+            while len > 1 {
+                for i in 0..len / 2 {
+                    left[i] = op(left[2 * i], left[2 * i + 1]);
+                }
+                len /= 2;
+            }
+            Some(op(left[0], tree_in_place(right, op)?))
+        }
+    }
+}
+
+/// Combine per-block sums into the total by the block tree (+0 for none): the
+/// left part holds the largest power of two of blocks strictly below their
+/// count, each part combined the same way.
+pub fn combine_blocks<F: LaneFloat>(block_sums: &[F]) -> F {
+    tree(block_sums, &|a: F, b: F| a + b).unwrap_or(F::ZERO)
+}
+
+/// Combine per-block products by the block tree (1 for none).
+pub fn combine_block_products<F: LaneFloat>(block_prods: &[F]) -> F {
+    tree(block_prods, &|a: F, b: F| a * b).unwrap_or(F::ONE)
+}
+
+/// The lane-level API for streaming callers: the 16 partial sum lanes of each
+/// block of `chunk`, a run of consecutive terms that starts at a block boundary
+/// (term number a multiple of [`BLOCK`]), into `lanes[b]` for block `b`.
+///
+/// Only the last block of `chunk` may hold fewer than [`BLOCK`] terms. A
+/// caller that folds each block's lanes with [`fold_sum_lanes`] and combines
+/// every block of its stream with [`combine_blocks`] gets the bits of
+/// [`crate::reduce()`]'s Sum over the whole stream, however the stream was cut
+/// into chunks (at block boundaries). Refuses (before any write) a `lanes`
+/// whose length is not the block count of `chunk`.
+pub fn sum_lanes<F: LaneFloat>(exec: &Exec, chunk: &[F], lanes: &mut [[F; LANES]]) -> Result<()> {
+    lanes_with(exec, chunk, lanes, false)
+}
+
+/// [`sum_lanes`] for products: the 16 partial product lanes of each block, a
+/// lane with no term holding 1.
+pub fn prod_lanes<F: LaneFloat>(exec: &Exec, chunk: &[F], lanes: &mut [[F; LANES]]) -> Result<()> {
+    lanes_with(exec, chunk, lanes, true)
+}
+
+fn lanes_with<F: LaneFloat>(
+    exec: &Exec,
+    chunk: &[F],
+    lanes: &mut [[F; LANES]],
+    prod: bool,
+) -> Result<()> {
+    let tier = exec.resolve_tier()?;
+    let blocks = chunk.len().div_ceil(BLOCK);
+    if lanes.len() != blocks {
+        return Err(Error::Invalid(format!(
+            "lanes: {} terms make {blocks} blocks of {BLOCK}, but room for {} blocks' lanes is given",
+            chunk.len(),
+            lanes.len()
+        )));
+    }
+    for (l, x) in lanes.iter_mut().zip(chunk.chunks(BLOCK)) {
+        *l = if prod {
+            F::prod_lanes_on(tier, x)
+        } else {
+            F::sum_lanes_on(tier, x)
+        };
+    }
+    Ok(())
+}

@@ -1,0 +1,703 @@
+//! Reductions in lane order (DESIGN §5.3) and scans (§5.4).
+//!
+//! A reduction numbers each output's terms `0..n` in C order of the reduced
+//! axes, whatever the operand's layout, and converts them block by block into
+//! the carrier of their dtype (f32 for f32 and narrower floats, f64, the
+//! complex pairs, i64 for signed integers and bool, u64 for unsigned) as a cast
+//! does. Each result is computed in the carrier and rounds once into the
+//! destination's dtype, as a cast does.
+//!
+//! * **Sum, Prod** of floats and complex: lane order ([`lanes`]): blocks of
+//!   1024, 16 lanes by term number mod 16, the fixed lane fold, the block tree
+//!   whose left part holds the largest power of two of blocks below their
+//!   count. A Sum of n terms is within γ(r)·Σ|x| of the exact sum, with
+//!   r = ⌈min(n, 1024)/16⌉ + 4 + ⌈log₂ B⌉ and B = ⌈n/1024⌉ blocks (γ(r) =
+//!   r·u/(1 - r·u), u the carrier's unit roundoff). A complex Sum adds its
+//!   parts so; a complex Prod multiplies by `(ac - bd) + i(ad + bc)`.
+//!   The Sum of no term is +0, the Prod 1. Integer sums and products wrap in
+//!   the 64-bit carrier and are exact.
+//! * **Max, Min**: IEEE 754-2019 maximum/minimum (NaN propagates, -0 < +0);
+//!   exact. Integers compare exactly. Refused for complex dtypes and for an
+//!   empty reduction with outputs.
+//! * **ArgMax, ArgMin**: the position (term number, into an `i64`
+//!   destination) of the first most extreme term, a NaN the most extreme of
+//!   all and -0 below +0.
+//! * **Logsumexp** (floats): two passes, each in lane order: the maximum m,
+//!   then `c + ln Σ e(x - c)` with c = m where finite and 0 elsewhere, e the
+//!   exp that is 0 below -87 (f32) or -708 (f64); a NaN where m is; -∞ for no
+//!   term. exp and ln are the platform's libm, the same on every tier.
+//! * **Mean, Variance** (Moments, floats): the mean c = Σx / n (lane order);
+//!   the variance `(Σd² - Σd·(Σd/n)) / n`, d = x - c, both sums in lane order,
+//!   +0 where that is negative and +∞ where Σd² is; a NaN where c is.
+//!
+//! Threads take whole outputs, or whole blocks of one output combined in the
+//! fixed tree, so neither the thread count nor the tier changes a bit. Every
+//! operand and destination is checked before anything is written.
+//!
+//! The terms come from a *term source* ([`Terms`]): today one operand, or a pair
+//! of operands combined term by term (products for [`dot`], squared and
+//! absolute differences for distances); a `map` program is meant to plug in as
+//! one more source.
+
+mod engine;
+pub mod lanes;
+pub mod scan;
+pub mod series;
+mod source;
+
+use crate::array::{ArrayView, ArrayViewMut};
+use crate::cast::{cast_with, CastMode};
+use crate::elementwise::check_destination;
+use crate::error::{Error, Result};
+use crate::tier::Exec;
+use crate::{Class, DType, Element, Tier};
+use engine::*;
+use lanes::LaneFloat;
+use num_complex::Complex;
+pub use scan::{scan, scan_many, ScanOp};
+pub use series::{diff, ema, rolling_max, rolling_mean, rolling_min, sum_squared_deviations};
+use source::Source;
+pub use source::TermMap;
+
+/// A reduction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduceOp {
+    /// The sum (lane order for floats and complex; wrapping for integers).
+    Sum,
+    /// The product (lane order for floats and complex; wrapping for integers).
+    Prod,
+    /// IEEE 754-2019 maximum.
+    Max,
+    /// IEEE 754-2019 minimum.
+    Min,
+    /// Position of the first maximum (NaN the largest, -0 below +0), as i64.
+    /// The extreme itself is [`ReduceOp::Max`]; asked for together in one
+    /// [`reduce_many`] call, both come from one loop.
+    ArgMax,
+    /// Position of the first minimum (NaN the smallest), as i64.
+    ArgMin,
+    /// ln Σ exp x, two passes.
+    Logsumexp,
+    /// The mean (Moments' first pass).
+    Mean,
+    /// The variance about the mean (Moments' two passes), divided by n.
+    Variance,
+    /// The L2 norm √Σx², two passes: s = max |x|, then `s·√Σ(x/s)²` with the
+    /// sum in lane order (s itself where s is 0, ∞ or NaN), so no square
+    /// overflows or underflows where the norm is representable.
+    L2Norm,
+}
+
+impl ReduceOp {
+    /// Every reduction.
+    pub const ALL: [ReduceOp; 10] = [
+        ReduceOp::Sum,
+        ReduceOp::Prod,
+        ReduceOp::Max,
+        ReduceOp::Min,
+        ReduceOp::ArgMax,
+        ReduceOp::ArgMin,
+        ReduceOp::Logsumexp,
+        ReduceOp::Mean,
+        ReduceOp::Variance,
+        ReduceOp::L2Norm,
+    ];
+    /// The name (as the CLI spells it).
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Prod => "prod",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+            ReduceOp::ArgMax => "argmax",
+            ReduceOp::ArgMin => "argmin",
+            ReduceOp::Logsumexp => "logsumexp",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Variance => "variance",
+            ReduceOp::L2Norm => "l2norm",
+        }
+    }
+    /// The reduction of a name, if any.
+    pub fn from_name(name: &str) -> Option<ReduceOp> {
+        ReduceOp::ALL.iter().copied().find(|o| o.name() == name)
+    }
+    /// Whether the reduction is defined for terms of `dtype`.
+    pub fn accepts(self, dtype: DType) -> bool {
+        let class = dtype.info().class;
+        match self {
+            ReduceOp::Sum | ReduceOp::Prod => true,
+            ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin => {
+                class != Class::Complex
+            }
+            ReduceOp::Logsumexp | ReduceOp::Mean | ReduceOp::Variance | ReduceOp::L2Norm => {
+                class == Class::Float
+            }
+        }
+    }
+}
+
+/// Where a reduction's terms come from: one operand, or two of one shape
+/// combined term by term in the carrier.
+#[derive(Clone, Copy, Debug)]
+pub struct Terms<'v, 'a> {
+    map: TermMap,
+    x: &'v ArrayView<'a>,
+    y: Option<&'v ArrayView<'a>>,
+}
+
+impl<'v, 'a> Terms<'v, 'a> {
+    /// The values of `x`.
+    pub fn of(x: &'v ArrayView<'a>) -> Self {
+        Terms {
+            map: TermMap::Value,
+            x,
+            y: None,
+        }
+    }
+    /// `x · x` (float dtypes).
+    pub fn square(x: &'v ArrayView<'a>) -> Self {
+        Terms {
+            map: TermMap::Square,
+            x,
+            y: None,
+        }
+    }
+    /// `|x|` (float dtypes).
+    pub fn abs(x: &'v ArrayView<'a>) -> Self {
+        Terms {
+            map: TermMap::Abs,
+            x,
+            y: None,
+        }
+    }
+    /// `x · y` (float dtypes; x and y of one dtype and shape).
+    pub fn product(x: &'v ArrayView<'a>, y: &'v ArrayView<'a>) -> Self {
+        Terms {
+            map: TermMap::Product,
+            x,
+            y: Some(y),
+        }
+    }
+    /// `(x - y)²` (float dtypes).
+    pub fn squared_difference(x: &'v ArrayView<'a>, y: &'v ArrayView<'a>) -> Self {
+        Terms {
+            map: TermMap::SquaredDifference,
+            x,
+            y: Some(y),
+        }
+    }
+    /// `|x - y|` (float dtypes).
+    pub fn abs_difference(x: &'v ArrayView<'a>, y: &'v ArrayView<'a>) -> Self {
+        Terms {
+            map: TermMap::AbsDifference,
+            x,
+            y: Some(y),
+        }
+    }
+    /// How the terms are formed.
+    pub fn map(&self) -> TermMap {
+        self.map
+    }
+}
+
+/// The carrier the terms of `dtype` reduce in: i64 for bool and signed
+/// integers, u64 for unsigned, the accumulator of the spec for floats and
+/// complex (f32 for f32 and narrower floats).
+pub fn carrier(dtype: DType) -> DType {
+    let info = dtype.info();
+    match info.class {
+        Class::Bool | Class::Int => DType::I64,
+        Class::Uint => DType::U64,
+        Class::Float | Class::Complex => DType::from_name(info.accumulator).unwrap_or(DType::F64),
+    }
+}
+
+/// The shape of a reduction's destination: `shape` without `axes`.
+pub fn reduced_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
+    shape
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !axes.contains(i))
+        .map(|(_, &n)| n)
+        .collect()
+}
+
+/// Sorted, distinct axes, each below `rank`.
+pub(crate) fn check_axes(axes: &[usize], rank: usize) -> Result<Vec<usize>> {
+    let mut v = axes.to_vec();
+    v.sort_unstable();
+    for w in v.windows(2) {
+        if w[0] == w[1] {
+            return Err(Error::Invalid(format!("axis {} is named twice", w[0])));
+        }
+    }
+    if let Some(&a) = v.iter().find(|&&a| a >= rank) {
+        return Err(Error::Invalid(format!(
+            "axis {a} is out of range for an operand of rank {rank}"
+        )));
+    }
+    Ok(v)
+}
+
+/// Whether `dst` fits a reduction of `shape` along `axes`: the reduced shape,
+/// or the same rank with extent 1 at every reduced axis.
+fn fits(dst: &[usize], shape: &[usize], axes: &[usize]) -> bool {
+    dst == reduced_shape(shape, axes).as_slice()
+        || (dst.len() == shape.len()
+            && dst.iter().zip(shape).enumerate().all(|(i, (&d, &s))| {
+                if axes.contains(&i) {
+                    d == 1
+                } else {
+                    d == s
+                }
+            }))
+}
+
+/// Reduce `x` along `axes` by `op` into `dst` (shape: `x`'s without `axes`,
+/// or with extent 1 there; any dtype, but `i64` for ArgMax/ArgMin).
+///
+/// Refuses (before any write) an axis out of range or named twice, an `op`
+/// not defined for `x`'s dtype, a destination of the wrong shape or dtype or
+/// that reaches an element twice, a Max/Min/Arg of no term, an unavailable
+/// tier. See the module documentation for each reduction's order and bound.
+pub fn reduce(
+    op: ReduceOp,
+    x: &ArrayView<'_>,
+    axes: &[usize],
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    reduce_terms(Terms::of(x), axes, &mut [(op, dst)], exec)
+}
+
+/// Several reductions of one operand along the same axes, each into its own
+/// destination, with each one's bits alone. Every destination is checked
+/// before any is written.
+pub fn reduce_many(
+    x: &ArrayView<'_>,
+    axes: &[usize],
+    outs: &mut [(ReduceOp, &mut ArrayViewMut<'_>)],
+    exec: &Exec,
+) -> Result<()> {
+    reduce_terms(Terms::of(x), axes, outs, exec)
+}
+
+/// [`reduce_many`] over any term source ([`Terms`]). A pair's operands must
+/// have one dtype and one shape; mapped terms (anything but [`Terms::of`])
+/// need a float dtype.
+pub fn reduce_terms(
+    terms: Terms<'_, '_>,
+    axes: &[usize],
+    outs: &mut [(ReduceOp, &mut ArrayViewMut<'_>)],
+    exec: &Exec,
+) -> Result<()> {
+    let tier = exec.resolve_tier()?;
+    let x = terms.x;
+    let axes = check_axes(axes, x.shape().len())?;
+    let dtype = x.dtype();
+    if let Some(y) = terms.y {
+        if y.dtype() != dtype {
+            return Err(Error::DTypeMismatch {
+                operand: "y".into(),
+                expected: dtype,
+                got: y.dtype(),
+            });
+        }
+        if y.shape() != x.shape() {
+            return Err(Error::Shape {
+                operand: "y".into(),
+                shape: y.shape().to_vec(),
+                target: x.shape().to_vec(),
+            });
+        }
+    }
+    if terms.map != TermMap::Value && dtype.info().class != Class::Float {
+        return Err(Error::Invalid(format!(
+            "terms {:?} need a float dtype, not {dtype}",
+            terms.map
+        )));
+    }
+    if outs.is_empty() {
+        return Err(Error::Invalid(
+            "a reduction needs at least one destination".into(),
+        ));
+    }
+    let n: usize = axes.iter().map(|&a| x.shape()[a]).product();
+    for (i, (op, dst)) in outs.iter().enumerate() {
+        let name = if outs.len() == 1 {
+            "destination".to_string()
+        } else {
+            format!("destination {i}")
+        };
+        if !op.accepts(dtype) {
+            return Err(Error::Invalid(format!(
+                "{} is not defined for dtype {dtype}",
+                op.name()
+            )));
+        }
+        if matches!(op, ReduceOp::ArgMax | ReduceOp::ArgMin) && dst.dtype() != DType::I64 {
+            return Err(Error::DTypeMismatch {
+                operand: name,
+                expected: DType::I64,
+                got: dst.dtype(),
+            });
+        }
+        if !fits(dst.shape(), x.shape(), &axes) {
+            return Err(Error::Shape {
+                operand: name,
+                shape: dst.shape().to_vec(),
+                target: reduced_shape(x.shape(), &axes),
+            });
+        }
+        check_destination(dst).map_err(|e| match e {
+            Error::Layout { reason, .. } => Error::Layout {
+                operand: name.clone(),
+                reason,
+            },
+            e => e,
+        })?;
+        let outputs = dst.shape().iter().product::<usize>();
+        if n == 0
+            && outputs > 0
+            && matches!(
+                op,
+                ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin
+            )
+        {
+            return Err(Error::Invalid(format!(
+                "{} of no term (a reduced axis has extent 0)",
+                op.name()
+            )));
+        }
+    }
+    let c = carrier(dtype);
+    let ops: Vec<&ArrayView<'_>> = match terms.y {
+        Some(y) => vec![x, y],
+        None => vec![x],
+    };
+    let src = Source::new(&ops, &axes, terms.map, c, tier)
+        .ok_or_else(|| Error::Invalid(format!("no conversion from {dtype} into {c}")))?;
+    let threads = exec.thread_count();
+    // One-pass float reductions of several outputs share one loop: each block
+    // of terms is fetched (converted, mapped) once.
+    let fusable = |op: ReduceOp| {
+        !matches!(
+            op,
+            ReduceOp::Logsumexp | ReduceOp::Variance | ReduceOp::L2Norm
+        ) && matches!(c, DType::F32 | DType::F64)
+    };
+    let fused: Vec<usize> = (0..outs.len()).filter(|&i| fusable(outs[i].0)).collect();
+    let mut done = vec![false; outs.len()];
+    if fused.len() > 1 {
+        for group in fused.chunks(FUSED) {
+            let ops: Vec<ReduceOp> = group.iter().map(|&i| outs[i].0).collect();
+            match c {
+                DType::F32 => fused_out::<f32>(&ops, group, &src, tier, threads, outs, exec)?,
+                _ => fused_out::<f64>(&ops, group, &src, tier, threads, outs, exec)?,
+            }
+            for &i in group {
+                done[i] = true;
+            }
+        }
+    }
+    for (k, (op, dst)) in outs.iter_mut().enumerate() {
+        if done[k] {
+            continue;
+        }
+        match c {
+            DType::F32 => float_out::<f32>(*op, &src, tier, threads, dst, exec)?,
+            DType::F64 => float_out::<f64>(*op, &src, tier, threads, dst, exec)?,
+            DType::C64 => complex_out::<f32>(*op, &src, threads, dst, exec)?,
+            DType::C128 => complex_out::<f64>(*op, &src, threads, dst, exec)?,
+            DType::I64 => int_out::<i64>(*op, &src, threads, dst, exec)?,
+            DType::U64 => int_out::<u64>(*op, &src, threads, dst, exec)?,
+            other => return Err(Error::Invalid(format!("no reduction carrier {other}"))),
+        }
+    }
+    Ok(())
+}
+
+/// Several one-pass float reductions in one loop ([`Fused`]), each result
+/// written to its own destination.
+fn fused_out<F: LaneFloat + Carrier>(
+    ops: &[ReduceOp],
+    group: &[usize],
+    src: &Source,
+    tier: Tier,
+    threads: usize,
+    outs: &mut [(ReduceOp, &mut ArrayViewMut<'_>)],
+    exec: &Exec,
+) -> Result<()> {
+    let res = run_pass::<F, _>(
+        src,
+        &Fused {
+            tier,
+            ops: ops.to_vec(),
+        },
+        threads,
+    );
+    let n = F::from_count(src.n);
+    for (k, (&i, &op)) in group.iter().zip(ops).enumerate() {
+        let dst = &mut *outs[i].1;
+        match op {
+            ReduceOp::ArgMax | ReduceOp::ArgMin => {
+                let p: Vec<i64> = res.iter().map(|v| v[k].1 as i64).collect();
+                write(&p, dst, exec)?;
+            }
+            ReduceOp::Mean => {
+                let m: Vec<F> = res.iter().map(|v| v[k].0 / n).collect();
+                write(&m, dst, exec)?;
+            }
+            _ => {
+                let r: Vec<F> = res.iter().map(|v| v[k].0).collect();
+                write(&r, dst, exec)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Round the carrier results into the destination (a cast of validated
+/// views: it cannot be refused).
+fn write<T: Element>(res: &[T], dst: &mut ArrayViewMut<'_>, exec: &Exec) -> Result<()> {
+    let shape = dst.shape().to_vec();
+    let view = ArrayView::from_slice(res, &shape)?;
+    cast_with(exec, &view, dst, CastMode::Default)
+}
+
+fn positions<V>(res: &[(V, usize)]) -> Vec<i64> {
+    res.iter().map(|&(_, i)| i as i64).collect()
+}
+
+fn float_out<F: LaneFloat + Carrier>(
+    op: ReduceOp,
+    src: &Source,
+    tier: Tier,
+    threads: usize,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    let res: Vec<F> = match op {
+        ReduceOp::Sum => run_pass(src, &FSum(tier), threads),
+        ReduceOp::Prod => run_pass(src, &FProd(tier), threads),
+        ReduceOp::Max => run_pass(src, &FExt(true), threads),
+        ReduceOp::Min => run_pass(src, &FExt(false), threads),
+        ReduceOp::ArgMax | ReduceOp::ArgMin => {
+            let r = run_pass::<F, _>(src, &FArg(op == ReduceOp::ArgMax), threads);
+            return write(&positions(&r), dst, exec);
+        }
+        ReduceOp::Logsumexp => logsumexp::<F>(src, tier, threads),
+        ReduceOp::Mean => mean::<F>(src, tier, threads),
+        ReduceOp::Variance => variance::<F>(src, tier, threads),
+        ReduceOp::L2Norm => l2::<F>(src, tier, threads),
+    };
+    write(&res, dst, exec)
+}
+
+pub(crate) fn logsumexp<F: LaneFloat + Carrier>(
+    src: &Source,
+    tier: Tier,
+    threads: usize,
+) -> Vec<F> {
+    let m: Vec<F> = run_pass(src, &FExt(true), threads);
+    let c: Vec<F> = m
+        .iter()
+        .map(|&v| if v.is_finite() { v } else { F::ZERO })
+        .collect();
+    let s: Vec<F> = run_pass(src, &LseSum { tier, c }, threads);
+    m.iter()
+        .zip(&s)
+        .map(|(&m, &s)| {
+            if m.is_nan() {
+                m
+            } else {
+                let c = if m.is_finite() { m } else { F::ZERO };
+                c + s.ln()
+            }
+        })
+        .collect()
+}
+
+pub(crate) fn l2<F: LaneFloat + Carrier>(src: &Source, tier: Tier, threads: usize) -> Vec<F> {
+    let s: Vec<F> = run_pass::<F, _>(src, &AbsMax, threads)
+        .into_iter()
+        .map(|v| if src.n == 0 { F::ZERO } else { v })
+        .collect();
+    let q: Vec<F> = run_pass(src, &ScaledSquares { tier, s: s.clone() }, threads);
+    s.iter()
+        .zip(&q)
+        .map(|(&s, &q)| {
+            if s == F::ZERO || !s.is_finite() {
+                s
+            } else {
+                s * q.sqrt()
+            }
+        })
+        .collect()
+}
+
+pub(crate) fn mean<F: LaneFloat + Carrier>(src: &Source, tier: Tier, threads: usize) -> Vec<F> {
+    let s: Vec<F> = run_pass(src, &FSum(tier), threads);
+    let n = F::from_count(src.n);
+    s.iter().map(|&v| v / n).collect()
+}
+
+pub(crate) fn variance<F: LaneFloat + Carrier>(src: &Source, tier: Tier, threads: usize) -> Vec<F> {
+    let c = mean::<F>(src, tier, threads);
+    let n = F::from_count(src.n);
+    let sums: Vec<(F, F)> = run_pass(src, &DevSums { tier, c: c.clone() }, threads);
+    c.iter()
+        .zip(&sums)
+        .map(|(&c, &(s2, s1))| {
+            if c.is_nan() {
+                return c;
+            }
+            if s2 == F::INF {
+                return s2;
+            }
+            let v = (s2 - s1 * (s1 / n)) / n;
+            if v < F::ZERO {
+                F::ZERO
+            } else {
+                v
+            }
+        })
+        .collect()
+}
+
+fn complex_out<F: LaneFloat>(
+    op: ReduceOp,
+    src: &Source,
+    threads: usize,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()>
+where
+    Complex<F>: Carrier,
+{
+    let res: Vec<Complex<F>> = match op {
+        ReduceOp::Sum => run_pass(src, &CSumProd(false), threads),
+        ReduceOp::Prod => run_pass(src, &CSumProd(true), threads),
+        _ => return Err(Error::Invalid(format!("{} of complex terms", op.name()))),
+    };
+    write(&res, dst, exec)
+}
+
+fn int_out<I: IntCarrier>(
+    op: ReduceOp,
+    src: &Source,
+    threads: usize,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    let res: Vec<I> = match op {
+        ReduceOp::Sum => run_pass(src, &ISum(false), threads),
+        ReduceOp::Prod => run_pass(src, &ISum(true), threads),
+        ReduceOp::Max => run_pass(src, &IExt(true), threads),
+        ReduceOp::Min => run_pass(src, &IExt(false), threads),
+        ReduceOp::ArgMax | ReduceOp::ArgMin => {
+            let r = run_pass::<I, _>(src, &IArg(op == ReduceOp::ArgMax), threads);
+            return write(&positions(&r), dst, exec);
+        }
+        _ => return Err(Error::Invalid(format!("{} of integer terms", op.name()))),
+    };
+    write(&res, dst, exec)
+}
+
+/// The dot product `Σ x·y` along `axes` (products rounded, then summed in
+/// lane order) into `dst`. Float dtypes.
+pub fn dot(
+    x: &ArrayView<'_>,
+    y: &ArrayView<'_>,
+    axes: &[usize],
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    reduce_terms(
+        Terms::product(x, y),
+        axes,
+        &mut [(ReduceOp::Sum, dst)],
+        exec,
+    )
+}
+
+/// The sum of squares `Σ x²` in lane order. Float dtypes.
+pub fn sum_squares(
+    x: &ArrayView<'_>,
+    axes: &[usize],
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    reduce_terms(Terms::square(x), axes, &mut [(ReduceOp::Sum, dst)], exec)
+}
+
+/// The L1 norm `Σ |x|` in lane order. Float dtypes.
+pub fn l1_norm(
+    x: &ArrayView<'_>,
+    axes: &[usize],
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    reduce_terms(Terms::abs(x), axes, &mut [(ReduceOp::Sum, dst)], exec)
+}
+
+/// The squared Euclidean distance `Σ (x - y)²` in lane order. Float dtypes.
+pub fn squared_distance(
+    x: &ArrayView<'_>,
+    y: &ArrayView<'_>,
+    axes: &[usize],
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    reduce_terms(
+        Terms::squared_difference(x, y),
+        axes,
+        &mut [(ReduceOp::Sum, dst)],
+        exec,
+    )
+}
+
+/// The L1 distance `Σ |x - y|` in lane order. Float dtypes.
+pub fn l1_distance(
+    x: &ArrayView<'_>,
+    y: &ArrayView<'_>,
+    axes: &[usize],
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    reduce_terms(
+        Terms::abs_difference(x, y),
+        axes,
+        &mut [(ReduceOp::Sum, dst)],
+        exec,
+    )
+}
+
+/// The L2 norm `√Σ x²` along `axes` without overflow or underflow for
+/// representable answers ([`ReduceOp::L2Norm`]). Float dtypes.
+pub fn l2_norm(
+    x: &ArrayView<'_>,
+    axes: &[usize],
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    reduce(ReduceOp::L2Norm, x, axes, dst, exec)
+}
+
+/// The minimum and the maximum of `x` along `axes` in one call (IEEE
+/// 754-2019: NaN propagates, -0 < +0). Both destinations are checked before
+/// either is written.
+pub fn min_max<'a>(
+    x: &ArrayView<'_>,
+    axes: &[usize],
+    min: &mut ArrayViewMut<'a>,
+    max: &mut ArrayViewMut<'a>,
+    exec: &Exec,
+) -> Result<()> {
+    reduce_many(
+        x,
+        axes,
+        &mut [(ReduceOp::Min, min), (ReduceOp::Max, max)],
+        exec,
+    )
+}

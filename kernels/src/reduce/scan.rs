@@ -1,0 +1,595 @@
+//! Inclusive scans along one axis (DESIGN §5.4).
+//!
+//! Each slice along the axis is cut into chunks of [`CHUNK`] terms from its
+//! start. A chunk's total is its terms reduced in lane order (as a reduction of
+//! exactly them). The carry into chunk 0 is the slice's element of the given
+//! carry array, else the identity (-0 for a Sum, so that every term passes
+//! through exactly, 1 for a Prod, -∞/+∞ for Max/Min); the carry into chunk
+//! c + 1 is the carry into c combined with c's total; each result is its
+//! chunk's carry combined with the chunk's terms up to it, left to right.
+//! Chunks are therefore independent work: threads take whole slices, or the
+//! chunks of one slice in two passes, with the same bits.
+//!
+//! Logsumexp and Moments scans (floats) instead combine per-term states by the
+//! odd/even prefix network ([`odd_even_scan`]), whose association is a
+//! function of the slice's length alone: Logsumexp states are (m, s), a term
+//! x being (x, e(x - c)), c = x where finite and 0 elsewhere, e the exp that
+//! is 0 below -87 (f32) or -708 (f64); a then b combine to m = max(ma, mb),
+//! s = sa·e(ma - c) + sb·e(mb - c) with c = m (or 0 where m is not finite); the
+//! result is m + ln s, or m where m is not finite. Moments states are (μ, S, n),
+//! a term t being (t - c, +0, 1) with c the slice's first term (0 where not
+//! finite); a then b combine to n = na + nb, δ = μb - μa, w = nb/n,
+//! μ = μa + δ·w (μa + μb where either is not finite), S = (Sa + Sb) + δ²·(na·w);
+//! the mean is c + μ and the variance S/(i + 1), NaN where μ is not finite.
+//! Threads take whole slices for these.
+//!
+//! Terms convert into their carrier as in [`crate::reduce()`], and each result
+//! rounds once into the destination's dtype. Integer scans wrap (Sum, Prod)
+//! and are exact; Max/Min follow IEEE 754-2019 (NaN propagates, -0 < +0).
+
+use super::engine::{fmax, fmin, Carrier, IntCarrier, PARALLEL_MIN};
+use super::lanes::{tree_in_place, LaneFloat, BLOCK};
+use super::source::{Source, TermMap};
+use super::{carrier, check_axes, reduced_shape};
+use crate::array::{c_strides, ArrayView, ArrayViewMut};
+use crate::cast::{cast_with, CastMode};
+use crate::elementwise::check_destination;
+use crate::error::{Error, Result};
+use crate::tier::Exec;
+use crate::{Class, DType, Tier};
+use num_complex::Complex;
+use rayon::prelude::*;
+
+/// Terms per chunk of a scan.
+pub const CHUNK: usize = 4096;
+
+/// A scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScanOp {
+    /// Running sum (cumulative sum).
+    Sum,
+    /// Running product.
+    Prod,
+    /// Running IEEE 754-2019 maximum (cumulative max).
+    Max,
+    /// Running IEEE 754-2019 minimum (cumulative min).
+    Min,
+    /// Running logsumexp (floats): states (m, s) combined by the odd/even
+    /// network, see [`odd_even_scan`].
+    Logsumexp,
+    /// Running mean (Moments scan, floats).
+    Mean,
+    /// Running variance about the running mean, divided by the count
+    /// (Moments scan, floats).
+    Variance,
+}
+
+impl ScanOp {
+    /// Every scan.
+    pub const ALL: [ScanOp; 7] = [
+        ScanOp::Sum,
+        ScanOp::Prod,
+        ScanOp::Max,
+        ScanOp::Min,
+        ScanOp::Logsumexp,
+        ScanOp::Mean,
+        ScanOp::Variance,
+    ];
+    /// The name (as the CLI spells it).
+    pub fn name(self) -> &'static str {
+        match self {
+            ScanOp::Sum => "sum",
+            ScanOp::Prod => "prod",
+            ScanOp::Max => "max",
+            ScanOp::Min => "min",
+            ScanOp::Logsumexp => "logsumexp",
+            ScanOp::Mean => "mean",
+            ScanOp::Variance => "variance",
+        }
+    }
+    /// The scan of a name, if any.
+    pub fn from_name(name: &str) -> Option<ScanOp> {
+        ScanOp::ALL.iter().copied().find(|o| o.name() == name)
+    }
+    /// Whether the scan is defined for terms of `dtype`.
+    pub fn accepts(self, dtype: DType) -> bool {
+        match self {
+            ScanOp::Sum | ScanOp::Prod => true,
+            ScanOp::Max | ScanOp::Min => dtype.info().class != Class::Complex,
+            ScanOp::Logsumexp | ScanOp::Mean | ScanOp::Variance => {
+                dtype.info().class == Class::Float
+            }
+        }
+    }
+}
+
+/// The monoid of a scan in a carrier.
+trait Monoid<C>: Sync {
+    fn identity(&self) -> C;
+    fn block(&self, x: &[C]) -> C;
+    fn op(&self, a: C, b: C) -> C;
+}
+
+struct FloatScan(ScanOp, Tier);
+impl<F: LaneFloat> Monoid<F> for FloatScan {
+    fn identity(&self) -> F {
+        match self.0 {
+            ScanOp::Prod => F::ONE,
+            ScanOp::Max => -F::INF,
+            ScanOp::Min => F::INF,
+            _ => -F::ZERO,
+        }
+    }
+    fn block(&self, x: &[F]) -> F {
+        match self.0 {
+            ScanOp::Sum => F::sum_block_on(self.1, x),
+            ScanOp::Prod => F::prod_block_on(self.1, x),
+            _ => x
+                .iter()
+                .fold(Monoid::<F>::identity(self), |a, &b| self.op(a, b)),
+        }
+    }
+    #[inline]
+    fn op(&self, a: F, b: F) -> F {
+        match self.0 {
+            ScanOp::Prod => a * b,
+            ScanOp::Max => fmax(a, b),
+            ScanOp::Min => fmin(a, b),
+            _ => a + b,
+        }
+    }
+}
+
+struct IntScan(ScanOp);
+impl<I: IntCarrier> Monoid<I> for IntScan {
+    fn identity(&self) -> I {
+        match self.0 {
+            ScanOp::Prod => I::ONE,
+            ScanOp::Max => I::MIN,
+            ScanOp::Min => I::MAX,
+            _ => I::ZERO,
+        }
+    }
+    fn block(&self, x: &[I]) -> I {
+        x.iter()
+            .fold(Monoid::<I>::identity(self), |a, &b| self.op(a, b))
+    }
+    #[inline]
+    fn op(&self, a: I, b: I) -> I {
+        match self.0 {
+            ScanOp::Prod => a.wmul(b),
+            ScanOp::Max => a.max(b),
+            ScanOp::Min => a.min(b),
+            _ => a.wadd(b),
+        }
+    }
+}
+
+struct ComplexScan(ScanOp);
+impl<F: LaneFloat> Monoid<Complex<F>> for ComplexScan {
+    fn identity(&self) -> Complex<F> {
+        match self.0 {
+            ScanOp::Prod => Complex::new(F::ONE, F::ZERO),
+            _ => Complex::new(-F::ZERO, -F::ZERO),
+        }
+    }
+    fn block(&self, x: &[Complex<F>]) -> Complex<F> {
+        super::engine::complex_block(x, self.0 == ScanOp::Prod)
+    }
+    fn op(&self, a: Complex<F>, b: Complex<F>) -> Complex<F> {
+        if self.0 == ScanOp::Prod {
+            super::engine::cmul(a, b)
+        } else {
+            Complex::new(a.re + b.re, a.im + b.im)
+        }
+    }
+}
+
+/// Scan `x` along `axis` by `op` into `dst` (the shape of `x`, any dtype),
+/// inclusive, in the order the module documentation states. `carry`, for Sum
+/// and Prod only, continues each slice: an array
+/// of `x`'s shape without `axis`, of the terms' carrier dtype
+/// ([`super::carrier`]).
+///
+/// Refuses (before any write) an axis out of range, an op not defined for the
+/// dtype, a destination of another shape or that reaches an element twice, a
+/// carry of the wrong shape or dtype or given to Max/Min, an unavailable tier.
+pub fn scan(
+    op: ScanOp,
+    x: &ArrayView<'_>,
+    axis: usize,
+    carry: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    scan_many(x, axis, carry, &mut [(op, dst)], exec)
+}
+
+/// Several scans of one operand along one axis, each into its own
+/// destination; every destination is checked before any is written.
+pub fn scan_many(
+    x: &ArrayView<'_>,
+    axis: usize,
+    carry: Option<&ArrayView<'_>>,
+    outs: &mut [(ScanOp, &mut ArrayViewMut<'_>)],
+    exec: &Exec,
+) -> Result<()> {
+    let tier = exec.resolve_tier()?;
+    let axes = check_axes(&[axis], x.shape().len())?;
+    let dtype = x.dtype();
+    let c = carrier(dtype);
+    if outs.is_empty() {
+        return Err(Error::Invalid(
+            "a scan needs at least one destination".into(),
+        ));
+    }
+    for (i, (op, dst)) in outs.iter().enumerate() {
+        let name = if outs.len() == 1 {
+            "destination".to_string()
+        } else {
+            format!("destination {i}")
+        };
+        if !op.accepts(dtype) {
+            return Err(Error::Invalid(format!(
+                "a {} scan is not defined for dtype {dtype}",
+                op.name()
+            )));
+        }
+        if carry.is_some() && !matches!(op, ScanOp::Sum | ScanOp::Prod) {
+            return Err(Error::Invalid(format!(
+                "a {} scan takes no carry",
+                op.name()
+            )));
+        }
+        if dst.shape() != x.shape() {
+            return Err(Error::Shape {
+                operand: name,
+                shape: dst.shape().to_vec(),
+                target: x.shape().to_vec(),
+            });
+        }
+        check_destination(dst)?;
+    }
+    if let Some(k) = carry {
+        if k.dtype() != c {
+            return Err(Error::DTypeMismatch {
+                operand: "carry".into(),
+                expected: c,
+                got: k.dtype(),
+            });
+        }
+        let want = reduced_shape(x.shape(), &axes);
+        if k.shape() != want.as_slice() {
+            return Err(Error::Shape {
+                operand: "carry".into(),
+                shape: k.shape().to_vec(),
+                target: want,
+            });
+        }
+    }
+    let no_conv = || Error::Invalid(format!("no conversion from {dtype} into {c}"));
+    let src = Source::new(&[x], &axes, TermMap::Value, c, tier).ok_or_else(no_conv)?;
+    let carry_src = match carry {
+        Some(k) => Some(Source::new(&[k], &[], TermMap::Value, c, tier).ok_or_else(no_conv)?),
+        None => None,
+    };
+    let threads = exec.thread_count();
+    // The result buffer holds slice after slice; its view in x's shape has
+    // stride 1 along the axis and the slices' C strides times the length on
+    // the other axes.
+    let len = x.shape()[axis];
+    let kept = reduced_shape(x.shape(), &axes);
+    let ks = c_strides(&kept);
+    let mut strides = Vec::with_capacity(x.shape().len());
+    let mut j = 0;
+    for ax in 0..x.shape().len() {
+        if ax == axis {
+            strides.push(1);
+        } else {
+            strides.push(ks[j] * len as isize);
+            j += 1;
+        }
+    }
+    for (op, dst) in outs.iter_mut() {
+        let op = *op;
+        let cs = carry_src.as_ref();
+        if matches!(op, ScanOp::Logsumexp | ScanOp::Mean | ScanOp::Variance) {
+            match c {
+                DType::F32 => {
+                    let r = run_network::<f32>(&src, op, threads);
+                    write(&r, x.shape(), &strides, dst, exec)?;
+                }
+                _ => {
+                    let r = run_network::<f64>(&src, op, threads);
+                    write(&r, x.shape(), &strides, dst, exec)?;
+                }
+            }
+            continue;
+        }
+        match c {
+            DType::F32 => {
+                let r = run::<f32, _>(&src, cs, &FloatScan(op, tier), threads);
+                write(&r, x.shape(), &strides, dst, exec)?;
+            }
+            DType::F64 => {
+                let r = run::<f64, _>(&src, cs, &FloatScan(op, tier), threads);
+                write(&r, x.shape(), &strides, dst, exec)?;
+            }
+            DType::C64 => {
+                let r = run::<Complex<f32>, _>(&src, cs, &ComplexScan(op), threads);
+                write(&r, x.shape(), &strides, dst, exec)?;
+            }
+            DType::C128 => {
+                let r = run::<Complex<f64>, _>(&src, cs, &ComplexScan(op), threads);
+                write(&r, x.shape(), &strides, dst, exec)?;
+            }
+            DType::I64 => {
+                let r = run::<i64, _>(&src, cs, &IntScan(op), threads);
+                write(&r, x.shape(), &strides, dst, exec)?;
+            }
+            DType::U64 => {
+                let r = run::<u64, _>(&src, cs, &IntScan(op), threads);
+                write(&r, x.shape(), &strides, dst, exec)?;
+            }
+            other => return Err(Error::Invalid(format!("no scan carrier {other}"))),
+        }
+    }
+    Ok(())
+}
+
+fn write<C: Carrier>(
+    res: &[C],
+    shape: &[usize],
+    strides: &[isize],
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    if res.is_empty() {
+        return Ok(());
+    }
+    let view = ArrayView::from_slice_strided(res, shape, strides, 0)?;
+    cast_with(exec, &view, dst, CastMode::Default)
+}
+
+/// The total of one chunk (terms `t0..t0 + len` of slice `o`): its blocks in
+/// lane order, combined by the block tree.
+fn chunk_total<C: Carrier, M: Monoid<C>>(
+    src: &Source,
+    m: &M,
+    o: usize,
+    t0: usize,
+    len: usize,
+    s: &mut super::source::Scratch<C>,
+) -> C {
+    let mut v = [m.identity(); CHUNK / BLOCK];
+    let nb = len.div_ceil(BLOCK);
+    for (b, slot) in v.iter_mut().enumerate().take(nb) {
+        let b0 = t0 + b * BLOCK;
+        let bl = (t0 + len - b0).min(BLOCK);
+        *slot = m.block(src.fetch(o, b0, bl, s));
+    }
+    tree_in_place(&mut v[..nb], &|a, b| m.op(a, b)).unwrap_or_else(|| m.identity())
+}
+
+/// Scan one chunk from its carry into `out` (the chunk's results).
+fn chunk_scan<C: Carrier, M: Monoid<C>>(
+    src: &Source,
+    m: &M,
+    o: usize,
+    t0: usize,
+    carry: C,
+    out: &mut [C],
+    s: &mut super::source::Scratch<C>,
+) {
+    let mut r = carry;
+    for (b, piece) in out.chunks_mut(BLOCK).enumerate() {
+        let x = src.fetch(o, t0 + b * BLOCK, piece.len(), s);
+        for (d, &v) in piece.iter_mut().zip(x) {
+            r = m.op(r, v);
+            *d = r;
+        }
+    }
+}
+
+fn run<C: Carrier, M: Monoid<C>>(
+    src: &Source,
+    carry: Option<&Source>,
+    m: &M,
+    threads: usize,
+) -> Vec<C> {
+    let (outs, n) = (src.outputs, src.n);
+    let mut res = vec![m.identity(); outs * n];
+    if res.is_empty() {
+        return res;
+    }
+    let threads = if outs * n < PARALLEL_MIN {
+        1
+    } else {
+        threads.max(1)
+    };
+    let start = |o: usize, s: &mut super::source::Scratch<C>| -> C {
+        match carry {
+            Some(k) => k.fetch(o, 0, 1, s)[0],
+            None => m.identity(),
+        }
+    };
+    let slice = |o: usize,
+                 out: &mut [C],
+                 s: &mut super::source::Scratch<C>,
+                 ks: &mut super::source::Scratch<C>| {
+        let mut cr = start(o, ks);
+        for (c, piece) in out.chunks_mut(CHUNK).enumerate() {
+            chunk_scan(src, m, o, c * CHUNK, cr, piece, s);
+            if (c + 1) * CHUNK < n {
+                cr = m.op(cr, chunk_total(src, m, o, c * CHUNK, piece.len(), s));
+            }
+        }
+    };
+    if threads == 1 {
+        let mut s = src.scratch::<C>();
+        let mut ks = src.scratch::<C>();
+        for (o, row) in res.chunks_mut(n).enumerate() {
+            slice(o, row, &mut s, &mut ks);
+        }
+        return res;
+    }
+    if outs >= threads || n <= CHUNK {
+        let per = outs.div_ceil(threads);
+        res.par_chunks_mut(per * n)
+            .enumerate()
+            .for_each(|(t, rows)| {
+                let mut s = src.scratch::<C>();
+                let mut ks = src.scratch::<C>();
+                for (i, row) in rows.chunks_mut(n).enumerate() {
+                    slice(t * per + i, row, &mut s, &mut ks);
+                }
+            });
+        return res;
+    }
+    // Few long slices: chunk totals in parallel, carries in order, then the
+    // chunks' scans in parallel.
+    let chunks = n.div_ceil(CHUNK);
+    let mut carries = vec![m.identity(); chunks];
+    for (o, row) in res.chunks_mut(n).enumerate() {
+        carries
+            .par_chunks_mut(chunks.div_ceil(threads))
+            .enumerate()
+            .for_each(|(t, cs)| {
+                let mut s = src.scratch::<C>();
+                let per = chunks.div_ceil(threads);
+                for (i, v) in cs.iter_mut().enumerate() {
+                    let c = t * per + i;
+                    let t0 = c * CHUNK;
+                    *v = chunk_total(src, m, o, t0, (n - t0).min(CHUNK), &mut s);
+                }
+            });
+        let mut ks = src.scratch::<C>();
+        let mut cr = start(o, &mut ks);
+        for v in carries.iter_mut() {
+            let total = *v;
+            *v = cr;
+            cr = m.op(cr, total);
+        }
+        let carries = &carries;
+        row.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, piece)| {
+                let mut s = src.scratch::<C>();
+                chunk_scan(src, m, o, c * CHUNK, carries[c], piece, &mut s);
+            });
+    }
+    res
+}
+
+/// The odd/even (Brent–Kung) prefix network over `a`, in place: neighbouring
+/// pairs `(2i, 2i + 1)` combine, the network runs on the pairs' results,
+/// which become the odd positions' results, and each even position `2i > 0`
+/// combines the result at `2i - 1` with its own state. The network, and so
+/// every result's association, is a function of the length alone; its depth
+/// is at most `2⌈log₂ n⌉`.
+pub fn odd_even_scan<S: Copy>(a: &mut [S], op: &impl Fn(S, S) -> S) {
+    let n = a.len();
+    if n < 2 {
+        return;
+    }
+    let mut pairs: Vec<S> = (0..n / 2).map(|i| op(a[2 * i], a[2 * i + 1])).collect();
+    odd_even_scan(&mut pairs, op);
+    for (i, &p) in pairs.iter().enumerate() {
+        a[2 * i + 1] = p;
+    }
+    for i in (2..n).step_by(2) {
+        a[i] = op(a[i - 1], a[i]);
+    }
+}
+
+/// exp z, or 0 below the cut.
+#[inline]
+fn e<F: LaneFloat>(z: F) -> F {
+    if z < F::CUT {
+        F::ZERO
+    } else {
+        z.exp()
+    }
+}
+
+/// The Logsumexp scan of one slice's terms into `out`.
+fn lse_scan<F: LaneFloat>(x: &[F], out: &mut [F]) {
+    let centre = |m: F| if m.is_finite() { m } else { F::ZERO };
+    let mut st: Vec<(F, F)> = x.iter().map(|&t| (t, e(t - centre(t)))).collect();
+    odd_even_scan(&mut st, &|a: (F, F), b: (F, F)| {
+        let m = fmax(a.0, b.0);
+        let c = centre(m);
+        (m, a.1 * e(a.0 - c) + b.1 * e(b.0 - c))
+    });
+    for (o, &(m, s)) in out.iter_mut().zip(&st) {
+        *o = if m.is_finite() { m + s.ln() } else { m };
+    }
+}
+
+/// The Moments scan of one slice's terms: the running mean or variance.
+fn moments_scan<F: LaneFloat>(x: &[F], out: &mut [F], variance: bool) {
+    let Some(&first) = x.first() else { return };
+    let c = if first.is_finite() { first } else { F::ZERO };
+    let mut st: Vec<(F, F, F)> = x.iter().map(|&t| (t - c, F::ZERO, F::ONE)).collect();
+    odd_even_scan(&mut st, &|a: (F, F, F), b: (F, F, F)| {
+        let n = a.2 + b.2;
+        let d = b.0 - a.0;
+        let w = b.2 / n;
+        let mu = if a.0.is_finite() && b.0.is_finite() {
+            a.0 + d * w
+        } else {
+            a.0 + b.0
+        };
+        (mu, (a.1 + b.1) + (d * d) * (a.2 * w), n)
+    });
+    for (i, (o, &(mu, s, _))) in out.iter_mut().zip(&st).enumerate() {
+        *o = if !mu.is_finite() {
+            F::NAN
+        } else if variance {
+            s / F::from_count(i + 1)
+        } else {
+            c + mu
+        };
+    }
+}
+
+/// Logsumexp and Moments scans: each slice's terms fetched whole into the
+/// carrier, then the network; threads take whole slices.
+fn run_network<F: LaneFloat + Carrier>(src: &Source, op: ScanOp, threads: usize) -> Vec<F> {
+    let (outs, n) = (src.outputs, src.n);
+    let mut res = vec![F::ZERO; outs * n];
+    if res.is_empty() {
+        return res;
+    }
+    let slice = |o: usize, row: &mut [F], terms: &mut Vec<F>, s: &mut super::source::Scratch<F>| {
+        terms.clear();
+        for t0 in (0..n).step_by(BLOCK) {
+            terms.extend_from_slice(src.fetch(o, t0, (n - t0).min(BLOCK), s));
+        }
+        match op {
+            ScanOp::Logsumexp => lse_scan(terms, row),
+            _ => moments_scan(terms, row, op == ScanOp::Variance),
+        }
+    };
+    let threads = if outs * n < PARALLEL_MIN {
+        1
+    } else {
+        threads.max(1)
+    };
+    let per = outs.div_ceil(threads);
+    let work = |t: usize, rows: &mut [F]| {
+        let mut s = src.scratch::<F>();
+        let mut terms = Vec::with_capacity(n);
+        for (i, row) in rows.chunks_mut(n).enumerate() {
+            slice(t * per + i, row, &mut terms, &mut s);
+        }
+    };
+    if threads == 1 {
+        work(0, &mut res);
+    } else {
+        res.par_chunks_mut(per * n)
+            .enumerate()
+            .for_each(|(t, rows)| work(t, rows));
+    }
+    res
+}

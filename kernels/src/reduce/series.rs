@@ -1,0 +1,133 @@
+//! One-dimensional series kernels on typed slices of `f32` or `f64`: the sum
+//! of squared deviations, differences, rolling extremes and means over a
+//! window, and the exponential moving average. Each states its order; none
+//! depends on threads or tier.
+
+use super::lanes::{combine_blocks, LaneFloat, BLOCK};
+use crate::error::{Error, Result};
+use crate::tier::Exec;
+
+fn check_len(what: &str, got: usize, want: usize) -> Result<()> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(Error::Invalid(format!(
+            "{what}: the destination holds {got} values, {want} are needed"
+        )))
+    }
+}
+
+fn check_window(window: usize, n: usize) -> Result<usize> {
+    if window == 0 || window > n {
+        return Err(Error::Invalid(format!(
+            "window {window} must be between 1 and the series length {n}"
+        )));
+    }
+    Ok(n - window + 1)
+}
+
+/// The lane-order sum of terms made by `f` from `x` (blocks converted into a
+/// stack buffer).
+fn lane_sum_of<F: LaneFloat>(exec: &Exec, x: &[F], f: impl Fn(F) -> F) -> Result<F> {
+    let tier = exec.resolve_tier()?;
+    let mut totals = Vec::with_capacity(x.len().div_ceil(BLOCK));
+    let mut t = [F::ZERO; BLOCK];
+    for c in x.chunks(BLOCK) {
+        for (d, &v) in t.iter_mut().zip(c) {
+            *d = f(v);
+        }
+        totals.push(F::sum_block_on(tier, &t[..c.len()]));
+    }
+    Ok(combine_blocks(&totals))
+}
+
+/// `Σ (x - c)²` about a given centre `c`: each term `(x - c)·(x - c)` rounded
+/// once after the rounded difference, summed in lane order (DESIGN §5.3). For
+/// the variance about the mean, see [`crate::ReduceOp::Variance`].
+pub fn sum_squared_deviations<F: LaneFloat>(exec: &Exec, x: &[F], c: F) -> Result<F> {
+    lane_sum_of(exec, x, |v| {
+        let d = v - c;
+        d * d
+    })
+}
+
+/// `out[i] = x[i + 1] - x[i]` (each rounded once); `out` holds `n - 1` values
+/// (none for an empty `x`).
+pub fn diff<F: LaneFloat>(x: &[F], out: &mut [F]) -> Result<()> {
+    check_len("diff", out.len(), x.len().saturating_sub(1))?;
+    for (o, w) in out.iter_mut().zip(x.windows(2)) {
+        *o = w[1] - w[0];
+    }
+    Ok(())
+}
+
+/// `out[i]` = the IEEE 754-2019 maximum of `x[i .. i + window]` (NaN
+/// propagates, -0 < +0); `out` holds `n - window + 1` values. Refuses a window
+/// of 0 or longer than `x`.
+pub fn rolling_max<F: LaneFloat>(x: &[F], window: usize, out: &mut [F]) -> Result<()> {
+    rolling_ext(x, window, out, true)
+}
+
+/// [`rolling_max`] for the minimum.
+pub fn rolling_min<F: LaneFloat>(x: &[F], window: usize, out: &mut [F]) -> Result<()> {
+    rolling_ext(x, window, out, false)
+}
+
+fn rolling_ext<F: LaneFloat>(x: &[F], window: usize, out: &mut [F], max: bool) -> Result<()> {
+    let m = check_window(window, x.len())?;
+    check_len("rolling extreme", out.len(), m)?;
+    for (o, w) in out.iter_mut().zip(x.windows(window)) {
+        *o = w.iter().skip(1).fold(w[0], |a, &b| {
+            if max {
+                super::engine::fmax(a, b)
+            } else {
+                super::engine::fmin(a, b)
+            }
+        });
+    }
+    Ok(())
+}
+
+/// `out[i]` = the mean of `x[i .. i + window]`: the window's terms summed in
+/// lane order as a reduction of exactly them (so within the Sum bound of
+/// [`crate::reduce()`]), divided by the window length once. `out` holds
+/// `n - window + 1` values. Each window is summed afresh (no running sum whose
+/// error would grow along the series).
+pub fn rolling_mean<F: LaneFloat>(
+    exec: &Exec,
+    x: &[F],
+    window: usize,
+    out: &mut [F],
+) -> Result<()> {
+    let m = check_window(window, x.len())?;
+    check_len("rolling mean", out.len(), m)?;
+    let tier = exec.resolve_tier()?;
+    let w = F::from_count(window);
+    let mut totals = Vec::with_capacity(window.div_ceil(BLOCK));
+    for (o, win) in out.iter_mut().zip(x.windows(window)) {
+        totals.clear();
+        totals.extend(win.chunks(BLOCK).map(|c| F::sum_block_on(tier, c)));
+        *o = combine_blocks(&totals) / w;
+    }
+    Ok(())
+}
+
+/// The exponential moving average: `out[0] = x[0]`, then
+/// `out[i] = alpha·x[i] + (1 - alpha)·out[i-1]`, each product and the sum
+/// rounded once, `1 - alpha` rounded once up front; strictly sequential.
+/// Refuses an `alpha` outside [0, 1] (or NaN).
+pub fn ema<F: LaneFloat>(x: &[F], alpha: F, out: &mut [F]) -> Result<()> {
+    if !(alpha >= F::ZERO && alpha <= F::ONE) {
+        return Err(Error::Invalid(format!(
+            "ema: alpha {alpha:?} is not in [0, 1]"
+        )));
+    }
+    check_len("ema", out.len(), x.len())?;
+    let beta = F::ONE - alpha;
+    let mut prev = F::ZERO;
+    for (i, (o, &v)) in out.iter_mut().zip(x).enumerate() {
+        prev = if i == 0 { v } else { alpha * v + beta * prev };
+        *o = prev;
+    }
+    Ok(())
+}

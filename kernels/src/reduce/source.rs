@@ -1,0 +1,485 @@
+//! Term sources: where a reduction's or a scan's terms come from.
+//!
+//! A source numbers the terms of each output `0..n` in C order of the reduced
+//! axes and hands them out a block at a time, converted into the carrier. Today
+//! a source is one operand (any dtype, any layout, converted as a cast does) or
+//! a pair of operands of one shape combined term by term in the carrier
+//! ([`TermMap`]: products for a dot, squared or absolute differences for
+//! distances); a `map` program would plug in here as one more kind of source
+//! that fills the carrier block from its tile.
+
+use crate::array::ArrayView;
+use crate::{cast_index, DType, Element, LoopFn, Tier, Variant};
+
+use super::lanes::BLOCK;
+
+/// How the terms are formed from the operands, in the carrier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TermMap {
+    /// The operand's value.
+    Value,
+    /// `x · x`, rounded once.
+    Square,
+    /// `|x|` (exact).
+    Abs,
+    /// `x · y`, rounded once.
+    Product,
+    /// `(x - y) · (x - y)`, each operation rounded.
+    SquaredDifference,
+    /// `|x - y|`, the difference rounded.
+    AbsDifference,
+}
+
+impl TermMap {
+    /// Operands the map reads.
+    pub fn arity(self) -> usize {
+        match self {
+            TermMap::Value | TermMap::Square | TermMap::Abs => 1,
+            _ => 2,
+        }
+    }
+}
+
+/// One operand's addressing.
+#[derive(Clone, Copy)]
+struct Addr {
+    base: *const u8,
+    offset: isize,
+    item: usize,
+    vpb: usize,
+    bits: u32,
+    /// The cast from the operand's dtype into the carrier (None: the same dtype).
+    conv: Option<LoopFn>,
+}
+
+/// The scratch one thread needs to fetch blocks: sized once, reused per block.
+pub(crate) struct Scratch<C> {
+    raw: Vec<u8>,
+    buf: [Vec<C>; 3],
+    idx: Vec<usize>,
+}
+
+/// Operands, reduced axes and the carrier conversion of one call.
+pub(crate) struct Source {
+    addr: [Addr; 2],
+    arity: usize,
+    map: TermMap,
+    /// Kept axes (C order) and their strides per operand.
+    outer_shape: Vec<usize>,
+    outer_strides: Vec<[isize; 2]>,
+    /// Reduced axes, merged where every operand allows, and their strides.
+    red_shape: Vec<usize>,
+    red_strides: Vec<[isize; 2]>,
+    /// Terms per output.
+    pub n: usize,
+    /// Outputs.
+    pub outputs: usize,
+    carrier: DType,
+}
+
+// SAFETY: a source only reads the validated operands it borrows for the call.
+unsafe impl Sync for Source {}
+// SAFETY: as above.
+unsafe impl Send for Source {}
+
+impl Source {
+    /// A source over `ops` (one per the map's arity, of one shape, validated
+    /// views), reducing `axes` (sorted, distinct, in range), into `carrier`
+    /// on `tier`. None when the cast table lacks a conversion.
+    pub(crate) fn new(
+        ops: &[&ArrayView<'_>],
+        axes: &[usize],
+        map: TermMap,
+        carrier: DType,
+        tier: Tier,
+    ) -> Option<Source> {
+        let table = tier.cast_table()?;
+        let shape = ops[0].shape();
+        let mut addr = [Addr {
+            base: core::ptr::null(),
+            offset: 0,
+            item: 1,
+            vpb: 1,
+            bits: 8,
+            conv: None,
+        }; 2];
+        for (k, a) in ops.iter().enumerate() {
+            let info = a.dtype().info();
+            let conv = if a.dtype() == carrier {
+                None
+            } else {
+                Some(table[cast_index(a.dtype(), carrier, false, Variant::Contig)?])
+            };
+            addr[k] = Addr {
+                base: a.data().as_ptr(),
+                offset: a.layout().offset as isize,
+                item: info.item_bytes,
+                vpb: info.values_per_byte as usize,
+                bits: info.bits,
+                conv,
+            };
+        }
+        let stride = |ax: usize| {
+            let mut s = [0isize; 2];
+            for (k, a) in ops.iter().enumerate() {
+                s[k] = a.strides()[ax];
+            }
+            s
+        };
+        let mut outer_shape = Vec::new();
+        let mut outer_strides = Vec::new();
+        let mut red_shape: Vec<usize> = Vec::new();
+        let mut red_strides: Vec<[isize; 2]> = Vec::new();
+        for (ax, &len) in shape.iter().enumerate() {
+            if axes.contains(&ax) {
+                if len == 1 {
+                    continue;
+                }
+                let s = stride(ax);
+                if let (Some(&last_n), Some(last_s)) = (red_shape.last(), red_strides.last_mut()) {
+                    let _ = last_n;
+                    let merges = (0..ops.len()).all(|k| last_s[k] == s[k] * len as isize);
+                    if merges {
+                        *red_shape.last_mut().expect("nonempty") *= len;
+                        *red_strides.last_mut().expect("nonempty") = s;
+                        continue;
+                    }
+                }
+                red_shape.push(len);
+                red_strides.push(s);
+            } else {
+                outer_shape.push(len);
+                outer_strides.push(stride(ax));
+            }
+        }
+        let n = red_shape.iter().product();
+        let outputs = outer_shape.iter().product();
+        Some(Source {
+            addr,
+            arity: ops.len(),
+            map,
+            outer_shape,
+            outer_strides,
+            red_shape,
+            red_strides,
+            n,
+            outputs,
+            carrier,
+        })
+    }
+
+    /// Fresh scratch for one thread.
+    pub(crate) fn scratch<C: Default + Clone>(&self) -> Scratch<C> {
+        Scratch {
+            raw: vec![0u8; BLOCK * 16],
+            buf: [
+                vec![C::default(); BLOCK],
+                vec![C::default(); BLOCK],
+                vec![C::default(); BLOCK],
+            ],
+            idx: vec![0; self.red_shape.len()],
+        }
+    }
+
+    /// Element position of output `o`'s term 0 in operand `k`.
+    fn outer_pos(&self, o: usize, k: usize) -> isize {
+        let mut rest = o;
+        let mut pos = self.addr[k].offset;
+        for (ax, &len) in self.outer_shape.iter().enumerate().rev() {
+            pos += (rest % len) as isize * self.outer_strides[ax][k];
+            rest /= len;
+        }
+        pos
+    }
+
+    /// Terms `t0 .. t0 + len` of output `o` in place, when they are one
+    /// contiguous run of carrier values that need no conversion or map.
+    pub(crate) fn direct<C: Element>(&self, o: usize, t0: usize, len: usize) -> Option<&[C]> {
+        let a = self.addr[0];
+        let ok = self.arity == 1
+            && self.map == TermMap::Value
+            && a.conv.is_none()
+            && a.vpb == 1
+            && self.red_shape.len() <= 1
+            && self.red_strides.first().is_none_or(|s| s[0] == 1)
+            && C::DTYPE == self.carrier
+            && t0 + len <= self.n;
+        if !ok {
+            return None;
+        }
+        let base = self.outer_pos(o, 0);
+        // SAFETY: the position is inside the validated view (computed, not read).
+        let p = unsafe { a.base.offset((base + t0 as isize) * a.item as isize) };
+        if !(p as usize).is_multiple_of(core::mem::align_of::<C>()) {
+            return None;
+        }
+        // SAFETY: terms t0..t0+len of this output are consecutive elements of
+        // the carrier's type inside the validated view the source borrows.
+        // The pointer is aligned for C.
+        Some(unsafe { core::slice::from_raw_parts(p as *const C, len) })
+    }
+
+    /// Terms `t0 .. t0 + len` of output `o` (len ≤ [`BLOCK`], inside `0..n`),
+    /// in the carrier `C` (whose dtype is the source's carrier).
+    pub(crate) fn fetch<'s, C: Element + Default + Clone + MapTerms>(
+        &self,
+        o: usize,
+        t0: usize,
+        len: usize,
+        s: &'s mut Scratch<C>,
+    ) -> &'s [C] {
+        debug_assert_eq!(C::DTYPE, self.carrier);
+        debug_assert!(len <= BLOCK && t0 + len <= self.n);
+        if self.arity == 1 {
+            let (first, _) = s.buf.split_at_mut(1);
+            let direct = self.fetch_one(0, o, t0, len, &mut s.raw, &mut first[0], &mut s.idx);
+            if self.map == TermMap::Value {
+                return match direct {
+                    // SAFETY: `fetch_one` returns a pointer to `len` carrier
+                    // elements of the borrowed operand.
+                    Some(p) => unsafe { core::slice::from_raw_parts(p as *const C, len) },
+                    None => &s.buf[0][..len],
+                };
+            }
+            let [b0, _, out] = &mut s.buf;
+            let x: &[C] = match direct {
+                // SAFETY: as above.
+                Some(p) => unsafe { core::slice::from_raw_parts(p as *const C, len) },
+                None => &b0[..len],
+            };
+            C::map1(self.map, x, &mut out[..len]);
+            return &s.buf[2][..len];
+        }
+        let [b0, b1, out] = &mut s.buf;
+        let dx = self.fetch_one(0, o, t0, len, &mut s.raw, b0, &mut s.idx);
+        let dy = self.fetch_one(1, o, t0, len, &mut s.raw, b1, &mut s.idx);
+        // SAFETY: as above.
+        let x: &[C] = match dx {
+            Some(p) => unsafe { core::slice::from_raw_parts(p as *const C, len) },
+            None => &b0[..len],
+        };
+        // SAFETY: as above.
+        let y: &[C] = match dy {
+            Some(p) => unsafe { core::slice::from_raw_parts(p as *const C, len) },
+            None => &b1[..len],
+        };
+        C::map2(self.map, x, y, &mut out[..len]);
+        &s.buf[2][..len]
+    }
+
+    /// Operand `k`'s terms into `buf` (as carrier elements), or a pointer to
+    /// them in place when they are contiguous and already in the carrier.
+    #[allow(clippy::too_many_arguments)]
+    fn fetch_one<C: Element>(
+        &self,
+        k: usize,
+        o: usize,
+        t0: usize,
+        len: usize,
+        raw: &mut [u8],
+        buf: &mut [C],
+        idx: &mut [usize],
+    ) -> Option<*const u8> {
+        let a = self.addr[k];
+        let base = self.outer_pos(o, k);
+        let contiguous = a.vpb == 1
+            && (self.red_shape.len() <= 1)
+            && self.red_strides.first().is_none_or(|s| s[k] == 1);
+        if contiguous {
+            // SAFETY: terms t0..t0+len of this output lie at consecutive
+            // element positions inside the validated view.
+            let p = unsafe { a.base.offset((base + t0 as isize) * a.item as isize) };
+            match a.conv {
+                None if (p as usize).is_multiple_of(core::mem::align_of::<C>()) => return Some(p),
+                None => {
+                    // SAFETY: `len` carrier elements are readable from p and
+                    // `buf` has room for them; an unaligned run is copied.
+                    unsafe {
+                        core::ptr::copy_nonoverlapping(p, buf.as_mut_ptr() as *mut u8, len * a.item)
+                    };
+                    return None;
+                }
+                Some(f) => {
+                    let args = crate::Args {
+                        n: len,
+                        src: [p, core::ptr::null(), core::ptr::null()],
+                        src_stride: [1; 3],
+                        dst: buf.as_mut_ptr() as *mut u8,
+                        dst_stride: 1,
+                    };
+                    // SAFETY: `len` source elements are readable from p and
+                    // `buf` holds at least `len` carrier elements.
+                    unsafe { f(&args) };
+                    return None;
+                }
+            }
+        }
+        // Gather: into the carrier buffer directly when no conversion is needed,
+        // else into the raw scratch (one code per byte for packed dtypes).
+        let out: *mut u8 = match a.conv {
+            None => buf.as_mut_ptr() as *mut u8,
+            Some(_) => raw.as_mut_ptr(),
+        };
+        let width = if a.vpb > 1 { 1 } else { a.item };
+        let rank = self.red_shape.len();
+        let mut rest = t0;
+        for ax in (0..rank).rev() {
+            idx[ax] = rest % self.red_shape[ax];
+            rest /= self.red_shape[ax];
+        }
+        let mut pos = base;
+        for (&i, s) in idx.iter().zip(&self.red_strides) {
+            pos += i as isize * s[k];
+        }
+        let mut done = 0;
+        while done < len {
+            let (inner_n, inner_s) = if rank == 0 {
+                (1, 0)
+            } else {
+                (self.red_shape[rank - 1], self.red_strides[rank - 1][k])
+            };
+            let start = if rank == 0 { 0 } else { idx[rank - 1] };
+            let run = (inner_n - start).min(len - done);
+            let dst0 = out.wrapping_add(done * width);
+            // SAFETY (all arms): positions pos + j·inner_s for j < run are
+            // element positions of the validated view; the destination has room
+            // for `len` values of `width` bytes from `out`.
+            unsafe {
+                match (a.vpb, a.item) {
+                    (1, 4) => gather_run::<u32>(a.base, pos, inner_s, run, dst0),
+                    (1, 8) => gather_run::<u64>(a.base, pos, inner_s, run, dst0),
+                    (1, 2) => gather_run::<u16>(a.base, pos, inner_s, run, dst0),
+                    (1, 1) => gather_run::<u8>(a.base, pos, inner_s, run, dst0),
+                    (1, 16) => gather_run::<u128>(a.base, pos, inner_s, run, dst0),
+                    _ => {
+                        for j in 0..run {
+                            let p = pos + j as isize * inner_s;
+                            let dst = dst0.add(j * width);
+                            if a.vpb > 1 {
+                                let byte = a.base.add(p as usize / a.vpb).read();
+                                let slot = p as usize % a.vpb;
+                                let shift = (a.vpb - 1 - slot) as u32 * a.bits;
+                                dst.write((byte >> shift) & ((1u16 << a.bits) - 1) as u8);
+                            } else {
+                                core::ptr::copy_nonoverlapping(
+                                    a.base.offset(p * a.item as isize),
+                                    dst,
+                                    a.item,
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            done += run;
+            if done >= len || rank == 0 {
+                break;
+            }
+            // Advance the multi-index past the run.
+            pos += run as isize * inner_s;
+            idx[rank - 1] += run;
+            let mut ax = rank - 1;
+            while idx[ax] == self.red_shape[ax] && ax > 0 {
+                pos -= self.red_shape[ax] as isize * self.red_strides[ax][k];
+                idx[ax] = 0;
+                ax -= 1;
+                idx[ax] += 1;
+                pos += self.red_strides[ax][k];
+            }
+        }
+        if let Some(f) = a.conv {
+            let args = crate::Args {
+                n: len,
+                src: [raw.as_ptr(), core::ptr::null(), core::ptr::null()],
+                src_stride: [1; 3],
+                dst: buf.as_mut_ptr() as *mut u8,
+                dst_stride: 1,
+            };
+            // SAFETY: `raw` holds `len` gathered source elements (one code per
+            // byte for packed dtypes, as the contiguous cast kernels take them)
+            // and `buf` room for `len` carrier elements.
+            unsafe { f(&args) };
+        }
+        None
+    }
+}
+
+/// Copy `run` elements of `size_of::<T>()` bytes from element positions
+/// `pos + j·stride` of `base` to consecutive slots at `dst`.
+///
+/// # Safety
+/// Every position must be inside the operand's bytes and `dst` must have room
+/// for `run` elements; neither need be aligned.
+#[inline]
+unsafe fn gather_run<T: Copy>(
+    base: *const u8,
+    pos: isize,
+    stride: isize,
+    run: usize,
+    dst: *mut u8,
+) {
+    let item = core::mem::size_of::<T>() as isize;
+    let d = dst as *mut T;
+    for j in 0..run {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            let v = (base.offset((pos + j as isize * stride) * item) as *const T).read_unaligned();
+            d.add(j).write_unaligned(v);
+        }
+    }
+}
+
+/// Forming terms from operand values in a carrier.
+pub(crate) trait MapTerms: Copy {
+    /// One-operand maps.
+    fn map1(map: TermMap, x: &[Self], out: &mut [Self]);
+    /// Two-operand maps.
+    fn map2(map: TermMap, x: &[Self], y: &[Self], out: &mut [Self]);
+}
+
+macro_rules! map_float {
+    ($t:ty) => {
+        impl MapTerms for $t {
+            fn map1(map: TermMap, x: &[Self], out: &mut [Self]) {
+                for (o, &v) in out.iter_mut().zip(x) {
+                    *o = match map {
+                        TermMap::Square => v * v,
+                        TermMap::Abs => v.abs(),
+                        _ => v,
+                    };
+                }
+            }
+            fn map2(map: TermMap, x: &[Self], y: &[Self], out: &mut [Self]) {
+                for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
+                    *o = match map {
+                        TermMap::Product => a * b,
+                        TermMap::SquaredDifference => (a - b) * (a - b),
+                        TermMap::AbsDifference => (a - b).abs(),
+                        _ => a,
+                    };
+                }
+            }
+        }
+    };
+}
+map_float!(f32);
+map_float!(f64);
+
+macro_rules! map_plain {
+    ($($t:ty),*) => {$(
+        impl MapTerms for $t {
+            fn map1(_: TermMap, x: &[Self], out: &mut [Self]) {
+                out.copy_from_slice(x);
+            }
+            fn map2(_: TermMap, x: &[Self], _: &[Self], out: &mut [Self]) {
+                out.copy_from_slice(x);
+            }
+        }
+    )*};
+}
+map_plain!(
+    i64,
+    u64,
+    num_complex::Complex<f32>,
+    num_complex::Complex<f64>
+);

@@ -1,0 +1,524 @@
+//! Scans against an independent model of DESIGN §5.4 (chunks of 4096, each
+//! chunk's total in lane order, carries, results left to right within a
+//! chunk), bit for bit on every tier at 1, 2 and 7 threads and through several
+//! layouts; a carried scan continues a whole one; refusals write nothing.
+
+use tessera::{available_tiers, reduce, scan, ArrayView, ArrayViewMut, Exec, ReduceOp, ScanOp};
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn spread(&mut self) -> f64 {
+        let r = self.next();
+        let m = 1.0 + (r >> 11) as f64 / (1u64 << 53) as f64;
+        let e = ((r >> 3) % 25) as i32 - 12;
+        if r & 1 == 1 {
+            -m * 2f64.powi(e)
+        } else {
+            m * 2f64.powi(e)
+        }
+    }
+}
+
+fn execs() -> Vec<Exec> {
+    let mut v = Vec::new();
+    for t in available_tiers() {
+        for th in [1, 2, 7] {
+            v.push(Exec::on(t).threads(th));
+        }
+    }
+    v
+}
+
+/// The lane-order sum of a run of terms (DESIGN §5.3, plain loops).
+fn lane_sum(terms: &[f64]) -> f64 {
+    let blocks: Vec<f64> = terms
+        .chunks(1024)
+        .map(|b| {
+            let mut l: Vec<Option<f64>> = vec![None; 16];
+            for (j, &v) in b.iter().enumerate() {
+                l[j % 16] = Some(l[j % 16].unwrap_or(0.0) + v);
+            }
+            for w in [8, 4, 2, 1] {
+                for i in 0..w {
+                    if let Some(r) = l[i + w] {
+                        l[i] = Some(l[i].unwrap() + r);
+                    }
+                }
+            }
+            l[0].unwrap()
+        })
+        .collect();
+    fn tree(v: &[f64]) -> f64 {
+        if v.len() == 1 {
+            return v[0];
+        }
+        let mut p = 1;
+        while p * 2 < v.len() {
+            p *= 2;
+        }
+        tree(&v[..p]) + tree(&v[p..])
+    }
+    if blocks.is_empty() {
+        0.0
+    } else {
+        tree(&blocks)
+    }
+}
+
+/// The model of a Sum scan of one slice from `carry`.
+fn model_sum_scan(x: &[f64], carry: f64) -> Vec<f64> {
+    let mut out = Vec::with_capacity(x.len());
+    let mut c = carry;
+    for chunk in x.chunks(4096) {
+        let mut r = c;
+        for &v in chunk {
+            r += v;
+            out.push(r);
+        }
+        c += lane_sum(chunk);
+    }
+    out
+}
+
+fn ieee_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if a == b {
+        if a.is_sign_negative() {
+            b
+        } else {
+            a
+        }
+    } else {
+        a.max(b)
+    }
+}
+
+#[test]
+fn sum_scan_follows_the_chunked_order() {
+    let ex = execs();
+    let mut rng = Rng(11);
+    let mut sizes: Vec<usize> = (0..=40).collect();
+    sizes.extend([1023, 1025, 4095, 4096, 4097, 3 * 4096 + 17, 70_001]);
+    for n in sizes {
+        let v: Vec<f64> = (0..n).map(|_| rng.spread()).collect();
+        let want = model_sum_scan(&v, -0.0);
+        // Contiguous, reversed, and as axis 0 of an (n, 3) array.
+        let mut rev = vec![0.0; n];
+        for (i, &t) in v.iter().enumerate() {
+            rev[n - 1 - i] = t;
+        }
+        let cols = 3;
+        let mut m = vec![0.0; n * cols];
+        let mut wants = Vec::new();
+        for c in 0..cols {
+            let col: Vec<f64> = (0..n).map(|_| rng.spread()).collect();
+            for i in 0..n {
+                m[i * cols + c] = col[i];
+            }
+            wants.push(model_sum_scan(&col, -0.0));
+        }
+        for e in &ex {
+            let x = ArrayView::from_slice(&v, &[n]).unwrap();
+            let mut y = vec![f64::NAN; n];
+            scan(
+                ScanOp::Sum,
+                &x,
+                0,
+                None,
+                &mut ArrayViewMut::from_slice(&mut y, &[n]).unwrap(),
+                e,
+            )
+            .unwrap();
+            for i in 0..n {
+                assert_eq!(y[i].to_bits(), want[i].to_bits(), "n={n} i={i} {e:?}");
+            }
+            let off = n.saturating_sub(1);
+            let xr = ArrayView::from_slice_strided(&rev, &[n], &[-1], off).unwrap();
+            let mut y2 = vec![f64::NAN; n];
+            scan(
+                ScanOp::Sum,
+                &xr,
+                0,
+                None,
+                &mut ArrayViewMut::from_slice(&mut y2, &[n]).unwrap(),
+                e,
+            )
+            .unwrap();
+            assert_eq!(y, y2, "reversed n={n} {e:?}");
+            let xm = ArrayView::from_slice(&m, &[n, cols]).unwrap();
+            let mut ym = vec![f64::NAN; n * cols];
+            scan(
+                ScanOp::Sum,
+                &xm,
+                0,
+                None,
+                &mut ArrayViewMut::from_slice(&mut ym, &[n, cols]).unwrap(),
+                e,
+            )
+            .unwrap();
+            for c in 0..cols {
+                for i in 0..n {
+                    assert_eq!(
+                        ym[i * cols + c].to_bits(),
+                        wants[c][i].to_bits(),
+                        "col {c} n={n} i={i} {e:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_carried_scan_continues_the_whole_one() {
+    let mut rng = Rng(12);
+    let n = 3 * 4096 + 17;
+    let v: Vec<f32> = (0..n).map(|_| rng.spread() as f32).collect();
+    for e in execs() {
+        let x = ArrayView::from_slice(&v, &[n]).unwrap();
+        let mut whole = vec![0f32; n];
+        scan(
+            ScanOp::Sum,
+            &x,
+            0,
+            None,
+            &mut ArrayViewMut::from_slice(&mut whole, &[n]).unwrap(),
+            &e,
+        )
+        .unwrap();
+        // The carry into chunk 2: (-0 + total 0) + total 1, each total a
+        // lane-order reduction of its chunk.
+        let mut t = [0f32; 2];
+        for (k, tk) in t.iter_mut().enumerate() {
+            let c = ArrayView::from_slice(&v[k * 4096..(k + 1) * 4096], &[4096]).unwrap();
+            let mut y = [0f32];
+            reduce(
+                ReduceOp::Sum,
+                &c,
+                &[0],
+                &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
+                &e,
+            )
+            .unwrap();
+            *tk = y[0];
+        }
+        let carry = [(-0.0f32 + t[0]) + t[1]];
+        let rest = ArrayView::from_slice(&v[8192..], &[n - 8192]).unwrap();
+        let k = ArrayView::from_slice(&carry, &[]).unwrap();
+        let mut tail = vec![0f32; n - 8192];
+        scan(
+            ScanOp::Sum,
+            &rest,
+            0,
+            Some(&k),
+            &mut ArrayViewMut::from_slice(&mut tail, &[n - 8192]).unwrap(),
+            &e,
+        )
+        .unwrap();
+        assert_eq!(&whole[8192..], &tail[..], "{e:?}");
+    }
+}
+
+#[test]
+fn max_min_prod_and_integer_scans() {
+    let mut rng = Rng(13);
+    let n = 70_003;
+    let mut v: Vec<f64> = (0..n).map(|_| rng.spread()).collect();
+    v[5000] = -0.0;
+    v[60_000] = f64::NAN;
+    let mut mx = f64::NEG_INFINITY;
+    let wmax: Vec<f64> = v
+        .iter()
+        .map(|&t| {
+            mx = ieee_max(mx, t);
+            mx
+        })
+        .collect();
+    let iv: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+    let mut acc = 0i64;
+    let wint: Vec<i64> = iv
+        .iter()
+        .map(|&t| {
+            acc = acc.wrapping_add(t as i64);
+            acc
+        })
+        .collect();
+    for e in execs() {
+        let x = ArrayView::from_slice(&v, &[n]).unwrap();
+        let mut y = vec![0f64; n];
+        scan(
+            ScanOp::Max,
+            &x,
+            0,
+            None,
+            &mut ArrayViewMut::from_slice(&mut y, &[n]).unwrap(),
+            &e,
+        )
+        .unwrap();
+        for i in 0..n {
+            assert!(
+                y[i].to_bits() == wmax[i].to_bits() || (y[i].is_nan() && wmax[i].is_nan()),
+                "max i={i}"
+            );
+        }
+        let xi = ArrayView::from_slice(&iv, &[n]).unwrap();
+        let mut yi = vec![0i64; n];
+        scan(
+            ScanOp::Sum,
+            &xi,
+            0,
+            None,
+            &mut ArrayViewMut::from_slice(&mut yi, &[n]).unwrap(),
+            &e,
+        )
+        .unwrap();
+        assert_eq!(yi, wint);
+    }
+    // A product scan of a few terms is the running product.
+    let p = [2.0f32, -0.5, 3.0, 0.25];
+    let x = ArrayView::from_slice(&p, &[4]).unwrap();
+    let mut y = [0f32; 4];
+    scan(
+        ScanOp::Prod,
+        &x,
+        0,
+        None,
+        &mut ArrayViewMut::from_slice(&mut y, &[4]).unwrap(),
+        &Exec::default(),
+    )
+    .unwrap();
+    assert_eq!(y, [2.0, -1.0, -3.0, -0.75]);
+    // -0 passes through a Sum scan (the identity is -0).
+    let z = [-0.0f64];
+    let mut yz = [1.0f64];
+    scan(
+        ScanOp::Sum,
+        &ArrayView::from_slice(&z, &[1]).unwrap(),
+        0,
+        None,
+        &mut ArrayViewMut::from_slice(&mut yz, &[1]).unwrap(),
+        &Exec::default(),
+    )
+    .unwrap();
+    assert!(yz[0] == 0.0 && yz[0].is_sign_negative());
+}
+
+#[test]
+fn scan_refusals_write_nothing() {
+    let v = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let x = ArrayView::from_slice(&v, &[2, 3]).unwrap();
+    let e = Exec::default();
+    let mut y = [7f32; 6];
+    let carry = [0f32; 3];
+    let k = ArrayView::from_slice(&carry, &[3]).unwrap();
+    let bad_k = ArrayView::from_slice(&carry[..2], &[2]).unwrap();
+    let carry64 = [0f64; 3];
+    let k64 = ArrayView::from_slice(&carry64, &[3]).unwrap();
+    let attempts: Vec<tessera::Result<()>> = vec![
+        scan(
+            ScanOp::Sum,
+            &x,
+            2,
+            None,
+            &mut ArrayViewMut::from_slice(&mut y, &[2, 3]).unwrap(),
+            &e,
+        ),
+        scan(
+            ScanOp::Sum,
+            &x,
+            0,
+            None,
+            &mut ArrayViewMut::from_slice(&mut y, &[6]).unwrap(),
+            &e,
+        ),
+        scan(
+            ScanOp::Max,
+            &x,
+            0,
+            Some(&k),
+            &mut ArrayViewMut::from_slice(&mut y, &[2, 3]).unwrap(),
+            &e,
+        ),
+        scan(
+            ScanOp::Sum,
+            &x,
+            0,
+            Some(&bad_k),
+            &mut ArrayViewMut::from_slice(&mut y, &[2, 3]).unwrap(),
+            &e,
+        ),
+        scan(
+            ScanOp::Sum,
+            &x,
+            0,
+            Some(&k64),
+            &mut ArrayViewMut::from_slice(&mut y, &[2, 3]).unwrap(),
+            &e,
+        ),
+    ];
+    for (i, r) in attempts.into_iter().enumerate() {
+        assert!(r.is_err(), "attempt {i} was accepted");
+    }
+    assert!(y.iter().all(|&t| t == 7.0), "a refusal wrote");
+    // The good carry continues each column.
+    scan(
+        ScanOp::Sum,
+        &x,
+        0,
+        Some(&k),
+        &mut ArrayViewMut::from_slice(&mut y, &[2, 3]).unwrap(),
+        &e,
+    )
+    .unwrap();
+    assert_eq!(y, [1.0, 2.0, 3.0, 5.0, 7.0, 9.0]);
+}
+
+/// The odd/even prefix network, written out for the test: pairs, the network
+/// on the pairs, then the even positions.
+fn network<S: Copy>(a: &[S], op: &dyn Fn(S, S) -> S) -> Vec<S> {
+    if a.len() < 2 {
+        return a.to_vec();
+    }
+    let pairs: Vec<S> = a.chunks_exact(2).map(|p| op(p[0], p[1])).collect();
+    let inner = network(&pairs, op);
+    let mut out = a.to_vec();
+    for (i, &v) in inner.iter().enumerate() {
+        out[2 * i + 1] = v;
+    }
+    let mut i = 2;
+    while i < a.len() {
+        out[i] = op(out[i - 1], a[i]);
+        i += 2;
+    }
+    out
+}
+
+fn ex(z: f32) -> f32 {
+    if z < -87.0 {
+        0.0
+    } else {
+        z.exp()
+    }
+}
+
+#[test]
+fn logsumexp_and_moments_scans_follow_the_network_and_their_bounds() {
+    let mut rng = Rng(16);
+    for n in [1usize, 2, 3, 7, 64, 1000, 70_001] {
+        let v: Vec<f32> = (0..n)
+            .map(|_| 100.0 + (rng.next() >> 40) as f32 / (1u64 << 24) as f32)
+            .collect();
+        // The model: states and combinations as stated, in f32.
+        let cen = |m: f32| if m.is_finite() { m } else { 0.0 };
+        let st: Vec<(f32, f32)> = v.iter().map(|&t| (t, ex(t - cen(t)))).collect();
+        let lse: Vec<f32> = network(&st, &|a, b| {
+            let m = if a.0 > b.0 { a.0 } else { b.0 };
+            (m, a.1 * ex(a.0 - cen(m)) + b.1 * ex(b.0 - cen(m)))
+        })
+        .iter()
+        .map(|&(m, s)| m + s.ln())
+        .collect();
+        let c = v[0];
+        let ms: Vec<(f32, f32, f32)> = v.iter().map(|&t| (t - c, 0.0, 1.0)).collect();
+        let mom = network(&ms, &|a, b| {
+            let k = a.2 + b.2;
+            let d = b.0 - a.0;
+            let w = b.2 / k;
+            (a.0 + d * w, (a.1 + b.1) + (d * d) * (a.2 * w), k)
+        });
+        let x = ArrayView::from_slice(&v, &[n]).unwrap();
+        for e in execs() {
+            let (mut l, mut m, mut s) = (vec![0f32; n], vec![0f32; n], vec![0f32; n]);
+            scan(
+                ScanOp::Logsumexp,
+                &x,
+                0,
+                None,
+                &mut ArrayViewMut::from_slice(&mut l, &[n]).unwrap(),
+                &e,
+            )
+            .unwrap();
+            scan(
+                ScanOp::Mean,
+                &x,
+                0,
+                None,
+                &mut ArrayViewMut::from_slice(&mut m, &[n]).unwrap(),
+                &e,
+            )
+            .unwrap();
+            scan(
+                ScanOp::Variance,
+                &x,
+                0,
+                None,
+                &mut ArrayViewMut::from_slice(&mut s, &[n]).unwrap(),
+                &e,
+            )
+            .unwrap();
+            for i in 0..n {
+                assert_eq!(l[i].to_bits(), lse[i].to_bits(), "lse n={n} i={i} {e:?}");
+                assert_eq!(m[i].to_bits(), (c + mom[i].0).to_bits(), "mean n={n} i={i}");
+                assert_eq!(
+                    s[i].to_bits(),
+                    (mom[i].1 / (i + 1) as f32).to_bits(),
+                    "var n={n} i={i}"
+                );
+            }
+            if e.threads != 1 {
+                continue;
+            }
+            // Bounds (seed 000, Logsumexp and Moments scans), against f64.
+            let u = 2f64.powi(-24);
+            let d = 2.0 * (usize::BITS - (n.max(2) - 1).leading_zeros()) as f64;
+            let (mut mx, mut acc, mut lo, mut hi) =
+                (f64::NEG_INFINITY, 0.0f64, f64::INFINITY, f64::NEG_INFINITY);
+            let mut sum = 0.0f64;
+            for i in 0..n {
+                let t = v[i] as f64;
+                if t > mx {
+                    acc *= (mx - t).exp();
+                    mx = t;
+                }
+                acc += (t - mx).exp();
+                let r = mx + acc.ln();
+                let k = (i + 1) as f64;
+                assert!(
+                    (l[i] as f64 - r).abs() <= (7.0 * d + 6.0 * k.ln()) * u + u * r.abs(),
+                    "lse bound i={i}"
+                );
+                sum += t;
+                lo = lo.min(t);
+                hi = hi.max(t);
+                let mu = sum / k;
+                let range = hi - lo;
+                assert!(
+                    (m[i] as f64 - mu).abs() <= (4.0 * d + 1.0) * u * range + u * mu.abs(),
+                    "mean bound i={i}"
+                );
+                if i % 97 == 0 || i + 1 == n {
+                    let var = v[..=i]
+                        .iter()
+                        .map(|&q| (q as f64 - mu).powi(2))
+                        .sum::<f64>()
+                        / k;
+                    let b = (7.0 * d + 1.0) * u * var
+                        + (4.0 * d * d - 2.0 * d) * u * range * var.sqrt();
+                    assert!(
+                        (s[i] as f64 - var).abs() <= b + 1e-30,
+                        "variance bound i={i}: {} vs {var}",
+                        s[i]
+                    );
+                }
+            }
+        }
+    }
+}
