@@ -554,33 +554,38 @@ fn encode_every_f32_exhaustive() {
     }
 }
 
+/// Compare the shorter form of `r` with the general one on `x` and `-x`.
+fn compare_forms(r: &Rt, bits: u32, errs: &mut Vec<String>) {
+    for x in [f32::from_bits(bits), f32::from_bits(bits | 0x8000_0000)] {
+        for mode in 0..2 {
+            let (got, want) = ((r.encode[mode])(x), (r.general[mode])(x));
+            if got != want && errs.len() < 10 {
+                errs.push(format!(
+                    "{} ({} form) mode {mode}: {:#010x} -> {got:#x}, general {want:#x}",
+                    r.dtype.name(),
+                    r.form,
+                    x.to_bits()
+                ));
+            }
+        }
+    }
+}
+
+/// The dtypes whose `encode` takes a shorter form than the general one.
+fn shorter() -> Vec<Rt> {
+    runtimes()
+        .into_iter()
+        .filter(|r| r.form != "general")
+        .collect()
+}
+
 /// The shorter encoders against the general one (itself checked against the
 /// model above) on f32 bit patterns `start, start + step, …` of both signs.
 fn forms_agree(step: u32, start: u32) -> Vec<String> {
     let mut errs = Vec::new();
-    for r in &runtimes() {
-        if r.form == "general" {
-            continue;
-        }
-        let mut b = start as u64;
-        while b < 1 << 31 {
-            for x in [
-                f32::from_bits(b as u32),
-                f32::from_bits(b as u32 | 0x8000_0000),
-            ] {
-                for mode in 0..2 {
-                    let (got, want) = ((r.encode[mode])(x), (r.general[mode])(x));
-                    if got != want && errs.len() < 10 {
-                        errs.push(format!(
-                            "{} ({} form) mode {mode}: {:#010x} -> {got:#x}, general {want:#x}",
-                            r.dtype.name(),
-                            r.form,
-                            x.to_bits()
-                        ));
-                    }
-                }
-            }
-            b += step as u64;
+    for r in &shorter() {
+        for b in (start as u64..1 << 31).step_by(step as usize) {
+            compare_forms(r, b as u32, &mut errs);
         }
     }
     errs
@@ -610,39 +615,21 @@ fn shorter_encoders_match_the_general_one() {
     // pattern of the low 16 bits in binades around the narrow dtypes' subnormal,
     // normal and overflow thresholds.
     let mut errs = forms_agree(65521, 0);
-    let short: Vec<Rt> = runtimes()
-        .into_iter()
-        .filter(|r| r.form != "general")
-        .collect();
-    for e in [
-        0u32,
-        0x3b00_0000,
-        0x3c00_0000,
-        0x3f00_0000,
-        0x4300_0000,
-        0x4380_0000,
-        0x7f7f_0000,
-        0x7f80_0000,
-    ] {
-        let mut local = Vec::new();
-        for low in 0..1u32 << 16 {
-            let b = e | low;
-            for x in [f32::from_bits(b), f32::from_bits(b | 0x8000_0000)] {
-                for r in &short {
-                    for mode in 0..2 {
-                        let (got, want) = ((r.encode[mode])(x), (r.general[mode])(x));
-                        if got != want && local.len() < 10 {
-                            local.push(format!(
-                                "{} mode {mode}: {:#010x} -> {got:#x}, general {want:#x}",
-                                r.dtype.name(),
-                                x.to_bits()
-                            ));
-                        }
-                    }
-                }
+    for r in &shorter() {
+        for e in [
+            0u32,
+            0x3b00_0000,
+            0x3c00_0000,
+            0x3f00_0000,
+            0x4300_0000,
+            0x4380_0000,
+            0x7f7f_0000,
+            0x7f80_0000,
+        ] {
+            for low in 0..1u32 << 16 {
+                compare_forms(r, e | low, &mut errs);
             }
         }
-        errs.extend(local);
     }
     report("shorter encoder forms", &errs);
 }

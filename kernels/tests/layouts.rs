@@ -810,17 +810,16 @@ fn misaligned_bytes_give_the_same_bits() {
     }
 }
 
-/// Destinations of 16 MiB and more are written with streaming stores through
-/// an L1 tile: the bits must be those of the same call cut into small pieces
-/// (which write directly), whatever the destination's alignment, on every
-/// tier and thread count.
+/// Calls of 16 MiB and more (one flat kernel call per thread) give the bits of
+/// the same call cut into small pieces, whatever the destination's alignment,
+/// on every tier and thread count.
 #[test]
-fn streamed_destinations_match_small_calls() {
+fn large_calls_match_small_pieces() {
     let n = (16 << 20) / 4 + 1000;
     let mut rng = Rng::new(0x5742);
     let a = f32s(&mut rng, n + 3);
     let b = f32s(&mut rng, n + 3);
-    // The reference: pieces far below the streaming size, on the scalar tier.
+    // The reference: small pieces on the scalar tier, one thread.
     let piece = 1 << 16;
     let mut want = vec![0f32; n];
     let mut want64 = vec![0i64; n];

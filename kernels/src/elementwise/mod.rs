@@ -281,15 +281,14 @@ pub(crate) unsafe fn run(
     // SAFETY: the offset is a validated element position of the destination.
     args.dst = unsafe { out.data_mut().as_mut_ptr().add(offset * out_item) };
     let threads = threads.min(n).max(1);
-    let stream = n * out_item >= STREAM_MIN;
     if threads == 1 {
         // SAFETY: every operand holds `n` elements from its pointer (or one, at
         // stride 0), as validated.
-        unsafe { run_flat(f, &args, &item_sizes(inputs), out_item, stream) };
+        unsafe { f(&args) };
         return;
     }
     let chunk = n.div_ceil(threads);
-    let items = item_sizes(inputs);
+    let items: Vec<usize> = inputs.iter().map(|a| a.dtype().info().item_bytes).collect();
     let base = SendArgs(args);
     use rayon::prelude::*;
     (0..threads).into_par_iter().for_each(|t| {
@@ -307,122 +306,8 @@ pub(crate) unsafe fn run(
         // SAFETY: as above, for the destination; chunks are disjoint.
         a.dst = unsafe { a.dst.add(i0 * out_item) };
         // SAFETY: the chunk stays inside every operand.
-        unsafe { run_flat(f, &a, &items, out_item, stream) };
+        unsafe { f(&a) };
     });
-}
-
-/// Destinations of at least this many bytes are written with streaming
-/// (non-temporal) stores: they exceed half the last-level cache of the
-/// machines we measure on, so caching them only evicts the inputs, and a
-/// streaming store skips reading each destination line before writing it.
-const STREAM_MIN: usize = 16 << 20;
-
-/// Destination bytes per streamed tile (it stays in L1).
-const STREAM_TILE: usize = 8192;
-
-fn item_sizes(inputs: &[ArrayView<'_>]) -> Vec<usize> {
-    inputs.iter().map(|a| a.dtype().info().item_bytes).collect()
-}
-
-/// Run one flat kernel call; with `stream`, through an L1 tile copied to the
-/// destination with streaming stores (the same values in the same places).
-///
-/// # Safety
-/// As the kernel `f` for `args`; `items` are the inputs' element sizes.
-unsafe fn run_flat(
-    f: crate::LoopFn,
-    args: &crate::Args,
-    items: &[usize],
-    out_item: usize,
-    stream: bool,
-) {
-    #[cfg(target_arch = "x86_64")]
-    if stream && out_item <= 64 && (args.dst as usize).is_multiple_of(out_item) {
-        // SAFETY: forwarded from this function's contract.
-        unsafe { stream::run(f, args, items, out_item, STREAM_TILE) };
-        return;
-    }
-    let _ = (items, out_item, stream);
-    // SAFETY: forwarded from this function's contract.
-    unsafe { f(args) };
-}
-
-#[cfg(target_arch = "x86_64")]
-mod stream {
-    use core::arch::x86_64::*;
-
-    /// Run `f` over `args` in tiles of `tile` destination bytes: a head that
-    /// brings the destination to 16-byte alignment runs directly, each tile
-    /// is computed into an aligned buffer and copied out with `movntdq`, the
-    /// tail runs directly, and a fence orders the streamed stores before
-    /// anything the caller does next.
-    ///
-    /// # Safety
-    /// As `f` for `args`; `args.dst` must be aligned to `item` bytes.
-    pub(super) unsafe fn run(
-        f: crate::LoopFn,
-        args: &crate::Args,
-        items: &[usize],
-        item: usize,
-        tile: usize,
-    ) {
-        #[repr(C, align(64))]
-        struct Tile([u8; super::STREAM_TILE]);
-        let mut buf = Tile([0; super::STREAM_TILE]);
-        let tile = tile.min(super::STREAM_TILE) / item * item;
-        let per_tile = tile / item;
-        // Elements before the destination is 16-byte aligned (it is a multiple
-        // of `item`, so an element boundary reaches the alignment when item ≤ 16).
-        let mis = (args.dst as usize) % 16;
-        let head = if mis == 0 {
-            0
-        } else if item <= 16 && (16 - mis).is_multiple_of(item) {
-            (16 - mis) / item
-        } else {
-            args.n
-        };
-        let head = head.min(args.n);
-        let sub = |i0: usize, len: usize, dst: *mut u8| {
-            let mut a = *args;
-            a.n = len;
-            for (k, it) in items.iter().enumerate() {
-                // SAFETY: i0 < n lies inside every non-broadcast input.
-                a.src[k] = unsafe { a.src[k].add(i0 * it * a.src_stride[k] as usize) };
-            }
-            a.dst = dst;
-            a
-        };
-        if head > 0 {
-            // SAFETY: elements 0..head of every operand are inside the run.
-            unsafe { f(&sub(0, head, args.dst)) };
-        }
-        let mut i0 = head;
-        while per_tile > 0 && i0 + per_tile <= args.n {
-            // SAFETY: the tile's elements are inside every input; the kernel
-            // writes `tile` bytes into the buffer, which are then copied to the
-            // destination (16-byte aligned from `head` on) in 16-byte stores.
-            unsafe {
-                f(&sub(i0, per_tile, buf.0.as_mut_ptr()));
-                let d = args.dst.add(i0 * item);
-                let mut b = 0;
-                while b + 16 <= tile {
-                    let v = _mm_load_si128(buf.0.as_ptr().add(b) as *const __m128i);
-                    _mm_stream_si128(d.add(b) as *mut __m128i, v);
-                    b += 16;
-                }
-                if b < tile {
-                    core::ptr::copy_nonoverlapping(buf.0.as_ptr().add(b), d.add(b), tile - b);
-                }
-            }
-            i0 += per_tile;
-        }
-        if i0 < args.n {
-            // SAFETY: the remaining elements are inside every operand.
-            unsafe { f(&sub(i0, args.n - i0, args.dst.add(i0 * item))) };
-        }
-        // SAFETY: SSE2 is part of x86-64.
-        unsafe { _mm_sfence() };
-    }
 }
 
 /// `Args` moved into rayon tasks.
