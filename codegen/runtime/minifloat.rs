@@ -126,6 +126,18 @@ pub fn decode<P: MiniFloat>(code: u32) -> f32 {
         // The dtype's binades are f32's (bf16): its bits are f32's top bits,
         // subnormals included, so no arithmetic (and no denormal multiply) is needed.
         f32::from_bits(mag << (23 - m_bits))
+    } else if P::SUBNORMALS {
+        // A normal code's bits are an f32's with the exponent rebiased (one
+        // integer add); a subnormal code is its integer significand times the
+        // subnormal spacing (exact, and no f32 subnormal passes through an
+        // arithmetic instruction, which costs a microcode assist on some CPUs).
+        let normal = f32::from_bits((mag << (23 - m_bits)) + (((127 - P::BIAS) as u32) << 23));
+        let sub = mag as f32 * pow2f(1 - P::BIAS - m_bits as i32);
+        if e == 0 {
+            sub
+        } else {
+            normal
+        }
     } else if e == 0 {
         if P::SUBNORMALS {
             m as f32 * pow2f(1 - P::BIAS - m_bits as i32)
@@ -396,7 +408,9 @@ pub fn encode_graded<P: MiniFloat, const SAT: bool>(x: f32) -> u32 {
     let a = bits & 0x7fff_ffff;
     let emin_bits = ((1 - P::BIAS + 127) as u32) << 23;
     let emax_bits = ((emax::<P>() + 127) as u32) << 23;
-    let e = (a & 0x7f80_0000).clamp(emin_bits, emax_bits);
+    // max then min (not `clamp`): two vector instructions.
+    #[allow(clippy::manual_clamp)]
+    let e = (a & 0x7f80_0000).max(emin_bits).min(emax_bits);
     let adder = e + ((23 - m) << 23);
     let count = (f32::from_bits(a) + f32::from_bits(adder))
         .to_bits()
