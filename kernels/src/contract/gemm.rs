@@ -1,0 +1,176 @@
+//! The blocked, packed GEMM of chain order.
+//!
+//! Loops (BLIS): column blocks of `nc`, then depth blocks of `kc` in increasing
+//! k, then row blocks of `mc`, then `nr`-column and `mr`-row micro-tiles. The
+//! microkernel loads each C tile, continues its chain over the k-block and
+//! stores it, so each output's products are added in increasing k from what C
+//! held (init or +0) whatever the blocks, the tier or the thread split. Threads
+//! take disjoint blocks of rows or of columns, never of depth.
+
+use super::acc::{Acc, Src};
+use super::block::Blocking;
+use super::micro::Kernel;
+use super::pack::{pack_a, pack_b};
+
+/// One operand of the product: its bytes, and per batch a base position.
+pub(crate) struct Operand<'a> {
+    pub src: Src<'a>,
+    pub base: isize,
+}
+
+/// A chain-order product `C[i, j] += Σ_k A[i, k]·B[k, j]` into a row-major C.
+pub(crate) struct Chain<'a, T> {
+    pub kernel: Kernel<T>,
+    pub blk: Blocking,
+    pub a: Operand<'a>,
+    pub a_rows: &'a [isize],
+    pub a_ks: &'a [isize],
+    pub a_ks_unit: bool,
+    pub b: Operand<'a>,
+    pub b_ks: &'a [isize],
+    pub b_cols: &'a [isize],
+    pub b_cols_unit: bool,
+}
+
+#[derive(Clone, Copy)]
+struct SendPtr<T>(*mut T);
+// SAFETY: the pointer is only used for disjoint tiles by the tasks (see `run`).
+unsafe impl<T> Send for SendPtr<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for SendPtr<T> {}
+
+/// Multiply-adds below which a product stays on the calling thread.
+const PARALLEL_MIN: u128 = 1 << 20;
+
+impl<T: Acc> Chain<'_, T> {
+    /// Run into `c`, row-major `rows × cols` (`rows = a_rows.len()`,
+    /// `cols = b_cols.len()`), with up to `threads` threads.
+    ///
+    /// # Safety
+    /// Every position the tables reach from the bases is inside the operands'
+    /// validated views of dtype `T`; `kernel` runs on this CPU.
+    pub(crate) unsafe fn run(&self, c: &mut [T], threads: usize) {
+        let (m, n, k) = (self.a_rows.len(), self.b_cols.len(), self.a_ks.len());
+        assert_eq!(c.len(), m * n);
+        if m == 0 || n == 0 || k == 0 {
+            return;
+        }
+        let work = m as u128 * n as u128 * k as u128;
+        let threads = if work < PARALLEL_MIN { 1 } else { threads.max(1) };
+        let (mr, nr) = (self.blk.mr, self.blk.nr);
+        // Split along the longer side in whole micro-tiles.
+        let by_rows = m.div_ceil(mr) >= n.div_ceil(nr);
+        let (units, unit) = if by_rows {
+            (m.div_ceil(mr), mr)
+        } else {
+            (n.div_ceil(nr), nr)
+        };
+        let parts = threads.min(units).max(1);
+        let ptr = SendPtr(c.as_mut_ptr());
+        let task = |p: usize| {
+            let lo = (units * p / parts) * unit;
+            let hi = ((units * (p + 1) / parts) * unit).min(if by_rows { m } else { n });
+            let (r, cc) = if by_rows { (lo..hi, 0..n) } else { (0..m, lo..hi) };
+            let ptr = ptr;
+            // SAFETY: each task writes only its own rows or columns of C; the
+            // operands are as the caller promised.
+            unsafe { self.block(ptr.0, n, r, cc) };
+        };
+        if parts == 1 {
+            task(0);
+        } else {
+            use rayon::prelude::*;
+            (0..parts).into_par_iter().for_each(task);
+        }
+    }
+
+    /// The sequential loops over rows `rows` and columns `cols` of C.
+    ///
+    /// # Safety
+    /// As `run`; `c` is the row-major C of row stride `ldc`, and no other
+    /// thread touches this rectangle.
+    unsafe fn block(&self, c: *mut T, ldc: usize, rows: std::ops::Range<usize>, cols: std::ops::Range<usize>) {
+        let Blocking { mr, nr, kc, mc, nc } = self.blk;
+        let k = self.a_ks.len();
+        let kc_max = kc.min(k);
+        let mut pa = vec![T::ZERO; mc.min(rows.len().div_ceil(mr) * mr) * kc_max];
+        let mut pb = vec![T::ZERO; nc.min(cols.len().div_ceil(nr) * nr) * kc_max];
+        let mut tile = vec![T::ZERO; mr * nr];
+        let mut jc = cols.start;
+        while jc < cols.end {
+            let ncb = nc.min(cols.end - jc);
+            let mut pc = 0;
+            while pc < k {
+                let kcb = kc.min(k - pc);
+                // SAFETY: positions from the tables (caller's contract).
+                unsafe {
+                    pack_b(
+                        self.b.src,
+                        self.b.base,
+                        &self.b_ks[pc..pc + kcb],
+                        &self.b_cols[jc..jc + ncb],
+                        self.b_cols_unit,
+                        nr,
+                        &mut pb,
+                    )
+                };
+                let mut ic = rows.start;
+                while ic < rows.end {
+                    let mcb = mc.min(rows.end - ic);
+                    // SAFETY: as above.
+                    unsafe {
+                        pack_a(
+                            self.a.src,
+                            self.a.base,
+                            &self.a_rows[ic..ic + mcb],
+                            &self.a_ks[pc..pc + kcb],
+                            self.a_ks_unit,
+                            mr,
+                            &mut pa,
+                        )
+                    };
+                    let mut jr = 0;
+                    while jr < ncb {
+                        let nw = nr.min(ncb - jr);
+                        let bp = pb[jr / nr * nr * kcb..].as_ptr();
+                        let mut ir = 0;
+                        while ir < mcb {
+                            let mw = mr.min(mcb - ir);
+                            let ap = pa[ir / mr * mr * kcb..].as_ptr();
+                            // SAFETY: the tile lies in this task's rectangle.
+                            let ct = unsafe { c.add((ic + ir) * ldc + jc + jr) };
+                            if mw == mr && nw == nr {
+                                // SAFETY: full micro-panels of kcb steps and a
+                                // full tile of C.
+                                unsafe { (self.kernel)(kcb, ap, bp, ct, ldc) };
+                            } else {
+                                // An edge: run the same kernel on a copy of the
+                                // tile's valid part; padding rows and columns
+                                // are zero and never written back.
+                                for r in 0..mw {
+                                    for j in 0..nw {
+                                        // SAFETY: inside the valid tile.
+                                        tile[r * nr + j] = unsafe { *ct.add(r * ldc + j) };
+                                    }
+                                }
+                                // SAFETY: `tile` is a full mr × nr tile.
+                                unsafe { (self.kernel)(kcb, ap, bp, tile.as_mut_ptr(), nr) };
+                                for r in 0..mw {
+                                    for j in 0..nw {
+                                        // SAFETY: inside the valid tile.
+                                        unsafe { *ct.add(r * ldc + j) = tile[r * nr + j] };
+                                    }
+                                }
+                            }
+                            ir += mr;
+                        }
+                        jr += nr;
+                    }
+                    ic += mcb;
+                }
+                pc += kcb;
+            }
+            jc += ncb;
+        }
+    }
+}

@@ -1,0 +1,501 @@
+//! Contraction: `dst[B, I, J] = init[B, I, J] + Σ_K a[B, I, K]·b[B, K, J]`.
+//!
+//! The caller names the batch axes and the contracted axes of `a` and `b` as
+//! pairs (einsum-like); every other axis of `a` is a row axis (I) and every
+//! other axis of `b` a column axis (J). The destination's shape is the batch
+//! extents (in pair order; an extent of 1 on one side broadcasts), then a's
+//! free axes in order, then b's.
+//!
+//! # Contract
+//!
+//! * **Accumulator.** Everything is computed in `acc`: `f32`, `f64`, `i32` or
+//!   `i64`. Each element of `a`, `b` and `init` enters the accumulator as
+//!   [`cast`](crate::cast) casts it (default mode: exact where `acc` holds the
+//!   value, else rounded to nearest; a float into an integer `acc` truncates
+//!   toward zero and saturates); the result enters `dst`, of any dtype, as a
+//!   cast rounds it, once.
+//! * **Order** (floats; DESIGN §5.5), from the rows R (a's free extents
+//!   multiplied), columns C (b's) and depth K (the contracted extents, numbered
+//!   in C order of the pairs as given):
+//!   - *chain order* where R > 4, C > 4, R·C ≥ 64 and K < 128·R·C: each output
+//!     starts from init (or +0) and adds its products in increasing k, one
+//!     fused multiply-add each;
+//!   - *lane order* otherwise ([DESIGN §5.3]: blocks of 1024, lane `k mod 16`,
+//!     fixed fold, block tree, each lane fused multiply-adds from +0), then init
+//!     is added to the total. An output with no products (K = 0) is its init,
+//!     or +0.
+//!
+//!   The bits depend on the operands' values, the dtypes and R, C, K alone: not
+//!   on layouts, batch position, blocking, tier or threads.
+//! * **Bound.** For a real float `acc` with unit roundoff u, each output is
+//!   within γ(K+1)·(|init| + Σ|a||b|) of the exact sum of the terms as they
+//!   entered `acc`, γ(n) = n·u/(1 − n·u), before the final rounding into `dst`.
+//! * **Integers** (`i32`, `i64`): products and sums wrap, so the result is exact
+//!   modulo 2^w in any order. No saturating or pairing instruction is used.
+//! * **Refusals**, all before any write, as a typed [`Error`]: an unsupported
+//!   `acc`; an axis out of range or named twice; contracted extents that
+//!   differ; batch extents that differ and are not 1; a destination whose shape
+//!   is not the contraction's or that reaches an element twice; an init that
+//!   does not broadcast to it; an unavailable tier.
+
+mod acc;
+pub mod block;
+mod gemm;
+mod lane;
+pub mod order;
+mod micro;
+mod pack;
+
+use self::acc::{Acc, Src};
+use self::gemm::{Chain, Operand};
+use self::micro::Kernel;
+pub use self::order::{choose as choose_order, Order};
+use crate::array::{as_bytes, c_strides, ArrayView, ArrayViewMut};
+use crate::cast::{cast_with, CastMode};
+use crate::elementwise::{broadcasts_to, check_destination};
+use crate::error::{Error, Result};
+use crate::tier::Exec;
+use crate::{DType, Tier};
+
+/// What to contract: the batch and contracted axis pairs and the accumulator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContractSpec {
+    /// `(axis of a, axis of b)` pairs that are batch axes, in the order they take
+    /// in the destination. Extents must match, or one of them be 1 (broadcast).
+    pub batch: Vec<(usize, usize)>,
+    /// `(axis of a, axis of b)` pairs that are summed over, numbered in C order
+    /// of this list. Extents must match.
+    pub contracting: Vec<(usize, usize)>,
+    /// The accumulator dtype: `f32`, `f64`, `i32` or `i64`.
+    pub acc: DType,
+}
+
+impl ContractSpec {
+    /// A spec with no batch and no contracted axes (an outer product).
+    pub fn new(acc: DType) -> Self {
+        ContractSpec {
+            batch: Vec::new(),
+            contracting: Vec::new(),
+            acc,
+        }
+    }
+    /// Add a batch pair.
+    pub fn batch(mut self, a_axis: usize, b_axis: usize) -> Self {
+        self.batch.push((a_axis, b_axis));
+        self
+    }
+    /// Add a contracted pair.
+    pub fn contracting(mut self, a_axis: usize, b_axis: usize) -> Self {
+        self.contracting.push((a_axis, b_axis));
+        self
+    }
+    /// The matrix product of `[.., M, K]` and `[.., K, N]` of rank `rank` (≥ 2),
+    /// the leading axes paired as batch axes.
+    pub fn matmul(rank: usize, acc: DType) -> Self {
+        let mut s = ContractSpec::new(acc);
+        for i in 0..rank.saturating_sub(2) {
+            s = s.batch(i, i);
+        }
+        s.contracting(rank.saturating_sub(1), rank.saturating_sub(2))
+    }
+}
+
+/// The accumulators [`contract`] takes.
+pub const ACCUMULATORS: [DType; 4] = [DType::F32, DType::F64, DType::I32, DType::I64];
+
+/// The default accumulator for inputs of these dtypes: `i64` if both are
+/// integers (or bool) and one has 64 bits, `i32` if both are integers, `f64`
+/// if either is `f64` or a 64-bit integer, else `f32`.
+pub fn default_acc(a: DType, b: DType) -> DType {
+    use crate::Class;
+    let (ia, ib) = (a.info(), b.info());
+    let int = |c: Class| matches!(c, Class::Int | Class::Uint | Class::Bool);
+    if int(ia.class) && int(ib.class) {
+        if ia.bits > 32 || ib.bits > 32 {
+            DType::I64
+        } else {
+            DType::I32
+        }
+    } else if a == DType::F64
+        || b == DType::F64
+        || (int(ia.class) && ia.bits > 16)
+        || (int(ib.class) && ib.bits > 16)
+    {
+        DType::F64
+    } else {
+        DType::F32
+    }
+}
+
+/// The validated geometry of a call.
+struct Geometry {
+    /// The destination's batch extents.
+    batch: Vec<usize>,
+    a_batch_strides: Vec<isize>,
+    b_batch_strides: Vec<isize>,
+    rows: Vec<usize>,
+    a_row_strides: Vec<isize>,
+    cols: Vec<usize>,
+    b_col_strides: Vec<isize>,
+    depth: Vec<usize>,
+    a_k_strides: Vec<isize>,
+    b_k_strides: Vec<isize>,
+    out_shape: Vec<usize>,
+}
+
+fn invalid(s: String) -> Error {
+    Error::Invalid(s)
+}
+
+/// Check the axis pairs against the operands' shapes and return the geometry.
+fn geometry(a: &[usize], sa: &[isize], b: &[usize], sb: &[isize], spec: &ContractSpec) -> Result<Geometry> {
+    let mut used_a = vec![false; a.len()];
+    let mut used_b = vec![false; b.len()];
+    let pairs = spec.batch.iter().map(|p| ("batch", p)).chain(spec.contracting.iter().map(|p| ("contracting", p)));
+    for (what, &(x, y)) in pairs {
+        if x >= a.len() {
+            return Err(invalid(format!("contract: {what} axis {x} of a is out of range (a has {} axes)", a.len())));
+        }
+        if y >= b.len() {
+            return Err(invalid(format!("contract: {what} axis {y} of b is out of range (b has {} axes)", b.len())));
+        }
+        if std::mem::replace(&mut used_a[x], true) {
+            return Err(invalid(format!("contract: axis {x} of a is named twice")));
+        }
+        if std::mem::replace(&mut used_b[y], true) {
+            return Err(invalid(format!("contract: axis {y} of b is named twice")));
+        }
+    }
+    let mut g = Geometry {
+        batch: vec![],
+        a_batch_strides: vec![],
+        b_batch_strides: vec![],
+        rows: vec![],
+        a_row_strides: vec![],
+        cols: vec![],
+        b_col_strides: vec![],
+        depth: vec![],
+        a_k_strides: vec![],
+        b_k_strides: vec![],
+        out_shape: vec![],
+    };
+    for &(x, y) in &spec.batch {
+        let (n, m) = (a[x], b[y]);
+        if n != m && n != 1 && m != 1 {
+            return Err(invalid(format!(
+                "contract: batch axes {x} of a ({n}) and {y} of b ({m}) differ and neither is 1"
+            )));
+        }
+        let e = if n == 1 { m } else { n };
+        g.batch.push(e);
+        g.a_batch_strides.push(if n == 1 { 0 } else { sa[x] });
+        g.b_batch_strides.push(if m == 1 { 0 } else { sb[y] });
+    }
+    for &(x, y) in &spec.contracting {
+        if a[x] != b[y] {
+            return Err(invalid(format!(
+                "contract: contracted axes {x} of a ({}) and {y} of b ({}) differ",
+                a[x], b[y]
+            )));
+        }
+        g.depth.push(a[x]);
+        g.a_k_strides.push(sa[x]);
+        g.b_k_strides.push(sb[y]);
+    }
+    for (i, &n) in a.iter().enumerate() {
+        if !used_a[i] {
+            g.rows.push(n);
+            g.a_row_strides.push(sa[i]);
+        }
+    }
+    for (i, &n) in b.iter().enumerate() {
+        if !used_b[i] {
+            g.cols.push(n);
+            g.b_col_strides.push(sb[i]);
+        }
+    }
+    g.out_shape = g.batch.iter().chain(&g.rows).chain(&g.cols).copied().collect();
+    Ok(g)
+}
+
+/// The destination shape of contracting operands of these shapes by `spec`,
+/// or why they do not contract.
+pub fn output_shape(a: &[usize], b: &[usize], spec: &ContractSpec) -> Result<Vec<usize>> {
+    let g = geometry(a, &c_strides(a), b, &c_strides(b), spec)?;
+    Ok(g.out_shape)
+}
+
+/// Contract `a` with `b` into `dst`, plus `init` (see the [module](self) for
+/// the order, the bound and the refusals).
+///
+/// `init`, if given, broadcasts to `dst`'s shape. `exec` chooses the tier and
+/// the threads; neither changes a bit.
+pub fn contract(
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    spec: &ContractSpec,
+    exec: Exec,
+) -> Result<()> {
+    let tier = exec.resolve_tier()?;
+    if !ACCUMULATORS.contains(&spec.acc) {
+        return Err(invalid(format!(
+            "contract: accumulator `{}` is not one of f32, f64, i32, i64",
+            spec.acc
+        )));
+    }
+    let g = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec)?;
+    if dst.shape() != g.out_shape.as_slice() {
+        return Err(Error::Shape {
+            operand: "destination".into(),
+            shape: dst.shape().to_vec(),
+            target: g.out_shape.clone(),
+        });
+    }
+    check_destination(dst)?;
+    if let Some(i) = init {
+        if !broadcasts_to(i.shape(), dst.shape()) {
+            return Err(Error::Shape {
+                operand: "init".into(),
+                shape: i.shape().to_vec(),
+                target: dst.shape().to_vec(),
+            });
+        }
+    }
+    if dst.layout().is_empty() {
+        return Ok(());
+    }
+    match spec.acc {
+        DType::F32 => run::<f32>(tier, exec, a, b, init, dst, spec),
+        DType::F64 => run::<f64>(tier, exec, a, b, init, dst, spec),
+        DType::I32 => run::<i32>(tier, exec, a, b, init, dst, spec),
+        DType::I64 => run::<i64>(tier, exec, a, b, init, dst, spec),
+        _ => unreachable!("checked above"),
+    }
+}
+
+/// The matrix product `dst = a · b` of `[.., M, K]` and `[.., K, N]` (equal
+/// ranks ≥ 2, leading axes batch axes that broadcast), accumulated in
+/// [`default_acc`] of the input dtypes, as [`contract`] computes it.
+pub fn matmul(a: &ArrayView<'_>, b: &ArrayView<'_>, dst: &mut ArrayViewMut<'_>, exec: Exec) -> Result<()> {
+    let rank = a.shape().len();
+    if rank < 2 || b.shape().len() != rank {
+        return Err(invalid(format!(
+            "matmul: operands of ranks {} and {} (equal ranks of at least 2 are needed)",
+            rank,
+            b.shape().len()
+        )));
+    }
+    let spec = ContractSpec::matmul(rank, default_acc(a.dtype(), b.dtype()));
+    contract(a, b, None, dst, &spec, exec)
+}
+
+/// Matrix-vector product `y[i] = Σ_k a[i, k]·x[k]` (a of shape `[M, K]`), in
+/// [`default_acc`]: lane order (one column), so row i of `y` has the bits of
+/// [`dot`] of row i of `a` with `x`.
+pub fn gemv(a: &ArrayView<'_>, x: &ArrayView<'_>, y: &mut ArrayViewMut<'_>, exec: Exec) -> Result<()> {
+    let spec = ContractSpec::new(default_acc(a.dtype(), x.dtype())).contracting(1, 0);
+    contract(a, x, None, y, &spec, exec)
+}
+
+/// Dot product `out[] = Σ_k x[k]·y[k]` of two vectors into a rank-0 `out`, in
+/// [`default_acc`], lane order.
+pub fn dot(x: &ArrayView<'_>, y: &ArrayView<'_>, out: &mut ArrayViewMut<'_>, exec: Exec) -> Result<()> {
+    let spec = ContractSpec::new(default_acc(x.dtype(), y.dtype())).contracting(0, 0);
+    contract(x, y, None, out, &spec, exec)
+}
+
+/// An operand as the accumulator's dtype: its own bytes if it already has it,
+/// else a C-order copy cast into it.
+struct AccOperand<'a> {
+    bytes: std::borrow::Cow<'a, [u8]>,
+    strides: Vec<isize>,
+    offset: usize,
+}
+
+fn to_acc<'a, T: Acc + crate::Element>(exec: Exec, v: &ArrayView<'a>, acc: DType) -> Result<AccOperand<'a>> {
+    if v.dtype() == acc {
+        return Ok(AccOperand {
+            bytes: std::borrow::Cow::Borrowed(v.data()),
+            strides: v.strides().to_vec(),
+            offset: v.layout().offset,
+        });
+    }
+    let mut buf = vec![T::ZERO; v.layout().len()];
+    cast_with(
+        &exec,
+        v,
+        &mut ArrayViewMut::from_slice(&mut buf, v.shape())?,
+        CastMode::Default,
+    )?;
+    Ok(AccOperand {
+        bytes: std::borrow::Cow::Owned(as_bytes(&buf).to_vec()),
+        strides: c_strides(v.shape()),
+        offset: 0,
+    })
+}
+
+/// Which chain-order microkernel a tier uses for `T`, with its shape.
+trait Chained: Acc + crate::Element {
+    fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)>;
+}
+
+impl Chained for f32 {
+    fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+        #[cfg(target_arch = "x86_64")]
+        if tier == Tier::Avx2 {
+            return Some((micro::avx2_f32_6x16, 6, 16));
+        }
+        let _ = tier;
+        Some((micro::scalar::<f32, 6, 16>, 6, 16))
+    }
+}
+impl Chained for f64 {
+    fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+        #[cfg(target_arch = "x86_64")]
+        if tier == Tier::Avx2 {
+            return Some((micro::avx2_f64_6x8, 6, 8));
+        }
+        let _ = tier;
+        Some((micro::scalar::<f64, 6, 8>, 6, 8))
+    }
+}
+// Integer sums are exact in any order: they take the lane path.
+impl Chained for i32 {
+    fn kernel(_: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+        None
+    }
+}
+impl Chained for i64 {
+    fn kernel(_: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+        None
+    }
+}
+
+fn run<T: Chained>(
+    tier: Tier,
+    exec: Exec,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    spec: &ContractSpec,
+) -> Result<()> {
+    let threads = exec.thread_count();
+    let ea = to_acc::<T>(exec, a, spec.acc)?;
+    let eb = to_acc::<T>(exec, b, spec.acc)?;
+    let g = geometry(a.shape(), &ea.strides, b.shape(), &eb.strides, spec)?;
+    let a_rows = pack::offsets(&g.rows, &g.a_row_strides);
+    let a_ks = pack::offsets(&g.depth, &g.a_k_strides);
+    let b_ks = pack::offsets(&g.depth, &g.b_k_strides);
+    let b_cols = pack::offsets(&g.cols, &g.b_col_strides);
+    let a_batch = pack::offsets(&g.batch, &g.a_batch_strides);
+    let b_batch = pack::offsets(&g.batch, &g.b_batch_strides);
+    let (r, c, k) = (a_rows.len(), b_cols.len(), a_ks.len());
+    let mut out = vec![T::ZERO; dst.layout().len()];
+    if let Some(i) = init {
+        cast_with(
+            &exec,
+            i,
+            &mut ArrayViewMut::from_slice(&mut out, dst.shape())?,
+            CastMode::Default,
+        )?;
+    }
+    let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
+    let order = choose_order(r, c, k);
+    let chain = if order == Order::Chain { T::kernel(tier) } else { None };
+    if k > 0 {
+        for (bi, tile) in out.chunks_mut(r * c).enumerate() {
+            let a_base = ea.offset as isize + a_batch[bi];
+            let b_base = eb.offset as isize + b_batch[bi];
+            if let Some((kernel, mr, nr)) = chain {
+                let blk = block::blocking(mr, nr, size_of::<T>(), block::cache_sizes());
+                let job = Chain {
+                    kernel,
+                    blk,
+                    a: Operand { src: sa, base: a_base },
+                    a_rows: &a_rows,
+                    a_ks: &a_ks,
+                    a_ks_unit: pack::unit(&a_ks),
+                    b: Operand { src: sb, base: b_base },
+                    b_ks: &b_ks,
+                    b_cols: &b_cols,
+                    b_cols_unit: pack::unit(&b_cols),
+                };
+                // SAFETY: the tables are built from the validated views'
+                // strides and shapes, so every position they reach from the
+                // bases is inside the views; the kernel is the resolved tier's.
+                unsafe { job.run(tile, threads) };
+            } else {
+                // SAFETY: as above.
+                unsafe { lane_tile(tier, sa, a_base, &a_rows, &a_ks, sb, b_base, &b_ks, &b_cols, tile, threads) };
+            }
+        }
+    }
+    cast_with(
+        &exec,
+        &ArrayView::from_slice(&out, dst.shape())?,
+        dst,
+        CastMode::Default,
+    )
+}
+
+/// Lane order for one batch element: each output is the lane-order dot of its
+/// row of a and column of b (both gathered into consecutive scratch), then
+/// plus its init (already in `tile`).
+///
+/// # Safety
+/// Every position the tables reach from the bases is inside the operands.
+#[allow(clippy::too_many_arguments)]
+unsafe fn lane_tile<T: Acc>(
+    tier: Tier,
+    sa: Src<'_>,
+    a_base: isize,
+    a_rows: &[isize],
+    a_ks: &[isize],
+    sb: Src<'_>,
+    b_base: isize,
+    b_ks: &[isize],
+    b_cols: &[isize],
+    tile: &mut [T],
+    threads: usize,
+) {
+    let k = a_ks.len();
+    let c = b_cols.len();
+    let mut pa = Vec::with_capacity(a_rows.len() * k);
+    for &ro in a_rows {
+        // SAFETY: caller's contract.
+        pa.extend(a_ks.iter().map(|&ko| unsafe { sa.get::<T>(a_base + ro + ko) }));
+    }
+    let mut pb = Vec::with_capacity(c * k);
+    for &co in b_cols {
+        // SAFETY: caller's contract.
+        pb.extend(b_ks.iter().map(|&ko| unsafe { sb.get::<T>(b_base + ko + co) }));
+    }
+    let outputs = tile.len();
+    let work = outputs as u128 * k as u128;
+    let one = |o: usize, threads: usize| -> T {
+        let (i, j) = (o / c, o % c);
+        lane::dot(tier, &pa[i * k..(i + 1) * k], &pb[j * k..(j + 1) * k], threads)
+    };
+    if threads <= 1 || work < 1 << 18 {
+        for (o, v) in tile.iter_mut().enumerate() {
+            *v = one(o, 1).plus(*v);
+        }
+    } else if outputs >= threads * 4 {
+        // Many outputs: threads take whole outputs.
+        use rayon::prelude::*;
+        let per = outputs.div_ceil(threads);
+        tile.par_chunks_mut(per).enumerate().for_each(|(ch, vs)| {
+            for (i, v) in vs.iter_mut().enumerate() {
+                *v = one(ch * per + i, 1).plus(*v);
+            }
+        });
+    } else {
+        // Few outputs, long depth: threads share each output's blocks.
+        for (o, v) in tile.iter_mut().enumerate() {
+            *v = one(o, threads).plus(*v);
+        }
+    }
+}
