@@ -95,6 +95,7 @@
 //!   or `--quick`; in `--json` mode its table goes to stderr.
 
 mod cast_sweep;
+mod gemm_group;
 mod casts;
 mod elementwise;
 mod harness;
@@ -238,6 +239,7 @@ fn main() -> ExitCode {
         .collect();
     // Only when named: it is slow, and not part of a plain or --quick run.
     let sweep = !o.filters.is_empty() && selected(cast_sweep::NAME, &o.filters);
+    let gemm_group = !o.filters.is_empty() && selected(gemm_group::NAME, &o.filters);
     if o.list {
         for g in group_names() {
             println!("{g}");
@@ -245,7 +247,7 @@ fn main() -> ExitCode {
         println!("{}", cast_sweep::NAME);
         return ExitCode::SUCCESS;
     }
-    if names.is_empty() && !sweep {
+    if names.is_empty() && !sweep && !gemm_group {
         eprintln!(
             "tessera-bench: no group matches {:?}; groups: {}, {}",
             o.filters,
@@ -316,6 +318,11 @@ fn main() -> ExitCode {
         results.push(r);
     }
     let mut sweep_ok = true;
+    if gemm_group {
+        let (text, ok) = gemm_group::run(o.quick);
+        println!("{text}");
+        sweep_ok &= ok;
+    }
     if sweep {
         eprintln!("running {} ...", cast_sweep::NAME);
         let (text, ok) = cast_sweep::run((size_mib * (1u64 << 20) as f64).round() as usize);

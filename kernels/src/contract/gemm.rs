@@ -30,6 +30,9 @@ pub(crate) struct Chain<'a, T> {
     pub b_ks: &'a [isize],
     pub b_cols: &'a [isize],
     pub b_cols_unit: bool,
+    /// Whether C holds the chains' starting values (init); if not, the first
+    /// k-block starts from +0 and C's contents are never read.
+    pub c_holds_init: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -52,7 +55,13 @@ impl<T: Acc> Chain<'_, T> {
     pub(crate) unsafe fn run(&self, c: &mut [T], threads: usize) {
         let (m, n, k) = (self.a_rows.len(), self.b_cols.len(), self.a_ks.len());
         assert_eq!(c.len(), m * n);
-        if m == 0 || n == 0 || k == 0 {
+        if m == 0 || n == 0 {
+            return;
+        }
+        if k == 0 {
+            if !self.c_holds_init {
+                c.fill(T::ZERO);
+            }
             return;
         }
         let work = m as u128 * n as u128 * k as u128;
@@ -93,8 +102,8 @@ impl<T: Acc> Chain<'_, T> {
         let Blocking { mr, nr, kc, mc, nc } = self.blk;
         let k = self.a_ks.len();
         let kc_max = kc.min(k);
-        let mut pa = vec![T::ZERO; mc.min(rows.len().div_ceil(mr) * mr) * kc_max];
-        let mut pb = vec![T::ZERO; nc.min(cols.len().div_ceil(nr) * nr) * kc_max];
+        let mut pa = scratch::take::<T>(0, mc.min(rows.len().div_ceil(mr) * mr) * kc_max);
+        let mut pb = scratch::take::<T>(1, nc.min(cols.len().div_ceil(nr) * nr) * kc_max);
         let mut tile = vec![T::ZERO; mr * nr];
         let mut jc = cols.start;
         while jc < cols.end {
@@ -102,6 +111,7 @@ impl<T: Acc> Chain<'_, T> {
             let mut pc = 0;
             while pc < k {
                 let kcb = kc.min(k - pc);
+                let load = pc > 0 || self.c_holds_init;
                 // SAFETY: positions from the tables (caller's contract).
                 unsafe {
                     pack_b(
@@ -142,19 +152,19 @@ impl<T: Acc> Chain<'_, T> {
                             if mw == mr && nw == nr {
                                 // SAFETY: full micro-panels of kcb steps and a
                                 // full tile of C.
-                                unsafe { (self.kernel)(kcb, ap, bp, ct, ldc) };
+                                unsafe { (self.kernel)(kcb, ap, bp, ct, ldc, load) };
                             } else {
                                 // An edge: run the same kernel on a copy of the
                                 // tile's valid part; padding rows and columns
                                 // are zero and never written back.
-                                for r in 0..mw {
+                                for r in 0..mw.min(if load { mr } else { 0 }) {
                                     for j in 0..nw {
                                         // SAFETY: inside the valid tile.
                                         tile[r * nr + j] = unsafe { *ct.add(r * ldc + j) };
                                     }
                                 }
                                 // SAFETY: `tile` is a full mr × nr tile.
-                                unsafe { (self.kernel)(kcb, ap, bp, tile.as_mut_ptr(), nr) };
+                                unsafe { (self.kernel)(kcb, ap, bp, tile.as_mut_ptr(), nr, load) };
                                 for r in 0..mw {
                                     for j in 0..nw {
                                         // SAFETY: inside the valid tile.
@@ -171,6 +181,43 @@ impl<T: Acc> Chain<'_, T> {
                 pc += kcb;
             }
             jc += ncb;
+        }
+        scratch::give(0, pa);
+        scratch::give(1, pb);
+    }
+}
+
+/// Packing buffers kept per thread between calls, so that a call neither
+/// allocates nor faults in fresh pages for its panels.
+mod scratch {
+    use super::Acc;
+    use std::any::Any;
+    use std::cell::RefCell;
+
+    /// Buffers above this many bytes are not kept.
+    const KEEP_MAX: usize = 16 << 20;
+
+    thread_local! {
+        static SLOTS: RefCell<[Option<Box<dyn Any>>; 2]> = const { RefCell::new([None, None]) };
+    }
+
+    /// A buffer of `len` elements (contents unspecified but initialised).
+    pub(super) fn take<T: Acc>(slot: usize, len: usize) -> Vec<T> {
+        let kept = SLOTS.with(|s| s.borrow_mut()[slot].take());
+        let mut v = kept
+            .and_then(|b| b.downcast::<Vec<T>>().ok())
+            .map(|b| *b)
+            .unwrap_or_default();
+        if v.len() < len {
+            v.resize(len, T::ZERO);
+        }
+        v
+    }
+
+    /// Return a buffer for the next call on this thread.
+    pub(super) fn give<T: Acc>(slot: usize, v: Vec<T>) {
+        if v.len() * size_of::<T>() <= KEEP_MAX {
+            SLOTS.with(|s| s.borrow_mut()[slot] = Some(Box::new(v)));
         }
     }
 }

@@ -8,13 +8,15 @@
 
 use super::acc::Acc;
 
-/// A microkernel: `(kc, a, b, c, rs)` with `c` the tile's first element and
-/// `rs` its row stride in elements (columns are consecutive).
+/// A microkernel: `(kc, a, b, c, rs, load)` with `c` the tile's first element
+/// and `rs` its row stride in elements (columns are consecutive). With `load`
+/// false the chains start from +0 instead of the tile's contents (the same
+/// bits as loading a tile of +0).
 ///
 /// # Safety (of calling one)
 /// `a` holds `kc·MR` and `b` `kc·NR` readable elements; `c` addresses an
 /// `MR × NR` tile of row stride `rs`, writable and not read by anyone else.
-pub(crate) type Kernel<T> = unsafe fn(usize, *const T, *const T, *mut T, usize);
+pub(crate) type Kernel<T> = unsafe fn(usize, *const T, *const T, *mut T, usize, bool);
 
 /// The scalar tier's microkernel, the reference: plain `mul_add` in k order.
 ///
@@ -26,9 +28,10 @@ pub(crate) unsafe fn scalar<T: Acc, const MR: usize, const NR: usize>(
     b: *const T,
     c: *mut T,
     rs: usize,
+    load: bool,
 ) {
     let mut t = [[T::ZERO; NR]; MR];
-    for (r, row) in t.iter_mut().enumerate() {
+    for (r, row) in t.iter_mut().enumerate().filter(|_| load) {
         for (j, v) in row.iter_mut().enumerate() {
             // SAFETY: inside the tile (caller's contract).
             *v = unsafe { *c.add(r * rs + j) };
@@ -60,17 +63,28 @@ pub(crate) unsafe fn scalar<T: Acc, const MR: usize, const NR: usize>(
 /// As [`Kernel`], and the CPU runs AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn avx2_f32_6x16(kc: usize, a: *const f32, b: *const f32, c: *mut f32, rs: usize) {
+pub(crate) unsafe fn avx2_f32_6x16(
+    kc: usize,
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    rs: usize,
+    load: bool,
+) {
     use core::arch::x86_64::*;
     // SAFETY: all pointers stay inside the tile and the micro-panels
     // (caller's contract); unaligned loads and stores are used throughout.
     unsafe {
         macro_rules! row {
             ($r:expr) => {
-                (
-                    _mm256_loadu_ps(c.add($r * rs)),
-                    _mm256_loadu_ps(c.add($r * rs + 8)),
-                )
+                if load {
+                    (
+                        _mm256_loadu_ps(c.add($r * rs)),
+                        _mm256_loadu_ps(c.add($r * rs + 8)),
+                    )
+                } else {
+                    (_mm256_setzero_ps(), _mm256_setzero_ps())
+                }
             };
         }
         let (mut c00, mut c01) = row!(0);
@@ -126,16 +140,27 @@ pub(crate) unsafe fn avx2_f32_6x16(kc: usize, a: *const f32, b: *const f32, c: *
 /// As [`Kernel`], and the CPU runs AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn avx2_f64_6x8(kc: usize, a: *const f64, b: *const f64, c: *mut f64, rs: usize) {
+pub(crate) unsafe fn avx2_f64_6x8(
+    kc: usize,
+    a: *const f64,
+    b: *const f64,
+    c: *mut f64,
+    rs: usize,
+    load: bool,
+) {
     use core::arch::x86_64::*;
     // SAFETY: as in `avx2_f32_6x16`.
     unsafe {
         macro_rules! row {
             ($r:expr) => {
-                (
-                    _mm256_loadu_pd(c.add($r * rs)),
-                    _mm256_loadu_pd(c.add($r * rs + 4)),
-                )
+                if load {
+                    (
+                        _mm256_loadu_pd(c.add($r * rs)),
+                        _mm256_loadu_pd(c.add($r * rs + 4)),
+                    )
+                } else {
+                    (_mm256_setzero_pd(), _mm256_setzero_pd())
+                }
             };
         }
         let (mut c00, mut c01) = row!(0);

@@ -393,19 +393,12 @@ fn run<T: Chained>(
     let a_batch = pack::offsets(&g.batch, &g.a_batch_strides);
     let b_batch = pack::offsets(&g.batch, &g.b_batch_strides);
     let (r, c, k) = (a_rows.len(), b_cols.len(), a_ks.len());
-    let mut out = vec![T::ZERO; dst.layout().len()];
-    if let Some(i) = init {
-        cast_with(
-            &exec,
-            i,
-            &mut ArrayViewMut::from_slice(&mut out, dst.shape())?,
-            CastMode::Default,
-        )?;
-    }
     let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
     let order = choose_order(r, c, k);
     let chain = if order == Order::Chain { T::kernel(tier) } else { None };
-    if k > 0 {
+    // Each batch element's R × C outputs, row-major, in `out`; `out` holds the
+    // inits (cast into acc) where `holds_init`, else anything.
+    let compute = |out: &mut [T], holds_init: bool| {
         for (bi, tile) in out.chunks_mut(r * c).enumerate() {
             let a_base = ea.offset as isize + a_batch[bi];
             let b_base = eb.offset as isize + b_batch[bi];
@@ -422,23 +415,78 @@ fn run<T: Chained>(
                     b_ks: &b_ks,
                     b_cols: &b_cols,
                     b_cols_unit: pack::unit(&b_cols),
+                    c_holds_init: holds_init,
                 };
                 // SAFETY: the tables are built from the validated views'
                 // strides and shapes, so every position they reach from the
                 // bases is inside the views; the kernel is the resolved tier's.
                 unsafe { job.run(tile, threads) };
             } else {
-                // SAFETY: as above.
-                unsafe { lane_tile(tier, sa, a_base, &a_rows, &a_ks, sb, b_base, &b_ks, &b_cols, tile, threads) };
+                if !holds_init {
+                    tile.fill(T::ZERO);
+                }
+                if k > 0 {
+                    // SAFETY: as above.
+                    unsafe {
+                        lane_tile(
+                            tier, sa, a_base, &a_rows, &a_ks, sb, b_base, &b_ks, &b_cols, tile,
+                            threads,
+                        )
+                    };
+                }
             }
         }
+    };
+    // Chain order straight into a C-contiguous, aligned destination of the
+    // accumulator's dtype: no scratch and no final pass.
+    let len = dst.layout().len();
+    let off = dst.layout().offset * size_of::<T>();
+    if chain.is_some()
+        && dst.dtype() == spec.acc
+        && dense(dst.shape(), dst.strides())
+        && (dst.data_mut()[off..].as_ptr() as usize).is_multiple_of(align_of::<T>())
+    {
+        if let Some(i) = init {
+            cast_with(&exec, i, dst, CastMode::Default)?;
+        }
+        let bytes = &mut dst.data_mut()[off..off + len * size_of::<T>()];
+        // SAFETY: the bytes start aligned for T (checked), hold `len` elements
+        // of dst's dtype, which is T's, and every bit pattern is a valid T.
+        let (pre, out, _) = unsafe { bytes.align_to_mut::<T>() };
+        debug_assert!(pre.is_empty() && out.len() == len);
+        compute(out, init.is_some());
+        return Ok(());
     }
+    let mut out = vec![T::ZERO; len];
+    if let Some(i) = init {
+        cast_with(
+            &exec,
+            i,
+            &mut ArrayViewMut::from_slice(&mut out, dst.shape())?,
+            CastMode::Default,
+        )?;
+    }
+    compute(&mut out, true);
     cast_with(
         &exec,
         &ArrayView::from_slice(&out, dst.shape())?,
         dst,
         CastMode::Default,
     )
+}
+
+/// Whether strides are C-order contiguous (axes of one element ignored).
+fn dense(shape: &[usize], strides: &[isize]) -> bool {
+    let mut expected: isize = 1;
+    for (&n, &s) in shape.iter().zip(strides).rev() {
+        if n > 1 {
+            if s != expected {
+                return false;
+            }
+            expected *= n as isize;
+        }
+    }
+    true
 }
 
 /// Lane order for one batch element: each output is the lane-order dot of its
