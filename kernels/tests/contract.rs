@@ -335,6 +335,38 @@ fn check<T: Real>(p: &Problem<T>, lays: &[(Lay, Lay)], what: &str) {
                 );
             }
         }
+        // A destination in another layout, and one of f64 (the result in acc
+        // widened exactly): the same values.
+        let mut rng = Rng(n as u64 + 1);
+        let ld = Lay::random(out.len(), &mut rng);
+        let (mut bd, sd, od) = ld.store(&out, &vec![T::Z; n], T::Z);
+        let mut wide = vec![f64::NAN; n];
+        for ex in [Exec::default(), Exec::default().threads(2)] {
+            contract(
+                &va,
+                &vb,
+                vi.as_ref(),
+                &mut ArrayViewMut::from_slice_strided(&mut bd, &out, &sd, od).unwrap(),
+                &p.spec,
+                ex,
+            )
+            .unwrap();
+            contract(
+                &va,
+                &vb,
+                vi.as_ref(),
+                &mut ArrayViewMut::from_slice(&mut wide, &out).unwrap(),
+                &p.spec,
+                ex,
+            )
+            .unwrap();
+            for o in 0..n {
+                let idx = unravel(&out, o);
+                let pos: isize = od as isize + idx.iter().zip(&sd).map(|(&i, &s)| i as isize * s).sum::<isize>();
+                assert_eq!(bd[pos as usize].bits(), want[o].bits(), "{what}: strided destination {ld:?}, output {o}");
+                assert_eq!(wide[o].to_bits(), want[o].to64().to_bits(), "{what}: f64 destination, output {o}");
+            }
+        }
     }
 }
 

@@ -44,6 +44,21 @@ pub(crate) unsafe fn pack_a<T: Acc>(
     let kc = ks.len();
     for (p, chunk) in rows.chunks(mr).enumerate() {
         let panel = &mut out[p * mr * kc..(p + 1) * mr * kc];
+        if ks_unit && chunk.len() == mr && mr <= 8 {
+            // Whole panel, consecutive depth: one pass in k, the rows side by
+            // side, so the panel is written in order.
+            let mut starts = [0isize; 8];
+            for (s, &ro) in starts.iter_mut().zip(chunk) {
+                *s = base + ro + ks[0];
+            }
+            for (k, step) in panel.chunks_exact_mut(mr).enumerate() {
+                for (v, &s) in step.iter_mut().zip(&starts) {
+                    // SAFETY: consecutive depth positions of validated rows.
+                    *v = unsafe { src.get(s + k as isize) };
+                }
+            }
+            continue;
+        }
         for r in 0..mr {
             if let Some(&ro) = chunk.get(r) {
                 let start = base + ro;
