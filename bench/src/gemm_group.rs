@@ -39,8 +39,20 @@ impl Elem for f32 {
         // SAFETY: row-major buffers of m×k, k×n and m×n elements.
         unsafe {
             matrixmultiply::sgemm(
-                m, k, n, 1.0, a.as_ptr(), k as isize, 1, b.as_ptr(), n as isize, 1, 0.0,
-                c.as_mut_ptr(), n as isize, 1,
+                m,
+                k,
+                n,
+                1.0,
+                a.as_ptr(),
+                k as isize,
+                1,
+                b.as_ptr(),
+                n as isize,
+                1,
+                0.0,
+                c.as_mut_ptr(),
+                n as isize,
+                1,
             )
         }
     }
@@ -57,8 +69,20 @@ impl Elem for f64 {
         // SAFETY: as for f32.
         unsafe {
             matrixmultiply::dgemm(
-                m, k, n, 1.0, a.as_ptr(), k as isize, 1, b.as_ptr(), n as isize, 1, 0.0,
-                c.as_mut_ptr(), n as isize, 1,
+                m,
+                k,
+                n,
+                1.0,
+                a.as_ptr(),
+                k as isize,
+                1,
+                b.as_ptr(),
+                n as isize,
+                1,
+                0.0,
+                c.as_mut_ptr(),
+                n as isize,
+                1,
             )
         }
     }
@@ -96,7 +120,15 @@ fn faer_gemm<T: Elem>(m: usize, k: usize, n: usize, a: &[T], b: &[T], c: &mut [T
     }
 }
 
-fn tessera_mm<T: Elem>(m: usize, k: usize, n: usize, a: &[T], b: &[T], c: &mut [T], threads: usize) {
+fn tessera_mm<T: Elem>(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    threads: usize,
+) {
     matmul(
         &ArrayView::from_slice(a, &[m, k]).expect("view"),
         &ArrayView::from_slice(b, &[k, n]).expect("view"),
@@ -109,7 +141,13 @@ fn tessera_mm<T: Elem>(m: usize, k: usize, n: usize, a: &[T], b: &[T], c: &mut [
 type Peer<'a, T> = (&'static str, Box<dyn Fn(&mut [T]) + 'a>);
 
 /// One case: GFLOP/s of each peer (None where it failed the check) as rows.
-fn case<T: Elem>(m: usize, k: usize, n: usize, threads: usize, quick: bool) -> (Vec<(String, Option<f64>)>, bool) {
+fn case<T: Elem>(
+    m: usize,
+    k: usize,
+    n: usize,
+    threads: usize,
+    quick: bool,
+) -> (Vec<(String, Option<f64>)>, bool) {
     let mut s = 0x2545F4914F6CDD1Du64;
     let mut rnd = || {
         s ^= s << 13;
@@ -120,11 +158,20 @@ fn case<T: Elem>(m: usize, k: usize, n: usize, threads: usize, quick: bool) -> (
     let a: Vec<T> = (0..m * k).map(|_| rnd()).collect();
     let b: Vec<T> = (0..k * n).map(|_| rnd()).collect();
     let mut peers: Vec<Peer<T>> = vec![
-        ("tessera", Box::new(|c: &mut [T]| tessera_mm(m, k, n, &a, &b, c, threads))),
-        ("gemm", Box::new(|c: &mut [T]| faer_gemm(m, k, n, &a, &b, c, threads))),
+        (
+            "tessera",
+            Box::new(|c: &mut [T]| tessera_mm(m, k, n, &a, &b, c, threads)),
+        ),
+        (
+            "gemm",
+            Box::new(|c: &mut [T]| faer_gemm(m, k, n, &a, &b, c, threads)),
+        ),
     ];
     if threads == 1 {
-        peers.push(("matrixmultiply", Box::new(|c: &mut [T]| T::mm(m, k, n, &a, &b, c))));
+        peers.push((
+            "matrixmultiply",
+            Box::new(|c: &mut [T]| T::mm(m, k, n, &a, &b, c)),
+        ));
     }
     let mut c = vec![T::default(); m * n];
     let mut want = vec![T::default(); m * n];
@@ -133,14 +180,21 @@ fn case<T: Elem>(m: usize, k: usize, n: usize, threads: usize, quick: bool) -> (
     let mut ok = vec![true; peers.len()];
     for (p, (_, f)) in peers.iter().enumerate() {
         f(&mut c);
-        ok[p] = c.iter().zip(&want).all(|(x, y)| (x.to() - y.to()).abs() <= tol);
+        ok[p] = c
+            .iter()
+            .zip(&want)
+            .all(|(x, y)| (x.to() - y.to()).abs() <= tol);
     }
     let flops = 2.0 * m as f64 * n as f64 * k as f64;
     let mut best = vec![f64::INFINITY; peers.len()];
     let target = if quick { 0.005 } else { 0.1 };
     for round in 0..5 {
         for q in 0..peers.len() {
-            let p = if round % 2 == 0 { q } else { peers.len() - 1 - q };
+            let p = if round % 2 == 0 {
+                q
+            } else {
+                peers.len() - 1 - q
+            };
             if !ok[p] {
                 continue;
             }
@@ -173,7 +227,10 @@ pub fn run(quick: bool) -> (String, bool) {
     let sizes: Vec<(usize, usize, usize)> = if quick {
         vec![(64, 64, 64), (256, 256, 256), (128, 4096, 64)]
     } else {
-        let mut v: Vec<_> = [64, 256, 512, 1024, 2048].iter().map(|&n| (n, n, n)).collect();
+        let mut v: Vec<_> = [64, 256, 512, 1024, 2048]
+            .iter()
+            .map(|&n| (n, n, n))
+            .collect();
         v.push((1024, 4096, 64));
         v
     };
@@ -195,7 +252,10 @@ pub fn run(quick: bool) -> (String, bool) {
                     (None, false) => "-".to_string(),
                 };
                 let t = get("tessera");
-                let peer = [get("gemm"), get("matrixmultiply")].into_iter().flatten().fold(0.0f64, f64::max);
+                let peer = [get("gemm"), get("matrixmultiply")]
+                    .into_iter()
+                    .flatten()
+                    .fold(0.0f64, f64::max);
                 let ratio = t.map(|t| t / peer);
                 if threads == 1 {
                     one = t;

@@ -95,9 +95,9 @@
 //!   or `--quick`; in `--json` mode its table goes to stderr.
 
 mod cast_sweep;
-mod gemm_group;
 mod casts;
 mod elementwise;
+mod gemm_group;
 mod harness;
 
 use casts::{cast_group, CastBufs, CastCase};

@@ -174,16 +174,35 @@ fn unravel(shape: &[usize], mut p: usize) -> Vec<usize> {
 impl<T: Real> Problem<T> {
     fn free(&self) -> (Vec<usize>, Vec<usize>) {
         let fa = (0..self.sa.len())
-            .filter(|i| !self.spec.batch.iter().chain(&self.spec.contracting).any(|p| p.0 == *i))
+            .filter(|i| {
+                !self
+                    .spec
+                    .batch
+                    .iter()
+                    .chain(&self.spec.contracting)
+                    .any(|p| p.0 == *i)
+            })
             .collect();
         let fb = (0..self.sb.len())
-            .filter(|i| !self.spec.batch.iter().chain(&self.spec.contracting).any(|p| p.1 == *i))
+            .filter(|i| {
+                !self
+                    .spec
+                    .batch
+                    .iter()
+                    .chain(&self.spec.contracting)
+                    .any(|p| p.1 == *i)
+            })
             .collect();
         (fa, fb)
     }
     fn out_shape(&self) -> Vec<usize> {
         let (fa, fb) = self.free();
-        let mut s: Vec<usize> = self.spec.batch.iter().map(|&(x, y)| self.sa[x].max(self.sb[y])).collect();
+        let mut s: Vec<usize> = self
+            .spec
+            .batch
+            .iter()
+            .map(|&(x, y)| self.sa[x].max(self.sb[y]))
+            .collect();
         s.extend(fa.iter().map(|&i| self.sa[i]));
         s.extend(fb.iter().map(|&i| self.sb[i]));
         s
@@ -194,7 +213,12 @@ impl<T: Real> Problem<T> {
         let nbat = self.spec.batch.len();
         let r: usize = fa.iter().map(|&i| self.sa[i]).product();
         let c: usize = fb.iter().map(|&i| self.sb[i]).product();
-        let ks: Vec<usize> = self.spec.contracting.iter().map(|&(x, _)| self.sa[x]).collect();
+        let ks: Vec<usize> = self
+            .spec
+            .contracting
+            .iter()
+            .map(|&(x, _)| self.sa[x])
+            .collect();
         let k: usize = ks.iter().product();
         let chain = uses_chain(r, c, k);
         let n: usize = out.iter().product();
@@ -292,7 +316,12 @@ impl Lay {
         let mut buf = vec![fill; span.max(1) as usize];
         for (p, &x) in v.iter().enumerate() {
             let idx = unravel(shape, p);
-            let pos: isize = offset + idx.iter().zip(&strides).map(|(&i, &s)| i as isize * s).sum::<isize>();
+            let pos: isize = offset
+                + idx
+                    .iter()
+                    .zip(&strides)
+                    .map(|(&i, &s)| i as isize * s)
+                    .sum::<isize>();
             buf[pos as usize] = x;
         }
         (buf, strides, offset as usize)
@@ -313,7 +342,10 @@ fn check<T: Real>(p: &Problem<T>, lays: &[(Lay, Lay)], what: &str) {
         let (bb, sb, ob) = lb.store(&p.sb, &p.b, T::from64(f64::NAN));
         let va = ArrayView::from_slice_strided(&ba, &p.sa, &sa, oa).unwrap();
         let vb = ArrayView::from_slice_strided(&bb, &p.sb, &sb, ob).unwrap();
-        let vi = p.init.as_ref().map(|v| ArrayView::from_slice(v, &out).unwrap());
+        let vi = p
+            .init
+            .as_ref()
+            .map(|v| ArrayView::from_slice(v, &out).unwrap());
         for ex in execs() {
             let mut got = vec![T::from64(f64::NAN); n];
             contract(
@@ -362,9 +394,22 @@ fn check<T: Real>(p: &Problem<T>, lays: &[(Lay, Lay)], what: &str) {
             .unwrap();
             for o in 0..n {
                 let idx = unravel(&out, o);
-                let pos: isize = od as isize + idx.iter().zip(&sd).map(|(&i, &s)| i as isize * s).sum::<isize>();
-                assert_eq!(bd[pos as usize].bits(), want[o].bits(), "{what}: strided destination {ld:?}, output {o}");
-                assert_eq!(wide[o].to_bits(), want[o].to64().to_bits(), "{what}: f64 destination, output {o}");
+                let pos: isize = od as isize
+                    + idx
+                        .iter()
+                        .zip(&sd)
+                        .map(|(&i, &s)| i as isize * s)
+                        .sum::<isize>();
+                assert_eq!(
+                    bd[pos as usize].bits(),
+                    want[o].bits(),
+                    "{what}: strided destination {ld:?}, output {o}"
+                );
+                assert_eq!(
+                    wide[o].to_bits(),
+                    want[o].to64().to_bits(),
+                    "{what}: f64 destination, output {o}"
+                );
             }
         }
     }
@@ -406,7 +451,11 @@ fn thresholds<T: Real>() {
     for (r, c, k) in shapes {
         for init in [false, true] {
             let p = matrix::<T>(r, c, k, init, &mut rng);
-            check(&p, &[(Lay::c(2), Lay::c(2))], &format!("{r}x{c}x{k} init {init}"));
+            check(
+                &p,
+                &[(Lay::c(2), Lay::c(2))],
+                &format!("{r}x{c}x{k} init {init}"),
+            );
         }
     }
 }
@@ -426,7 +475,9 @@ fn random_layouts<T: Real>(seed: u64, cases: usize) {
     for case in 0..cases {
         let (r, c, k) = (1 + rng.below(40), 1 + rng.below(40), rng.below(60));
         let p = matrix::<T>(r, c, k, rng.below(2) == 0, &mut rng);
-        let lays: Vec<(Lay, Lay)> = (0..3).map(|_| (Lay::random(2, &mut rng), Lay::random(2, &mut rng))).collect();
+        let lays: Vec<(Lay, Lay)> = (0..3)
+            .map(|_| (Lay::random(2, &mut rng), Lay::random(2, &mut rng)))
+            .collect();
         check(&p, &lays, &format!("case {case}: {r}x{c}x{k}"));
     }
 }
@@ -449,7 +500,11 @@ fn batched_multi_axis_broadcast() {
     // a: [batch0=3, k1=4, row=7, batch1=1, k0=5]; b: [k0=5, batch1=2, col=9, batch0=1, k1=4]
     let sa = vec![3, 4, 7, 1, 5];
     let sb = vec![5, 2, 9, 1, 4];
-    let spec = ContractSpec::new(DType::F32).batch(0, 3).batch(3, 1).contracting(4, 0).contracting(1, 4);
+    let spec = ContractSpec::new(DType::F32)
+        .batch(0, 3)
+        .batch(3, 1)
+        .contracting(4, 0)
+        .contracting(1, 4);
     for init in [false, true] {
         let mut p = Problem::<f32> {
             a: random_vals(sa.iter().product(), &mut rng),
@@ -477,8 +532,19 @@ fn batched_multi_axis_broadcast() {
 fn blocked_large() {
     let mut rng = Rng(5);
     for (r, c, k) in [(150, 70, 1100), (37, 300, 700)] {
-        check(&matrix::<f32>(r, c, k, true, &mut rng), &[(Lay::c(2), Lay::c(2)), (Lay::random(2, &mut rng), Lay::random(2, &mut rng))], "large f32");
-        check(&matrix::<f64>(r, c, k, false, &mut rng), &[(Lay::c(2), Lay::c(2))], "large f64");
+        check(
+            &matrix::<f32>(r, c, k, true, &mut rng),
+            &[
+                (Lay::c(2), Lay::c(2)),
+                (Lay::random(2, &mut rng), Lay::random(2, &mut rng)),
+            ],
+            "large f32",
+        );
+        check(
+            &matrix::<f64>(r, c, k, false, &mut rng),
+            &[(Lay::c(2), Lay::c(2))],
+            "large f64",
+        );
     }
 }
 
@@ -490,7 +556,11 @@ fn random_sweep_heavy() {
     let mut rng = Rng(3);
     for _ in 0..10 {
         let (r, c, k) = (1 + rng.below(600), 1 + rng.below(600), rng.below(3000));
-        check(&matrix::<f32>(r, c, k, true, &mut rng), &[(Lay::c(2), Lay::c(2))], "heavy");
+        check(
+            &matrix::<f32>(r, c, k, true, &mut rng),
+            &[(Lay::c(2), Lay::c(2))],
+            "heavy",
+        );
     }
 }
 
@@ -524,7 +594,11 @@ fn bound_case<T: Real>(r: usize, c: usize, k: usize, rng: &mut Rng, scale_spread
         (0..n)
             .map(|_| {
                 let v = rng.full_f32() as f64;
-                let e = if scale_spread { (rng.below(40) as i32 - 20) as f64 } else { 0.0 };
+                let e = if scale_spread {
+                    (rng.below(40) as i32 - 20) as f64
+                } else {
+                    0.0
+                };
                 T::from64(v * e.exp2())
             })
             .collect()
@@ -547,10 +621,14 @@ fn bound_case<T: Real>(r: usize, c: usize, k: usize, rng: &mut Rng, scale_spread
             let x: Vec<f64> = (0..k).map(|q| a[i * k + q].to64()).collect();
             let y: Vec<f64> = (0..k).map(|q| b[q * c + j].to64()).collect();
             let exact = dd_dot(&x, &y, init[i * c + j].to64());
-            let mag: f64 = x.iter().zip(&y).map(|(p, q)| (p * q).abs()).sum::<f64>() + init[i * c + j].to64().abs();
+            let mag: f64 = x.iter().zip(&y).map(|(p, q)| (p * q).abs()).sum::<f64>()
+                + init[i * c + j].to64().abs();
             let err = (got[i * c + j].to64() - exact).abs();
             let bound = gamma(k + 1, T::U) * mag * (1.0 + 1e-12);
-            assert!(err <= bound, "{r}x{c}x{k} ({i},{j}): error {err:e} above {bound:e}");
+            assert!(
+                err <= bound,
+                "{r}x{c}x{k} ({i},{j}): error {err:e} above {bound:e}"
+            );
         }
     }
 }
@@ -590,7 +668,11 @@ fn fp8(code: u8, e: u32, m: u32, fn_style: bool) -> Option<f64> {
     } else {
         (1.0 + man as f64 / (1u32 << m) as f64) * ((exp as i32 - bias) as f64).exp2()
     };
-    let v = if exp == 0 { man as f64 * ((1 - bias - m as i32) as f64).exp2() } else { v };
+    let v = if exp == 0 {
+        man as f64 * ((1 - bias - m as i32) as f64).exp2()
+    } else {
+        v
+    };
     Some(sign * v)
 }
 
@@ -617,7 +699,11 @@ fn narrow(dt: DType, n: usize, rng: &mut Rng) -> (Vec<u8>, Vec<f64>) {
             }
             DType::E4m3fn | DType::E5m2 => {
                 let code = rng.next() as u8;
-                let d = if dt == DType::E4m3fn { fp8(code, 4, 3, true) } else { fp8(code, 5, 2, false) };
+                let d = if dt == DType::E4m3fn {
+                    fp8(code, 4, 3, true)
+                } else {
+                    fp8(code, 5, 2, false)
+                };
                 if let Some(v) = d {
                     bytes.push(code);
                     vals.push(v);
@@ -725,9 +811,13 @@ fn integers_exact() {
             .unwrap();
             for i in 0..r {
                 for j in 0..c {
-                    let exact: i128 = (0..k).map(|q| a[i * k + q] as i128 * b[q * c + j] as i128).sum();
+                    let exact: i128 = (0..k)
+                        .map(|q| a[i * k + q] as i128 * b[q * c + j] as i128)
+                        .sum();
                     assert_eq!(got[i * c + j] as i128, exact);
-                    let w: i128 = (0..k).map(|q| wa[i * k + q] as i128 * wb[q * c + j] as i128).sum();
+                    let w: i128 = (0..k)
+                        .map(|q| wa[i * k + q] as i128 * wb[q * c + j] as i128)
+                        .sum();
                     assert_eq!(wrap[i * c + j], w as i32, "wraps modulo 2^32");
                     assert_eq!(wide[i * c + j], w as i64, "wraps modulo 2^64");
                 }
@@ -778,20 +868,60 @@ fn refusals_write_nothing() {
     let vb = ArrayView::from_slice(&b, &[4, 5]).unwrap();
     let good = ContractSpec::new(DType::F32).contracting(1, 0);
     let cases: Vec<(ContractSpec, Vec<usize>, &str)> = vec![
-        (ContractSpec::new(DType::F32).contracting(2, 0), vec![6, 5], "axis of a out of range"),
-        (ContractSpec::new(DType::F32).contracting(1, 3), vec![6, 5], "axis of b out of range"),
-        (ContractSpec::new(DType::F32).contracting(1, 0).contracting(1, 1), vec![6], "named twice"),
-        (ContractSpec::new(DType::F32).contracting(0, 0), vec![4, 5], "extents differ"),
-        (ContractSpec::new(DType::F32).batch(0, 1), vec![6, 4, 4], "batch extents differ"),
-        (ContractSpec::new(DType::C64).contracting(1, 0), vec![6, 5], "complex accumulator"),
-        (ContractSpec::new(DType::F16).contracting(1, 0), vec![6, 5], "narrow accumulator"),
+        (
+            ContractSpec::new(DType::F32).contracting(2, 0),
+            vec![6, 5],
+            "axis of a out of range",
+        ),
+        (
+            ContractSpec::new(DType::F32).contracting(1, 3),
+            vec![6, 5],
+            "axis of b out of range",
+        ),
+        (
+            ContractSpec::new(DType::F32)
+                .contracting(1, 0)
+                .contracting(1, 1),
+            vec![6],
+            "named twice",
+        ),
+        (
+            ContractSpec::new(DType::F32).contracting(0, 0),
+            vec![4, 5],
+            "extents differ",
+        ),
+        (
+            ContractSpec::new(DType::F32).batch(0, 1),
+            vec![6, 4, 4],
+            "batch extents differ",
+        ),
+        (
+            ContractSpec::new(DType::C64).contracting(1, 0),
+            vec![6, 5],
+            "complex accumulator",
+        ),
+        (
+            ContractSpec::new(DType::F16).contracting(1, 0),
+            vec![6, 5],
+            "narrow accumulator",
+        ),
         (good.clone(), vec![5, 6], "destination shape"),
     ];
     for (spec, shape, what) in cases {
         let n: usize = shape.iter().product();
         let mut d = vec![7f32; n];
-        let r = contract(&va, &vb, None, &mut ArrayViewMut::from_slice(&mut d, &shape).unwrap(), &spec, Exec::default());
-        assert!(matches!(r, Err(Error::Invalid(_)) | Err(Error::Shape { .. })), "{what}: {r:?}");
+        let r = contract(
+            &va,
+            &vb,
+            None,
+            &mut ArrayViewMut::from_slice(&mut d, &shape).unwrap(),
+            &spec,
+            Exec::default(),
+        );
+        assert!(
+            matches!(r, Err(Error::Invalid(_)) | Err(Error::Shape { .. })),
+            "{what}: {r:?}"
+        );
         assert!(d.iter().all(|&x| x == 7.0), "{what}: wrote");
     }
     // init that does not broadcast

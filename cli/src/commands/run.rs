@@ -2,11 +2,11 @@
 //!
 //! The call file names a kernel; this module reads the file, picks the tier and
 //! thread count, and hands the call to the module of the kernel's family
-//! (elementwise kinds, `cast`, and the block-scaled formats' `encode`, `decode`
+//! (elementwise kinds, `cast`, `contract`, and the block-scaled formats' `encode`, `decode`
 //! and `transcode`; `map`, `reduce`, … join as new arms of [`Kernel`]).
 
 use super::formats::FormatKernel;
-use super::{cast, elementwise, formats, parse_args};
+use super::{cast, contract, elementwise, formats, parse_args};
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
 use crate::outln;
@@ -24,6 +24,8 @@ pub enum Kernel {
     Elementwise(Kind),
     /// `cast`: any dtype to any dtype.
     Cast,
+    /// `contract`: a contraction of `a` with `b` (plus `init`).
+    Contract,
     /// `encode`, `decode` or `transcode` of a block-scaled format.
     Format(FormatKernel),
 }
@@ -33,6 +35,9 @@ impl Kernel {
     pub fn from_name(name: &str) -> Outcome<Kernel> {
         if name == cast::NAME {
             return Ok(Kernel::Cast);
+        }
+        if name == contract::NAME {
+            return Ok(Kernel::Contract);
         }
         if let Some(k) = FormatKernel::from_name(name) {
             return Ok(Kernel::Format(k));
@@ -82,6 +87,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     let report = match kernel {
         Kernel::Elementwise(kind) => elementwise::call(path, &call, kind, &exec)?,
         Kernel::Cast => cast::call(path, &call, &exec)?,
+        Kernel::Contract => contract::call(path, &call, &exec)?,
         Kernel::Format(k) => formats::call(path, &call, k, &exec)?,
     };
     if let Some(note) = tessera::tier::tier_env_note() {

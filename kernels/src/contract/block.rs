@@ -132,7 +132,9 @@ mod tests {
         for c in [CacheSizes::default(), cache_sizes()] {
             for (mr, nr, s) in [(6, 16, 4), (6, 8, 8)] {
                 let b = blocking(mr, nr, s, c);
-                assert!(b.kc >= 64 && b.mc % mr == 0 && b.nc % nr == 0 && b.mc > 0);
+                assert!(
+                    b.kc >= 64 && b.mc.is_multiple_of(mr) && b.nc.is_multiple_of(nr) && b.mc > 0
+                );
             }
         }
     }

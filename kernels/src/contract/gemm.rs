@@ -42,6 +42,13 @@ unsafe impl<T> Send for SendPtr<T> {}
 // SAFETY: as above.
 unsafe impl<T> Sync for SendPtr<T> {}
 
+impl<T> SendPtr<T> {
+    /// The pointer (a method, so closures capture the whole wrapper).
+    fn get(self) -> *mut T {
+        self.0
+    }
+}
+
 /// Multiply-adds below which a product stays on the calling thread.
 const PARALLEL_MIN: u128 = 1 << 20;
 
@@ -65,7 +72,11 @@ impl<T: Acc> Chain<'_, T> {
             return;
         }
         let work = m as u128 * n as u128 * k as u128;
-        let threads = if work < PARALLEL_MIN { 1 } else { threads.max(1) };
+        let threads = if work < PARALLEL_MIN {
+            1
+        } else {
+            threads.max(1)
+        };
         let (mr, nr) = (self.blk.mr, self.blk.nr);
         // Split along the longer side in whole micro-tiles.
         let by_rows = m.div_ceil(mr) >= n.div_ceil(nr);
@@ -79,11 +90,14 @@ impl<T: Acc> Chain<'_, T> {
         let task = |p: usize| {
             let lo = (units * p / parts) * unit;
             let hi = ((units * (p + 1) / parts) * unit).min(if by_rows { m } else { n });
-            let (r, cc) = if by_rows { (lo..hi, 0..n) } else { (0..m, lo..hi) };
-            let ptr = ptr;
+            let (r, cc) = if by_rows {
+                (lo..hi, 0..n)
+            } else {
+                (0..m, lo..hi)
+            };
             // SAFETY: each task writes only its own rows or columns of C; the
             // operands are as the caller promised.
-            unsafe { self.block(ptr.0, n, r, cc) };
+            unsafe { self.block(ptr.get(), n, r, cc) };
         };
         if parts == 1 {
             task(0);
@@ -98,7 +112,13 @@ impl<T: Acc> Chain<'_, T> {
     /// # Safety
     /// As `run`; `c` is the row-major C of row stride `ldc`, and no other
     /// thread touches this rectangle.
-    unsafe fn block(&self, c: *mut T, ldc: usize, rows: std::ops::Range<usize>, cols: std::ops::Range<usize>) {
+    unsafe fn block(
+        &self,
+        c: *mut T,
+        ldc: usize,
+        rows: std::ops::Range<usize>,
+        cols: std::ops::Range<usize>,
+    ) {
         let Blocking { mr, nr, kc, mc, nc } = self.blk;
         let k = self.a_ks.len();
         let kc_max = kc.min(k);

@@ -25,7 +25,10 @@ fn block_generic<T: Acc>(a: &[T], b: &[T]) -> T {
     let (a, b) = (&a[..n], &b[..n]);
     let mut l = [T::ZERO; LANES];
     let full = n / LANES * LANES;
-    for (ca, cb) in a[..full].chunks_exact(LANES).zip(b[..full].chunks_exact(LANES)) {
+    for (ca, cb) in a[..full]
+        .chunks_exact(LANES)
+        .zip(b[..full].chunks_exact(LANES))
+    {
         for j in 0..LANES {
             l[j] = l[j].madd(ca[j], cb[j]);
         }

@@ -42,8 +42,8 @@ mod acc;
 pub mod block;
 mod gemm;
 mod lane;
-pub mod order;
 mod micro;
+pub mod order;
 mod pack;
 
 use self::acc::{Acc, Src};
@@ -148,16 +148,32 @@ fn invalid(s: String) -> Error {
 }
 
 /// Check the axis pairs against the operands' shapes and return the geometry.
-fn geometry(a: &[usize], sa: &[isize], b: &[usize], sb: &[isize], spec: &ContractSpec) -> Result<Geometry> {
+fn geometry(
+    a: &[usize],
+    sa: &[isize],
+    b: &[usize],
+    sb: &[isize],
+    spec: &ContractSpec,
+) -> Result<Geometry> {
     let mut used_a = vec![false; a.len()];
     let mut used_b = vec![false; b.len()];
-    let pairs = spec.batch.iter().map(|p| ("batch", p)).chain(spec.contracting.iter().map(|p| ("contracting", p)));
+    let pairs = spec
+        .batch
+        .iter()
+        .map(|p| ("batch", p))
+        .chain(spec.contracting.iter().map(|p| ("contracting", p)));
     for (what, &(x, y)) in pairs {
         if x >= a.len() {
-            return Err(invalid(format!("contract: {what} axis {x} of a is out of range (a has {} axes)", a.len())));
+            return Err(invalid(format!(
+                "contract: {what} axis {x} of a is out of range (a has {} axes)",
+                a.len()
+            )));
         }
         if y >= b.len() {
-            return Err(invalid(format!("contract: {what} axis {y} of b is out of range (b has {} axes)", b.len())));
+            return Err(invalid(format!(
+                "contract: {what} axis {y} of b is out of range (b has {} axes)",
+                b.len()
+            )));
         }
         if std::mem::replace(&mut used_a[x], true) {
             return Err(invalid(format!("contract: axis {x} of a is named twice")));
@@ -214,7 +230,13 @@ fn geometry(a: &[usize], sa: &[isize], b: &[usize], sb: &[isize], spec: &Contrac
             g.b_col_strides.push(sb[i]);
         }
     }
-    g.out_shape = g.batch.iter().chain(&g.rows).chain(&g.cols).copied().collect();
+    g.out_shape = g
+        .batch
+        .iter()
+        .chain(&g.rows)
+        .chain(&g.cols)
+        .copied()
+        .collect();
     Ok(g)
 }
 
@@ -278,7 +300,12 @@ pub fn contract(
 /// The matrix product `dst = a · b` of `[.., M, K]` and `[.., K, N]` (equal
 /// ranks ≥ 2, leading axes batch axes that broadcast), accumulated in
 /// [`default_acc`] of the input dtypes, as [`contract`] computes it.
-pub fn matmul(a: &ArrayView<'_>, b: &ArrayView<'_>, dst: &mut ArrayViewMut<'_>, exec: Exec) -> Result<()> {
+pub fn matmul(
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    dst: &mut ArrayViewMut<'_>,
+    exec: Exec,
+) -> Result<()> {
     let rank = a.shape().len();
     if rank < 2 || b.shape().len() != rank {
         return Err(invalid(format!(
@@ -294,14 +321,24 @@ pub fn matmul(a: &ArrayView<'_>, b: &ArrayView<'_>, dst: &mut ArrayViewMut<'_>, 
 /// Matrix-vector product `y[i] = Σ_k a[i, k]·x[k]` (a of shape `[M, K]`), in
 /// [`default_acc`]: lane order (one column), so row i of `y` has the bits of
 /// [`dot`] of row i of `a` with `x`.
-pub fn gemv(a: &ArrayView<'_>, x: &ArrayView<'_>, y: &mut ArrayViewMut<'_>, exec: Exec) -> Result<()> {
+pub fn gemv(
+    a: &ArrayView<'_>,
+    x: &ArrayView<'_>,
+    y: &mut ArrayViewMut<'_>,
+    exec: Exec,
+) -> Result<()> {
     let spec = ContractSpec::new(default_acc(a.dtype(), x.dtype())).contracting(1, 0);
     contract(a, x, None, y, &spec, exec)
 }
 
 /// Dot product `out[] = Σ_k x[k]·y[k]` of two vectors into a rank-0 `out`, in
 /// [`default_acc`], lane order.
-pub fn dot(x: &ArrayView<'_>, y: &ArrayView<'_>, out: &mut ArrayViewMut<'_>, exec: Exec) -> Result<()> {
+pub fn dot(
+    x: &ArrayView<'_>,
+    y: &ArrayView<'_>,
+    out: &mut ArrayViewMut<'_>,
+    exec: Exec,
+) -> Result<()> {
     let spec = ContractSpec::new(default_acc(x.dtype(), y.dtype())).contracting(0, 0);
     contract(x, y, None, out, &spec, exec)
 }
@@ -314,7 +351,11 @@ struct AccOperand<'a> {
     offset: usize,
 }
 
-fn to_acc<'a, T: Acc + crate::Element>(exec: Exec, v: &ArrayView<'a>, acc: DType) -> Result<AccOperand<'a>> {
+fn to_acc<'a, T: Acc + crate::Element>(
+    exec: Exec,
+    v: &ArrayView<'a>,
+    acc: DType,
+) -> Result<AccOperand<'a>> {
     if v.dtype() == acc {
         return Ok(AccOperand {
             bytes: std::borrow::Cow::Borrowed(v.data()),
@@ -395,7 +436,11 @@ fn run<T: Chained>(
     let (r, c, k) = (a_rows.len(), b_cols.len(), a_ks.len());
     let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
     let order = choose_order(r, c, k);
-    let chain = if order == Order::Chain { T::kernel(tier) } else { None };
+    let chain = if order == Order::Chain {
+        T::kernel(tier)
+    } else {
+        None
+    };
     // Each batch element's R × C outputs, row-major, in `out`; `out` holds the
     // inits (cast into acc) where `holds_init`, else anything.
     let compute = |out: &mut [T], holds_init: bool| {
@@ -407,11 +452,17 @@ fn run<T: Chained>(
                 let job = Chain {
                     kernel,
                     blk,
-                    a: Operand { src: sa, base: a_base },
+                    a: Operand {
+                        src: sa,
+                        base: a_base,
+                    },
                     a_rows: &a_rows,
                     a_ks: &a_ks,
                     a_ks_unit: pack::unit(&a_ks),
-                    b: Operand { src: sb, base: b_base },
+                    b: Operand {
+                        src: sb,
+                        base: b_base,
+                    },
                     b_ks: &b_ks,
                     b_cols: &b_cols,
                     b_cols_unit: pack::unit(&b_cols),
@@ -514,18 +565,29 @@ unsafe fn lane_tile<T: Acc>(
     let mut pa = Vec::with_capacity(a_rows.len() * k);
     for &ro in a_rows {
         // SAFETY: caller's contract.
-        pa.extend(a_ks.iter().map(|&ko| unsafe { sa.get::<T>(a_base + ro + ko) }));
+        pa.extend(
+            a_ks.iter()
+                .map(|&ko| unsafe { sa.get::<T>(a_base + ro + ko) }),
+        );
     }
     let mut pb = Vec::with_capacity(c * k);
     for &co in b_cols {
         // SAFETY: caller's contract.
-        pb.extend(b_ks.iter().map(|&ko| unsafe { sb.get::<T>(b_base + ko + co) }));
+        pb.extend(
+            b_ks.iter()
+                .map(|&ko| unsafe { sb.get::<T>(b_base + ko + co) }),
+        );
     }
     let outputs = tile.len();
     let work = outputs as u128 * k as u128;
     let one = |o: usize, threads: usize| -> T {
         let (i, j) = (o / c, o % c);
-        lane::dot(tier, &pa[i * k..(i + 1) * k], &pb[j * k..(j + 1) * k], threads)
+        lane::dot(
+            tier,
+            &pa[i * k..(i + 1) * k],
+            &pb[j * k..(j + 1) * k],
+            threads,
+        )
     };
     if threads <= 1 || work < 1 << 18 {
         for (o, v) in tile.iter_mut().enumerate() {
