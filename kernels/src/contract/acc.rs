@@ -76,4 +76,15 @@ impl<'a> Src<'a> {
         // and every bit pattern is a valid float or integer.
         unsafe { (self.bytes.as_ptr() as *const T).offset(e).read_unaligned() }
     }
+
+    /// [`Src::get`] for any plain-data element (complex pairs).
+    ///
+    /// # Safety
+    /// As [`Src::get`].
+    #[inline(always)]
+    pub(crate) unsafe fn get_any<T: crate::Element>(&self, e: isize) -> T {
+        debug_assert!(e >= 0 && (e as usize + 1) * size_of::<T>() <= self.bytes.len());
+        // SAFETY: as in `get`; `Element` types are plain data.
+        unsafe { (self.bytes.as_ptr() as *const T).offset(e).read_unaligned() }
+    }
 }

@@ -8,8 +8,8 @@
 //!
 //! # Contract
 //!
-//! * **Accumulator.** Everything is computed in `acc`: `f32`, `f64`, `i32` or
-//!   `i64`. Each element of `a`, `b` and `init` enters the accumulator as
+//! * **Accumulator.** Everything is computed in `acc`: `f32`, `f64`, `c64`,
+//!   `c128`, `i32` or `i64`. Each element of `a`, `b` and `init` enters the accumulator as
 //!   [`cast`](crate::cast) casts it (default mode: exact where `acc` holds the
 //!   value, else rounded to nearest; a float into an integer `acc` truncates
 //!   toward zero and saturates); the result enters `dst`, of any dtype, as a
@@ -25,11 +25,19 @@
 //!     is added to the total. An output with no products (K = 0) is its init,
 //!     or +0.
 //!
+//!   A complex accumulator sums each part over 2K real terms, numbered
+//!   `2k`, `2k+1`: `ar·br`, `−ai·bi` for the real part and `ar·bi`, `ai·br`
+//!   for the imaginary part, in the order R, C and K choose (chain: 2K fused
+//!   multiply-adds from init's part; lane: the 2K terms in lanes, then init's
+//!   part).
+//!
 //!   The bits depend on the operands' values, the dtypes and R, C, K alone: not
 //!   on layouts, batch position, blocking, tier or threads.
 //! * **Bound.** For a real float `acc` with unit roundoff u, each output is
 //!   within γ(K+1)·(|init| + Σ|a||b|) of the exact sum of the terms as they
-//!   entered `acc`, γ(n) = n·u/(1 − n·u), before the final rounding into `dst`.
+//!   entered `acc`, γ(n) = n·u/(1 − n·u), before the final rounding into `dst`;
+//!   for a complex `acc` the error's modulus is within γ(2K+2)·(|init| +
+//!   Σ|a||b|), u its parts' unit roundoff.
 //! * **Integers** (`i32`, `i64`): products and sums wrap, so the result is exact
 //!   modulo 2^w in any order. No saturating or pairing instruction is used.
 //! * **Refusals**, all before any write, as a typed [`Error`]: an unsupported
@@ -66,7 +74,7 @@ pub struct ContractSpec {
     /// `(axis of a, axis of b)` pairs that are summed over, numbered in C order
     /// of this list. Extents must match.
     pub contracting: Vec<(usize, usize)>,
-    /// The accumulator dtype: `f32`, `f64`, `i32` or `i64`.
+    /// The accumulator dtype: `f32`, `f64`, `c64`, `c128`, `i32` or `i64`.
     pub acc: DType,
 }
 
@@ -101,7 +109,14 @@ impl ContractSpec {
 }
 
 /// The accumulators [`contract`] takes.
-pub const ACCUMULATORS: [DType; 4] = [DType::F32, DType::F64, DType::I32, DType::I64];
+pub const ACCUMULATORS: [DType; 6] = [
+    DType::F32,
+    DType::F64,
+    DType::C64,
+    DType::C128,
+    DType::I32,
+    DType::I64,
+];
 
 /// The default accumulator for inputs of these dtypes: `i64` if both are
 /// integers (or bool) and one has 64 bits, `i32` if both are integers, `f64`
@@ -263,7 +278,7 @@ pub fn contract(
     let tier = exec.resolve_tier()?;
     if !ACCUMULATORS.contains(&spec.acc) {
         return Err(invalid(format!(
-            "contract: accumulator `{}` is not one of f32, f64, i32, i64",
+            "contract: accumulator `{}` is not one of f32, f64, c64, c128, i32, i64",
             spec.acc
         )));
     }
@@ -293,6 +308,8 @@ pub fn contract(
         DType::F64 => run::<f64>(tier, exec, a, b, init, dst, spec),
         DType::I32 => run::<i32>(tier, exec, a, b, init, dst, spec),
         DType::I64 => run::<i64>(tier, exec, a, b, init, dst, spec),
+        DType::C64 => run_complex::<f32>(tier, exec, a, b, init, dst, spec),
+        DType::C128 => run_complex::<f64>(tier, exec, a, b, init, dst, spec),
         _ => unreachable!("checked above"),
     }
 }
@@ -351,7 +368,7 @@ struct AccOperand<'a> {
     offset: usize,
 }
 
-fn to_acc<'a, T: Acc + crate::Element>(
+fn to_acc<'a, T: crate::Element + Default>(
     exec: Exec,
     v: &ArrayView<'a>,
     acc: DType,
@@ -363,7 +380,7 @@ fn to_acc<'a, T: Acc + crate::Element>(
             offset: v.layout().offset,
         });
     }
-    let mut buf = vec![T::ZERO; v.layout().len()];
+    let mut buf = vec![T::default(); v.layout().len()];
     cast_with(
         &exec,
         v,
@@ -378,7 +395,7 @@ fn to_acc<'a, T: Acc + crate::Element>(
 }
 
 /// Which chain-order microkernel a tier uses for `T`, with its shape.
-trait Chained: Acc + crate::Element {
+trait Chained: Acc + crate::Element + Default {
     fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)>;
 }
 
@@ -414,6 +431,103 @@ impl Chained for i64 {
     }
 }
 
+/// Positions of one operand's elements: per batch element, per row (or
+/// column) and per depth index.
+struct Tables {
+    a_batch: Vec<isize>,
+    a_rows: Vec<isize>,
+    a_ks: Vec<isize>,
+    b_batch: Vec<isize>,
+    b_ks: Vec<isize>,
+    b_cols: Vec<isize>,
+}
+
+impl Tables {
+    fn of(g: &Geometry, a_offset: usize, b_offset: usize) -> Tables {
+        let mut t = Tables {
+            a_batch: pack::offsets(&g.batch, &g.a_batch_strides),
+            a_rows: pack::offsets(&g.rows, &g.a_row_strides),
+            a_ks: pack::offsets(&g.depth, &g.a_k_strides),
+            b_batch: pack::offsets(&g.batch, &g.b_batch_strides),
+            b_ks: pack::offsets(&g.depth, &g.b_k_strides),
+            b_cols: pack::offsets(&g.cols, &g.b_col_strides),
+        };
+        t.a_batch.iter_mut().for_each(|x| *x += a_offset as isize);
+        t.b_batch.iter_mut().for_each(|x| *x += b_offset as isize);
+        t
+    }
+}
+
+/// Compute every batch element's `R × C` outputs, row-major, into `out` in
+/// `order`. `out` holds the inits (in acc) where `holds_init`, else anything.
+///
+/// # Safety
+/// Every position the tables reach is inside `sa` (resp. `sb`) as elements
+/// of `T`; `out` holds `batch · R · C` elements.
+#[allow(clippy::too_many_arguments)]
+unsafe fn core<T: Chained>(
+    tier: Tier,
+    threads: usize,
+    order: Order,
+    sa: Src<'_>,
+    sb: Src<'_>,
+    t: &Tables,
+    out: &mut [T],
+    holds_init: bool,
+) {
+    let (r, c, k) = (t.a_rows.len(), t.b_cols.len(), t.a_ks.len());
+    if r * c == 0 {
+        return;
+    }
+    let chain = if order == Order::Chain {
+        T::kernel(tier)
+    } else {
+        None
+    };
+    for (bi, tile) in out.chunks_mut(r * c).enumerate() {
+        let (a_base, b_base) = (t.a_batch[bi], t.b_batch[bi]);
+        if let Some((kernel, mr, nr)) = chain {
+            let blk = block::blocking(mr, nr, size_of::<T>(), block::cache_sizes());
+            let job = Chain {
+                kernel,
+                blk,
+                a: Operand {
+                    src: sa,
+                    base: a_base,
+                },
+                a_rows: &t.a_rows,
+                a_ks: &t.a_ks,
+                a_ks_unit: pack::unit(&t.a_ks),
+                b: Operand {
+                    src: sb,
+                    base: b_base,
+                },
+                b_ks: &t.b_ks,
+                b_cols: &t.b_cols,
+                b_cols_unit: pack::unit(&t.b_cols),
+                c_holds_init: holds_init,
+            };
+            // SAFETY: the caller's contract; the kernel is the resolved tier's.
+            unsafe { job.run(tile, threads) };
+        } else {
+            // Lane order; and integers in either order, whose sums are exact
+            // whatever the association.
+            if !holds_init {
+                tile.fill(T::ZERO);
+            }
+            if k > 0 {
+                // SAFETY: the caller's contract.
+                unsafe {
+                    lane_tile(
+                        tier, sa, a_base, &t.a_rows, &t.a_ks, sb, b_base, &t.b_ks, &t.b_cols, tile,
+                        threads,
+                    )
+                };
+            }
+        }
+    }
+}
+
 fn run<T: Chained>(
     tier: Tier,
     exec: Exec,
@@ -427,72 +541,16 @@ fn run<T: Chained>(
     let ea = to_acc::<T>(exec, a, spec.acc)?;
     let eb = to_acc::<T>(exec, b, spec.acc)?;
     let g = geometry(a.shape(), &ea.strides, b.shape(), &eb.strides, spec)?;
-    let a_rows = pack::offsets(&g.rows, &g.a_row_strides);
-    let a_ks = pack::offsets(&g.depth, &g.a_k_strides);
-    let b_ks = pack::offsets(&g.depth, &g.b_k_strides);
-    let b_cols = pack::offsets(&g.cols, &g.b_col_strides);
-    let a_batch = pack::offsets(&g.batch, &g.a_batch_strides);
-    let b_batch = pack::offsets(&g.batch, &g.b_batch_strides);
-    let (r, c, k) = (a_rows.len(), b_cols.len(), a_ks.len());
+    let t = Tables::of(&g, ea.offset, eb.offset);
+    let (r, c, k) = (t.a_rows.len(), t.b_cols.len(), t.a_ks.len());
     let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
     let order = choose_order(r, c, k);
-    let chain = if order == Order::Chain {
-        T::kernel(tier)
-    } else {
-        None
-    };
-    // Each batch element's R × C outputs, row-major, in `out`; `out` holds the
-    // inits (cast into acc) where `holds_init`, else anything.
-    let compute = |out: &mut [T], holds_init: bool| {
-        for (bi, tile) in out.chunks_mut(r * c).enumerate() {
-            let a_base = ea.offset as isize + a_batch[bi];
-            let b_base = eb.offset as isize + b_batch[bi];
-            if let Some((kernel, mr, nr)) = chain {
-                let blk = block::blocking(mr, nr, size_of::<T>(), block::cache_sizes());
-                let job = Chain {
-                    kernel,
-                    blk,
-                    a: Operand {
-                        src: sa,
-                        base: a_base,
-                    },
-                    a_rows: &a_rows,
-                    a_ks: &a_ks,
-                    a_ks_unit: pack::unit(&a_ks),
-                    b: Operand {
-                        src: sb,
-                        base: b_base,
-                    },
-                    b_ks: &b_ks,
-                    b_cols: &b_cols,
-                    b_cols_unit: pack::unit(&b_cols),
-                    c_holds_init: holds_init,
-                };
-                // SAFETY: the tables are built from the validated views'
-                // strides and shapes, so every position they reach from the
-                // bases is inside the views; the kernel is the resolved tier's.
-                unsafe { job.run(tile, threads) };
-            } else {
-                if !holds_init {
-                    tile.fill(T::ZERO);
-                }
-                if k > 0 {
-                    // SAFETY: as above.
-                    unsafe {
-                        lane_tile(
-                            tier, sa, a_base, &a_rows, &a_ks, sb, b_base, &b_ks, &b_cols, tile,
-                            threads,
-                        )
-                    };
-                }
-            }
-        }
-    };
     // Chain order straight into a C-contiguous, aligned destination of the
     // accumulator's dtype: no scratch and no final pass.
     let len = dst.layout().len();
     let off = dst.layout().offset * size_of::<T>();
-    if chain.is_some()
+    if order == Order::Chain
+        && T::kernel(tier).is_some()
         && dst.dtype() == spec.acc
         && dense(dst.shape(), dst.strides())
         && (dst.data_mut()[off..].as_ptr() as usize).is_multiple_of(align_of::<T>())
@@ -505,7 +563,9 @@ fn run<T: Chained>(
         // of dst's dtype, which is T's, and every bit pattern is a valid T.
         let (pre, out, _) = unsafe { bytes.align_to_mut::<T>() };
         debug_assert!(pre.is_empty() && out.len() == len);
-        compute(out, init.is_some());
+        // SAFETY: the tables come from the validated views' shapes and
+        // strides (or the C-order copies cast into acc).
+        unsafe { core(tier, threads, order, sa, sb, &t, out, init.is_some()) };
         return Ok(());
     }
     let mut out = vec![T::ZERO; len];
@@ -517,13 +577,146 @@ fn run<T: Chained>(
             CastMode::Default,
         )?;
     }
-    compute(&mut out, true);
+    // SAFETY: as above.
+    unsafe { core(tier, threads, order, sa, sb, &t, &mut out, true) };
     cast_with(
         &exec,
         &ArrayView::from_slice(&out, dst.shape())?,
         dst,
         CastMode::Default,
     )
+}
+
+/// A complex contraction as two real ones over 2K terms: the real part sums
+/// `ar·br, −ai·bi` for each k in turn, the imaginary part `ar·bi, ai·br`, in
+/// the order that the complex rows, columns and depth choose (chain: 2K fused
+/// multiply-adds from init's part; lane: the 2K terms in lanes, then init's
+/// part).
+fn run_complex<T: Chained + num_traits_lite::Neg>(
+    tier: Tier,
+    exec: Exec,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    spec: &ContractSpec,
+) -> Result<()>
+where
+    num_complex::Complex<T>: crate::Element + Default,
+{
+    type C<T> = num_complex::Complex<T>;
+    let threads = exec.thread_count();
+    let ea = to_acc::<C<T>>(exec, a, spec.acc)?;
+    let eb = to_acc::<C<T>>(exec, b, spec.acc)?;
+    let g = geometry(a.shape(), &ea.strides, b.shape(), &eb.strides, spec)?;
+    let t = Tables::of(&g, ea.offset, eb.offset);
+    let (r, c, k) = (t.a_rows.len(), t.b_cols.len(), t.a_ks.len());
+    let nb = t.a_batch.len();
+    let order = choose_order(r, c, k);
+    let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
+    // Real operands, batch-major: a' [nb, R, 2K] and b' [nb, 2K, C] per part.
+    let (mut a_re, mut a_im) = (
+        Vec::with_capacity(nb * r * 2 * k),
+        Vec::with_capacity(nb * r * 2 * k),
+    );
+    let (mut b_re, mut b_im) = (
+        Vec::with_capacity(nb * 2 * k * c),
+        Vec::with_capacity(nb * 2 * k * c),
+    );
+    for bi in 0..nb {
+        for &ro in &t.a_rows {
+            for &ko in &t.a_ks {
+                // SAFETY: positions of the validated (or copied) operand.
+                let x: C<T> = unsafe { sa.get_any(t.a_batch[bi] + ro + ko) };
+                a_re.extend([x.re, x.im.neg()]);
+                a_im.extend([x.re, x.im]);
+            }
+        }
+        for &ko in &t.b_ks {
+            let row: Vec<C<T>> = t
+                .b_cols
+                .iter()
+                // SAFETY: as above.
+                .map(|&co| unsafe { sb.get_any(t.b_batch[bi] + ko + co) })
+                .collect();
+            b_re.extend(row.iter().map(|x| x.re));
+            b_re.extend(row.iter().map(|x| x.im));
+            b_im.extend(row.iter().map(|x| x.im));
+            b_im.extend(row.iter().map(|x| x.re));
+        }
+    }
+    let rt = Tables {
+        a_batch: (0..nb).map(|i| (i * r * 2 * k) as isize).collect(),
+        a_rows: (0..r).map(|i| (i * 2 * k) as isize).collect(),
+        a_ks: (0..2 * k).map(|i| i as isize).collect(),
+        b_batch: (0..nb).map(|i| (i * 2 * k * c) as isize).collect(),
+        b_ks: (0..2 * k).map(|i| (i * c) as isize).collect(),
+        b_cols: (0..c).map(|i| i as isize).collect(),
+    };
+    let len = dst.layout().len();
+    let mut init_c = vec![C::<T>::default(); len];
+    if let Some(i) = init {
+        cast_with(
+            &exec,
+            i,
+            &mut ArrayViewMut::from_slice(&mut init_c, dst.shape())?,
+            CastMode::Default,
+        )?;
+    }
+    let mut re: Vec<T> = init_c.iter().map(|x| x.re).collect();
+    let mut im: Vec<T> = init_c.iter().map(|x| x.im).collect();
+    // SAFETY: the tables address exactly the real buffers built above.
+    unsafe {
+        core(
+            tier,
+            threads,
+            order,
+            Src::new(as_bytes(&a_re)),
+            Src::new(as_bytes(&b_re)),
+            &rt,
+            &mut re,
+            true,
+        );
+        core(
+            tier,
+            threads,
+            order,
+            Src::new(as_bytes(&a_im)),
+            Src::new(as_bytes(&b_im)),
+            &rt,
+            &mut im,
+            true,
+        );
+    }
+    let out: Vec<C<T>> = re
+        .into_iter()
+        .zip(im)
+        .map(|(re, im)| C { re, im })
+        .collect();
+    cast_with(
+        &exec,
+        &ArrayView::from_slice(&out, dst.shape())?,
+        dst,
+        CastMode::Default,
+    )
+}
+
+/// Negation, for the complex path's `−ai`.
+mod num_traits_lite {
+    /// `−x`, exact.
+    pub(crate) trait Neg {
+        fn neg(self) -> Self;
+    }
+    impl Neg for f32 {
+        fn neg(self) -> Self {
+            -self
+        }
+    }
+    impl Neg for f64 {
+        fn neg(self) -> Self {
+            -self
+        }
+    }
 }
 
 /// Whether strides are C-order contiguous (axes of one element ignored).
