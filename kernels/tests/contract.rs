@@ -1106,3 +1106,117 @@ fn complex_casts_in_and_out() {
         assert_eq!(g.to_bits(), w.to_bits());
     }
 }
+
+// ---------------------------------------------------------------- quantised
+
+#[test]
+fn qmatmul_i8_is_exact() {
+    use tessera::contract::quant::qmatmul_i8;
+    let mut rng = Rng(1234);
+    let (m, k, n) = (13, 300, 19);
+    let a: Vec<i8> = (0..m * k).map(|_| rng.next() as i8).collect();
+    let b: Vec<i8> = (0..k * n).map(|_| rng.next() as i8).collect();
+    // Extreme values too: −128·−128 products everywhere in one row.
+    let mut a = a;
+    a[..k].fill(-128);
+    let mut bb = b.clone();
+    for q in 0..k {
+        bb[q * n] = -128;
+    }
+    for ex in execs() {
+        let mut got = vec![0i32; m * n];
+        qmatmul_i8(
+            &ArrayView::from_slice(&a, &[m, k]).unwrap(),
+            &ArrayView::from_slice(&bb, &[k, n]).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut got, &[m, n]).unwrap(),
+            ex,
+        )
+        .unwrap();
+        for i in 0..m {
+            for j in 0..n {
+                let want: i64 = (0..k)
+                    .map(|q| a[i * k + q] as i64 * bb[q * n + j] as i64)
+                    .sum();
+                assert_eq!(got[i * n + j] as i64, want);
+            }
+        }
+    }
+    let mut d = vec![0f32; m * n];
+    let r = qmatmul_i8(
+        &ArrayView::from_slice(&a, &[m, k]).unwrap(),
+        &ArrayView::from_slice(&bb, &[k, n]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut d, &[m, n]).unwrap(),
+        Exec::default(),
+    );
+    assert!(matches!(r, Err(Error::DTypeMismatch { .. })));
+}
+
+#[test]
+fn requantize_rounds_half_to_even_and_saturates() {
+    use tessera::contract::quant::requantize_i8;
+    let mut rng = Rng(42);
+    // Scales of 8 significant bits and accumulators below 2^24: the product is
+    // exact in f64, so f64's round_ties_even is the oracle.
+    let mut xs: Vec<i32> = (0..4000).map(|_| (rng.next() as i32) >> 8).collect();
+    xs.extend([0, 1, -1, 3, -3, 5, -5, 7, 255, -255, 1 << 23, -(1 << 23)]);
+    for &(num, shift) in &[
+        (1u32, 1i32),
+        (3, 2),
+        (255, 10),
+        (129, 7),
+        (1, 0),
+        (200, 20),
+        (5, -3),
+    ] {
+        for sign in [1.0f32, -1.0] {
+            let scale = sign * num as f32 * (-(shift as f32)).exp2();
+            for zp in [0, 3, -7, 100] {
+                let mut got = vec![0i8; xs.len()];
+                requantize_i8(
+                    &ArrayView::from_slice(&xs, &[xs.len()]).unwrap(),
+                    scale,
+                    zp,
+                    &mut ArrayViewMut::from_slice(&mut got, &[xs.len()]).unwrap(),
+                )
+                .unwrap();
+                for (x, g) in xs.iter().zip(&got) {
+                    let want = ((*x as f64 * scale as f64).round_ties_even() + zp as f64)
+                        .clamp(-128.0, 127.0) as i8;
+                    assert_eq!(*g, want, "x {x} scale {scale} zp {zp}");
+                }
+            }
+        }
+    }
+    // Ties: 0.5 → 0, 1.5 → 2, 2.5 → 2, −0.5 → 0, −1.5 → −2.
+    let ties = [1i32, 3, 5, -1, -3];
+    let mut got = [0i8; 5];
+    requantize_i8(
+        &ArrayView::from_slice(&ties, &[5]).unwrap(),
+        0.5,
+        0,
+        &mut ArrayViewMut::from_slice(&mut got, &[5]).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(got, [0, 2, 2, 0, -2]);
+    // Refusals write nothing.
+    let mut out = [9i8; 5];
+    for scale in [f32::NAN, f32::INFINITY] {
+        assert!(requantize_i8(
+            &ArrayView::from_slice(&ties, &[5]).unwrap(),
+            scale,
+            0,
+            &mut ArrayViewMut::from_slice(&mut out, &[5]).unwrap()
+        )
+        .is_err());
+    }
+    let mut short = [9i8; 4];
+    assert!(requantize_i8(
+        &ArrayView::from_slice(&ties, &[5]).unwrap(),
+        1.0,
+        0,
+        &mut ArrayViewMut::from_slice(&mut short, &[4]).unwrap()
+    )
+    .is_err());
+    assert_eq!(out, [9; 5]);
+    assert_eq!(short, [9; 4]);
+}

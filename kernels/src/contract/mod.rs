@@ -53,6 +53,7 @@ mod lane;
 mod micro;
 pub mod order;
 mod pack;
+pub mod quant;
 
 use self::acc::{Acc, Src};
 use self::gemm::{Chain, Operand};
