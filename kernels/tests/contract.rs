@@ -1220,3 +1220,125 @@ fn requantize_rounds_half_to_even_and_saturates() {
     assert_eq!(out, [9; 5]);
     assert_eq!(short, [9; 4]);
 }
+
+// ---------------------------------------------------------------- block-scaled
+
+#[test]
+fn block_scaled_operands_match_decode_then_contract() {
+    use tessera::contract::scaled::{contract_scaled, Operand, Scaled};
+    use tessera::{formats, Format};
+    let mut rng = Rng(777);
+    let (m, k, n) = (7, 96, 9);
+    let encode = |fmt: Format, shape: &[usize], vals: &[f32]| {
+        let sizes = formats::encoded_sizes(fmt, shape).unwrap();
+        let (mut codes, mut scales) = (vec![0u8; sizes.code_bytes], vec![0u8; sizes.blocks]);
+        let t = formats::encode(
+            &Exec::default(),
+            fmt,
+            None,
+            &ArrayView::from_slice(vals, shape).unwrap(),
+            &mut codes,
+            &mut scales,
+        )
+        .unwrap();
+        (codes, scales, t)
+    };
+    let decode64 = |fmt: Format, shape: &[usize], codes: &[u8], scales: &[u8], t: Option<f32>| {
+        let mut out = vec![0f64; shape.iter().product()];
+        formats::decode(
+            &Exec::default(),
+            fmt,
+            codes,
+            scales,
+            t,
+            &mut ArrayViewMut::from_slice(&mut out, shape).unwrap(),
+        )
+        .unwrap();
+        out
+    };
+    for fmt in Format::ALL {
+        let av: Vec<f32> = (0..m * k).map(|_| rng.full_f32() * 8.0).collect();
+        // b is stored as [n, k]: its blocks run along k, its last axis.
+        let bv: Vec<f32> = (0..n * k).map(|_| rng.full_f32()).collect();
+        let (ac, as_, at) = encode(fmt, &[m, k], &av);
+        let (bc, bs, bt) = encode(fmt, &[n, k], &bv);
+        let a64 = decode64(fmt, &[m, k], &ac, &as_, at);
+        let b64 = decode64(fmt, &[n, k], &bc, &bs, bt);
+        let sa = Scaled {
+            format: fmt,
+            shape: &[m, k],
+            codes: &ac,
+            scales: &as_,
+            tensor_scale: at,
+        };
+        let sb = Scaled {
+            format: fmt,
+            shape: &[n, k],
+            codes: &bc,
+            scales: &bs,
+            tensor_scale: bt,
+        };
+        let plain_b: Vec<f32> = bv.clone();
+        for (ops, scaled_count) in [
+            ((Operand::Scaled(sa), Operand::Scaled(sb)), 2),
+            (
+                (
+                    Operand::Scaled(sa),
+                    Operand::Plain(ArrayView::from_slice(&plain_b, &[n, k]).unwrap()),
+                ),
+                1,
+            ),
+        ] {
+            for acc in [DType::F32, DType::F64] {
+                let mut got = vec![0f64; m * n];
+                contract_scaled(
+                    &ops.0,
+                    &ops.1,
+                    None,
+                    &mut ArrayViewMut::from_slice(&mut got, &[m, n]).unwrap(),
+                    &ContractSpec::new(acc).contracting(1, 1),
+                    Exec::default(),
+                )
+                .unwrap();
+                let u = if acc == DType::F32 { f32::U } else { f64::U };
+                for i in 0..m {
+                    for j in 0..n {
+                        let x = &a64[i * k..(i + 1) * k];
+                        let y: Vec<f64> = if scaled_count == 2 {
+                            b64[j * k..(j + 1) * k].to_vec()
+                        } else {
+                            plain_b[j * k..(j + 1) * k]
+                                .iter()
+                                .map(|&v| v as f64)
+                                .collect()
+                        };
+                        let exact = dd_dot(x, &y, 0.0);
+                        let mag: f64 = x.iter().zip(&y).map(|(p, q)| (p * q).abs()).sum();
+                        let err = (got[i * n + j] - exact).abs();
+                        assert!(
+                            err <= gamma(k + 1 + scaled_count, u) * mag,
+                            "{fmt:?} acc {acc}: ({i},{j}) error {err:e}, magnitude {mag:e}"
+                        );
+                    }
+                }
+            }
+        }
+        // Blocks along an axis that is not contracted, and an integer acc: refused.
+        let mut d = vec![5f32; m * n];
+        for spec in [
+            ContractSpec::new(DType::F32).contracting(0, 0),
+            ContractSpec::new(DType::I32).contracting(1, 1),
+        ] {
+            let r = contract_scaled(
+                &Operand::Scaled(sa),
+                &Operand::Scaled(sb),
+                None,
+                &mut ArrayViewMut::from_slice(&mut d, &[m, n]).unwrap(),
+                &spec,
+                Exec::default(),
+            );
+            assert!(r.is_err());
+        }
+        assert!(d.iter().all(|&x| x == 5.0));
+    }
+}

@@ -54,6 +54,7 @@ mod micro;
 pub mod order;
 mod pack;
 pub mod quant;
+pub mod scaled;
 
 use self::acc::{Acc, Src};
 use self::gemm::{Chain, Operand};
