@@ -1342,3 +1342,112 @@ fn block_scaled_operands_match_decode_then_contract() {
         assert!(d.iter().all(|&x| x == 5.0));
     }
 }
+
+// ---------------------------------------------------------------- segments
+
+/// One output in the order `chain` names, from init (or +0), as the model has it.
+fn model_one(xs: &[f32], ys: &[f32], init: Option<f32>, chain: bool) -> f32 {
+    if xs.is_empty() {
+        return init.unwrap_or(0.0);
+    }
+    if chain {
+        xs.iter()
+            .zip(ys)
+            .fold(init.unwrap_or(0.0), |s, (x, y)| x.mul_add(*y, s))
+    } else {
+        let t = model_lane(xs, ys);
+        init.map_or(t, |i| t + i)
+    }
+}
+
+#[test]
+fn grouped_rows_and_depth_match_model() {
+    use tessera::contract::segments::{contract_grouped_depth, contract_grouped_rows};
+    let mut rng = Rng(2718);
+    // (R, K, N, G): chain and lane for the whole call.
+    for (r, k, n, g) in [
+        (23, 17, 9, 4),
+        (12, 3000, 3, 3),
+        (9, 40, 8, 1),
+        (30, 10, 7, 5),
+    ] {
+        let a: Vec<f32> = random_vals(r * k, &mut rng);
+        let b: Vec<f32> = random_vals(g * k * n, &mut rng);
+        let ids: Vec<u32> = (0..r).map(|_| rng.below(g) as u32).collect();
+        let init: Vec<f32> = random_vals(n, &mut rng); // one row, broadcast
+        let chain = uses_chain(r, n, k);
+        for ex in execs() {
+            let mut got = vec![0f32; r * n];
+            contract_grouped_rows(
+                &ArrayView::from_slice(&a, &[r, k]).unwrap(),
+                &ArrayView::from_slice(&b, &[g, k, n]).unwrap(),
+                &ids,
+                Some(&ArrayView::from_slice(&init, &[n]).unwrap()),
+                &mut ArrayViewMut::from_slice(&mut got, &[r, n]).unwrap(),
+                DType::F32,
+                ex,
+            )
+            .unwrap();
+            for i in 0..r {
+                let gi = ids[i] as usize;
+                for j in 0..n {
+                    let xs = &a[i * k..(i + 1) * k];
+                    let ys: Vec<f32> = (0..k).map(|q| b[gi * k * n + q * n + j]).collect();
+                    let want = model_one(xs, &ys, Some(init[j]), chain);
+                    assert_eq!(
+                        got[i * n + j].to_bits(),
+                        want.to_bits(),
+                        "rows {r}x{k}x{n} g{g} ({i},{j}) {ex:?}"
+                    );
+                }
+            }
+        }
+        // Depth groups over the same a and the first b.
+        let kid: Vec<u32> = (0..k).map(|_| rng.below(g + 1).min(g - 1) as u32).collect();
+        let b0 = &b[..k * n];
+        for ex in execs() {
+            let mut got = vec![0f32; g * r * n];
+            contract_grouped_depth(
+                &ArrayView::from_slice(&a, &[r, k]).unwrap(),
+                &ArrayView::from_slice(b0, &[k, n]).unwrap(),
+                &kid,
+                g,
+                None,
+                &mut ArrayViewMut::from_slice(&mut got, &[g, r, n]).unwrap(),
+                DType::F32,
+                ex,
+            )
+            .unwrap();
+            for gi in 0..g {
+                let ks: Vec<usize> = (0..k).filter(|&q| kid[q] as usize == gi).collect();
+                for i in 0..r {
+                    for j in 0..n {
+                        let xs: Vec<f32> = ks.iter().map(|&q| a[i * k + q]).collect();
+                        let ys: Vec<f32> = ks.iter().map(|&q| b0[q * n + j]).collect();
+                        let want = model_one(&xs, &ys, None, chain);
+                        assert_eq!(
+                            got[(gi * r + i) * n + j].to_bits(),
+                            want.to_bits(),
+                            "depth g{gi} ({i},{j})"
+                        );
+                    }
+                }
+            }
+        }
+        // An id out of range: refused, nothing written.
+        let mut bad = ids.clone();
+        bad[0] = g as u32;
+        let mut d = vec![3f32; r * n];
+        let res = contract_grouped_rows(
+            &ArrayView::from_slice(&a, &[r, k]).unwrap(),
+            &ArrayView::from_slice(&b, &[g, k, n]).unwrap(),
+            &bad,
+            None,
+            &mut ArrayViewMut::from_slice(&mut d, &[r, n]).unwrap(),
+            DType::F32,
+            Exec::default(),
+        );
+        assert!(matches!(res, Err(Error::Invalid(_))));
+        assert!(d.iter().all(|&x| x == 3.0));
+    }
+}

@@ -55,6 +55,7 @@ pub mod order;
 mod pack;
 pub mod quant;
 pub mod scaled;
+pub mod segments;
 
 use self::acc::{Acc, Src};
 use self::gemm::{Chain, Operand};
@@ -277,6 +278,19 @@ pub fn contract(
     spec: &ContractSpec,
     exec: Exec,
 ) -> Result<()> {
+    contract_in(a, b, init, dst, spec, exec, None)
+}
+
+/// [`contract`] in a given order (segments choose it for the whole call).
+pub(crate) fn contract_in(
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    spec: &ContractSpec,
+    exec: Exec,
+    forced: Option<Order>,
+) -> Result<()> {
     let tier = exec.resolve_tier()?;
     if !ACCUMULATORS.contains(&spec.acc) {
         return Err(invalid(format!(
@@ -306,12 +320,12 @@ pub fn contract(
         return Ok(());
     }
     match spec.acc {
-        DType::F32 => run::<f32>(tier, exec, a, b, init, dst, spec),
-        DType::F64 => run::<f64>(tier, exec, a, b, init, dst, spec),
-        DType::I32 => run::<i32>(tier, exec, a, b, init, dst, spec),
-        DType::I64 => run::<i64>(tier, exec, a, b, init, dst, spec),
-        DType::C64 => run_complex::<f32>(tier, exec, a, b, init, dst, spec),
-        DType::C128 => run_complex::<f64>(tier, exec, a, b, init, dst, spec),
+        DType::F32 => run::<f32>(tier, exec, a, b, init, dst, spec, forced),
+        DType::F64 => run::<f64>(tier, exec, a, b, init, dst, spec, forced),
+        DType::I32 => run::<i32>(tier, exec, a, b, init, dst, spec, forced),
+        DType::I64 => run::<i64>(tier, exec, a, b, init, dst, spec, forced),
+        DType::C64 => run_complex::<f32>(tier, exec, a, b, init, dst, spec, forced),
+        DType::C128 => run_complex::<f64>(tier, exec, a, b, init, dst, spec, forced),
         _ => unreachable!("checked above"),
     }
 }
@@ -530,6 +544,7 @@ unsafe fn core<T: Chained>(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run<T: Chained>(
     tier: Tier,
     exec: Exec,
@@ -538,6 +553,7 @@ fn run<T: Chained>(
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
     spec: &ContractSpec,
+    forced: Option<Order>,
 ) -> Result<()> {
     let threads = exec.thread_count();
     let ea = to_acc::<T>(exec, a, spec.acc)?;
@@ -546,7 +562,7 @@ fn run<T: Chained>(
     let t = Tables::of(&g, ea.offset, eb.offset);
     let (r, c, k) = (t.a_rows.len(), t.b_cols.len(), t.a_ks.len());
     let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
-    let order = choose_order(r, c, k);
+    let order = forced.unwrap_or_else(|| choose_order(r, c, k));
     // Chain order straight into a C-contiguous, aligned destination of the
     // accumulator's dtype: no scratch and no final pass.
     let len = dst.layout().len();
@@ -594,6 +610,7 @@ fn run<T: Chained>(
 /// the order that the complex rows, columns and depth choose (chain: 2K fused
 /// multiply-adds from init's part; lane: the 2K terms in lanes, then init's
 /// part).
+#[allow(clippy::too_many_arguments)]
 fn run_complex<T: Chained + num_traits_lite::Neg>(
     tier: Tier,
     exec: Exec,
@@ -602,6 +619,7 @@ fn run_complex<T: Chained + num_traits_lite::Neg>(
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
     spec: &ContractSpec,
+    forced: Option<Order>,
 ) -> Result<()>
 where
     num_complex::Complex<T>: crate::Element + Default,
@@ -614,7 +632,7 @@ where
     let t = Tables::of(&g, ea.offset, eb.offset);
     let (r, c, k) = (t.a_rows.len(), t.b_cols.len(), t.a_ks.len());
     let nb = t.a_batch.len();
-    let order = choose_order(r, c, k);
+    let order = forced.unwrap_or_else(|| choose_order(r, c, k));
     let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
     // Real operands, batch-major: a' [nb, R, 2K] and b' [nb, 2K, C] per part.
     let (mut a_re, mut a_im) = (
