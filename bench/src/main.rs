@@ -93,6 +93,9 @@
 //!   count of the rows below it. Slow at the default size, so it runs only when
 //!   a filter names it (`tessera-bench cast-sweep`), not in a run of every group
 //!   or `--quick`; in `--json` mode its table goes to stderr.
+//! * `gemm`: f32 and f64 matrix products beside the `gemm` crate and
+//!   `matrixmultiply` in GFLOP/s (see `gemm_group.rs`); like `cast-sweep`, only
+//!   when a filter names it (`tessera-bench gemm`, with `--quick` for a smoke run).
 
 mod cast_sweep;
 mod casts;
