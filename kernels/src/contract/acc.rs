@@ -77,6 +77,16 @@ impl<'a> Src<'a> {
         unsafe { (self.bytes.as_ptr() as *const T).offset(e).read_unaligned() }
     }
 
+    /// A pointer to the element at position `e`, for unaligned vector loads.
+    ///
+    /// # Safety
+    /// As [`Src::get`].
+    #[inline(always)]
+    pub(crate) unsafe fn ptr<T>(&self, e: isize) -> *const T {
+        // SAFETY: in bounds by the caller's contract.
+        unsafe { (self.bytes.as_ptr() as *const T).offset(e) }
+    }
+
     /// [`Src::get`] for any plain-data element (complex pairs).
     ///
     /// # Safety

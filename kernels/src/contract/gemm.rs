@@ -26,6 +26,8 @@ pub(crate) struct Chain<'a, T> {
     pub a_rows: &'a [isize],
     pub a_ks: &'a [isize],
     pub a_ks_unit: bool,
+    /// A faster packer of six-row A panels, where the tier has one.
+    pub pack6: Option<super::pack::PackRows6<T>>,
     pub b: Operand<'a>,
     pub b_ks: &'a [isize],
     pub b_cols: &'a [isize],
@@ -156,6 +158,7 @@ impl<T: Acc> Chain<'_, T> {
                             &self.a_ks[pc..pc + kcb],
                             self.a_ks_unit,
                             mr,
+                            self.pack6,
                             &mut pa,
                         )
                     };

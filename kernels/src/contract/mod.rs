@@ -413,9 +413,21 @@ fn to_acc<'a, T: crate::Element + Default>(
 /// Which chain-order microkernel a tier uses for `T`, with its shape.
 trait Chained: Acc + crate::Element + Default {
     fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)>;
+    /// A faster packer of six-row A panels on this tier, if any.
+    fn pack6(_tier: Tier) -> Option<pack::PackRows6<Self>> {
+        None
+    }
 }
 
 impl Chained for f32 {
+    fn pack6(tier: Tier) -> Option<pack::PackRows6<Self>> {
+        #[cfg(target_arch = "x86_64")]
+        if tier == Tier::Avx2 {
+            return Some(pack::pack6_f32_avx2);
+        }
+        let _ = tier;
+        None
+    }
     fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
         #[cfg(target_arch = "x86_64")]
         if tier == Tier::Avx2 {
@@ -426,6 +438,14 @@ impl Chained for f32 {
     }
 }
 impl Chained for f64 {
+    fn pack6(tier: Tier) -> Option<pack::PackRows6<Self>> {
+        #[cfg(target_arch = "x86_64")]
+        if tier == Tier::Avx2 {
+            return Some(pack::pack6_f64_avx2);
+        }
+        let _ = tier;
+        None
+    }
     fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
         #[cfg(target_arch = "x86_64")]
         if tier == Tier::Avx2 {
@@ -514,6 +534,7 @@ unsafe fn core<T: Chained>(
                 a_rows: &t.a_rows,
                 a_ks: &t.a_ks,
                 a_ks_unit: pack::unit(&t.a_ks),
+                pack6: T::pack6(tier),
                 b: Operand {
                     src: sb,
                     base: b_base,
