@@ -1451,3 +1451,87 @@ fn grouped_rows_and_depth_match_model() {
         assert!(d.iter().all(|&x| x == 3.0));
     }
 }
+
+/// Operands of other dtypes (packed as raw codes and converted panel by
+/// panel in chain order) give the bits of the same values in f32, at any
+/// layout, on every tier and thread count; e2m1fn (sub-byte) too.
+#[test]
+fn converted_operands_give_the_bits_of_their_values() {
+    let mut rng = Rng(606);
+    for (r, c, k) in [(30, 20, 50), (7, 40, 700), (3, 9, 40), (200, 40, 300)] {
+        let av: Vec<f16> = (0..r * k).map(|_| f16::from_f64(rng.f())).collect();
+        let bv: Vec<i8> = (0..k * c).map(|_| rng.next() as i8).collect();
+        let p = Problem::<f32> {
+            sa: vec![r, k],
+            sb: vec![k, c],
+            a: av.iter().map(|x| x.to_f32()).collect(),
+            b: bv.iter().map(|&x| x as f32).collect(),
+            init: None,
+            spec: ContractSpec::new(DType::F32).contracting(1, 0),
+        };
+        let want = p.model();
+        for _ in 0..2 {
+            let (la, lb) = (Lay::random(2, &mut rng), Lay::random(2, &mut rng));
+            let (ba, sa, oa) = la.store(&[r, k], &av, f16::NAN);
+            let (bb, sb, ob) = lb.store(&[k, c], &bv, 0i8);
+            for ex in execs() {
+                let mut got = vec![0f32; r * c];
+                contract(
+                    &ArrayView::from_slice_strided(&ba, &[r, k], &sa, oa).unwrap(),
+                    &ArrayView::from_slice_strided(&bb, &[k, c], &sb, ob).unwrap(),
+                    None,
+                    &mut ArrayViewMut::from_slice(&mut got, &[r, c]).unwrap(),
+                    &p.spec,
+                    ex,
+                )
+                .unwrap();
+                for o in 0..r * c {
+                    assert_eq!(
+                        got[o].to_bits(),
+                        want[o].to_bits(),
+                        "{r}x{c}x{k} output {o} {ex:?}"
+                    );
+                }
+            }
+        }
+    }
+    // e2m1fn codes packed two per byte along k (a's last axis): 0x2 is 1.0, 0xA is -1.0.
+    let (r, c, k) = (8, 8, 64);
+    let codes: Vec<u8> = (0..r * k / 2)
+        .map(|i| if i % 3 == 0 { 0x2A } else { 0x22 })
+        .collect();
+    let vals: Vec<f32> = (0..r * k)
+        .map(|i| {
+            let byte = codes[i / 2];
+            let nib = if i % 2 == 0 { byte >> 4 } else { byte & 0xF };
+            if nib == 0x2 {
+                1.0
+            } else {
+                -1.0
+            }
+        })
+        .collect();
+    let b: Vec<f32> = random_vals(k * c, &mut rng);
+    let p = Problem::<f32> {
+        sa: vec![r, k],
+        sb: vec![k, c],
+        a: vals,
+        b: b.clone(),
+        init: None,
+        spec: ContractSpec::new(DType::F32).contracting(1, 0),
+    };
+    let want = p.model();
+    let mut got = vec![0f32; r * c];
+    contract(
+        &ArrayView::contiguous(DType::E2m1fn, &[r, k], &codes).unwrap(),
+        &ArrayView::from_slice(&b, &[k, c]).unwrap(),
+        None,
+        &mut ArrayViewMut::from_slice(&mut got, &[r, c]).unwrap(),
+        &p.spec,
+        Exec::default(),
+    )
+    .unwrap();
+    for o in 0..r * c {
+        assert_eq!(got[o].to_bits(), want[o].to_bits());
+    }
+}

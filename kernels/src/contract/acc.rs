@@ -1,10 +1,27 @@
 //! The accumulator element types and their one step, `acc + a·b`.
 
+/// Plain data the packers move: a zero (used for padding) and nothing else.
+pub(crate) trait Bits: Copy + Send + Sync + 'static {
+    /// The all-zero value (+0 for floats, the additive identity).
+    const ZERO: Self;
+}
+
+macro_rules! bits {
+    ($($t:ty),*) => {$(
+        impl Bits for $t {
+            const ZERO: Self = 0 as $t;
+        }
+    )*};
+}
+bits!(u8, u16, u32, u64, f32, f64, i32, i64);
+
+impl Bits for num_complex::Complex<f64> {
+    const ZERO: Self = num_complex::Complex { re: 0.0, im: 0.0 };
+}
+
 /// An accumulator element: fused multiply-add for floats (one rounding),
 /// wrapping multiply and add for integers (exact modulo 2^w).
-pub(crate) trait Acc: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static {
-    /// The additive identity, +0.
-    const ZERO: Self;
+pub(crate) trait Acc: Bits + PartialEq + std::fmt::Debug {
     /// `self + a·b`, rounded once (floats) or wrapped (integers).
     fn madd(self, a: Self, b: Self) -> Self;
     /// `self + o`, rounded once (floats) or wrapped (integers).
@@ -12,7 +29,6 @@ pub(crate) trait Acc: Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static
 }
 
 impl Acc for f32 {
-    const ZERO: Self = 0.0;
     #[inline(always)]
     fn madd(self, a: Self, b: Self) -> Self {
         a.mul_add(b, self)
@@ -24,7 +40,6 @@ impl Acc for f32 {
 }
 
 impl Acc for f64 {
-    const ZERO: Self = 0.0;
     #[inline(always)]
     fn madd(self, a: Self, b: Self) -> Self {
         a.mul_add(b, self)
@@ -38,7 +53,6 @@ impl Acc for f64 {
 macro_rules! int_acc {
     ($($t:ty),*) => {$(
         impl Acc for $t {
-            const ZERO: Self = 0;
             #[inline(always)]
             fn madd(self, a: Self, b: Self) -> Self {
                 self.wrapping_add(a.wrapping_mul(b))
@@ -70,7 +84,7 @@ impl<'a> Src<'a> {
     /// `T` the view's dtype, so that `e·size_of::<T>() + size_of::<T>()` is
     /// within the bytes.
     #[inline(always)]
-    pub(crate) unsafe fn get<T: Acc>(&self, e: isize) -> T {
+    pub(crate) unsafe fn get<T: Copy>(&self, e: isize) -> T {
         debug_assert!(e >= 0 && (e as usize + 1) * size_of::<T>() <= self.bytes.len());
         // SAFETY: in bounds by the caller's contract; unaligned reads are allowed
         // and every bit pattern is a valid float or integer.

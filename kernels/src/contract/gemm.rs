@@ -11,11 +11,16 @@ use super::acc::{Acc, Src};
 use super::block::Blocking;
 use super::micro::Kernel;
 use super::pack::{pack_a, pack_b};
+use crate::array::{as_bytes, ArrayView, ArrayViewMut};
+use crate::error::Result;
 
 /// One operand of the product: its bytes, and per batch a base position.
 pub(crate) struct Operand<'a> {
     pub src: Src<'a>,
     pub base: isize,
+    /// The elements' dtype where it is not the accumulator's: panels are then
+    /// packed as raw codes and cast into the accumulator block by block.
+    pub raw: Option<crate::DType>,
 }
 
 /// A chain-order product `C[i, j] += Σ_k A[i, k]·B[k, j]` into a row-major C.
@@ -54,24 +59,24 @@ impl<T> SendPtr<T> {
 /// Multiply-adds below which a product stays on the calling thread.
 const PARALLEL_MIN: u128 = 1 << 20;
 
-impl<T: Acc> Chain<'_, T> {
+impl<T: Acc + crate::Element> Chain<'_, T> {
     /// Run into `c`, row-major `rows × cols` (`rows = a_rows.len()`,
     /// `cols = b_cols.len()`), with up to `threads` threads.
     ///
     /// # Safety
     /// Every position the tables reach from the bases is inside the operands'
     /// validated views of dtype `T`; `kernel` runs on this CPU.
-    pub(crate) unsafe fn run(&self, c: &mut [T], threads: usize) {
+    pub(crate) unsafe fn run(&self, c: &mut [T], threads: usize, tier: crate::Tier) -> Result<()> {
         let (m, n, k) = (self.a_rows.len(), self.b_cols.len(), self.a_ks.len());
         assert_eq!(c.len(), m * n);
         if m == 0 || n == 0 {
-            return;
+            return Ok(());
         }
         if k == 0 {
             if !self.c_holds_init {
                 c.fill(T::ZERO);
             }
-            return;
+            return Ok(());
         }
         let work = m as u128 * n as u128 * k as u128;
         let threads = if work < PARALLEL_MIN {
@@ -99,13 +104,140 @@ impl<T: Acc> Chain<'_, T> {
             };
             // SAFETY: each task writes only its own rows or columns of C; the
             // operands are as the caller promised.
-            unsafe { self.block(ptr.get(), n, r, cc) };
+            unsafe { self.block(ptr.get(), n, r, cc, tier) }
         };
         if parts == 1 {
-            task(0);
+            task(0)
         } else {
             use rayon::prelude::*;
-            (0..parts).into_par_iter().for_each(task);
+            (0..parts).into_par_iter().map(task).collect::<Result<()>>()
+        }
+    }
+
+    /// Cast `len` raw codes of `dtype` (the first `len` of `raw`) into `out`.
+    fn cast_raw(tier: crate::Tier, dtype: crate::DType, raw: &[u8], out: &mut [T]) -> Result<()> {
+        let n = out.len();
+        crate::cast::cast_with(
+            &crate::Exec::on(tier).threads(1),
+            &ArrayView::contiguous(dtype, &[n], raw)?,
+            &mut ArrayViewMut::from_slice(out, &[n])?,
+            crate::CastMode::Default,
+        )
+    }
+
+    /// Pack an A block into `pa` (in the accumulator's dtype).
+    ///
+    /// # Safety
+    /// As `run`.
+    unsafe fn fill_a(
+        &self,
+        tier: crate::Tier,
+        rows: &[isize],
+        ks: &[isize],
+        pa: &mut [T],
+    ) -> Result<()> {
+        let mr = self.blk.mr;
+        let len = rows.len().div_ceil(mr) * mr * ks.len();
+        let Some(dt) = self.a.raw else {
+            // SAFETY: the caller's contract.
+            unsafe {
+                pack_a(
+                    self.a.src,
+                    self.a.base,
+                    rows,
+                    ks,
+                    self.a_ks_unit,
+                    mr,
+                    self.pack6,
+                    pa,
+                )
+            };
+            return Ok(());
+        };
+        macro_rules! raw {
+            ($u:ty) => {{
+                let mut buf = scratch::take::<$u>(2, len);
+                // SAFETY: the caller's contract, with elements of `dt`.
+                unsafe {
+                    pack_a::<$u>(
+                        self.a.src,
+                        self.a.base,
+                        rows,
+                        ks,
+                        self.a_ks_unit,
+                        mr,
+                        None,
+                        &mut buf,
+                    )
+                };
+                let r = Self::cast_raw(
+                    tier,
+                    dt,
+                    &as_bytes(&buf)[..len * size_of::<$u>()],
+                    &mut pa[..len],
+                );
+                scratch::give(2, buf);
+                r
+            }};
+        }
+        match dt.info().item_bytes {
+            1 => raw!(u8),
+            2 => raw!(u16),
+            4 => raw!(u32),
+            8 => raw!(u64),
+            _ => raw!(num_complex::Complex<f64>),
+        }
+    }
+
+    /// Pack a B block into `pb` (in the accumulator's dtype).
+    ///
+    /// # Safety
+    /// As `run`.
+    unsafe fn fill_b(
+        &self,
+        tier: crate::Tier,
+        ks: &[isize],
+        cols: &[isize],
+        pb: &mut [T],
+    ) -> Result<()> {
+        let nr = self.blk.nr;
+        let len = cols.len().div_ceil(nr) * nr * ks.len();
+        let Some(dt) = self.b.raw else {
+            // SAFETY: the caller's contract.
+            unsafe { pack_b(self.b.src, self.b.base, ks, cols, self.b_cols_unit, nr, pb) };
+            return Ok(());
+        };
+        macro_rules! raw {
+            ($u:ty) => {{
+                let mut buf = scratch::take::<$u>(3, len);
+                // SAFETY: the caller's contract, with elements of `dt`.
+                unsafe {
+                    pack_b::<$u>(
+                        self.b.src,
+                        self.b.base,
+                        ks,
+                        cols,
+                        self.b_cols_unit,
+                        nr,
+                        &mut buf,
+                    )
+                };
+                let r = Self::cast_raw(
+                    tier,
+                    dt,
+                    &as_bytes(&buf)[..len * size_of::<$u>()],
+                    &mut pb[..len],
+                );
+                scratch::give(3, buf);
+                r
+            }};
+        }
+        match dt.info().item_bytes {
+            1 => raw!(u8),
+            2 => raw!(u16),
+            4 => raw!(u32),
+            8 => raw!(u64),
+            _ => raw!(num_complex::Complex<f64>),
         }
     }
 
@@ -120,7 +252,8 @@ impl<T: Acc> Chain<'_, T> {
         ldc: usize,
         rows: std::ops::Range<usize>,
         cols: std::ops::Range<usize>,
-    ) {
+        tier: crate::Tier,
+    ) -> Result<()> {
         let Blocking { mr, nr, kc, mc, nc } = self.blk;
         let k = self.a_ks.len();
         let kc_max = kc.min(k);
@@ -136,31 +269,24 @@ impl<T: Acc> Chain<'_, T> {
                 let load = pc > 0 || self.c_holds_init;
                 // SAFETY: positions from the tables (caller's contract).
                 unsafe {
-                    pack_b(
-                        self.b.src,
-                        self.b.base,
+                    self.fill_b(
+                        tier,
                         &self.b_ks[pc..pc + kcb],
                         &self.b_cols[jc..jc + ncb],
-                        self.b_cols_unit,
-                        nr,
                         &mut pb,
-                    )
+                    )?
                 };
                 let mut ic = rows.start;
                 while ic < rows.end {
                     let mcb = mc.min(rows.end - ic);
                     // SAFETY: as above.
                     unsafe {
-                        pack_a(
-                            self.a.src,
-                            self.a.base,
+                        self.fill_a(
+                            tier,
                             &self.a_rows[ic..ic + mcb],
                             &self.a_ks[pc..pc + kcb],
-                            self.a_ks_unit,
-                            mr,
-                            self.pack6,
                             &mut pa,
-                        )
+                        )?
                     };
                     let mut jr = 0;
                     while jr < ncb {
@@ -207,13 +333,15 @@ impl<T: Acc> Chain<'_, T> {
         }
         scratch::give(0, pa);
         scratch::give(1, pb);
+        Ok(())
     }
 }
 
-/// Packing buffers kept per thread between calls, so that a call neither
+/// Packing buffers (slots 0, 1: A and B panels; 2, 3: their raw codes) kept
+/// per thread between calls, so that a call neither
 /// allocates nor faults in fresh pages for its panels.
 mod scratch {
-    use super::Acc;
+    use super::super::acc::Bits;
     use std::any::Any;
     use std::cell::RefCell;
 
@@ -221,11 +349,11 @@ mod scratch {
     const KEEP_MAX: usize = 16 << 20;
 
     thread_local! {
-        static SLOTS: RefCell<[Option<Box<dyn Any>>; 2]> = const { RefCell::new([None, None]) };
+        static SLOTS: RefCell<[Option<Box<dyn Any>>; 4]> = const { RefCell::new([None, None, None, None]) };
     }
 
     /// A buffer of `len` elements (contents unspecified but initialised).
-    pub(super) fn take<T: Acc>(slot: usize, len: usize) -> Vec<T> {
+    pub(super) fn take<T: Bits>(slot: usize, len: usize) -> Vec<T> {
         let kept = SLOTS.with(|s| s.borrow_mut()[slot].take());
         let mut v = kept
             .and_then(|b| b.downcast::<Vec<T>>().ok())
@@ -238,7 +366,7 @@ mod scratch {
     }
 
     /// Return a buffer for the next call on this thread.
-    pub(super) fn give<T: Acc>(slot: usize, v: Vec<T>) {
+    pub(super) fn give<T: Bits>(slot: usize, v: Vec<T>) {
         if v.len() * size_of::<T>() <= KEEP_MAX {
             SLOTS.with(|s| s.borrow_mut()[slot] = Some(Box::new(v)));
         }

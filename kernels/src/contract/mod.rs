@@ -505,15 +505,16 @@ unsafe fn core<T: Chained>(
     tier: Tier,
     threads: usize,
     order: Order,
-    sa: Src<'_>,
-    sb: Src<'_>,
+    sa: (Src<'_>, Option<DType>),
+    sb: (Src<'_>, Option<DType>),
     t: &Tables,
     out: &mut [T],
     holds_init: bool,
-) {
+) -> Result<()> {
+    let ((sa, raw_a), (sb, raw_b)) = (sa, sb);
     let (r, c, k) = (t.a_rows.len(), t.b_cols.len(), t.a_ks.len());
     if r * c == 0 {
-        return;
+        return Ok(());
     }
     let chain = if order == Order::Chain {
         T::kernel(tier)
@@ -530,6 +531,7 @@ unsafe fn core<T: Chained>(
                 a: Operand {
                     src: sa,
                     base: a_base,
+                    raw: raw_a,
                 },
                 a_rows: &t.a_rows,
                 a_ks: &t.a_ks,
@@ -538,6 +540,7 @@ unsafe fn core<T: Chained>(
                 b: Operand {
                     src: sb,
                     base: b_base,
+                    raw: raw_b,
                 },
                 b_ks: &t.b_ks,
                 b_cols: &t.b_cols,
@@ -545,7 +548,7 @@ unsafe fn core<T: Chained>(
                 c_holds_init: holds_init,
             };
             // SAFETY: the caller's contract; the kernel is the resolved tier's.
-            unsafe { job.run(tile, threads) };
+            unsafe { job.run(tile, threads, tier)? };
         } else {
             // Lane order; and integers in either order, whose sums are exact
             // whatever the association.
@@ -563,27 +566,67 @@ unsafe fn core<T: Chained>(
             }
         }
     }
+    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
-fn run<T: Chained>(
+fn run<'a, T: Chained>(
     tier: Tier,
     exec: Exec,
-    a: &ArrayView<'_>,
-    b: &ArrayView<'_>,
+    a: &ArrayView<'a>,
+    b: &ArrayView<'a>,
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
     spec: &ContractSpec,
     forced: Option<Order>,
 ) -> Result<()> {
     let threads = exec.thread_count();
-    let ea = to_acc::<T>(exec, a, spec.acc)?;
-    let eb = to_acc::<T>(exec, b, spec.acc)?;
+    let g0 = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec)?;
+    let (r, c, k) = (
+        g0.rows.iter().product::<usize>(),
+        g0.cols.iter().product::<usize>(),
+        g0.depth.iter().product::<usize>(),
+    );
+    let order = forced.unwrap_or_else(|| choose_order(r, c, k));
+    // In chain order an operand of another (whole-byte) dtype is packed as
+    // raw codes and cast into the accumulator panel by panel; otherwise it is
+    // cast whole into a C-order copy first. Either way each element enters
+    // acc as a cast does.
+    let chained = order == Order::Chain && T::kernel(tier).is_some();
+    let raw = |v: &ArrayView<'_>| {
+        (chained && v.dtype() != spec.acc && v.dtype().info().values_per_byte == 1)
+            .then(|| v.dtype())
+    };
+    let (raw_a, raw_b) = (raw(a), raw(b));
+    for dt in [raw_a, raw_b].into_iter().flatten() {
+        // The pair is checked once here, so no panel cast refuses later.
+        let zero = vec![0u8; dt.info().item_bytes];
+        let mut one = [T::ZERO];
+        cast_with(
+            &Exec::on(tier).threads(1),
+            &ArrayView::contiguous(dt, &[1], &zero)?,
+            &mut ArrayViewMut::from_slice(&mut one, &[1])?,
+            CastMode::Default,
+        )?;
+    }
+    let keep = |v: &ArrayView<'a>| AccOperand {
+        bytes: std::borrow::Cow::Borrowed(v.data()),
+        strides: v.strides().to_vec(),
+        offset: v.layout().offset,
+    };
+    let ea = if raw_a.is_some() {
+        keep(a)
+    } else {
+        to_acc::<T>(exec, a, spec.acc)?
+    };
+    let eb = if raw_b.is_some() {
+        keep(b)
+    } else {
+        to_acc::<T>(exec, b, spec.acc)?
+    };
     let g = geometry(a.shape(), &ea.strides, b.shape(), &eb.strides, spec)?;
     let t = Tables::of(&g, ea.offset, eb.offset);
-    let (r, c, k) = (t.a_rows.len(), t.b_cols.len(), t.a_ks.len());
-    let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
-    let order = forced.unwrap_or_else(|| choose_order(r, c, k));
+    let (sa, sb) = ((Src::new(&ea.bytes), raw_a), (Src::new(&eb.bytes), raw_b));
     // Chain order straight into a C-contiguous, aligned destination of the
     // accumulator's dtype: no scratch and no final pass.
     let len = dst.layout().len();
@@ -604,8 +647,7 @@ fn run<T: Chained>(
         debug_assert!(pre.is_empty() && out.len() == len);
         // SAFETY: the tables come from the validated views' shapes and
         // strides (or the C-order copies cast into acc).
-        unsafe { core(tier, threads, order, sa, sb, &t, out, init.is_some()) };
-        return Ok(());
+        return unsafe { core(tier, threads, order, sa, sb, &t, out, init.is_some()) };
     }
     let mut out = vec![T::ZERO; len];
     if let Some(i) = init {
@@ -617,7 +659,7 @@ fn run<T: Chained>(
         )?;
     }
     // SAFETY: as above.
-    unsafe { core(tier, threads, order, sa, sb, &t, &mut out, true) };
+    unsafe { core(tier, threads, order, sa, sb, &t, &mut out, true)? };
     cast_with(
         &exec,
         &ArrayView::from_slice(&out, dst.shape())?,
@@ -712,22 +754,22 @@ where
             tier,
             threads,
             order,
-            Src::new(as_bytes(&a_re)),
-            Src::new(as_bytes(&b_re)),
+            (Src::new(as_bytes(&a_re)), None),
+            (Src::new(as_bytes(&b_re)), None),
             &rt,
             &mut re,
             true,
-        );
+        )?;
         core(
             tier,
             threads,
             order,
-            Src::new(as_bytes(&a_im)),
-            Src::new(as_bytes(&b_im)),
+            (Src::new(as_bytes(&a_im)), None),
+            (Src::new(as_bytes(&b_im)), None),
             &rt,
             &mut im,
             true,
-        );
+        )?;
     }
     let out: Vec<C<T>> = re
         .into_iter()

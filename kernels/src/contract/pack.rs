@@ -2,7 +2,7 @@
 //! offset tables (one per index set: rows, columns, depth), so packing takes
 //! any strides, negative and zero included, and any number of axes.
 
-use super::acc::{Acc, Src};
+use super::acc::{Bits, Src};
 
 /// Element offsets, in C order over `extents`, of a multi-index with element
 /// `strides`.
@@ -34,7 +34,7 @@ pub(crate) fn unit(table: &[isize]) -> bool {
 /// Every `base + row + k` is a position the operand's validated view reaches,
 /// of dtype `T`; `out` holds `ceil(rows/mr)·mr·ks.len()` elements.
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn pack_a<T: Acc>(
+pub(crate) unsafe fn pack_a<T: Bits>(
     src: Src<'_>,
     base: isize,
     rows: &[isize],
@@ -103,7 +103,7 @@ pub(crate) unsafe fn pack_a<T: Acc>(
 ///
 /// # Safety
 /// As [`pack_a`], with `out` of `ceil(cols/nr)·nr·ks.len()` elements.
-pub(crate) unsafe fn pack_b<T: Acc>(
+pub(crate) unsafe fn pack_b<T: Bits>(
     src: Src<'_>,
     base: isize,
     ks: &[isize],
