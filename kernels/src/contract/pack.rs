@@ -121,9 +121,19 @@ pub(crate) unsafe fn pack_b<T: Bits>(
             let start = base + ko;
             if full && cols_unit {
                 let c0 = start + chunk[0];
-                for (j, v) in row.iter_mut().enumerate() {
-                    // SAFETY: consecutive column positions of a validated row.
-                    *v = unsafe { src.get(c0 + j as isize) };
+                if nr == 16 {
+                    // SAFETY: 16 consecutive column positions of a validated row.
+                    let v = unsafe { (src.ptr::<T>(c0) as *const [T; 16]).read_unaligned() };
+                    row.copy_from_slice(&v);
+                } else if nr == 8 {
+                    // SAFETY: 8 consecutive column positions of a validated row.
+                    let v = unsafe { (src.ptr::<T>(c0) as *const [T; 8]).read_unaligned() };
+                    row.copy_from_slice(&v);
+                } else {
+                    for (j, v) in row.iter_mut().enumerate() {
+                        // SAFETY: consecutive column positions of a validated row.
+                        *v = unsafe { src.get(c0 + j as isize) };
+                    }
                 }
             } else {
                 for (j, v) in row.iter_mut().enumerate() {
