@@ -95,7 +95,8 @@
 //!   or `--quick`; in `--json` mode its table goes to stderr.
 //! * `gemm`: f32 and f64 matrix products beside the `gemm` crate and
 //!   `matrixmultiply` in GFLOP/s (see `gemm_group.rs`); like `cast-sweep`, only
-//!   when a filter names it (`tessera-bench gemm`, with `--quick` for a smoke run).
+//!   when a filter names it (`tessera-bench gemm`, with `--quick` for a smoke run);
+//!   in `--json` mode its table goes to stderr.
 
 mod cast_sweep;
 mod casts;
@@ -323,7 +324,11 @@ fn main() -> ExitCode {
     let mut sweep_ok = true;
     if gemm_group {
         let (text, ok) = gemm_group::run(o.quick);
-        println!("{text}");
+        if o.json {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
+        }
         sweep_ok &= ok;
     }
     if sweep {

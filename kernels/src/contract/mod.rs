@@ -536,7 +536,7 @@ unsafe fn core<T: Chained>(
     } else {
         None
     };
-    for (bi, tile) in out.chunks_mut(r * c).enumerate() {
+    let one = |bi: usize, tile: &mut [T], threads: usize| -> Result<()> {
         let (a_base, b_base) = (t.a_batch[bi], t.b_batch[bi]);
         if let Some((kernel, mr, nr)) = chain {
             let blk = block::blocking(mr, nr, size_of::<T>(), block::cache_sizes());
@@ -580,6 +580,27 @@ unsafe fn core<T: Chained>(
                 };
             }
         }
+        Ok(())
+    };
+    let nb = t.a_batch.len();
+    let work = r as u128 * c as u128 * k as u128;
+    if threads > 1 && nb > 1 && work < 1 << 20 {
+        // Many small batch elements: threads take whole ones.
+        use rayon::prelude::*;
+        let per = nb.div_ceil(threads);
+        return out
+            .par_chunks_mut(r * c * per)
+            .enumerate()
+            .map(|(ch, part)| {
+                for (q, tile) in part.chunks_mut(r * c).enumerate() {
+                    one(ch * per + q, tile, 1)?;
+                }
+                Ok(())
+            })
+            .collect();
+    }
+    for (bi, tile) in out.chunks_mut(r * c).enumerate() {
+        one(bi, tile, threads)?;
     }
     Ok(())
 }
