@@ -852,9 +852,38 @@ fn dense(shape: &[usize], strides: &[isize]) -> bool {
     true
 }
 
+/// The elements at `base + ks[q]` for each q: the operand's own memory where
+/// they are consecutive and aligned, else a gathered copy.
+///
+/// # Safety
+/// Every position is inside the operand's validated view of dtype `T`.
+unsafe fn sequence<'a, T: Acc>(
+    src: Src<'a>,
+    base: isize,
+    ks: &[isize],
+    unit: bool,
+) -> std::borrow::Cow<'a, [T]> {
+    if let (true, Some(&k0)) = (unit, ks.first()) {
+        // SAFETY: the first position is inside the view (caller's contract).
+        let p = unsafe { src.ptr::<T>(base + k0) };
+        if (p as usize).is_multiple_of(align_of::<T>()) {
+            // SAFETY: `ks.len()` consecutive elements of the view, aligned,
+            // borrowed for as long as the operand's bytes; every bit pattern
+            // is a valid T.
+            return std::borrow::Cow::Borrowed(unsafe { std::slice::from_raw_parts(p, ks.len()) });
+        }
+    }
+    // SAFETY: the caller's contract.
+    std::borrow::Cow::Owned(
+        ks.iter()
+            .map(|&ko| unsafe { src.get::<T>(base + ko) })
+            .collect(),
+    )
+}
+
 /// Lane order for one batch element: each output is the lane-order dot of its
-/// row of a and column of b (both gathered into consecutive scratch), then
-/// plus its init (already in `tile`).
+/// row of a and column of b (the operands' own memory where consecutive, else
+/// gathered copies), then plus its init (already in `tile`).
 ///
 /// # Safety
 /// Every position the tables reach from the bases is inside the operands.
@@ -874,32 +903,21 @@ unsafe fn lane_tile<T: Acc>(
 ) {
     let k = a_ks.len();
     let c = b_cols.len();
-    let mut pa = Vec::with_capacity(a_rows.len() * k);
-    for &ro in a_rows {
-        // SAFETY: caller's contract.
-        pa.extend(
-            a_ks.iter()
-                .map(|&ko| unsafe { sa.get::<T>(a_base + ro + ko) }),
-        );
-    }
-    let mut pb = Vec::with_capacity(c * k);
-    for &co in b_cols {
-        // SAFETY: caller's contract.
-        pb.extend(
-            b_ks.iter()
-                .map(|&ko| unsafe { sb.get::<T>(b_base + ko + co) }),
-        );
-    }
+    let (a_unit, b_unit) = (pack::unit(a_ks), pack::unit(b_ks));
+    // SAFETY (both): the caller's contract.
+    let rows: Vec<std::borrow::Cow<'_, [T]>> = a_rows
+        .iter()
+        .map(|&ro| unsafe { sequence(sa, a_base + ro, a_ks, a_unit) })
+        .collect();
+    let cols: Vec<std::borrow::Cow<'_, [T]>> = b_cols
+        .iter()
+        .map(|&co| unsafe { sequence(sb, b_base + co, b_ks, b_unit) })
+        .collect();
     let outputs = tile.len();
     let work = outputs as u128 * k as u128;
     let one = |o: usize, threads: usize| -> T {
         let (i, j) = (o / c, o % c);
-        lane::dot(
-            tier,
-            &pa[i * k..(i + 1) * k],
-            &pb[j * k..(j + 1) * k],
-            threads,
-        )
+        lane::dot(tier, &rows[i], &cols[j], threads)
     };
     if threads <= 1 || work < 1 << 18 {
         for (o, v) in tile.iter_mut().enumerate() {
