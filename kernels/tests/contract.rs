@@ -1535,3 +1535,43 @@ fn converted_operands_give_the_bits_of_their_values() {
         assert_eq!(got[o].to_bits(), want[o].to_bits());
     }
 }
+
+/// Narrow integers (the exact f64 GEMM path) with an init, into i32 (where
+/// the sums wrap) and i64, on every tier and thread count.
+#[test]
+fn narrow_integer_products_wrap_exactly_with_init() {
+    let mut rng = Rng(4242);
+    let (r, c, k) = (9, 11, 50);
+    let a: Vec<u16> = (0..r * k).map(|_| rng.next() as u16).collect();
+    let b: Vec<i16> = (0..k * c).map(|_| rng.next() as i16).collect();
+    let init: Vec<i64> = (0..r * c).map(|_| rng.next() as i64).collect();
+    for ex in execs() {
+        for acc in [DType::I32, DType::I64] {
+            let mut got = vec![0i64; r * c];
+            contract(
+                &ArrayView::contiguous(DType::U16, &[r, k], tessera::array::as_bytes(&a)).unwrap(),
+                &ArrayView::from_slice(&b, &[k, c]).unwrap(),
+                Some(&ArrayView::from_slice(&init, &[r, c]).unwrap()),
+                &mut ArrayViewMut::from_slice(&mut got, &[r, c]).unwrap(),
+                &ContractSpec::new(acc).contracting(1, 0),
+                ex,
+            )
+            .unwrap();
+            for i in 0..r {
+                for j in 0..c {
+                    let s: i128 = (0..k)
+                        .map(|q| a[i * k + q] as i128 * b[q * c + j] as i128)
+                        .sum::<i128>();
+                    let want = if acc == DType::I32 {
+                        // init enters i32 as a cast does (wrapping), the sum wraps, and
+                        // the i32 result widens exactly into the i64 destination.
+                        (s as i32).wrapping_add(init[i * c + j] as i32) as i64
+                    } else {
+                        (s as i64).wrapping_add(init[i * c + j])
+                    };
+                    assert_eq!(got[i * c + j], want, "{acc} ({i},{j}) {ex:?}");
+                }
+            }
+        }
+    }
+}

@@ -337,6 +337,9 @@ pub(crate) fn contract_in(
     match spec.acc {
         DType::F32 => run::<f32>(tier, exec, a, b, init, dst, spec, forced),
         DType::F64 => run::<f64>(tier, exec, a, b, init, dst, spec, forced),
+        DType::I32 | DType::I64 if int_via_f64(a, b, spec) => {
+            run_int_via_f64(tier, exec, a, b, init, dst, spec)
+        }
         DType::I32 => run::<i32>(tier, exec, a, b, init, dst, spec, forced),
         DType::I64 => run::<i64>(tier, exec, a, b, init, dst, spec, forced),
         DType::C64 => run_complex::<f32>(tier, exec, a, b, init, dst, spec, forced),
@@ -702,6 +705,99 @@ fn run<'a, T: Chained>(
         dst,
         CastMode::Default,
     )
+}
+
+/// Whether an integer contraction can run as an exact f64 GEMM: both inputs
+/// integers (or bool) of at most 16 bits, so that every partial sum of
+/// products, at most K·max|a|·max|b| in magnitude, is below 2^53 and every
+/// f64 operation on them is exact; and enough rows and columns for the GEMM
+/// to pay.
+fn int_via_f64(a: &ArrayView<'_>, b: &ArrayView<'_>, spec: &ContractSpec) -> bool {
+    use crate::Class;
+    let small = |d: DType| {
+        let i = d.info();
+        matches!(i.class, Class::Int | Class::Uint | Class::Bool) && i.bits <= 16
+    };
+    if !small(a.dtype()) || !small(b.dtype()) {
+        return false;
+    }
+    let Ok(g) = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec) else {
+        return false;
+    };
+    let (r, c) = (
+        g.rows.iter().product::<usize>(),
+        g.cols.iter().product::<usize>(),
+    );
+    let k = g.depth.iter().map(|&n| n as u128).product::<u128>();
+    let mag = |d: DType| {
+        d.info()
+            .int_range
+            .map_or(1, |(lo, hi)| lo.unsigned_abs().max(hi.unsigned_abs()))
+    };
+    r >= 8 && c >= 8 && k.saturating_mul(mag(a.dtype()) * mag(b.dtype())) < 1u128 << 53
+}
+
+/// An integer contraction of narrow integers as an f64 chain-order GEMM
+/// (exact: see [`int_via_f64`]), then reduced modulo 2^w and plus init in the
+/// integer accumulator, wrapping: the exact result modulo 2^w, as every
+/// integer path gives.
+fn run_int_via_f64(
+    tier: Tier,
+    exec: Exec,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    spec: &ContractSpec,
+) -> Result<()> {
+    let len = dst.layout().len();
+    let mut sums = vec![0f64; len];
+    let spec64 = ContractSpec {
+        acc: DType::F64,
+        ..spec.clone()
+    };
+    run::<f64>(
+        tier,
+        exec,
+        a,
+        b,
+        None,
+        &mut ArrayViewMut::from_slice(&mut sums, dst.shape())?,
+        &spec64,
+        Some(Order::Chain),
+    )?;
+    fn finish<T: Acc + crate::Element>(
+        exec: Exec,
+        sums: &[f64],
+        init: Option<&ArrayView<'_>>,
+        dst: &mut ArrayViewMut<'_>,
+        wrap: fn(i64) -> T,
+    ) -> Result<()> {
+        let mut out: Vec<T> = sums.iter().map(|&v| wrap(v as i64)).collect();
+        if let Some(i) = init {
+            let mut iv = vec![T::ZERO; out.len()];
+            cast_with(
+                &exec,
+                i,
+                &mut ArrayViewMut::from_slice(&mut iv, dst.shape())?,
+                CastMode::Default,
+            )?;
+            for (o, x) in out.iter_mut().zip(iv) {
+                *o = o.plus(x);
+            }
+        }
+        cast_with(
+            &exec,
+            &ArrayView::from_slice(&out, dst.shape())?,
+            dst,
+            CastMode::Default,
+        )
+    }
+    if spec.acc == DType::I32 {
+        finish::<i32>(exec, &sums, init, dst, |v| v as i32)
+    } else {
+        finish::<i64>(exec, &sums, init, dst, |v| v)
+    }
 }
 
 /// A complex contraction as two real ones over 2K terms: the real part sums
