@@ -168,7 +168,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
             "family": "contract",
             "operands": ["a", "b", "init"],
             "results": ["y"],
-            "attrs": {"contracting": "[[axis of a, axis of b], ...]", "batch": "[[axis of a, axis of b], ...]", "acc": ["f32", "f64", "i32", "i64"]},
+            "attrs": {"contracting": "[[axis of a, axis of b], ...]", "batch": "[[axis of a, axis of b], ...]", "acc": ["f32", "f64", "c64", "c128", "i32", "i64"]},
             "result": "the dtype result y names (default: acc)",
             "doc": super::contract::DOC,
         }));

@@ -57,9 +57,11 @@
 //! threads take disjoint row or column blocks. A dense destination of the
 //! accumulator's dtype is written in place. Lane order gathers each output's
 //! row and column and sums them in lanes; few outputs with a long depth share
-//! the depth's blocks among threads. Integer accumulators take the lane path
-//! (their sums are exact in any order); a complex contraction runs as two real
-//! ones over 2K terms.
+//! the depth's blocks among threads. Integer sums are exact in any order:
+//! inputs of at most 16 bits run as an f64 chain GEMM when every partial sum
+//! stays below 2^53 (so every step is exact), then wrap into the accumulator;
+//! others take the lane path. A complex contraction runs as two real ones over
+//! 2K terms.
 
 mod acc;
 pub mod block;
