@@ -1575,3 +1575,16 @@ fn narrow_integer_products_wrap_exactly_with_init() {
         }
     }
 }
+
+#[test]
+fn default_accumulators() {
+    use tessera::contract::default_acc;
+    assert_eq!(default_acc(DType::I8, DType::U8), DType::I32);
+    assert_eq!(default_acc(DType::I8, DType::I64), DType::I64);
+    assert_eq!(default_acc(DType::F16, DType::Bf16), DType::F32);
+    assert_eq!(default_acc(DType::F32, DType::I32), DType::F64);
+    assert_eq!(default_acc(DType::F64, DType::F32), DType::F64);
+    assert_eq!(default_acc(DType::C64, DType::F32), DType::C64);
+    assert_eq!(default_acc(DType::C64, DType::F64), DType::C128);
+    assert_eq!(default_acc(DType::E4m3fn, DType::C128), DType::C128);
+}

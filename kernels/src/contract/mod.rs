@@ -139,12 +139,25 @@ pub const ACCUMULATORS: [DType; 6] = [
 ];
 
 /// The default accumulator for inputs of these dtypes: `i64` if both are
-/// integers (or bool) and one has 64 bits, `i32` if both are integers, `f64`
-/// if either is `f64` or a 64-bit integer, else `f32`.
+/// integers (or bool) and one has more than 32 bits, `i32` if both are
+/// integers; otherwise `f64` if either is `f64`, `c128` or an integer of more
+/// than 16 bits, else `f32` — made complex (`c128` or `c64`) if either input
+/// is complex.
 pub fn default_acc(a: DType, b: DType) -> DType {
     use crate::Class;
     let (ia, ib) = (a.info(), b.info());
     let int = |c: Class| matches!(c, Class::Int | Class::Uint | Class::Bool);
+    if ia.class == Class::Complex || ib.class == Class::Complex {
+        let wide = |d: DType| {
+            let i = d.info();
+            d == DType::F64 || d == DType::C128 || (int(i.class) && i.bits > 16)
+        };
+        return if wide(a) || wide(b) {
+            DType::C128
+        } else {
+            DType::C64
+        };
+    }
     if int(ia.class) && int(ib.class) {
         if ia.bits > 32 || ib.bits > 32 {
             DType::I64
