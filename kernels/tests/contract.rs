@@ -1588,3 +1588,24 @@ fn default_accumulators() {
     assert_eq!(default_acc(DType::C64, DType::F64), DType::C128);
     assert_eq!(default_acc(DType::E4m3fn, DType::C128), DType::C128);
 }
+
+/// Broadcast operands can name far more elements than memory holds: the call
+/// refuses with a typed error instead of aborting, and writes nothing.
+#[test]
+fn huge_broadcast_depth_is_refused() {
+    let one = [1f32];
+    let k = 1usize << 42;
+    let a = ArrayView::from_slice_strided(&one, &[8, k], &[0, 0], 0).unwrap();
+    let b = ArrayView::from_slice_strided(&one, &[k, 8], &[0, 0], 0).unwrap();
+    let mut d = vec![3f32; 64];
+    let r = contract(
+        &a,
+        &b,
+        None,
+        &mut ArrayViewMut::from_slice(&mut d, &[8, 8]).unwrap(),
+        &ContractSpec::new(DType::F32).contracting(1, 0),
+        Exec::default(),
+    );
+    assert!(matches!(r, Err(Error::Overflow { .. })), "{r:?}");
+    assert!(d.iter().all(|&x| x == 3.0));
+}

@@ -195,6 +195,24 @@ fn invalid(s: String) -> Error {
     Error::Invalid(s)
 }
 
+/// An empty vector with room for `n` elements, or a refusal (not an abort)
+/// where memory is short: broadcast operands can name far more elements
+/// than they store.
+pub(crate) fn try_vec<T>(n: usize, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::Overflow {
+        operand: format!("contract scratch ({what}, {n} elements)"),
+    })?;
+    Ok(v)
+}
+
+/// [`try_vec`] filled with `x`.
+pub(crate) fn try_filled<T: Clone>(n: usize, x: T, what: &str) -> Result<Vec<T>> {
+    let mut v = try_vec(n, what)?;
+    v.resize(n, x);
+    Ok(v)
+}
+
 /// Check the axis pairs against the operands' shapes and return the geometry.
 fn geometry(
     a: &[usize],
@@ -429,7 +447,7 @@ fn to_acc<'a, T: crate::Element + Default>(
             offset: v.layout().offset,
         });
     }
-    let mut buf = vec![T::default(); v.layout().len()];
+    let mut buf = try_filled(v.layout().len(), T::default(), "a converted operand")?;
     cast_with(
         &exec,
         v,
@@ -512,18 +530,18 @@ struct Tables {
 }
 
 impl Tables {
-    fn of(g: &Geometry, a_offset: usize, b_offset: usize) -> Tables {
+    fn of(g: &Geometry, a_offset: usize, b_offset: usize) -> Result<Tables> {
         let mut t = Tables {
-            a_batch: pack::offsets(&g.batch, &g.a_batch_strides),
-            a_rows: pack::offsets(&g.rows, &g.a_row_strides),
-            a_ks: pack::offsets(&g.depth, &g.a_k_strides),
-            b_batch: pack::offsets(&g.batch, &g.b_batch_strides),
-            b_ks: pack::offsets(&g.depth, &g.b_k_strides),
-            b_cols: pack::offsets(&g.cols, &g.b_col_strides),
+            a_batch: pack::offsets(&g.batch, &g.a_batch_strides)?,
+            a_rows: pack::offsets(&g.rows, &g.a_row_strides)?,
+            a_ks: pack::offsets(&g.depth, &g.a_k_strides)?,
+            b_batch: pack::offsets(&g.batch, &g.b_batch_strides)?,
+            b_ks: pack::offsets(&g.depth, &g.b_k_strides)?,
+            b_cols: pack::offsets(&g.cols, &g.b_col_strides)?,
         };
         t.a_batch.iter_mut().for_each(|x| *x += a_offset as isize);
         t.b_batch.iter_mut().for_each(|x| *x += b_offset as isize);
-        t
+        Ok(t)
     }
 }
 
@@ -679,7 +697,7 @@ fn run<'a, T: Chained>(
         to_acc::<T>(exec, b, spec.acc)?
     };
     let g = geometry(a.shape(), &ea.strides, b.shape(), &eb.strides, spec)?;
-    let t = Tables::of(&g, ea.offset, eb.offset);
+    let t = Tables::of(&g, ea.offset, eb.offset)?;
     let (sa, sb) = ((Src::new(&ea.bytes), raw_a), (Src::new(&eb.bytes), raw_b));
     // Chain order straight into a C-contiguous, aligned destination of the
     // accumulator's dtype: no scratch and no final pass.
@@ -703,7 +721,7 @@ fn run<'a, T: Chained>(
         // strides (or the C-order copies cast into acc).
         return unsafe { core(tier, threads, order, sa, sb, &t, out, init.is_some()) };
     }
-    let mut out = vec![T::ZERO; len];
+    let mut out = try_filled(len, T::ZERO, "the destination in acc")?;
     if let Some(i) = init {
         cast_with(
             &exec,
@@ -766,7 +784,7 @@ fn run_int_via_f64(
     spec: &ContractSpec,
 ) -> Result<()> {
     let len = dst.layout().len();
-    let mut sums = vec![0f64; len];
+    let mut sums = try_filled(len, 0f64, "the destination in f64")?;
     let spec64 = ContractSpec {
         acc: DType::F64,
         ..spec.clone()
@@ -839,19 +857,19 @@ where
     let ea = to_acc::<C<T>>(exec, a, spec.acc)?;
     let eb = to_acc::<C<T>>(exec, b, spec.acc)?;
     let g = geometry(a.shape(), &ea.strides, b.shape(), &eb.strides, spec)?;
-    let t = Tables::of(&g, ea.offset, eb.offset);
+    let t = Tables::of(&g, ea.offset, eb.offset)?;
     let (r, c, k) = (t.a_rows.len(), t.b_cols.len(), t.a_ks.len());
     let nb = t.a_batch.len();
     let order = forced.unwrap_or_else(|| choose_order(r, c, k));
     let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
     // Real operands, batch-major: a' [nb, R, 2K] and b' [nb, 2K, C] per part.
     let (mut a_re, mut a_im) = (
-        Vec::with_capacity(nb * r * 2 * k),
-        Vec::with_capacity(nb * r * 2 * k),
+        try_vec(nb.saturating_mul(r).saturating_mul(2 * k), "complex parts")?,
+        try_vec(nb.saturating_mul(r).saturating_mul(2 * k), "complex parts")?,
     );
     let (mut b_re, mut b_im) = (
-        Vec::with_capacity(nb * 2 * k * c),
-        Vec::with_capacity(nb * 2 * k * c),
+        try_vec(nb.saturating_mul(2 * k).saturating_mul(c), "complex parts")?,
+        try_vec(nb.saturating_mul(2 * k).saturating_mul(c), "complex parts")?,
     );
     for bi in 0..nb {
         for &ro in &t.a_rows {

@@ -6,10 +6,10 @@ use super::acc::{Bits, Src};
 
 /// Element offsets, in C order over `extents`, of a multi-index with element
 /// `strides`.
-pub(crate) fn offsets(extents: &[usize], strides: &[isize]) -> Vec<isize> {
+pub(crate) fn offsets(extents: &[usize], strides: &[isize]) -> crate::Result<Vec<isize>> {
     let mut out = vec![0isize];
     for (&n, &s) in extents.iter().zip(strides) {
-        let mut next = Vec::with_capacity(out.len() * n);
+        let mut next = super::try_vec(out.len().saturating_mul(n), "an index table")?;
         for &o in &out {
             for i in 0..n {
                 next.push(o + i as isize * s);
@@ -17,7 +17,7 @@ pub(crate) fn offsets(extents: &[usize], strides: &[isize]) -> Vec<isize> {
         }
         out = next;
     }
-    out
+    Ok(out)
 }
 
 /// Whether a table is `t[i] = t[0] + i` (consecutive elements).

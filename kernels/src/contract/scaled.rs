@@ -48,7 +48,20 @@ fn decoded(exec: &Exec, s: &Scaled<'_>, acc: DType, name: &str) -> Result<Vec<u8
         .ok_or(Error::Overflow {
             operand: name.into(),
         })?;
-    let mut buf = vec![0u8; bytes];
+    // The codes must fit the shape before anything is allocated for it.
+    let sizes = formats::encoded_sizes(s.format, s.shape)
+        .map_err(|e| Error::Invalid(format!("contract: scaled operand {name}: {e}")))?;
+    if sizes.code_bytes != s.codes.len() || sizes.blocks != s.scales.len() {
+        return Err(Error::Invalid(format!(
+            "contract: scaled operand {name}: shape {:?} needs {} code bytes and {} scales, not {} and {}",
+            s.shape,
+            sizes.code_bytes,
+            sizes.blocks,
+            s.codes.len(),
+            s.scales.len()
+        )));
+    }
+    let mut buf = super::try_filled(bytes, 0u8, "a decoded operand")?;
     let mut view = ArrayViewMut::contiguous(acc, s.shape, &mut buf)?;
     formats::decode(exec, s.format, s.codes, s.scales, s.tensor_scale, &mut view)
         .map_err(|e| Error::Invalid(format!("contract: scaled operand {name}: {e}")))?;
