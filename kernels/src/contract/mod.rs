@@ -1033,13 +1033,14 @@ unsafe fn lane_tile<T: Acc>(
     let k = a_ks.len();
     let c = b_cols.len();
     let (a_unit, b_unit) = (pack::unit(a_ks), pack::unit(b_ks));
-    // SAFETY (both): the caller's contract.
+    // SAFETY: the caller's contract.
     let rows: Vec<std::borrow::Cow<'_, [T]>> = a_rows
         .iter()
         .map(|&ro| unsafe { sequence(sa, a_base + ro, a_ks, a_unit) })
         .collect();
     let cols: Vec<std::borrow::Cow<'_, [T]>> = b_cols
         .iter()
+        // SAFETY: the caller's contract.
         .map(|&co| unsafe { sequence(sb, b_base + co, b_ks, b_unit) })
         .collect();
     let outputs = tile.len();
