@@ -10,7 +10,7 @@
 //!
 //! * **Accumulator.** Everything is computed in `acc`: `f32`, `f64`, `c64`,
 //!   `c128`, `i32` or `i64`. Each element of `a`, `b` and `init` enters the accumulator as
-//!   [`cast`](crate::cast) casts it (default mode: exact where `acc` holds the
+//!   [`cast`](fn@crate::cast) casts it (default mode: exact where `acc` holds the
 //!   value, else rounded to nearest; a float into an integer `acc` truncates
 //!   toward zero and saturates); the result enters `dst`, of any dtype, as a
 //!   cast rounds it, once.

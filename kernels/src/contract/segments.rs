@@ -3,7 +3,7 @@
 //! contracted extent split into groups.
 //!
 //! The order (chain or lane) is chosen once for the whole call from its rows,
-//! columns and depth ([`choose_order`](super::choose_order)): for row groups
+//! columns and depth ([`choose_order`]): for row groups
 //! the rows are all of a's rows, the columns those of one group's `b` and the
 //! depth K; for depth groups the depth is the whole contracted extent. Each
 //! group is then computed as an unsegmented call of its own indices alone, in
