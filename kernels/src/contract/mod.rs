@@ -377,7 +377,9 @@ pub(crate) fn contract_in(
         DType::I64 => run::<i64>(tier, exec, a, b, init, dst, spec, forced),
         DType::C64 => run_complex::<f32>(tier, exec, a, b, init, dst, spec, forced),
         DType::C128 => run_complex::<f64>(tier, exec, a, b, init, dst, spec, forced),
-        _ => unreachable!("checked above"),
+        other => Err(invalid(format!(
+            "contract: accumulator `{other}` is not one of f32, f64, c64, c128, i32, i64"
+        ))),
     }
 }
 

@@ -109,22 +109,20 @@ pub fn contract_scaled(
         }
     }
     let da = match a {
-        Operand::Scaled(s) => Some(decoded(&exec, s, spec.acc, "a")?),
-        Operand::Plain(_) => None,
+        Operand::Scaled(s) => decoded(&exec, s, spec.acc, "a")?,
+        Operand::Plain(_) => Vec::new(),
     };
     let db = match b {
-        Operand::Scaled(s) => Some(decoded(&exec, s, spec.acc, "b")?),
-        Operand::Plain(_) => None,
+        Operand::Scaled(s) => decoded(&exec, s, spec.acc, "b")?,
+        Operand::Plain(_) => Vec::new(),
     };
-    let va = match (a, &da) {
-        (Operand::Plain(v), _) => v.clone(),
-        (Operand::Scaled(s), Some(buf)) => ArrayView::contiguous(spec.acc, s.shape, buf)?,
-        (Operand::Scaled(_), None) => unreachable!("decoded above"),
+    let va = match a {
+        Operand::Plain(v) => v.clone(),
+        Operand::Scaled(s) => ArrayView::contiguous(spec.acc, s.shape, &da)?,
     };
-    let vb = match (b, &db) {
-        (Operand::Plain(v), _) => v.clone(),
-        (Operand::Scaled(s), Some(buf)) => ArrayView::contiguous(spec.acc, s.shape, buf)?,
-        (Operand::Scaled(_), None) => unreachable!("decoded above"),
+    let vb = match b {
+        Operand::Plain(v) => v.clone(),
+        Operand::Scaled(s) => ArrayView::contiguous(spec.acc, s.shape, &db)?,
     };
     contract(&va, &vb, init, dst, spec, exec)
 }
