@@ -644,3 +644,39 @@ fn contract_matches_a_chain_computed_here() {
     );
     tessera(&dir.0, &["run", "bad2.json"]).assert_refused(2, "contracting");
 }
+
+/// Integer inputs take the default accumulator (i32 for i8 × i8) and give the
+/// exact sums; the report names the order.
+#[test]
+fn contract_of_int8_defaults_to_exact_int32() {
+    let dir = TempDir::new("contract_i8");
+    let mut rng = Rng(77);
+    let (m, k, n) = (6, 40, 7);
+    let a: Vec<i8> = (0..m * k).map(|_| rng.next() as i8).collect();
+    let b: Vec<i8> = (0..k * n).map(|_| rng.next() as i8).collect();
+    let bytes = |v: &[i8]| v.iter().map(|&x| x as u8).collect::<Vec<u8>>();
+    dir.write("a.npy", &npy_bytes("|i1", false, &[m, k], &bytes(&a), 1));
+    dir.write("b.npy", &npy_bytes("|i1", false, &[k, n], &bytes(&b), 1));
+    dir.write(
+        "call.json",
+        br#"{"kernel": "contract", "attrs": {"contracting": [[1, 0]]},
+            "operands": {"a": {"npy": "a.npy"}, "b": {"npy": "b.npy"}},
+            "results": {"y": {"npy": "y.npy"}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "call.json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("acc i32"), "{}", run.stdout);
+    let y = read_npy(&dir.path("y.npy"));
+    assert_eq!(y.descr, "<i4");
+    assert_eq!(y.shape, vec![m, n]);
+    for i in 0..m {
+        for j in 0..n {
+            let p = (i * n + j) * 4;
+            let got = i32::from_le_bytes([y.data[p], y.data[p + 1], y.data[p + 2], y.data[p + 3]]);
+            let want: i32 = (0..k)
+                .map(|q| a[i * k + q] as i32 * b[q * n + j] as i32)
+                .sum();
+            assert_eq!(got, want, "({i}, {j})");
+        }
+    }
+}
