@@ -93,10 +93,15 @@
 //!   count of the rows below it. Slow at the default size, so it runs only when
 //!   a filter names it (`tessera-bench cast-sweep`, or `cast-sweep:u4,i8` for
 //!   some dtypes only), not in a run of every group or `--quick`; in `--json` mode its table goes to stderr.
+//! * `gemm`: f32 and f64 matrix products beside the `gemm` crate and
+//!   `matrixmultiply` in GFLOP/s (see `gemm_group.rs`); like `cast-sweep`, only
+//!   when a filter names it (`tessera-bench gemm`, with `--quick` for a smoke run);
+//!   in `--json` mode its table goes to stderr.
 
 mod cast_sweep;
 mod casts;
 mod elementwise;
+mod gemm_group;
 mod harness;
 mod reduce;
 
@@ -242,6 +247,7 @@ fn main() -> ExitCode {
     let sweep = !o.filters.is_empty()
         && (selected(cast_sweep::NAME, &o.filters)
             || o.filters.iter().any(|f| f.starts_with(cast_sweep::NAME)));
+    let gemm_group = !o.filters.is_empty() && selected(gemm_group::NAME, &o.filters);
     if o.list {
         for g in group_names() {
             println!("{g}");
@@ -249,7 +255,7 @@ fn main() -> ExitCode {
         println!("{}", cast_sweep::NAME);
         return ExitCode::SUCCESS;
     }
-    if names.is_empty() && !sweep {
+    if names.is_empty() && !sweep && !gemm_group {
         eprintln!(
             "tessera-bench: no group matches {:?}; groups: {}, {}",
             o.filters,
@@ -330,6 +336,15 @@ fn main() -> ExitCode {
         results.push(r);
     }
     let mut sweep_ok = true;
+    if gemm_group {
+        let (text, ok) = gemm_group::run(o.quick);
+        if o.json {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
+        }
+        sweep_ok &= ok;
+    }
     if sweep {
         eprintln!("running {} ...", cast_sweep::NAME);
         let only = match cast_sweep::restriction(&o.filters) {

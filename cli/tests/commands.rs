@@ -18,14 +18,23 @@ fn kernels_lists_every_kind() {
         .filter(|e| e["family"] == "elementwise")
         .collect();
     assert_eq!(kinds.len(), Kind::ALL.len());
-    // Then cast, the three calls of the block-scaled formats, reduce and scan.
+    // Then cast, contract, the three calls of the block-scaled formats, reduce
+    // and scan.
     let others: Vec<&str> = list[Kind::ALL.len()..]
         .iter()
         .map(|e| e["name"].as_str().unwrap())
         .collect();
     assert_eq!(
         others,
-        ["cast", "encode", "decode", "transcode", "reduce", "scan"]
+        [
+            "cast",
+            "contract",
+            "encode",
+            "decode",
+            "transcode",
+            "reduce",
+            "scan"
+        ]
     );
     for (entry, kind) in kinds.into_iter().zip(Kind::ALL) {
         assert_eq!(entry["name"], kind.name());
@@ -53,7 +62,9 @@ fn kernels_lists_every_kind() {
         serde_json::json!(["default", "saturating"])
     );
     assert_eq!(cast["dtypes"].as_array().unwrap().len(), DType::ALL.len());
-    for entry in &list[Kind::ALL.len() + 1..Kind::ALL.len() + 4] {
+    let contract = &list[Kind::ALL.len() + 1];
+    assert_eq!(contract["operands"], serde_json::json!(["a", "b", "init"]));
+    for entry in &list[Kind::ALL.len() + 2..Kind::ALL.len() + 5] {
         let formats: Vec<&str> = entry["formats"]
             .as_array()
             .unwrap()
@@ -63,14 +74,14 @@ fn kernels_lists_every_kind() {
         let want: Vec<&str> = Format::ALL.iter().map(|f| f.info().name).collect();
         assert_eq!(formats, want);
     }
-    let nvfp4 = &list[Kind::ALL.len() + 1]["formats"][6];
+    let nvfp4 = &list[Kind::ALL.len() + 2]["formats"][6];
     assert_eq!(nvfp4["block"], 16);
     assert_eq!(nvfp4["tensor_scale"], "f32");
     assert_eq!(nvfp4["codes_per_byte"], 2);
 
     let text = tessera(&dir.0, &["kernels"]);
     assert_eq!(text.code, Some(0));
-    for name in ["cast", "encode", "decode", "transcode"] {
+    for name in ["cast", "contract", "encode", "decode", "transcode"] {
         assert!(
             text.stdout
                 .lines()

@@ -588,3 +588,95 @@ fn paths_are_relative_to_the_call_file() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(f32s(&read_npy(&dir.path("sub/y.npy")).data), vec![1.0, 4.0]);
 }
+
+/// A contraction through `tessera run`: a C-order, b read from a Fortran-order
+/// file (a transposed view), an init row that broadcasts; the result is the
+/// chain-order sum computed here (rows 9 > 4, columns 8 > 4, 72 ≥ 64 outputs).
+#[test]
+fn contract_matches_a_chain_computed_here() {
+    let dir = TempDir::new("contract");
+    let mut rng = Rng(21);
+    let (m, k, n) = (9, 5, 8);
+    let a = random_f32s(&mut rng, m * k);
+    let stored_b = random_f32s(&mut rng, k * n); // b[q][j] at j * k + q
+    let init = random_f32s(&mut rng, n);
+    dir.write("a.npy", &npy_f32(&[m, k], &a));
+    let bytes: Vec<u8> = stored_b.iter().flat_map(|v| v.to_le_bytes()).collect();
+    dir.write("b.npy", &npy_bytes("<f4", true, &[k, n], &bytes, 1));
+    dir.write("init.npy", &npy_f32(&[n], &init));
+    dir.write(
+        "call.json",
+        br#"{"kernel": "contract", "attrs": {"contracting": [[1, 0]], "acc": "f32"},
+            "operands": {"a": {"npy": "a.npy"}, "b": {"npy": "b.npy"}, "init": {"npy": "init.npy"}},
+            "results": {"y": {"npy": "y.npy"}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "call.json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("Chain order"), "{}", run.stdout);
+    let y = read_npy(&dir.path("y.npy"));
+    assert_eq!(y.descr, "<f4");
+    assert_eq!(y.shape, vec![m, n]);
+    let got = f32s(&y.data);
+    for i in 0..m {
+        for j in 0..n {
+            let mut s = init[j];
+            for q in 0..k {
+                s = a[i * k + q].mul_add(stored_b[j * k + q], s);
+            }
+            assert_eq!(got[i * n + j].to_bits(), s.to_bits(), "({i}, {j})");
+        }
+    }
+
+    // Refusals: contracted extents that differ; a missing attribute.
+    dir.write(
+        "bad.json",
+        br#"{"kernel": "contract", "attrs": {"contracting": [[0, 0]]},
+            "operands": {"a": {"npy": "a.npy"}, "b": {"npy": "b.npy"}},
+            "results": {"y": {"npy": "y2.npy"}}}"#,
+    );
+    tessera(&dir.0, &["run", "bad.json"]).assert_refused(1, "differ");
+    assert!(!dir.path("y2.npy").exists());
+    dir.write(
+        "bad2.json",
+        br#"{"kernel": "contract", "attrs": {},
+            "operands": {"a": {"npy": "a.npy"}, "b": {"npy": "b.npy"}},
+            "results": {"y": {"npy": "y2.npy"}}}"#,
+    );
+    tessera(&dir.0, &["run", "bad2.json"]).assert_refused(2, "contracting");
+}
+
+/// Integer inputs take the default accumulator (i32 for i8 × i8) and give the
+/// exact sums; the report names the order.
+#[test]
+fn contract_of_int8_defaults_to_exact_int32() {
+    let dir = TempDir::new("contract_i8");
+    let mut rng = Rng(77);
+    let (m, k, n) = (6, 40, 7);
+    let a: Vec<i8> = (0..m * k).map(|_| rng.next() as i8).collect();
+    let b: Vec<i8> = (0..k * n).map(|_| rng.next() as i8).collect();
+    let bytes = |v: &[i8]| v.iter().map(|&x| x as u8).collect::<Vec<u8>>();
+    dir.write("a.npy", &npy_bytes("|i1", false, &[m, k], &bytes(&a), 1));
+    dir.write("b.npy", &npy_bytes("|i1", false, &[k, n], &bytes(&b), 1));
+    dir.write(
+        "call.json",
+        br#"{"kernel": "contract", "attrs": {"contracting": [[1, 0]]},
+            "operands": {"a": {"npy": "a.npy"}, "b": {"npy": "b.npy"}},
+            "results": {"y": {"npy": "y.npy"}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "call.json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("acc i32"), "{}", run.stdout);
+    let y = read_npy(&dir.path("y.npy"));
+    assert_eq!(y.descr, "<i4");
+    assert_eq!(y.shape, vec![m, n]);
+    for i in 0..m {
+        for j in 0..n {
+            let p = (i * n + j) * 4;
+            let got = i32::from_le_bytes([y.data[p], y.data[p + 1], y.data[p + 2], y.data[p + 3]]);
+            let want: i32 = (0..k)
+                .map(|q| a[i * k + q] as i32 * b[q * n + j] as i32)
+                .sum();
+            assert_eq!(got, want, "({i}, {j})");
+        }
+    }
+}

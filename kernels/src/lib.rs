@@ -25,6 +25,7 @@
 
 pub mod array;
 pub mod cast;
+pub mod contract;
 pub mod elementwise;
 pub mod error;
 pub mod formats;
@@ -33,6 +34,7 @@ pub mod tier;
 
 pub use array::{ArrayView, ArrayViewMut, Element, Layout};
 pub use cast::{cast, cast_with, CastMode};
+pub use contract::{contract, matmul, ContractSpec};
 pub use elementwise::{elementwise, elementwise_with, result_dtype};
 pub use error::{Error, Result};
 pub use reduce::{

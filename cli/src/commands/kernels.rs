@@ -163,6 +163,15 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
             "doc": CAST_DOC,
             "variants": names(variants_for(1), |v: &Variant| v.name()),
         }));
+        list.push(json!({
+            "name": super::contract::NAME,
+            "family": "contract",
+            "operands": ["a", "b", "init"],
+            "results": ["y"],
+            "attrs": {"contracting": "[[axis of a, axis of b], ...]", "batch": "[[axis of a, axis of b], ...]", "acc": ["f32", "f64", "c64", "c128", "i32", "i64"]},
+            "result": "the dtype result y names (default: acc)",
+            "doc": super::contract::DOC,
+        }));
         for k in FormatKernel::ALL {
             let (operands, results) = format_kernel_io(k);
             list.push(json!({
@@ -240,6 +249,12 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     )?;
     outln!(out)?;
     outln!(out, "cast  (1 input)  {CAST_DOC}")?;
+    outln!(out)?;
+    outln!(
+        out,
+        "contract  (operands a, b, init; attrs contracting, batch, acc)  {}",
+        super::contract::DOC
+    )?;
     outln!(
         out,
         "    dtypes:   {} (every pair)",

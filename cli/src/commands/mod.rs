@@ -1,6 +1,7 @@
 //! One module per command of the `tessera` tool.
 
 pub mod cast;
+pub mod contract;
 pub mod coverage;
 pub mod elementwise;
 pub mod formats;

@@ -2,11 +2,12 @@
 //!
 //! The call file names a kernel; this module reads the file, picks the tier and
 //! thread count, and hands the call to the module of the kernel's family
-//! (elementwise kinds, `cast`, `reduce`, `scan`, and the block-scaled formats'
-//! `encode`, `decode` and `transcode`; `map`, … join as new arms of [`Kernel`]).
+//! (elementwise kinds, `cast`, `contract`, `reduce`, `scan`, and the
+//! block-scaled formats' `encode`, `decode` and `transcode`; `map`, … join as
+//! new arms of [`Kernel`]).
 
 use super::formats::FormatKernel;
-use super::{cast, elementwise, formats, parse_args, reduce};
+use super::{cast, contract, elementwise, formats, parse_args, reduce};
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
 use crate::outln;
@@ -24,6 +25,8 @@ pub enum Kernel {
     Elementwise(Kind),
     /// `cast`: any dtype to any dtype.
     Cast,
+    /// `contract`: a contraction of `a` with `b` (plus `init`).
+    Contract,
     /// `encode`, `decode` or `transcode` of a block-scaled format.
     Format(FormatKernel),
     /// `reduce`: reductions in lane order over any axes.
@@ -43,6 +46,9 @@ impl Kernel {
         }
         if name == reduce::SCAN {
             return Ok(Kernel::Scan);
+        }
+        if name == contract::NAME {
+            return Ok(Kernel::Contract);
         }
         if let Some(k) = FormatKernel::from_name(name) {
             return Ok(Kernel::Format(k));
@@ -92,6 +98,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     let report = match kernel {
         Kernel::Elementwise(kind) => elementwise::call(path, &call, kind, &exec)?,
         Kernel::Cast => cast::call(path, &call, &exec)?,
+        Kernel::Contract => contract::call(path, &call, &exec)?,
         Kernel::Format(k) => formats::call(path, &call, k, &exec)?,
         Kernel::Reduce => reduce::reduce_call(path, &call, &exec)?,
         Kernel::Scan => reduce::scan_call(path, &call, &exec)?,

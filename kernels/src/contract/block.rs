@@ -1,0 +1,202 @@
+//! Cache blocking derived from the cache sizes this CPU reports.
+//!
+//! The blocking changes only speed: in chain order every output's products are
+//! added in increasing k whatever the blocks are.
+
+use std::sync::OnceLock;
+
+/// Data cache sizes in bytes: level 1, level 2 and the last level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheSizes {
+    /// Level-1 data cache of one core.
+    pub l1: usize,
+    /// Level-2 cache of one core.
+    pub l2: usize,
+    /// Last-level cache.
+    pub l3: usize,
+}
+
+impl Default for CacheSizes {
+    fn default() -> Self {
+        CacheSizes {
+            l1: 32 << 10,
+            l2: 512 << 10,
+            l3: 8 << 20,
+        }
+    }
+}
+
+/// Parse a sysfs cache size such as `48K`, `1024K` or `32M`.
+fn parse_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last()? {
+        'K' | 'k' => (&s[..s.len() - 1], 1usize << 10),
+        'M' | 'm' => (&s[..s.len() - 1], 1 << 20),
+        'G' | 'g' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    num.trim().parse::<usize>().ok()?.checked_mul(mult)
+}
+
+fn read_sysfs() -> Option<CacheSizes> {
+    let mut sizes = CacheSizes {
+        l1: 0,
+        l2: 0,
+        l3: 0,
+    };
+    for i in 0..8 {
+        let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+        let Ok(level) = std::fs::read_to_string(format!("{dir}/level")) else {
+            break;
+        };
+        let kind = std::fs::read_to_string(format!("{dir}/type")).unwrap_or_default();
+        if kind.trim() == "Instruction" {
+            continue;
+        }
+        let Some(size) = std::fs::read_to_string(format!("{dir}/size"))
+            .ok()
+            .and_then(|s| parse_size(&s))
+        else {
+            continue;
+        };
+        match level.trim() {
+            "1" => sizes.l1 = size,
+            "2" => sizes.l2 = size,
+            "3" | "4" => sizes.l3 = sizes.l3.max(size),
+            _ => {}
+        }
+    }
+    (sizes.l1 > 0).then_some(sizes)
+}
+
+/// Cache sizes from CPUID's deterministic cache parameters: leaf 4 (Intel)
+/// or leaf 0x8000001D (AMD), which share one layout.
+#[cfg(target_arch = "x86_64")]
+fn read_cpuid() -> Option<CacheSizes> {
+    use core::arch::x86_64::{__cpuid, __cpuid_count};
+    // SAFETY: CPUID is available on every x86-64 CPU; leaves above the
+    // reported maxima are not queried. (Older compilers mark it unsafe.)
+    #[allow(unused_unsafe)]
+    let (max_basic, max_ext) = unsafe { (__cpuid(0).eax, __cpuid(0x8000_0000).eax) };
+    let leaf = if max_ext >= 0x8000_001D {
+        0x8000_001D
+    } else if max_basic >= 4 {
+        4
+    } else {
+        return None;
+    };
+    let mut sizes = CacheSizes {
+        l1: 0,
+        l2: 0,
+        l3: 0,
+    };
+    for sub in 0..16 {
+        // SAFETY: as above.
+        #[allow(unused_unsafe)]
+        let r = unsafe { __cpuid_count(leaf, sub) };
+        let kind = r.eax & 0x1f;
+        if kind == 0 {
+            break;
+        }
+        if kind == 2 {
+            continue; // instruction cache
+        }
+        let level = (r.eax >> 5) & 0x7;
+        let ways = ((r.ebx >> 22) & 0x3ff) as usize + 1;
+        let parts = ((r.ebx >> 12) & 0x3ff) as usize + 1;
+        let line = (r.ebx & 0xfff) as usize + 1;
+        let sets = r.ecx as usize + 1;
+        let size = ways * parts * line * sets;
+        match level {
+            1 => sizes.l1 = size,
+            2 => sizes.l2 = size,
+            3 | 4 => sizes.l3 = sizes.l3.max(size),
+            _ => {}
+        }
+    }
+    (sizes.l1 > 0).then_some(sizes)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn read_cpuid() -> Option<CacheSizes> {
+    None
+}
+
+/// The cache sizes of this CPU (sysfs on Linux, else CPUID), each one missing
+/// or implausible replaced by a common value (32 KiB, 512 KiB, 8 MiB).
+pub fn cache_sizes() -> CacheSizes {
+    static SIZES: OnceLock<CacheSizes> = OnceLock::new();
+    *SIZES.get_or_init(|| {
+        let d = CacheSizes::default();
+        let s = read_sysfs().or_else(read_cpuid).unwrap_or(d);
+        let pick = |v: usize, lo: usize, hi: usize, def: usize| {
+            if (lo..=hi).contains(&v) {
+                v
+            } else {
+                def
+            }
+        };
+        let l1 = pick(s.l1, 8 << 10, 1 << 20, d.l1);
+        let l2 = pick(s.l2, 64 << 10, 64 << 20, d.l2);
+        let l3 = pick(s.l3, l2, 1 << 30, d.l3.max(l2));
+        CacheSizes { l1, l2, l3 }
+    })
+}
+
+/// Block sizes of the packed GEMM: `kc` the depth of a panel, `mc` the rows of
+/// a packed A block, `nc` the columns of a packed B block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Blocking {
+    /// Rows of the microkernel.
+    pub mr: usize,
+    /// Columns of the microkernel.
+    pub nr: usize,
+    /// Depth of one packed panel.
+    pub kc: usize,
+    /// Rows of one packed A block (a multiple of `mr`).
+    pub mc: usize,
+    /// Columns of one packed B block (a multiple of `nr`).
+    pub nc: usize,
+}
+
+/// Blocking for a microkernel of `mr × nr` on elements of `size` bytes: a B
+/// micro-panel fills half of L1, an A block half of L2, a B block a quarter of
+/// the last level.
+pub fn blocking(mr: usize, nr: usize, size: usize, caches: CacheSizes) -> Blocking {
+    let kc = (caches.l1 / 2 / (nr * size)).clamp(64, 512) / 8 * 8;
+    let mc = ((caches.l2 / 2 / (kc * size)) / mr).clamp(4, 128) * mr;
+    let nc = ((caches.l3 / 4 / (kc * size)) / nr).clamp(4, 4096 / nr) * nr;
+    Blocking { mr, nr, kc, mc, nc }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse() {
+        assert_eq!(parse_size("48K\n"), Some(48 << 10));
+        assert_eq!(parse_size("32M"), Some(32 << 20));
+        assert_eq!(parse_size("x"), None);
+    }
+
+    #[test]
+    fn cpuid_agrees_with_sysfs_where_both_answer() {
+        if let (Some(a), Some(b)) = (read_sysfs(), read_cpuid()) {
+            assert_eq!(a.l1, b.l1);
+            assert_eq!(a.l2, b.l2);
+        }
+    }
+
+    #[test]
+    fn blocks_are_multiples() {
+        for c in [CacheSizes::default(), cache_sizes()] {
+            for (mr, nr, s) in [(6, 16, 4), (6, 8, 8)] {
+                let b = blocking(mr, nr, s, c);
+                assert!(
+                    b.kc >= 64 && b.mc.is_multiple_of(mr) && b.nc.is_multiple_of(nr) && b.mc > 0
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,374 @@
+//! The blocked, packed GEMM of chain order.
+//!
+//! Loops (BLIS): column blocks of `nc`, then depth blocks of `kc` in increasing
+//! k, then row blocks of `mc`, then `nr`-column and `mr`-row micro-tiles. The
+//! microkernel loads each C tile, continues its chain over the k-block and
+//! stores it, so each output's products are added in increasing k from what C
+//! held (init or +0) whatever the blocks, the tier or the thread split. Threads
+//! take disjoint blocks of rows or of columns, never of depth.
+
+use super::acc::{Acc, Src};
+use super::block::Blocking;
+use super::micro::Kernel;
+use super::pack::{pack_a, pack_b};
+use crate::array::{as_bytes, ArrayView, ArrayViewMut};
+use crate::error::Result;
+
+/// One operand of the product: its bytes, and per batch a base position.
+pub(crate) struct Operand<'a> {
+    pub src: Src<'a>,
+    pub base: isize,
+    /// The elements' dtype where it is not the accumulator's: panels are then
+    /// packed as raw codes and cast into the accumulator block by block.
+    pub raw: Option<crate::DType>,
+}
+
+/// A chain-order product `C[i, j] += Σ_k A[i, k]·B[k, j]` into a row-major C.
+pub(crate) struct Chain<'a, T> {
+    pub kernel: Kernel<T>,
+    pub blk: Blocking,
+    pub a: Operand<'a>,
+    pub a_rows: &'a [isize],
+    pub a_ks: &'a [isize],
+    pub a_ks_unit: bool,
+    /// A faster packer of six-row A panels, where the tier has one.
+    pub pack6: Option<super::pack::PackRows6<T>>,
+    pub b: Operand<'a>,
+    pub b_ks: &'a [isize],
+    pub b_cols: &'a [isize],
+    pub b_cols_unit: bool,
+    /// Whether C holds the chains' starting values (init); if not, the first
+    /// k-block starts from +0 and C's contents are never read.
+    pub c_holds_init: bool,
+}
+
+#[derive(Clone, Copy)]
+struct SendPtr<T>(*mut T);
+// SAFETY: the pointer is only used for disjoint tiles by the tasks (see `run`).
+unsafe impl<T> Send for SendPtr<T> {}
+// SAFETY: as above.
+unsafe impl<T> Sync for SendPtr<T> {}
+
+impl<T> SendPtr<T> {
+    /// The pointer (a method, so closures capture the whole wrapper).
+    fn get(self) -> *mut T {
+        self.0
+    }
+}
+
+/// Multiply-adds below which a product stays on the calling thread.
+const PARALLEL_MIN: u128 = 1 << 20;
+
+impl<T: Acc + crate::Element> Chain<'_, T> {
+    /// Run into `c`, row-major `rows × cols` (`rows = a_rows.len()`,
+    /// `cols = b_cols.len()`), with up to `threads` threads.
+    ///
+    /// # Safety
+    /// Every position the tables reach from the bases is inside the operands'
+    /// validated views of dtype `T`; `kernel` runs on this CPU.
+    pub(crate) unsafe fn run(&self, c: &mut [T], threads: usize, tier: crate::Tier) -> Result<()> {
+        let (m, n, k) = (self.a_rows.len(), self.b_cols.len(), self.a_ks.len());
+        assert_eq!(c.len(), m * n);
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
+        if k == 0 {
+            if !self.c_holds_init {
+                c.fill(T::ZERO);
+            }
+            return Ok(());
+        }
+        let work = m as u128 * n as u128 * k as u128;
+        let threads = if work < PARALLEL_MIN {
+            1
+        } else {
+            threads.max(1)
+        };
+        let (mr, nr) = (self.blk.mr, self.blk.nr);
+        // Split along the longer side in whole micro-tiles.
+        let by_rows = m.div_ceil(mr) >= n.div_ceil(nr);
+        let (units, unit) = if by_rows {
+            (m.div_ceil(mr), mr)
+        } else {
+            (n.div_ceil(nr), nr)
+        };
+        let parts = threads.min(units).max(1);
+        let ptr = SendPtr(c.as_mut_ptr());
+        let task = |p: usize| {
+            let lo = (units * p / parts) * unit;
+            let hi = ((units * (p + 1) / parts) * unit).min(if by_rows { m } else { n });
+            let (r, cc) = if by_rows {
+                (lo..hi, 0..n)
+            } else {
+                (0..m, lo..hi)
+            };
+            // SAFETY: each task writes only its own rows or columns of C; the
+            // operands are as the caller promised.
+            unsafe { self.block(ptr.get(), n, r, cc, tier) }
+        };
+        if parts == 1 {
+            task(0)
+        } else {
+            use rayon::prelude::*;
+            (0..parts).into_par_iter().map(task).collect::<Result<()>>()
+        }
+    }
+
+    /// Cast `len` raw codes of `dtype` (the first `len` of `raw`) into `out`.
+    fn cast_raw(tier: crate::Tier, dtype: crate::DType, raw: &[u8], out: &mut [T]) -> Result<()> {
+        let n = out.len();
+        crate::cast::cast_with(
+            &crate::Exec::on(tier).threads(1),
+            &ArrayView::contiguous(dtype, &[n], raw)?,
+            &mut ArrayViewMut::from_slice(out, &[n])?,
+            crate::CastMode::Default,
+        )
+    }
+
+    /// Pack an A block into `pa` (in the accumulator's dtype).
+    ///
+    /// # Safety
+    /// As `run`.
+    unsafe fn fill_a(
+        &self,
+        tier: crate::Tier,
+        rows: &[isize],
+        ks: &[isize],
+        pa: &mut [T],
+    ) -> Result<()> {
+        let mr = self.blk.mr;
+        let len = rows.len().div_ceil(mr) * mr * ks.len();
+        let Some(dt) = self.a.raw else {
+            // SAFETY: the caller's contract.
+            unsafe {
+                pack_a(
+                    self.a.src,
+                    self.a.base,
+                    rows,
+                    ks,
+                    self.a_ks_unit,
+                    mr,
+                    self.pack6,
+                    pa,
+                )
+            };
+            return Ok(());
+        };
+        macro_rules! raw {
+            ($u:ty) => {{
+                let mut buf = scratch::take::<$u>(2, len);
+                // SAFETY: the caller's contract, with elements of `dt`.
+                unsafe {
+                    pack_a::<$u>(
+                        self.a.src,
+                        self.a.base,
+                        rows,
+                        ks,
+                        self.a_ks_unit,
+                        mr,
+                        None,
+                        &mut buf,
+                    )
+                };
+                let r = Self::cast_raw(
+                    tier,
+                    dt,
+                    &as_bytes(&buf)[..len * size_of::<$u>()],
+                    &mut pa[..len],
+                );
+                scratch::give(2, buf);
+                r
+            }};
+        }
+        match dt.info().item_bytes {
+            1 => raw!(u8),
+            2 => raw!(u16),
+            4 => raw!(u32),
+            8 => raw!(u64),
+            _ => raw!(num_complex::Complex<f64>),
+        }
+    }
+
+    /// Pack a B block into `pb` (in the accumulator's dtype).
+    ///
+    /// # Safety
+    /// As `run`.
+    unsafe fn fill_b(
+        &self,
+        tier: crate::Tier,
+        ks: &[isize],
+        cols: &[isize],
+        pb: &mut [T],
+    ) -> Result<()> {
+        let nr = self.blk.nr;
+        let len = cols.len().div_ceil(nr) * nr * ks.len();
+        let Some(dt) = self.b.raw else {
+            // SAFETY: the caller's contract.
+            unsafe { pack_b(self.b.src, self.b.base, ks, cols, self.b_cols_unit, nr, pb) };
+            return Ok(());
+        };
+        macro_rules! raw {
+            ($u:ty) => {{
+                let mut buf = scratch::take::<$u>(3, len);
+                // SAFETY: the caller's contract, with elements of `dt`.
+                unsafe {
+                    pack_b::<$u>(
+                        self.b.src,
+                        self.b.base,
+                        ks,
+                        cols,
+                        self.b_cols_unit,
+                        nr,
+                        &mut buf,
+                    )
+                };
+                let r = Self::cast_raw(
+                    tier,
+                    dt,
+                    &as_bytes(&buf)[..len * size_of::<$u>()],
+                    &mut pb[..len],
+                );
+                scratch::give(3, buf);
+                r
+            }};
+        }
+        match dt.info().item_bytes {
+            1 => raw!(u8),
+            2 => raw!(u16),
+            4 => raw!(u32),
+            8 => raw!(u64),
+            _ => raw!(num_complex::Complex<f64>),
+        }
+    }
+
+    /// The sequential loops over rows `rows` and columns `cols` of C.
+    ///
+    /// # Safety
+    /// As `run`; `c` is the row-major C of row stride `ldc`, and no other
+    /// thread touches this rectangle.
+    unsafe fn block(
+        &self,
+        c: *mut T,
+        ldc: usize,
+        rows: std::ops::Range<usize>,
+        cols: std::ops::Range<usize>,
+        tier: crate::Tier,
+    ) -> Result<()> {
+        let Blocking { mr, nr, kc, mc, nc } = self.blk;
+        let k = self.a_ks.len();
+        let kc_max = kc.min(k);
+        let mut pa = scratch::take::<T>(0, mc.min(rows.len().div_ceil(mr) * mr) * kc_max);
+        let mut pb = scratch::take::<T>(1, nc.min(cols.len().div_ceil(nr) * nr) * kc_max);
+        let mut tile = vec![T::ZERO; mr * nr];
+        let mut jc = cols.start;
+        while jc < cols.end {
+            let ncb = nc.min(cols.end - jc);
+            let mut pc = 0;
+            while pc < k {
+                let kcb = kc.min(k - pc);
+                let load = pc > 0 || self.c_holds_init;
+                // SAFETY: positions from the tables (caller's contract).
+                unsafe {
+                    self.fill_b(
+                        tier,
+                        &self.b_ks[pc..pc + kcb],
+                        &self.b_cols[jc..jc + ncb],
+                        &mut pb,
+                    )?
+                };
+                let mut ic = rows.start;
+                while ic < rows.end {
+                    let mcb = mc.min(rows.end - ic);
+                    // SAFETY: as above.
+                    unsafe {
+                        self.fill_a(
+                            tier,
+                            &self.a_rows[ic..ic + mcb],
+                            &self.a_ks[pc..pc + kcb],
+                            &mut pa,
+                        )?
+                    };
+                    let mut jr = 0;
+                    while jr < ncb {
+                        let nw = nr.min(ncb - jr);
+                        let bp = pb[jr / nr * nr * kcb..].as_ptr();
+                        let mut ir = 0;
+                        while ir < mcb {
+                            let mw = mr.min(mcb - ir);
+                            let ap = pa[ir / mr * mr * kcb..].as_ptr();
+                            // SAFETY: the tile lies in this task's rectangle.
+                            let ct = unsafe { c.add((ic + ir) * ldc + jc + jr) };
+                            if mw == mr && nw == nr {
+                                // SAFETY: full micro-panels of kcb steps and a
+                                // full tile of C.
+                                unsafe { (self.kernel)(kcb, ap, bp, ct, ldc, load) };
+                            } else {
+                                // An edge: run the same kernel on a copy of the
+                                // tile's valid part; padding rows and columns
+                                // are zero and never written back.
+                                for r in 0..mw.min(if load { mr } else { 0 }) {
+                                    for j in 0..nw {
+                                        // SAFETY: inside the valid tile.
+                                        tile[r * nr + j] = unsafe { *ct.add(r * ldc + j) };
+                                    }
+                                }
+                                // SAFETY: `tile` is a full mr × nr tile.
+                                unsafe { (self.kernel)(kcb, ap, bp, tile.as_mut_ptr(), nr, load) };
+                                for r in 0..mw {
+                                    for j in 0..nw {
+                                        // SAFETY: inside the valid tile.
+                                        unsafe { *ct.add(r * ldc + j) = tile[r * nr + j] };
+                                    }
+                                }
+                            }
+                            ir += mr;
+                        }
+                        jr += nr;
+                    }
+                    ic += mcb;
+                }
+                pc += kcb;
+            }
+            jc += ncb;
+        }
+        scratch::give(0, pa);
+        scratch::give(1, pb);
+        Ok(())
+    }
+}
+
+/// Packing buffers (slots 0, 1: A and B panels; 2, 3: their raw codes) kept
+/// per thread between calls, so that a call neither
+/// allocates nor faults in fresh pages for its panels.
+mod scratch {
+    use super::super::acc::Bits;
+    use std::any::Any;
+    use std::cell::RefCell;
+
+    /// Buffers above this many bytes are not kept.
+    const KEEP_MAX: usize = 16 << 20;
+
+    thread_local! {
+        static SLOTS: RefCell<[Option<Box<dyn Any>>; 4]> = const { RefCell::new([None, None, None, None]) };
+    }
+
+    /// A buffer of `len` elements (contents unspecified but initialised).
+    pub(super) fn take<T: Bits>(slot: usize, len: usize) -> Vec<T> {
+        let kept = SLOTS.with(|s| s.borrow_mut()[slot].take());
+        let mut v = kept
+            .and_then(|b| b.downcast::<Vec<T>>().ok())
+            .map(|b| *b)
+            .unwrap_or_default();
+        if v.len() < len {
+            v.resize(len, T::ZERO);
+        }
+        v
+    }
+
+    /// Return a buffer for the next call on this thread.
+    pub(super) fn give<T: Bits>(slot: usize, v: Vec<T>) {
+        if v.len() * size_of::<T>() <= KEEP_MAX {
+            SLOTS.with(|s| s.borrow_mut()[slot] = Some(Box::new(v)));
+        }
+    }
+}

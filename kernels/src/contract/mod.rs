@@ -1,0 +1,1073 @@
+//! Contraction: `dst[B, I, J] = init[B, I, J] + Σ_K a[B, I, K]·b[B, K, J]`.
+//!
+//! The caller names the batch axes and the contracted axes of `a` and `b` as
+//! pairs (einsum-like); every other axis of `a` is a row axis (I) and every
+//! other axis of `b` a column axis (J). The destination's shape is the batch
+//! extents (in pair order; an extent of 1 on one side broadcasts), then a's
+//! free axes in order, then b's.
+//!
+//! # Contract
+//!
+//! * **Accumulator.** Everything is computed in `acc`: `f32`, `f64`, `c64`,
+//!   `c128`, `i32` or `i64`. Each element of `a`, `b` and `init` enters the accumulator as
+//!   [`cast`](fn@crate::cast) casts it (default mode: exact where `acc` holds the
+//!   value, else rounded to nearest; a float into an integer `acc` truncates
+//!   toward zero and saturates); the result enters `dst`, of any dtype, as a
+//!   cast rounds it, once.
+//! * **Order** (floats; DESIGN §5.5), from the rows R (a's free extents
+//!   multiplied), columns C (b's) and depth K (the contracted extents, numbered
+//!   in C order of the pairs as given):
+//!   - *chain order* where R > 4, C > 4, R·C ≥ 64 and K < 128·R·C: each output
+//!     starts from init (or +0) and adds its products in increasing k, one
+//!     fused multiply-add each;
+//!   - *lane order* otherwise (the reduction order of DESIGN §5.3: blocks of
+//!     1024, lane `k mod 16`,
+//!     fixed fold, block tree, each lane fused multiply-adds from +0), then init
+//!     is added to the total. An output with no products (K = 0) is its init,
+//!     or +0.
+//!
+//!   A complex accumulator sums each part over 2K real terms, numbered
+//!   `2k`, `2k+1`: `ar·br`, `−ai·bi` for the real part and `ar·bi`, `ai·br`
+//!   for the imaginary part, in the order R, C and K choose (chain: 2K fused
+//!   multiply-adds from init's part; lane: the 2K terms in lanes, then init's
+//!   part).
+//!
+//!   The bits depend on the operands' values, the dtypes and R, C, K alone: not
+//!   on layouts, batch position, blocking, tier or threads.
+//! * **Bound.** For a real float `acc` with unit roundoff u, each output is
+//!   within γ(K+1)·(|init| + Σ|a||b|) of the exact sum of the terms as they
+//!   entered `acc`, γ(n) = n·u/(1 − n·u), before the final rounding into `dst`;
+//!   for a complex `acc` the error's modulus is within γ(2K+2)·(|init| +
+//!   Σ|a||b|), u its parts' unit roundoff.
+//! * **Integers** (`i32`, `i64`): products and sums wrap, so the result is exact
+//!   modulo 2^w in any order. No saturating or pairing instruction is used.
+//! * **Refusals**, all before any write, as a typed [`Error`]: an unsupported
+//!   `acc`; an axis out of range or named twice; contracted extents that
+//!   differ; batch extents that differ and are not 1; a destination whose shape
+//!   is not the contraction's or that reaches an element twice; an init that
+//!   does not broadcast to it; an unavailable tier.
+//!
+//! # Speed
+//!
+//! Chain order runs a BLIS-style GEMM ([`block`] for the cache blocking):
+//! B and A are packed into panels (operands of other dtypes as raw codes, then
+//! cast into the accumulator block by block), an `MR × NR` microkernel (6 × 16
+//! for f32 and 6 × 8 for f64 on the avx2 tier, the same loops with `mul_add`
+//! on the scalar tier) continues each C tile's chains over a k-block, and
+//! threads take disjoint row or column blocks. A dense destination of the
+//! accumulator's dtype is written in place. Lane order gathers each output's
+//! row and column and sums them in lanes; few outputs with a long depth share
+//! the depth's blocks among threads. Integer sums are exact in any order:
+//! inputs of at most 16 bits run as an f64 chain GEMM when every partial sum
+//! stays below 2^53 (so every step is exact), then wrap into the accumulator;
+//! others take the lane path. A complex contraction runs as two real ones over
+//! 2K terms.
+
+mod acc;
+pub mod block;
+mod gemm;
+mod lane;
+mod micro;
+pub mod order;
+mod pack;
+pub mod quant;
+pub mod scaled;
+pub mod segments;
+
+use self::acc::{Acc, Src};
+use self::gemm::{Chain, Operand};
+use self::micro::Kernel;
+pub use self::order::{choose as choose_order, Order};
+use crate::array::{as_bytes, c_strides, ArrayView, ArrayViewMut};
+use crate::cast::{cast_with, CastMode};
+use crate::elementwise::{broadcasts_to, check_destination};
+use crate::error::{Error, Result};
+use crate::tier::Exec;
+use crate::{DType, Tier};
+
+/// What to contract: the batch and contracted axis pairs and the accumulator.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContractSpec {
+    /// `(axis of a, axis of b)` pairs that are batch axes, in the order they take
+    /// in the destination. Extents must match, or one of them be 1 (broadcast).
+    pub batch: Vec<(usize, usize)>,
+    /// `(axis of a, axis of b)` pairs that are summed over, numbered in C order
+    /// of this list. Extents must match.
+    pub contracting: Vec<(usize, usize)>,
+    /// The accumulator dtype: `f32`, `f64`, `c64`, `c128`, `i32` or `i64`.
+    pub acc: DType,
+}
+
+impl ContractSpec {
+    /// A spec with no batch and no contracted axes (an outer product).
+    pub fn new(acc: DType) -> Self {
+        ContractSpec {
+            batch: Vec::new(),
+            contracting: Vec::new(),
+            acc,
+        }
+    }
+    /// Add a batch pair.
+    pub fn batch(mut self, a_axis: usize, b_axis: usize) -> Self {
+        self.batch.push((a_axis, b_axis));
+        self
+    }
+    /// Add a contracted pair.
+    pub fn contracting(mut self, a_axis: usize, b_axis: usize) -> Self {
+        self.contracting.push((a_axis, b_axis));
+        self
+    }
+    /// The matrix product of `[.., M, K]` and `[.., K, N]` of rank `rank` (≥ 2),
+    /// the leading axes paired as batch axes.
+    pub fn matmul(rank: usize, acc: DType) -> Self {
+        let mut s = ContractSpec::new(acc);
+        for i in 0..rank.saturating_sub(2) {
+            s = s.batch(i, i);
+        }
+        s.contracting(rank.saturating_sub(1), rank.saturating_sub(2))
+    }
+}
+
+/// The accumulators [`contract`] takes.
+pub const ACCUMULATORS: [DType; 6] = [
+    DType::F32,
+    DType::F64,
+    DType::C64,
+    DType::C128,
+    DType::I32,
+    DType::I64,
+];
+
+/// The default accumulator for inputs of these dtypes: `i64` if both are
+/// integers (or bool) and one has more than 32 bits, `i32` if both are
+/// integers; otherwise `f64` if either is `f64`, `c128` or an integer of more
+/// than 16 bits, else `f32` — made complex (`c128` or `c64`) if either input
+/// is complex.
+pub fn default_acc(a: DType, b: DType) -> DType {
+    use crate::Class;
+    let (ia, ib) = (a.info(), b.info());
+    let int = |c: Class| matches!(c, Class::Int | Class::Uint | Class::Bool);
+    if ia.class == Class::Complex || ib.class == Class::Complex {
+        let wide = |d: DType| {
+            let i = d.info();
+            d == DType::F64 || d == DType::C128 || (int(i.class) && i.bits > 16)
+        };
+        return if wide(a) || wide(b) {
+            DType::C128
+        } else {
+            DType::C64
+        };
+    }
+    if int(ia.class) && int(ib.class) {
+        if ia.bits > 32 || ib.bits > 32 {
+            DType::I64
+        } else {
+            DType::I32
+        }
+    } else if a == DType::F64
+        || b == DType::F64
+        || (int(ia.class) && ia.bits > 16)
+        || (int(ib.class) && ib.bits > 16)
+    {
+        DType::F64
+    } else {
+        DType::F32
+    }
+}
+
+/// The validated geometry of a call.
+struct Geometry {
+    /// The destination's batch extents.
+    batch: Vec<usize>,
+    a_batch_strides: Vec<isize>,
+    b_batch_strides: Vec<isize>,
+    rows: Vec<usize>,
+    a_row_strides: Vec<isize>,
+    cols: Vec<usize>,
+    b_col_strides: Vec<isize>,
+    depth: Vec<usize>,
+    a_k_strides: Vec<isize>,
+    b_k_strides: Vec<isize>,
+    out_shape: Vec<usize>,
+}
+
+fn invalid(s: String) -> Error {
+    Error::Invalid(s)
+}
+
+/// An empty vector with room for `n` elements, or a refusal (not an abort)
+/// where memory is short: broadcast operands can name far more elements
+/// than they store.
+pub(crate) fn try_vec<T>(n: usize, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::Overflow {
+        operand: format!("contract scratch ({what}, {n} elements)"),
+    })?;
+    Ok(v)
+}
+
+/// [`try_vec`] filled with `x`.
+pub(crate) fn try_filled<T: Clone>(n: usize, x: T, what: &str) -> Result<Vec<T>> {
+    let mut v = try_vec(n, what)?;
+    v.resize(n, x);
+    Ok(v)
+}
+
+/// Check the axis pairs against the operands' shapes and return the geometry.
+fn geometry(
+    a: &[usize],
+    sa: &[isize],
+    b: &[usize],
+    sb: &[isize],
+    spec: &ContractSpec,
+) -> Result<Geometry> {
+    let mut used_a = vec![false; a.len()];
+    let mut used_b = vec![false; b.len()];
+    let pairs = spec
+        .batch
+        .iter()
+        .map(|p| ("batch", p))
+        .chain(spec.contracting.iter().map(|p| ("contracting", p)));
+    for (what, &(x, y)) in pairs {
+        if x >= a.len() {
+            return Err(invalid(format!(
+                "contract: {what} axis {x} of a is out of range (a has {} axes)",
+                a.len()
+            )));
+        }
+        if y >= b.len() {
+            return Err(invalid(format!(
+                "contract: {what} axis {y} of b is out of range (b has {} axes)",
+                b.len()
+            )));
+        }
+        if std::mem::replace(&mut used_a[x], true) {
+            return Err(invalid(format!("contract: axis {x} of a is named twice")));
+        }
+        if std::mem::replace(&mut used_b[y], true) {
+            return Err(invalid(format!("contract: axis {y} of b is named twice")));
+        }
+    }
+    let mut g = Geometry {
+        batch: vec![],
+        a_batch_strides: vec![],
+        b_batch_strides: vec![],
+        rows: vec![],
+        a_row_strides: vec![],
+        cols: vec![],
+        b_col_strides: vec![],
+        depth: vec![],
+        a_k_strides: vec![],
+        b_k_strides: vec![],
+        out_shape: vec![],
+    };
+    for &(x, y) in &spec.batch {
+        let (n, m) = (a[x], b[y]);
+        if n != m && n != 1 && m != 1 {
+            return Err(invalid(format!(
+                "contract: batch axes {x} of a ({n}) and {y} of b ({m}) differ and neither is 1"
+            )));
+        }
+        let e = if n == 1 { m } else { n };
+        g.batch.push(e);
+        g.a_batch_strides.push(if n == 1 { 0 } else { sa[x] });
+        g.b_batch_strides.push(if m == 1 { 0 } else { sb[y] });
+    }
+    for &(x, y) in &spec.contracting {
+        if a[x] != b[y] {
+            return Err(invalid(format!(
+                "contract: contracted axes {x} of a ({}) and {y} of b ({}) differ",
+                a[x], b[y]
+            )));
+        }
+        g.depth.push(a[x]);
+        g.a_k_strides.push(sa[x]);
+        g.b_k_strides.push(sb[y]);
+    }
+    for (i, &n) in a.iter().enumerate() {
+        if !used_a[i] {
+            g.rows.push(n);
+            g.a_row_strides.push(sa[i]);
+        }
+    }
+    for (i, &n) in b.iter().enumerate() {
+        if !used_b[i] {
+            g.cols.push(n);
+            g.b_col_strides.push(sb[i]);
+        }
+    }
+    g.out_shape = g
+        .batch
+        .iter()
+        .chain(&g.rows)
+        .chain(&g.cols)
+        .copied()
+        .collect();
+    Ok(g)
+}
+
+/// The destination shape of contracting operands of these shapes by `spec`,
+/// or why they do not contract.
+pub fn output_shape(a: &[usize], b: &[usize], spec: &ContractSpec) -> Result<Vec<usize>> {
+    let g = geometry(a, &c_strides(a), b, &c_strides(b), spec)?;
+    Ok(g.out_shape)
+}
+
+/// Contract `a` with `b` into `dst`, plus `init` (see the [module](self) for
+/// the order, the bound and the refusals).
+///
+/// `init`, if given, broadcasts to `dst`'s shape. `exec` chooses the tier and
+/// the threads; neither changes a bit.
+pub fn contract(
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    spec: &ContractSpec,
+    exec: Exec,
+) -> Result<()> {
+    contract_in(a, b, init, dst, spec, exec, None)
+}
+
+/// [`contract`] in a given order (segments choose it for the whole call).
+pub(crate) fn contract_in(
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    spec: &ContractSpec,
+    exec: Exec,
+    forced: Option<Order>,
+) -> Result<()> {
+    let tier = exec.resolve_tier()?;
+    if !ACCUMULATORS.contains(&spec.acc) {
+        return Err(invalid(format!(
+            "contract: accumulator `{}` is not one of f32, f64, c64, c128, i32, i64",
+            spec.acc
+        )));
+    }
+    let g = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec)?;
+    if dst.shape() != g.out_shape.as_slice() {
+        return Err(Error::Shape {
+            operand: "destination".into(),
+            shape: dst.shape().to_vec(),
+            target: g.out_shape.clone(),
+        });
+    }
+    check_destination(dst)?;
+    if let Some(i) = init {
+        if !broadcasts_to(i.shape(), dst.shape()) {
+            return Err(Error::Shape {
+                operand: "init".into(),
+                shape: i.shape().to_vec(),
+                target: dst.shape().to_vec(),
+            });
+        }
+    }
+    if dst.layout().is_empty() {
+        return Ok(());
+    }
+    match spec.acc {
+        DType::F32 => run::<f32>(tier, exec, a, b, init, dst, spec, forced),
+        DType::F64 => run::<f64>(tier, exec, a, b, init, dst, spec, forced),
+        DType::I32 | DType::I64 if int_via_f64(a, b, spec) => {
+            run_int_via_f64(tier, exec, a, b, init, dst, spec)
+        }
+        DType::I32 => run::<i32>(tier, exec, a, b, init, dst, spec, forced),
+        DType::I64 => run::<i64>(tier, exec, a, b, init, dst, spec, forced),
+        DType::C64 => run_complex::<f32>(tier, exec, a, b, init, dst, spec, forced),
+        DType::C128 => run_complex::<f64>(tier, exec, a, b, init, dst, spec, forced),
+        other => Err(invalid(format!(
+            "contract: accumulator `{other}` is not one of f32, f64, c64, c128, i32, i64"
+        ))),
+    }
+}
+
+/// The matrix product `dst = a · b` of `[.., M, K]` and `[.., K, N]` (equal
+/// ranks ≥ 2, leading axes batch axes that broadcast), accumulated in
+/// [`default_acc`] of the input dtypes, as [`contract`] computes it.
+pub fn matmul(
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    dst: &mut ArrayViewMut<'_>,
+    exec: Exec,
+) -> Result<()> {
+    let rank = a.shape().len();
+    if rank < 2 || b.shape().len() != rank {
+        return Err(invalid(format!(
+            "matmul: operands of ranks {} and {} (equal ranks of at least 2 are needed)",
+            rank,
+            b.shape().len()
+        )));
+    }
+    let spec = ContractSpec::matmul(rank, default_acc(a.dtype(), b.dtype()));
+    contract(a, b, None, dst, &spec, exec)
+}
+
+/// Matrix-vector product `y[i] = Σ_k a[i, k]·x[k]` (a of shape `[M, K]`), in
+/// [`default_acc`]: lane order (one column), so row i of `y` has the bits of
+/// [`dot`] of row i of `a` with `x`.
+pub fn gemv(
+    a: &ArrayView<'_>,
+    x: &ArrayView<'_>,
+    y: &mut ArrayViewMut<'_>,
+    exec: Exec,
+) -> Result<()> {
+    let spec = ContractSpec::new(default_acc(a.dtype(), x.dtype())).contracting(1, 0);
+    contract(a, x, None, y, &spec, exec)
+}
+
+/// Dot product `out[] = Σ_k x[k]·y[k]` of two vectors into a rank-0 `out`, in
+/// [`default_acc`], lane order.
+pub fn dot(
+    x: &ArrayView<'_>,
+    y: &ArrayView<'_>,
+    out: &mut ArrayViewMut<'_>,
+    exec: Exec,
+) -> Result<()> {
+    let spec = ContractSpec::new(default_acc(x.dtype(), y.dtype())).contracting(0, 0);
+    contract(x, y, None, out, &spec, exec)
+}
+
+/// An operand as the accumulator's dtype: its own bytes if it already has it,
+/// else a C-order copy cast into it.
+struct AccOperand<'a> {
+    bytes: std::borrow::Cow<'a, [u8]>,
+    strides: Vec<isize>,
+    offset: usize,
+}
+
+fn to_acc<'a, T: crate::Element + Default>(
+    exec: Exec,
+    v: &ArrayView<'a>,
+    acc: DType,
+) -> Result<AccOperand<'a>> {
+    if v.dtype() == acc {
+        return Ok(AccOperand {
+            bytes: std::borrow::Cow::Borrowed(v.data()),
+            strides: v.strides().to_vec(),
+            offset: v.layout().offset,
+        });
+    }
+    let mut buf = try_filled(v.layout().len(), T::default(), "a converted operand")?;
+    cast_with(
+        &exec,
+        v,
+        &mut ArrayViewMut::from_slice(&mut buf, v.shape())?,
+        CastMode::Default,
+    )?;
+    Ok(AccOperand {
+        bytes: std::borrow::Cow::Owned(as_bytes(&buf).to_vec()),
+        strides: c_strides(v.shape()),
+        offset: 0,
+    })
+}
+
+/// Which chain-order microkernel a tier uses for `T`, with its shape.
+trait Chained: Acc + crate::Element + Default {
+    fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)>;
+    /// A faster packer of six-row A panels on this tier, if any.
+    fn pack6(_tier: Tier) -> Option<pack::PackRows6<Self>> {
+        None
+    }
+}
+
+impl Chained for f32 {
+    fn pack6(tier: Tier) -> Option<pack::PackRows6<Self>> {
+        #[cfg(target_arch = "x86_64")]
+        if tier == Tier::Avx2 {
+            return Some(pack::pack6_f32_avx2);
+        }
+        let _ = tier;
+        None
+    }
+    fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+        #[cfg(target_arch = "x86_64")]
+        if tier == Tier::Avx2 {
+            return Some((micro::avx2_f32_6x16, 6, 16));
+        }
+        let _ = tier;
+        Some((micro::scalar::<f32, 6, 16>, 6, 16))
+    }
+}
+impl Chained for f64 {
+    fn pack6(tier: Tier) -> Option<pack::PackRows6<Self>> {
+        #[cfg(target_arch = "x86_64")]
+        if tier == Tier::Avx2 {
+            return Some(pack::pack6_f64_avx2);
+        }
+        let _ = tier;
+        None
+    }
+    fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+        #[cfg(target_arch = "x86_64")]
+        if tier == Tier::Avx2 {
+            return Some((micro::avx2_f64_6x8, 6, 8));
+        }
+        let _ = tier;
+        Some((micro::scalar::<f64, 6, 8>, 6, 8))
+    }
+}
+// Integer sums are exact in any order: they take the lane path.
+impl Chained for i32 {
+    fn kernel(_: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+        None
+    }
+}
+impl Chained for i64 {
+    fn kernel(_: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+        None
+    }
+}
+
+/// Positions of one operand's elements: per batch element, per row (or
+/// column) and per depth index.
+struct Tables {
+    a_batch: Vec<isize>,
+    a_rows: Vec<isize>,
+    a_ks: Vec<isize>,
+    b_batch: Vec<isize>,
+    b_ks: Vec<isize>,
+    b_cols: Vec<isize>,
+}
+
+impl Tables {
+    fn of(g: &Geometry, a_offset: usize, b_offset: usize) -> Result<Tables> {
+        let mut t = Tables {
+            a_batch: pack::offsets(&g.batch, &g.a_batch_strides)?,
+            a_rows: pack::offsets(&g.rows, &g.a_row_strides)?,
+            a_ks: pack::offsets(&g.depth, &g.a_k_strides)?,
+            b_batch: pack::offsets(&g.batch, &g.b_batch_strides)?,
+            b_ks: pack::offsets(&g.depth, &g.b_k_strides)?,
+            b_cols: pack::offsets(&g.cols, &g.b_col_strides)?,
+        };
+        t.a_batch.iter_mut().for_each(|x| *x += a_offset as isize);
+        t.b_batch.iter_mut().for_each(|x| *x += b_offset as isize);
+        Ok(t)
+    }
+}
+
+/// Compute every batch element's `R × C` outputs, row-major, into `out` in
+/// `order`. `out` holds the inits (in acc) where `holds_init`, else anything.
+///
+/// # Safety
+/// Every position the tables reach is inside `sa` (resp. `sb`) as elements
+/// of `T`; `out` holds `batch · R · C` elements.
+#[allow(clippy::too_many_arguments)]
+unsafe fn core<T: Chained>(
+    tier: Tier,
+    threads: usize,
+    order: Order,
+    sa: (Src<'_>, Option<DType>),
+    sb: (Src<'_>, Option<DType>),
+    t: &Tables,
+    out: &mut [T],
+    holds_init: bool,
+) -> Result<()> {
+    let ((sa, raw_a), (sb, raw_b)) = (sa, sb);
+    let (r, c, k) = (t.a_rows.len(), t.b_cols.len(), t.a_ks.len());
+    if r * c == 0 {
+        return Ok(());
+    }
+    let chain = if order == Order::Chain {
+        T::kernel(tier)
+    } else {
+        None
+    };
+    let one = |bi: usize, tile: &mut [T], threads: usize| -> Result<()> {
+        let (a_base, b_base) = (t.a_batch[bi], t.b_batch[bi]);
+        if let Some((kernel, mr, nr)) = chain {
+            let blk = block::blocking(mr, nr, size_of::<T>(), block::cache_sizes());
+            let job = Chain {
+                kernel,
+                blk,
+                a: Operand {
+                    src: sa,
+                    base: a_base,
+                    raw: raw_a,
+                },
+                a_rows: &t.a_rows,
+                a_ks: &t.a_ks,
+                a_ks_unit: pack::unit(&t.a_ks),
+                pack6: T::pack6(tier),
+                b: Operand {
+                    src: sb,
+                    base: b_base,
+                    raw: raw_b,
+                },
+                b_ks: &t.b_ks,
+                b_cols: &t.b_cols,
+                b_cols_unit: pack::unit(&t.b_cols),
+                c_holds_init: holds_init,
+            };
+            // SAFETY: the caller's contract; the kernel is the resolved tier's.
+            unsafe { job.run(tile, threads, tier)? };
+        } else {
+            // Lane order; and integers in either order, whose sums are exact
+            // whatever the association.
+            if !holds_init {
+                tile.fill(T::ZERO);
+            }
+            if k > 0 {
+                // SAFETY: the caller's contract.
+                unsafe {
+                    lane_tile(
+                        tier, sa, a_base, &t.a_rows, &t.a_ks, sb, b_base, &t.b_ks, &t.b_cols, tile,
+                        threads,
+                    )
+                };
+            }
+        }
+        Ok(())
+    };
+    let nb = t.a_batch.len();
+    let work = r as u128 * c as u128 * k as u128;
+    if threads > 1 && nb > 1 && work < 1 << 20 {
+        // Many small batch elements: threads take whole ones.
+        use rayon::prelude::*;
+        let per = nb.div_ceil(threads);
+        return out
+            .par_chunks_mut(r * c * per)
+            .enumerate()
+            .map(|(ch, part)| {
+                for (q, tile) in part.chunks_mut(r * c).enumerate() {
+                    one(ch * per + q, tile, 1)?;
+                }
+                Ok(())
+            })
+            .collect();
+    }
+    for (bi, tile) in out.chunks_mut(r * c).enumerate() {
+        one(bi, tile, threads)?;
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run<'a, T: Chained>(
+    tier: Tier,
+    exec: Exec,
+    a: &ArrayView<'a>,
+    b: &ArrayView<'a>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    spec: &ContractSpec,
+    forced: Option<Order>,
+) -> Result<()> {
+    let threads = exec.thread_count();
+    let g0 = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec)?;
+    let (r, c, k) = (
+        g0.rows.iter().product::<usize>(),
+        g0.cols.iter().product::<usize>(),
+        g0.depth.iter().product::<usize>(),
+    );
+    let order = forced.unwrap_or_else(|| choose_order(r, c, k));
+    // In chain order an operand of another (whole-byte) dtype is packed as
+    // raw codes and cast into the accumulator panel by panel; otherwise it is
+    // cast whole into a C-order copy first. Either way each element enters
+    // acc as a cast does.
+    let chained = order == Order::Chain && T::kernel(tier).is_some();
+    let raw = |v: &ArrayView<'_>| {
+        (chained && v.dtype() != spec.acc && v.dtype().info().values_per_byte == 1)
+            .then(|| v.dtype())
+    };
+    let (raw_a, raw_b) = (raw(a), raw(b));
+    for dt in [raw_a, raw_b].into_iter().flatten() {
+        // The pair is checked once here, so no panel cast refuses later.
+        let zero = vec![0u8; dt.info().item_bytes];
+        let mut one = [T::ZERO];
+        cast_with(
+            &Exec::on(tier).threads(1),
+            &ArrayView::contiguous(dt, &[1], &zero)?,
+            &mut ArrayViewMut::from_slice(&mut one, &[1])?,
+            CastMode::Default,
+        )?;
+    }
+    let keep = |v: &ArrayView<'a>| AccOperand {
+        bytes: std::borrow::Cow::Borrowed(v.data()),
+        strides: v.strides().to_vec(),
+        offset: v.layout().offset,
+    };
+    let ea = if raw_a.is_some() {
+        keep(a)
+    } else {
+        to_acc::<T>(exec, a, spec.acc)?
+    };
+    let eb = if raw_b.is_some() {
+        keep(b)
+    } else {
+        to_acc::<T>(exec, b, spec.acc)?
+    };
+    let g = geometry(a.shape(), &ea.strides, b.shape(), &eb.strides, spec)?;
+    let t = Tables::of(&g, ea.offset, eb.offset)?;
+    let (sa, sb) = ((Src::new(&ea.bytes), raw_a), (Src::new(&eb.bytes), raw_b));
+    // Chain order straight into a C-contiguous, aligned destination of the
+    // accumulator's dtype: no scratch and no final pass.
+    let len = dst.layout().len();
+    let off = dst.layout().offset * size_of::<T>();
+    if order == Order::Chain
+        && T::kernel(tier).is_some()
+        && dst.dtype() == spec.acc
+        && dense(dst.shape(), dst.strides())
+        && (dst.data_mut()[off..].as_ptr() as usize).is_multiple_of(align_of::<T>())
+    {
+        if let Some(i) = init {
+            cast_with(&exec, i, dst, CastMode::Default)?;
+        }
+        let bytes = &mut dst.data_mut()[off..off + len * size_of::<T>()];
+        // SAFETY: the bytes start aligned for T (checked), hold `len` elements
+        // of dst's dtype, which is T's, and every bit pattern is a valid T.
+        let (pre, out, _) = unsafe { bytes.align_to_mut::<T>() };
+        debug_assert!(pre.is_empty() && out.len() == len);
+        // SAFETY: the tables come from the validated views' shapes and
+        // strides (or the C-order copies cast into acc).
+        return unsafe { core(tier, threads, order, sa, sb, &t, out, init.is_some()) };
+    }
+    let mut out = try_filled(len, T::ZERO, "the destination in acc")?;
+    if let Some(i) = init {
+        cast_with(
+            &exec,
+            i,
+            &mut ArrayViewMut::from_slice(&mut out, dst.shape())?,
+            CastMode::Default,
+        )?;
+    }
+    // SAFETY: as above.
+    unsafe { core(tier, threads, order, sa, sb, &t, &mut out, true)? };
+    cast_with(
+        &exec,
+        &ArrayView::from_slice(&out, dst.shape())?,
+        dst,
+        CastMode::Default,
+    )
+}
+
+/// Whether an integer contraction can run as an exact f64 GEMM: both inputs
+/// integers (or bool) of at most 16 bits, so that every partial sum of
+/// products, at most K·max|a|·max|b| in magnitude, is below 2^53 and every
+/// f64 operation on them is exact; and enough rows and columns for the GEMM
+/// to pay.
+fn int_via_f64(a: &ArrayView<'_>, b: &ArrayView<'_>, spec: &ContractSpec) -> bool {
+    use crate::Class;
+    let small = |d: DType| {
+        let i = d.info();
+        matches!(i.class, Class::Int | Class::Uint | Class::Bool) && i.bits <= 16
+    };
+    if !small(a.dtype()) || !small(b.dtype()) {
+        return false;
+    }
+    let Ok(g) = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec) else {
+        return false;
+    };
+    let (r, c) = (
+        g.rows.iter().product::<usize>(),
+        g.cols.iter().product::<usize>(),
+    );
+    let k = g.depth.iter().map(|&n| n as u128).product::<u128>();
+    let mag = |d: DType| {
+        d.info()
+            .int_range
+            .map_or(1, |(lo, hi)| lo.unsigned_abs().max(hi.unsigned_abs()))
+    };
+    r >= 8 && c >= 8 && k.saturating_mul(mag(a.dtype()) * mag(b.dtype())) < 1u128 << 53
+}
+
+/// An integer contraction of narrow integers as an f64 chain-order GEMM
+/// (exact: see [`int_via_f64`]), then reduced modulo 2^w and plus init in the
+/// integer accumulator, wrapping: the exact result modulo 2^w, as every
+/// integer path gives.
+fn run_int_via_f64(
+    tier: Tier,
+    exec: Exec,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    spec: &ContractSpec,
+) -> Result<()> {
+    let len = dst.layout().len();
+    let mut sums = try_filled(len, 0f64, "the destination in f64")?;
+    let spec64 = ContractSpec {
+        acc: DType::F64,
+        ..spec.clone()
+    };
+    run::<f64>(
+        tier,
+        exec,
+        a,
+        b,
+        None,
+        &mut ArrayViewMut::from_slice(&mut sums, dst.shape())?,
+        &spec64,
+        Some(Order::Chain),
+    )?;
+    fn finish<T: Acc + crate::Element>(
+        exec: Exec,
+        sums: &[f64],
+        init: Option<&ArrayView<'_>>,
+        dst: &mut ArrayViewMut<'_>,
+        wrap: fn(i64) -> T,
+    ) -> Result<()> {
+        let mut out: Vec<T> = sums.iter().map(|&v| wrap(v as i64)).collect();
+        if let Some(i) = init {
+            let mut iv = vec![T::ZERO; out.len()];
+            cast_with(
+                &exec,
+                i,
+                &mut ArrayViewMut::from_slice(&mut iv, dst.shape())?,
+                CastMode::Default,
+            )?;
+            for (o, x) in out.iter_mut().zip(iv) {
+                *o = o.plus(x);
+            }
+        }
+        cast_with(
+            &exec,
+            &ArrayView::from_slice(&out, dst.shape())?,
+            dst,
+            CastMode::Default,
+        )
+    }
+    if spec.acc == DType::I32 {
+        finish::<i32>(exec, &sums, init, dst, |v| v as i32)
+    } else {
+        finish::<i64>(exec, &sums, init, dst, |v| v)
+    }
+}
+
+/// A complex contraction as two real ones over 2K terms: the real part sums
+/// `ar·br, −ai·bi` for each k in turn, the imaginary part `ar·bi, ai·br`, in
+/// the order that the complex rows, columns and depth choose (chain: 2K fused
+/// multiply-adds from init's part; lane: the 2K terms in lanes, then init's
+/// part).
+#[allow(clippy::too_many_arguments)]
+fn run_complex<T: Chained + num_traits_lite::Neg>(
+    tier: Tier,
+    exec: Exec,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    spec: &ContractSpec,
+    forced: Option<Order>,
+) -> Result<()>
+where
+    num_complex::Complex<T>: crate::Element + Default,
+{
+    type C<T> = num_complex::Complex<T>;
+    let threads = exec.thread_count();
+    let ea = to_acc::<C<T>>(exec, a, spec.acc)?;
+    let eb = to_acc::<C<T>>(exec, b, spec.acc)?;
+    let g = geometry(a.shape(), &ea.strides, b.shape(), &eb.strides, spec)?;
+    let t = Tables::of(&g, ea.offset, eb.offset)?;
+    let (r, c, k) = (t.a_rows.len(), t.b_cols.len(), t.a_ks.len());
+    let nb = t.a_batch.len();
+    let order = forced.unwrap_or_else(|| choose_order(r, c, k));
+    let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
+    // Real operands, batch-major: a' [nb, R, 2K] and b' [nb, 2K, C] per part.
+    let (mut a_re, mut a_im) = (
+        try_vec(nb.saturating_mul(r).saturating_mul(2 * k), "complex parts")?,
+        try_vec(nb.saturating_mul(r).saturating_mul(2 * k), "complex parts")?,
+    );
+    let (mut b_re, mut b_im) = (
+        try_vec(nb.saturating_mul(2 * k).saturating_mul(c), "complex parts")?,
+        try_vec(nb.saturating_mul(2 * k).saturating_mul(c), "complex parts")?,
+    );
+    for bi in 0..nb {
+        for &ro in &t.a_rows {
+            for &ko in &t.a_ks {
+                // SAFETY: positions of the validated (or copied) operand.
+                let x: C<T> = unsafe { sa.get_any(t.a_batch[bi] + ro + ko) };
+                a_re.extend([x.re, x.im.neg()]);
+                a_im.extend([x.re, x.im]);
+            }
+        }
+        for &ko in &t.b_ks {
+            let row: Vec<C<T>> = t
+                .b_cols
+                .iter()
+                // SAFETY: as above.
+                .map(|&co| unsafe { sb.get_any(t.b_batch[bi] + ko + co) })
+                .collect();
+            b_re.extend(row.iter().map(|x| x.re));
+            b_re.extend(row.iter().map(|x| x.im));
+            b_im.extend(row.iter().map(|x| x.im));
+            b_im.extend(row.iter().map(|x| x.re));
+        }
+    }
+    let rt = Tables {
+        a_batch: (0..nb).map(|i| (i * r * 2 * k) as isize).collect(),
+        a_rows: (0..r).map(|i| (i * 2 * k) as isize).collect(),
+        a_ks: (0..2 * k).map(|i| i as isize).collect(),
+        b_batch: (0..nb).map(|i| (i * 2 * k * c) as isize).collect(),
+        b_ks: (0..2 * k).map(|i| (i * c) as isize).collect(),
+        b_cols: (0..c).map(|i| i as isize).collect(),
+    };
+    let len = dst.layout().len();
+    let mut init_c = vec![C::<T>::default(); len];
+    if let Some(i) = init {
+        cast_with(
+            &exec,
+            i,
+            &mut ArrayViewMut::from_slice(&mut init_c, dst.shape())?,
+            CastMode::Default,
+        )?;
+    }
+    let mut re: Vec<T> = init_c.iter().map(|x| x.re).collect();
+    let mut im: Vec<T> = init_c.iter().map(|x| x.im).collect();
+    // SAFETY: the tables address exactly the real buffers built above.
+    unsafe {
+        core(
+            tier,
+            threads,
+            order,
+            (Src::new(as_bytes(&a_re)), None),
+            (Src::new(as_bytes(&b_re)), None),
+            &rt,
+            &mut re,
+            true,
+        )?;
+        core(
+            tier,
+            threads,
+            order,
+            (Src::new(as_bytes(&a_im)), None),
+            (Src::new(as_bytes(&b_im)), None),
+            &rt,
+            &mut im,
+            true,
+        )?;
+    }
+    let out: Vec<C<T>> = re
+        .into_iter()
+        .zip(im)
+        .map(|(re, im)| C { re, im })
+        .collect();
+    cast_with(
+        &exec,
+        &ArrayView::from_slice(&out, dst.shape())?,
+        dst,
+        CastMode::Default,
+    )
+}
+
+/// Negation, for the complex path's `−ai`.
+mod num_traits_lite {
+    /// `−x`, exact.
+    pub(crate) trait Neg {
+        fn neg(self) -> Self;
+    }
+    impl Neg for f32 {
+        fn neg(self) -> Self {
+            -self
+        }
+    }
+    impl Neg for f64 {
+        fn neg(self) -> Self {
+            -self
+        }
+    }
+}
+
+/// Whether strides are C-order contiguous (axes of one element ignored).
+fn dense(shape: &[usize], strides: &[isize]) -> bool {
+    let mut expected: isize = 1;
+    for (&n, &s) in shape.iter().zip(strides).rev() {
+        if n > 1 {
+            if s != expected {
+                return false;
+            }
+            expected *= n as isize;
+        }
+    }
+    true
+}
+
+/// The elements at `base + ks[q]` for each q: the operand's own memory where
+/// they are consecutive and aligned, else a gathered copy.
+///
+/// # Safety
+/// Every position is inside the operand's validated view of dtype `T`.
+unsafe fn sequence<'a, T: Acc>(
+    src: Src<'a>,
+    base: isize,
+    ks: &[isize],
+    unit: bool,
+) -> std::borrow::Cow<'a, [T]> {
+    if let (true, Some(&k0)) = (unit, ks.first()) {
+        // SAFETY: the first position is inside the view (caller's contract).
+        let p = unsafe { src.ptr::<T>(base + k0) };
+        if (p as usize).is_multiple_of(align_of::<T>()) {
+            // SAFETY: `ks.len()` consecutive elements of the view, aligned,
+            // borrowed for as long as the operand's bytes; every bit pattern
+            // is a valid T.
+            return std::borrow::Cow::Borrowed(unsafe { std::slice::from_raw_parts(p, ks.len()) });
+        }
+    }
+    // SAFETY: the caller's contract.
+    std::borrow::Cow::Owned(
+        ks.iter()
+            .map(|&ko| unsafe { src.get::<T>(base + ko) })
+            .collect(),
+    )
+}
+
+/// Lane order for one batch element: each output is the lane-order dot of its
+/// row of a and column of b (the operands' own memory where consecutive, else
+/// gathered copies), then plus its init (already in `tile`).
+///
+/// # Safety
+/// Every position the tables reach from the bases is inside the operands.
+#[allow(clippy::too_many_arguments)]
+unsafe fn lane_tile<T: Acc>(
+    tier: Tier,
+    sa: Src<'_>,
+    a_base: isize,
+    a_rows: &[isize],
+    a_ks: &[isize],
+    sb: Src<'_>,
+    b_base: isize,
+    b_ks: &[isize],
+    b_cols: &[isize],
+    tile: &mut [T],
+    threads: usize,
+) {
+    let k = a_ks.len();
+    let c = b_cols.len();
+    let (a_unit, b_unit) = (pack::unit(a_ks), pack::unit(b_ks));
+    // SAFETY: the caller's contract.
+    let rows: Vec<std::borrow::Cow<'_, [T]>> = a_rows
+        .iter()
+        .map(|&ro| unsafe { sequence(sa, a_base + ro, a_ks, a_unit) })
+        .collect();
+    let cols: Vec<std::borrow::Cow<'_, [T]>> = b_cols
+        .iter()
+        // SAFETY: the caller's contract.
+        .map(|&co| unsafe { sequence(sb, b_base + co, b_ks, b_unit) })
+        .collect();
+    let outputs = tile.len();
+    let work = outputs as u128 * k as u128;
+    let one = |o: usize, threads: usize| -> T {
+        let (i, j) = (o / c, o % c);
+        lane::dot(tier, &rows[i], &cols[j], threads)
+    };
+    if threads <= 1 || work < 1 << 18 {
+        for (o, v) in tile.iter_mut().enumerate() {
+            *v = one(o, 1).plus(*v);
+        }
+    } else if outputs >= threads * 4 {
+        // Many outputs: threads take whole outputs.
+        use rayon::prelude::*;
+        let per = outputs.div_ceil(threads);
+        tile.par_chunks_mut(per).enumerate().for_each(|(ch, vs)| {
+            for (i, v) in vs.iter_mut().enumerate() {
+                *v = one(ch * per + i, 1).plus(*v);
+            }
+        });
+    } else {
+        // Few outputs, long depth: threads share each output's blocks.
+        for (o, v) in tile.iter_mut().enumerate() {
+            *v = one(o, threads).plus(*v);
+        }
+    }
+}
