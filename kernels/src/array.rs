@@ -34,6 +34,21 @@ pub fn c_strides(shape: &[usize]) -> Vec<isize> {
     strides
 }
 
+/// Whether element strides walk `shape` in C order from the offset with no
+/// gaps (axes of extent 1 may have any stride).
+pub(crate) fn c_contiguous(shape: &[usize], strides: &[isize]) -> bool {
+    let mut expected: isize = 1;
+    for (&n, &s) in shape.iter().zip(strides).rev() {
+        if n > 1 {
+            if s != expected {
+                return false;
+            }
+            expected *= n as isize;
+        }
+    }
+    true
+}
+
 impl Layout {
     /// Number of elements (1 for rank 0).
     pub fn len(&self) -> usize {

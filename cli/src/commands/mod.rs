@@ -4,6 +4,7 @@ pub mod cast;
 pub mod contract;
 pub mod coverage;
 pub mod elementwise;
+pub mod engines_check;
 pub mod formats;
 pub mod kernels;
 pub mod reduce;

@@ -1,5 +1,6 @@
-//! `tessera selftest`: what this CPU runs, a short demonstration, and a
-//! differential check of every generated kernel on every tier this CPU runs.
+//! `tessera selftest`: what this CPU runs, a short demonstration, the
+//! hand-written engines against written-out models (see `engines_check`), and
+//! a differential check of every generated kernel on every tier this CPU runs.
 //!
 //! The differential check drives each kernel of the catalogue directly through
 //! its tier's table, on a few hundred elements of built-in data (the edge
@@ -50,7 +51,13 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         outln!(out, "note: {note}")?;
     }
     outln!(out)?;
-    let demo_failures = demo(out)?;
+    let mut demo_failures = demo(out)?;
+    outln!(out)?;
+    outln!(
+        out,
+        "engines (reduction, contraction) on every tier at 1 and 2 threads against written-out models:"
+    )?;
+    demo_failures += super::engines_check::run(out)?;
     outln!(out)?;
     let report = differential(&tiers);
     outln!(

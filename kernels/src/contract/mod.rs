@@ -708,7 +708,7 @@ fn run<'a, T: Chained>(
     if order == Order::Chain
         && T::kernel(tier).is_some()
         && dst.dtype() == spec.acc
-        && dense(dst.shape(), dst.strides())
+        && crate::array::c_contiguous(dst.shape(), dst.strides())
         && (dst.data_mut()[off..].as_ptr() as usize).is_multiple_of(align_of::<T>())
     {
         if let Some(i) = init {
@@ -967,20 +967,6 @@ mod num_traits_lite {
             -self
         }
     }
-}
-
-/// Whether strides are C-order contiguous (axes of one element ignored).
-fn dense(shape: &[usize], strides: &[isize]) -> bool {
-    let mut expected: isize = 1;
-    for (&n, &s) in shape.iter().zip(strides).rev() {
-        if n > 1 {
-            if s != expected {
-                return false;
-            }
-            expected *= n as isize;
-        }
-    }
-    true
 }
 
 /// The elements at `base + ks[q]` for each q: the operand's own memory where

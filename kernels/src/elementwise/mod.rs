@@ -202,20 +202,6 @@ pub fn broadcasts_to(shape: &[usize], target: &[usize]) -> bool {
             .all(|(&n, &t)| n == t || n == 1)
 }
 
-/// Whether a view's elements are consecutive in C order from its offset.
-fn c_contiguous(shape: &[usize], strides: &[isize]) -> bool {
-    let mut expected: isize = 1;
-    for (&n, &s) in shape.iter().zip(strides).rev() {
-        if n > 1 {
-            if s != expected {
-                return false;
-            }
-            expected *= n as isize;
-        }
-    }
-    true
-}
-
 /// Run validated operands: one flat run when every operand is C-contiguous
 /// over the destination's shape (or a single broadcast element), the general
 /// plan otherwise.
@@ -231,12 +217,12 @@ pub(crate) unsafe fn run(
 ) {
     let n = out.layout().len();
     let flat_ok = out.dtype().info().values_per_byte == 1
-        && c_contiguous(out.shape(), out.strides())
+        && crate::array::c_contiguous(out.shape(), out.strides())
         && inputs.iter().all(|a| {
             a.dtype().info().values_per_byte == 1
                 && (a.layout().len() == 1
                     || (a.shape().iter().product::<usize>() == n
-                        && c_contiguous(a.shape(), a.strides())))
+                        && crate::array::c_contiguous(a.shape(), a.strides())))
         });
     let threads = if n >= PARALLEL_MIN {
         exec.thread_count()
