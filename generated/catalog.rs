@@ -1586,9 +1586,11 @@ pub enum Tier {
     Scalar,
     ///`avx2`: x86-64 with AVX2, FMA, F16C and BMI2: 256-bit vectors, the same IEEE operations.
     Avx2,
+    ///`avx512`: x86-64 with AVX-512 (F, BW, VL, DQ) besides the avx2 tier's features: 512-bit vectors, the same IEEE operations.
+    Avx512,
 }
 /// The metadata of every tier, in `Tier` order.
-pub static TIER_INFO: [TierInfo; 2usize] = [
+pub static TIER_INFO: [TierInfo; 3usize] = [
     TierInfo {
         name: "scalar",
         arch: "any",
@@ -1601,10 +1603,25 @@ pub static TIER_INFO: [TierInfo; 2usize] = [
         features: &["avx2", "fma", "f16c", "bmi2"],
         doc: "x86-64 with AVX2, FMA, F16C and BMI2: 256-bit vectors, the same IEEE operations.",
     },
+    TierInfo {
+        name: "avx512",
+        arch: "x86_64",
+        features: &[
+            "avx2",
+            "fma",
+            "f16c",
+            "bmi2",
+            "avx512f",
+            "avx512bw",
+            "avx512vl",
+            "avx512dq",
+        ],
+        doc: "x86-64 with AVX-512 (F, BW, VL, DQ) besides the avx2 tier's features: 512-bit vectors, the same IEEE operations.",
+    },
 ];
 impl Tier {
     /// Every tier, in spec order (the first is the scalar reference).
-    pub const ALL: [Tier; 2usize] = [Tier::Scalar, Tier::Avx2];
+    pub const ALL: [Tier; 3usize] = [Tier::Scalar, Tier::Avx2, Tier::Avx512];
     /// Its metadata.
     pub fn info(self) -> &'static TierInfo {
         &TIER_INFO[self as usize]
@@ -1618,6 +1635,7 @@ impl Tier {
         match name {
             "scalar" => Some(Tier::Scalar),
             "avx2" => Some(Tier::Avx2),
+            "avx512" => Some(Tier::Avx512),
             _ => None,
         }
     }
@@ -1635,6 +1653,20 @@ impl Tier {
                 }
                 #[cfg(not(target_arch = "x86_64"))] { false }
             }
+            Tier::Avx512 => {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    std::is_x86_feature_detected!("avx2")
+                        && std::is_x86_feature_detected!("fma")
+                        && std::is_x86_feature_detected!("f16c")
+                        && std::is_x86_feature_detected!("bmi2")
+                        && std::is_x86_feature_detected!("avx512f")
+                        && std::is_x86_feature_detected!("avx512bw")
+                        && std::is_x86_feature_detected!("avx512vl")
+                        && std::is_x86_feature_detected!("avx512dq")
+                }
+                #[cfg(not(target_arch = "x86_64"))] { false }
+            }
         }
     }
     /// The tier's kernel table, indexed by `kernel_index`, where the CPU runs it.
@@ -1644,6 +1676,17 @@ impl Tier {
             Tier::Avx2 => {
                 #[cfg(target_arch = "x86_64")]
                 { if self.available() { Some(&crate::table::TABLE_AVX2) } else { None } }
+                #[cfg(not(target_arch = "x86_64"))] { None }
+            }
+            Tier::Avx512 => {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    if self.available() {
+                        Some(&crate::table::TABLE_AVX512)
+                    } else {
+                        None
+                    }
+                }
                 #[cfg(not(target_arch = "x86_64"))] { None }
             }
         }
@@ -1657,6 +1700,17 @@ impl Tier {
                 {
                     if self.available() {
                         Some(&crate::table::CAST_TABLE_AVX2)
+                    } else {
+                        None
+                    }
+                }
+                #[cfg(not(target_arch = "x86_64"))] { None }
+            }
+            Tier::Avx512 => {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    if self.available() {
+                        Some(&crate::table::CAST_TABLE_AVX512)
                     } else {
                         None
                     }

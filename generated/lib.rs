@@ -6,7 +6,7 @@
 //! tier, and one dispatch table per tier. Users depend on the `tessera` crate,
 //! which re-exports this API.
 //!
-//! Spec summary: 30 dtypes, 41 kinds, 3095 kernels per tier, tiers: scalar, avx2.
+//! Spec summary: 30 dtypes, 41 kinds, 3095 kernels per tier, tiers: scalar, avx2, avx512.
 
 #![allow(clippy::missing_safety_doc)]
 #![allow(clippy::too_many_arguments)]
@@ -30,6 +30,12 @@ pub mod tier_avx2;
 #[cfg(target_arch = "x86_64")]
 #[rustfmt::skip]
 pub mod casts_avx2;
+#[cfg(target_arch = "x86_64")]
+#[rustfmt::skip]
+pub mod tier_avx512;
+#[cfg(target_arch = "x86_64")]
+#[rustfmt::skip]
+pub mod casts_avx512;
 
 pub use catalog::{DType, Format, Kind, Tier};
 pub use runtime::loops::{Args, LoopFn};

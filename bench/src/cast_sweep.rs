@@ -4,7 +4,8 @@
 //!
 //! For each dtype D of [`DType::ALL`] other than f32: f32 → D over the f32 data
 //! of [`f32_data`], then D → f32 over the codes that cast produced (so they are
-//! valid), both in the default mode, one thread, on the avx2 tier. Sub-byte
+//! valid), both in the default mode, one thread, on each vector tier the CPU
+//! runs (avx2, avx512), one table each. Sub-byte
 //! dtypes are packed (n values in n / values_per_byte bytes). Each row is the
 //! best of [`RUNS`] timed calls after one untimed call; GB/s counts bytes read
 //! plus bytes written. The reference is a memcpy (`copy_from_slice`) of the f32
@@ -41,6 +42,8 @@ pub struct Row {
 /// What the sweep measured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Sweep {
+    /// The tier the casts ran on.
+    pub tier: Tier,
     /// Elements per array.
     pub n: usize,
     /// memcpy of the f32 buffer, GB/s (read + written).
@@ -131,6 +134,7 @@ pub fn sweep(exec: &Exec, bytes: usize, only: &[DType]) -> Sweep {
     }
     let memcpy_s = memcpy_before.min(memcpy());
     Sweep {
+        tier: exec.resolve_tier().unwrap_or(Tier::Scalar),
         n,
         memcpy_gbps: 2.0 * f32_bytes as f64 / memcpy_s / 1e9,
         rows,
@@ -155,7 +159,8 @@ impl Sweep {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{NAME}  (every cast to and from f32, default mode, avx2 tier, 1 thread; {} f32 = {:.1} MiB; best of {RUNS}; GB/s = bytes read + written)",
+            "{NAME}  (every cast to and from f32, default mode, {} tier, 1 thread; {} f32 = {:.1} MiB; best of {RUNS}; GB/s = bytes read + written)",
+            self.tier.name(),
             self.n,
             (self.n * 4) as f64 / (1u64 << 20) as f64
         );
@@ -229,18 +234,28 @@ pub fn restriction(filters: &[String]) -> Result<Vec<DType>, String> {
 }
 
 /// Runs the group over `bytes` bytes of f32 (only the casts of `only`'s dtypes
-/// when it is not empty) and returns its table, or a note when the CPU lacks
-/// the avx2 tier. The second value is false when a cast failed.
+/// when it is not empty) on each vector tier this CPU runs and returns the
+/// tables, or a note when it runs none. The second value is false when a cast
+/// failed.
 pub fn run(bytes: usize, only: &[DType]) -> (String, bool) {
-    if !tessera::available_tiers().contains(&Tier::Avx2) {
+    let tiers: Vec<Tier> = tessera::available_tiers()
+        .into_iter()
+        .filter(|&t| t != Tier::Scalar)
+        .collect();
+    if tiers.is_empty() {
         return (
-            format!("{NAME}: skipped: this CPU does not run tessera's avx2 tier\n"),
+            format!("{NAME}: skipped: this CPU runs no vector tier of tessera\n"),
             true,
         );
     }
-    let s = sweep(&Exec::on(Tier::Avx2).threads(1), bytes, only);
-    let ok = s.rows.iter().all(|r| r.gbps.is_ok());
-    (s.table(), ok)
+    let mut text = String::new();
+    let mut ok = true;
+    for tier in tiers {
+        let s = sweep(&Exec::on(tier).threads(1), bytes, only);
+        ok &= s.rows.iter().all(|r| r.gbps.is_ok());
+        text.push_str(&s.table());
+    }
+    (text, ok)
 }
 
 #[cfg(test)]

@@ -75,10 +75,12 @@ pub unsafe fn run1<A: Codec, O: Codec, K: Op1<A, O>, const V: u8>(x: &Args) {
     let po = x.dst as *mut O::Store;
     let unit = V == CONTIG;
     let mut i0 = 0;
-    if unit && core::mem::size_of::<O::Store>() < core::mem::size_of::<A::Store>() {
-        // Narrowing (f32 → fp8, say): results go through a small block on the
-        // stack, which lets the compiler vectorise the whole block and narrow it
-        // with pack instructions instead of element by element.
+    if unit && core::mem::size_of::<O::Store>() == 1 && core::mem::size_of::<A::Store>() >= 4 {
+        // Narrowing to bytes (f32 → fp8, say): results go through a small block
+        // on the stack, which lets the compiler vectorise the whole block and
+        // narrow it with pack instructions instead of element by element. (For
+        // wider results the plain loop is as fast, and a block there led the
+        // compiler to vectorise across blocks with gathers on AVX-512.)
         const BLOCK: usize = 32;
         let mut block = core::mem::MaybeUninit::<[O::Store; BLOCK]>::uninit();
         let t = block.as_mut_ptr() as *mut O::Store;

@@ -104,3 +104,12 @@ impl Exec {
         }
     }
 }
+
+/// Whether `tier` executes AVX2 and FMA instructions (the hand-written AVX2
+/// paths of the reduction and contraction engines run on it). Every tier that
+/// declares both features in `spec/tiers.toml` does; the engines' AVX2 paths
+/// give the scalar tier's bits, so the choice never changes a result.
+pub fn runs_avx2(tier: Tier) -> bool {
+    let f = tier.info().features;
+    f.contains(&"avx2") && f.contains(&"fma")
+}

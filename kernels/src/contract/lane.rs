@@ -54,9 +54,9 @@ unsafe fn block_avx2<T: Acc>(a: &[T], b: &[T]) -> T {
 #[inline]
 pub(crate) fn block_sum<T: Acc>(tier: Tier, a: &[T], b: &[T]) -> T {
     #[cfg(target_arch = "x86_64")]
-    if tier == Tier::Avx2 {
+    if crate::tier::runs_avx2(tier) {
         // SAFETY: the tier was checked against this CPU (`Exec::resolve_tier`),
-        // and the avx2 tier requires AVX2 and FMA.
+        // and `runs_avx2` holds only for tiers that require AVX2 and FMA.
         return unsafe { block_avx2(a, b) };
     }
     let _ = tier;

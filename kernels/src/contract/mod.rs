@@ -475,7 +475,7 @@ trait Chained: Acc + crate::Element + Default {
 impl Chained for f32 {
     fn pack6(tier: Tier) -> Option<pack::PackRows6<Self>> {
         #[cfg(target_arch = "x86_64")]
-        if tier == Tier::Avx2 {
+        if crate::tier::runs_avx2(tier) {
             return Some(pack::pack6_f32_avx2);
         }
         let _ = tier;
@@ -483,7 +483,7 @@ impl Chained for f32 {
     }
     fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
         #[cfg(target_arch = "x86_64")]
-        if tier == Tier::Avx2 {
+        if crate::tier::runs_avx2(tier) {
             return Some((micro::avx2_f32_6x16, 6, 16));
         }
         let _ = tier;
@@ -493,7 +493,7 @@ impl Chained for f32 {
 impl Chained for f64 {
     fn pack6(tier: Tier) -> Option<pack::PackRows6<Self>> {
         #[cfg(target_arch = "x86_64")]
-        if tier == Tier::Avx2 {
+        if crate::tier::runs_avx2(tier) {
             return Some(pack::pack6_f64_avx2);
         }
         let _ = tier;
@@ -501,7 +501,7 @@ impl Chained for f64 {
     }
     fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
         #[cfg(target_arch = "x86_64")]
-        if tier == Tier::Avx2 {
+        if crate::tier::runs_avx2(tier) {
             return Some((micro::avx2_f64_6x8, 6, 8));
         }
         let _ = tier;

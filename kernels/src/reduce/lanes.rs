@@ -169,7 +169,7 @@ macro_rules! lane_float {
             fn sum_lanes_on(tier: Tier, x: &[Self]) -> [Self; LANES] {
                 debug_assert!(x.len() <= BLOCK);
                 #[cfg(target_arch = "x86_64")]
-                if tier == Tier::Avx2 && tier.available() {
+                if crate::tier::runs_avx2(tier) && tier.available() {
                     // SAFETY: the CPU runs AVX2 and FMA (the tier is available).
                     return unsafe { $avx::lanes::<false>(x) };
                 }
@@ -179,7 +179,7 @@ macro_rules! lane_float {
             #[inline]
             fn prod_lanes_on(tier: Tier, x: &[Self]) -> [Self; LANES] {
                 #[cfg(target_arch = "x86_64")]
-                if tier == Tier::Avx2 && tier.available() {
+                if crate::tier::runs_avx2(tier) && tier.available() {
                     // SAFETY: as above.
                     return unsafe { $avx::lanes::<true>(x) };
                 }
@@ -189,7 +189,7 @@ macro_rules! lane_float {
             #[inline]
             fn sum_block_on(tier: Tier, x: &[Self]) -> Self {
                 #[cfg(target_arch = "x86_64")]
-                if tier == Tier::Avx2 && tier.available() {
+                if crate::tier::runs_avx2(tier) && tier.available() {
                     // SAFETY: as above.
                     return unsafe { $avx::block::<false>(x) };
                 }
@@ -198,7 +198,7 @@ macro_rules! lane_float {
             #[inline]
             fn prod_block_on(tier: Tier, x: &[Self]) -> Self {
                 #[cfg(target_arch = "x86_64")]
-                if tier == Tier::Avx2 && tier.available() {
+                if crate::tier::runs_avx2(tier) && tier.available() {
                     // SAFETY: as above.
                     return unsafe { $avx::block::<true>(x) };
                 }
@@ -210,7 +210,7 @@ macro_rules! lane_float {
                 let nb = out.len().min(x.len().div_ceil(BLOCK));
                 let (x, out) = (&x[..(nb * BLOCK).min(x.len())], &mut out[..nb]);
                 #[cfg(target_arch = "x86_64")]
-                if tier == Tier::Avx2 && tier.available() {
+                if crate::tier::runs_avx2(tier) && tier.available() {
                     // SAFETY: the CPU runs AVX2; out has one slot per block.
                     return unsafe { $avx::sums(x, out) };
                 }
