@@ -133,7 +133,7 @@ fn tessera_mm<T: Elem>(
         &ArrayView::from_slice(a, &[m, k]).expect("view"),
         &ArrayView::from_slice(b, &[k, n]).expect("view"),
         &mut ArrayViewMut::from_slice(c, &[m, n]).expect("view"),
-        Exec::default().threads(threads),
+        &Exec::default().threads(threads),
     )
     .expect("matmul");
 }

@@ -354,7 +354,7 @@ fn check<T: Real>(p: &Problem<T>, lays: &[(Lay, Lay)], what: &str) {
                 vi.as_ref(),
                 &mut ArrayViewMut::from_slice(&mut got, &out).unwrap(),
                 &p.spec,
-                ex,
+                &ex,
             )
             .unwrap();
             for o in 0..n {
@@ -380,7 +380,7 @@ fn check<T: Real>(p: &Problem<T>, lays: &[(Lay, Lay)], what: &str) {
                 vi.as_ref(),
                 &mut ArrayViewMut::from_slice_strided(&mut bd, &out, &sd, od).unwrap(),
                 &p.spec,
-                ex,
+                &ex,
             )
             .unwrap();
             contract(
@@ -389,7 +389,7 @@ fn check<T: Real>(p: &Problem<T>, lays: &[(Lay, Lay)], what: &str) {
                 vi.as_ref(),
                 &mut ArrayViewMut::from_slice(&mut wide, &out).unwrap(),
                 &p.spec,
-                ex,
+                &ex,
             )
             .unwrap();
             for o in 0..n {
@@ -613,7 +613,7 @@ fn bound_case<T: Real>(r: usize, c: usize, k: usize, rng: &mut Rng, scale_spread
         Some(&ArrayView::from_slice(&init, &[r, c]).unwrap()),
         &mut ArrayViewMut::from_slice(&mut got, &[r, c]).unwrap(),
         &ContractSpec::new(T::DT).contracting(1, 0),
-        Exec::default(),
+        &Exec::default(),
     )
     .unwrap();
     for i in 0..r {
@@ -734,7 +734,7 @@ fn narrow_inputs_match_decode_then_contract() {
                         None,
                         &mut ArrayViewMut::from_slice(&mut got, &[r, c]).unwrap(),
                         &ContractSpec::new(DType::F32).contracting(1, 0),
-                        ex,
+                        &ex,
                     )
                     .unwrap();
                     for i in 0..r {
@@ -759,7 +759,7 @@ fn narrow_inputs_match_decode_then_contract() {
                     None,
                     &mut ArrayViewMut::from_slice(&mut h, &[r, c]).unwrap(),
                     &ContractSpec::new(DType::F32).contracting(1, 0),
-                    Exec::default(),
+                    &Exec::default(),
                 )
                 .unwrap();
                 for (x, y) in h.iter().zip(&got) {
@@ -786,7 +786,7 @@ fn integers_exact() {
                 None,
                 &mut ArrayViewMut::from_slice(&mut got, &[r, c]).unwrap(),
                 &ContractSpec::new(DType::I32).contracting(1, 0),
-                ex,
+                &ex,
             )
             .unwrap();
             let mut wrap = vec![0i32; r * c];
@@ -796,7 +796,7 @@ fn integers_exact() {
                 None,
                 &mut ArrayViewMut::from_slice(&mut wrap, &[r, c]).unwrap(),
                 &ContractSpec::new(DType::I32).contracting(1, 0),
-                ex,
+                &ex,
             )
             .unwrap();
             let mut wide = vec![0i64; r * c];
@@ -806,7 +806,7 @@ fn integers_exact() {
                 None,
                 &mut ArrayViewMut::from_slice(&mut wide, &[r, c]).unwrap(),
                 &ContractSpec::new(DType::I64).contracting(1, 0),
-                ex,
+                &ex,
             )
             .unwrap();
             for i in 0..r {
@@ -838,7 +838,7 @@ fn gemv_rows_are_dots() {
                 &ArrayView::from_slice(&a, &[m, k]).unwrap(),
                 &ArrayView::from_slice(&x, &[k]).unwrap(),
                 &mut ArrayViewMut::from_slice(&mut y, &[m]).unwrap(),
-                ex,
+                &ex,
             )
             .unwrap();
             for i in 0..m {
@@ -847,7 +847,7 @@ fn gemv_rows_are_dots() {
                     &ArrayView::from_slice(&a[i * k..(i + 1) * k], &[k]).unwrap(),
                     &ArrayView::from_slice(&x, &[k]).unwrap(),
                     &mut ArrayViewMut::from_slice(&mut d, &[]).unwrap(),
-                    ex,
+                    &ex,
                 )
                 .unwrap();
                 assert_eq!(y[i].to_bits(), d[0].to_bits(), "row {i} of {m}x{k}");
@@ -916,7 +916,7 @@ fn refusals_write_nothing() {
             None,
             &mut ArrayViewMut::from_slice(&mut d, &shape).unwrap(),
             &spec,
-            Exec::default(),
+            &Exec::default(),
         );
         assert!(
             matches!(r, Err(Error::Invalid(_)) | Err(Error::Shape { .. })),
@@ -933,7 +933,7 @@ fn refusals_write_nothing() {
         Some(&ArrayView::from_slice(&init, &[4]).unwrap()),
         &mut ArrayViewMut::from_slice(&mut d, &[6, 5]).unwrap(),
         &good,
-        Exec::default(),
+        &Exec::default(),
     );
     assert!(matches!(r, Err(Error::Shape { .. })), "{r:?}");
     assert!(d.iter().all(|&x| x == 7.0));
@@ -945,7 +945,7 @@ fn refusals_write_nothing() {
         None,
         &mut ArrayViewMut::from_slice_strided(&mut d, &[6, 5], &[0, 1], 0).unwrap(),
         &good,
-        Exec::default(),
+        &Exec::default(),
     );
     assert!(matches!(r, Err(Error::Layout { .. })), "{r:?}");
     assert!(d.iter().all(|&x| x == 7.0));
@@ -1009,7 +1009,7 @@ fn complex_case(r: usize, c: usize, k: usize, rng: &mut Rng, lay: bool) {
             Some(&ArrayView::from_slice(&init, &[r, c]).unwrap()),
             &mut ArrayViewMut::from_slice(&mut got, &[r, c]).unwrap(),
             &ContractSpec::new(DType::C64).contracting(1, 0),
-            ex,
+            &ex,
         )
         .unwrap();
         for i in 0..r {
@@ -1086,7 +1086,7 @@ fn complex_casts_in_and_out() {
         None,
         &mut ArrayViewMut::from_slice(&mut want, &[r, c]).unwrap(),
         &ContractSpec::new(DType::F32).contracting(1, 0),
-        Exec::default(),
+        &Exec::default(),
     )
     .unwrap();
     let mut got = vec![0f32; r * c];
@@ -1096,7 +1096,7 @@ fn complex_casts_in_and_out() {
         None,
         &mut ArrayViewMut::from_slice(&mut got, &[r, c]).unwrap(),
         &ContractSpec::new(DType::C64).contracting(1, 0),
-        Exec::default(),
+        &Exec::default(),
     )
     .unwrap();
     // Imaginary parts are +0, so −ai·bi = −0 terms and +0 products leave
@@ -1129,7 +1129,7 @@ fn qmatmul_i8_is_exact() {
             &ArrayView::from_slice(&a, &[m, k]).unwrap(),
             &ArrayView::from_slice(&bb, &[k, n]).unwrap(),
             &mut ArrayViewMut::from_slice(&mut got, &[m, n]).unwrap(),
-            ex,
+            &ex,
         )
         .unwrap();
         for i in 0..m {
@@ -1146,7 +1146,7 @@ fn qmatmul_i8_is_exact() {
         &ArrayView::from_slice(&a, &[m, k]).unwrap(),
         &ArrayView::from_slice(&bb, &[k, n]).unwrap(),
         &mut ArrayViewMut::from_slice(&mut d, &[m, n]).unwrap(),
-        Exec::default(),
+        &Exec::default(),
     );
     assert!(matches!(r, Err(Error::DTypeMismatch { .. })));
 }
@@ -1297,7 +1297,7 @@ fn block_scaled_operands_match_decode_then_contract() {
                     None,
                     &mut ArrayViewMut::from_slice(&mut got, &[m, n]).unwrap(),
                     &ContractSpec::new(acc).contracting(1, 1),
-                    Exec::default(),
+                    &Exec::default(),
                 )
                 .unwrap();
                 let u = if acc == DType::F32 { f32::U } else { f64::U };
@@ -1335,7 +1335,7 @@ fn block_scaled_operands_match_decode_then_contract() {
                 None,
                 &mut ArrayViewMut::from_slice(&mut d, &[m, n]).unwrap(),
                 &spec,
-                Exec::default(),
+                &Exec::default(),
             );
             assert!(r.is_err());
         }
@@ -1385,7 +1385,7 @@ fn grouped_rows_and_depth_match_model() {
                 Some(&ArrayView::from_slice(&init, &[n]).unwrap()),
                 &mut ArrayViewMut::from_slice(&mut got, &[r, n]).unwrap(),
                 DType::F32,
-                ex,
+                &ex,
             )
             .unwrap();
             for i in 0..r {
@@ -1415,7 +1415,7 @@ fn grouped_rows_and_depth_match_model() {
                 None,
                 &mut ArrayViewMut::from_slice(&mut got, &[g, r, n]).unwrap(),
                 DType::F32,
-                ex,
+                &ex,
             )
             .unwrap();
             for gi in 0..g {
@@ -1445,7 +1445,7 @@ fn grouped_rows_and_depth_match_model() {
             None,
             &mut ArrayViewMut::from_slice(&mut d, &[r, n]).unwrap(),
             DType::F32,
-            Exec::default(),
+            &Exec::default(),
         );
         assert!(matches!(res, Err(Error::Invalid(_))));
         assert!(d.iter().all(|&x| x == 3.0));
@@ -1482,7 +1482,7 @@ fn converted_operands_give_the_bits_of_their_values() {
                     None,
                     &mut ArrayViewMut::from_slice(&mut got, &[r, c]).unwrap(),
                     &p.spec,
-                    ex,
+                    &ex,
                 )
                 .unwrap();
                 for o in 0..r * c {
@@ -1528,7 +1528,7 @@ fn converted_operands_give_the_bits_of_their_values() {
         None,
         &mut ArrayViewMut::from_slice(&mut got, &[r, c]).unwrap(),
         &p.spec,
-        Exec::default(),
+        &Exec::default(),
     )
     .unwrap();
     for o in 0..r * c {
@@ -1554,7 +1554,7 @@ fn narrow_integer_products_wrap_exactly_with_init() {
                 Some(&ArrayView::from_slice(&init, &[r, c]).unwrap()),
                 &mut ArrayViewMut::from_slice(&mut got, &[r, c]).unwrap(),
                 &ContractSpec::new(acc).contracting(1, 0),
-                ex,
+                &ex,
             )
             .unwrap();
             for i in 0..r {
@@ -1604,7 +1604,7 @@ fn huge_broadcast_depth_is_refused() {
         None,
         &mut ArrayViewMut::from_slice(&mut d, &[8, 8]).unwrap(),
         &ContractSpec::new(DType::F32).contracting(1, 0),
-        Exec::default(),
+        &Exec::default(),
     );
     assert!(matches!(r, Err(Error::Overflow { .. })), "{r:?}");
     assert!(d.iter().all(|&x| x == 3.0));

@@ -102,7 +102,7 @@ pub fn run(out: &mut dyn Write) -> Outcome<usize> {
                     &av,
                     &bv,
                     &mut ArrayViewMut::from_slice(&mut c, &[m, n])?,
-                    exec,
+                    &exec,
                 )
             });
             let same = c

@@ -324,8 +324,9 @@ pub fn contract(
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
     spec: &ContractSpec,
-    exec: Exec,
+    exec: &Exec,
 ) -> Result<()> {
+    let exec = *exec;
     contract_in(a, b, init, dst, spec, exec, None)
 }
 
@@ -390,7 +391,7 @@ pub fn matmul(
     a: &ArrayView<'_>,
     b: &ArrayView<'_>,
     dst: &mut ArrayViewMut<'_>,
-    exec: Exec,
+    exec: &Exec,
 ) -> Result<()> {
     let rank = a.shape().len();
     if rank < 2 || b.shape().len() != rank {
@@ -411,7 +412,7 @@ pub fn gemv(
     a: &ArrayView<'_>,
     x: &ArrayView<'_>,
     y: &mut ArrayViewMut<'_>,
-    exec: Exec,
+    exec: &Exec,
 ) -> Result<()> {
     let spec = ContractSpec::new(default_acc(a.dtype(), x.dtype())).contracting(1, 0);
     contract(a, x, None, y, &spec, exec)
@@ -423,7 +424,7 @@ pub fn dot(
     x: &ArrayView<'_>,
     y: &ArrayView<'_>,
     out: &mut ArrayViewMut<'_>,
-    exec: Exec,
+    exec: &Exec,
 ) -> Result<()> {
     let spec = ContractSpec::new(default_acc(x.dtype(), y.dtype())).contracting(0, 0);
     contract(x, y, None, out, &spec, exec)

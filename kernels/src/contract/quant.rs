@@ -17,7 +17,7 @@ pub fn qmatmul_i8(
     a: &ArrayView<'_>,
     b: &ArrayView<'_>,
     dst: &mut ArrayViewMut<'_>,
-    exec: Exec,
+    exec: &Exec,
 ) -> Result<()> {
     for (name, v) in [("a", a), ("b", b)] {
         if !matches!(v.dtype(), DType::I8 | DType::U8) {

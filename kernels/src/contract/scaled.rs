@@ -86,8 +86,9 @@ pub fn contract_scaled(
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
     spec: &ContractSpec,
-    exec: Exec,
+    exec: &Exec,
 ) -> Result<()> {
+    let exec = *exec;
     for (name, op, side) in [("a", a, 0usize), ("b", b, 1)] {
         if let Operand::Scaled(s) = op {
             if !matches!(spec.acc, DType::F32 | DType::F64) {
@@ -124,5 +125,5 @@ pub fn contract_scaled(
         Operand::Plain(v) => v.clone(),
         Operand::Scaled(s) => ArrayView::contiguous(spec.acc, s.shape, &db)?,
     };
-    contract(&va, &vb, init, dst, spec, exec)
+    contract(&va, &vb, init, dst, spec, &exec)
 }

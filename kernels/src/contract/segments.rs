@@ -120,8 +120,9 @@ pub fn contract_grouped_rows(
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
     acc: DType,
-    exec: Exec,
+    exec: &Exec,
 ) -> Result<()> {
+    let exec = *exec;
     let mut views = vec![("a", a), ("b", b)];
     if let Some(i) = init {
         views.push(("init", i));
@@ -215,8 +216,9 @@ pub fn contract_grouped_depth(
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
     acc: DType,
-    exec: Exec,
+    exec: &Exec,
 ) -> Result<()> {
+    let exec = *exec;
     let mut views = vec![("a", a), ("b", b)];
     if let Some(i) = init {
         views.push(("init", i));
