@@ -63,16 +63,10 @@ pub(crate) fn block_sum<T: Acc>(tier: Tier, a: &[T], b: &[T]) -> T {
     block_generic(a, b)
 }
 
-/// Combine block sums by the binary tree of lane order.
-pub(crate) fn tree<T: Acc>(parts: &[T]) -> T {
-    match parts.len() {
-        0 => T::ZERO,
-        1 => parts[0],
-        n => {
-            let left = 1usize << (usize::BITS - 1 - (n - 1).leading_zeros());
-            tree(&parts[..left]).plus(tree(&parts[left..]))
-        }
-    }
+/// Combine block sums by the binary tree of lane order (the reduction
+/// engine's tree, with `parts` as its scratch; +0 for no block).
+pub(crate) fn tree<T: Acc>(parts: &mut [T]) -> T {
+    crate::reduce::lanes::tree_in_place(parts, &|p: T, q: T| p.plus(q)).unwrap_or(T::ZERO)
 }
 
 /// The lane-order sum of `a[k]·b[k]` over all k, the blocks shared by up to
@@ -81,13 +75,13 @@ pub(crate) fn dot<T: Acc>(tier: Tier, a: &[T], b: &[T], threads: usize) -> T {
     let n = a.len().min(b.len());
     let blocks = n.div_ceil(BLOCK);
     if threads <= 1 || blocks < 2 * threads.max(1) || n < 1 << 16 {
-        let sums: Vec<T> = (0..blocks)
+        let mut sums: Vec<T> = (0..blocks)
             .map(|i| {
                 let r = i * BLOCK..((i + 1) * BLOCK).min(n);
                 block_sum(tier, &a[r.clone()], &b[r])
             })
             .collect();
-        return tree(&sums);
+        return tree(&mut sums);
     }
     let mut sums = vec![T::ZERO; blocks];
     let per = blocks.div_ceil(threads);
@@ -99,7 +93,7 @@ pub(crate) fn dot<T: Acc>(tier: Tier, a: &[T], b: &[T], threads: usize) -> T {
             *s = block_sum(tier, &a[r.clone()], &b[r]);
         }
     });
-    tree(&sums)
+    tree(&mut sums)
 }
 
 #[cfg(test)]
@@ -109,10 +103,10 @@ mod tests {
     #[test]
     fn tree_shape() {
         // Left part: the largest power of two strictly below the count.
-        let v = [1.0f64, 1e100, -1e100, 1.0, 1.0];
+        let mut v = [1.0f64, 1e100, -1e100, 1.0, 1.0];
         // (((1 + 1e100) + (-1e100 + 1)) + 1) = (1e100 - 1e100) + 1 = 1
-        assert_eq!(tree(&v), 1.0);
-        assert_eq!(tree(&[3.0f32]), 3.0);
-        assert_eq!(tree::<f32>(&[]), 0.0);
+        assert_eq!(tree(&mut v), 1.0);
+        assert_eq!(tree(&mut [3.0f32]), 3.0);
+        assert_eq!(tree::<f32>(&mut []), 0.0);
     }
 }
