@@ -18583,3 +18583,10389 @@ pub unsafe fn conj_c128_strided(x: &Args) {
     // SAFETY: the caller upholds the contract of `LoopFn`.
     unsafe { run1::<Native<Complex<f64>>, Native<Complex<f64>>, Conj, STRIDED>(x) }
 }
+
+/// `exp` on `f16`, contig loop.
+pub unsafe fn exp_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `f16`, strided loop.
+pub unsafe fn exp_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `bf16`, contig loop.
+pub unsafe fn exp_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `bf16`, strided loop.
+pub unsafe fn exp_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `f32`, contig loop.
+pub unsafe fn exp_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Exp, CONTIG>(x) }
+}
+
+/// `exp` on `f32`, strided loop.
+pub unsafe fn exp_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `f64`, contig loop.
+pub unsafe fn exp_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Exp, CONTIG>(x) }
+}
+
+/// `exp` on `f64`, strided loop.
+pub unsafe fn exp_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, exp_f64_contig) }
+}
+
+/// `exp` on `e4m3fn`, contig loop.
+pub unsafe fn exp_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e4m3fn`, strided loop.
+pub unsafe fn exp_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e5m2`, contig loop.
+pub unsafe fn exp_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e5m2`, strided loop.
+pub unsafe fn exp_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e4m3`, contig loop.
+pub unsafe fn exp_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e4m3`, strided loop.
+pub unsafe fn exp_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e3m4`, contig loop.
+pub unsafe fn exp_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e3m4`, strided loop.
+pub unsafe fn exp_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e4m3fnuz`, contig loop.
+pub unsafe fn exp_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e4m3fnuz`, strided loop.
+pub unsafe fn exp_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e5m2fnuz`, contig loop.
+pub unsafe fn exp_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e5m2fnuz`, strided loop.
+pub unsafe fn exp_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn exp_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn exp_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e8m0fnu`, contig loop.
+pub unsafe fn exp_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e8m0fnu`, strided loop.
+pub unsafe fn exp_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e2m3fn`, contig loop.
+pub unsafe fn exp_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e2m3fn`, strided loop.
+pub unsafe fn exp_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e3m2fn`, contig loop.
+pub unsafe fn exp_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e3m2fn`, strided loop.
+pub unsafe fn exp_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e2m1fn`, contig loop.
+pub unsafe fn exp_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `e2m1fn`, strided loop.
+pub unsafe fn exp_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp` on `ue4m3`, contig loop.
+pub unsafe fn exp_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, exp_f32_contig) }
+}
+
+/// `exp` on `ue4m3`, strided loop.
+pub unsafe fn exp_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, exp_f32_contig) }
+}
+
+/// `exp2` on `f16`, contig loop.
+pub unsafe fn exp2_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `f16`, strided loop.
+pub unsafe fn exp2_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `bf16`, contig loop.
+pub unsafe fn exp2_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `bf16`, strided loop.
+pub unsafe fn exp2_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `f32`, contig loop.
+pub unsafe fn exp2_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Exp2, CONTIG>(x) }
+}
+
+/// `exp2` on `f32`, strided loop.
+pub unsafe fn exp2_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `f64`, contig loop.
+pub unsafe fn exp2_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Exp2, CONTIG>(x) }
+}
+
+/// `exp2` on `f64`, strided loop.
+pub unsafe fn exp2_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, exp2_f64_contig) }
+}
+
+/// `exp2` on `e4m3fn`, contig loop.
+pub unsafe fn exp2_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e4m3fn`, strided loop.
+pub unsafe fn exp2_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e5m2`, contig loop.
+pub unsafe fn exp2_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e5m2`, strided loop.
+pub unsafe fn exp2_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e4m3`, contig loop.
+pub unsafe fn exp2_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e4m3`, strided loop.
+pub unsafe fn exp2_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e3m4`, contig loop.
+pub unsafe fn exp2_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e3m4`, strided loop.
+pub unsafe fn exp2_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e4m3fnuz`, contig loop.
+pub unsafe fn exp2_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e4m3fnuz`, strided loop.
+pub unsafe fn exp2_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e5m2fnuz`, contig loop.
+pub unsafe fn exp2_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e5m2fnuz`, strided loop.
+pub unsafe fn exp2_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn exp2_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn exp2_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e8m0fnu`, contig loop.
+pub unsafe fn exp2_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e8m0fnu`, strided loop.
+pub unsafe fn exp2_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e2m3fn`, contig loop.
+pub unsafe fn exp2_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e2m3fn`, strided loop.
+pub unsafe fn exp2_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e3m2fn`, contig loop.
+pub unsafe fn exp2_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e3m2fn`, strided loop.
+pub unsafe fn exp2_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e2m1fn`, contig loop.
+pub unsafe fn exp2_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `e2m1fn`, strided loop.
+pub unsafe fn exp2_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `ue4m3`, contig loop.
+pub unsafe fn exp2_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, exp2_f32_contig) }
+}
+
+/// `exp2` on `ue4m3`, strided loop.
+pub unsafe fn exp2_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, exp2_f32_contig) }
+}
+
+/// `expm1` on `f16`, contig loop.
+pub unsafe fn expm1_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `f16`, strided loop.
+pub unsafe fn expm1_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `bf16`, contig loop.
+pub unsafe fn expm1_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `bf16`, strided loop.
+pub unsafe fn expm1_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `f32`, contig loop.
+pub unsafe fn expm1_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Expm1, CONTIG>(x) }
+}
+
+/// `expm1` on `f32`, strided loop.
+pub unsafe fn expm1_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `f64`, contig loop.
+pub unsafe fn expm1_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Expm1, CONTIG>(x) }
+}
+
+/// `expm1` on `f64`, strided loop.
+pub unsafe fn expm1_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, expm1_f64_contig) }
+}
+
+/// `expm1` on `e4m3fn`, contig loop.
+pub unsafe fn expm1_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e4m3fn`, strided loop.
+pub unsafe fn expm1_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e5m2`, contig loop.
+pub unsafe fn expm1_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e5m2`, strided loop.
+pub unsafe fn expm1_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e4m3`, contig loop.
+pub unsafe fn expm1_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e4m3`, strided loop.
+pub unsafe fn expm1_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e3m4`, contig loop.
+pub unsafe fn expm1_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e3m4`, strided loop.
+pub unsafe fn expm1_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e4m3fnuz`, contig loop.
+pub unsafe fn expm1_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e4m3fnuz`, strided loop.
+pub unsafe fn expm1_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e5m2fnuz`, contig loop.
+pub unsafe fn expm1_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e5m2fnuz`, strided loop.
+pub unsafe fn expm1_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn expm1_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn expm1_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e8m0fnu`, contig loop.
+pub unsafe fn expm1_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e8m0fnu`, strided loop.
+pub unsafe fn expm1_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e2m3fn`, contig loop.
+pub unsafe fn expm1_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e2m3fn`, strided loop.
+pub unsafe fn expm1_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e3m2fn`, contig loop.
+pub unsafe fn expm1_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e3m2fn`, strided loop.
+pub unsafe fn expm1_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e2m1fn`, contig loop.
+pub unsafe fn expm1_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `e2m1fn`, strided loop.
+pub unsafe fn expm1_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `ue4m3`, contig loop.
+pub unsafe fn expm1_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, expm1_f32_contig) }
+}
+
+/// `expm1` on `ue4m3`, strided loop.
+pub unsafe fn expm1_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, expm1_f32_contig) }
+}
+
+/// `log` on `f16`, contig loop.
+pub unsafe fn log_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `f16`, strided loop.
+pub unsafe fn log_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `bf16`, contig loop.
+pub unsafe fn log_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `bf16`, strided loop.
+pub unsafe fn log_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `f32`, contig loop.
+pub unsafe fn log_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Log, CONTIG>(x) }
+}
+
+/// `log` on `f32`, strided loop.
+pub unsafe fn log_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `f64`, contig loop.
+pub unsafe fn log_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Log, CONTIG>(x) }
+}
+
+/// `log` on `f64`, strided loop.
+pub unsafe fn log_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, log_f64_contig) }
+}
+
+/// `log` on `e4m3fn`, contig loop.
+pub unsafe fn log_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `e4m3fn`, strided loop.
+pub unsafe fn log_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `e5m2`, contig loop.
+pub unsafe fn log_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `e5m2`, strided loop.
+pub unsafe fn log_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `e4m3`, contig loop.
+pub unsafe fn log_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `e4m3`, strided loop.
+pub unsafe fn log_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `e3m4`, contig loop.
+pub unsafe fn log_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `e3m4`, strided loop.
+pub unsafe fn log_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `e4m3fnuz`, contig loop.
+pub unsafe fn log_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `e4m3fnuz`, strided loop.
+pub unsafe fn log_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `e5m2fnuz`, contig loop.
+pub unsafe fn log_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `e5m2fnuz`, strided loop.
+pub unsafe fn log_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn log_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn log_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `e8m0fnu`, contig loop.
+pub unsafe fn log_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `e8m0fnu`, strided loop.
+pub unsafe fn log_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `e2m3fn`, contig loop.
+pub unsafe fn log_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `e2m3fn`, strided loop.
+pub unsafe fn log_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `e3m2fn`, contig loop.
+pub unsafe fn log_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `e3m2fn`, strided loop.
+pub unsafe fn log_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `e2m1fn`, contig loop.
+pub unsafe fn log_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `e2m1fn`, strided loop.
+pub unsafe fn log_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log` on `ue4m3`, contig loop.
+pub unsafe fn log_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, log_f32_contig) }
+}
+
+/// `log` on `ue4m3`, strided loop.
+pub unsafe fn log_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, log_f32_contig) }
+}
+
+/// `log2` on `f16`, contig loop.
+pub unsafe fn log2_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `f16`, strided loop.
+pub unsafe fn log2_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `bf16`, contig loop.
+pub unsafe fn log2_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `bf16`, strided loop.
+pub unsafe fn log2_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `f32`, contig loop.
+pub unsafe fn log2_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Log2, CONTIG>(x) }
+}
+
+/// `log2` on `f32`, strided loop.
+pub unsafe fn log2_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `f64`, contig loop.
+pub unsafe fn log2_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Log2, CONTIG>(x) }
+}
+
+/// `log2` on `f64`, strided loop.
+pub unsafe fn log2_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, log2_f64_contig) }
+}
+
+/// `log2` on `e4m3fn`, contig loop.
+pub unsafe fn log2_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e4m3fn`, strided loop.
+pub unsafe fn log2_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e5m2`, contig loop.
+pub unsafe fn log2_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e5m2`, strided loop.
+pub unsafe fn log2_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e4m3`, contig loop.
+pub unsafe fn log2_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e4m3`, strided loop.
+pub unsafe fn log2_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e3m4`, contig loop.
+pub unsafe fn log2_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e3m4`, strided loop.
+pub unsafe fn log2_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e4m3fnuz`, contig loop.
+pub unsafe fn log2_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e4m3fnuz`, strided loop.
+pub unsafe fn log2_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e5m2fnuz`, contig loop.
+pub unsafe fn log2_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e5m2fnuz`, strided loop.
+pub unsafe fn log2_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn log2_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn log2_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e8m0fnu`, contig loop.
+pub unsafe fn log2_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e8m0fnu`, strided loop.
+pub unsafe fn log2_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e2m3fn`, contig loop.
+pub unsafe fn log2_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e2m3fn`, strided loop.
+pub unsafe fn log2_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e3m2fn`, contig loop.
+pub unsafe fn log2_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e3m2fn`, strided loop.
+pub unsafe fn log2_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e2m1fn`, contig loop.
+pub unsafe fn log2_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `e2m1fn`, strided loop.
+pub unsafe fn log2_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log2` on `ue4m3`, contig loop.
+pub unsafe fn log2_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, log2_f32_contig) }
+}
+
+/// `log2` on `ue4m3`, strided loop.
+pub unsafe fn log2_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, log2_f32_contig) }
+}
+
+/// `log10` on `f16`, contig loop.
+pub unsafe fn log10_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `f16`, strided loop.
+pub unsafe fn log10_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `bf16`, contig loop.
+pub unsafe fn log10_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `bf16`, strided loop.
+pub unsafe fn log10_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `f32`, contig loop.
+pub unsafe fn log10_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Log10, CONTIG>(x) }
+}
+
+/// `log10` on `f32`, strided loop.
+pub unsafe fn log10_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `f64`, contig loop.
+pub unsafe fn log10_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Log10, CONTIG>(x) }
+}
+
+/// `log10` on `f64`, strided loop.
+pub unsafe fn log10_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, log10_f64_contig) }
+}
+
+/// `log10` on `e4m3fn`, contig loop.
+pub unsafe fn log10_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e4m3fn`, strided loop.
+pub unsafe fn log10_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e5m2`, contig loop.
+pub unsafe fn log10_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e5m2`, strided loop.
+pub unsafe fn log10_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e4m3`, contig loop.
+pub unsafe fn log10_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e4m3`, strided loop.
+pub unsafe fn log10_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e3m4`, contig loop.
+pub unsafe fn log10_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e3m4`, strided loop.
+pub unsafe fn log10_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e4m3fnuz`, contig loop.
+pub unsafe fn log10_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e4m3fnuz`, strided loop.
+pub unsafe fn log10_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e5m2fnuz`, contig loop.
+pub unsafe fn log10_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e5m2fnuz`, strided loop.
+pub unsafe fn log10_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn log10_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn log10_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e8m0fnu`, contig loop.
+pub unsafe fn log10_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e8m0fnu`, strided loop.
+pub unsafe fn log10_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e2m3fn`, contig loop.
+pub unsafe fn log10_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e2m3fn`, strided loop.
+pub unsafe fn log10_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e3m2fn`, contig loop.
+pub unsafe fn log10_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e3m2fn`, strided loop.
+pub unsafe fn log10_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e2m1fn`, contig loop.
+pub unsafe fn log10_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `e2m1fn`, strided loop.
+pub unsafe fn log10_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log10` on `ue4m3`, contig loop.
+pub unsafe fn log10_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, log10_f32_contig) }
+}
+
+/// `log10` on `ue4m3`, strided loop.
+pub unsafe fn log10_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, log10_f32_contig) }
+}
+
+/// `log1p` on `f16`, contig loop.
+pub unsafe fn log1p_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `f16`, strided loop.
+pub unsafe fn log1p_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `bf16`, contig loop.
+pub unsafe fn log1p_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `bf16`, strided loop.
+pub unsafe fn log1p_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `f32`, contig loop.
+pub unsafe fn log1p_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Log1p, CONTIG>(x) }
+}
+
+/// `log1p` on `f32`, strided loop.
+pub unsafe fn log1p_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `f64`, contig loop.
+pub unsafe fn log1p_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Log1p, CONTIG>(x) }
+}
+
+/// `log1p` on `f64`, strided loop.
+pub unsafe fn log1p_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, log1p_f64_contig) }
+}
+
+/// `log1p` on `e4m3fn`, contig loop.
+pub unsafe fn log1p_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e4m3fn`, strided loop.
+pub unsafe fn log1p_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e5m2`, contig loop.
+pub unsafe fn log1p_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e5m2`, strided loop.
+pub unsafe fn log1p_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e4m3`, contig loop.
+pub unsafe fn log1p_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e4m3`, strided loop.
+pub unsafe fn log1p_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e3m4`, contig loop.
+pub unsafe fn log1p_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e3m4`, strided loop.
+pub unsafe fn log1p_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e4m3fnuz`, contig loop.
+pub unsafe fn log1p_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e4m3fnuz`, strided loop.
+pub unsafe fn log1p_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e5m2fnuz`, contig loop.
+pub unsafe fn log1p_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e5m2fnuz`, strided loop.
+pub unsafe fn log1p_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn log1p_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn log1p_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e8m0fnu`, contig loop.
+pub unsafe fn log1p_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e8m0fnu`, strided loop.
+pub unsafe fn log1p_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e2m3fn`, contig loop.
+pub unsafe fn log1p_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e2m3fn`, strided loop.
+pub unsafe fn log1p_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e3m2fn`, contig loop.
+pub unsafe fn log1p_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e3m2fn`, strided loop.
+pub unsafe fn log1p_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e2m1fn`, contig loop.
+pub unsafe fn log1p_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `e2m1fn`, strided loop.
+pub unsafe fn log1p_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `ue4m3`, contig loop.
+pub unsafe fn log1p_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, log1p_f32_contig) }
+}
+
+/// `log1p` on `ue4m3`, strided loop.
+pub unsafe fn log1p_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, log1p_f32_contig) }
+}
+
+/// `sin` on `f16`, contig loop.
+pub unsafe fn sin_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `f16`, strided loop.
+pub unsafe fn sin_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `bf16`, contig loop.
+pub unsafe fn sin_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `bf16`, strided loop.
+pub unsafe fn sin_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `f32`, contig loop.
+pub unsafe fn sin_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Sin, CONTIG>(x) }
+}
+
+/// `sin` on `f32`, strided loop.
+pub unsafe fn sin_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `f64`, contig loop.
+pub unsafe fn sin_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Sin, CONTIG>(x) }
+}
+
+/// `sin` on `f64`, strided loop.
+pub unsafe fn sin_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, sin_f64_contig) }
+}
+
+/// `sin` on `e4m3fn`, contig loop.
+pub unsafe fn sin_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e4m3fn`, strided loop.
+pub unsafe fn sin_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e5m2`, contig loop.
+pub unsafe fn sin_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e5m2`, strided loop.
+pub unsafe fn sin_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e4m3`, contig loop.
+pub unsafe fn sin_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e4m3`, strided loop.
+pub unsafe fn sin_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e3m4`, contig loop.
+pub unsafe fn sin_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e3m4`, strided loop.
+pub unsafe fn sin_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e4m3fnuz`, contig loop.
+pub unsafe fn sin_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e4m3fnuz`, strided loop.
+pub unsafe fn sin_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e5m2fnuz`, contig loop.
+pub unsafe fn sin_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e5m2fnuz`, strided loop.
+pub unsafe fn sin_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn sin_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn sin_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e8m0fnu`, contig loop.
+pub unsafe fn sin_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e8m0fnu`, strided loop.
+pub unsafe fn sin_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e2m3fn`, contig loop.
+pub unsafe fn sin_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e2m3fn`, strided loop.
+pub unsafe fn sin_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e3m2fn`, contig loop.
+pub unsafe fn sin_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e3m2fn`, strided loop.
+pub unsafe fn sin_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e2m1fn`, contig loop.
+pub unsafe fn sin_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `e2m1fn`, strided loop.
+pub unsafe fn sin_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `sin` on `ue4m3`, contig loop.
+pub unsafe fn sin_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, sin_f32_contig) }
+}
+
+/// `sin` on `ue4m3`, strided loop.
+pub unsafe fn sin_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, sin_f32_contig) }
+}
+
+/// `cos` on `f16`, contig loop.
+pub unsafe fn cos_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `f16`, strided loop.
+pub unsafe fn cos_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `bf16`, contig loop.
+pub unsafe fn cos_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `bf16`, strided loop.
+pub unsafe fn cos_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `f32`, contig loop.
+pub unsafe fn cos_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Cos, CONTIG>(x) }
+}
+
+/// `cos` on `f32`, strided loop.
+pub unsafe fn cos_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `f64`, contig loop.
+pub unsafe fn cos_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Cos, CONTIG>(x) }
+}
+
+/// `cos` on `f64`, strided loop.
+pub unsafe fn cos_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, cos_f64_contig) }
+}
+
+/// `cos` on `e4m3fn`, contig loop.
+pub unsafe fn cos_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e4m3fn`, strided loop.
+pub unsafe fn cos_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e5m2`, contig loop.
+pub unsafe fn cos_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e5m2`, strided loop.
+pub unsafe fn cos_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e4m3`, contig loop.
+pub unsafe fn cos_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e4m3`, strided loop.
+pub unsafe fn cos_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e3m4`, contig loop.
+pub unsafe fn cos_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e3m4`, strided loop.
+pub unsafe fn cos_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e4m3fnuz`, contig loop.
+pub unsafe fn cos_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e4m3fnuz`, strided loop.
+pub unsafe fn cos_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e5m2fnuz`, contig loop.
+pub unsafe fn cos_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e5m2fnuz`, strided loop.
+pub unsafe fn cos_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn cos_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn cos_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e8m0fnu`, contig loop.
+pub unsafe fn cos_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e8m0fnu`, strided loop.
+pub unsafe fn cos_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e2m3fn`, contig loop.
+pub unsafe fn cos_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e2m3fn`, strided loop.
+pub unsafe fn cos_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e3m2fn`, contig loop.
+pub unsafe fn cos_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e3m2fn`, strided loop.
+pub unsafe fn cos_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e2m1fn`, contig loop.
+pub unsafe fn cos_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `e2m1fn`, strided loop.
+pub unsafe fn cos_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `cos` on `ue4m3`, contig loop.
+pub unsafe fn cos_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, cos_f32_contig) }
+}
+
+/// `cos` on `ue4m3`, strided loop.
+pub unsafe fn cos_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, cos_f32_contig) }
+}
+
+/// `tan` on `f16`, contig loop.
+pub unsafe fn tan_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `f16`, strided loop.
+pub unsafe fn tan_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `bf16`, contig loop.
+pub unsafe fn tan_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `bf16`, strided loop.
+pub unsafe fn tan_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `f32`, contig loop.
+pub unsafe fn tan_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Tan, CONTIG>(x) }
+}
+
+/// `tan` on `f32`, strided loop.
+pub unsafe fn tan_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `f64`, contig loop.
+pub unsafe fn tan_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Tan, CONTIG>(x) }
+}
+
+/// `tan` on `f64`, strided loop.
+pub unsafe fn tan_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, tan_f64_contig) }
+}
+
+/// `tan` on `e4m3fn`, contig loop.
+pub unsafe fn tan_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e4m3fn`, strided loop.
+pub unsafe fn tan_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e5m2`, contig loop.
+pub unsafe fn tan_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e5m2`, strided loop.
+pub unsafe fn tan_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e4m3`, contig loop.
+pub unsafe fn tan_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e4m3`, strided loop.
+pub unsafe fn tan_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e3m4`, contig loop.
+pub unsafe fn tan_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e3m4`, strided loop.
+pub unsafe fn tan_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e4m3fnuz`, contig loop.
+pub unsafe fn tan_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e4m3fnuz`, strided loop.
+pub unsafe fn tan_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e5m2fnuz`, contig loop.
+pub unsafe fn tan_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e5m2fnuz`, strided loop.
+pub unsafe fn tan_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn tan_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn tan_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e8m0fnu`, contig loop.
+pub unsafe fn tan_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e8m0fnu`, strided loop.
+pub unsafe fn tan_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e2m3fn`, contig loop.
+pub unsafe fn tan_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e2m3fn`, strided loop.
+pub unsafe fn tan_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e3m2fn`, contig loop.
+pub unsafe fn tan_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e3m2fn`, strided loop.
+pub unsafe fn tan_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e2m1fn`, contig loop.
+pub unsafe fn tan_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `e2m1fn`, strided loop.
+pub unsafe fn tan_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `tan` on `ue4m3`, contig loop.
+pub unsafe fn tan_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, tan_f32_contig) }
+}
+
+/// `tan` on `ue4m3`, strided loop.
+pub unsafe fn tan_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, tan_f32_contig) }
+}
+
+/// `asin` on `f16`, contig loop.
+pub unsafe fn asin_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `f16`, strided loop.
+pub unsafe fn asin_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `bf16`, contig loop.
+pub unsafe fn asin_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `bf16`, strided loop.
+pub unsafe fn asin_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `f32`, contig loop.
+pub unsafe fn asin_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Asin, CONTIG>(x) }
+}
+
+/// `asin` on `f32`, strided loop.
+pub unsafe fn asin_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `f64`, contig loop.
+pub unsafe fn asin_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Asin, CONTIG>(x) }
+}
+
+/// `asin` on `f64`, strided loop.
+pub unsafe fn asin_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, asin_f64_contig) }
+}
+
+/// `asin` on `e4m3fn`, contig loop.
+pub unsafe fn asin_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e4m3fn`, strided loop.
+pub unsafe fn asin_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e5m2`, contig loop.
+pub unsafe fn asin_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e5m2`, strided loop.
+pub unsafe fn asin_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e4m3`, contig loop.
+pub unsafe fn asin_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e4m3`, strided loop.
+pub unsafe fn asin_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e3m4`, contig loop.
+pub unsafe fn asin_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e3m4`, strided loop.
+pub unsafe fn asin_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e4m3fnuz`, contig loop.
+pub unsafe fn asin_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e4m3fnuz`, strided loop.
+pub unsafe fn asin_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e5m2fnuz`, contig loop.
+pub unsafe fn asin_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e5m2fnuz`, strided loop.
+pub unsafe fn asin_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn asin_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn asin_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e8m0fnu`, contig loop.
+pub unsafe fn asin_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e8m0fnu`, strided loop.
+pub unsafe fn asin_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e2m3fn`, contig loop.
+pub unsafe fn asin_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e2m3fn`, strided loop.
+pub unsafe fn asin_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e3m2fn`, contig loop.
+pub unsafe fn asin_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e3m2fn`, strided loop.
+pub unsafe fn asin_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e2m1fn`, contig loop.
+pub unsafe fn asin_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `e2m1fn`, strided loop.
+pub unsafe fn asin_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `asin` on `ue4m3`, contig loop.
+pub unsafe fn asin_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, asin_f32_contig) }
+}
+
+/// `asin` on `ue4m3`, strided loop.
+pub unsafe fn asin_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, asin_f32_contig) }
+}
+
+/// `acos` on `f16`, contig loop.
+pub unsafe fn acos_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `f16`, strided loop.
+pub unsafe fn acos_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `bf16`, contig loop.
+pub unsafe fn acos_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `bf16`, strided loop.
+pub unsafe fn acos_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `f32`, contig loop.
+pub unsafe fn acos_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Acos, CONTIG>(x) }
+}
+
+/// `acos` on `f32`, strided loop.
+pub unsafe fn acos_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `f64`, contig loop.
+pub unsafe fn acos_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Acos, CONTIG>(x) }
+}
+
+/// `acos` on `f64`, strided loop.
+pub unsafe fn acos_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, acos_f64_contig) }
+}
+
+/// `acos` on `e4m3fn`, contig loop.
+pub unsafe fn acos_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e4m3fn`, strided loop.
+pub unsafe fn acos_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e5m2`, contig loop.
+pub unsafe fn acos_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e5m2`, strided loop.
+pub unsafe fn acos_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e4m3`, contig loop.
+pub unsafe fn acos_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e4m3`, strided loop.
+pub unsafe fn acos_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e3m4`, contig loop.
+pub unsafe fn acos_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e3m4`, strided loop.
+pub unsafe fn acos_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e4m3fnuz`, contig loop.
+pub unsafe fn acos_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e4m3fnuz`, strided loop.
+pub unsafe fn acos_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e5m2fnuz`, contig loop.
+pub unsafe fn acos_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e5m2fnuz`, strided loop.
+pub unsafe fn acos_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn acos_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn acos_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e8m0fnu`, contig loop.
+pub unsafe fn acos_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e8m0fnu`, strided loop.
+pub unsafe fn acos_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e2m3fn`, contig loop.
+pub unsafe fn acos_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e2m3fn`, strided loop.
+pub unsafe fn acos_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e3m2fn`, contig loop.
+pub unsafe fn acos_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e3m2fn`, strided loop.
+pub unsafe fn acos_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e2m1fn`, contig loop.
+pub unsafe fn acos_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `e2m1fn`, strided loop.
+pub unsafe fn acos_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `acos` on `ue4m3`, contig loop.
+pub unsafe fn acos_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, acos_f32_contig) }
+}
+
+/// `acos` on `ue4m3`, strided loop.
+pub unsafe fn acos_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, acos_f32_contig) }
+}
+
+/// `atan` on `f16`, contig loop.
+pub unsafe fn atan_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `f16`, strided loop.
+pub unsafe fn atan_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `bf16`, contig loop.
+pub unsafe fn atan_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `bf16`, strided loop.
+pub unsafe fn atan_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `f32`, contig loop.
+pub unsafe fn atan_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Atan, CONTIG>(x) }
+}
+
+/// `atan` on `f32`, strided loop.
+pub unsafe fn atan_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `f64`, contig loop.
+pub unsafe fn atan_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Atan, CONTIG>(x) }
+}
+
+/// `atan` on `f64`, strided loop.
+pub unsafe fn atan_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, atan_f64_contig) }
+}
+
+/// `atan` on `e4m3fn`, contig loop.
+pub unsafe fn atan_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e4m3fn`, strided loop.
+pub unsafe fn atan_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e5m2`, contig loop.
+pub unsafe fn atan_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e5m2`, strided loop.
+pub unsafe fn atan_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e4m3`, contig loop.
+pub unsafe fn atan_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e4m3`, strided loop.
+pub unsafe fn atan_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e3m4`, contig loop.
+pub unsafe fn atan_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e3m4`, strided loop.
+pub unsafe fn atan_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e4m3fnuz`, contig loop.
+pub unsafe fn atan_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e4m3fnuz`, strided loop.
+pub unsafe fn atan_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e5m2fnuz`, contig loop.
+pub unsafe fn atan_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e5m2fnuz`, strided loop.
+pub unsafe fn atan_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn atan_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn atan_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e8m0fnu`, contig loop.
+pub unsafe fn atan_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e8m0fnu`, strided loop.
+pub unsafe fn atan_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e2m3fn`, contig loop.
+pub unsafe fn atan_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e2m3fn`, strided loop.
+pub unsafe fn atan_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e3m2fn`, contig loop.
+pub unsafe fn atan_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e3m2fn`, strided loop.
+pub unsafe fn atan_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e2m1fn`, contig loop.
+pub unsafe fn atan_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `e2m1fn`, strided loop.
+pub unsafe fn atan_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan` on `ue4m3`, contig loop.
+pub unsafe fn atan_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, atan_f32_contig) }
+}
+
+/// `atan` on `ue4m3`, strided loop.
+pub unsafe fn atan_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, atan_f32_contig) }
+}
+
+/// `atan2` on `f16`, contig loop.
+pub unsafe fn atan2_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `f16`, bcast0 loop.
+pub unsafe fn atan2_f16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `f16`, bcast1 loop.
+pub unsafe fn atan2_f16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `f16`, strided loop.
+pub unsafe fn atan2_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `bf16`, contig loop.
+pub unsafe fn atan2_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `bf16`, bcast0 loop.
+pub unsafe fn atan2_bf16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `bf16`, bcast1 loop.
+pub unsafe fn atan2_bf16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `bf16`, strided loop.
+pub unsafe fn atan2_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `f32`, contig loop.
+pub unsafe fn atan2_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2::<Native<f32>, Native<f32>, Native<f32>, Atan2, CONTIG>(x) }
+}
+
+/// `atan2` on `f32`, bcast0 loop.
+pub unsafe fn atan2_f32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Native<f32>, Native<f32>, Native<f32>, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `f32`, bcast1 loop.
+pub unsafe fn atan2_f32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Native<f32>, Native<f32>, Native<f32>, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `f32`, strided loop.
+pub unsafe fn atan2_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Native<f32>, Native<f32>, Native<f32>, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `f64`, contig loop.
+pub unsafe fn atan2_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2::<Native<f64>, Native<f64>, Native<f64>, Atan2, CONTIG>(x) }
+}
+
+/// `atan2` on `f64`, bcast0 loop.
+pub unsafe fn atan2_f64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f64, Native<f64>, Native<f64>, Native<f64>, BCAST0>(x, atan2_f64_contig) }
+}
+
+/// `atan2` on `f64`, bcast1 loop.
+pub unsafe fn atan2_f64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f64, Native<f64>, Native<f64>, Native<f64>, BCAST1>(x, atan2_f64_contig) }
+}
+
+/// `atan2` on `f64`, strided loop.
+pub unsafe fn atan2_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f64, Native<f64>, Native<f64>, Native<f64>, STRIDED>(x, atan2_f64_contig) }
+}
+
+/// `atan2` on `e4m3fn`, contig loop.
+pub unsafe fn atan2_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3fn`, bcast0 loop.
+pub unsafe fn atan2_e4m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3fn`, bcast1 loop.
+pub unsafe fn atan2_e4m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3fn`, strided loop.
+pub unsafe fn atan2_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e5m2`, contig loop.
+pub unsafe fn atan2_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e5m2`, bcast0 loop.
+pub unsafe fn atan2_e5m2_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e5m2`, bcast1 loop.
+pub unsafe fn atan2_e5m2_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e5m2`, strided loop.
+pub unsafe fn atan2_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3`, contig loop.
+pub unsafe fn atan2_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3`, bcast0 loop.
+pub unsafe fn atan2_e4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3`, bcast1 loop.
+pub unsafe fn atan2_e4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3`, strided loop.
+pub unsafe fn atan2_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e3m4`, contig loop.
+pub unsafe fn atan2_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e3m4`, bcast0 loop.
+pub unsafe fn atan2_e3m4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e3m4`, bcast1 loop.
+pub unsafe fn atan2_e3m4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e3m4`, strided loop.
+pub unsafe fn atan2_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3fnuz`, contig loop.
+pub unsafe fn atan2_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3fnuz`, bcast0 loop.
+pub unsafe fn atan2_e4m3fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3fnuz`, bcast1 loop.
+pub unsafe fn atan2_e4m3fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3fnuz`, strided loop.
+pub unsafe fn atan2_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e5m2fnuz`, contig loop.
+pub unsafe fn atan2_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e5m2fnuz`, bcast0 loop.
+pub unsafe fn atan2_e5m2fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e5m2fnuz`, bcast1 loop.
+pub unsafe fn atan2_e5m2fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e5m2fnuz`, strided loop.
+pub unsafe fn atan2_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn atan2_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3b11fnuz`, bcast0 loop.
+pub unsafe fn atan2_e4m3b11fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3b11fnuz`, bcast1 loop.
+pub unsafe fn atan2_e4m3b11fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn atan2_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e8m0fnu`, contig loop.
+pub unsafe fn atan2_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e8m0fnu`, bcast0 loop.
+pub unsafe fn atan2_e8m0fnu_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e8m0fnu`, bcast1 loop.
+pub unsafe fn atan2_e8m0fnu_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e8m0fnu`, strided loop.
+pub unsafe fn atan2_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e2m3fn`, contig loop.
+pub unsafe fn atan2_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e2m3fn`, bcast0 loop.
+pub unsafe fn atan2_e2m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e2m3fn`, bcast1 loop.
+pub unsafe fn atan2_e2m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e2m3fn`, strided loop.
+pub unsafe fn atan2_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e3m2fn`, contig loop.
+pub unsafe fn atan2_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e3m2fn`, bcast0 loop.
+pub unsafe fn atan2_e3m2fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e3m2fn`, bcast1 loop.
+pub unsafe fn atan2_e3m2fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e3m2fn`, strided loop.
+pub unsafe fn atan2_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e2m1fn`, contig loop.
+pub unsafe fn atan2_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e2m1fn`, bcast0 loop.
+pub unsafe fn atan2_e2m1fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e2m1fn`, bcast1 loop.
+pub unsafe fn atan2_e2m1fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `e2m1fn`, strided loop.
+pub unsafe fn atan2_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `ue4m3`, contig loop.
+pub unsafe fn atan2_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, CONTIG>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `ue4m3`, bcast0 loop.
+pub unsafe fn atan2_ue4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, BCAST0>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `ue4m3`, bcast1 loop.
+pub unsafe fn atan2_ue4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, BCAST1>(x, atan2_f32_contig) }
+}
+
+/// `atan2` on `ue4m3`, strided loop.
+pub unsafe fn atan2_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, STRIDED>(x, atan2_f32_contig) }
+}
+
+/// `sinh` on `f16`, contig loop.
+pub unsafe fn sinh_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `f16`, strided loop.
+pub unsafe fn sinh_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `bf16`, contig loop.
+pub unsafe fn sinh_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `bf16`, strided loop.
+pub unsafe fn sinh_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `f32`, contig loop.
+pub unsafe fn sinh_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Sinh, CONTIG>(x) }
+}
+
+/// `sinh` on `f32`, strided loop.
+pub unsafe fn sinh_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `f64`, contig loop.
+pub unsafe fn sinh_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Sinh, CONTIG>(x) }
+}
+
+/// `sinh` on `f64`, strided loop.
+pub unsafe fn sinh_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, sinh_f64_contig) }
+}
+
+/// `sinh` on `e4m3fn`, contig loop.
+pub unsafe fn sinh_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e4m3fn`, strided loop.
+pub unsafe fn sinh_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e5m2`, contig loop.
+pub unsafe fn sinh_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e5m2`, strided loop.
+pub unsafe fn sinh_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e4m3`, contig loop.
+pub unsafe fn sinh_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e4m3`, strided loop.
+pub unsafe fn sinh_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e3m4`, contig loop.
+pub unsafe fn sinh_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e3m4`, strided loop.
+pub unsafe fn sinh_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e4m3fnuz`, contig loop.
+pub unsafe fn sinh_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e4m3fnuz`, strided loop.
+pub unsafe fn sinh_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e5m2fnuz`, contig loop.
+pub unsafe fn sinh_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e5m2fnuz`, strided loop.
+pub unsafe fn sinh_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn sinh_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn sinh_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e8m0fnu`, contig loop.
+pub unsafe fn sinh_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e8m0fnu`, strided loop.
+pub unsafe fn sinh_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e2m3fn`, contig loop.
+pub unsafe fn sinh_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e2m3fn`, strided loop.
+pub unsafe fn sinh_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e3m2fn`, contig loop.
+pub unsafe fn sinh_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e3m2fn`, strided loop.
+pub unsafe fn sinh_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e2m1fn`, contig loop.
+pub unsafe fn sinh_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `e2m1fn`, strided loop.
+pub unsafe fn sinh_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `ue4m3`, contig loop.
+pub unsafe fn sinh_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, sinh_f32_contig) }
+}
+
+/// `sinh` on `ue4m3`, strided loop.
+pub unsafe fn sinh_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, sinh_f32_contig) }
+}
+
+/// `cosh` on `f16`, contig loop.
+pub unsafe fn cosh_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `f16`, strided loop.
+pub unsafe fn cosh_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `bf16`, contig loop.
+pub unsafe fn cosh_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `bf16`, strided loop.
+pub unsafe fn cosh_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `f32`, contig loop.
+pub unsafe fn cosh_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Cosh, CONTIG>(x) }
+}
+
+/// `cosh` on `f32`, strided loop.
+pub unsafe fn cosh_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `f64`, contig loop.
+pub unsafe fn cosh_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Cosh, CONTIG>(x) }
+}
+
+/// `cosh` on `f64`, strided loop.
+pub unsafe fn cosh_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, cosh_f64_contig) }
+}
+
+/// `cosh` on `e4m3fn`, contig loop.
+pub unsafe fn cosh_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e4m3fn`, strided loop.
+pub unsafe fn cosh_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e5m2`, contig loop.
+pub unsafe fn cosh_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e5m2`, strided loop.
+pub unsafe fn cosh_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e4m3`, contig loop.
+pub unsafe fn cosh_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e4m3`, strided loop.
+pub unsafe fn cosh_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e3m4`, contig loop.
+pub unsafe fn cosh_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e3m4`, strided loop.
+pub unsafe fn cosh_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e4m3fnuz`, contig loop.
+pub unsafe fn cosh_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e4m3fnuz`, strided loop.
+pub unsafe fn cosh_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e5m2fnuz`, contig loop.
+pub unsafe fn cosh_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e5m2fnuz`, strided loop.
+pub unsafe fn cosh_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn cosh_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn cosh_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e8m0fnu`, contig loop.
+pub unsafe fn cosh_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e8m0fnu`, strided loop.
+pub unsafe fn cosh_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e2m3fn`, contig loop.
+pub unsafe fn cosh_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e2m3fn`, strided loop.
+pub unsafe fn cosh_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e3m2fn`, contig loop.
+pub unsafe fn cosh_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e3m2fn`, strided loop.
+pub unsafe fn cosh_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e2m1fn`, contig loop.
+pub unsafe fn cosh_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `e2m1fn`, strided loop.
+pub unsafe fn cosh_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `ue4m3`, contig loop.
+pub unsafe fn cosh_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, cosh_f32_contig) }
+}
+
+/// `cosh` on `ue4m3`, strided loop.
+pub unsafe fn cosh_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, cosh_f32_contig) }
+}
+
+/// `tanh` on `f16`, contig loop.
+pub unsafe fn tanh_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `f16`, strided loop.
+pub unsafe fn tanh_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `bf16`, contig loop.
+pub unsafe fn tanh_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `bf16`, strided loop.
+pub unsafe fn tanh_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `f32`, contig loop.
+pub unsafe fn tanh_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Tanh, CONTIG>(x) }
+}
+
+/// `tanh` on `f32`, strided loop.
+pub unsafe fn tanh_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `f64`, contig loop.
+pub unsafe fn tanh_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Tanh, CONTIG>(x) }
+}
+
+/// `tanh` on `f64`, strided loop.
+pub unsafe fn tanh_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, tanh_f64_contig) }
+}
+
+/// `tanh` on `e4m3fn`, contig loop.
+pub unsafe fn tanh_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e4m3fn`, strided loop.
+pub unsafe fn tanh_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e5m2`, contig loop.
+pub unsafe fn tanh_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e5m2`, strided loop.
+pub unsafe fn tanh_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e4m3`, contig loop.
+pub unsafe fn tanh_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e4m3`, strided loop.
+pub unsafe fn tanh_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e3m4`, contig loop.
+pub unsafe fn tanh_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e3m4`, strided loop.
+pub unsafe fn tanh_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e4m3fnuz`, contig loop.
+pub unsafe fn tanh_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e4m3fnuz`, strided loop.
+pub unsafe fn tanh_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e5m2fnuz`, contig loop.
+pub unsafe fn tanh_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e5m2fnuz`, strided loop.
+pub unsafe fn tanh_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn tanh_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn tanh_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e8m0fnu`, contig loop.
+pub unsafe fn tanh_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e8m0fnu`, strided loop.
+pub unsafe fn tanh_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e2m3fn`, contig loop.
+pub unsafe fn tanh_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e2m3fn`, strided loop.
+pub unsafe fn tanh_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e3m2fn`, contig loop.
+pub unsafe fn tanh_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e3m2fn`, strided loop.
+pub unsafe fn tanh_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e2m1fn`, contig loop.
+pub unsafe fn tanh_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `e2m1fn`, strided loop.
+pub unsafe fn tanh_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `ue4m3`, contig loop.
+pub unsafe fn tanh_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, tanh_f32_contig) }
+}
+
+/// `tanh` on `ue4m3`, strided loop.
+pub unsafe fn tanh_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, tanh_f32_contig) }
+}
+
+/// `asinh` on `f16`, contig loop.
+pub unsafe fn asinh_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `f16`, strided loop.
+pub unsafe fn asinh_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `bf16`, contig loop.
+pub unsafe fn asinh_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `bf16`, strided loop.
+pub unsafe fn asinh_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `f32`, contig loop.
+pub unsafe fn asinh_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Asinh, CONTIG>(x) }
+}
+
+/// `asinh` on `f32`, strided loop.
+pub unsafe fn asinh_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `f64`, contig loop.
+pub unsafe fn asinh_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Asinh, CONTIG>(x) }
+}
+
+/// `asinh` on `f64`, strided loop.
+pub unsafe fn asinh_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, asinh_f64_contig) }
+}
+
+/// `asinh` on `e4m3fn`, contig loop.
+pub unsafe fn asinh_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e4m3fn`, strided loop.
+pub unsafe fn asinh_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e5m2`, contig loop.
+pub unsafe fn asinh_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e5m2`, strided loop.
+pub unsafe fn asinh_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e4m3`, contig loop.
+pub unsafe fn asinh_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e4m3`, strided loop.
+pub unsafe fn asinh_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e3m4`, contig loop.
+pub unsafe fn asinh_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e3m4`, strided loop.
+pub unsafe fn asinh_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e4m3fnuz`, contig loop.
+pub unsafe fn asinh_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e4m3fnuz`, strided loop.
+pub unsafe fn asinh_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e5m2fnuz`, contig loop.
+pub unsafe fn asinh_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e5m2fnuz`, strided loop.
+pub unsafe fn asinh_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn asinh_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn asinh_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e8m0fnu`, contig loop.
+pub unsafe fn asinh_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e8m0fnu`, strided loop.
+pub unsafe fn asinh_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e2m3fn`, contig loop.
+pub unsafe fn asinh_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e2m3fn`, strided loop.
+pub unsafe fn asinh_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e3m2fn`, contig loop.
+pub unsafe fn asinh_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e3m2fn`, strided loop.
+pub unsafe fn asinh_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e2m1fn`, contig loop.
+pub unsafe fn asinh_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `e2m1fn`, strided loop.
+pub unsafe fn asinh_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `ue4m3`, contig loop.
+pub unsafe fn asinh_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, asinh_f32_contig) }
+}
+
+/// `asinh` on `ue4m3`, strided loop.
+pub unsafe fn asinh_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, asinh_f32_contig) }
+}
+
+/// `acosh` on `f16`, contig loop.
+pub unsafe fn acosh_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `f16`, strided loop.
+pub unsafe fn acosh_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `bf16`, contig loop.
+pub unsafe fn acosh_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `bf16`, strided loop.
+pub unsafe fn acosh_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `f32`, contig loop.
+pub unsafe fn acosh_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Acosh, CONTIG>(x) }
+}
+
+/// `acosh` on `f32`, strided loop.
+pub unsafe fn acosh_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `f64`, contig loop.
+pub unsafe fn acosh_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Acosh, CONTIG>(x) }
+}
+
+/// `acosh` on `f64`, strided loop.
+pub unsafe fn acosh_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, acosh_f64_contig) }
+}
+
+/// `acosh` on `e4m3fn`, contig loop.
+pub unsafe fn acosh_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e4m3fn`, strided loop.
+pub unsafe fn acosh_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e5m2`, contig loop.
+pub unsafe fn acosh_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e5m2`, strided loop.
+pub unsafe fn acosh_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e4m3`, contig loop.
+pub unsafe fn acosh_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e4m3`, strided loop.
+pub unsafe fn acosh_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e3m4`, contig loop.
+pub unsafe fn acosh_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e3m4`, strided loop.
+pub unsafe fn acosh_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e4m3fnuz`, contig loop.
+pub unsafe fn acosh_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e4m3fnuz`, strided loop.
+pub unsafe fn acosh_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e5m2fnuz`, contig loop.
+pub unsafe fn acosh_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e5m2fnuz`, strided loop.
+pub unsafe fn acosh_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn acosh_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn acosh_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e8m0fnu`, contig loop.
+pub unsafe fn acosh_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e8m0fnu`, strided loop.
+pub unsafe fn acosh_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e2m3fn`, contig loop.
+pub unsafe fn acosh_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e2m3fn`, strided loop.
+pub unsafe fn acosh_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e3m2fn`, contig loop.
+pub unsafe fn acosh_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e3m2fn`, strided loop.
+pub unsafe fn acosh_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e2m1fn`, contig loop.
+pub unsafe fn acosh_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `e2m1fn`, strided loop.
+pub unsafe fn acosh_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `ue4m3`, contig loop.
+pub unsafe fn acosh_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, acosh_f32_contig) }
+}
+
+/// `acosh` on `ue4m3`, strided loop.
+pub unsafe fn acosh_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, acosh_f32_contig) }
+}
+
+/// `atanh` on `f16`, contig loop.
+pub unsafe fn atanh_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `f16`, strided loop.
+pub unsafe fn atanh_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `bf16`, contig loop.
+pub unsafe fn atanh_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `bf16`, strided loop.
+pub unsafe fn atanh_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `f32`, contig loop.
+pub unsafe fn atanh_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Atanh, CONTIG>(x) }
+}
+
+/// `atanh` on `f32`, strided loop.
+pub unsafe fn atanh_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `f64`, contig loop.
+pub unsafe fn atanh_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Atanh, CONTIG>(x) }
+}
+
+/// `atanh` on `f64`, strided loop.
+pub unsafe fn atanh_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, atanh_f64_contig) }
+}
+
+/// `atanh` on `e4m3fn`, contig loop.
+pub unsafe fn atanh_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e4m3fn`, strided loop.
+pub unsafe fn atanh_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e5m2`, contig loop.
+pub unsafe fn atanh_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e5m2`, strided loop.
+pub unsafe fn atanh_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e4m3`, contig loop.
+pub unsafe fn atanh_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e4m3`, strided loop.
+pub unsafe fn atanh_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e3m4`, contig loop.
+pub unsafe fn atanh_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e3m4`, strided loop.
+pub unsafe fn atanh_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e4m3fnuz`, contig loop.
+pub unsafe fn atanh_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e4m3fnuz`, strided loop.
+pub unsafe fn atanh_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e5m2fnuz`, contig loop.
+pub unsafe fn atanh_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e5m2fnuz`, strided loop.
+pub unsafe fn atanh_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn atanh_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn atanh_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e8m0fnu`, contig loop.
+pub unsafe fn atanh_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e8m0fnu`, strided loop.
+pub unsafe fn atanh_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e2m3fn`, contig loop.
+pub unsafe fn atanh_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e2m3fn`, strided loop.
+pub unsafe fn atanh_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e3m2fn`, contig loop.
+pub unsafe fn atanh_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e3m2fn`, strided loop.
+pub unsafe fn atanh_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e2m1fn`, contig loop.
+pub unsafe fn atanh_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `e2m1fn`, strided loop.
+pub unsafe fn atanh_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `ue4m3`, contig loop.
+pub unsafe fn atanh_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, atanh_f32_contig) }
+}
+
+/// `atanh` on `ue4m3`, strided loop.
+pub unsafe fn atanh_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, atanh_f32_contig) }
+}
+
+/// `erf` on `f16`, contig loop.
+pub unsafe fn erf_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `f16`, strided loop.
+pub unsafe fn erf_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `bf16`, contig loop.
+pub unsafe fn erf_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `bf16`, strided loop.
+pub unsafe fn erf_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `f32`, contig loop.
+pub unsafe fn erf_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Erf, CONTIG>(x) }
+}
+
+/// `erf` on `f32`, strided loop.
+pub unsafe fn erf_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `f64`, contig loop.
+pub unsafe fn erf_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Erf, CONTIG>(x) }
+}
+
+/// `erf` on `f64`, strided loop.
+pub unsafe fn erf_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, erf_f64_contig) }
+}
+
+/// `erf` on `e4m3fn`, contig loop.
+pub unsafe fn erf_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e4m3fn`, strided loop.
+pub unsafe fn erf_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e5m2`, contig loop.
+pub unsafe fn erf_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e5m2`, strided loop.
+pub unsafe fn erf_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e4m3`, contig loop.
+pub unsafe fn erf_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e4m3`, strided loop.
+pub unsafe fn erf_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e3m4`, contig loop.
+pub unsafe fn erf_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e3m4`, strided loop.
+pub unsafe fn erf_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e4m3fnuz`, contig loop.
+pub unsafe fn erf_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e4m3fnuz`, strided loop.
+pub unsafe fn erf_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e5m2fnuz`, contig loop.
+pub unsafe fn erf_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e5m2fnuz`, strided loop.
+pub unsafe fn erf_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn erf_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn erf_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e8m0fnu`, contig loop.
+pub unsafe fn erf_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e8m0fnu`, strided loop.
+pub unsafe fn erf_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e2m3fn`, contig loop.
+pub unsafe fn erf_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e2m3fn`, strided loop.
+pub unsafe fn erf_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e3m2fn`, contig loop.
+pub unsafe fn erf_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e3m2fn`, strided loop.
+pub unsafe fn erf_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e2m1fn`, contig loop.
+pub unsafe fn erf_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `e2m1fn`, strided loop.
+pub unsafe fn erf_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erf` on `ue4m3`, contig loop.
+pub unsafe fn erf_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, erf_f32_contig) }
+}
+
+/// `erf` on `ue4m3`, strided loop.
+pub unsafe fn erf_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, erf_f32_contig) }
+}
+
+/// `erfc` on `f16`, contig loop.
+pub unsafe fn erfc_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `f16`, strided loop.
+pub unsafe fn erfc_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `bf16`, contig loop.
+pub unsafe fn erfc_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `bf16`, strided loop.
+pub unsafe fn erfc_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `f32`, contig loop.
+pub unsafe fn erfc_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Erfc, CONTIG>(x) }
+}
+
+/// `erfc` on `f32`, strided loop.
+pub unsafe fn erfc_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `f64`, contig loop.
+pub unsafe fn erfc_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Erfc, CONTIG>(x) }
+}
+
+/// `erfc` on `f64`, strided loop.
+pub unsafe fn erfc_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, erfc_f64_contig) }
+}
+
+/// `erfc` on `e4m3fn`, contig loop.
+pub unsafe fn erfc_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e4m3fn`, strided loop.
+pub unsafe fn erfc_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e5m2`, contig loop.
+pub unsafe fn erfc_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e5m2`, strided loop.
+pub unsafe fn erfc_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e4m3`, contig loop.
+pub unsafe fn erfc_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e4m3`, strided loop.
+pub unsafe fn erfc_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e3m4`, contig loop.
+pub unsafe fn erfc_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e3m4`, strided loop.
+pub unsafe fn erfc_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e4m3fnuz`, contig loop.
+pub unsafe fn erfc_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e4m3fnuz`, strided loop.
+pub unsafe fn erfc_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e5m2fnuz`, contig loop.
+pub unsafe fn erfc_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e5m2fnuz`, strided loop.
+pub unsafe fn erfc_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn erfc_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn erfc_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e8m0fnu`, contig loop.
+pub unsafe fn erfc_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e8m0fnu`, strided loop.
+pub unsafe fn erfc_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e2m3fn`, contig loop.
+pub unsafe fn erfc_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e2m3fn`, strided loop.
+pub unsafe fn erfc_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e3m2fn`, contig loop.
+pub unsafe fn erfc_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e3m2fn`, strided loop.
+pub unsafe fn erfc_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e2m1fn`, contig loop.
+pub unsafe fn erfc_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `e2m1fn`, strided loop.
+pub unsafe fn erfc_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `ue4m3`, contig loop.
+pub unsafe fn erfc_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, erfc_f32_contig) }
+}
+
+/// `erfc` on `ue4m3`, strided loop.
+pub unsafe fn erfc_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, erfc_f32_contig) }
+}
+
+/// `pow` on `f16`, contig loop.
+pub unsafe fn pow_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `f16`, bcast0 loop.
+pub unsafe fn pow_f16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `f16`, bcast1 loop.
+pub unsafe fn pow_f16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `f16`, strided loop.
+pub unsafe fn pow_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `bf16`, contig loop.
+pub unsafe fn pow_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `bf16`, bcast0 loop.
+pub unsafe fn pow_bf16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `bf16`, bcast1 loop.
+pub unsafe fn pow_bf16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `bf16`, strided loop.
+pub unsafe fn pow_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `f32`, contig loop.
+pub unsafe fn pow_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2::<Native<f32>, Native<f32>, Native<f32>, Pow, CONTIG>(x) }
+}
+
+/// `pow` on `f32`, bcast0 loop.
+pub unsafe fn pow_f32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Native<f32>, Native<f32>, Native<f32>, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `f32`, bcast1 loop.
+pub unsafe fn pow_f32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Native<f32>, Native<f32>, Native<f32>, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `f32`, strided loop.
+pub unsafe fn pow_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Native<f32>, Native<f32>, Native<f32>, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `f64`, contig loop.
+pub unsafe fn pow_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2::<Native<f64>, Native<f64>, Native<f64>, Pow, CONTIG>(x) }
+}
+
+/// `pow` on `f64`, bcast0 loop.
+pub unsafe fn pow_f64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f64, Native<f64>, Native<f64>, Native<f64>, BCAST0>(x, pow_f64_contig) }
+}
+
+/// `pow` on `f64`, bcast1 loop.
+pub unsafe fn pow_f64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f64, Native<f64>, Native<f64>, Native<f64>, BCAST1>(x, pow_f64_contig) }
+}
+
+/// `pow` on `f64`, strided loop.
+pub unsafe fn pow_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f64, Native<f64>, Native<f64>, Native<f64>, STRIDED>(x, pow_f64_contig) }
+}
+
+/// `pow` on `e4m3fn`, contig loop.
+pub unsafe fn pow_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3fn`, bcast0 loop.
+pub unsafe fn pow_e4m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3fn`, bcast1 loop.
+pub unsafe fn pow_e4m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3fn`, strided loop.
+pub unsafe fn pow_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e5m2`, contig loop.
+pub unsafe fn pow_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e5m2`, bcast0 loop.
+pub unsafe fn pow_e5m2_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e5m2`, bcast1 loop.
+pub unsafe fn pow_e5m2_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e5m2`, strided loop.
+pub unsafe fn pow_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3`, contig loop.
+pub unsafe fn pow_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3`, bcast0 loop.
+pub unsafe fn pow_e4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3`, bcast1 loop.
+pub unsafe fn pow_e4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3`, strided loop.
+pub unsafe fn pow_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e3m4`, contig loop.
+pub unsafe fn pow_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e3m4`, bcast0 loop.
+pub unsafe fn pow_e3m4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e3m4`, bcast1 loop.
+pub unsafe fn pow_e3m4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e3m4`, strided loop.
+pub unsafe fn pow_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3fnuz`, contig loop.
+pub unsafe fn pow_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3fnuz`, bcast0 loop.
+pub unsafe fn pow_e4m3fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3fnuz`, bcast1 loop.
+pub unsafe fn pow_e4m3fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3fnuz`, strided loop.
+pub unsafe fn pow_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e5m2fnuz`, contig loop.
+pub unsafe fn pow_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e5m2fnuz`, bcast0 loop.
+pub unsafe fn pow_e5m2fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e5m2fnuz`, bcast1 loop.
+pub unsafe fn pow_e5m2fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e5m2fnuz`, strided loop.
+pub unsafe fn pow_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn pow_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3b11fnuz`, bcast0 loop.
+pub unsafe fn pow_e4m3b11fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3b11fnuz`, bcast1 loop.
+pub unsafe fn pow_e4m3b11fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn pow_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e8m0fnu`, contig loop.
+pub unsafe fn pow_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e8m0fnu`, bcast0 loop.
+pub unsafe fn pow_e8m0fnu_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e8m0fnu`, bcast1 loop.
+pub unsafe fn pow_e8m0fnu_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e8m0fnu`, strided loop.
+pub unsafe fn pow_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e2m3fn`, contig loop.
+pub unsafe fn pow_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e2m3fn`, bcast0 loop.
+pub unsafe fn pow_e2m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e2m3fn`, bcast1 loop.
+pub unsafe fn pow_e2m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e2m3fn`, strided loop.
+pub unsafe fn pow_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e3m2fn`, contig loop.
+pub unsafe fn pow_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e3m2fn`, bcast0 loop.
+pub unsafe fn pow_e3m2fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e3m2fn`, bcast1 loop.
+pub unsafe fn pow_e3m2fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e3m2fn`, strided loop.
+pub unsafe fn pow_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e2m1fn`, contig loop.
+pub unsafe fn pow_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e2m1fn`, bcast0 loop.
+pub unsafe fn pow_e2m1fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e2m1fn`, bcast1 loop.
+pub unsafe fn pow_e2m1fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `e2m1fn`, strided loop.
+pub unsafe fn pow_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `pow` on `ue4m3`, contig loop.
+pub unsafe fn pow_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, CONTIG>(x, pow_f32_contig) }
+}
+
+/// `pow` on `ue4m3`, bcast0 loop.
+pub unsafe fn pow_ue4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, BCAST0>(x, pow_f32_contig) }
+}
+
+/// `pow` on `ue4m3`, bcast1 loop.
+pub unsafe fn pow_ue4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, BCAST1>(x, pow_f32_contig) }
+}
+
+/// `pow` on `ue4m3`, strided loop.
+pub unsafe fn pow_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, STRIDED>(x, pow_f32_contig) }
+}
+
+/// `hypot` on `f16`, contig loop.
+pub unsafe fn hypot_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `f16`, bcast0 loop.
+pub unsafe fn hypot_f16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `f16`, bcast1 loop.
+pub unsafe fn hypot_f16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `f16`, strided loop.
+pub unsafe fn hypot_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `bf16`, contig loop.
+pub unsafe fn hypot_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `bf16`, bcast0 loop.
+pub unsafe fn hypot_bf16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `bf16`, bcast1 loop.
+pub unsafe fn hypot_bf16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `bf16`, strided loop.
+pub unsafe fn hypot_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `f32`, contig loop.
+pub unsafe fn hypot_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2::<Native<f32>, Native<f32>, Native<f32>, Hypot, CONTIG>(x) }
+}
+
+/// `hypot` on `f32`, bcast0 loop.
+pub unsafe fn hypot_f32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Native<f32>, Native<f32>, Native<f32>, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `f32`, bcast1 loop.
+pub unsafe fn hypot_f32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Native<f32>, Native<f32>, Native<f32>, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `f32`, strided loop.
+pub unsafe fn hypot_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Native<f32>, Native<f32>, Native<f32>, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `f64`, contig loop.
+pub unsafe fn hypot_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2::<Native<f64>, Native<f64>, Native<f64>, Hypot, CONTIG>(x) }
+}
+
+/// `hypot` on `f64`, bcast0 loop.
+pub unsafe fn hypot_f64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f64, Native<f64>, Native<f64>, Native<f64>, BCAST0>(x, hypot_f64_contig) }
+}
+
+/// `hypot` on `f64`, bcast1 loop.
+pub unsafe fn hypot_f64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f64, Native<f64>, Native<f64>, Native<f64>, BCAST1>(x, hypot_f64_contig) }
+}
+
+/// `hypot` on `f64`, strided loop.
+pub unsafe fn hypot_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f64, Native<f64>, Native<f64>, Native<f64>, STRIDED>(x, hypot_f64_contig) }
+}
+
+/// `hypot` on `e4m3fn`, contig loop.
+pub unsafe fn hypot_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3fn`, bcast0 loop.
+pub unsafe fn hypot_e4m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3fn`, bcast1 loop.
+pub unsafe fn hypot_e4m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3fn`, strided loop.
+pub unsafe fn hypot_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e5m2`, contig loop.
+pub unsafe fn hypot_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e5m2`, bcast0 loop.
+pub unsafe fn hypot_e5m2_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e5m2`, bcast1 loop.
+pub unsafe fn hypot_e5m2_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e5m2`, strided loop.
+pub unsafe fn hypot_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3`, contig loop.
+pub unsafe fn hypot_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3`, bcast0 loop.
+pub unsafe fn hypot_e4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3`, bcast1 loop.
+pub unsafe fn hypot_e4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3`, strided loop.
+pub unsafe fn hypot_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e3m4`, contig loop.
+pub unsafe fn hypot_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e3m4`, bcast0 loop.
+pub unsafe fn hypot_e3m4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e3m4`, bcast1 loop.
+pub unsafe fn hypot_e3m4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e3m4`, strided loop.
+pub unsafe fn hypot_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3fnuz`, contig loop.
+pub unsafe fn hypot_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3fnuz`, bcast0 loop.
+pub unsafe fn hypot_e4m3fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3fnuz`, bcast1 loop.
+pub unsafe fn hypot_e4m3fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3fnuz`, strided loop.
+pub unsafe fn hypot_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e5m2fnuz`, contig loop.
+pub unsafe fn hypot_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e5m2fnuz`, bcast0 loop.
+pub unsafe fn hypot_e5m2fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e5m2fnuz`, bcast1 loop.
+pub unsafe fn hypot_e5m2fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e5m2fnuz`, strided loop.
+pub unsafe fn hypot_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn hypot_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3b11fnuz`, bcast0 loop.
+pub unsafe fn hypot_e4m3b11fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3b11fnuz`, bcast1 loop.
+pub unsafe fn hypot_e4m3b11fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn hypot_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e8m0fnu`, contig loop.
+pub unsafe fn hypot_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e8m0fnu`, bcast0 loop.
+pub unsafe fn hypot_e8m0fnu_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e8m0fnu`, bcast1 loop.
+pub unsafe fn hypot_e8m0fnu_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e8m0fnu`, strided loop.
+pub unsafe fn hypot_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e2m3fn`, contig loop.
+pub unsafe fn hypot_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e2m3fn`, bcast0 loop.
+pub unsafe fn hypot_e2m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e2m3fn`, bcast1 loop.
+pub unsafe fn hypot_e2m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e2m3fn`, strided loop.
+pub unsafe fn hypot_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e3m2fn`, contig loop.
+pub unsafe fn hypot_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e3m2fn`, bcast0 loop.
+pub unsafe fn hypot_e3m2fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e3m2fn`, bcast1 loop.
+pub unsafe fn hypot_e3m2fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e3m2fn`, strided loop.
+pub unsafe fn hypot_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e2m1fn`, contig loop.
+pub unsafe fn hypot_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e2m1fn`, bcast0 loop.
+pub unsafe fn hypot_e2m1fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e2m1fn`, bcast1 loop.
+pub unsafe fn hypot_e2m1fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `e2m1fn`, strided loop.
+pub unsafe fn hypot_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `ue4m3`, contig loop.
+pub unsafe fn hypot_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, CONTIG>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `ue4m3`, bcast0 loop.
+pub unsafe fn hypot_ue4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, BCAST0>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `ue4m3`, bcast1 loop.
+pub unsafe fn hypot_ue4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, BCAST1>(x, hypot_f32_contig) }
+}
+
+/// `hypot` on `ue4m3`, strided loop.
+pub unsafe fn hypot_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, STRIDED>(x, hypot_f32_contig) }
+}
+
+/// `cbrt` on `f16`, contig loop.
+pub unsafe fn cbrt_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `f16`, strided loop.
+pub unsafe fn cbrt_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `bf16`, contig loop.
+pub unsafe fn cbrt_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `bf16`, strided loop.
+pub unsafe fn cbrt_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `f32`, contig loop.
+pub unsafe fn cbrt_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Cbrt, CONTIG>(x) }
+}
+
+/// `cbrt` on `f32`, strided loop.
+pub unsafe fn cbrt_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `f64`, contig loop.
+pub unsafe fn cbrt_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Cbrt, CONTIG>(x) }
+}
+
+/// `cbrt` on `f64`, strided loop.
+pub unsafe fn cbrt_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, cbrt_f64_contig) }
+}
+
+/// `cbrt` on `e4m3fn`, contig loop.
+pub unsafe fn cbrt_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e4m3fn`, strided loop.
+pub unsafe fn cbrt_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e5m2`, contig loop.
+pub unsafe fn cbrt_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e5m2`, strided loop.
+pub unsafe fn cbrt_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e4m3`, contig loop.
+pub unsafe fn cbrt_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e4m3`, strided loop.
+pub unsafe fn cbrt_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e3m4`, contig loop.
+pub unsafe fn cbrt_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e3m4`, strided loop.
+pub unsafe fn cbrt_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e4m3fnuz`, contig loop.
+pub unsafe fn cbrt_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e4m3fnuz`, strided loop.
+pub unsafe fn cbrt_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e5m2fnuz`, contig loop.
+pub unsafe fn cbrt_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e5m2fnuz`, strided loop.
+pub unsafe fn cbrt_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn cbrt_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn cbrt_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e8m0fnu`, contig loop.
+pub unsafe fn cbrt_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e8m0fnu`, strided loop.
+pub unsafe fn cbrt_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e2m3fn`, contig loop.
+pub unsafe fn cbrt_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e2m3fn`, strided loop.
+pub unsafe fn cbrt_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e3m2fn`, contig loop.
+pub unsafe fn cbrt_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e3m2fn`, strided loop.
+pub unsafe fn cbrt_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e2m1fn`, contig loop.
+pub unsafe fn cbrt_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `e2m1fn`, strided loop.
+pub unsafe fn cbrt_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `ue4m3`, contig loop.
+pub unsafe fn cbrt_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, cbrt_f32_contig) }
+}
+
+/// `cbrt` on `ue4m3`, strided loop.
+pub unsafe fn cbrt_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, cbrt_f32_contig) }
+}
+
+/// `sigmoid` on `f16`, contig loop.
+pub unsafe fn sigmoid_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `f16`, strided loop.
+pub unsafe fn sigmoid_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `bf16`, contig loop.
+pub unsafe fn sigmoid_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `bf16`, strided loop.
+pub unsafe fn sigmoid_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `f32`, contig loop.
+pub unsafe fn sigmoid_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Sigmoid, CONTIG>(x) }
+}
+
+/// `sigmoid` on `f32`, strided loop.
+pub unsafe fn sigmoid_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `f64`, contig loop.
+pub unsafe fn sigmoid_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Sigmoid, CONTIG>(x) }
+}
+
+/// `sigmoid` on `f64`, strided loop.
+pub unsafe fn sigmoid_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, sigmoid_f64_contig) }
+}
+
+/// `sigmoid` on `e4m3fn`, contig loop.
+pub unsafe fn sigmoid_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e4m3fn`, strided loop.
+pub unsafe fn sigmoid_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e5m2`, contig loop.
+pub unsafe fn sigmoid_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e5m2`, strided loop.
+pub unsafe fn sigmoid_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e4m3`, contig loop.
+pub unsafe fn sigmoid_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e4m3`, strided loop.
+pub unsafe fn sigmoid_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e3m4`, contig loop.
+pub unsafe fn sigmoid_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e3m4`, strided loop.
+pub unsafe fn sigmoid_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e4m3fnuz`, contig loop.
+pub unsafe fn sigmoid_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e4m3fnuz`, strided loop.
+pub unsafe fn sigmoid_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e5m2fnuz`, contig loop.
+pub unsafe fn sigmoid_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e5m2fnuz`, strided loop.
+pub unsafe fn sigmoid_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn sigmoid_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn sigmoid_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e8m0fnu`, contig loop.
+pub unsafe fn sigmoid_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e8m0fnu`, strided loop.
+pub unsafe fn sigmoid_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e2m3fn`, contig loop.
+pub unsafe fn sigmoid_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e2m3fn`, strided loop.
+pub unsafe fn sigmoid_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e3m2fn`, contig loop.
+pub unsafe fn sigmoid_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e3m2fn`, strided loop.
+pub unsafe fn sigmoid_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e2m1fn`, contig loop.
+pub unsafe fn sigmoid_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `e2m1fn`, strided loop.
+pub unsafe fn sigmoid_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `ue4m3`, contig loop.
+pub unsafe fn sigmoid_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, sigmoid_f32_contig) }
+}
+
+/// `sigmoid` on `ue4m3`, strided loop.
+pub unsafe fn sigmoid_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, sigmoid_f32_contig) }
+}
+
+/// `rsqrt` on `f16`, contig loop.
+pub unsafe fn rsqrt_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `f16`, strided loop.
+pub unsafe fn rsqrt_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `bf16`, contig loop.
+pub unsafe fn rsqrt_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `bf16`, strided loop.
+pub unsafe fn rsqrt_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `f32`, contig loop.
+pub unsafe fn rsqrt_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, Rsqrt, CONTIG>(x) }
+}
+
+/// `rsqrt` on `f32`, strided loop.
+pub unsafe fn rsqrt_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `f64`, contig loop.
+pub unsafe fn rsqrt_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, Rsqrt, CONTIG>(x) }
+}
+
+/// `rsqrt` on `f64`, strided loop.
+pub unsafe fn rsqrt_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, rsqrt_f64_contig) }
+}
+
+/// `rsqrt` on `e4m3fn`, contig loop.
+pub unsafe fn rsqrt_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e4m3fn`, strided loop.
+pub unsafe fn rsqrt_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e5m2`, contig loop.
+pub unsafe fn rsqrt_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e5m2`, strided loop.
+pub unsafe fn rsqrt_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e4m3`, contig loop.
+pub unsafe fn rsqrt_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e4m3`, strided loop.
+pub unsafe fn rsqrt_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e3m4`, contig loop.
+pub unsafe fn rsqrt_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e3m4`, strided loop.
+pub unsafe fn rsqrt_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e4m3fnuz`, contig loop.
+pub unsafe fn rsqrt_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e4m3fnuz`, strided loop.
+pub unsafe fn rsqrt_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e5m2fnuz`, contig loop.
+pub unsafe fn rsqrt_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e5m2fnuz`, strided loop.
+pub unsafe fn rsqrt_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn rsqrt_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn rsqrt_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e8m0fnu`, contig loop.
+pub unsafe fn rsqrt_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e8m0fnu`, strided loop.
+pub unsafe fn rsqrt_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e2m3fn`, contig loop.
+pub unsafe fn rsqrt_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e2m3fn`, strided loop.
+pub unsafe fn rsqrt_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e3m2fn`, contig loop.
+pub unsafe fn rsqrt_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e3m2fn`, strided loop.
+pub unsafe fn rsqrt_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e2m1fn`, contig loop.
+pub unsafe fn rsqrt_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `e2m1fn`, strided loop.
+pub unsafe fn rsqrt_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `ue4m3`, contig loop.
+pub unsafe fn rsqrt_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, rsqrt_f32_contig) }
+}
+
+/// `rsqrt` on `ue4m3`, strided loop.
+pub unsafe fn rsqrt_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, rsqrt_f32_contig) }
+}
+
+/// `fast_exp` on `f16`, contig loop.
+pub unsafe fn fast_exp_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `f16`, strided loop.
+pub unsafe fn fast_exp_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `bf16`, contig loop.
+pub unsafe fn fast_exp_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `bf16`, strided loop.
+pub unsafe fn fast_exp_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `f32`, contig loop.
+pub unsafe fn fast_exp_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, FastExp, CONTIG>(x) }
+}
+
+/// `fast_exp` on `f32`, strided loop.
+pub unsafe fn fast_exp_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `f64`, contig loop.
+pub unsafe fn fast_exp_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, FastExp, CONTIG>(x) }
+}
+
+/// `fast_exp` on `f64`, strided loop.
+pub unsafe fn fast_exp_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, fast_exp_f64_contig) }
+}
+
+/// `fast_exp` on `e4m3fn`, contig loop.
+pub unsafe fn fast_exp_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e4m3fn`, strided loop.
+pub unsafe fn fast_exp_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e5m2`, contig loop.
+pub unsafe fn fast_exp_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e5m2`, strided loop.
+pub unsafe fn fast_exp_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e4m3`, contig loop.
+pub unsafe fn fast_exp_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e4m3`, strided loop.
+pub unsafe fn fast_exp_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e3m4`, contig loop.
+pub unsafe fn fast_exp_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e3m4`, strided loop.
+pub unsafe fn fast_exp_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e4m3fnuz`, contig loop.
+pub unsafe fn fast_exp_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e4m3fnuz`, strided loop.
+pub unsafe fn fast_exp_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e5m2fnuz`, contig loop.
+pub unsafe fn fast_exp_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e5m2fnuz`, strided loop.
+pub unsafe fn fast_exp_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn fast_exp_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn fast_exp_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e8m0fnu`, contig loop.
+pub unsafe fn fast_exp_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e8m0fnu`, strided loop.
+pub unsafe fn fast_exp_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e2m3fn`, contig loop.
+pub unsafe fn fast_exp_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e2m3fn`, strided loop.
+pub unsafe fn fast_exp_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e3m2fn`, contig loop.
+pub unsafe fn fast_exp_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e3m2fn`, strided loop.
+pub unsafe fn fast_exp_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e2m1fn`, contig loop.
+pub unsafe fn fast_exp_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `e2m1fn`, strided loop.
+pub unsafe fn fast_exp_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `ue4m3`, contig loop.
+pub unsafe fn fast_exp_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_exp` on `ue4m3`, strided loop.
+pub unsafe fn fast_exp_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, fast_exp_f32_contig) }
+}
+
+/// `fast_log` on `f16`, contig loop.
+pub unsafe fn fast_log_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `f16`, strided loop.
+pub unsafe fn fast_log_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `bf16`, contig loop.
+pub unsafe fn fast_log_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `bf16`, strided loop.
+pub unsafe fn fast_log_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `f32`, contig loop.
+pub unsafe fn fast_log_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, FastLog, CONTIG>(x) }
+}
+
+/// `fast_log` on `f32`, strided loop.
+pub unsafe fn fast_log_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `f64`, contig loop.
+pub unsafe fn fast_log_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, FastLog, CONTIG>(x) }
+}
+
+/// `fast_log` on `f64`, strided loop.
+pub unsafe fn fast_log_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, fast_log_f64_contig) }
+}
+
+/// `fast_log` on `e4m3fn`, contig loop.
+pub unsafe fn fast_log_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e4m3fn`, strided loop.
+pub unsafe fn fast_log_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e5m2`, contig loop.
+pub unsafe fn fast_log_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e5m2`, strided loop.
+pub unsafe fn fast_log_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e4m3`, contig loop.
+pub unsafe fn fast_log_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e4m3`, strided loop.
+pub unsafe fn fast_log_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e3m4`, contig loop.
+pub unsafe fn fast_log_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e3m4`, strided loop.
+pub unsafe fn fast_log_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e4m3fnuz`, contig loop.
+pub unsafe fn fast_log_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e4m3fnuz`, strided loop.
+pub unsafe fn fast_log_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e5m2fnuz`, contig loop.
+pub unsafe fn fast_log_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e5m2fnuz`, strided loop.
+pub unsafe fn fast_log_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn fast_log_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn fast_log_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e8m0fnu`, contig loop.
+pub unsafe fn fast_log_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e8m0fnu`, strided loop.
+pub unsafe fn fast_log_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e2m3fn`, contig loop.
+pub unsafe fn fast_log_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e2m3fn`, strided loop.
+pub unsafe fn fast_log_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e3m2fn`, contig loop.
+pub unsafe fn fast_log_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e3m2fn`, strided loop.
+pub unsafe fn fast_log_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e2m1fn`, contig loop.
+pub unsafe fn fast_log_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `e2m1fn`, strided loop.
+pub unsafe fn fast_log_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `ue4m3`, contig loop.
+pub unsafe fn fast_log_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, fast_log_f32_contig) }
+}
+
+/// `fast_log` on `ue4m3`, strided loop.
+pub unsafe fn fast_log_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, fast_log_f32_contig) }
+}
+
+/// `fast_sin` on `f16`, contig loop.
+pub unsafe fn fast_sin_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `f16`, strided loop.
+pub unsafe fn fast_sin_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `bf16`, contig loop.
+pub unsafe fn fast_sin_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `bf16`, strided loop.
+pub unsafe fn fast_sin_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `f32`, contig loop.
+pub unsafe fn fast_sin_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, FastSin, CONTIG>(x) }
+}
+
+/// `fast_sin` on `f32`, strided loop.
+pub unsafe fn fast_sin_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `f64`, contig loop.
+pub unsafe fn fast_sin_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, FastSin, CONTIG>(x) }
+}
+
+/// `fast_sin` on `f64`, strided loop.
+pub unsafe fn fast_sin_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, fast_sin_f64_contig) }
+}
+
+/// `fast_sin` on `e4m3fn`, contig loop.
+pub unsafe fn fast_sin_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e4m3fn`, strided loop.
+pub unsafe fn fast_sin_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e5m2`, contig loop.
+pub unsafe fn fast_sin_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e5m2`, strided loop.
+pub unsafe fn fast_sin_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e4m3`, contig loop.
+pub unsafe fn fast_sin_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e4m3`, strided loop.
+pub unsafe fn fast_sin_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e3m4`, contig loop.
+pub unsafe fn fast_sin_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e3m4`, strided loop.
+pub unsafe fn fast_sin_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e4m3fnuz`, contig loop.
+pub unsafe fn fast_sin_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e4m3fnuz`, strided loop.
+pub unsafe fn fast_sin_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e5m2fnuz`, contig loop.
+pub unsafe fn fast_sin_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e5m2fnuz`, strided loop.
+pub unsafe fn fast_sin_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn fast_sin_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn fast_sin_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e8m0fnu`, contig loop.
+pub unsafe fn fast_sin_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e8m0fnu`, strided loop.
+pub unsafe fn fast_sin_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e2m3fn`, contig loop.
+pub unsafe fn fast_sin_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e2m3fn`, strided loop.
+pub unsafe fn fast_sin_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e3m2fn`, contig loop.
+pub unsafe fn fast_sin_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e3m2fn`, strided loop.
+pub unsafe fn fast_sin_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e2m1fn`, contig loop.
+pub unsafe fn fast_sin_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `e2m1fn`, strided loop.
+pub unsafe fn fast_sin_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `ue4m3`, contig loop.
+pub unsafe fn fast_sin_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_sin` on `ue4m3`, strided loop.
+pub unsafe fn fast_sin_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, fast_sin_f32_contig) }
+}
+
+/// `fast_cos` on `f16`, contig loop.
+pub unsafe fn fast_cos_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `f16`, strided loop.
+pub unsafe fn fast_cos_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `bf16`, contig loop.
+pub unsafe fn fast_cos_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `bf16`, strided loop.
+pub unsafe fn fast_cos_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `f32`, contig loop.
+pub unsafe fn fast_cos_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, FastCos, CONTIG>(x) }
+}
+
+/// `fast_cos` on `f32`, strided loop.
+pub unsafe fn fast_cos_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `f64`, contig loop.
+pub unsafe fn fast_cos_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, FastCos, CONTIG>(x) }
+}
+
+/// `fast_cos` on `f64`, strided loop.
+pub unsafe fn fast_cos_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, fast_cos_f64_contig) }
+}
+
+/// `fast_cos` on `e4m3fn`, contig loop.
+pub unsafe fn fast_cos_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e4m3fn`, strided loop.
+pub unsafe fn fast_cos_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e5m2`, contig loop.
+pub unsafe fn fast_cos_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e5m2`, strided loop.
+pub unsafe fn fast_cos_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e4m3`, contig loop.
+pub unsafe fn fast_cos_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e4m3`, strided loop.
+pub unsafe fn fast_cos_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e3m4`, contig loop.
+pub unsafe fn fast_cos_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e3m4`, strided loop.
+pub unsafe fn fast_cos_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e4m3fnuz`, contig loop.
+pub unsafe fn fast_cos_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e4m3fnuz`, strided loop.
+pub unsafe fn fast_cos_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e5m2fnuz`, contig loop.
+pub unsafe fn fast_cos_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e5m2fnuz`, strided loop.
+pub unsafe fn fast_cos_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn fast_cos_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn fast_cos_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e8m0fnu`, contig loop.
+pub unsafe fn fast_cos_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e8m0fnu`, strided loop.
+pub unsafe fn fast_cos_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e2m3fn`, contig loop.
+pub unsafe fn fast_cos_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e2m3fn`, strided loop.
+pub unsafe fn fast_cos_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e3m2fn`, contig loop.
+pub unsafe fn fast_cos_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e3m2fn`, strided loop.
+pub unsafe fn fast_cos_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e2m1fn`, contig loop.
+pub unsafe fn fast_cos_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `e2m1fn`, strided loop.
+pub unsafe fn fast_cos_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `ue4m3`, contig loop.
+pub unsafe fn fast_cos_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_cos` on `ue4m3`, strided loop.
+pub unsafe fn fast_cos_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, fast_cos_f32_contig) }
+}
+
+/// `fast_tanh` on `f16`, contig loop.
+pub unsafe fn fast_tanh_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `f16`, strided loop.
+pub unsafe fn fast_tanh_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `bf16`, contig loop.
+pub unsafe fn fast_tanh_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `bf16`, strided loop.
+pub unsafe fn fast_tanh_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `f32`, contig loop.
+pub unsafe fn fast_tanh_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, FastTanh, CONTIG>(x) }
+}
+
+/// `fast_tanh` on `f32`, strided loop.
+pub unsafe fn fast_tanh_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `f64`, contig loop.
+pub unsafe fn fast_tanh_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, FastTanh, CONTIG>(x) }
+}
+
+/// `fast_tanh` on `f64`, strided loop.
+pub unsafe fn fast_tanh_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, fast_tanh_f64_contig) }
+}
+
+/// `fast_tanh` on `e4m3fn`, contig loop.
+pub unsafe fn fast_tanh_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e4m3fn`, strided loop.
+pub unsafe fn fast_tanh_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e5m2`, contig loop.
+pub unsafe fn fast_tanh_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e5m2`, strided loop.
+pub unsafe fn fast_tanh_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e4m3`, contig loop.
+pub unsafe fn fast_tanh_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e4m3`, strided loop.
+pub unsafe fn fast_tanh_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e3m4`, contig loop.
+pub unsafe fn fast_tanh_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e3m4`, strided loop.
+pub unsafe fn fast_tanh_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e4m3fnuz`, contig loop.
+pub unsafe fn fast_tanh_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e4m3fnuz`, strided loop.
+pub unsafe fn fast_tanh_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e5m2fnuz`, contig loop.
+pub unsafe fn fast_tanh_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e5m2fnuz`, strided loop.
+pub unsafe fn fast_tanh_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn fast_tanh_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn fast_tanh_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e8m0fnu`, contig loop.
+pub unsafe fn fast_tanh_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e8m0fnu`, strided loop.
+pub unsafe fn fast_tanh_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e2m3fn`, contig loop.
+pub unsafe fn fast_tanh_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e2m3fn`, strided loop.
+pub unsafe fn fast_tanh_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e3m2fn`, contig loop.
+pub unsafe fn fast_tanh_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e3m2fn`, strided loop.
+pub unsafe fn fast_tanh_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e2m1fn`, contig loop.
+pub unsafe fn fast_tanh_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `e2m1fn`, strided loop.
+pub unsafe fn fast_tanh_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `ue4m3`, contig loop.
+pub unsafe fn fast_tanh_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_tanh` on `ue4m3`, strided loop.
+pub unsafe fn fast_tanh_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, fast_tanh_f32_contig) }
+}
+
+/// `fast_sigmoid` on `f16`, contig loop.
+pub unsafe fn fast_sigmoid_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `f16`, strided loop.
+pub unsafe fn fast_sigmoid_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, F16, F16, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `bf16`, contig loop.
+pub unsafe fn fast_sigmoid_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `bf16`, strided loop.
+pub unsafe fn fast_sigmoid_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Bf16, Bf16, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `f32`, contig loop.
+pub unsafe fn fast_sigmoid_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f32>, Native<f32>, FastSigmoid, CONTIG>(x) }
+}
+
+/// `fast_sigmoid` on `f32`, strided loop.
+pub unsafe fn fast_sigmoid_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Native<f32>, Native<f32>, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `f64`, contig loop.
+pub unsafe fn fast_sigmoid_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1::<Native<f64>, Native<f64>, FastSigmoid, CONTIG>(x) }
+}
+
+/// `fast_sigmoid` on `f64`, strided loop.
+pub unsafe fn fast_sigmoid_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f64, Native<f64>, Native<f64>, STRIDED>(x, fast_sigmoid_f64_contig) }
+}
+
+/// `fast_sigmoid` on `e4m3fn`, contig loop.
+pub unsafe fn fast_sigmoid_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e4m3fn`, strided loop.
+pub unsafe fn fast_sigmoid_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fn, E4m3fn, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e5m2`, contig loop.
+pub unsafe fn fast_sigmoid_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e5m2`, strided loop.
+pub unsafe fn fast_sigmoid_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2, E5m2, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e4m3`, contig loop.
+pub unsafe fn fast_sigmoid_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e4m3`, strided loop.
+pub unsafe fn fast_sigmoid_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3, E4m3, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e3m4`, contig loop.
+pub unsafe fn fast_sigmoid_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e3m4`, strided loop.
+pub unsafe fn fast_sigmoid_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m4, E3m4, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e4m3fnuz`, contig loop.
+pub unsafe fn fast_sigmoid_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e4m3fnuz`, strided loop.
+pub unsafe fn fast_sigmoid_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3fnuz, E4m3fnuz, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e5m2fnuz`, contig loop.
+pub unsafe fn fast_sigmoid_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e5m2fnuz`, strided loop.
+pub unsafe fn fast_sigmoid_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E5m2fnuz, E5m2fnuz, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn fast_sigmoid_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn fast_sigmoid_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e8m0fnu`, contig loop.
+pub unsafe fn fast_sigmoid_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e8m0fnu`, strided loop.
+pub unsafe fn fast_sigmoid_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E8m0fnu, E8m0fnu, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e2m3fn`, contig loop.
+pub unsafe fn fast_sigmoid_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e2m3fn`, strided loop.
+pub unsafe fn fast_sigmoid_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m3fn, E2m3fn, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e3m2fn`, contig loop.
+pub unsafe fn fast_sigmoid_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e3m2fn`, strided loop.
+pub unsafe fn fast_sigmoid_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E3m2fn, E3m2fn, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e2m1fn`, contig loop.
+pub unsafe fn fast_sigmoid_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `e2m1fn`, strided loop.
+pub unsafe fn fast_sigmoid_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, E2m1fn, E2m1fn, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `ue4m3`, contig loop.
+pub unsafe fn fast_sigmoid_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, CONTIG>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_sigmoid` on `ue4m3`, strided loop.
+pub unsafe fn fast_sigmoid_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run1_via::<f32, Ue4m3, Ue4m3, STRIDED>(x, fast_sigmoid_f32_contig) }
+}
+
+/// `fast_pow` on `f16`, contig loop.
+pub unsafe fn fast_pow_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `f16`, bcast0 loop.
+pub unsafe fn fast_pow_f16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `f16`, bcast1 loop.
+pub unsafe fn fast_pow_f16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `f16`, strided loop.
+pub unsafe fn fast_pow_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, F16, F16, F16, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `bf16`, contig loop.
+pub unsafe fn fast_pow_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `bf16`, bcast0 loop.
+pub unsafe fn fast_pow_bf16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `bf16`, bcast1 loop.
+pub unsafe fn fast_pow_bf16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `bf16`, strided loop.
+pub unsafe fn fast_pow_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Bf16, Bf16, Bf16, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `f32`, contig loop.
+pub unsafe fn fast_pow_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2::<Native<f32>, Native<f32>, Native<f32>, FastPow, CONTIG>(x) }
+}
+
+/// `fast_pow` on `f32`, bcast0 loop.
+pub unsafe fn fast_pow_f32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Native<f32>, Native<f32>, Native<f32>, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `f32`, bcast1 loop.
+pub unsafe fn fast_pow_f32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Native<f32>, Native<f32>, Native<f32>, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `f32`, strided loop.
+pub unsafe fn fast_pow_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Native<f32>, Native<f32>, Native<f32>, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `f64`, contig loop.
+pub unsafe fn fast_pow_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2::<Native<f64>, Native<f64>, Native<f64>, FastPow, CONTIG>(x) }
+}
+
+/// `fast_pow` on `f64`, bcast0 loop.
+pub unsafe fn fast_pow_f64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f64, Native<f64>, Native<f64>, Native<f64>, BCAST0>(x, fast_pow_f64_contig) }
+}
+
+/// `fast_pow` on `f64`, bcast1 loop.
+pub unsafe fn fast_pow_f64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f64, Native<f64>, Native<f64>, Native<f64>, BCAST1>(x, fast_pow_f64_contig) }
+}
+
+/// `fast_pow` on `f64`, strided loop.
+pub unsafe fn fast_pow_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f64, Native<f64>, Native<f64>, Native<f64>, STRIDED>(x, fast_pow_f64_contig) }
+}
+
+/// `fast_pow` on `e4m3fn`, contig loop.
+pub unsafe fn fast_pow_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3fn`, bcast0 loop.
+pub unsafe fn fast_pow_e4m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3fn`, bcast1 loop.
+pub unsafe fn fast_pow_e4m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3fn`, strided loop.
+pub unsafe fn fast_pow_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fn, E4m3fn, E4m3fn, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e5m2`, contig loop.
+pub unsafe fn fast_pow_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e5m2`, bcast0 loop.
+pub unsafe fn fast_pow_e5m2_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e5m2`, bcast1 loop.
+pub unsafe fn fast_pow_e5m2_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e5m2`, strided loop.
+pub unsafe fn fast_pow_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2, E5m2, E5m2, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3`, contig loop.
+pub unsafe fn fast_pow_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3`, bcast0 loop.
+pub unsafe fn fast_pow_e4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3`, bcast1 loop.
+pub unsafe fn fast_pow_e4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3`, strided loop.
+pub unsafe fn fast_pow_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3, E4m3, E4m3, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e3m4`, contig loop.
+pub unsafe fn fast_pow_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e3m4`, bcast0 loop.
+pub unsafe fn fast_pow_e3m4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e3m4`, bcast1 loop.
+pub unsafe fn fast_pow_e3m4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e3m4`, strided loop.
+pub unsafe fn fast_pow_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m4, E3m4, E3m4, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3fnuz`, contig loop.
+pub unsafe fn fast_pow_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3fnuz`, bcast0 loop.
+pub unsafe fn fast_pow_e4m3fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3fnuz`, bcast1 loop.
+pub unsafe fn fast_pow_e4m3fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3fnuz`, strided loop.
+pub unsafe fn fast_pow_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3fnuz, E4m3fnuz, E4m3fnuz, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e5m2fnuz`, contig loop.
+pub unsafe fn fast_pow_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e5m2fnuz`, bcast0 loop.
+pub unsafe fn fast_pow_e5m2fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e5m2fnuz`, bcast1 loop.
+pub unsafe fn fast_pow_e5m2fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e5m2fnuz`, strided loop.
+pub unsafe fn fast_pow_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E5m2fnuz, E5m2fnuz, E5m2fnuz, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn fast_pow_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3b11fnuz`, bcast0 loop.
+pub unsafe fn fast_pow_e4m3b11fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3b11fnuz`, bcast1 loop.
+pub unsafe fn fast_pow_e4m3b11fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn fast_pow_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e8m0fnu`, contig loop.
+pub unsafe fn fast_pow_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e8m0fnu`, bcast0 loop.
+pub unsafe fn fast_pow_e8m0fnu_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e8m0fnu`, bcast1 loop.
+pub unsafe fn fast_pow_e8m0fnu_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e8m0fnu`, strided loop.
+pub unsafe fn fast_pow_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E8m0fnu, E8m0fnu, E8m0fnu, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e2m3fn`, contig loop.
+pub unsafe fn fast_pow_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e2m3fn`, bcast0 loop.
+pub unsafe fn fast_pow_e2m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e2m3fn`, bcast1 loop.
+pub unsafe fn fast_pow_e2m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e2m3fn`, strided loop.
+pub unsafe fn fast_pow_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m3fn, E2m3fn, E2m3fn, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e3m2fn`, contig loop.
+pub unsafe fn fast_pow_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e3m2fn`, bcast0 loop.
+pub unsafe fn fast_pow_e3m2fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e3m2fn`, bcast1 loop.
+pub unsafe fn fast_pow_e3m2fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e3m2fn`, strided loop.
+pub unsafe fn fast_pow_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E3m2fn, E3m2fn, E3m2fn, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e2m1fn`, contig loop.
+pub unsafe fn fast_pow_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e2m1fn`, bcast0 loop.
+pub unsafe fn fast_pow_e2m1fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e2m1fn`, bcast1 loop.
+pub unsafe fn fast_pow_e2m1fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `e2m1fn`, strided loop.
+pub unsafe fn fast_pow_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, E2m1fn, E2m1fn, E2m1fn, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `ue4m3`, contig loop.
+pub unsafe fn fast_pow_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, CONTIG>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `ue4m3`, bcast0 loop.
+pub unsafe fn fast_pow_ue4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, BCAST0>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `ue4m3`, bcast1 loop.
+pub unsafe fn fast_pow_ue4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, BCAST1>(x, fast_pow_f32_contig) }
+}
+
+/// `fast_pow` on `ue4m3`, strided loop.
+pub unsafe fn fast_pow_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run2_via::<f32, Ue4m3, Ue4m3, Ue4m3, STRIDED>(x, fast_pow_f32_contig) }
+}
+
+/// `add3` on `i8`, contig loop.
+pub unsafe fn add3_i8_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `i8`, bcast0 loop.
+pub unsafe fn add3_i8_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `i8`, bcast1 loop.
+pub unsafe fn add3_i8_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `i8`, bcast2 loop.
+pub unsafe fn add3_i8_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `i8`, strided loop.
+pub unsafe fn add3_i8_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `i16`, contig loop.
+pub unsafe fn add3_i16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `i16`, bcast0 loop.
+pub unsafe fn add3_i16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `i16`, bcast1 loop.
+pub unsafe fn add3_i16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `i16`, bcast2 loop.
+pub unsafe fn add3_i16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `i16`, strided loop.
+pub unsafe fn add3_i16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `i32`, contig loop.
+pub unsafe fn add3_i32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `i32`, bcast0 loop.
+pub unsafe fn add3_i32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `i32`, bcast1 loop.
+pub unsafe fn add3_i32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `i32`, bcast2 loop.
+pub unsafe fn add3_i32_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `i32`, strided loop.
+pub unsafe fn add3_i32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `i64`, contig loop.
+pub unsafe fn add3_i64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `i64`, bcast0 loop.
+pub unsafe fn add3_i64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `i64`, bcast1 loop.
+pub unsafe fn add3_i64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `i64`, bcast2 loop.
+pub unsafe fn add3_i64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `i64`, strided loop.
+pub unsafe fn add3_i64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `u8`, contig loop.
+pub unsafe fn add3_u8_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `u8`, bcast0 loop.
+pub unsafe fn add3_u8_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `u8`, bcast1 loop.
+pub unsafe fn add3_u8_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `u8`, bcast2 loop.
+pub unsafe fn add3_u8_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `u8`, strided loop.
+pub unsafe fn add3_u8_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `u16`, contig loop.
+pub unsafe fn add3_u16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `u16`, bcast0 loop.
+pub unsafe fn add3_u16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `u16`, bcast1 loop.
+pub unsafe fn add3_u16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `u16`, bcast2 loop.
+pub unsafe fn add3_u16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `u16`, strided loop.
+pub unsafe fn add3_u16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `u32`, contig loop.
+pub unsafe fn add3_u32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `u32`, bcast0 loop.
+pub unsafe fn add3_u32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `u32`, bcast1 loop.
+pub unsafe fn add3_u32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `u32`, bcast2 loop.
+pub unsafe fn add3_u32_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `u32`, strided loop.
+pub unsafe fn add3_u32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `u64`, contig loop.
+pub unsafe fn add3_u64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `u64`, bcast0 loop.
+pub unsafe fn add3_u64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `u64`, bcast1 loop.
+pub unsafe fn add3_u64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `u64`, bcast2 loop.
+pub unsafe fn add3_u64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `u64`, strided loop.
+pub unsafe fn add3_u64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `i4`, contig loop.
+pub unsafe fn add3_i4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `i4`, bcast0 loop.
+pub unsafe fn add3_i4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `i4`, bcast1 loop.
+pub unsafe fn add3_i4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `i4`, bcast2 loop.
+pub unsafe fn add3_i4_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `i4`, strided loop.
+pub unsafe fn add3_i4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `u4`, contig loop.
+pub unsafe fn add3_u4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `u4`, bcast0 loop.
+pub unsafe fn add3_u4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `u4`, bcast1 loop.
+pub unsafe fn add3_u4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `u4`, bcast2 loop.
+pub unsafe fn add3_u4_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `u4`, strided loop.
+pub unsafe fn add3_u4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `u1`, contig loop.
+pub unsafe fn add3_u1_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `u1`, bcast0 loop.
+pub unsafe fn add3_u1_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `u1`, bcast1 loop.
+pub unsafe fn add3_u1_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `u1`, bcast2 loop.
+pub unsafe fn add3_u1_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `u1`, strided loop.
+pub unsafe fn add3_u1_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `f16`, contig loop.
+pub unsafe fn add3_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `f16`, bcast0 loop.
+pub unsafe fn add3_f16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `f16`, bcast1 loop.
+pub unsafe fn add3_f16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `f16`, bcast2 loop.
+pub unsafe fn add3_f16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `f16`, strided loop.
+pub unsafe fn add3_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `bf16`, contig loop.
+pub unsafe fn add3_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `bf16`, bcast0 loop.
+pub unsafe fn add3_bf16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `bf16`, bcast1 loop.
+pub unsafe fn add3_bf16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `bf16`, bcast2 loop.
+pub unsafe fn add3_bf16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `bf16`, strided loop.
+pub unsafe fn add3_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `f32`, contig loop.
+pub unsafe fn add3_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `f32`, bcast0 loop.
+pub unsafe fn add3_f32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `f32`, bcast1 loop.
+pub unsafe fn add3_f32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `f32`, bcast2 loop.
+pub unsafe fn add3_f32_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `f32`, strided loop.
+pub unsafe fn add3_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `f64`, contig loop.
+pub unsafe fn add3_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `f64`, bcast0 loop.
+pub unsafe fn add3_f64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `f64`, bcast1 loop.
+pub unsafe fn add3_f64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `f64`, bcast2 loop.
+pub unsafe fn add3_f64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `f64`, strided loop.
+pub unsafe fn add3_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `c64`, contig loop.
+pub unsafe fn add3_c64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `c64`, bcast0 loop.
+pub unsafe fn add3_c64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `c64`, bcast1 loop.
+pub unsafe fn add3_c64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `c64`, bcast2 loop.
+pub unsafe fn add3_c64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `c64`, strided loop.
+pub unsafe fn add3_c64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `c128`, contig loop.
+pub unsafe fn add3_c128_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `c128`, bcast0 loop.
+pub unsafe fn add3_c128_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `c128`, bcast1 loop.
+pub unsafe fn add3_c128_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `c128`, bcast2 loop.
+pub unsafe fn add3_c128_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `c128`, strided loop.
+pub unsafe fn add3_c128_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `e4m3fn`, contig loop.
+pub unsafe fn add3_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `e4m3fn`, bcast0 loop.
+pub unsafe fn add3_e4m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `e4m3fn`, bcast1 loop.
+pub unsafe fn add3_e4m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `e4m3fn`, bcast2 loop.
+pub unsafe fn add3_e4m3fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `e4m3fn`, strided loop.
+pub unsafe fn add3_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `e5m2`, contig loop.
+pub unsafe fn add3_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `e5m2`, bcast0 loop.
+pub unsafe fn add3_e5m2_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `e5m2`, bcast1 loop.
+pub unsafe fn add3_e5m2_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `e5m2`, bcast2 loop.
+pub unsafe fn add3_e5m2_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `e5m2`, strided loop.
+pub unsafe fn add3_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `e4m3`, contig loop.
+pub unsafe fn add3_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `e4m3`, bcast0 loop.
+pub unsafe fn add3_e4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `e4m3`, bcast1 loop.
+pub unsafe fn add3_e4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `e4m3`, bcast2 loop.
+pub unsafe fn add3_e4m3_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `e4m3`, strided loop.
+pub unsafe fn add3_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `e3m4`, contig loop.
+pub unsafe fn add3_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `e3m4`, bcast0 loop.
+pub unsafe fn add3_e3m4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `e3m4`, bcast1 loop.
+pub unsafe fn add3_e3m4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `e3m4`, bcast2 loop.
+pub unsafe fn add3_e3m4_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `e3m4`, strided loop.
+pub unsafe fn add3_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `e4m3fnuz`, contig loop.
+pub unsafe fn add3_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `e4m3fnuz`, bcast0 loop.
+pub unsafe fn add3_e4m3fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `e4m3fnuz`, bcast1 loop.
+pub unsafe fn add3_e4m3fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `e4m3fnuz`, bcast2 loop.
+pub unsafe fn add3_e4m3fnuz_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `e4m3fnuz`, strided loop.
+pub unsafe fn add3_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `e5m2fnuz`, contig loop.
+pub unsafe fn add3_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `e5m2fnuz`, bcast0 loop.
+pub unsafe fn add3_e5m2fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `e5m2fnuz`, bcast1 loop.
+pub unsafe fn add3_e5m2fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `e5m2fnuz`, bcast2 loop.
+pub unsafe fn add3_e5m2fnuz_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `e5m2fnuz`, strided loop.
+pub unsafe fn add3_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn add3_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `e4m3b11fnuz`, bcast0 loop.
+pub unsafe fn add3_e4m3b11fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `e4m3b11fnuz`, bcast1 loop.
+pub unsafe fn add3_e4m3b11fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `e4m3b11fnuz`, bcast2 loop.
+pub unsafe fn add3_e4m3b11fnuz_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn add3_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `e8m0fnu`, contig loop.
+pub unsafe fn add3_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `e8m0fnu`, bcast0 loop.
+pub unsafe fn add3_e8m0fnu_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `e8m0fnu`, bcast1 loop.
+pub unsafe fn add3_e8m0fnu_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `e8m0fnu`, bcast2 loop.
+pub unsafe fn add3_e8m0fnu_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `e8m0fnu`, strided loop.
+pub unsafe fn add3_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `e2m3fn`, contig loop.
+pub unsafe fn add3_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `e2m3fn`, bcast0 loop.
+pub unsafe fn add3_e2m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `e2m3fn`, bcast1 loop.
+pub unsafe fn add3_e2m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `e2m3fn`, bcast2 loop.
+pub unsafe fn add3_e2m3fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `e2m3fn`, strided loop.
+pub unsafe fn add3_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `e3m2fn`, contig loop.
+pub unsafe fn add3_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `e3m2fn`, bcast0 loop.
+pub unsafe fn add3_e3m2fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `e3m2fn`, bcast1 loop.
+pub unsafe fn add3_e3m2fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `e3m2fn`, bcast2 loop.
+pub unsafe fn add3_e3m2fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `e3m2fn`, strided loop.
+pub unsafe fn add3_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `e2m1fn`, contig loop.
+pub unsafe fn add3_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `e2m1fn`, bcast0 loop.
+pub unsafe fn add3_e2m1fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `e2m1fn`, bcast1 loop.
+pub unsafe fn add3_e2m1fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `e2m1fn`, bcast2 loop.
+pub unsafe fn add3_e2m1fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `e2m1fn`, strided loop.
+pub unsafe fn add3_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Add3, STRIDED>(x) }
+}
+
+/// `add3` on `ue4m3`, contig loop.
+pub unsafe fn add3_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Add3, CONTIG>(x) }
+}
+
+/// `add3` on `ue4m3`, bcast0 loop.
+pub unsafe fn add3_ue4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Add3, BCAST0>(x) }
+}
+
+/// `add3` on `ue4m3`, bcast1 loop.
+pub unsafe fn add3_ue4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Add3, BCAST1>(x) }
+}
+
+/// `add3` on `ue4m3`, bcast2 loop.
+pub unsafe fn add3_ue4m3_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Add3, BCAST2>(x) }
+}
+
+/// `add3` on `ue4m3`, strided loop.
+pub unsafe fn add3_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Add3, STRIDED>(x) }
+}
+
+/// `mul3` on `i8`, contig loop.
+pub unsafe fn mul3_i8_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `i8`, bcast0 loop.
+pub unsafe fn mul3_i8_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `i8`, bcast1 loop.
+pub unsafe fn mul3_i8_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `i8`, bcast2 loop.
+pub unsafe fn mul3_i8_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `i8`, strided loop.
+pub unsafe fn mul3_i8_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `i16`, contig loop.
+pub unsafe fn mul3_i16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `i16`, bcast0 loop.
+pub unsafe fn mul3_i16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `i16`, bcast1 loop.
+pub unsafe fn mul3_i16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `i16`, bcast2 loop.
+pub unsafe fn mul3_i16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `i16`, strided loop.
+pub unsafe fn mul3_i16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `i32`, contig loop.
+pub unsafe fn mul3_i32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `i32`, bcast0 loop.
+pub unsafe fn mul3_i32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `i32`, bcast1 loop.
+pub unsafe fn mul3_i32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `i32`, bcast2 loop.
+pub unsafe fn mul3_i32_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `i32`, strided loop.
+pub unsafe fn mul3_i32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `i64`, contig loop.
+pub unsafe fn mul3_i64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `i64`, bcast0 loop.
+pub unsafe fn mul3_i64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `i64`, bcast1 loop.
+pub unsafe fn mul3_i64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `i64`, bcast2 loop.
+pub unsafe fn mul3_i64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `i64`, strided loop.
+pub unsafe fn mul3_i64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `u8`, contig loop.
+pub unsafe fn mul3_u8_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `u8`, bcast0 loop.
+pub unsafe fn mul3_u8_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `u8`, bcast1 loop.
+pub unsafe fn mul3_u8_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `u8`, bcast2 loop.
+pub unsafe fn mul3_u8_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `u8`, strided loop.
+pub unsafe fn mul3_u8_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `u16`, contig loop.
+pub unsafe fn mul3_u16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `u16`, bcast0 loop.
+pub unsafe fn mul3_u16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `u16`, bcast1 loop.
+pub unsafe fn mul3_u16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `u16`, bcast2 loop.
+pub unsafe fn mul3_u16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `u16`, strided loop.
+pub unsafe fn mul3_u16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `u32`, contig loop.
+pub unsafe fn mul3_u32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `u32`, bcast0 loop.
+pub unsafe fn mul3_u32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `u32`, bcast1 loop.
+pub unsafe fn mul3_u32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `u32`, bcast2 loop.
+pub unsafe fn mul3_u32_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `u32`, strided loop.
+pub unsafe fn mul3_u32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `u64`, contig loop.
+pub unsafe fn mul3_u64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `u64`, bcast0 loop.
+pub unsafe fn mul3_u64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `u64`, bcast1 loop.
+pub unsafe fn mul3_u64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `u64`, bcast2 loop.
+pub unsafe fn mul3_u64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `u64`, strided loop.
+pub unsafe fn mul3_u64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `i4`, contig loop.
+pub unsafe fn mul3_i4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `i4`, bcast0 loop.
+pub unsafe fn mul3_i4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `i4`, bcast1 loop.
+pub unsafe fn mul3_i4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `i4`, bcast2 loop.
+pub unsafe fn mul3_i4_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `i4`, strided loop.
+pub unsafe fn mul3_i4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `u4`, contig loop.
+pub unsafe fn mul3_u4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `u4`, bcast0 loop.
+pub unsafe fn mul3_u4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `u4`, bcast1 loop.
+pub unsafe fn mul3_u4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `u4`, bcast2 loop.
+pub unsafe fn mul3_u4_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `u4`, strided loop.
+pub unsafe fn mul3_u4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `u1`, contig loop.
+pub unsafe fn mul3_u1_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `u1`, bcast0 loop.
+pub unsafe fn mul3_u1_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `u1`, bcast1 loop.
+pub unsafe fn mul3_u1_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `u1`, bcast2 loop.
+pub unsafe fn mul3_u1_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `u1`, strided loop.
+pub unsafe fn mul3_u1_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `f16`, contig loop.
+pub unsafe fn mul3_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `f16`, bcast0 loop.
+pub unsafe fn mul3_f16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `f16`, bcast1 loop.
+pub unsafe fn mul3_f16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `f16`, bcast2 loop.
+pub unsafe fn mul3_f16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `f16`, strided loop.
+pub unsafe fn mul3_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `bf16`, contig loop.
+pub unsafe fn mul3_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `bf16`, bcast0 loop.
+pub unsafe fn mul3_bf16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `bf16`, bcast1 loop.
+pub unsafe fn mul3_bf16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `bf16`, bcast2 loop.
+pub unsafe fn mul3_bf16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `bf16`, strided loop.
+pub unsafe fn mul3_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `f32`, contig loop.
+pub unsafe fn mul3_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `f32`, bcast0 loop.
+pub unsafe fn mul3_f32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `f32`, bcast1 loop.
+pub unsafe fn mul3_f32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `f32`, bcast2 loop.
+pub unsafe fn mul3_f32_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `f32`, strided loop.
+pub unsafe fn mul3_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `f64`, contig loop.
+pub unsafe fn mul3_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `f64`, bcast0 loop.
+pub unsafe fn mul3_f64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `f64`, bcast1 loop.
+pub unsafe fn mul3_f64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `f64`, bcast2 loop.
+pub unsafe fn mul3_f64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `f64`, strided loop.
+pub unsafe fn mul3_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `c64`, contig loop.
+pub unsafe fn mul3_c64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `c64`, bcast0 loop.
+pub unsafe fn mul3_c64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `c64`, bcast1 loop.
+pub unsafe fn mul3_c64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `c64`, bcast2 loop.
+pub unsafe fn mul3_c64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `c64`, strided loop.
+pub unsafe fn mul3_c64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `c128`, contig loop.
+pub unsafe fn mul3_c128_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `c128`, bcast0 loop.
+pub unsafe fn mul3_c128_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `c128`, bcast1 loop.
+pub unsafe fn mul3_c128_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `c128`, bcast2 loop.
+pub unsafe fn mul3_c128_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `c128`, strided loop.
+pub unsafe fn mul3_c128_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `e4m3fn`, contig loop.
+pub unsafe fn mul3_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `e4m3fn`, bcast0 loop.
+pub unsafe fn mul3_e4m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `e4m3fn`, bcast1 loop.
+pub unsafe fn mul3_e4m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `e4m3fn`, bcast2 loop.
+pub unsafe fn mul3_e4m3fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `e4m3fn`, strided loop.
+pub unsafe fn mul3_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `e5m2`, contig loop.
+pub unsafe fn mul3_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `e5m2`, bcast0 loop.
+pub unsafe fn mul3_e5m2_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `e5m2`, bcast1 loop.
+pub unsafe fn mul3_e5m2_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `e5m2`, bcast2 loop.
+pub unsafe fn mul3_e5m2_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `e5m2`, strided loop.
+pub unsafe fn mul3_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `e4m3`, contig loop.
+pub unsafe fn mul3_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `e4m3`, bcast0 loop.
+pub unsafe fn mul3_e4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `e4m3`, bcast1 loop.
+pub unsafe fn mul3_e4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `e4m3`, bcast2 loop.
+pub unsafe fn mul3_e4m3_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `e4m3`, strided loop.
+pub unsafe fn mul3_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `e3m4`, contig loop.
+pub unsafe fn mul3_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `e3m4`, bcast0 loop.
+pub unsafe fn mul3_e3m4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `e3m4`, bcast1 loop.
+pub unsafe fn mul3_e3m4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `e3m4`, bcast2 loop.
+pub unsafe fn mul3_e3m4_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `e3m4`, strided loop.
+pub unsafe fn mul3_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `e4m3fnuz`, contig loop.
+pub unsafe fn mul3_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `e4m3fnuz`, bcast0 loop.
+pub unsafe fn mul3_e4m3fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `e4m3fnuz`, bcast1 loop.
+pub unsafe fn mul3_e4m3fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `e4m3fnuz`, bcast2 loop.
+pub unsafe fn mul3_e4m3fnuz_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `e4m3fnuz`, strided loop.
+pub unsafe fn mul3_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `e5m2fnuz`, contig loop.
+pub unsafe fn mul3_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `e5m2fnuz`, bcast0 loop.
+pub unsafe fn mul3_e5m2fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `e5m2fnuz`, bcast1 loop.
+pub unsafe fn mul3_e5m2fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `e5m2fnuz`, bcast2 loop.
+pub unsafe fn mul3_e5m2fnuz_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `e5m2fnuz`, strided loop.
+pub unsafe fn mul3_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn mul3_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `e4m3b11fnuz`, bcast0 loop.
+pub unsafe fn mul3_e4m3b11fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `e4m3b11fnuz`, bcast1 loop.
+pub unsafe fn mul3_e4m3b11fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `e4m3b11fnuz`, bcast2 loop.
+pub unsafe fn mul3_e4m3b11fnuz_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn mul3_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `e8m0fnu`, contig loop.
+pub unsafe fn mul3_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `e8m0fnu`, bcast0 loop.
+pub unsafe fn mul3_e8m0fnu_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `e8m0fnu`, bcast1 loop.
+pub unsafe fn mul3_e8m0fnu_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `e8m0fnu`, bcast2 loop.
+pub unsafe fn mul3_e8m0fnu_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `e8m0fnu`, strided loop.
+pub unsafe fn mul3_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `e2m3fn`, contig loop.
+pub unsafe fn mul3_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `e2m3fn`, bcast0 loop.
+pub unsafe fn mul3_e2m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `e2m3fn`, bcast1 loop.
+pub unsafe fn mul3_e2m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `e2m3fn`, bcast2 loop.
+pub unsafe fn mul3_e2m3fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `e2m3fn`, strided loop.
+pub unsafe fn mul3_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `e3m2fn`, contig loop.
+pub unsafe fn mul3_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `e3m2fn`, bcast0 loop.
+pub unsafe fn mul3_e3m2fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `e3m2fn`, bcast1 loop.
+pub unsafe fn mul3_e3m2fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `e3m2fn`, bcast2 loop.
+pub unsafe fn mul3_e3m2fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `e3m2fn`, strided loop.
+pub unsafe fn mul3_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `e2m1fn`, contig loop.
+pub unsafe fn mul3_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `e2m1fn`, bcast0 loop.
+pub unsafe fn mul3_e2m1fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `e2m1fn`, bcast1 loop.
+pub unsafe fn mul3_e2m1fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `e2m1fn`, bcast2 loop.
+pub unsafe fn mul3_e2m1fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `e2m1fn`, strided loop.
+pub unsafe fn mul3_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Mul3, STRIDED>(x) }
+}
+
+/// `mul3` on `ue4m3`, contig loop.
+pub unsafe fn mul3_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Mul3, CONTIG>(x) }
+}
+
+/// `mul3` on `ue4m3`, bcast0 loop.
+pub unsafe fn mul3_ue4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Mul3, BCAST0>(x) }
+}
+
+/// `mul3` on `ue4m3`, bcast1 loop.
+pub unsafe fn mul3_ue4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Mul3, BCAST1>(x) }
+}
+
+/// `mul3` on `ue4m3`, bcast2 loop.
+pub unsafe fn mul3_ue4m3_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Mul3, BCAST2>(x) }
+}
+
+/// `mul3` on `ue4m3`, strided loop.
+pub unsafe fn mul3_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Mul3, STRIDED>(x) }
+}
+
+/// `axpy` on `i8`, contig loop.
+pub unsafe fn axpy_i8_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `i8`, bcast0 loop.
+pub unsafe fn axpy_i8_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `i8`, bcast1 loop.
+pub unsafe fn axpy_i8_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `i8`, bcast2 loop.
+pub unsafe fn axpy_i8_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `i8`, strided loop.
+pub unsafe fn axpy_i8_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i8>, Native<i8>, Native<i8>, Native<i8>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `i16`, contig loop.
+pub unsafe fn axpy_i16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `i16`, bcast0 loop.
+pub unsafe fn axpy_i16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `i16`, bcast1 loop.
+pub unsafe fn axpy_i16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `i16`, bcast2 loop.
+pub unsafe fn axpy_i16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `i16`, strided loop.
+pub unsafe fn axpy_i16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i16>, Native<i16>, Native<i16>, Native<i16>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `i32`, contig loop.
+pub unsafe fn axpy_i32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `i32`, bcast0 loop.
+pub unsafe fn axpy_i32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `i32`, bcast1 loop.
+pub unsafe fn axpy_i32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `i32`, bcast2 loop.
+pub unsafe fn axpy_i32_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `i32`, strided loop.
+pub unsafe fn axpy_i32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i32>, Native<i32>, Native<i32>, Native<i32>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `i64`, contig loop.
+pub unsafe fn axpy_i64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `i64`, bcast0 loop.
+pub unsafe fn axpy_i64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `i64`, bcast1 loop.
+pub unsafe fn axpy_i64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `i64`, bcast2 loop.
+pub unsafe fn axpy_i64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `i64`, strided loop.
+pub unsafe fn axpy_i64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<i64>, Native<i64>, Native<i64>, Native<i64>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `u8`, contig loop.
+pub unsafe fn axpy_u8_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `u8`, bcast0 loop.
+pub unsafe fn axpy_u8_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `u8`, bcast1 loop.
+pub unsafe fn axpy_u8_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `u8`, bcast2 loop.
+pub unsafe fn axpy_u8_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `u8`, strided loop.
+pub unsafe fn axpy_u8_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u8>, Native<u8>, Native<u8>, Native<u8>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `u16`, contig loop.
+pub unsafe fn axpy_u16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `u16`, bcast0 loop.
+pub unsafe fn axpy_u16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `u16`, bcast1 loop.
+pub unsafe fn axpy_u16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `u16`, bcast2 loop.
+pub unsafe fn axpy_u16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `u16`, strided loop.
+pub unsafe fn axpy_u16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u16>, Native<u16>, Native<u16>, Native<u16>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `u32`, contig loop.
+pub unsafe fn axpy_u32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `u32`, bcast0 loop.
+pub unsafe fn axpy_u32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `u32`, bcast1 loop.
+pub unsafe fn axpy_u32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `u32`, bcast2 loop.
+pub unsafe fn axpy_u32_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `u32`, strided loop.
+pub unsafe fn axpy_u32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u32>, Native<u32>, Native<u32>, Native<u32>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `u64`, contig loop.
+pub unsafe fn axpy_u64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `u64`, bcast0 loop.
+pub unsafe fn axpy_u64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `u64`, bcast1 loop.
+pub unsafe fn axpy_u64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `u64`, bcast2 loop.
+pub unsafe fn axpy_u64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `u64`, strided loop.
+pub unsafe fn axpy_u64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<u64>, Native<u64>, Native<u64>, Native<u64>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `i4`, contig loop.
+pub unsafe fn axpy_i4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `i4`, bcast0 loop.
+pub unsafe fn axpy_i4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `i4`, bcast1 loop.
+pub unsafe fn axpy_i4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `i4`, bcast2 loop.
+pub unsafe fn axpy_i4_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `i4`, strided loop.
+pub unsafe fn axpy_i4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `u4`, contig loop.
+pub unsafe fn axpy_u4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `u4`, bcast0 loop.
+pub unsafe fn axpy_u4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `u4`, bcast1 loop.
+pub unsafe fn axpy_u4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `u4`, bcast2 loop.
+pub unsafe fn axpy_u4_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `u4`, strided loop.
+pub unsafe fn axpy_u4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `u1`, contig loop.
+pub unsafe fn axpy_u1_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `u1`, bcast0 loop.
+pub unsafe fn axpy_u1_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `u1`, bcast1 loop.
+pub unsafe fn axpy_u1_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `u1`, bcast2 loop.
+pub unsafe fn axpy_u1_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `u1`, strided loop.
+pub unsafe fn axpy_u1_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `f16`, contig loop.
+pub unsafe fn axpy_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `f16`, bcast0 loop.
+pub unsafe fn axpy_f16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `f16`, bcast1 loop.
+pub unsafe fn axpy_f16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `f16`, bcast2 loop.
+pub unsafe fn axpy_f16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `f16`, strided loop.
+pub unsafe fn axpy_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `bf16`, contig loop.
+pub unsafe fn axpy_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `bf16`, bcast0 loop.
+pub unsafe fn axpy_bf16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `bf16`, bcast1 loop.
+pub unsafe fn axpy_bf16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `bf16`, bcast2 loop.
+pub unsafe fn axpy_bf16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `bf16`, strided loop.
+pub unsafe fn axpy_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `f32`, contig loop.
+pub unsafe fn axpy_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `f32`, bcast0 loop.
+pub unsafe fn axpy_f32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `f32`, bcast1 loop.
+pub unsafe fn axpy_f32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `f32`, bcast2 loop.
+pub unsafe fn axpy_f32_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `f32`, strided loop.
+pub unsafe fn axpy_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `f64`, contig loop.
+pub unsafe fn axpy_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `f64`, bcast0 loop.
+pub unsafe fn axpy_f64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `f64`, bcast1 loop.
+pub unsafe fn axpy_f64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `f64`, bcast2 loop.
+pub unsafe fn axpy_f64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `f64`, strided loop.
+pub unsafe fn axpy_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `c64`, contig loop.
+pub unsafe fn axpy_c64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `c64`, bcast0 loop.
+pub unsafe fn axpy_c64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `c64`, bcast1 loop.
+pub unsafe fn axpy_c64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `c64`, bcast2 loop.
+pub unsafe fn axpy_c64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `c64`, strided loop.
+pub unsafe fn axpy_c64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `c128`, contig loop.
+pub unsafe fn axpy_c128_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `c128`, bcast0 loop.
+pub unsafe fn axpy_c128_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `c128`, bcast1 loop.
+pub unsafe fn axpy_c128_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `c128`, bcast2 loop.
+pub unsafe fn axpy_c128_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `c128`, strided loop.
+pub unsafe fn axpy_c128_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `e4m3fn`, contig loop.
+pub unsafe fn axpy_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `e4m3fn`, bcast0 loop.
+pub unsafe fn axpy_e4m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `e4m3fn`, bcast1 loop.
+pub unsafe fn axpy_e4m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `e4m3fn`, bcast2 loop.
+pub unsafe fn axpy_e4m3fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `e4m3fn`, strided loop.
+pub unsafe fn axpy_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `e5m2`, contig loop.
+pub unsafe fn axpy_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `e5m2`, bcast0 loop.
+pub unsafe fn axpy_e5m2_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `e5m2`, bcast1 loop.
+pub unsafe fn axpy_e5m2_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `e5m2`, bcast2 loop.
+pub unsafe fn axpy_e5m2_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `e5m2`, strided loop.
+pub unsafe fn axpy_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `e4m3`, contig loop.
+pub unsafe fn axpy_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `e4m3`, bcast0 loop.
+pub unsafe fn axpy_e4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `e4m3`, bcast1 loop.
+pub unsafe fn axpy_e4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `e4m3`, bcast2 loop.
+pub unsafe fn axpy_e4m3_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `e4m3`, strided loop.
+pub unsafe fn axpy_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `e3m4`, contig loop.
+pub unsafe fn axpy_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `e3m4`, bcast0 loop.
+pub unsafe fn axpy_e3m4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `e3m4`, bcast1 loop.
+pub unsafe fn axpy_e3m4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `e3m4`, bcast2 loop.
+pub unsafe fn axpy_e3m4_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `e3m4`, strided loop.
+pub unsafe fn axpy_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `e4m3fnuz`, contig loop.
+pub unsafe fn axpy_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `e4m3fnuz`, bcast0 loop.
+pub unsafe fn axpy_e4m3fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `e4m3fnuz`, bcast1 loop.
+pub unsafe fn axpy_e4m3fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `e4m3fnuz`, bcast2 loop.
+pub unsafe fn axpy_e4m3fnuz_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `e4m3fnuz`, strided loop.
+pub unsafe fn axpy_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `e5m2fnuz`, contig loop.
+pub unsafe fn axpy_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `e5m2fnuz`, bcast0 loop.
+pub unsafe fn axpy_e5m2fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `e5m2fnuz`, bcast1 loop.
+pub unsafe fn axpy_e5m2fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `e5m2fnuz`, bcast2 loop.
+pub unsafe fn axpy_e5m2fnuz_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `e5m2fnuz`, strided loop.
+pub unsafe fn axpy_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn axpy_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `e4m3b11fnuz`, bcast0 loop.
+pub unsafe fn axpy_e4m3b11fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `e4m3b11fnuz`, bcast1 loop.
+pub unsafe fn axpy_e4m3b11fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `e4m3b11fnuz`, bcast2 loop.
+pub unsafe fn axpy_e4m3b11fnuz_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn axpy_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `e8m0fnu`, contig loop.
+pub unsafe fn axpy_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `e8m0fnu`, bcast0 loop.
+pub unsafe fn axpy_e8m0fnu_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `e8m0fnu`, bcast1 loop.
+pub unsafe fn axpy_e8m0fnu_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `e8m0fnu`, bcast2 loop.
+pub unsafe fn axpy_e8m0fnu_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `e8m0fnu`, strided loop.
+pub unsafe fn axpy_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `e2m3fn`, contig loop.
+pub unsafe fn axpy_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `e2m3fn`, bcast0 loop.
+pub unsafe fn axpy_e2m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `e2m3fn`, bcast1 loop.
+pub unsafe fn axpy_e2m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `e2m3fn`, bcast2 loop.
+pub unsafe fn axpy_e2m3fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `e2m3fn`, strided loop.
+pub unsafe fn axpy_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `e3m2fn`, contig loop.
+pub unsafe fn axpy_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `e3m2fn`, bcast0 loop.
+pub unsafe fn axpy_e3m2fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `e3m2fn`, bcast1 loop.
+pub unsafe fn axpy_e3m2fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `e3m2fn`, bcast2 loop.
+pub unsafe fn axpy_e3m2fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `e3m2fn`, strided loop.
+pub unsafe fn axpy_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `e2m1fn`, contig loop.
+pub unsafe fn axpy_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `e2m1fn`, bcast0 loop.
+pub unsafe fn axpy_e2m1fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `e2m1fn`, bcast1 loop.
+pub unsafe fn axpy_e2m1fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `e2m1fn`, bcast2 loop.
+pub unsafe fn axpy_e2m1fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `e2m1fn`, strided loop.
+pub unsafe fn axpy_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Axpy, STRIDED>(x) }
+}
+
+/// `axpy` on `ue4m3`, contig loop.
+pub unsafe fn axpy_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Axpy, CONTIG>(x) }
+}
+
+/// `axpy` on `ue4m3`, bcast0 loop.
+pub unsafe fn axpy_ue4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Axpy, BCAST0>(x) }
+}
+
+/// `axpy` on `ue4m3`, bcast1 loop.
+pub unsafe fn axpy_ue4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Axpy, BCAST1>(x) }
+}
+
+/// `axpy` on `ue4m3`, bcast2 loop.
+pub unsafe fn axpy_ue4m3_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Axpy, BCAST2>(x) }
+}
+
+/// `axpy` on `ue4m3`, strided loop.
+pub unsafe fn axpy_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Axpy, STRIDED>(x) }
+}
+
+/// `lerp` on `f16`, contig loop.
+pub unsafe fn lerp_f16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `f16`, bcast0 loop.
+pub unsafe fn lerp_f16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `f16`, bcast1 loop.
+pub unsafe fn lerp_f16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `f16`, bcast2 loop.
+pub unsafe fn lerp_f16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `f16`, strided loop.
+pub unsafe fn lerp_f16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<F16, F16, F16, F16, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `bf16`, contig loop.
+pub unsafe fn lerp_bf16_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `bf16`, bcast0 loop.
+pub unsafe fn lerp_bf16_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `bf16`, bcast1 loop.
+pub unsafe fn lerp_bf16_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `bf16`, bcast2 loop.
+pub unsafe fn lerp_bf16_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `bf16`, strided loop.
+pub unsafe fn lerp_bf16_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Bf16, Bf16, Bf16, Bf16, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `f32`, contig loop.
+pub unsafe fn lerp_f32_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `f32`, bcast0 loop.
+pub unsafe fn lerp_f32_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `f32`, bcast1 loop.
+pub unsafe fn lerp_f32_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `f32`, bcast2 loop.
+pub unsafe fn lerp_f32_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `f32`, strided loop.
+pub unsafe fn lerp_f32_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f32>, Native<f32>, Native<f32>, Native<f32>, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `f64`, contig loop.
+pub unsafe fn lerp_f64_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `f64`, bcast0 loop.
+pub unsafe fn lerp_f64_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `f64`, bcast1 loop.
+pub unsafe fn lerp_f64_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `f64`, bcast2 loop.
+pub unsafe fn lerp_f64_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `f64`, strided loop.
+pub unsafe fn lerp_f64_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Native<f64>, Native<f64>, Native<f64>, Native<f64>, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `e4m3fn`, contig loop.
+pub unsafe fn lerp_e4m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `e4m3fn`, bcast0 loop.
+pub unsafe fn lerp_e4m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `e4m3fn`, bcast1 loop.
+pub unsafe fn lerp_e4m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `e4m3fn`, bcast2 loop.
+pub unsafe fn lerp_e4m3fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `e4m3fn`, strided loop.
+pub unsafe fn lerp_e4m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fn, E4m3fn, E4m3fn, E4m3fn, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `e5m2`, contig loop.
+pub unsafe fn lerp_e5m2_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `e5m2`, bcast0 loop.
+pub unsafe fn lerp_e5m2_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `e5m2`, bcast1 loop.
+pub unsafe fn lerp_e5m2_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `e5m2`, bcast2 loop.
+pub unsafe fn lerp_e5m2_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `e5m2`, strided loop.
+pub unsafe fn lerp_e5m2_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2, E5m2, E5m2, E5m2, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `e4m3`, contig loop.
+pub unsafe fn lerp_e4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `e4m3`, bcast0 loop.
+pub unsafe fn lerp_e4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `e4m3`, bcast1 loop.
+pub unsafe fn lerp_e4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `e4m3`, bcast2 loop.
+pub unsafe fn lerp_e4m3_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `e4m3`, strided loop.
+pub unsafe fn lerp_e4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3, E4m3, E4m3, E4m3, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `e3m4`, contig loop.
+pub unsafe fn lerp_e3m4_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `e3m4`, bcast0 loop.
+pub unsafe fn lerp_e3m4_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `e3m4`, bcast1 loop.
+pub unsafe fn lerp_e3m4_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `e3m4`, bcast2 loop.
+pub unsafe fn lerp_e3m4_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `e3m4`, strided loop.
+pub unsafe fn lerp_e3m4_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m4, E3m4, E3m4, E3m4, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `e4m3fnuz`, contig loop.
+pub unsafe fn lerp_e4m3fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `e4m3fnuz`, bcast0 loop.
+pub unsafe fn lerp_e4m3fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `e4m3fnuz`, bcast1 loop.
+pub unsafe fn lerp_e4m3fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `e4m3fnuz`, bcast2 loop.
+pub unsafe fn lerp_e4m3fnuz_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `e4m3fnuz`, strided loop.
+pub unsafe fn lerp_e4m3fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3fnuz, E4m3fnuz, E4m3fnuz, E4m3fnuz, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `e5m2fnuz`, contig loop.
+pub unsafe fn lerp_e5m2fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `e5m2fnuz`, bcast0 loop.
+pub unsafe fn lerp_e5m2fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `e5m2fnuz`, bcast1 loop.
+pub unsafe fn lerp_e5m2fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `e5m2fnuz`, bcast2 loop.
+pub unsafe fn lerp_e5m2fnuz_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `e5m2fnuz`, strided loop.
+pub unsafe fn lerp_e5m2fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E5m2fnuz, E5m2fnuz, E5m2fnuz, E5m2fnuz, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `e4m3b11fnuz`, contig loop.
+pub unsafe fn lerp_e4m3b11fnuz_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `e4m3b11fnuz`, bcast0 loop.
+pub unsafe fn lerp_e4m3b11fnuz_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `e4m3b11fnuz`, bcast1 loop.
+pub unsafe fn lerp_e4m3b11fnuz_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `e4m3b11fnuz`, bcast2 loop.
+pub unsafe fn lerp_e4m3b11fnuz_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `e4m3b11fnuz`, strided loop.
+pub unsafe fn lerp_e4m3b11fnuz_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, E4m3b11fnuz, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `e8m0fnu`, contig loop.
+pub unsafe fn lerp_e8m0fnu_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `e8m0fnu`, bcast0 loop.
+pub unsafe fn lerp_e8m0fnu_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `e8m0fnu`, bcast1 loop.
+pub unsafe fn lerp_e8m0fnu_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `e8m0fnu`, bcast2 loop.
+pub unsafe fn lerp_e8m0fnu_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `e8m0fnu`, strided loop.
+pub unsafe fn lerp_e8m0fnu_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E8m0fnu, E8m0fnu, E8m0fnu, E8m0fnu, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `e2m3fn`, contig loop.
+pub unsafe fn lerp_e2m3fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `e2m3fn`, bcast0 loop.
+pub unsafe fn lerp_e2m3fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `e2m3fn`, bcast1 loop.
+pub unsafe fn lerp_e2m3fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `e2m3fn`, bcast2 loop.
+pub unsafe fn lerp_e2m3fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `e2m3fn`, strided loop.
+pub unsafe fn lerp_e2m3fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m3fn, E2m3fn, E2m3fn, E2m3fn, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `e3m2fn`, contig loop.
+pub unsafe fn lerp_e3m2fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `e3m2fn`, bcast0 loop.
+pub unsafe fn lerp_e3m2fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `e3m2fn`, bcast1 loop.
+pub unsafe fn lerp_e3m2fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `e3m2fn`, bcast2 loop.
+pub unsafe fn lerp_e3m2fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `e3m2fn`, strided loop.
+pub unsafe fn lerp_e3m2fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E3m2fn, E3m2fn, E3m2fn, E3m2fn, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `e2m1fn`, contig loop.
+pub unsafe fn lerp_e2m1fn_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `e2m1fn`, bcast0 loop.
+pub unsafe fn lerp_e2m1fn_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `e2m1fn`, bcast1 loop.
+pub unsafe fn lerp_e2m1fn_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `e2m1fn`, bcast2 loop.
+pub unsafe fn lerp_e2m1fn_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `e2m1fn`, strided loop.
+pub unsafe fn lerp_e2m1fn_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<E2m1fn, E2m1fn, E2m1fn, E2m1fn, Lerp, STRIDED>(x) }
+}
+
+/// `lerp` on `ue4m3`, contig loop.
+pub unsafe fn lerp_ue4m3_contig(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Lerp, CONTIG>(x) }
+}
+
+/// `lerp` on `ue4m3`, bcast0 loop.
+pub unsafe fn lerp_ue4m3_bcast0(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Lerp, BCAST0>(x) }
+}
+
+/// `lerp` on `ue4m3`, bcast1 loop.
+pub unsafe fn lerp_ue4m3_bcast1(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Lerp, BCAST1>(x) }
+}
+
+/// `lerp` on `ue4m3`, bcast2 loop.
+pub unsafe fn lerp_ue4m3_bcast2(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Lerp, BCAST2>(x) }
+}
+
+/// `lerp` on `ue4m3`, strided loop.
+pub unsafe fn lerp_ue4m3_strided(x: &Args) {
+    // SAFETY: the caller upholds the contract of `LoopFn`.
+    unsafe { run3::<Ue4m3, Ue4m3, Ue4m3, Ue4m3, Lerp, STRIDED>(x) }
+}

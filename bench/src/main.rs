@@ -97,12 +97,17 @@
 //!   `matrixmultiply` in GFLOP/s (see `gemm_group.rs`); like `cast-sweep`, only
 //!   when a filter names it (`tessera-bench gemm`, with `--quick` for a smoke run);
 //!   in `--json` mode its table goes to stderr.
+//! * `math`: exp, log, sin, tanh and sigmoid on `--size-mib` MiB of f32
+//!   (16M elements by default), tessera on every tier beside a libm loop and
+//!   numpy (when python3 has it), in Gelem/s; `math:all` every transcendental
+//!   (see `math_group.rs`). Only when named.
 
 mod cast_sweep;
 mod casts;
 mod elementwise;
 mod gemm_group;
 mod harness;
+mod math_group;
 mod reduce;
 
 use casts::{cast_group, CastBufs, CastCase};
@@ -248,6 +253,7 @@ fn main() -> ExitCode {
         && (selected(cast_sweep::NAME, &o.filters)
             || o.filters.iter().any(|f| f.starts_with(cast_sweep::NAME)));
     let gemm_group = !o.filters.is_empty() && selected(gemm_group::NAME, &o.filters);
+    let math = !o.filters.is_empty() && o.filters.iter().any(|f| f.starts_with(math_group::NAME));
     if o.list {
         for g in group_names() {
             println!("{g}");
@@ -255,7 +261,7 @@ fn main() -> ExitCode {
         println!("{}", cast_sweep::NAME);
         return ExitCode::SUCCESS;
     }
-    if names.is_empty() && !sweep && !gemm_group {
+    if names.is_empty() && !sweep && !gemm_group && !math {
         eprintln!(
             "tessera-bench: no group matches {:?}; groups: {}, {}",
             o.filters,
@@ -336,6 +342,15 @@ fn main() -> ExitCode {
         results.push(r);
     }
     let mut sweep_ok = true;
+    if math {
+        let (text, ok) = math_group::run(&o.filters, n, o.quick);
+        if o.json {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
+        }
+        sweep_ok &= ok;
+    }
     if gemm_group {
         let (text, ok) = gemm_group::run(o.quick);
         if o.json {

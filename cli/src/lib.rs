@@ -29,6 +29,8 @@ commands:
   kernels [--json]                 list every callable kernel
   coverage [--json] [--tested DIR] the generated/tested table of every declared kernel
   selftest                         check this CPU's tiers against the scalar reference
+  ulp KIND DTYPE [--exhaustive] [--samples N] [--tier T]
+                                   a transcendental's largest error in ulps, and its worst input
   help                             this text
 
 exit codes: 0 ok, 1 run failure, 2 usage error";
@@ -47,6 +49,7 @@ pub fn main_with(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         "kernels" => commands::kernels::main(rest, out),
         "coverage" => commands::coverage::main(rest, out),
         "selftest" => commands::selftest::main(rest, out),
+        "ulp" => commands::ulp::main(rest, out),
         "help" | "--help" | "-h" => {
             failure::write_out(out, format_args!("{USAGE}\n"))?;
             Ok(0)

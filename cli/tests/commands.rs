@@ -18,8 +18,8 @@ fn kernels_lists_every_kind() {
         .filter(|e| e["family"] == "elementwise")
         .collect();
     assert_eq!(kinds.len(), Kind::ALL.len());
-    // Then cast, contract, the three calls of the block-scaled formats, reduce
-    // and scan.
+    // Then cast, contract, map, the three calls of the block-scaled formats,
+    // reduce and scan.
     let others: Vec<&str> = list[Kind::ALL.len()..]
         .iter()
         .map(|e| e["name"].as_str().unwrap())
@@ -29,6 +29,7 @@ fn kernels_lists_every_kind() {
         [
             "cast",
             "contract",
+            "map",
             "encode",
             "decode",
             "transcode",
@@ -64,7 +65,9 @@ fn kernels_lists_every_kind() {
     assert_eq!(cast["dtypes"].as_array().unwrap().len(), DType::ALL.len());
     let contract = &list[Kind::ALL.len() + 1];
     assert_eq!(contract["operands"], serde_json::json!(["a", "b", "init"]));
-    for entry in &list[Kind::ALL.len() + 2..Kind::ALL.len() + 5] {
+    let map = &list[Kind::ALL.len() + 2];
+    assert_eq!(map["family"], "map");
+    for entry in &list[Kind::ALL.len() + 3..Kind::ALL.len() + 6] {
         let formats: Vec<&str> = entry["formats"]
             .as_array()
             .unwrap()
@@ -74,7 +77,7 @@ fn kernels_lists_every_kind() {
         let want: Vec<&str> = Format::ALL.iter().map(|f| f.info().name).collect();
         assert_eq!(formats, want);
     }
-    let nvfp4 = &list[Kind::ALL.len() + 2]["formats"][6];
+    let nvfp4 = &list[Kind::ALL.len() + 3]["formats"][6];
     assert_eq!(nvfp4["block"], 16);
     assert_eq!(nvfp4["tensor_scale"], "f32");
     assert_eq!(nvfp4["codes_per_byte"], 2);

@@ -225,3 +225,117 @@ pub unsafe fn run3<A: Codec, B: Codec, C: Codec, O: Codec, K: Op3<A, B, C, O>, c
         }
     }
 }
+
+/// Values per block of the carrier-kernel shells ([`run1_via`], [`run2_via`]).
+const VIA_BLOCK: usize = 256;
+
+/// A one-input kernel that runs the tier's contiguous kernel `f` of the same
+/// kind on the carrier `T` over blocks of decoded values, then encodes each
+/// result once: the bits of decoding, applying the carrier's operation and
+/// encoding element by element. (Narrow floats reach their f32 kernel so, and
+/// strided f32 and f64 calls their contiguous kernel: one copy of a long
+/// function per tier and carrier.)
+///
+/// # Safety
+/// See [`LoopFn`]; `f` must be a contiguous `T` → `T` kernel.
+#[inline(always)]
+pub unsafe fn run1_via<
+    T: Copy + Default,
+    A: Codec<Carrier = T>,
+    O: Codec<Carrier = T>,
+    const V: u8,
+>(
+    x: &Args,
+    f: LoopFn,
+) {
+    let pa = x.src[0] as *const A::Store;
+    let po = x.dst as *mut O::Store;
+    let unit = V == CONTIG;
+    // The pointer is opaque so the f32 kernel stays one function per tier.
+    let f = core::hint::black_box(f);
+    let mut buf = [T::default(); VIA_BLOCK];
+    let mut i0 = 0;
+    while i0 < x.n {
+        let m = VIA_BLOCK.min(x.n - i0);
+        for (j, v) in buf[..m].iter_mut().enumerate() {
+            // SAFETY: i0 + j < n, forwarded from this function's contract.
+            *v = A::decode(unsafe { ld(pa, i0 + j, x.src_stride[0], unit) });
+        }
+        let p = buf.as_mut_ptr();
+        let args = Args {
+            n: m,
+            src: [p as *const u8, core::ptr::null(), core::ptr::null()],
+            src_stride: [1, 0, 0],
+            dst: p as *mut u8,
+            dst_stride: 1,
+        };
+        // SAFETY: the buffer holds m carrier values, read and written in place
+        // (the same pointer and stride, which `LoopFn` allows).
+        unsafe { f(&args) };
+        for (j, &v) in buf[..m].iter().enumerate() {
+            // SAFETY: i0 + j < n, forwarded from this function's contract.
+            unsafe { st(po, i0 + j, x.dst_stride, unit, O::encode(v)) };
+        }
+        i0 += m;
+    }
+}
+
+/// The two-input form of [`run1_via`] (every variant: a broadcast input is
+/// read at stride 0).
+///
+/// # Safety
+/// See [`LoopFn`]; `f` must be a contiguous (`T`, `T`) → `T` kernel.
+#[inline(always)]
+pub unsafe fn run2_via<
+    T: Copy + Default,
+    A: Codec<Carrier = T>,
+    B: Codec<Carrier = T>,
+    O: Codec<Carrier = T>,
+    const V: u8,
+>(
+    x: &Args,
+    f: LoopFn,
+) {
+    let pa = x.src[0] as *const A::Store;
+    let pb = x.src[1] as *const B::Store;
+    let po = x.dst as *mut O::Store;
+    let (sa, sb, so) = match V {
+        CONTIG => (1, 1, 1),
+        BCAST0 => (0, 1, 1),
+        BCAST1 => (1, 0, 1),
+        _ => (x.src_stride[0], x.src_stride[1], x.dst_stride),
+    };
+    let f = core::hint::black_box(f);
+    let mut ba = [T::default(); VIA_BLOCK];
+    let mut bb = [T::default(); VIA_BLOCK];
+    let mut i0 = 0;
+    while i0 < x.n {
+        let m = VIA_BLOCK.min(x.n - i0);
+        for j in 0..m {
+            // SAFETY: i0 + j < n, forwarded from this function's contract.
+            unsafe {
+                ba[j] = A::decode(ld(pa, i0 + j, sa, false));
+                bb[j] = B::decode(ld(pb, i0 + j, sb, false));
+            }
+        }
+        let args = Args {
+            n: m,
+            src: [
+                ba.as_ptr() as *const u8,
+                bb.as_ptr() as *const u8,
+                core::ptr::null(),
+            ],
+            src_stride: [1, 1, 0],
+            dst: ba.as_mut_ptr() as *mut u8,
+            dst_stride: 1,
+        };
+        // SAFETY: both buffers hold m carrier values; the result overwrites the
+        // first input in place (same pointer and stride).
+        unsafe { f(&args) };
+        for (j, &v) in ba[..m].iter().enumerate() {
+            // SAFETY: i0 + j < n, forwarded from this function's contract.
+            unsafe { st(po, i0 + j, so, false, O::encode(v)) };
+        }
+        i0 += m;
+    }
+}

@@ -12,6 +12,7 @@ pub mod codec;
 #[cfg(target_arch = "x86_64")]
 pub mod fast_x86;
 pub mod loops;
+pub mod math;
 pub mod meta;
 pub mod minifloat;
 pub mod ops;

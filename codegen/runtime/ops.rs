@@ -674,3 +674,148 @@ impl<C: Codec> Op3<Bool, C, C, C> for Select {
         }
     }
 }
+
+// ---------------------------------------------------------------- transcendentals
+
+macro_rules! math_ops {
+    (unary { $( $op:ident $m:ident $f32:path, $f64:path, $doc:literal; )* }
+     binary { $( $op2:ident $m2:ident $g32:path, $g64:path, $doc2:literal; )* }) => {
+        /// The transcendental functions of a float carrier (`f32`, `f64`), from
+        /// `runtime::math`: the same IEEE operations on every tier.
+        pub trait MathT: Copy {
+            $( #[doc = $doc] fn $m(self) -> Self; )*
+            $( #[doc = $doc2] fn $m2(self, b: Self) -> Self; )*
+        }
+        impl MathT for f32 {
+            $( #[inline(always)] fn $m(self) -> f32 { $f32(self) } )*
+            $( #[inline(always)] fn $m2(self, b: f32) -> f32 { $g32(self, b) } )*
+        }
+        impl MathT for f64 {
+            $( #[inline(always)] fn $m(self) -> f64 { $f64(self) } )*
+            $( #[inline(always)] fn $m2(self, b: f64) -> f64 { $g64(self, b) } )*
+        }
+        $( same1!($op, MathT, |a| a.$m(), $doc); )*
+        $( same2!($op2, MathT, |a, b| a.$m2(b), $doc2); )*
+    };
+}
+
+use super::math::{atrig, erf, exp, log, pow, root, trig};
+
+math_ops! {
+unary {
+    Exp exp exp::exp_f32, exp::exp_f64, "e^a within 1 ulp";
+    Exp2 exp2 exp::exp2_f32, exp::exp2_f64, "2^a within 1 ulp (exact at integers)";
+    Expm1 expm1 exp::expm1_f32, exp::expm1_f64, "e^a - 1 within 1 ulp";
+    Log log log::log_f32, log::log_f64, "natural logarithm within 1 ulp";
+    Log2 log2 log::log2_f32, log::log2_f64, "base-2 logarithm within 1 ulp (exact at powers of two)";
+    Log10 log10 log::log10_f32, log::log10_f64, "base-10 logarithm within 1 ulp";
+    Log1p log1p log::log1p_f32, log::log1p_f64, "ln(1 + a) within 1 ulp";
+    Sin sin trig::sin_f32, trig::sin_f64, "sine within 1 ulp";
+    Cos cos trig::cos_f32, trig::cos_f64, "cosine within 1 ulp";
+    Tan tan trig::tan_f32, trig::tan_f64, "tangent within 1 ulp";
+    Asin asin atrig::asin_f32, atrig::asin_f64, "arcsine within 1 ulp";
+    Acos acos atrig::acos_f32, atrig::acos_f64, "arccosine within 1 ulp";
+    Atan atan atrig::atan_f32, atrig::atan_f64, "arctangent within 1 ulp";
+    Sinh sinh exp::sinh_f32, exp::sinh_f64, "hyperbolic sine within 1 ulp";
+    Cosh cosh exp::cosh_f32, exp::cosh_f64, "hyperbolic cosine within 1 ulp";
+    Tanh tanh exp::tanh_f32, exp::tanh_f64, "hyperbolic tangent within 1 ulp";
+    Asinh asinh log::asinh_f32, log::asinh_f64, "inverse hyperbolic sine within 1 ulp";
+    Acosh acosh log::acosh_f32, log::acosh_f64, "inverse hyperbolic cosine within 1 ulp";
+    Atanh atanh log::atanh_f32, log::atanh_f64, "inverse hyperbolic tangent within 1 ulp";
+    Erf erf erf::erf_f32, erf::erf_f64, "error function within 1 ulp";
+    Erfc erfc erf::erfc_f32, erf::erfc_f64, "complementary error function within 1 ulp";
+    Cbrt cbrt root::cbrt_f32, root::cbrt_f64, "cube root within 1 ulp";
+    Sigmoid sigmoid exp::sigmoid_f32, exp::sigmoid_f64, "1 / (1 + e^-a) within 1 ulp";
+    Rsqrt rsqrt root::rsqrt_f32, root::rsqrt_f64, "1 / sqrt(a) within 1 ulp";
+    FastExp fast_exp exp::fast_exp_f32, exp::fast_exp_f64, "e^a within 3.5 ulp";
+    FastLog fast_log log::fast_log_f32, log::fast_log_f64, "natural logarithm within 3.5 ulp";
+    FastSin fast_sin trig::fast_sin_f32, trig::fast_sin_f64, "sine within 3.5 ulp";
+    FastCos fast_cos trig::fast_cos_f32, trig::fast_cos_f64, "cosine within 3.5 ulp";
+    FastTanh fast_tanh exp::fast_tanh_f32, exp::fast_tanh_f64, "hyperbolic tangent within 3.5 ulp";
+    FastSigmoid fast_sigmoid exp::fast_sigmoid_f32, exp::fast_sigmoid_f64, "1 / (1 + e^-a) within 3.5 ulp";
+}
+binary {
+    Atan2 atan2 atrig::atan2_f32, atrig::atan2_f64, "atan2(a, b), the angle of (b, a), within 1 ulp";
+    Pow pow pow::pow_f32, pow::pow_f64, "a^b within 1 ulp (C99 Annex F special cases)";
+    Hypot hypot root::hypot_f32, root::hypot_f64, "sqrt(a^2 + b^2) without overflow, within 1 ulp";
+    FastPow fast_pow pow::fast_pow_f32, pow::fast_pow_f64, "a^b within 3.5 ulp";
+}
+}
+
+// ---------------------------------------------------------------- fused kinds
+
+/// a + b + c, left to right in the carrier, one rounding into the dtype.
+pub struct Add3;
+impl<C: Codec> Op3<C, C, C, C> for Add3
+where
+    C::Carrier: Arith,
+{
+    #[inline(always)]
+    fn f(a: C::Carrier, b: C::Carrier, c: C::Carrier) -> C::Carrier {
+        a.add(b).add(c)
+    }
+}
+
+/// a × b × c, left to right in the carrier, one rounding into the dtype.
+pub struct Mul3;
+impl<C: Codec> Op3<C, C, C, C> for Mul3
+where
+    C::Carrier: Arith,
+{
+    #[inline(always)]
+    fn f(a: C::Carrier, b: C::Carrier, c: C::Carrier) -> C::Carrier {
+        a.mul(b).mul(c)
+    }
+}
+
+/// a + b × s (the product rounded in the carrier, then the sum).
+pub struct Axpy;
+impl<C: Codec> Op3<C, C, C, C> for Axpy
+where
+    C::Carrier: Arith,
+{
+    #[inline(always)]
+    fn f(a: C::Carrier, b: C::Carrier, s: C::Carrier) -> C::Carrier {
+        a.add(b.mul(s))
+    }
+}
+
+/// Linear interpolation that lands on b at t = 1.
+pub trait LerpT: Copy {
+    /// t == 1 ? b : a + (b − a) × t, each operation rounded in the carrier.
+    fn lerp(self, b: Self, t: Self) -> Self;
+}
+
+impl LerpT for f32 {
+    #[inline(always)]
+    fn lerp(self, b: f32, t: f32) -> f32 {
+        if t == 1.0 {
+            b
+        } else {
+            self + (b - self) * t
+        }
+    }
+}
+
+impl LerpT for f64 {
+    #[inline(always)]
+    fn lerp(self, b: f64, t: f64) -> f64 {
+        if t == 1.0 {
+            b
+        } else {
+            self + (b - self) * t
+        }
+    }
+}
+
+/// lerp(a, b, t): a + (b − a)·t, exactly b at t = 1.
+pub struct Lerp;
+impl<C: Codec> Op3<C, C, C, C> for Lerp
+where
+    C::Carrier: LerpT,
+{
+    #[inline(always)]
+    fn f(a: C::Carrier, b: C::Carrier, t: C::Carrier) -> C::Carrier {
+        a.lerp(b, t)
+    }
+}

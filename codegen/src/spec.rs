@@ -327,7 +327,7 @@ pub struct KernelPlan {
     pub variant: Variant,
     /// function name
     pub fn_name: String,
-    /// the generic instantiation it calls
+    /// the expression the kernel evaluates (a loop shell applied to `x`)
     pub call: String,
 }
 
@@ -442,8 +442,29 @@ impl Spec {
                 }
             })
             .collect();
+        let via = if d.is_mini() {
+            d.carrier == "f32"
+        } else {
+            (d.name == "f32" || d.name == "f64") && v != Variant::Contig
+        };
+        if k.accuracy != "Exact" && d.class == Class::Float && via && k.result == "Same" {
+            // A transcendental on a narrow float, or in a variant other than
+            // the contiguous one, runs its carrier's contiguous kernel over
+            // blocks of decoded values: the same bits as inlining the function
+            // here, with one copy of it per tier and carrier instead of one per
+            // dtype and variant.
+            let carrier = if d.is_mini() { "f32" } else { d.name.as_str() };
+            return format!(
+                "run{}_via::<{carrier}, {}, {}, {}>(x, {}_{carrier}_contig)",
+                k.arity,
+                ins.join(", "),
+                out,
+                v.code(),
+                k.name
+            );
+        }
         format!(
-            "run{}::<{}, {}, {}, {}>",
+            "run{}::<{}, {}, {}, {}>(x)",
             k.arity,
             ins.join(", "),
             out,

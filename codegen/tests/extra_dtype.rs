@@ -463,8 +463,11 @@ fn e3m3_gets_every_float_kernel_on_every_tier() {
             let func = &found[name];
             let body = squash(&func.block);
             let variant = name.rsplit('_').next().unwrap().to_ascii_uppercase();
+            // Exact kinds instantiate the loop; transcendentals run their
+            // carrier's contiguous kernel through the variant's block loop.
             assert!(
-                body.contains(&format!(",{variant}>(x)")),
+                body.contains(&format!(",{variant}>(x)"))
+                    || body.contains(&format!(",{variant}>(x,")),
                 "{path}: {name} does not run the {variant} loop: {body}"
             );
             assert!(

@@ -72,6 +72,22 @@ pub enum Error {
     },
     /// A malformed attribute or argument.
     Invalid(String),
+    /// A map program that is not well formed, or does not fit the call.
+    Program {
+        /// The node: its text (or `program` for the whole program).
+        node: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Map program text that does not lex or parse.
+    Parse {
+        /// Byte offset of the token in the text.
+        offset: usize,
+        /// The token (or `end of input`).
+        token: String,
+        /// What was expected or is wrong.
+        reason: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -113,6 +129,12 @@ impl fmt::Display for Error {
             ),
             Error::Overflow { operand } => write!(f, "{operand}: size arithmetic overflows"),
             Error::Invalid(s) => f.write_str(s),
+            Error::Program { node, reason } => write!(f, "node `{node}`: {reason}"),
+            Error::Parse {
+                offset,
+                token,
+                reason,
+            } => write!(f, "at byte {offset}, `{token}`: {reason}"),
         }
     }
 }

@@ -28,7 +28,9 @@ pub mod cast;
 pub mod contract;
 pub mod elementwise;
 pub mod error;
+pub mod fill;
 pub mod formats;
+pub mod map;
 pub mod reduce;
 pub mod tier;
 
@@ -37,6 +39,7 @@ pub use cast::{cast, cast_with, CastMode};
 pub use contract::{contract, matmul, ContractSpec};
 pub use elementwise::{elementwise, elementwise_with, result_dtype};
 pub use error::{Error, Result};
+pub use map::{map, map_in_place, Program, ProgramBuilder};
 pub use reduce::{
     dot, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan,
     scan_many, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,

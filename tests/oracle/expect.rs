@@ -95,6 +95,32 @@ fn out(f: Fk, x: f64) -> Expect {
     }
 }
 
+/// A result of an f32 carrier within `ulps` f32 ulps of `x` (an f64 far more
+/// accurate than that), then rounded into the dtype. Zeros, infinities and NaN
+/// are exact (a NaN: any NaN).
+fn near_carrier(f: Fk, x: f64, ulps: f64) -> Expect {
+    // 2^128: beyond f32's largest finite value by a whole ulp, so every f32
+    // within the bound of x is an infinity.
+    if x.is_nan() || x.is_infinite() || x == 0.0 || x.abs() >= 3.402823669209385e38 {
+        return out(f, x);
+    }
+    let e = ((x.to_bits() >> 52) & 0x7ff) as i64 - 1023;
+    let spacing = exact::pow2(e.max(-126) - 23);
+    match f {
+        Fk::Mini(m) => {
+            let lo = m.encode(x - ulps * spacing, false);
+            let hi = m.encode(x + ulps * spacing, false);
+            Expect::Codes(if lo == hi { vec![lo] } else { vec![lo, hi] })
+        }
+        _ => Expect::Near {
+            hi: x,
+            lo: 0.0,
+            k: 0,
+            ulps,
+        },
+    }
+}
+
 /// IEEE 754-2019 minimum: NaN propagates, -0 < +0.
 pub fn minimum(a: f64, b: f64) -> f64 {
     if a.is_nan() || b.is_nan() {
@@ -259,7 +285,37 @@ fn float_kind(name: &str, f: Fk, v: &[f64]) -> Expect {
         "logical_or" => Expect::Bool(t(v[0]) || t(v[1])),
         "logical_xor" => Expect::Bool(t(v[0]) != t(v[1])),
         "logical_not" => Expect::Bool(!t(v[0])),
-        _ => panic!("no float oracle for kind {name}"),
+        "add3" | "mul3" | "axpy" | "lerp" => {
+            // Each operation rounded once into the carrier, left to right.
+            let add = |x: f64, y: f64| {
+                if wide {
+                    exact::add_round(x, y, exact::F64)
+                } else {
+                    (x + y) as f32 as f64
+                }
+            };
+            let mul = |x: f64, y: f64| {
+                if wide {
+                    exact::mul_round(x, y, exact::F64)
+                } else {
+                    (x * y) as f32 as f64
+                }
+            };
+            r(match name {
+                "add3" => add(add(v[0], v[1]), v[2]),
+                "mul3" => mul(mul(v[0], v[1]), v[2]),
+                "axpy" => add(v[0], mul(v[1], v[2])),
+                _ if v[2] == 1.0 => v[1],
+                _ => add(v[0], mul(add(v[1], -v[0]), v[2])),
+            })
+        }
+        _ => match super::math_ref::reference(name, v) {
+            // The transcendentals: within the kind's ulps in the carrier; an
+            // f64 carrier is checked against mpmath's values in tests/math.rs.
+            Some((_, _)) if wide => Expect::Unchecked,
+            Some((x, ulps)) => near_carrier(f, x, ulps),
+            None => panic!("no float oracle for kind {name}"),
+        },
     }
 }
 
@@ -324,6 +380,9 @@ fn int_kind(name: &str, d: DType, v: &[i128]) -> Expect {
         }
         "add_sat" => int((v[0] + v[1]).clamp(min, max)),
         "sub_sat" => int((v[0] - v[1]).clamp(min, max)),
+        "add3" => Expect::Int(v[0] + v[1] + v[2]),
+        "mul3" => int(wrap_int(d, v[0].wrapping_mul(v[1])).wrapping_mul(v[2])),
+        "axpy" => int(v[0] + wrap_int(d, v[1].wrapping_mul(v[2]))),
         _ => panic!("no integer oracle for kind {name}"),
     }
 }
@@ -438,6 +497,25 @@ fn complex_kind(name: &str, d: DType, a: &[(f64, f64)]) -> Expect {
         "abs" => hypot_expect(a[0].0, a[0].1, 1.0),
         "neg" => Expect::Complex(-a[0].0, -a[0].1),
         "conj" => Expect::Complex(a[0].0, -a[0].1),
+        "add3" => Expect::Complex(
+            add(add(a[0].0, a[1].0), a[2].0),
+            add(add(a[0].1, a[1].1), a[2].1),
+        ),
+        "mul3" | "axpy" => {
+            let cmul = |(ar, ai): (f64, f64), (br, bi): (f64, f64)| {
+                (
+                    add(mul(ar, br), -mul(ai, bi)),
+                    add(mul(ar, bi), mul(ai, br)),
+                )
+            };
+            if name == "mul3" {
+                let (r, i) = cmul(cmul(a[0], a[1]), a[2]);
+                Expect::Complex(r, i)
+            } else {
+                let (r, i) = cmul(a[1], a[2]);
+                Expect::Complex(add(a[0].0, r), add(a[0].1, i))
+            }
+        }
         "eq" => Expect::Bool(a[0].0 == a[1].0 && a[0].1 == a[1].1),
         "ne" => Expect::Bool(!(a[0].0 == a[1].0 && a[0].1 == a[1].1)),
         _ => panic!("no complex oracle for kind {name}"),
@@ -500,8 +578,8 @@ fn check_near(d: DType, got: f64, hi: f64, lo: f64, k: i64, ulps: f64) -> Result
     };
     let e = exact::exponent(hi) + k;
     // |reference| >= 2^(e_hi + k) > max  <=>  the reference is beyond the largest finite value.
-    let beyond = e > fmt.emax || (e == fmt.emax && scale(hi, k) >= max);
-    if got.is_infinite() && got > 0.0 {
+    let beyond = e > fmt.emax || (e == fmt.emax && scale(hi, k).abs() >= max);
+    if got.is_infinite() && (got > 0.0) == (hi > 0.0) {
         return if beyond {
             Ok(())
         } else {

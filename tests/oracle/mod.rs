@@ -7,6 +7,7 @@
 pub mod exact;
 pub mod expect;
 pub mod harness;
+pub mod math_ref;
 pub mod mini;
 pub mod rng;
 pub mod values;

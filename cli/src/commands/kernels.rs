@@ -172,6 +172,15 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
             "result": "the dtype result y names (default: acc)",
             "doc": super::contract::DOC,
         }));
+        list.push(json!({
+            "name": super::map::NAME,
+            "family": "map",
+            "operands": ["x0", "x1", "..."],
+            "results": ["y0", "y1", "..."],
+            "attrs": {"program": "text, e.g. y0 = exp(x0 - x1) * 0.5f32; y1 = x0 > x1"},
+            "result": "each output node's dtype",
+            "doc": super::map::DOC,
+        }));
         for k in FormatKernel::ALL {
             let (operands, results) = format_kernel_io(k);
             list.push(json!({
@@ -254,6 +263,11 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         out,
         "contract  (operands a, b, init; attrs contracting, batch, acc)  {}",
         super::contract::DOC
+    )?;
+    outln!(
+        out,
+        "map  (operands x0, x1, ...; results y0, y1, ...; attr program)  {}",
+        super::map::DOC
     )?;
     outln!(
         out,

@@ -7,9 +7,11 @@ pub mod elementwise;
 pub mod engines_check;
 pub mod formats;
 pub mod kernels;
+pub mod map;
 pub mod reduce;
 pub mod run;
 pub mod selftest;
+pub mod ulp;
 
 use crate::call::UniqueMap;
 use crate::failure::{Failure, Outcome};

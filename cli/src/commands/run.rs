@@ -7,7 +7,7 @@
 //! new arms of [`Kernel`]).
 
 use super::formats::FormatKernel;
-use super::{cast, contract, elementwise, formats, parse_args, reduce};
+use super::{cast, contract, elementwise, formats, map, parse_args, reduce};
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
 use crate::outln;
@@ -33,6 +33,8 @@ pub enum Kernel {
     Reduce,
     /// `scan`: inclusive scans along one axis.
     Scan,
+    /// `map`: a fused elementwise program.
+    Map,
 }
 
 impl Kernel {
@@ -49,6 +51,9 @@ impl Kernel {
         }
         if name == contract::NAME {
             return Ok(Kernel::Contract);
+        }
+        if name == map::NAME {
+            return Ok(Kernel::Map);
         }
         if let Some(k) = FormatKernel::from_name(name) {
             return Ok(Kernel::Format(k));
@@ -102,6 +107,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Format(k) => formats::call(path, &call, k, &exec)?,
         Kernel::Reduce => reduce::reduce_call(path, &call, &exec)?,
         Kernel::Scan => reduce::scan_call(path, &call, &exec)?,
+        Kernel::Map => map::call(path, &call, &exec)?,
     };
     if let Some(note) = tessera::tier::tier_env_note() {
         outln!(out, "note: {note}")?;

@@ -10,7 +10,7 @@
 //! an elementwise result depends on its inputs' values alone.
 
 pub(crate) mod plan;
-mod tile;
+pub(crate) mod tile;
 
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};

@@ -11,7 +11,7 @@ pub(super) const OUT: usize = 3;
 
 /// One operand's addressing.
 #[derive(Clone, Copy)]
-pub(super) struct Addr {
+pub(crate) struct Addr {
     /// Start of the operand's bytes.
     pub base: *mut u8,
     /// Position of element 0, in elements.

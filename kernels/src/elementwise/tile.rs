@@ -15,7 +15,7 @@ const MAX_ITEM: usize = 16;
 ///
 /// # Safety
 /// `p` must be a valid element position of `a`.
-unsafe fn gather(a: &Addr, p: isize, dst: &mut [u8]) {
+pub(crate) unsafe fn gather(a: &Addr, p: isize, dst: &mut [u8]) {
     if a.vpb > 1 {
         let byte_at = (p as usize) / a.vpb;
         let slot = (p as usize) % a.vpb;
@@ -35,7 +35,7 @@ unsafe fn gather(a: &Addr, p: isize, dst: &mut [u8]) {
 ///
 /// # Safety
 /// `p` must be a valid element position of `a`, written by no other thread.
-unsafe fn scatter(a: &Addr, p: isize, src: &[u8]) {
+pub(crate) unsafe fn scatter(a: &Addr, p: isize, src: &[u8]) {
     if a.vpb > 1 {
         let byte_at = (p as usize) / a.vpb;
         let slot = (p as usize) % a.vpb;
@@ -59,7 +59,13 @@ unsafe fn scatter(a: &Addr, p: isize, src: &[u8]) {
 ///
 /// # Safety
 /// The run must lie inside the validated operand.
-unsafe fn gather_run(a: &Addr, p0: isize, stride: isize, len: usize, dst: &mut [u8]) -> bool {
+pub(crate) unsafe fn gather_run(
+    a: &Addr,
+    p0: isize,
+    stride: isize,
+    len: usize,
+    dst: &mut [u8],
+) -> bool {
     if stride != 1 {
         return false;
     }
@@ -242,7 +248,13 @@ mod x86 {
 ///
 /// # Safety
 /// The run must lie inside the validated destination.
-unsafe fn scatter_run(a: &Addr, p0: isize, stride: isize, len: usize, src: &[u8]) -> bool {
+pub(crate) unsafe fn scatter_run(
+    a: &Addr,
+    p0: isize,
+    stride: isize,
+    len: usize,
+    src: &[u8],
+) -> bool {
     if stride != 1 {
         return false;
     }

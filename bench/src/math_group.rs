@@ -1,0 +1,264 @@
+//! The `math` group: the transcendental kinds on `--size-mib`-sized f32
+//! arrays (default 64 MiB, 16M elements), one thread, in Gelem/s: tessera on
+//! every tier the CPU runs, beside a plain loop over the platform's libm
+//! (`f32::exp` and friends, one call per element) and, when `python3` with
+//! numpy is on the PATH, numpy's `np.f(x, out=y)` on the same number of
+//! elements (numpy's own timing in a subprocess; its inputs are generated the
+//! same way). `math` measures exp, log, sin, tanh and sigmoid; `math:all` every
+//! default and fast transcendental.
+//!
+//! Each tessera result is checked within the kind's bound (1 or 3.5 ulp, plus
+//! the libm loop's own error) against the f64 libm before it is timed. Best of
+//! `reps` calls (5; 2 with --quick).
+
+use std::time::Instant;
+use tessera::{elementwise_with, Accuracy, ArrayView, ArrayViewMut, Exec, Kind};
+
+/// The group's name on the command line.
+pub const NAME: &str = "math";
+
+fn libm32(name: &str) -> Option<fn(f32) -> f32> {
+    Some(match name {
+        "exp" => f32::exp,
+        "exp2" => f32::exp2,
+        "expm1" => f32::exp_m1,
+        "log" => f32::ln,
+        "log2" => f32::log2,
+        "log10" => f32::log10,
+        "log1p" => f32::ln_1p,
+        "sin" => f32::sin,
+        "cos" => f32::cos,
+        "tan" => f32::tan,
+        "asin" => f32::asin,
+        "acos" => f32::acos,
+        "atan" => f32::atan,
+        "sinh" => f32::sinh,
+        "cosh" => f32::cosh,
+        "tanh" => f32::tanh,
+        "asinh" => f32::asinh,
+        "acosh" => f32::acosh,
+        "atanh" => f32::atanh,
+        "cbrt" => f32::cbrt,
+        "sigmoid" => |x: f32| 1.0 / (1.0 + (-x).exp()),
+        "rsqrt" => |x: f32| 1.0 / x.sqrt(),
+        _ => return None,
+    })
+}
+
+/// Inputs where the function is interesting: a spread over its domain.
+fn input(name: &str, i: usize) -> f32 {
+    let u = ((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) as f64 / (1u64 << 24) as f64;
+    let v = match name {
+        "exp" | "exp2" | "expm1" | "sinh" | "cosh" => -80.0 + 160.0 * u,
+        "log" | "log2" | "log10" | "rsqrt" | "cbrt" => (2.0f64).powf(-60.0 + 120.0 * u),
+        "log1p" => -0.999 + 1000.0 * u * u,
+        "asin" | "acos" | "atanh" => -1.0 + 2.0 * u,
+        "acosh" => 1.0 + 1000.0 * u,
+        "sin" | "cos" | "tan" => -100.0 + 200.0 * u,
+        _ => -20.0 + 40.0 * u,
+    };
+    v as f32
+}
+
+fn best<F: FnMut()>(reps: usize, mut f: F) -> f64 {
+    f();
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+fn numpy(name: &str, n: usize, reps: usize) -> Option<f64> {
+    let np = match name {
+        "exp" | "exp2" | "expm1" | "log" | "log2" | "log10" | "log1p" | "sin" | "cos" | "tan"
+        | "sinh" | "cosh" | "tanh" | "cbrt" => format!("np.{name}(x, out=y)"),
+        "asin" | "acos" | "atan" | "asinh" | "acosh" | "atanh" => {
+            format!("np.arc{}(x, out=y)", &name[1..])
+        }
+        "sigmoid" => {
+            "np.negative(x, out=y); np.exp(y, out=y); y += 1; np.reciprocal(y, out=y)".into()
+        }
+        _ => return None,
+    };
+    let lo_hi = match name {
+        "log" | "log2" | "log10" | "rsqrt" | "cbrt" => "2.0**np.random.uniform(-60, 60, N)",
+        "asin" | "acos" | "atanh" => "np.random.uniform(-1, 1, N)",
+        "acosh" => "np.random.uniform(1, 1000, N)",
+        "log1p" => "np.random.uniform(-0.99, 1000, N)",
+        "exp" | "exp2" | "expm1" | "sinh" | "cosh" => "np.random.uniform(-80, 80, N)",
+        "sin" | "cos" | "tan" => "np.random.uniform(-100, 100, N)",
+        _ => "np.random.uniform(-20, 20, N)",
+    };
+    let script = format!(
+        "import numpy as np, time\nN={n}\nx=({lo_hi}).astype(np.float32)\ny=np.empty_like(x)\n\
+         {np}\nb=1e9\nfor _ in range({reps}):\n t=time.perf_counter(); {np}; b=min(b,time.perf_counter()-t)\nprint(b)\n"
+    );
+    let out = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(&script)
+        .env_remove("OPENBLAS_CORETYPE")
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    String::from_utf8(out.stdout).ok()?.trim().parse().ok()
+}
+
+/// Run the group; returns the text and whether every checked result held.
+pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool) {
+    let all = filters.iter().any(|f| f == "math:all");
+    let reps = if quick { 2 } else { 5 };
+    let names: Vec<Kind> = Kind::ALL
+        .into_iter()
+        .filter(|k| k.info().accuracy != Accuracy::Exact && k.info().arity == 1)
+        .filter(|k| all || matches!(k.name(), "exp" | "log" | "sin" | "tanh" | "sigmoid"))
+        .collect();
+    let tiers = tessera::available_tiers();
+    let mut s = format!(
+        "math: {n} f32 per call, 1 thread, Gelem/s (best of {reps}); ratios over the libm loop and numpy\n\
+         {:<14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}\n",
+        "kind", "scalar", "avx2", "avx512", "libm", "numpy", "best/libm", "best/numpy"
+    );
+    let mut ok = true;
+    let mut y = vec![0f32; n];
+    for k in names {
+        let base = k.name().strip_prefix("fast_").unwrap_or(k.name());
+        let x: Vec<f32> = (0..n).map(|i| input(base, i)).collect();
+        let bound = if k.info().accuracy == Accuracy::Ulp1 {
+            1.0
+        } else {
+            3.5
+        };
+        let mut rates = [None::<f64>; 3];
+        for tier in &tiers {
+            let exec = Exec::on(*tier).threads(1);
+            let xv = ArrayView::from_slice(&x, &[n]).expect("view");
+            let run = |y: &mut [f32]| {
+                let mut yv = ArrayViewMut::from_slice(y, &[n]).expect("view");
+                elementwise_with(&exec, k, std::slice::from_ref(&xv), &mut yv).expect("call");
+            };
+            run(&mut y);
+            // Check a sample against libm in f64 (within the bound and a
+            // margin for libm's own f32 error).
+            if let Some(f) = libm32(base) {
+                for i in (0..n).step_by(n / 1000 + 1) {
+                    let r = f(x[i]) as f64;
+                    let ulp = (r.abs().max(1e-38) * f32::EPSILON as f64).max(1e-45);
+                    if r.is_finite() && (y[i] as f64 - r).abs() > (bound + 1.0) * ulp {
+                        s += &format!(
+                            "  {} on {}: x = {} gives {}, libm {}: FAILED\n",
+                            k.name(),
+                            tier.name(),
+                            x[i],
+                            y[i],
+                            r
+                        );
+                        ok = false;
+                        break;
+                    }
+                }
+            }
+            let t = best(reps, || run(&mut y));
+            let slot = match tier.name() {
+                "scalar" => 0,
+                "avx2" => 1,
+                _ => 2,
+            };
+            rates[slot] = Some(n as f64 / t / 1e9);
+        }
+        let libm = libm32(base).map(|f| {
+            let t = best(reps, || {
+                for (o, &v) in y.iter_mut().zip(&x) {
+                    *o = f(v);
+                }
+            });
+            n as f64 / t / 1e9
+        });
+        let np = if k.name().starts_with("fast_") {
+            None
+        } else {
+            numpy(base, n, reps).map(|t| n as f64 / t / 1e9)
+        };
+        let best_t = rates.iter().flatten().fold(0.0f64, |a, &b| a.max(b));
+        let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
+        s += &format!(
+            "{:<14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}\n",
+            k.name(),
+            f(rates[0]),
+            f(rates[1]),
+            f(rates[2]),
+            f(libm),
+            f(np),
+            f(libm.map(|l| best_t / l)),
+            f(np.map(|p| best_t / p)),
+        );
+    }
+    s += "targets: exp on avx2 >= 0.8x numpy and >= 3x the libm loop\n";
+    let (t, fused_ok) = fused(n, reps);
+    s += &t;
+    (s, ok && fused_ok)
+}
+
+/// A program of four kinds, `y0 = sqrt(x0 * x1 + x1) - x0`, fused (one
+/// `map` call) beside the same kinds run as four `elementwise` calls through
+/// temporaries, on every tier, one thread; the fused result is checked to be
+/// the separate passes' bit for bit.
+fn fused(n: usize, reps: usize) -> (String, bool) {
+    use tessera::{map, DType, Program};
+    let x0: Vec<f32> = (0..n).map(|i| input("log", i)).collect();
+    let x1: Vec<f32> = (0..n).map(|i| input("tanh", i).abs()).collect();
+    let text = "y0 = sqrt(x0 * x1 + x1) - x0";
+    let p = Program::parse(text, &[DType::F32, DType::F32]).expect("program parses");
+    let mut s = format!("map: `{text}` on {n} f32, 1 thread: fused vs four separate passes\n");
+    let mut ok = true;
+    for tier in tessera::available_tiers() {
+        let exec = Exec::on(tier).threads(1);
+        let v0 = ArrayView::from_slice(&x0, &[n]).expect("view");
+        let v1 = ArrayView::from_slice(&x1, &[n]).expect("view");
+        let mut y = vec![0f32; n];
+        let mut t1 = vec![0f32; n];
+        let mut t2 = vec![0f32; n];
+        let mut z = vec![0f32; n];
+        let fused_run = |y: &mut [f32]| {
+            let mut out = [ArrayViewMut::from_slice(y, &[n]).expect("view")];
+            map(&exec, &p, &[v0.clone(), v1.clone()], &mut out).expect("map");
+        };
+        let passes = |t1: &mut [f32], t2: &mut [f32], z: &mut [f32]| {
+            let call = |k: Kind, a: &[f32], b: Option<&[f32]>, o: &mut [f32]| {
+                let mut ins = vec![ArrayView::from_slice(a, &[n]).expect("view")];
+                if let Some(b) = b {
+                    ins.push(ArrayView::from_slice(b, &[n]).expect("view"));
+                }
+                let mut ov = ArrayViewMut::from_slice(o, &[n]).expect("view");
+                elementwise_with(&exec, k, &ins, &mut ov).expect("call");
+            };
+            call(Kind::Mul, &x0, Some(&x1), t1);
+            call(Kind::Add, t1, Some(&x1), t2);
+            call(Kind::Sqrt, t2, None, t1);
+            call(Kind::Sub, t1, Some(&x0), z);
+        };
+        fused_run(&mut y);
+        passes(&mut t1, &mut t2, &mut z);
+        let same = y
+            .iter()
+            .zip(&z)
+            .all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()));
+        ok &= same;
+        let tf = best(reps, || fused_run(&mut y));
+        let ts = best(reps, || passes(&mut t1, &mut t2, &mut z));
+        s += &format!(
+            "  {:<7} fused {:.3} Gelem/s, separate {:.3} Gelem/s: {:.2}x{}\n",
+            tier.name(),
+            n as f64 / tf / 1e9,
+            n as f64 / ts / 1e9,
+            ts / tf,
+            if same { "" } else { "  FAILED: results differ" }
+        );
+    }
+    s += "target: fused >= 2x the separate passes\n";
+    (s, ok)
+}

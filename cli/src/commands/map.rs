@@ -1,0 +1,140 @@
+//! `map` as a call: a fused elementwise program (`tessera::map`) given as text
+//! in attribute `program`, operands `x0`, `x1`, … and results `y0`, `y1`, ….
+//!
+//! ```json
+//! {"kernel": "map",
+//!  "attrs": {"program": "y0 = exp(x0 - x1) * 0.5f32; y1 = x0 > x1"},
+//!  "operands": {"x0": {"npy": "a.npy"}, "x1": {"npy": "b.npy"}},
+//!  "results": {"y0": {"npy": "e.npy"}, "y1": {"npy": "gt.npy"}}}
+//! ```
+//!
+//! The program's input dtypes are the operands'; each result's dtype must be
+//! (and defaults to) its output node's, and every result has one shape: the
+//! operands' shapes broadcast, unless a result names another they broadcast
+//! to. Sub-byte operands are not taken here.
+
+use super::{expect_attrs, string_attr};
+use crate::call::Call;
+use crate::codes::values_per_byte;
+use crate::failure::{Failure, Outcome};
+use crate::npy;
+use crate::operand::{self, Loaded};
+use std::path::Path;
+use tessera::{ArrayView, ArrayViewMut, Exec, Program};
+
+/// The kernel's name in call files.
+pub const NAME: &str = "map";
+
+/// What `tessera kernels` says of it.
+pub const DOC: &str = "a fused elementwise program (attribute program, e.g. \
+\"y0 = exp(x0 - x1) * 0.5f32; y1 = x0 > x1\"): every node computes in its carrier and rounds once \
+into its dtype, tile by tile, so the chain reads and writes memory once";
+
+fn indexed(names: &[&String], prefix: &str, what: &str) -> Outcome<usize> {
+    for i in 0..names.len() {
+        let want = format!("{prefix}{i}");
+        if !names.iter().any(|n| **n == want) {
+            return Err(Failure::usage(format!(
+                "kernel `{NAME}` takes {what} {prefix}0, {prefix}1, … without gaps; {want} is missing"
+            )));
+        }
+    }
+    Ok(names.len())
+}
+
+fn view<'a>(x: &'a Loaded) -> Outcome<ArrayView<'a>> {
+    if x.is_codes() {
+        return Err(Failure::run(format!(
+            "operand {}: kernel `{NAME}` does not take sub-byte dtypes ({})",
+            x.name, x.dtype
+        )));
+    }
+    ArrayView::new(x.dtype, &x.shape, &x.strides, 0, &x.data)
+        .map_err(|e| Failure::run(format!("operand {}: {e}", x.name)))
+}
+
+/// Run a program as described by `call`; returns the lines to report.
+pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> {
+    expect_attrs(NAME, &call.attrs, &["program"])?;
+    let text = string_attr(NAME, &call.attrs, "program")?.ok_or_else(|| {
+        Failure::usage(format!(
+            "kernel `{NAME}` needs attribute program (the program's text)"
+        ))
+    })?;
+    let in_names: Vec<&String> = call.operands.0.keys().collect();
+    let n_in = indexed(&in_names, "x", "operands")?;
+    let out_names: Vec<&String> = call.results.0.keys().collect();
+    let n_out = indexed(&out_names, "y", "results")?;
+    let mut loaded = Vec::with_capacity(n_in);
+    for i in 0..n_in {
+        let name = format!("x{i}");
+        loaded.push(operand::load(call_path, &name, &call.operands.0[&name])?);
+    }
+    let dtypes: Vec<_> = loaded.iter().map(|x| x.dtype).collect();
+    let program = Program::parse(text, &dtypes)
+        .map_err(|e| Failure::usage(format!("kernel `{NAME}`: program: {e}")))?;
+    let out_dtypes = program.output_dtypes();
+    if out_dtypes.len() != n_out {
+        return Err(Failure::usage(format!(
+            "kernel `{NAME}`: the program has {} outputs, the call file names {n_out} results",
+            out_dtypes.len()
+        )));
+    }
+    let shapes: Vec<&[usize]> = loaded.iter().map(|x| x.shape.as_slice()).collect();
+    let mut shape = tessera::elementwise::broadcast_shapes(&shapes).ok_or_else(|| {
+        Failure::run(format!(
+            "kernel `{NAME}`: the operands' shapes {shapes:?} do not broadcast"
+        ))
+    })?;
+    for i in 0..n_out {
+        if let Some(s) = &call.results.0[&format!("y{i}")].shape {
+            shape = s.clone();
+        }
+    }
+    let mut bufs = Vec::with_capacity(n_out);
+    let mut to = Vec::with_capacity(n_out);
+    for (i, &want) in out_dtypes.iter().enumerate() {
+        let spec = &call.results.0[&format!("y{i}")];
+        let d =
+            operand::dtype_name(&format!("result y{i}"), spec.dtype.as_deref())?.unwrap_or(want);
+        if d != want {
+            return Err(Failure::run(format!(
+                "result y{i}: the program's output y{i} is {want}, not {d}"
+            )));
+        }
+        if values_per_byte(d) > 1 {
+            return Err(Failure::run(format!(
+                "result y{i}: kernel `{NAME}` does not write sub-byte dtypes ({d})"
+            )));
+        }
+        let bytes = npy::byte_size(&shape, d.info().item_bytes)
+            .map_err(|e| Failure::run(format!("result y{i}: {e}")))?;
+        bufs.push(operand::zeroed(bytes)?);
+        to.push(d);
+    }
+    let views = loaded.iter().map(view).collect::<Outcome<Vec<_>>>()?;
+    {
+        let mut outs = bufs
+            .iter_mut()
+            .zip(&to)
+            .enumerate()
+            .map(|(i, (b, &d))| {
+                ArrayViewMut::contiguous(d, &shape, b)
+                    .map_err(|e| Failure::run(format!("result y{i}: {e}")))
+            })
+            .collect::<Outcome<Vec<_>>>()?;
+        tessera::map(exec, &program, &views, &mut outs)
+            .map_err(|e| Failure::run(format!("kernel `{NAME}`: {e}")))?;
+    }
+    let tier = exec.resolve_tier()?;
+    let mut lines = Vec::with_capacity(n_out);
+    for (i, (b, &d)) in bufs.iter().zip(&to).enumerate() {
+        let name = format!("y{i}");
+        let path = operand::store(call_path, &name, &call.results.0[&name], d, &shape, b)?;
+        lines.push(format!(
+            "map: {name} = {d} {shape:?} -> {} (tier {tier})",
+            path.display()
+        ));
+    }
+    Ok(lines)
+}

@@ -1,0 +1,201 @@
+//! Primitives the transcendental functions share: rounding to an integer by an
+//! adder, powers of two from bits, double-word (unevaluated sum) arithmetic and
+//! polynomial evaluation. Each is exact or states its one rounding.
+
+/// Round to the nearest integer, ties to even, for |x| < 2^51 (one add and one
+/// subtract of 1.5·2^52; the result is exact). Larger |x| are returned as the
+/// adder leaves them (callers clamp first).
+#[inline(always)]
+pub fn rint_f64(x: f64) -> f64 {
+    const M: f64 = 6755399441055744.0; // 1.5 * 2^52
+    (x + M) - M
+}
+
+/// Round to the nearest integer, ties to even, for |x| < 2^22 (see
+/// [`rint_f64`]).
+#[inline(always)]
+pub fn rint_f32(x: f32) -> f32 {
+    const M: f32 = 12582912.0; // 1.5 * 2^23
+    (x + M) - M
+}
+
+/// 2^n as an f64 for an integer-valued `n` in [-1022, 1023] (from the bits).
+#[inline(always)]
+pub fn pow2i_f64(n: f64) -> f64 {
+    f64::from_bits(((n as i64 + 1023) as u64) << 52)
+}
+
+/// 2^n as an f32 for an integer-valued `n` in [-126, 127] (from the bits).
+#[inline(always)]
+pub fn pow2i_f32(n: f32) -> f32 {
+    f32::from_bits(((n as i32 + 127) as u32) << 23)
+}
+
+/// x · 2^n for an integer-valued `n` in [-2044, 2046], with one rounding at
+/// most (the product by the second factor): the scale is split in two halves,
+/// each a normal power of two, so subnormal and overflowing results round
+/// correctly.
+#[inline(always)]
+pub fn ldexp_f64(x: f64, n: f64) -> f64 {
+    let h = (n * 0.5).floor_exact();
+    x * pow2i_f64(h) * pow2i_f64(n - h)
+}
+
+/// x · 2^n for an integer-valued `n` in [-252, 254] (see [`ldexp_f64`]).
+#[inline(always)]
+pub fn ldexp_f32(x: f32, n: f32) -> f32 {
+    let h = (n * 0.5).floor_exact();
+    x * pow2i_f32(h) * pow2i_f32(n - h)
+}
+
+/// Floor of a value that is an integer or a half-integer of magnitude below
+/// 2^22, without a library call.
+trait FloorExact {
+    fn floor_exact(self) -> Self;
+}
+
+impl FloorExact for f64 {
+    #[inline(always)]
+    fn floor_exact(self) -> f64 {
+        let r = rint_f64(self);
+        if r > self {
+            r - 1.0
+        } else {
+            r
+        }
+    }
+}
+
+impl FloorExact for f32 {
+    #[inline(always)]
+    fn floor_exact(self) -> f32 {
+        let r = rint_f32(self);
+        if r > self {
+            r - 1.0
+        } else {
+            r
+        }
+    }
+}
+
+/// Horner evaluation c[0] + x·(c[1] + x·(c[2] + …)) with one `mul_add` per
+/// coefficient, highest first.
+#[inline(always)]
+pub fn horner_f64<const N: usize>(x: f64, c: &[f64; N]) -> f64 {
+    let mut acc = c[N - 1];
+    let mut i = N - 1;
+    while i > 0 {
+        i -= 1;
+        acc = acc.mul_add(x, c[i]);
+    }
+    acc
+}
+
+/// Horner evaluation in f32 (see [`horner_f64`]).
+#[inline(always)]
+pub fn horner_f32<const N: usize>(x: f32, c: &[f32; N]) -> f32 {
+    let mut acc = c[N - 1];
+    let mut i = N - 1;
+    while i > 0 {
+        i -= 1;
+        acc = acc.mul_add(x, c[i]);
+    }
+    acc
+}
+
+/// An unevaluated sum `hi + lo` with |lo| ≤ ulp(hi)/2: about 106 bits.
+#[derive(Clone, Copy, Debug)]
+pub struct Dd {
+    /// The leading part.
+    pub hi: f64,
+    /// The trailing part.
+    pub lo: f64,
+}
+
+/// a + b exactly, as (rounded sum, error); any a and b (Knuth's TwoSum).
+#[inline(always)]
+pub fn two_sum(a: f64, b: f64) -> Dd {
+    let s = a + b;
+    let bb = s - a;
+    let e = (a - (s - bb)) + (b - bb);
+    Dd { hi: s, lo: e }
+}
+
+/// a + b exactly for |a| ≥ |b| (or a = 0) (Dekker's FastTwoSum).
+#[inline(always)]
+pub fn fast_two_sum(a: f64, b: f64) -> Dd {
+    let s = a + b;
+    Dd {
+        hi: s,
+        lo: b - (s - a),
+    }
+}
+
+/// a · b exactly, as (rounded product, error), by one fused multiply-add.
+#[inline(always)]
+pub fn two_prod(a: f64, b: f64) -> Dd {
+    let p = a * b;
+    Dd {
+        hi: p,
+        lo: a.mul_add(b, -p),
+    }
+}
+
+// Named methods, not operator traits: each states its error, which `+` would hide.
+#[allow(clippy::should_implement_trait)]
+impl Dd {
+    /// A double-word from one double.
+    #[inline(always)]
+    pub fn new(hi: f64) -> Dd {
+        Dd { hi, lo: 0.0 }
+    }
+
+    /// The double nearest the sum (one rounding of hi + lo).
+    #[inline(always)]
+    pub fn value(self) -> f64 {
+        self.hi + self.lo
+    }
+
+    /// Sum of two double-words (relative error about 2^-104).
+    #[inline(always)]
+    pub fn add(self, b: Dd) -> Dd {
+        let s = two_sum(self.hi, b.hi);
+        let t = two_sum(self.lo, b.lo);
+        let u = fast_two_sum(s.hi, s.lo + t.hi);
+        fast_two_sum(u.hi, u.lo + t.lo)
+    }
+
+    /// Sum of a double-word and a double.
+    #[inline(always)]
+    pub fn add_f64(self, b: f64) -> Dd {
+        let s = two_sum(self.hi, b);
+        fast_two_sum(s.hi, s.lo + self.lo)
+    }
+
+    /// Product of two double-words (relative error about 2^-102).
+    #[inline(always)]
+    pub fn mul(self, b: Dd) -> Dd {
+        let p = two_prod(self.hi, b.hi);
+        let lo = self.hi.mul_add(b.lo, self.lo * b.hi) + p.lo;
+        fast_two_sum(p.hi, lo)
+    }
+
+    /// Product of a double-word and a double.
+    #[inline(always)]
+    pub fn mul_f64(self, b: f64) -> Dd {
+        let p = two_prod(self.hi, b);
+        fast_two_sum(p.hi, self.lo.mul_add(b, p.lo))
+    }
+
+    /// Quotient of two double-words (relative error about 2^-100).
+    #[inline(always)]
+    pub fn div(self, b: Dd) -> Dd {
+        let q1 = self.hi / b.hi;
+        let r = self.add(b.mul_f64(-q1));
+        let q2 = r.hi / b.hi;
+        let r = r.add(b.mul_f64(-q2));
+        let q3 = r.hi / b.hi;
+        let q = fast_two_sum(q1, q2);
+        q.add_f64(q3)
+    }
+}

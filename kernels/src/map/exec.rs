@@ -1,0 +1,819 @@
+//! The tile executor: validates a call, resolves every kernel once, then runs
+//! the program over tiles of `TILE` consecutive indices (C order of the
+//! outputs' shape), each node's values in a scratch buffer of its own dtype.
+
+use super::program::{node_args, NodeId, Op, Program, Scalar};
+use crate::array::{ArrayView, ArrayViewMut};
+use crate::elementwise::plan::Addr;
+use crate::elementwise::{broadcasts_to, call_dtype, self_overlap, tile, PARALLEL_MIN};
+use crate::error::{Error, Result};
+use crate::tier::Exec;
+use crate::{cast_index, kernel_index, Args, CastMode, DType, LoopFn, Variant};
+
+/// Indices per tile: 4 KiB of f32 per node, so a program of a few nodes
+/// keeps its tile in L1.
+pub(crate) const TILE: usize = 1024;
+/// Bytes of one scratch slot (a tile of the widest element, c128).
+const SLOT: usize = TILE * 16;
+
+/// Where an input of a call comes from.
+pub(crate) enum In<'r, 'a> {
+    /// A read-only view.
+    View(&'r ArrayView<'a>),
+    /// The current contents of output `k` (in place).
+    Output(usize),
+}
+
+/// Bytes of one scratch element of `dtype` (one code per byte when packed).
+fn scratch_item(dtype: DType) -> usize {
+    let info = dtype.info();
+    if info.values_per_byte > 1 {
+        1
+    } else {
+        info.item_bytes
+    }
+}
+
+/// An operand's addressing over the merged axes.
+struct Geom {
+    addr: Addr,
+    /// Element strides per merged axis.
+    strides: Vec<isize>,
+}
+
+enum Step {
+    Load {
+        node: usize,
+        geom: usize,
+        /// Whether a tile inside one row may be read where it lies.
+        direct: bool,
+    },
+    Coord {
+        node: usize,
+        /// Indices per step of the axis.
+        inner: usize,
+        /// The axis's extent.
+        extent: usize,
+    },
+    Call {
+        node: usize,
+        f: LoopFn,
+        args: [usize; 3],
+        arity: usize,
+        stride: [isize; 3],
+    },
+}
+
+struct Plan {
+    n: usize,
+    /// Merged axes, outer to inner (at least one).
+    dims: Vec<usize>,
+    geoms: Vec<Geom>,
+    steps: Vec<Step>,
+    /// (node, geometry) of each output.
+    stores: Vec<(usize, usize)>,
+    item: Vec<usize>,
+    /// Scratch slot of each node that is not uniform.
+    slot: Vec<Option<usize>>,
+    slots: usize,
+    /// The value of each uniform node (the same at every index).
+    uni: Vec<[u8; 16]>,
+    is_uni: Vec<bool>,
+}
+
+// SAFETY: the plan's pointers address the validated operands of one call,
+// alive for the call; tasks on other threads read inputs and uniform values
+// and write disjoint tiles of the outputs (which no input overlaps but in the
+// in-place rule's exact form, where each tile reads before it writes).
+unsafe impl Sync for Plan {}
+
+fn refuse(node: impl Into<String>, reason: impl Into<String>) -> Error {
+    Error::Program {
+        node: node.into(),
+        reason: reason.into(),
+    }
+}
+
+/// Run one call (see `map::map_in_place`).
+pub(crate) fn run(
+    exec: &Exec,
+    program: &Program,
+    inputs: &[In<'_, '_>],
+    outputs: &mut [ArrayViewMut<'_>],
+) -> Result<()> {
+    let tier = exec.resolve_tier()?;
+    let table = tier.table().ok_or(Error::TierUnavailable(tier))?;
+    let casts = tier.cast_table().ok_or(Error::TierUnavailable(tier))?;
+    let np = program.inputs().len();
+    if inputs.len() != np {
+        return Err(refuse(
+            "program",
+            format!("the program takes {np} inputs, {} are given", inputs.len()),
+        ));
+    }
+    let no = program.outputs().len();
+    if outputs.len() != no {
+        return Err(refuse(
+            "program",
+            format!(
+                "the program has {no} outputs, {} destinations are given",
+                outputs.len()
+            ),
+        ));
+    }
+    for (k, (o, id)) in outputs.iter().zip(program.outputs()).enumerate() {
+        let want = program.node(*id).dtype;
+        if o.dtype() != want {
+            return Err(Error::DTypeMismatch {
+                operand: format!("output {k} (y{k} = {})", program.describe(*id)),
+                expected: want,
+                got: o.dtype(),
+            });
+        }
+    }
+    let shape = outputs[0].shape().to_vec();
+    for (k, o) in outputs.iter().enumerate() {
+        if o.shape() != shape.as_slice() {
+            return Err(Error::Shape {
+                operand: format!("output {k}"),
+                shape: o.shape().to_vec(),
+                target: shape.clone(),
+            });
+        }
+        if let Some(reason) = self_overlap(o.shape(), o.strides()) {
+            return Err(Error::Layout {
+                operand: format!("output {k}"),
+                reason,
+            });
+        }
+    }
+    for (i, src) in inputs.iter().enumerate() {
+        let want = program.inputs()[i];
+        let (dtype, sh) = match src {
+            In::View(v) => (v.dtype(), v.shape()),
+            In::Output(k) => match outputs.get(*k) {
+                Some(o) => (o.dtype(), o.shape()),
+                None => {
+                    return Err(refuse(
+                        format!("x{i}"),
+                        format!("input {i} reads output {k}, and there are {no} outputs"),
+                    ))
+                }
+            },
+        };
+        if dtype != want {
+            return Err(Error::DTypeMismatch {
+                operand: format!("input {i} (x{i})"),
+                expected: want,
+                got: dtype,
+            });
+        }
+        if !broadcasts_to(sh, &shape) {
+            return Err(Error::Shape {
+                operand: format!("input {i} (x{i})"),
+                shape: sh.to_vec(),
+                target: shape.clone(),
+            });
+        }
+    }
+    for node in program.nodes() {
+        if let Op::Coord(a) = node.op {
+            if a >= shape.len() {
+                return Err(refuse(
+                    format!("coord({a})"),
+                    format!(
+                        "axis {a} is not below the rank {} of the outputs",
+                        shape.len()
+                    ),
+                ));
+            }
+        }
+    }
+    let n: usize = shape.iter().product();
+    if n == 0 {
+        return Ok(());
+    }
+
+    // Which nodes are the same at every index, and their values.
+    let nodes = program.nodes();
+    let count = nodes.len();
+    let mut is_uni = vec![false; count];
+    let mut uni = vec![[0u8; 16]; count];
+    let item: Vec<usize> = nodes.iter().map(|n| scratch_item(n.dtype)).collect();
+    // Geometries: the loads that are not uniform, then the outputs.
+    let mut geoms_full: Vec<(Addr, Vec<isize>)> = Vec::new();
+    let mut load_geom: Vec<Option<usize>> = vec![None; np];
+    let mut aliased = vec![false; np];
+    let rank = shape.len();
+    let addr_of = |base: *mut u8, dtype: DType, offset: usize| {
+        let info = dtype.info();
+        Addr {
+            base,
+            offset: offset as isize,
+            item: info.item_bytes,
+            vpb: info.values_per_byte as usize,
+            bits: info.bits,
+        }
+    };
+    let full_strides = |sh: &[usize], st: &[isize]| {
+        let lead = rank - sh.len();
+        let mut full = vec![0isize; rank];
+        for (j, (&e, &s)) in sh.iter().zip(st).enumerate() {
+            full[lead + j] = if e == 1 { 0 } else { s };
+        }
+        full
+    };
+    let out_addrs: Vec<(Addr, Vec<isize>)> = outputs
+        .iter_mut()
+        .map(|o| {
+            let (dtype, offset) = (o.dtype(), o.layout().offset);
+            let full = full_strides(o.shape(), o.strides());
+            (addr_of(o.data_mut().as_mut_ptr(), dtype, offset), full)
+        })
+        .collect();
+    for (i, node) in nodes.iter().enumerate() {
+        let args = node_args(&node.op);
+        match &node.op {
+            Op::Load(k) => match &inputs[*k] {
+                In::View(v) if v.layout().len() == 1 && n > 1 => {
+                    is_uni[i] = true;
+                    let a = addr_of(v.data().as_ptr() as *mut u8, v.dtype(), v.layout().offset);
+                    // SAFETY: the view's one element lies at its offset (validated).
+                    unsafe { tile::gather(&a, a.offset, &mut uni[i][..item[i]]) };
+                }
+                In::View(v) => {
+                    let a = addr_of(v.data().as_ptr() as *mut u8, v.dtype(), v.layout().offset);
+                    load_geom[*k] = Some(geoms_full.len());
+                    geoms_full.push((a, full_strides(v.shape(), v.strides())));
+                }
+                In::Output(o) => {
+                    aliased[*k] = true;
+                    load_geom[*k] = Some(geoms_full.len());
+                    geoms_full.push((out_addrs[*o].0, out_addrs[*o].1.clone()));
+                }
+            },
+            Op::Const(v) => {
+                is_uni[i] = true;
+                uni[i] = const_bytes(*v, node.dtype, casts);
+            }
+            Op::Coord(_) => {}
+            Op::Kind(..) | Op::Cast(..) => {
+                if args.iter().all(|a| is_uni[a.0]) {
+                    is_uni[i] = true;
+                }
+            }
+        }
+    }
+    let first_out = geoms_full.len();
+    geoms_full.extend(out_addrs);
+
+    // Resolve every kernel once.
+    let mut fns: Vec<Option<LoopFn>> = vec![None; count];
+    let mut strides: Vec<[isize; 3]> = vec![[1; 3]; count];
+    for (i, node) in nodes.iter().enumerate() {
+        let args = node_args(&node.op);
+        let mut st = [1isize; 3];
+        for (j, a) in args.iter().enumerate().take(3) {
+            if is_uni[a.0] {
+                st[j] = 0;
+            }
+        }
+        strides[i] = st;
+        let uniform_args: Vec<usize> = (0..args.len()).filter(|&j| is_uni[args[j].0]).collect();
+        match &node.op {
+            Op::Kind(kind, _) => {
+                let dtypes: Vec<DType> = args.iter().map(|a| nodes[a.0].dtype).collect();
+                let dt = call_dtype(*kind, &dtypes)?;
+                let v = if is_uni[i] || uniform_args.is_empty() {
+                    Variant::Contig
+                } else if args.len() >= 2 && uniform_args.len() == 1 {
+                    [Variant::Bcast0, Variant::Bcast1, Variant::Bcast2][uniform_args[0]]
+                } else {
+                    Variant::Strided
+                };
+                let f = kernel_index(*kind, dt, v)
+                    .or_else(|| kernel_index(*kind, dt, Variant::Strided))
+                    .ok_or(Error::Unsupported {
+                        kind: *kind,
+                        dtype: dt,
+                    })?;
+                fns[i] = Some(table[f]);
+            }
+            Op::Cast(a, mode) => {
+                let v = if is_uni[i] || !is_uni[a.0] {
+                    Variant::Contig
+                } else {
+                    Variant::Strided
+                };
+                let sat = *mode == CastMode::Saturating;
+                let f = cast_index(nodes[a.0].dtype, node.dtype, sat, v)
+                    .expect("casts exist between every pair of dtypes");
+                fns[i] = Some(casts[f]);
+            }
+            _ => {}
+        }
+    }
+    // Uniform nodes computed once, in order.
+    for i in 0..count {
+        if !is_uni[i] {
+            continue;
+        }
+        if let Some(f) = fns[i] {
+            let args = node_args(&nodes[i].op);
+            let base = uni.as_mut_ptr() as *mut u8;
+            let mut a = Args {
+                n: 1,
+                src: [core::ptr::null(); 3],
+                src_stride: [1; 3],
+                // SAFETY: i is an index of `uni`.
+                dst: unsafe { base.add(16 * i) },
+                dst_stride: 1,
+            };
+            for (j, arg) in args.iter().enumerate() {
+                // SAFETY: arg is an index of `uni`, holding its value.
+                a.src[j] = unsafe { base.add(16 * arg.0) };
+            }
+            // SAFETY: one element of each operand's dtype, in 16-byte cells
+            // (the widest element); the result's cell is not an argument's
+            // (arguments come before the node).
+            unsafe { f(&a) };
+        }
+    }
+
+    // Merge axes contiguous in every operand, dropping extent-1 axes.
+    let mut dims: Vec<usize> = Vec::new();
+    let mut merged: Vec<Vec<isize>> = vec![Vec::new(); geoms_full.len()];
+    for (ax, &e) in shape.iter().enumerate() {
+        if e == 1 {
+            continue;
+        }
+        if let Some(last) = dims.last_mut() {
+            let joins = geoms_full
+                .iter()
+                .zip(&merged)
+                .all(|((_, full), m)| *m.last().unwrap() == full[ax] * e as isize);
+            if joins {
+                *last *= e;
+                for ((_, full), m) in geoms_full.iter().zip(merged.iter_mut()) {
+                    *m.last_mut().unwrap() = full[ax];
+                }
+                continue;
+            }
+        }
+        dims.push(e);
+        for ((_, full), m) in geoms_full.iter().zip(merged.iter_mut()) {
+            m.push(full[ax]);
+        }
+    }
+    if dims.is_empty() {
+        dims.push(1);
+        for m in merged.iter_mut() {
+            m.push(0);
+        }
+    }
+    let geoms: Vec<Geom> = geoms_full
+        .into_iter()
+        .zip(merged)
+        .map(|((addr, _), strides)| Geom { addr, strides })
+        .collect();
+
+    // Steps, and scratch slots by liveness (a node may take the slot of an
+    // argument of the same element size that dies at it: the kernels accept
+    // a destination that is exactly an input).
+    let mut last_use = vec![0usize; count];
+    for (i, node) in nodes.iter().enumerate() {
+        for a in node_args(&node.op) {
+            last_use[a.0] = i;
+        }
+    }
+    for o in program.outputs() {
+        last_use[o.0] = usize::MAX;
+    }
+    let mut slot: Vec<Option<usize>> = vec![None; count];
+    let mut free: Vec<usize> = Vec::new();
+    let mut slots = 0usize;
+    let mut steps = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        if is_uni[i] {
+            continue;
+        }
+        let mut dying: Vec<usize> = node_args(&node.op)
+            .iter()
+            .map(|a| a.0)
+            .filter(|&a| !is_uni[a] && last_use[a] == i)
+            .collect();
+        dying.sort_unstable();
+        dying.dedup();
+        let reuse = dying.iter().position(|&a| item[a] == item[i]);
+        let s = match reuse {
+            Some(j) => slot[dying.swap_remove(j)].expect("a live node has a slot"),
+            None => free.pop().unwrap_or_else(|| {
+                slots += 1;
+                slots - 1
+            }),
+        };
+        slot[i] = Some(s);
+        for a in dying {
+            free.push(slot[a].expect("a live node has a slot"));
+        }
+        let args = node_args(&node.op);
+        match &node.op {
+            Op::Load(k) => {
+                let geom = load_geom[*k].expect("a load that is not uniform has a geometry");
+                let g = &geoms[geom];
+                let direct = !aliased[*k] && g.addr.vpb == 1 && *g.strides.last().unwrap() == 1;
+                steps.push(Step::Load {
+                    node: i,
+                    geom,
+                    direct,
+                });
+            }
+            Op::Coord(a) => steps.push(Step::Coord {
+                node: i,
+                inner: shape[a + 1..].iter().product(),
+                extent: shape[*a],
+            }),
+            Op::Const(_) => unreachable!("constants are uniform"),
+            Op::Kind(..) | Op::Cast(..) => {
+                let mut ids = [0usize; 3];
+                for (j, a) in args.iter().enumerate() {
+                    ids[j] = a.0;
+                }
+                steps.push(Step::Call {
+                    node: i,
+                    f: fns[i].expect("resolved"),
+                    args: ids,
+                    arity: args.len(),
+                    stride: strides[i],
+                });
+            }
+        }
+    }
+    let stores: Vec<(usize, usize)> = program
+        .outputs()
+        .iter()
+        .enumerate()
+        .map(|(k, o): (usize, &NodeId)| (o.0, first_out + k))
+        .collect();
+    let plan = Plan {
+        n,
+        dims,
+        geoms,
+        steps,
+        stores,
+        item,
+        slot,
+        slots,
+        uni,
+        is_uni,
+    };
+    let tiles = n.div_ceil(TILE);
+    let threads = if n >= PARALLEL_MIN {
+        exec.thread_count().min(tiles).max(1)
+    } else {
+        1
+    };
+    // SAFETY (both arms): every operand was validated against its bytes and
+    // broadcasts to the outputs' shape; tiles are disjoint ranges of indices,
+    // and the ranges of different tasks are disjoint.
+    if threads == 1 {
+        unsafe { plan.run_tiles(0, tiles) };
+    } else {
+        use rayon::prelude::*;
+        let per = tiles.div_ceil(threads);
+        (0..threads).into_par_iter().for_each(|t| {
+            let (t0, t1) = ((t * per).min(tiles), ((t + 1) * per).min(tiles));
+            unsafe { plan.run_tiles(t0, t1) };
+        });
+    }
+    Ok(())
+}
+
+/// The storage of `value` rounded into `dtype` (one code per byte when
+/// packed), as a default-mode cast from its natural dtype rounds it.
+fn const_bytes(value: Scalar, dtype: DType, casts: &[LoopFn]) -> [u8; 16] {
+    let (from, src): (DType, [u8; 8]) = match value {
+        Scalar::Bool(b) => (DType::Bool, [b as u8, 0, 0, 0, 0, 0, 0, 0]),
+        Scalar::Int(v) => (DType::I64, v.to_le_bytes()),
+        Scalar::UInt(v) => (DType::U64, v.to_le_bytes()),
+        Scalar::Float(v) => (DType::F64, v.to_le_bytes()),
+    };
+    let mut out = [0u8; 16];
+    let f = casts[cast_index(from, dtype, false, Variant::Contig).expect("every cast exists")];
+    let args = Args {
+        n: 1,
+        src: [src.as_ptr(), core::ptr::null(), core::ptr::null()],
+        src_stride: [1; 3],
+        dst: out.as_mut_ptr(),
+        dst_stride: 1,
+    };
+    // SAFETY: one element of `from` in, one of `dtype` (at most 16 bytes) out.
+    unsafe { f(&args) };
+    out
+}
+
+/// Copy `m` elements of `item` bytes from `src` at a byte stride into `dst`.
+///
+/// # Safety
+/// Every element read and the `m * item` bytes of `dst` must be valid.
+unsafe fn copy_strided(src: *const u8, step: isize, dst: *mut u8, m: usize, item: usize) {
+    macro_rules! typed {
+        ($t:ty) => {{
+            let d = dst as *mut $t;
+            for i in 0..m {
+                // SAFETY: forwarded from this function's contract.
+                unsafe {
+                    d.add(i).write_unaligned(
+                        (src.offset(i as isize * step) as *const $t).read_unaligned(),
+                    )
+                };
+            }
+        }};
+    }
+    match item {
+        1 => typed!(u8),
+        2 => typed!(u16),
+        4 => typed!(u32),
+        8 => typed!(u64),
+        16 => typed!(u128),
+        _ => {
+            for i in 0..m {
+                // SAFETY: forwarded from this function's contract.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(
+                        src.offset(i as isize * step),
+                        dst.add(i * item),
+                        item,
+                    )
+                };
+            }
+        }
+    }
+}
+
+/// Copy `m` contiguous elements of `item` bytes from `src` to `dst` at a byte stride.
+///
+/// # Safety
+/// As [`copy_strided`], for writes.
+unsafe fn scatter_strided(src: *const u8, dst: *mut u8, step: isize, m: usize, item: usize) {
+    macro_rules! typed {
+        ($t:ty) => {{
+            let s = src as *const $t;
+            for i in 0..m {
+                // SAFETY: forwarded from this function's contract.
+                unsafe {
+                    (dst.offset(i as isize * step) as *mut $t)
+                        .write_unaligned(s.add(i).read_unaligned())
+                };
+            }
+        }};
+    }
+    match item {
+        1 => typed!(u8),
+        2 => typed!(u16),
+        4 => typed!(u32),
+        8 => typed!(u64),
+        16 => typed!(u128),
+        _ => {
+            for i in 0..m {
+                // SAFETY: forwarded from this function's contract.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(
+                        src.add(i * item),
+                        dst.offset(i as isize * step),
+                        item,
+                    )
+                };
+            }
+        }
+    }
+}
+
+impl Plan {
+    /// Element position of row `r`, inner index `i`, of geometry `g`.
+    fn pos(&self, g: &Geom, mut r: usize, i: usize) -> isize {
+        let last = self.dims.len() - 1;
+        let mut p = g.addr.offset + i as isize * g.strides[last];
+        for d in (0..last).rev() {
+            let e = self.dims[d];
+            p += (r % e) as isize * g.strides[d];
+            r /= e;
+        }
+        p
+    }
+
+    /// Call `f(row, inner index, length, offset in the tile)` for each run of
+    /// one row in the tile of `len` indices from `f0`.
+    fn segments(&self, f0: usize, len: usize, mut f: impl FnMut(usize, usize, usize, usize)) {
+        let inner = *self.dims.last().expect("a plan has an axis");
+        let end = f0 + len;
+        let mut at = f0;
+        while at < end {
+            let (r, i) = (at / inner, at % inner);
+            let m = (inner - i).min(end - at);
+            f(r, i, m, at - f0);
+            at += m;
+        }
+    }
+
+    /// Run tiles `t0..t1` on this thread, with scratch of its own.
+    ///
+    /// # Safety
+    /// The plan's operands must be valid (the validation of `run`), and no
+    /// other thread may run these tiles.
+    unsafe fn run_tiles(&self, t0: usize, t1: usize) {
+        if t0 >= t1 {
+            return;
+        }
+        let outs = self.stores.len();
+        let mut buf = vec![0u8; (self.slots + outs) * SLOT + 64];
+        let pad = buf.as_ptr().align_offset(64);
+        // SAFETY: pad < 64, inside the buffer.
+        let base = unsafe { buf.as_mut_ptr().add(pad) };
+        let uni = self.uni.as_ptr() as *const u8;
+        let mut ptrs: Vec<*const u8> = (0..self.item.len())
+            .map(|i| match self.slot[i] {
+                // SAFETY: slot s < slots lies inside the buffer.
+                Some(s) => unsafe { base.add(s * SLOT) as *const u8 },
+                // SAFETY: i indexes `uni`.
+                None => unsafe { uni.add(16 * i) },
+            })
+            .collect();
+        let slot_ptr: Vec<*mut u8> = (0..self.item.len())
+            .map(|i| match self.slot[i] {
+                // SAFETY: as above.
+                Some(s) => unsafe { base.add(s * SLOT) },
+                None => core::ptr::null_mut(),
+            })
+            .collect();
+        // Uniform outputs are stored from a tile of copies of their value.
+        let mut store_src: Vec<*const u8> = Vec::with_capacity(outs);
+        for (k, &(node, _)) in self.stores.iter().enumerate() {
+            if self.is_uni[node] {
+                let it = self.item[node];
+                // SAFETY: output k's cell lies past the slots, inside the buffer.
+                let cell = unsafe { base.add((self.slots + k) * SLOT) };
+                for j in 0..TILE {
+                    // SAFETY: TILE cells of `it` <= 16 bytes fit a slot.
+                    unsafe {
+                        core::ptr::copy_nonoverlapping(uni.add(16 * node), cell.add(j * it), it)
+                    };
+                }
+                store_src.push(cell);
+            } else {
+                store_src.push(core::ptr::null());
+            }
+        }
+        let inner = *self.dims.last().expect("a plan has an axis");
+        for t in t0..t1 {
+            let f0 = t * TILE;
+            let len = TILE.min(self.n - f0);
+            let one_row = f0 % inner + len <= inner;
+            for step in &self.steps {
+                match *step {
+                    Step::Load { node, geom, direct } => {
+                        let g = &self.geoms[geom];
+                        if direct && one_row {
+                            let p = self.pos(g, f0 / inner, f0 % inner);
+                            // SAFETY: a validated element position of the operand;
+                            // the tile's `len` elements follow it at unit stride.
+                            ptrs[node] = unsafe { g.addr.base.offset(p * g.addr.item as isize) };
+                            continue;
+                        }
+                        let dst = slot_ptr[node];
+                        ptrs[node] = dst;
+                        let it = self.item[node];
+                        let s = *g.strides.last().unwrap();
+                        self.segments(f0, len, |r, i, m, off| {
+                            let p0 = self.pos(g, r, i);
+                            // SAFETY: the run's positions are validated positions
+                            // of the operand; the slot holds TILE elements.
+                            unsafe { gather_seg(&g.addr, p0, s, m, dst.add(off * it)) };
+                        });
+                    }
+                    Step::Coord {
+                        node,
+                        inner: step_len,
+                        extent,
+                    } => {
+                        let d = slot_ptr[node] as *mut i64;
+                        let mut c = f0 % step_len;
+                        let mut v = ((f0 / step_len) % extent) as i64;
+                        for j in 0..len {
+                            // SAFETY: the slot holds TILE i64 values.
+                            unsafe { d.add(j).write(v) };
+                            c += 1;
+                            if c == step_len {
+                                c = 0;
+                                v += 1;
+                                if v == extent as i64 {
+                                    v = 0;
+                                }
+                            }
+                        }
+                    }
+                    Step::Call {
+                        node,
+                        f,
+                        args,
+                        arity,
+                        stride,
+                    } => {
+                        let mut a = Args {
+                            n: len,
+                            src: [core::ptr::null(); 3],
+                            src_stride: stride,
+                            dst: slot_ptr[node],
+                            dst_stride: 1,
+                        };
+                        for j in 0..arity {
+                            a.src[j] = ptrs[args[j]];
+                        }
+                        // SAFETY: each source holds `len` elements of its dtype
+                        // (a slot, a unit-stride run of an input, or one uniform
+                        // value at stride 0); the destination is a slot that is
+                        // either no source's or exactly one of the same size.
+                        unsafe { f(&a) };
+                    }
+                }
+            }
+            for (k, &(node, geom)) in self.stores.iter().enumerate() {
+                let g = &self.geoms[geom];
+                let src = if self.is_uni[node] {
+                    store_src[k]
+                } else {
+                    ptrs[node]
+                };
+                let it = self.item[node];
+                let s = *g.strides.last().unwrap();
+                self.segments(f0, len, |r, i, m, off| {
+                    let p0 = self.pos(g, r, i);
+                    // SAFETY: validated positions of the output, which this
+                    // task alone writes; the source holds the tile's values.
+                    unsafe { scatter_seg(&g.addr, p0, s, m, src.add(off * it)) };
+                });
+            }
+        }
+        drop(buf);
+    }
+}
+
+/// Read `m` values from position `p0` at element stride `s` into `dst` (one
+/// code per byte when packed).
+///
+/// # Safety
+/// The positions must be validated positions of the operand; `dst` must hold
+/// `m` scratch elements.
+unsafe fn gather_seg(a: &Addr, p0: isize, s: isize, m: usize, dst: *mut u8) {
+    if a.vpb > 1 {
+        // SAFETY: dst holds m codes.
+        let out = unsafe { core::slice::from_raw_parts_mut(dst, m) };
+        // SAFETY (both): forwarded.
+        if !unsafe { tile::gather_run(a, p0, s, m, out) } {
+            for (j, o) in out.iter_mut().enumerate() {
+                unsafe { tile::gather(a, p0 + j as isize * s, core::slice::from_mut(o)) };
+            }
+        }
+        return;
+    }
+    let item = a.item;
+    // SAFETY: p0 is a validated position.
+    let src = unsafe { a.base.offset(p0 * item as isize) };
+    if s == 1 {
+        // SAFETY: the run is inside the operand; dst holds m elements.
+        unsafe { core::ptr::copy_nonoverlapping(src, dst, m * item) };
+    } else {
+        // SAFETY: forwarded.
+        unsafe { copy_strided(src, s * item as isize, dst, m, item) };
+    }
+}
+
+/// Write `m` scratch values from `src` to positions from `p0` at stride `s`.
+///
+/// # Safety
+/// As [`gather_seg`], for writes by this thread alone.
+unsafe fn scatter_seg(a: &Addr, p0: isize, s: isize, m: usize, src: *const u8) {
+    if a.vpb > 1 {
+        // SAFETY: src holds m codes.
+        let vals = unsafe { core::slice::from_raw_parts(src, m) };
+        // SAFETY (both): forwarded.
+        if !unsafe { tile::scatter_run(a, p0, s, m, vals) } {
+            for (j, v) in vals.iter().enumerate() {
+                unsafe { tile::scatter(a, p0 + j as isize * s, core::slice::from_ref(v)) };
+            }
+        }
+        return;
+    }
+    let item = a.item;
+    // SAFETY: p0 is a validated position.
+    let dst = unsafe { a.base.offset(p0 * item as isize) };
+    if s == 1 {
+        // SAFETY: the run is inside the output; src holds m elements and
+        // overlaps it at most exactly (an aliased input read into a slot
+        // never is; a direct read is never of an aliased input).
+        unsafe { core::ptr::copy(src, dst, m * item) };
+    } else {
+        // SAFETY: forwarded.
+        unsafe { scatter_strided(src, dst, s * item as isize, m, item) };
+    }
+}

@@ -1,0 +1,178 @@
+//! Fused elementwise programs: several kinds, casts, constants and
+//! coordinates evaluated tile by tile, so a chain of kinds reads and writes
+//! memory once.
+//!
+//! # Semantics
+//!
+//! A [`Program`] is a list of typed nodes ([`Node`], [`Op`]): loads of the
+//! inputs, constants, coordinates, elementwise kinds of the catalogue and
+//! casts, and a list of outputs. Each node computes exactly in its carrier and
+//! rounds once into its own dtype: a kind node gives, at every index, the bits
+//! one [`elementwise`](crate::elementwise()) call of that kind gives on arrays
+//! holding its arguments' values, and a cast node the bits of one
+//! [`cast`](crate::cast()) in its mode. So a program's outputs are the
+//! composition of single-kind calls, and like them a function of the inputs'
+//! values alone: not of their layouts, the thread count or the tier. An output
+//! that is a load copies its input's storage as it is.
+//!
+//! Programs are typed when they are built: the input dtypes are given (to
+//! [`ProgramBuilder::load`] or [`ProgramBuilder::with_inputs`], or to
+//! [`Program::parse`]), every node's dtype follows
+//! ([`call_dtype`](crate::elementwise::call_dtype) and
+//! [`result_dtype`](crate::elementwise::result_dtype) for kinds), and a call
+//! checks its operands against them.
+//!
+//! # Running
+//!
+//! [`map`] runs a program over inputs of any layouts (strides in elements,
+//! zero and negative ones, offsets, sub-byte dtypes packed along the last
+//! axis) into outputs that all have one shape, to which the inputs broadcast
+//! by numpy's rules. It checks everything first — input and output counts and
+//! dtypes, shapes, each output's layout (no element reached twice),
+//! coordinate axes against the outputs' rank, the tier — and refuses with an
+//! [`Error`](crate::Error) naming the operand or the node before it writes
+//! anything. It then resolves every kernel once and runs the indices of the
+//! outputs' shape in C order, in tiles of 1024: each input the program loads
+//! is gathered into a scratch buffer of its dtype (read where it lies when
+//! the tile is one unit-stride run), the nodes run in order on the scratch
+//! buffers with the generated contiguous kernels (broadcast variants for
+//! constants, which are computed once per call), and the outputs are stored.
+//! Scratch is allocated once per thread and call. Calls of at least 2^18
+//! indices split their tiles across the [`Exec`]'s threads.
+//!
+//! # In place
+//!
+//! [`map`] takes inputs by shared borrow and outputs by unique borrow, so no
+//! input can overlap an output. [`map_in_place`] lets input `i` be the
+//! current contents of output `k` ([`Source::Output`]): that input then has
+//! exactly the output's layout (same memory, offset and strides, no
+//! broadcast), and since each tile reads all its inputs before it stores any
+//! output, the results are those of a fresh destination. No other overlap
+//! of an input and an output can be expressed.
+//!
+//! # Text
+//!
+//! Statements `name = expression`, separated by `;` (a trailing `;`,
+//! whitespace and `#` comments to the end of a line are allowed):
+//!
+//! ```text
+//! program   := stmt { ";" stmt } [ ";" ]
+//! stmt      := name "=" expr
+//! expr      := additive { ("<" | "<=" | ">" | ">=" | "==" | "!=") additive }
+//! additive  := term { ("+" | "-") term }
+//! term      := unary { ("*" | "/" | "%") unary }
+//! unary     := "-" unary | primary
+//! primary   := literal | name | "(" expr ")" | kind "(" [ expr { "," expr } ] ")"
+//!            | "cast<" dtype ">(" expr ")" | "cast_sat<" dtype ">(" expr ")"
+//!            | "coord(" integer ")"
+//! literal   := digits [ "." digits ] [ ("e" | "E") [ "+" | "-" ] digits ] [ [ "_" ] dtype ]
+//!            | ("inf" | "nan") [ "_" dtype ] | "true" | "false"
+//! ```
+//!
+//! - `x0, x1, …` are the inputs, of the dtypes given to [`Program::parse`];
+//!   `y0, y1, …` are the outputs, each assigned once, without gaps; any other
+//!   name is an intermediate, assigned once before it is read (so no cycle
+//!   can be written) and usable like an output's name.
+//! - Operators name kinds: `+ - * / %` are `add sub mul div rem`, `< <= > >=
+//!   == !=` are `lt le gt ge eq ne`, unary `-` is `neg`; comparisons bind
+//!   loosest, then `+ -`, then `* / %`, then unary minus, all left to right.
+//!   Every kind of the catalogue is also a function of its arity (`fma(a, b,
+//!   c)`, `select(c, a, b)`, `sqrt(a)`).
+//! - `cast<d>(e)` is a default-mode cast into dtype `d`, `cast_sat<d>(e)` a
+//!   saturating one; `coord(a)` is the index along axis `a` of the outputs'
+//!   shape, an i64.
+//! - A literal with a dtype suffix (`0.5f32`, `3i32`, `2_e4m3fn`) is that
+//!   value rounded once into that dtype, as a default-mode cast from f64 (or
+//!   i64/u64 for integers) rounds it; an integer dtype refuses a float literal
+//!   and a value beyond its range. A literal without a suffix takes the dtype
+//!   of the other operands of its kind (a literal with none to take is
+//!   refused). A minus written right before a number or `inf` belongs to the
+//!   literal (`-0.0f32` is a constant, `-(0.0f32)` is `neg` of one).
+//!
+//! Printing a program ([`std::fmt::Display`]) gives text that parses, with the
+//! same input dtypes, into an equal program; every literal is printed with
+//! its dtype. Parse errors ([`Error::Parse`](crate::Error::Parse)) name the
+//! byte offset and the token; type errors
+//! ([`Error::Program`](crate::Error::Program)) name the node by its text.
+//!
+//! # Example
+//!
+//! ```
+//! use tessera::map::{map, Program};
+//! use tessera::{ArrayView, ArrayViewMut, DType, Exec};
+//!
+//! let p = Program::parse("y0 = (x0 - x1) * 0.5f32; y1 = x0 > x1", &[DType::F32, DType::F32])?;
+//! let a = [1.0f32, 2.0, 3.0, 4.0];
+//! let b = [2.0f32];                               // broadcast
+//! let (mut y0, mut y1) = ([0.0f32; 4], [false; 4]);
+//! map(
+//!     &Exec::default(),
+//!     &p,
+//!     &[ArrayView::from_slice(&a, &[4])?, ArrayView::from_slice(&b, &[1])?],
+//!     &mut [ArrayViewMut::from_slice(&mut y0, &[4])?, ArrayViewMut::from_slice(&mut y1, &[4])?],
+//! )?;
+//! assert_eq!(y0, [-0.5, 0.0, 0.5, 1.0]);
+//! assert_eq!(y1, [false, false, true, true]);
+//! assert_eq!(p.to_string(), "y0 = (x0 - x1) * 0.5f32; y1 = x0 > x1");
+//! # Ok::<(), tessera::Error>(())
+//! ```
+
+mod exec;
+mod program;
+mod text;
+
+pub use program::{Node, NodeId, Op, Program, ProgramBuilder, Scalar};
+
+use crate::array::{ArrayView, ArrayViewMut};
+use crate::error::Result;
+use crate::tier::Exec;
+
+/// Where an input of [`map_in_place`] comes from.
+#[derive(Clone, Debug)]
+pub enum Source<'a> {
+    /// A read-only view (it broadcasts to the outputs' shape).
+    View(ArrayView<'a>),
+    /// The current contents of output `k`, read before each tile of it is
+    /// written (the in-place rule of the module documentation).
+    Output(usize),
+}
+
+/// Run `program` with input `i` read from `inputs[i]` and output `k` stored
+/// into `outputs[k]`, on `exec`'s tier and threads.
+///
+/// The outputs must all have one shape, each its output's dtype
+/// ([`Program::output_dtypes`]) and a layout that reaches no element twice;
+/// each input must have its program input's dtype and broadcast to that
+/// shape; coordinate axes must lie below its rank. Any refusal comes before
+/// any write. The results are the composition of single-kind elementwise
+/// calls (see the module documentation), identical for every layout, thread
+/// count and tier.
+pub fn map(
+    exec: &Exec,
+    program: &Program,
+    inputs: &[ArrayView<'_>],
+    outputs: &mut [ArrayViewMut<'_>],
+) -> Result<()> {
+    let ins: Vec<exec::In<'_, '_>> = inputs.iter().map(exec::In::View).collect();
+    exec::run(exec, program, &ins, outputs)
+}
+
+/// [`map`] where an input may be an output's current contents
+/// ([`Source::Output`]): the results are those of [`map`] on a copy of that
+/// output taken before the call. Refuses, besides [`map`]'s refusals, an
+/// output index beyond the outputs.
+pub fn map_in_place(
+    exec: &Exec,
+    program: &Program,
+    inputs: &[Source<'_>],
+    outputs: &mut [ArrayViewMut<'_>],
+) -> Result<()> {
+    let ins: Vec<exec::In<'_, '_>> = inputs
+        .iter()
+        .map(|s| match s {
+            Source::View(v) => exec::In::View(v),
+            Source::Output(k) => exec::In::Output(*k),
+        })
+        .collect();
+    exec::run(exec, program, &ins, outputs)
+}

@@ -1,0 +1,376 @@
+//! The transcendental kinds against references that are not the code under
+//! test: f64 results against mpmath's values at 320 bits
+//! (`tests/data/math/f64.txt`, written by `make_f64.py` beside it), within
+//! 1 ulp (3.5 for `fast_*`), on every tier this CPU runs; f32 results on
+//! inputs spread over every binade against the f64 maths library; the special
+//! values of C99 Annex F that the spec's `specials` cannot express (they need
+//! values no narrow float holds). The scalar tier's f32 and narrow-float
+//! results are also checked, every code of the 16-bit dtypes included, by
+//! tests/scalar_oracle.rs, and every tier against the scalar tier by
+//! tests/differential.rs.
+
+mod oracle;
+
+use oracle::expect::{check, Expect};
+use oracle::harness::kernel;
+use oracle::math_ref::reference;
+use oracle::rng::Rng;
+use tessera_generated::{Args, DType, Kind, Tier, Variant};
+
+fn tiers() -> Vec<Tier> {
+    Tier::ALL.into_iter().filter(|t| t.available()).collect()
+}
+
+fn kind(name: &str) -> Option<Kind> {
+    Kind::ALL.into_iter().find(|k| k.name() == name)
+}
+
+/// Run the contiguous kernel of `k` on dtype `d` (f32 or f64) over `ins`.
+fn apply<T: Copy + Default>(tier: Tier, k: Kind, d: DType, ins: &[Vec<T>]) -> Vec<T> {
+    let f = kernel(tier, k, d, Variant::Contig).expect("kernel exists");
+    let n = ins[0].len();
+    let mut out = vec![T::default(); n];
+    let mut src = [core::ptr::null(); 3];
+    for (s, i) in src.iter_mut().zip(ins) {
+        *s = i.as_ptr() as *const u8;
+    }
+    let args = Args {
+        n,
+        src,
+        src_stride: [1; 3],
+        dst: out.as_mut_ptr() as *mut u8,
+        dst_stride: 1,
+    };
+    // SAFETY: every input holds n elements of the kernel's dtype and so does
+    // the destination, which overlaps none of them.
+    unsafe { f(&args) };
+    out
+}
+
+struct Case {
+    kind: String,
+    args: Vec<f64>,
+    hi: f64,
+    lo: f64,
+}
+
+fn f64_cases() -> Vec<Case> {
+    let text = include_str!("data/math/f64.txt");
+    let h = |s: &str| f64::from_bits(u64::from_str_radix(s, 16).expect("hex"));
+    text.lines()
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            let n = w.len();
+            Case {
+                kind: w[0].to_string(),
+                args: w[1..n - 2].iter().map(|s| h(s)).collect(),
+                hi: h(w[n - 2]),
+                lo: h(w[n - 1]),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn f64_kinds_within_their_bound_of_mpmath() {
+    let cases = f64_cases();
+    assert!(cases.len() > 10_000);
+    let mut failures = Vec::new();
+    let mut checked = 0usize;
+    for tier in tiers() {
+        for prefix in ["", "fast_"] {
+            let names: std::collections::BTreeSet<&str> =
+                cases.iter().map(|c| c.kind.as_str()).collect();
+            for name in names {
+                let Some(k) = kind(&format!("{prefix}{name}")) else {
+                    continue;
+                };
+                let ulps = if prefix.is_empty() { 1.0 } else { 3.5 };
+                let mine: Vec<&Case> = cases.iter().filter(|c| c.kind == name).collect();
+                let arity = mine[0].args.len();
+                let ins: Vec<Vec<f64>> = (0..arity)
+                    .map(|j| mine.iter().map(|c| c.args[j]).collect())
+                    .collect();
+                let got = apply(tier, k, DType::F64, &ins);
+                for (c, g) in mine.iter().zip(&got) {
+                    if c.hi == 0.0 {
+                        // The exact value is below half the smallest subnormal:
+                        // within 1 ulp are +0 and the smallest subnormal.
+                        checked += 1;
+                        if g.abs() > 5e-324 || g.is_sign_negative() != c.hi.is_sign_negative() {
+                            failures.push(format!(
+                                "{} {:?} on {}: {g:e}, want 0",
+                                k.name(),
+                                c.args,
+                                tier.name()
+                            ));
+                        }
+                        continue;
+                    }
+                    let want = Expect::Near {
+                        hi: c.hi,
+                        lo: c.lo,
+                        k: 0,
+                        ulps,
+                    };
+                    checked += 1;
+                    if let Err(e) = check(DType::F64, &g.to_le_bytes(), &want, &[]) {
+                        failures.push(format!(
+                            "{} {:?} on {}: {:?} -> {g:e} ({:#018x}): {e}",
+                            k.name(),
+                            c.args,
+                            tier.name(),
+                            c.args.iter().map(|a| a.to_bits()).collect::<Vec<_>>(),
+                            g.to_bits()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} f64 results out of bound:\n{}",
+        failures.len(),
+        failures[..failures.len().min(40)].join("\n")
+    );
+}
+
+/// f32 inputs: every binade of both signs, with random significands, plus
+/// small integers and halves.
+fn f32_inputs(rng: &mut Rng) -> Vec<f32> {
+    let mut xs = Vec::new();
+    for e in 0..255u32 {
+        for _ in 0..48 {
+            let m = (rng.next_u64() as u32) & 0x7f_ffff;
+            let s = (rng.next_u64() as u32 & 1) << 31;
+            xs.push(f32::from_bits(s | e << 23 | m));
+        }
+    }
+    for i in -64..=64 {
+        xs.push(i as f32);
+        xs.push(i as f32 + 0.5);
+    }
+    xs
+}
+
+#[test]
+fn f32_kinds_within_their_bound_on_every_tier() {
+    let mut rng = Rng::new(0x5eed_0f32);
+    let xs = f32_inputs(&mut rng);
+    let mut ys = xs.clone();
+    for y in ys.iter_mut() {
+        let j = (rng.next_u64() % xs.len() as u64) as usize;
+        *y = xs[j];
+    }
+    let mut failures = Vec::new();
+    for tier in tiers() {
+        for k in Kind::ALL {
+            let ins64: Vec<f64> = xs.iter().map(|&x| x as f64).collect();
+            let Some((_, _)) = reference(k.name(), &[1.0, 1.0]) else {
+                continue;
+            };
+            let arity = k.info().arity;
+            let ins: Vec<Vec<f32>> = if arity == 1 {
+                vec![xs.clone()]
+            } else {
+                vec![xs.clone(), ys.clone()]
+            };
+            let got = apply(tier, k, DType::F32, &ins);
+            for i in 0..xs.len() {
+                let v: Vec<f64> = if arity == 1 {
+                    vec![ins64[i]]
+                } else {
+                    vec![ins64[i], ys[i] as f64]
+                };
+                let (r, ulps) = reference(k.name(), &v).expect("a transcendental");
+                // At or beyond 2^128 every f32 within the bound is infinite.
+                let want =
+                    if r.is_nan() || r.is_infinite() || r == 0.0 || r.abs() >= 3.402823669209385e38
+                    {
+                        Expect::Float(r as f32 as f64)
+                    } else {
+                        Expect::Near {
+                            hi: r,
+                            lo: 0.0,
+                            k: 0,
+                            ulps,
+                        }
+                    };
+                if let Err(e) = check(DType::F32, &got[i].to_le_bytes(), &want, &[]) {
+                    failures.push(format!(
+                        "{}({v:?}) on {}: {} ({:#010x}): {e}",
+                        k.name(),
+                        tier.name(),
+                        got[i],
+                        got[i].to_bits()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} f32 results out of bound:\n{}",
+        failures.len(),
+        failures[..failures.len().min(40)].join("\n")
+    );
+}
+
+/// Annex F cases that need values beyond the narrow floats' (so the spec's
+/// specials do not carry them), on f32 and f64, every tier, exactly.
+#[test]
+fn annex_f_special_values() {
+    let inf = f64::INFINITY;
+    let nan = f64::NAN;
+    let pi = std::f64::consts::PI;
+    #[rustfmt::skip]
+    let cases: &[(&str, &[f64], f64)] = &[
+        ("exp", &[1000.0], inf), ("exp", &[-1000.0], 0.0),
+        ("exp2", &[10.0], 1024.0), ("exp2", &[-10.0], 1.0 / 1024.0), ("exp2", &[2000.0], inf),
+        ("log2", &[1024.0], 10.0), ("log2", &[1.0 / 1024.0], -10.0),
+        ("log", &[-inf], nan), ("log1p", &[-inf], nan),
+        ("pow", &[-0.0, 3.0], -0.0), ("pow", &[-0.0, 4.0], 0.0), ("pow", &[0.0, -3.0], inf),
+        ("pow", &[-0.0, -3.0], -inf), ("pow", &[-0.0, -4.0], inf), ("pow", &[-1.0, -inf], 1.0),
+        ("pow", &[0.5, inf], 0.0), ("pow", &[2.0, inf], inf), ("pow", &[-inf, 3.0], -inf),
+        ("pow", &[-inf, -3.0], -0.0), ("pow", &[-inf, 4.0], inf), ("pow", &[inf, -1.0], 0.0),
+        ("pow", &[nan, 0.0], 1.0), ("pow", &[1.0, nan], 1.0), ("pow", &[-8.0, 1.0 / 3.0], nan),
+        ("pow", &[2.0, 10.0], 1024.0), ("pow", &[-2.0, 11.0], -2048.0),
+        ("atan2", &[0.0, -1.0], pi), ("atan2", &[-0.0, -1.0], -pi), ("atan2", &[0.0, -0.0], pi),
+        ("atan2", &[-0.0, -0.0], -pi), ("atan2", &[-0.0, 0.0], -0.0), ("atan2", &[1.0, 0.0], pi / 2.0),
+        ("atan2", &[inf, inf], pi / 4.0), ("atan2", &[-inf, -inf], -3.0 * pi / 4.0),
+        ("atan2", &[1.0, inf], 0.0), ("atan2", &[1.0, -inf], pi), ("atan2", &[-1.0, -inf], -pi),
+        ("hypot", &[-inf, nan], inf), ("hypot", &[3e300, 4e300], 5e300), ("hypot", &[3e-300, 4e-300], 5e-300),
+        ("cbrt", &[-27.0], -3.0), ("cbrt", &[64.0], 4.0), ("cbrt", &[-0.125], -0.5),
+        ("rsqrt", &[-inf], nan), ("rsqrt", &[0.25], 2.0),
+        ("sinh", &[1000.0], inf), ("cosh", &[-1000.0], inf), ("tanh", &[1000.0], 1.0),
+        ("sigmoid", &[1000.0], 1.0), ("sigmoid", &[-1e5], 0.0),
+        ("erfc", &[1000.0], 0.0), ("erf", &[1000.0], 1.0),
+        ("asinh", &[-inf], -inf), ("acosh", &[-inf], nan), ("atanh", &[inf], nan),
+        ("atan", &[inf], pi / 2.0), ("atan", &[-inf], -pi / 2.0),
+    ];
+    let mut failures = Vec::new();
+    for tier in tiers() {
+        for &(name, args, want) in cases {
+            let k = kind(name).expect("kind");
+            let g64 = apply(
+                tier,
+                k,
+                DType::F64,
+                &args.iter().map(|&a| vec![a]).collect::<Vec<_>>(),
+            )[0];
+            let a32: Vec<Vec<f32>> = args.iter().map(|&a| vec![a as f32]).collect();
+            let g32 = apply(tier, k, DType::F32, &a32)[0];
+            let w32 = want as f32;
+            let same64 = (want.is_nan() && g64.is_nan()) || g64.to_bits() == want.to_bits();
+            let same32 = (w32.is_nan() && g32.is_nan()) || g32.to_bits() == w32.to_bits();
+            if !same64 {
+                failures.push(format!(
+                    "{name}{args:?} f64 on {}: {g64:e}, want {want:e}",
+                    tier.name()
+                ));
+            }
+            if !same32 {
+                failures.push(format!(
+                    "{name}{args:?} f32 on {}: {g32:e}, want {w32:e}",
+                    tier.name()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Inputs found hardest by the exhaustive f32 sweeps and the f64 samples, with
+/// the correctly rounded result from mpmath: `d` is the largest distance
+/// allowed in units of the last place (0: exact; 1: the neighbour of the
+/// correctly rounded value, still within 1 ulp of the exact one).
+#[test]
+fn pinned_hard_cases() {
+    #[rustfmt::skip]
+    let f32_cases: &[(&str, &[u32], u32, u32)] = &[
+        ("exp", &[0x42b17217], 0x7f7fff84, 0), ("exp", &[0x42b17218], 0x7f800000, 0),
+        ("exp", &[0xc2aeac4f], 0x00800026, 0), ("exp", &[0xc2aeac50], 0x007fffe6, 0),
+        ("exp", &[0xc2cff1b4], 0x00000001, 0), ("exp", &[0xc2cff1b5], 0x00000000, 0),
+        ("exp", &[0xc2afeb48], 0x0044a6c1, 1), ("exp2", &[0xc3150000], 0x00000001, 0),
+        ("exp2", &[0xc3160000], 0x00000000, 0), ("expm1", &[0x3ecad857], 0x3ef8e745, 1),
+        ("sigmoid", &[0xc2c80000], 0x0000001b, 0),
+        ("log", &[0x00000001], 0xc2ce8ed0, 0), ("log", &[0x3f7fffff], 0xb3800000, 0),
+        ("log", &[0x7f7fffff], 0x42b17218, 0), ("log", &[0x3fa2d64f], 0x3e767f63, 1),
+        ("log2", &[0x3f350931], 0xbeffeeb2, 1), ("log10", &[0x3faaa541], 0x3dffc3ab, 1),
+        ("log1p", &[0xbf21c3e7], 0xbf7fd7ea, 1), ("asinh", &[0x7f7fffff], 0x42b2d4fc, 0),
+        ("acosh", &[0x3f800001], 0x3a000000, 0), ("atanh", &[0x3f7fffff], 0x410aa123, 0),
+        ("sin", &[0x5922aa80], 0xbf587522, 0), ("cos", &[0x5922aa80], 0x3f08aebf, 1),
+        ("tan", &[0x5922aa80], 0xbfcab514, 0), ("sin", &[0x7f7fffff], 0xbf0599b3, 0),
+        ("cos", &[0x7f7fffff], 0x3f5a5f96, 0), ("tan", &[0x7f7fffff], 0xbf1c9eca, 0),
+        ("sin", &[0x40490fdb], 0xb3bbbd2e, 0), ("cos", &[0x3fc90fdb], 0xb33bbd2e, 0),
+        ("tan", &[0x3fc90fdb], 0xcbae8a4a, 0), ("sin", &[0x55b19d22], 0xbf7f9e41, 1),
+        ("sin", &[0x00000001], 0x00000001, 0),
+        ("atan", &[0x3ed045e3], 0x3ec5ce64, 1), ("atan2", &[0xe86a5a1f, 0x6911d138], 0xbec39bf0, 1),
+        ("asin", &[0xbf0526f6], 0xbf0c0813, 1), ("acos", &[0x3f2ced30], 0x3f5443ef, 1),
+        ("hypot", &[0x00000003, 0x00000004], 0x00000005, 0), ("rsqrt", &[0x00000001], 0x64b504f3, 0),
+        ("cbrt", &[0x00000020], 0x27800000, 0),
+        ("pow", &[0x44120038, 0x41000000], 0x6437605b, 1), ("pow", &[0x37cd6a22, 0x401451ab], 0x2db53b20, 1),
+        ("pow", &[0xbf800004, 0x4bcd33d2], 0x48b55e45, 1), ("pow", &[0xb2b4f6f0, 0xc0a00000], 0xff354b14, 1),
+        ("pow", &[0x3f800001, 0x4b000000], 0x402df854, 1), ("pow", &[0x00000001, 0x3f000000], 0x1a3504f3, 1),
+        ("pow", &[0x40000000, 0xc3150000], 0x00000001, 0),
+        ("erf", &[0x3f000000], 0x3f053f7b, 1), ("erfc", &[0x3f000000], 0x3ef5810a, 1),
+        ("erfc", &[0x41200000], 0x00000001, 0), ("erfc", &[0xbf000000], 0x3fc29fbd, 1),
+        ("erf", &[0x00000001], 0x00000001, 0), ("erfc", &[0x40c00000], 0x23c67c0b, 1),
+    ];
+    #[rustfmt::skip]
+    let f64_cases: &[(&str, &[u64], u64, u64)] = &[
+        ("exp", &[0x40862e42fefa39ef], 0x7fefffffffffff2a, 0), ("exp", &[0x40862e42fefa39f0], 0x7ff0000000000000, 0),
+        ("exp", &[0xc0874910d52d3051], 0x0000000000000001, 0), ("exp", &[0xc0874910d52d3052], 0x0000000000000000, 0),
+        ("exp", &[0xc086232bdd7abcd2], 0x001000000000007c, 0), ("exp2", &[0xc090c80000000000], 0x0000000000000001, 0),
+        ("exp2", &[0xc090cc0000000000], 0x0000000000000000, 0), ("sinh", &[0x408633ce8fb9f87d], 0x7feffffffffffd3b, 0),
+        ("cosh", &[0x408633ce8fb9f87d], 0x7feffffffffffd3b, 0), ("expm1", &[0x3c80000000000000], 0x3c80000000000000, 0),
+        ("expm1", &[0x3fd633b2543e8560], 0x3fda8a2991ebf563, 1), ("tanh", &[0x3fc65f0edf301000], 0x3fc62572a32d8f19, 1),
+        ("sigmoid", &[0xc0862bd6708343bc], 0x00056a6ab858e5c9, 1),
+        ("log", &[0x0000000000000001], 0xc0874385446d71c3, 0), ("log", &[0x7fefffffffffffff], 0x40862e42fefa39ef, 0),
+        ("log", &[0x3ff6a09e667f37bf], 0x3fd62e42fefa2e79, 1), ("log2", &[0x3ff6a09e667f3715], 0x3fdfffffffffecc0, 1),
+        ("log1p", &[0x4000000000000000], 0x3ff193ea7aad030b, 0), ("asinh", &[0x3ff8000000000000], 0x3ff31dc0090b63d8, 0),
+        ("acosh", &[0x4000000000000000], 0x3ff5124271980435, 0), ("atanh", &[0x3fe0000000000000], 0x3fe193ea7aad030b, 0),
+        ("sin", &[0x7506ac5b262ca1ff], 0x3ff0000000000000, 0), ("cos", &[0x7506ac5b262ca1ff], 0xbc214ae72e6ba22f, 1),
+        ("tan", &[0x7506ac5b262ca1ff], 0xc3bd9ba9a7975636, 1), ("sin", &[0x7fefffffffffffff], 0x3f7452fc98b34e97, 1),
+        ("cos", &[0x7fefffffffffffff], 0xbfefffe62ecfab75, 1), ("sin", &[0x44b52d02c7e14af6], 0xbfd4bd4cba14452e, 1),
+        ("cos", &[0x3ff921fb54442d18], 0x3c91a62633145c07, 1), ("tan", &[0x3ff921fb54442d18], 0x434d02967c31cdb5, 1),
+        ("sin", &[0x400921fb54442d18], 0x3ca1a62633145c07, 1), ("sin", &[0x756125a944501363], 0xbfe69a94a037f047, 1),
+        ("atan", &[0xbfda858714ad856e], 0xbfd9249651ca3a05, 1), ("asin", &[0x3fe03d94bf4c9e25], 0x3fe1089bdb306595, 1),
+        ("acos", &[0x3fe23beb7d12f2fb], 0x3feedd5147675553, 1),
+        ("atan2", &[0x21318a4dc00b1be2, 0x21452c472e960454], 0x3fd921fac88f1e4b, 1),
+        ("hypot", &[0x000fffffffffffff, 0x000fffffffffffff], 0x0016a09e667f3bcb, 0),
+        ("rsqrt", &[0x0000000000000001], 0x6180000000000000, 0),
+        ("pow", &[0x3ff000019d305f21, 0xc18300d83dada0cf], 0x3a66a1b30c58e9af, 1),
+        ("pow", &[0x591f4d217bc2ce9b, 0x4000f1c20f9c8a3f], 0x7546b4ec24dc7fd2, 1),
+        ("pow", &[0x3ff0000000000001, 0x43e0000000000000], 0x7ff0000000000000, 0),
+        ("pow", &[0xc000000000000000, 0xc08f400000000000], 0x0170000000000000, 0),
+        ("pow", &[0x3fe0000000000000, 0x4090c80000000000], 0x0000000000000001, 0),
+        ("erf", &[0xbff602d6f5cec45c], 0xbfee586037cffda7, 1), ("erfc", &[0xbff602d6f5cec45c], 0x3fff2c301be7fed4, 1),
+        ("erfc", &[0x403a00f5c28f5c29], 0x029e78791205b3f3, 1), ("erf", &[0x001d1a5d0fdbb97a], 0x00206b6ae0d9c887, 1),
+    ];
+    let mut failures = Vec::new();
+    for tier in tiers() {
+        for &(name, args, want, d) in f32_cases {
+            let ins: Vec<Vec<f32>> = args.iter().map(|&b| vec![f32::from_bits(b)]).collect();
+            let got = apply(tier, kind(name).expect("kind"), DType::F32, &ins)[0].to_bits();
+            if (got as i64 - want as i64).unsigned_abs() > d as u64 {
+                failures.push(format!(
+                    "{name}{args:x?} f32 on {}: {got:#010x}, want {want:#010x}",
+                    tier.name()
+                ));
+            }
+        }
+        for &(name, args, want, d) in f64_cases {
+            let ins: Vec<Vec<f64>> = args.iter().map(|&b| vec![f64::from_bits(b)]).collect();
+            let got = apply(tier, kind(name).expect("kind"), DType::F64, &ins)[0].to_bits();
+            if (got as i128 - want as i128).unsigned_abs() > d as u128 {
+                failures.push(format!(
+                    "{name}{args:x?} f64 on {}: {got:#018x}, want {want:#018x}",
+                    tier.name()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
