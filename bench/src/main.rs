@@ -97,6 +97,9 @@
 //!   `matrixmultiply` in GFLOP/s (see `gemm_group.rs`); like `cast-sweep`, only
 //!   when a filter names it (`tessera-bench gemm`, with `--quick` for a smoke run);
 //!   in `--json` mode its table goes to stderr.
+//! * `reduce/sum-f32`, `reduce/sum-f64`, `reduce/sum-squares-f32`: the sum of
+//!   `--size-mib` MiB beside a naive loop, `iter().sum()`, ndarray and a read
+//!   of the buffer; Σ x² three ways (see `reduce.rs`).
 //! * `math`: exp, log, sin, tanh and sigmoid on `--size-mib` MiB of f32
 //!   (16M elements by default), tessera on every tier beside a libm loop and
 //!   numpy (when python3 has it), in Gelem/s; `math:all` every transcendental
@@ -313,12 +316,19 @@ fn main() -> ExitCode {
             run_group(&g, &mut cb, &budget, o.stat)
         } else if let Some(k) = reduce::NAMES.iter().position(|g| g == name) {
             let bytes = (size_mib * (1u64 << 20) as f64).round() as usize;
-            let mut rb = reduce::SumBufs::new(bytes, k == 0, k == 1);
-            let g = reduce::with_bytes(
-                reduce::sum_group(k == 0, &tiers, &format!("{size_mib} MiB")),
-                bytes as u64,
-            );
-            run_group(&g, &mut rb, &budget, o.stat)
+            let mut rb = reduce::SumBufs::new(bytes, k != 1, k == 1);
+            let note = format!("{size_mib} MiB");
+            let g = if k == 2 {
+                reduce::squares_group(&tiers, &note)
+            } else {
+                reduce::sum_group(k == 0, &tiers, &note)
+            };
+            run_group(
+                &reduce::with_bytes(g, bytes as u64),
+                &mut rb,
+                &budget,
+                o.stat,
+            )
         } else if name == "bandwidth" {
             let sum = read_sum(&bufs.a);
             run_group(
@@ -446,8 +456,12 @@ mod tests {
         };
         assert_eq!(pick("add"), ["elementwise-f32/add"]);
         assert_eq!(pick("elementwise-f32").len(), 3);
-        assert_eq!(pick("").len(), 13);
-        assert_eq!(pick("reduce/sum"), ["reduce/sum-f32", "reduce/sum-f64"]);
+        assert_eq!(pick("").len(), 14);
+        assert_eq!(
+            pick("reduce/sum"),
+            ["reduce/sum-f32", "reduce/sum-f64", "reduce/sum-squares-f32"]
+        );
+        assert_eq!(pick("squares"), ["reduce/sum-squares-f32"]);
         assert_eq!(pick("casts").len(), 7);
         assert_eq!(pick("e4m3fn"), ["casts/f32-e4m3fn", "casts/e4m3fn-f32"]);
         assert_eq!(pick("bandwidth fma"), ["bandwidth", "elementwise-f32/fma"]);

@@ -11,17 +11,29 @@
 //!
 //! The tessera cases must give the bits of the scalar tier; the other peers sum
 //! in other orders, so each is checked against an f64 sum within n·u·Σ|x|.
+//!
+//! `reduce/sum-squares-f32`: Σ x² of the same f32 array, three ways on the
+//! best tier, one thread: `tessera program` (the terms of a `map` program
+//! `y0 = x0 * x0`, tile by tile), `tessera square terms` (the fixed
+//! [`tessera::Terms::square`] map), `tessera map then sum` (the program mapped
+//! into a temporary array, then summed: two passes, the array written and read
+//! back), beside `iter map sum` and `read avx2`. All three tessera cases give
+//! one result, bit for bit.
 
 use crate::harness::{Case, Group, RatioSpec};
-use tessera::{reduce, ArrayView, ArrayViewMut, Exec, ReduceOp, Tier};
+use tessera::{
+    map, reduce, reduce_terms, ArrayView, ArrayViewMut, DType, Exec, Program, ReduceOp, Terms, Tier,
+};
 
 /// The group names.
-pub const NAMES: [&str; 2] = ["reduce/sum-f32", "reduce/sum-f64"];
+pub const NAMES: [&str; 3] = ["reduce/sum-f32", "reduce/sum-f64", "reduce/sum-squares-f32"];
 
 /// The buffers of both groups.
 pub struct SumBufs {
     a32: Vec<f32>,
     a64: Vec<f64>,
+    /// The temporary of `tessera map then sum` (allocated on its first run).
+    tmp: Vec<f32>,
     out: f64,
 }
 
@@ -45,7 +57,12 @@ impl SumBufs {
         } else {
             Vec::new()
         };
-        SumBufs { a32, a64, out: 0.0 }
+        SumBufs {
+            a32,
+            a64,
+            tmp: Vec::new(),
+            out: 0.0,
+        }
     }
 }
 
@@ -55,6 +72,127 @@ fn tessera_sum<T: tessera::Element>(exec: &Exec, a: &[T]) -> Result<f64, String>
     let mut d = ArrayViewMut::from_slice(&mut y, &[]).map_err(|e| e.to_string())?;
     reduce(ReduceOp::Sum, &x, &[0], &mut d, exec).map_err(|e| e.to_string())?;
     Ok(y[0])
+}
+
+/// How `reduce/sum-squares-f32` forms its terms.
+#[derive(Clone, Copy)]
+enum Squares {
+    Program,
+    Fixed,
+    MapThenSum,
+}
+
+fn squares(exec: &Exec, how: Squares, s: &mut SumBufs) -> Result<f64, String> {
+    let e = |e: tessera::Error| e.to_string();
+    let n = s.a32.len();
+    let x = ArrayView::from_slice(&s.a32, &[n]).map_err(e)?;
+    let p = Program::parse("y0 = x0 * x0", &[DType::F32]).map_err(e)?;
+    let mut y = [0f64];
+    let mut d = ArrayViewMut::from_slice(&mut y, &[]).map_err(e)?;
+    let outs = &mut [(ReduceOp::Sum, &mut d)];
+    match how {
+        Squares::Program => {
+            let ins = [x];
+            reduce_terms(Terms::program(&p, 0, &ins, &[n]), &[0], outs, exec).map_err(e)?
+        }
+        Squares::Fixed => reduce_terms(Terms::square(&x), &[0], outs, exec).map_err(e)?,
+        Squares::MapThenSum => {
+            s.tmp.resize(n, 0.0);
+            let mut t = ArrayViewMut::from_slice(&mut s.tmp, &[n]).map_err(e)?;
+            map(exec, &p, &[x], std::slice::from_mut(&mut t)).map_err(e)?;
+            let tv = ArrayView::from_slice(&s.tmp, &[n]).map_err(e)?;
+            reduce_terms(Terms::of(&tv), &[0], outs, exec).map_err(e)?
+        }
+    }
+    Ok(y[0])
+}
+
+/// The Σ x² group (see the module documentation).
+#[inline(never)]
+pub fn squares_group<'a>(tiers: &[Tier], size_note: &str) -> Group<'a, SumBufs> {
+    let best = *tiers.last().expect("the scalar tier is always there");
+    let mut cases: Vec<Case<'a, SumBufs>> = Vec::new();
+    for (nm, how) in [
+        ("tessera program", Squares::Program),
+        ("tessera square terms", Squares::Fixed),
+        ("tessera map then sum", Squares::MapThenSum),
+    ] {
+        let e = Exec::on(best).threads(1);
+        cases.push(Case {
+            name: nm.into(),
+            bytes: 0,
+            run: Box::new(move |s: &mut SumBufs| {
+                s.out = squares(&e, how, s)?;
+                Ok(())
+            }),
+            check: Box::new(move |s: &SumBufs| {
+                // The reference: the scalar tier's fixed square terms.
+                let x = ArrayView::from_slice(&s.a32, &[s.a32.len()]).map_err(|e| e.to_string())?;
+                let mut y = [0f64];
+                let mut d = ArrayViewMut::from_slice(&mut y, &[]).map_err(|e| e.to_string())?;
+                reduce_terms(
+                    Terms::square(&x),
+                    &[0],
+                    &mut [(ReduceOp::Sum, &mut d)],
+                    &Exec::on(Tier::ALL[0]).threads(1),
+                )
+                .map_err(|e| e.to_string())?;
+                if s.out.to_bits() == y[0].to_bits() {
+                    Ok(())
+                } else {
+                    Err(format!("{} instead of the scalar tier's {}", s.out, y[0]))
+                }
+            }),
+        });
+    }
+    cases.push(Case {
+        name: "iter map sum".into(),
+        bytes: 0,
+        run: Box::new(|s: &mut SumBufs| {
+            s.out = s.a32.iter().map(|&v| v * v).sum::<f32>() as f64;
+            Ok(())
+        }),
+        check: Box::new(|s: &SumBufs| {
+            let exact: f64 = s.a32.iter().map(|&v| (v as f64) * (v as f64)).sum();
+            let n = s.a32.len() as f64;
+            if (s.out - exact).abs() <= (n + 1.0) * 2f64.powi(-24) * exact * 1.01 + 1e-300 {
+                Ok(())
+            } else {
+                Err(format!("{} is far from {exact}", s.out))
+            }
+        }),
+    });
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        cases.push(Case {
+            name: "read avx2".into(),
+            bytes: 0,
+            run: Box::new(|s: &mut SumBufs| {
+                // SAFETY: the CPU runs AVX2 (checked when the case was made).
+                s.out = unsafe { read_avx2(as_bytes(&s.a32)) } as f64;
+                Ok(())
+            }),
+            check: Box::new(|_| Ok(())),
+        });
+    }
+    let ratio = |num: &str, den: &str| RatioSpec {
+        num: num.into(),
+        den: den.into(),
+        target: None,
+    };
+    Group {
+        name: NAMES[2].into(),
+        note: format!("{size_note} of f32, bytes read, {} tier", best.name()),
+        baseline: "iter map sum".into(),
+        reference: Some("read avx2".into()),
+        reset: Box::new(|s: &mut SumBufs| s.out = f64::NAN),
+        cases,
+        ratios: vec![
+            ratio("tessera program", "tessera map then sum"),
+            ratio("tessera program", "tessera square terms"),
+            ratio("tessera program", "read avx2"),
+        ],
+    }
 }
 
 #[inline(never)]

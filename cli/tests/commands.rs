@@ -19,7 +19,7 @@ fn kernels_lists_every_kind() {
         .collect();
     assert_eq!(kinds.len(), Kind::ALL.len());
     // Then cast, contract, map, the three calls of the block-scaled formats,
-    // reduce and scan.
+    // reduce, scan and series.
     let others: Vec<&str> = list[Kind::ALL.len()..]
         .iter()
         .map(|e| e["name"].as_str().unwrap())
@@ -34,7 +34,8 @@ fn kernels_lists_every_kind() {
             "decode",
             "transcode",
             "reduce",
-            "scan"
+            "scan",
+            "series"
         ]
     );
     for (entry, kind) in kinds.into_iter().zip(Kind::ALL) {

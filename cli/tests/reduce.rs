@@ -161,3 +161,149 @@ fn reduce_and_scan_refusals() {
         assert!(!dir.path("y.npy").exists(), "a refused call wrote y");
     }
 }
+
+/// A program's output reduced and scanned: `sum(x0 * x1)` over the last axis
+/// (x1 broadcast as a row) against the lane order written out here, its max
+/// in the same call, and a running sum of `x0 * 2` (exact doubling).
+#[test]
+fn reduce_and_scan_of_a_program() {
+    let dir = TempDir::new("reduce-program");
+    let mut rng = Rng(24);
+    let x = values(&mut rng, 15);
+    let w = values(&mut rng, 5);
+    dir.write("x.npy", &npy_f32(&[3, 5], &x));
+    dir.write("w.npy", &npy_f32(&[5], &w));
+    dir.write(
+        "call.json",
+        br#"{"kernel": "reduce",
+             "attrs": {"op": ["sum", "max"], "axes": [1], "program": "y0 = x0 * x1"},
+             "operands": {"x0": {"npy": "x.npy"}, "x1": {"npy": "w.npy"}},
+             "results": {"y0": {"npy": "s.npy"}, "y1": {"npy": "m.npy"}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "call.json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let s = f32s(&read_npy(&dir.path("s.npy")).data);
+    let m = f32s(&read_npy(&dir.path("m.npy")).data);
+    for r in 0..3 {
+        let t: Vec<f32> = (0..5).map(|c| x[r * 5 + c] * w[c]).collect();
+        assert_eq!(s[r].to_bits(), lane_sum5(&t).to_bits(), "row {r}");
+        let mx = t.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        assert_eq!(m[r], mx);
+    }
+    dir.write(
+        "scan.json",
+        br#"{"kernel": "scan", "attrs": {"op": "sum", "axis": 1, "program": "y0 = x0 * 2f32"},
+             "operands": {"x0": {"npy": "x.npy"}},
+             "results": {"y": {"npy": "c.npy"}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "scan.json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let c = f32s(&read_npy(&dir.path("c.npy")).data);
+    for r in 0..3 {
+        let mut acc = -0.0f32;
+        for j in 0..5 {
+            acc += x[r * 5 + j] * 2.0;
+            assert_eq!(c[r * 5 + j].to_bits(), acc.to_bits());
+        }
+    }
+    // A program without inputs over a given shape; refusals name the problem.
+    dir.write(
+        "coord.json",
+        br#"{"kernel": "reduce",
+             "attrs": {"op": "sum", "program": "y0 = cast<i64>(coord(0))", "shape": [4, 3]},
+             "operands": {}, "results": {"y": {"npy": "k.npy"}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "coord.json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(i64s(&read_npy(&dir.path("k.npy")).data), vec![18]);
+    for (body, needle) in [
+        (
+            r#"{"kernel": "reduce", "attrs": {"op": "sum", "program": "y0 = x0", "terms": "square"},
+               "operands": {"x0": {"npy": "x.npy"}}, "results": {"y": {"npy": "e.npy"}}}"#,
+            "terms",
+        ),
+        (
+            r#"{"kernel": "reduce", "attrs": {"op": "sum", "program": "y0 = x0 +"},
+               "operands": {"x0": {"npy": "x.npy"}}, "results": {"y": {"npy": "e.npy"}}}"#,
+            "program",
+        ),
+        (
+            r#"{"kernel": "reduce", "attrs": {"op": "sum", "program": "y0 = x0", "output": 3},
+               "operands": {"x0": {"npy": "x.npy"}}, "results": {"y": {"npy": "e.npy"}}}"#,
+            "y3",
+        ),
+        (
+            r#"{"kernel": "scan", "attrs": {"op": "sum", "program": "y0 = x0 * x1"},
+               "operands": {"x0": {"npy": "x.npy"}, "x2": {"npy": "w.npy"}},
+               "results": {"y": {"npy": "e.npy"}}}"#,
+            "x1 is missing",
+        ),
+    ] {
+        dir.write("bad.json", body.as_bytes());
+        let run = tessera(&dir.0, &["run", "bad.json"]);
+        assert_ne!(run.code, Some(0));
+        assert!(run.stderr.contains(needle), "{needle}: {}", run.stderr);
+        assert!(
+            !dir.path("e.npy").exists(),
+            "a refused call wrote its result"
+        );
+    }
+}
+
+/// The series kernels through `tessera run`, against their stated orders
+/// written out here: differences, a rolling max and mean over 3 terms (lane
+/// order for three terms: (t0 + t2) + t1), the EMA recurrence; refusals.
+#[test]
+fn series_calls() {
+    let dir = TempDir::new("series");
+    let mut rng = Rng(25);
+    let x = values(&mut rng, 9);
+    dir.write("x.npy", &npy_f32(&[9], &x));
+    let run_op = |attrs: &str| -> Vec<f32> {
+        let body = format!(
+            r#"{{"kernel": "series", "attrs": {attrs},
+                "operands": {{"x": {{"npy": "x.npy"}}}}, "results": {{"y": {{"npy": "y.npy"}}}}}}"#
+        );
+        dir.write("s.json", body.as_bytes());
+        let run = tessera(&dir.0, &["run", "s.json"]);
+        assert_eq!(run.code, Some(0), "{attrs}: {}", run.stderr);
+        f32s(&read_npy(&dir.path("y.npy")).data)
+    };
+    let d = run_op(r#"{"op": "diff"}"#);
+    assert_eq!(d.len(), 8);
+    for i in 0..8 {
+        assert_eq!(d[i].to_bits(), (x[i + 1] - x[i]).to_bits());
+    }
+    let m = run_op(r#"{"op": "rolling_max", "window": 3}"#);
+    let a = run_op(r#"{"op": "rolling_mean", "window": 3}"#);
+    assert_eq!((m.len(), a.len()), (7, 7));
+    for i in 0..7 {
+        let w = &x[i..i + 3];
+        assert_eq!(m[i], w[0].max(w[1]).max(w[2]));
+        assert_eq!(a[i].to_bits(), (((w[0] + w[2]) + w[1]) / 3.0).to_bits());
+    }
+    let e = run_op(r#"{"op": "ema", "alpha": 0.25}"#);
+    let mut prev = x[0];
+    for i in 0..9 {
+        if i > 0 {
+            prev = 0.25 * x[i] + 0.75 * prev;
+        }
+        assert_eq!(e[i].to_bits(), prev.to_bits(), "ema {i}");
+    }
+    for (attrs, needle) in [
+        (r#"{"op": "rolling_mean"}"#, "window"),
+        (r#"{"op": "rolling_mean", "window": 10}"#, "window 10"),
+        (r#"{"op": "ema", "alpha": 1.5}"#, "alpha"),
+        (r#"{"op": "cumsum"}"#, "unknown op"),
+    ] {
+        let body = format!(
+            r#"{{"kernel": "series", "attrs": {attrs},
+                "operands": {{"x": {{"npy": "x.npy"}}}}, "results": {{"y": {{"npy": "bad.npy"}}}}}}"#
+        );
+        dir.write("b.json", body.as_bytes());
+        let run = tessera(&dir.0, &["run", "b.json"]);
+        assert_ne!(run.code, Some(0));
+        assert!(run.stderr.contains(needle), "{needle}: {}", run.stderr);
+        assert!(!dir.path("bad.npy").exists());
+    }
+}

@@ -31,6 +31,8 @@ pub mod error;
 pub mod fill;
 pub mod formats;
 pub mod map;
+pub mod poly;
+pub mod quant;
 pub mod reduce;
 pub mod tier;
 
@@ -42,7 +44,7 @@ pub use error::{Error, Result};
 pub use map::{map, map_in_place, Program, ProgramBuilder};
 pub use reduce::{
     dot, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan,
-    scan_many, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
+    scan_many, scan_terms, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
 };
 pub use tessera_generated::{
     cast_index, kernel_index, variants_for, Accuracy, Args, Class, DType, DTypeInfo, FloatInfo,

@@ -10,8 +10,8 @@ mod common;
 use common::*;
 use tessera::map::{map, map_in_place, Node, NodeId, Op, Program, ProgramBuilder, Scalar, Source};
 use tessera::{
-    available_tiers, cast_with, elementwise_with, ArrayView, ArrayViewMut, CastMode, DType, Error,
-    Exec, Kind, Tier,
+    available_tiers, cast_with, elementwise_with, reduce_terms, scan_terms, ArrayView,
+    ArrayViewMut, CastMode, DType, Error, Exec, Kind, ReduceOp, ScanOp, Terms, Tier,
 };
 
 const THREADS: [usize; 3] = [1, 2, 7];
@@ -1167,4 +1167,333 @@ fn fused_against_separate_passes() {
 
 fn flat(x: &[f32]) -> ArrayView<'_> {
     ArrayView::from_slice(x, &[x.len()]).unwrap()
+}
+
+/// Reduce (or scan) into fresh contiguous destinations of `dtypes`; the
+/// destinations' bytes.
+fn reduce_into(
+    exec: &Exec,
+    terms: tessera::Terms<'_, '_>,
+    axes: &[usize],
+    ops: &[(ReduceOp, DType)],
+    out_shape: &[usize],
+) -> Vec<Vec<u8>> {
+    let n: usize = out_shape.iter().product();
+    let mut bufs: Vec<Vec<u8>> = ops
+        .iter()
+        .map(|&(_, d)| vec![0xA5; n * Dt::of(d).item])
+        .collect();
+    let mut views: Vec<ArrayViewMut<'_>> = bufs
+        .iter_mut()
+        .zip(ops)
+        .map(|(b, &(_, d))| ArrayViewMut::contiguous(d, out_shape, b).unwrap())
+        .collect();
+    let mut outs: Vec<(ReduceOp, &mut ArrayViewMut<'_>)> = ops
+        .iter()
+        .map(|&(op, _)| op)
+        .zip(views.iter_mut())
+        .collect();
+    reduce_terms(terms, axes, &mut outs, exec).unwrap();
+    drop(outs);
+    drop(views);
+    bufs
+}
+
+fn same_bytes(dtype: DType, got: &[u8], want: &[u8]) -> bool {
+    let it = Dt::of(dtype).item;
+    got.chunks(it)
+        .zip(want.chunks(it))
+        .all(|(x, y)| x == y || (is_nan(dtype, x) && is_nan(dtype, y)))
+}
+
+/// A reduction of a program's output has the bits of that output mapped into
+/// an array (by `map`, whose results the tests above pin to the composed
+/// single-kind calls), then reduced (whose lane order tests/reduce.rs pins to
+/// an independent model): for several programs (float, narrow float, integer
+/// and coordinate-only outputs), axis sets, layouts, tiers and thread counts,
+/// and several reductions of one loop.
+#[test]
+fn reductions_of_a_program_are_its_output_mapped_then_reduced() {
+    use tessera::ReduceOp as R;
+    let f = DType::F32;
+    let floats = [
+        (R::Sum, f),
+        (R::Max, f),
+        (R::ArgMax, DType::I64),
+        (R::Logsumexp, DType::F64),
+        (R::Variance, f),
+        (R::Mean, DType::F16),
+        (R::Prod, f),
+    ];
+    let ints = [
+        (R::Sum, DType::I64),
+        (R::Min, DType::I32),
+        (R::ArgMin, DType::I64),
+        (R::Prod, DType::I64),
+    ];
+    struct Case {
+        text: &'static str,
+        ins: Vec<DType>,
+        shapes: Vec<Vec<usize>>,
+        output: usize,
+    }
+    let cases = [
+        Case {
+            text: "y0 = exp(x0 - x1) * 0.5f32; y1 = cast<f16>(x0 * x1)",
+            ins: vec![f, f],
+            shapes: vec![vec![3, 1100, 2], vec![1100, 2]],
+            output: 0,
+        },
+        Case {
+            text: "y0 = exp(x0 - x1) * 0.5f32; y1 = cast<f16>(x0 * x1)",
+            ins: vec![f, f],
+            shapes: vec![vec![3, 1100, 2], vec![3, 1, 1]],
+            output: 1,
+        },
+        Case {
+            text: "y0 = x0 * x0 - cast<i16>(coord(1))",
+            ins: vec![DType::I16],
+            shapes: vec![vec![3, 1100, 2]],
+            output: 0,
+        },
+    ];
+    let shape = [3usize, 1100, 2];
+    for case in &cases {
+        let p = Program::parse(case.text, &case.ins).unwrap();
+        let dtype = p.output_dtypes()[case.output];
+        let ops: &[(ReduceOp, DType)] = if dtype == DType::I16 { &ints } else { &floats };
+        let ins: Vec<Arr> = case
+            .ins
+            .iter()
+            .zip(&case.shapes)
+            .enumerate()
+            .map(|(k, (&d, s))| random(d, s, 40 + k as u64))
+            .collect();
+        // The output mapped into an array, on the reference tier.
+        let mapped = run_map(
+            &reference(),
+            &p,
+            &ins,
+            &vec![Lay::Contig; ins.len()],
+            &shape,
+            Lay::Contig,
+        )
+        .swap_remove(case.output);
+        let mapped_bytes = mapped.bytes();
+        let mv = ArrayView::contiguous(dtype, &shape, &mapped_bytes).unwrap();
+        for axes in [vec![1usize], vec![0], vec![0, 1, 2], vec![2, 0], vec![]] {
+            let out_shape = tessera::reduce::reduced_shape(&shape, &axes);
+            let want = reduce_into(&reference(), Terms::of(&mv), &axes, ops, &out_shape);
+            for exec in execs() {
+                for lay in [Lay::Contig, Lay::Reversed, Lay::Transposed, Lay::Padded] {
+                    let placed: Vec<Placed> = ins
+                        .iter()
+                        .enumerate()
+                        .map(|(k, a)| Placed::new(a, lay, 70 + k as u64))
+                        .collect();
+                    let views: Vec<ArrayView<'_>> = placed.iter().map(|p| p.view()).collect();
+                    let got = reduce_into(
+                        &exec,
+                        Terms::program(&p, case.output, &views, &shape),
+                        &axes,
+                        ops,
+                        &out_shape,
+                    );
+                    for ((g, w), &(op, d)) in got.iter().zip(&want).zip(ops) {
+                        assert!(
+                            same_bytes(d, g, w),
+                            "{} of y{} of `{}` along {axes:?}, inputs {lay:?}, {exec:?}",
+                            op.name(),
+                            case.output,
+                            case.text
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A program with no input reduces over the loop's shape alone: the sum of
+/// coordinates against its exact value, and a scan of a program against the
+/// scan of its mapped output.
+#[test]
+fn programs_without_inputs_and_scans_of_programs() {
+    let p = Program::parse(
+        "y0 = cast<f64>(coord(0)) * 1000f64 + cast<f64>(coord(2))",
+        &[],
+    )
+    .unwrap();
+    let shape = [4usize, 3, 2500];
+    for exec in execs() {
+        let mut y = vec![0f64; 4];
+        reduce_terms(
+            Terms::program(&p, 0, &[], &shape),
+            &[1, 2],
+            &mut [(
+                ReduceOp::Sum,
+                &mut ArrayViewMut::from_slice(&mut y, &[4]).unwrap(),
+            )],
+            &exec,
+        )
+        .unwrap();
+        // Every partial sum is an integer below 2^53: exact in any order.
+        for (i, &v) in y.iter().enumerate() {
+            let want = 3.0 * (2500.0 * 1000.0 * i as f64 + (2499.0 * 2500.0) / 2.0);
+            assert_eq!(v, want, "row {i}, {exec:?}");
+        }
+    }
+    // Scans: the mapped output scanned, for a float and an integer program.
+    for (text, ins) in [
+        ("y0 = sqrt(abs(x0)) - x1", vec![DType::F32, DType::F32]),
+        ("y0 = x0 * 7i32", vec![DType::I32, DType::I32]),
+    ] {
+        let p = Program::parse(text, &ins).unwrap();
+        let shape = [3usize, 5000];
+        let arrs: Vec<Arr> = ins
+            .iter()
+            .enumerate()
+            .map(|(k, &d)| {
+                random(
+                    d,
+                    if k == 0 { &shape[..] } else { &shape[1..] },
+                    90 + k as u64,
+                )
+            })
+            .collect();
+        let dtype = p.output_dtypes()[0];
+        let mapped = run_map(
+            &reference(),
+            &p,
+            &arrs,
+            &[Lay::Contig, Lay::Contig],
+            &shape,
+            Lay::Contig,
+        )
+        .swap_remove(0);
+        let mb = mapped.bytes();
+        let mv = ArrayView::contiguous(dtype, &shape, &mb).unwrap();
+        let ops: Vec<ScanOp> = if dtype == DType::F32 {
+            vec![
+                ScanOp::Sum,
+                ScanOp::Max,
+                ScanOp::Logsumexp,
+                ScanOp::Variance,
+            ]
+        } else {
+            vec![ScanOp::Sum, ScanOp::Min]
+        };
+        let scan_into = |exec: &Exec, terms: Terms<'_, '_>| -> Vec<Vec<u8>> {
+            let out_dt = if dtype == DType::F32 {
+                DType::F32
+            } else {
+                DType::I64
+            };
+            let mut bufs: Vec<Vec<u8>> = ops
+                .iter()
+                .map(|_| vec![0u8; shape.iter().product::<usize>() * Dt::of(out_dt).item])
+                .collect();
+            let mut views: Vec<ArrayViewMut<'_>> = bufs
+                .iter_mut()
+                .map(|b| ArrayViewMut::contiguous(out_dt, &shape, b).unwrap())
+                .collect();
+            let mut outs: Vec<(ScanOp, &mut ArrayViewMut<'_>)> =
+                ops.iter().copied().zip(views.iter_mut()).collect();
+            scan_terms(terms, 1, None, &mut outs, exec).unwrap();
+            drop(outs);
+            drop(views);
+            bufs
+        };
+        let want = scan_into(&reference(), Terms::of(&mv));
+        for exec in execs() {
+            for lay in [Lay::Contig, Lay::Reversed, Lay::Offset] {
+                let placed: Vec<Placed> = arrs
+                    .iter()
+                    .enumerate()
+                    .map(|(k, a)| Placed::new(a, lay, 3 + k as u64))
+                    .collect();
+                let views: Vec<ArrayView<'_>> = placed.iter().map(|p| p.view()).collect();
+                let got = scan_into(&exec, Terms::program(&p, 0, &views, &shape));
+                for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                    let d = if dtype == DType::F32 {
+                        DType::F32
+                    } else {
+                        DType::I64
+                    };
+                    assert!(
+                        same_bytes(d, g, w),
+                        "scan {:?} of `{text}`, {lay:?}, {exec:?}",
+                        ops[k]
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// A program's refusals come from the reduction call, before any write.
+#[test]
+fn program_terms_are_refused_before_any_write() {
+    let f = DType::F32;
+    let p = Program::parse("y0 = x0 * x1 + cast<f32>(coord(1))", &[f, f]).unwrap();
+    let a = vec![1f32; 12];
+    let b = vec![2f32; 4];
+    let av = ArrayView::from_slice(&a, &[3, 4]).unwrap();
+    let bv = ArrayView::from_slice(&b, &[4]).unwrap();
+    let bad_b = ArrayView::from_slice(&b, &[2, 2]).unwrap();
+    let ints = vec![1i32; 4];
+    let iv = ArrayView::from_slice(&ints, &[4]).unwrap();
+    let good = [av.clone(), bv.clone()];
+    let short = [av.clone()];
+    let wrong_shape = [av.clone(), bad_b];
+    let wrong_dtype = [av.clone(), iv];
+    let cases: Vec<(Terms<'_, '_>, &[usize], &str)> = vec![
+        (
+            Terms::program(&p, 0, &short, &[3, 4]),
+            &[1],
+            "takes 2 inputs",
+        ),
+        (
+            Terms::program(&p, 0, &wrong_shape, &[3, 4]),
+            &[1],
+            "input 1",
+        ),
+        (
+            Terms::program(&p, 0, &wrong_dtype, &[3, 4]),
+            &[1],
+            "input 1",
+        ),
+        (Terms::program(&p, 1, &good, &[3, 4]), &[1], "y1"),
+        (Terms::program(&p, 0, &good, &[3, 5]), &[1], "input 0"),
+        (Terms::program(&p, 0, &good, &[3, 4]), &[2], "axis 2"),
+    ];
+    for (terms, axes, needle) in cases {
+        let mut y = vec![7f32; 3];
+        let mut yv = ArrayViewMut::from_slice(&mut y, &[3]).unwrap();
+        let err = reduce_terms(
+            terms,
+            axes,
+            &mut [(ReduceOp::Sum, &mut yv)],
+            &Exec::default(),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains(needle),
+            "{err} should name {needle}"
+        );
+        assert_eq!(y, vec![7f32; 3], "a refused call wrote");
+    }
+    // A coordinate axis beyond the loop's rank.
+    let q = Program::parse("y0 = cast<f32>(coord(2))", &[]).unwrap();
+    let mut y = vec![7f32; 3];
+    let mut yv = ArrayViewMut::from_slice(&mut y, &[3]).unwrap();
+    let err = reduce_terms(
+        Terms::program(&q, 0, &[], &[3, 4]),
+        &[1],
+        &mut [(ReduceOp::Sum, &mut yv)],
+        &Exec::default(),
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("coord(2)"), "{err}");
+    assert_eq!(y, vec![7f32; 3]);
 }

@@ -196,25 +196,40 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         list.push(json!({
             "name": super::reduce::REDUCE,
             "family": "reduce",
-            "operands": ["x", "x1"],
+            "operands": ["x", "x1", "x0, x1, … (with program)"],
             "results": ["y", "y0", "y1", "…"],
             "attrs": {
                 "op": tessera::ReduceOp::ALL.iter().map(|o| o.name()).collect::<Vec<_>>(),
                 "axes": "a list of axes (default: all)",
                 "terms": ["value", "square", "abs", "product", "squared_difference", "abs_difference"],
+                "program": "a map program whose output is reduced (operands x0, x1, …)",
+                "output": "the program output reduced (default 0)",
+                "shape": "the program's loop shape (default: the operands' broadcast)",
             },
-            "doc": "Reductions in lane order over any axes (DESIGN §5.3); a list of ops gives results y0, y1, …",
+            "doc": "Reductions in lane order over any axes (DESIGN §5.3); a list of ops gives results y0, y1, …; with a program, its output tile by tile (no temporary)",
         }));
         list.push(json!({
             "name": super::reduce::SCAN,
             "family": "scan",
-            "operands": ["x", "carry"],
+            "operands": ["x", "carry", "x0, x1, … (with program)"],
             "results": ["y"],
             "attrs": {
                 "op": tessera::ScanOp::ALL.iter().map(|o| o.name()).collect::<Vec<_>>(),
                 "axis": "one axis (default 0)",
+                "program": "a map program whose output is scanned (operands x0, x1, …)",
+                "output": "the program output scanned (default 0)",
+                "shape": "the program's loop shape (default: the operands' broadcast)",
             },
-            "doc": "Inclusive scans along one axis in 4096-term chunks with carries (DESIGN §5.4)",
+            "doc": "Inclusive scans along one axis in 4096-term chunks with carries (DESIGN §5.4); with a program, its output tile by tile",
+        }));
+        list.push(json!({
+            "name": super::series::NAME,
+            "family": "series",
+            "operands": ["x"],
+            "results": ["y"],
+            "attrs": {"op": super::series::OPS, "window": "a count", "alpha": "a number in [0, 1]", "centre": "a number (default 0)"},
+            "result": "x's dtype (f32 or f64)",
+            "doc": super::series::DOC,
         }));
         let text = serde_json::to_string_pretty(&list)
             .map_err(|e| Failure::run(format!("cannot format the list: {e}")))?;
@@ -268,6 +283,11 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         out,
         "map  (operands x0, x1, ...; results y0, y1, ...; attr program)  {}",
         super::map::DOC
+    )?;
+    outln!(
+        out,
+        "series  (operand x; result y; attrs op, window, alpha, centre)  {}",
+        super::series::DOC
     )?;
     outln!(
         out,

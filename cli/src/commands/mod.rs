@@ -11,6 +11,7 @@ pub mod map;
 pub mod reduce;
 pub mod run;
 pub mod selftest;
+pub mod series;
 pub mod ulp;
 
 use crate::call::UniqueMap;
@@ -158,6 +159,29 @@ pub fn string_attr<'a>(
             "kernel `{kernel}`: attribute {key} must be a string, not {}",
             truncate(&v.to_string(), 40)
         ))),
+    }
+}
+
+/// An attribute that is a non-negative integer (`what` names it in the
+/// error: "an axis number", "a count"), if given.
+pub fn count_attr(
+    kernel: &str,
+    attrs: &UniqueMap<serde_json::Value>,
+    key: &str,
+    what: &str,
+) -> Outcome<Option<usize>> {
+    match attrs.0.get(key) {
+        None => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .and_then(|u| usize::try_from(u).ok())
+            .map(Some)
+            .ok_or_else(|| {
+                Failure::usage(format!(
+                    "kernel `{kernel}`: attribute {key} must be {what}, not {}",
+                    truncate(&v.to_string(), 40)
+                ))
+            }),
     }
 }
 

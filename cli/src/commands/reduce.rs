@@ -20,16 +20,30 @@
 //! without the axis, in the terms' carrier dtype); result `y` of `x`'s shape,
 //! its dtype defaulting to `x`'s.
 //!
+//! Either kernel also takes a fused program instead of `x`: attribute
+//! `program` (its text, as kernel `map` takes it), operands `x0`, `x1`, … (its
+//! inputs), `output` (which of its outputs is reduced or scanned, default 0)
+//! and `shape` (the loop's shape, default the operands' shapes broadcast; a
+//! program without inputs needs it). The terms are that output as `map`
+//! computes it, tile by tile, with no array of it stored:
+//!
+//! ```json
+//! {"kernel": "reduce", "attrs": {"op": ["sum", "max"], "axes": [1],
+//!   "program": "y0 = exp(x0 - x1) * x0"},
+//!  "operands": {"x0": {"npy": "x.npy"}, "x1": {"npy": "m.npy"}},
+//!  "results": {"y0": {"npy": "s.npy"}, "y1": {"npy": "mx.npy"}}}
+//! ```
+//!
 //! Sub-byte operands need a last axis of whole bytes; sub-byte results too.
 
-use super::{expect_attrs, expect_names, string_attr};
+use super::{count_attr, expect_attrs, expect_names, string_attr};
 use crate::call::Call;
 use crate::codes::{self, values_per_byte};
 use crate::failure::{Failure, Outcome};
 use crate::operand::{self, Loaded};
 use std::path::Path;
 use tessera::reduce::{reduced_shape, TermMap};
-use tessera::{ArrayView, ArrayViewMut, DType, Exec, ReduceOp, ScanOp, Terms};
+use tessera::{ArrayView, ArrayViewMut, DType, Exec, Program, ReduceOp, ScanOp, Terms};
 
 /// The reduction kernel's name in call files.
 pub const REDUCE: &str = "reduce";
@@ -74,6 +88,171 @@ impl Held {
     fn view(&self, name: &str) -> Outcome<ArrayView<'_>> {
         ArrayView::new(self.dtype, &self.shape, &self.strides, 0, &self.data)
             .map_err(|e| Failure::run(format!("operand {name}: {e}")))
+    }
+}
+
+/// The terms of a call: operand `x` (and `x1` for a pair), or a program's
+/// output over its inputs `x0`, `x1`, ….
+enum Operands {
+    Plain {
+        map: TermMap,
+        x: Held,
+        x1: Option<Held>,
+    },
+    Program {
+        program: Program,
+        output: usize,
+        ins: Vec<Held>,
+        shape: Vec<usize>,
+    },
+}
+
+impl Operands {
+    /// Load the call's operands (`extra`: other operand names the kernel
+    /// takes beside them, e.g. `carry`).
+    fn load(
+        k: &str,
+        call_path: &Path,
+        call: &Call,
+        map: TermMap,
+        extra: &[&str],
+    ) -> Outcome<Operands> {
+        let text = string_attr(k, &call.attrs, "program")?;
+        let Some(text) = text else {
+            for a in ["output", "shape"] {
+                if call.attrs.0.contains_key(a) {
+                    return Err(Failure::usage(format!(
+                        "kernel `{k}`: attribute {a} goes with attribute program"
+                    )));
+                }
+            }
+            let pair = map.arity() == 2;
+            let mut names: Vec<&str> = if pair { vec!["x", "x1"] } else { vec!["x"] };
+            names.extend(extra.iter().filter(|e| call.operands.0.contains_key(**e)));
+            expect_names(k, "operand", &call.operands, &names)?;
+            let x = hold(k, operand::load(call_path, "x", &call.operands.0["x"])?)?;
+            let x1 = if pair {
+                Some(hold(
+                    k,
+                    operand::load(call_path, "x1", &call.operands.0["x1"])?,
+                )?)
+            } else {
+                None
+            };
+            return Ok(Operands::Plain { map, x, x1 });
+        };
+        if map != TermMap::Value {
+            return Err(Failure::usage(format!(
+                "kernel `{k}`: attribute terms does not go with attribute program \
+                 (write the terms in the program)"
+            )));
+        }
+        let mut count = 0;
+        for name in call.operands.0.keys() {
+            if extra.contains(&name.as_str()) {
+                continue;
+            }
+            count += 1;
+        }
+        let mut ins = Vec::with_capacity(count);
+        for i in 0..count {
+            let name = format!("x{i}");
+            let Some(spec) = call.operands.0.get(&name) else {
+                return Err(Failure::usage(format!(
+                    "kernel `{k}` with a program takes operands x0, x1, … without gaps; \
+                     {name} is missing"
+                )));
+            };
+            ins.push(hold(k, operand::load(call_path, &name, spec)?)?);
+        }
+        let dtypes: Vec<DType> = ins.iter().map(|h| h.dtype).collect();
+        let program = Program::parse(text, &dtypes)
+            .map_err(|e| Failure::usage(format!("kernel `{k}`: program: {e}")))?;
+        let output = count_attr(k, &call.attrs, "output", "an output number")?.unwrap_or(0);
+        let shape = match call.attrs.0.get("shape") {
+            Some(v) => usize_list(k, v, "shape")?,
+            None => {
+                let shapes: Vec<&[usize]> = ins.iter().map(|h| h.shape.as_slice()).collect();
+                tessera::elementwise::broadcast_shapes(&shapes).ok_or_else(|| {
+                    Failure::run(format!(
+                        "kernel `{k}`: the operands' shapes {shapes:?} do not broadcast"
+                    ))
+                })?
+            }
+        };
+        Ok(Operands::Program {
+            program,
+            output,
+            ins,
+            shape,
+        })
+    }
+
+    /// The loop's shape.
+    fn shape(&self) -> &[usize] {
+        match self {
+            Operands::Plain { x, .. } => &x.shape,
+            Operands::Program { shape, .. } => shape,
+        }
+    }
+
+    /// The terms' dtype (a program output beyond its outputs is refused by
+    /// the call; its dtype here is the first output's).
+    fn dtype(&self) -> DType {
+        match self {
+            Operands::Plain { x, .. } => x.dtype,
+            Operands::Program {
+                program, output, ..
+            } => {
+                let d = program.output_dtypes();
+                d.get(*output).or(d.first()).copied().unwrap_or(DType::F32)
+            }
+        }
+    }
+
+    /// What the terms are, for the report.
+    fn describe(&self) -> String {
+        match self {
+            Operands::Plain { x, .. } => format!("x {}", x.dtype),
+            Operands::Program { output, .. } => {
+                format!("program output y{output} ({})", self.dtype())
+            }
+        }
+    }
+
+    /// Call `f` with the terms over views of the operands.
+    fn with_terms<R>(&self, f: impl FnOnce(Terms<'_, '_>) -> Outcome<R>) -> Outcome<R> {
+        match self {
+            Operands::Plain { map, x, x1 } => {
+                let xv = x.view("x")?;
+                let x1v = match x1 {
+                    Some(h) => Some(h.view("x1")?),
+                    None => None,
+                };
+                let terms = match (&x1v, map) {
+                    (None, TermMap::Square) => Terms::square(&xv),
+                    (None, TermMap::Abs) => Terms::abs(&xv),
+                    (None, _) => Terms::of(&xv),
+                    (Some(y), TermMap::Product) => Terms::product(&xv, y),
+                    (Some(y), TermMap::SquaredDifference) => Terms::squared_difference(&xv, y),
+                    (Some(y), _) => Terms::abs_difference(&xv, y),
+                };
+                f(terms)
+            }
+            Operands::Program {
+                program,
+                output,
+                ins,
+                shape,
+            } => {
+                let views = ins
+                    .iter()
+                    .enumerate()
+                    .map(|(i, h)| h.view(&format!("x{i}")))
+                    .collect::<Outcome<Vec<_>>>()?;
+                f(Terms::program(program, *output, &views, shape))
+            }
+        }
     }
 }
 
@@ -132,7 +311,11 @@ fn term_map(kernel: &str, name: Option<&str>) -> Outcome<TermMap> {
 /// Run a `reduce` call; returns the lines to report.
 pub fn reduce_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> {
     let k = REDUCE;
-    expect_attrs(k, &call.attrs, &["op", "axes", "terms"])?;
+    expect_attrs(
+        k,
+        &call.attrs,
+        &["op", "axes", "terms", "program", "output", "shape"],
+    )?;
     let ops: Vec<ReduceOp> = match call.attrs.0.get("op") {
         None => return Err(Failure::usage(format!("kernel `{k}` needs attribute op"))),
         Some(serde_json::Value::String(s)) => vec![parse_reduce_op(s)?],
@@ -153,13 +336,6 @@ pub fn reduce_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<St
         }
     };
     let map = term_map(k, string_attr(k, &call.attrs, "terms")?)?;
-    let pair = map.arity() == 2;
-    expect_names(
-        k,
-        "operand",
-        &call.operands,
-        if pair { &["x", "x1"] } else { &["x"] },
-    )?;
     let names: Vec<String> =
         if ops.len() == 1 && call.attrs.0.get("op").is_some_and(|v| v.is_string()) {
             vec!["y".to_string()]
@@ -168,62 +344,32 @@ pub fn reduce_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<St
         };
     let name_refs: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
     expect_names(k, "result", &call.results, &name_refs)?;
-    for n in &names {
-        if !call.results.0.contains_key(n) {
-            return Err(Failure::usage(format!("kernel `{k}` needs result {n}")));
-        }
-    }
-    let Some(x_spec) = call.operands.0.get("x") else {
-        return Err(Failure::usage(format!("kernel `{k}` needs operand x")));
-    };
-    let x = hold(k, operand::load(call_path, "x", x_spec)?)?;
-    let x1 = match (pair, call.operands.0.get("x1")) {
-        (true, Some(s)) => Some(hold(k, operand::load(call_path, "x1", s)?)?),
-        (true, None) => {
-            return Err(Failure::usage(format!(
-                "kernel `{k}`: terms {map:?} need operand x1"
-            )))
-        }
-        _ => None,
-    };
+    let x = Operands::load(k, call_path, call, map, &[])?;
+    let rank = x.shape().len();
     let axes = match call.attrs.0.get("axes") {
-        None => (0..x.shape.len()).collect(),
+        None => (0..rank).collect(),
         Some(v) => usize_list(k, v, "axes")?,
     };
-    if let Some(&a) = axes.iter().find(|&&a| a >= x.shape.len()) {
+    if let Some(&a) = axes.iter().find(|&&a| a >= rank) {
         return Err(Failure::run(format!(
-            "kernel `{k}`: axis {a} is out of range for x of rank {}",
-            x.shape.len()
+            "kernel `{k}`: axis {a} is out of range for terms of rank {rank}"
         )));
     }
-    let default_shape = reduced_shape(&x.shape, &axes);
+    let default_shape = reduced_shape(x.shape(), &axes);
     let mut outs = Vec::new();
     for (op, n) in ops.iter().zip(&names) {
         let spec = &call.results.0[n];
         let dtype = operand::dtype_name(&format!("result {n}"), spec.dtype.as_deref())?.unwrap_or(
             match op {
                 ReduceOp::ArgMax | ReduceOp::ArgMin => DType::I64,
-                _ => x.dtype,
+                _ => x.dtype(),
             },
         );
         let shape = spec.shape.clone().unwrap_or_else(|| default_shape.clone());
         let buf = result_buffer(n, dtype, &shape)?;
         outs.push((dtype, shape, buf));
     }
-    {
-        let xv = x.view("x")?;
-        let x1v = match &x1 {
-            Some(h) => Some(h.view("x1")?),
-            None => None,
-        };
-        let terms = match (&x1v, map) {
-            (None, TermMap::Square) => Terms::square(&xv),
-            (None, TermMap::Abs) => Terms::abs(&xv),
-            (None, _) => Terms::of(&xv),
-            (Some(y), TermMap::Product) => Terms::product(&xv, y),
-            (Some(y), TermMap::SquaredDifference) => Terms::squared_difference(&xv, y),
-            (Some(y), _) => Terms::abs_difference(&xv, y),
-        };
+    x.with_terms(|terms| {
         let mut views = Vec::new();
         for (n, (dtype, shape, buf)) in names.iter().zip(outs.iter_mut()) {
             views.push(
@@ -234,8 +380,8 @@ pub fn reduce_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<St
         let mut pairs: Vec<(ReduceOp, &mut ArrayViewMut<'_>)> =
             ops.iter().copied().zip(views.iter_mut()).collect();
         tessera::reduce_terms(terms, &axes, &mut pairs, exec)
-            .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))?;
-    }
+            .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))
+    })?;
     let tier = exec.resolve_tier()?;
     let mut lines = Vec::new();
     for ((op, n), (dtype, shape, buf)) in ops.iter().zip(&names).zip(outs) {
@@ -247,9 +393,9 @@ pub fn reduce_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<St
         let spec = &call.results.0[n];
         let path = operand::store(call_path, n, spec, dtype, &shape, &codes)?;
         lines.push(format!(
-            "reduce {} over axes {axes:?}: {n} = {dtype} {shape:?} from x {} -> {} (tier {tier})",
+            "reduce {} over axes {axes:?}: {n} = {dtype} {shape:?} from {} -> {} (tier {tier})",
             op.name(),
-            x.dtype,
+            x.describe(),
             path.display()
         ));
     }
@@ -268,7 +414,11 @@ fn parse_reduce_op(s: &str) -> Outcome<ReduceOp> {
 /// Run a `scan` call; returns the lines to report.
 pub fn scan_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> {
     let k = SCAN;
-    expect_attrs(k, &call.attrs, &["op", "axis"])?;
+    expect_attrs(
+        k,
+        &call.attrs,
+        &["op", "axis", "program", "output", "shape"],
+    )?;
     let op_name = string_attr(k, &call.attrs, "op")?
         .ok_or_else(|| Failure::usage(format!("kernel `{k}` needs attribute op")))?;
     let op = ScanOp::from_name(op_name).ok_or_else(|| {
@@ -277,50 +427,27 @@ pub fn scan_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<Stri
             super::truncate(op_name, 40)
         ))
     })?;
-    let axis = match call.attrs.0.get("axis") {
-        None => 0,
-        Some(v) => v
-            .as_u64()
-            .and_then(|u| usize::try_from(u).ok())
-            .ok_or_else(|| {
-                Failure::usage(format!(
-                    "kernel `{k}`: attribute axis must be an axis number, not {}",
-                    super::truncate(&v.to_string(), 40)
-                ))
-            })?,
-    };
-    let carried = call.operands.0.contains_key("carry");
-    expect_names(
-        k,
-        "operand",
-        &call.operands,
-        if carried { &["x", "carry"] } else { &["x"] },
-    )?;
+    let axis = count_attr(k, &call.attrs, "axis", "an axis number")?.unwrap_or(0);
     expect_names(k, "result", &call.results, &["y"])?;
-    let (Some(x_spec), Some(y_spec)) = (call.operands.0.get("x"), call.results.0.get("y")) else {
-        return Err(Failure::usage(format!(
-            "kernel `{k}` needs operand x and result y"
-        )));
-    };
-    let x = hold(k, operand::load(call_path, "x", x_spec)?)?;
+    let y_spec = &call.results.0["y"];
+    let x = Operands::load(k, call_path, call, TermMap::Value, &["carry"])?;
     let carry = match call.operands.0.get("carry") {
         Some(s) => Some(hold(k, operand::load(call_path, "carry", s)?)?),
         None => None,
     };
-    let dtype = operand::dtype_name("result y", y_spec.dtype.as_deref())?.unwrap_or(x.dtype);
-    let shape = y_spec.shape.clone().unwrap_or_else(|| x.shape.clone());
+    let dtype = operand::dtype_name("result y", y_spec.dtype.as_deref())?.unwrap_or(x.dtype());
+    let shape = y_spec.shape.clone().unwrap_or_else(|| x.shape().to_vec());
     let mut buf = result_buffer("y", dtype, &shape)?;
-    {
-        let xv = x.view("x")?;
+    x.with_terms(|terms| {
         let cv = match &carry {
             Some(c) => Some(c.view("carry")?),
             None => None,
         };
         let mut yv = ArrayViewMut::contiguous(dtype, &shape, &mut buf)
             .map_err(|e| Failure::run(format!("result y: {e}")))?;
-        tessera::scan(op, &xv, axis, cv.as_ref(), &mut yv, exec)
-            .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))?;
-    }
+        tessera::scan_terms(terms, axis, cv.as_ref(), &mut [(op, &mut yv)], exec)
+            .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))
+    })?;
     let codes = if values_per_byte(dtype) > 1 {
         codes::unpack(dtype, &buf)
     } else {
@@ -329,9 +456,9 @@ pub fn scan_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<Stri
     let path = operand::store(call_path, "y", y_spec, dtype, &shape, &codes)?;
     let tier = exec.resolve_tier()?;
     Ok(vec![format!(
-        "scan {} along axis {axis}: y = {dtype} {shape:?} from x {} -> {} (tier {tier})",
+        "scan {} along axis {axis}: y = {dtype} {shape:?} from {} -> {} (tier {tier})",
         op.name(),
-        x.dtype,
+        x.describe(),
         path.display()
     )])
 }

@@ -35,6 +35,8 @@ pub enum Kernel {
     Scan,
     /// `map`: a fused elementwise program.
     Map,
+    /// `series`: the one-dimensional series kernels.
+    Series,
 }
 
 impl Kernel {
@@ -54,6 +56,9 @@ impl Kernel {
         }
         if name == map::NAME {
             return Ok(Kernel::Map);
+        }
+        if name == super::series::NAME {
+            return Ok(Kernel::Series);
         }
         if let Some(k) = FormatKernel::from_name(name) {
             return Ok(Kernel::Format(k));
@@ -108,6 +113,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Reduce => reduce::reduce_call(path, &call, &exec)?,
         Kernel::Scan => reduce::scan_call(path, &call, &exec)?,
         Kernel::Map => map::call(path, &call, &exec)?,
+        Kernel::Series => super::series::call(path, &call, &exec)?,
     };
     if let Some(note) = tessera::tier::tier_env_note() {
         outln!(out, "note: {note}")?;

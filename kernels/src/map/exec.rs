@@ -64,7 +64,7 @@ enum Step {
     },
 }
 
-struct Plan {
+pub(crate) struct Plan {
     n: usize,
     /// Merged axes, outer to inner (at least one).
     dims: Vec<usize>,
@@ -94,6 +94,59 @@ fn refuse(node: impl Into<String>, reason: impl Into<String>) -> Error {
     }
 }
 
+/// The program takes `given` inputs.
+fn check_input_count(program: &Program, given: usize) -> Result<()> {
+    let np = program.inputs().len();
+    if given != np {
+        return Err(refuse(
+            "program",
+            format!("the program takes {np} inputs, {given} are given"),
+        ));
+    }
+    Ok(())
+}
+
+/// Input `i`, of `dtype` and shape `sh`, fits the program and a loop of `shape`.
+fn check_input(
+    program: &Program,
+    i: usize,
+    dtype: DType,
+    sh: &[usize],
+    shape: &[usize],
+) -> Result<()> {
+    let want = program.inputs()[i];
+    if dtype != want {
+        return Err(Error::DTypeMismatch {
+            operand: format!("input {i} (x{i})"),
+            expected: want,
+            got: dtype,
+        });
+    }
+    if !broadcasts_to(sh, shape) {
+        return Err(Error::Shape {
+            operand: format!("input {i} (x{i})"),
+            shape: sh.to_vec(),
+            target: shape.to_vec(),
+        });
+    }
+    Ok(())
+}
+
+/// Every coordinate axis lies below `rank` (the rank of `what`).
+fn check_coords(program: &Program, rank: usize, what: &str) -> Result<()> {
+    for node in program.nodes() {
+        if let Op::Coord(a) = node.op {
+            if a >= rank {
+                return Err(refuse(
+                    format!("coord({a})"),
+                    format!("axis {a} is not below the rank {rank} of {what}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Run one call (see `map::map_in_place`).
 pub(crate) fn run(
     exec: &Exec,
@@ -102,15 +155,7 @@ pub(crate) fn run(
     outputs: &mut [ArrayViewMut<'_>],
 ) -> Result<()> {
     let tier = exec.resolve_tier()?;
-    let table = tier.table().ok_or(Error::TierUnavailable(tier))?;
-    let casts = tier.cast_table().ok_or(Error::TierUnavailable(tier))?;
-    let np = program.inputs().len();
-    if inputs.len() != np {
-        return Err(refuse(
-            "program",
-            format!("the program takes {np} inputs, {} are given", inputs.len()),
-        ));
-    }
+    check_input_count(program, inputs.len())?;
     let no = program.outputs().len();
     if outputs.len() != no {
         return Err(refuse(
@@ -148,7 +193,6 @@ pub(crate) fn run(
         }
     }
     for (i, src) in inputs.iter().enumerate() {
-        let want = program.inputs()[i];
         let (dtype, sh) = match src {
             In::View(v) => (v.dtype(), v.shape()),
             In::Output(k) => match outputs.get(*k) {
@@ -161,39 +205,196 @@ pub(crate) fn run(
                 }
             },
         };
-        if dtype != want {
-            return Err(Error::DTypeMismatch {
-                operand: format!("input {i} (x{i})"),
-                expected: want,
-                got: dtype,
-            });
-        }
-        if !broadcasts_to(sh, &shape) {
-            return Err(Error::Shape {
-                operand: format!("input {i} (x{i})"),
-                shape: sh.to_vec(),
-                target: shape.clone(),
-            });
-        }
+        check_input(program, i, dtype, sh, &shape)?;
     }
-    for node in program.nodes() {
-        if let Op::Coord(a) = node.op {
-            if a >= shape.len() {
-                return Err(refuse(
-                    format!("coord({a})"),
-                    format!(
-                        "axis {a} is not below the rank {} of the outputs",
-                        shape.len()
-                    ),
-                ));
-            }
-        }
-    }
+    check_coords(program, shape.len(), "the outputs")?;
     let n: usize = shape.iter().product();
     if n == 0 {
         return Ok(());
     }
+    let rank = shape.len();
+    let out_geoms: Vec<(Addr, Vec<isize>)> = outputs
+        .iter_mut()
+        .map(|o| {
+            let (dtype, offset) = (o.dtype(), o.layout().offset);
+            let full = full_strides(rank, o.shape(), o.strides());
+            (addr_of(o.data_mut().as_mut_ptr(), dtype, offset), full)
+        })
+        .collect();
+    let loads: Vec<Load> = inputs
+        .iter()
+        .map(|src| match src {
+            In::View(v) => Load::of(v, rank, n),
+            In::Output(o) => Load::Strided {
+                addr: out_geoms[*o].0,
+                strides: out_geoms[*o].1.clone(),
+                aliased: true,
+            },
+        })
+        .collect();
+    let axes: Vec<usize> = (0..rank).collect();
+    let plan = build(tier, program, &shape, &axes, &loads, out_geoms)?;
+    let tiles = n.div_ceil(TILE);
+    let threads = if n >= PARALLEL_MIN {
+        exec.thread_count().min(tiles).max(1)
+    } else {
+        1
+    };
+    // SAFETY (both arms): every operand was validated against its bytes and
+    // broadcasts to the outputs' shape; tiles are disjoint ranges of indices,
+    // and the ranges of different tasks are disjoint.
+    if threads == 1 {
+        unsafe { plan.run_tiles(0, tiles) };
+    } else {
+        use rayon::prelude::*;
+        let per = tiles.div_ceil(threads);
+        (0..threads).into_par_iter().for_each(|t| {
+            let (t0, t1) = ((t * per).min(tiles), ((t + 1) * per).min(tiles));
+            unsafe { plan.run_tiles(t0, t1) };
+        });
+    }
+    Ok(())
+}
 
+/// A program's output `k` as the terms of a reduction or a scan: the
+/// program over a loop of `shape` whose axes are taken in the order `perm`
+/// (the kept axes, then the reduced ones), so that the terms of one result
+/// are consecutive indices of the plan.
+pub(crate) struct TermPlan {
+    /// The plan over the permuted loop.
+    pub plan: Plan,
+    /// The node whose values are the terms.
+    pub node: usize,
+    /// Their dtype.
+    pub dtype: DType,
+}
+
+/// Validate `program` with `inputs` over a loop of `shape` and plan output
+/// `k` as terms (see [`TermPlan`]). Refuses what [`run`] refuses of inputs,
+/// and an output index beyond the program's outputs.
+pub(crate) fn plan_terms(
+    tier: crate::Tier,
+    program: &Program,
+    k: usize,
+    inputs: &[ArrayView<'_>],
+    shape: &[usize],
+    perm: &[usize],
+) -> Result<TermPlan> {
+    check_input_count(program, inputs.len())?;
+    let no = program.outputs().len();
+    let Some(&id) = program.outputs().get(k) else {
+        return Err(refuse(
+            format!("y{k}"),
+            format!("the terms are output {k}, and the program has {no} outputs"),
+        ));
+    };
+    for (i, v) in inputs.iter().enumerate() {
+        check_input(program, i, v.dtype(), v.shape(), shape)?;
+    }
+    let rank = shape.len();
+    check_coords(program, rank, "the loop")?;
+    let n: usize = shape.iter().product();
+    let loads: Vec<Load> = inputs
+        .iter()
+        .map(|v| Load::of(v, rank, n).permuted(perm))
+        .collect();
+    let pshape: Vec<usize> = perm.iter().map(|&a| shape[a]).collect();
+    let mut axes = vec![0usize; rank];
+    for (j, &a) in perm.iter().enumerate() {
+        axes[a] = j;
+    }
+    let plan = build(tier, program, &pshape, &axes, &loads, Vec::new())?;
+    Ok(TermPlan {
+        plan,
+        node: id.0,
+        dtype: program.node(id).dtype,
+    })
+}
+
+/// Where a load's values come from, once validated.
+pub(crate) enum Load {
+    /// One element, the same at every index.
+    Uniform(Addr),
+    /// Element strides over every axis of the loop's shape (0 where it
+    /// broadcasts); `aliased` when it is an output read in place.
+    Strided {
+        addr: Addr,
+        strides: Vec<isize>,
+        aliased: bool,
+    },
+}
+
+impl Load {
+    /// A validated view that broadcasts to a loop of `rank` axes and `n`
+    /// indices.
+    pub(crate) fn of(v: &ArrayView<'_>, rank: usize, n: usize) -> Load {
+        let a = addr_of(v.data().as_ptr() as *mut u8, v.dtype(), v.layout().offset);
+        if v.layout().len() == 1 && n > 1 {
+            Load::Uniform(a)
+        } else {
+            Load::Strided {
+                addr: a,
+                strides: full_strides(rank, v.shape(), v.strides()),
+                aliased: false,
+            }
+        }
+    }
+
+    /// The load over the loop's axes taken in the order `perm`.
+    pub(crate) fn permuted(self, perm: &[usize]) -> Load {
+        match self {
+            Load::Strided {
+                addr,
+                strides,
+                aliased,
+            } => Load::Strided {
+                addr,
+                strides: perm.iter().map(|&a| strides[a]).collect(),
+                aliased,
+            },
+            u => u,
+        }
+    }
+}
+
+fn addr_of(base: *mut u8, dtype: DType, offset: usize) -> Addr {
+    let info = dtype.info();
+    Addr {
+        base,
+        offset: offset as isize,
+        item: info.item_bytes,
+        vpb: info.values_per_byte as usize,
+        bits: info.bits,
+    }
+}
+
+/// An operand's strides over a loop of `rank` axes (broadcast from the right;
+/// 0 on an axis of extent 1).
+fn full_strides(rank: usize, sh: &[usize], st: &[isize]) -> Vec<isize> {
+    let lead = rank - sh.len();
+    let mut full = vec![0isize; rank];
+    for (j, (&e, &s)) in sh.iter().zip(st).enumerate() {
+        full[lead + j] = if e == 1 { 0 } else { s };
+    }
+    full
+}
+
+/// Plan a validated program over a loop of `shape` (n > 0 indices): `loads`
+/// one per program input, `out_geoms` one per stored output (none when the
+/// caller takes the values from [`Plan::eval`]), `axes[a]` the loop axis of
+/// the program's coordinate axis `a`. Resolves every kernel once.
+pub(crate) fn build(
+    tier: crate::Tier,
+    program: &Program,
+    shape: &[usize],
+    axes: &[usize],
+    loads: &[Load],
+    out_geoms: Vec<(Addr, Vec<isize>)>,
+) -> Result<Plan> {
+    let table = tier.table().ok_or(Error::TierUnavailable(tier))?;
+    let casts = tier.cast_table().ok_or(Error::TierUnavailable(tier))?;
+    let n: usize = shape.iter().product();
+    let np = program.inputs().len();
     // Which nodes are the same at every index, and their values.
     let nodes = program.nodes();
     let count = nodes.len();
@@ -204,52 +405,23 @@ pub(crate) fn run(
     let mut geoms_full: Vec<(Addr, Vec<isize>)> = Vec::new();
     let mut load_geom: Vec<Option<usize>> = vec![None; np];
     let mut aliased = vec![false; np];
-    let rank = shape.len();
-    let addr_of = |base: *mut u8, dtype: DType, offset: usize| {
-        let info = dtype.info();
-        Addr {
-            base,
-            offset: offset as isize,
-            item: info.item_bytes,
-            vpb: info.values_per_byte as usize,
-            bits: info.bits,
-        }
-    };
-    let full_strides = |sh: &[usize], st: &[isize]| {
-        let lead = rank - sh.len();
-        let mut full = vec![0isize; rank];
-        for (j, (&e, &s)) in sh.iter().zip(st).enumerate() {
-            full[lead + j] = if e == 1 { 0 } else { s };
-        }
-        full
-    };
-    let out_addrs: Vec<(Addr, Vec<isize>)> = outputs
-        .iter_mut()
-        .map(|o| {
-            let (dtype, offset) = (o.dtype(), o.layout().offset);
-            let full = full_strides(o.shape(), o.strides());
-            (addr_of(o.data_mut().as_mut_ptr(), dtype, offset), full)
-        })
-        .collect();
     for (i, node) in nodes.iter().enumerate() {
         let args = node_args(&node.op);
         match &node.op {
-            Op::Load(k) => match &inputs[*k] {
-                In::View(v) if v.layout().len() == 1 && n > 1 => {
+            Op::Load(k) => match &loads[*k] {
+                Load::Uniform(a) => {
                     is_uni[i] = true;
-                    let a = addr_of(v.data().as_ptr() as *mut u8, v.dtype(), v.layout().offset);
-                    // SAFETY: the view's one element lies at its offset (validated).
-                    unsafe { tile::gather(&a, a.offset, &mut uni[i][..item[i]]) };
+                    // SAFETY: the operand's one element lies at its offset (validated).
+                    unsafe { tile::gather(a, a.offset, &mut uni[i][..item[i]]) };
                 }
-                In::View(v) => {
-                    let a = addr_of(v.data().as_ptr() as *mut u8, v.dtype(), v.layout().offset);
+                Load::Strided {
+                    addr,
+                    strides,
+                    aliased: al,
+                } => {
+                    aliased[*k] = *al;
                     load_geom[*k] = Some(geoms_full.len());
-                    geoms_full.push((a, full_strides(v.shape(), v.strides())));
-                }
-                In::Output(o) => {
-                    aliased[*k] = true;
-                    load_geom[*k] = Some(geoms_full.len());
-                    geoms_full.push((out_addrs[*o].0, out_addrs[*o].1.clone()));
+                    geoms_full.push((*addr, strides.clone()));
                 }
             },
             Op::Const(v) => {
@@ -265,7 +437,7 @@ pub(crate) fn run(
         }
     }
     let first_out = geoms_full.len();
-    geoms_full.extend(out_addrs);
+    geoms_full.extend(out_geoms);
 
     // Resolve every kernel once.
     let mut fns: Vec<Option<LoopFn>> = vec![None; count];
@@ -428,11 +600,14 @@ pub(crate) fn run(
                     direct,
                 });
             }
-            Op::Coord(a) => steps.push(Step::Coord {
-                node: i,
-                inner: shape[a + 1..].iter().product(),
-                extent: shape[*a],
-            }),
+            Op::Coord(a) => {
+                let a = axes[*a];
+                steps.push(Step::Coord {
+                    node: i,
+                    inner: shape[a + 1..].iter().product(),
+                    extent: shape[a],
+                })
+            }
             Op::Const(_) => unreachable!("constants are uniform"),
             Op::Kind(..) | Op::Cast(..) => {
                 let mut ids = [0usize; 3];
@@ -453,9 +628,10 @@ pub(crate) fn run(
         .outputs()
         .iter()
         .enumerate()
+        .take(geoms.len() - first_out)
         .map(|(k, o): (usize, &NodeId)| (o.0, first_out + k))
         .collect();
-    let plan = Plan {
+    Ok(Plan {
         n,
         dims,
         geoms,
@@ -466,27 +642,7 @@ pub(crate) fn run(
         slots,
         uni,
         is_uni,
-    };
-    let tiles = n.div_ceil(TILE);
-    let threads = if n >= PARALLEL_MIN {
-        exec.thread_count().min(tiles).max(1)
-    } else {
-        1
-    };
-    // SAFETY (both arms): every operand was validated against its bytes and
-    // broadcasts to the outputs' shape; tiles are disjoint ranges of indices,
-    // and the ranges of different tasks are disjoint.
-    if threads == 1 {
-        unsafe { plan.run_tiles(0, tiles) };
-    } else {
-        use rayon::prelude::*;
-        let per = tiles.div_ceil(threads);
-        (0..threads).into_par_iter().for_each(|t| {
-            let (t0, t1) = ((t * per).min(tiles), ((t + 1) * per).min(tiles));
-            unsafe { plan.run_tiles(t0, t1) };
-        });
-    }
-    Ok(())
+    })
 }
 
 /// The storage of `value` rounded into `dtype` (one code per byte when
@@ -589,6 +745,15 @@ unsafe fn scatter_strided(src: *const u8, dst: *mut u8, step: isize, m: usize, i
     }
 }
 
+/// One thread's scratch for [`Plan::eval`]: the slots, and where each
+/// node's values are after a tile.
+pub(crate) struct TileScratch {
+    _buf: Vec<u8>,
+    ptrs: Vec<*const u8>,
+    slot_ptr: Vec<*mut u8>,
+    store_src: Vec<*const u8>,
+}
+
 impl Plan {
     /// Element position of row `r`, inner index `i`, of geometry `g`.
     fn pos(&self, g: &Geom, mut r: usize, i: usize) -> isize {
@@ -616,22 +781,16 @@ impl Plan {
         }
     }
 
-    /// Run tiles `t0..t1` on this thread, with scratch of its own.
-    ///
-    /// # Safety
-    /// The plan's operands must be valid (the validation of `run`), and no
-    /// other thread may run these tiles.
-    unsafe fn run_tiles(&self, t0: usize, t1: usize) {
-        if t0 >= t1 {
-            return;
-        }
+    /// Scratch for one thread: a slot per live node and a cell per uniform
+    /// output, sized once.
+    pub(crate) fn scratch(&self) -> TileScratch {
         let outs = self.stores.len();
         let mut buf = vec![0u8; (self.slots + outs) * SLOT + 64];
         let pad = buf.as_ptr().align_offset(64);
         // SAFETY: pad < 64, inside the buffer.
         let base = unsafe { buf.as_mut_ptr().add(pad) };
         let uni = self.uni.as_ptr() as *const u8;
-        let mut ptrs: Vec<*const u8> = (0..self.item.len())
+        let ptrs: Vec<*const u8> = (0..self.item.len())
             .map(|i| match self.slot[i] {
                 // SAFETY: slot s < slots lies inside the buffer.
                 Some(s) => unsafe { base.add(s * SLOT) as *const u8 },
@@ -664,79 +823,119 @@ impl Plan {
                 store_src.push(core::ptr::null());
             }
         }
+        TileScratch {
+            _buf: buf,
+            ptrs,
+            slot_ptr,
+            store_src,
+        }
+    }
+
+    /// The values of `node` after [`Plan::eval`]: a pointer to the tile's
+    /// values (one code per byte when packed), and whether it is one value
+    /// that holds at every index.
+    pub(crate) fn values(&self, s: &TileScratch, node: usize) -> (*const u8, bool) {
+        (s.ptrs[node], self.is_uni[node])
+    }
+
+    /// Run the program's steps for indices `f0 .. f0 + len` (C order of the
+    /// loop's shape; `len` at most [`TILE`]) into `s`.
+    ///
+    /// # Safety
+    /// The plan's operands must be valid for the call (the validation of
+    /// `run` or of the caller that built it), the range inside the loop.
+    pub(crate) unsafe fn eval(&self, f0: usize, len: usize, s: &mut TileScratch) {
+        debug_assert!(len <= TILE && f0 + len <= self.n);
         let inner = *self.dims.last().expect("a plan has an axis");
-        for t in t0..t1 {
-            let f0 = t * TILE;
-            let len = TILE.min(self.n - f0);
-            let one_row = f0 % inner + len <= inner;
-            for step in &self.steps {
-                match *step {
-                    Step::Load { node, geom, direct } => {
-                        let g = &self.geoms[geom];
-                        if direct && one_row {
-                            let p = self.pos(g, f0 / inner, f0 % inner);
-                            // SAFETY: a validated element position of the operand;
-                            // the tile's `len` elements follow it at unit stride.
-                            ptrs[node] = unsafe { g.addr.base.offset(p * g.addr.item as isize) };
-                            continue;
-                        }
-                        let dst = slot_ptr[node];
-                        ptrs[node] = dst;
-                        let it = self.item[node];
-                        let s = *g.strides.last().unwrap();
-                        self.segments(f0, len, |r, i, m, off| {
-                            let p0 = self.pos(g, r, i);
-                            // SAFETY: the run's positions are validated positions
-                            // of the operand; the slot holds TILE elements.
-                            unsafe { gather_seg(&g.addr, p0, s, m, dst.add(off * it)) };
-                        });
+        let one_row = f0 % inner + len <= inner;
+        let TileScratch { ptrs, slot_ptr, .. } = s;
+        for step in &self.steps {
+            match *step {
+                Step::Load { node, geom, direct } => {
+                    let g = &self.geoms[geom];
+                    if direct && one_row {
+                        let p = self.pos(g, f0 / inner, f0 % inner);
+                        // SAFETY: a validated element position of the operand;
+                        // the tile's `len` elements follow it at unit stride.
+                        ptrs[node] = unsafe { g.addr.base.offset(p * g.addr.item as isize) };
+                        continue;
                     }
-                    Step::Coord {
-                        node,
-                        inner: step_len,
-                        extent,
-                    } => {
-                        let d = slot_ptr[node] as *mut i64;
-                        let mut c = f0 % step_len;
-                        let mut v = ((f0 / step_len) % extent) as i64;
-                        for j in 0..len {
-                            // SAFETY: the slot holds TILE i64 values.
-                            unsafe { d.add(j).write(v) };
-                            c += 1;
-                            if c == step_len {
-                                c = 0;
-                                v += 1;
-                                if v == extent as i64 {
-                                    v = 0;
-                                }
+                    let dst = slot_ptr[node];
+                    ptrs[node] = dst;
+                    let it = self.item[node];
+                    let s = *g.strides.last().unwrap();
+                    self.segments(f0, len, |r, i, m, off| {
+                        let p0 = self.pos(g, r, i);
+                        // SAFETY: the run's positions are validated positions
+                        // of the operand; the slot holds TILE elements.
+                        unsafe { gather_seg(&g.addr, p0, s, m, dst.add(off * it)) };
+                    });
+                }
+                Step::Coord {
+                    node,
+                    inner: step_len,
+                    extent,
+                } => {
+                    let d = slot_ptr[node] as *mut i64;
+                    let mut c = f0 % step_len;
+                    let mut v = ((f0 / step_len) % extent) as i64;
+                    for j in 0..len {
+                        // SAFETY: the slot holds TILE i64 values.
+                        unsafe { d.add(j).write(v) };
+                        c += 1;
+                        if c == step_len {
+                            c = 0;
+                            v += 1;
+                            if v == extent as i64 {
+                                v = 0;
                             }
                         }
                     }
-                    Step::Call {
-                        node,
-                        f,
-                        args,
-                        arity,
-                        stride,
-                    } => {
-                        let mut a = Args {
-                            n: len,
-                            src: [core::ptr::null(); 3],
-                            src_stride: stride,
-                            dst: slot_ptr[node],
-                            dst_stride: 1,
-                        };
-                        for j in 0..arity {
-                            a.src[j] = ptrs[args[j]];
-                        }
-                        // SAFETY: each source holds `len` elements of its dtype
-                        // (a slot, a unit-stride run of an input, or one uniform
-                        // value at stride 0); the destination is a slot that is
-                        // either no source's or exactly one of the same size.
-                        unsafe { f(&a) };
+                }
+                Step::Call {
+                    node,
+                    f,
+                    args,
+                    arity,
+                    stride,
+                } => {
+                    let mut a = Args {
+                        n: len,
+                        src: [core::ptr::null(); 3],
+                        src_stride: stride,
+                        dst: slot_ptr[node],
+                        dst_stride: 1,
+                    };
+                    for j in 0..arity {
+                        a.src[j] = ptrs[args[j]];
                     }
+                    // SAFETY: each source holds `len` elements of its dtype
+                    // (a slot, a unit-stride run of an input, or one uniform
+                    // value at stride 0); the destination is a slot that is
+                    // either no source's or exactly one of the same size.
+                    unsafe { f(&a) };
                 }
             }
+        }
+    }
+
+    /// Run tiles `t0..t1` on this thread, with scratch of its own, storing
+    /// every output.
+    ///
+    /// # Safety
+    /// The plan's operands must be valid (the validation of `run`), and no
+    /// other thread may run these tiles.
+    unsafe fn run_tiles(&self, t0: usize, t1: usize) {
+        if t0 >= t1 {
+            return;
+        }
+        let mut sc = self.scratch();
+        for t in t0..t1 {
+            let f0 = t * TILE;
+            let len = TILE.min(self.n - f0);
+            // SAFETY: forwarded from this function's contract.
+            unsafe { self.eval(f0, len, &mut sc) };
+            let (ptrs, store_src) = (&sc.ptrs, &sc.store_src);
             for (k, &(node, geom)) in self.stores.iter().enumerate() {
                 let g = &self.geoms[geom];
                 let src = if self.is_uni[node] {
@@ -754,7 +953,6 @@ impl Plan {
                 });
             }
         }
-        drop(buf);
     }
 }
 

@@ -118,6 +118,7 @@
 //! ```
 
 mod exec;
+pub(crate) use exec::{plan_terms, TermPlan, TileScratch, TILE};
 mod program;
 mod text;
 

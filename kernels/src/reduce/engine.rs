@@ -2,9 +2,9 @@
 //! by the block tree, on the calling thread or over rayon threads (whole
 //! outputs, or whole blocks of one output), with the same bits either way.
 
-use super::lanes::{tree_in_place, LaneFloat, BLOCK};
+use super::lanes::{apply_in_place, tree_in_place, LaneFloat, BLOCK};
 use super::source::{MapTerms, Scratch, Source};
-use crate::{Element, Tier};
+use crate::{Element, LoopFn, Tier};
 use num_complex::Complex;
 use rayon::prelude::*;
 
@@ -283,6 +283,9 @@ impl<F: LaneFloat> Pass<F> for FArg {
 pub(crate) struct LseSum<F> {
     pub tier: Tier,
     pub c: Vec<F>,
+    /// The tier's `exp` kernel of the carrier (None: the element function,
+    /// the same bits).
+    pub exp: Option<LoopFn>,
 }
 impl<F: LaneFloat> Pass<F> for LseSum<F> {
     type V = F;
@@ -292,11 +295,17 @@ impl<F: LaneFloat> Pass<F> for LseSum<F> {
     fn block(&self, o: usize, _: usize, x: &[F]) -> F {
         let c = self.c[o];
         let mut t = [F::ZERO; BLOCK];
+        let t = &mut t[..x.len()];
+        // Below the cut the argument becomes -∞, whose exp is exactly +0.
         for (d, &v) in t.iter_mut().zip(x) {
             let z = v - c;
-            *d = if z < F::CUT { F::ZERO } else { z.exp() };
+            *d = if z < F::CUT { -F::INF } else { z };
         }
-        F::sum_block_on(self.tier, &t[..x.len()])
+        match self.exp {
+            Some(f) => apply_in_place(f, t),
+            None => t.iter_mut().for_each(|v| *v = v.exp()),
+        }
+        F::sum_block_on(self.tier, t)
     }
     fn combine(&self, a: F, b: F) -> F {
         a + b

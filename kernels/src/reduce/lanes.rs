@@ -16,7 +16,8 @@
 
 use crate::error::{Error, Result};
 use crate::tier::Exec;
-use crate::{DType, Element, Tier};
+use crate::{kernel_index, DType, Element, Kind, LoopFn, Tier, Variant};
+use tessera_generated::runtime::math;
 
 /// Terms per block of the lane order.
 pub const BLOCK: usize = 1024;
@@ -66,10 +67,18 @@ pub trait LaneFloat:
     fn is_finite(self) -> bool;
     /// Whether the sign bit is set.
     fn is_sign_negative(self) -> bool;
-    /// e^x (the platform's libm).
+    /// e^x: the `exp` kind's function (within 1 ulp; the same bits on every
+    /// tier and platform, no libm).
     fn exp(self) -> Self;
-    /// ln x (the platform's libm).
+    /// ln x: the `log` kind's function (within 1 ulp, as `exp`).
     fn ln(self) -> Self;
+    /// The kernel of a unary float `kind` for this carrier on `tier`
+    /// (contiguous): its results have the bits of [`LaneFloat::exp`] and
+    /// [`LaneFloat::ln`] for `exp` and `log`.
+    fn unary_kernel(tier: Tier, kind: Kind) -> Option<LoopFn> {
+        let table = tier.table()?;
+        Some(table[kernel_index(kind, Self::CARRIER, Variant::Contig)?])
+    }
     /// |x|.
     fn abs(self) -> Self;
     /// √x, correctly rounded.
@@ -129,7 +138,7 @@ fn fold<F: Copy>(mut l: [F; LANES], op: impl Fn(F, F) -> F) -> F {
 }
 
 macro_rules! lane_float {
-    ($t:ty, $dt:ident, $cut:expr, $u:expr, $avx:ident) => {
+    ($t:ty, $dt:ident, $cut:expr, $u:expr, $avx:ident, $exp:path, $ln:path) => {
         impl LaneFloat for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -148,10 +157,10 @@ macro_rules! lane_float {
                 <$t>::is_sign_negative(self)
             }
             fn exp(self) -> Self {
-                <$t>::exp(self)
+                $exp(self)
             }
             fn ln(self) -> Self {
-                <$t>::ln(self)
+                $ln(self)
             }
             fn abs(self) -> Self {
                 <$t>::abs(self)
@@ -222,8 +231,39 @@ macro_rules! lane_float {
     };
 }
 
-lane_float!(f32, F32, -87.0, 5.960464477539063e-8, avx_f32);
-lane_float!(f64, F64, -708.0, 1.1102230246251565e-16, avx_f64);
+lane_float!(
+    f32,
+    F32,
+    -87.0,
+    5.960464477539063e-8,
+    avx_f32,
+    math::exp::exp_f32,
+    math::log::log_f32
+);
+lane_float!(
+    f64,
+    F64,
+    -708.0,
+    1.1102230246251565e-16,
+    avx_f64,
+    math::exp::exp_f64,
+    math::log::log_f64
+);
+
+/// Apply a contiguous unary kernel in place to `x`.
+pub(crate) fn apply_in_place<F: LaneFloat>(f: LoopFn, x: &mut [F]) {
+    let p = x.as_mut_ptr() as *mut u8;
+    let args = crate::Args {
+        n: x.len(),
+        src: [p as *const u8, core::ptr::null(), core::ptr::null()],
+        src_stride: [1; 3],
+        dst: p,
+        dst_stride: 1,
+    };
+    // SAFETY: a contiguous kernel of F's dtype reads and writes `x.len()`
+    // elements; the kernels accept a destination that is exactly the source.
+    unsafe { f(&args) };
+}
 
 #[cfg(target_arch = "x86_64")]
 mod avx_f32 {

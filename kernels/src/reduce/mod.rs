@@ -25,7 +25,8 @@
 //! * **Logsumexp** (floats): two passes, each in lane order: the maximum m,
 //!   then `c + ln Σ e(x - c)` with c = m where finite and 0 elsewhere, e the
 //!   exp that is 0 below -87 (f32) or -708 (f64); a NaN where m is; -∞ for no
-//!   term. exp and ln are the platform's libm, the same on every tier.
+//!   term. exp and ln are the `exp` and `log` kinds (within 1 ulp, no libm:
+//!   the same bits on every tier and platform).
 //! * **Mean, Variance** (Moments, floats): the mean c = Σx / n (lane order);
 //!   the variance `(Σd² - Σd·(Σd/n)) / n`, d = x - c, both sums in lane order,
 //!   +0 where that is negative and +∞ where Σd² is; a NaN where c is.
@@ -34,10 +35,10 @@
 //! fixed tree, so neither the thread count nor the tier changes a bit. Every
 //! operand and destination is checked before anything is written.
 //!
-//! The terms come from a *term source* ([`Terms`]): today one operand, or a pair
-//! of operands combined term by term (products for [`dot`], squared and
-//! absolute differences for distances); a `map` program is meant to plug in as
-//! one more source.
+//! The terms come from a *term source* ([`Terms`]): one operand, a pair of
+//! operands combined term by term (products for [`dot`], squared and absolute
+//! differences for distances), or an output of a `map` program
+//! ([`Terms::program`]), computed tile by tile as the blocks are reduced.
 
 mod engine;
 pub mod lanes;
@@ -49,12 +50,13 @@ use crate::array::{ArrayView, ArrayViewMut};
 use crate::cast::{cast_with, CastMode};
 use crate::elementwise::check_destination;
 use crate::error::{Error, Result};
+use crate::map::Program;
 use crate::tier::Exec;
 use crate::{Class, DType, Element, Tier};
 use engine::*;
 use lanes::LaneFloat;
 use num_complex::Complex;
-pub use scan::{scan, scan_many, ScanOp};
+pub use scan::{scan, scan_many, scan_terms, ScanOp};
 pub use series::{diff, ema, rolling_max, rolling_mean, rolling_min, sum_squared_deviations};
 use source::Source;
 pub use source::TermMap;
@@ -136,67 +138,174 @@ impl ReduceOp {
     }
 }
 
-/// Where a reduction's terms come from: one operand, or two of one shape
-/// combined term by term in the carrier.
+/// Where a reduction's or a scan's terms come from: one operand, two of one
+/// shape combined term by term in the carrier, or an output of a `map`
+/// program (its terms are that output as [`crate::map()`] computes it, so a
+/// reduction of it has the bits of the output mapped into an array and then
+/// reduced, without the array).
 #[derive(Clone, Copy, Debug)]
 pub struct Terms<'v, 'a> {
     map: TermMap,
-    x: &'v ArrayView<'a>,
-    y: Option<&'v ArrayView<'a>>,
+    of: Of<'v, 'a>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Of<'v, 'a> {
+    Views {
+        x: &'v ArrayView<'a>,
+        y: Option<&'v ArrayView<'a>>,
+    },
+    Program {
+        program: &'v Program,
+        output: usize,
+        inputs: &'v [ArrayView<'a>],
+        shape: &'v [usize],
+    },
 }
 
 impl<'v, 'a> Terms<'v, 'a> {
+    fn one(map: TermMap, x: &'v ArrayView<'a>) -> Self {
+        Terms {
+            map,
+            of: Of::Views { x, y: None },
+        }
+    }
+    fn two(map: TermMap, x: &'v ArrayView<'a>, y: &'v ArrayView<'a>) -> Self {
+        Terms {
+            map,
+            of: Of::Views { x, y: Some(y) },
+        }
+    }
     /// The values of `x`.
     pub fn of(x: &'v ArrayView<'a>) -> Self {
-        Terms {
-            map: TermMap::Value,
-            x,
-            y: None,
-        }
+        Terms::one(TermMap::Value, x)
     }
     /// `x · x` (float dtypes).
     pub fn square(x: &'v ArrayView<'a>) -> Self {
-        Terms {
-            map: TermMap::Square,
-            x,
-            y: None,
-        }
+        Terms::one(TermMap::Square, x)
     }
     /// `|x|` (float dtypes).
     pub fn abs(x: &'v ArrayView<'a>) -> Self {
-        Terms {
-            map: TermMap::Abs,
-            x,
-            y: None,
-        }
+        Terms::one(TermMap::Abs, x)
     }
     /// `x · y` (float dtypes; x and y of one dtype and shape).
     pub fn product(x: &'v ArrayView<'a>, y: &'v ArrayView<'a>) -> Self {
-        Terms {
-            map: TermMap::Product,
-            x,
-            y: Some(y),
-        }
+        Terms::two(TermMap::Product, x, y)
     }
     /// `(x - y)²` (float dtypes).
     pub fn squared_difference(x: &'v ArrayView<'a>, y: &'v ArrayView<'a>) -> Self {
-        Terms {
-            map: TermMap::SquaredDifference,
-            x,
-            y: Some(y),
-        }
+        Terms::two(TermMap::SquaredDifference, x, y)
     }
     /// `|x - y|` (float dtypes).
     pub fn abs_difference(x: &'v ArrayView<'a>, y: &'v ArrayView<'a>) -> Self {
+        Terms::two(TermMap::AbsDifference, x, y)
+    }
+    /// Output `output` of `program`, run with `inputs` (each broadcasting to
+    /// `shape`) over a loop of `shape`: the reduction's or scan's operand
+    /// shape, its axes numbered as the loop's (a program with no input reads
+    /// the loop's shape alone, e.g. through its coordinates). The terms'
+    /// dtype is that output's; each is computed in a tile of the program as
+    /// [`crate::map()`] computes it, so no array of them is ever stored.
+    ///
+    /// Refused, before any write, by the call it is given to: what `map`
+    /// refuses of the inputs (count, dtype, shape), a coordinate axis not
+    /// below the rank of `shape`, an output index beyond the program's.
+    pub fn program(
+        program: &'v Program,
+        output: usize,
+        inputs: &'v [ArrayView<'a>],
+        shape: &'v [usize],
+    ) -> Self {
         Terms {
-            map: TermMap::AbsDifference,
-            x,
-            y: Some(y),
+            map: TermMap::Program,
+            of: Of::Program {
+                program,
+                output,
+                inputs,
+                shape,
+            },
         }
     }
     /// How the terms are formed.
     pub fn map(&self) -> TermMap {
         self.map
+    }
+
+    /// The loop's shape and the terms' dtype, the operands checked against
+    /// each other (a pair: one dtype and shape; mapped terms: a float dtype).
+    pub(crate) fn shape_dtype(&self) -> Result<(&'v [usize], DType)> {
+        match self.of {
+            Of::Views { x, y } => {
+                let dtype = x.dtype();
+                if let Some(y) = y {
+                    if y.dtype() != dtype {
+                        return Err(Error::DTypeMismatch {
+                            operand: "y".into(),
+                            expected: dtype,
+                            got: y.dtype(),
+                        });
+                    }
+                    if y.shape() != x.shape() {
+                        return Err(Error::Shape {
+                            operand: "y".into(),
+                            shape: y.shape().to_vec(),
+                            target: x.shape().to_vec(),
+                        });
+                    }
+                }
+                if self.map != TermMap::Value && dtype.info().class != Class::Float {
+                    return Err(Error::Invalid(format!(
+                        "terms {:?} need a float dtype, not {dtype}",
+                        self.map
+                    )));
+                }
+                Ok((x.shape(), dtype))
+            }
+            Of::Program {
+                program,
+                output,
+                shape,
+                ..
+            } => match program.outputs().get(output) {
+                Some(&id) => Ok((shape, program.node(id).dtype)),
+                None => Err(Error::Program {
+                    node: format!("y{output}"),
+                    reason: format!(
+                        "the terms are output {output}, and the program has {} outputs",
+                        program.outputs().len()
+                    ),
+                }),
+            },
+        }
+    }
+
+    /// The source of the terms reduced along `axes` (sorted, in range) into
+    /// `carrier` on `tier`; a program is validated and planned here.
+    pub(crate) fn source(&self, axes: &[usize], carrier: DType, tier: Tier) -> Result<Source> {
+        let (shape, dtype) = self.shape_dtype()?;
+        let no_conv = || Error::Invalid(format!("no conversion from {dtype} into {carrier}"));
+        match self.of {
+            Of::Views { x, y } => {
+                let ops: Vec<&ArrayView<'_>> = match y {
+                    Some(y) => vec![x, y],
+                    None => vec![x],
+                };
+                Source::new(&ops, axes, self.map, carrier, tier).ok_or_else(no_conv)
+            }
+            Of::Program {
+                program,
+                output,
+                inputs,
+                ..
+            } => {
+                let perm: Vec<usize> = (0..shape.len())
+                    .filter(|a| !axes.contains(a))
+                    .chain(axes.iter().copied())
+                    .collect();
+                let plan = crate::map::plan_terms(tier, program, output, inputs, shape, &perm)?;
+                Source::program(plan, shape, axes, carrier, tier).ok_or_else(no_conv)
+            }
+        }
     }
 }
 
@@ -282,9 +391,11 @@ pub fn reduce_many(
     reduce_terms(Terms::of(x), axes, outs, exec)
 }
 
-/// [`reduce_many`] over any term source ([`Terms`]). A pair's operands must
-/// have one dtype and one shape; mapped terms (anything but [`Terms::of`])
-/// need a float dtype.
+/// [`reduce_many`] over any term source ([`Terms`]): so `Σ x·x` of a
+/// program `y0 = x0 * x0` is one pass with no temporary. A pair's operands
+/// must have one dtype and one shape; the fixed maps ([`Terms::square`] …)
+/// need a float dtype; a program's terms may have any dtype its output has,
+/// each reduction accepting it as it accepts an operand of that dtype.
 pub fn reduce_terms(
     terms: Terms<'_, '_>,
     axes: &[usize],
@@ -292,37 +403,14 @@ pub fn reduce_terms(
     exec: &Exec,
 ) -> Result<()> {
     let tier = exec.resolve_tier()?;
-    let x = terms.x;
-    let axes = check_axes(axes, x.shape().len())?;
-    let dtype = x.dtype();
-    if let Some(y) = terms.y {
-        if y.dtype() != dtype {
-            return Err(Error::DTypeMismatch {
-                operand: "y".into(),
-                expected: dtype,
-                got: y.dtype(),
-            });
-        }
-        if y.shape() != x.shape() {
-            return Err(Error::Shape {
-                operand: "y".into(),
-                shape: y.shape().to_vec(),
-                target: x.shape().to_vec(),
-            });
-        }
-    }
-    if terms.map != TermMap::Value && dtype.info().class != Class::Float {
-        return Err(Error::Invalid(format!(
-            "terms {:?} need a float dtype, not {dtype}",
-            terms.map
-        )));
-    }
+    let (shape, dtype) = terms.shape_dtype()?;
+    let axes = check_axes(axes, shape.len())?;
     if outs.is_empty() {
         return Err(Error::Invalid(
             "a reduction needs at least one destination".into(),
         ));
     }
-    let n: usize = axes.iter().map(|&a| x.shape()[a]).product();
+    let n: usize = axes.iter().map(|&a| shape[a]).product();
     for (i, (op, dst)) in outs.iter().enumerate() {
         let name = if outs.len() == 1 {
             "destination".to_string()
@@ -342,11 +430,11 @@ pub fn reduce_terms(
                 got: dst.dtype(),
             });
         }
-        if !fits(dst.shape(), x.shape(), &axes) {
+        if !fits(dst.shape(), shape, &axes) {
             return Err(Error::Shape {
                 operand: name,
                 shape: dst.shape().to_vec(),
-                target: reduced_shape(x.shape(), &axes),
+                target: reduced_shape(shape, &axes),
             });
         }
         check_destination(dst).map_err(|e| match e {
@@ -371,12 +459,7 @@ pub fn reduce_terms(
         }
     }
     let c = carrier(dtype);
-    let ops: Vec<&ArrayView<'_>> = match terms.y {
-        Some(y) => vec![x, y],
-        None => vec![x],
-    };
-    let src = Source::new(&ops, &axes, terms.map, c, tier)
-        .ok_or_else(|| Error::Invalid(format!("no conversion from {dtype} into {c}")))?;
+    let src = terms.source(&axes, c, tier)?;
     let threads = exec.thread_count();
     // One-pass float reductions of several outputs share one loop: each block
     // of terms is fetched (converted, mapped) once.
@@ -504,7 +587,8 @@ pub(crate) fn logsumexp<F: LaneFloat + Carrier>(
         .iter()
         .map(|&v| if v.is_finite() { v } else { F::ZERO })
         .collect();
-    let s: Vec<F> = run_pass(src, &LseSum { tier, c }, threads);
+    let exp = F::unary_kernel(tier, crate::Kind::Exp);
+    let s: Vec<F> = run_pass(src, &LseSum { tier, c, exp }, threads);
     m.iter()
         .zip(&s)
         .map(|(&m, &s)| {

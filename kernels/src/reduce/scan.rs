@@ -30,7 +30,7 @@
 use super::engine::{fmax, fmin, Carrier, IntCarrier, PARALLEL_MIN};
 use super::lanes::{tree_in_place, LaneFloat, BLOCK};
 use super::source::{Source, TermMap};
-use super::{carrier, check_axes, reduced_shape};
+use super::{carrier, check_axes, reduced_shape, Terms};
 use crate::array::{c_strides, ArrayView, ArrayViewMut};
 use crate::cast::{cast_with, CastMode};
 use crate::elementwise::check_destination;
@@ -214,9 +214,23 @@ pub fn scan_many(
     outs: &mut [(ScanOp, &mut ArrayViewMut<'_>)],
     exec: &Exec,
 ) -> Result<()> {
+    scan_terms(Terms::of(x), axis, carry, outs, exec)
+}
+
+/// [`scan_many`] over any term source ([`Terms`]), e.g. a `map` program's
+/// output ([`Terms::program`]): the results are those of the scan of that
+/// output mapped into an array, with no array of it stored. The
+/// destinations have the loop's shape.
+pub fn scan_terms(
+    terms: Terms<'_, '_>,
+    axis: usize,
+    carry: Option<&ArrayView<'_>>,
+    outs: &mut [(ScanOp, &mut ArrayViewMut<'_>)],
+    exec: &Exec,
+) -> Result<()> {
     let tier = exec.resolve_tier()?;
-    let axes = check_axes(&[axis], x.shape().len())?;
-    let dtype = x.dtype();
+    let (shape, dtype) = terms.shape_dtype()?;
+    let axes = check_axes(&[axis], shape.len())?;
     let c = carrier(dtype);
     if outs.is_empty() {
         return Err(Error::Invalid(
@@ -241,11 +255,11 @@ pub fn scan_many(
                 op.name()
             )));
         }
-        if dst.shape() != x.shape() {
+        if dst.shape() != shape {
             return Err(Error::Shape {
                 operand: name,
                 shape: dst.shape().to_vec(),
-                target: x.shape().to_vec(),
+                target: shape.to_vec(),
             });
         }
         check_destination(dst)?;
@@ -258,7 +272,7 @@ pub fn scan_many(
                 got: k.dtype(),
             });
         }
-        let want = reduced_shape(x.shape(), &axes);
+        let want = reduced_shape(shape, &axes);
         if k.shape() != want.as_slice() {
             return Err(Error::Shape {
                 operand: "carry".into(),
@@ -268,7 +282,7 @@ pub fn scan_many(
         }
     }
     let no_conv = || Error::Invalid(format!("no conversion from {dtype} into {c}"));
-    let src = Source::new(&[x], &axes, TermMap::Value, c, tier).ok_or_else(no_conv)?;
+    let src = terms.source(&axes, c, tier)?;
     let carry_src = match carry {
         Some(k) => Some(Source::new(&[k], &[], TermMap::Value, c, tier).ok_or_else(no_conv)?),
         None => None,
@@ -277,12 +291,12 @@ pub fn scan_many(
     // The result buffer holds slice after slice; its view in x's shape has
     // stride 1 along the axis and the slices' C strides times the length on
     // the other axes.
-    let len = x.shape()[axis];
-    let kept = reduced_shape(x.shape(), &axes);
+    let len = shape[axis];
+    let kept = reduced_shape(shape, &axes);
     let ks = c_strides(&kept);
-    let mut strides = Vec::with_capacity(x.shape().len());
+    let mut strides = Vec::with_capacity(shape.len());
     let mut j = 0;
-    for ax in 0..x.shape().len() {
+    for ax in 0..shape.len() {
         if ax == axis {
             strides.push(1);
         } else {
@@ -297,11 +311,11 @@ pub fn scan_many(
             match c {
                 DType::F32 => {
                     let r = run_network::<f32>(&src, op, threads);
-                    write(&r, x.shape(), &strides, dst, exec)?;
+                    write(&r, shape, &strides, dst, exec)?;
                 }
                 _ => {
                     let r = run_network::<f64>(&src, op, threads);
-                    write(&r, x.shape(), &strides, dst, exec)?;
+                    write(&r, shape, &strides, dst, exec)?;
                 }
             }
             continue;
@@ -309,27 +323,27 @@ pub fn scan_many(
         match c {
             DType::F32 => {
                 let r = run::<f32, _>(&src, cs, &FloatScan(op, tier), threads);
-                write(&r, x.shape(), &strides, dst, exec)?;
+                write(&r, shape, &strides, dst, exec)?;
             }
             DType::F64 => {
                 let r = run::<f64, _>(&src, cs, &FloatScan(op, tier), threads);
-                write(&r, x.shape(), &strides, dst, exec)?;
+                write(&r, shape, &strides, dst, exec)?;
             }
             DType::C64 => {
                 let r = run::<Complex<f32>, _>(&src, cs, &ComplexScan(op), threads);
-                write(&r, x.shape(), &strides, dst, exec)?;
+                write(&r, shape, &strides, dst, exec)?;
             }
             DType::C128 => {
                 let r = run::<Complex<f64>, _>(&src, cs, &ComplexScan(op), threads);
-                write(&r, x.shape(), &strides, dst, exec)?;
+                write(&r, shape, &strides, dst, exec)?;
             }
             DType::I64 => {
                 let r = run::<i64, _>(&src, cs, &IntScan(op), threads);
-                write(&r, x.shape(), &strides, dst, exec)?;
+                write(&r, shape, &strides, dst, exec)?;
             }
             DType::U64 => {
                 let r = run::<u64, _>(&src, cs, &IntScan(op), threads);
-                write(&r, x.shape(), &strides, dst, exec)?;
+                write(&r, shape, &strides, dst, exec)?;
             }
             other => return Err(Error::Invalid(format!("no scan carrier {other}"))),
         }

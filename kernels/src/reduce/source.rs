@@ -5,10 +5,12 @@
 //! a source is one operand (any dtype, any layout, converted as a cast does) or
 //! a pair of operands of one shape combined term by term in the carrier
 //! ([`TermMap`]: products for a dot, squared or absolute differences for
-//! distances); a `map` program would plug in here as one more kind of source
-//! that fills the carrier block from its tile.
+//! distances), or a `map` program's output, each block of terms one tile of
+//! the program run over the loop with its kept axes first and its reduced
+//! axes last, so that one result's terms are consecutive indices.
 
 use crate::array::ArrayView;
+use crate::map::{TermPlan, TileScratch, TILE};
 use crate::{cast_index, DType, Element, LoopFn, Tier, Variant};
 
 use super::lanes::BLOCK;
@@ -28,12 +30,16 @@ pub enum TermMap {
     SquaredDifference,
     /// `|x - y|`, the difference rounded.
     AbsDifference,
+    /// An output of a `map` program, as `map` computes it.
+    Program,
 }
 
 impl TermMap {
-    /// Operands the map reads.
+    /// Operands the map reads (0 for a program, which reads its own
+    /// inputs).
     pub fn arity(self) -> usize {
         match self {
+            TermMap::Program => 0,
             TermMap::Value | TermMap::Square | TermMap::Abs => 1,
             _ => 2,
         }
@@ -57,6 +63,14 @@ pub(crate) struct Scratch<C> {
     raw: Vec<u8>,
     buf: [Vec<C>; 3],
     idx: Vec<usize>,
+    /// A program source's tile scratch.
+    tile: Option<TileScratch>,
+}
+
+/// A program's output as terms, and the cast of its dtype into the carrier.
+struct ProgramTerms {
+    terms: TermPlan,
+    conv: Option<LoopFn>,
 }
 
 /// Operands, reduced axes and the carrier conversion of one call.
@@ -75,6 +89,8 @@ pub(crate) struct Source {
     /// Outputs.
     pub outputs: usize,
     carrier: DType,
+    /// Set when the terms are a program's output.
+    program: Option<ProgramTerms>,
 }
 
 // SAFETY: a source only reads the validated operands it borrows for the call.
@@ -165,6 +181,52 @@ impl Source {
             n,
             outputs,
             carrier,
+            program: None,
+        })
+    }
+
+    /// A source over a program's output planned as terms (`terms`, over a
+    /// loop of `shape` permuted to its kept axes then `axes`), into `carrier`
+    /// on `tier`. None when the cast table lacks a conversion.
+    pub(crate) fn program(
+        terms: TermPlan,
+        shape: &[usize],
+        axes: &[usize],
+        carrier: DType,
+        tier: Tier,
+    ) -> Option<Source> {
+        let table = tier.cast_table()?;
+        let conv = if terms.dtype == carrier {
+            None
+        } else {
+            Some(table[cast_index(terms.dtype, carrier, false, Variant::Contig)?])
+        };
+        let n = axes.iter().map(|&a| shape[a]).product();
+        let outer_shape: Vec<usize> = (0..shape.len())
+            .filter(|a| !axes.contains(a))
+            .map(|a| shape[a])
+            .collect();
+        let outputs = outer_shape.iter().product();
+        let none = Addr {
+            base: core::ptr::null(),
+            offset: 0,
+            item: 1,
+            vpb: 1,
+            bits: 8,
+            conv: None,
+        };
+        Some(Source {
+            addr: [none; 2],
+            arity: 0,
+            map: TermMap::Program,
+            outer_strides: vec![[0; 2]; outer_shape.len()],
+            outer_shape,
+            red_shape: vec![n],
+            red_strides: vec![[0; 2]],
+            n,
+            outputs,
+            carrier,
+            program: Some(ProgramTerms { terms, conv }),
         })
     }
 
@@ -178,6 +240,7 @@ impl Source {
                 vec![C::default(); BLOCK],
             ],
             idx: vec![0; self.red_shape.len()],
+            tile: self.program.as_ref().map(|p| p.terms.plan.scratch()),
         }
     }
 
@@ -230,6 +293,9 @@ impl Source {
     ) -> &'s [C] {
         debug_assert_eq!(C::DTYPE, self.carrier);
         debug_assert!(len <= BLOCK && t0 + len <= self.n);
+        if let Some(p) = &self.program {
+            return Self::fetch_program(p, o * self.n + t0, len, s);
+        }
         if self.arity == 1 {
             let (first, _) = s.buf.split_at_mut(1);
             let direct = self.fetch_one(0, o, t0, len, &mut s.raw, &mut first[0], &mut s.idx);
@@ -267,6 +333,58 @@ impl Source {
         &s.buf[2][..len]
     }
 
+    /// A program's values at indices `f0 .. f0 + len` of its loop, in the
+    /// carrier: one tile evaluated, then cast (a value that holds at every
+    /// index is cast once and repeated).
+    fn fetch_program<'s, C: Element + Default + Clone>(
+        p: &ProgramTerms,
+        f0: usize,
+        len: usize,
+        s: &'s mut Scratch<C>,
+    ) -> &'s [C] {
+        const { assert!(BLOCK <= TILE) };
+        let Scratch { buf, tile, .. } = s;
+        let ts = tile
+            .as_mut()
+            .expect("a program source's scratch has a tile");
+        let plan = &p.terms.plan;
+        // SAFETY: the plan was built from validated views borrowed for the
+        // call, and f0 .. f0 + len lies inside its loop (o < outputs, t0 +
+        // len ≤ n).
+        unsafe { plan.eval(f0, len, ts) };
+        let (ptr, uniform) = plan.values(ts, p.terms.node);
+        let out = &mut buf[0];
+        let m = if uniform { 1 } else { len };
+        match p.conv {
+            None if !uniform && (ptr as usize).is_multiple_of(core::mem::align_of::<C>()) => {
+                // SAFETY: the tile holds `len` values of the carrier's dtype.
+                return unsafe { core::slice::from_raw_parts(ptr as *const C, len) };
+            }
+            None => {
+                // SAFETY: `m` carrier values are readable from ptr; `out`
+                // holds BLOCK of them.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(
+                        ptr,
+                        out.as_mut_ptr() as *mut u8,
+                        m * core::mem::size_of::<C>(),
+                    )
+                };
+            }
+            Some(f) => {
+                // SAFETY: `m` values of the program output's dtype (one code
+                // per byte when packed, as the contiguous casts take them)
+                // are readable from ptr; `out` holds BLOCK carrier values.
+                unsafe { convert(f, ptr, m, out.as_mut_ptr() as *mut u8) };
+            }
+        }
+        if uniform {
+            let v = out[0];
+            out[1..len].fill(v);
+        }
+        &out[..len]
+    }
+
     /// Operand `k`'s terms into `buf` (as carrier elements), or a pointer to
     /// them in place when they are contiguous and already in the carrier.
     #[allow(clippy::too_many_arguments)]
@@ -300,16 +418,9 @@ impl Source {
                     return None;
                 }
                 Some(f) => {
-                    let args = crate::Args {
-                        n: len,
-                        src: [p, core::ptr::null(), core::ptr::null()],
-                        src_stride: [1; 3],
-                        dst: buf.as_mut_ptr() as *mut u8,
-                        dst_stride: 1,
-                    };
                     // SAFETY: `len` source elements are readable from p and
                     // `buf` holds at least `len` carrier elements.
-                    unsafe { f(&args) };
+                    unsafe { convert(f, p, len, buf.as_mut_ptr() as *mut u8) };
                     return None;
                 }
             }
@@ -388,20 +499,30 @@ impl Source {
             }
         }
         if let Some(f) = a.conv {
-            let args = crate::Args {
-                n: len,
-                src: [raw.as_ptr(), core::ptr::null(), core::ptr::null()],
-                src_stride: [1; 3],
-                dst: buf.as_mut_ptr() as *mut u8,
-                dst_stride: 1,
-            };
             // SAFETY: `raw` holds `len` gathered source elements (one code per
             // byte for packed dtypes, as the contiguous cast kernels take them)
             // and `buf` room for `len` carrier elements.
-            unsafe { f(&args) };
+            unsafe { convert(f, raw.as_ptr(), len, buf.as_mut_ptr() as *mut u8) };
         }
         None
     }
+}
+
+/// Run the contiguous cast `f` over `n` elements from `src` into `dst`.
+///
+/// # Safety
+/// `n` source elements (one code per byte when packed) must be readable from
+/// `src` and `n` destination elements writable at `dst`.
+unsafe fn convert(f: LoopFn, src: *const u8, n: usize, dst: *mut u8) {
+    let args = crate::Args {
+        n,
+        src: [src, core::ptr::null(), core::ptr::null()],
+        src_stride: [1; 3],
+        dst,
+        dst_stride: 1,
+    };
+    // SAFETY: forwarded from this function's contract.
+    unsafe { f(&args) };
 }
 
 /// Copy `run` elements of `size_of::<T>()` bytes from element positions

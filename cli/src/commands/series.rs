@@ -1,0 +1,186 @@
+//! `series` as a call: the one-dimensional series kernels of
+//! `tessera::reduce::series` on an f32 or f64 operand.
+//!
+//! ```json
+//! {"kernel": "series", "attrs": {"op": "rolling_mean", "window": 5},
+//!  "operands": {"x": {"npy": "x.npy"}},
+//!  "results": {"y": {"npy": "y.npy"}}}
+//! ```
+//!
+//! Attribute `op`: `diff` (n - 1 results), `rolling_min`, `rolling_max`,
+//! `rolling_mean` (attribute `window`: n - window + 1 results), `ema`
+//! (attribute `alpha` in [0, 1]: n results) or `sum_squared_deviations`
+//! (attribute `centre`, default 0: one result). The operand is one-dimensional
+//! (any stride); the result has its dtype.
+
+use super::{count_attr, expect_attrs, expect_names, string_attr};
+use crate::call::Call;
+use crate::failure::{Failure, Outcome};
+use crate::operand::{self, Loaded};
+use std::path::Path;
+use tessera::reduce::series;
+use tessera::{DType, Exec};
+
+/// The kernel's name in call files.
+pub const NAME: &str = "series";
+
+/// The operations.
+pub const OPS: [&str; 6] = [
+    "diff",
+    "rolling_min",
+    "rolling_max",
+    "rolling_mean",
+    "ema",
+    "sum_squared_deviations",
+];
+
+/// What `tessera kernels` says of it.
+pub const DOC: &str = "one-dimensional series (attribute op: diff, rolling_min, rolling_max, \
+rolling_mean with window, ema with alpha, sum_squared_deviations with centre), each in its stated \
+order (rolling means and the squared deviations sum in lane order)";
+
+fn number(k: &str, call: &Call, key: &str) -> Outcome<Option<f64>> {
+    match call.attrs.0.get(key) {
+        None => Ok(None),
+        Some(v) => v.as_f64().map(Some).ok_or_else(|| {
+            Failure::usage(format!(
+                "kernel `{k}`: attribute {key} must be a number, not {}",
+                super::truncate(&v.to_string(), 40)
+            ))
+        }),
+    }
+}
+
+/// The values of a one-dimensional operand in index order.
+fn values<F: Copy + Default>(x: &Loaded, from: impl Fn(&[u8]) -> F, item: usize) -> Vec<F> {
+    let n = x.shape[0];
+    let s = x.strides[0];
+    (0..n)
+        .map(|i| {
+            let p = (i as isize * s) as usize * item;
+            from(&x.data[p..p + item])
+        })
+        .collect()
+}
+
+fn run<F: tessera::reduce::lanes::LaneFloat + tessera::Element + Default>(
+    k: &str,
+    op: &str,
+    x: &[F],
+    window: Option<usize>,
+    alpha: Option<F>,
+    centre: F,
+    exec: &Exec,
+) -> Outcome<Vec<F>> {
+    let n = x.len();
+    let need_window = || {
+        window
+            .ok_or_else(|| Failure::usage(format!("kernel `{k}`: op {op} needs attribute window")))
+    };
+    let err = |e: tessera::Error| Failure::run(format!("kernel `{k}`: {e}"));
+    Ok(match op {
+        "diff" => {
+            let mut y = vec![F::default(); n.saturating_sub(1)];
+            series::diff(x, &mut y).map_err(err)?;
+            y
+        }
+        "rolling_min" | "rolling_max" | "rolling_mean" => {
+            let w = need_window()?;
+            let mut y = vec![F::default(); (n + 1).saturating_sub(w.max(1))];
+            match op {
+                "rolling_min" => series::rolling_min(x, w, &mut y),
+                "rolling_max" => series::rolling_max(x, w, &mut y),
+                _ => series::rolling_mean(exec, x, w, &mut y),
+            }
+            .map_err(err)?;
+            y
+        }
+        "ema" => {
+            let a = alpha.ok_or_else(|| {
+                Failure::usage(format!("kernel `{k}`: op ema needs attribute alpha"))
+            })?;
+            let mut y = vec![F::default(); n];
+            series::ema(x, a, &mut y).map_err(err)?;
+            y
+        }
+        _ => vec![series::sum_squared_deviations(exec, x, centre).map_err(err)?],
+    })
+}
+
+/// Run a `series` call; returns the lines to report.
+pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> {
+    let k = NAME;
+    expect_attrs(k, &call.attrs, &["op", "window", "alpha", "centre"])?;
+    let op = string_attr(k, &call.attrs, "op")?
+        .ok_or_else(|| Failure::usage(format!("kernel `{k}` needs attribute op")))?;
+    if !OPS.contains(&op) {
+        return Err(Failure::usage(format!(
+            "kernel `{k}`: unknown op \"{}\" ({})",
+            super::truncate(op, 40),
+            OPS.join(", ")
+        )));
+    }
+    let window = count_attr(k, &call.attrs, "window", "a count")?;
+    let alpha = number(k, call, "alpha")?;
+    let centre = number(k, call, "centre")?.unwrap_or(0.0);
+    expect_names(k, "operand", &call.operands, &["x"])?;
+    expect_names(k, "result", &call.results, &["y"])?;
+    let x = operand::load(call_path, "x", &call.operands.0["x"])?;
+    if x.shape.len() != 1 {
+        return Err(Failure::run(format!(
+            "kernel `{k}`: operand x must be one-dimensional, not of shape {:?}",
+            x.shape
+        )));
+    }
+    let spec = &call.results.0["y"];
+    if let Some(d) = operand::dtype_name("result y", spec.dtype.as_deref())? {
+        if d != x.dtype {
+            return Err(Failure::run(format!(
+                "kernel `{k}`: result y has x's dtype {}, not {d}",
+                x.dtype
+            )));
+        }
+    }
+    let (bytes, len) = match x.dtype {
+        DType::F32 => {
+            let v = values(&x, |b| f32::from_le_bytes(b.try_into().unwrap()), 4);
+            let y = run(
+                k,
+                op,
+                &v,
+                window,
+                alpha.map(|a| a as f32),
+                centre as f32,
+                exec,
+            )?;
+            (
+                y.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+                y.len(),
+            )
+        }
+        DType::F64 => {
+            let v = values(&x, |b| f64::from_le_bytes(b.try_into().unwrap()), 8);
+            let y = run(k, op, &v, window, alpha, centre, exec)?;
+            (
+                y.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+                y.len(),
+            )
+        }
+        d => {
+            return Err(Failure::run(format!(
+                "kernel `{k}` takes f32 or f64, not {d}"
+            )))
+        }
+    };
+    let shape: Vec<usize> = if op == "sum_squared_deviations" {
+        Vec::new()
+    } else {
+        vec![len]
+    };
+    let path = operand::store(call_path, "y", spec, x.dtype, &shape, &bytes)?;
+    Ok(vec![format!(
+        "series {op}: y = {} {shape:?} -> {}",
+        x.dtype,
+        path.display()
+    )])
+}
