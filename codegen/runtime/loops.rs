@@ -253,7 +253,11 @@ pub unsafe fn run1_via<
     let unit = V == CONTIG;
     // The pointer is opaque so the f32 kernel stays one function per tier.
     let f = core::hint::black_box(f);
+    // Results go to a buffer of their own: a kernel whose destination is
+    // exactly its source is correct, but the compiler's overlap check then
+    // runs its scalar loop.
     let mut buf = [T::default(); VIA_BLOCK];
+    let mut out = [T::default(); VIA_BLOCK];
     let mut i0 = 0;
     while i0 < x.n {
         let m = VIA_BLOCK.min(x.n - i0);
@@ -261,18 +265,20 @@ pub unsafe fn run1_via<
             // SAFETY: i0 + j < n, forwarded from this function's contract.
             *v = A::decode(unsafe { ld(pa, i0 + j, x.src_stride[0], unit) });
         }
-        let p = buf.as_mut_ptr();
         let args = Args {
             n: m,
-            src: [p as *const u8, core::ptr::null(), core::ptr::null()],
+            src: [
+                buf.as_ptr() as *const u8,
+                core::ptr::null(),
+                core::ptr::null(),
+            ],
             src_stride: [1, 0, 0],
-            dst: p as *mut u8,
+            dst: out.as_mut_ptr() as *mut u8,
             dst_stride: 1,
         };
-        // SAFETY: the buffer holds m carrier values, read and written in place
-        // (the same pointer and stride, which `LoopFn` allows).
+        // SAFETY: `buf` holds m carrier values and `out` room for m.
         unsafe { f(&args) };
-        for (j, &v) in buf[..m].iter().enumerate() {
+        for (j, &v) in out[..m].iter().enumerate() {
             // SAFETY: i0 + j < n, forwarded from this function's contract.
             unsafe { st(po, i0 + j, x.dst_stride, unit, O::encode(v)) };
         }
@@ -308,6 +314,7 @@ pub unsafe fn run2_via<
     let f = core::hint::black_box(f);
     let mut ba = [T::default(); VIA_BLOCK];
     let mut bb = [T::default(); VIA_BLOCK];
+    let mut out = [T::default(); VIA_BLOCK];
     let mut i0 = 0;
     while i0 < x.n {
         let m = VIA_BLOCK.min(x.n - i0);
@@ -326,13 +333,13 @@ pub unsafe fn run2_via<
                 core::ptr::null(),
             ],
             src_stride: [1, 1, 0],
-            dst: ba.as_mut_ptr() as *mut u8,
+            dst: out.as_mut_ptr() as *mut u8,
             dst_stride: 1,
         };
-        // SAFETY: both buffers hold m carrier values; the result overwrites the
-        // first input in place (same pointer and stride).
+        // SAFETY: both buffers hold m carrier values and `out` room for m (a
+        // buffer of its own, as in `run1_via`).
         unsafe { f(&args) };
-        for (j, &v) in ba[..m].iter().enumerate() {
+        for (j, &v) in out[..m].iter().enumerate() {
             // SAFETY: i0 + j < n, forwarded from this function's contract.
             unsafe { st(po, i0 + j, so, false, O::encode(v)) };
         }
