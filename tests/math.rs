@@ -374,3 +374,102 @@ fn pinned_hard_cases() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The trigonometric kinds run a chunk of arguments that all lie below 2^25
+/// (f32) or 2^53 (f64) through a form of the reduction that reads its table's
+/// first entry as constants (so it vectorises), any other chunk through the
+/// full form. Both must give the same bits for those arguments: each value
+/// here runs once in a chunk whose last argument is small (the small form)
+/// and once in a chunk whose last argument is 2^30 (the full form).
+fn trig_forms_agree<T: Copy + Default + PartialEq + core::fmt::Debug>(
+    on: &[Tier],
+    d: DType,
+    xs: &[T],
+    big: T,
+    small: T,
+    bits: impl Fn(T) -> u64,
+) {
+    const CHUNK: usize = 64;
+    for name in ["sin", "cos", "tan", "fast_sin", "fast_cos"] {
+        let k = kind(name).expect("kind");
+        for &tier in on {
+            for part in xs.chunks((CHUNK - 1) * 4096) {
+                let mut a = Vec::with_capacity(part.len() / (CHUNK - 1) * CHUNK + CHUNK);
+                let mut b = a.clone();
+                for c in part.chunks(CHUNK - 1) {
+                    // The values, padded with zeros to CHUNK - 1, then the
+                    // chunk's last argument.
+                    for v in [&mut a, &mut b] {
+                        v.extend_from_slice(c);
+                        v.resize(v.len() + CHUNK - 1 - c.len(), T::default());
+                    }
+                    a.push(small);
+                    b.push(big);
+                }
+                let ya = apply(tier, k, d, &[a.clone()]);
+                let yb = apply(tier, k, d, &[b]);
+                for (i, (p, q)) in ya.iter().zip(&yb).enumerate() {
+                    if i % CHUNK < CHUNK - 1 && bits(*p) != bits(*q) {
+                        panic!("{name} {d} on {tier}: x = {:?} gives {p:?} and {q:?}", a[i]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn trig_small_form_matches_the_full_form() {
+    let mut rng = Rng::new(77);
+    // f32: every binade below 2^25, the edge, and random patterns.
+    let mut xs: Vec<f32> = Vec::new();
+    for e in -149i32..25 {
+        for _ in 0..64 {
+            let m = 1.0 + (rng.next_u64() >> 41) as f32 / (1u64 << 23) as f32;
+            let v = m * 2f32.powi(e);
+            xs.push(v);
+            xs.push(-v);
+        }
+    }
+    let edge = 33554432.0f32;
+    xs.extend([
+        edge.next_down(),
+        -edge.next_down(),
+        0.0,
+        -0.0,
+        f32::NAN,
+        f32::INFINITY,
+    ]);
+    trig_forms_agree(&tiers(), DType::F32, &xs, 2f32.powi(30), 1.0, |v| {
+        v.to_bits() as u64
+    });
+    let mut ys: Vec<f64> = Vec::new();
+    for e in -1074i32..53 {
+        for _ in 0..8 {
+            let m = 1.0 + (rng.next_u64() >> 12) as f64 / (1u64 << 52) as f64;
+            ys.push(m * 2f64.powi(e));
+            ys.push(-m * 2f64.powi(e));
+        }
+    }
+    let edge = 9007199254740992.0f64;
+    ys.extend([edge.next_down(), -edge.next_down(), 0.0, -0.0, f64::NAN]);
+    trig_forms_agree(&tiers(), DType::F64, &ys, 2f64.powi(60), 1.0, f64::to_bits);
+}
+
+/// Every f32 below 2^25 in magnitude through both forms (about 2^31.6
+/// values; minutes in release), on the best tier (the differential tests
+/// hold the tiers to one another's bits).
+#[test]
+#[ignore]
+fn trig_small_form_matches_the_full_form_on_every_f32() {
+    for hi in 0u32..256 {
+        let xs: Vec<f32> = (0..1u32 << 24)
+            .map(|lo| f32::from_bits(hi << 24 | lo))
+            .filter(|v| v.abs() < 33554432.0)
+            .collect();
+        let best = *tiers().last().expect("the scalar tier runs");
+        trig_forms_agree(&[best], DType::F32, &xs, 2f32.powi(30), 1.0, |v| {
+            v.to_bits() as u64
+        });
+    }
+}

@@ -74,6 +74,11 @@ pub unsafe fn run1<A: Codec, O: Codec, K: Op1<A, O>, const V: u8>(x: &Args) {
     let pa = x.src[0] as *const A::Store;
     let po = x.dst as *mut O::Store;
     let unit = V == CONTIG;
+    if K::SPLIT && unit {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { run1_split::<A, O, K>(x) };
+        return;
+    }
     let mut i0 = 0;
     if unit && core::mem::size_of::<O::Store>() == 1 && core::mem::size_of::<A::Store>() >= 4 {
         // Narrowing to bytes (f32 → fp8, say): results go through a small block
@@ -223,6 +228,50 @@ pub unsafe fn run3<A: Codec, B: Codec, C: Codec, O: Codec, K: Op3<A, B, C, O>, c
                 }
             }
         }
+    }
+}
+
+/// Arguments per chunk of [`run1_split`].
+const SPLIT_CHUNK: usize = 64;
+
+/// The contiguous loop of an operation with a small form ([`Op1::SPLIT`]):
+/// each chunk of [`SPLIT_CHUNK`] arguments that all fit runs the small form
+/// (which vectorises), any other chunk the full one. Both give the same bits
+/// for an argument that fits, so each result is a function of its value
+/// alone, whatever its neighbours.
+///
+/// # Safety
+/// See [`LoopFn`] (unit strides).
+#[inline(always)]
+unsafe fn run1_split<A: Codec, O: Codec, K: Op1<A, O>>(x: &Args) {
+    let pa = x.src[0] as *const A::Store;
+    let po = x.dst as *mut O::Store;
+    let mut i0 = 0;
+    while i0 < x.n {
+        let m = SPLIT_CHUNK.min(x.n - i0);
+        let mut all = true;
+        for j in 0..m {
+            // SAFETY: i0 + j < n, forwarded from this function's contract.
+            all &= K::fits(A::decode(unsafe { pa.add(i0 + j).read_unaligned() }));
+        }
+        if all {
+            for j in 0..m {
+                // SAFETY: as above.
+                unsafe {
+                    let a = A::decode(pa.add(i0 + j).read_unaligned());
+                    po.add(i0 + j).write_unaligned(O::encode(K::f_small(a)));
+                }
+            }
+        } else {
+            for j in 0..m {
+                // SAFETY: as above.
+                unsafe {
+                    let a = A::decode(pa.add(i0 + j).read_unaligned());
+                    po.add(i0 + j).write_unaligned(O::encode(K::f(a)));
+                }
+            }
+        }
+        i0 += m;
     }
 }
 

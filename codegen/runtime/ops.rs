@@ -8,6 +8,21 @@ use num_complex::Complex;
 pub trait Op1<A: Codec, O: Codec> {
     /// Compute.
     fn f(a: A::Carrier) -> O::Carrier;
+    /// Whether the operation has a second form, [`Op1::f_small`], with the
+    /// bits of [`Op1::f`] wherever [`Op1::fits`] holds and no table loads:
+    /// the contiguous loop then runs chunks whose arguments all fit with it,
+    /// so they vectorise (a function of each value alone, as `f` is).
+    const SPLIT: bool = false;
+    /// Whether `f_small(a)` has the bits of `f(a)`.
+    #[inline(always)]
+    fn fits(_a: A::Carrier) -> bool {
+        false
+    }
+    /// `f` for arguments that fit.
+    #[inline(always)]
+    fn f_small(a: A::Carrier) -> O::Carrier {
+        Self::f(a)
+    }
 }
 
 /// A two-input operation.
@@ -710,9 +725,6 @@ unary {
     Log2 log2 log::log2_f32, log::log2_f64, "base-2 logarithm within 1 ulp (exact at powers of two)";
     Log10 log10 log::log10_f32, log::log10_f64, "base-10 logarithm within 1 ulp";
     Log1p log1p log::log1p_f32, log::log1p_f64, "ln(1 + a) within 1 ulp";
-    Sin sin trig::sin_f32, trig::sin_f64, "sine within 1 ulp";
-    Cos cos trig::cos_f32, trig::cos_f64, "cosine within 1 ulp";
-    Tan tan trig::tan_f32, trig::tan_f64, "tangent within 1 ulp";
     Asin asin atrig::asin_f32, atrig::asin_f64, "arcsine within 1 ulp";
     Acos acos atrig::acos_f32, atrig::acos_f64, "arccosine within 1 ulp";
     Atan atan atrig::atan_f32, atrig::atan_f64, "arctangent within 1 ulp";
@@ -729,8 +741,6 @@ unary {
     Rsqrt rsqrt root::rsqrt_f32, root::rsqrt_f64, "1 / sqrt(a) within 1 ulp";
     FastExp fast_exp exp::fast_exp_f32, exp::fast_exp_f64, "e^a within 3.5 ulp";
     FastLog fast_log log::fast_log_f32, log::fast_log_f64, "natural logarithm within 3.5 ulp";
-    FastSin fast_sin trig::fast_sin_f32, trig::fast_sin_f64, "sine within 3.5 ulp";
-    FastCos fast_cos trig::fast_cos_f32, trig::fast_cos_f64, "cosine within 3.5 ulp";
     FastTanh fast_tanh exp::fast_tanh_f32, exp::fast_tanh_f64, "hyperbolic tangent within 3.5 ulp";
     FastSigmoid fast_sigmoid exp::fast_sigmoid_f32, exp::fast_sigmoid_f64, "1 / (1 + e^-a) within 3.5 ulp";
 }
@@ -740,6 +750,108 @@ binary {
     Hypot hypot root::hypot_f32, root::hypot_f64, "sqrt(a^2 + b^2) without overflow, within 1 ulp";
     FastPow fast_pow pow::fast_pow_f32, pow::fast_pow_f64, "a^b within 3.5 ulp";
 }
+}
+
+/// The trigonometric functions of a float carrier in both forms (see
+/// [`Op1::SPLIT`]): the full-range reduction, and the one whose table read is
+/// the constants of its first entry.
+pub trait TrigT: Copy {
+    /// Whether the small forms give the full forms' bits for `self`.
+    fn trig_fits(self) -> bool;
+    /// sine; `SMALL` selects the form.
+    fn sin_on<const SMALL: bool>(self) -> Self;
+    /// cosine.
+    fn cos_on<const SMALL: bool>(self) -> Self;
+    /// tangent.
+    fn tan_on<const SMALL: bool>(self) -> Self;
+    /// sine within 3.5 ulp.
+    fn fast_sin_on<const SMALL: bool>(self) -> Self;
+    /// cosine within 3.5 ulp.
+    fn fast_cos_on<const SMALL: bool>(self) -> Self;
+}
+
+macro_rules! trig_t {
+    ($t:ty, $fits:ident, $sin:ident, $cos:ident, $tan:ident, $fsin:ident, $fcos:ident) => {
+        impl TrigT for $t {
+            #[inline(always)]
+            fn trig_fits(self) -> bool {
+                trig::$fits(self)
+            }
+            #[inline(always)]
+            fn sin_on<const SMALL: bool>(self) -> $t {
+                trig::$sin::<SMALL>(self)
+            }
+            #[inline(always)]
+            fn cos_on<const SMALL: bool>(self) -> $t {
+                trig::$cos::<SMALL>(self)
+            }
+            #[inline(always)]
+            fn tan_on<const SMALL: bool>(self) -> $t {
+                trig::$tan::<SMALL>(self)
+            }
+            #[inline(always)]
+            fn fast_sin_on<const SMALL: bool>(self) -> $t {
+                trig::$fsin::<SMALL>(self)
+            }
+            #[inline(always)]
+            fn fast_cos_on<const SMALL: bool>(self) -> $t {
+                trig::$fcos::<SMALL>(self)
+            }
+        }
+    };
+}
+
+trig_t!(
+    f32,
+    fits_small_f32,
+    sin_f32_on,
+    cos_f32_on,
+    tan_f32_on,
+    fast_sin_f32_on,
+    fast_cos_f32_on
+);
+// The f64 fast forms are the default ones (no faster one was found).
+trig_t!(
+    f64,
+    fits_small_f64,
+    sin_f64_on,
+    cos_f64_on,
+    tan_f64_on,
+    sin_f64_on,
+    cos_f64_on
+);
+
+macro_rules! split_trig {
+    ($( $name:ident $m:ident $doc:literal; )*) => {$(
+        #[doc = $doc]
+        pub struct $name;
+        impl<C: Codec> Op1<C, C> for $name
+        where
+            C::Carrier: TrigT,
+        {
+            #[inline(always)]
+            fn f(a: C::Carrier) -> C::Carrier {
+                a.$m::<false>()
+            }
+            const SPLIT: bool = true;
+            #[inline(always)]
+            fn fits(a: C::Carrier) -> bool {
+                a.trig_fits()
+            }
+            #[inline(always)]
+            fn f_small(a: C::Carrier) -> C::Carrier {
+                a.$m::<true>()
+            }
+        }
+    )*};
+}
+
+split_trig! {
+    Sin sin_on "sine within 1 ulp";
+    Cos cos_on "cosine within 1 ulp";
+    Tan tan_on "tangent within 1 ulp";
+    FastSin fast_sin_on "sine within 3.5 ulp";
+    FastCos fast_cos_on "cosine within 3.5 ulp";
 }
 
 // ---------------------------------------------------------------- fused kinds

@@ -21,16 +21,44 @@ const MAGIC: f64 = 6755399441055744.0; // 1.5 * 2^52
 const PIO2: f64 = f64::from_bits(0x3ff921fb54442d18);
 const PIO2_LO: f64 = f64::from_bits(0x3c91a62633145c07);
 
+/// Whether the reduction of an f32 `x` reads its table's first entry, so
+/// that the `_on::<true>` forms give its bits: |x| below 2^25, or not finite
+/// (whose results do not depend on the reduction).
+#[inline(always)]
+pub fn fits_small_f32(x: f32) -> bool {
+    !(x.abs() >= 33554432.0 && x.abs() < f32::INFINITY)
+}
+
+/// As [`fits_small_f32`] for f64: |x| below 2^53 (biased exponent at most
+/// 1076, where the table index is 0), or not finite.
+#[inline(always)]
+pub fn fits_small_f64(x: f64) -> bool {
+    !(x.abs() >= 9007199254740992.0 && x.abs() < f64::INFINITY)
+}
+
 /// Exact-ish x·(2/π) mod 4 pieces for an f32 x: (h, l, m) with
 /// h + l = x·a0 exactly and m ≈ x·a1, where a0 + a1 = 2/π mod 2^(2−e) to 106
 /// bits. |h| < 2^26.
+///
+/// With `SMALL`, the table's first entry is used as a constant: the same
+/// values, so the same bits, for every x below 2^25 in magnitude (where the
+/// entry index is 0), and no load a vector loop would have to gather.
 #[inline(always)]
-fn pio2_prod_f32(x: f32) -> (f64, f64, f64) {
-    let be = ((x.to_bits() >> 23) & 0xff) as usize;
-    let i = be.saturating_sub(151);
-    let i = if i > 104 { 104 } else { i };
-    let a0 = f64::from_bits(PIO2_TAB_F32[2 * i]);
-    let a1 = f64::from_bits(PIO2_TAB_F32[2 * i + 1]);
+fn pio2_prod_f32<const SMALL: bool>(x: f32) -> (f64, f64, f64) {
+    let (a0, a1) = if SMALL {
+        (
+            f64::from_bits(PIO2_TAB_F32[0]),
+            f64::from_bits(PIO2_TAB_F32[1]),
+        )
+    } else {
+        let be = ((x.to_bits() >> 23) & 0xff) as usize;
+        let i = be.saturating_sub(151);
+        let i = if i > 104 { 104 } else { i };
+        (
+            f64::from_bits(PIO2_TAB_F32[2 * i]),
+            f64::from_bits(PIO2_TAB_F32[2 * i + 1]),
+        )
+    };
     let xd = x as f64;
     let h = xd * a0;
     let l = xd.mul_add(a0, -h);
@@ -86,7 +114,14 @@ const COS_D: [f64; 7] = [
 /// sin(±0) = ±0, sin(±inf) = NaN, NaN → NaN.
 #[inline(always)]
 pub fn sin_f32(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32(x);
+    sin_f32_on::<false>(x)
+}
+
+/// [`sin_f32`] with its reduction's table taken as the constants of its first
+/// entry (`SMALL`): the same bits wherever [`fits_small_f32`] holds.
+#[inline(always)]
+pub fn sin_f32_on<const SMALL: bool>(x: f32) -> f32 {
+    let (h, l, m) = pio2_prod_f32::<SMALL>(x);
     // nearest even n to h: n = 2j; x·2/π = n + f (mod 4), |f| <= 1 + 2^-26.
     let t = h.mul_add(0.5, MAGIC);
     let j = t - MAGIC;
@@ -109,7 +144,14 @@ pub fn sin_f32(x: f32) -> f32 {
 /// cos(±0) = 1, cos(±inf) = NaN, NaN → NaN.
 #[inline(always)]
 pub fn cos_f32(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32(x);
+    cos_f32_on::<false>(x)
+}
+
+/// [`cos_f32`] with its reduction's table taken as the constants of its first
+/// entry (`SMALL`): the same bits wherever [`fits_small_f32`] holds.
+#[inline(always)]
+pub fn cos_f32_on<const SMALL: bool>(x: f32) -> f32 {
+    let (h, l, m) = pio2_prod_f32::<SMALL>(x);
     // nearest odd n = 2j + 1 to h; cos x = -(-1)^j sin(fπ/2).
     let t = (h - 1.0).mul_add(0.5, MAGIC);
     let j = t - MAGIC;
@@ -131,7 +173,14 @@ pub fn cos_f32(x: f32) -> f32 {
 /// tan(±0) = ±0, tan(±inf) = NaN, NaN → NaN.
 #[inline(always)]
 pub fn tan_f32(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32(x);
+    tan_f32_on::<false>(x)
+}
+
+/// [`tan_f32`] with its reduction's table taken as the constants of its first
+/// entry (`SMALL`): the same bits wherever [`fits_small_f32`] holds.
+#[inline(always)]
+pub fn tan_f32_on<const SMALL: bool>(x: f32) -> f32 {
+    let (h, l, m) = pio2_prod_f32::<SMALL>(x);
     let t = h + MAGIC;
     let n = t - MAGIC;
     let odd = t.to_bits() & 1 == 1;
@@ -154,11 +203,22 @@ pub fn tan_f32(x: f32) -> f32 {
 /// x·(2/π) reduced: returns (n, r) with x = (n + f)·π/2 + 4kπ/2, r = f·π/2 as a
 /// double-word, |f| <= 1/2 + 2^-46, and n mod 4 in the low bits of `n`. Valid for
 /// every finite |x| >= 2^-27 (smaller |x| are handled by the callers).
+///
+/// With `SMALL`, as [`pio2_prod_f32`]: the first entry as constants, the same
+/// bits for every |x| below 2^53 (entry index 0, no scaling).
 #[inline(always)]
-fn reduce_f64(x: f64) -> (u64, Dd) {
+fn reduce_f64<const SMALL: bool>(x: f64) -> (u64, Dd) {
     let be = ((x.to_bits() >> 52) & 0x7ff) as usize;
     let i = be.saturating_sub(1076);
-    let i = if i > 971 { 971 } else { i };
+    let i = if SMALL || i > 971 {
+        if SMALL {
+            0
+        } else {
+            971
+        }
+    } else {
+        i
+    };
     // Entries above biased exponent 1500 are stored times 2^600.
     let xs = if be > 1500 {
         x * f64::from_bits(0x1a70000000000000)
@@ -214,7 +274,14 @@ fn sincos_dd(r: Dd) -> (Dd, Dd) {
 /// whole exponent range and near multiples of π/2; exact reduction for all finite x). sin(±0) = ±0, sin(±inf) = NaN, NaN → NaN.
 #[inline(always)]
 pub fn sin_f64(x: f64) -> f64 {
-    let (n, r) = reduce_f64(x);
+    sin_f64_on::<false>(x)
+}
+
+/// [`sin_f64`] with its reduction's table taken as the constants of its first
+/// entry (`SMALL`): the same bits wherever [`fits_small_f64`] holds.
+#[inline(always)]
+pub fn sin_f64_on<const SMALL: bool>(x: f64) -> f64 {
+    let (n, r) = reduce_f64::<SMALL>(x);
     let (s, c) = sincos_dd(r);
     let v = if n & 1 == 1 { c.hi } else { s.hi };
     let v = f64::from_bits(v.to_bits() ^ ((n & 2) << 62));
@@ -234,7 +301,14 @@ pub fn sin_f64(x: f64) -> f64 {
 /// cos(±0) = 1, cos(±inf) = NaN, NaN → NaN.
 #[inline(always)]
 pub fn cos_f64(x: f64) -> f64 {
-    let (n, r) = reduce_f64(x);
+    cos_f64_on::<false>(x)
+}
+
+/// [`cos_f64`] with its reduction's table taken as the constants of its first
+/// entry (`SMALL`): the same bits wherever [`fits_small_f64`] holds.
+#[inline(always)]
+pub fn cos_f64_on<const SMALL: bool>(x: f64) -> f64 {
+    let (n, r) = reduce_f64::<SMALL>(x);
     let (s, c) = sincos_dd(r);
     let v = if n & 1 == 1 { s.hi } else { c.hi };
     let v = f64::from_bits(v.to_bits() ^ (((n + 1) & 2) << 62));
@@ -254,7 +328,14 @@ pub fn cos_f64(x: f64) -> f64 {
 /// tan(±0) = ±0, tan(±inf) = NaN, NaN → NaN.
 #[inline(always)]
 pub fn tan_f64(x: f64) -> f64 {
-    let (n, r) = reduce_f64(x);
+    tan_f64_on::<false>(x)
+}
+
+/// [`tan_f64`] with its reduction's table taken as the constants of its first
+/// entry (`SMALL`): the same bits wherever [`fits_small_f64`] holds.
+#[inline(always)]
+pub fn tan_f64_on<const SMALL: bool>(x: f64) -> f64 {
+    let (n, r) = reduce_f64::<SMALL>(x);
     let (s, c) = sincos_dd(r);
     let odd = n & 1 == 1;
     let nh = if odd { -c.hi } else { s.hi };
@@ -288,7 +369,14 @@ const SIN_WF: [f64; 4] = [
 /// range is covered. Speed: about 10% faster than [`sin_f32`]. Special values as [`sin_f32`].
 #[inline(always)]
 pub fn fast_sin_f32(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32(x);
+    fast_sin_f32_on::<false>(x)
+}
+
+/// [`fast_sin_f32`] with its reduction's table taken as the constants of its first
+/// entry (`SMALL`): the same bits wherever [`fits_small_f32`] holds.
+#[inline(always)]
+pub fn fast_sin_f32_on<const SMALL: bool>(x: f32) -> f32 {
+    let (h, l, m) = pio2_prod_f32::<SMALL>(x);
     let t = h.mul_add(0.5, MAGIC);
     let j = t - MAGIC;
     let odd = t.to_bits() & 1;
@@ -310,7 +398,14 @@ pub fn fast_sin_f32(x: f32) -> f32 {
 /// on every 7th input); the full range is covered. Special values as [`cos_f32`].
 #[inline(always)]
 pub fn fast_cos_f32(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32(x);
+    fast_cos_f32_on::<false>(x)
+}
+
+/// [`fast_cos_f32`] with its reduction's table taken as the constants of its first
+/// entry (`SMALL`): the same bits wherever [`fits_small_f32`] holds.
+#[inline(always)]
+pub fn fast_cos_f32_on<const SMALL: bool>(x: f32) -> f32 {
+    let (h, l, m) = pio2_prod_f32::<SMALL>(x);
     let t = (h - 1.0).mul_add(0.5, MAGIC);
     let j = t - MAGIC;
     let even = !t.to_bits() & 1;
