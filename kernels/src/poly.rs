@@ -4,7 +4,8 @@
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
 use crate::map::{map, Program, ProgramBuilder};
-use crate::quant::{carrier_of, refuse, to};
+use crate::quant::{refuse, to};
+use crate::reduce::carrier;
 use crate::tier::Exec;
 use crate::{Class, DType, Kind};
 
@@ -17,7 +18,7 @@ pub fn polyval_program(coeffs: &[f64], x: DType, y: DType) -> Result<Program> {
             "a polynomial needs at least one coefficient".into(),
         ));
     };
-    let c = carrier_of(x);
+    let c = carrier(x);
     let mut b = ProgramBuilder::with_inputs(&[x]);
     let x0 = b.load(0, x)?;
     let xc = to(&mut b, x0, c)?;

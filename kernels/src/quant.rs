@@ -23,6 +23,7 @@ use crate::array::{ArrayView, ArrayViewMut};
 use crate::cast::{cast_with, CastMode};
 use crate::error::{Error, Result};
 use crate::map::{map, NodeId, Program, ProgramBuilder};
+use crate::reduce::carrier;
 use crate::tier::Exec;
 use crate::{Class, DType, Kind};
 
@@ -47,15 +48,6 @@ pub enum QParams<'v, 'a> {
         /// One zero point per channel.
         zero_point: &'v ArrayView<'a>,
     },
-}
-
-/// The carrier of float data of `dtype`.
-pub(crate) fn carrier_of(dtype: DType) -> DType {
-    if dtype == DType::F64 {
-        DType::F64
-    } else {
-        DType::F32
-    }
 }
 
 /// The integer range of `dtype`.
@@ -223,7 +215,7 @@ pub(crate) fn to(b: &mut ProgramBuilder, id: NodeId, dtype: DType) -> Result<Nod
 
 /// The program of [`quantize`]: inputs x, s, z.
 pub fn quantize_program(x: DType, q: DType) -> Result<Program> {
-    let c = carrier_of(x);
+    let c = carrier(x);
     let mut b = ProgramBuilder::with_inputs(&[x, c, DType::I32]);
     let x0 = b.load(0, x)?;
     let xs = to(&mut b, x0, c)?;
@@ -240,7 +232,7 @@ pub fn quantize_program(x: DType, q: DType) -> Result<Program> {
 
 /// The program of [`dequantize`]: inputs q, s, z.
 pub fn dequantize_program(q: DType, y: DType) -> Result<Program> {
-    let c = carrier_of(y);
+    let c = carrier(y);
     let mut b = ProgramBuilder::with_inputs(&[q, c, DType::I32]);
     let q0 = b.load(0, q)?;
     let s = b.load(1, c)?;
@@ -287,7 +279,7 @@ fn run(
             target: src.shape().to_vec(),
         });
     }
-    let p = Params::new(what, params, src.shape(), carrier_of(float.1), int)?;
+    let p = Params::new(what, params, src.shape(), carrier(float.1), int)?;
     let (s, z) = p.views()?;
     let program = match way {
         Way::Quantize => quantize_program(src.dtype(), int)?,

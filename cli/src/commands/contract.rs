@@ -15,15 +15,15 @@
 //! Order, bound and refusals are the library's (`tessera::contract`).
 //! Sub-byte dtypes are not taken here.
 
-use super::{expect_attrs, string_attr};
+use super::{expect_attrs, string_attr, whole_byte_view};
 use crate::call::{Call, UniqueMap};
 use crate::codes::values_per_byte;
 use crate::failure::{Failure, Outcome};
 use crate::npy;
-use crate::operand::{self, Loaded};
+use crate::operand;
 use std::path::Path;
 use tessera::contract::{default_acc, output_shape, ContractSpec};
-use tessera::{ArrayView, ArrayViewMut, Exec};
+use tessera::{ArrayViewMut, Exec};
 
 /// The kernel's name in call files.
 pub const NAME: &str = "contract";
@@ -58,17 +58,6 @@ fn pairs(attrs: &UniqueMap<serde_json::Value>, key: &str) -> Outcome<Option<Vec<
         })
         .collect::<Outcome<Vec<_>>>()
         .map(Some)
-}
-
-fn view<'a>(x: &'a Loaded) -> Outcome<ArrayView<'a>> {
-    if x.is_codes() {
-        return Err(Failure::run(format!(
-            "operand {}: kernel `{NAME}` does not take sub-byte dtypes ({})",
-            x.name, x.dtype
-        )));
-    }
-    ArrayView::new(x.dtype, &x.shape, &x.strides, 0, &x.data)
-        .map_err(|e| Failure::run(format!("operand {}: {e}", x.name)))
 }
 
 /// Run a contraction as described by `call` (read from `call_path`); returns
@@ -127,8 +116,11 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
     }
     let bytes = npy::byte_size(&shape, to.info().item_bytes)
         .map_err(|e| Failure::run(format!("result y: {e}")))?;
-    let (va, vb) = (view(&a)?, view(&b)?);
-    let vi = init.as_ref().map(view).transpose()?;
+    let (va, vb) = (whole_byte_view(NAME, &a)?, whole_byte_view(NAME, &b)?);
+    let vi = init
+        .as_ref()
+        .map(|x| whole_byte_view(NAME, x))
+        .transpose()?;
     let mut out = operand::zeroed(bytes)?;
     let mut out_view = ArrayViewMut::contiguous(to, &shape, &mut out)
         .map_err(|e| Failure::run(format!("result y: {e}")))?;

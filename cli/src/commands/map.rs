@@ -13,14 +13,14 @@
 //! operands' shapes broadcast, unless a result names another they broadcast
 //! to. Sub-byte operands are not taken here.
 
-use super::{expect_attrs, string_attr};
+use super::{expect_attrs, numbered, string_attr, whole_byte_view};
 use crate::call::Call;
 use crate::codes::values_per_byte;
 use crate::failure::{Failure, Outcome};
 use crate::npy;
-use crate::operand::{self, Loaded};
+use crate::operand;
 use std::path::Path;
-use tessera::{ArrayView, ArrayViewMut, Exec, Program};
+use tessera::{ArrayViewMut, Exec, Program};
 
 /// The kernel's name in call files.
 pub const NAME: &str = "map";
@@ -29,29 +29,6 @@ pub const NAME: &str = "map";
 pub const DOC: &str = "a fused elementwise program (attribute program, e.g. \
 \"y0 = exp(x0 - x1) * 0.5f32; y1 = x0 > x1\"): every node computes in its carrier and rounds once \
 into its dtype, tile by tile, so the chain reads and writes memory once";
-
-fn indexed(names: &[&String], prefix: &str, what: &str) -> Outcome<usize> {
-    for i in 0..names.len() {
-        let want = format!("{prefix}{i}");
-        if !names.iter().any(|n| **n == want) {
-            return Err(Failure::usage(format!(
-                "kernel `{NAME}` takes {what} {prefix}0, {prefix}1, … without gaps; {want} is missing"
-            )));
-        }
-    }
-    Ok(names.len())
-}
-
-fn view<'a>(x: &'a Loaded) -> Outcome<ArrayView<'a>> {
-    if x.is_codes() {
-        return Err(Failure::run(format!(
-            "operand {}: kernel `{NAME}` does not take sub-byte dtypes ({})",
-            x.name, x.dtype
-        )));
-    }
-    ArrayView::new(x.dtype, &x.shape, &x.strides, 0, &x.data)
-        .map_err(|e| Failure::run(format!("operand {}: {e}", x.name)))
-}
 
 /// Run a program as described by `call`; returns the lines to report.
 pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> {
@@ -62,9 +39,9 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
         ))
     })?;
     let in_names: Vec<&String> = call.operands.0.keys().collect();
-    let n_in = indexed(&in_names, "x", "operands")?;
+    let n_in = numbered(NAME, &in_names, "x", "operands")?;
     let out_names: Vec<&String> = call.results.0.keys().collect();
-    let n_out = indexed(&out_names, "y", "results")?;
+    let n_out = numbered(NAME, &out_names, "y", "results")?;
     let mut loaded = Vec::with_capacity(n_in);
     for i in 0..n_in {
         let name = format!("x{i}");
@@ -112,7 +89,10 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
         bufs.push(operand::zeroed(bytes)?);
         to.push(d);
     }
-    let views = loaded.iter().map(view).collect::<Outcome<Vec<_>>>()?;
+    let views = loaded
+        .iter()
+        .map(|x| whole_byte_view(NAME, x))
+        .collect::<Outcome<Vec<_>>>()?;
     {
         let mut outs = bufs
             .iter_mut()

@@ -185,6 +185,36 @@ pub fn count_attr(
     }
 }
 
+/// The count of names `prefix0, prefix1, …` among `names`, which must be
+/// exactly those, without gaps (`what` names them in the error: "operands").
+pub fn numbered(kernel: &str, names: &[&String], prefix: &str, what: &str) -> Outcome<usize> {
+    for i in 0..names.len() {
+        let want = format!("{prefix}{i}");
+        if !names.iter().any(|n| **n == want) {
+            return Err(Failure::usage(format!(
+                "kernel `{kernel}` takes {what} {prefix}0, {prefix}1, … without gaps; {want} is missing"
+            )));
+        }
+    }
+    Ok(names.len())
+}
+
+/// A loaded operand as a view, refusing sub-byte dtypes (whose loaded data
+/// is one code per byte), for kernels that do not take them.
+pub fn whole_byte_view<'a>(
+    kernel: &str,
+    x: &'a crate::operand::Loaded,
+) -> Outcome<tessera::ArrayView<'a>> {
+    if x.is_codes() {
+        return Err(Failure::run(format!(
+            "operand {}: kernel `{kernel}` does not take sub-byte dtypes ({})",
+            x.name, x.dtype
+        )));
+    }
+    tessera::ArrayView::new(x.dtype, &x.shape, &x.strides, 0, &x.data)
+        .map_err(|e| Failure::run(format!("operand {}: {e}", x.name)))
+}
+
 /// At most `n` characters of `s`, with `…` where it was cut.
 pub fn truncate(s: &str, n: usize) -> String {
     if s.chars().count() <= n {

@@ -36,7 +36,7 @@
 //!
 //! Sub-byte operands need a last axis of whole bytes; sub-byte results too.
 
-use super::{count_attr, expect_attrs, expect_names, string_attr};
+use super::{count_attr, expect_attrs, expect_names, numbered, string_attr};
 use crate::call::Call;
 use crate::codes::{self, values_per_byte};
 use crate::failure::{Failure, Outcome};
@@ -147,23 +147,20 @@ impl Operands {
                  (write the terms in the program)"
             )));
         }
-        let mut count = 0;
-        for name in call.operands.0.keys() {
-            if extra.contains(&name.as_str()) {
-                continue;
-            }
-            count += 1;
-        }
+        let names: Vec<&String> = call
+            .operands
+            .0
+            .keys()
+            .filter(|n| !extra.contains(&n.as_str()))
+            .collect();
+        let count = numbered(k, &names, "x", "operands (with a program)")?;
         let mut ins = Vec::with_capacity(count);
         for i in 0..count {
             let name = format!("x{i}");
-            let Some(spec) = call.operands.0.get(&name) else {
-                return Err(Failure::usage(format!(
-                    "kernel `{k}` with a program takes operands x0, x1, … without gaps; \
-                     {name} is missing"
-                )));
-            };
-            ins.push(hold(k, operand::load(call_path, &name, spec)?)?);
+            ins.push(hold(
+                k,
+                operand::load(call_path, &name, &call.operands.0[&name])?,
+            )?);
         }
         let dtypes: Vec<DType> = ins.iter().map(|h| h.dtype).collect();
         let program = Program::parse(text, &dtypes)

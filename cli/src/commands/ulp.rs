@@ -47,39 +47,16 @@ impl Worst {
     }
 }
 
+/// The f64 references of the kinds on f32 inputs: the tests' own table
+/// (`tests/oracle/math_ref.rs`: the platform's f64 libm and the `libm`
+/// crate), shared so that the command and the tests measure against one
+/// reference.
+#[path = "../../../tests/oracle/math_ref.rs"]
+mod math_ref;
+
 /// The f64 reference of a kind on f32 inputs (see the module doc).
 fn ref_f64(base: &str, x: f64, y: f64) -> f64 {
-    match base {
-        "exp" => x.exp(),
-        "exp2" => x.exp2(),
-        "expm1" => x.exp_m1(),
-        "log" => x.ln(),
-        "log2" => x.log2(),
-        "log10" => x.log10(),
-        "log1p" => x.ln_1p(),
-        "sin" => x.sin(),
-        "cos" => x.cos(),
-        "tan" => x.tan(),
-        "asin" => x.asin(),
-        "acos" => x.acos(),
-        "atan" => x.atan(),
-        "atan2" => x.atan2(y),
-        "sinh" => x.sinh(),
-        "cosh" => x.cosh(),
-        "tanh" => x.tanh(),
-        "asinh" => libm::asinh(x),
-        "acosh" => libm::acosh(x),
-        "atanh" => libm::atanh(x),
-        "erf" => libm::erf(x),
-        "erfc" => libm::erfc(x),
-        "pow" => x.powf(y),
-        "hypot" => x.hypot(y),
-        "cbrt" => x.cbrt(),
-        "sigmoid" if x < -700.0 => x.exp(),
-        "sigmoid" => 1.0 / (1.0 + (-x).exp()),
-        "rsqrt" => 1.0 / x.sqrt(),
-        _ => f64::NAN,
-    }
+    math_ref::reference(base, &[x, y]).map_or(f64::NAN, |(r, _)| r)
 }
 
 /// Distance of `got` from `r` in ulps of an f32 result (exact specials needed).
@@ -279,18 +256,29 @@ fn err_f64(got: f64, exact: &BigFloat, fallback: f64) -> Option<f64> {
     Some((dm * 2f64.powi((de - ulp_e) as i32)).abs())
 }
 
-fn run_f32(exec: &Exec, kind: Kind, base: &str, xs: &[f32], ys: Option<&[f32]>) -> Outcome<Worst> {
-    let mut out = vec![0f32; xs.len()];
+/// `kind` on `xs` (and `ys` for a binary kind) in one elementwise call.
+fn apply<T: tessera::Element + Default>(
+    exec: &Exec,
+    kind: Kind,
+    xs: &[T],
+    ys: Option<&[T]>,
+) -> Outcome<Vec<T>> {
     let n = xs.len();
-    let ax = ArrayView::from_slice(xs, &[n]).map_err(|e| Failure::run(e.to_string()))?;
-    let mut views = vec![ax];
+    let fail = |e: tessera::Error| Failure::run(e.to_string());
+    let mut out = vec![T::default(); n];
+    let mut views = vec![ArrayView::from_slice(xs, &[n]).map_err(fail)?];
     if let Some(ys) = ys {
-        views.push(ArrayView::from_slice(ys, &[n]).map_err(|e| Failure::run(e.to_string()))?);
+        views.push(ArrayView::from_slice(ys, &[n]).map_err(fail)?);
     }
-    let mut ov =
-        ArrayViewMut::from_slice(&mut out, &[n]).map_err(|e| Failure::run(e.to_string()))?;
-    tessera::elementwise_with(exec, kind, &views, &mut ov)
-        .map_err(|e| Failure::run(e.to_string()))?;
+    let mut ov = ArrayViewMut::from_slice(&mut out, &[n]).map_err(fail)?;
+    tessera::elementwise_with(exec, kind, &views, &mut ov).map_err(fail)?;
+    drop(ov);
+    Ok(out)
+}
+
+fn run_f32(exec: &Exec, kind: Kind, base: &str, xs: &[f32], ys: Option<&[f32]>) -> Outcome<Worst> {
+    let n = xs.len();
+    let out = apply(exec, kind, xs, ys)?;
     let mut w = Worst::default();
     for i in 0..n {
         let y = ys.map_or(0.0, |v| v[i]);
@@ -316,15 +304,7 @@ fn run_f32(exec: &Exec, kind: Kind, base: &str, xs: &[f32], ys: Option<&[f32]>) 
 
 fn run_f64(exec: &Exec, kind: Kind, base: &str, xs: &[f64], ys: Option<&[f64]>) -> Outcome<Worst> {
     let n = xs.len();
-    let mut out = vec![0f64; n];
-    let mut views = vec![ArrayView::from_slice(xs, &[n]).map_err(|e| Failure::run(e.to_string()))?];
-    if let Some(ys) = ys {
-        views.push(ArrayView::from_slice(ys, &[n]).map_err(|e| Failure::run(e.to_string()))?);
-    }
-    let mut ov =
-        ArrayViewMut::from_slice(&mut out, &[n]).map_err(|e| Failure::run(e.to_string()))?;
-    tessera::elementwise_with(exec, kind, &views, &mut ov)
-        .map_err(|e| Failure::run(e.to_string()))?;
+    let out = apply(exec, kind, xs, ys)?;
     let chunks: Vec<usize> = (0..n).step_by(4096).collect();
     let w = chunks
         .par_iter()

@@ -20,28 +20,7 @@
 
 use super::prim::*;
 
-const LN2: Dd = Dd {
-    hi: 0.6931471805599453,
-    lo: 2.3190468138462996e-17,
-};
 const LOG2E: f64 = 1.4426950408889634;
-
-/// 1/k!, k = 3..=15: the tail of e^u after u²/2.
-const EXP_TAIL: [f64; 13] = [
-    0.16666666666666666,
-    0.041666666666666664,
-    0.008333333333333333,
-    0.001388888888888889,
-    0.0001984126984126984,
-    2.48015873015873e-05,
-    2.7557319223985893e-06,
-    2.755731922398589e-07,
-    2.505210838544172e-08,
-    2.08767569878681e-09,
-    1.6059043836821613e-10,
-    1.1470745597729725e-11,
-    7.647163731819816e-13,
-];
 
 /// ln2^k / k!, k = 0..=11 (Taylor series of 2^r), for the f32 functions.
 const EXP2_TAYLOR: [f64; 12] = [
@@ -957,7 +936,7 @@ fn erfc_core_dd(x: f64) -> (Dd, f64) {
     // e^(-x²) with x² as a double-word: -x² = n·ln2 + r.
     let sq = two_prod(x, x);
     let n = rint_f64(-sq.hi * LOG2E);
-    let a = two_prod(n, LN2.hi);
+    let a = two_prod(n, LN2_DD.hi);
     let r = Dd {
         hi: -sq.hi,
         lo: -sq.lo,
@@ -966,7 +945,7 @@ fn erfc_core_dd(x: f64) -> (Dd, f64) {
         hi: -a.hi,
         lo: -a.lo,
     })
-    .add_f64(-n * LN2.lo);
+    .add_f64(-n * LN2_DD.lo);
     let q = horner_f64(r.hi, &EXP_TAIL);
     let e = Dd::new(q)
         .mul(r)

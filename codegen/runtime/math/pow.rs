@@ -251,10 +251,6 @@ pub fn fast_pow_f32(x: f32, y: f32) -> f32 {
 // ---------------------------------------------------------------------------
 // f64: double-word log2 and exp2.
 
-const LN2: Dd = Dd {
-    hi: 0.6931471805599453,
-    lo: 2.3190468138462996e-17,
-};
 const LOG2E: Dd = Dd {
     hi: 1.4426950408889634,
     lo: 2.0355273740931033e-17,
@@ -282,23 +278,6 @@ const LN_ATANH_TAIL: [f64; 12] = [
     0.08,
     0.07407407407407407,
     0.06896551724137931,
-];
-
-/// 1/k!, k = 3..=15: the tail of e^u after u²/2.
-const EXP_TAIL: [f64; 13] = [
-    0.16666666666666666,
-    0.041666666666666664,
-    0.008333333333333333,
-    0.001388888888888889,
-    0.0001984126984126984,
-    2.48015873015873e-05,
-    2.7557319223985893e-06,
-    2.755731922398589e-07,
-    2.505210838544172e-08,
-    2.08767569878681e-09,
-    1.6059043836821613e-10,
-    1.1470745597729725e-11,
-    7.647163731819816e-13,
 ];
 
 /// log2|x| as a double-word for a positive finite non-zero f64 (relative
@@ -357,7 +336,7 @@ pub fn pow_f64(x: f64, y: f64) -> f64 {
     let n = rint_f64(th);
     // r = t - n exactly as a double-word (th - n is exact), |r| ≤ 1/2 + ε.
     let r = fast_two_sum(th - n, tl);
-    let u = r.mul(LN2);
+    let u = r.mul(LN2_DD);
     let q = horner_f64(u.hi, &EXP_TAIL);
     let e = Dd::new(q)
         .mul(u)

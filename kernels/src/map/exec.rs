@@ -955,14 +955,15 @@ impl Plan {
         }
         let mut sc = self.scratch();
         let inner = *self.dims.last().expect("a plan has an axis");
+        // Outputs written in place by their node's kernel in the current tile.
+        let mut direct = vec![false; self.stores.len()];
         for t in t0..t1 {
             let f0 = t * TILE;
             let len = TILE.min(self.n - f0);
             let one_row = f0 % inner + len <= inner;
-            // Outputs written in place by their node's kernel this tile.
-            let mut direct = [false; 8];
             for (k, &(node, geom)) in self.stores.iter().enumerate() {
-                if k < direct.len() && one_row && self.store_direct[k] {
+                direct[k] = one_row && self.store_direct[k];
+                if direct[k] {
                     let g = &self.geoms[geom];
                     let p = self.pos(g, f0 / inner, f0 % inner);
                     // SAFETY: a validated element position of the output; the
@@ -971,14 +972,13 @@ impl Plan {
                     let at = unsafe { g.addr.base.offset(p * g.addr.item as isize) };
                     sc.slot_ptr[node] = at;
                     sc.ptrs[node] = at;
-                    direct[k] = true;
                 }
             }
             // SAFETY: forwarded from this function's contract.
             unsafe { self.eval(f0, len, &mut sc) };
             let (ptrs, store_src) = (&sc.ptrs, &sc.store_src);
             for (k, &(node, geom)) in self.stores.iter().enumerate() {
-                if k < direct.len() && direct[k] {
+                if direct[k] {
                     continue;
                 }
                 let g = &self.geoms[geom];
@@ -998,7 +998,7 @@ impl Plan {
             }
             // Back to the slots for a tile that is not one row.
             for (k, &(node, _)) in self.stores.iter().enumerate() {
-                if k < direct.len() && direct[k] {
+                if direct[k] {
                     sc.slot_ptr[node] = sc.home[node];
                     sc.ptrs[node] = sc.home[node];
                 }
