@@ -12,6 +12,11 @@
 //! non-zero. complex → real takes the real part; real → complex gets +0i.
 //! The saturating mode clamps any magnitude beyond the destination's largest
 //! finite value, infinities included, to that value.
+//!
+//! Every path gives the scalar tier's bits. On the vector tiers a contiguous
+//! cast between f32 and a packed dtype runs a fused kernel (one pass, whole
+//! packed bytes; `elementwise::packed`, derived from the scalar kernel); any
+//! other layout goes through the general engine.
 
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::elementwise::{broadcasts_to, check_destination};
@@ -57,6 +62,19 @@ pub fn cast_with(
     check_destination(dst)?;
     let (from, to) = (src.dtype(), dst.dtype());
     let saturating = mode == CastMode::Saturating;
+    if crate::tier::runs_avx2(tier) {
+        let n = dst.layout().len();
+        let threads = if n >= crate::elementwise::PARALLEL_MIN {
+            exec.thread_count()
+        } else {
+            1
+        };
+        // SAFETY: both views were validated and the tier's features (AVX2
+        // among them) are present (`resolve_tier`).
+        if unsafe { crate::elementwise::packed::try_cast(src, dst, saturating, threads) } {
+            return Ok(());
+        }
+    }
     let select = |v: Variant| cast_index(from, to, saturating, v).map(|i| table[i]);
     // SAFETY: both views were validated against their bytes, the source broadcasts
     // to the destination's shape, the kernels are the casts for these two dtypes,

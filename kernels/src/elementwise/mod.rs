@@ -9,6 +9,7 @@
 //! with the contiguous kernel and packed back. Every path gives the same bits:
 //! an elementwise result depends on its inputs' values alone.
 
+pub(crate) mod packed;
 pub(crate) mod plan;
 pub(crate) mod tile;
 
