@@ -405,19 +405,9 @@ mod avx2 {
         dst: *mut u8,
         groups: usize,
     ) {
-        // Lane c of `tv` is the least |x| of index c (c = 1..7; unused
-        // thresholds are NaN, which no |x| reaches). The index is found by
-        // bisection: three comparisons against thresholds picked by lane.
-        // SAFETY: an array of 8 f32.
-        let tv = unsafe {
-            _mm256_loadu_ps([f32::NAN, t[0], t[1], t[2], t[3], t[4], t[5], t[6]].as_ptr())
-        };
-        let t4 = _mm256_set1_ps(t[3]);
-        let (b4, b2, b1) = (
-            _mm256_set1_epi32(4),
-            _mm256_set1_epi32(2),
-            _mm256_set1_epi32(1),
-        );
+        // code = #{k: |x| ≥ t[k]} (unused thresholds are NaN, which no |x|
+        // reaches): each comparison is 0 or −1.
+        let t = t.map(|x| _mm256_set1_ps(x));
         let abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
         let signc = _mm256_set1_epi32(1 << (BITS - 1));
         // A NaN's comparisons all fail, leaving its sign code; the NaN
@@ -426,33 +416,41 @@ mod avx2 {
         let (fix0, fix1) = (_mm256_set1_epi32(fix[0]), _mm256_set1_epi32(fix[1]));
         let one = |x: __m256| {
             let a = _mm256_and_ps(x, abs);
-            let ge = |c: __m256i| {
-                let thr = _mm256_permutevar8x32_ps(tv, c);
-                _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(a, thr))
-            };
-            let idx = _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(a, t4)), b4);
-            let idx = _mm256_or_si256(idx, _mm256_and_si256(ge(_mm256_or_si256(idx, b2)), b2));
-            let idx = _mm256_or_si256(idx, _mm256_and_si256(ge(_mm256_or_si256(idx, b1)), b1));
+            let mut idx = _mm256_setzero_si256();
+            for &tk in &t {
+                idx =
+                    _mm256_sub_epi32(idx, _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(a, tk)));
+            }
             let neg = _mm256_srai_epi32::<31>(_mm256_castps_si256(x));
-            let code = _mm256_or_si256(idx, _mm256_and_si256(neg, signc));
+            _mm256_or_si256(idx, _mm256_and_si256(neg, signc))
+        };
+        let nan_fix = |x: __m256, code: __m256i| {
+            let neg = _mm256_srai_epi32::<31>(_mm256_castps_si256(x));
             let isnan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(x, x));
-            let fix = if fix[0] == fix[1] {
-                fix0
-            } else {
-                _mm256_blendv_epi8(fix0, fix1, neg)
-            };
+            let fix = _mm256_blendv_epi8(fix0, fix1, neg);
             _mm256_xor_si256(code, _mm256_and_si256(isnan, fix))
         };
         for g in 0..groups {
             // SAFETY: values 32g .. 32g + 32 are inside src, group g inside dst.
             unsafe {
                 let p = src.add(g * GROUP);
-                let c = [
-                    one(_mm256_loadu_ps(p)),
-                    one(_mm256_loadu_ps(p.add(8))),
-                    one(_mm256_loadu_ps(p.add(16))),
-                    one(_mm256_loadu_ps(p.add(24))),
+                let x = [
+                    _mm256_loadu_ps(p),
+                    _mm256_loadu_ps(p.add(8)),
+                    _mm256_loadu_ps(p.add(16)),
+                    _mm256_loadu_ps(p.add(24)),
                 ];
+                let mut c = x.map(one);
+                // NaNs are rare: one test for the group, the fix only then.
+                let any = _mm256_or_ps(
+                    _mm256_cmp_ps::<_CMP_UNORD_Q>(x[0], x[1]),
+                    _mm256_cmp_ps::<_CMP_UNORD_Q>(x[2], x[3]),
+                );
+                if _mm256_movemask_ps(any) != 0 {
+                    for (ci, &xi) in c.iter_mut().zip(&x) {
+                        *ci = nan_fix(xi, *ci);
+                    }
+                }
                 store::<BITS>(c, dst, g);
             }
         }
