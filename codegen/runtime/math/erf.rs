@@ -1037,33 +1037,27 @@ pub fn erfc_f64(x: f64) -> f64 {
     }
 }
 
-/// erfc(x) for x in [1/2, 10.5] in f64 arithmetic (relative error about
-/// 2^-37), for the f32 functions.
+/// erfc(x) for x in [1/2, 2^(PIECES-1)) in f64 arithmetic (relative error
+/// about 2^-37), for the f32 functions: `erfc` needs all five binades (to
+/// 10.5), `erf` only the first three (it is 1 in f32 from 3.92 on), and each
+/// binade evaluated costs its polynomial on every lane.
 #[inline(always)]
-fn erfc_core_f64(x: f64) -> f64 {
+fn erfc_core_f64<const PIECES: usize>(x: f64) -> f64 {
     let b = x.to_bits();
     let biased = (b >> 52) as i64;
     let i = biased - 1022;
     let mid = f64::from_bits(((biased as u64) << 52) | (1u64 << 51)); // 1.5·2^k
     let scale = f64::from_bits(((2047 - biased) as u64) << 52); // 2^(1-k)
     let v = (x - mid) * scale;
-    // All five binade polynomials, then a select (vectorises without gathers).
-    let f0 = horner_f64(v, &ERFC_F32[0]);
-    let f1 = horner_f64(v, &ERFC_F32[1]);
-    let f2 = horner_f64(v, &ERFC_F32[2]);
-    let f3 = horner_f64(v, &ERFC_F32[3]);
-    let f4 = horner_f64(v, &ERFC_F32[4]);
-    let f = if i <= 0 {
-        f0
-    } else if i == 1 {
-        f1
-    } else if i == 2 {
-        f2
-    } else if i == 3 {
-        f3
-    } else {
-        f4
-    };
+    // Every binade's polynomial, then a select (vectorises without gathers):
+    // the last binade at or below i.
+    let fs: [f64; PIECES] = core::array::from_fn(|j| horner_f64(v, &ERFC_F32[j]));
+    let mut f = fs[0];
+    for (j, &fj) in fs.iter().enumerate().skip(1) {
+        if i >= j as i64 {
+            f = fj;
+        }
+    }
     let t = -(x * x) * LOG2E;
     let n = rint_f64(t);
     f * horner_f64(t - n, &EXP2_TAYLOR) * pow2i_f64(n)
@@ -1078,14 +1072,16 @@ pub fn erf_f32(x: f32) -> f32 {
     let xd = x as f64;
     let ax = xd.abs();
     let small = ax * horner_f64(ax * ax, &ERF_TAYLOR_F32);
+    // From 3.92 on erf rounds to 1 (erfc < 2^-26); clamping below 4 keeps
+    // the argument in the first three binades.
     let xc = if ax < 0.5 {
         0.5
-    } else if ax > 4.0 {
-        4.0
+    } else if ax > 3.999 {
+        3.999
     } else {
         ax
     };
-    let big = 1.0 - erfc_core_f64(xc);
+    let big = 1.0 - erfc_core_f64::<3>(xc);
     let r = if ax < 0.5 { small } else { big };
     (r as f32).copysign(x)
 }
@@ -1107,7 +1103,7 @@ pub fn erfc_f32(x: f32) -> f32 {
     } else {
         ax
     };
-    let c = erfc_core_f64(xc);
+    let c = erfc_core_f64::<5>(xc);
     let r = if xd > 0.0 { c } else { 2.0 - c };
     let r = if ax < 0.5 { small } else { r };
     r as f32

@@ -20,9 +20,14 @@ pub fn rint_f32(x: f32) -> f32 {
 }
 
 /// 2^n as an f64 for an integer-valued `n` in [-1022, 1023] (from the bits).
+///
+/// `n + 1.5·2^52 + 1023` is exact and holds `n + 1023` in its low mantissa
+/// bits, which the shift moves into the exponent field: no f64 → i64
+/// conversion, which AVX2 lacks (the loops that call this stay vectorised).
 #[inline(always)]
 pub fn pow2i_f64(n: f64) -> f64 {
-    f64::from_bits(((n as i64 + 1023) as u64) << 52)
+    const M: f64 = 6755399441055744.0 + 1023.0;
+    f64::from_bits((n + M).to_bits() << 52)
 }
 
 /// 2^n as an f32 for an integer-valued `n` in [-126, 127] (from the bits).
