@@ -357,3 +357,23 @@ fn selftest_passes_on_every_tier() {
         run.stdout
     );
 }
+
+/// `tessera ulp` on f64 samples: within the bound, specials included (the
+/// reference of exp2 at ±inf was astro-float's pow, which is not exact
+/// there, and the command reported 14 correct specials as wrong); an
+/// unknown kind is a usage error.
+#[test]
+fn ulp_measures_kinds_against_the_reference() {
+    let dir = TempDir::new("ulp");
+    for kind in ["exp2", "exp", "log1p"] {
+        let run = tessera(&dir.0, &["ulp", kind, "f64", "--samples", "2000"]);
+        assert_eq!(run.code, Some(0), "{kind}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stdout.contains("(bound 1)") && run.stdout.contains(": ok"),
+            "{}",
+            run.stdout
+        );
+        assert!(!run.stdout.contains("wrong special"), "{}", run.stdout);
+    }
+    tessera(&dir.0, &["ulp", "nope", "f32"]).assert_refused(2, "unknown kind");
+}
