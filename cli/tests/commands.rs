@@ -359,13 +359,13 @@ fn selftest_passes_on_every_tier() {
 }
 
 /// `tessera ulp` on f64 samples: within the bound, specials included (the
-/// reference of exp2 at ±inf was astro-float's pow, which is not exact
-/// there, and the command reported 14 correct specials as wrong); an
-/// unknown kind is a usage error.
+/// references of exp2 at ±inf and rsqrt at ±0 and +inf were astro-float's
+/// pow and 1/sqrt, not exact there, and the command reported 14 correct
+/// specials as wrong); an unknown kind is a usage error.
 #[test]
 fn ulp_measures_kinds_against_the_reference() {
     let dir = TempDir::new("ulp");
-    for kind in ["exp2", "exp", "log1p"] {
+    for kind in ["exp2", "rsqrt", "exp", "log1p"] {
         let run = tessera(&dir.0, &["ulp", kind, "f64", "--samples", "2000"]);
         assert_eq!(run.code, Some(0), "{kind}: {}{}", run.stdout, run.stderr);
         assert!(

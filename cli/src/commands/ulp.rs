@@ -214,6 +214,8 @@ fn ref_big(base: &str, x: f64, y: f64, cc: &mut Consts) -> BigFloat {
             .sqrt(p, RM),
         "cbrt" => bx.cbrt(p, RM),
         "sigmoid" => one.div(&one.add(&bx.neg().exp(p, RM, cc), p, RM), p, RM),
+        // IEEE 754's rSqrt(±0) = ±inf, rSqrt(+inf) = +0: the f64 value is exact.
+        "rsqrt" if x == 0.0 || !x.is_finite() => big(1.0 / x.sqrt()),
         "rsqrt" => one.div(&bx.sqrt(p, RM), p, RM),
         _ => BigFloat::nan(None),
     }
