@@ -63,12 +63,7 @@ pub fn cast_with(
     let (from, to) = (src.dtype(), dst.dtype());
     let saturating = mode == CastMode::Saturating;
     if crate::tier::runs_avx2(tier) {
-        let n = dst.layout().len();
-        let threads = if n >= crate::elementwise::PARALLEL_MIN {
-            exec.thread_count()
-        } else {
-            1
-        };
+        let threads = crate::elementwise::call_threads(exec, dst.layout().len());
         // SAFETY: both views were validated and the tier's features (AVX2
         // among them) are present (`resolve_tier`).
         if unsafe { crate::elementwise::packed::try_cast(src, dst, saturating, threads) } {

@@ -28,6 +28,19 @@ fn vector_tiers() -> Vec<Tier> {
 
 const MODES: [CastMode; 2] = [CastMode::Default, CastMode::Saturating];
 
+/// Panic at the first position where `got` differs from `want`, naming it
+/// with `what(i)`.
+fn assert_same<T: PartialEq + core::fmt::LowerHex>(
+    got: &[T],
+    want: &[T],
+    what: impl Fn(usize) -> String,
+) {
+    assert_eq!(got.len(), want.len());
+    if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
+        panic!("{}: {:#x}, scalar tier {:#x}", what(i), got[i], want[i]);
+    }
+}
+
 /// f32 → `d` on `exec` from `xs[off..]` (n values) into bytes pre-filled
 /// with a pattern, returned whole (so a write outside the values shows).
 fn encode(exec: &Exec, d: DType, xs: &[f32], off: usize, n: usize, mode: CastMode) -> Vec<u8> {
@@ -146,17 +159,15 @@ fn fused_encoders_give_the_scalar_tiers_bits() {
                     for threads in [1, 2, 7] {
                         let exec = Exec::on(tier).threads(threads);
                         let got = encode(&exec, d, &xs, off, n, mode);
-                        if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
-                            panic!(
+                        assert_same(&got, &want, |i| {
+                            format!(
                                 "{d:?} {mode:?} {tier:?} {threads} threads, offset {off}: byte {i} \
-                                 is {:#04x}, scalar {:#04x} (values {}..{}: {:?})",
-                                got[i],
-                                want[i],
+                                 (values {}..{}: {:?})",
                                 i * vpb,
                                 i * vpb + vpb,
-                                &xs[off + i * vpb..(off + i * vpb + vpb).min(xs.len())]
-                            );
-                        }
+                                &xs[(off + i * vpb).min(xs.len())..(off + i * vpb + vpb).min(xs.len())]
+                            )
+                        });
                     }
                 }
             }
@@ -194,13 +205,9 @@ fn fused_decoders_give_the_scalar_tiers_bits() {
                 for tier in vector_tiers() {
                     for threads in [1, 2, 7] {
                         let got = decode(&Exec::on(tier).threads(threads), d, &bytes, n, off, mode);
-                        if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
-                            panic!(
-                                "{d:?} {mode:?} {tier:?} {threads} threads, offset {off}: value {i} \
-                                 is {:#010x}, scalar {:#010x}",
-                                got[i], want[i]
-                            );
-                        }
+                        assert_same(&got, &want, |i| {
+                            format!("{d:?} {mode:?} {tier:?} {threads} threads, offset {off}: value {i}")
+                        });
                     }
                 }
             }

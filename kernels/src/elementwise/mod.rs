@@ -203,6 +203,16 @@ pub fn broadcasts_to(shape: &[usize], target: &[usize]) -> bool {
             .all(|(&n, &t)| n == t || n == 1)
 }
 
+/// Threads for a call of `n` elements: the executor's count from
+/// [`PARALLEL_MIN`] elements on, else one.
+pub(crate) fn call_threads(exec: &Exec, n: usize) -> usize {
+    if n >= PARALLEL_MIN {
+        exec.thread_count()
+    } else {
+        1
+    }
+}
+
 /// Run validated operands: one flat run when every operand is C-contiguous
 /// over the destination's shape (or a single broadcast element), the general
 /// plan otherwise.
@@ -225,11 +235,7 @@ pub(crate) unsafe fn run(
                     || (a.shape().iter().product::<usize>() == n
                         && crate::array::c_contiguous(a.shape(), a.strides())))
         });
-    let threads = if n >= PARALLEL_MIN {
-        exec.thread_count()
-    } else {
-        1
-    };
+    let threads = call_threads(exec, n);
     if !flat_ok {
         let plan = Plan::new(inputs, out);
         // SAFETY: forwarded from this function's contract.
