@@ -101,6 +101,25 @@ fn big(x: f64) -> BigFloat {
 /// continued fraction of erfc beyond (both converge there at this precision).
 fn erf_big(x: f64, complement: bool, cc: &mut Consts) -> BigFloat {
     let p = PREC + 128;
+    if x.abs() >= 27.5 {
+        // erfc(27.5) < 2^-1090, below half the least f64 subnormal: every
+        // digit the measure can see is that of erf = ±1 and erfc = 0 or 2.
+        // The reference stands 2^-1200 from them (closer than the exact
+        // value is), which no f64 result can resolve.
+        let tiny = BigFloat::from_f64(2f64.powi(-600), p).mul(
+            &BigFloat::from_f64(2f64.powi(-600), p),
+            p,
+            RM,
+        );
+        let one = BigFloat::from_f64(1.0, p);
+        let two = BigFloat::from_f64(2.0, p);
+        return match (complement, x < 0.0) {
+            (true, false) => tiny,
+            (true, true) => two.sub(&tiny, p, RM),
+            (false, false) => one.sub(&tiny, p, RM),
+            (false, true) => tiny.sub(&one, p, RM),
+        };
+    }
     let mut bx = big(x);
     bx.set_precision(p, RM).ok();
     let one = BigFloat::from_f64(1.0, p);
@@ -148,6 +167,85 @@ fn erf_big(x: f64, complement: bool, cc: &mut Consts) -> BigFloat {
     }
 }
 
+/// sin, cos or tan at PREC bits. From |x| = 2^8 on, x is reduced by this
+/// module, not by astro-float (whose division by 2π at the argument's
+/// width costs most of the time): t = x / 2π to TRIG_BITS bits, whose
+/// fraction keeps at least 460 bits for any f64 x, and r = 2π frac(t)
+/// carries an absolute error below 2^-455, against a distance of at least
+/// 2^-62 between an f64 and a multiple of π/2.
+fn trig_big(base: &str, x: f64, cc: &mut Consts) -> BigFloat {
+    let p = PREC;
+    let r = if x.is_finite() && x.abs() >= 256.0 {
+        let t = big(x).mul(&inv_two_pi(cc), TRIG_BITS, RM);
+        let two_pi = cc.pi(p + 64, RM).mul(&big(2.0), p + 64, RM);
+        t.fract().mul(&two_pi, p + 64, RM)
+    } else {
+        big(x)
+    };
+    match base {
+        "sin" => r.sin(p, RM, cc),
+        "cos" => r.cos(p, RM, cc),
+        _ => r.tan(p, RM, cc),
+    }
+}
+
+/// Width of the argument reduction of [`trig_big`]: 1024 bits of integer
+/// part, PREC + 200 of fraction.
+const TRIG_BITS: usize = 1024 + PREC + 200;
+
+thread_local! {
+    static INV_TWO_PI: std::cell::RefCell<Option<BigFloat>> = const { std::cell::RefCell::new(None) };
+}
+
+/// 1/(2π) to TRIG_BITS bits, computed once per thread.
+fn inv_two_pi(cc: &mut Consts) -> BigFloat {
+    INV_TWO_PI.with(|c| {
+        c.borrow_mut()
+            .get_or_insert_with(|| {
+                let q = TRIG_BITS + 64;
+                big(0.5).div(&cc.pi(q, RM), TRIG_BITS, RM)
+            })
+            .clone()
+    })
+}
+
+/// x^y at PREC bits. The specials of C99 Annex F (a zero, infinite, NaN or
+/// unit operand) are exact in f64 and are taken from it; a negative x needs
+/// an integer y (else NaN) and takes the sign of y's parity. Otherwise
+/// |x|^y = e^(y ln|x|), ln and the product carried 64 bits beyond p, which
+/// leaves the exponential's argument (|y ln|x|| < 800 when it is evaluated)
+/// within 2^-300 of exact. Beyond 2^±1100 the f64 result is an overflow or
+/// a zero, whatever the digits: the reference is then that infinity or zero.
+fn pow_big(x: f64, y: f64, cc: &mut Consts) -> BigFloat {
+    let p = PREC;
+    if !x.is_finite() || !y.is_finite() || x == 0.0 || y == 0.0 || x == 1.0 {
+        return big(x.powf(y));
+    }
+    let odd = y.abs() < 9007199254740992.0 && (y % 2.0).abs() == 1.0;
+    if x < 0.0 && y.trunc() != y {
+        return BigFloat::nan(None);
+    }
+    let neg = x < 0.0 && odd;
+    let scale = y * x.abs().log2();
+    let m = if scale > 1100.0 {
+        big(f64::INFINITY)
+    } else if scale < -1100.0 {
+        big(0.0)
+    } else {
+        let q = p + 64;
+        big(x)
+            .abs()
+            .ln(q, RM, cc)
+            .mul(&big(y), q, RM)
+            .exp(p, RM, cc)
+    };
+    if neg {
+        m.neg()
+    } else {
+        m
+    }
+}
+
 /// The exact value of a kind at f64 inputs, to PREC bits.
 fn ref_big(base: &str, x: f64, y: f64, cc: &mut Consts) -> BigFloat {
     let (bx, p) = (big(x), PREC);
@@ -157,19 +255,26 @@ fn ref_big(base: &str, x: f64, y: f64, cc: &mut Consts) -> BigFloat {
         // astro-float's 2^x is not exact at infinities, and the result
         // beyond |x| = 1100 is an f64 overflow or underflow either way.
         "exp2" if !x.is_finite() || x.abs() > 1100.0 => big(x.exp2()),
-        "exp2" => big(2.0).pow(&bx, p, RM, cc),
+        // 2^x = e^(x ln 2), ln 2 and the product carried 64 bits beyond p
+        // (astro-float's general pow costs some 30 times as much).
+        "exp2" => bx.mul(&cc.ln_2(p + 64, RM), p + 64, RM).exp(p, RM, cc),
         "expm1" if x.abs() < 1e-30 => bx.add(&bx.mul(&bx, p, RM).div(&big(2.0), p, RM), p, RM),
         "expm1" => bx.exp(p + 128, RM, cc).sub(&one, p, RM),
         "log" => bx.ln(p, RM, cc),
         "log2" => bx.log2(p, RM, cc),
         "log10" => bx.log10(p, RM, cc),
         "log1p" if x.abs() < 1e-30 => bx.sub(&bx.mul(&bx, p, RM).div(&big(2.0), p, RM), p, RM),
-        "log1p" => BigFloat::from_f64(x, p + 1200)
-            .add(&one, p + 1200, RM)
-            .ln(p, RM, cc),
-        "sin" => bx.sin(p, RM, cc),
-        "cos" => bx.cos(p, RM, cc),
-        "tan" => bx.tan(p, RM, cc),
+        // 1 + x exact: the bits from 1 down to x's last one, plus p.
+        "log1p" => {
+            let span = if x.abs() >= 1.0 {
+                0
+            } else {
+                (-x.abs().log2()) as usize + 2
+            };
+            let q = p + 64 + span;
+            BigFloat::from_f64(x, q).add(&one, q, RM).ln(p, RM, cc)
+        }
+        "sin" | "cos" | "tan" => trig_big(base, x, cc),
         "asin" => bx.asin(p, RM, cc),
         "acos" => bx.acos(p, RM, cc),
         "atan" => bx.atan(p, RM, cc),
@@ -190,24 +295,29 @@ fn ref_big(base: &str, x: f64, y: f64, cc: &mut Consts) -> BigFloat {
         "sinh" => bx.sinh(p, RM, cc),
         "cosh" => bx.cosh(p, RM, cc),
         "tanh" => bx.tanh(p, RM, cc),
+        // Far from 1 the series' first terms are exact to far below 2^-p:
+        // asinh x = sign(x)(ln 2|x| + 1/(4x²) - ...), acosh x = ln 2x - ...,
+        // and x - x³/6 (asinh), x + x³/3 (atanh) near zero.
+        "asinh" | "acosh"
+            if x.is_finite() && (x > 2f64.powi(300) || base == "asinh" && x < -2f64.powi(300)) =>
+        {
+            let l = bx.abs().ln(p + 64, RM, cc).add(&cc.ln_2(p + 64, RM), p, RM);
+            if x < 0.0 && base == "asinh" {
+                l.neg()
+            } else {
+                l
+            }
+        }
+        "asinh" | "atanh" if x != 0.0 && x.abs() < 2f64.powi(-300) => {
+            let c = big(if base == "asinh" { -6.0 } else { 3.0 });
+            bx.add(&bx.mul(&bx, p, RM).mul(&bx, p, RM).div(&c, p, RM), p, RM)
+        }
         "asinh" => bx.asinh(p, RM, cc),
         "acosh" => bx.acosh(p, RM, cc),
         "atanh" => bx.atanh(p, RM, cc),
         "erf" => erf_big(x, false, cc),
         "erfc" => erf_big(x, true, cc),
-        "pow" => {
-            if x < 0.0 {
-                let m = bx.abs().pow(&big(y), p, RM, cc);
-                let odd = y.abs() < 9007199254740992.0 && (y % 2.0).abs() == 1.0;
-                if odd {
-                    m.neg()
-                } else {
-                    m
-                }
-            } else {
-                bx.pow(&big(y), p, RM, cc)
-            }
-        }
+        "pow" => pow_big(x, y, cc),
         "hypot" => bx
             .mul(&bx, p, RM)
             .add(&big(y).mul(&big(y), p, RM), p, RM)
