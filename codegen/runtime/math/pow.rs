@@ -138,21 +138,6 @@ const LOG2_ATANH: [f64; 8] = [
     0.19235933878519512,
 ];
 
-/// ln2^k / k!, k = 0..=9 (Taylor series of 2^r; truncation below 2^-38 for
-/// |r| ≤ 1/2).
-const EXP2_TAYLOR: [f64; 10] = [
-    1.0,
-    0.6931471805599453,
-    0.24022650695910072,
-    0.05550410866482158,
-    0.009618129107628477,
-    0.0013333558146428443,
-    0.0001540353039338161,
-    1.5252733804059841e-05,
-    1.321548679014431e-06,
-    1.01780860092397e-07,
-];
-
 /// log2|x| for a positive normal f64 (relative error below 2^-44). Exact 0 at 1 and `e` at 2^e.
 #[inline(always)]
 fn log2_core_f64(ax: f64) -> f64 {
@@ -160,14 +145,6 @@ fn log2_core_f64(ax: f64) -> f64 {
     let s = (m - 1.0) / (m + 1.0);
     let z = s * s;
     s * horner_f64(z, &LOG2_ATANH) + e
-}
-
-/// 2^t for |t| ≤ 200 (relative error below 2^-38); exact for integer t.
-#[inline(always)]
-fn exp2_core_f64(t: f64) -> f64 {
-    let n = rint_f64(t);
-    let r = t - n;
-    horner_f64(r, &EXP2_TAYLOR) * pow2i_f64(n)
 }
 
 /// x raised to the power y.

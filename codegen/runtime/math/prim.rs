@@ -227,3 +227,26 @@ pub const EXP_TAIL: [f64; 13] = [
     1.1470745597729725e-11,
     7.647163731819816e-13,
 ];
+
+/// ln2^k / k!, k = 0..=9 (Taylor series of 2^r; truncation below 2^-38 for
+/// |r| ≤ 1/2).
+const EXP2_TAYLOR: [f64; 10] = [
+    1.0,
+    0.6931471805599453,
+    0.24022650695910072,
+    0.05550410866482158,
+    0.009618129107628477,
+    0.0013333558146428443,
+    0.0001540353039338161,
+    1.5252733804059841e-05,
+    1.321548679014431e-06,
+    1.01780860092397e-07,
+];
+
+/// 2^t for |t| ≤ 200 (relative error below 2^-38); exact for integer t.
+#[inline(always)]
+pub fn exp2_core_f64(t: f64) -> f64 {
+    let n = rint_f64(t);
+    let r = t - n;
+    horner_f64(r, &EXP2_TAYLOR) * pow2i_f64(n)
+}
