@@ -7,10 +7,12 @@
 //! valid), both in the default mode, one thread, on each vector tier the CPU
 //! runs (avx2, avx512), one table each. Sub-byte
 //! dtypes are packed (n values in n / values_per_byte bytes). Each row is the
-//! best of [`RUNS`] timed calls after one untimed call; GB/s counts bytes read
-//! plus bytes written. The reference is a memcpy (`copy_from_slice`) of the f32
-//! buffer, timed before and after the rows (best of both), its GB/s counting
-//! source plus destination.
+//! fastest of the timed calls made in `--time` seconds (at least [`RUNS`]),
+//! after one untimed call; GB/s counts bytes read plus bytes written. The
+//! reference is a memcpy (`copy_from_slice`) of the f32 buffer, timed the
+//! same way before and after the rows (the faster of both), its GB/s counting
+//! source plus destination. On a host whose bandwidth drifts, more samples
+//! bring both the rows and the reference nearer their peaks.
 //!
 //! The group is slow at the default size (60 casts of 64 MiB of f32), so it
 //! runs only when a filter names it, never in a plain or `--quick` run of
@@ -23,7 +25,7 @@ use tessera::{cast_with, ArrayView, ArrayViewMut, CastMode, DType, Exec, Tier};
 
 /// The group's name.
 pub const NAME: &str = "cast-sweep";
-/// Timed calls per row (after one untimed call).
+/// Least timed calls per row (after one untimed call).
 pub const RUNS: usize = 5;
 /// The target: a row's GB/s over memcpy's.
 pub const TARGET: f64 = 0.70;
@@ -48,6 +50,8 @@ pub struct Sweep {
     pub n: usize,
     /// memcpy of the f32 buffer, GB/s (read + written).
     pub memcpy_gbps: f64,
+    /// Seconds of samples per row.
+    pub secs: f64,
     /// Two rows per dtype.
     pub rows: Vec<Row>,
 }
@@ -63,14 +67,18 @@ pub fn dtype_bytes(dtype: DType, n: usize) -> usize {
     }
 }
 
-/// Seconds of the fastest of `RUNS` calls of `f`, after one untimed call.
-fn best_of<F: FnMut() -> Result<(), String>>(mut f: F) -> Result<f64, String> {
+/// Seconds of the fastest call of `f` among those made in `secs` seconds
+/// (at least `RUNS`), after one untimed call.
+fn best_of<F: FnMut() -> Result<(), String>>(secs: f64, mut f: F) -> Result<f64, String> {
     f()?;
     let mut best = f64::INFINITY;
-    for _ in 0..RUNS {
+    let start = Instant::now();
+    let mut runs = 0;
+    while runs < RUNS || start.elapsed().as_secs_f64() < secs {
         let t = Instant::now();
         f()?;
         best = best.min(t.elapsed().as_secs_f64());
+        runs += 1;
     }
     Ok(best.max(1e-9))
 }
@@ -89,8 +97,8 @@ fn cast(
 }
 
 /// Runs the sweep over `bytes` bytes of f32 (rounded to a multiple of 32
-/// elements) on `exec`.
-pub fn sweep(exec: &Exec, bytes: usize, only: &[DType]) -> Sweep {
+/// elements) on `exec`, each row and each memcpy timed for `secs` seconds.
+pub fn sweep(exec: &Exec, bytes: usize, only: &[DType], secs: f64) -> Sweep {
     let n = (bytes / 4).max(32) / 32 * 32;
     let x = f32_data(n);
     let src: &[u8] = tessera::array::as_bytes(&x);
@@ -98,7 +106,7 @@ pub fn sweep(exec: &Exec, bytes: usize, only: &[DType]) -> Sweep {
     let mut copy = vec![0u8; f32_bytes];
     let mut back = vec![0u8; f32_bytes];
     let mut memcpy = || {
-        best_of(|| {
+        best_of(secs, || {
             copy.copy_from_slice(src);
             std::hint::black_box(&mut copy);
             Ok(())
@@ -114,7 +122,7 @@ pub fn sweep(exec: &Exec, bytes: usize, only: &[DType]) -> Sweep {
         let d_bytes = dtype_bytes(dtype, n);
         let moved = (f32_bytes + d_bytes) as f64;
         let mut codes = vec![0u8; d_bytes];
-        let to = best_of(|| cast(exec, DType::F32, src, dtype, &mut codes, n));
+        let to = best_of(secs, || cast(exec, DType::F32, src, dtype, &mut codes, n));
         let ok = to.is_ok();
         rows.push(Row {
             dtype,
@@ -122,7 +130,7 @@ pub fn sweep(exec: &Exec, bytes: usize, only: &[DType]) -> Sweep {
             gbps: to.map(|s| moved / s / 1e9),
         });
         let from = if ok {
-            best_of(|| cast(exec, dtype, &codes, DType::F32, &mut back, n))
+            best_of(secs, || cast(exec, dtype, &codes, DType::F32, &mut back, n))
         } else {
             Err("no codes: the cast from f32 failed".to_string())
         };
@@ -137,6 +145,7 @@ pub fn sweep(exec: &Exec, bytes: usize, only: &[DType]) -> Sweep {
         tier: exec.resolve_tier().unwrap_or(Tier::Scalar),
         n,
         memcpy_gbps: 2.0 * f32_bytes as f64 / memcpy_s / 1e9,
+        secs,
         rows,
     }
 }
@@ -159,10 +168,11 @@ impl Sweep {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{NAME}  (every cast to and from f32, default mode, {} tier, 1 thread; {} f32 = {:.1} MiB; best of {RUNS}; GB/s = bytes read + written)",
+            "{NAME}  (every cast to and from f32, default mode, {} tier, 1 thread; {} f32 = {:.1} MiB; fastest call of {} s of samples, at least {RUNS}; GB/s = bytes read + written)",
             self.tier.name(),
             self.n,
-            (self.n * 4) as f64 / (1u64 << 20) as f64
+            (self.n * 4) as f64 / (1u64 << 20) as f64,
+            self.secs
         );
         let _ = writeln!(
             s,
@@ -234,10 +244,11 @@ pub fn restriction(filters: &[String]) -> Result<Vec<DType>, String> {
 }
 
 /// Runs the group over `bytes` bytes of f32 (only the casts of `only`'s dtypes
-/// when it is not empty) on each vector tier this CPU runs and returns the
+/// when it is not empty; `secs` seconds of samples per row) on each vector
+/// tier this CPU runs and returns the
 /// tables, or a note when it runs none. The second value is false when a cast
 /// failed.
-pub fn run(bytes: usize, only: &[DType]) -> (String, bool) {
+pub fn run(bytes: usize, only: &[DType], secs: f64) -> (String, bool) {
     let tiers: Vec<Tier> = tessera::available_tiers()
         .into_iter()
         .filter(|&t| t != Tier::Scalar)
@@ -251,7 +262,7 @@ pub fn run(bytes: usize, only: &[DType]) -> (String, bool) {
     let mut text = String::new();
     let mut ok = true;
     for tier in tiers {
-        let s = sweep(&Exec::on(tier).threads(1), bytes, only);
+        let s = sweep(&Exec::on(tier).threads(1), bytes, only, secs);
         ok &= s.rows.iter().all(|r| r.gbps.is_ok());
         text.push_str(&s.table());
     }
@@ -274,7 +285,7 @@ mod tests {
     #[test]
     fn small_sweep_covers_every_dtype_and_succeeds() {
         let exec = Exec::default().threads(1);
-        let s = sweep(&exec, 4096, &[]);
+        let s = sweep(&exec, 4096, &[], 0.0);
         assert_eq!(s.rows.len(), 2 * (DType::ALL.len() - 1));
         for r in &s.rows {
             assert!(r.gbps.is_ok(), "{} {}: {:?}", r.dtype, r.from_f32, r.gbps);
@@ -288,7 +299,7 @@ mod tests {
         let f = vec!["cast-sweep:u4,float8_e4m3fn".to_string()];
         assert_eq!(restriction(&f).unwrap(), [DType::U4, DType::E4m3fn]);
         assert!(restriction(&["cast-sweep:nope".to_string()]).is_err());
-        let s = sweep(&Exec::default().threads(1), 4096, &[DType::U4]);
+        let s = sweep(&Exec::default().threads(1), 4096, &[DType::U4], 0.0);
         assert_eq!(s.rows.len(), 2);
     }
 }

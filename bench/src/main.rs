@@ -379,7 +379,8 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        let (text, ok) = cast_sweep::run((size_mib * (1u64 << 20) as f64).round() as usize, &only);
+        let bytes = (size_mib * (1u64 << 20) as f64).round() as usize;
+        let (text, ok) = cast_sweep::run(bytes, &only, o.time_s.unwrap_or(1.0));
         if o.json {
             eprintln!("{text}");
         } else {
