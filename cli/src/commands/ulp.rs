@@ -170,9 +170,9 @@ fn erf_big(x: f64, complement: bool, cc: &mut Consts) -> BigFloat {
 /// sin, cos or tan at PREC bits. From |x| = 2^8 on, x is reduced by this
 /// module, not by astro-float (whose division by 2π at the argument's
 /// width costs most of the time): t = x / 2π to TRIG_BITS bits, whose
-/// fraction keeps at least 460 bits for any f64 x, and r = 2π frac(t)
-/// carries an absolute error below 2^-455, against a distance of at least
-/// 2^-62 between an f64 and a multiple of π/2.
+/// fraction keeps at least 458 bits for any f64 x (t < 2^1022), so t is
+/// within 2^-457 of exact and r = 2π frac(t) within 2^-454, against a
+/// distance of at least 2^-62 between an f64 and a multiple of π/2.
 fn trig_big(base: &str, x: f64, cc: &mut Consts) -> BigFloat {
     let p = PREC;
     let r = if x.is_finite() && x.abs() >= 256.0 {

@@ -750,9 +750,9 @@ static ERFC_F64: [[f64; 13]; 48] = [
 /// erfc(x)·e^(x²) on x ∈ [0, 10.5] as a polynomial in
 /// v = (1/(x + 3) − ERFCX_MID)·ERFCX_SCALE ∈ [-1, 1]: c0..c14, the Chebyshev
 /// interpolant (mpmath, 80 digits) at the f64 values of the two constants;
-/// relative error below 2^-37.7 (for the f32 functions). In 1/(x + 3) the
-/// function is smooth up to x = ∞, so one piece covers what five binades did
-/// in x.
+/// relative error below 2^-37.7 (for the f32 functions). The function
+/// varies slowly in 1/(x + 3) (it tends to 1/(x√π)), so one piece covers
+/// what five binades did in x.
 const ERFCX_F32: [f64; 15] = [
     0.2654619219972814,
     0.35862291746604447,
