@@ -15,7 +15,12 @@
 //!   spec adds): the smallest f32 that the scalar kernel sends to each code
 //!   above zero (found by bisection over the f32 bit patterns, which order
 //!   positive values), so a code is the number of thresholds at or below
-//!   |x|, with x's sign bit and the scalar kernel's codes for ±NaN.
+//!   |x|, with x's sign bit and the scalar kernel's codes for ±NaN. Where
+//!   the codes' values are exactly those of a minifloat (m mantissa bits,
+//!   least normal 2^emin, as e2m1fn's) and the scalar kernel rounds to
+//!   nearest even and saturates, the encoder rounds the f32 bits instead
+//!   (fewer operations than seven comparisons), taken only when it agrees
+//!   with the scalar kernel on the same probes.
 //!
 //! A derived table is checked against the scalar kernel on probes (every
 //! threshold and its predecessor, every code's value, zeros, subnormals,
@@ -39,6 +44,19 @@ enum Encode {
     /// thresholds are NaN, which no value reaches), or'd with the sign code
     /// for a negative x; `nan[s]` for a NaN of sign s.
     Float { t: [f32; 7], nan: [u8; 2] },
+    /// A sign-magnitude float whose codes are those of a minifloat with `m`
+    /// mantissa bits and least normal value 2^`emin`, rounded to nearest
+    /// even and saturated at code `cmax` (as the scalar kernel does it,
+    /// checked on the probes): below 2^emin the code is
+    /// rint(|x|·2^(m−emin)), above it the f32 bits of |x| rounded to m
+    /// mantissa bits and rebased; `nan[s]` for a NaN of sign s. Fewer
+    /// operations per value than the thresholds.
+    Mini {
+        m: u32,
+        emin: i32,
+        cmax: i32,
+        nan: [u8; 2],
+    },
 }
 
 /// The fused kernels of one packed dtype in one cast mode.
@@ -119,17 +137,69 @@ fn derive(d: DType, saturating: bool) -> Option<Fused> {
         _ => None,
     };
     let fused = Fused { bits, enc, dec };
-    // Keep the encoder only where it reproduces the scalar kernel on probes.
-    let enc = fused.enc.filter(|_| {
-        let probes = probes(&fused);
-        encode(&probes).is_some_and(|want| {
-            probes
-                .iter()
-                .zip(&want)
-                .all(|(&x, &w)| fused.encode_one(x) == w)
-        })
-    });
+    // Keep an encoder only where it reproduces the scalar kernel on the
+    // probes (those of the threshold model: its thresholds and neighbours).
+    let probes = probes(&fused);
+    let want = encode(&probes);
+    let agrees = |f: &Fused| {
+        want.as_ref()
+            .is_some_and(|want| probes.iter().zip(want).all(|(&x, &w)| f.encode_one(x) == w))
+    };
+    let enc = fused.enc.filter(|_| agrees(&fused));
+    // The minifloat form of a threshold model, where it agrees too.
+    let mini = match (enc, dec) {
+        (Some(Encode::Float { nan, .. }), Some(lut)) => mini_model(&lut, bits, nan),
+        _ => None,
+    };
+    let enc = match mini {
+        Some(m)
+            if agrees(&Fused {
+                enc: Some(m),
+                ..fused
+            }) =>
+        {
+            Some(m)
+        }
+        _ => enc,
+    };
     Some(Fused { enc, ..fused })
+}
+
+/// The minifloat parameters of a sign-magnitude float's codes, if its
+/// magnitudes are exactly those of `m` mantissa bits over a least normal
+/// value 2^emin (subnormal codes c·2^(emin−m) below it) for some m.
+fn mini_model(lut: &[f32; 16], bits: u32, nan: [u8; 2]) -> Option<Encode> {
+    // The kernel packs 4-bit codes (a 1-bit float has no mantissa to round).
+    if bits != 4 {
+        return None;
+    }
+    let pos = 1usize << (bits - 1);
+    let mags = &lut[..pos];
+    (0..bits - 1).find_map(|m| {
+        let first_normal = 1usize << m;
+        let v = mags[first_normal];
+        if v.to_bits() & 0x007f_ffff != 0 || !v.is_normal() {
+            return None;
+        }
+        let emin = ((v.to_bits() >> 23) as i32) - 127;
+        let expect = |c: usize| -> f64 {
+            let scale = |e: i32| 2f64.powi(e);
+            if c < first_normal {
+                c as f64 * scale(emin - m as i32)
+            } else {
+                let (e, f) = (c >> m, c & (first_normal - 1));
+                (1.0 + f as f64 / first_normal as f64) * scale(emin + e as i32 - 1)
+            }
+        };
+        (0..pos)
+            .all(|c| mags[c] as f64 == expect(c))
+            .then_some(Encode::Mini {
+                m,
+                emin,
+                cmax: pos as i32 - 1,
+                nan,
+            })
+    })
 }
 
 /// The threshold model of a sign-magnitude float's encoder (module doc).
@@ -256,6 +326,21 @@ impl Fused {
                 let a = x.abs();
                 let idx = t.iter().filter(|&&t| a >= t).count() as u8;
                 idx | ((neg as u8) << (self.bits - 1))
+            }
+            Some(Encode::Mini { m, emin, cmax, nan }) => {
+                let neg = x.is_sign_negative() as usize;
+                if x.is_nan() {
+                    return nan[neg];
+                }
+                let a = x.abs();
+                let c = if a < 2f32.powi(emin) {
+                    (a * 2f32.powi(m as i32 - emin)).round_ties_even() as i32
+                } else {
+                    let (u, sh) = (a.to_bits() as i32, 23 - m);
+                    let r = u + ((1 << (sh - 1)) - 1) + ((u >> sh) & 1);
+                    (r >> sh) - ((127 + emin - 1) << m)
+                };
+                (c.min(cmax) as u8) | ((neg as u8) << (self.bits - 1))
             }
             None => 0,
         }
@@ -456,6 +541,80 @@ mod avx2 {
         }
     }
 
+    /// 4-bit minifloat codes by rounding the bits (`Encode::Mini`).
+    ///
+    /// # Safety
+    /// As `Fused::encode`, for `groups * 32` values.
+    #[target_feature(enable = "avx2")]
+    unsafe fn encode_mini(
+        m: u32,
+        emin: i32,
+        cmax: i32,
+        nan: [u8; 2],
+        src: *const f32,
+        dst: *mut u8,
+        groups: usize,
+    ) {
+        let abs = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fff_ffff));
+        let least_normal = _mm256_set1_ps(2f32.powi(emin));
+        let sub_scale = _mm256_set1_ps(2f32.powi(m as i32 - emin));
+        let sh = 23 - m;
+        let shift = _mm_cvtsi32_si128(sh as i32);
+        let half = _mm256_set1_epi32((1 << (sh - 1)) - 1);
+        let one = _mm256_set1_epi32(1);
+        let rebase = _mm256_set1_epi32((127 + emin - 1) << m);
+        let top = _mm256_set1_epi32(cmax);
+        let signc = _mm256_set1_epi32(1 << 3);
+        let (nan0, nan1) = (
+            _mm256_set1_epi32(nan[0] as i32),
+            _mm256_set1_epi32(nan[1] as i32),
+        );
+        let code = |x: __m256| {
+            let a = _mm256_and_ps(x, abs);
+            // Below the least normal: rint(|x|·2^(m−emin)) (MXCSR's round to
+            // nearest even; the product is exact).
+            let small = _mm256_cvtps_epi32(_mm256_mul_ps(a, sub_scale));
+            // From it on: the bits rounded to m mantissa bits, ties to even.
+            let u = _mm256_castps_si256(a);
+            let odd = _mm256_and_si256(_mm256_srl_epi32(u, shift), one);
+            let r = _mm256_add_epi32(_mm256_add_epi32(u, half), odd);
+            let normal = _mm256_sub_epi32(_mm256_srl_epi32(r, shift), rebase);
+            let below = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_LT_OQ>(a, least_normal));
+            let c = _mm256_min_epi32(_mm256_blendv_epi8(normal, small, below), top);
+            let neg = _mm256_srai_epi32::<31>(_mm256_castps_si256(x));
+            _mm256_or_si256(c, _mm256_and_si256(neg, signc))
+        };
+        let nan_fix = |x: __m256, c: __m256i| {
+            let neg = _mm256_srai_epi32::<31>(_mm256_castps_si256(x));
+            let isnan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(x, x));
+            _mm256_blendv_epi8(c, _mm256_blendv_epi8(nan0, nan1, neg), isnan)
+        };
+        for g in 0..groups {
+            // SAFETY: values 32g .. 32g + 32 are inside src, group g inside dst.
+            unsafe {
+                let p = src.add(g * GROUP);
+                let x = [
+                    _mm256_loadu_ps(p),
+                    _mm256_loadu_ps(p.add(8)),
+                    _mm256_loadu_ps(p.add(16)),
+                    _mm256_loadu_ps(p.add(24)),
+                ];
+                let mut c = x.map(code);
+                // NaNs are rare: one test for the group, the fix only then.
+                let any = _mm256_or_ps(
+                    _mm256_cmp_ps::<_CMP_UNORD_Q>(x[0], x[1]),
+                    _mm256_cmp_ps::<_CMP_UNORD_Q>(x[2], x[3]),
+                );
+                if _mm256_movemask_ps(any) != 0 {
+                    for (ci, &xi) in c.iter_mut().zip(&x) {
+                        *ci = nan_fix(xi, *ci);
+                    }
+                }
+                store::<4>(c, dst, g);
+            }
+        }
+    }
+
     /// `groups` groups of 32 values → packed bytes.
     ///
     /// # Safety
@@ -468,6 +627,9 @@ mod avx2 {
                 (Some(Encode::Int { lo, hi }), 4) => encode_int::<4>(lo, hi, src, dst, groups),
                 (Some(Encode::Float { t, nan }), 1) => encode_float::<1>(t, nan, src, dst, groups),
                 (Some(Encode::Float { t, nan }), 4) => encode_float::<4>(t, nan, src, dst, groups),
+                (Some(Encode::Mini { m, emin, cmax, nan }), 4) => {
+                    encode_mini(m, emin, cmax, nan, src, dst, groups)
+                }
                 _ => {}
             }
         }
@@ -629,6 +791,28 @@ mod tests {
                 let f = fused(d, sat).unwrap_or_else(|| panic!("{d:?} sat={sat}: no kernels"));
                 assert!(f.encodes() && f.decodes(), "{d:?} sat={sat}: {f:?}");
             }
+        }
+    }
+
+    #[test]
+    fn e2m1fn_encodes_by_rounding_its_bits() {
+        // e2m1fn's magnitudes are those of 1 mantissa bit over a least
+        // normal value of 1 (0, 0.5, 1, 1.5, 2, 3, 4, 6), and both modes
+        // saturate, so its encoder takes the minifloat form.
+        for sat in [false, true] {
+            let f = fused(DType::E2m1fn, sat).expect("kernels");
+            assert!(
+                matches!(
+                    f.enc,
+                    Some(super::Encode::Mini {
+                        m: 1,
+                        emin: 0,
+                        cmax: 7,
+                        ..
+                    })
+                ),
+                "sat={sat}: {f:?}"
+            );
         }
     }
 }
