@@ -176,8 +176,8 @@ fn erf_big(x: f64, complement: bool, cc: &mut Consts) -> BigFloat {
 fn trig_big(base: &str, x: f64, cc: &mut Consts) -> BigFloat {
     let p = PREC;
     let r = if x.is_finite() && x.abs() >= 256.0 {
-        let t = big(x).mul(&inv_two_pi(cc), TRIG_BITS, RM);
-        let two_pi = cc.pi(p + 64, RM).mul(&big(2.0), p + 64, RM);
+        let (inv_two_pi, two_pi) = two_pi_pair(cc);
+        let t = big(x).mul(&inv_two_pi, TRIG_BITS, RM);
         t.fract().mul(&two_pi, p + 64, RM)
     } else {
         big(x)
@@ -194,16 +194,18 @@ fn trig_big(base: &str, x: f64, cc: &mut Consts) -> BigFloat {
 const TRIG_BITS: usize = 1024 + PREC + 200;
 
 thread_local! {
-    static INV_TWO_PI: std::cell::RefCell<Option<BigFloat>> = const { std::cell::RefCell::new(None) };
+    static TWO_PI: std::cell::RefCell<Option<(BigFloat, BigFloat)>> = const { std::cell::RefCell::new(None) };
 }
 
-/// 1/(2π) to TRIG_BITS bits, computed once per thread.
-fn inv_two_pi(cc: &mut Consts) -> BigFloat {
-    INV_TWO_PI.with(|c| {
+/// 1/(2π) to TRIG_BITS bits and 2π to PREC + 64, computed once per thread.
+fn two_pi_pair(cc: &mut Consts) -> (BigFloat, BigFloat) {
+    TWO_PI.with(|c| {
         c.borrow_mut()
             .get_or_insert_with(|| {
                 let q = TRIG_BITS + 64;
-                big(0.5).div(&cc.pi(q, RM), TRIG_BITS, RM)
+                let inv = big(0.5).div(&cc.pi(q, RM), TRIG_BITS, RM);
+                let p = PREC + 64;
+                (inv, cc.pi(p, RM).mul(&big(2.0), p, RM))
             })
             .clone()
     })

@@ -478,6 +478,47 @@ mod avx2 {
         }
     }
 
+    /// The group loop of the float encoders: `code` on every vector of a
+    /// group, `nan_fix` on each only when the group holds a NaN (rare: one
+    /// test per group), then the packed bytes.
+    ///
+    /// # Safety
+    /// As `Fused::encode`, for `groups * 32` values; called from an AVX2
+    /// function, into which it is inlined.
+    #[inline(always)]
+    unsafe fn float_groups<const BITS: u32>(
+        src: *const f32,
+        dst: *mut u8,
+        groups: usize,
+        code: impl Fn(__m256) -> __m256i,
+        nan_fix: impl Fn(__m256, __m256i) -> __m256i,
+    ) {
+        for g in 0..groups {
+            // SAFETY: values 32g .. 32g + 32 are inside src, group g inside
+            // dst; the caller runs with AVX2.
+            unsafe {
+                let p = src.add(g * GROUP);
+                let x = [
+                    _mm256_loadu_ps(p),
+                    _mm256_loadu_ps(p.add(8)),
+                    _mm256_loadu_ps(p.add(16)),
+                    _mm256_loadu_ps(p.add(24)),
+                ];
+                let mut c = x.map(&code);
+                let any = _mm256_or_ps(
+                    _mm256_cmp_ps::<_CMP_UNORD_Q>(x[0], x[1]),
+                    _mm256_cmp_ps::<_CMP_UNORD_Q>(x[2], x[3]),
+                );
+                if _mm256_movemask_ps(any) != 0 {
+                    for (ci, &xi) in c.iter_mut().zip(&x) {
+                        *ci = nan_fix(xi, *ci);
+                    }
+                }
+                store::<BITS>(c, dst, g);
+            }
+        }
+    }
+
     /// Sign-magnitude float codes by thresholds.
     ///
     /// # Safety
@@ -515,30 +556,8 @@ mod avx2 {
             let fix = _mm256_blendv_epi8(fix0, fix1, neg);
             _mm256_xor_si256(code, _mm256_and_si256(isnan, fix))
         };
-        for g in 0..groups {
-            // SAFETY: values 32g .. 32g + 32 are inside src, group g inside dst.
-            unsafe {
-                let p = src.add(g * GROUP);
-                let x = [
-                    _mm256_loadu_ps(p),
-                    _mm256_loadu_ps(p.add(8)),
-                    _mm256_loadu_ps(p.add(16)),
-                    _mm256_loadu_ps(p.add(24)),
-                ];
-                let mut c = x.map(one);
-                // NaNs are rare: one test for the group, the fix only then.
-                let any = _mm256_or_ps(
-                    _mm256_cmp_ps::<_CMP_UNORD_Q>(x[0], x[1]),
-                    _mm256_cmp_ps::<_CMP_UNORD_Q>(x[2], x[3]),
-                );
-                if _mm256_movemask_ps(any) != 0 {
-                    for (ci, &xi) in c.iter_mut().zip(&x) {
-                        *ci = nan_fix(xi, *ci);
-                    }
-                }
-                store::<BITS>(c, dst, g);
-            }
-        }
+        // SAFETY: forwarded from this function's contract.
+        unsafe { float_groups::<BITS>(src, dst, groups, one, nan_fix) };
     }
 
     /// 4-bit minifloat codes by rounding the bits (`Encode::Mini`).
@@ -589,30 +608,8 @@ mod avx2 {
             let isnan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(x, x));
             _mm256_blendv_epi8(c, _mm256_blendv_epi8(nan0, nan1, neg), isnan)
         };
-        for g in 0..groups {
-            // SAFETY: values 32g .. 32g + 32 are inside src, group g inside dst.
-            unsafe {
-                let p = src.add(g * GROUP);
-                let x = [
-                    _mm256_loadu_ps(p),
-                    _mm256_loadu_ps(p.add(8)),
-                    _mm256_loadu_ps(p.add(16)),
-                    _mm256_loadu_ps(p.add(24)),
-                ];
-                let mut c = x.map(code);
-                // NaNs are rare: one test for the group, the fix only then.
-                let any = _mm256_or_ps(
-                    _mm256_cmp_ps::<_CMP_UNORD_Q>(x[0], x[1]),
-                    _mm256_cmp_ps::<_CMP_UNORD_Q>(x[2], x[3]),
-                );
-                if _mm256_movemask_ps(any) != 0 {
-                    for (ci, &xi) in c.iter_mut().zip(&x) {
-                        *ci = nan_fix(xi, *ci);
-                    }
-                }
-                store::<4>(c, dst, g);
-            }
-        }
+        // SAFETY: forwarded from this function's contract.
+        unsafe { float_groups::<4>(src, dst, groups, code, nan_fix) };
     }
 
     /// `groups` groups of 32 values → packed bytes.
