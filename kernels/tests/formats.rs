@@ -534,3 +534,80 @@ fn mx_f32_and_f64_paths_agree() {
         }
     }
 }
+
+/// MX test data: `blocks` blocks of 32 whose amax walks 60 binades, with a NaN
+/// block, an infinity block, an all-zero block and a block of f32 subnormals.
+fn mx_data(blocks: usize) -> Vec<f32> {
+    let mut x: Vec<f32> = Vec::with_capacity(blocks * 32);
+    for b in 0..blocks {
+        let amax = 2f32.powi((b as i32 % 60) - 30) * (1.0 + (b % 7) as f32 / 8.0);
+        x.extend(block_with_amax(32, amax, b as u64));
+    }
+    x[64 + 5] = f32::NAN;
+    x[3 * 32 + 1] = f32::INFINITY;
+    for v in &mut x[32 * 10..32 * 11] {
+        *v = 0.0;
+    }
+    for v in &mut x[32 * 12..32 * 13] {
+        *v *= 1e-38;
+    }
+    x
+}
+
+/// Codes and scales of `src` (shape `[rows, n]`) in `format` under `rule`.
+fn encode_view(
+    exec: &Exec,
+    format: Format,
+    rule: ScaleRule,
+    src: &ArrayView<'_>,
+) -> (Vec<u8>, Vec<u8>) {
+    let s = encoded_sizes(format, src.shape()).unwrap();
+    let mut codes = vec![0u8; s.code_bytes];
+    let mut scales = vec![0u8; s.blocks];
+    encode(exec, format, Some(rule), src, &mut codes, &mut scales).unwrap();
+    (codes, scales)
+}
+
+#[test]
+fn mx_f32_encoder_is_independent_of_tier_layout_and_threads() {
+    // The f64 path on the scalar tier is the reference; the f32 encoder must
+    // give its bytes on every tier for contiguous rows (1 and 3 threads, more
+    // than one tile per row and per thread), unaligned data, and a strided
+    // last axis (which is first cast into f32).
+    let (rows, n) = (5usize, 1usize << 16);
+    let x = mx_data(rows * n / 32);
+    let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+    let mut wide = vec![0f32; 2 * x.len()];
+    for (i, &v) in x.iter().enumerate() {
+        wide[2 * i + 1] = v;
+    }
+    let mut unaligned = vec![0u8; 4 * x.len() + 1];
+    for (i, v) in x.iter().enumerate() {
+        unaligned[1 + 4 * i..5 + 4 * i].copy_from_slice(&v.to_ne_bytes());
+    }
+    let reference = ArrayView::from_slice(&x64, &[rows, n]).unwrap();
+    let contiguous = ArrayView::from_slice(&x, &[rows, n]).unwrap();
+    let strided =
+        ArrayView::from_slice_strided(&wide, &[rows, n], &[2 * n as isize, 2], 1).unwrap();
+    let odd = ArrayView::contiguous(DType::F32, &[rows, n], &unaligned[1..]).unwrap();
+    for name in MX {
+        let f = Format::from_name(name).unwrap();
+        for rule in [ScaleRule::Floor, ScaleRule::Ceil] {
+            let want = encode_view(&Exec::on(Tier::Scalar), f, rule, &reference);
+            for tier in tessera::available_tiers() {
+                for (what, src, threads) in [
+                    ("contiguous", &contiguous, 1),
+                    ("contiguous", &contiguous, 3),
+                    ("unaligned", &odd, 1),
+                    ("strided", &strided, 2),
+                ] {
+                    let got = encode_view(&Exec::on(tier).threads(threads), f, rule, src);
+                    assert!(
+                        got == want,
+                        "{name} {rule:?} {tier} {what} ({threads} threads): differs from the f64 path"
+                    );
+                }
+            }
+        }
+    }
+}

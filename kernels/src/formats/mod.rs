@@ -32,12 +32,21 @@
 //!   scale (UE8M0 code 0, UE4M3 code 0) and zero elements of the values' signs.
 //! - **Decode** multiplies each element by its block's scale (and the tensor
 //!   scale) in f64, exactly, and rounds once into the destination dtype.
+//!
+//! An MX encode of values that are all exactly f32 (floats narrower than f64,
+//! integers of at most 16 bits, bool) runs in f32 with the same codes: tiles of
+//! 1024 values in L1, read in place from contiguous f32 rows (on up to the
+//! call's thread count, whole tiles each, so the bytes do not depend on it),
+//! each block's scale taken from the bits and its values multiplied by the
+//! exact reciprocal, then the tier's casts into the scale and element dtypes.
 
 use crate::array::{ArrayView, ArrayViewMut, Layout};
 use crate::cast::{cast_with, CastMode};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 use crate::{DType, Format, ScaleRule};
+
+mod mx_f32;
 
 /// Bytes an encoded tensor of `len` elements needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -309,15 +318,17 @@ fn exact_in_f32(d: DType) -> bool {
     }
 }
 
-/// Values per tile of the f32 MX encoder (a whole number of blocks): 64 KiB of
-/// f32, in L2, and few enough tiles that the three casts per tile cost little.
+/// Values converted per call when the source is not contiguous f32: 64 KiB of
+/// f32, in L2, and few enough calls that their cost is small.
 const MX_TILE: usize = 16384;
 
-/// MX encoding in f32, tile by tile: the same codes as the f64 path. Every
-/// source value is exactly an f32; scaling by the power of two 2^-e is exact
-/// except where the product falls below f32's normal range, and there it is far
-/// below half the element type's smallest step, so the element rounds to zero
-/// either way.
+/// MX encoding in f32 ([`mx_f32`]): the same codes as the f64 path. Every source
+/// value is exactly an f32; scaling by the power of two 2^-e is exact except
+/// where the product falls below f32's normal range, and there it is far below
+/// half the element type's smallest step, so the element rounds to zero either
+/// way. Rows of contiguous f32 are read in place, on up to the call's thread
+/// count (over whole tiles, so the result does not depend on it); any other
+/// source is first cast into f32, [`MX_TILE`] values at a time.
 fn encode_mx_f32(
     exec: &Exec,
     sp: &Spec,
@@ -327,21 +338,71 @@ fn encode_mx_f32(
     codes: &mut [u8],
     scales: &mut [u8],
 ) -> Result<()> {
+    let tier = exec.resolve_tier()?;
     let n = *src.shape().last().expect("rank ≥ 1");
     let last_stride = *src.strides().last().expect("rank ≥ 1");
     let vpb = sp.element.info().values_per_byte as usize;
-    let tile = (MX_TILE / sp.block).max(1) * sp.block;
+    let mx = mx_f32::MxRule {
+        block: sp.block,
+        emax: sp.emax,
+        max_fraction: {
+            let m = sp.max_element as f32;
+            debug_assert!(m.is_normal() && m as f64 == sp.max_element);
+            m.to_bits() & 0x007f_ffff
+        },
+        ceil: rule == ScaleRule::Ceil,
+        int_unit: (sp.element.info().float.is_none()).then(|| pow2(sp.fraction_bits as i32) as f32),
+    };
+    let enc = mx_f32::MxEncoder::new(tier, mx, sp.element, sp.scale);
+    let tile = enc.tile();
     let blocks_per_row = n / sp.block;
-    let mut buf = vec![0f32; tile];
-    let mut sc = vec![0f32; tile / sp.block];
-    let mut inv = vec![0f32; tile / sp.block];
-    let mut amax = vec![0u32; tile / sp.block];
-    let int_unit = 2f32.powi(sp.fraction_bits as i32);
-    let float_el = sp.element.info().float.is_some();
+    let (cp, sp_out) = (codes.as_mut_ptr() as usize, scales.as_mut_ptr() as usize);
+    // Encode values t0 .. t0 + len of row r from `p` (which holds them).
+    // SAFETY (callers): `p` holds the row's values t0 .. t0 + len, a whole
+    // number of blocks; the code and scale bytes of distinct (r, t0) are
+    // disjoint and inside the buffers `encoded_sizes` sized.
+    let tile_at = |r: usize, t0: usize, len: usize, p: *const f32, s: &mut mx_f32::Scratch| unsafe {
+        enc.encode(
+            p,
+            len,
+            (cp as *mut u8).add((r * n + t0) / vpb),
+            (sp_out as *mut u8).add(r * blocks_per_row + t0 / sp.block),
+            s,
+        )
+    };
+    if src.dtype() == DType::F32 && last_stride == 1 {
+        let tiles_per_row = n.div_ceil(tile);
+        let units = rows.len() * tiles_per_row;
+        let threads = crate::elementwise::call_threads(exec, rows.len() * n)
+            .min(units)
+            .max(1);
+        let per = units.div_ceil(threads);
+        let base = src.data().as_ptr() as usize;
+        let run = |u0: usize| {
+            let mut s = mx_f32::Scratch::new();
+            for u in u0..(u0 + per).min(units) {
+                let (r, t0) = (u / tiles_per_row, (u % tiles_per_row) * tile);
+                let len = tile.min(n - t0);
+                // Row r's values start at element rows[r] of the validated
+                // view, contiguous (stride 1), n of them.
+                let p = (base as *const f32).wrapping_add(rows[r] as usize + t0);
+                tile_at(r, t0, len, p, &mut s);
+            }
+        };
+        if threads == 1 {
+            run(0);
+        } else {
+            use rayon::prelude::*;
+            (0..threads).into_par_iter().for_each(|c| run(c * per));
+        }
+        return Ok(());
+    }
+    let mut buf = vec![0f32; MX_TILE.next_multiple_of(tile)];
+    let mut s = mx_f32::Scratch::new();
     for (r, &start) in rows.iter().enumerate() {
         let mut t0 = 0;
         while t0 < n {
-            let len = tile.min(n - t0);
+            let len = buf.len().min(n - t0);
             let off = start + t0 as isize * last_stride;
             let v = ArrayView::new(
                 src.dtype(),
@@ -356,59 +417,10 @@ fn encode_mx_f32(
                 &mut ArrayViewMut::from_slice(&mut buf[..len], &[len])?,
                 CastMode::Default,
             )?;
-            let nb = len / sp.block;
-            // Pass 1: each block's largest magnitude, from the bits.
-            for (b, vals) in buf[..len].chunks_exact(sp.block).enumerate() {
-                amax[b] = vals
-                    .iter()
-                    .fold(0u32, |m, v| m.max(v.to_bits() & 0x7fff_ffff));
+            for i in (0..len).step_by(tile) {
+                let m = tile.min(len - i);
+                tile_at(r, t0 + i, m, buf[i..].as_ptr(), &mut s);
             }
-            // Pass 2: each block's scale and its exact reciprocal.
-            for b in 0..nb {
-                let amax_bits = amax[b];
-                if amax_bits >= 0x7f80_0000 {
-                    // A special block: NaN scale, elements encoded unscaled (as
-                    // the f64 path does; they decode to NaN through the scale).
-                    sc[b] = f32::NAN;
-                    inv[b] = 1.0;
-                    continue;
-                }
-                let e = if amax_bits == 0 {
-                    -127
-                } else {
-                    let amax = f32::from_bits(amax_bits) as f64;
-                    let e0 = floor_log2(amax) - sp.emax;
-                    let e1 = if rule == ScaleRule::Ceil && amax > sp.max_element * pow2(e0) {
-                        e0 + 1
-                    } else {
-                        e0
-                    };
-                    e1.clamp(-127, 127)
-                };
-                sc[b] = pow2(e) as f32;
-                inv[b] = pow2(-e) as f32;
-            }
-            // Pass 3: every element over its block's scale.
-            for (vals, &k) in buf[..len].chunks_exact_mut(sp.block).zip(&inv[..nb]) {
-                if float_el {
-                    for v in vals.iter_mut() {
-                        *v *= k;
-                    }
-                } else {
-                    for v in vals.iter_mut() {
-                        *v = (*v * k * int_unit).round_ties_even();
-                    }
-                }
-            }
-            let s0 = r * blocks_per_row + t0 / sp.block;
-            let sv = ArrayView::from_slice(&sc[..nb], &[nb])?;
-            let mut so = ArrayViewMut::contiguous(sp.scale, &[nb], &mut scales[s0..s0 + nb])?;
-            cast_with(exec, &sv, &mut so, CastMode::Saturating)?;
-            let c0 = (r * n + t0) / vpb;
-            let cv = ArrayView::from_slice(&buf[..len], &[len])?;
-            let mut co =
-                ArrayViewMut::contiguous(sp.element, &[len], &mut codes[c0..c0 + len / vpb])?;
-            cast_with(exec, &cv, &mut co, CastMode::Saturating)?;
             t0 += len;
         }
     }
