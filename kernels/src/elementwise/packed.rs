@@ -410,6 +410,8 @@ impl Fused {
 mod avx2 {
     use super::{Encode, Fused, GROUP};
     use core::arch::x86_64::*;
+    // Long runs (whose source comes from memory) ask for it ahead.
+    use tessera_generated::runtime::loops::{prefetch_ahead, FAR_BYTES};
 
     /// 32 codes (four vectors of i32, each below 2^BITS) → packed bytes at
     /// group `g` of `dst`.
@@ -463,10 +465,14 @@ mod avx2 {
             let v = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
             _mm256_and_si256(_mm256_andnot_si256(isnan, _mm256_cvttps_epi32(v)), mask)
         };
+        let far = groups * GROUP * 4 >= FAR_BYTES;
         for g in 0..groups {
             // SAFETY: values 32g .. 32g + 32 are inside src, group g inside dst.
             unsafe {
                 let p = src.add(g * GROUP);
+                if far {
+                    prefetch_ahead(p as *const u8, GROUP * 4);
+                }
                 let c = [
                     one(_mm256_loadu_ps(p)),
                     one(_mm256_loadu_ps(p.add(8))),
@@ -493,11 +499,15 @@ mod avx2 {
         code: impl Fn(__m256) -> __m256i,
         nan_fix: impl Fn(__m256, __m256i) -> __m256i,
     ) {
+        let far = groups * GROUP * 4 >= FAR_BYTES;
         for g in 0..groups {
             // SAFETY: values 32g .. 32g + 32 are inside src, group g inside
             // dst; the caller runs with AVX2.
             unsafe {
                 let p = src.add(g * GROUP);
+                if far {
+                    prefetch_ahead(p as *const u8, GROUP * 4);
+                }
                 let x = [
                     _mm256_loadu_ps(p),
                     _mm256_loadu_ps(p.add(8)),

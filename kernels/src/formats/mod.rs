@@ -353,7 +353,9 @@ fn encode_mx_f32(
         ceil: rule == ScaleRule::Ceil,
         int_unit: (sp.element.info().float.is_none()).then(|| pow2(sp.fraction_bits as i32) as f32),
     };
-    let enc = mx_f32::MxEncoder::new(tier, mx, sp.element, sp.scale);
+    let in_place = src.dtype() == DType::F32 && last_stride == 1;
+    let far = in_place && rows.len() * n * 4 >= tessera_generated::runtime::loops::FAR_BYTES;
+    let enc = mx_f32::MxEncoder::new(tier, mx, sp.element, sp.scale, far);
     let tile = enc.tile();
     let blocks_per_row = n / sp.block;
     let (cp, sp_out) = (codes.as_mut_ptr() as usize, scales.as_mut_ptr() as usize);
@@ -370,7 +372,7 @@ fn encode_mx_f32(
             s,
         )
     };
-    if src.dtype() == DType::F32 && last_stride == 1 {
+    if in_place {
         let tiles_per_row = n.div_ceil(tile);
         let units = rows.len() * tiles_per_row;
         let threads = crate::elementwise::call_threads(exec, rows.len() * n)

@@ -167,6 +167,8 @@ pub(super) struct MxEncoder {
     /// Elements per code byte.
     per_byte: usize,
     avx2: bool,
+    /// The sources come from memory: ask for them ahead.
+    far: bool,
 }
 
 /// Scratch for one thread: a tile of scaled values, its scales, and one code
@@ -188,13 +190,16 @@ impl Scratch {
 }
 
 impl MxEncoder {
-    pub fn new(tier: Tier, rule: MxRule, element: DType, scale: DType) -> MxEncoder {
+    /// The encoder of `rule` into `element` codes and `scale` scales on
+    /// `tier`; `far`: its sources are long runs in memory (not in cache).
+    pub fn new(tier: Tier, rule: MxRule, element: DType, scale: DType, far: bool) -> MxEncoder {
         MxEncoder {
             rule,
             elements: Kernel::new(tier, element),
             scales: Kernel::new(tier, scale),
             per_byte: element.info().values_per_byte as usize,
             avx2: crate::tier::runs_avx2(tier),
+            far,
         }
     }
 
@@ -224,7 +229,9 @@ impl MxEncoder {
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
             // SAFETY: forwarded; the tier runs AVX2; the scratch holds a tile.
-            unsafe { avx2::scale_blocks(&self.rule, src, nb, &mut s.scaled, &mut s.scales) };
+            unsafe {
+                avx2::scale_blocks(&self.rule, self.far, src, nb, &mut s.scaled, &mut s.scales)
+            };
         } else {
             // SAFETY: forwarded.
             unsafe { scale_blocks(&self.rule, src, nb, &mut s.scaled, &mut s.scales) };
@@ -284,16 +291,18 @@ unsafe fn scale_blocks(
 mod avx2 {
     use super::MxRule;
     use core::arch::x86_64::*;
+    use tessera_generated::runtime::loops::prefetch_ahead;
 
     /// [`super::scale_blocks`] with AVX2: the same operations on 8 lanes, so
     /// the same bits. Blocks of 16, 32 or 64 take a kernel unrolled for them,
-    /// other sizes the portable pass.
+    /// other sizes the portable pass. `far`: ask for the source ahead.
     ///
     /// # Safety
     /// As [`super::scale_blocks`], on a CPU with AVX2.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn scale_blocks(
         r: &MxRule,
+        far: bool,
         src: *const f32,
         nb: usize,
         scaled: &mut [f32],
@@ -302,24 +311,26 @@ mod avx2 {
         // SAFETY (every arm): forwarded.
         unsafe {
             match (r.block, r.int_unit.is_some()) {
-                (16, false) => blocks::<16, false>(r, src, nb, scaled, scales),
-                (16, true) => blocks::<16, true>(r, src, nb, scaled, scales),
-                (32, false) => blocks::<32, false>(r, src, nb, scaled, scales),
-                (32, true) => blocks::<32, true>(r, src, nb, scaled, scales),
-                (64, false) => blocks::<64, false>(r, src, nb, scaled, scales),
-                (64, true) => blocks::<64, true>(r, src, nb, scaled, scales),
+                (16, false) => blocks::<16, false>(r, far, src, nb, scaled, scales),
+                (16, true) => blocks::<16, true>(r, far, src, nb, scaled, scales),
+                (32, false) => blocks::<32, false>(r, far, src, nb, scaled, scales),
+                (32, true) => blocks::<32, true>(r, far, src, nb, scaled, scales),
+                (64, false) => blocks::<64, false>(r, far, src, nb, scaled, scales),
+                (64, true) => blocks::<64, true>(r, far, src, nb, scaled, scales),
                 _ => super::scale_blocks(r, src, nb, scaled, scales),
             }
         }
     }
 
-    /// Blocks of `B` values; `INT`: an integer element (`r.int_unit` is set).
+    /// Blocks of `B` values; `INT`: an integer element (`r.int_unit` is set);
+    /// `far`: the source comes from memory, asked for ahead.
     ///
     /// # Safety
     /// As [`scale_blocks`], with `r.block == B`.
     #[target_feature(enable = "avx2")]
     unsafe fn blocks<const B: usize, const INT: bool>(
         r: &MxRule,
+        far: bool,
         src: *const f32,
         nb: usize,
         scaled: &mut [f32],
@@ -334,6 +345,9 @@ mod avx2 {
             // scratch (checked above); loads and stores are unaligned.
             unsafe {
                 let p = src.add(k * B);
+                if far {
+                    prefetch_ahead(p as *const u8, 4 * B);
+                }
                 let mut m = _mm256_setzero_si256();
                 for j in (0..B).step_by(8) {
                     let v = _mm256_loadu_si256(p.add(j) as *const __m256i);
