@@ -6,13 +6,13 @@
 //! of [`f32_data`], then D → f32 over the codes that cast produced (so they are
 //! valid), both in the default mode, one thread, on each vector tier the CPU
 //! runs (avx2, avx512), one table each. Sub-byte
-//! dtypes are packed (n values in n / values_per_byte bytes). Each row is the
-//! fastest of the timed calls made in `--time` seconds (at least [`RUNS`]),
-//! after one untimed call; GB/s counts bytes read plus bytes written. The
-//! reference is a memcpy (`copy_from_slice`) of the f32 buffer, timed the
-//! same way before and after the rows (the faster of both), its GB/s counting
-//! source plus destination. On a host whose bandwidth drifts, more samples
-//! bring both the rows and the reference nearer their peaks.
+//! dtypes are packed (n values in n / values_per_byte bytes). The reference is
+//! a memcpy (`copy_from_slice`) of the f32 buffer, its GB/s counting source
+//! plus destination. Each row alternates one call of its cast with one memcpy
+//! for `--time` seconds (at least [`RUNS`] of each, after one untimed call of
+//! each) and compares the fastest cast with the fastest memcpy of that same
+//! window, so that a host whose bandwidth drifts from minute to minute moves
+//! both sides of a ratio together; GB/s counts bytes read plus bytes written.
 //!
 //! The group is slow at the default size (60 casts of 64 MiB of f32), so it
 //! runs only when a filter names it, never in a plain or `--quick` run of
@@ -39,6 +39,15 @@ pub struct Row {
     pub from_f32: bool,
     /// GB/s (bytes read + written over the best call's time), or the error.
     pub gbps: Result<f64, String>,
+    /// The memcpy's GB/s in the same window (read + written).
+    pub memcpy_gbps: f64,
+}
+
+impl Row {
+    /// GB/s over the memcpy of the row's window (an error for a failed row).
+    pub fn ratio(&self) -> Result<f64, &String> {
+        self.gbps.as_ref().map(|g| g / self.memcpy_gbps)
+    }
 }
 
 /// What the sweep measured.
@@ -48,7 +57,8 @@ pub struct Sweep {
     pub tier: Tier,
     /// Elements per array.
     pub n: usize,
-    /// memcpy of the f32 buffer, GB/s (read + written).
+    /// The fastest memcpy of the f32 buffer over every row's window, GB/s
+    /// (read + written).
     pub memcpy_gbps: f64,
     /// Seconds of samples per row.
     pub secs: f64,
@@ -67,20 +77,34 @@ pub fn dtype_bytes(dtype: DType, n: usize) -> usize {
     }
 }
 
-/// Seconds of the fastest call of `f` among those made in `secs` seconds
-/// (at least `RUNS`), after one untimed call.
-fn best_of<F: FnMut() -> Result<(), String>>(secs: f64, mut f: F) -> Result<f64, String> {
-    f()?;
-    let mut best = f64::INFINITY;
+/// Seconds of the fastest call of `f` and of `g` when the two alternate for
+/// `secs` seconds (at least `RUNS` calls of each), after one untimed call of
+/// each; `g`'s time is measured even when `f` fails (then `f`'s error).
+fn best_interleaved<F, G>(secs: f64, mut f: F, mut g: G) -> (Result<f64, String>, f64)
+where
+    F: FnMut() -> Result<(), String>,
+    G: FnMut(),
+{
+    let time = |h: &mut dyn FnMut()| {
+        let t = Instant::now();
+        h();
+        t.elapsed().as_secs_f64()
+    };
+    g();
+    let mut ok = f();
+    let (mut best_f, mut best_g) = (f64::INFINITY, f64::INFINITY);
     let start = Instant::now();
     let mut runs = 0;
     while runs < RUNS || start.elapsed().as_secs_f64() < secs {
-        let t = Instant::now();
-        f()?;
-        best = best.min(t.elapsed().as_secs_f64());
+        if ok.is_ok() {
+            let mut r = Ok(());
+            best_f = best_f.min(time(&mut || r = f()));
+            ok = r;
+        }
+        best_g = best_g.min(time(&mut g));
         runs += 1;
     }
-    Ok(best.max(1e-9))
+    (ok.map(|()| best_f.max(1e-9)), best_g.max(1e-9))
 }
 
 fn cast(
@@ -106,14 +130,10 @@ pub fn sweep(exec: &Exec, bytes: usize, only: &[DType], secs: f64) -> Sweep {
     let mut copy = vec![0u8; f32_bytes];
     let mut back = vec![0u8; f32_bytes];
     let mut memcpy = || {
-        best_of(secs, || {
-            copy.copy_from_slice(src);
-            std::hint::black_box(&mut copy);
-            Ok(())
-        })
-        .expect("a memcpy does not fail")
+        copy.copy_from_slice(src);
+        std::hint::black_box(&mut copy);
     };
-    let memcpy_before = memcpy();
+    let copy_gbps = |s: f64| 2.0 * f32_bytes as f64 / s / 1e9;
     let mut rows = Vec::new();
     for dtype in DType::ALL
         .into_iter()
@@ -122,29 +142,39 @@ pub fn sweep(exec: &Exec, bytes: usize, only: &[DType], secs: f64) -> Sweep {
         let d_bytes = dtype_bytes(dtype, n);
         let moved = (f32_bytes + d_bytes) as f64;
         let mut codes = vec![0u8; d_bytes];
-        let to = best_of(secs, || cast(exec, DType::F32, src, dtype, &mut codes, n));
+        let (to, m) = best_interleaved(
+            secs,
+            || cast(exec, DType::F32, src, dtype, &mut codes, n),
+            &mut memcpy,
+        );
         let ok = to.is_ok();
         rows.push(Row {
             dtype,
             from_f32: true,
             gbps: to.map(|s| moved / s / 1e9),
+            memcpy_gbps: copy_gbps(m),
         });
-        let from = if ok {
-            best_of(secs, || cast(exec, dtype, &codes, DType::F32, &mut back, n))
+        let (from, m) = if ok {
+            best_interleaved(
+                secs,
+                || cast(exec, dtype, &codes, DType::F32, &mut back, n),
+                &mut memcpy,
+            )
         } else {
-            Err("no codes: the cast from f32 failed".to_string())
+            (Err("no codes: the cast from f32 failed".to_string()), m)
         };
         rows.push(Row {
             dtype,
             from_f32: false,
             gbps: from.map(|s| moved / s / 1e9),
+            memcpy_gbps: copy_gbps(m),
         });
     }
-    let memcpy_s = memcpy_before.min(memcpy());
+    let memcpy_gbps = rows.iter().map(|r| r.memcpy_gbps).fold(0.0, f64::max);
     Sweep {
         tier: exec.resolve_tier().unwrap_or(Tier::Scalar),
         n,
-        memcpy_gbps: 2.0 * f32_bytes as f64 / memcpy_s / 1e9,
+        memcpy_gbps,
         secs,
         rows,
     }
@@ -155,11 +185,7 @@ impl Sweep {
     pub fn below(&self) -> Vec<&Row> {
         self.rows
             .iter()
-            .filter(|r| {
-                r.gbps
-                    .as_ref()
-                    .map_or(true, |g| g / self.memcpy_gbps < TARGET)
-            })
+            .filter(|r| r.ratio().map_or(true, |q| q < TARGET))
             .collect()
     }
 
@@ -168,7 +194,7 @@ impl Sweep {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "{NAME}  (every cast to and from f32, default mode, {} tier, 1 thread; {} f32 = {:.1} MiB; fastest call of {} s of samples, at least {RUNS}; GB/s = bytes read + written)",
+            "{NAME}  (every cast to and from f32, default mode, {} tier, 1 thread; {} f32 = {:.1} MiB; fastest call of {} s of samples alternating with a memcpy, at least {RUNS} each; GB/s = bytes read + written; x memcpy = over the memcpy of the row's own window)",
             self.tier.name(),
             self.n,
             (self.n * 4) as f64 / (1u64 << 20) as f64,
@@ -176,26 +202,27 @@ impl Sweep {
         );
         let _ = writeln!(
             s,
-            "  {:<12}  {:<9}  {:>9}  {:>8}  result",
-            "dtype", "direction", "GB/s", "x memcpy"
+            "  {:<12}  {:<9}  {:>9}  {:>11}  {:>8}  result",
+            "dtype", "direction", "GB/s", "memcpy GB/s", "x memcpy"
         );
         let _ = writeln!(
             s,
-            "  {:<12}  {:<9}  {:>9.2}  {:>8.2}",
-            "memcpy", "f32", self.memcpy_gbps, 1.0
+            "  {:<12}  {:<9}  {:>9.2}  {:>11.2}  {:>8.2}  (the fastest memcpy of every window)",
+            "memcpy", "f32", self.memcpy_gbps, self.memcpy_gbps, 1.0
         );
         for r in &self.rows {
             let dir = if r.from_f32 { "f32 -> D" } else { "D -> f32" };
             match &r.gbps {
                 Ok(g) => {
-                    let ratio = g / self.memcpy_gbps;
+                    let ratio = g / r.memcpy_gbps;
                     let verdict = if ratio >= TARGET { "ok" } else { "BELOW 0.70" };
                     let _ = writeln!(
                         s,
-                        "  {:<12}  {:<9}  {:>9.2}  {:>8.2}  {verdict}",
+                        "  {:<12}  {:<9}  {:>9.2}  {:>11.2}  {:>8.2}  {verdict}",
                         r.dtype.name(),
                         dir,
                         g,
+                        r.memcpy_gbps,
                         ratio
                     );
                 }

@@ -88,8 +88,9 @@
 //!   the source), so `x memcpy` compares bandwidths. f16 and bf16 outputs must
 //!   equal `half`'s bit for bit except NaN payloads.
 //! * `cast-sweep`: every cast to and from f32 (f32 → D and D → f32 for each
-//!   dtype D), default mode, one thread, on the avx2 tier, best of 5 calls, each
-//!   row's GB/s over a memcpy of the f32 buffer against the 0.70 target, and a
+//!   dtype D), default mode, one thread, on each vector tier, the fastest of
+//!   `--time` seconds of calls alternating with a memcpy of the f32 buffer,
+//!   each row's GB/s over that window's memcpy against the 0.70 target, and a
 //!   count of the rows below it. Slow at the default size, so it runs only when
 //!   a filter names it (`tessera-bench cast-sweep`, or `cast-sweep:u4,i8` for
 //!   some dtypes only), not in a run of every group or `--quick`; in `--json` mode its table goes to stderr.
