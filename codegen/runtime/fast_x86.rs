@@ -6,12 +6,13 @@
 
 use super::cast::CastDst;
 use super::codec::Native;
-use super::loops::Args;
+use super::loops::{prefetch_ahead, Args, FAR_BYTES};
 use super::minifloat::{decode, encode, MiniFloat};
 use core::arch::x86_64::*;
 
 /// f16 → f32 with F16C (`vcvtph2ps`), NaNs made the quiet NaN of their sign;
 /// the saturating mode turns infinities into ±f32::MAX, as the generic cast does.
+/// Runs of 1 MiB of source and more ask for it ahead (`loops::prefetch_ahead`).
 ///
 /// # Safety
 /// As `LoopFn` (contiguous variant), on a CPU with AVX2 and F16C.
@@ -24,8 +25,12 @@ pub unsafe fn f16c_widen<P: MiniFloat, const SAT: bool>(x: &Args) {
     let quiet = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fc0_0000));
     let max = _mm256_set1_ps(f32::MAX);
     let neg_max = _mm256_set1_ps(f32::MIN);
+    let far = 2 * n >= FAR_BYTES;
     let mut i = 0;
     while i + 8 <= n {
+        if far && i % 32 == 0 {
+            prefetch_ahead(src.wrapping_add(i) as *const u8, 64);
+        }
         // SAFETY: elements i..i+8 lie inside both operands (i + 8 <= n).
         unsafe {
             let h = _mm_loadu_si128(src.add(i) as *const __m128i);
@@ -57,7 +62,8 @@ pub unsafe fn f16c_widen<P: MiniFloat, const SAT: bool>(x: &Args) {
 
 /// f32 → f16 with F16C (`vcvtps2ph`, round to nearest even), NaNs made the
 /// quiet NaN of their sign; the saturating mode clamps to ±65504 first (which
-/// keeps NaN: the clamp's NaN operand is the value).
+/// keeps NaN: the clamp's NaN operand is the value). Runs of 1 MiB of source
+/// and more ask for it ahead (`loops::prefetch_ahead`).
 ///
 /// # Safety
 /// As `LoopFn` (contiguous variant), on a CPU with AVX2 and F16C.
@@ -70,8 +76,12 @@ pub unsafe fn f16c_narrow<P: MiniFloat, const SAT: bool>(x: &Args) {
     let neg_max = _mm256_set1_ps(-65504.0);
     let sign16 = _mm256_set1_epi32(0x8000);
     let quiet16 = _mm_set1_epi16(0x7e00);
+    let far = 4 * n >= FAR_BYTES;
     let mut i = 0;
     while i + 8 <= n {
+        if far && i % 16 == 0 {
+            prefetch_ahead(src.wrapping_add(i) as *const u8, 64);
+        }
         // SAFETY: elements i..i+8 lie inside both operands (i + 8 <= n).
         unsafe {
             let mut f = _mm256_loadu_ps(src.add(i));
