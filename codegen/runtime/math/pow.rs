@@ -185,15 +185,7 @@ const FAST_LOG2_ATANH: [f64; 6] = [
 ];
 
 /// ln2^k / k!, k = 0..=6, for the fast variant.
-const FAST_EXP2_TAYLOR: [f64; 7] = [
-    1.0,
-    0.6931471805599453,
-    0.24022650695910072,
-    0.05550410866482158,
-    0.009618129107628477,
-    0.0013333558146428443,
-    0.0001540353039338161,
-];
+const FAST_EXP2_TAYLOR: [f64; 7] = exp2_taylor::<7>();
 
 /// x raised to the power y, faster (shorter polynomials).
 ///

@@ -243,6 +243,18 @@ const EXP2_TAYLOR: [f64; 10] = [
     1.01780860092397e-07,
 ];
 
+/// The first `K` terms of [`EXP2_TAYLOR`] (shorter series for the fast
+/// variants).
+pub const fn exp2_taylor<const K: usize>() -> [f64; K] {
+    let mut out = [0.0; K];
+    let mut i = 0;
+    while i < K {
+        out[i] = EXP2_TAYLOR[i];
+        i += 1;
+    }
+    out
+}
+
 /// 2^t for |t| ≤ 200 (relative error below 2^-38); exact for integer t.
 #[inline(always)]
 pub fn exp2_core_f64(t: f64) -> f64 {
