@@ -381,7 +381,7 @@ fn encode_mx_f32(
         let per = units.div_ceil(threads);
         let base = src.data().as_ptr() as usize;
         let run = |u0: usize| {
-            let mut s = mx_f32::Scratch::new();
+            let mut s = mx_f32::Scratch::new(&enc);
             for u in u0..(u0 + per).min(units) {
                 let (r, t0) = (u / tiles_per_row, (u % tiles_per_row) * tile);
                 let len = tile.min(n - t0);
@@ -400,7 +400,7 @@ fn encode_mx_f32(
         return Ok(());
     }
     let mut buf = vec![0f32; MX_TILE.next_multiple_of(tile)];
-    let mut s = mx_f32::Scratch::new();
+    let mut s = mx_f32::Scratch::new(&enc);
     for (r, &start) in rows.iter().enumerate() {
         let mut t0 = 0;
         while t0 < n {

@@ -1,6 +1,7 @@
 //! The MX encoder of f32 values, tile by tile in L1.
 //!
-//! A tile is at most [`TILE`] values, a whole number of blocks. One pass over
+//! A tile is at most [`TILE`] values (or one block, where a block is
+//! longer), a whole number of blocks. One pass over
 //! its source takes each block's largest magnitude from the bits (`|x|`'s bit
 //! pattern orders like its value, NaN and infinity above every finite value),
 //! the block's scale 2^e from it ([`MxRule::scale`]), and the values times the
@@ -180,11 +181,14 @@ pub(super) struct Scratch {
 }
 
 impl Scratch {
-    pub fn new() -> Scratch {
+    /// Scratch for `enc`'s tiles (more than [`TILE`] values where one block
+    /// is longer).
+    pub fn new(enc: &MxEncoder) -> Scratch {
+        let tile = enc.tile();
         Scratch {
-            scaled: vec![0.0; TILE],
-            scales: vec![0.0; TILE],
-            codes: vec![0; TILE],
+            scaled: vec![0.0; tile],
+            scales: vec![0.0; tile / enc.rule.block],
+            codes: vec![0; tile],
         }
     }
 }
@@ -369,6 +373,53 @@ mod avx2 {
                     }
                     _mm256_storeu_ps(q.add(j), y);
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MxEncoder, MxRule, Scratch};
+    use crate::DType;
+
+    /// Blocks the AVX2 pass has no unrolled kernel for (48) and longer than a
+    /// tile (2048): every value 1.0 in e4m3fn (largest 448 = 1.75 · 2^8) takes
+    /// the scale 2^-8 (UE8M0 code 127 - 8) and the element 256 (exponent
+    /// field 8 + 7, mantissa 0: code 0x78), on every tier.
+    #[test]
+    fn odd_and_long_blocks() {
+        for block in [48usize, 2048] {
+            let rule = MxRule {
+                block,
+                emax: 8,
+                max_fraction: 448f32.to_bits() & 0x007f_ffff,
+                ceil: false,
+                int_unit: None,
+            };
+            for tier in crate::available_tiers() {
+                let enc = MxEncoder::new(tier, rule, DType::E4m3fn, DType::E8m0fnu, false);
+                let n = enc.tile();
+                assert!(n >= block && n.is_multiple_of(block));
+                let x = vec![1.0f32; n];
+                let mut codes = vec![0u8; n];
+                let mut scales = vec![0u8; n / block];
+                let mut s = Scratch::new(&enc);
+                // SAFETY: x holds n values, codes n bytes, scales n / block.
+                unsafe {
+                    enc.encode(
+                        x.as_ptr(),
+                        n,
+                        codes.as_mut_ptr(),
+                        scales.as_mut_ptr(),
+                        &mut s,
+                    )
+                };
+                assert!(
+                    scales.iter().all(|&c| c == 119),
+                    "{tier} {block}: {scales:?}"
+                );
+                assert!(codes.iter().all(|&c| c == 0x78), "{tier} {block}");
             }
         }
     }
