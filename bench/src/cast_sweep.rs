@@ -212,9 +212,8 @@ impl Sweep {
         );
         for r in &self.rows {
             let dir = if r.from_f32 { "f32 -> D" } else { "D -> f32" };
-            match &r.gbps {
-                Ok(g) => {
-                    let ratio = g / r.memcpy_gbps;
+            match (&r.gbps, r.ratio()) {
+                (Ok(g), Ok(ratio)) => {
                     let verdict = if ratio >= TARGET { "ok" } else { "BELOW 0.70" };
                     let _ = writeln!(
                         s,
@@ -226,7 +225,7 @@ impl Sweep {
                         ratio
                     );
                 }
-                Err(e) => {
+                (Err(e), _) | (_, Err(e)) => {
                     let _ = writeln!(s, "  {:<12}  {:<9}  FAILED: {e}", r.dtype.name(), dir);
                 }
             }

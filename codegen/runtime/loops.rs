@@ -151,12 +151,12 @@ pub const FAR_BYTES: usize = 1 << 20;
 
 /// Bytes past the block being read whose cache lines the narrowing loop asks
 /// for. On 64 MiB casts from f32 (Zen 3, one core, `tessera-bench
-/// cast-sweep`) the 8-bit float encoders went from 0.72–0.85 of a memcpy to
+/// cast-sweep`) the 8-bit float encoders went from 0.72–0.90 of a memcpy to
 /// 0.87–1.02 with requests this far ahead: the hardware prefetcher alone
 /// falls behind a loop with this much arithmetic per byte. The fused packed
 /// encoders and the MX encoder of the `tessera` crate use the same requests
-/// (f32 → i4, u4, u1 from 0.76–0.85 to 0.92–1.13; f32 → e2m1fn from
-/// 0.68–0.79 to 0.77–0.99; MXFP8 encode from 6.9–7.0 to 8.2–9.3 GB/s).
+/// (f32 → i4, u4, u1 from 0.76–0.87 to 0.92–1.13; f32 → e2m1fn from
+/// 0.67–0.79 to 0.77–0.99; MXFP8 encode from 6.2–7.0 to 7.8–9.3 GB/s).
 pub const AHEAD_BYTES: usize = 2048;
 
 /// Ask for the cache lines of the `len` bytes `AHEAD_BYTES` past `p`: a hint,

@@ -151,17 +151,14 @@ fn derive(d: DType, saturating: bool) -> Option<Fused> {
         (Some(Encode::Float { nan, .. }), Some(lut)) => mini_model(&lut, bits, nan),
         _ => None,
     };
-    let enc = match mini {
-        Some(m)
-            if agrees(&Fused {
+    let enc = mini
+        .filter(|&m| {
+            agrees(&Fused {
                 enc: Some(m),
                 ..fused
-            }) =>
-        {
-            Some(m)
-        }
-        _ => enc,
-    };
+            })
+        })
+        .or(enc);
     Some(Fused { enc, ..fused })
 }
 
@@ -465,39 +462,23 @@ mod avx2 {
             let v = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
             _mm256_and_si256(_mm256_andnot_si256(isnan, _mm256_cvttps_epi32(v)), mask)
         };
-        let far = groups * GROUP * 4 >= FAR_BYTES;
-        for g in 0..groups {
-            // SAFETY: values 32g .. 32g + 32 are inside src, group g inside dst.
-            unsafe {
-                let p = src.add(g * GROUP);
-                if far {
-                    prefetch_ahead(p as *const u8, GROUP * 4);
-                }
-                let c = [
-                    one(_mm256_loadu_ps(p)),
-                    one(_mm256_loadu_ps(p.add(8))),
-                    one(_mm256_loadu_ps(p.add(16))),
-                    one(_mm256_loadu_ps(p.add(24))),
-                ];
-                store::<BITS>(c, dst, g);
-            }
-        }
+        // SAFETY: forwarded from this function's contract.
+        unsafe { each_group::<BITS>(src, dst, groups, |x| x.map(one)) };
     }
 
-    /// The group loop of the float encoders: `code` on every vector of a
-    /// group, `nan_fix` on each only when the group holds a NaN (rare: one
-    /// test per group), then the packed bytes.
+    /// The group loop of every encoder: the four vectors of each group of 32
+    /// values through `codes`, then the packed bytes; long runs ask for their
+    /// source ahead.
     ///
     /// # Safety
     /// As `Fused::encode`, for `groups * 32` values; called from an AVX2
     /// function, into which it is inlined.
     #[inline(always)]
-    unsafe fn float_groups<const BITS: u32>(
+    unsafe fn each_group<const BITS: u32>(
         src: *const f32,
         dst: *mut u8,
         groups: usize,
-        code: impl Fn(__m256) -> __m256i,
-        nan_fix: impl Fn(__m256, __m256i) -> __m256i,
+        codes: impl Fn([__m256; 4]) -> [__m256i; 4],
     ) {
         let far = groups * GROUP * 4 >= FAR_BYTES;
         for g in 0..groups {
@@ -514,19 +495,40 @@ mod avx2 {
                     _mm256_loadu_ps(p.add(16)),
                     _mm256_loadu_ps(p.add(24)),
                 ];
-                let mut c = x.map(&code);
-                let any = _mm256_or_ps(
-                    _mm256_cmp_ps::<_CMP_UNORD_Q>(x[0], x[1]),
-                    _mm256_cmp_ps::<_CMP_UNORD_Q>(x[2], x[3]),
-                );
-                if _mm256_movemask_ps(any) != 0 {
-                    for (ci, &xi) in c.iter_mut().zip(&x) {
-                        *ci = nan_fix(xi, *ci);
-                    }
-                }
-                store::<BITS>(c, dst, g);
+                store::<BITS>(codes(x), dst, g);
             }
         }
+    }
+
+    /// The group loop of the float encoders: `code` on every vector of a
+    /// group, `nan_fix` on each only when the group holds a NaN (rare: one
+    /// test per group).
+    ///
+    /// # Safety
+    /// As [`each_group`].
+    #[inline(always)]
+    unsafe fn float_groups<const BITS: u32>(
+        src: *const f32,
+        dst: *mut u8,
+        groups: usize,
+        code: impl Fn(__m256) -> __m256i,
+        nan_fix: impl Fn(__m256, __m256i) -> __m256i,
+    ) {
+        let codes = |x: [__m256; 4]| {
+            let mut c = x.map(&code);
+            let any = _mm256_or_ps(
+                _mm256_cmp_ps::<_CMP_UNORD_Q>(x[0], x[1]),
+                _mm256_cmp_ps::<_CMP_UNORD_Q>(x[2], x[3]),
+            );
+            if _mm256_movemask_ps(any) != 0 {
+                for (ci, &xi) in c.iter_mut().zip(&x) {
+                    *ci = nan_fix(xi, *ci);
+                }
+            }
+            c
+        };
+        // SAFETY: forwarded from this function's contract.
+        unsafe { each_group::<BITS>(src, dst, groups, codes) };
     }
 
     /// Sign-magnitude float codes by thresholds.

@@ -14,6 +14,7 @@
 //! tier and at every thread count.
 
 use crate::elementwise::packed::{fused, Fused};
+use crate::elementwise::tile::pack;
 use crate::{cast_index, Args, DType, LoopFn, Tier, Variant};
 
 /// Most values per tile: 4 KiB of f32 scratch beside the source, in L1.
@@ -144,15 +145,9 @@ impl Kernel {
                 // in `codes` for a packed dtype, whose length the caller gives).
                 unsafe { f(&args) };
                 if per_byte > 1 {
-                    let mask = ((1u32 << bits) - 1) as u8;
-                    for (k, group) in codes[..n].chunks_exact(per_byte).enumerate() {
-                        let mut byte = 0u8;
-                        for (j, &c) in group.iter().enumerate() {
-                            byte |= (c & mask) << (8 - bits as usize * (j + 1));
-                        }
-                        // SAFETY: byte k < n / per_byte lies inside `dst`.
-                        unsafe { dst.add(k).write(byte) };
-                    }
+                    // SAFETY: the caller gives n / per_byte bytes at `dst`.
+                    let packed = unsafe { core::slice::from_raw_parts_mut(dst, n / per_byte) };
+                    pack(&codes[..n], bits, per_byte, packed);
                 }
             }
         }
@@ -165,8 +160,6 @@ pub(super) struct MxEncoder {
     rule: MxRule,
     elements: Kernel,
     scales: Kernel,
-    /// Elements per code byte.
-    per_byte: usize,
     avx2: bool,
     /// The sources come from memory: ask for them ahead.
     far: bool,
@@ -201,7 +194,6 @@ impl MxEncoder {
             rule,
             elements: Kernel::new(tier, element),
             scales: Kernel::new(tier, scale),
-            per_byte: element.info().values_per_byte as usize,
             avx2: crate::tier::runs_avx2(tier),
             far,
         }
@@ -251,7 +243,6 @@ impl MxEncoder {
             self.scales.run(s.scales.as_ptr(), nb, scales, &mut s.codes);
             self.elements.run(s.scaled.as_ptr(), n, codes, &mut s.codes);
         }
-        debug_assert!(n.is_multiple_of(self.per_byte));
     }
 }
 
