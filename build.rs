@@ -8,7 +8,6 @@ fn main() {
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     println!("cargo:rerun-if-changed=spec");
     println!("cargo:rerun-if-changed=codegen/src");
-    println!("cargo:rerun-if-changed=codegen/templates");
     let spec = match tessera_codegen::load_spec(&root.join("spec")) {
         Ok(s) => s,
         Err(e) => {

@@ -2,17 +2,20 @@
 // Do not edit: change spec/ (or codegen/) and rebuild; CI fails when this file
 // differs from what the spec produces.
 //! The generated layer of tessera: the dtype, kind, tier and format catalogues
-//! of `spec/`, one elementwise kernel per (kind, dtype, loop variant) on every
-//! tier, and one dispatch table per tier. Users depend on the `tessera` crate,
-//! which re-exports this API.
+//! of `spec/`, the codec of every parameterised float, the registry of kernels
+//! (one per kind, dtype and loop variant, and one per cast) and the [`tier!`]
+//! macro with which each tier's crate (`tiers/<name>/`) instantiates every
+//! kernel under its target features. Users depend on the `tessera` crate, which
+//! re-exports this API.
 //!
-//! Spec summary: 30 dtypes, 79 kinds, 4826 kernels per tier, tiers: scalar, avx2, avx512.
+//! Spec summary: 30 dtypes, 79 kinds, 4826 kernels and 3600 casts per tier, tiers: scalar, avx2, avx512.
 
-#![allow(clippy::missing_safety_doc)]
-#![allow(clippy::too_many_arguments)]
+#![deny(missing_docs)]
 
-#[path = "../codegen/runtime/mod.rs"]
-pub mod runtime;
+/// The hand-written runtime the kernels instantiate (crate `tessera-runtime`).
+pub use tessera_runtime as runtime;
+#[doc(hidden)]
+pub use num_complex as __num_complex;
 
 #[rustfmt::skip]
 pub mod catalog;
@@ -21,21 +24,7 @@ pub mod codecs;
 #[rustfmt::skip]
 pub mod table;
 #[rustfmt::skip]
-pub mod tier_scalar;
-#[rustfmt::skip]
-pub mod casts_scalar;
-#[cfg(target_arch = "x86_64")]
-#[rustfmt::skip]
-pub mod tier_avx2;
-#[cfg(target_arch = "x86_64")]
-#[rustfmt::skip]
-pub mod casts_avx2;
-#[cfg(target_arch = "x86_64")]
-#[rustfmt::skip]
-pub mod tier_avx512;
-#[cfg(target_arch = "x86_64")]
-#[rustfmt::skip]
-pub mod casts_avx512;
+mod tiers;
 
 pub use catalog::{DType, Format, Kind, Tier};
 pub use runtime::loops::{Args, LoopFn};

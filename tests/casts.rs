@@ -38,6 +38,7 @@ use oracle::values::{
 };
 use std::collections::BTreeSet;
 use std::time::Instant;
+use tessera::tier::cast_table;
 use tessera_generated::{cast_index, variants_for, Class, DType, LoopFn, Tier, Variant};
 
 // ------------------------------------------------------------------ records
@@ -65,7 +66,7 @@ fn cast_line(src: DType, dst: DType, sat: bool, tier: Tier, v: Variant) -> Strin
 
 /// The cast kernel of a tier, if the tier runs here.
 fn cast_kernel(tier: Tier, src: DType, dst: DType, sat: bool, v: Variant) -> Option<LoopFn> {
-    let table = tier.cast_table()?;
+    let table = cast_table(tier)?;
     let i = cast_index(src, dst, sat, v).expect("every pair has a cast of each one-input variant");
     Some(table[i])
 }
@@ -100,7 +101,7 @@ fn other_tiers() -> Vec<Tier> {
     Tier::ALL
         .iter()
         .copied()
-        .filter(|&t| t != Tier::Scalar && t.available() && t.cast_table().is_some())
+        .filter(|&t| t != Tier::Scalar && t.available() && cast_table(t).is_some())
         .collect()
 }
 

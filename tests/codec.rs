@@ -79,7 +79,7 @@ fn rt<P: MiniFloat>(dtype: DType) -> Rt {
 /// dispatch (a dtype added to the spec is included with no edit here).
 fn runtimes() -> Vec<Rt> {
     struct ToRt;
-    impl ParamsVisitor for ToRt {
+    impl ParamsVisitor<DType> for ToRt {
         type Out = Rt;
         fn visit<P: MiniFloat>(self, dtype: DType) -> Rt {
             rt::<P>(dtype)

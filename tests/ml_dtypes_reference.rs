@@ -69,7 +69,7 @@ fn check<P: MiniFloat>(name: &str) {
 /// dispatch.
 fn check_named(name: &str) {
     struct Check<'a>(&'a str);
-    impl ParamsVisitor for Check<'_> {
+    impl ParamsVisitor<DType> for Check<'_> {
         type Out = ();
         fn visit<P: MiniFloat>(self, _: DType) {
             check::<P>(self.0)

@@ -2,9 +2,10 @@
 //! layer of tessera (the `generated/` directory of the workspace).
 //!
 //! The pipeline is strict parse (every table `deny_unknown_fields`) → semantic
-//! validation ([`SpecError`] names the file, table and key) → emitters (minijinja
-//! templates for the file shells and the loop shells, `quote` for tables) →
-//! formatted text. [`write_if_changed`] touches only files whose content differs.
+//! validation ([`SpecError`] names the file, table and key) → emitters that
+//! write laid-out Rust text (no parser, formatter or template engine: this
+//! crate is on the critical path of every clean build). [`write_if_changed`]
+//! touches only files whose content differs.
 
 #![deny(missing_docs)]
 

@@ -327,8 +327,16 @@ pub struct KernelPlan {
     pub variant: Variant,
     /// function name
     pub fn_name: String,
-    /// the expression the kernel evaluates (a loop shell applied to `x`)
+    /// the function the kernel calls with its arguments (a loop shell of the
+    /// runtime, instantiated)
     pub call: String,
+    /// a second argument of that call, if any: the carrier's contiguous
+    /// kernel of the kind, which the `via` shells run over decoded blocks
+    pub extra: Option<String>,
+    /// the kernel computes through its carrier's kernels (a narrow float:
+    /// casts into the carrier, the carrier's kernel of the kind, a cast
+    /// back); the emitter names the kernels it calls, and `call` is unused
+    pub through: bool,
 }
 
 /// One cast kernel to emit.
@@ -346,6 +354,9 @@ pub struct CastPlan {
     pub fn_name: String,
     /// the generic instantiation it calls
     pub call: String,
+    /// the cast goes through the carrier f32 (see [`Spec::cast_through`]):
+    /// the emitter names the two casts it calls, and `call` is unused
+    pub through: bool,
 }
 
 impl Spec {
@@ -371,12 +382,36 @@ impl Spec {
                                 d.codec(),
                                 v.code()
                             ),
+                            through: Self::cast_through(s, d),
                         });
                     }
                 }
             }
         }
         out
+    }
+
+    /// Whether the cast `src` → `dst` is emitted as two casts through f32,
+    /// `src` → f32 then f32 → `dst` (in the cast's mode), instead of one
+    /// instance of its own: where one side is a narrow float carried in f32,
+    /// the other is not f32 itself, and every value of `src` is exactly an
+    /// f32 (a narrow float, an integer of at most 16 bits, bool), so that the
+    /// first cast is exact and the second rounds the same value the direct
+    /// cast rounds, by the same rule. Not between two integers (or bools),
+    /// which wrap rather than convert through a float.
+    pub fn cast_through(src: &DType, dst: &DType) -> bool {
+        let f32_exact = |d: &DType| match d.class {
+            Class::Float => d.is_mini() && d.carrier == "f32",
+            Class::Bool => true,
+            Class::Int | Class::Uint => d.bits <= 16,
+            Class::Complex => false,
+        };
+        let narrow = |d: &DType| d.class == Class::Float && d.is_mini() && d.carrier == "f32";
+        let integral = |d: &DType| matches!(d.class, Class::Bool | Class::Int | Class::Uint);
+        f32_exact(src)
+            && dst.name != "f32"
+            && (narrow(src) || narrow(dst))
+            && !(integral(src) && integral(dst))
     }
 
     /// Look up a dtype by name.
@@ -409,12 +444,16 @@ impl Spec {
                     continue;
                 }
                 for v in self.variants_for(k.arity) {
+                    let (call, extra) = self.call_for(k, d, v);
+                    let through = d.is_mini() && !k.raw_floats && k.operands == "Same";
                     out.push(KernelPlan {
                         kind: ki,
                         dtype: di,
                         variant: v,
                         fn_name: format!("{}_{}_{}", k.name, d.name, v.name()),
-                        call: self.call_for(k, d, v),
+                        call,
+                        extra,
+                        through,
                     });
                 }
             }
@@ -422,7 +461,7 @@ impl Spec {
         out
     }
 
-    fn call_for(&self, k: &Kind, d: &DType, v: Variant) -> String {
+    fn call_for(&self, k: &Kind, d: &DType, v: Variant) -> (String, Option<String>) {
         let codec = if k.raw_floats && d.class == Class::Float {
             format!("Raw<{}>", d.store_type())
         } else {
@@ -454,22 +493,27 @@ impl Spec {
             // here, with one copy of it per tier and carrier instead of one per
             // dtype and variant.
             let carrier = if d.is_mini() { "f32" } else { d.name.as_str() };
-            return format!(
-                "run{}_via::<{carrier}, {}, {}, {}>(x, {}_{carrier}_contig)",
+            return (
+                format!(
+                    "run{}_via::<{carrier}, {}, {}, {}>",
+                    k.arity,
+                    ins.join(", "),
+                    out,
+                    v.code(),
+                ),
+                Some(format!("{}_{carrier}_contig", k.name)),
+            );
+        }
+        (
+            format!(
+                "run{}::<{}, {}, {}, {}>",
                 k.arity,
                 ins.join(", "),
                 out,
-                v.code(),
-                k.name
-            );
-        }
-        format!(
-            "run{}::<{}, {}, {}, {}>(x)",
-            k.arity,
-            ins.join(", "),
-            out,
-            k.op,
-            v.code()
+                k.op,
+                v.code()
+            ),
+            None,
         )
     }
 }

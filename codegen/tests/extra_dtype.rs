@@ -212,14 +212,179 @@ fn float_kernels(facts: &SpecFacts) -> Vec<(String, String)> {
     out
 }
 
-fn fns(file: &syn::File) -> BTreeMap<String, syn::ItemFn> {
+/// What `tiers.rs` defines, read from the token trees of its macros: the
+/// kernels every tier shares, each tier's own, the order of the two tables,
+/// and each tier's attributes.
+struct Tiers {
+    /// name → (callee, more arguments), the kernels and casts of every tier
+    /// (from `__tier_body!`).
+    shared: BTreeMap<String, (String, Option<String>)>,
+    /// tier → its own entries (from its `tier!` arm).
+    own: BTreeMap<String, BTreeMap<String, (String, Option<String>)>>,
+    /// tier → the attribute its functions get, and the `cfg` of its module.
+    attrs: BTreeMap<String, (String, Option<String>)>,
+    /// The paths of `KERNELS` and of `CASTS`, in table order.
+    kernels: Vec<String>,
+    casts: Vec<String>,
+}
+
+fn macro_tokens(file: &syn::File, name: &str) -> proc_macro2::TokenStream {
     file.items
         .iter()
-        .filter_map(|i| match i {
-            syn::Item::Fn(f) => Some((f.sig.ident.to_string(), f.clone())),
+        .find_map(|i| match i {
+            syn::Item::Macro(m) if m.ident.as_ref().is_some_and(|i| i == name) => {
+                Some(m.mac.tokens.clone())
+            }
             _ => None,
         })
+        .unwrap_or_else(|| panic!("tiers.rs has no macro_rules! {name}"))
+}
+
+fn tokens_text(ts: &[proc_macro2::TokenTree]) -> String {
+    ts.iter()
+        .map(|t| t.to_string())
+        .collect::<String>()
+        .chars()
+        .filter(|c| !c.is_whitespace())
         .collect()
+}
+
+/// The entries `name (callee) [(more)]` of a `__tier_fns!`/`__tier_body!`
+/// body, after its attribute (`$attr`, or a bracketed attribute).
+fn entries(body: proc_macro2::TokenStream) -> BTreeMap<String, (String, Option<String>)> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let toks: Vec<TokenTree> = body.into_iter().collect();
+    let mut i = match &toks[0] {
+        TokenTree::Punct(p) if p.as_char() == '$' => 2,
+        TokenTree::Group(g) if g.delimiter() == Delimiter::Bracket => 1,
+        other => panic!("an entry list starts with its attribute, not {other}"),
+    };
+    let mut out = BTreeMap::new();
+    let paren = |t: Option<&TokenTree>| match t {
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
+            Some(tokens_text(&g.stream().into_iter().collect::<Vec<_>>()))
+        }
+        _ => None,
+    };
+    if toks.get(i).is_some_and(|t| t.to_string() == "$") {
+        return out; // `$($own)*`
+    }
+    while i < toks.len() {
+        let name = match &toks[i] {
+            TokenTree::Ident(id) => id.to_string(),
+            other => panic!("an entry starts with its name, not {other}"),
+        };
+        let callee = paren(toks.get(i + 1)).unwrap_or_else(|| panic!("{name} has no callee"));
+        let more = paren(toks.get(i + 2));
+        i += if more.is_some() { 3 } else { 2 };
+        assert!(
+            out.insert(name.clone(), (callee, more)).is_none(),
+            "{name} twice"
+        );
+    }
+    out
+}
+
+/// Every `NAME! { ... }` invocation's body in `ts`, at any depth.
+fn invocations(ts: proc_macro2::TokenStream, name: &str, out: &mut Vec<proc_macro2::TokenStream>) {
+    use proc_macro2::TokenTree;
+    let toks: Vec<TokenTree> = ts.into_iter().collect();
+    for (i, t) in toks.iter().enumerate() {
+        if let TokenTree::Ident(id) = t {
+            if id == name {
+                if let (Some(TokenTree::Punct(p)), Some(TokenTree::Group(g))) =
+                    (toks.get(i + 1), toks.get(i + 2))
+                {
+                    if p.as_char() == '!' {
+                        out.push(g.stream());
+                        continue;
+                    }
+                }
+            }
+        }
+        if let TokenTree::Group(g) = t {
+            invocations(g.stream(), name, out);
+        }
+    }
+}
+
+/// The paths of `pub static NAME: [...] = [ paths ];` in `ts`.
+fn table_paths(ts: proc_macro2::TokenStream, name: &str) -> Option<Vec<String>> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let toks: Vec<TokenTree> = ts.into_iter().collect();
+    for (i, t) in toks.iter().enumerate() {
+        if matches!(t, TokenTree::Ident(id) if id == name) {
+            let eq = toks[i..].iter().position(|t| t.to_string() == "=")? + i;
+            if let Some(TokenTree::Group(g)) = toks.get(eq + 1) {
+                if g.delimiter() == Delimiter::Bracket {
+                    let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                    return Some(
+                        inner
+                            .split(|t| t.to_string() == ",")
+                            .filter(|p| !p.is_empty())
+                            .map(tokens_text)
+                            .collect(),
+                    );
+                }
+            }
+        }
+        if let TokenTree::Group(g) = t {
+            if let Some(p) = table_paths(g.stream(), name) {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+fn tiers_of(files: &[GeneratedFile]) -> Tiers {
+    use proc_macro2::{Delimiter, TokenTree};
+    let f = parse("tiers.rs", file(files, "tiers.rs"));
+    let body = macro_tokens(&f, "__tier_body");
+    let mut fns = Vec::new();
+    invocations(body.clone(), "__tier_fns", &mut fns);
+    let mut shared = BTreeMap::new();
+    for b in fns {
+        shared.extend(entries(b));
+    }
+    // The arms of tier!: `(name) => { ... }`.
+    let arms: Vec<TokenTree> = macro_tokens(&f, "tier").into_iter().collect();
+    let mut own = BTreeMap::new();
+    let mut attrs = BTreeMap::new();
+    for w in arms.windows(4) {
+        if let (TokenTree::Group(pat), TokenTree::Group(arm)) = (&w[0], &w[3]) {
+            if pat.delimiter() != Delimiter::Parenthesis || arm.delimiter() != Delimiter::Brace {
+                continue;
+            }
+            let tier = pat.stream().to_string();
+            let mut bodies = Vec::new();
+            invocations(arm.stream(), "__tier_body", &mut bodies);
+            assert_eq!(bodies.len(), 1, "tier!({tier}) invokes __tier_body! once");
+            let attr = match bodies[0].clone().into_iter().next() {
+                Some(TokenTree::Group(g)) => {
+                    tokens_text(&g.stream().into_iter().collect::<Vec<_>>())
+                }
+                other => panic!("tier!({tier}): no attribute but {other:?}"),
+            };
+            let arm_toks: Vec<TokenTree> = arm.stream().into_iter().collect();
+            let cfg = arm_toks.windows(2).find_map(|w| match (&w[0], &w[1]) {
+                (TokenTree::Punct(p), TokenTree::Group(g)) if p.as_char() == '#' => {
+                    let t = tokens_text(&g.stream().into_iter().collect::<Vec<_>>());
+                    t.starts_with("cfg(").then_some(t)
+                }
+                _ => None,
+            });
+            attrs.insert(tier.clone(), (attr, cfg));
+            own.insert(tier, entries(bodies.remove(0)));
+        }
+    }
+    Tiers {
+        shared,
+        own,
+        attrs,
+        kernels: table_paths(body.clone(), "KERNELS").expect("a KERNELS table"),
+        casts: table_paths(body, "CASTS").expect("a CASTS table"),
+    }
 }
 
 /// The elements of `static NAME: [T; N] = [ ... ];`.
@@ -445,65 +610,76 @@ fn e3m3_gets_every_float_kernel_on_every_tier() {
     assert!(expected.contains("sqrt_e3m3_strided"));
     assert!(!expected.contains("sqrt_e3m3_bcast0"));
 
+    let tiers = tiers_of(files);
+    let before = tiers_of(base_files);
+    let e3m3: BTreeSet<String> = tiers
+        .shared
+        .keys()
+        .filter(|n| n.contains("_e3m3_") && !n.starts_with("cast_"))
+        .cloned()
+        .collect();
+    assert_eq!(e3m3, expected, "the e3m3 kernels of tiers.rs");
+    // Every other kernel is still there, and nothing else was added.
+    let others: BTreeSet<&String> = tiers
+        .shared
+        .keys()
+        .filter(|n| !n.contains("_e3m3_") && !n.starts_with("cast_"))
+        .collect();
+    let others_before: BTreeSet<&String> = before
+        .shared
+        .keys()
+        .filter(|n| !n.starts_with("cast_"))
+        .collect();
+    assert_eq!(others, others_before);
+    for name in &expected {
+        let (callee, more) = &tiers.shared[name];
+        let variant = name.rsplit('_').next().unwrap().to_ascii_uppercase();
+        // Each kernel runs the variant's loop: through the carrier's kernels
+        // (casts of e3m3 in and out), or select on the raw codes.
+        assert!(
+            callee.ends_with(&format!(",{variant}>")),
+            "{name} does not run the {variant} loop: {callee}"
+        );
+        let more = more.as_deref().unwrap_or("");
+        assert!(
+            (callee.starts_with("run_through::<f32,") && more.contains("cast_e3m3_f32_dflt"))
+                || callee.contains("Raw<u8>"),
+            "{name} does not use e3m3's codec: {callee} ({more})"
+        );
+    }
+    // Every tier instantiates them under its own features, on its own arch.
     for (tier, arch, features) in &f.tiers {
-        let path = format!("tier_{tier}.rs");
-        let found = fns(&parse(&path, file(files, &path)));
-        let before = fns(&parse(&path, file(base_files, &path)));
-        let e3m3: BTreeSet<String> = found
-            .keys()
-            .filter(|n| n.contains("_e3m3_"))
-            .cloned()
-            .collect();
-        assert_eq!(e3m3, expected, "the e3m3 kernels of {path}");
-        // Every other kernel is still there, and nothing else was added.
-        let others: BTreeSet<&String> = found.keys().filter(|n| !n.contains("_e3m3_")).collect();
-        assert_eq!(others, before.keys().collect::<BTreeSet<_>>(), "{path}");
-
-        for name in &expected {
-            let func = &found[name];
-            let body = squash(&func.block);
-            let variant = name.rsplit('_').next().unwrap().to_ascii_uppercase();
-            // Exact kinds instantiate the loop; transcendentals run their
-            // carrier's contiguous kernel through the variant's block loop.
-            assert!(
-                body.contains(&format!(",{variant}>(x)"))
-                    || body.contains(&format!(",{variant}>(x,")),
-                "{path}: {name} does not run the {variant} loop: {body}"
+        let (attr, cfg) = &tiers.attrs[tier];
+        if arch == "any" {
+            assert_eq!(attr, "cfg(all())", "{tier}");
+            assert!(cfg.is_none(), "{tier} is always built");
+        } else {
+            assert_eq!(
+                attr,
+                &format!("target_feature(enable=\"{}\")", features.join(",")),
+                "{tier}"
             );
-            assert!(
-                body.contains("E3m3") || body.contains("Raw<u8>"),
-                "{path}: {name} does not use e3m3's codec: {body}"
+            assert_eq!(
+                cfg.as_deref(),
+                Some(&*format!("cfg(target_arch=\"{arch}\")")),
+                "{tier}"
             );
-            assert!(func.sig.unsafety.is_some(), "{name} is an unsafe fn");
-            let target_features: Vec<String> = func
-                .attrs
-                .iter()
-                .filter(|a| a.path().is_ident("target_feature"))
-                .map(squash)
-                .collect();
-            if arch == "any" {
-                assert!(target_features.is_empty(), "{path}: {name}");
-            } else {
-                assert_eq!(
-                    target_features,
-                    vec![format!(
-                        "#[target_feature(enable=\"{}\")]",
-                        features.join(",")
-                    )],
-                    "{path}: {name}"
-                );
-            }
         }
     }
 }
 
-/// (kind, dtype, variant) of a `KernelInfo { .. }` row, as written.
+/// (kind, dtype, variant) of a `KernelInfo::new(..)` row, as written.
 fn kernel_info(e: &syn::Expr) -> (String, String, String) {
-    let get = |k: &str| {
-        let s = squash(field(e, k).unwrap_or_else(|| panic!("no {k} in {}", squash(e))));
-        s.rsplit("::").next().unwrap().to_string()
+    let syn::Expr::Call(call) = e else {
+        panic!("not a KernelInfo::new call: {}", squash(e))
     };
-    (get("kind"), get("dtype"), get("variant"))
+    let args: Vec<String> = call
+        .args
+        .iter()
+        .map(|a| squash(a).rsplit("::").next().unwrap().to_string())
+        .collect();
+    assert_eq!(args.len(), 3, "{}", squash(e));
+    (args[0].clone(), args[1].clone(), args[2].clone())
 }
 
 #[test]
@@ -542,7 +718,7 @@ fn e3m3_gets_table_entries_on_every_tier() {
         .collect();
     assert_eq!(e3m3, expected);
 
-    // Each tier's table holds, at every index, the function of that kernel.
+    // Every tier's table holds, at every index, the function of that kernel.
     let kind_names: BTreeMap<String, String> = f
         .kinds
         .iter()
@@ -550,33 +726,43 @@ fn e3m3_gets_table_entries_on_every_tier() {
         .collect();
     let dtype_names: BTreeMap<String, String> =
         f.dtypes.iter().map(|d| (camel(d), d.clone())).collect();
-    for (tier, arch, _) in &f.tiers {
-        let name = format!("TABLE_{}", tier.to_ascii_uppercase());
-        let (st, fns) = static_array(&table, &name);
-        assert_eq!(fns.len(), rows.len(), "{name}");
-        let cfg: Vec<String> = st
-            .attrs
-            .iter()
-            .filter(|a| a.path().is_ident("cfg"))
-            .map(squash)
-            .collect();
-        if arch == "any" {
-            assert!(cfg.is_empty(), "{name} is always built");
-        } else {
-            assert_eq!(
-                cfg,
-                vec![format!("#[cfg(target_arch=\"{arch}\")]")],
-                "{name}"
-            );
+    let tiers = tiers_of(files);
+    assert_eq!(tiers.kernels.len(), rows.len());
+    for (i, (path, (k, d, v))) in tiers.kernels.iter().zip(&infos).enumerate() {
+        let kind = &kind_names[k];
+        let want = format!(
+            "kind_{kind}::{kind}_{}_{}",
+            dtype_names[d],
+            v.to_ascii_lowercase()
+        );
+        assert_eq!(path, &want, "KERNELS[{i}]");
+        assert!(tiers
+            .shared
+            .contains_key(&want[want.find("::").unwrap() + 2..]));
+    }
+    // And every cast, in `cast_index` order: source, destination, mode, variant.
+    let mut want = Vec::new();
+    for s in &f.dtypes {
+        for d in &f.dtypes {
+            for mode in ["dflt", "sat"] {
+                for v in variants(&f, 1) {
+                    want.push(format!("cast_{s}_{d}_{mode}_{v}"));
+                }
+            }
         }
-        for (i, (e, (k, d, v))) in fns.iter().zip(&infos).enumerate() {
-            let want = format!(
-                "crate::tier_{tier}::{}_{}_{}asLoopFn",
-                kind_names[k],
-                dtype_names[d],
-                v.to_ascii_lowercase()
+    }
+    let got: Vec<&str> = tiers
+        .casts
+        .iter()
+        .map(|p| p.rsplit("::").next().unwrap())
+        .collect();
+    assert_eq!(got, want);
+    for (tier, _, _) in &f.tiers {
+        for name in &got {
+            assert!(
+                tiers.shared.contains_key(*name) || tiers.own[tier].contains_key(*name),
+                "{tier} defines no {name}"
             );
-            assert_eq!(squash(*e), want, "{name}[{i}]");
         }
     }
 
@@ -609,8 +795,9 @@ fn e3m3_shows_in_the_library_summary() {
         })
         .sum();
     let lib = file(files, "lib.rs");
+    let casts = f.dtypes.len() * f.dtypes.len() * 2 * variants(&f, 1).len();
     let summary = format!(
-        "Spec summary: {} dtypes, {} kinds, {} kernels per tier",
+        "Spec summary: {} dtypes, {} kinds, {} kernels and {casts} casts per tier",
         f.dtypes.len(),
         f.kinds.len(),
         kernels
@@ -672,13 +859,8 @@ fn every_file_has_the_generated_header_naming_its_inputs() {
                 "spec/tiers.toml",
                 "spec/formats.toml",
             ],
-            "table.rs" => &[
-                "spec/kinds.toml",
-                "spec/dtypes.toml",
-                "spec/loops.toml",
-                "spec/tiers.toml",
-            ],
-            p if p.starts_with("tier_") => &[
+            "table.rs" => &["spec/kinds.toml", "spec/dtypes.toml", "spec/loops.toml"],
+            "tiers.rs" => &[
                 "spec/kinds.toml",
                 "spec/dtypes.toml",
                 "spec/loops.toml",
@@ -710,11 +892,13 @@ fn generated_files_cover_every_tier() {
     let src = real();
     let f = facts(&src);
     let paths: BTreeSet<String> = real_files().iter().map(|g| g.path.clone()).collect();
-    let mut expected: BTreeSet<String> = ["lib.rs", "catalog.rs", "codecs.rs", "table.rs"]
+    // One file of kernels for every tier (tiers.rs, whose `tier!` has an arm
+    // per tier: checked by e3m3_gets_every_float_kernel_on_every_tier).
+    let expected: BTreeSet<String> = ["lib.rs", "catalog.rs", "codecs.rs", "table.rs", "tiers.rs"]
         .iter()
         .map(|s| s.to_string())
         .collect();
-    expected.extend(f.tiers.iter().map(|(t, _, _)| format!("tier_{t}.rs")));
+    assert_eq!(tiers_of(real_files()).attrs.len(), f.tiers.len());
     let missing: Vec<&String> = expected.difference(&paths).collect();
     assert!(missing.is_empty(), "not generated: {missing:?}");
     for p in &paths {

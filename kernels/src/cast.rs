@@ -21,6 +21,7 @@
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::elementwise::{broadcasts_to, check_destination};
 use crate::error::{Error, Result};
+use crate::tier::cast_table;
 use crate::tier::Exec;
 use crate::{cast_index, Variant};
 
@@ -55,7 +56,7 @@ pub fn cast_with(
             target: dst.shape().to_vec(),
         });
     }
-    let table = tier.cast_table().ok_or(Error::TierUnavailable(tier))?;
+    let table = cast_table(tier).ok_or(Error::TierUnavailable(tier))?;
     if dst.layout().is_empty() {
         return Ok(());
     }

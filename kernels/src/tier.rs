@@ -105,6 +105,10 @@ impl Exec {
     }
 }
 
+// `kernel_table(tier)` and `cast_table(tier)`: each tier's dispatch tables,
+// defined by its crate (`tiers/<name>/`).
+tessera_generated::dispatch!();
+
 /// Whether `tier` executes AVX2 and FMA instructions (the hand-written AVX2
 /// paths of the reduction and contraction engines run on it). Every tier that
 /// declares both features in `spec/tiers.toml` does; the engines' AVX2 paths

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use tessera::tier::kernel_table;
 use tessera_generated::{kernel_index, Args, DType, Kind, LoopFn, Tier, Variant};
 
 /// Guard bytes before and after every buffer.
@@ -16,7 +17,7 @@ const PAD: u8 = 0x5a;
 
 /// The kernel of a tier, if the tier runs here and the kernel exists.
 pub fn kernel(tier: Tier, kind: Kind, d: DType, v: Variant) -> Option<LoopFn> {
-    let table = tier.table()?;
+    let table = kernel_table(tier)?;
     Some(table[kernel_index(kind, d, v)?])
 }
 

@@ -24,6 +24,7 @@ use crate::codes::{self, FloatValue};
 use crate::failure::{Failure, Outcome};
 use crate::outln;
 use std::io::Write;
+use tessera::tier::{cast_table, kernel_table};
 use tessera::{
     available_tiers, cast_index, kernel_index, result_dtype, variants_for, Args, ArrayView,
     ArrayViewMut, CastMode, Class, DType, Exec, Format, KernelInfo, LoopFn, OperandRule, Tier,
@@ -664,9 +665,9 @@ pub fn differential(tiers: &[Tier]) -> Report {
         })
         .collect();
     let mut first = Vec::new();
-    let tables: Vec<Option<&'static [LoopFn]>> = tiers.iter().map(|t| t.table()).collect();
+    let tables: Vec<Option<&'static [LoopFn]>> = tiers.iter().map(|&t| kernel_table(t)).collect();
     let scalar = Tier::ALL[0];
-    let Some(scalar_table) = scalar.table() else {
+    let Some(scalar_table) = kernel_table(scalar) else {
         return Report {
             tiers: reports,
             first: vec!["the scalar tier has no table".to_string()],
@@ -880,7 +881,7 @@ fn boundary_values(dst: DType, edge_values: &[f64]) -> Vec<f64> {
 /// Run the contiguous scalar cast from `from` to `to` (default mode) over
 /// `values` (`from` elements, one code per byte for sub-byte dtypes).
 fn scalar_cast(from: DType, to: DType, values: &[u8]) -> Option<Vec<u8>> {
-    let table = Tier::ALL[0].cast_table()?;
+    let table = cast_table(Tier::ALL[0])?;
     let f = *table.get(cast_index(from, to, false, Variant::Contig)?)?;
     let (fi, ti) = (from.info().item_bytes, to.info().item_bytes);
     let n = values.len() / fi.max(1);
@@ -940,9 +941,9 @@ pub fn cast_differential(tiers: &[Tier]) -> Report {
         })
         .collect();
     let mut first = Vec::new();
-    let tables: Vec<Option<&'static [LoopFn]>> = tiers.iter().map(|t| t.cast_table()).collect();
+    let tables: Vec<Option<&'static [LoopFn]>> = tiers.iter().map(|&t| cast_table(t)).collect();
     let scalar = Tier::ALL[0];
-    let Some(scalar_table) = scalar.cast_table() else {
+    let Some(scalar_table) = cast_table(scalar) else {
         return Report {
             tiers: reports,
             first: vec!["the scalar tier has no cast table".to_string()],

@@ -1,40 +1,19 @@
 //! The catalogue enums and their metadata tables: `DType`, `Kind`, `Tier`, `Format`.
 
+use super::code::{f64_lit, opt_str, str_lit, str_slice, Code};
 use crate::spec::{camel, Class, Spec};
-use proc_macro2::{Ident, Literal, Span, TokenStream};
-use quote::quote;
 
-fn ident(s: &str) -> Ident {
-    Ident::new(s, Span::call_site())
-}
-
-fn f64_lit(v: f64) -> TokenStream {
-    let l = Literal::f64_unsuffixed(v);
-    quote!(#l)
-}
-
-fn opt_str(v: &Option<String>) -> TokenStream {
-    match v {
-        Some(s) => quote!(Some(#s)),
-        None => quote!(None),
-    }
-}
-
-/// Emit `catalog.rs`.
-pub fn emit(spec: &Spec) -> TokenStream {
-    let dtypes = emit_dtypes(spec);
-    let kinds = emit_kinds(spec);
-    let tiers = emit_tiers(spec);
-    let formats = emit_formats(spec);
-    quote! {
-        //! The catalogues of `spec/`: every dtype, kind, tier and block-scaled format,
-        //! as enums with their metadata.
-        use crate::runtime::meta::*;
-        #dtypes
-        #kinds
-        #tiers
-        #formats
-    }
+/// Emit `catalog.rs` (after its header).
+pub fn emit(spec: &Spec, c: &mut Code) {
+    c.inner_doc(
+        "The catalogues of `spec/`: every dtype, kind, tier and block-scaled \
+         format, as enums with their metadata.",
+    );
+    c.line("use crate::runtime::meta::*;");
+    emit_dtypes(spec, c);
+    emit_kinds(spec, c);
+    emit_tiers(spec, c);
+    emit_formats(spec, c);
 }
 
 fn unit_roundoff(spec: &Spec, acc: &str) -> f64 {
@@ -49,345 +28,365 @@ fn unit_roundoff(spec: &Spec, acc: &str) -> f64 {
     }
 }
 
-fn emit_dtypes(spec: &Spec) -> TokenStream {
+/// An enum of `variants` (name, doc) with the usual derives.
+fn enum_decl(c: &mut Code, doc: &str, name: &str, variants: &[(String, String)]) {
+    c.line("");
+    c.doc(doc);
+    c.line("#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]");
+    c.open(format!("pub enum {name} {{"));
+    for (v, d) in variants {
+        c.doc(d);
+        c.line(format!("{v},"));
+    }
+    c.close("}");
+}
+
+/// `impl Display` printing `self.name()`.
+fn display(c: &mut Code, name: &str) {
+    c.line("");
+    c.open(format!("impl core::fmt::Display for {name} {{"));
+    c.open("fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {");
+    c.line("f.write_str(self.name())");
+    c.close("}");
+    c.close("}");
+}
+
+/// `pub const ALL: [T; n] = [T::A, ...];`
+fn all(c: &mut Code, doc: &str, name: &str, idents: &[String]) {
+    c.doc(doc);
+    c.open(format!("pub const ALL: [{name}; {}] = [", idents.len()));
+    for i in idents {
+        c.line(format!("{name}::{i},"));
+    }
+    c.close("];");
+}
+
+fn emit_dtypes(spec: &Spec, c: &mut Code) {
     let n = spec.dtypes.len();
-    let idents: Vec<Ident> = spec.dtypes.iter().map(|d| ident(&d.ident())).collect();
-    let docs: Vec<String> = spec
+    let idents: Vec<String> = spec.dtypes.iter().map(|d| d.ident()).collect();
+    let variants: Vec<(String, String)> = spec
         .dtypes
         .iter()
-        .map(|d| format!("`{}`: {}", d.name, d.doc))
+        .map(|d| (d.ident(), format!("`{}`: {}", d.name, d.doc)))
         .collect();
-    let infos = spec.dtypes.iter().map(|d| {
-        let name = &d.name;
-        let aliases = &d.aliases;
-        let class = ident(d.class.variant());
-        let bits = d.bits;
-        let vpb = d.values_per_byte;
-        let item = d.item_bytes();
-        let carrier = &d.carrier;
-        let acc = &d.accumulator;
-        let u = f64_lit(unit_roundoff(spec, &d.accumulator));
-        let numpy = opt_str(&d.numpy);
-        let doc = &d.doc;
-        let float = match &d.float {
-            None => quote!(None),
-            Some(f) => {
-                let (e, m, bias, signed, sub, inf, negz) = (
-                    f.exponent_bits,
-                    f.mantissa_bits,
-                    f.bias,
-                    f.signed,
-                    f.subnormals,
-                    f.infinities,
-                    f.negative_zero,
-                );
-                let nan = ident(f.nan);
-                let (maxf, minn, minp, eps) = (
-                    f64_lit(f.max_finite),
-                    f64_lit(f.min_normal),
-                    f64_lit(f.min_positive),
-                    f64_lit(f.epsilon),
-                );
-                let ties = f.ties_away;
-                let od = ident(f.overflow_default);
-                let os = ident(f.overflow_saturating);
-                let nt = ident(f.nan_to);
-                let ng = ident(f.negative);
-                quote! {
-                    Some(FloatInfo {
-                        exponent_bits: #e, mantissa_bits: #m, bias: #bias, signed: #signed,
-                        subnormals: #sub, infinities: #inf, nan: NanStyle::#nan,
-                        negative_zero: #negz, max_finite: #maxf, min_normal: #minn,
-                        min_positive: #minp, epsilon: #eps, ties_away: #ties,
-                        overflow_default: Overflow::#od, overflow_saturating: Overflow::#os,
-                        nan_to: NanTo::#nt, negative: Negative::#ng,
-                    })
-                }
-            }
-        };
+    enum_decl(
+        c,
+        "An element type of `spec/dtypes.toml`.",
+        "DType",
+        &variants,
+    );
+    c.line("");
+    c.doc("The metadata of every dtype, in `DType` order.");
+    c.open(format!("pub static DTYPE_INFO: [DTypeInfo; {n}] = ["));
+    for d in &spec.dtypes {
         let int_range = match d.class {
-            Class::Bool => quote!(Some((0, 1))),
-            Class::Int => {
-                let lo = -(1i128 << (d.bits - 1));
-                let hi = (1i128 << (d.bits - 1)) - 1;
-                let (lo, hi) = (Literal::i128_unsuffixed(lo), Literal::i128_unsuffixed(hi));
-                quote!(Some((#lo, #hi)))
-            }
-            Class::Uint => {
-                let hi = Literal::i128_unsuffixed((1i128 << d.bits) - 1);
-                quote!(Some((0, #hi)))
-            }
-            _ => quote!(None),
+            Class::Bool => "Some((0, 1))".to_string(),
+            Class::Int => format!(
+                "Some(({}, {}))",
+                -(1i128 << (d.bits - 1)),
+                (1i128 << (d.bits - 1)) - 1
+            ),
+            Class::Uint => format!("Some((0, {}))", (1i128 << d.bits) - 1),
+            _ => "None".to_string(),
         };
-        quote! {
-            DTypeInfo {
-                int_range: #int_range,
-                name: #name, aliases: &[#(#aliases),*], class: Class::#class, bits: #bits,
-                values_per_byte: #vpb, item_bytes: #item, carrier: #carrier, accumulator: #acc,
-                accumulation_unit_roundoff: #u, numpy: #numpy, doc: #doc, float: #float,
+        c.open("DTypeInfo {");
+        c.line(format!("int_range: {int_range},"));
+        c.line(format!("name: {},", str_lit(&d.name)));
+        c.line(format!("aliases: {},", str_slice(&d.aliases)));
+        c.line(format!("class: Class::{},", d.class.variant()));
+        c.line(format!("bits: {},", d.bits));
+        c.line(format!("values_per_byte: {},", d.values_per_byte));
+        c.line(format!("item_bytes: {},", d.item_bytes()));
+        c.line(format!("carrier: {},", str_lit(&d.carrier)));
+        c.line(format!("accumulator: {},", str_lit(&d.accumulator)));
+        c.line(format!(
+            "accumulation_unit_roundoff: {},",
+            f64_lit(unit_roundoff(spec, &d.accumulator))
+        ));
+        c.line(format!("numpy: {},", opt_str(&d.numpy)));
+        c.line(format!("doc: {},", str_lit(&d.doc)));
+        match &d.float {
+            None => {
+                c.line("float: None,");
+            }
+            Some(f) => {
+                c.open("float: Some(FloatInfo {");
+                c.line(format!("exponent_bits: {},", f.exponent_bits));
+                c.line(format!("mantissa_bits: {},", f.mantissa_bits));
+                c.line(format!("bias: {},", f.bias));
+                c.line(format!("signed: {},", f.signed));
+                c.line(format!("subnormals: {},", f.subnormals));
+                c.line(format!("infinities: {},", f.infinities));
+                c.line(format!("nan: NanStyle::{},", f.nan));
+                c.line(format!("negative_zero: {},", f.negative_zero));
+                c.line(format!("max_finite: {},", f64_lit(f.max_finite)));
+                c.line(format!("min_normal: {},", f64_lit(f.min_normal)));
+                c.line(format!("min_positive: {},", f64_lit(f.min_positive)));
+                c.line(format!("epsilon: {},", f64_lit(f.epsilon)));
+                c.line(format!("ties_away: {},", f.ties_away));
+                c.line(format!(
+                    "overflow_default: Overflow::{},",
+                    f.overflow_default
+                ));
+                c.line(format!(
+                    "overflow_saturating: Overflow::{},",
+                    f.overflow_saturating
+                ));
+                c.line(format!("nan_to: NanTo::{},", f.nan_to));
+                c.line(format!("negative: Negative::{},", f.negative));
+                c.close("}),");
             }
         }
-    });
-    let parse_arms = spec.dtypes.iter().map(|d| {
-        let id = ident(&d.ident());
+        c.close("},");
+    }
+    c.close("];");
+    c.line("");
+    c.open("impl DType {");
+    all(c, "Every dtype, in spec order.", "DType", &idents);
+    c.doc("Its metadata.");
+    c.open("pub fn info(self) -> &'static DTypeInfo {");
+    c.line("&DTYPE_INFO[self as usize]");
+    c.close("}");
+    c.doc("Its printed name.");
+    c.open("pub fn name(self) -> &'static str {");
+    c.line("self.info().name");
+    c.close("}");
+    c.doc("Parse a name or alias (case-insensitive).");
+    c.open("pub fn from_name(name: &str) -> Option<DType> {");
+    c.open("match name.to_ascii_lowercase().as_str() {");
+    for d in &spec.dtypes {
         let names: Vec<String> = std::iter::once(d.name.clone())
             .chain(d.aliases.iter().cloned())
-            .map(|s| s.to_ascii_lowercase())
+            .map(|s| str_lit(&s.to_ascii_lowercase()))
             .collect();
-        quote!( #(#names)|* => Some(DType::#id), )
-    });
-    quote! {
-        /// An element type of `spec/dtypes.toml`.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum DType {
-            #( #[doc = #docs] #idents, )*
-        }
-
-        /// The metadata of every dtype, in `DType` order.
-        pub static DTYPE_INFO: [DTypeInfo; #n] = [ #(#infos),* ];
-
-        impl DType {
-            /// Every dtype, in spec order.
-            pub const ALL: [DType; #n] = [ #(DType::#idents),* ];
-            /// Its metadata.
-            pub fn info(self) -> &'static DTypeInfo { &DTYPE_INFO[self as usize] }
-            /// Its printed name.
-            pub fn name(self) -> &'static str { self.info().name }
-            /// Parse a name or alias (case-insensitive).
-            pub fn from_name(name: &str) -> Option<DType> {
-                match name.to_ascii_lowercase().as_str() {
-                    #(#parse_arms)*
-                    _ => None,
-                }
-            }
-        }
-
-        impl core::fmt::Display for DType {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.write_str(self.name())
-            }
-        }
+        c.line(format!(
+            "{} => Some(DType::{}),",
+            names.join(" | "),
+            d.ident()
+        ));
     }
+    c.line("_ => None,");
+    c.close("}");
+    c.close("}");
+    c.close("}");
+    display(c, "DType");
 }
 
-fn emit_kinds(spec: &Spec) -> TokenStream {
+fn emit_kinds(spec: &Spec, c: &mut Code) {
     let n = spec.kinds.len();
-    let idents: Vec<Ident> = spec.kinds.iter().map(|k| ident(&camel(&k.name))).collect();
-    let docs: Vec<String> = spec
+    let idents: Vec<String> = spec.kinds.iter().map(|k| camel(&k.name)).collect();
+    let variants: Vec<(String, String)> = spec
         .kinds
         .iter()
-        .map(|k| format!("`{}`: {}", k.name, k.doc))
+        .map(|k| (camel(&k.name), format!("`{}`: {}", k.name, k.doc)))
         .collect();
-    let names: Vec<&String> = spec.kinds.iter().map(|k| &k.name).collect();
-    let infos = spec.kinds.iter().map(|k| {
-        let name = &k.name;
-        let arity = k.arity;
-        let accepts = k.accepts.iter().map(|c| ident(c.variant()));
-        let operands = ident(k.operands);
-        let result = ident(k.result);
-        let accuracy = ident(k.accuracy);
-        let doc = &k.doc;
-        let specials = k.specials.iter().map(|s| quote!(&[#(#s),*]));
-        quote! {
-            KindInfo {
-                name: #name, arity: #arity, accepts: &[#(Class::#accepts),*],
-                operands: OperandRule::#operands, result: ResultRule::#result,
-                accuracy: Accuracy::#accuracy, specials: &[#(#specials),*], doc: #doc,
-            }
-        }
-    });
-    quote! {
-        /// An elementwise kind of `spec/kinds.toml`.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Kind {
-            #( #[doc = #docs] #idents, )*
-        }
-
-        /// The metadata of every kind, in `Kind` order.
-        pub static KIND_INFO: [KindInfo; #n] = [ #(#infos),* ];
-
-        impl Kind {
-            /// Every kind, in spec order.
-            pub const ALL: [Kind; #n] = [ #(Kind::#idents),* ];
-            /// Its metadata.
-            pub fn info(self) -> &'static KindInfo { &KIND_INFO[self as usize] }
-            /// Its name.
-            pub fn name(self) -> &'static str { self.info().name }
-            /// Parse a name.
-            pub fn from_name(name: &str) -> Option<Kind> {
-                match name {
-                    #( #names => Some(Kind::#idents), )*
-                    _ => None,
-                }
-            }
-        }
-
-        impl core::fmt::Display for Kind {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.write_str(self.name())
-            }
-        }
+    enum_decl(
+        c,
+        "An elementwise kind of `spec/kinds.toml`.",
+        "Kind",
+        &variants,
+    );
+    c.line("");
+    c.doc("The metadata of every kind, in `Kind` order.");
+    c.open(format!("pub static KIND_INFO: [KindInfo; {n}] = ["));
+    for k in &spec.kinds {
+        let accepts: Vec<String> = k
+            .accepts
+            .iter()
+            .map(|a| format!("Class::{}", a.variant()))
+            .collect();
+        let specials: Vec<String> = k.specials.iter().map(|s| str_slice(s)).collect();
+        c.open("KindInfo {");
+        c.line(format!("name: {},", str_lit(&k.name)));
+        c.line(format!("arity: {},", k.arity));
+        c.line(format!("accepts: &[{}],", accepts.join(", ")));
+        c.line(format!("operands: OperandRule::{},", k.operands));
+        c.line(format!("result: ResultRule::{},", k.result));
+        c.line(format!("accuracy: Accuracy::{},", k.accuracy));
+        c.line(format!("specials: &[{}],", specials.join(", ")));
+        c.line(format!("doc: {},", str_lit(&k.doc)));
+        c.close("},");
     }
+    c.close("];");
+    c.line("");
+    c.open("impl Kind {");
+    all(c, "Every kind, in spec order.", "Kind", &idents);
+    c.doc("Its metadata.");
+    c.open("pub fn info(self) -> &'static KindInfo {");
+    c.line("&KIND_INFO[self as usize]");
+    c.close("}");
+    c.doc("Its name.");
+    c.open("pub fn name(self) -> &'static str {");
+    c.line("self.info().name");
+    c.close("}");
+    c.doc("Parse a name.");
+    c.open("pub fn from_name(name: &str) -> Option<Kind> {");
+    c.open("match name {");
+    for k in &spec.kinds {
+        c.line(format!(
+            "{} => Some(Kind::{}),",
+            str_lit(&k.name),
+            camel(&k.name)
+        ));
+    }
+    c.line("_ => None,");
+    c.close("}");
+    c.close("}");
+    c.close("}");
+    display(c, "Kind");
 }
 
-fn emit_tiers(spec: &Spec) -> TokenStream {
+fn emit_tiers(spec: &Spec, c: &mut Code) {
     let n = spec.tiers.len();
-    let idents: Vec<Ident> = spec.tiers.iter().map(|t| ident(&camel(&t.name))).collect();
-    let docs: Vec<String> = spec
+    let idents: Vec<String> = spec.tiers.iter().map(|t| camel(&t.name)).collect();
+    let variants: Vec<(String, String)> = spec
         .tiers
         .iter()
-        .map(|t| format!("`{}`: {}", t.name, t.doc))
+        .map(|t| (camel(&t.name), format!("`{}`: {}", t.name, t.doc)))
         .collect();
-    let names: Vec<&String> = spec.tiers.iter().map(|t| &t.name).collect();
-    let infos = spec.tiers.iter().map(|t| {
-        let (name, arch, doc) = (&t.name, &t.arch, &t.doc);
-        let feats = &t.features;
-        quote!(TierInfo { name: #name, arch: #arch, features: &[#(#feats),*], doc: #doc })
-    });
-    let avail = spec.tiers.iter().map(|t| {
-        let id = ident(&camel(&t.name));
-        if t.arch == "any" {
-            return quote!(Tier::#id => true,);
-        }
-        let arch = &t.arch;
-        let feats = &t.features;
-        let detect = if feats.is_empty() {
-            quote!(true)
-        } else if arch == "x86_64" {
-            quote!( #( std::is_x86_feature_detected!(#feats) )&&* )
-        } else {
-            quote!( #( std::arch::is_aarch64_feature_detected!(#feats) )&&* )
-        };
-        quote! {
-            Tier::#id => {
-                #[cfg(target_arch = #arch)]
-                { #detect }
-                #[cfg(not(target_arch = #arch))]
-                { false }
-            }
-        }
-    });
-    let table_arms =
-        |prefix: &str| -> Vec<TokenStream> {
-            spec.tiers.iter().map(|t| {
-        let id = ident(&camel(&t.name));
-        let table = ident(&format!("{prefix}{}", t.name.to_ascii_uppercase()));
-        if t.arch == "any" {
-            quote!(Tier::#id => Some(&crate::table::#table),)
-        } else {
-            let arch = &t.arch;
-            quote! {
-                Tier::#id => {
-                    #[cfg(target_arch = #arch)]
-                    { if self.available() { Some(&crate::table::#table) } else { None } }
-                    #[cfg(not(target_arch = #arch))]
-                    { None }
-                }
-            }
-        }
-        }).collect()
-        };
-    let tables = table_arms("TABLE_");
-    let cast_tables = table_arms("CAST_TABLE_");
-    quote! {
-        /// An instruction-set tier of `spec/tiers.toml`.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Tier {
-            #( #[doc = #docs] #idents, )*
-        }
-
-        /// The metadata of every tier, in `Tier` order.
-        pub static TIER_INFO: [TierInfo; #n] = [ #(#infos),* ];
-
-        impl Tier {
-            /// Every tier, in spec order (the first is the scalar reference).
-            pub const ALL: [Tier; #n] = [ #(Tier::#idents),* ];
-            /// Its metadata.
-            pub fn info(self) -> &'static TierInfo { &TIER_INFO[self as usize] }
-            /// Its name.
-            pub fn name(self) -> &'static str { self.info().name }
-            /// Parse a name.
-            pub fn from_name(name: &str) -> Option<Tier> {
-                match name {
-                    #( #names => Some(Tier::#idents), )*
-                    _ => None,
-                }
-            }
-            /// Whether this CPU runs the tier (detected at run time).
-            pub fn available(self) -> bool {
-                match self { #(#avail)* }
-            }
-            /// The tier's kernel table, indexed by `kernel_index`, where the CPU runs it.
-            pub fn table(self) -> Option<&'static [crate::LoopFn]> {
-                match self { #(#tables)* }
-            }
-            /// The tier's cast kernels, indexed by `cast_index`, where the CPU runs it.
-            pub fn cast_table(self) -> Option<&'static [crate::LoopFn]> {
-                match self { #(#cast_tables)* }
-            }
-        }
-
-        impl core::fmt::Display for Tier {
-            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.write_str(self.name())
-            }
-        }
+    enum_decl(
+        c,
+        "An instruction-set tier of `spec/tiers.toml`.",
+        "Tier",
+        &variants,
+    );
+    c.line("");
+    c.doc("The metadata of every tier, in `Tier` order.");
+    c.open(format!("pub static TIER_INFO: [TierInfo; {n}] = ["));
+    for t in &spec.tiers {
+        c.open("TierInfo {");
+        c.line(format!("name: {},", str_lit(&t.name)));
+        c.line(format!("arch: {},", str_lit(&t.arch)));
+        c.line(format!("features: {},", str_slice(&t.features)));
+        c.line(format!("doc: {},", str_lit(&t.doc)));
+        c.close("},");
     }
+    c.close("];");
+    c.line("");
+    c.open("impl Tier {");
+    all(
+        c,
+        "Every tier, in spec order (the first is the scalar reference).",
+        "Tier",
+        &idents,
+    );
+    c.doc("Its metadata.");
+    c.open("pub fn info(self) -> &'static TierInfo {");
+    c.line("&TIER_INFO[self as usize]");
+    c.close("}");
+    c.doc("Its name.");
+    c.open("pub fn name(self) -> &'static str {");
+    c.line("self.info().name");
+    c.close("}");
+    c.doc("Parse a name.");
+    c.open("pub fn from_name(name: &str) -> Option<Tier> {");
+    c.open("match name {");
+    for t in &spec.tiers {
+        c.line(format!(
+            "{} => Some(Tier::{}),",
+            str_lit(&t.name),
+            camel(&t.name)
+        ));
+    }
+    c.line("_ => None,");
+    c.close("}");
+    c.close("}");
+    c.doc("Whether this CPU runs the tier (detected at run time).");
+    c.open("pub fn available(self) -> bool {");
+    c.open("match self {");
+    for t in &spec.tiers {
+        let id = camel(&t.name);
+        if t.arch == "any" {
+            c.line(format!("Tier::{id} => true,"));
+            continue;
+        }
+        let detect = if t.features.is_empty() {
+            "true".to_string()
+        } else {
+            let mac = if t.arch == "x86_64" {
+                "std::is_x86_feature_detected!"
+            } else {
+                "std::arch::is_aarch64_feature_detected!"
+            };
+            t.features
+                .iter()
+                .map(|f| format!("{mac}({})", str_lit(f)))
+                .collect::<Vec<_>>()
+                .join("\n    && ")
+        };
+        c.open(format!("Tier::{id} => {{"));
+        c.line(format!("#[cfg(target_arch = {})]", str_lit(&t.arch)));
+        c.open("{");
+        for l in detect.lines() {
+            c.line(l);
+        }
+        c.close("}");
+        c.line(format!("#[cfg(not(target_arch = {}))]", str_lit(&t.arch)));
+        c.open("{");
+        c.line("false");
+        c.close("}");
+        c.close("}");
+    }
+    c.close("}");
+    c.close("}");
+    c.close("}");
+    display(c, "Tier");
 }
 
-fn emit_formats(spec: &Spec) -> TokenStream {
+fn emit_formats(spec: &Spec, c: &mut Code) {
     let n = spec.formats.len();
-    let idents: Vec<Ident> = spec
+    let idents: Vec<String> = spec.formats.iter().map(|f| camel(&f.name)).collect();
+    let variants: Vec<(String, String)> = spec
         .formats
         .iter()
-        .map(|f| ident(&camel(&f.name)))
+        .map(|f| (camel(&f.name), format!("`{}`: {}", f.name, f.doc)))
         .collect();
-    let docs: Vec<String> = spec
-        .formats
-        .iter()
-        .map(|f| format!("`{}`: {}", f.name, f.doc))
-        .collect();
-    let infos = spec.formats.iter().map(|f| {
-        let (name, aliases, element, scale, block, doc) =
-            (&f.name, &f.aliases, &f.element, &f.scale, f.block, &f.doc);
-        let ts = opt_str(&f.tensor_scale);
-        let fb = f.fraction_bits;
-        let rule = ident(f.scale_rule);
-        quote! {
-            FormatInfo {
-                name: #name, aliases: &[#(#aliases),*], element: #element, scale: #scale,
-                block: #block, tensor_scale: #ts, fraction_bits: #fb,
-                scale_rule: ScaleRule::#rule, doc: #doc,
-            }
-        }
-    });
-    let parse_arms = spec.formats.iter().map(|f| {
-        let id = ident(&camel(&f.name));
-        let names: Vec<&String> = std::iter::once(&f.name).chain(f.aliases.iter()).collect();
-        quote!( #(#names)|* => Some(Format::#id), )
-    });
-    quote! {
-        /// A block-scaled format of `spec/formats.toml`.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Format {
-            #( #[doc = #docs] #idents, )*
-        }
-
-        /// The metadata of every format, in `Format` order.
-        pub static FORMAT_INFO: [FormatInfo; #n] = [ #(#infos),* ];
-
-        impl Format {
-            /// Every format, in spec order.
-            pub const ALL: [Format; #n] = [ #(Format::#idents),* ];
-            /// Its metadata.
-            pub fn info(self) -> &'static FormatInfo { &FORMAT_INFO[self as usize] }
-            /// Parse a name or alias.
-            pub fn from_name(name: &str) -> Option<Format> {
-                match name {
-                    #(#parse_arms)*
-                    _ => None,
-                }
-            }
-        }
+    enum_decl(
+        c,
+        "A block-scaled format of `spec/formats.toml`.",
+        "Format",
+        &variants,
+    );
+    c.line("");
+    c.doc("The metadata of every format, in `Format` order.");
+    c.open(format!("pub static FORMAT_INFO: [FormatInfo; {n}] = ["));
+    for f in &spec.formats {
+        c.open("FormatInfo {");
+        c.line(format!("name: {},", str_lit(&f.name)));
+        c.line(format!("aliases: {},", str_slice(&f.aliases)));
+        c.line(format!("element: {},", str_lit(&f.element)));
+        c.line(format!("scale: {},", str_lit(&f.scale)));
+        c.line(format!("block: {},", f.block));
+        c.line(format!("tensor_scale: {},", opt_str(&f.tensor_scale)));
+        c.line(format!("fraction_bits: {},", f.fraction_bits));
+        c.line(format!("scale_rule: ScaleRule::{},", f.scale_rule));
+        c.line(format!("doc: {},", str_lit(&f.doc)));
+        c.close("},");
     }
+    c.close("];");
+    c.line("");
+    c.open("impl Format {");
+    all(c, "Every format, in spec order.", "Format", &idents);
+    c.doc("Its metadata.");
+    c.open("pub fn info(self) -> &'static FormatInfo {");
+    c.line("&FORMAT_INFO[self as usize]");
+    c.close("}");
+    c.doc("Parse a name or alias.");
+    c.open("pub fn from_name(name: &str) -> Option<Format> {");
+    c.open("match name {");
+    for f in &spec.formats {
+        let names: Vec<String> = std::iter::once(&f.name)
+            .chain(f.aliases.iter())
+            .map(|s| str_lit(s))
+            .collect();
+        c.line(format!(
+            "{} => Some(Format::{}),",
+            names.join(" | "),
+            camel(&f.name)
+        ));
+    }
+    c.line("_ => None,");
+    c.close("}");
+    c.close("}");
+    c.close("}");
 }

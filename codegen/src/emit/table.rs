@@ -1,65 +1,48 @@
-//! The kernel registry and one dispatch table per tier.
+//! The kernel registry: which kernels exist and where each sits in every
+//! tier's tables (the tables themselves are defined by each tier's crate).
 
-use super::{casts_module, tier_module};
+use super::code::Code;
 use crate::spec::{camel, CastPlan, KernelPlan, Spec};
-use proc_macro2::{Ident, Span, TokenStream};
-use quote::quote;
 
-fn ident(s: &str) -> Ident {
-    Ident::new(s, Span::call_site())
-}
-
-/// One static table of function pointers per tier: `{prefix}{TIER}` holding
-/// `names` from the tier's module, indexed as `index_fn` says.
-fn tier_tables(
-    spec: &Spec,
-    prefix: &str,
-    module_of: fn(&str) -> String,
-    names: &[&str],
-    index_fn: &str,
-) -> Vec<TokenStream> {
-    let n = names.len();
-    spec.tiers
-        .iter()
-        .map(|t| {
-            let name = ident(&format!("{prefix}{}", t.name.to_ascii_uppercase()));
-            let module = ident(&module_of(&t.name));
-            let fns = names.iter().map(|f| ident(f));
-            let doc = format!(
-                "The kernels of this table for the `{}` tier, indexed by `{index_fn}`.",
-                t.name
-            );
-            let cfg = if t.arch == "any" {
-                quote!()
-            } else {
-                let arch = &t.arch;
-                quote!(#[cfg(target_arch = #arch)])
-            };
-            quote! {
-                #[doc = #doc]
-                #cfg
-                pub static #name: [LoopFn; #n] = [ #(crate::#module::#fns as LoopFn),* ];
-            }
-        })
-        .collect()
-}
-
-/// Emit `table.rs`.
-pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan]) -> TokenStream {
+/// Emit `table.rs` (after its header).
+pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan], c: &mut Code) {
     let n = kernels.len();
-    let nc = casts.len();
     let nv1 = spec.variants_for(1).len();
-    let cast_names: Vec<&str> = casts.iter().map(|c| c.fn_name.as_str()).collect();
-    let cast_tables = tier_tables(spec, "CAST_TABLE_", casts_module, &cast_names, "cast_index");
-    let v1 = spec.variants_for(1).into_iter().map(|v| ident(v.ident()));
-    let infos = kernels.iter().map(|k| {
-        let kind = ident(&camel(&spec.kinds[k.kind].name));
-        let dtype = ident(&spec.dtypes[k.dtype].ident());
-        let v = ident(k.variant.ident());
-        quote!(KernelInfo { kind: Kind::#kind, dtype: DType::#dtype, variant: Variant::#v })
-    });
-    let kernel_names: Vec<&str> = kernels.iter().map(|k| k.fn_name.as_str()).collect();
-    let tables = tier_tables(spec, "TABLE_", tier_module, &kernel_names, "kernel_index");
+    c.inner_doc("Which kernels exist, and where each sits in every tier's tables.");
+    c.line("use crate::catalog::{DType, Kind};");
+    c.line("use crate::runtime::meta::Variant;");
+    c.line("");
+    c.doc("One generated kernel: a kind on a dtype in a loop variant.");
+    c.line("#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]");
+    c.open("pub struct KernelInfo {");
+    c.doc("The kind.");
+    c.line("pub kind: Kind,");
+    c.doc("The dtype of the call (of its inputs, but for select's condition).");
+    c.line("pub dtype: DType,");
+    c.doc("The loop variant.");
+    c.line("pub variant: Variant,");
+    c.close("}");
+    c.line("");
+    c.open("impl KernelInfo {");
+    c.open("const fn new(kind: Kind, dtype: DType, variant: Variant) -> KernelInfo {");
+    c.line("KernelInfo { kind, dtype, variant }");
+    c.close("}");
+    c.close("}");
+    c.line("");
+    c.doc("Kernels per tier.");
+    c.line(format!("pub const KERNEL_COUNT: usize = {n};"));
+    c.line("");
+    c.doc("Every kernel, in table order.");
+    c.open(format!("pub static KERNELS: [KernelInfo; {n}] = ["));
+    for k in kernels {
+        c.line(format!(
+            "KernelInfo::new(Kind::{}, DType::{}, Variant::{}),",
+            camel(&spec.kinds[k.kind].name),
+            spec.dtypes[k.dtype].ident(),
+            k.variant.ident()
+        ));
+    }
+    c.close("];");
     // base[kind][dtype]: the index of the kind's first variant for the dtype.
     let mut base = vec![vec![u32::MAX; spec.dtypes.len()]; spec.kinds.len()];
     for (i, k) in kernels.iter().enumerate() {
@@ -67,70 +50,81 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan]) -> TokenStr
             base[k.kind][k.dtype] = i as u32;
         }
     }
-    let nk = spec.kinds.len();
-    let nd = spec.dtypes.len();
-    let rows = base.iter().map(|r| quote!([#(#r),*]));
-    let by_arity = (1..=3).map(|a| {
-        let vs = spec.variants_for(a).into_iter().map(|v| ident(v.ident()));
-        quote!(#a => &[#(Variant::#vs),*],)
-    });
-    quote! {
-        //! Which kernels exist, and where each tier's are.
-        use crate::catalog::{DType, Kind};
-        use crate::runtime::loops::LoopFn;
-        use crate::runtime::meta::Variant;
-
-        /// One generated kernel: a kind on a dtype in a loop variant.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub struct KernelInfo {
-            /// The kind.
-            pub kind: Kind,
-            /// The dtype of the call (of its inputs, but for select's condition).
-            pub dtype: DType,
-            /// The loop variant.
-            pub variant: Variant,
-        }
-
-        /// Kernels per tier.
-        pub const KERNEL_COUNT: usize = #n;
-
-        /// Every kernel, in table order.
-        pub static KERNELS: [KernelInfo; #n] = [ #(#infos),* ];
-
-        #(#tables)*
-
-        static BASE: [[u32; #nd]; #nk] = [ #(#rows),* ];
-
-        /// The loop variants emitted for a kind of `arity` inputs, in table order.
-        pub fn variants_for(arity: usize) -> &'static [Variant] {
-            match arity {
-                #(#by_arity)*
-                _ => &[],
-            }
-        }
-
-        /// Cast kernels per tier: every (source, destination) pair, two modes, the
-        /// one-input loop variants.
-        pub const CAST_COUNT: usize = #nc;
-
-        #(#cast_tables)*
-
-        /// The index of a cast kernel in every tier's cast table, or None for a
-        /// variant casts are not emitted for.
-        pub fn cast_index(src: DType, dst: DType, saturating: bool, variant: Variant) -> Option<usize> {
-            let slot = [#(Variant::#v1),*].iter().position(|v| *v == variant)?;
-            let pair = src as usize * DType::ALL.len() + dst as usize;
-            Some((pair * 2 + saturating as usize) * #nv1 + slot)
-        }
-
-        /// The table index of a kernel, or None where the spec declares no such kernel.
-        pub fn kernel_index(kind: Kind, dtype: DType, variant: Variant) -> Option<usize> {
-            let base = BASE[kind as usize][dtype as usize];
-            if base == u32::MAX {
-                return None;
-            }
-            let slot = variants_for(kind.info().arity).iter().position(|v| *v == variant)?;
-            Some(base as usize + slot)
-        }
+    c.line("");
+    c.doc(
+        "The index of each kind's first kernel for each dtype (`u32::MAX`: the \
+         spec declares none).",
+    );
+    c.open(format!(
+        "static BASE: [[u32; {}]; {}] = [",
+        spec.dtypes.len(),
+        spec.kinds.len()
+    ));
+    for row in &base {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|&b| {
+                if b == u32::MAX {
+                    "u32::MAX".to_string()
+                } else {
+                    b.to_string()
+                }
+            })
+            .collect();
+        c.line(format!("[{}],", cells.join(", ")));
     }
+    c.close("];");
+    c.line("");
+    c.doc("The loop variants emitted for a kind of `arity` inputs, in table order.");
+    c.open("pub fn variants_for(arity: usize) -> &'static [Variant] {");
+    c.open("match arity {");
+    for a in 1..=3 {
+        let vs: Vec<String> = spec
+            .variants_for(a)
+            .into_iter()
+            .map(|v| format!("Variant::{}", v.ident()))
+            .collect();
+        c.line(format!("{a} => &[{}],", vs.join(", ")));
+    }
+    c.line("_ => &[],");
+    c.close("}");
+    c.close("}");
+    c.line("");
+    c.doc(
+        "Cast kernels per tier: every (source, destination) pair, two modes, \
+         the one-input loop variants.",
+    );
+    c.line(format!("pub const CAST_COUNT: usize = {};", casts.len()));
+    c.line("");
+    c.doc(
+        "The index of a cast kernel in every tier's cast table, or None for a \
+         variant casts are not emitted for.",
+    );
+    c.open(
+        "pub fn cast_index(src: DType, dst: DType, saturating: bool, variant: Variant) -> Option<usize> {",
+    );
+    let v1: Vec<String> = spec
+        .variants_for(1)
+        .into_iter()
+        .map(|v| format!("Variant::{}", v.ident()))
+        .collect();
+    c.line(format!(
+        "let slot = [{}].iter().position(|v| *v == variant)?;",
+        v1.join(", ")
+    ));
+    c.line("let pair = src as usize * DType::ALL.len() + dst as usize;");
+    c.line(format!(
+        "Some((pair * 2 + saturating as usize) * {nv1} + slot)"
+    ));
+    c.close("}");
+    c.line("");
+    c.doc("The table index of a kernel, or None where the spec declares no such kernel.");
+    c.open("pub fn kernel_index(kind: Kind, dtype: DType, variant: Variant) -> Option<usize> {");
+    c.line("let base = BASE[kind as usize][dtype as usize];");
+    c.open("if base == u32::MAX {");
+    c.line("return None;");
+    c.close("}");
+    c.line("let slot = variants_for(kind.info().arity).iter().position(|v| *v == variant)?;");
+    c.line("Some(base as usize + slot)");
+    c.close("}");
 }

@@ -15,6 +15,7 @@ pub(crate) mod tile;
 
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
+use crate::tier::kernel_table;
 use crate::tier::Exec;
 use crate::{kernel_index, Class, DType, Kind, OperandRule, ResultRule, Variant};
 use plan::Plan;
@@ -168,7 +169,7 @@ pub fn elementwise_with(
             });
         }
     }
-    let table = tier.table().ok_or(Error::TierUnavailable(tier))?;
+    let table = kernel_table(tier).ok_or(Error::TierUnavailable(tier))?;
     if out.layout().is_empty() {
         return Ok(());
     }

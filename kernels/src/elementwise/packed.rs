@@ -29,6 +29,7 @@
 //! needs. The tests compare every fused cast with the scalar tier bit for
 //! bit (and, ignored, on all 2^32 f32 inputs).
 
+use crate::tier::cast_table;
 use crate::{cast_index, Args, Class, DType, Tier, Variant};
 use std::sync::OnceLock;
 
@@ -87,7 +88,7 @@ pub(crate) fn fused(d: DType, saturating: bool) -> Option<&'static Fused> {
 /// Run the scalar tier's contiguous cast kernel `from → to` on `src` (one
 /// item per element; a packed side holds one code per byte).
 fn scalar_cast(from: DType, to: DType, saturating: bool, src: &[u8], n: usize) -> Option<Vec<u8>> {
-    let table = Tier::Scalar.cast_table()?;
+    let table = cast_table(Tier::Scalar)?;
     let f = table[cast_index(from, to, saturating, Variant::Contig)?];
     let item = if to.info().values_per_byte > 1 {
         1

@@ -104,8 +104,7 @@ impl Kernel {
                 return Kernel::Packed(f);
             }
         }
-        let table = tier
-            .cast_table()
+        let table = crate::tier::cast_table(tier)
             .expect("the caller resolved the tier, whose cast table exists");
         let i = cast_index(DType::F32, to, true, Variant::Contig)
             .expect("every pair of dtypes has a contiguous cast");

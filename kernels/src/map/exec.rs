@@ -7,6 +7,8 @@ use crate::array::{ArrayView, ArrayViewMut};
 use crate::elementwise::plan::Addr;
 use crate::elementwise::{broadcasts_to, call_dtype, self_overlap, tile, PARALLEL_MIN};
 use crate::error::{Error, Result};
+use crate::tier::cast_table;
+use crate::tier::kernel_table;
 use crate::tier::Exec;
 use crate::{cast_index, kernel_index, Args, CastMode, DType, LoopFn, Variant};
 
@@ -397,8 +399,8 @@ pub(crate) fn build(
     loads: &[Load],
     out_geoms: Vec<(Addr, Vec<isize>)>,
 ) -> Result<Plan> {
-    let table = tier.table().ok_or(Error::TierUnavailable(tier))?;
-    let casts = tier.cast_table().ok_or(Error::TierUnavailable(tier))?;
+    let table = kernel_table(tier).ok_or(Error::TierUnavailable(tier))?;
+    let casts = cast_table(tier).ok_or(Error::TierUnavailable(tier))?;
     let n: usize = shape.iter().product();
     let np = program.inputs().len();
     // Which nodes are the same at every index, and their values.

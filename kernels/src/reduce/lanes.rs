@@ -15,6 +15,7 @@
 //! takes no part".
 
 use crate::error::{Error, Result};
+use crate::tier::kernel_table;
 use crate::tier::Exec;
 use crate::{kernel_index, DType, Element, Kind, LoopFn, Tier, Variant};
 use tessera_generated::runtime::math;
@@ -76,7 +77,7 @@ pub trait LaneFloat:
     /// (contiguous): its results have the bits of [`LaneFloat::exp`] and
     /// [`LaneFloat::ln`] for `exp` and `log`.
     fn unary_kernel(tier: Tier, kind: Kind) -> Option<LoopFn> {
-        let table = tier.table()?;
+        let table = kernel_table(tier)?;
         Some(table[kernel_index(kind, Self::CARRIER, Variant::Contig)?])
     }
     /// |x|.

@@ -11,6 +11,7 @@
 
 use crate::array::ArrayView;
 use crate::map::{TermPlan, TileScratch, TILE};
+use crate::tier::cast_table;
 use crate::{cast_index, DType, Element, LoopFn, Tier, Variant};
 
 use super::lanes::BLOCK;
@@ -109,7 +110,7 @@ impl Source {
         carrier: DType,
         tier: Tier,
     ) -> Option<Source> {
-        let table = tier.cast_table()?;
+        let table = cast_table(tier)?;
         let shape = ops[0].shape();
         let mut addr = [Addr {
             base: core::ptr::null(),
@@ -195,7 +196,7 @@ impl Source {
         carrier: DType,
         tier: Tier,
     ) -> Option<Source> {
-        let table = tier.cast_table()?;
+        let table = cast_table(tier)?;
         let conv = if terms.dtype == carrier {
             None
         } else {

@@ -455,3 +455,184 @@ pub unsafe fn run2_via<
         i0 += m;
     }
 }
+
+/// A kernel computed through its carrier's kernels, `N` inputs (how the
+/// narrow floats compute: through f32). Over blocks of up to [`VIA_BLOCK`]
+/// elements, every input is converted into the carrier `T` by its `load`
+/// kernel (a cast into the carrier: exact), the carrier's kernel `op` of the
+/// same kind runs over the block, and `store` (a cast from `op`'s result type
+/// `R` into the destination: one rounding) writes the results. The bits are
+/// those of decoding, computing and encoding element by element, since every
+/// step is the same operation on the same value; the code of a kernel is
+/// three calls, with each conversion and each carrier kernel compiled once
+/// per tier.
+///
+/// `sizes` are the storage bytes of the inputs and `out_size` the
+/// destination's. In variant `BCASTk` input k is loaded once (one element)
+/// and `op` is the carrier kernel's same broadcast variant; in `STRIDED` the
+/// loads and the store are strided casts and `op` is contiguous; otherwise
+/// everything is contiguous.
+///
+/// # Safety
+/// See [`LoopFn`]. `loads[i]` must be a kernel converting input i's dtype
+/// into `T` (contiguous, or strided in variant `STRIDED`), `op` an `N`-input
+/// kernel over `T` with results `R` in the variant described above, and
+/// `store` a kernel converting `R` into the destination's dtype, contiguous
+/// or (in `STRIDED`) strided.
+#[inline(always)]
+pub unsafe fn run_through<T: Copy, R: Copy, const N: usize, const V: u8>(
+    x: &Args,
+    sizes: [usize; N],
+    out_size: usize,
+    loads: [LoopFn; N],
+    op: LoopFn,
+    store: LoopFn,
+) {
+    // Opaque pointers: each kernel called stays one function per tier.
+    let (loads, op, store) = core::hint::black_box((loads, op, store));
+    let strided = V == STRIDED;
+    let bcast = match V {
+        BCAST0 => Some(0),
+        BCAST1 => Some(1),
+        BCAST2 => Some(2),
+        _ => None,
+    };
+    // Every element of the buffers is written (by a load, or by `op`)
+    // before it is read; they start uninitialised, as setting them would
+    // cost a short run more than its work.
+    let mut bufs = core::mem::MaybeUninit::<[[T; VIA_BLOCK]; N]>::uninit();
+    // The results go to a buffer of their own (see `run1_via`).
+    let mut out = core::mem::MaybeUninit::<[R; VIA_BLOCK]>::uninit();
+    // Every access to the buffers goes through these pointers.
+    let bufs = bufs.as_mut_ptr() as *mut [T; VIA_BLOCK];
+    let buf = |i: usize| bufs.wrapping_add(i) as *mut u8;
+    let out = out.as_mut_ptr() as *mut u8;
+    if let Some(b) = bcast {
+        let args = Args {
+            n: 1,
+            src: [x.src[b], core::ptr::null(), core::ptr::null()],
+            src_stride: [1, 0, 0],
+            dst: buf(b),
+            dst_stride: 1,
+        };
+        // SAFETY: the broadcast input holds one element (this function's
+        // contract), and the buffer has room for it.
+        unsafe { (loads[b])(&args) };
+    }
+    let mut src = [core::ptr::null::<u8>(); 3];
+    let mut src_stride = [0isize; 3];
+    for i in 0..N {
+        src[i] = buf(i) as *const u8;
+        src_stride[i] = (Some(i) != bcast) as isize;
+    }
+    let step = |i: usize| if strided { x.src_stride[i] } else { 1 };
+    let out_step = if strided { x.dst_stride } else { 1 };
+    let mut i0 = 0;
+    while i0 < x.n {
+        let m = VIA_BLOCK.min(x.n - i0);
+        for i in 0..N {
+            if Some(i) == bcast {
+                continue;
+            }
+            let args = Args {
+                n: m,
+                src: [
+                    x.src[i].wrapping_offset(i0 as isize * step(i) * sizes[i] as isize),
+                    core::ptr::null(),
+                    core::ptr::null(),
+                ],
+                src_stride: [step(i), 0, 0],
+                dst: buf(i),
+                dst_stride: 1,
+            };
+            // SAFETY: elements i0..i0 + m of input i, at its stride, are
+            // readable (this function's contract); the buffer holds m.
+            unsafe { (loads[i])(&args) };
+        }
+        let args = Args {
+            n: m,
+            src,
+            src_stride,
+            dst: out,
+            dst_stride: 1,
+        };
+        // SAFETY: every buffer holds m carrier values (the broadcast one
+        // its one value) and `out` has room for m results.
+        unsafe { op(&args) };
+        let args = Args {
+            n: m,
+            src: [out as *const u8, core::ptr::null(), core::ptr::null()],
+            src_stride: [1, 0, 0],
+            dst: x
+                .dst
+                .wrapping_offset(i0 as isize * out_step * out_size as isize),
+            dst_stride: out_step,
+        };
+        // SAFETY: elements i0..i0 + m of the destination, at its stride, are
+        // writable (this function's contract); `out` holds m results.
+        unsafe { store(&args) };
+        i0 += m;
+    }
+}
+
+/// A cast computed as two casts through the carrier `T` (see
+/// `tessera-codegen`'s `Spec::cast_through` for when): over blocks of up to
+/// [`VIA_BLOCK`] elements, `load` converts the source into the carrier
+/// (exactly) and `store` rounds the block into the destination once; the bits
+/// of the direct cast, as both round the same value by the same rule.
+/// `in_size` and `out_size` are the storage bytes of source and destination;
+/// in variant `STRIDED` both kernels are strided, otherwise contiguous.
+///
+/// # Safety
+/// See [`LoopFn`]; `load` must convert the source's dtype into `T` and
+/// `store` `T` into the destination's, in the layout described above.
+#[inline(always)]
+pub unsafe fn run_cast_through<T: Copy, const V: u8>(
+    x: &Args,
+    in_size: usize,
+    out_size: usize,
+    load: LoopFn,
+    store: LoopFn,
+) {
+    // Opaque pointers: each cast called stays one function per tier.
+    let (load, store) = core::hint::black_box((load, store));
+    let (step, out_step) = if V == STRIDED {
+        (x.src_stride[0], x.dst_stride)
+    } else {
+        (1, 1)
+    };
+    // Written by `load` before `store` reads it (see `run_through`).
+    let mut buf = core::mem::MaybeUninit::<[T; VIA_BLOCK]>::uninit();
+    let buf = buf.as_mut_ptr() as *mut u8;
+    let mut i0 = 0;
+    while i0 < x.n {
+        let m = VIA_BLOCK.min(x.n - i0);
+        let args = Args {
+            n: m,
+            src: [
+                x.src[0].wrapping_offset(i0 as isize * step * in_size as isize),
+                core::ptr::null(),
+                core::ptr::null(),
+            ],
+            src_stride: [step, 0, 0],
+            dst: buf,
+            dst_stride: 1,
+        };
+        // SAFETY: elements i0..i0 + m of the source are readable (this
+        // function's contract); the buffer holds m.
+        unsafe { load(&args) };
+        let args = Args {
+            n: m,
+            src: [buf as *const u8, core::ptr::null(), core::ptr::null()],
+            src_stride: [1, 0, 0],
+            dst: x
+                .dst
+                .wrapping_offset(i0 as isize * out_step * out_size as isize),
+            dst_stride: out_step,
+        };
+        // SAFETY: elements i0..i0 + m of the destination are writable (this
+        // function's contract); the buffer holds m values.
+        unsafe { store(&args) };
+        i0 += m;
+    }
+}

@@ -19,7 +19,7 @@
 use super::codec::{Bool, NarrowInt, NarrowUint, Native};
 use super::minifloat::{encode, encode_f64, Mini, MiniFloat};
 use super::ops::Op1;
-use crate::runtime::codec::Codec;
+use crate::codec::Codec;
 use core::marker::PhantomData;
 use num_complex::Complex;
 

@@ -480,12 +480,13 @@ rounding_fns!(
 /// Code that is generic over a dtype's parameters, run for a dtype chosen at run
 /// time by the generated `codecs::visit_params` (so tests and tools reach every
 /// parameterised dtype without naming its type: a new dtype in the spec is
-/// covered with no Rust edit).
-pub trait ParamsVisitor {
+/// covered with no Rust edit). `D` is the dtype identifier the visit is given
+/// (the generated `DType`).
+pub trait ParamsVisitor<D> {
     /// What the visit returns.
     type Out;
     /// Run with the dtype's parameters.
-    fn visit<P: MiniFloat>(self, dtype: crate::DType) -> Self::Out;
+    fn visit<P: MiniFloat>(self, dtype: D) -> Self::Out;
 }
 
 /// The codec of a parameterised float: f32 carrier, default cast mode.
