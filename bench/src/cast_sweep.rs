@@ -21,7 +21,7 @@
 use crate::casts::f32_data;
 use std::fmt::Write as _;
 use std::time::Instant;
-use tessera::{cast_with, ArrayView, ArrayViewMut, CastMode, DType, Exec, Tier};
+use tessera::{ArrayView, ArrayViewMut, CastMode, DType, Exec, Tier};
 
 /// The group's name.
 pub const NAME: &str = "cast-sweep";
@@ -117,7 +117,7 @@ fn cast(
 ) -> Result<(), String> {
     let src = ArrayView::contiguous(from, &[n], src).map_err(|e| e.to_string())?;
     let mut dst = ArrayViewMut::contiguous(to, &[n], dst).map_err(|e| e.to_string())?;
-    cast_with(exec, &src, &mut dst, CastMode::Default).map_err(|e| e.to_string())
+    tessera::cast(CastMode::Default, &src, &mut dst, exec).map_err(|e| e.to_string())
 }
 
 /// Runs the sweep over `bytes` bytes of f32 (rounded to a multiple of 32

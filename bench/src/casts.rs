@@ -27,7 +27,7 @@ use crate::harness::{split, Case, CheckFn, Group, RatioSpec, RunFn};
 use half::slice::HalfFloatSliceExt;
 use half::{bf16, f16};
 use tessera::array::as_bytes;
-use tessera::{cast_with, ArrayView, ArrayViewMut, CastMode, DType, Exec, Format, Tier};
+use tessera::{ArrayView, ArrayViewMut, CastMode, DType, Exec, Format, Tier};
 
 /// The `half` crate's slice conversion peer.
 pub const HALF: &str = "half slice";
@@ -747,19 +747,19 @@ fn tessera_run<'a>(case: CastCase, exec: Exec) -> RunFn<'a, CastBufs> {
         };
         if case == CastCase::F32ToMxfp8 {
             tessera::formats::encode(
-                &exec,
                 Format::Mxfp8E4m3,
                 None,
                 &src,
                 dst_bytes,
                 &mut b.scales,
+                &exec,
             )
             .map(|_| ())
             .map_err(|e| e.to_string())
         } else {
             let mut dst =
                 ArrayViewMut::contiguous(d, &[n], dst_bytes).map_err(|e| e.to_string())?;
-            cast_with(&exec, &src, &mut dst, CastMode::Default).map_err(|e| e.to_string())
+            tessera::cast(CastMode::Default, &src, &mut dst, &exec).map_err(|e| e.to_string())
         }
     })
 }
@@ -895,9 +895,10 @@ mod tests {
             CastMode::Default
         };
         tessera::cast(
+            mode,
             &ArrayView::from_slice(x, &[n]).unwrap(),
             &mut ArrayViewMut::contiguous(to, &[n], &mut y).unwrap(),
-            mode,
+            &Exec::default(),
         )
         .unwrap();
         y
@@ -929,9 +930,10 @@ mod tests {
         let codes: Vec<u8> = (0..=255).collect();
         let mut y = vec![0f32; 256];
         tessera::cast(
+            CastMode::Default,
             &ArrayView::contiguous(DType::E4m3fn, &[256], &codes).unwrap(),
             &mut ArrayViewMut::from_slice(&mut y, &[256]).unwrap(),
-            CastMode::Default,
+            &Exec::default(),
         )
         .unwrap();
         for c in 0..=255u8 {
@@ -956,12 +958,12 @@ mod tests {
         let (mut tc, mut ts) = (vec![0u8; n], vec![0u8; n / 32]);
         mxfp8_encode(&x, &mut c, &mut s);
         tessera::formats::encode(
-            &Exec::default(),
             Format::Mxfp8E4m3,
             None,
             &ArrayView::from_slice(&x, &[n]).unwrap(),
             &mut tc,
             &mut ts,
+            &Exec::default(),
         )
         .unwrap();
         assert_eq!(compare(DType::U8, &s, &ts, false), Ok(()));
@@ -975,9 +977,10 @@ mod tests {
         for to_f32 in [DType::F16, DType::Bf16] {
             let mut y = vec![0f32; codes.len()];
             tessera::cast(
+                CastMode::Default,
                 &ArrayView::contiguous(to_f32, &[codes.len()], as_bytes(&codes)).unwrap(),
                 &mut ArrayViewMut::from_slice(&mut y, &[codes.len()]).unwrap(),
-                CastMode::Default,
+                &Exec::default(),
             )
             .unwrap();
             let mut want = vec![0f32; codes.len()];

@@ -9,7 +9,7 @@
 
 use crate::harness::{split, Case, CheckFn, Group, RatioSpec};
 use ndarray::{ArrayView1, ArrayViewMut1, Zip};
-use tessera::{elementwise_with, ArrayView, ArrayViewMut, Exec, Kind, Tier};
+use tessera::{ArrayView, ArrayViewMut, Exec, Kind, Tier};
 
 /// The operands every case of these groups reads and writes.
 pub struct Bufs {
@@ -314,8 +314,8 @@ fn tessera_call(exec: &Exec, kind: Kind, inputs: &[&[f32]], y: &mut [f32]) -> te
     let view = |s| ArrayView::from_slice(s, &[n]);
     let mut out = ArrayViewMut::from_slice(y, &[n])?;
     match *inputs {
-        [a, b] => elementwise_with(exec, kind, &[view(a)?, view(b)?], &mut out),
-        [a, b, c] => elementwise_with(exec, kind, &[view(a)?, view(b)?, view(c)?], &mut out),
+        [a, b] => tessera::elementwise(kind, &[view(a)?, view(b)?], &mut out, exec),
+        [a, b, c] => tessera::elementwise(kind, &[view(a)?, view(b)?, view(c)?], &mut out, exec),
         _ => unreachable!("the measured kinds take two or three inputs"),
     }
 }

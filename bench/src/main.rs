@@ -77,7 +77,7 @@
 //! * `casts/f16-f32`, `/f32-f16`, `/bf16-f32`, `/f32-bf16`, `/f32-e4m3fn`,
 //!   `/e4m3fn-f32`, `/f32-mxfp8`: a cast (default mode) or the MXFP8 (E4M3)
 //!   encode of `--size-mib` MiB of source data. Peers: `tessera <tier>`
-//!   (`cast_with` / `formats::encode` on contiguous views), `half slice` (the
+//!   (`cast` / `formats::encode` on contiguous views), `half slice` (the
 //!   `half` crate's `convert_from_f32_slice` / `convert_to_f32_slice`, f16 and
 //!   bf16 only), `scalar loop` (`half::f16::from_f32` and friends per element;
 //!   for e4m3fn and MXFP8 the bench's own scalar functions, tested to give

@@ -13,7 +13,7 @@
 //! Best of `reps` calls (5; 2 with --quick).
 
 use std::time::Instant;
-use tessera::{elementwise_with, Accuracy, ArrayView, ArrayViewMut, Exec, Kind};
+use tessera::{Accuracy, ArrayView, ArrayViewMut, Exec, Kind};
 
 /// The group's name on the command line.
 pub const NAME: &str = "math";
@@ -147,7 +147,7 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool) {
             let xv = ArrayView::from_slice(&x, &[n]).expect("view");
             let run = |y: &mut [f32]| {
                 let mut yv = ArrayViewMut::from_slice(y, &[n]).expect("view");
-                elementwise_with(&exec, k, std::slice::from_ref(&xv), &mut yv).expect("call");
+                tessera::elementwise(k, std::slice::from_ref(&xv), &mut yv, &exec).expect("call");
             };
             run(&mut y);
             // Check a sample against the f64 reference (within the bound
@@ -234,7 +234,7 @@ fn fused(n: usize, reps: usize) -> (String, bool) {
         let mut z = vec![0f32; n];
         let fused_run = |y: &mut [f32]| {
             let mut out = [ArrayViewMut::from_slice(y, &[n]).expect("view")];
-            map(&exec, &p, &[v0.clone(), v1.clone()], &mut out).expect("map");
+            map(&p, &[v0.clone(), v1.clone()], &mut out, &exec).expect("map");
         };
         let passes = |t1: &mut [f32], t2: &mut [f32], z: &mut [f32]| {
             let call = |k: Kind, a: &[f32], b: Option<&[f32]>, o: &mut [f32]| {
@@ -243,7 +243,7 @@ fn fused(n: usize, reps: usize) -> (String, bool) {
                     ins.push(ArrayView::from_slice(b, &[n]).expect("view"));
                 }
                 let mut ov = ArrayViewMut::from_slice(o, &[n]).expect("view");
-                elementwise_with(&exec, k, &ins, &mut ov).expect("call");
+                tessera::elementwise(k, &ins, &mut ov, &exec).expect("call");
             };
             call(Kind::Mul, &x0, Some(&x1), t1);
             call(Kind::Add, t1, Some(&x1), t2);

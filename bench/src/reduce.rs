@@ -70,7 +70,7 @@ fn tessera_sum<T: tessera::Element>(exec: &Exec, a: &[T]) -> Result<f64, String>
     let x = ArrayView::from_slice(a, &[a.len()]).map_err(|e| e.to_string())?;
     let mut y = [0f64];
     let mut d = ArrayViewMut::from_slice(&mut y, &[]).map_err(|e| e.to_string())?;
-    reduce(ReduceOp::Sum, &x, &[0], &mut d, exec).map_err(|e| e.to_string())?;
+    reduce(ReduceOp::Sum, &[0], &x, &mut d, exec).map_err(|e| e.to_string())?;
     Ok(y[0])
 }
 
@@ -93,15 +93,15 @@ fn squares(exec: &Exec, how: Squares, s: &mut SumBufs) -> Result<f64, String> {
     match how {
         Squares::Program => {
             let ins = [x];
-            reduce_terms(Terms::program(&p, 0, &ins, &[n]), &[0], outs, exec).map_err(e)?
+            reduce_terms(&[0], Terms::program(&p, 0, &ins, &[n]), outs, exec).map_err(e)?
         }
-        Squares::Fixed => reduce_terms(Terms::square(&x), &[0], outs, exec).map_err(e)?,
+        Squares::Fixed => reduce_terms(&[0], Terms::square(&x), outs, exec).map_err(e)?,
         Squares::MapThenSum => {
             s.tmp.resize(n, 0.0);
             let mut t = ArrayViewMut::from_slice(&mut s.tmp, &[n]).map_err(e)?;
-            map(exec, &p, &[x], std::slice::from_mut(&mut t)).map_err(e)?;
+            map(&p, &[x], std::slice::from_mut(&mut t), exec).map_err(e)?;
             let tv = ArrayView::from_slice(&s.tmp, &[n]).map_err(e)?;
-            reduce_terms(Terms::of(&tv), &[0], outs, exec).map_err(e)?
+            reduce_terms(&[0], Terms::of(&tv), outs, exec).map_err(e)?
         }
     }
     Ok(y[0])
@@ -131,8 +131,8 @@ pub fn squares_group<'a>(tiers: &[Tier], size_note: &str) -> Group<'a, SumBufs> 
                 let mut y = [0f64];
                 let mut d = ArrayViewMut::from_slice(&mut y, &[]).map_err(|e| e.to_string())?;
                 reduce_terms(
-                    Terms::square(&x),
                     &[0],
+                    Terms::square(&x),
                     &mut [(ReduceOp::Sum, &mut d)],
                     &Exec::on(Tier::ALL[0]).threads(1),
                 )

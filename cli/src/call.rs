@@ -37,7 +37,7 @@ pub struct Call {
     /// The tier to run on (default: the process's active tier).
     #[serde(default)]
     pub tier: Option<String>,
-    /// Threads (default 0: rayon's pool size; 1: the calling thread).
+    /// Threads (absent or 0: rayon's pool; 1: the calling thread).
     #[serde(default)]
     pub threads: Option<usize>,
 }

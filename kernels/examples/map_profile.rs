@@ -19,7 +19,7 @@ fn main() {
     let t = std::time::Instant::now();
     for _ in 0..reps {
         let mut out = [ArrayViewMut::from_slice(&mut y, &[n]).unwrap()];
-        map(&exec, &p, &[v0.clone(), v1.clone()], &mut out).unwrap();
+        map(&p, &[v0.clone(), v1.clone()], &mut out, &exec).unwrap();
     }
     let s = t.elapsed().as_secs_f64() / reps as f64;
     println!(

@@ -21,7 +21,7 @@ fn main() {
         let t0 = std::time::Instant::now();
         while t0.elapsed().as_secs_f64() < secs {
             let t = std::time::Instant::now();
-            encode(&exec, f, None, &x, &mut c, &mut sc).unwrap();
+            encode(f, None, &x, &mut c, &mut sc, &exec).unwrap();
             best = best.min(t.elapsed().as_secs_f64());
         }
         println!("{name:>12}: {:.3} ns/value", best * 1e9 / n as f64);

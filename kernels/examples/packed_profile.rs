@@ -1,6 +1,7 @@
 //! Times casts between f32 and the packed dtypes in cache and from memory:
 //! `cargo run --release -p tessera --example packed_profile [-- DTYPE...]`.
-use tessera::{cast_with, ArrayView, ArrayViewMut, CastMode, DType, Exec};
+use tessera::cast;
+use tessera::{ArrayView, ArrayViewMut, CastMode, DType, Exec};
 fn main() {
     let names: Vec<String> = std::env::args().skip(1).collect();
     let names = if names.is_empty() {
@@ -33,12 +34,12 @@ fn main() {
             let enc = time(&mut || {
                 let x = ArrayView::from_slice(&xs, &[n]).unwrap();
                 let mut y = ArrayViewMut::contiguous(d, &[n], &mut packed).unwrap();
-                cast_with(&exec, &x, &mut y, CastMode::Default).unwrap();
+                cast(CastMode::Default, &x, &mut y, &exec).unwrap();
             });
             let dec = time(&mut || {
                 let x = ArrayView::contiguous(d, &[n], &packed).unwrap();
                 let mut y = ArrayViewMut::from_slice(&mut back, &[n]).unwrap();
-                cast_with(&exec, &x, &mut y, CastMode::Default).unwrap();
+                cast(CastMode::Default, &x, &mut y, &exec).unwrap();
             });
             println!("n={n:>9} {name:>7}: f32->D {enc:.3} ns/value, D->f32 {dec:.3} ns/value");
         }

@@ -6,7 +6,9 @@
 //! `cargo run --release -p tessera --example thread_check [-- MIB]`
 
 use std::time::Instant;
-use tessera::{cast_with, elementwise_with, ArrayView, ArrayViewMut, CastMode, DType, Exec, Kind};
+use tessera::cast;
+use tessera::elementwise;
+use tessera::{ArrayView, ArrayViewMut, CastMode, DType, Exec, Kind};
 
 fn data(n: usize, seed: u64) -> Vec<f32> {
     let mut s = seed;
@@ -53,7 +55,7 @@ fn main() {
                     ArrayView::from_slice(&b, &[n]).unwrap(),
                 ];
                 let mut o = ArrayViewMut::contiguous(DType::F32, &[n], out).unwrap();
-                elementwise_with(&Exec::default().threads(t), Kind::Add, &ins, &mut o).unwrap();
+                elementwise(Kind::Add, &ins, &mut o, &Exec::default().threads(t)).unwrap();
             }),
         ),
         (
@@ -67,7 +69,7 @@ fn main() {
                     ArrayView::from_slice(&c[..1024], &[1024]).unwrap(),
                 ];
                 let mut o = ArrayViewMut::contiguous(DType::F32, &[rows, 1024], out).unwrap();
-                elementwise_with(&Exec::default().threads(t), Kind::Fma, &ins, &mut o).unwrap();
+                elementwise(Kind::Fma, &ins, &mut o, &Exec::default().threads(t)).unwrap();
             }),
         ),
         (
@@ -75,11 +77,11 @@ fn main() {
             1,
             Box::new(|t, out: &mut [u8]| {
                 let mut o = ArrayViewMut::contiguous(DType::E4m3fn, &[n], out).unwrap();
-                cast_with(
-                    &Exec::default().threads(t),
+                cast(
+                    CastMode::Default,
                     &ArrayView::from_slice(&a, &[n]).unwrap(),
                     &mut o,
-                    CastMode::Default,
+                    &Exec::default().threads(t),
                 )
                 .unwrap();
             }),
@@ -89,11 +91,11 @@ fn main() {
             2,
             Box::new(|t, out: &mut [u8]| {
                 let mut o = ArrayViewMut::contiguous(DType::Bf16, &[n], out).unwrap();
-                cast_with(
-                    &Exec::default().threads(t),
+                cast(
+                    CastMode::Saturating,
                     &ArrayView::from_slice(&a, &[n]).unwrap(),
                     &mut o,
-                    CastMode::Saturating,
+                    &Exec::default().threads(t),
                 )
                 .unwrap();
             }),

@@ -1,7 +1,8 @@
 //! Times `exp` on f16 and on strided f32 (the kinds that run their f32
 //! kernel over blocks of decoded values):
 //! `cargo run --release -p tessera --example via_profile`.
-use tessera::{elementwise_with, ArrayView, ArrayViewMut, Exec, Kind};
+use tessera::elementwise;
+use tessera::{ArrayView, ArrayViewMut, Exec, Kind};
 fn main() {
     let n = 1 << 22;
     let exec = Exec::default().threads(1);
@@ -20,12 +21,12 @@ fn main() {
     let h = time(&mut || {
         let x = ArrayView::from_slice(&xh, &[n]).unwrap();
         let mut y = ArrayViewMut::from_slice(&mut yh, &[n]).unwrap();
-        elementwise_with(&exec, Kind::Exp, &[x], &mut y).unwrap();
+        elementwise(Kind::Exp, &[x], &mut y, &exec).unwrap();
     });
     let s = time(&mut || {
         let x = ArrayView::from_slice_strided(&xs, &[n], &[2], 0).unwrap();
         let mut y = ArrayViewMut::from_slice(&mut ys, &[n]).unwrap();
-        elementwise_with(&exec, Kind::Exp, &[x], &mut y).unwrap();
+        elementwise(Kind::Exp, &[x], &mut y, &exec).unwrap();
     });
     println!("exp f16: {h:.3} Gelem/s; exp f32 stride 2: {s:.3} Gelem/s");
 }

@@ -35,18 +35,14 @@ pub enum CastMode {
     Saturating,
 }
 
-/// Cast `src` into `dst` (whose dtype is the target) on the active tier. `src`
-/// broadcasts to `dst`'s shape.
-pub fn cast(src: &ArrayView<'_>, dst: &mut ArrayViewMut<'_>, mode: CastMode) -> Result<()> {
-    cast_with(&Exec::default(), src, dst, mode)
-}
-
-/// [`cast`] with an explicit tier and thread count.
-pub fn cast_with(
-    exec: &Exec,
+/// Cast `src` into `dst` (whose dtype is the target) in `mode`, on `exec`'s
+/// tier and threads. `src` broadcasts to `dst`'s shape; `dst` must reach no
+/// element twice. Refusals happen before any write.
+pub fn cast(
+    mode: CastMode,
     src: &ArrayView<'_>,
     dst: &mut ArrayViewMut<'_>,
-    mode: CastMode,
+    exec: &Exec,
 ) -> Result<()> {
     let tier = exec.resolve_tier()?;
     if !broadcasts_to(src.shape(), dst.shape()) {

@@ -70,8 +70,62 @@ pub enum Error {
         /// Which operand.
         operand: String,
     },
-    /// A malformed attribute or argument.
-    Invalid(String),
+    /// An axis argument out of range, named twice, or whose extent does not
+    /// fit the call.
+    Axis {
+        /// The operand whose axis it is.
+        operand: String,
+        /// The axis.
+        axis: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An operand whose rank or shape the call does not take (a shape that
+    /// does not broadcast is [`Error::Shape`]).
+    Rank {
+        /// Which operand.
+        operand: String,
+        /// Its shape.
+        shape: Vec<usize>,
+        /// What the call takes.
+        expected: String,
+    },
+    /// An attribute or argument value the call does not take.
+    Attribute {
+        /// The attribute (with the call it belongs to).
+        name: String,
+        /// What is wrong with its value.
+        reason: String,
+    },
+    /// A dtype the operation is not defined for (a reduction, an
+    /// accumulator, a fill, a format's operand).
+    DTypeUnsupported {
+        /// Which operand (or the accumulator).
+        operand: String,
+        /// Its dtype.
+        dtype: DType,
+        /// What the operation takes instead.
+        reason: String,
+    },
+    /// A buffer or slice of the wrong length.
+    Length {
+        /// Which operand.
+        operand: String,
+        /// Its length.
+        len: usize,
+        /// The length needed.
+        expected: usize,
+        /// What the lengths count (`bytes`, `values`, `ids`).
+        unit: &'static str,
+    },
+    /// Scratch memory the call needs and cannot allocate (a refusal, not an
+    /// abort).
+    Alloc {
+        /// What the memory is for.
+        what: String,
+        /// Elements asked for.
+        elements: usize,
+    },
     /// A map program that is not well formed, or does not fit the call.
     Program {
         /// The node: its text (or `program` for the whole program).
@@ -128,7 +182,31 @@ impl fmt::Display for Error {
                 "{operand}: the view needs {needed} bytes but {len} are given"
             ),
             Error::Overflow { operand } => write!(f, "{operand}: size arithmetic overflows"),
-            Error::Invalid(s) => f.write_str(s),
+            Error::Axis {
+                operand,
+                axis,
+                reason,
+            } => write!(f, "{operand}: axis {axis} {reason}"),
+            Error::Rank {
+                operand,
+                shape,
+                expected,
+            } => write!(f, "{operand}: shape {shape:?}; {expected}"),
+            Error::Attribute { name, reason } => write!(f, "{name}: {reason}"),
+            Error::DTypeUnsupported {
+                operand,
+                dtype,
+                reason,
+            } => write!(f, "{operand}: dtype `{dtype}` is not taken: {reason}"),
+            Error::Length {
+                operand,
+                len,
+                expected,
+                unit,
+            } => write!(f, "{operand}: {len} {unit} given, {expected} needed"),
+            Error::Alloc { what, elements } => {
+                write!(f, "cannot allocate {what} ({elements} elements)")
+            }
             Error::Program { node, reason } => write!(f, "node `{node}`: {reason}"),
             Error::Parse {
                 offset,

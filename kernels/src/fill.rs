@@ -83,15 +83,17 @@ const PARALLEL_MIN: usize = 1 << 16;
 /// Fill `out` with the counter-based stream of `seed` (see the module doc).
 ///
 /// Refused before any write: a dtype other than bool, the byte-sized and wider
-/// integers, f16, bf16, f32 and f64 ([`Error::Invalid`]), and a destination
+/// integers, f16, bf16, f32 and f64 ([`Error::DTypeUnsupported`]), and a destination
 /// that reaches one element twice ([`Error::Layout`]).
-pub fn random(exec: &Exec, seed: u64, out: &mut ArrayViewMut<'_>) -> Result<()> {
+pub fn random(seed: u64, out: &mut ArrayViewMut<'_>, exec: &Exec) -> Result<()> {
     let d = out.dtype();
     if !supported(d) {
-        return Err(Error::Invalid(format!(
-            "random fill defines bool, integers of 8 bits or more, f16, bf16, f32 and f64, not {}",
-            d.name()
-        )));
+        return Err(Error::DTypeUnsupported {
+            operand: "random fill destination".into(),
+            dtype: d,
+            reason: "random fill defines bool, integers of 8 bits or more, f16, bf16, f32 and f64"
+                .into(),
+        });
     }
     check_destination(out)?;
     let n = out.layout().len();

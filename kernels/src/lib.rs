@@ -3,22 +3,60 @@
 //! CPU kernels whose every result is a function of the operands' values alone —
 //! not of layout, thread count or SIMD tier — with stated error bounds.
 //!
-//! The elementwise kernels are generated from `spec/*.toml` (see the
-//! `tessera-generated` crate, whose API this crate re-exports); this crate holds
-//! the hand-written engines that run them over arrays of any layout.
+//! The elementwise kernels are generated from `spec/*.toml` (the
+//! `tessera-generated` crate, whose catalogue this crate re-exports, and one
+//! crate of kernels per tier); this crate holds the hand-written engines that
+//! run them over arrays of any layout: [`elementwise()`], [`cast()`],
+//! [`map()`] (fused programs), [`reduce()`] and [`scan()`], [`contract()`],
+//! the block-scaled [`formats`], [`fill`], [`quant`] and [`poly`]. The
+//! contract of each (its order, its error bound, what it refuses) is on the
+//! function, and in the repository's ARCHITECTURE.md.
+//!
+//! # The API rule
+//!
+//! Every call that computes follows one shape:
+//!
+//! ```text
+//! call(attributes…, inputs…, destinations…, exec: &Exec) -> Result<…>
+//! ```
+//!
+//! - **attributes** say what is computed: the kind, the op, the axes, the
+//!   contraction spec, the cast mode, the program (or a [`MapPlan`]), the
+//!   format, the seed;
+//! - **inputs** are read: [`ArrayView`]s (type-erased: a dtype, a shape,
+//!   strides in elements, zero and negative allowed, an offset, over bytes),
+//!   or typed slices in [`typed`] and ndarray views in `nd` (feature
+//!   `ndarray`);
+//! - **destinations** are written: [`ArrayViewMut`]s (or slices), none of
+//!   which may reach one element twice;
+//! - **`exec`** comes last, always: the tier and the parallelism
+//!   ([`Exec`], [`tier::Par`]: sequential, a thread count, or rayon's pool).
+//!   Neither changes a bit; `&Exec::default()` is the active tier on rayon's
+//!   pool.
+//!
+//! Every call checks everything (dtypes, arity, shapes, layouts against
+//! their bytes, size arithmetic, attributes) before it writes anything, and
+//! refuses with a typed [`Error`] whose variant says what was wrong (an
+//! [`Error::Axis`], an [`Error::Shape`], an [`Error::Attribute`], …) and
+//! names the operand. Queries that compute nothing (a result's dtype or
+//! shape, an encoded size, a scratch size) take no `exec`. Where planning
+//! costs, a plan is built once and run many times ([`MapPlan`]); where a call
+//! needs scratch, its size can be asked for and the caller's buffer used
+//! ([`contract::contract_scratch_size`], [`contract::contract_with_scratch`]).
 //!
 //! ```
-//! use tessera::{elementwise, ArrayView, ArrayViewMut, Kind};
+//! use tessera::{elementwise, ArrayView, ArrayViewMut, Exec, Kind};
 //! let a = [1.0f32, 2.0, 3.0];
 //! let b = [0.5f32];
 //! let mut y = [0.0f32; 3];
 //! elementwise(
 //!     Kind::Add,
-//!     &[ArrayView::from_slice(&a, &[3]).unwrap(), ArrayView::from_slice(&b, &[1]).unwrap()],
-//!     &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
-//! )
-//! .unwrap();
+//!     &[ArrayView::from_slice(&a, &[3])?, ArrayView::from_slice(&b, &[1])?],
+//!     &mut ArrayViewMut::from_slice(&mut y, &[3])?,
+//!     &Exec::default(),
+//! )?;
 //! assert_eq!(y, [1.5, 2.5, 3.5]);
+//! # Ok::<(), tessera::Error>(())
 //! ```
 
 #![deny(missing_docs)]
@@ -31,17 +69,20 @@ pub mod error;
 pub mod fill;
 pub mod formats;
 pub mod map;
+#[cfg(feature = "ndarray")]
+pub mod nd;
 pub mod poly;
 pub mod quant;
 pub mod reduce;
 pub mod tier;
+pub mod typed;
 
 pub use array::{ArrayView, ArrayViewMut, Element, Layout};
-pub use cast::{cast, cast_with, CastMode};
+pub use cast::{cast, CastMode};
 pub use contract::{contract, matmul, ContractSpec};
-pub use elementwise::{elementwise, elementwise_with, result_dtype};
+pub use elementwise::{elementwise, result_dtype};
 pub use error::{Error, Result};
-pub use map::{map, map_in_place, Program, ProgramBuilder};
+pub use map::{map, map_in_place, MapPlan, Program, ProgramBuilder};
 pub use reduce::{
     dot, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan,
     scan_many, scan_terms, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
@@ -51,7 +92,7 @@ pub use tessera_generated::{
     Format, FormatInfo, KernelInfo, Kind, KindInfo, LoopFn, NanStyle, NanTo, Negative, OperandRule,
     Overflow, ResultRule, ScaleRule, Tier, TierInfo, Variant, CAST_COUNT, KERNELS, KERNEL_COUNT,
 };
-pub use tier::{active_tier, available_tiers, best_tier, Exec};
+pub use tier::{active_tier, available_tiers, best_tier, Exec, Par};
 
 /// The generated layer itself: codecs, operations and per-tier kernels, for
 /// callers that drive kernels directly and for the tests.

@@ -39,10 +39,10 @@ pub fn polyval_program(coeffs: &[f64], x: DType, y: DType) -> Result<Program> {
 /// into it), then one rounding into `y`'s dtype. `x` and `y` are floats of
 /// one shape. Refuses no coefficient, non-float operands, mismatched shapes.
 pub fn polyval(
-    exec: &Exec,
     coeffs: &[f64],
     x: &ArrayView<'_>,
     y: &mut ArrayViewMut<'_>,
+    exec: &Exec,
 ) -> Result<()> {
     for (name, d) in [("x", x.dtype()), ("y", y.dtype())] {
         if d.info().class != Class::Float {
@@ -61,9 +61,9 @@ pub fn polyval(
     }
     let program = polyval_program(coeffs, x.dtype(), y.dtype())?;
     map(
-        exec,
         &program,
         std::slice::from_ref(x),
         std::slice::from_mut(y),
+        exec,
     )
 }

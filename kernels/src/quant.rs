@@ -20,7 +20,7 @@
 //! points as i32. Every refusal comes before any write.
 
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::cast::{cast_with, CastMode};
+use crate::cast::{cast, CastMode};
 use crate::error::{Error, Result};
 use crate::map::{map, NodeId, Program, ProgramBuilder};
 use crate::reduce::carrier;
@@ -62,7 +62,10 @@ fn int_range(dtype: DType) -> Option<(i64, i64)> {
 }
 
 pub(crate) fn refuse(what: &str, reason: String) -> Error {
-    Error::Invalid(format!("{what}: {reason}"))
+    Error::Attribute {
+        name: what.into(),
+        reason,
+    }
 }
 
 /// The scale and zero-point operands of a call over data of `shape`: rank-0
@@ -195,11 +198,11 @@ impl Params {
 fn read<T: crate::Element + Default + Clone>(v: &ArrayView<'_>) -> Result<Vec<T>> {
     let mut out = vec![T::default(); v.shape().iter().product()];
     let shape = v.shape().to_vec();
-    cast_with(
-        &Exec::default().threads(1),
+    cast(
+        CastMode::Default,
         v,
         &mut ArrayViewMut::from_slice(&mut out, &shape)?,
-        CastMode::Default,
+        &Exec::default().threads(1),
     )?;
     Ok(out)
 }
@@ -286,10 +289,10 @@ fn run(
         Way::Dequantize => dequantize_program(int, float.1)?,
     };
     map(
-        exec,
         &program,
         &[src.clone(), s, z],
         std::slice::from_mut(dst),
+        exec,
     )
 }
 
@@ -298,10 +301,10 @@ fn run(
 /// Refuses, before any write, a non-float `x`, a destination of another
 /// shape or dtype class, bad parameters (see [`QParams`]).
 pub fn quantize(
-    exec: &Exec,
-    x: &ArrayView<'_>,
     params: &QParams<'_, '_>,
+    x: &ArrayView<'_>,
     q: &mut ArrayViewMut<'_>,
+    exec: &Exec,
 ) -> Result<()> {
     run(Way::Quantize, exec, x, params, q)
 }
@@ -310,10 +313,10 @@ pub fn quantize(
 /// module states; the scales are in `x`'s carrier. Refuses, before any
 /// write, what [`quantize`] refuses with the roles swapped.
 pub fn dequantize(
-    exec: &Exec,
-    q: &ArrayView<'_>,
     params: &QParams<'_, '_>,
+    q: &ArrayView<'_>,
     x: &mut ArrayViewMut<'_>,
+    exec: &Exec,
 ) -> Result<()> {
     run(Way::Dequantize, exec, q, params, x)
 }

@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::Tier;
+use std::num::NonZeroUsize;
 use std::sync::OnceLock;
 
 /// Every tier this CPU runs, the scalar reference first.
@@ -64,27 +65,74 @@ pub fn tier_env_note() -> Option<String> {
     ENV_NOTE.get().cloned().flatten()
 }
 
-/// How a call runs: on which tier and with how many threads. Results never depend
-/// on either; only speed does.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How many threads a call may use. The thread count never changes a bit of
+/// any result: work is split only along independent outputs or whole blocks
+/// of a fixed order (ARCHITECTURE.md, "Threads").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Par {
+    /// On the calling thread alone.
+    Seq,
+    /// Up to this many tasks on rayon's current pool (2 or more; see
+    /// [`Par::threads`]).
+    Threads(NonZeroUsize),
+    /// As many tasks as rayon's current pool has threads (the default).
+    #[default]
+    Pool,
+}
+
+impl Par {
+    /// `n` threads: [`Par::Seq`] for 0 or 1, else [`Par::Threads`].
+    pub fn threads(n: usize) -> Par {
+        match NonZeroUsize::new(n) {
+            Some(n) if n.get() > 1 => Par::Threads(n),
+            _ => Par::Seq,
+        }
+    }
+    /// The number of tasks this allows (at least 1).
+    pub fn count(self) -> usize {
+        match self {
+            Par::Seq => 1,
+            Par::Threads(n) => n.get(),
+            Par::Pool => rayon::current_num_threads().max(1),
+        }
+    }
+}
+
+/// How a call runs: on which tier and with what parallelism. Every call that
+/// computes takes one, as its last argument (the API rule of the crate
+/// documentation); results never depend on it, only speed does.
+///
+/// `Exec::default()` runs on the process's active tier ([`active_tier`]) with
+/// rayon's pool ([`Par::Pool`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Exec {
     /// The tier, or None for the process's active tier.
     pub tier: Option<Tier>,
-    /// Threads: 1 keeps the call on the calling thread; 0 means rayon's pool size.
-    pub threads: usize,
+    /// The parallelism.
+    pub par: Par,
 }
 
 impl Exec {
-    /// Run on a named tier.
+    /// Sequential, on the active tier: what a caller that brings its own
+    /// threads wants.
+    pub const SEQ: Exec = Exec {
+        tier: None,
+        par: Par::Seq,
+    };
+    /// Run on a named tier (with the default parallelism).
     pub fn on(tier: Tier) -> Self {
         Exec {
             tier: Some(tier),
             ..Exec::default()
         }
     }
-    /// The same, with a thread count (1: the calling thread only).
-    pub fn threads(self, threads: usize) -> Self {
-        Exec { threads, ..self }
+    /// The same, with this parallelism.
+    pub fn par(self, par: Par) -> Self {
+        Exec { par, ..self }
+    }
+    /// The same, with `n` threads ([`Par::threads`]: 0 and 1 are sequential).
+    pub fn threads(self, n: usize) -> Self {
+        self.par(Par::threads(n))
     }
     /// The tier this runs on, checked against the CPU.
     pub fn resolve_tier(&self) -> Result<Tier> {
@@ -95,13 +143,9 @@ impl Exec {
             Err(Error::TierUnavailable(t))
         }
     }
-    /// The thread count this runs with.
+    /// The number of tasks this allows (at least 1).
     pub fn thread_count(&self) -> usize {
-        if self.threads == 0 {
-            rayon::current_num_threads().max(1)
-        } else {
-            self.threads
-        }
+        self.par.count()
     }
 }
 

@@ -116,12 +116,12 @@ fn enc_f32(format: Format, rule: Option<ScaleRule>, x: &[f32], tier: Tier) -> En
     let mut codes = vec![0u8; s.code_bytes];
     let mut scales = vec![0u8; s.blocks];
     let tensor = encode(
-        &Exec::on(tier),
         format,
         rule,
         &ArrayView::from_slice(x, &[x.len()]).unwrap(),
         &mut codes,
         &mut scales,
+        &Exec::on(tier),
     )
     .unwrap();
     Encoded {
@@ -158,12 +158,12 @@ fn check_mx_block(format: Format, rule: ScaleRule, x: &[f32]) {
             );
             let mut y = vec![0f32; x.len()];
             decode(
-                &Exec::on(tier),
                 format,
                 &e.codes,
                 &e.scales,
                 None,
                 &mut ArrayViewMut::from_slice(&mut y, &[x.len()]).unwrap(),
+                &Exec::on(tier),
             )
             .unwrap();
             assert!(y.iter().all(|v| v.is_nan()), "{what}: decodes to NaN");
@@ -198,12 +198,12 @@ fn check_mx_block(format: Format, rule: ScaleRule, x: &[f32]) {
         // Decode: element value times scale, exactly, rounded once into f64 (exact).
         let mut y = vec![0f64; x.len()];
         decode(
-            &Exec::on(tier),
             format,
             &e.codes,
             &e.scales,
             None,
             &mut ArrayViewMut::from_slice(&mut y, &[x.len()]).unwrap(),
+            &Exec::on(tier),
         )
         .unwrap();
         for i in 0..x.len() {
@@ -282,12 +282,12 @@ fn mx_scale_exponent_clamps_on_f64_overflow_and_underflow() {
         let mut codes = vec![0u8; 32];
         let mut scales = vec![0u8; 1];
         encode(
-            &Exec::default(),
             f,
             None,
             &ArrayView::from_slice(&x, &[32]).unwrap(),
             &mut codes,
             &mut scales,
+            &Exec::default(),
         )
         .unwrap();
         assert_eq!(scales[0], want_code, "amax {amax:e}");
@@ -364,12 +364,12 @@ fn nvfp4_matches_the_model() {
         // Decode: element × block scale × tensor scale, exact in f64.
         let mut y = vec![0f64; n];
         decode(
-            &Exec::on(tier),
             f,
             &e.codes,
             &e.scales,
             e.tensor,
             &mut ArrayViewMut::from_slice(&mut y, &[n]).unwrap(),
+            &Exec::on(tier),
         )
         .unwrap();
         for i in 0..n {
@@ -396,49 +396,49 @@ fn packed_mxfp4_rows_and_transcode() {
     let mut scales = vec![0u8; s.blocks];
     let ex = Exec::default();
     encode(
-        &ex,
         f4,
         None,
         &ArrayView::from_slice(&x, &[rows, n]).unwrap(),
         &mut codes,
         &mut scales,
+        &ex,
     )
     .unwrap();
     let mut y = vec![0f32; rows * n];
     decode(
-        &ex,
         f4,
         &codes,
         &scales,
         None,
         &mut ArrayViewMut::from_slice(&mut y, &[rows, n]).unwrap(),
+        &ex,
     )
     .unwrap();
     let f8 = Format::Mxfp8E4m3;
     let mut c8 = vec![0u8; rows * n];
     let mut s8 = vec![0u8; s.blocks];
     transcode(
-        &ex,
         f4,
+        f8,
+        None,
+        &[rows, n],
         &codes,
         &scales,
         None,
-        &[rows, n],
-        f8,
-        None,
         &mut c8,
         &mut s8,
+        &ex,
     )
     .unwrap();
     let mut c8b = vec![0u8; rows * n];
     let mut s8b = vec![0u8; s.blocks];
     encode(
-        &ex,
         f8,
         None,
         &ArrayView::from_slice(&y, &[rows, n]).unwrap(),
         &mut c8b,
         &mut s8b,
+        &ex,
     )
     .unwrap();
     assert_eq!((c8, s8), (c8b, s8b));
@@ -463,25 +463,25 @@ fn refusals_write_nothing() {
     let v = ArrayView::from_slice(&x, &[40]).unwrap();
     // 40 is not a whole number of 32-blocks.
     assert!(matches!(
-        encode(&ex, Format::Mxfp8E4m3, None, &v, &mut codes, &mut scales),
+        encode(Format::Mxfp8E4m3, None, &v, &mut codes, &mut scales, &ex),
         Err(tessera::Error::Layout { .. })
     ));
     let v32 = ArrayView::from_slice(&x[..32], &[32]).unwrap();
     // Wrong buffer sizes; a rule that does not apply.
-    assert!(encode(&ex, Format::Mxfp8E4m3, None, &v32, &mut codes, &mut scales).is_err());
+    assert!(encode(Format::Mxfp8E4m3, None, &v32, &mut codes, &mut scales, &ex).is_err());
     assert!(encode(
-        &ex,
         Format::Mxfp8E4m3,
         Some(ScaleRule::Nvfp4),
         &v32,
         &mut codes[..32],
-        &mut scales[..1]
+        &mut scales[..1],
+        &ex,
     )
     .is_err());
     assert!(codes.iter().chain(&scales).all(|&b| b == 0xAA));
     let mut y = vec![0f32; 16];
     let mut yv = ArrayViewMut::from_slice(&mut y, &[16]).unwrap();
-    assert!(decode(&ex, Format::Nvfp4, &codes[..8], &scales[..1], None, &mut yv).is_err());
+    assert!(decode(Format::Nvfp4, &codes[..8], &scales[..1], None, &mut yv, &ex).is_err());
     assert!(y.iter().all(|&v| v == 0.0));
 }
 
@@ -536,7 +536,7 @@ fn encode_view(
     let s = encoded_sizes(format, src.shape()).unwrap();
     let mut codes = vec![0u8; s.code_bytes];
     let mut scales = vec![0u8; s.blocks];
-    encode(exec, format, Some(rule), src, &mut codes, &mut scales).unwrap();
+    encode(format, Some(rule), src, &mut codes, &mut scales, exec).unwrap();
     (codes, scales)
 }
 

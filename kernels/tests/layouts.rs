@@ -7,10 +7,8 @@
 mod common;
 
 use common::*;
-use tessera::{
-    available_tiers, elementwise_with, result_dtype, ArrayView, ArrayViewMut, DType, Exec, Kind,
-    Tier,
-};
+use tessera::elementwise;
+use tessera::{available_tiers, result_dtype, ArrayView, ArrayViewMut, DType, Exec, Kind, Tier};
 
 const THREADS: [usize; 3] = [1, 2, 7];
 /// The engine's parallel threshold, as documented.
@@ -131,7 +129,7 @@ fn run(exec: &Exec, kind: Kind, ins: &[Placed], out_dtype: DType, out_geo: &Geo)
             &mut buf,
         )
         .unwrap_or_else(|e| panic!("a valid destination layout {out_geo:?} was refused: {e}"));
-        elementwise_with(exec, kind, &views, &mut out).unwrap_or_else(|e| {
+        elementwise(kind, &views, &mut out, exec).unwrap_or_else(|e| {
             panic!(
                 "{kind} on {:?} refused: {e}",
                 ins.last().map(|p| p.dt.dtype)
@@ -574,7 +572,7 @@ fn f32_add_pairs_the_right_elements() {
                     m * n - 1,
                 )
                 .unwrap();
-                elementwise_with(&exec, Kind::Add, &[a, b], &mut y).unwrap();
+                elementwise(Kind::Add, &[a, b], &mut y, &exec).unwrap();
             }
             for i in 0..m {
                 for j in 0..n {
@@ -612,7 +610,7 @@ fn packed_i4_add_matches_hand_packing() {
             let bv = ArrayView::new(DType::I4, &[m, n], &[n as isize, 1], 0, &b).unwrap();
             let mut yv =
                 ArrayViewMut::new(DType::I4, &[m, n], &[n as isize, 1], 0, &mut y).unwrap();
-            elementwise_with(&exec, Kind::Add, &[av, bv], &mut yv).unwrap();
+            elementwise(Kind::Add, &[av, bv], &mut yv, &exec).unwrap();
         }
         assert_eq!(y, want, "{exec:?}");
     }
@@ -639,7 +637,7 @@ fn packed_u1_select_matches_hand_packing() {
             let av = ArrayView::new(DType::U1, &[n], &[1], 0, &a).unwrap();
             let bv = ArrayView::new(DType::U1, &[n], &[1], 0, &b).unwrap();
             let mut yv = ArrayViewMut::new(DType::U1, &[n], &[1], 0, &mut y).unwrap();
-            elementwise_with(&exec, Kind::Select, &[c, av, bv], &mut yv).unwrap();
+            elementwise(Kind::Select, &[c, av, bv], &mut yv, &exec).unwrap();
         }
         assert_eq!(y, want, "{exec:?}");
     }
@@ -795,7 +793,7 @@ fn misaligned_bytes_give_the_same_bits() {
                         .collect();
                     let mut y =
                         ArrayViewMut::contiguous(out_dtype, &shape, &mut out[shift..]).unwrap();
-                    elementwise_with(&exec, kind, &views, &mut y).unwrap();
+                    elementwise(kind, &views, &mut y, &exec).unwrap();
                 }
                 assert!(out[..shift].iter().all(|&b| b == SENTINEL));
                 let got = load(out_dt, &geo, &out[shift..]);
@@ -826,14 +824,14 @@ fn large_calls_match_small_pieces() {
     for i0 in (0..n).step_by(piece) {
         let i1 = (i0 + piece).min(n);
         let len = i1 - i0;
-        elementwise_with(
-            &reference_exec(),
+        elementwise(
             Kind::Add,
             &[
                 ArrayView::from_slice(&a[1 + i0..1 + i1], &[len]).unwrap(),
                 ArrayView::from_slice(&b[i0..i1], &[len]).unwrap(),
             ],
             &mut ArrayViewMut::from_slice(&mut want[i0..i1], &[len]).unwrap(),
+            &reference_exec(),
         )
         .unwrap();
         for (w, x) in want64[i0..i1].iter_mut().zip(&a[i0..i1]) {
@@ -844,25 +842,25 @@ fn large_calls_match_small_pieces() {
         // Destination offsets 0..3 elements: every 4-byte misalignment to 16 bytes.
         for off in 0..4 {
             let mut y = vec![0f32; n + 4];
-            elementwise_with(
-                &exec,
+            elementwise(
                 Kind::Add,
                 &[
                     ArrayView::from_slice(&a[1..1 + n], &[n]).unwrap(),
                     ArrayView::from_slice(&b[..n], &[n]).unwrap(),
                 ],
                 &mut ArrayViewMut::from_slice(&mut y[off..off + n], &[n]).unwrap(),
+                &exec,
             )
             .unwrap();
             assert!(y[off..off + n] == want[..], "{exec:?} offset {off}");
         }
         // A widening cast: 32 MiB of i64 from 16 MiB of f32.
         let mut z = vec![0i64; n];
-        tessera::cast_with(
-            &exec,
+        tessera::cast(
+            tessera::CastMode::Default,
             &ArrayView::from_slice(&a[..n], &[n]).unwrap(),
             &mut ArrayViewMut::from_slice(&mut z, &[n]).unwrap(),
-            tessera::CastMode::Default,
+            &exec,
         )
         .unwrap();
         assert!(z == want64, "{exec:?} f32 -> i64");

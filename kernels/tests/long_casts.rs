@@ -8,7 +8,8 @@
 mod common;
 
 use common::Rng;
-use tessera::{cast_with, ArrayView, ArrayViewMut, CastMode, DType, Exec, Tier};
+use tessera::cast;
+use tessera::{ArrayView, ArrayViewMut, CastMode, DType, Exec, Tier};
 
 /// Random f32 bit patterns, one in four a small value near the narrow
 /// dtypes' ranges.
@@ -37,7 +38,7 @@ fn cast_bytes(
     let mut out = vec![0xA5u8; (n / vpb) * to.info().item_bytes.max(1)];
     let s = ArrayView::contiguous(from, &[n], src).unwrap();
     let mut d = ArrayViewMut::contiguous(to, &[n], &mut out).unwrap();
-    cast_with(exec, &s, &mut d, mode).unwrap();
+    cast(mode, &s, &mut d, exec).unwrap();
     out
 }
 

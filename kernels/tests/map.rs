@@ -10,9 +10,10 @@ mod common;
 use common::*;
 use tessera::map::{map, map_in_place, Node, NodeId, Op, Program, ProgramBuilder, Scalar, Source};
 use tessera::{
-    available_tiers, cast_with, elementwise_with, reduce_terms, scan_terms, ArrayView,
-    ArrayViewMut, CastMode, DType, Error, Exec, Kind, ReduceOp, ScanOp, Terms, Tier,
+    available_tiers, reduce_terms, scan_terms, ArrayView, ArrayViewMut, CastMode, DType, Error,
+    Exec, Kind, ReduceOp, ScanOp, Terms, Tier,
 };
+use tessera::{cast, elementwise};
 
 const THREADS: [usize; 3] = [1, 2, 7];
 /// The engine's parallel threshold, as documented (2^18 indices).
@@ -103,8 +104,8 @@ fn assert_same(got: &Arr, want: &Arr, what: &str) {
 
 /// The stated semantics, one node at a time through single-kind calls: loads
 /// are the inputs as given (the kinds broadcast them), constants one-element
-/// arrays, coordinates written out here, kinds `elementwise_with` and casts
-/// `cast_with`, each into a fresh contiguous array of the outputs' shape.
+/// arrays, coordinates written out here, kinds `elementwise` and casts
+/// `cast`, each into a fresh contiguous array of the outputs' shape.
 fn oracle(exec: &Exec, p: &Program, inputs: &[ArrayView<'_>], shape: &[usize]) -> Vec<Arr> {
     enum Val<'a> {
         Input(ArrayView<'a>),
@@ -127,11 +128,11 @@ fn oracle(exec: &Exec, p: &Program, inputs: &[ArrayView<'_>], shape: &[usize]) -
                 let dt = Dt::of(node.dtype);
                 let mut out = vec![0u8; dt.buffer_bytes(dt.vpb.max(1))];
                 let shp = [1usize];
-                cast_with(
-                    &reference(),
+                cast(
+                    CastMode::Default,
                     &ArrayView::contiguous(from, &shp, &bytes).unwrap(),
                     &mut ArrayViewMut::new(node.dtype, &shp, &[1], 0, &mut out).unwrap(),
-                    CastMode::Default,
+                    &reference(),
                 )
                 .unwrap();
                 Val::Own(node.dtype, vec![1], out)
@@ -149,11 +150,11 @@ fn oracle(exec: &Exec, p: &Program, inputs: &[ArrayView<'_>], shape: &[usize]) -
                     args.iter().map(|a| view_of(&vals[a.index()])).collect();
                 let dt = Dt::of(node.dtype);
                 let mut out = vec![0u8; dt.buffer_bytes(n)];
-                elementwise_with(
-                    exec,
+                elementwise(
                     *kind,
                     &views,
                     &mut ArrayViewMut::contiguous(node.dtype, shape, &mut out).unwrap(),
+                    exec,
                 )
                 .unwrap();
                 Val::Own(node.dtype, shape.to_vec(), out)
@@ -162,11 +163,11 @@ fn oracle(exec: &Exec, p: &Program, inputs: &[ArrayView<'_>], shape: &[usize]) -
                 let src = view_of(&vals[a.index()]);
                 let dt = Dt::of(node.dtype);
                 let mut out = vec![0u8; dt.buffer_bytes(n)];
-                cast_with(
-                    exec,
+                cast(
+                    *mode,
                     &src,
                     &mut ArrayViewMut::contiguous(node.dtype, shape, &mut out).unwrap(),
-                    *mode,
+                    exec,
                 )
                 .unwrap();
                 Val::Own(node.dtype, shape.to_vec(), out)
@@ -283,7 +284,7 @@ fn run_map(
         .collect();
     {
         let mut mv: Vec<ArrayViewMut<'_>> = outs.iter_mut().map(|o| o.view_mut()).collect();
-        map(exec, p, &views, &mut mv).unwrap();
+        map(p, &views, &mut mv, exec).unwrap();
     }
     for (o, (b, cov)) in outs.iter().zip(&before) {
         // Bytes that hold no element are never written.
@@ -490,10 +491,10 @@ fn layouts_threads_and_tiers_never_change_a_bit() {
         for x1 in [&rank0, &zero] {
             let mut y = vec![0f32; 4 * 33];
             map(
-                &exec,
                 &p,
                 &[v0.clone(), x1.clone()],
                 &mut [ArrayViewMut::from_slice(&mut y, &[4, 33]).unwrap()],
+                &exec,
             )
             .unwrap();
             let got = Arr::from_bytes(f, &[4, 33], tessera::array::as_bytes(&y));
@@ -517,7 +518,6 @@ fn coordinates_are_the_output_indices() {
         let mut y1 = vec![0f32; 2 * 3 * 70 * 41];
         let n = 3 * 70 * 41;
         map(
-            &exec,
             &p,
             &[ArrayView::from_slice(&x0, &[41]).unwrap()],
             &mut [
@@ -530,6 +530,7 @@ fn coordinates_are_the_output_indices() {
                 )
                 .unwrap(),
             ],
+            &exec,
         )
         .unwrap();
         for i in 0..3 {
@@ -546,13 +547,13 @@ fn coordinates_are_the_output_indices() {
     let mut y0 = vec![7i64; 4];
     let mut y1 = vec![7f32; 4];
     let e = map(
-        &reference(),
         &p,
         &[ArrayView::from_slice(&x0[..4], &[4]).unwrap()],
         &mut [
             ArrayViewMut::from_slice(&mut y0, &[4]).unwrap(),
             ArrayViewMut::from_slice(&mut y1, &[4]).unwrap(),
         ],
+        &reference(),
     )
     .unwrap_err();
     assert!(
@@ -630,7 +631,7 @@ fn casts_in_both_modes_are_the_cast_calls() {
                 .zip(&dtypes)
                 .map(|(b, &d)| ArrayViewMut::contiguous(d, &[n], b).unwrap())
                 .collect();
-            map(&exec, &p, &xs, &mut mv).unwrap();
+            map(&p, &xs, &mut mv, &exec).unwrap();
         }
         for (k, &d) in dtypes.iter().enumerate() {
             let got = Arr::from_bytes(d, &[n], &outs[k]);
@@ -658,7 +659,7 @@ fn in_place_reads_each_element_before_writing_it() {
                 .iter_mut()
                 .map(|o| ArrayViewMut::contiguous(f, &shape, o).unwrap())
                 .collect();
-            map(&reference(), &p, &[va.clone(), vb.clone()], &mut mv).unwrap();
+            map(&p, &[va.clone(), vb.clone()], &mut mv, &reference()).unwrap();
         }
         assert_eq!(fresh[1], a.codes, "y1 = x0 copies the input");
         for exec in execs() {
@@ -684,10 +685,10 @@ fn in_place_reads_each_element_before_writing_it() {
                 {
                     let mut mv = [o0.view_mut(), o1.view_mut(), o2.view_mut()];
                     map_in_place(
-                        &exec,
                         &p,
                         &[Source::Output(0), Source::View(vb.clone())],
                         &mut mv,
+                        &exec,
                     )
                     .unwrap();
                 }
@@ -706,7 +707,6 @@ fn in_place_reads_each_element_before_writing_it() {
     let [a0, a1, a2] = &mut y;
     let x = [1f32; 3];
     let e = map_in_place(
-        &reference(),
         &p,
         &[
             Source::Output(3),
@@ -717,6 +717,7 @@ fn in_place_reads_each_element_before_writing_it() {
             ArrayViewMut::from_slice(a1, &[3]).unwrap(),
             ArrayViewMut::from_slice(a2, &[3]).unwrap(),
         ],
+        &reference(),
     )
     .unwrap_err();
     assert!(
@@ -1040,13 +1041,13 @@ fn call_refusals_write_nothing() {
         let mut y0 = [9f32; 12];
         let mut y1 = [h; 12];
         let e = map(
-            &Exec::on(*t),
             &p,
             &ok,
             &mut [
                 ArrayViewMut::from_slice(&mut y0, &[3, 4]).unwrap(),
                 ArrayViewMut::from_slice(&mut y1, &[3, 4]).unwrap(),
             ],
+            &Exec::on(*t),
         )
         .unwrap_err();
         assert!(matches!(e, Error::TierUnavailable(_)));
@@ -1071,7 +1072,7 @@ fn try_call(
     let e = {
         let v0 = ArrayViewMut::from_slice_strided(&mut y0, s0, st0, 0).unwrap();
         let v1 = ArrayViewMut::contiguous(d1, s1, unsafe_bytes(&mut y1)).unwrap();
-        map(&reference(), p, x, &mut [v0, v1]).unwrap_err()
+        map(p, x, &mut [v0, v1], &reference()).unwrap_err()
     };
     assert!(y0.iter().all(|&v| v == 9.0), "{e}: output 0 was written");
     assert!(y1.iter().all(|&v| v == h), "{e}: output 1 was written");
@@ -1117,40 +1118,40 @@ fn fused_against_separate_passes() {
         for _ in 0..5 {
             let s = Instant::now();
             map(
-                &exec,
                 &p,
                 &views,
                 &mut [ArrayViewMut::from_slice(&mut y, &[n]).unwrap()],
+                &exec,
             )
             .unwrap();
             best.0 = best.0.min(s.elapsed().as_secs_f64());
             let s = Instant::now();
-            elementwise_with(
-                &exec,
+            elementwise(
                 Kind::Mul,
                 &[views[0].clone(), views[1].clone()],
                 &mut ArrayViewMut::from_slice(&mut t1, &[n]).unwrap(),
+                &exec,
             )
             .unwrap();
-            elementwise_with(
-                &exec,
+            elementwise(
                 Kind::Add,
                 &[flat(&t1), views[2].clone()],
                 &mut ArrayViewMut::from_slice(&mut t2, &[n]).unwrap(),
+                &exec,
             )
             .unwrap();
-            elementwise_with(
-                &exec,
+            elementwise(
                 Kind::Mul,
                 &[flat(&t2), views[0].clone()],
                 &mut ArrayViewMut::from_slice(&mut t3, &[n]).unwrap(),
+                &exec,
             )
             .unwrap();
-            elementwise_with(
-                &exec,
+            elementwise(
                 Kind::Sub,
                 &[flat(&t3), views[1].clone()],
                 &mut ArrayViewMut::from_slice(&mut t1, &[n]).unwrap(),
+                &exec,
             )
             .unwrap();
             best.1 = best.1.min(s.elapsed().as_secs_f64());
@@ -1193,7 +1194,7 @@ fn reduce_into(
         .map(|&(op, _)| op)
         .zip(views.iter_mut())
         .collect();
-    reduce_terms(terms, axes, &mut outs, exec).unwrap();
+    reduce_terms(axes, terms, &mut outs, exec).unwrap();
     drop(outs);
     drop(views);
     bufs
@@ -1328,8 +1329,8 @@ fn programs_without_inputs_and_scans_of_programs() {
     for exec in execs() {
         let mut y = vec![0f64; 4];
         reduce_terms(
-            Terms::program(&p, 0, &[], &shape),
             &[1, 2],
+            Terms::program(&p, 0, &[], &shape),
             &mut [(
                 ReduceOp::Sum,
                 &mut ArrayViewMut::from_slice(&mut y, &[4]).unwrap(),
@@ -1399,7 +1400,7 @@ fn programs_without_inputs_and_scans_of_programs() {
                 .collect();
             let mut outs: Vec<(ScanOp, &mut ArrayViewMut<'_>)> =
                 ops.iter().copied().zip(views.iter_mut()).collect();
-            scan_terms(terms, 1, None, &mut outs, exec).unwrap();
+            scan_terms(1, terms, None, &mut outs, exec).unwrap();
             drop(outs);
             drop(views);
             bufs
@@ -1471,8 +1472,8 @@ fn program_terms_are_refused_before_any_write() {
         let mut y = vec![7f32; 3];
         let mut yv = ArrayViewMut::from_slice(&mut y, &[3]).unwrap();
         let err = reduce_terms(
-            terms,
             axes,
+            terms,
             &mut [(ReduceOp::Sum, &mut yv)],
             &Exec::default(),
         )
@@ -1488,8 +1489,8 @@ fn program_terms_are_refused_before_any_write() {
     let mut y = vec![7f32; 3];
     let mut yv = ArrayViewMut::from_slice(&mut y, &[3]).unwrap();
     let err = reduce_terms(
-        Terms::program(&q, 0, &[], &[3, 4]),
         &[1],
+        Terms::program(&q, 0, &[], &[3, 4]),
         &mut [(ReduceOp::Sum, &mut yv)],
         &Exec::default(),
     )

@@ -9,7 +9,7 @@
 mod common;
 
 use common::Rng;
-use tessera::{cast_with, ArrayView, ArrayViewMut, CastMode, DType, Exec, Tier};
+use tessera::{ArrayView, ArrayViewMut, CastMode, DType, Exec, Tier};
 
 fn packed_dtypes() -> Vec<DType> {
     DType::ALL
@@ -48,7 +48,7 @@ fn encode(exec: &Exec, d: DType, xs: &[f32], off: usize, n: usize, mode: CastMod
     let mut bytes = vec![0xA5u8; n.div_ceil(vpb) + 2];
     let src = ArrayView::from_slice_strided(xs, &[n], &[1], off).unwrap();
     let mut dst = ArrayViewMut::new(d, &[n], &[1], vpb, &mut bytes).unwrap();
-    cast_with(exec, &src, &mut dst, mode).unwrap();
+    tessera::cast(mode, &src, &mut dst, exec).unwrap();
     bytes
 }
 
@@ -59,7 +59,7 @@ fn decode(exec: &Exec, d: DType, bytes: &[u8], n: usize, off: usize, mode: CastM
     let mut out = vec![f32::from_bits(0x7fa5_a5a5); n + off + 3];
     let src = ArrayView::new(d, &[n], &[1], vpb, bytes).unwrap();
     let mut dst = ArrayViewMut::from_slice_strided(&mut out, &[n], &[1], off).unwrap();
-    cast_with(exec, &src, &mut dst, mode).unwrap();
+    tessera::cast(mode, &src, &mut dst, exec).unwrap();
     out.iter().map(|x| x.to_bits()).collect()
 }
 

@@ -109,20 +109,20 @@ fn quantize_follows_its_stated_order_per_tensor_and_per_channel() {
                     let got: Vec<i64> = if dt == DType::I8 {
                         let mut q = vec![0i8; r * c];
                         quantize(
-                            &e,
-                            &xv,
                             &params,
+                            &xv,
                             &mut ArrayViewMut::from_slice(&mut q, &[r, c]).unwrap(),
+                            &e,
                         )
                         .unwrap();
                         q.iter().map(|&v| v as i64).collect()
                     } else {
                         let mut q = vec![0u8; r * c];
                         quantize(
-                            &e,
-                            &xv,
                             &params,
+                            &xv,
                             &mut ArrayViewMut::from_slice(&mut q, &[r, c]).unwrap(),
+                            &e,
                         )
                         .unwrap();
                         q.iter().map(|&v| v as i64).collect()
@@ -147,10 +147,10 @@ fn dequantize_and_round_trip() {
             zero_point: -3,
         };
         dequantize(
-            &e,
-            &qv,
             &p,
+            &qv,
             &mut ArrayViewMut::from_slice(&mut y, &[n]).unwrap(),
+            &e,
         )
         .unwrap();
         for (i, &v) in q.iter().enumerate() {
@@ -160,20 +160,20 @@ fn dequantize_and_round_trip() {
         let mut back = vec![0i8; n];
         let yv = ArrayView::from_slice(&y, &[n]).unwrap();
         quantize(
-            &e,
-            &yv,
             &p,
+            &yv,
             &mut ArrayViewMut::from_slice(&mut back, &[n]).unwrap(),
+            &e,
         )
         .unwrap();
         assert_eq!(back, q);
         // f16 destination: the f32 product rounded once more.
         let mut h = vec![half::f16::ZERO; n];
         dequantize(
-            &e,
-            &qv,
             &p,
+            &qv,
             &mut ArrayViewMut::from_slice(&mut h, &[n]).unwrap(),
+            &e,
         )
         .unwrap();
         for (i, &v) in q.iter().enumerate() {
@@ -182,13 +182,13 @@ fn dequantize_and_round_trip() {
         // f64 data and scales.
         let mut d = vec![0f64; n];
         dequantize(
-            &e,
-            &qv,
             &QParams::Tensor {
                 scale: 0.1,
                 zero_point: 7,
             },
+            &qv,
             &mut ArrayViewMut::from_slice(&mut d, &[n]).unwrap(),
+            &e,
         )
         .unwrap();
         for (i, &v) in q.iter().enumerate() {
@@ -258,10 +258,10 @@ fn quantisation_refusals_write_nothing() {
     for (p, needle) in cases {
         let mut q = vec![9i8; 6];
         let err = quantize(
-            &Exec::default(),
-            &xv,
             &p,
+            &xv,
             &mut ArrayViewMut::from_slice(&mut q, &[2, 3]).unwrap(),
+            &Exec::default(),
         )
         .unwrap_err();
         assert!(
@@ -277,18 +277,18 @@ fn quantisation_refusals_write_nothing() {
     };
     let mut f = vec![9f32; 6];
     assert!(quantize(
-        &Exec::default(),
-        &xv,
         &p,
-        &mut ArrayViewMut::from_slice(&mut f, &[2, 3]).unwrap()
+        &xv,
+        &mut ArrayViewMut::from_slice(&mut f, &[2, 3]).unwrap(),
+        &Exec::default(),
     )
     .is_err());
     let mut q = vec![9i8; 6];
     assert!(quantize(
-        &Exec::default(),
-        &xv,
         &p,
-        &mut ArrayViewMut::from_slice(&mut q, &[3, 2]).unwrap()
+        &xv,
+        &mut ArrayViewMut::from_slice(&mut q, &[3, 2]).unwrap(),
+        &Exec::default(),
     )
     .is_err());
     assert_eq!((f, q), (vec![9f32; 6], vec![9i8; 6]));
@@ -296,10 +296,10 @@ fn quantisation_refusals_write_nothing() {
     let qv = ArrayView::from_slice(&qi, &[6]).unwrap();
     let mut o = vec![9i8; 6];
     assert!(quantize(
-        &Exec::default(),
-        &qv,
         &p,
-        &mut ArrayViewMut::from_slice(&mut o, &[6]).unwrap()
+        &qv,
+        &mut ArrayViewMut::from_slice(&mut o, &[6]).unwrap(),
+        &Exec::default(),
     )
     .is_err());
     assert_eq!(o, vec![9i8; 6]);
@@ -329,10 +329,10 @@ fn polyval_is_horner_with_one_fma_per_coefficient() {
     for e in execs() {
         let mut y = vec![0f32; n];
         polyval(
-            &e,
             &coeffs,
             &ArrayView::from_slice(&x, &[n]).unwrap(),
             &mut ArrayViewMut::from_slice(&mut y, &[n]).unwrap(),
+            &e,
         )
         .unwrap();
         for i in 0..n {
@@ -342,19 +342,19 @@ fn polyval_is_horner_with_one_fma_per_coefficient() {
         let mut yr = vec![0f32; n];
         let rv = ArrayView::from_slice_strided(&xr, &[n], &[-1], n - 1).unwrap();
         polyval(
-            &e,
             &coeffs,
             &rv,
             &mut ArrayViewMut::from_slice(&mut yr, &[n]).unwrap(),
+            &e,
         )
         .unwrap();
         assert_eq!(yr, y);
         let mut y64 = vec![0f64; n];
         polyval(
-            &e,
             &coeffs,
             &ArrayView::from_slice(&x64, &[n]).unwrap(),
             &mut ArrayViewMut::from_slice(&mut y64, &[n]).unwrap(),
+            &e,
         )
         .unwrap();
         for i in 0..n {
@@ -363,10 +363,10 @@ fn polyval_is_horner_with_one_fma_per_coefficient() {
         // f16 data computes in f32 and rounds once into f16.
         let mut yh = vec![half::f16::ZERO; n];
         polyval(
-            &e,
             &coeffs,
             &ArrayView::from_slice(&xh, &[n]).unwrap(),
             &mut ArrayViewMut::from_slice(&mut yh, &[n]).unwrap(),
+            &e,
         )
         .unwrap();
         for i in 0..n {
@@ -380,10 +380,10 @@ fn polyval_is_horner_with_one_fma_per_coefficient() {
     let mut y = vec![0f32; 2];
     let two = [1.0f32, 2.0];
     assert!(polyval(
-        &Exec::default(),
         &[],
         &ArrayView::from_slice(&two, &[2]).unwrap(),
-        &mut ArrayViewMut::from_slice(&mut y, &[2]).unwrap()
+        &mut ArrayViewMut::from_slice(&mut y, &[2]).unwrap(),
+        &Exec::default(),
     )
     .is_err());
     assert_eq!(y, [0.0, 0.0]);

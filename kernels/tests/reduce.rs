@@ -248,7 +248,7 @@ fn check_case<T: Elem>(c: &Case<T>, op: ReduceOp, ex: &[Exec]) {
         let dshape = [want.len()];
         let dshape: &[usize] = if c.outputs.len() == 1 { &[] } else { &dshape };
         let mut d = ArrayViewMut::from_slice(&mut got, dshape).unwrap();
-        reduce(op, &x, &c.axes, &mut d, e).unwrap();
+        reduce(op, &c.axes, &x, &mut d, e).unwrap();
         for (k, (g, w)) in got.iter().zip(&want).enumerate() {
             assert_eq!(
                 g.bits(),
@@ -327,8 +327,8 @@ fn narrow_floats_sum_in_f32_and_round_once() {
         let mut y = [0f32];
         reduce(
             ReduceOp::Sum,
-            &x,
             &[0],
+            &x,
             &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
             &e,
         )
@@ -338,8 +338,8 @@ fn narrow_floats_sum_in_f32_and_round_once() {
         let mut z = [f16::ZERO];
         reduce(
             ReduceOp::Sum,
-            &x,
             &[0],
+            &x,
             &mut ArrayViewMut::from_slice(&mut z, &[]).unwrap(),
             &e,
         )
@@ -349,8 +349,8 @@ fn narrow_floats_sum_in_f32_and_round_once() {
         let mut w = [0f64];
         reduce(
             ReduceOp::Sum,
-            &x,
             &[0],
+            &x,
             &mut ArrayViewMut::from_slice(&mut w, &[]).unwrap(),
             &e,
         )
@@ -375,8 +375,8 @@ fn integer_sums_wrap_exactly() {
         let x = ArrayView::from_slice(&v, &[n]).unwrap();
         reduce(
             ReduceOp::Sum,
-            &x,
             &[0],
+            &x,
             &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
             &e,
         )
@@ -386,8 +386,8 @@ fn integer_sums_wrap_exactly() {
         let mut y32 = [0i32];
         reduce(
             ReduceOp::Sum,
-            &x,
             &[0],
+            &x,
             &mut ArrayViewMut::from_slice(&mut y32, &[]).unwrap(),
             &e,
         )
@@ -397,8 +397,8 @@ fn integer_sums_wrap_exactly() {
         let xu = ArrayView::from_slice(&u, &[n]).unwrap();
         reduce(
             ReduceOp::Sum,
-            &xu,
             &[0],
+            &xu,
             &mut ArrayViewMut::from_slice(&mut yu, &[]).unwrap(),
             &e,
         )
@@ -407,8 +407,8 @@ fn integer_sums_wrap_exactly() {
         let xb = ArrayView::from_slice(&bytes, &[n]).unwrap();
         reduce(
             ReduceOp::Sum,
-            &xb,
             &[0],
+            &xb,
             &mut ArrayViewMut::from_slice(&mut yu, &[]).unwrap(),
             &e,
         )
@@ -417,8 +417,8 @@ fn integer_sums_wrap_exactly() {
         let mut m = [0u8];
         reduce(
             ReduceOp::Max,
-            &xb,
             &[0],
+            &xb,
             &mut ArrayViewMut::from_slice(&mut m, &[]).unwrap(),
             &e,
         )
@@ -477,8 +477,8 @@ fn max_min_and_arg_follow_ieee_and_first_occurrence() {
                     let mut vc = ArrayViewMut::from_slice(&mut c, &[]).unwrap();
                     let mut vd = ArrayViewMut::from_slice(&mut d, &[]).unwrap();
                     reduce_many(
-                        &x,
                         &[0],
+                        &x,
                         &mut [
                             (ReduceOp::Max, &mut va),
                             (ReduceOp::Min, &mut vb),
@@ -505,8 +505,8 @@ fn max_min_and_arg_follow_ieee_and_first_occurrence() {
     let x = ArrayView::from_slice(&v, &[3]).unwrap();
     let (mut a, mut b) = ([1f32], [1f32]);
     min_max(
-        &x,
         &[0],
+        &x,
         &mut ArrayViewMut::from_slice(&mut a, &[]).unwrap(),
         &mut ArrayViewMut::from_slice(&mut b, &[]).unwrap(),
         &Exec::default(),
@@ -547,8 +547,8 @@ fn sum_is_within_its_bound_of_the_exact_sum() {
         let mut y = [0f32];
         reduce(
             ReduceOp::Sum,
-            &x,
             &[0],
+            &x,
             &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
             &Exec::default(),
         )
@@ -566,8 +566,8 @@ fn sum_is_within_its_bound_of_the_exact_sum() {
         let mut y = [0f64];
         reduce(
             ReduceOp::Sum,
-            &x,
             &[0],
+            &x,
             &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
             &Exec::default(),
         )
@@ -594,8 +594,8 @@ fn logsumexp_and_moments_are_within_their_bounds() {
             let mut vm = ArrayViewMut::from_slice(&mut m, &[]).unwrap();
             let mut vs = ArrayViewMut::from_slice(&mut s, &[]).unwrap();
             reduce_many(
-                &x,
                 &[0],
+                &x,
                 &mut [
                     (ReduceOp::Logsumexp, &mut vl),
                     (ReduceOp::Mean, &mut vm),
@@ -643,8 +643,8 @@ fn logsumexp_and_moments_agree_across_tiers_and_threads() {
             let mut vm = ArrayViewMut::from_slice(&mut m, &[]).unwrap();
             let mut vs = ArrayViewMut::from_slice(&mut s, &[]).unwrap();
             reduce_many(
-                &x,
                 &[0],
+                &x,
                 &mut [
                     (ReduceOp::Logsumexp, &mut vl),
                     (ReduceOp::Mean, &mut vm),
@@ -666,8 +666,8 @@ fn logsumexp_and_moments_agree_across_tiers_and_threads() {
     let mut l = [0f64];
     reduce(
         ReduceOp::Logsumexp,
-        &x,
         &[0],
+        &x,
         &mut ArrayViewMut::from_slice(&mut l, &[]).unwrap(),
         &Exec::default(),
     )
@@ -677,8 +677,8 @@ fn logsumexp_and_moments_agree_across_tiers_and_threads() {
     let x = ArrayView::from_slice(&v, &[3]).unwrap();
     reduce(
         ReduceOp::Logsumexp,
-        &x,
         &[0],
+        &x,
         &mut ArrayViewMut::from_slice(&mut l, &[]).unwrap(),
         &Exec::default(),
     )
@@ -697,8 +697,8 @@ fn lane_api_streams_to_the_bits_of_one_call() {
         let x = ArrayView::from_slice(&v, &[n]).unwrap();
         reduce(
             ReduceOp::Sum,
-            &x,
             &[0],
+            &x,
             &mut ArrayViewMut::from_slice(&mut whole, &[]).unwrap(),
             &e,
         )
@@ -708,7 +708,7 @@ fn lane_api_streams_to_the_bits_of_one_call() {
         for (a, b) in [(0, 2048), (2048, 3072), (3072, n)] {
             let chunk = &v[a..b];
             let mut lanes = vec![[0f32; LANES]; chunk.len().div_ceil(1024)];
-            sum_lanes(&e, chunk, &mut lanes).unwrap();
+            sum_lanes(chunk, &mut lanes, &e).unwrap();
             totals.extend(lanes.iter().map(fold_sum_lanes));
         }
         assert_eq!(
@@ -718,7 +718,7 @@ fn lane_api_streams_to_the_bits_of_one_call() {
         );
         assert_eq!(whole[0].to_bits(), model(&v, false).to_bits());
         let mut short = vec![[0f32; LANES]; 1];
-        assert!(sum_lanes(&e, &v[..2048], &mut short).is_err());
+        assert!(sum_lanes(&v[..2048], &mut short, &e).is_err());
     }
 }
 
@@ -737,18 +737,18 @@ fn pair_forms_sum_their_terms_in_lane_order() {
     for e in execs() {
         let mut y = [0f32];
         dot(
+            &[0],
             &xa,
             &xb,
-            &[0],
             &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
             &e,
         )
         .unwrap();
         assert_eq!(y[0].to_bits(), model(&prods, false).to_bits());
         squared_distance(
+            &[0],
             &xa,
             &xb,
-            &[0],
             &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
             &e,
         )
@@ -762,8 +762,8 @@ fn pair_forms_sum_their_terms_in_lane_order() {
     for e in execs() {
         let mut y = [0f32];
         l2_norm(
-            &xa,
             &[0],
+            &xa,
             &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
             &e,
         )
@@ -774,8 +774,8 @@ fn pair_forms_sum_their_terms_in_lane_order() {
     let big = vec![1e30f32; 4];
     let mut y = [0f32];
     l2_norm(
-        &ArrayView::from_slice(&big, &[4]).unwrap(),
         &[0],
+        &ArrayView::from_slice(&big, &[4]).unwrap(),
         &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
         &Exec::default(),
     )
@@ -783,8 +783,8 @@ fn pair_forms_sum_their_terms_in_lane_order() {
     assert_eq!(y[0], 2e30);
     let tiny = vec![1e-30f32; 4];
     l2_norm(
-        &ArrayView::from_slice(&tiny, &[4]).unwrap(),
         &[0],
+        &ArrayView::from_slice(&tiny, &[4]).unwrap(),
         &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
         &Exec::default(),
     )
@@ -804,25 +804,25 @@ fn refusals_write_nothing() {
     };
     let r = reduce(
         ReduceOp::Sum,
-        &x,
         &[2],
+        &x,
         &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
         &e,
     );
-    assert!(matches!(r, Err(Error::Invalid(_))));
+    assert!(matches!(r, Err(Error::Axis { axis: 2, .. })), "{r:?}");
     check(r, &y);
     let r = reduce(
         ReduceOp::Sum,
-        &x,
         &[0, 0],
+        &x,
         &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
         &e,
     );
     check(r, &y);
     let r = reduce(
         ReduceOp::Sum,
-        &x,
         &[1],
+        &x,
         &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
         &e,
     );
@@ -830,8 +830,8 @@ fn refusals_write_nothing() {
     check(r, &y);
     let r = reduce(
         ReduceOp::ArgMax,
-        &x,
         &[0],
+        &x,
         &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
         &e,
     );
@@ -840,8 +840,8 @@ fn refusals_write_nothing() {
     // A destination reaching one element twice.
     let r = reduce(
         ReduceOp::Sum,
-        &x,
         &[0],
+        &x,
         &mut ArrayViewMut::from_slice_strided(&mut y, &[3], &[0], 0).unwrap(),
         &e,
     );
@@ -852,8 +852,8 @@ fn refusals_write_nothing() {
     let xe = ArrayView::from_slice(&empty, &[0, 3]).unwrap();
     let r = reduce(
         ReduceOp::Max,
-        &xe,
         &[0],
+        &xe,
         &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
         &e,
     );
@@ -861,8 +861,8 @@ fn refusals_write_nothing() {
     // ...but its sum is +0.
     reduce(
         ReduceOp::Sum,
-        &xe,
         &[0],
+        &xe,
         &mut ArrayViewMut::from_slice(&mut y, &[3]).unwrap(),
         &e,
     )
@@ -875,34 +875,40 @@ fn refusals_write_nothing() {
         let mut a = ArrayViewMut::from_slice(&mut y, &[3]).unwrap();
         let mut b = ArrayViewMut::from_slice(&mut z[..2], &[2]).unwrap();
         let r = reduce_many(
-            &x,
             &[0],
+            &x,
             &mut [(ReduceOp::Sum, &mut a), (ReduceOp::ArgMax, &mut b)],
             &e,
         );
         assert!(r.is_err());
     }
-    check(Err(Error::Invalid(String::new())), &y);
+    check(
+        Err(Error::Attribute {
+            name: String::new(),
+            reason: String::new(),
+        }),
+        &y,
+    );
     assert!(z.iter().all(|&t| t == 9));
     // Complex max and float logsumexp of integers are not defined.
     let c = [num_complex::Complex::new(1f32, 0.0); 2];
     let xc = ArrayView::from_slice(&c, &[2]).unwrap();
     assert!(reduce(
         ReduceOp::Max,
-        &xc,
         &[0],
+        &xc,
         &mut ArrayViewMut::from_slice(&mut y[..1], &[]).unwrap(),
-        &e
+        &e,
     )
     .is_err());
     let i = [1i32, 2];
     let xi = ArrayView::from_slice(&i, &[2]).unwrap();
     assert!(reduce(
         ReduceOp::Logsumexp,
-        &xi,
         &[0],
+        &xi,
         &mut ArrayViewMut::from_slice(&mut y[..1], &[]).unwrap(),
-        &e
+        &e,
     )
     .is_err());
     // Pair of mismatched shapes.
@@ -910,11 +916,11 @@ fn refusals_write_nothing() {
     let xw = ArrayView::from_slice(&w, &[5]).unwrap();
     let x6 = ArrayView::from_slice(&v, &[6]).unwrap();
     assert!(dot(
+        &[0],
         &x6,
         &xw,
-        &[0],
         &mut ArrayViewMut::from_slice(&mut y[..1], &[]).unwrap(),
-        &e
+        &e,
     )
     .is_err());
     let _ = Tier::ALL;
@@ -942,17 +948,18 @@ fn every_dtype_reduces_in_its_carrier() {
         // The terms in the carrier, by a cast.
         let mut terms = vec![0u8; n * c.info().item_bytes];
         tessera::cast(
+            tessera::CastMode::Default,
             &x,
             &mut ArrayViewMut::contiguous(c, &[rows, cols], &mut terms).unwrap(),
-            tessera::CastMode::Default,
+            &Exec::default(),
         )
         .unwrap();
         let mut got = vec![0u8; rows * c.info().item_bytes];
         for e in execs() {
             let r = reduce(
                 ReduceOp::Sum,
-                &x,
                 &[1],
+                &x,
                 &mut ArrayViewMut::contiguous(c, &[rows], &mut got).unwrap(),
                 &e,
             );
@@ -1045,12 +1052,12 @@ fn series_kernels_follow_their_stated_order() {
         let c = 0.125;
         let terms: Vec<f64> = v.iter().map(|&x| (x - c) * (x - c)).collect();
         assert_eq!(
-            sum_squared_deviations(&e, &v, c).unwrap().to_bits(),
+            sum_squared_deviations(c, &v, &e).unwrap().to_bits(),
             model(&terms, false).to_bits()
         );
         let w = 1500;
         let mut out = vec![0.0; n - w + 1];
-        rolling_mean(&e, &v, w, &mut out).unwrap();
+        rolling_mean(w, &v, &mut out, &e).unwrap();
         for (i, o) in out.iter().enumerate() {
             assert_eq!(
                 o.to_bits(),
@@ -1059,31 +1066,31 @@ fn series_kernels_follow_their_stated_order() {
         }
     }
     let mut d = vec![0.0; n - 1];
-    diff(&v, &mut d).unwrap();
+    diff(&v, &mut d, &Exec::default()).unwrap();
     assert!(d.iter().enumerate().all(|(i, &t)| t == v[i + 1] - v[i]));
     let mut m = vec![0.0; n - 2];
-    rolling_max(&v, 3, &mut m).unwrap();
+    rolling_max(3, &v, &mut m, &Exec::default()).unwrap();
     assert!(m
         .iter()
         .enumerate()
         .all(|(i, &t)| t == v[i].max(v[i + 1]).max(v[i + 2])));
-    rolling_min(&v, 3, &mut m).unwrap();
+    rolling_min(3, &v, &mut m, &Exec::default()).unwrap();
     assert!(m
         .iter()
         .enumerate()
         .all(|(i, &t)| t == v[i].min(v[i + 1]).min(v[i + 2])));
     let mut y = vec![0.0; n];
-    ema(&v, 0.25, &mut y).unwrap();
+    ema(0.25, &v, &mut y, &Exec::default()).unwrap();
     let mut p = v[0];
     assert_eq!(y[0], p);
     for i in 1..n {
         p = 0.25 * v[i] + 0.75 * p;
         assert_eq!(y[i], p);
     }
-    assert!(rolling_max(&v, 0, &mut m).is_err());
-    assert!(rolling_max(&v, n + 1, &mut m).is_err());
-    assert!(ema(&v, 1.5, &mut y).is_err());
-    assert!(diff(&v, &mut y).is_err());
+    assert!(rolling_max(0, &v, &mut m, &Exec::default()).is_err());
+    assert!(rolling_max(n + 1, &v, &mut m, &Exec::default()).is_err());
+    assert!(ema(1.5, &v, &mut y, &Exec::default()).is_err());
+    assert!(diff(&v, &mut y, &Exec::default()).is_err());
 }
 
 #[test]
@@ -1110,8 +1117,8 @@ fn several_reductions_of_one_loop_have_each_ones_bits() {
                     let mut p = [0i64; 2];
                     reduce(
                         op,
-                        &x,
                         &[0],
+                        &x,
                         &mut ArrayViewMut::from_slice(&mut p, &[2]).unwrap(),
                         &e,
                     )
@@ -1120,8 +1127,8 @@ fn several_reductions_of_one_loop_have_each_ones_bits() {
                 } else {
                     reduce(
                         op,
-                        &x,
                         &[0],
+                        &x,
                         &mut ArrayViewMut::from_slice(&mut alone[k], &[2]).unwrap(),
                         &e,
                     )
@@ -1139,8 +1146,8 @@ fn several_reductions_of_one_loop_have_each_ones_bits() {
                 let mut v4 = ArrayViewMut::from_slice(&mut b4, &[2]).unwrap();
                 let mut v5 = ArrayViewMut::from_slice(&mut b5, &[2]).unwrap();
                 reduce_many(
-                    &x,
                     &[0],
+                    &x,
                     &mut [
                         (ops[0], &mut v0),
                         (ops[1], &mut v1),
@@ -1246,8 +1253,8 @@ fn complex_products_follow_the_lane_order() {
             let mut y = [Complex::new(0f32, 0.0)];
             reduce(
                 ReduceOp::Prod,
-                &x,
                 &[0],
+                &x,
                 &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
                 &e,
             )
@@ -1281,8 +1288,8 @@ fn many_outputs_over_an_outer_axis() {
             let mut y = vec![0f32; cols];
             reduce(
                 ReduceOp::Sum,
-                &x,
                 &[0],
+                &x,
                 &mut ArrayViewMut::from_slice(&mut y, &[cols]).unwrap(),
                 &e,
             )

@@ -2,10 +2,9 @@
 //! a Display that names the operand, and nothing written (the destination is
 //! filled with a sentinel first and must come back untouched).
 
+use tessera::elementwise;
 use tessera::tier::parse_tier;
-use tessera::{
-    available_tiers, elementwise_with, ArrayView, ArrayViewMut, DType, Error, Exec, Kind, Tier,
-};
+use tessera::{available_tiers, ArrayView, ArrayViewMut, DType, Error, Exec, Kind, Tier};
 
 const SENTINEL: u8 = 0xA5;
 
@@ -53,7 +52,7 @@ fn refused(kind: Kind, inputs: &[Input], out_dtype: DType, out_shape: &[usize]) 
                     .collect();
                 let mut y = ArrayViewMut::contiguous(out_dtype, out_shape, &mut out)
                     .expect("a valid destination");
-                elementwise_with(&Exec::on(tier).threads(threads), kind, &views, &mut y)
+                elementwise(kind, &views, &mut y, &Exec::on(tier).threads(threads))
             };
             let e = match r {
                 Ok(()) => panic!("{kind} was not refused on {tier}"),
@@ -559,11 +558,11 @@ fn destination_writing_one_element_twice() {
             let av = ArrayView::from_slice(&a, &shape).unwrap();
             let bv = ArrayView::from_slice(&a, &shape).unwrap();
             let mut y = ArrayViewMut::from_slice_strided(&mut out, &shape, &strides, 0).unwrap();
-            elementwise_with(
-                &Exec::on(Tier::ALL[0]).threads(2),
+            elementwise(
                 Kind::Add,
                 &[av, bv],
                 &mut y,
+                &Exec::on(Tier::ALL[0]).threads(2),
             )
             .expect_err("a self-overlapping destination was accepted")
         };
@@ -605,7 +604,7 @@ fn tier_the_cpu_cannot_run() {
         let e = {
             let av = ArrayView::from_slice(&a, &[4]).unwrap();
             let mut y = ArrayViewMut::from_slice(&mut out, &[4]).unwrap();
-            elementwise_with(&Exec::on(t), Kind::Neg, &[av], &mut y)
+            elementwise(Kind::Neg, &[av], &mut y, &Exec::on(t))
                 .expect_err("an unavailable tier ran")
         };
         assert_eq!(e, Error::TierUnavailable(t));

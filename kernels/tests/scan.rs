@@ -3,6 +3,7 @@
 //! chunk), bit for bit on every tier at 1, 2 and 7 threads and through several
 //! layouts; a carried scan continues a whole one; refusals write nothing.
 
+use tessera::tier::Par;
 use tessera::{available_tiers, reduce, scan, ArrayView, ArrayViewMut, Exec, ReduceOp, ScanOp};
 
 struct Rng(u64);
@@ -130,8 +131,8 @@ fn sum_scan_follows_the_chunked_order() {
             let mut y = vec![f64::NAN; n];
             scan(
                 ScanOp::Sum,
-                &x,
                 0,
+                &x,
                 None,
                 &mut ArrayViewMut::from_slice(&mut y, &[n]).unwrap(),
                 e,
@@ -145,8 +146,8 @@ fn sum_scan_follows_the_chunked_order() {
             let mut y2 = vec![f64::NAN; n];
             scan(
                 ScanOp::Sum,
-                &xr,
                 0,
+                &xr,
                 None,
                 &mut ArrayViewMut::from_slice(&mut y2, &[n]).unwrap(),
                 e,
@@ -157,8 +158,8 @@ fn sum_scan_follows_the_chunked_order() {
             let mut ym = vec![f64::NAN; n * cols];
             scan(
                 ScanOp::Sum,
-                &xm,
                 0,
+                &xm,
                 None,
                 &mut ArrayViewMut::from_slice(&mut ym, &[n, cols]).unwrap(),
                 e,
@@ -187,8 +188,8 @@ fn a_carried_scan_continues_the_whole_one() {
         let mut whole = vec![0f32; n];
         scan(
             ScanOp::Sum,
-            &x,
             0,
+            &x,
             None,
             &mut ArrayViewMut::from_slice(&mut whole, &[n]).unwrap(),
             &e,
@@ -202,8 +203,8 @@ fn a_carried_scan_continues_the_whole_one() {
             let mut y = [0f32];
             reduce(
                 ReduceOp::Sum,
-                &c,
                 &[0],
+                &c,
                 &mut ArrayViewMut::from_slice(&mut y, &[]).unwrap(),
                 &e,
             )
@@ -216,8 +217,8 @@ fn a_carried_scan_continues_the_whole_one() {
         let mut tail = vec![0f32; n - 8192];
         scan(
             ScanOp::Sum,
-            &rest,
             0,
+            &rest,
             Some(&k),
             &mut ArrayViewMut::from_slice(&mut tail, &[n - 8192]).unwrap(),
             &e,
@@ -256,8 +257,8 @@ fn max_min_prod_and_integer_scans() {
         let mut y = vec![0f64; n];
         scan(
             ScanOp::Max,
-            &x,
             0,
+            &x,
             None,
             &mut ArrayViewMut::from_slice(&mut y, &[n]).unwrap(),
             &e,
@@ -273,8 +274,8 @@ fn max_min_prod_and_integer_scans() {
         let mut yi = vec![0i64; n];
         scan(
             ScanOp::Sum,
-            &xi,
             0,
+            &xi,
             None,
             &mut ArrayViewMut::from_slice(&mut yi, &[n]).unwrap(),
             &e,
@@ -288,8 +289,8 @@ fn max_min_prod_and_integer_scans() {
     let mut y = [0f32; 4];
     scan(
         ScanOp::Prod,
-        &x,
         0,
+        &x,
         None,
         &mut ArrayViewMut::from_slice(&mut y, &[4]).unwrap(),
         &Exec::default(),
@@ -301,8 +302,8 @@ fn max_min_prod_and_integer_scans() {
     let mut yz = [1.0f64];
     scan(
         ScanOp::Sum,
-        &ArrayView::from_slice(&z, &[1]).unwrap(),
         0,
+        &ArrayView::from_slice(&z, &[1]).unwrap(),
         None,
         &mut ArrayViewMut::from_slice(&mut yz, &[1]).unwrap(),
         &Exec::default(),
@@ -325,40 +326,40 @@ fn scan_refusals_write_nothing() {
     let attempts: Vec<tessera::Result<()>> = vec![
         scan(
             ScanOp::Sum,
-            &x,
             2,
+            &x,
             None,
             &mut ArrayViewMut::from_slice(&mut y, &[2, 3]).unwrap(),
             &e,
         ),
         scan(
             ScanOp::Sum,
-            &x,
             0,
+            &x,
             None,
             &mut ArrayViewMut::from_slice(&mut y, &[6]).unwrap(),
             &e,
         ),
         scan(
             ScanOp::Max,
-            &x,
             0,
+            &x,
             Some(&k),
             &mut ArrayViewMut::from_slice(&mut y, &[2, 3]).unwrap(),
             &e,
         ),
         scan(
             ScanOp::Sum,
-            &x,
             0,
+            &x,
             Some(&bad_k),
             &mut ArrayViewMut::from_slice(&mut y, &[2, 3]).unwrap(),
             &e,
         ),
         scan(
             ScanOp::Sum,
-            &x,
             0,
+            &x,
             Some(&k64),
             &mut ArrayViewMut::from_slice(&mut y, &[2, 3]).unwrap(),
             &e,
@@ -371,8 +372,8 @@ fn scan_refusals_write_nothing() {
     // The good carry continues each column.
     scan(
         ScanOp::Sum,
-        &x,
         0,
+        &x,
         Some(&k),
         &mut ArrayViewMut::from_slice(&mut y, &[2, 3]).unwrap(),
         &e,
@@ -441,8 +442,8 @@ fn logsumexp_and_moments_scans_follow_the_network_and_their_bounds() {
             let (mut l, mut m, mut s) = (vec![0f32; n], vec![0f32; n], vec![0f32; n]);
             scan(
                 ScanOp::Logsumexp,
-                &x,
                 0,
+                &x,
                 None,
                 &mut ArrayViewMut::from_slice(&mut l, &[n]).unwrap(),
                 &e,
@@ -450,8 +451,8 @@ fn logsumexp_and_moments_scans_follow_the_network_and_their_bounds() {
             .unwrap();
             scan(
                 ScanOp::Mean,
-                &x,
                 0,
+                &x,
                 None,
                 &mut ArrayViewMut::from_slice(&mut m, &[n]).unwrap(),
                 &e,
@@ -459,8 +460,8 @@ fn logsumexp_and_moments_scans_follow_the_network_and_their_bounds() {
             .unwrap();
             scan(
                 ScanOp::Variance,
-                &x,
                 0,
+                &x,
                 None,
                 &mut ArrayViewMut::from_slice(&mut s, &[n]).unwrap(),
                 &e,
@@ -475,7 +476,7 @@ fn logsumexp_and_moments_scans_follow_the_network_and_their_bounds() {
                     "var n={n} i={i}"
                 );
             }
-            if e.threads != 1 {
+            if e.par != Par::Seq {
                 continue;
             }
             // Bounds (seed 000, Logsumexp and Moments scans), against f64.

@@ -88,7 +88,7 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
     let mut out = operand::zeroed(count / values_per_byte(to) * to.info().item_bytes)?;
     let mut out_view = ArrayViewMut::contiguous(to, &work, &mut out)
         .map_err(|e| Failure::run(format!("result y: {e}")))?;
-    tessera::cast_with(exec, &view, &mut out_view, mode)
+    tessera::cast(mode, &view, &mut out_view, exec)
         .map_err(|e| Failure::run(format!("kernel `cast`: {e}")))?;
     drop(out_view);
     let result = unpad(to, out, padded_last, last);

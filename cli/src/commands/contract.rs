@@ -124,7 +124,7 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
     let mut out = operand::zeroed(bytes)?;
     let mut out_view = ArrayViewMut::contiguous(to, &shape, &mut out)
         .map_err(|e| Failure::run(format!("result y: {e}")))?;
-    tessera::contract(&va, &vb, vi.as_ref(), &mut out_view, &spec, exec)
+    tessera::contract(&spec, &va, &vb, vi.as_ref(), &mut out_view, exec)
         .map_err(|e| Failure::run(format!("kernel `{NAME}`: {e}")))?;
     drop(out_view);
     let path = operand::store(call_path, "y", out_spec, to, &shape, &out)?;

@@ -156,7 +156,7 @@ pub fn call(call_path: &Path, call: &Call, kind: Kind, exec: &Exec) -> Outcome<V
     let mut out = operand::zeroed(count / out_vpb * want.info().item_bytes)?;
     let mut out_view = ArrayViewMut::contiguous(want, &work_shape, &mut out)
         .map_err(|e| Failure::run(format!("result y: {e}")))?;
-    tessera::elementwise_with(exec, kind, &views, &mut out_view).map_err(|e| {
+    tessera::elementwise(kind, &views, &mut out_view, exec).map_err(|e| {
         Failure::run(format!(
             "kernel `{kind}`: {}",
             rename_inputs(&e.to_string(), &names)

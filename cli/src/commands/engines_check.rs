@@ -80,8 +80,8 @@ pub fn run(out: &mut dyn Write) -> Outcome<usize> {
             let summed = ArrayView::from_slice(&x, &[x.len()]).and_then(|xv| {
                 reduce(
                     ReduceOp::Sum,
-                    &xv,
                     &[0],
+                    &xv,
                     &mut ArrayViewMut::from_slice(&mut s, &[])?,
                     &exec,
                 )

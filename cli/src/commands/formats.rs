@@ -446,7 +446,7 @@ pub fn call(
                 .map_err(|e| Failure::run(format!("operand x: {e}")))?;
             let mut c = operand::zeroed(sz.code_bytes)?;
             let mut s = operand::zeroed(sz.blocks)?;
-            let t = formats::encode(exec, format, rule, &view, &mut c, &mut s)
+            let t = formats::encode(format, rule, &view, &mut c, &mut s, exec)
                 .map_err(library(kernel))?;
             let words = store_encoded(call_path, call, format, &x.shape, &c, &s, t)?;
             format!(
@@ -482,12 +482,12 @@ pub fn call(
             let mut view = ArrayViewMut::contiguous(to, &enc.shape, &mut out)
                 .map_err(|e| Failure::run(format!("result y: {e}")))?;
             formats::decode(
-                exec,
                 format,
                 &enc.codes,
                 &enc.scales,
                 enc.tensor_scale,
                 &mut view,
+                exec,
             )
             .map_err(library(kernel))?;
             drop(view);
@@ -513,16 +513,16 @@ pub fn call(
             let mut c = operand::zeroed(sz.code_bytes)?;
             let mut s = operand::zeroed(sz.blocks)?;
             let t = formats::transcode(
-                exec,
                 from,
+                to,
+                rule,
+                &enc.shape,
                 &enc.codes,
                 &enc.scales,
                 enc.tensor_scale,
-                &enc.shape,
-                to,
-                rule,
                 &mut c,
                 &mut s,
+                exec,
             )
             .map_err(library(kernel))?;
             let words = store_encoded(call_path, call, to, &enc.shape, &c, &s, t)?;

@@ -103,7 +103,7 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
                     .map_err(|e| Failure::run(format!("result y{i}: {e}")))
             })
             .collect::<Outcome<Vec<_>>>()?;
-        tessera::map(exec, &program, &views, &mut outs)
+        tessera::map(&program, &views, &mut outs, exec)
             .map_err(|e| Failure::run(format!("kernel `{NAME}`: {e}")))?;
     }
     let tier = exec.resolve_tier()?;

@@ -376,7 +376,7 @@ pub fn reduce_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<St
         }
         let mut pairs: Vec<(ReduceOp, &mut ArrayViewMut<'_>)> =
             ops.iter().copied().zip(views.iter_mut()).collect();
-        tessera::reduce_terms(terms, &axes, &mut pairs, exec)
+        tessera::reduce_terms(&axes, terms, &mut pairs, exec)
             .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))
     })?;
     let tier = exec.resolve_tier()?;
@@ -442,7 +442,7 @@ pub fn scan_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<Stri
         };
         let mut yv = ArrayViewMut::contiguous(dtype, &shape, &mut buf)
             .map_err(|e| Failure::run(format!("result y: {e}")))?;
-        tessera::scan_terms(terms, axis, cv.as_ref(), &mut [(op, &mut yv)], exec)
+        tessera::scan_terms(axis, terms, cv.as_ref(), &mut [(op, &mut yv)], exec)
             .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))
     })?;
     let codes = if values_per_byte(dtype) > 1 {

@@ -88,7 +88,12 @@ pub fn exec_of(call: &Call) -> Outcome<Exec> {
                 "bad call file: threads {threads} is more than {MAX_THREADS}"
             )));
         }
-        exec = exec.threads(threads);
+        // 0 (as when absent) is rayon's pool; 1 the calling thread.
+        exec = if threads == 0 {
+            exec.par(tessera::tier::Par::Pool)
+        } else {
+            exec.threads(threads)
+        };
     }
     Ok(exec)
 }

@@ -165,6 +165,7 @@ fn demo(out: &mut dyn Write) -> Outcome<usize> {
             ArrayView::from_slice(&b, &[4])?,
         ],
         &mut ArrayViewMut::from_slice(&mut y, &[4])?,
+        &Exec::default(),
     )?;
     let ok = a
         .iter()
@@ -205,6 +206,7 @@ fn demo(out: &mut dyn Write) -> Outcome<usize> {
             ArrayView::contiguous(DType::E4m3fn, &[n], &xb)?,
         ],
         &mut ArrayViewMut::contiguous(DType::E4m3fn, &[n], &mut ym)?,
+        &Exec::default(),
     )?;
     let ok = n == pairs.len()
         && pairs.iter().zip(&ym).all(|(&(p, q), &c)| {
@@ -237,6 +239,7 @@ fn demo(out: &mut dyn Write) -> Outcome<usize> {
             ArrayView::contiguous(DType::I4, &[6], &pb)?,
         ],
         &mut ArrayViewMut::contiguous(DType::I4, &[6], &mut py)?,
+        &Exec::default(),
     )?;
     let got = codes::unpack(DType::I4, &py);
     let ok = va.iter().zip(&vb).zip(&got).all(|((a, b), &c)| {
@@ -294,9 +297,10 @@ fn demo_cast(out: &mut dyn Write) -> Outcome<usize> {
     for mode in [CastMode::Default, CastMode::Saturating] {
         let mut y = [0u8; 8];
         tessera::cast(
+            mode,
             &ArrayView::from_slice(&x, &[8])?,
             &mut ArrayViewMut::contiguous(DType::E4m3fn, &[8], &mut y)?,
-            mode,
+            &Exec::default(),
         )?;
         let ok = x.iter().zip(&y).all(|(&v, &c)| {
             let v = v as f64;
@@ -333,21 +337,21 @@ fn demo_mxfp8(out: &mut dyn Write) -> Outcome<usize> {
     let mut codes = [0u8; 32];
     let mut scales = [0u8; 1];
     tessera::formats::encode(
-        &exec,
         Format::Mxfp8E4m3,
         None,
         &ArrayView::from_slice(&x, &[32])?,
         &mut codes,
         &mut scales,
+        &exec,
     )?;
     let mut y = [0f32; 32];
     tessera::formats::decode(
-        &exec,
         Format::Mxfp8E4m3,
         &codes,
         &scales,
         None,
         &mut ArrayViewMut::from_slice(&mut y, &[32])?,
+        &exec,
     )?;
     let scale = 2f64.powi(exponent);
     let codes_ok = x

@@ -81,16 +81,16 @@ fn run<F: tessera::reduce::lanes::LaneFloat + tessera::Element + Default>(
     Ok(match op {
         "diff" => {
             let mut y = vec![F::default(); n.saturating_sub(1)];
-            series::diff(x, &mut y).map_err(err)?;
+            series::diff(x, &mut y, &Exec::default()).map_err(err)?;
             y
         }
         "rolling_min" | "rolling_max" | "rolling_mean" => {
             let w = need_window()?;
             let mut y = vec![F::default(); (n + 1).saturating_sub(w.max(1))];
             match op {
-                "rolling_min" => series::rolling_min(x, w, &mut y),
-                "rolling_max" => series::rolling_max(x, w, &mut y),
-                _ => series::rolling_mean(exec, x, w, &mut y),
+                "rolling_min" => series::rolling_min(w, x, &mut y, &Exec::default()),
+                "rolling_max" => series::rolling_max(w, x, &mut y, &Exec::default()),
+                _ => series::rolling_mean(w, x, &mut y, exec),
             }
             .map_err(err)?;
             y
@@ -100,10 +100,10 @@ fn run<F: tessera::reduce::lanes::LaneFloat + tessera::Element + Default>(
                 Failure::usage(format!("kernel `{k}`: op ema needs attribute alpha"))
             })?;
             let mut y = vec![F::default(); n];
-            series::ema(x, a, &mut y).map_err(err)?;
+            series::ema(a, x, &mut y, &Exec::default()).map_err(err)?;
             y
         }
-        _ => vec![series::sum_squared_deviations(exec, x, centre).map_err(err)?],
+        _ => vec![series::sum_squared_deviations(centre, x, exec).map_err(err)?],
     })
 }
 

@@ -388,7 +388,7 @@ fn apply<T: tessera::Element + Default>(
         views.push(ArrayView::from_slice(ys, &[n]).map_err(fail)?);
     }
     let mut ov = ArrayViewMut::from_slice(&mut out, &[n]).map_err(fail)?;
-    tessera::elementwise_with(exec, kind, &views, &mut ov).map_err(fail)?;
+    tessera::elementwise(kind, &views, &mut ov, exec).map_err(fail)?;
     drop(ov);
     Ok(out)
 }

@@ -8,7 +8,7 @@
 //! take disjoint blocks of rows or of columns, never of depth.
 
 use super::acc::{Acc, Src};
-use super::block::Blocking;
+pub(crate) use super::block::Blocking;
 use super::micro::Kernel;
 use super::pack::{pack_a, pack_b};
 use crate::array::{as_bytes, ArrayView, ArrayViewMut};
@@ -40,10 +40,179 @@ pub(crate) struct Chain<'a, T> {
     /// Whether C holds the chains' starting values (init); if not, the first
     /// k-block starts from +0 and C's contents are never read.
     pub c_holds_init: bool,
+    /// Where the packing buffers come from.
+    pub panels: Panels,
 }
 
-#[derive(Clone, Copy)]
-struct SendPtr<T>(*mut T);
+/// The packing buffers one task of a product needs: A and B panels in the
+/// accumulator's dtype, and the raw codes they are cast from where an
+/// operand has another dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PanelNeed {
+    /// Elements of one A block (`mc · kc`, or less for a small product).
+    pub a: usize,
+    /// Elements of one B block.
+    pub b: usize,
+    /// Bytes of the accumulator's elements.
+    pub item: usize,
+    /// Bytes per raw A code (0: A is in the accumulator's dtype).
+    pub a_raw: usize,
+    /// Bytes per raw B code.
+    pub b_raw: usize,
+}
+
+/// Regions of a task's scratch are aligned to this many bytes.
+const ALIGN: usize = 64;
+
+impl PanelNeed {
+    /// What a product of `m × n` outputs and depth `k` with these blocks
+    /// needs per task (`a_raw`, `b_raw`: bytes per raw code, or 0).
+    pub(crate) fn of(
+        blk: Blocking,
+        m: usize,
+        n: usize,
+        k: usize,
+        item: usize,
+        a_raw: usize,
+        b_raw: usize,
+    ) -> PanelNeed {
+        let kc = blk.kc.min(k);
+        PanelNeed {
+            a: blk.mc.min(m.div_ceil(blk.mr) * blk.mr) * kc,
+            b: blk.nc.min(n.div_ceil(blk.nr) * blk.nr) * kc,
+            item,
+            a_raw,
+            b_raw,
+        }
+    }
+    /// Byte offsets of the four regions of a task (A, B, raw A, raw B) and
+    /// the task's whole size, each region aligned.
+    fn layout(&self) -> ([usize; 4], usize) {
+        let sizes = [
+            self.a * self.item,
+            self.b * self.item,
+            self.a * self.a_raw,
+            self.b * self.b_raw,
+        ];
+        let mut offs = [0usize; 4];
+        let mut at = 0usize;
+        for (o, s) in offs.iter_mut().zip(sizes) {
+            *o = at;
+            at += s.next_multiple_of(ALIGN);
+        }
+        (offs, at)
+    }
+    /// Bytes of scratch one task needs.
+    pub(crate) fn task_bytes(&self) -> usize {
+        self.layout().1
+    }
+}
+
+/// Where a product's packing buffers come from.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Panels {
+    /// Buffers kept per thread between calls (the default).
+    Cache,
+    /// A caller's scratch: task `p` (counted from `first`) uses the `need`
+    /// regions at `base + (first + p) · need.task_bytes()`; `tasks` regions in
+    /// all, the buffer 64-byte aligned and written by no one else during the
+    /// call.
+    Caller {
+        base: SendPtr<u8>,
+        need: PanelNeed,
+        first: usize,
+        tasks: usize,
+    },
+}
+
+impl Panels {
+    /// The same source for tasks counted from `first` more.
+    pub(crate) fn skip_tasks(self, more: usize) -> Panels {
+        match self {
+            Panels::Cache => Panels::Cache,
+            Panels::Caller {
+                base,
+                need,
+                first,
+                tasks,
+            } => Panels::Caller {
+                base,
+                need,
+                first: first + more,
+                tasks,
+            },
+        }
+    }
+}
+
+/// A packing buffer: kept per thread, or a region of the caller's scratch.
+enum Buf<'r, T> {
+    Kept(Vec<T>),
+    Lent(&'r mut [T]),
+}
+
+impl<T> core::ops::Deref for Buf<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        match self {
+            Buf::Kept(v) => v,
+            Buf::Lent(s) => s,
+        }
+    }
+}
+
+impl<T> core::ops::DerefMut for Buf<'_, T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        match self {
+            Buf::Kept(v) => v,
+            Buf::Lent(s) => s,
+        }
+    }
+}
+
+impl Panels {
+    /// Buffer `slot` (0, 1: A and B panels; 2, 3: their raw codes) of `len`
+    /// elements for task `task`.
+    fn take<'r, T: super::acc::Bits>(self, task: usize, slot: usize, len: usize) -> Buf<'r, T> {
+        match self {
+            Panels::Cache => Buf::Kept(scratch::take::<T>(slot, len)),
+            Panels::Caller {
+                base,
+                need,
+                first,
+                tasks,
+            } => {
+                let (offs, per) = need.layout();
+                let t = first + task;
+                assert!(
+                    t < tasks,
+                    "task {t} of a product given {tasks} scratch regions"
+                );
+                let cap = [need.a, need.b, need.a, need.b][slot];
+                assert!(len <= cap, "a panel of {len} elements in a region of {cap}");
+                // SAFETY: region `t` of the caller's scratch (sized for
+                // `tasks` regions of `per` bytes, 64-byte aligned) is this
+                // task's alone during the call; the slot's offset is aligned
+                // for every element type (at most 16 bytes, 8-aligned) and
+                // holds `cap` ≥ `len` elements of the size the need was made
+                // for; any bit pattern is a valid `T` (plain numbers).
+                unsafe {
+                    let p = base.get().add(t * per + offs[slot]) as *mut T;
+                    Buf::Lent(core::slice::from_raw_parts_mut(p, len))
+                }
+            }
+        }
+    }
+    /// Return a buffer (kept buffers go back to this thread's cache).
+    fn give<T: super::acc::Bits>(slot: usize, buf: Buf<'_, T>) {
+        if let Buf::Kept(v) = buf {
+            scratch::give(slot, v);
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SendPtr<T>(pub(crate) *mut T);
 // SAFETY: the pointer is only used for disjoint tiles by the tasks (see `run`).
 unsafe impl<T> Send for SendPtr<T> {}
 // SAFETY: as above.
@@ -51,7 +220,7 @@ unsafe impl<T> Sync for SendPtr<T> {}
 
 impl<T> SendPtr<T> {
     /// The pointer (a method, so closures capture the whole wrapper).
-    fn get(self) -> *mut T {
+    pub(crate) fn get(self) -> *mut T {
         self.0
     }
 }
@@ -104,7 +273,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
             };
             // SAFETY: each task writes only its own rows or columns of C; the
             // operands are as the caller promised.
-            unsafe { self.block(ptr.get(), n, r, cc, tier) }
+            unsafe { self.block(ptr.get(), n, r, cc, tier, p) }
         };
         if parts == 1 {
             task(0)
@@ -117,11 +286,11 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
     /// Cast `len` raw codes of `dtype` (the first `len` of `raw`) into `out`.
     fn cast_raw(tier: crate::Tier, dtype: crate::DType, raw: &[u8], out: &mut [T]) -> Result<()> {
         let n = out.len();
-        crate::cast::cast_with(
-            &crate::Exec::on(tier).threads(1),
+        crate::cast::cast(
+            crate::CastMode::Default,
             &ArrayView::contiguous(dtype, &[n], raw)?,
             &mut ArrayViewMut::from_slice(out, &[n])?,
-            crate::CastMode::Default,
+            &crate::Exec::on(tier).threads(1),
         )
     }
 
@@ -132,6 +301,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
     unsafe fn fill_a(
         &self,
         tier: crate::Tier,
+        task: usize,
         rows: &[isize],
         ks: &[isize],
         pa: &mut [T],
@@ -156,7 +326,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
         };
         macro_rules! raw {
             ($u:ty) => {{
-                let mut buf = scratch::take::<$u>(2, len);
+                let mut buf = self.panels.take::<$u>(task, 2, len);
                 // SAFETY: the caller's contract, with elements of `dt`.
                 unsafe {
                     pack_a::<$u>(
@@ -176,7 +346,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
                     &as_bytes(&buf)[..len * size_of::<$u>()],
                     &mut pa[..len],
                 );
-                scratch::give(2, buf);
+                Panels::give(2, buf);
                 r
             }};
         }
@@ -196,6 +366,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
     unsafe fn fill_b(
         &self,
         tier: crate::Tier,
+        task: usize,
         ks: &[isize],
         cols: &[isize],
         pb: &mut [T],
@@ -209,7 +380,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
         };
         macro_rules! raw {
             ($u:ty) => {{
-                let mut buf = scratch::take::<$u>(3, len);
+                let mut buf = self.panels.take::<$u>(task, 3, len);
                 // SAFETY: the caller's contract, with elements of `dt`.
                 unsafe {
                     pack_b::<$u>(
@@ -228,7 +399,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
                     &as_bytes(&buf)[..len * size_of::<$u>()],
                     &mut pb[..len],
                 );
-                scratch::give(3, buf);
+                Panels::give(3, buf);
                 r
             }};
         }
@@ -253,12 +424,17 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
         rows: std::ops::Range<usize>,
         cols: std::ops::Range<usize>,
         tier: crate::Tier,
+        task: usize,
     ) -> Result<()> {
         let Blocking { mr, nr, kc, mc, nc } = self.blk;
         let k = self.a_ks.len();
         let kc_max = kc.min(k);
-        let mut pa = scratch::take::<T>(0, mc.min(rows.len().div_ceil(mr) * mr) * kc_max);
-        let mut pb = scratch::take::<T>(1, nc.min(cols.len().div_ceil(nr) * nr) * kc_max);
+        let mut pa = self
+            .panels
+            .take::<T>(task, 0, mc.min(rows.len().div_ceil(mr) * mr) * kc_max);
+        let mut pb = self
+            .panels
+            .take::<T>(task, 1, nc.min(cols.len().div_ceil(nr) * nr) * kc_max);
         let mut tile = vec![T::ZERO; mr * nr];
         let mut jc = cols.start;
         while jc < cols.end {
@@ -271,6 +447,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
                 unsafe {
                     self.fill_b(
                         tier,
+                        task,
                         &self.b_ks[pc..pc + kcb],
                         &self.b_cols[jc..jc + ncb],
                         &mut pb,
@@ -283,6 +460,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
                     unsafe {
                         self.fill_a(
                             tier,
+                            task,
                             &self.a_rows[ic..ic + mcb],
                             &self.a_ks[pc..pc + kcb],
                             &mut pa,
@@ -331,8 +509,8 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
             }
             jc += ncb;
         }
-        scratch::give(0, pa);
-        scratch::give(1, pb);
+        Panels::give(0, pa);
+        Panels::give(1, pb);
         Ok(())
     }
 }

@@ -75,11 +75,11 @@ pub mod scaled;
 pub mod segments;
 
 use self::acc::{Acc, Src};
-use self::gemm::{Chain, Operand};
+use self::gemm::{Blocking, Chain, Operand, PanelNeed, Panels, SendPtr};
 use self::micro::Kernel;
 pub use self::order::{choose as choose_order, Order};
 use crate::array::{as_bytes, c_strides, ArrayView, ArrayViewMut};
-use crate::cast::{cast_with, CastMode};
+use crate::cast::{cast, CastMode};
 use crate::elementwise::{broadcasts_to, check_destination};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
@@ -191,8 +191,17 @@ struct Geometry {
     out_shape: Vec<usize>,
 }
 
-fn invalid(s: String) -> Error {
-    Error::Invalid(s)
+/// Refuses an accumulator [`contract`] does not take.
+pub(crate) fn check_accumulator(acc: DType) -> Result<()> {
+    if ACCUMULATORS.contains(&acc) {
+        Ok(())
+    } else {
+        Err(Error::DTypeUnsupported {
+            operand: "contract: the accumulator".into(),
+            dtype: acc,
+            reason: "the accumulator is one of f32, f64, c64, c128, i32, i64".into(),
+        })
+    }
 }
 
 /// An empty vector with room for `n` elements, or a refusal (not an abort)
@@ -200,8 +209,9 @@ fn invalid(s: String) -> Error {
 /// than they store.
 pub(crate) fn try_vec<T>(n: usize, what: &str) -> Result<Vec<T>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::Overflow {
-        operand: format!("contract scratch ({what}, {n} elements)"),
+    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
+        what: format!("contract scratch ({what})"),
+        elements: n,
     })?;
     Ok(v)
 }
@@ -229,23 +239,24 @@ fn geometry(
         .map(|p| ("batch", p))
         .chain(spec.contracting.iter().map(|p| ("contracting", p)));
     for (what, &(x, y)) in pairs {
+        let axis = |name: &str, axis: usize, reason: String| Error::Axis {
+            operand: format!("contract: {name}"),
+            axis,
+            reason,
+        };
         if x >= a.len() {
-            return Err(invalid(format!(
-                "contract: {what} axis {x} of a is out of range (a has {} axes)",
-                a.len()
-            )));
+            let reason = format!("({what}) is out of range: a has {} axes", a.len());
+            return Err(axis("a", x, reason));
         }
         if y >= b.len() {
-            return Err(invalid(format!(
-                "contract: {what} axis {y} of b is out of range (b has {} axes)",
-                b.len()
-            )));
+            let reason = format!("({what}) is out of range: b has {} axes", b.len());
+            return Err(axis("b", y, reason));
         }
         if std::mem::replace(&mut used_a[x], true) {
-            return Err(invalid(format!("contract: axis {x} of a is named twice")));
+            return Err(axis("a", x, "is named twice".into()));
         }
         if std::mem::replace(&mut used_b[y], true) {
-            return Err(invalid(format!("contract: axis {y} of b is named twice")));
+            return Err(axis("b", y, "is named twice".into()));
         }
     }
     let mut g = Geometry {
@@ -264,9 +275,13 @@ fn geometry(
     for &(x, y) in &spec.batch {
         let (n, m) = (a[x], b[y]);
         if n != m && n != 1 && m != 1 {
-            return Err(invalid(format!(
-                "contract: batch axes {x} of a ({n}) and {y} of b ({m}) differ and neither is 1"
-            )));
+            return Err(Error::Axis {
+                operand: "contract: a".into(),
+                axis: x,
+                reason: format!(
+                    "(batch, extent {n}) and axis {y} of b (extent {m}) differ and neither is 1"
+                ),
+            });
         }
         let e = if n == 1 { m } else { n };
         g.batch.push(e);
@@ -275,10 +290,14 @@ fn geometry(
     }
     for &(x, y) in &spec.contracting {
         if a[x] != b[y] {
-            return Err(invalid(format!(
-                "contract: contracted axes {x} of a ({}) and {y} of b ({}) differ",
-                a[x], b[y]
-            )));
+            return Err(Error::Axis {
+                operand: "contract: a".into(),
+                axis: x,
+                reason: format!(
+                    "(contracted, extent {}) and axis {y} of b (extent {}) differ",
+                    a[x], b[y]
+                ),
+            });
         }
         g.depth.push(a[x]);
         g.a_k_strides.push(sa[x]);
@@ -319,18 +338,176 @@ pub fn output_shape(a: &[usize], b: &[usize], spec: &ContractSpec) -> Result<Vec
 /// `init`, if given, broadcasts to `dst`'s shape. `exec` chooses the tier and
 /// the threads; neither changes a bit.
 pub fn contract(
+    spec: &ContractSpec,
     a: &ArrayView<'_>,
     b: &ArrayView<'_>,
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
-    spec: &ContractSpec,
     exec: &Exec,
 ) -> Result<()> {
     let exec = *exec;
-    contract_in(a, b, init, dst, spec, exec, None)
+    contract_in(a, b, init, dst, spec, exec, None, Panels::Cache)
+}
+
+/// Scratch memory for the packed GEMM of [`contract_with_scratch`], owned
+/// by the caller: the panels of A and B (and the raw codes they are cast
+/// from) for every task the call may run. [`contract`] uses buffers kept
+/// per thread instead (up to 16 MiB each, kept between calls); this form
+/// lets a caller size, own and reuse them. Size one with
+/// [`contract_scratch_size`] ([`ContractScratch::with_size`]) and a call of
+/// that geometry allocates nothing for its panels; a smaller one grows
+/// (fallibly: [`Error::Alloc`]) to what the call needs.
+#[derive(Clone, Debug, Default)]
+pub struct ContractScratch {
+    /// 64-byte blocks, so every region is aligned for any element.
+    buf: Vec<[u64; 8]>,
+}
+
+impl ContractScratch {
+    /// An empty scratch (it grows to what the first call needs).
+    pub fn new() -> Self {
+        ContractScratch::default()
+    }
+    /// A scratch of at least `bytes` bytes; refuses ([`Error::Alloc`]) what
+    /// cannot be allocated.
+    pub fn with_size(bytes: usize) -> Result<Self> {
+        let mut s = ContractScratch::new();
+        s.reserve(bytes)?;
+        Ok(s)
+    }
+    /// Its size in bytes.
+    pub fn size(&self) -> usize {
+        self.buf.len() * 64
+    }
+    fn reserve(&mut self, bytes: usize) -> Result<()> {
+        let blocks = bytes.div_ceil(64);
+        if blocks > self.buf.len() {
+            let more = blocks - self.buf.len();
+            self.buf.try_reserve_exact(more).map_err(|_| Error::Alloc {
+                what: "contract scratch".into(),
+                elements: bytes,
+            })?;
+            self.buf.resize(blocks, [0; 8]);
+        }
+        Ok(())
+    }
+}
+
+/// The bytes of scratch [`contract_with_scratch`] needs to contract
+/// operands of these shapes and dtypes by `spec` on `exec`'s tier and
+/// threads (0 where the call runs no packed GEMM: lane order, integer
+/// accumulators, empty products). Refuses what [`contract`] refuses of the
+/// shapes, the accumulator and the tier.
+pub fn contract_scratch_size(
+    spec: &ContractSpec,
+    a: (&[usize], DType),
+    b: (&[usize], DType),
+    exec: &Exec,
+) -> Result<usize> {
+    let tier = exec.resolve_tier()?;
+    Ok(panel_need(tier, spec, a, b)?.map_or(0, |need| need.task_bytes() * exec.thread_count()))
+}
+
+/// [`contract`] with the GEMM's packing buffers in `scratch` (grown first,
+/// fallibly, if it is smaller than [`contract_scratch_size`] says): the same
+/// bits, refusals and order.
+pub fn contract_with_scratch(
+    spec: &ContractSpec,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    scratch: &mut ContractScratch,
+    exec: &Exec,
+) -> Result<()> {
+    let tier = exec.resolve_tier()?;
+    let panels = match panel_need(tier, spec, (a.shape(), a.dtype()), (b.shape(), b.dtype()))? {
+        None => Panels::Cache,
+        Some(need) => {
+            let tasks = exec.thread_count();
+            let bytes = need
+                .task_bytes()
+                .checked_mul(tasks)
+                .ok_or(Error::Overflow {
+                    operand: "contract scratch".into(),
+                })?;
+            scratch.reserve(bytes)?;
+            Panels::Caller {
+                base: SendPtr(scratch.buf.as_mut_ptr() as *mut u8),
+                need,
+                first: 0,
+                tasks,
+            }
+        }
+    };
+    contract_in(a, b, init, dst, spec, *exec, None, panels)
+}
+
+/// The packing buffers one task of the call's packed GEMM needs (None where
+/// it runs none), by the same choices [`contract_in`] makes.
+fn panel_need(
+    tier: Tier,
+    spec: &ContractSpec,
+    a: (&[usize], DType),
+    b: (&[usize], DType),
+) -> Result<Option<PanelNeed>> {
+    check_accumulator(spec.acc)?;
+    let g = geometry(a.0, &c_strides(a.0), b.0, &c_strides(b.0), spec)?;
+    let (r, c, k) = (
+        g.rows.iter().product::<usize>(),
+        g.cols.iter().product::<usize>(),
+        g.depth.iter().product::<usize>(),
+    );
+    if r == 0 || c == 0 || k == 0 {
+        return Ok(None);
+    }
+    fn need<T: Chained>(
+        tier: Tier,
+        (r, c, k): (usize, usize, usize),
+        raw: [Option<DType>; 2],
+    ) -> Option<PanelNeed> {
+        let (_, mr, nr) = T::kernel(tier)?;
+        let blk: Blocking = block::blocking(mr, nr, size_of::<T>(), block::cache_sizes());
+        let bytes = |d: Option<DType>| d.map_or(0, |d| d.info().item_bytes);
+        Some(PanelNeed::of(
+            blk,
+            r,
+            c,
+            k,
+            size_of::<T>(),
+            bytes(raw[0]),
+            bytes(raw[1]),
+        ))
+    }
+    // As `run`: in chain order an operand of another whole-byte dtype is
+    // packed as raw codes.
+    let raw = |d: DType, acc: DType| (d != acc && d.info().values_per_byte == 1).then_some(d);
+    let chain = choose_order(r, c, k) == Order::Chain;
+    Ok(match spec.acc {
+        DType::F32 if chain => need::<f32>(
+            tier,
+            (r, c, k),
+            [raw(a.1, DType::F32), raw(b.1, DType::F32)],
+        ),
+        DType::F64 if chain => need::<f64>(
+            tier,
+            (r, c, k),
+            [raw(a.1, DType::F64), raw(b.1, DType::F64)],
+        ),
+        DType::I32 | DType::I64 if int_via_f64(a.0, a.1, b.0, b.1, spec) => need::<f64>(
+            tier,
+            (r, c, k),
+            [raw(a.1, DType::F64), raw(b.1, DType::F64)],
+        ),
+        // The two real products over 2K terms of the complex parts.
+        DType::C64 if chain => need::<f32>(tier, (r, c, 2 * k), [None, None]),
+        DType::C128 if chain => need::<f64>(tier, (r, c, 2 * k), [None, None]),
+        _ => None,
+    })
 }
 
 /// [`contract`] in a given order (segments choose it for the whole call).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn contract_in(
     a: &ArrayView<'_>,
     b: &ArrayView<'_>,
@@ -339,14 +516,10 @@ pub(crate) fn contract_in(
     spec: &ContractSpec,
     exec: Exec,
     forced: Option<Order>,
+    panels: Panels,
 ) -> Result<()> {
     let tier = exec.resolve_tier()?;
-    if !ACCUMULATORS.contains(&spec.acc) {
-        return Err(invalid(format!(
-            "contract: accumulator `{}` is not one of f32, f64, c64, c128, i32, i64",
-            spec.acc
-        )));
-    }
+    check_accumulator(spec.acc)?;
     let g = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec)?;
     if dst.shape() != g.out_shape.as_slice() {
         return Err(Error::Shape {
@@ -369,18 +542,19 @@ pub(crate) fn contract_in(
         return Ok(());
     }
     match spec.acc {
-        DType::F32 => run::<f32>(tier, exec, a, b, init, dst, spec, forced),
-        DType::F64 => run::<f64>(tier, exec, a, b, init, dst, spec, forced),
-        DType::I32 | DType::I64 if int_via_f64(a, b, spec) => {
-            run_int_via_f64(tier, exec, a, b, init, dst, spec)
+        DType::F32 => run::<f32>(tier, exec, a, b, init, dst, spec, forced, panels),
+        DType::F64 => run::<f64>(tier, exec, a, b, init, dst, spec, forced, panels),
+        DType::I32 | DType::I64
+            if int_via_f64(a.shape(), a.dtype(), b.shape(), b.dtype(), spec) =>
+        {
+            run_int_via_f64(tier, exec, a, b, init, dst, spec, panels)
         }
-        DType::I32 => run::<i32>(tier, exec, a, b, init, dst, spec, forced),
-        DType::I64 => run::<i64>(tier, exec, a, b, init, dst, spec, forced),
-        DType::C64 => run_complex::<f32>(tier, exec, a, b, init, dst, spec, forced),
-        DType::C128 => run_complex::<f64>(tier, exec, a, b, init, dst, spec, forced),
-        other => Err(invalid(format!(
-            "contract: accumulator `{other}` is not one of f32, f64, c64, c128, i32, i64"
-        ))),
+        DType::I32 => run::<i32>(tier, exec, a, b, init, dst, spec, forced, panels),
+        DType::I64 => run::<i64>(tier, exec, a, b, init, dst, spec, forced, panels),
+        DType::C64 => run_complex::<f32>(tier, exec, a, b, init, dst, spec, forced, panels),
+        DType::C128 => run_complex::<f64>(tier, exec, a, b, init, dst, spec, forced, panels),
+        // `check_accumulator` above refused every other accumulator.
+        other => unreachable!("accumulator {other} passed check_accumulator"),
     }
 }
 
@@ -395,14 +569,17 @@ pub fn matmul(
 ) -> Result<()> {
     let rank = a.shape().len();
     if rank < 2 || b.shape().len() != rank {
-        return Err(invalid(format!(
-            "matmul: operands of ranks {} and {} (equal ranks of at least 2 are needed)",
-            rank,
-            b.shape().len()
-        )));
+        let (name, v) = if rank < 2 { ("a", a) } else { ("b", b) };
+        return Err(Error::Rank {
+            operand: format!("matmul: {name}"),
+            shape: v.shape().to_vec(),
+            expected: format!(
+                "operands of equal ranks of at least 2 are needed (a has rank {rank})"
+            ),
+        });
     }
     let spec = ContractSpec::matmul(rank, default_acc(a.dtype(), b.dtype()));
-    contract(a, b, None, dst, &spec, exec)
+    contract(&spec, a, b, None, dst, exec)
 }
 
 /// Matrix-vector product `y[i] = Σ_k a[i, k]·x[k]` (a of shape `[M, K]`), in
@@ -415,7 +592,7 @@ pub fn gemv(
     exec: &Exec,
 ) -> Result<()> {
     let spec = ContractSpec::new(default_acc(a.dtype(), x.dtype())).contracting(1, 0);
-    contract(a, x, None, y, &spec, exec)
+    contract(&spec, a, x, None, y, exec)
 }
 
 /// Dot product `out[] = Σ_k x[k]·y[k]` of two vectors into a rank-0 `out`, in
@@ -427,7 +604,7 @@ pub fn dot(
     exec: &Exec,
 ) -> Result<()> {
     let spec = ContractSpec::new(default_acc(x.dtype(), y.dtype())).contracting(0, 0);
-    contract(x, y, None, out, &spec, exec)
+    contract(&spec, x, y, None, out, exec)
 }
 
 /// An operand as the accumulator's dtype: its own bytes if it already has it,
@@ -451,11 +628,11 @@ fn to_acc<'a, T: crate::Element + Default>(
         });
     }
     let mut buf = try_filled(v.layout().len(), T::default(), "a converted operand")?;
-    cast_with(
-        &exec,
+    cast(
+        CastMode::Default,
         v,
         &mut ArrayViewMut::from_slice(&mut buf, v.shape())?,
-        CastMode::Default,
+        &exec,
     )?;
     Ok(AccOperand {
         bytes: std::borrow::Cow::Owned(as_bytes(&buf).to_vec()),
@@ -564,6 +741,7 @@ unsafe fn core<T: Chained>(
     t: &Tables,
     out: &mut [T],
     holds_init: bool,
+    panels: Panels,
 ) -> Result<()> {
     let ((sa, raw_a), (sb, raw_b)) = (sa, sb);
     let (r, c, k) = (t.a_rows.len(), t.b_cols.len(), t.a_ks.len());
@@ -575,7 +753,7 @@ unsafe fn core<T: Chained>(
     } else {
         None
     };
-    let one = |bi: usize, tile: &mut [T], threads: usize| -> Result<()> {
+    let one = |bi: usize, tile: &mut [T], threads: usize, panels: Panels| -> Result<()> {
         let (a_base, b_base) = (t.a_batch[bi], t.b_batch[bi]);
         if let Some((kernel, mr, nr)) = chain {
             let blk = block::blocking(mr, nr, size_of::<T>(), block::cache_sizes());
@@ -600,6 +778,7 @@ unsafe fn core<T: Chained>(
                 b_cols: &t.b_cols,
                 b_cols_unit: pack::unit(&t.b_cols),
                 c_holds_init: holds_init,
+                panels,
             };
             // SAFETY: the caller's contract; the kernel is the resolved tier's.
             unsafe { job.run(tile, threads, tier)? };
@@ -632,14 +811,14 @@ unsafe fn core<T: Chained>(
             .enumerate()
             .map(|(ch, part)| {
                 for (q, tile) in part.chunks_mut(r * c).enumerate() {
-                    one(ch * per + q, tile, 1)?;
+                    one(ch * per + q, tile, 1, panels.skip_tasks(ch))?;
                 }
                 Ok(())
             })
             .collect();
     }
     for (bi, tile) in out.chunks_mut(r * c).enumerate() {
-        one(bi, tile, threads)?;
+        one(bi, tile, threads, panels)?;
     }
     Ok(())
 }
@@ -654,6 +833,7 @@ fn run<'a, T: Chained>(
     dst: &mut ArrayViewMut<'_>,
     spec: &ContractSpec,
     forced: Option<Order>,
+    panels: Panels,
 ) -> Result<()> {
     let threads = exec.thread_count();
     let g0 = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec)?;
@@ -677,11 +857,11 @@ fn run<'a, T: Chained>(
         // The pair is checked once here, so no panel cast refuses later.
         let zero = vec![0u8; dt.info().item_bytes];
         let mut one = [T::ZERO];
-        cast_with(
-            &Exec::on(tier).threads(1),
+        cast(
+            CastMode::Default,
             &ArrayView::contiguous(dt, &[1], &zero)?,
             &mut ArrayViewMut::from_slice(&mut one, &[1])?,
-            CastMode::Default,
+            &Exec::on(tier).threads(1),
         )?;
     }
     let keep = |v: &ArrayView<'a>| AccOperand {
@@ -713,7 +893,7 @@ fn run<'a, T: Chained>(
         && (dst.data_mut()[off..].as_ptr() as usize).is_multiple_of(align_of::<T>())
     {
         if let Some(i) = init {
-            cast_with(&exec, i, dst, CastMode::Default)?;
+            cast(CastMode::Default, i, dst, &exec)?;
         }
         let bytes = &mut dst.data_mut()[off..off + len * size_of::<T>()];
         // SAFETY: the bytes start aligned for T (checked), hold `len` elements
@@ -722,24 +902,36 @@ fn run<'a, T: Chained>(
         debug_assert!(pre.is_empty() && out.len() == len);
         // SAFETY: the tables come from the validated views' shapes and
         // strides (or the C-order copies cast into acc).
-        return unsafe { core(tier, threads, order, sa, sb, &t, out, init.is_some()) };
+        return unsafe {
+            core(
+                tier,
+                threads,
+                order,
+                sa,
+                sb,
+                &t,
+                out,
+                init.is_some(),
+                panels,
+            )
+        };
     }
     let mut out = try_filled(len, T::ZERO, "the destination in acc")?;
     if let Some(i) = init {
-        cast_with(
-            &exec,
+        cast(
+            CastMode::Default,
             i,
             &mut ArrayViewMut::from_slice(&mut out, dst.shape())?,
-            CastMode::Default,
+            &exec,
         )?;
     }
     // SAFETY: as above.
-    unsafe { core(tier, threads, order, sa, sb, &t, &mut out, true)? };
-    cast_with(
-        &exec,
+    unsafe { core(tier, threads, order, sa, sb, &t, &mut out, true, panels)? };
+    cast(
+        CastMode::Default,
         &ArrayView::from_slice(&out, dst.shape())?,
         dst,
-        CastMode::Default,
+        &exec,
     )
 }
 
@@ -748,16 +940,28 @@ fn run<'a, T: Chained>(
 /// products, at most K·max|a|·max|b| in magnitude, is below 2^53 and every
 /// f64 operation on them is exact; and enough rows and columns for the GEMM
 /// to pay.
-fn int_via_f64(a: &ArrayView<'_>, b: &ArrayView<'_>, spec: &ContractSpec) -> bool {
+fn int_via_f64(
+    a_shape: &[usize],
+    a_dtype: DType,
+    b_shape: &[usize],
+    b_dtype: DType,
+    spec: &ContractSpec,
+) -> bool {
     use crate::Class;
     let small = |d: DType| {
         let i = d.info();
         matches!(i.class, Class::Int | Class::Uint | Class::Bool) && i.bits <= 16
     };
-    if !small(a.dtype()) || !small(b.dtype()) {
+    if !small(a_dtype) || !small(b_dtype) {
         return false;
     }
-    let Ok(g) = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec) else {
+    let Ok(g) = geometry(
+        a_shape,
+        &c_strides(a_shape),
+        b_shape,
+        &c_strides(b_shape),
+        spec,
+    ) else {
         return false;
     };
     let (r, c) = (
@@ -770,13 +974,14 @@ fn int_via_f64(a: &ArrayView<'_>, b: &ArrayView<'_>, spec: &ContractSpec) -> boo
             .int_range
             .map_or(1, |(lo, hi)| lo.unsigned_abs().max(hi.unsigned_abs()))
     };
-    r >= 8 && c >= 8 && k.saturating_mul(mag(a.dtype()) * mag(b.dtype())) < 1u128 << 53
+    r >= 8 && c >= 8 && k.saturating_mul(mag(a_dtype) * mag(b_dtype)) < 1u128 << 53
 }
 
 /// An integer contraction of narrow integers as an f64 chain-order GEMM
 /// (exact: see [`int_via_f64`]), then reduced modulo 2^w and plus init in the
 /// integer accumulator, wrapping: the exact result modulo 2^w, as every
 /// integer path gives.
+#[allow(clippy::too_many_arguments)]
 fn run_int_via_f64(
     tier: Tier,
     exec: Exec,
@@ -785,6 +990,7 @@ fn run_int_via_f64(
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
     spec: &ContractSpec,
+    panels: Panels,
 ) -> Result<()> {
     let len = dst.layout().len();
     let mut sums = try_filled(len, 0f64, "the destination in f64")?;
@@ -801,6 +1007,7 @@ fn run_int_via_f64(
         &mut ArrayViewMut::from_slice(&mut sums, dst.shape())?,
         &spec64,
         Some(Order::Chain),
+        panels,
     )?;
     fn finish<T: Acc + crate::Element>(
         exec: Exec,
@@ -812,21 +1019,21 @@ fn run_int_via_f64(
         let mut out: Vec<T> = sums.iter().map(|&v| wrap(v as i64)).collect();
         if let Some(i) = init {
             let mut iv = vec![T::ZERO; out.len()];
-            cast_with(
-                &exec,
+            cast(
+                CastMode::Default,
                 i,
                 &mut ArrayViewMut::from_slice(&mut iv, dst.shape())?,
-                CastMode::Default,
+                &exec,
             )?;
             for (o, x) in out.iter_mut().zip(iv) {
                 *o = o.plus(x);
             }
         }
-        cast_with(
-            &exec,
+        cast(
+            CastMode::Default,
             &ArrayView::from_slice(&out, dst.shape())?,
             dst,
-            CastMode::Default,
+            &exec,
         )
     }
     if spec.acc == DType::I32 {
@@ -851,6 +1058,7 @@ fn run_complex<T: Chained + num_traits_lite::Neg>(
     dst: &mut ArrayViewMut<'_>,
     spec: &ContractSpec,
     forced: Option<Order>,
+    panels: Panels,
 ) -> Result<()>
 where
     num_complex::Complex<T>: crate::Element + Default,
@@ -907,11 +1115,11 @@ where
     let len = dst.layout().len();
     let mut init_c = vec![C::<T>::default(); len];
     if let Some(i) = init {
-        cast_with(
-            &exec,
+        cast(
+            CastMode::Default,
             i,
             &mut ArrayViewMut::from_slice(&mut init_c, dst.shape())?,
-            CastMode::Default,
+            &exec,
         )?;
     }
     let mut re: Vec<T> = init_c.iter().map(|x| x.re).collect();
@@ -927,6 +1135,7 @@ where
             &rt,
             &mut re,
             true,
+            panels,
         )?;
         core(
             tier,
@@ -937,6 +1146,7 @@ where
             &rt,
             &mut im,
             true,
+            panels,
         )?;
     }
     let out: Vec<C<T>> = re
@@ -944,11 +1154,11 @@ where
         .zip(im)
         .map(|(re, im)| C { re, im })
         .collect();
-    cast_with(
-        &exec,
+    cast(
+        CastMode::Default,
         &ArrayView::from_slice(&out, dst.shape())?,
         dst,
-        CastMode::Default,
+        &exec,
     )
 }
 

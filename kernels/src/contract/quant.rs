@@ -36,18 +36,23 @@ pub fn qmatmul_i8(
         });
     }
     if a.shape().len() != 2 || b.shape().len() != 2 {
-        return Err(Error::Invalid(format!(
-            "qmatmul_i8: a and b must be matrices, not of shapes {:?} and {:?}",
-            a.shape(),
-            b.shape()
-        )));
+        let (name, v) = if a.shape().len() != 2 {
+            ("a", a)
+        } else {
+            ("b", b)
+        };
+        return Err(Error::Rank {
+            operand: format!("qmatmul_i8: {name}"),
+            shape: v.shape().to_vec(),
+            expected: "a and b must be matrices".into(),
+        });
     }
     contract(
+        &ContractSpec::new(DType::I32).contracting(1, 0),
         a,
         b,
         None,
         dst,
-        &ContractSpec::new(DType::I32).contracting(1, 0),
         exec,
     )
 }
@@ -97,11 +102,13 @@ pub fn requantize_one(acc: i32, scale: f32, zero_point: i32) -> i8 {
 /// not broadcast, a destination that reaches an element twice, a scale that
 /// is not finite.
 pub fn requantize_i8(
-    src: &ArrayView<'_>,
     scale: f32,
     zero_point: i32,
+    src: &ArrayView<'_>,
     dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
 ) -> Result<()> {
+    exec.resolve_tier()?;
     if src.dtype() != DType::I32 {
         return Err(Error::DTypeMismatch {
             operand: "source".into(),
@@ -117,9 +124,10 @@ pub fn requantize_i8(
         });
     }
     if !scale.is_finite() {
-        return Err(Error::Invalid(format!(
-            "requantize_i8: scale {scale} is not finite"
-        )));
+        return Err(Error::Attribute {
+            name: "requantize_i8: scale".into(),
+            reason: format!("{scale} is not finite"),
+        });
     }
     if !crate::elementwise::broadcasts_to(src.shape(), dst.shape()) {
         return Err(Error::Shape {

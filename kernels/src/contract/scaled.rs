@@ -49,22 +49,23 @@ fn decoded(exec: &Exec, s: &Scaled<'_>, acc: DType, name: &str) -> Result<Vec<u8
             operand: name.into(),
         })?;
     // The codes must fit the shape before anything is allocated for it.
-    let sizes = formats::encoded_sizes(s.format, s.shape)
-        .map_err(|e| Error::Invalid(format!("contract: scaled operand {name}: {e}")))?;
-    if sizes.code_bytes != s.codes.len() || sizes.blocks != s.scales.len() {
-        return Err(Error::Invalid(format!(
-            "contract: scaled operand {name}: shape {:?} needs {} code bytes and {} scales, not {} and {}",
-            s.shape,
-            sizes.code_bytes,
-            sizes.blocks,
-            s.codes.len(),
-            s.scales.len()
-        )));
+    let sizes = formats::encoded_sizes(s.format, s.shape)?;
+    for (what, len, expected, unit) in [
+        ("codes", s.codes.len(), sizes.code_bytes, "bytes"),
+        ("scales", s.scales.len(), sizes.blocks, "scales"),
+    ] {
+        if len != expected {
+            return Err(Error::Length {
+                operand: format!("contract: scaled operand {name}'s {what}"),
+                len,
+                expected,
+                unit,
+            });
+        }
     }
     let mut buf = super::try_filled(bytes, 0u8, "a decoded operand")?;
     let mut view = ArrayViewMut::contiguous(acc, s.shape, &mut buf)?;
-    formats::decode(exec, s.format, s.codes, s.scales, s.tensor_scale, &mut view)
-        .map_err(|e| Error::Invalid(format!("contract: scaled operand {name}: {e}")))?;
+    formats::decode(s.format, s.codes, s.scales, s.tensor_scale, &mut view, exec)?;
     Ok(buf)
 }
 
@@ -81,21 +82,22 @@ fn decoded(exec: &Exec, s: &Scaled<'_>, acc: DType, name: &str) -> Result<Vec<u8
 /// operand, codes or scales of the wrong size, a missing or unexpected tensor
 /// scale, and everything [`contract`] refuses.
 pub fn contract_scaled(
+    spec: &ContractSpec,
     a: &Operand<'_>,
     b: &Operand<'_>,
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
-    spec: &ContractSpec,
     exec: &Exec,
 ) -> Result<()> {
     let exec = *exec;
     for (name, op, side) in [("a", a, 0usize), ("b", b, 1)] {
         if let Operand::Scaled(s) = op {
             if !matches!(spec.acc, DType::F32 | DType::F64) {
-                return Err(Error::Invalid(format!(
-                    "contract: a scaled operand needs an f32 or f64 accumulator, not {}",
-                    spec.acc
-                )));
+                return Err(Error::DTypeUnsupported {
+                    operand: "contract: the accumulator".into(),
+                    dtype: spec.acc,
+                    reason: "a scaled operand needs an f32 or f64 accumulator".into(),
+                });
             }
             let last = s.shape.len().checked_sub(1);
             let contracted = spec
@@ -103,9 +105,11 @@ pub fn contract_scaled(
                 .iter()
                 .any(|p| Some(if side == 0 { p.0 } else { p.1 }) == last);
             if !contracted {
-                return Err(Error::Invalid(format!(
-                    "contract: the blocks of scaled operand {name} run along its last axis, which must be contracted"
-                )));
+                return Err(Error::Axis {
+                    operand: format!("contract: scaled operand {name}"),
+                    axis: last.unwrap_or(0),
+                    reason: "holds its blocks and must be contracted".into(),
+                });
             }
         }
     }
@@ -125,5 +129,5 @@ pub fn contract_scaled(
         Operand::Plain(v) => v.clone(),
         Operand::Scaled(s) => ArrayView::contiguous(spec.acc, s.shape, &db)?,
     };
-    contract(&va, &vb, init, dst, spec, &exec)
+    contract(spec, &va, &vb, init, dst, &exec)
 }

@@ -11,17 +11,14 @@
 //! indices fall in. The ids are read whole, and everything is checked, before
 //! any write.
 
-use super::{choose_order, contract_in, ContractSpec, ACCUMULATORS};
+use super::gemm::Panels;
+use super::{choose_order, contract_in, ContractSpec};
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::cast::{cast_with, CastMode};
+use crate::cast::{cast, CastMode};
 use crate::elementwise::{broadcasts_to, check_destination};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 use crate::DType;
-
-fn invalid(s: String) -> Error {
-    Error::Invalid(s)
-}
 
 /// Strides of `v` as a view of `target`'s shape (numpy broadcasting: 0 along
 /// axes it broadcasts).
@@ -62,41 +59,59 @@ fn check_common(
     dst: &ArrayViewMut<'_>,
 ) -> Result<()> {
     exec.resolve_tier()?;
-    if !ACCUMULATORS.contains(&acc) {
-        return Err(invalid(format!(
-            "contract: accumulator `{acc}` is not one of f32, f64, c64, c128, i32, i64"
-        )));
-    }
+    super::check_accumulator(acc)?;
+    let sub_byte = |operand: String, dtype: DType| Error::DTypeUnsupported {
+        operand,
+        dtype,
+        reason: "grouped contractions take no sub-byte dtype".into(),
+    };
     for (name, v) in views {
         if v.dtype().info().values_per_byte > 1 {
-            return Err(invalid(format!(
-                "contract: grouped operand {name} of sub-byte dtype {} is not taken",
-                v.dtype()
-            )));
+            return Err(sub_byte(
+                format!("contract: grouped operand {name}"),
+                v.dtype(),
+            ));
         }
     }
     if dst.dtype().info().values_per_byte > 1 {
-        return Err(invalid(format!(
-            "contract: a grouped destination of sub-byte dtype {} is not taken",
-            dst.dtype()
-        )));
+        return Err(sub_byte(
+            "contract: grouped destination".into(),
+            dst.dtype(),
+        ));
     }
     check_destination(dst)
 }
 
 fn check_ids(ids: &[u32], len: usize, groups: usize, what: &str) -> Result<()> {
     if ids.len() != len {
-        return Err(invalid(format!(
-            "contract: {} ids for {len} {what}",
-            ids.len()
-        )));
+        return Err(Error::Length {
+            operand: format!("contract: the ids of the {what}"),
+            len: ids.len(),
+            expected: len,
+            unit: "ids",
+        });
     }
     if let Some((i, &g)) = ids.iter().enumerate().find(|(_, &g)| g as usize >= groups) {
-        return Err(invalid(format!(
-            "contract: id {g} at {i} is not below the {groups} groups"
-        )));
+        return Err(Error::Attribute {
+            name: "contract: ids".into(),
+            reason: format!("id {g} at {i} is not below the {groups} groups"),
+        });
     }
     Ok(())
+}
+
+/// The refusal of operands of the wrong ranks: the first that is wrong.
+fn rank_err(a: &ArrayView<'_>, b: &ArrayView<'_>, expected: &str) -> Error {
+    let (name, v) = if a.shape().len() != 2 {
+        ("a", a)
+    } else {
+        ("b", b)
+    };
+    Error::Rank {
+        operand: format!("contract: {name}"),
+        shape: v.shape().to_vec(),
+        expected: expected.into(),
+    }
 }
 
 fn shape_err(operand: &str, shape: &[usize], target: &[usize]) -> Error {
@@ -114,12 +129,12 @@ fn shape_err(operand: &str, shape: &[usize], target: &[usize]) -> Error {
 /// Refusals (before any write): an id not below G, shapes that do not fit,
 /// sub-byte dtypes, and what `contract` refuses.
 pub fn contract_grouped_rows(
+    acc: DType,
     a: &ArrayView<'_>,
     b: &ArrayView<'_>,
     ids: &[u32],
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
-    acc: DType,
     exec: &Exec,
 ) -> Result<()> {
     let exec = *exec;
@@ -129,11 +144,11 @@ pub fn contract_grouped_rows(
     }
     check_common(&exec, acc, &views, dst)?;
     let (&[r, k], &[g, kb, n]) = (a.shape(), b.shape()) else {
-        return Err(invalid(format!(
-            "contract: row groups take a of shape [R, K] and b of shape [G, K, N], not {:?} and {:?}",
-            a.shape(),
-            b.shape()
-        )));
+        return Err(rank_err(
+            a,
+            b,
+            "row groups take a of shape [R, K] and b of shape [G, K, N]",
+        ));
     };
     if kb != k {
         return Err(shape_err("b", b.shape(), &[g, k, n]));
@@ -187,18 +202,27 @@ pub fn contract_grouped_rows(
         };
         let mut gd = vec![0u8; rows.len() * n * item];
         let mut vd = ArrayViewMut::contiguous(dst.dtype(), &[rows.len(), n], &mut gd)?;
-        contract_in(&va, &vb, vi.as_ref(), &mut vd, &spec, exec, Some(order))?;
+        contract_in(
+            &va,
+            &vb,
+            vi.as_ref(),
+            &mut vd,
+            &spec,
+            exec,
+            Some(order),
+            Panels::Cache,
+        )?;
         for (q, &row) in rows.iter().enumerate() {
             out[row * n * item..(row + 1) * n * item]
                 .copy_from_slice(&gd[q * n * item..(q + 1) * n * item]);
         }
     }
     let dtype = dst.dtype();
-    cast_with(
-        &exec,
+    cast(
+        CastMode::Default,
         &ArrayView::contiguous(dtype, &[r, n], &out)?,
         dst,
-        CastMode::Default,
+        &exec,
     )
 }
 
@@ -209,13 +233,13 @@ pub fn contract_grouped_rows(
 /// whole K. Refusals as [`contract_grouped_rows`].
 #[allow(clippy::too_many_arguments)]
 pub fn contract_grouped_depth(
+    acc: DType,
+    groups: usize,
     a: &ArrayView<'_>,
     b: &ArrayView<'_>,
     ids: &[u32],
-    groups: usize,
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
-    acc: DType,
     exec: &Exec,
 ) -> Result<()> {
     let exec = *exec;
@@ -225,11 +249,11 @@ pub fn contract_grouped_depth(
     }
     check_common(&exec, acc, &views, dst)?;
     let (&[r, k], &[kb, n]) = (a.shape(), b.shape()) else {
-        return Err(invalid(format!(
-            "contract: depth groups take a of shape [R, K] and b of shape [K, N], not {:?} and {:?}",
-            a.shape(),
-            b.shape()
-        )));
+        return Err(rank_err(
+            a,
+            b,
+            "depth groups take a of shape [R, K] and b of shape [K, N]",
+        ));
     };
     if kb != k {
         return Err(shape_err("b", b.shape(), &[k, n]));
@@ -286,13 +310,22 @@ pub fn contract_grouped_depth(
         };
         let part = &mut out[gi * r * n * item..(gi + 1) * r * n * item];
         let mut vd = ArrayViewMut::contiguous(dst.dtype(), &[r, n], part)?;
-        contract_in(&va, &vb, vi.as_ref(), &mut vd, &spec, exec, Some(order))?;
+        contract_in(
+            &va,
+            &vb,
+            vi.as_ref(),
+            &mut vd,
+            &spec,
+            exec,
+            Some(order),
+            Panels::Cache,
+        )?;
     }
     let dtype = dst.dtype();
-    cast_with(
-        &exec,
+    cast(
+        CastMode::Default,
         &ArrayView::contiguous(dtype, &target, &out)?,
         dst,
-        CastMode::Default,
+        &exec,
     )
 }

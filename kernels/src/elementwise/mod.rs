@@ -123,20 +123,16 @@ pub(crate) fn self_overlap(shape: &[usize], strides: &[isize]) -> Option<String>
     None
 }
 
-/// Run `kind` on `inputs` into `out` on the active tier.
+/// Run `kind` on `inputs` into `out`, on `exec`'s tier and threads.
 ///
 /// Inputs broadcast to `out`'s shape; `out` must have the kind's result dtype
-/// ([`result_dtype`]). Refusals ([`Error`]) happen before any write.
-pub fn elementwise(kind: Kind, inputs: &[ArrayView<'_>], out: &mut ArrayViewMut<'_>) -> Result<()> {
-    elementwise_with(&Exec::default(), kind, inputs, out)
-}
-
-/// [`elementwise`] with an explicit tier and thread count.
-pub fn elementwise_with(
-    exec: &Exec,
+/// ([`result_dtype`]) and reach no element twice. Refusals ([`Error`]: arity,
+/// dtypes, shapes, layouts, an unavailable tier) happen before any write.
+pub fn elementwise(
     kind: Kind,
     inputs: &[ArrayView<'_>],
     out: &mut ArrayViewMut<'_>,
+    exec: &Exec,
 ) -> Result<()> {
     let tier = exec.resolve_tier()?;
     let arity = kind.info().arity;
@@ -219,7 +215,7 @@ pub(crate) fn call_threads(exec: &Exec, n: usize) -> usize {
 /// plan otherwise.
 ///
 /// # Safety
-/// The operands must have been validated as `elementwise_with` and `cast_with`
+/// The operands must have been validated as `elementwise` and `cast`
 /// do, and `select` must give the call's kernels.
 pub(crate) unsafe fn run(
     exec: &Exec,

@@ -710,7 +710,7 @@ mod avx2 {
 /// up to `threads` threads over chunks of whole groups (whole bytes).
 ///
 /// # Safety
-/// The views must have been validated as `cast_with` does, and the CPU must
+/// The views must have been validated as `cast` does, and the CPU must
 /// have AVX2.
 pub(crate) unsafe fn try_cast(
     src: &crate::ArrayView<'_>,

@@ -41,7 +41,7 @@
 //! exact reciprocal, then the tier's casts into the scale and element dtypes.
 
 use crate::array::{ArrayView, ArrayViewMut, Layout};
-use crate::cast::{cast_with, CastMode};
+use crate::cast::{cast, CastMode};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 use crate::{DType, Format, ScaleRule};
@@ -174,13 +174,13 @@ fn cast_slice(exec: &Exec, src: &[f64], to: DType, out: &mut [u8], mode: CastMod
     let n = src.len();
     let v = ArrayView::from_slice(src, &[n])?;
     let mut o = ArrayViewMut::contiguous(to, &[n], out)?;
-    cast_with(exec, &v, &mut o, mode)
+    cast(mode, &v, &mut o, exec)
 }
 
 fn decode_slice(exec: &Exec, from: DType, codes: &[u8], n: usize, out: &mut [f64]) -> Result<()> {
     let v = ArrayView::contiguous(from, &[n], codes)?;
     let mut o = ArrayViewMut::from_slice(&mut out[..n], &[n])?;
-    cast_with(exec, &v, &mut o, CastMode::Default)
+    cast(CastMode::Default, &v, &mut o, exec)
 }
 
 /// Encode `src` (any dtype; blocks along its last axis) into `codes` and
@@ -188,20 +188,23 @@ fn decode_slice(exec: &Exec, from: DType, codes: &[u8], n: usize, out: &mut [f64
 /// rule for MX formats (`Floor` or `Ceil`); NVFP4 takes only its own rule.
 /// Returns the tensor scale of formats that have one.
 pub fn encode(
-    exec: &Exec,
     format: Format,
     rule: Option<ScaleRule>,
     src: &ArrayView<'_>,
     codes: &mut [u8],
     scales: &mut [u8],
+    exec: &Exec,
 ) -> Result<Option<f32>> {
     let info = format.info();
     let rule = rule.unwrap_or(info.scale_rule);
     if (rule == ScaleRule::Nvfp4) != (info.scale_rule == ScaleRule::Nvfp4) {
-        return Err(Error::Invalid(format!(
-            "scale rule {rule:?} does not apply to {} (its rule is {:?})",
-            info.name, info.scale_rule
-        )));
+        return Err(Error::Attribute {
+            name: "encode: rule".into(),
+            reason: format!(
+                "scale rule {rule:?} does not apply to {} (its rule is {:?})",
+                info.name, info.scale_rule
+            ),
+        });
     }
     let sizes = encoded_sizes(format, src.shape())?;
     check_len("codes", codes.len(), sizes.code_bytes)?;
@@ -228,7 +231,7 @@ pub fn encode(
             src.data(),
         )?;
         let mut o = ArrayViewMut::from_slice(row, &[n])?;
-        cast_with(exec, &v, &mut o, CastMode::Default)
+        cast(CastMode::Default, &v, &mut o, exec)
     };
     // NVFP4's tensor scale comes from a first pass over every finite value.
     let tensor = if rule == ScaleRule::Nvfp4 {
@@ -413,11 +416,11 @@ fn encode_mx_f32(
                 off as usize,
                 src.data(),
             )?;
-            cast_with(
-                exec,
+            cast(
+                CastMode::Default,
                 &v,
                 &mut ArrayViewMut::from_slice(&mut buf[..len], &[len])?,
-                CastMode::Default,
+                exec,
             )?;
             for i in (0..len).step_by(tile) {
                 let m = tile.min(len - i);
@@ -457,21 +460,24 @@ fn check_len(what: &str, got: usize, need: usize) -> Result<()> {
     if got == need {
         Ok(())
     } else {
-        Err(Error::Invalid(format!(
-            "{what}: {got} bytes given, the encoded tensor needs exactly {need}"
-        )))
+        Err(Error::Length {
+            operand: what.into(),
+            len: got,
+            expected: need,
+            unit: "bytes",
+        })
     }
 }
 
 /// Decode `codes` and `scales` (as [`encode`] lays them out, for a tensor of
 /// `dst`'s shape) into `dst`, whose dtype is any; each value rounds once.
 pub fn decode(
-    exec: &Exec,
     format: Format,
     codes: &[u8],
     scales: &[u8],
     tensor_scale: Option<f32>,
     dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
 ) -> Result<()> {
     let info = format.info();
     let sizes = encoded_sizes(format, dst.shape())?;
@@ -480,13 +486,16 @@ pub fn decode(
     let t = match (info.tensor_scale, tensor_scale) {
         (Some(_), Some(t)) => Some(t as f64),
         (Some(_), None) => {
-            return Err(Error::Invalid(format!(
-                "{} needs its tensor scale",
-                info.name
-            )));
+            return Err(Error::Attribute {
+                name: "decode: tensor_scale".into(),
+                reason: format!("{} needs its tensor scale", info.name),
+            });
         }
         (None, Some(_)) => {
-            return Err(Error::Invalid(format!("{} has no tensor scale", info.name)));
+            return Err(Error::Attribute {
+                name: "decode: tensor_scale".into(),
+                reason: format!("{} has no tensor scale", info.name),
+            });
         }
         (None, None) => None,
     };
@@ -517,7 +526,7 @@ pub fn decode(
         let src = ArrayView::from_slice(&vals, &[n])?;
         let dtype = dst.dtype();
         let mut row = ArrayViewMut::new(dtype, &[n], &[last_stride], off as usize, dst.data_mut())?;
-        cast_with(exec, &src, &mut row, CastMode::Default)?;
+        cast(CastMode::Default, &src, &mut row, exec)?;
     }
     Ok(())
 }
@@ -526,16 +535,16 @@ pub fn decode(
 /// Returns the new tensor scale where the target format has one.
 #[allow(clippy::too_many_arguments)]
 pub fn transcode(
-    exec: &Exec,
     from: Format,
+    to: Format,
+    rule: Option<ScaleRule>,
+    shape: &[usize],
     codes: &[u8],
     scales: &[u8],
     tensor_scale: Option<f32>,
-    shape: &[usize],
-    to: Format,
-    rule: Option<ScaleRule>,
     out_codes: &mut [u8],
     out_scales: &mut [u8],
+    exec: &Exec,
 ) -> Result<Option<f32>> {
     let sizes = encoded_sizes(from, shape)?;
     encoded_sizes(to, shape)?;
@@ -543,8 +552,8 @@ pub fn transcode(
         vec![0f64; sizes.code_bytes * dtype(from.info().element).info().values_per_byte as usize];
     {
         let mut v = ArrayViewMut::from_slice(&mut tmp, shape)?;
-        decode(exec, from, codes, scales, tensor_scale, &mut v)?;
+        decode(from, codes, scales, tensor_scale, &mut v, exec)?;
     }
     let v = ArrayView::from_slice(&tmp, shape)?;
-    encode(exec, to, rule, &v, out_codes, out_scales)
+    encode(to, rule, &v, out_codes, out_scales, exec)
 }

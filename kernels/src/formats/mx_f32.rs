@@ -81,7 +81,7 @@ fn pow2_f32(e: i32) -> f32 {
     }
 }
 
-/// A cast kernel from contiguous f32 into a dtype, as `cast_with` would pick it.
+/// A cast kernel from contiguous f32 into a dtype, as `cast` would pick it.
 #[derive(Clone, Copy, Debug)]
 enum Kernel {
     /// The tier's fused kernel for a packed dtype (whole bytes).

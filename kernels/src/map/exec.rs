@@ -103,7 +103,7 @@ fn refuse(node: impl Into<String>, reason: impl Into<String>) -> Error {
 }
 
 /// The program takes `given` inputs.
-fn check_input_count(program: &Program, given: usize) -> Result<()> {
+pub(crate) fn check_input_count(program: &Program, given: usize) -> Result<()> {
     let np = program.inputs().len();
     if given != np {
         return Err(refuse(
@@ -115,7 +115,7 @@ fn check_input_count(program: &Program, given: usize) -> Result<()> {
 }
 
 /// Input `i`, of `dtype` and shape `sh`, fits the program and a loop of `shape`.
-fn check_input(
+pub(crate) fn check_input(
     program: &Program,
     i: usize,
     dtype: DType,
@@ -141,7 +141,7 @@ fn check_input(
 }
 
 /// Every coordinate axis lies below `rank` (the rank of `what`).
-fn check_coords(program: &Program, rank: usize, what: &str) -> Result<()> {
+pub(crate) fn check_coords(program: &Program, rank: usize, what: &str) -> Result<()> {
     for node in program.nodes() {
         if let Op::Coord(a) = node.op {
             if a >= rank {
@@ -163,6 +163,19 @@ pub(crate) fn run(
     outputs: &mut [ArrayViewMut<'_>],
 ) -> Result<()> {
     let tier = exec.resolve_tier()?;
+    let shape = check_call(program, inputs, outputs)?;
+    let r = resolve_for(program, &shape, inputs)?;
+    execute(tier, exec, program, &r, inputs, outputs)
+}
+
+/// The loop's shape (the outputs'), after checking everything a call
+/// refuses of its operands: counts, dtypes, shapes, output layouts,
+/// coordinate axes.
+pub(crate) fn check_call(
+    program: &Program,
+    inputs: &[In<'_, '_>],
+    outputs: &[ArrayViewMut<'_>],
+) -> Result<Vec<usize>> {
     check_input_count(program, inputs.len())?;
     let no = program.outputs().len();
     if outputs.len() != no {
@@ -216,11 +229,56 @@ pub(crate) fn run(
         check_input(program, i, dtype, sh, &shape)?;
     }
     check_coords(program, shape.len(), "the outputs")?;
+    Ok(shape)
+}
+
+/// Resolve a checked program over the outputs' `shape` for these inputs.
+pub(crate) fn resolve_for(
+    program: &Program,
+    shape: &[usize],
+    inputs: &[In<'_, '_>],
+) -> Result<Resolved> {
+    let shapes: Vec<&[usize]> = inputs
+        .iter()
+        .map(|src| match src {
+            In::View(v) => v.shape(),
+            // An input read in place has the outputs' shape.
+            In::Output(_) => shape,
+        })
+        .collect();
+    resolve_shapes(program, shape, &shapes)
+}
+
+/// Resolve a checked program over `shape` for inputs of `shapes` (an input
+/// of one element is uniform over a loop of more).
+pub(crate) fn resolve_shapes(
+    program: &Program,
+    shape: &[usize],
+    shapes: &[&[usize]],
+) -> Result<Resolved> {
     let n: usize = shape.iter().product();
+    let uniform: Vec<bool> = shapes
+        .iter()
+        .map(|sh| sh.iter().product::<usize>() == 1 && n > 1)
+        .collect();
+    let axes: Vec<usize> = (0..shape.len()).collect();
+    resolve(program, shape, &axes, &uniform)
+}
+
+/// Bind a resolved call to its checked operands and run it on `exec`'s threads.
+pub(crate) fn execute(
+    tier: crate::Tier,
+    exec: &Exec,
+    program: &Program,
+    r: &Resolved,
+    inputs: &[In<'_, '_>],
+    outputs: &mut [ArrayViewMut<'_>],
+) -> Result<()> {
+    let n = r.n;
     if n == 0 {
         return Ok(());
     }
-    let rank = shape.len();
+    let rank = r.shape.len();
     let out_geoms: Vec<(Addr, Vec<isize>)> = outputs
         .iter_mut()
         .map(|o| {
@@ -240,8 +298,7 @@ pub(crate) fn run(
             },
         })
         .collect();
-    let axes: Vec<usize> = (0..rank).collect();
-    let plan = build(tier, program, &shape, &axes, &loads, out_geoms)?;
+    let plan = bind(tier, program, r, &loads, out_geoms)?;
     let tiles = n.div_ceil(TILE);
     let threads = if n >= PARALLEL_MIN {
         exec.thread_count().min(tiles).max(1)
@@ -311,7 +368,12 @@ pub(crate) fn plan_terms(
     for (j, &a) in perm.iter().enumerate() {
         axes[a] = j;
     }
-    let plan = build(tier, program, &pshape, &axes, &loads, Vec::new())?;
+    let uniform: Vec<bool> = loads
+        .iter()
+        .map(|l| matches!(l, Load::Uniform(_)))
+        .collect();
+    let resolved = resolve(program, &pshape, &axes, &uniform)?;
+    let plan = bind(tier, program, &resolved, &loads, Vec::new())?;
     Ok(TermPlan {
         plan,
         node: id.0,
@@ -387,54 +449,58 @@ fn full_strides(rank: usize, sh: &[usize], st: &[isize]) -> Vec<isize> {
     full
 }
 
-/// Plan a validated program over a loop of `shape` (n > 0 indices): `loads`
-/// one per program input, `out_geoms` one per stored output (none when the
-/// caller takes the values from [`Plan::eval`]), `axes[a]` the loop axis of
-/// the program's coordinate axis `a`. Resolves every kernel once.
-pub(crate) fn build(
-    tier: crate::Tier,
+/// A kernel a node runs, by its index in every tier's tables.
+#[derive(Clone, Copy, Debug)]
+enum KernelRef {
+    /// An elementwise kernel (`kernel_index`).
+    Kind(usize),
+    /// A cast (`cast_index`).
+    Cast(usize),
+}
+
+/// What planning a validated program over a loop of a given shape decides
+/// before any operand's address is known (so once for a [`super::MapPlan`]):
+/// which nodes hold one value at every index, the kernel and variant of
+/// every node, the constants, and the scratch slots by liveness.
+#[derive(Clone, Debug)]
+pub(crate) struct Resolved {
+    n: usize,
+    shape: Vec<usize>,
+    /// `axes[a]`: the loop axis of the program's coordinate axis `a`.
+    axes: Vec<usize>,
+    is_uni: Vec<bool>,
+    /// The constants' values (the other uniform nodes are computed when the
+    /// plan is bound to its operands).
+    consts: Vec<[u8; 16]>,
+    kernels: Vec<Option<KernelRef>>,
+    /// Per node: its arguments' strides in a tile (0 for a uniform argument).
+    strides: Vec<[isize; 3]>,
+    item: Vec<usize>,
+    slot: Vec<Option<usize>>,
+    slots: usize,
+}
+
+/// Resolve a validated program over a loop of `shape` (see [`Resolved`]):
+/// `uniform_input[k]` whether input k is one element at every index.
+pub(crate) fn resolve(
     program: &Program,
     shape: &[usize],
     axes: &[usize],
-    loads: &[Load],
-    out_geoms: Vec<(Addr, Vec<isize>)>,
-) -> Result<Plan> {
-    let table = kernel_table(tier).ok_or(Error::TierUnavailable(tier))?;
-    let casts = cast_table(tier).ok_or(Error::TierUnavailable(tier))?;
+    uniform_input: &[bool],
+) -> Result<Resolved> {
     let n: usize = shape.iter().product();
-    let np = program.inputs().len();
-    // Which nodes are the same at every index, and their values.
     let nodes = program.nodes();
     let count = nodes.len();
     let mut is_uni = vec![false; count];
-    let mut uni = vec![[0u8; 16]; count];
+    let mut consts = vec![[0u8; 16]; count];
     let item: Vec<usize> = nodes.iter().map(|n| scratch_item(n.dtype)).collect();
-    // Geometries: the loads that are not uniform, then the outputs.
-    let mut geoms_full: Vec<(Addr, Vec<isize>)> = Vec::new();
-    let mut load_geom: Vec<Option<usize>> = vec![None; np];
-    let mut aliased = vec![false; np];
     for (i, node) in nodes.iter().enumerate() {
         let args = node_args(&node.op);
         match &node.op {
-            Op::Load(k) => match &loads[*k] {
-                Load::Uniform(a) => {
-                    is_uni[i] = true;
-                    // SAFETY: the operand's one element lies at its offset (validated).
-                    unsafe { tile::gather(a, a.offset, &mut uni[i][..item[i]]) };
-                }
-                Load::Strided {
-                    addr,
-                    strides,
-                    aliased: al,
-                } => {
-                    aliased[*k] = *al;
-                    load_geom[*k] = Some(geoms_full.len());
-                    geoms_full.push((*addr, strides.clone()));
-                }
-            },
+            Op::Load(k) => is_uni[i] = uniform_input[*k],
             Op::Const(v) => {
                 is_uni[i] = true;
-                uni[i] = const_bytes(*v, node.dtype, casts);
+                consts[i] = const_bytes(*v, node.dtype)?;
             }
             Op::Coord(_) => {}
             Op::Kind(..) | Op::Cast(..) => {
@@ -444,11 +510,8 @@ pub(crate) fn build(
             }
         }
     }
-    let first_out = geoms_full.len();
-    geoms_full.extend(out_geoms);
-
     // Resolve every kernel once.
-    let mut fns: Vec<Option<LoopFn>> = vec![None; count];
+    let mut kernels: Vec<Option<KernelRef>> = vec![None; count];
     let mut strides: Vec<[isize; 3]> = vec![[1; 3]; count];
     for (i, node) in nodes.iter().enumerate() {
         let args = node_args(&node.op);
@@ -477,7 +540,7 @@ pub(crate) fn build(
                         kind: *kind,
                         dtype: dt,
                     })?;
-                fns[i] = Some(table[f]);
+                kernels[i] = Some(KernelRef::Kind(f));
             }
             Op::Cast(a, mode) => {
                 let v = if is_uni[i] || !is_uni[a.0] {
@@ -488,14 +551,121 @@ pub(crate) fn build(
                 let sat = *mode == CastMode::Saturating;
                 let f = cast_index(nodes[a.0].dtype, node.dtype, sat, v)
                     .expect("casts exist between every pair of dtypes");
-                fns[i] = Some(casts[f]);
+                kernels[i] = Some(KernelRef::Cast(f));
             }
             _ => {}
         }
     }
+    // Scratch slots by liveness (a slot is free again after the last node
+    // that reads it).
+    let mut last_use = vec![0usize; count];
+    for (i, node) in nodes.iter().enumerate() {
+        for a in node_args(&node.op) {
+            last_use[a.0] = i;
+        }
+    }
+    for o in program.outputs() {
+        last_use[o.0] = usize::MAX;
+    }
+    let mut slot: Vec<Option<usize>> = vec![None; count];
+    let mut free: Vec<usize> = Vec::new();
+    let mut slots = 0usize;
+    for (i, node) in nodes.iter().enumerate() {
+        if is_uni[i] {
+            continue;
+        }
+        let mut dying: Vec<usize> = node_args(&node.op)
+            .iter()
+            .map(|a| a.0)
+            .filter(|&a| !is_uni[a] && last_use[a] == i)
+            .collect();
+        dying.sort_unstable();
+        dying.dedup();
+        // Never an argument's own slot: a kernel whose destination is exactly
+        // its source is correct, but the compiler's overlap check then sends
+        // it down its scalar loop.
+        let s = free.pop().unwrap_or_else(|| {
+            slots += 1;
+            slots - 1
+        });
+        slot[i] = Some(s);
+        for a in dying {
+            free.push(slot[a].expect("a live node has a slot"));
+        }
+    }
+    Ok(Resolved {
+        n,
+        shape: shape.to_vec(),
+        axes: axes.to_vec(),
+        is_uni,
+        consts,
+        kernels,
+        strides,
+        item,
+        slot,
+        slots,
+    })
+}
+
+/// Bind a resolved program to its operands on `tier`: `loads` one per
+/// program input (uniform exactly where [`Resolved`] says), `out_geoms` one
+/// per stored output (none when the caller takes the values from
+/// [`Plan::eval`]). Reads the uniform inputs' values and computes the
+/// uniform nodes once; merges the axes contiguous in every operand.
+pub(crate) fn bind(
+    tier: crate::Tier,
+    program: &Program,
+    r: &Resolved,
+    loads: &[Load],
+    out_geoms: Vec<(Addr, Vec<isize>)>,
+) -> Result<Plan> {
+    let table = kernel_table(tier).ok_or(Error::TierUnavailable(tier))?;
+    let casts = cast_table(tier).ok_or(Error::TierUnavailable(tier))?;
+    let nodes = program.nodes();
+    let count = nodes.len();
+    let np = program.inputs().len();
+    let fns: Vec<Option<LoopFn>> = r
+        .kernels
+        .iter()
+        .map(|k| {
+            k.map(|k| match k {
+                KernelRef::Kind(i) => table[i],
+                KernelRef::Cast(i) => casts[i],
+            })
+        })
+        .collect();
+    let mut uni = r.consts.clone();
+    // Geometries: the loads that are not uniform, then the outputs.
+    let mut geoms_full: Vec<(Addr, Vec<isize>)> = Vec::new();
+    let mut load_geom: Vec<Option<usize>> = vec![None; np];
+    let mut aliased = vec![false; np];
+    for (i, node) in nodes.iter().enumerate() {
+        if let Op::Load(k) = &node.op {
+            match &loads[*k] {
+                Load::Uniform(a) => {
+                    debug_assert!(r.is_uni[i]);
+                    // SAFETY: the operand's one element lies at its offset (validated).
+                    unsafe { tile::gather(a, a.offset, &mut uni[i][..r.item[i]]) };
+                }
+                Load::Strided {
+                    addr,
+                    strides,
+                    aliased: al,
+                } => {
+                    debug_assert!(!r.is_uni[i]);
+                    aliased[*k] = *al;
+                    load_geom[*k] = Some(geoms_full.len());
+                    geoms_full.push((*addr, strides.clone()));
+                }
+            }
+        }
+    }
+    let first_out = geoms_full.len();
+    geoms_full.extend(out_geoms);
+
     // Uniform nodes computed once, in order.
     for i in 0..count {
-        if !is_uni[i] {
+        if !r.is_uni[i] {
             continue;
         }
         if let Some(f) = fns[i] {
@@ -521,6 +691,7 @@ pub(crate) fn build(
     }
 
     // Merge axes contiguous in every operand, dropping extent-1 axes.
+    let shape = &r.shape;
     let mut dims: Vec<usize> = Vec::new();
     let mut merged: Vec<Vec<isize>> = vec![Vec::new(); geoms_full.len()];
     for (ax, &e) in shape.iter().enumerate() {
@@ -557,42 +728,11 @@ pub(crate) fn build(
         .map(|((addr, _), strides)| Geom { addr, strides })
         .collect();
 
-    // Steps, and scratch slots by liveness (a slot is free again after the
-    // last node that reads it).
-    let mut last_use = vec![0usize; count];
-    for (i, node) in nodes.iter().enumerate() {
-        for a in node_args(&node.op) {
-            last_use[a.0] = i;
-        }
-    }
-    for o in program.outputs() {
-        last_use[o.0] = usize::MAX;
-    }
-    let mut slot: Vec<Option<usize>> = vec![None; count];
-    let mut free: Vec<usize> = Vec::new();
-    let mut slots = 0usize;
+    // The steps of a tile, in node order.
     let mut steps = Vec::new();
     for (i, node) in nodes.iter().enumerate() {
-        if is_uni[i] {
+        if r.is_uni[i] {
             continue;
-        }
-        let mut dying: Vec<usize> = node_args(&node.op)
-            .iter()
-            .map(|a| a.0)
-            .filter(|&a| !is_uni[a] && last_use[a] == i)
-            .collect();
-        dying.sort_unstable();
-        dying.dedup();
-        // Never an argument's own slot: a kernel whose destination is exactly
-        // its source is correct, but the compiler's overlap check then sends
-        // it down its scalar loop.
-        let s = free.pop().unwrap_or_else(|| {
-            slots += 1;
-            slots - 1
-        });
-        slot[i] = Some(s);
-        for a in dying {
-            free.push(slot[a].expect("a live node has a slot"));
         }
         let args = node_args(&node.op);
         match &node.op {
@@ -607,7 +747,7 @@ pub(crate) fn build(
                 });
             }
             Op::Coord(a) => {
-                let a = axes[*a];
+                let a = r.axes[*a];
                 steps.push(Step::Coord {
                     node: i,
                     inner: shape[a + 1..].iter().product(),
@@ -625,7 +765,7 @@ pub(crate) fn build(
                     f: fns[i].expect("resolved"),
                     args: ids,
                     arity: args.len(),
-                    stride: strides[i],
+                    stride: r.strides[i],
                 });
             }
         }
@@ -645,7 +785,7 @@ pub(crate) fn build(
             let g = &geoms[geom];
             let ok = !any_aliased
                 && !claimed[node]
-                && !is_uni[node]
+                && !r.is_uni[node]
                 && matches!(nodes[node].op, Op::Kind(..) | Op::Cast(..))
                 && g.addr.vpb == 1
                 && *g.strides.last().unwrap() == 1;
@@ -654,23 +794,26 @@ pub(crate) fn build(
         })
         .collect();
     Ok(Plan {
-        n,
+        n: r.n,
         dims,
         geoms,
         steps,
         store_direct,
         stores,
-        item,
-        slot,
-        slots,
+        item: r.item.clone(),
+        slot: r.slot.clone(),
+        slots: r.slots,
         uni,
-        is_uni,
+        is_uni: r.is_uni.clone(),
     })
 }
 
 /// The storage of `value` rounded into `dtype` (one code per byte when
-/// packed), as a default-mode cast from its natural dtype rounds it.
-fn const_bytes(value: Scalar, dtype: DType, casts: &[LoopFn]) -> [u8; 16] {
+/// packed), as a default-mode cast from its natural dtype rounds it (on the
+/// scalar tier: every tier gives its bits).
+fn const_bytes(value: Scalar, dtype: DType) -> Result<[u8; 16]> {
+    let casts =
+        cast_table(crate::Tier::ALL[0]).ok_or(Error::TierUnavailable(crate::Tier::ALL[0]))?;
     let (from, src): (DType, [u8; 8]) = match value {
         Scalar::Bool(b) => (DType::Bool, [b as u8, 0, 0, 0, 0, 0, 0, 0]),
         Scalar::Int(v) => (DType::I64, v.to_le_bytes()),
@@ -688,7 +831,7 @@ fn const_bytes(value: Scalar, dtype: DType, casts: &[LoopFn]) -> [u8; 16] {
     };
     // SAFETY: one element of `from` in, one of `dtype` (at most 16 bytes) out.
     unsafe { f(&args) };
-    out
+    Ok(out)
 }
 
 /// Copy `m` elements of `item` bytes from `src` at a byte stride into `dst`.

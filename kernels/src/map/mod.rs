@@ -108,10 +108,10 @@
 //! let b = [2.0f32];                               // broadcast
 //! let (mut y0, mut y1) = ([0.0f32; 4], [false; 4]);
 //! map(
-//!     &Exec::default(),
 //!     &p,
 //!     &[ArrayView::from_slice(&a, &[4])?, ArrayView::from_slice(&b, &[1])?],
 //!     &mut [ArrayViewMut::from_slice(&mut y0, &[4])?, ArrayViewMut::from_slice(&mut y1, &[4])?],
+//!     &Exec::default(),
 //! )?;
 //! assert_eq!(y0, [-0.5, 0.0, 0.5, 1.0]);
 //! assert_eq!(y1, [false, false, true, true]);
@@ -127,7 +127,7 @@ mod text;
 pub use program::{Node, NodeId, Op, Program, ProgramBuilder, Scalar};
 
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::tier::Exec;
 
 /// Where an input of [`map_in_place`] comes from.
@@ -140,8 +140,137 @@ pub enum Source<'a> {
     Output(usize),
 }
 
+/// A program planned once for the shapes of its inputs and of its outputs,
+/// to run many times on operands of those shapes (any layouts): the checks
+/// that depend on shapes and dtypes alone, the choice of every node's kernel
+/// and variant, the constants and the scratch slots are done by
+/// [`MapPlan::new`]; each [`MapPlan::run`] checks the operands against the
+/// plan and their layouts, binds them and runs. The results are those of
+/// [`map`], bit for bit.
+///
+/// ```
+/// use tessera::map::{MapPlan, Program};
+/// use tessera::{ArrayView, ArrayViewMut, DType, Exec};
+///
+/// let p = Program::parse("y0 = fma(x0, x1, 1f32)", &[DType::F32, DType::F32])?;
+/// let plan = MapPlan::new(&p, &[&[4], &[1]], &[4])?;
+/// let mut y = [0.0f32; 4];
+/// for scale in [2.0f32, 3.0] {
+///     plan.run(
+///         &[ArrayView::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4])?, ArrayView::from_slice(&[scale], &[1])?],
+///         &mut [ArrayViewMut::from_slice(&mut y, &[4])?],
+///         &Exec::default(),
+///     )?;
+/// }
+/// assert_eq!(y, [4.0, 7.0, 10.0, 13.0]);
+/// # Ok::<(), tessera::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct MapPlan {
+    program: Program,
+    input_shapes: Vec<Vec<usize>>,
+    shape: Vec<usize>,
+    resolved: exec::Resolved,
+}
+
+impl MapPlan {
+    /// Plan `program` for inputs of its input dtypes and of `inputs`' shapes
+    /// (each broadcasting to `shape`) and outputs of `shape`. Refuses (with
+    /// [`map`]'s errors) a wrong input count, a shape that does not
+    /// broadcast, a coordinate axis not below the rank of `shape`, and a
+    /// node whose kind is not defined for its dtypes.
+    pub fn new(program: &Program, inputs: &[&[usize]], shape: &[usize]) -> Result<MapPlan> {
+        exec::check_input_count(program, inputs.len())?;
+        for (i, sh) in inputs.iter().enumerate() {
+            exec::check_input(program, i, program.inputs()[i], sh, shape)?;
+        }
+        exec::check_coords(program, shape.len(), "the outputs")?;
+        let resolved = exec::resolve_shapes(program, shape, inputs)?;
+        Ok(MapPlan {
+            program: program.clone(),
+            input_shapes: inputs.iter().map(|s| s.to_vec()).collect(),
+            shape: shape.to_vec(),
+            resolved,
+        })
+    }
+
+    /// The program planned.
+    pub fn program(&self) -> &Program {
+        &self.program
+    }
+
+    /// Run the plan on `inputs` and `outputs` of the planned shapes (and the
+    /// program's dtypes), on `exec`'s tier and threads: [`map`]'s results.
+    /// Refuses, before any write, operands of other shapes and everything
+    /// [`map`] refuses of layouts.
+    pub fn run(
+        &self,
+        inputs: &[ArrayView<'_>],
+        outputs: &mut [ArrayViewMut<'_>],
+        exec: &Exec,
+    ) -> Result<()> {
+        let ins: Vec<exec::In<'_, '_>> = inputs.iter().map(exec::In::View).collect();
+        self.run_sources(&ins, outputs, exec)
+    }
+
+    /// [`MapPlan::run`] where an input may be an output's current contents
+    /// ([`Source::Output`], as [`map_in_place`]); such an input must have
+    /// been planned with the outputs' shape.
+    pub fn run_in_place(
+        &self,
+        inputs: &[Source<'_>],
+        outputs: &mut [ArrayViewMut<'_>],
+        exec: &Exec,
+    ) -> Result<()> {
+        let ins = sources(inputs);
+        self.run_sources(&ins, outputs, exec)
+    }
+
+    fn run_sources(
+        &self,
+        inputs: &[exec::In<'_, '_>],
+        outputs: &mut [ArrayViewMut<'_>],
+        exec: &Exec,
+    ) -> Result<()> {
+        let tier = exec.resolve_tier()?;
+        let shape = exec::check_call(&self.program, inputs, outputs)?;
+        if shape != self.shape {
+            return Err(Error::Shape {
+                operand: "output 0".into(),
+                shape,
+                target: self.shape.clone(),
+            });
+        }
+        for (i, (src, want)) in inputs.iter().zip(&self.input_shapes).enumerate() {
+            let sh = match src {
+                exec::In::View(v) => v.shape(),
+                exec::In::Output(_) => &self.shape,
+            };
+            if sh != want.as_slice() {
+                return Err(Error::Shape {
+                    operand: format!("input {i} (x{i})"),
+                    shape: sh.to_vec(),
+                    target: want.clone(),
+                });
+            }
+        }
+        exec::execute(tier, exec, &self.program, &self.resolved, inputs, outputs)
+    }
+}
+
+fn sources<'r, 'a>(inputs: &'r [Source<'a>]) -> Vec<exec::In<'r, 'a>> {
+    inputs
+        .iter()
+        .map(|s| match s {
+            Source::View(v) => exec::In::View(v),
+            Source::Output(k) => exec::In::Output(*k),
+        })
+        .collect()
+}
+
 /// Run `program` with input `i` read from `inputs[i]` and output `k` stored
-/// into `outputs[k]`, on `exec`'s tier and threads.
+/// into `outputs[k]`, on `exec`'s tier and threads (plans the call each
+/// time: [`MapPlan`] plans once for many calls).
 ///
 /// The outputs must all have one shape, each its output's dtype
 /// ([`Program::output_dtypes`]) and a layout that reaches no element twice;
@@ -151,10 +280,10 @@ pub enum Source<'a> {
 /// calls (see the module documentation), identical for every layout, thread
 /// count and tier.
 pub fn map(
-    exec: &Exec,
     program: &Program,
     inputs: &[ArrayView<'_>],
     outputs: &mut [ArrayViewMut<'_>],
+    exec: &Exec,
 ) -> Result<()> {
     let ins: Vec<exec::In<'_, '_>> = inputs.iter().map(exec::In::View).collect();
     exec::run(exec, program, &ins, outputs)
@@ -165,17 +294,10 @@ pub fn map(
 /// output taken before the call. Refuses, besides [`map`]'s refusals, an
 /// output index beyond the outputs.
 pub fn map_in_place(
-    exec: &Exec,
     program: &Program,
     inputs: &[Source<'_>],
     outputs: &mut [ArrayViewMut<'_>],
+    exec: &Exec,
 ) -> Result<()> {
-    let ins: Vec<exec::In<'_, '_>> = inputs
-        .iter()
-        .map(|s| match s {
-            Source::View(v) => exec::In::View(v),
-            Source::Output(k) => exec::In::Output(*k),
-        })
-        .collect();
-    exec::run(exec, program, &ins, outputs)
+    exec::run(exec, program, &sources(inputs), outputs)
 }

@@ -633,13 +633,13 @@ pub fn combine_block_products<F: LaneFloat>(block_prods: &[F]) -> F {
 /// [`crate::reduce()`]'s Sum over the whole stream, however the stream was cut
 /// into chunks (at block boundaries). Refuses (before any write) a `lanes`
 /// whose length is not the block count of `chunk`.
-pub fn sum_lanes<F: LaneFloat>(exec: &Exec, chunk: &[F], lanes: &mut [[F; LANES]]) -> Result<()> {
+pub fn sum_lanes<F: LaneFloat>(chunk: &[F], lanes: &mut [[F; LANES]], exec: &Exec) -> Result<()> {
     lanes_with(exec, chunk, lanes, false)
 }
 
 /// [`sum_lanes`] for products: the 16 partial product lanes of each block, a
 /// lane with no term holding 1.
-pub fn prod_lanes<F: LaneFloat>(exec: &Exec, chunk: &[F], lanes: &mut [[F; LANES]]) -> Result<()> {
+pub fn prod_lanes<F: LaneFloat>(chunk: &[F], lanes: &mut [[F; LANES]], exec: &Exec) -> Result<()> {
     lanes_with(exec, chunk, lanes, true)
 }
 
@@ -652,11 +652,12 @@ fn lanes_with<F: LaneFloat>(
     let tier = exec.resolve_tier()?;
     let blocks = chunk.len().div_ceil(BLOCK);
     if lanes.len() != blocks {
-        return Err(Error::Invalid(format!(
-            "lanes: {} terms make {blocks} blocks of {BLOCK}, but room for {} blocks' lanes is given",
-            chunk.len(),
-            lanes.len()
-        )));
+        return Err(Error::Length {
+            operand: format!("lanes (for {} terms in blocks of {BLOCK})", chunk.len()),
+            len: lanes.len(),
+            expected: blocks,
+            unit: "blocks",
+        });
     }
     for (l, x) in lanes.iter_mut().zip(chunk.chunks(BLOCK)) {
         *l = if prod {

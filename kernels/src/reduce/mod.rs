@@ -47,7 +47,7 @@ pub mod series;
 mod source;
 
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::cast::{cast_with, CastMode};
+use crate::cast::{cast, CastMode};
 use crate::elementwise::check_destination;
 use crate::error::{Error, Result};
 use crate::map::Program;
@@ -254,10 +254,11 @@ impl<'v, 'a> Terms<'v, 'a> {
                     }
                 }
                 if self.map != TermMap::Value && dtype.info().class != Class::Float {
-                    return Err(Error::Invalid(format!(
-                        "terms {:?} need a float dtype, not {dtype}",
-                        self.map
-                    )));
+                    return Err(Error::DTypeUnsupported {
+                        operand: "x".into(),
+                        dtype,
+                        reason: format!("terms {:?} need a float dtype", self.map),
+                    });
                 }
                 Ok((x.shape(), dtype))
             }
@@ -283,7 +284,11 @@ impl<'v, 'a> Terms<'v, 'a> {
     /// `carrier` on `tier`; a program is validated and planned here.
     pub(crate) fn source(&self, axes: &[usize], carrier: DType, tier: Tier) -> Result<Source> {
         let (shape, dtype) = self.shape_dtype()?;
-        let no_conv = || Error::Invalid(format!("no conversion from {dtype} into {carrier}"));
+        let no_conv = || Error::DTypeUnsupported {
+            operand: "the terms".into(),
+            dtype,
+            reason: format!("no conversion into the reduction's carrier {carrier}"),
+        };
         match self.of {
             Of::Views { x, y } => {
                 let ops: Vec<&ArrayView<'_>> = match y {
@@ -331,19 +336,34 @@ pub fn reduced_shape(shape: &[usize], axes: &[usize]) -> Vec<usize> {
         .collect()
 }
 
+/// The refusal of `op` on terms of `dtype`'s class.
+fn unsupported(op: ReduceOp, dtype: DType) -> Error {
+    Error::DTypeUnsupported {
+        operand: "the terms".into(),
+        dtype,
+        reason: format!("{} is not defined for it", op.name()),
+    }
+}
+
 /// Sorted, distinct axes, each below `rank`.
 pub(crate) fn check_axes(axes: &[usize], rank: usize) -> Result<Vec<usize>> {
     let mut v = axes.to_vec();
     v.sort_unstable();
     for w in v.windows(2) {
         if w[0] == w[1] {
-            return Err(Error::Invalid(format!("axis {} is named twice", w[0])));
+            return Err(Error::Axis {
+                operand: "axes".into(),
+                axis: w[0],
+                reason: "is named twice".into(),
+            });
         }
     }
     if let Some(&a) = v.iter().find(|&&a| a >= rank) {
-        return Err(Error::Invalid(format!(
-            "axis {a} is out of range for an operand of rank {rank}"
-        )));
+        return Err(Error::Axis {
+            operand: "axes".into(),
+            axis: a,
+            reason: format!("is out of range for an operand of rank {rank}"),
+        });
     }
     Ok(v)
 }
@@ -371,24 +391,24 @@ fn fits(dst: &[usize], shape: &[usize], axes: &[usize]) -> bool {
 /// tier. See the module documentation for each reduction's order and bound.
 pub fn reduce(
     op: ReduceOp,
-    x: &ArrayView<'_>,
     axes: &[usize],
+    x: &ArrayView<'_>,
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    reduce_terms(Terms::of(x), axes, &mut [(op, dst)], exec)
+    reduce_terms(axes, Terms::of(x), &mut [(op, dst)], exec)
 }
 
 /// Several reductions of one operand along the same axes, each into its own
 /// destination, with each one's bits alone. Every destination is checked
 /// before any is written.
 pub fn reduce_many(
-    x: &ArrayView<'_>,
     axes: &[usize],
+    x: &ArrayView<'_>,
     outs: &mut [(ReduceOp, &mut ArrayViewMut<'_>)],
     exec: &Exec,
 ) -> Result<()> {
-    reduce_terms(Terms::of(x), axes, outs, exec)
+    reduce_terms(axes, Terms::of(x), outs, exec)
 }
 
 /// [`reduce_many`] over any term source ([`Terms`]): so `Σ x·x` of a
@@ -397,8 +417,8 @@ pub fn reduce_many(
 /// need a float dtype; a program's terms may have any dtype its output has,
 /// each reduction accepting it as it accepts an operand of that dtype.
 pub fn reduce_terms(
-    terms: Terms<'_, '_>,
     axes: &[usize],
+    terms: Terms<'_, '_>,
     outs: &mut [(ReduceOp, &mut ArrayViewMut<'_>)],
     exec: &Exec,
 ) -> Result<()> {
@@ -406,9 +426,10 @@ pub fn reduce_terms(
     let (shape, dtype) = terms.shape_dtype()?;
     let axes = check_axes(axes, shape.len())?;
     if outs.is_empty() {
-        return Err(Error::Invalid(
-            "a reduction needs at least one destination".into(),
-        ));
+        return Err(Error::Attribute {
+            name: "outs".into(),
+            reason: "a reduction needs at least one destination".into(),
+        });
     }
     let n: usize = axes.iter().map(|&a| shape[a]).product();
     for (i, (op, dst)) in outs.iter().enumerate() {
@@ -418,10 +439,11 @@ pub fn reduce_terms(
             format!("destination {i}")
         };
         if !op.accepts(dtype) {
-            return Err(Error::Invalid(format!(
-                "{} is not defined for dtype {dtype}",
-                op.name()
-            )));
+            return Err(Error::DTypeUnsupported {
+                operand: "the terms".into(),
+                dtype,
+                reason: format!("{} is not defined for it", op.name()),
+            });
         }
         if matches!(op, ReduceOp::ArgMax | ReduceOp::ArgMin) && dst.dtype() != DType::I64 {
             return Err(Error::DTypeMismatch {
@@ -452,10 +474,15 @@ pub fn reduce_terms(
                 ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin
             )
         {
-            return Err(Error::Invalid(format!(
-                "{} of no term (a reduced axis has extent 0)",
-                op.name()
-            )));
+            let empty = axes.iter().copied().find(|&a| shape[a] == 0).unwrap_or(0);
+            return Err(Error::Axis {
+                operand: "the terms".into(),
+                axis: empty,
+                reason: format!(
+                    "is reduced and has extent 0: {} of no term is not defined",
+                    op.name()
+                ),
+            });
         }
     }
     let c = carrier(dtype);
@@ -494,7 +521,13 @@ pub fn reduce_terms(
             DType::C128 => complex_out::<f64>(*op, &src, threads, dst, exec)?,
             DType::I64 => int_out::<i64>(*op, &src, threads, dst, exec)?,
             DType::U64 => int_out::<u64>(*op, &src, threads, dst, exec)?,
-            other => return Err(Error::Invalid(format!("no reduction carrier {other}"))),
+            other => {
+                return Err(Error::DTypeUnsupported {
+                    operand: "the terms".into(),
+                    dtype: other,
+                    reason: "it is not a reduction carrier (f32, f64, c64, c128, i64, u64)".into(),
+                })
+            }
         }
     }
     Ok(())
@@ -545,7 +578,7 @@ fn fused_out<F: LaneFloat + Carrier>(
 fn write<T: Element>(res: &[T], dst: &mut ArrayViewMut<'_>, exec: &Exec) -> Result<()> {
     let shape = dst.shape().to_vec();
     let view = ArrayView::from_slice(res, &shape)?;
-    cast_with(exec, &view, dst, CastMode::Default)
+    cast(CastMode::Default, &view, dst, exec)
 }
 
 fn positions<V>(res: &[(V, usize)]) -> Vec<i64> {
@@ -662,7 +695,8 @@ where
     let res: Vec<Complex<F>> = match op {
         ReduceOp::Sum => run_pass(src, &CSumProd(false), threads),
         ReduceOp::Prod => run_pass(src, &CSumProd(true), threads),
-        _ => return Err(Error::Invalid(format!("{} of complex terms", op.name()))),
+        // Refused by `ReduceOp::accepts` before any work.
+        _ => return Err(unsupported(op, DType::C64)),
     };
     write(&res, dst, exec)
 }
@@ -683,7 +717,8 @@ fn int_out<I: IntCarrier>(
             let r = run_pass::<I, _>(src, &IArg(op == ReduceOp::ArgMax), threads);
             return write(&positions(&r), dst, exec);
         }
-        _ => return Err(Error::Invalid(format!("{} of integer terms", op.name()))),
+        // Refused by `ReduceOp::accepts` before any work.
+        _ => return Err(unsupported(op, DType::I64)),
     };
     write(&res, dst, exec)
 }
@@ -691,15 +726,15 @@ fn int_out<I: IntCarrier>(
 /// The dot product `Σ x·y` along `axes` (products rounded, then summed in
 /// lane order) into `dst`. Float dtypes.
 pub fn dot(
+    axes: &[usize],
     x: &ArrayView<'_>,
     y: &ArrayView<'_>,
-    axes: &[usize],
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
     reduce_terms(
-        Terms::product(x, y),
         axes,
+        Terms::product(x, y),
         &mut [(ReduceOp::Sum, dst)],
         exec,
     )
@@ -707,35 +742,35 @@ pub fn dot(
 
 /// The sum of squares `Σ x²` in lane order. Float dtypes.
 pub fn sum_squares(
-    x: &ArrayView<'_>,
     axes: &[usize],
+    x: &ArrayView<'_>,
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    reduce_terms(Terms::square(x), axes, &mut [(ReduceOp::Sum, dst)], exec)
+    reduce_terms(axes, Terms::square(x), &mut [(ReduceOp::Sum, dst)], exec)
 }
 
 /// The L1 norm `Σ |x|` in lane order. Float dtypes.
 pub fn l1_norm(
-    x: &ArrayView<'_>,
     axes: &[usize],
+    x: &ArrayView<'_>,
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    reduce_terms(Terms::abs(x), axes, &mut [(ReduceOp::Sum, dst)], exec)
+    reduce_terms(axes, Terms::abs(x), &mut [(ReduceOp::Sum, dst)], exec)
 }
 
 /// The squared Euclidean distance `Σ (x - y)²` in lane order. Float dtypes.
 pub fn squared_distance(
+    axes: &[usize],
     x: &ArrayView<'_>,
     y: &ArrayView<'_>,
-    axes: &[usize],
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
     reduce_terms(
-        Terms::squared_difference(x, y),
         axes,
+        Terms::squared_difference(x, y),
         &mut [(ReduceOp::Sum, dst)],
         exec,
     )
@@ -743,15 +778,15 @@ pub fn squared_distance(
 
 /// The L1 distance `Σ |x - y|` in lane order. Float dtypes.
 pub fn l1_distance(
+    axes: &[usize],
     x: &ArrayView<'_>,
     y: &ArrayView<'_>,
-    axes: &[usize],
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
     reduce_terms(
-        Terms::abs_difference(x, y),
         axes,
+        Terms::abs_difference(x, y),
         &mut [(ReduceOp::Sum, dst)],
         exec,
     )
@@ -760,27 +795,27 @@ pub fn l1_distance(
 /// The L2 norm `√Σ x²` along `axes` without overflow or underflow for
 /// representable answers ([`ReduceOp::L2Norm`]). Float dtypes.
 pub fn l2_norm(
-    x: &ArrayView<'_>,
     axes: &[usize],
+    x: &ArrayView<'_>,
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    reduce(ReduceOp::L2Norm, x, axes, dst, exec)
+    reduce(ReduceOp::L2Norm, axes, x, dst, exec)
 }
 
 /// The minimum and the maximum of `x` along `axes` in one call (IEEE
 /// 754-2019: NaN propagates, -0 < +0). Both destinations are checked before
 /// either is written.
 pub fn min_max<'a>(
-    x: &ArrayView<'_>,
     axes: &[usize],
+    x: &ArrayView<'_>,
     min: &mut ArrayViewMut<'a>,
     max: &mut ArrayViewMut<'a>,
     exec: &Exec,
 ) -> Result<()> {
     reduce_many(
-        x,
         axes,
+        x,
         &mut [(ReduceOp::Min, min), (ReduceOp::Max, max)],
         exec,
     )

@@ -32,7 +32,7 @@ use super::lanes::{tree_in_place, LaneFloat, BLOCK};
 use super::source::{Source, TermMap};
 use super::{carrier, check_axes, reduced_shape, Terms};
 use crate::array::{c_strides, ArrayView, ArrayViewMut};
-use crate::cast::{cast_with, CastMode};
+use crate::cast::{cast, CastMode};
 use crate::elementwise::check_destination;
 use crate::error::{Error, Result};
 use crate::tier::Exec;
@@ -196,25 +196,25 @@ impl<F: LaneFloat> Monoid<Complex<F>> for ComplexScan {
 /// carry of the wrong shape or dtype or given to Max/Min, an unavailable tier.
 pub fn scan(
     op: ScanOp,
-    x: &ArrayView<'_>,
     axis: usize,
+    x: &ArrayView<'_>,
     carry: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    scan_many(x, axis, carry, &mut [(op, dst)], exec)
+    scan_many(axis, x, carry, &mut [(op, dst)], exec)
 }
 
 /// Several scans of one operand along one axis, each into its own
 /// destination; every destination is checked before any is written.
 pub fn scan_many(
-    x: &ArrayView<'_>,
     axis: usize,
+    x: &ArrayView<'_>,
     carry: Option<&ArrayView<'_>>,
     outs: &mut [(ScanOp, &mut ArrayViewMut<'_>)],
     exec: &Exec,
 ) -> Result<()> {
-    scan_terms(Terms::of(x), axis, carry, outs, exec)
+    scan_terms(axis, Terms::of(x), carry, outs, exec)
 }
 
 /// [`scan_many`] over any term source ([`Terms`]), e.g. a `map` program's
@@ -222,8 +222,8 @@ pub fn scan_many(
 /// output mapped into an array, with no array of it stored. The
 /// destinations have the loop's shape.
 pub fn scan_terms(
-    terms: Terms<'_, '_>,
     axis: usize,
+    terms: Terms<'_, '_>,
     carry: Option<&ArrayView<'_>>,
     outs: &mut [(ScanOp, &mut ArrayViewMut<'_>)],
     exec: &Exec,
@@ -233,9 +233,10 @@ pub fn scan_terms(
     let axes = check_axes(&[axis], shape.len())?;
     let c = carrier(dtype);
     if outs.is_empty() {
-        return Err(Error::Invalid(
-            "a scan needs at least one destination".into(),
-        ));
+        return Err(Error::Attribute {
+            name: "outs".into(),
+            reason: "a scan needs at least one destination".into(),
+        });
     }
     for (i, (op, dst)) in outs.iter().enumerate() {
         let name = if outs.len() == 1 {
@@ -244,16 +245,17 @@ pub fn scan_terms(
             format!("destination {i}")
         };
         if !op.accepts(dtype) {
-            return Err(Error::Invalid(format!(
-                "a {} scan is not defined for dtype {dtype}",
-                op.name()
-            )));
+            return Err(Error::DTypeUnsupported {
+                operand: "the terms".into(),
+                dtype,
+                reason: format!("a {} scan is not defined for it", op.name()),
+            });
         }
         if carry.is_some() && !matches!(op, ScanOp::Sum | ScanOp::Prod) {
-            return Err(Error::Invalid(format!(
-                "a {} scan takes no carry",
-                op.name()
-            )));
+            return Err(Error::Attribute {
+                name: "carry".into(),
+                reason: format!("a {} scan takes no carry", op.name()),
+            });
         }
         if dst.shape() != shape {
             return Err(Error::Shape {
@@ -281,7 +283,11 @@ pub fn scan_terms(
             });
         }
     }
-    let no_conv = || Error::Invalid(format!("no conversion from {dtype} into {c}"));
+    let no_conv = || Error::DTypeUnsupported {
+        operand: "carry".into(),
+        dtype,
+        reason: format!("no conversion into the scan's carrier {c}"),
+    };
     let src = terms.source(&axes, c, tier)?;
     let carry_src = match carry {
         Some(k) => Some(Source::new(&[k], &[], TermMap::Value, c, tier).ok_or_else(no_conv)?),
@@ -345,7 +351,13 @@ pub fn scan_terms(
                 let r = run::<u64, _>(&src, cs, &IntScan(op), threads);
                 write(&r, shape, &strides, dst, exec)?;
             }
-            other => return Err(Error::Invalid(format!("no scan carrier {other}"))),
+            other => {
+                return Err(Error::DTypeUnsupported {
+                    operand: "the terms".into(),
+                    dtype: other,
+                    reason: "it is not a scan carrier (f32, f64, c64, c128, i64, u64)".into(),
+                })
+            }
         }
     }
     Ok(())
@@ -362,7 +374,7 @@ fn write<C: Carrier>(
         return Ok(());
     }
     let view = ArrayView::from_slice_strided(res, shape, strides, 0)?;
-    cast_with(exec, &view, dst, CastMode::Default)
+    cast(CastMode::Default, &view, dst, exec)
 }
 
 /// The total of one chunk (terms `t0..t0 + len` of slice `o`): its blocks in

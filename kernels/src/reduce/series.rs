@@ -1,7 +1,8 @@
 //! One-dimensional series kernels on typed slices of `f32` or `f64`: the sum
 //! of squared deviations, differences, rolling extremes and means over a
 //! window, and the exponential moving average. Each states its order; none
-//! depends on threads or tier.
+//! depends on threads or tier. Like every call, each takes an [`Exec`] last
+//! (only its tier is used: the series kernels run on the calling thread).
 
 use super::lanes::{combine_blocks, LaneFloat, BLOCK};
 use crate::error::{Error, Result};
@@ -11,17 +12,21 @@ fn check_len(what: &str, got: usize, want: usize) -> Result<()> {
     if got == want {
         Ok(())
     } else {
-        Err(Error::Invalid(format!(
-            "{what}: the destination holds {got} values, {want} are needed"
-        )))
+        Err(Error::Length {
+            operand: format!("{what}: the destination"),
+            len: got,
+            expected: want,
+            unit: "values",
+        })
     }
 }
 
 fn check_window(window: usize, n: usize) -> Result<usize> {
     if window == 0 || window > n {
-        return Err(Error::Invalid(format!(
-            "window {window} must be between 1 and the series length {n}"
-        )));
+        return Err(Error::Attribute {
+            name: "window".into(),
+            reason: format!("window {window} must be between 1 and the series length {n}"),
+        });
     }
     Ok(n - window + 1)
 }
@@ -44,7 +49,7 @@ fn lane_sum_of<F: LaneFloat>(exec: &Exec, x: &[F], f: impl Fn(F) -> F) -> Result
 /// `Σ (x - c)²` about a given centre `c`: each term `(x - c)·(x - c)` rounded
 /// once after the rounded difference, summed in lane order (DESIGN §5.3). For
 /// the variance about the mean, see [`crate::ReduceOp::Variance`].
-pub fn sum_squared_deviations<F: LaneFloat>(exec: &Exec, x: &[F], c: F) -> Result<F> {
+pub fn sum_squared_deviations<F: LaneFloat>(c: F, x: &[F], exec: &Exec) -> Result<F> {
     lane_sum_of(exec, x, |v| {
         let d = v - c;
         d * d
@@ -53,7 +58,8 @@ pub fn sum_squared_deviations<F: LaneFloat>(exec: &Exec, x: &[F], c: F) -> Resul
 
 /// `out[i] = x[i + 1] - x[i]` (each rounded once); `out` holds `n - 1` values
 /// (none for an empty `x`).
-pub fn diff<F: LaneFloat>(x: &[F], out: &mut [F]) -> Result<()> {
+pub fn diff<F: LaneFloat>(x: &[F], out: &mut [F], exec: &Exec) -> Result<()> {
+    exec.resolve_tier()?;
     check_len("diff", out.len(), x.len().saturating_sub(1))?;
     for (o, w) in out.iter_mut().zip(x.windows(2)) {
         *o = w[1] - w[0];
@@ -64,12 +70,14 @@ pub fn diff<F: LaneFloat>(x: &[F], out: &mut [F]) -> Result<()> {
 /// `out[i]` = the IEEE 754-2019 maximum of `x[i .. i + window]` (NaN
 /// propagates, -0 < +0); `out` holds `n - window + 1` values. Refuses a window
 /// of 0 or longer than `x`.
-pub fn rolling_max<F: LaneFloat>(x: &[F], window: usize, out: &mut [F]) -> Result<()> {
+pub fn rolling_max<F: LaneFloat>(window: usize, x: &[F], out: &mut [F], exec: &Exec) -> Result<()> {
+    exec.resolve_tier()?;
     rolling_ext(x, window, out, true)
 }
 
 /// [`rolling_max`] for the minimum.
-pub fn rolling_min<F: LaneFloat>(x: &[F], window: usize, out: &mut [F]) -> Result<()> {
+pub fn rolling_min<F: LaneFloat>(window: usize, x: &[F], out: &mut [F], exec: &Exec) -> Result<()> {
+    exec.resolve_tier()?;
     rolling_ext(x, window, out, false)
 }
 
@@ -94,10 +102,10 @@ fn rolling_ext<F: LaneFloat>(x: &[F], window: usize, out: &mut [F], max: bool) -
 /// `n - window + 1` values. Each window is summed afresh (no running sum whose
 /// error would grow along the series).
 pub fn rolling_mean<F: LaneFloat>(
-    exec: &Exec,
-    x: &[F],
     window: usize,
+    x: &[F],
     out: &mut [F],
+    exec: &Exec,
 ) -> Result<()> {
     let m = check_window(window, x.len())?;
     check_len("rolling mean", out.len(), m)?;
@@ -116,11 +124,13 @@ pub fn rolling_mean<F: LaneFloat>(
 /// `out[i] = alpha·x[i] + (1 - alpha)·out[i-1]`, each product and the sum
 /// rounded once, `1 - alpha` rounded once up front; strictly sequential.
 /// Refuses an `alpha` outside [0, 1] (or NaN).
-pub fn ema<F: LaneFloat>(x: &[F], alpha: F, out: &mut [F]) -> Result<()> {
+pub fn ema<F: LaneFloat>(alpha: F, x: &[F], out: &mut [F], exec: &Exec) -> Result<()> {
+    exec.resolve_tier()?;
     if !(alpha >= F::ZERO && alpha <= F::ONE) {
-        return Err(Error::Invalid(format!(
-            "ema: alpha {alpha:?} is not in [0, 1]"
-        )));
+        return Err(Error::Attribute {
+            name: "ema: alpha".into(),
+            reason: format!("{alpha:?} is not in [0, 1]"),
+        });
     }
     check_len("ema", out.len(), x.len())?;
     let beta = F::ONE - alpha;
