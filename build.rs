@@ -8,6 +8,8 @@ fn main() {
         PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     println!("cargo:rerun-if-changed=spec");
     println!("cargo:rerun-if-changed=codegen/src");
+    // The runtime's list of operations, which kinds.toml is checked against.
+    println!("cargo:rerun-if-changed={}", tessera_codegen::OPS_PATH);
     let spec = match tessera_codegen::load_spec(&root.join("spec")) {
         Ok(s) => s,
         Err(e) => {

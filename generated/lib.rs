@@ -12,10 +12,10 @@
 
 #![deny(missing_docs)]
 
-/// The hand-written runtime the kernels instantiate (crate `tessera-runtime`).
-pub use tessera_runtime as runtime;
 #[doc(hidden)]
 pub use num_complex as __num_complex;
+/// The hand-written runtime the kernels instantiate (crate `tessera-runtime`).
+pub use tessera_runtime as runtime;
 
 #[rustfmt::skip]
 pub mod catalog;

@@ -119,6 +119,20 @@ fn kernel_table_matches_the_spec() {
     assert!(Tier::Scalar.available() && kernel_table(Tier::Scalar).is_some());
 }
 
+/// Every kind computes through an operation of the runtime of its own, which
+/// maps back to it: the catalogue's two matches are inverse, and no two kinds
+/// share an operation.
+#[test]
+fn kinds_and_operations_map_one_to_one() {
+    let mut seen = BTreeSet::new();
+    for k in Kind::ALL {
+        let op = k.operation();
+        assert_eq!(Kind::from_operation(op), k, "{k} computes through {op:?}");
+        assert!(seen.insert(op), "{op:?} computes two kinds");
+    }
+    assert_eq!(seen.len(), Kind::ALL.len());
+}
+
 struct GroupResult {
     coverage: Coverage,
     failures: Failures,

@@ -111,14 +111,14 @@ fn primary_cases(kind: Kind, d: DType, rng: &mut Rng) -> (Vec<Vec<u8>>, usize) {
             let w = width(in_d[k]);
             if all_edges {
                 ops[k].extend(rng.pick(edge_elems(in_d[k])));
-            } else if float_like && k == 1 && rng.chance(1, 4) && kind.name() != "select" {
+            } else if float_like && k == 1 && rng.chance(1, 4) && kind != Kind::Select {
                 let a = ops[0][start[0]..start[0] + w].to_vec();
                 near(in_d[1], &a, rng, &mut ops[1]);
-            } else if kind.name() == "fma" && k == 2 && rng.chance(1, 3) {
+            } else if kind == Kind::Fma && k == 2 && rng.chance(1, 3) {
                 let a = ops[0][start[0]..].to_vec();
                 let b = ops[1][start[1]..].to_vec();
                 fma_addend(d, &a, &b, rng, &mut ops[2]);
-            } else if kind.name() == "div" && d.info().class == Class::Complex && rng.chance(3, 4) {
+            } else if kind == Kind::Div && d.info().class == Class::Complex && rng.chance(3, 4) {
                 // Away from over- and underflow, where Smith's algorithm has a bound.
                 push_moderate_complex(d, rng, &mut ops[k]);
             } else if in_d[k] != DType::Bool && rng.chance(1, 6) {

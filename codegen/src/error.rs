@@ -5,9 +5,11 @@ use std::fmt;
 /// A spec that cannot be parsed or does not make sense.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpecError {
-    /// The file, as `spec/NAME.toml`.
+    /// The file, as `spec/NAME.toml`, or `runtime/src/ops.rs` for its list of
+    /// operations.
     pub file: String,
-    /// The table, e.g. `[[dtype]] "e4m3fn"`, or empty for a parse error.
+    /// The table, e.g. `[[dtype]] "e4m3fn"` (`pub enum Operation` in
+    /// `runtime/src/ops.rs`), or empty for a parse error of a TOML file.
     pub table: String,
     /// The key, or empty.
     pub key: String,

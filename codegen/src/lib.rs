@@ -1,8 +1,11 @@
 //! tessera-codegen: reads `spec/*.toml`, validates it, and emits the generated
 //! layer of tessera (the `generated/` directory of the workspace).
 //!
-//! The pipeline is strict parse (every table `deny_unknown_fields`) → semantic
-//! validation ([`SpecError`] names the file, table and key) → emitters that
+//! The pipeline is strict parse (every table `deny_unknown_fields`, and the
+//! runtime's list of operations, `pub enum Operation` of
+//! `runtime/src/ops.rs`) → semantic validation ([`SpecError`] names the file,
+//! table and key; the kinds and the runtime's operations must name each other
+//! one to one) → emitters that
 //! write laid-out Rust text (no parser, formatter or template engine: this
 //! crate is on the critical path of every clean build). [`write_if_changed`]
 //! touches only files whose content differs.
@@ -18,11 +21,15 @@ mod validate;
 pub use emit::{generate, GeneratedFile};
 pub use error::SpecError;
 pub use spec::Spec;
-pub use validate::{algorithm_names, parse_special};
+pub use validate::{parse_operations, parse_special};
 
 use std::path::Path;
 
-/// The text of the five spec files.
+/// Where the runtime's operations are declared, relative to the workspace root
+/// (the directory that holds `spec/`).
+pub const OPS_PATH: &str = "runtime/src/ops.rs";
+
+/// The text of the five spec files, and of the runtime's operations.
 #[derive(Clone, Debug, Default)]
 pub struct SpecSources {
     /// `dtypes.toml`
@@ -35,10 +42,14 @@ pub struct SpecSources {
     pub tiers: String,
     /// `formats.toml`
     pub formats: String,
+    /// `runtime/src/ops.rs`: the runtime's operations, of which the generator
+    /// reads the `pub enum Operation { ... }` block (see [`parse_operations`]).
+    pub ops: String,
 }
 
 impl SpecSources {
-    /// Read the five files from a spec directory.
+    /// Read the five files from a spec directory, and `runtime/src/ops.rs`
+    /// from the workspace root that holds it (`dir/..`).
     pub fn read(dir: &Path) -> Result<SpecSources, SpecError> {
         let read = |name: &str| {
             std::fs::read_to_string(dir.join(name)).map_err(|e| {
@@ -51,6 +62,8 @@ impl SpecSources {
             loops: read("loops.toml")?,
             tiers: read("tiers.toml")?,
             formats: read("formats.toml")?,
+            ops: std::fs::read_to_string(dir.join("..").join(OPS_PATH))
+                .map_err(|e| SpecError::new(OPS_PATH, "", "", format!("cannot read: {e}")))?,
         })
     }
 }
@@ -119,6 +132,7 @@ pub fn parse_spec(src: &SpecSources) -> Result<Spec, SpecError> {
         parse_file("loops.toml", &src.loops)?,
         parse_file("tiers.toml", &src.tiers)?,
         parse_file("formats.toml", &src.formats)?,
+        &parse_operations(&src.ops)?,
     )
 }
 

@@ -78,6 +78,8 @@ pub struct RawKind {
     pub accuracy: String,
     pub algorithm: String,
     #[serde(default)]
+    pub raw_floats: bool,
+    #[serde(default)]
     pub specials: Vec<Vec<String>>,
     pub doc: String,
 }

@@ -174,9 +174,10 @@ pub struct Kind {
     pub result: &'static str,
     /// `Exact`, `Ulp1`, `Ulp35`
     pub accuracy: &'static str,
-    /// the runtime op struct
-    pub op: &'static str,
-    /// whether the op passes storage through untouched for floats
+    /// the runtime's operation: the op struct of `runtime/src/ops.rs` and its
+    /// `Operation` variant (the `algorithm` in CamelCase)
+    pub op: String,
+    /// whether the op passes float storage through untouched (`raw_floats`)
     pub raw_floats: bool,
     /// specials (strings validated as numbers)
     pub specials: Vec<Vec<String>>,

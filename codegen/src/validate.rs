@@ -12,156 +12,100 @@ const LOOPS: &str = "spec/loops.toml";
 const TIERS: &str = "spec/tiers.toml";
 const FORMATS: &str = "spec/formats.toml";
 
-/// An operation of the runtime that a kind's `algorithm` can name.
-struct Algorithm {
-    name: &'static str,
-    op: &'static str,
-    arity: usize,
-    classes: &'static [Class],
-    operands: &'static str,
-    result: &'static [&'static str],
-    raw_floats: bool,
+const OPS: &str = crate::OPS_PATH;
+
+/// The table of an error in the runtime's list of operations.
+const OPS_TABLE: &str = "pub enum Operation";
+
+/// The runtime's operations: the variants of the `pub enum Operation { ... }`
+/// block of `runtime/src/ops.rs` (its text), in order.
+///
+/// The parse is simple and strict: the block opens with a line that reads
+/// `pub enum Operation {` and closes at the next line that reads `}`;
+/// between them, after `//` comments (doc comments included) are dropped,
+/// every line is empty or one variant, `Name,` (an identifier in CamelCase).
+pub fn parse_operations(text: &str) -> Result<Vec<String>, SpecError> {
+    let err = |key: &str, msg: String| SpecError::new(OPS, OPS_TABLE, key, msg);
+    let lines: Vec<&str> = text.lines().collect();
+    let opens: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].trim() == "pub enum Operation {")
+        .collect();
+    let open = match opens.as_slice() {
+        [i] => *i,
+        [] => {
+            return Err(err(
+                "",
+                "no `pub enum Operation {` block: the runtime declares its operations \
+                 there, one variant `Name,` a line per operation struct"
+                    .into(),
+            ))
+        }
+        [_, second, ..] => {
+            return Err(err(
+                "",
+                format!(
+                    "`pub enum Operation {{` is declared twice (again on line {})",
+                    second + 1
+                ),
+            ))
+        }
+    };
+    let mut ops: Vec<String> = Vec::new();
+    for (i, line) in lines.iter().enumerate().skip(open + 1) {
+        let code = line.split("//").next().unwrap_or("").trim();
+        if code == "}" {
+            if ops.is_empty() {
+                return Err(err("", "the enum lists no operation".into()));
+            }
+            return Ok(ops);
+        }
+        if code.is_empty() {
+            continue;
+        }
+        let name = code.strip_suffix(',').unwrap_or("");
+        let ident = name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+            && name.chars().all(|c| c.is_ascii_alphanumeric());
+        if !ident {
+            return Err(err(
+                "",
+                format!(
+                    "line {}: `{code}` is not a plain variant: write one `Name,` a line \
+                     (CamelCase letters and digits), its doc comment above it",
+                    i + 1
+                ),
+            ));
+        }
+        if ops.iter().any(|o| o == name) {
+            return Err(err(
+                name,
+                format!("line {}: operation `{name}` is listed twice", i + 1),
+            ));
+        }
+        ops.push(name.to_string());
+    }
+    Err(err(
+        "",
+        format!(
+            "the block opened on line {} is not closed by a line that reads `}}`",
+            open + 1
+        ),
+    ))
 }
 
-use Class::{Bool as B, Complex as C, Float as F, Int as I, Uint as U};
-
-const ALGORITHMS: &[Algorithm] = &[
-    alg("add", "Add", 2, &[I, U, F, C], "Same", &["Same"]),
-    alg("sub", "Sub", 2, &[I, U, F, C], "Same", &["Same"]),
-    alg("mul", "Mul", 2, &[I, U, F, C], "Same", &["Same"]),
-    alg("div", "Div", 2, &[I, U, F, C], "Same", &["Same"]),
-    alg("rem", "Rem", 2, &[I, U, F], "Same", &["Same"]),
-    alg("neg", "Neg", 1, &[I, U, F, C], "Same", &["Same"]),
-    alg("abs", "Abs", 1, &[I, U, F, C], "Same", &["Real"]),
-    alg("minimum", "Minimum", 2, &[I, U, F], "Same", &["Same"]),
-    alg("maximum", "Maximum", 2, &[I, U, F], "Same", &["Same"]),
-    alg("fma", "Fma", 3, &[F], "Same", &["Same"]),
-    alg("sqrt", "Sqrt", 1, &[F], "Same", &["Same"]),
-    alg("floor", "Floor", 1, &[F], "Same", &["Same"]),
-    alg("ceil", "Ceil", 1, &[F], "Same", &["Same"]),
-    alg("trunc", "Trunc", 1, &[F], "Same", &["Same"]),
-    alg("round", "Round", 1, &[F], "Same", &["Same"]),
-    alg("rint", "Rint", 1, &[F], "Same", &["Same"]),
-    alg("copysign", "Copysign", 2, &[F], "Same", &["Same"]),
-    alg("sign", "Sign", 1, &[I, U, F], "Same", &["Same"]),
-    alg("clamp", "Clamp", 3, &[I, U, F], "Same", &["Same"]),
-    alg("eq", "Eq", 2, &[B, I, U, F, C], "Same", &["Bool"]),
-    alg("ne", "Ne", 2, &[B, I, U, F, C], "Same", &["Bool"]),
-    alg("lt", "Lt", 2, &[B, I, U, F], "Same", &["Bool"]),
-    alg("le", "Le", 2, &[B, I, U, F], "Same", &["Bool"]),
-    alg("gt", "Gt", 2, &[B, I, U, F], "Same", &["Bool"]),
-    alg("ge", "Ge", 2, &[B, I, U, F], "Same", &["Bool"]),
-    Algorithm {
-        raw_floats: true,
-        ..alg(
-            "select",
-            "Select",
-            3,
-            &[B, I, U, F, C],
-            "CondFirst",
-            &["Same"],
-        )
-    },
-    alg(
-        "logical_and",
-        "LogicalAnd",
-        2,
-        &[B, I, U, F],
-        "Same",
-        &["Bool"],
-    ),
-    alg(
-        "logical_or",
-        "LogicalOr",
-        2,
-        &[B, I, U, F],
-        "Same",
-        &["Bool"],
-    ),
-    alg(
-        "logical_xor",
-        "LogicalXor",
-        2,
-        &[B, I, U, F],
-        "Same",
-        &["Bool"],
-    ),
-    alg(
-        "logical_not",
-        "LogicalNot",
-        1,
-        &[B, I, U, F],
-        "Same",
-        &["Bool"],
-    ),
-    alg("bit_and", "BitAnd", 2, &[B, I, U], "Same", &["Same"]),
-    alg("bit_or", "BitOr", 2, &[B, I, U], "Same", &["Same"]),
-    alg("bit_xor", "BitXor", 2, &[B, I, U], "Same", &["Same"]),
-    alg("bit_not", "BitNot", 1, &[B, I, U], "Same", &["Same"]),
-    alg("shl", "Shl", 2, &[I, U], "Same", &["Same"]),
-    alg("shr", "Shr", 2, &[I, U], "Same", &["Same"]),
-    alg("rotl", "Rotl", 2, &[I, U], "Same", &["Same"]),
-    alg("rotr", "Rotr", 2, &[I, U], "Same", &["Same"]),
-    alg("add_sat", "AddSat", 2, &[I, U], "Same", &["Same"]),
-    alg("sub_sat", "SubSat", 2, &[I, U], "Same", &["Same"]),
-    alg("conj", "Conj", 1, &[C], "Same", &["Same"]),
-    alg("exp", "Exp", 1, &[F], "Same", &["Same"]),
-    alg("exp2", "Exp2", 1, &[F], "Same", &["Same"]),
-    alg("expm1", "Expm1", 1, &[F], "Same", &["Same"]),
-    alg("log", "Log", 1, &[F], "Same", &["Same"]),
-    alg("log2", "Log2", 1, &[F], "Same", &["Same"]),
-    alg("log10", "Log10", 1, &[F], "Same", &["Same"]),
-    alg("log1p", "Log1p", 1, &[F], "Same", &["Same"]),
-    alg("sin", "Sin", 1, &[F], "Same", &["Same"]),
-    alg("cos", "Cos", 1, &[F], "Same", &["Same"]),
-    alg("tan", "Tan", 1, &[F], "Same", &["Same"]),
-    alg("asin", "Asin", 1, &[F], "Same", &["Same"]),
-    alg("acos", "Acos", 1, &[F], "Same", &["Same"]),
-    alg("atan", "Atan", 1, &[F], "Same", &["Same"]),
-    alg("sinh", "Sinh", 1, &[F], "Same", &["Same"]),
-    alg("cosh", "Cosh", 1, &[F], "Same", &["Same"]),
-    alg("tanh", "Tanh", 1, &[F], "Same", &["Same"]),
-    alg("asinh", "Asinh", 1, &[F], "Same", &["Same"]),
-    alg("acosh", "Acosh", 1, &[F], "Same", &["Same"]),
-    alg("atanh", "Atanh", 1, &[F], "Same", &["Same"]),
-    alg("erf", "Erf", 1, &[F], "Same", &["Same"]),
-    alg("erfc", "Erfc", 1, &[F], "Same", &["Same"]),
-    alg("cbrt", "Cbrt", 1, &[F], "Same", &["Same"]),
-    alg("sigmoid", "Sigmoid", 1, &[F], "Same", &["Same"]),
-    alg("rsqrt", "Rsqrt", 1, &[F], "Same", &["Same"]),
-    alg("fast_exp", "FastExp", 1, &[F], "Same", &["Same"]),
-    alg("fast_log", "FastLog", 1, &[F], "Same", &["Same"]),
-    alg("fast_sin", "FastSin", 1, &[F], "Same", &["Same"]),
-    alg("fast_cos", "FastCos", 1, &[F], "Same", &["Same"]),
-    alg("fast_tanh", "FastTanh", 1, &[F], "Same", &["Same"]),
-    alg("fast_sigmoid", "FastSigmoid", 1, &[F], "Same", &["Same"]),
-    alg("atan2", "Atan2", 2, &[F], "Same", &["Same"]),
-    alg("pow", "Pow", 2, &[F], "Same", &["Same"]),
-    alg("hypot", "Hypot", 2, &[F], "Same", &["Same"]),
-    alg("fast_pow", "FastPow", 2, &[F], "Same", &["Same"]),
-    alg("add3", "Add3", 3, &[I, U, F, C], "Same", &["Same"]),
-    alg("mul3", "Mul3", 3, &[I, U, F, C], "Same", &["Same"]),
-    alg("axpy", "Axpy", 3, &[I, U, F, C], "Same", &["Same"]),
-    alg("lerp", "Lerp", 3, &[F], "Same", &["Same"]),
-];
-
-const fn alg(
-    name: &'static str,
-    op: &'static str,
-    arity: usize,
-    classes: &'static [Class],
-    operands: &'static str,
-    result: &'static [&'static str],
-) -> Algorithm {
-    Algorithm {
-        name,
-        op,
-        arity,
-        classes,
-        operands,
-        result,
-        raw_floats: false,
+/// `CamelName` → `camel_name`: the name a kind's `algorithm` gives an operation.
+fn snake(ident: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in ident.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
     }
+    out
 }
 
 /// Names that differ but become the same Rust identifier (`f_16` and `f16`).
@@ -186,11 +130,6 @@ fn unique_idents<'a>(
     Ok(())
 }
 
-/// The names every algorithm the runtime implements (for docs and errors).
-pub fn algorithm_names() -> Vec<&'static str> {
-    ALGORITHMS.iter().map(|a| a.name).collect()
-}
-
 fn check_name(file: &str, table: &str, key: &str, name: &str) -> Result<(), SpecError> {
     let ok = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
         && name
@@ -208,16 +147,18 @@ fn check_name(file: &str, table: &str, key: &str, name: &str) -> Result<(), Spec
     }
 }
 
-/// Validate the parsed files into a [`Spec`].
+/// Validate the parsed files into a [`Spec`], the kinds against `operations`
+/// (the runtime's, from [`parse_operations`]).
 pub fn validate(
     dtypes: DTypesFile,
     kinds: KindsFile,
     loops: LoopsFile,
     tiers: TiersFile,
     formats: FormatsFile,
+    operations: &[String],
 ) -> Result<Spec, SpecError> {
     let dtypes = validate_dtypes(dtypes)?;
-    let kinds = validate_kinds(kinds)?;
+    let kinds = validate_kinds(kinds, operations)?;
     let loops = validate_loops(loops)?;
     let tiers = validate_tiers(tiers, &dtypes)?;
     let formats = validate_formats(formats, &dtypes)?;
@@ -722,9 +663,9 @@ pub fn parse_special(s: &str) -> Option<f64> {
     }
 }
 
-fn validate_kinds(file: KindsFile) -> Result<Vec<Kind>, SpecError> {
+fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, SpecError> {
     let mut seen = HashSet::new();
-    let mut out = Vec::new();
+    let mut out: Vec<Kind> = Vec::new();
     for raw in &file.kind {
         let table = format!("[[kind]] \"{}\"", raw.name);
         let t = table.as_str();
@@ -745,32 +686,6 @@ fn validate_kinds(file: KindsFile) -> Result<Vec<Kind>, SpecError> {
                 format!("arity {} is outside 1..=3", raw.arity),
             ));
         }
-        let alg = ALGORITHMS
-            .iter()
-            .find(|a| a.name == raw.algorithm)
-            .ok_or_else(|| {
-                SpecError::new(
-                    KINDS,
-                    t,
-                    "algorithm",
-                    format!(
-                        "unknown algorithm `{}`; the runtime implements: {}",
-                        raw.algorithm,
-                        algorithm_names().join(", ")
-                    ),
-                )
-            })?;
-        if alg.arity != raw.arity {
-            return Err(SpecError::new(
-                KINDS,
-                t,
-                "arity",
-                format!(
-                    "algorithm `{}` takes {} inputs, not {}",
-                    alg.name, alg.arity, raw.arity
-                ),
-            ));
-        }
         let mut accepts = Vec::new();
         if raw.accepts.is_empty() {
             return Err(SpecError::new(
@@ -789,14 +704,6 @@ fn validate_kinds(file: KindsFile) -> Result<Vec<Kind>, SpecError> {
                     format!("unknown class `{c}` (bool, int, uint, float, complex)"),
                 )
             })?;
-            if !alg.classes.contains(&class) {
-                return Err(SpecError::new(
-                    KINDS,
-                    t,
-                    "accepts",
-                    format!("algorithm `{}` is not defined for class {c}", alg.name),
-                ));
-            }
             if accepts.contains(&class) {
                 return Err(SpecError::new(
                     KINDS,
@@ -819,19 +726,15 @@ fn validate_kinds(file: KindsFile) -> Result<Vec<Kind>, SpecError> {
                 ))
             }
         };
-        if operands != alg.operands {
+        if operands == "CondFirst" && raw.arity < 2 {
             return Err(SpecError::new(
                 KINDS,
                 t,
                 "operands",
                 format!(
-                    "algorithm `{}` needs operands = \"{}\"",
-                    alg.name,
-                    if alg.operands == "Same" {
-                        "same"
-                    } else {
-                        "cond-first"
-                    }
+                    "operands = \"cond-first\" needs a condition and at least one value \
+                     (arity 2 or 3), not arity {}",
+                    raw.arity
                 ),
             ));
         }
@@ -848,18 +751,6 @@ fn validate_kinds(file: KindsFile) -> Result<Vec<Kind>, SpecError> {
                 ))
             }
         };
-        if !alg.result.contains(&result) {
-            return Err(SpecError::new(
-                KINDS,
-                t,
-                "result",
-                format!(
-                    "algorithm `{}` gives a result of rule {}",
-                    alg.name,
-                    alg.result.join(" or ").to_ascii_lowercase()
-                ),
-            ));
-        }
         let accuracy = match raw.accuracy.as_str() {
             "exact" => "Exact",
             "ulp1" => "Ulp1",
@@ -873,6 +764,26 @@ fn validate_kinds(file: KindsFile) -> Result<Vec<Kind>, SpecError> {
                 ))
             }
         };
+        if raw.raw_floats && !accepts.contains(&Class::Float) {
+            return Err(SpecError::new(
+                KINDS,
+                t,
+                "raw_floats",
+                "raw_floats = true changes how float dtypes pass, and this kind accepts no float",
+            ));
+        }
+        if raw.raw_floats && accuracy != "Exact" {
+            return Err(SpecError::new(
+                KINDS,
+                t,
+                "raw_floats",
+                format!(
+                    "raw_floats = true passes float codes through undecoded, which only an \
+                     exact kind can do (accuracy is \"{}\")",
+                    raw.accuracy
+                ),
+            ));
+        }
         for (i, sp) in raw.specials.iter().enumerate() {
             if sp.len() != raw.arity + 1 {
                 return Err(SpecError::new(
@@ -893,6 +804,38 @@ fn validate_kinds(file: KindsFile) -> Result<Vec<Kind>, SpecError> {
                 }
             }
         }
+        // The algorithm: an operation of the runtime, and no other kind's.
+        check_name(KINDS, t, "algorithm", &raw.algorithm)?;
+        let op = operations
+            .iter()
+            .find(|o| snake(o) == raw.algorithm)
+            .ok_or_else(|| {
+                let names: Vec<String> = operations.iter().map(|o| snake(o)).collect();
+                SpecError::new(
+                    KINDS,
+                    t,
+                    "algorithm",
+                    format!(
+                        "unknown algorithm `{}` of kind `{}`: the runtime has no such operation \
+                         (`pub enum Operation` in {OPS}); its operations are: {}",
+                        raw.algorithm,
+                        raw.name,
+                        names.join(", ")
+                    ),
+                )
+            })?;
+        if let Some(other) = out.iter().find(|k| k.op == *op) {
+            return Err(SpecError::new(
+                KINDS,
+                t,
+                "algorithm",
+                format!(
+                    "operation `{}` already computes kind `{}`: each operation of the \
+                     runtime computes one kind (the catalogue maps each to the other)",
+                    raw.algorithm, other.name
+                ),
+            ));
+        }
         out.push(Kind {
             name: raw.name.clone(),
             arity: raw.arity,
@@ -900,11 +843,25 @@ fn validate_kinds(file: KindsFile) -> Result<Vec<Kind>, SpecError> {
             operands,
             result,
             accuracy,
-            op: alg.op,
-            raw_floats: alg.raw_floats,
+            op: op.clone(),
+            raw_floats: raw.raw_floats,
             specials: raw.specials.clone(),
             doc: raw.doc.clone(),
         });
+    }
+    // Every operation of the runtime computes a kind.
+    if let Some(op) = operations.iter().find(|o| !out.iter().any(|k| k.op == **o)) {
+        return Err(SpecError::new(
+            KINDS,
+            "[[kind]]",
+            "algorithm",
+            format!(
+                "operation `{op}` of the runtime (`pub enum Operation` in {OPS}) is the \
+                 algorithm of no kind: add a [[kind]] with algorithm = \"{}\" to \
+                 spec/kinds.toml, or remove the operation",
+                snake(op)
+            ),
+        ));
     }
     Ok(out)
 }

@@ -542,24 +542,6 @@ fn kind_with_unknown_algorithm() {
 }
 
 #[test]
-fn kind_accepting_a_class_its_algorithm_does_not_support() {
-    let mut src = real();
-    src.kinds = set(
-        &src.kinds,
-        "name = \"sqrt\"\n",
-        "accepts",
-        "[\"float\", \"int\"]",
-    );
-    check(
-        &refused(&src),
-        "spec/kinds.toml",
-        "[[kind]] \"sqrt\"",
-        "accepts",
-        "algorithm `sqrt` is not defined for class int",
-    );
-}
-
-#[test]
 fn kind_accepting_an_unknown_class() {
     let mut src = real();
     src.kinds = set(
@@ -574,19 +556,6 @@ fn kind_accepting_an_unknown_class() {
         "[[kind]] \"neg\"",
         "accepts",
         "unknown class `quaternion`",
-    );
-}
-
-#[test]
-fn kind_with_the_wrong_arity_for_its_algorithm() {
-    let mut src = real();
-    src.kinds = set(&src.kinds, "name = \"fma\"\n", "arity", "2");
-    check(
-        &refused(&src),
-        "spec/kinds.toml",
-        "[[kind]] \"fma\"",
-        "arity",
-        "algorithm `fma` takes 3 inputs, not 2",
     );
 }
 
@@ -653,32 +622,6 @@ fn kind_declared_twice() {
 }
 
 #[test]
-fn kind_with_the_wrong_operand_rule() {
-    let mut src = real();
-    src.kinds = set(&src.kinds, "name = \"select\"\n", "operands", "\"same\"");
-    check(
-        &refused(&src),
-        "spec/kinds.toml",
-        "[[kind]] \"select\"",
-        "operands",
-        "algorithm `select` needs operands = \"cond-first\"",
-    );
-}
-
-#[test]
-fn kind_with_a_result_rule_its_algorithm_does_not_give() {
-    let mut src = real();
-    src.kinds = set(&src.kinds, "name = \"lt\"\n", "result", "\"same\"");
-    check(
-        &refused(&src),
-        "spec/kinds.toml",
-        "[[kind]] \"lt\"",
-        "result",
-        "algorithm `lt` gives a result of rule bool",
-    );
-}
-
-#[test]
 fn kind_with_an_unknown_accuracy_class() {
     let mut src = real();
     src.kinds = set(&src.kinds, "name = \"div\"\n", "accuracy", "\"ulp2\"");
@@ -689,6 +632,398 @@ fn kind_with_an_unknown_accuracy_class() {
         "accuracy",
         "unknown accuracy class `ulp2`",
     );
+}
+
+#[test]
+fn kind_with_an_unknown_operand_rule() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"add\"\n", "operands", "\"mixed\"");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"add\"",
+        "operands",
+        "unknown operand rule `mixed` (same, cond-first)",
+    );
+}
+
+#[test]
+fn kind_with_an_unknown_result_rule() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"lt\"\n", "result", "\"boolean\"");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"lt\"",
+        "result",
+        "unknown result rule `boolean` (same, bool, real)",
+    );
+}
+
+/// cond-first makes input 0 the condition: a kind of one input would have no
+/// value to choose.
+#[test]
+fn cond_first_kind_with_a_single_input() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"select\"\n", "arity", "1");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"select\"",
+        "operands",
+        "operands = \"cond-first\" needs a condition and at least one value (arity 2 or 3), not arity 1",
+    );
+}
+
+/// What kinds.toml no longer repeats for a second list to check: a kind's
+/// arity, classes, operand rule and result rule are its own, and the kernels
+/// instantiate its operation with them. An operation that does not implement
+/// what the kind declares is refused by the compiler (add of arity 3 calls
+/// `run3::<.., Add, ..>`, and `Add` implements `Op2`, not `Op3`), so the
+/// validator accepts these well-formed values and the generator follows them.
+#[test]
+fn arity_classes_operands_and_result_are_the_kinds_own() {
+    let mut src = real();
+    let add = "name = \"add\"\n";
+    src.kinds = set(&src.kinds, add, "arity", "3");
+    src.kinds = remove_key(&src.kinds, add, "specials");
+    src.kinds = set(
+        &src.kinds,
+        "name = \"sqrt\"\n",
+        "accepts",
+        "[\"float\", \"int\"]",
+    );
+    src.kinds = set(&src.kinds, "name = \"select\"\n", "operands", "\"same\"");
+    src.kinds = set(&src.kinds, "name = \"lt\"\n", "result", "\"same\"");
+    let spec = parse_spec(&src).unwrap_or_else(|e| panic!("well-formed kinds refused: {e}"));
+    let kernels = spec.kernels();
+    let call = |name: &str| -> String {
+        kernels
+            .iter()
+            .find(|k| k.fn_name == name)
+            .unwrap_or_else(|| panic!("no kernel {name}"))
+            .call
+            .replace(' ', "")
+    };
+    // add: three inputs, the operation Add.
+    let c = call("add_i32_contig");
+    assert!(c.starts_with("run3::<"), "{c}");
+    assert!(c.contains(",Add,"), "{c}");
+    assert!(!kernels.iter().any(|k| k.fn_name == "add_i32_bcast3"));
+    assert!(kernels.iter().any(|k| k.fn_name == "add_i32_bcast2"));
+    // sqrt: an int kernel, of the operation Sqrt.
+    let c = call("sqrt_i32_contig");
+    assert!(c.starts_with("run1::<"), "{c}");
+    assert!(c.contains(",Sqrt,"), "{c}");
+    // select: every input of the call's dtype (no Bool condition).
+    let c = call("select_i32_contig");
+    assert!(
+        c.contains("<Native<i32>,Native<i32>,Native<i32>,Native<i32>,Select,"),
+        "{c}"
+    );
+    // lt: the result in the call's dtype.
+    let c = call("lt_i32_contig");
+    assert!(
+        c.contains("<Native<i32>,Native<i32>,Native<i32>,Lt,"),
+        "{c}"
+    );
+}
+
+// ---- kinds.toml against the runtime's operations ----------------------------
+
+/// A copy of the `[[kind]]` table of `anchor`, renamed `name`, computing
+/// `algorithm`, appended to the kinds.
+fn with_new_kind(kinds: &str, anchor: &str, name: &str, algorithm: &str) -> String {
+    let copy = table_text(kinds, anchor);
+    let copy = edit(&copy, anchor, &format!("name = \"{name}\"\n"));
+    let new_anchor = format!("name = \"{name}\"\n");
+    let copy = set(&copy, &new_anchor, "algorithm", &format!("\"{algorithm}\""));
+    format!("{}\n\n{}\n", kinds.trim_end(), copy.trim_end())
+}
+
+#[test]
+fn the_runtime_operations_are_read_from_its_source() {
+    let src = real();
+    assert!(src.ops.contains("pub enum Operation {"));
+    let ops = tessera_codegen::parse_operations(&src.ops).expect("the runtime's operations parse");
+    // Each is an op struct of the runtime (a hand-written one or one a macro
+    // of ops.rs defines: its name then appears as a word of the file).
+    for op in &ops {
+        let uses = src
+            .ops
+            .match_indices(op.as_str())
+            .filter(|(i, _)| {
+                let before = src.ops[..*i].chars().next_back();
+                let after = src.ops[i + op.len()..].chars().next();
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            })
+            .count();
+        assert!(uses >= 3, "{op}: the variant, its doc link and its struct");
+    }
+    // As many as the kinds, every kind's algorithm among them.
+    let kinds: toml::Table = src.kinds.parse().expect("valid TOML");
+    let kinds = kinds["kind"].as_array().expect("[[kind]] tables");
+    assert_eq!(ops.len(), kinds.len());
+}
+
+#[test]
+fn kind_whose_operation_does_not_exist() {
+    let mut src = real();
+    src.kinds = with_new_kind(&src.kinds, "name = \"neg\"\n", "frob", "frobnicate");
+    let e = refused(&src);
+    check(
+        &e,
+        "spec/kinds.toml",
+        "[[kind]] \"frob\"",
+        "algorithm",
+        "unknown algorithm `frobnicate` of kind `frob`: the runtime has no such operation \
+         (`pub enum Operation` in runtime/src/ops.rs); its operations are: add, sub, mul,",
+    );
+    // The list names the operations as an algorithm names them.
+    for op in ["bit_and", "add_sat", "log1p", "fast_pow", "lerp"] {
+        assert!(
+            e.message.contains(&format!(" {op},")) || e.message.ends_with(&format!(" {op}")),
+            "{op} missing from {e}"
+        );
+    }
+}
+
+#[test]
+fn kind_whose_operation_left_the_runtime() {
+    let mut src = real();
+    src.ops = edit(&src.ops, "    Conj,\n", "");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"conj\"",
+        "algorithm",
+        "unknown algorithm `conj` of kind `conj`",
+    );
+}
+
+#[test]
+fn operation_without_a_kind() {
+    let mut src = real();
+    src.ops = edit(
+        &src.ops,
+        "    Lerp,\n}",
+        "    Lerp,\n    /// A new operation.\n    FrobNicate,\n}",
+    );
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]]",
+        "algorithm",
+        "operation `FrobNicate` of the runtime (`pub enum Operation` in runtime/src/ops.rs) \
+         is the algorithm of no kind: add a [[kind]] with algorithm = \"frob_nicate\" to \
+         spec/kinds.toml, or remove the operation",
+    );
+}
+
+#[test]
+fn operation_whose_kind_was_removed() {
+    let mut src = real();
+    src.kinds = remove_table(&src.kinds, "name = \"conj\"\n");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]]",
+        "algorithm",
+        "operation `Conj` of the runtime",
+    );
+}
+
+#[test]
+fn new_kind_with_its_new_operation_is_accepted() {
+    let mut src = real();
+    src.kinds = with_new_kind(&src.kinds, "name = \"neg\"\n", "frob", "frob_nicate");
+    src.ops = edit(&src.ops, "    Lerp,\n}", "    Lerp,\n    FrobNicate,\n}");
+    let spec = parse_spec(&src).unwrap_or_else(|e| panic!("refused: {e}"));
+    let k = spec.kinds.last().expect("kinds");
+    assert_eq!(k.name, "frob");
+    assert_eq!(k.op, "FrobNicate");
+}
+
+#[test]
+fn two_kinds_computing_one_operation() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"sub\"\n", "algorithm", "\"add\"");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"sub\"",
+        "algorithm",
+        "operation `add` already computes kind `add`",
+    );
+}
+
+#[test]
+fn algorithm_that_is_not_a_name() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"add\"\n", "algorithm", "\"Add\"");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"add\"",
+        "algorithm",
+        "`Add` is not a valid name",
+    );
+}
+
+/// An error in the runtime's list of operations, which has no key.
+fn check_ops(e: &SpecError, message_part: &str) {
+    assert_eq!(e.file, "runtime/src/ops.rs", "file of {e}");
+    assert_eq!(e.table, "pub enum Operation", "table of {e}");
+    assert!(
+        e.message.contains(message_part),
+        "message of {e:?} should contain {message_part:?}"
+    );
+    assert!(e
+        .to_string()
+        .starts_with("runtime/src/ops.rs: pub enum Operation"));
+}
+
+#[test]
+fn operations_block_missing() {
+    let mut src = real();
+    src.ops = edit(
+        &src.ops,
+        "pub enum Operation {\n",
+        "pub enum Operations {\n",
+    );
+    let e = refused(&src);
+    check_ops(&e, "no `pub enum Operation {` block");
+    assert_eq!(e.key, "");
+    src.ops = String::new();
+    check_ops(&refused(&src), "no `pub enum Operation {` block");
+}
+
+#[test]
+fn operations_block_not_closed() {
+    let mut src = real();
+    let open = src.ops.find("pub enum Operation {\n").expect("the block");
+    src.ops
+        .truncate(open + "pub enum Operation {\n    Add,\n".len());
+    check_ops(&refused(&src), "is not closed by a line that reads `}`");
+}
+
+#[test]
+fn operation_that_is_not_a_plain_variant() {
+    let mut src = real();
+    src.ops = edit(&src.ops, "    Lerp,\n}", "    Lerp = 7,\n}");
+    let line = line_of(&src.ops, "    Lerp = 7,");
+    check_ops(
+        &refused(&src),
+        &format!("line {line}: `Lerp = 7,` is not a plain variant"),
+    );
+    let mut src = real();
+    src.ops = edit(&src.ops, "    Lerp,\n}", "    Lerp(u8),\n}");
+    check_ops(&refused(&src), "`Lerp(u8),` is not a plain variant");
+}
+
+#[test]
+fn operation_listed_twice() {
+    let mut src = real();
+    src.ops = edit(&src.ops, "    Lerp,\n}", "    Lerp,\n    Add,\n}");
+    let e = refused(&src);
+    check_ops(&e, "operation `Add` is listed twice");
+    assert_eq!(e.key, "Add");
+}
+
+// ---- raw_floats -----------------------------------------------------------
+
+#[test]
+fn raw_floats_that_is_not_a_bool() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"select\"\n", "raw_floats", "\"yes\"");
+    let line = line_of(&src.kinds, "raw_floats = \"yes\"");
+    let e = refused(&src);
+    assert_eq!(e.file, "spec/kinds.toml");
+    assert_eq!(e.table, "[[kind]] \"select\"");
+    assert_eq!(e.key, "raw_floats");
+    assert!(e.message.contains("invalid type"), "{e}");
+    assert!(e.message.contains(&format!("(line {line})")), "{e}");
+}
+
+#[test]
+fn raw_floats_on_a_kind_without_floats() {
+    let mut src = real();
+    src.kinds = insert_after_key(
+        &src.kinds,
+        "name = \"bitwise_and\"\n",
+        "algorithm",
+        "raw_floats = true",
+    );
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"bitwise_and\"",
+        "raw_floats",
+        "this kind accepts no float",
+    );
+}
+
+#[test]
+fn raw_floats_on_an_inexact_kind() {
+    let mut src = real();
+    src.kinds = insert_after_key(
+        &src.kinds,
+        "name = \"exp\"\n",
+        "algorithm",
+        "raw_floats = true",
+    );
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"exp\"",
+        "raw_floats",
+        "only an exact kind can do (accuracy is \"ulp1\")",
+    );
+}
+
+/// raw_floats is kinds.toml's: false unless written, and the float kernels of
+/// a kind that says true take their operands as raw codes.
+#[test]
+fn raw_floats_is_read_from_kinds_toml() {
+    let float_call = |src: &SpecSources, kind: &str| -> String {
+        let spec = parse_spec(src).unwrap_or_else(|e| panic!("refused: {e}"));
+        let name = format!("{kind}_e4m3fn_contig");
+        let k = spec
+            .kernels()
+            .into_iter()
+            .find(|k| k.fn_name == name)
+            .unwrap_or_else(|| panic!("no kernel {name}"));
+        format!("{} through={}", k.call.replace(' ', ""), k.through)
+    };
+    let src = real();
+    assert_eq!(src.kinds.matches("\nraw_floats = true\n").count(), 1);
+    let spec = parse_spec(&src).expect("the real spec");
+    let raw: Vec<&str> = spec
+        .kinds
+        .iter()
+        .filter(|k| k.raw_floats)
+        .map(|k| k.name.as_str())
+        .collect();
+    assert_eq!(raw, ["select"]);
+    assert!(float_call(&src, "select").contains("Raw<u8>"));
+    assert!(float_call(&src, "add").contains("through=true"));
+    // Without the key, select decodes its floats like any kind.
+    let mut without = real();
+    without.kinds = remove_key(&without.kinds, "name = \"select\"\n", "raw_floats");
+    let c = float_call(&without, "select");
+    assert!(!c.contains("Raw<"), "{c}");
+    assert!(c.contains("E4m3fn"), "{c}");
+    // With it, add takes the raw codes instead of going through f32.
+    let mut with = real();
+    with.kinds = insert_after_key(
+        &with.kinds,
+        "name = \"add\"\n",
+        "algorithm",
+        "raw_floats = true",
+    );
+    let c = float_call(&with, "add");
+    assert!(c.contains("Raw<u8>") && c.contains("through=false"), "{c}");
 }
 
 // ---- loops.toml -----------------------------------------------------------

@@ -1,8 +1,179 @@
 //! The operations of the elementwise kinds, generic over carriers. A kind's
-//! `algorithm` in `spec/kinds.toml` names one of the unit structs here.
+//! `algorithm` in `spec/kinds.toml` names one of the unit structs here, in
+//! snake_case; [`Operation`] lists them all.
 
 use super::codec::{Bool, Codec, IntCodec};
 use num_complex::Complex;
+
+/// Every operation of the runtime: one variant per operation struct of this
+/// module, of the same name. The set of operations is declared here once:
+/// tessera-codegen reads this block (a plain list of variants, each with its
+/// doc comment) and refuses a `spec/kinds.toml` whose kinds name an operation
+/// missing here or leave one of these unnamed (a kind's `algorithm` is the
+/// variant's name in snake_case: `BitAnd` is `bit_and`), and the generated
+/// catalogue maps every `Kind` to its `Operation` and back with exhaustive
+/// matches, so the compiler refuses the same mismatches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Operation {
+    /// a + b ([`Add`]).
+    Add,
+    /// a - b ([`Sub`]).
+    Sub,
+    /// a × b ([`Mul`]).
+    Mul,
+    /// a ÷ b ([`Div`]).
+    Div,
+    /// a rem b, sign of a ([`Rem`]).
+    Rem,
+    /// -a ([`Neg`]).
+    Neg,
+    /// |a|, into the real type for complex ([`Abs`]).
+    Abs,
+    /// IEEE 754-2019 minimum ([`Minimum`]).
+    Minimum,
+    /// IEEE 754-2019 maximum ([`Maximum`]).
+    Maximum,
+    /// a × b + c with one rounding ([`Fma`]).
+    Fma,
+    /// square root ([`Sqrt`]).
+    Sqrt,
+    /// floor ([`Floor`]).
+    Floor,
+    /// ceil ([`Ceil`]).
+    Ceil,
+    /// trunc ([`Trunc`]).
+    Trunc,
+    /// round half away from zero ([`Round`]).
+    Round,
+    /// round half to even ([`Rint`]).
+    Rint,
+    /// copysign ([`Copysign`]).
+    Copysign,
+    /// sign ([`Sign`]).
+    Sign,
+    /// minimum(maximum(x, lo), hi) ([`Clamp`]).
+    Clamp,
+    /// a == b ([`Eq`]).
+    Eq,
+    /// a != b ([`Ne`]).
+    Ne,
+    /// a < b ([`Lt`]).
+    Lt,
+    /// a <= b ([`Le`]).
+    Le,
+    /// a > b ([`Gt`]).
+    Gt,
+    /// a >= b ([`Ge`]).
+    Ge,
+    /// cond ? a : b ([`Select`]).
+    Select,
+    /// a and b ([`LogicalAnd`]).
+    LogicalAnd,
+    /// a or b ([`LogicalOr`]).
+    LogicalOr,
+    /// a xor b ([`LogicalXor`]).
+    LogicalXor,
+    /// a == 0 ([`LogicalNot`]).
+    LogicalNot,
+    /// a & b ([`BitAnd`]).
+    BitAnd,
+    /// a | b ([`BitOr`]).
+    BitOr,
+    /// a ^ b ([`BitXor`]).
+    BitXor,
+    /// !a ([`BitNot`]).
+    BitNot,
+    /// a << b; 0 for a count at or above the width ([`Shl`]).
+    Shl,
+    /// a >> b; the sign fill for a count at or above the width ([`Shr`]).
+    Shr,
+    /// rotate left by b mod width ([`Rotl`]).
+    Rotl,
+    /// rotate right by b mod width ([`Rotr`]).
+    Rotr,
+    /// saturating a + b ([`AddSat`]).
+    AddSat,
+    /// saturating a - b ([`SubSat`]).
+    SubSat,
+    /// conjugate ([`Conj`]).
+    Conj,
+    /// e^a within 1 ulp ([`Exp`]).
+    Exp,
+    /// 2^a within 1 ulp (exact at integers) ([`Exp2`]).
+    Exp2,
+    /// e^a - 1 within 1 ulp ([`Expm1`]).
+    Expm1,
+    /// natural logarithm within 1 ulp ([`Log`]).
+    Log,
+    /// base-2 logarithm within 1 ulp (exact at powers of two) ([`Log2`]).
+    Log2,
+    /// base-10 logarithm within 1 ulp ([`Log10`]).
+    Log10,
+    /// ln(1 + a) within 1 ulp ([`Log1p`]).
+    Log1p,
+    /// sine within 1 ulp ([`Sin`]).
+    Sin,
+    /// cosine within 1 ulp ([`Cos`]).
+    Cos,
+    /// tangent within 1 ulp ([`Tan`]).
+    Tan,
+    /// arcsine within 1 ulp ([`Asin`]).
+    Asin,
+    /// arccosine within 1 ulp ([`Acos`]).
+    Acos,
+    /// arctangent within 1 ulp ([`Atan`]).
+    Atan,
+    /// atan2(a, b), the angle of (b, a), within 1 ulp ([`Atan2`]).
+    Atan2,
+    /// hyperbolic sine within 1 ulp ([`Sinh`]).
+    Sinh,
+    /// hyperbolic cosine within 1 ulp ([`Cosh`]).
+    Cosh,
+    /// hyperbolic tangent within 1 ulp ([`Tanh`]).
+    Tanh,
+    /// inverse hyperbolic sine within 1 ulp ([`Asinh`]).
+    Asinh,
+    /// inverse hyperbolic cosine within 1 ulp ([`Acosh`]).
+    Acosh,
+    /// inverse hyperbolic tangent within 1 ulp ([`Atanh`]).
+    Atanh,
+    /// error function within 1 ulp ([`Erf`]).
+    Erf,
+    /// complementary error function within 1 ulp ([`Erfc`]).
+    Erfc,
+    /// a^b within 1 ulp (C99 Annex F special cases) ([`Pow`]).
+    Pow,
+    /// sqrt(a^2 + b^2) without overflow, within 1 ulp ([`Hypot`]).
+    Hypot,
+    /// cube root within 1 ulp ([`Cbrt`]).
+    Cbrt,
+    /// 1 / (1 + e^-a) within 1 ulp ([`Sigmoid`]).
+    Sigmoid,
+    /// 1 / sqrt(a) within 1 ulp ([`Rsqrt`]).
+    Rsqrt,
+    /// e^a within 3.5 ulp ([`FastExp`]).
+    FastExp,
+    /// natural logarithm within 3.5 ulp ([`FastLog`]).
+    FastLog,
+    /// sine within 3.5 ulp ([`FastSin`]).
+    FastSin,
+    /// cosine within 3.5 ulp ([`FastCos`]).
+    FastCos,
+    /// hyperbolic tangent within 3.5 ulp ([`FastTanh`]).
+    FastTanh,
+    /// 1 / (1 + e^-a) within 3.5 ulp ([`FastSigmoid`]).
+    FastSigmoid,
+    /// a^b within 3.5 ulp ([`FastPow`]).
+    FastPow,
+    /// a + b + c, left to right in the carrier, one rounding into the dtype ([`Add3`]).
+    Add3,
+    /// a × b × c, left to right in the carrier, one rounding into the dtype ([`Mul3`]).
+    Mul3,
+    /// a + b × s (the product rounded in the carrier, then the sum) ([`Axpy`]).
+    Axpy,
+    /// lerp(a, b, t): a + (b − a)·t, exactly b at t = 1 ([`Lerp`]).
+    Lerp,
+}
 
 /// A one-input operation from codec `A`'s carrier to codec `O`'s.
 pub trait Op1<A: Codec, O: Codec> {

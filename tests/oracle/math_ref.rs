@@ -4,59 +4,143 @@
 //! result's distance from them is its distance from the exact value to that
 //! precision. They are not the code under test (the runtime's functions are in
 //! codegen/runtime/math and call no library).
+//!
+//! The `tessera ulp` command measures against the same table: it includes
+//! this file (cli/src/commands/ulp.rs) and calls [`reference`] with a kind's
+//! name. `Kind` is the including module's (tests/oracle/mod.rs imports it
+//! from tessera-generated, the command from tessera, which re-exports it).
 
-/// The f64 reference of kind `name` at `v`, with the kind's bound in ulps
-/// (1 for the default kinds, 3.5 for `fast_*`), or None for a kind that is
-/// not a transcendental.
+use super::Kind;
+
+/// acosh, NaN below 1.
+fn acosh(x: f64) -> f64 {
+    if x < 1.0 {
+        f64::NAN
+    } else {
+        libm::acosh(x)
+    }
+}
+
+/// atanh, NaN beyond ±1.
+fn atanh(x: f64) -> f64 {
+    if x.abs() > 1.0 {
+        f64::NAN
+    } else {
+        libm::atanh(x)
+    }
+}
+
+/// 1 / (1 + e^-x), without the overflow of e^-x far below zero.
+fn sigmoid(x: f64) -> f64 {
+    if x < -700.0 {
+        x.exp()
+    } else {
+        1.0 / (1.0 + (-x).exp())
+    }
+}
+
+/// 1 / sqrt(x), ±inf at ±0.
+fn rsqrt(x: f64) -> f64 {
+    if x == 0.0 {
+        1.0 / x
+    } else {
+        1.0 / x.sqrt()
+    }
+}
+
+/// [`reference_of`] the kind called `name`; None for a name that is no kind.
 pub fn reference(name: &str, v: &[f64]) -> Option<(f64, f64)> {
-    let (base, ulps) = match name.strip_prefix("fast_") {
-        Some(b) => (b, 3.5),
-        None => (name, 1.0),
-    };
+    Kind::from_name(name).and_then(|kind| reference_of(kind, v))
+}
+
+/// The f64 reference of `kind` at `v`, with the kind's bound in ulps (1 for
+/// the default kinds, 3.5 for `fast_*`), or None for a kind that is not a
+/// transcendental. Exhaustive over the kinds: a new kind does not compile
+/// until it is placed here.
+pub fn reference_of(kind: Kind, v: &[f64]) -> Option<(f64, f64)> {
     let x = v[0];
-    let y = match base {
-        "exp" => x.exp(),
-        "exp2" => x.exp2(),
-        "expm1" => x.exp_m1(),
-        "log" => x.ln(),
-        "log2" => x.log2(),
-        "log10" => x.log10(),
-        "log1p" => x.ln_1p(),
-        "sin" => x.sin(),
-        "cos" => x.cos(),
-        "tan" => x.tan(),
-        "asin" => x.asin(),
-        "acos" => x.acos(),
-        "atan" => x.atan(),
-        "atan2" => x.atan2(v[1]),
-        "sinh" => x.sinh(),
-        "cosh" => x.cosh(),
-        "tanh" => x.tanh(),
-        "asinh" => libm::asinh(x),
-        "acosh" if x < 1.0 => f64::NAN,
-        "acosh" => libm::acosh(x),
-        "atanh" if x.abs() > 1.0 => f64::NAN,
-        "atanh" => libm::atanh(x),
-        "erf" => libm::erf(x),
-        "erfc" => libm::erfc(x),
-        "pow" => x.powf(v[1]),
-        "hypot" => x.hypot(v[1]),
-        "cbrt" => x.cbrt(),
-        "sigmoid" => {
-            if x < -700.0 {
-                x.exp()
-            } else {
-                1.0 / (1.0 + (-x).exp())
-            }
-        }
-        "rsqrt" => {
-            if x == 0.0 {
-                1.0 / x
-            } else {
-                1.0 / x.sqrt()
-            }
-        }
-        _ => return None,
-    };
-    Some((y, ulps))
+    let one = |y: f64| Some((y, 1.0));
+    let fast = |y: f64| Some((y, 3.5));
+    match kind {
+        Kind::Exp => one(x.exp()),
+        Kind::Exp2 => one(x.exp2()),
+        Kind::Expm1 => one(x.exp_m1()),
+        Kind::Log => one(x.ln()),
+        Kind::Log2 => one(x.log2()),
+        Kind::Log10 => one(x.log10()),
+        Kind::Log1p => one(x.ln_1p()),
+        Kind::Sin => one(x.sin()),
+        Kind::Cos => one(x.cos()),
+        Kind::Tan => one(x.tan()),
+        Kind::Asin => one(x.asin()),
+        Kind::Acos => one(x.acos()),
+        Kind::Atan => one(x.atan()),
+        Kind::Atan2 => one(x.atan2(v[1])),
+        Kind::Sinh => one(x.sinh()),
+        Kind::Cosh => one(x.cosh()),
+        Kind::Tanh => one(x.tanh()),
+        Kind::Asinh => one(libm::asinh(x)),
+        Kind::Acosh => one(acosh(x)),
+        Kind::Atanh => one(atanh(x)),
+        Kind::Erf => one(libm::erf(x)),
+        Kind::Erfc => one(libm::erfc(x)),
+        Kind::Pow => one(x.powf(v[1])),
+        Kind::Hypot => one(x.hypot(v[1])),
+        Kind::Cbrt => one(x.cbrt()),
+        Kind::Sigmoid => one(sigmoid(x)),
+        Kind::Rsqrt => one(rsqrt(x)),
+        Kind::FastExp => fast(x.exp()),
+        Kind::FastLog => fast(x.ln()),
+        Kind::FastSin => fast(x.sin()),
+        Kind::FastCos => fast(x.cos()),
+        Kind::FastTanh => fast(x.tanh()),
+        Kind::FastSigmoid => fast(sigmoid(x)),
+        Kind::FastPow => fast(x.powf(v[1])),
+        // Exact kinds (accuracy = "exact"): their oracles are in expect.rs.
+        Kind::Add
+        | Kind::Sub
+        | Kind::Mul
+        | Kind::Div
+        | Kind::Rem
+        | Kind::Neg
+        | Kind::Abs
+        | Kind::Min
+        | Kind::Max
+        | Kind::Fma
+        | Kind::Sqrt
+        | Kind::Floor
+        | Kind::Ceil
+        | Kind::Trunc
+        | Kind::Round
+        | Kind::Rint
+        | Kind::Copysign
+        | Kind::Sign
+        | Kind::Clamp
+        | Kind::Eq
+        | Kind::Ne
+        | Kind::Lt
+        | Kind::Le
+        | Kind::Gt
+        | Kind::Ge
+        | Kind::Select
+        | Kind::LogicalAnd
+        | Kind::LogicalOr
+        | Kind::LogicalXor
+        | Kind::LogicalNot
+        | Kind::BitwiseAnd
+        | Kind::BitwiseOr
+        | Kind::BitwiseXor
+        | Kind::BitwiseNot
+        | Kind::Shl
+        | Kind::Shr
+        | Kind::Rotl
+        | Kind::Rotr
+        | Kind::AddSat
+        | Kind::SubSat
+        | Kind::Conj
+        | Kind::Add3
+        | Kind::Mul3
+        | Kind::Axpy
+        | Kind::Lerp => None,
+    }
 }

@@ -11,3 +11,7 @@ pub mod math_ref;
 pub mod mini;
 pub mod rng;
 pub mod values;
+
+/// The kinds, for `math_ref`, which names them `super::Kind` (the `tessera
+/// ulp` command includes it too, and imports `Kind` through `tessera`).
+use tessera_generated::Kind;

@@ -10,6 +10,7 @@ pub fn emit(spec: &Spec, c: &mut Code) {
          format, as enums with their metadata.",
     );
     c.line("use crate::runtime::meta::*;");
+    c.line("use crate::runtime::ops::Operation;");
     emit_dtypes(spec, c);
     emit_kinds(spec, c);
     emit_tiers(spec, c);
@@ -230,6 +231,28 @@ fn emit_kinds(spec: &Spec, c: &mut Code) {
         ));
     }
     c.line("_ => None,");
+    c.close("}");
+    c.close("}");
+    // Both ways, exhaustive and without a wildcard arm: a kind without an
+    // operation of the runtime, or an operation without a kind, does not
+    // compile.
+    c.doc(
+        "The operation of the runtime that computes it (its `algorithm` in \
+         `spec/kinds.toml`).",
+    );
+    c.open("pub const fn operation(self) -> Operation {");
+    c.open("match self {");
+    for k in &spec.kinds {
+        c.line(format!("Kind::{} => Operation::{},", camel(&k.name), k.op));
+    }
+    c.close("}");
+    c.close("}");
+    c.doc("The kind that an operation of the runtime computes (each computes one).");
+    c.open("pub const fn from_operation(op: Operation) -> Kind {");
+    c.open("match op {");
+    for k in &spec.kinds {
+        c.line(format!("Operation::{} => Kind::{},", k.op, camel(&k.name)));
+    }
     c.close("}");
     c.close("}");
     c.close("}");

@@ -86,10 +86,12 @@ fn lib(spec: &Spec, kernels: usize, casts: usize, c: &mut Code) {
     c.line("");
     c.line("#![deny(missing_docs)]");
     c.line("");
-    c.doc("The hand-written runtime the kernels instantiate (crate `tessera-runtime`).");
-    c.line("pub use tessera_runtime as runtime;");
+    // In the order rustfmt sorts them, so that `cargo fmt` leaves the file as
+    // generated.
     c.line("#[doc(hidden)]");
     c.line("pub use num_complex as __num_complex;");
+    c.doc("The hand-written runtime the kernels instantiate (crate `tessera-runtime`).");
+    c.line("pub use tessera_runtime as runtime;");
     c.line("");
     for m in ["catalog", "codecs", "table"] {
         c.line("#[rustfmt::skip]");
