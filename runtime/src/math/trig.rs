@@ -124,6 +124,27 @@ pub fn sin_f32(x: f32) -> f32 {
 /// entry (`SMALL`): the same bits wherever [`fits_small_f32`] holds.
 #[inline(always)]
 pub fn sin_f32_on<const SMALL: bool>(x: f32) -> f32 {
+    sin_f32_with::<SMALL, false>(x)
+}
+
+/// sin(r) for |r| <= π/2 + 2^-20 as r + r³·P(r²), P being [`SIN_W`] or, with
+/// `FAST`, the shorter [`SIN_WF`]: the one place where the default and fast
+/// f32 sine and cosine differ.
+#[inline(always)]
+fn sin_poly_f32<const FAST: bool>(r: f64) -> f64 {
+    let r2 = r * r;
+    let p = if FAST {
+        horner_f64(r2, &SIN_WF)
+    } else {
+        horner_f64(r2, &SIN_W)
+    };
+    (r * r2).mul_add(p, r)
+}
+
+/// The one body of [`sin_f32_on`] (`FAST` false) and [`fast_sin_f32_on`]
+/// (`FAST` true), which differ only in [`sin_poly_f32`].
+#[inline(always)]
+fn sin_f32_with<const SMALL: bool, const FAST: bool>(x: f32) -> f32 {
     let (h, l, m) = pio2_prod_f32::<SMALL>(x);
     // nearest even n to h: n = 2j; x·2/π = n + f (mod 4), |f| <= 1 + 2^-26.
     let t = h.mul_add(0.5, MAGIC);
@@ -131,9 +152,7 @@ pub fn sin_f32_on<const SMALL: bool>(x: f32) -> f32 {
     let odd = t.to_bits() & 1;
     let s = j.mul_add(-2.0, h); // exact
     let f = (s + l) + m;
-    let r = f * PIO2;
-    let r2 = r * r;
-    let v = (r * r2).mul_add(horner_f64(r2, &SIN_W), r);
+    let v = sin_poly_f32::<FAST>(f * PIO2);
     let v = f64::from_bits(v.to_bits() ^ (odd << 63)) as f32;
     let v = if x == 0.0 { x } else { v };
     if x.abs() < f32::INFINITY {
@@ -154,6 +173,13 @@ pub fn cos_f32(x: f32) -> f32 {
 /// entry (`SMALL`): the same bits wherever [`fits_small_f32`] holds.
 #[inline(always)]
 pub fn cos_f32_on<const SMALL: bool>(x: f32) -> f32 {
+    cos_f32_with::<SMALL, false>(x)
+}
+
+/// The one body of [`cos_f32_on`] (`FAST` false) and [`fast_cos_f32_on`]
+/// (`FAST` true), which differ only in [`sin_poly_f32`].
+#[inline(always)]
+fn cos_f32_with<const SMALL: bool, const FAST: bool>(x: f32) -> f32 {
     let (h, l, m) = pio2_prod_f32::<SMALL>(x);
     // nearest odd n = 2j + 1 to h; cos x = -(-1)^j sin(fπ/2).
     let t = (h - 1.0).mul_add(0.5, MAGIC);
@@ -161,9 +187,7 @@ pub fn cos_f32_on<const SMALL: bool>(x: f32) -> f32 {
     let even = !t.to_bits() & 1;
     let s = h - j.mul_add(2.0, 1.0); // exact when |h| >= 1/2
     let f = (s + l) + m;
-    let r = f * PIO2;
-    let r2 = r * r;
-    let v = (r * r2).mul_add(horner_f64(r2, &SIN_W), r);
+    let v = sin_poly_f32::<FAST>(f * PIO2);
     let v = f64::from_bits(v.to_bits() ^ (even << 63)) as f32;
     if x.abs() < f32::INFINITY {
         v
@@ -379,22 +403,7 @@ pub fn fast_sin_f32(x: f32) -> f32 {
 /// entry (`SMALL`): the same bits wherever [`fits_small_f32`] holds.
 #[inline(always)]
 pub fn fast_sin_f32_on<const SMALL: bool>(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32::<SMALL>(x);
-    let t = h.mul_add(0.5, MAGIC);
-    let j = t - MAGIC;
-    let odd = t.to_bits() & 1;
-    let s = j.mul_add(-2.0, h);
-    let f = (s + l) + m;
-    let r = f * PIO2;
-    let r2 = r * r;
-    let v = (r * r2).mul_add(horner_f64(r2, &SIN_WF), r);
-    let v = f64::from_bits(v.to_bits() ^ (odd << 63)) as f32;
-    let v = if x == 0.0 { x } else { v };
-    if x.abs() < f32::INFINITY {
-        v
-    } else {
-        f32::NAN
-    }
+    sin_f32_with::<SMALL, true>(x)
 }
 
 /// Cosine, f32, faster (see [`fast_sin_f32`]). Max error 0.944 ulp (measured
@@ -408,21 +417,7 @@ pub fn fast_cos_f32(x: f32) -> f32 {
 /// entry (`SMALL`): the same bits wherever [`fits_small_f32`] holds.
 #[inline(always)]
 pub fn fast_cos_f32_on<const SMALL: bool>(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32::<SMALL>(x);
-    let t = (h - 1.0).mul_add(0.5, MAGIC);
-    let j = t - MAGIC;
-    let even = !t.to_bits() & 1;
-    let s = h - j.mul_add(2.0, 1.0);
-    let f = (s + l) + m;
-    let r = f * PIO2;
-    let r2 = r * r;
-    let v = (r * r2).mul_add(horner_f64(r2, &SIN_WF), r);
-    let v = f64::from_bits(v.to_bits() ^ (even << 63)) as f32;
-    if x.abs() < f32::INFINITY {
-        v
-    } else {
-        f32::NAN
-    }
+    cos_f32_with::<SMALL, true>(x)
 }
 
 /// Sine, f64, "fast" variant: no faster variant was found (the exact
