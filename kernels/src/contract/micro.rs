@@ -57,6 +57,135 @@ pub(crate) unsafe fn scalar<T: Acc, const MR: usize, const NR: usize>(
     }
 }
 
+/// The AVX2 microkernels: one body, [`avx2::tile_6x2`], over a 256-bit
+/// register of f32 or f64 lanes.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use core::arch::x86_64::*;
+
+    /// A 256-bit register of `LANES` lanes of `T`, with the operations the
+    /// microkernel needs. Every method is inlined into the caller, whose
+    /// `#[target_feature]` enables AVX2 and FMA.
+    pub(super) trait Reg: Copy {
+        /// The lane type.
+        type T: Copy;
+        /// Lanes per register.
+        const LANES: usize;
+        /// Every lane +0.
+        unsafe fn zero() -> Self;
+        /// `LANES` values from `p` (unaligned).
+        unsafe fn load(p: *const Self::T) -> Self;
+        /// Store to `p` (unaligned).
+        unsafe fn store(self, p: *mut Self::T);
+        /// `*p` in every lane.
+        unsafe fn splat(p: *const Self::T) -> Self;
+        /// `a·b + c` in each lane, one rounding.
+        unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self;
+    }
+
+    impl Reg for __m256 {
+        type T = f32;
+        const LANES: usize = 8;
+        #[inline(always)]
+        unsafe fn zero() -> Self {
+            _mm256_setzero_ps()
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f32) -> Self {
+            // SAFETY: the caller's contract (8 readable values).
+            unsafe { _mm256_loadu_ps(p) }
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut f32) {
+            // SAFETY: the caller's contract (8 writable values).
+            unsafe { _mm256_storeu_ps(p, self) }
+        }
+        #[inline(always)]
+        unsafe fn splat(p: *const f32) -> Self {
+            // SAFETY: the caller's contract (one readable value).
+            unsafe { _mm256_broadcast_ss(&*p) }
+        }
+        #[inline(always)]
+        unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
+            // SAFETY: the CPU runs FMA (the caller's contract).
+            unsafe { _mm256_fmadd_ps(a, b, c) }
+        }
+    }
+
+    impl Reg for __m256d {
+        type T = f64;
+        const LANES: usize = 4;
+        #[inline(always)]
+        unsafe fn zero() -> Self {
+            _mm256_setzero_pd()
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f64) -> Self {
+            // SAFETY: the caller's contract (4 readable values).
+            unsafe { _mm256_loadu_pd(p) }
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut f64) {
+            // SAFETY: the caller's contract (4 writable values).
+            unsafe { _mm256_storeu_pd(p, self) }
+        }
+        #[inline(always)]
+        unsafe fn splat(p: *const f64) -> Self {
+            // SAFETY: the caller's contract (one readable value).
+            unsafe { _mm256_broadcast_sd(&*p) }
+        }
+        #[inline(always)]
+        unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
+            // SAFETY: the CPU runs FMA (the caller's contract).
+            unsafe { _mm256_fmadd_pd(a, b, c) }
+        }
+    }
+
+    /// A 6 × (2·LANES) tile: twelve accumulators, each k step one
+    /// broadcast of a per row and two loads of b, then one fused
+    /// multiply-add per accumulator, in k order.
+    ///
+    /// # Safety
+    /// As [`super::Kernel`] with MR = 6 and NR = 2·LANES, inside a function
+    /// that enables AVX2 and FMA on a CPU that runs them.
+    #[inline(always)]
+    pub(super) unsafe fn tile_6x2<R: Reg>(
+        kc: usize,
+        a: *const R::T,
+        b: *const R::T,
+        c: *mut R::T,
+        rs: usize,
+        load: bool,
+    ) {
+        let w = R::LANES;
+        // SAFETY: every pointer stays inside the tile and the micro-panels
+        // (the caller's contract); loads and stores are unaligned.
+        unsafe {
+            let mut acc = [[R::zero(); 2]; 6];
+            if load {
+                for (r, row) in acc.iter_mut().enumerate() {
+                    *row = [R::load(c.add(r * rs)), R::load(c.add(r * rs + w))];
+                }
+            }
+            let (mut ap, mut bp) = (a, b);
+            for _ in 0..kc {
+                let (b0, b1) = (R::load(bp), R::load(bp.add(w)));
+                for (r, row) in acc.iter_mut().enumerate() {
+                    let x = R::splat(ap.add(r));
+                    row[0] = R::fmadd(x, b0, row[0]);
+                    row[1] = R::fmadd(x, b1, row[1]);
+                }
+                ap = ap.add(6);
+                bp = bp.add(2 * w);
+            }
+            for (r, row) in acc.iter().enumerate() {
+                row[0].store(c.add(r * rs));
+                row[1].store(c.add(r * rs + w));
+            }
+        }
+    }
+}
+
 /// AVX2 + FMA, f32, 6 × 16: twelve 8-wide accumulators.
 ///
 /// # Safety
@@ -71,67 +200,8 @@ pub(crate) unsafe fn avx2_f32_6x16(
     rs: usize,
     load: bool,
 ) {
-    use core::arch::x86_64::*;
-    // SAFETY: all pointers stay inside the tile and the micro-panels
-    // (caller's contract); unaligned loads and stores are used throughout.
-    unsafe {
-        macro_rules! row {
-            ($r:expr) => {
-                if load {
-                    (
-                        _mm256_loadu_ps(c.add($r * rs)),
-                        _mm256_loadu_ps(c.add($r * rs + 8)),
-                    )
-                } else {
-                    (_mm256_setzero_ps(), _mm256_setzero_ps())
-                }
-            };
-        }
-        let (mut c00, mut c01) = row!(0);
-        let (mut c10, mut c11) = row!(1);
-        let (mut c20, mut c21) = row!(2);
-        let (mut c30, mut c31) = row!(3);
-        let (mut c40, mut c41) = row!(4);
-        let (mut c50, mut c51) = row!(5);
-        let mut ap = a;
-        let mut bp = b;
-        for _ in 0..kc {
-            let b0 = _mm256_loadu_ps(bp);
-            let b1 = _mm256_loadu_ps(bp.add(8));
-            let x = _mm256_broadcast_ss(&*ap);
-            c00 = _mm256_fmadd_ps(x, b0, c00);
-            c01 = _mm256_fmadd_ps(x, b1, c01);
-            let x = _mm256_broadcast_ss(&*ap.add(1));
-            c10 = _mm256_fmadd_ps(x, b0, c10);
-            c11 = _mm256_fmadd_ps(x, b1, c11);
-            let x = _mm256_broadcast_ss(&*ap.add(2));
-            c20 = _mm256_fmadd_ps(x, b0, c20);
-            c21 = _mm256_fmadd_ps(x, b1, c21);
-            let x = _mm256_broadcast_ss(&*ap.add(3));
-            c30 = _mm256_fmadd_ps(x, b0, c30);
-            c31 = _mm256_fmadd_ps(x, b1, c31);
-            let x = _mm256_broadcast_ss(&*ap.add(4));
-            c40 = _mm256_fmadd_ps(x, b0, c40);
-            c41 = _mm256_fmadd_ps(x, b1, c41);
-            let x = _mm256_broadcast_ss(&*ap.add(5));
-            c50 = _mm256_fmadd_ps(x, b0, c50);
-            c51 = _mm256_fmadd_ps(x, b1, c51);
-            ap = ap.add(6);
-            bp = bp.add(16);
-        }
-        macro_rules! store {
-            ($r:expr, $x:expr, $y:expr) => {
-                _mm256_storeu_ps(c.add($r * rs), $x);
-                _mm256_storeu_ps(c.add($r * rs + 8), $y);
-            };
-        }
-        store!(0, c00, c01);
-        store!(1, c10, c11);
-        store!(2, c20, c21);
-        store!(3, c30, c31);
-        store!(4, c40, c41);
-        store!(5, c50, c51);
-    }
+    // SAFETY: forwarded; this function enables AVX2 and FMA.
+    unsafe { avx2::tile_6x2::<core::arch::x86_64::__m256>(kc, a, b, c, rs, load) }
 }
 
 /// AVX2 + FMA, f64, 6 × 8: twelve 4-wide accumulators.
@@ -148,64 +218,6 @@ pub(crate) unsafe fn avx2_f64_6x8(
     rs: usize,
     load: bool,
 ) {
-    use core::arch::x86_64::*;
-    // SAFETY: as in `avx2_f32_6x16`.
-    unsafe {
-        macro_rules! row {
-            ($r:expr) => {
-                if load {
-                    (
-                        _mm256_loadu_pd(c.add($r * rs)),
-                        _mm256_loadu_pd(c.add($r * rs + 4)),
-                    )
-                } else {
-                    (_mm256_setzero_pd(), _mm256_setzero_pd())
-                }
-            };
-        }
-        let (mut c00, mut c01) = row!(0);
-        let (mut c10, mut c11) = row!(1);
-        let (mut c20, mut c21) = row!(2);
-        let (mut c30, mut c31) = row!(3);
-        let (mut c40, mut c41) = row!(4);
-        let (mut c50, mut c51) = row!(5);
-        let mut ap = a;
-        let mut bp = b;
-        for _ in 0..kc {
-            let b0 = _mm256_loadu_pd(bp);
-            let b1 = _mm256_loadu_pd(bp.add(4));
-            let x = _mm256_broadcast_sd(&*ap);
-            c00 = _mm256_fmadd_pd(x, b0, c00);
-            c01 = _mm256_fmadd_pd(x, b1, c01);
-            let x = _mm256_broadcast_sd(&*ap.add(1));
-            c10 = _mm256_fmadd_pd(x, b0, c10);
-            c11 = _mm256_fmadd_pd(x, b1, c11);
-            let x = _mm256_broadcast_sd(&*ap.add(2));
-            c20 = _mm256_fmadd_pd(x, b0, c20);
-            c21 = _mm256_fmadd_pd(x, b1, c21);
-            let x = _mm256_broadcast_sd(&*ap.add(3));
-            c30 = _mm256_fmadd_pd(x, b0, c30);
-            c31 = _mm256_fmadd_pd(x, b1, c31);
-            let x = _mm256_broadcast_sd(&*ap.add(4));
-            c40 = _mm256_fmadd_pd(x, b0, c40);
-            c41 = _mm256_fmadd_pd(x, b1, c41);
-            let x = _mm256_broadcast_sd(&*ap.add(5));
-            c50 = _mm256_fmadd_pd(x, b0, c50);
-            c51 = _mm256_fmadd_pd(x, b1, c51);
-            ap = ap.add(6);
-            bp = bp.add(8);
-        }
-        macro_rules! store {
-            ($r:expr, $x:expr, $y:expr) => {
-                _mm256_storeu_pd(c.add($r * rs), $x);
-                _mm256_storeu_pd(c.add($r * rs + 4), $y);
-            };
-        }
-        store!(0, c00, c01);
-        store!(1, c10, c11);
-        store!(2, c20, c21);
-        store!(3, c30, c31);
-        store!(4, c40, c41);
-        store!(5, c50, c51);
-    }
+    // SAFETY: forwarded; this function enables AVX2 and FMA.
+    unsafe { avx2::tile_6x2::<core::arch::x86_64::__m256d>(kc, a, b, c, rs, load) }
 }
