@@ -1,4 +1,4 @@
-//! The call file: one kernel call as JSON (DESIGN §9).
+//! The call file: one kernel call as JSON (ARCHITECTURE.md §9).
 //!
 //! ```json
 //! {"kernel": "add",

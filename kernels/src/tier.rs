@@ -67,7 +67,7 @@ pub fn tier_env_note() -> Option<String> {
 
 /// How many threads a call may use. The thread count never changes a bit of
 /// any result: work is split only along independent outputs or whole blocks
-/// of a fixed order (ARCHITECTURE.md, "Threads").
+/// of a fixed order (ARCHITECTURE.md §6).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Par {
     /// On the calling thread alone.

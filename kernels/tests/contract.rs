@@ -3,7 +3,7 @@
 //! The model is plain loops over logical (C-order) arrays: chain order is one
 //! `mul_add` per product in increasing k from init or +0; lane order is 16
 //! lanes per block of 1024 products, the fold 8/4/2/1, a recursive block tree,
-//! then init. The order is chosen by the rule of DESIGN §5.5, restated here.
+//! then init. The order is chosen by the rule of ARCHITECTURE.md §5.5, restated here.
 //! Every available tier, with 1, 2 and 7 threads, must give the model's bits
 //! at the order thresholds, on random shapes and on transposed, strided,
 //! reversed and broadcast-batch operands. Bound tests compare with an f64 (for

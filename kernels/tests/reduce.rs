@@ -69,7 +69,7 @@ impl Num for f64 {
     }
 }
 
-/// DESIGN §5.3 read literally: lanes that hold no term take no part.
+/// ARCHITECTURE.md §5.3 read literally: lanes that hold no term take no part.
 fn model<T: Num>(terms: &[T], prod: bool) -> T {
     let op = |a: T, b: T| if prod { a * b } else { a + b };
     let blocks: Vec<T> = terms

@@ -1,4 +1,4 @@
-//! Scans against an independent model of DESIGN §5.4 (chunks of 4096, each
+//! Scans against an independent model of ARCHITECTURE.md §5.4 (chunks of 4096, each
 //! chunk's total in lane order, carries, results left to right within a
 //! chunk), bit for bit on every tier at 1, 2 and 7 threads and through several
 //! layouts; a carried scan continues a whole one; refusals write nothing.
@@ -37,7 +37,7 @@ fn execs() -> Vec<Exec> {
     v
 }
 
-/// The lane-order sum of a run of terms (DESIGN §5.3, plain loops).
+/// The lane-order sum of a run of terms (ARCHITECTURE.md §5.3, plain loops).
 fn lane_sum(terms: &[f64]) -> f64 {
     let blocks: Vec<f64> = terms
         .chunks(1024)
@@ -479,7 +479,7 @@ fn logsumexp_and_moments_scans_follow_the_network_and_their_bounds() {
             if e.par != Par::Seq {
                 continue;
             }
-            // Bounds (seed 000, Logsumexp and Moments scans), against f64.
+            // Bounds (ARCHITECTURE.md §5.4: the Logsumexp and Moments scans), against f64.
             let u = 2f64.powi(-24);
             let d = 2.0 * (usize::BITS - (n.max(2) - 1).leading_zeros()) as f64;
             let (mut mx, mut acc, mut lo, mut hi) =

@@ -11,7 +11,7 @@
 //! Every tier compiles this same source (the vector tiers inside
 //! `#[target_feature]` functions of their own crates), so every tier executes
 //! the same IEEE operations in the same order and gives the same bits
-//! (ARCHITECTURE.md, "Tiers").
+//! (ARCHITECTURE.md §3).
 
 #![deny(missing_docs)]
 

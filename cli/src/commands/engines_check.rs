@@ -2,7 +2,7 @@
 //! every tier and two thread counts against models written out here:
 //!
 //! - a float sum of 2^17 + 17 terms (beyond the size at which a sum splits
-//!   over threads) against the lane order of DESIGN §5.3 (16 lanes by term
+//!   over threads) against the lane order of ARCHITECTURE.md §5.3 (16 lanes by term
 //!   number, the fixed fold, the block tree), computed with plain loops over
 //!   `Option` lanes;
 //! - a 160 × 97 by 97 × 131 f32 product (chain order: R, C > 4, R·C ≥ 64,
@@ -26,7 +26,7 @@ fn values(n: usize, salt: u32) -> Vec<f32> {
         .collect()
 }
 
-/// The lane-order sum, term by term as DESIGN §5.3 states it.
+/// The lane-order sum, term by term as ARCHITECTURE.md §5.3 states it.
 fn lane_order_sum(x: &[f32]) -> f32 {
     let block_sums: Vec<f32> = x
         .chunks(1024)

@@ -1,9 +1,11 @@
-//! `tessera kernels [--json]`: every callable kernel with its arity, accepted
-//! dtypes, result rule, contract and loop variants, from the catalogue: the
-//! elementwise kinds, then `cast`, then `encode`, `decode` and `transcode` of
-//! the block-scaled formats.
+//! `tessera kernels [--json]`: every kernel `tessera run` calls, with its
+//! operands, results, attributes and contract: the elementwise kinds of the
+//! catalogue (arity, accepted dtypes, result rule, loop variants), then every
+//! other kernel, listed once (`other_kernels`) for both the text and the
+//! JSON forms.
 
 use super::formats::{element_dtype, rule_name, scale_dtype, FormatKernel};
+use super::library::LibraryKernel;
 use super::parse_args;
 use crate::failure::{Failure, Outcome};
 use crate::outln;
@@ -124,12 +126,121 @@ fn format_json(f: Format) -> serde_json::Value {
     })
 }
 
+/// Every kernel that is not an elementwise kind, as `--json` lists it.
+fn other_kernels() -> Vec<serde_json::Value> {
+    let mut list = vec![json!({
+        "name": "cast",
+        "family": "cast",
+        "arity": 1,
+        "operands": ["x"],
+        "results": ["y"],
+        "attrs": {"mode": ["default", "saturating"]},
+        "dtypes": cast_dtypes(),
+        "result": "the dtype result y names",
+        "doc": CAST_DOC,
+        "variants": names(variants_for(1), |v: &Variant| v.name()),
+    })];
+    list.push(json!({
+        "name": super::contract::NAME,
+        "family": "contract",
+        "operands": ["a", "b", "init"],
+        "results": ["y"],
+        "attrs": {"contracting": "[[axis of a, axis of b], ...]", "batch": "[[axis of a, axis of b], ...]", "acc": ["f32", "f64", "c64", "c128", "i32", "i64"]},
+        "result": "the dtype result y names (default: acc)",
+        "doc": super::contract::DOC,
+    }));
+    list.push(json!({
+        "name": super::map::NAME,
+        "family": "map",
+        "operands": ["x0", "x1", "..."],
+        "results": ["y0", "y1", "..."],
+        "attrs": {"program": "text, e.g. y0 = exp(x0 - x1) * 0.5f32; y1 = x0 > x1"},
+        "result": "each output node's dtype",
+        "doc": super::map::DOC,
+    }));
+    for k in FormatKernel::ALL {
+        let (operands, results) = format_kernel_io(k);
+        list.push(json!({
+            "name": k.name(),
+            "family": "formats",
+            "operands": operands,
+            "results": results,
+            "attrs": format_kernel_attrs(k),
+            "formats": Format::ALL.iter().map(|&f| format_json(f)).collect::<Vec<_>>(),
+            "doc": format_kernel_doc(k),
+        }));
+    }
+    list.push(json!({
+        "name": super::reduce::REDUCE,
+        "family": "reduce",
+        "operands": ["x", "x1", "x0, x1, … (with program)"],
+        "results": ["y", "y0", "y1", "…"],
+        "attrs": {
+            "op": tessera::ReduceOp::ALL.iter().map(|o| o.name()).collect::<Vec<_>>(),
+            "axes": "a list of axes (default: all)",
+            "terms": ["value", "square", "abs", "product", "squared_difference", "abs_difference"],
+            "program": "a map program whose output is reduced (operands x0, x1, …)",
+            "output": "the program output reduced (default 0)",
+            "shape": "the program's loop shape (default: the operands' broadcast)",
+        },
+        "doc": "Reductions in lane order over any axes (ARCHITECTURE.md §5.3); a list of ops gives results y0, y1, …; with a program, its output tile by tile (no temporary)",
+    }));
+    list.push(json!({
+        "name": super::reduce::SCAN,
+        "family": "scan",
+        "operands": ["x", "carry", "x0, x1, … (with program)"],
+        "results": ["y"],
+        "attrs": {
+            "op": tessera::ScanOp::ALL.iter().map(|o| o.name()).collect::<Vec<_>>(),
+            "axis": "one axis (default 0)",
+            "program": "a map program whose output is scanned (operands x0, x1, …)",
+            "output": "the program output scanned (default 0)",
+            "shape": "the program's loop shape (default: the operands' broadcast)",
+        },
+        "doc": "Inclusive scans along one axis in 4096-term chunks with carries (ARCHITECTURE.md §5.4); with a program, its output tile by tile",
+    }));
+    list.push(json!({
+        "name": super::series::NAME,
+        "family": "series",
+        "operands": ["x"],
+        "results": ["y"],
+        "attrs": {"op": super::series::OPS, "window": "a count", "alpha": "a number in [0, 1]", "centre": "a number (default 0)"},
+        "result": "x's dtype (f32 or f64)",
+        "doc": super::series::DOC,
+    }));
+    for k in LibraryKernel::ALL {
+        let (operands, results, attrs) = k.io();
+        list.push(json!({
+            "name": k.name(),
+            "family": "library",
+            "operands": operands,
+            "results": results,
+            "attrs": attrs,
+            "doc": k.doc(),
+        }));
+    }
+    list
+}
+
+/// A list of strings of a JSON entry, comma-separated.
+fn joined(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Array(a) => a
+            .iter()
+            .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string))
+            .collect::<Vec<_>>()
+            .join(", "),
+        serde_json::Value::Object(o) => o.keys().cloned().collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
 /// Run `tessera kernels` with its arguments.
 pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     let args = parse_args("kernels", args, &["--json"], &[])?;
     args.at_most("kernels", 0)?;
     if args.has("--json") {
-        let list: Vec<serde_json::Value> = Kind::ALL
+        let mut list: Vec<serde_json::Value> = Kind::ALL
             .iter()
             .map(|&k| {
                 let info = k.info();
@@ -150,87 +261,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
                 })
             })
             .collect();
-        let mut list = list;
-        list.push(json!({
-            "name": "cast",
-            "family": "cast",
-            "arity": 1,
-            "operands": ["x"],
-            "results": ["y"],
-            "attrs": {"mode": ["default", "saturating"]},
-            "dtypes": cast_dtypes(),
-            "result": "the dtype result y names",
-            "doc": CAST_DOC,
-            "variants": names(variants_for(1), |v: &Variant| v.name()),
-        }));
-        list.push(json!({
-            "name": super::contract::NAME,
-            "family": "contract",
-            "operands": ["a", "b", "init"],
-            "results": ["y"],
-            "attrs": {"contracting": "[[axis of a, axis of b], ...]", "batch": "[[axis of a, axis of b], ...]", "acc": ["f32", "f64", "c64", "c128", "i32", "i64"]},
-            "result": "the dtype result y names (default: acc)",
-            "doc": super::contract::DOC,
-        }));
-        list.push(json!({
-            "name": super::map::NAME,
-            "family": "map",
-            "operands": ["x0", "x1", "..."],
-            "results": ["y0", "y1", "..."],
-            "attrs": {"program": "text, e.g. y0 = exp(x0 - x1) * 0.5f32; y1 = x0 > x1"},
-            "result": "each output node's dtype",
-            "doc": super::map::DOC,
-        }));
-        for k in FormatKernel::ALL {
-            let (operands, results) = format_kernel_io(k);
-            list.push(json!({
-                "name": k.name(),
-                "family": "formats",
-                "operands": operands,
-                "results": results,
-                "attrs": format_kernel_attrs(k),
-                "formats": Format::ALL.iter().map(|&f| format_json(f)).collect::<Vec<_>>(),
-                "doc": format_kernel_doc(k),
-            }));
-        }
-        list.push(json!({
-            "name": super::reduce::REDUCE,
-            "family": "reduce",
-            "operands": ["x", "x1", "x0, x1, … (with program)"],
-            "results": ["y", "y0", "y1", "…"],
-            "attrs": {
-                "op": tessera::ReduceOp::ALL.iter().map(|o| o.name()).collect::<Vec<_>>(),
-                "axes": "a list of axes (default: all)",
-                "terms": ["value", "square", "abs", "product", "squared_difference", "abs_difference"],
-                "program": "a map program whose output is reduced (operands x0, x1, …)",
-                "output": "the program output reduced (default 0)",
-                "shape": "the program's loop shape (default: the operands' broadcast)",
-            },
-            "doc": "Reductions in lane order over any axes (DESIGN §5.3); a list of ops gives results y0, y1, …; with a program, its output tile by tile (no temporary)",
-        }));
-        list.push(json!({
-            "name": super::reduce::SCAN,
-            "family": "scan",
-            "operands": ["x", "carry", "x0, x1, … (with program)"],
-            "results": ["y"],
-            "attrs": {
-                "op": tessera::ScanOp::ALL.iter().map(|o| o.name()).collect::<Vec<_>>(),
-                "axis": "one axis (default 0)",
-                "program": "a map program whose output is scanned (operands x0, x1, …)",
-                "output": "the program output scanned (default 0)",
-                "shape": "the program's loop shape (default: the operands' broadcast)",
-            },
-            "doc": "Inclusive scans along one axis in 4096-term chunks with carries (DESIGN §5.4); with a program, its output tile by tile",
-        }));
-        list.push(json!({
-            "name": super::series::NAME,
-            "family": "series",
-            "operands": ["x"],
-            "results": ["y"],
-            "attrs": {"op": super::series::OPS, "window": "a count", "alpha": "a number in [0, 1]", "centre": "a number (default 0)"},
-            "result": "x's dtype (f32 or f64)",
-            "doc": super::series::DOC,
-        }));
+        list.extend(other_kernels());
         let text = serde_json::to_string_pretty(&list)
             .map_err(|e| Failure::run(format!("cannot format the list: {e}")))?;
         outln!(out, "{text}")?;
@@ -266,67 +297,35 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
             names(variants_for(info.arity), |v: &Variant| v.name()).join(" ")
         )?;
     }
+    let others = other_kernels();
     outln!(out)?;
     outln!(
         out,
-        "casts (call with `tessera run`: operand x, result y naming the target dtype)"
+        "{} other kernels (call with `tessera run`; `tessera kernels --json` gives every attribute's values)",
+        others.len()
     )?;
-    outln!(out)?;
-    outln!(out, "cast  (1 input)  {CAST_DOC}")?;
-    outln!(out)?;
-    outln!(
-        out,
-        "contract  (operands a, b, init; attrs contracting, batch, acc)  {}",
-        super::contract::DOC
-    )?;
-    outln!(
-        out,
-        "map  (operands x0, x1, ...; results y0, y1, ...; attr program)  {}",
-        super::map::DOC
-    )?;
-    outln!(
-        out,
-        "series  (operand x; result y; attrs op, window, alpha, centre)  {}",
-        super::series::DOC
-    )?;
-    outln!(
-        out,
-        "    dtypes:   {} (every pair)",
-        cast_dtypes().join(" ")
-    )?;
-    outln!(
-        out,
-        "    attrs:    mode = default | saturating (default: default)"
-    )?;
-    outln!(
-        out,
-        "    variants: {}",
-        names(variants_for(1), |v: &Variant| v.name()).join(" ")
-    )?;
-    outln!(out)?;
-    outln!(
-        out,
-        "block-scaled formats (codes and scales as u8 .npy files; e2m1 codes two per byte)"
-    )?;
-    for k in FormatKernel::ALL {
-        let (operands, results) = format_kernel_io(k);
+    for k in &others {
         outln!(out)?;
-        outln!(out, "{}  {}", k.name(), format_kernel_doc(k))?;
-        outln!(out, "    operands: {}", operands.join(", "))?;
-        outln!(out, "    results:  {}", results.join(", "))?;
-        let attrs = match k {
-            FormatKernel::Encode => "format = FORMAT, rule = floor | ceil | nvfp4 (optional)",
-            FormatKernel::Decode => {
-                "format = FORMAT; y's dtype (default f32) and shape (default: from codes)"
-            }
-            FormatKernel::Transcode => {
-                "from = FORMAT, to = FORMAT, rule = floor | ceil | nvfp4 (optional, for `to`)"
-            }
-        };
-        outln!(out, "    attrs:    {attrs}")?;
+        outln!(
+            out,
+            "{}  ({})  {}",
+            k["name"].as_str().unwrap_or_default(),
+            k["family"].as_str().unwrap_or_default(),
+            k["doc"].as_str().unwrap_or_default()
+        )?;
+        outln!(out, "    operands: {}", joined(&k["operands"]))?;
+        outln!(out, "    results:  {}", joined(&k["results"]))?;
+        if let Some(a) = k.get("attrs") {
+            outln!(out, "    attrs:    {}", joined(a))?;
+        }
     }
     outln!(out)?;
-    outln!(out, "formats:")?;
+    outln!(out, "cast dtypes: {} (every pair)", cast_dtypes().join(" "))?;
+    outln!(out)?;
+    outln!(
+        out,
+        "block-scaled formats (codes and scales as u8 .npy files; e2m1 codes two per byte):"
+    )?;
     for f in Format::ALL {
         let info = f.info();
         let scale = scale_dtype(f).map_or(info.scale, |d| d.name());

@@ -7,6 +7,7 @@ pub mod elementwise;
 pub mod engines_check;
 pub mod formats;
 pub mod kernels;
+pub mod library;
 pub mod map;
 pub mod reduce;
 pub mod run;

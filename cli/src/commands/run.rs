@@ -2,11 +2,14 @@
 //!
 //! The call file names a kernel; this module reads the file, picks the tier and
 //! thread count, and hands the call to the module of the kernel's family
-//! (elementwise kinds, `cast`, `contract`, `reduce`, `scan`, and the
-//! block-scaled formats' `encode`, `decode` and `transcode`; `map`, … join as
-//! new arms of [`Kernel`]).
+//! (elementwise kinds, `cast`, `contract`, `reduce`, `scan`, `map`, `series`,
+//! the block-scaled formats' `encode`, `decode` and `transcode`, and the
+//! library's other calls: `random`, `quantize`, `dequantize`, `polyval`,
+//! `qmatmul_i8`, `requantize_i8`, `sum_lanes`). A kernel the library adds
+//! joins as an arm of [`Kernel`].
 
 use super::formats::FormatKernel;
+use super::library::LibraryKernel;
 use super::{cast, contract, elementwise, formats, map, parse_args, reduce};
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
@@ -37,6 +40,9 @@ pub enum Kernel {
     Map,
     /// `series`: the one-dimensional series kernels.
     Series,
+    /// `random`, `quantize`, `dequantize`, `polyval`, `qmatmul_i8`,
+    /// `requantize_i8`, `sum_lanes`.
+    Library(LibraryKernel),
 }
 
 impl Kernel {
@@ -62,6 +68,9 @@ impl Kernel {
         }
         if let Some(k) = FormatKernel::from_name(name) {
             return Ok(Kernel::Format(k));
+        }
+        if let Some(k) = LibraryKernel::from_name(name) {
+            return Ok(Kernel::Library(k));
         }
         if let Some(kind) = Kind::from_name(name) {
             return Ok(Kernel::Elementwise(kind));
@@ -119,6 +128,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Scan => reduce::scan_call(path, &call, &exec)?,
         Kernel::Map => map::call(path, &call, &exec)?,
         Kernel::Series => super::series::call(path, &call, &exec)?,
+        Kernel::Library(k) => super::library::call(path, &call, k, &exec)?,
     };
     if let Some(note) = tessera::tier::tier_env_note() {
         outln!(out, "note: {note}")?;

@@ -81,15 +81,15 @@ fn run<F: tessera::reduce::lanes::LaneFloat + tessera::Element + Default>(
     Ok(match op {
         "diff" => {
             let mut y = vec![F::default(); n.saturating_sub(1)];
-            series::diff(x, &mut y, &Exec::default()).map_err(err)?;
+            series::diff(x, &mut y, exec).map_err(err)?;
             y
         }
         "rolling_min" | "rolling_max" | "rolling_mean" => {
             let w = need_window()?;
             let mut y = vec![F::default(); (n + 1).saturating_sub(w.max(1))];
             match op {
-                "rolling_min" => series::rolling_min(w, x, &mut y, &Exec::default()),
-                "rolling_max" => series::rolling_max(w, x, &mut y, &Exec::default()),
+                "rolling_min" => series::rolling_min(w, x, &mut y, exec),
+                "rolling_max" => series::rolling_max(w, x, &mut y, exec),
                 _ => series::rolling_mean(w, x, &mut y, exec),
             }
             .map_err(err)?;
@@ -100,7 +100,7 @@ fn run<F: tessera::reduce::lanes::LaneFloat + tessera::Element + Default>(
                 Failure::usage(format!("kernel `{k}`: op ema needs attribute alpha"))
             })?;
             let mut y = vec![F::default(); n];
-            series::ema(a, x, &mut y, &Exec::default()).map_err(err)?;
+            series::ema(a, x, &mut y, exec).map_err(err)?;
             y
         }
         _ => vec![series::sum_squared_deviations(centre, x, exec).map_err(err)?],

@@ -1,4 +1,4 @@
-//! Lane order (DESIGN §5.3) for the products of a contraction: the products of
+//! Lane order (ARCHITECTURE.md §5.3) for the products of a contraction: the products of
 //! one output, numbered by k, are cut into blocks of 1024; within a block,
 //! product k goes to lane `k mod 16`, each lane adding its products in
 //! increasing k by fused multiply-adds from +0; the lanes fold (i takes i+8,

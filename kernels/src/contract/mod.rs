@@ -14,13 +14,13 @@
 //!   value, else rounded to nearest; a float into an integer `acc` truncates
 //!   toward zero and saturates); the result enters `dst`, of any dtype, as a
 //!   cast rounds it, once.
-//! * **Order** (floats; DESIGN §5.5), from the rows R (a's free extents
+//! * **Order** (floats; ARCHITECTURE.md §5.5), from the rows R (a's free extents
 //!   multiplied), columns C (b's) and depth K (the contracted extents, numbered
 //!   in C order of the pairs as given):
 //!   - *chain order* where R > 4, C > 4, R·C ≥ 64 and K < 128·R·C: each output
 //!     starts from init (or +0) and adds its products in increasing k, one
 //!     fused multiply-add each;
-//!   - *lane order* otherwise (the reduction order of DESIGN §5.3: blocks of
+//!   - *lane order* otherwise (the reduction order of ARCHITECTURE.md §5.3: blocks of
 //!     1024, lane `k mod 16`,
 //!     fixed fold, block tree, each lane fused multiply-adds from +0), then init
 //!     is added to the total. An output with no products (K = 0) is its init,

@@ -1,5 +1,5 @@
 //! The association a contraction uses, chosen from its rows, columns and depth
-//! alone (DESIGN §5.5).
+//! alone (ARCHITECTURE.md §5.5).
 
 /// How each output's products are associated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -7,7 +7,7 @@ pub enum Order {
     /// One chain per output: its products added in increasing k by fused
     /// multiply-adds, starting from init (cast into the accumulator) or +0.
     Chain,
-    /// Lane order (DESIGN §5.3) over the products, numbered by k: blocks of
+    /// Lane order (ARCHITECTURE.md §5.3) over the products, numbered by k: blocks of
     /// 1024, lane `k mod 16` within a block, a fixed fold of the lanes and a
     /// binary tree of the blocks; init is added to the total last.
     Lane,

@@ -1,4 +1,4 @@
-//! The lane order of float sums and products (DESIGN §5.3), per tier, and the
+//! The lane order of float sums and products (ARCHITECTURE.md §5.3), per tier, and the
 //! lane-level API for callers that fold chunk by chunk.
 //!
 //! A block holds at most [`BLOCK`] consecutive terms; term `j` of a block goes

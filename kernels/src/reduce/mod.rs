@@ -1,4 +1,4 @@
-//! Reductions in lane order (DESIGN §5.3) and scans (§5.4).
+//! Reductions in lane order (ARCHITECTURE.md §5.3) and scans (§5.4).
 //!
 //! A reduction numbers each output's terms `0..n` in C order of the reduced
 //! axes, whatever the operand's layout, and converts them block by block into

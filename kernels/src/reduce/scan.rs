@@ -1,4 +1,4 @@
-//! Inclusive scans along one axis (DESIGN §5.4).
+//! Inclusive scans along one axis (ARCHITECTURE.md §5.4).
 //!
 //! Each slice along the axis is cut into chunks of [`CHUNK`] terms from its
 //! start. A chunk's total is its terms reduced in lane order (as a reduction of

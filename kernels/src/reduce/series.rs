@@ -47,7 +47,7 @@ fn lane_sum_of<F: LaneFloat>(exec: &Exec, x: &[F], f: impl Fn(F) -> F) -> Result
 }
 
 /// `Σ (x - c)²` about a given centre `c`: each term `(x - c)·(x - c)` rounded
-/// once after the rounded difference, summed in lane order (DESIGN §5.3). For
+/// once after the rounded difference, summed in lane order (ARCHITECTURE.md §5.3). For
 /// the variance about the mean, see [`crate::ReduceOp::Variance`].
 pub fn sum_squared_deviations<F: LaneFloat>(c: F, x: &[F], exec: &Exec) -> Result<F> {
     lane_sum_of(exec, x, |v| {

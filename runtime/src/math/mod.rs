@@ -59,7 +59,7 @@
 //! compiler turns the element loop into vector lanes), and Rust never contracts,
 //! reassociates or flushes, so every tier executes the same operations on every
 //! element and gives the same bits. The element type (`f32`, `f64`) is the lane
-//! trait of DESIGN §5.2: its operations are exactly the vector lane's.
+//! trait of ARCHITECTURE.md §5.2: its operations are exactly the vector lane's.
 //!
 //! The main paths are branch-free (both sides of a choice are computed and one is
 //! selected) so the element loop vectorises. Accuracy: the default functions are

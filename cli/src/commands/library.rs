@@ -1,0 +1,442 @@
+//! The library's remaining calls as `tessera run` kernels: `random`
+//! (`tessera::fill::random`), `quantize` and `dequantize`
+//! (`tessera::quant`), `polyval` (`tessera::poly`), `qmatmul_i8` and
+//! `requantize_i8` (`tessera::contract::quant`) and `sum_lanes`
+//! (`tessera::reduce::lanes`). Each checks its call file strictly, runs the
+//! call and stores its result; none takes sub-byte dtypes.
+//!
+//! ```json
+//! {"kernel": "random", "attrs": {"seed": 7},
+//!  "operands": {}, "results": {"y": {"npy": "y.npy", "dtype": "f32", "shape": [4, 5]}}}
+//! {"kernel": "quantize", "attrs": {"scale": 0.5, "zero_point": 3},
+//!  "operands": {"x": {"npy": "x.npy"}}, "results": {"y": {"npy": "q.npy", "dtype": "i8"}}}
+//! {"kernel": "quantize", "attrs": {"axis": 1},
+//!  "operands": {"x": {"npy": "x.npy"}, "scale": {"npy": "s.npy"}, "zero_point": {"npy": "z.npy"}},
+//!  "results": {"y": {"npy": "q.npy", "dtype": "u8"}}}
+//! {"kernel": "polyval", "attrs": {"coeffs": [1, -2, 0.5]},
+//!  "operands": {"x": {"npy": "x.npy"}}, "results": {"y": {"npy": "y.npy"}}}
+//! {"kernel": "qmatmul_i8", "operands": {"a": {"npy": "a.npy"}, "b": {"npy": "b.npy"}},
+//!  "results": {"y": {"npy": "y.npy"}}}
+//! {"kernel": "requantize_i8", "attrs": {"scale": 0.01, "zero_point": -4},
+//!  "operands": {"x": {"npy": "acc.npy"}}, "results": {"y": {"npy": "y.npy"}}}
+//! {"kernel": "sum_lanes", "operands": {"x": {"npy": "x.npy"}}, "results": {"y": {"npy": "lanes.npy"}}}
+//! ```
+
+use super::{count_attr, expect_attrs, expect_names, truncate, whole_byte_view};
+use crate::call::{Call, Output};
+use crate::failure::{Failure, Outcome};
+use crate::npy;
+use crate::operand::{self, Loaded};
+use std::path::Path;
+use tessera::quant::QParams;
+use tessera::reduce::lanes::{LaneFloat, LANES};
+use tessera::{ArrayView, ArrayViewMut, DType, Element, Exec};
+
+/// The kernels of this module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LibraryKernel {
+    /// `random`: the counter-based fill.
+    Random,
+    /// `quantize`: float to integer, per tensor or per channel.
+    Quantize,
+    /// `dequantize`: integer to float.
+    Dequantize,
+    /// `polyval`: a polynomial by Horner's rule.
+    Polyval,
+    /// `qmatmul_i8`: the int8 product into int32.
+    QmatmulI8,
+    /// `requantize_i8`: int32 accumulators back to int8.
+    RequantizeI8,
+    /// `sum_lanes`: the 16 lanes of every block of a lane-order sum.
+    SumLanes,
+}
+
+impl LibraryKernel {
+    /// Every kernel of this module.
+    pub const ALL: [LibraryKernel; 7] = [
+        LibraryKernel::Random,
+        LibraryKernel::Quantize,
+        LibraryKernel::Dequantize,
+        LibraryKernel::Polyval,
+        LibraryKernel::QmatmulI8,
+        LibraryKernel::RequantizeI8,
+        LibraryKernel::SumLanes,
+    ];
+    /// Its name in call files.
+    pub fn name(self) -> &'static str {
+        match self {
+            LibraryKernel::Random => "random",
+            LibraryKernel::Quantize => "quantize",
+            LibraryKernel::Dequantize => "dequantize",
+            LibraryKernel::Polyval => "polyval",
+            LibraryKernel::QmatmulI8 => "qmatmul_i8",
+            LibraryKernel::RequantizeI8 => "requantize_i8",
+            LibraryKernel::SumLanes => "sum_lanes",
+        }
+    }
+    /// The kernel named `name`.
+    pub fn from_name(name: &str) -> Option<LibraryKernel> {
+        Self::ALL.into_iter().find(|k| k.name() == name)
+    }
+    /// Its operands, results and attributes, as `tessera kernels` lists them.
+    pub fn io(
+        self,
+    ) -> (
+        &'static [&'static str],
+        &'static [&'static str],
+        &'static [&'static str],
+    ) {
+        match self {
+            LibraryKernel::Random => (&[], &["y"], &["seed"]),
+            LibraryKernel::Quantize | LibraryKernel::Dequantize => (
+                &["x", "scale (per channel)", "zero_point (per channel)"],
+                &["y"],
+                &["scale", "zero_point", "axis"],
+            ),
+            LibraryKernel::Polyval => (&["x"], &["y"], &["coeffs"]),
+            LibraryKernel::QmatmulI8 => (&["a", "b"], &["y"], &[]),
+            LibraryKernel::RequantizeI8 => (&["x"], &["y"], &["scale", "zero_point"]),
+            LibraryKernel::SumLanes => (&["x"], &["y"], &[]),
+        }
+    }
+    /// What `tessera kernels` says of it.
+    pub fn doc(self) -> &'static str {
+        match self {
+            LibraryKernel::Random => {
+                "fill y (bool, integers of 8 bits or more, f16, bf16, f32, f64; dtype and shape \
+                 given) with the counter-based stream of attribute seed: the same values for any \
+                 layout and thread count; floats uniform in [0, 1)"
+            }
+            LibraryKernel::Quantize => {
+                "y = sat(rint(x / scale) + zero_point) into an integer dtype of at most 32 bits \
+                 (y's dtype, required): per tensor (attributes scale, zero_point) or per channel \
+                 along attribute axis (operands scale in x's carrier, zero_point i32); halves to \
+                 even, NaN to 0"
+            }
+            LibraryKernel::Dequantize => {
+                "y = (x - zero_point) * scale, rounded once into y's float dtype (required); \
+                 parameters as quantize"
+            }
+            LibraryKernel::Polyval => {
+                "y = c0 x^(n-1) + ... + c(n-1) by Horner's rule (numpy's order), one fused \
+                 multiply-add per coefficient in the carrier; y's dtype defaults to x's"
+            }
+            LibraryKernel::QmatmulI8 => {
+                "y[i, j] = sum_k a[i, k] b[k, j] of i8 or u8 matrices into i32, exact modulo 2^32"
+            }
+            LibraryKernel::RequantizeI8 => {
+                "y = clamp(rint(x * scale) + zero_point, -128, 127) of i32 x into i8, the product \
+                 exact, halves to even"
+            }
+            LibraryKernel::SumLanes => {
+                "the 16 lane sums of every block of 1024 terms of a one-dimensional f32 or f64 x \
+                 (ARCHITECTURE.md §5.3), as y of shape [blocks, 16]"
+            }
+        }
+    }
+}
+
+fn number(k: &str, call: &Call, key: &str) -> Outcome<Option<f64>> {
+    match call.attrs.0.get(key) {
+        None => Ok(None),
+        Some(v) => v.as_f64().map(Some).ok_or_else(|| {
+            Failure::usage(format!(
+                "kernel `{k}`: attribute {key} must be a number, not {}",
+                truncate(&v.to_string(), 40)
+            ))
+        }),
+    }
+}
+
+fn integer(k: &str, call: &Call, key: &str) -> Outcome<Option<i64>> {
+    match call.attrs.0.get(key) {
+        None => Ok(None),
+        Some(v) => v.as_i64().map(Some).ok_or_else(|| {
+            Failure::usage(format!(
+                "kernel `{k}`: attribute {key} must be an integer, not {}",
+                truncate(&v.to_string(), 40)
+            ))
+        }),
+    }
+}
+
+fn need<T>(k: &str, what: &str, v: Option<T>) -> Outcome<T> {
+    v.ok_or_else(|| Failure::usage(format!("kernel `{k}` needs {what}")))
+}
+
+/// A result's dtype: the one it names, else `default` (refused if there is none).
+fn result_dtype(k: &str, spec: &Output, default: Option<DType>) -> Outcome<DType> {
+    let named = operand::dtype_name("result y", spec.dtype.as_deref())?;
+    match named.or(default) {
+        Some(d) => Ok(d),
+        None => Err(Failure::usage(format!(
+            "kernel `{k}`: result y must name its dtype"
+        ))),
+    }
+}
+
+/// A result's shape: the one it names, which must equal `shape` where the
+/// call fixes it.
+fn result_shape(k: &str, spec: &Output, shape: Option<&[usize]>) -> Outcome<Vec<usize>> {
+    match (&spec.shape, shape) {
+        (Some(s), Some(want)) if s.as_slice() != want => Err(Failure::run(format!(
+            "kernel `{k}`: result y has shape {want:?}, not {s:?}"
+        ))),
+        (_, Some(want)) => Ok(want.to_vec()),
+        (Some(s), None) => Ok(s.clone()),
+        (None, None) => Err(Failure::usage(format!(
+            "kernel `{k}`: result y must give its shape"
+        ))),
+    }
+}
+
+/// A zero-filled C-order buffer for a result of `dtype` and `shape`, refused
+/// (not aborted) when its size cannot be held.
+fn buffer(k: &str, dtype: DType, shape: &[usize]) -> Outcome<Vec<u8>> {
+    if dtype.info().values_per_byte > 1 {
+        return Err(Failure::run(format!(
+            "kernel `{k}` does not take sub-byte dtypes ({dtype})"
+        )));
+    }
+    let bytes = npy::byte_size(shape, dtype.info().item_bytes)
+        .map_err(|e| Failure::run(format!("result y: {e}")))?;
+    operand::zeroed(bytes)
+}
+
+/// Run `f` on a view of a fresh result buffer, then store it as result y.
+fn compute_and_store(
+    call_path: &Path,
+    k: &str,
+    spec: &Output,
+    dtype: DType,
+    shape: &[usize],
+    f: impl FnOnce(&mut ArrayViewMut<'_>) -> tessera::Result<()>,
+) -> Outcome<String> {
+    let mut out = buffer(k, dtype, shape)?;
+    {
+        let mut v = ArrayViewMut::contiguous(dtype, shape, &mut out)
+            .map_err(|e| Failure::run(format!("result y: {e}")))?;
+        f(&mut v).map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))?;
+    }
+    let path = operand::store(call_path, "y", spec, dtype, shape, &out)?;
+    Ok(format!("{k}: y = {dtype} {shape:?} -> {}", path.display()))
+}
+
+fn load(call_path: &Path, call: &Call, name: &str) -> Outcome<Loaded> {
+    operand::load(call_path, name, &call.operands.0[name])
+}
+
+/// Run one of this module's kernels as `call` describes; returns the lines
+/// to report.
+pub fn call(
+    call_path: &Path,
+    call: &Call,
+    kernel: LibraryKernel,
+    exec: &Exec,
+) -> Outcome<Vec<String>> {
+    let k = kernel.name();
+    let (_, _, attrs) = kernel.io();
+    expect_attrs(k, &call.attrs, attrs)?;
+    expect_names(k, "result", &call.results, &["y"])?;
+    let spec = &call.results.0["y"];
+    let line = match kernel {
+        LibraryKernel::Random => {
+            expect_names(k, "operand", &call.operands, &[])?;
+            let seed = call.attrs.0.get("seed").map(|v| {
+                v.as_u64().ok_or_else(|| {
+                    Failure::usage(format!(
+                        "kernel `{k}`: attribute seed must be an integer in [0, 2^64), not {}",
+                        truncate(&v.to_string(), 40)
+                    ))
+                })
+            });
+            let seed = need(k, "attribute seed", seed)??;
+            let dtype = result_dtype(k, spec, None)?;
+            let shape = result_shape(k, spec, None)?;
+            compute_and_store(call_path, k, spec, dtype, &shape, |y| {
+                tessera::fill::random(seed, y, exec)
+            })?
+        }
+        LibraryKernel::Quantize | LibraryKernel::Dequantize => {
+            let per_channel = call.operands.0.contains_key("scale");
+            let x = if per_channel {
+                expect_names(k, "operand", &call.operands, &["x", "scale", "zero_point"])?;
+                if call.attrs.0.contains_key("scale") || call.attrs.0.contains_key("zero_point") {
+                    return Err(Failure::usage(format!(
+                        "kernel `{k}`: per-channel scale and zero_point are operands, not attributes"
+                    )));
+                }
+                load(call_path, call, "x")?
+            } else {
+                expect_names(k, "operand", &call.operands, &["x"])?;
+                if call.attrs.0.contains_key("axis") {
+                    return Err(Failure::usage(format!(
+                        "kernel `{k}`: attribute axis needs operands scale and zero_point (per channel)"
+                    )));
+                }
+                load(call_path, call, "x")?
+            };
+            let xv = whole_byte_view(k, &x)?;
+            let dtype = result_dtype(k, spec, None)?;
+            let shape = result_shape(k, spec, Some(&x.shape))?;
+            let (s, z);
+            let (sv, zv);
+            let params = if per_channel {
+                let axis = need(
+                    k,
+                    "attribute axis",
+                    count_attr(k, &call.attrs, "axis", "an axis number")?,
+                )?;
+                s = load(call_path, call, "scale")?;
+                z = load(call_path, call, "zero_point")?;
+                sv = whole_byte_view(k, &s)?;
+                zv = whole_byte_view(k, &z)?;
+                QParams::Channel {
+                    axis,
+                    scale: &sv,
+                    zero_point: &zv,
+                }
+            } else {
+                QParams::Tensor {
+                    scale: need(k, "attribute scale", number(k, call, "scale")?)?,
+                    zero_point: integer(k, call, "zero_point")?.unwrap_or(0),
+                }
+            };
+            compute_and_store(call_path, k, spec, dtype, &shape, |y| {
+                if kernel == LibraryKernel::Quantize {
+                    tessera::quant::quantize(&params, &xv, y, exec)
+                } else {
+                    tessera::quant::dequantize(&params, &xv, y, exec)
+                }
+            })?
+        }
+        LibraryKernel::Polyval => {
+            expect_names(k, "operand", &call.operands, &["x"])?;
+            let coeffs: Vec<f64> = match call.attrs.0.get("coeffs") {
+                Some(serde_json::Value::Array(a)) => a
+                    .iter()
+                    .map(|v| {
+                        v.as_f64().ok_or_else(|| {
+                            Failure::usage(format!(
+                                "kernel `{k}`: attribute coeffs holds numbers, not {}",
+                                truncate(&v.to_string(), 40)
+                            ))
+                        })
+                    })
+                    .collect::<Outcome<_>>()?,
+                Some(v) => {
+                    return Err(Failure::usage(format!(
+                        "kernel `{k}`: attribute coeffs must be a list of numbers, not {}",
+                        truncate(&v.to_string(), 40)
+                    )))
+                }
+                None => {
+                    return Err(Failure::usage(format!(
+                        "kernel `{k}` needs attribute coeffs"
+                    )))
+                }
+            };
+            let x = load(call_path, call, "x")?;
+            let xv = whole_byte_view(k, &x)?;
+            let dtype = result_dtype(k, spec, Some(x.dtype))?;
+            let shape = result_shape(k, spec, Some(&x.shape))?;
+            compute_and_store(call_path, k, spec, dtype, &shape, |y| {
+                tessera::poly::polyval(&coeffs, &xv, y, exec)
+            })?
+        }
+        LibraryKernel::QmatmulI8 => {
+            expect_names(k, "operand", &call.operands, &["a", "b"])?;
+            let (a, b) = (load(call_path, call, "a")?, load(call_path, call, "b")?);
+            let (av, bv) = (whole_byte_view(k, &a)?, whole_byte_view(k, &b)?);
+            let dtype = result_dtype(k, spec, Some(DType::I32))?;
+            let shape = match (a.shape.as_slice(), b.shape.as_slice()) {
+                (&[m, _], &[_, n]) => vec![m, n],
+                _ => {
+                    return Err(Failure::run(format!(
+                        "kernel `{k}`: a and b must be matrices, not of shapes {:?} and {:?}",
+                        a.shape, b.shape
+                    )))
+                }
+            };
+            let shape = result_shape(k, spec, Some(&shape))?;
+            compute_and_store(call_path, k, spec, dtype, &shape, |y| {
+                tessera::contract::quant::qmatmul_i8(&av, &bv, y, exec)
+            })?
+        }
+        LibraryKernel::RequantizeI8 => {
+            expect_names(k, "operand", &call.operands, &["x"])?;
+            let scale = need(k, "attribute scale", number(k, call, "scale")?)?;
+            let zero_point = integer(k, call, "zero_point")?.unwrap_or(0);
+            let zero_point = i32::try_from(zero_point).map_err(|_| {
+                Failure::usage(format!(
+                    "kernel `{k}`: attribute zero_point {zero_point} is not an i32"
+                ))
+            })?;
+            let x = load(call_path, call, "x")?;
+            let xv = whole_byte_view(k, &x)?;
+            let dtype = result_dtype(k, spec, Some(DType::I8))?;
+            let shape = result_shape(k, spec, Some(&x.shape))?;
+            compute_and_store(call_path, k, spec, dtype, &shape, |y| {
+                tessera::contract::quant::requantize_i8(scale as f32, zero_point, &xv, y, exec)
+            })?
+        }
+        LibraryKernel::SumLanes => {
+            expect_names(k, "operand", &call.operands, &["x"])?;
+            let x = load(call_path, call, "x")?;
+            if x.shape.len() != 1 {
+                return Err(Failure::run(format!(
+                    "kernel `{k}`: operand x must be one-dimensional, not of shape {:?}",
+                    x.shape
+                )));
+            }
+            let dtype = result_dtype(k, spec, Some(x.dtype))?;
+            if dtype != x.dtype {
+                return Err(Failure::run(format!(
+                    "kernel `{k}`: result y has x's dtype {}, not {dtype}",
+                    x.dtype
+                )));
+            }
+            let blocks = x.shape[0].div_ceil(tessera::reduce::lanes::BLOCK);
+            let shape = result_shape(k, spec, Some(&[blocks, LANES]))?;
+            let bytes = match x.dtype {
+                DType::F32 => lanes::<f32>(k, &x, blocks, exec)?,
+                DType::F64 => lanes::<f64>(k, &x, blocks, exec)?,
+                d => {
+                    return Err(Failure::run(format!(
+                        "kernel `{k}` takes f32 or f64, not {d}"
+                    )))
+                }
+            };
+            let path = operand::store(call_path, "y", spec, dtype, &shape, &bytes)?;
+            format!("{k}: y = {dtype} {shape:?} -> {}", path.display())
+        }
+    };
+    Ok(vec![line])
+}
+
+/// The lanes of every block of a one-dimensional operand, as bytes.
+fn lanes<F: LaneFloat + Element + Default>(
+    k: &str,
+    x: &Loaded,
+    blocks: usize,
+    exec: &Exec,
+) -> Outcome<Vec<u8>> {
+    let n = x.shape[0];
+    let view = ArrayView::new(x.dtype, &x.shape, &x.strides, 0, &x.data)
+        .map_err(|e| Failure::run(format!("operand x: {e}")))?;
+    // The terms in index order (the operand may have any stride).
+    let mut terms = vec![F::default(); n];
+    tessera::cast(
+        tessera::CastMode::Default,
+        &view,
+        &mut ArrayViewMut::from_slice(&mut terms, &[n])
+            .map_err(|e| Failure::run(format!("operand x: {e}")))?,
+        exec,
+    )
+    .map_err(|e| Failure::run(format!("operand x: {e}")))?;
+    let mut out = vec![[F::default(); LANES]; blocks];
+    tessera::reduce::lanes::sum_lanes(&terms, &mut out, exec)
+        .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))?;
+    let flat: Vec<F> = out.into_iter().flatten().collect();
+    Ok(tessera::array::as_bytes(&flat).to_vec())
+}
