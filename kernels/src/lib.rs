@@ -94,6 +94,11 @@ pub use tessera_generated::{
 };
 pub use tier::{active_tier, available_tiers, best_tier, Exec, Par};
 
+/// The README's Rust examples, compiled and run as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExamples;
+
 /// The generated layer itself: codecs, operations and per-tier kernels, for
 /// callers that drive kernels directly and for the tests.
 pub use tessera_generated as generated;
