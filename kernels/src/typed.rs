@@ -37,6 +37,16 @@ fn views<'a, T: Element>(inputs: &[&'a [T]]) -> Result<Vec<ArrayView<'a>>> {
         .collect()
 }
 
+fn views_mut<'a, U: Element>(outputs: &'a mut [&mut [U]]) -> Result<Vec<ArrayViewMut<'a>>> {
+    outputs
+        .iter_mut()
+        .map(|o| {
+            let n = o.len();
+            ArrayViewMut::from_slice(o, &[n])
+        })
+        .collect()
+}
+
 /// [`crate::elementwise()`] of `kind` on slices: `out[i] = kind(inputs[..][i])`.
 /// The inputs share one type (`select`, whose condition is bool, takes
 /// views). Refusals as the view-based call's.
@@ -79,14 +89,7 @@ pub fn map<T: Element, U: Element>(
     outputs: &mut [&mut [U]],
     exec: &Exec,
 ) -> Result<()> {
-    let mut outs = outputs
-        .iter_mut()
-        .map(|o| {
-            let n = o.len();
-            ArrayViewMut::from_slice(o, &[n])
-        })
-        .collect::<Result<Vec<_>>>()?;
-    crate::map(program, &views(inputs)?, &mut outs, exec)
+    crate::map(program, &views(inputs)?, &mut views_mut(outputs)?, exec)
 }
 
 /// [`MapPlan::run`] on slices (the plan's shapes are one-dimensional).
@@ -96,14 +99,7 @@ pub fn map_planned<T: Element, U: Element>(
     outputs: &mut [&mut [U]],
     exec: &Exec,
 ) -> Result<()> {
-    let mut outs = outputs
-        .iter_mut()
-        .map(|o| {
-            let n = o.len();
-            ArrayViewMut::from_slice(o, &[n])
-        })
-        .collect::<Result<Vec<_>>>()?;
-    plan.run(&views(inputs)?, &mut outs, exec)
+    plan.run(&views(inputs)?, &mut views_mut(outputs)?, exec)
 }
 
 /// [`crate::reduce()`] of a whole slice by `op`, the result rounded once

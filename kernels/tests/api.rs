@@ -14,8 +14,8 @@ use tessera::contract::{
 use tessera::map::{MapPlan, Program, Source};
 use tessera::reduce::series;
 use tessera::{
-    typed, ArrayView, ArrayViewMut, CastMode, DType, Element, Error, Exec, Kind, Par, ReduceOp,
-    Result, ScanOp, Terms,
+    typed, ArrayView, ArrayViewMut, CastMode, DType, Error, Exec, Kind, Par, ReduceOp, Result,
+    ScanOp, Terms,
 };
 
 type V<'a> = ArrayView<'a>;
@@ -117,15 +117,7 @@ fn execs() -> Vec<Exec> {
     v
 }
 
-fn f32s(rng: &mut Rng, n: usize) -> Vec<f32> {
-    (0..n)
-        .map(|_| (rng.below(1 << 24) as f32 - (1 << 23) as f32) / 4096.0)
-        .collect()
-}
-
-fn bits<T: Element>(x: &[T]) -> Vec<u8> {
-    tessera::array::as_bytes(x).to_vec()
-}
+use common::{bits_of as bits, grid_f32s as f32s};
 
 #[test]
 fn par_counts_and_exec_defaults() {

@@ -9,19 +9,9 @@ mod common;
 use common::Rng;
 use ndarray::{s, Array, Array1, Array2, Array3, ArrayView2, Axis};
 use tessera::map::Program;
-use tessera::{
-    nd, ArrayView, ArrayViewMut, CastMode, DType, Element, Error, Exec, Kind, ReduceOp, Result,
-};
+use tessera::{nd, ArrayView, ArrayViewMut, CastMode, DType, Error, Exec, Kind, ReduceOp, Result};
 
-fn f32s(rng: &mut Rng, n: usize) -> Vec<f32> {
-    (0..n)
-        .map(|_| (rng.below(1 << 24) as f32 - (1 << 23) as f32) / 4096.0)
-        .collect()
-}
-
-fn bits<T: Element>(x: &[T]) -> Vec<u8> {
-    tessera::array::as_bytes(x).to_vec()
-}
+use common::{bits_of as bits, grid_f32s as f32s};
 
 #[test]
 #[allow(clippy::type_complexity)]

@@ -22,7 +22,7 @@
 //! {"kernel": "sum_lanes", "operands": {"x": {"npy": "x.npy"}}, "results": {"y": {"npy": "lanes.npy"}}}
 //! ```
 
-use super::{count_attr, expect_attrs, expect_names, truncate, whole_byte_view};
+use super::{count_attr, expect_attrs, expect_names, number_attr, truncate, whole_byte_view};
 use crate::call::{Call, Output};
 use crate::failure::{Failure, Outcome};
 use crate::npy;
@@ -133,18 +133,6 @@ impl LibraryKernel {
                  (ARCHITECTURE.md §5.3), as y of shape [blocks, 16]"
             }
         }
-    }
-}
-
-fn number(k: &str, call: &Call, key: &str) -> Outcome<Option<f64>> {
-    match call.attrs.0.get(key) {
-        None => Ok(None),
-        Some(v) => v.as_f64().map(Some).ok_or_else(|| {
-            Failure::usage(format!(
-                "kernel `{k}`: attribute {key} must be a number, not {}",
-                truncate(&v.to_string(), 40)
-            ))
-        }),
     }
 }
 
@@ -298,7 +286,7 @@ pub fn call(
                 }
             } else {
                 QParams::Tensor {
-                    scale: need(k, "attribute scale", number(k, call, "scale")?)?,
+                    scale: need(k, "attribute scale", number_attr(k, &call.attrs, "scale")?)?,
                     zero_point: integer(k, call, "zero_point")?.unwrap_or(0),
                 }
             };
@@ -365,7 +353,7 @@ pub fn call(
         }
         LibraryKernel::RequantizeI8 => {
             expect_names(k, "operand", &call.operands, &["x"])?;
-            let scale = need(k, "attribute scale", number(k, call, "scale")?)?;
+            let scale = need(k, "attribute scale", number_attr(k, &call.attrs, "scale")?)?;
             let zero_point = integer(k, call, "zero_point")?.unwrap_or(0);
             let zero_point = i32::try_from(zero_point).map_err(|_| {
                 Failure::usage(format!(

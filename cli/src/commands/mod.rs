@@ -163,6 +163,23 @@ pub fn string_attr<'a>(
     }
 }
 
+/// A number attribute, if present (a usage error if it is not a number).
+pub fn number_attr(
+    kernel: &str,
+    attrs: &UniqueMap<serde_json::Value>,
+    key: &str,
+) -> Outcome<Option<f64>> {
+    match attrs.0.get(key) {
+        None => Ok(None),
+        Some(v) => v.as_f64().map(Some).ok_or_else(|| {
+            Failure::usage(format!(
+                "kernel `{kernel}`: attribute {key} must be a number, not {}",
+                truncate(&v.to_string(), 40)
+            ))
+        }),
+    }
+}
+
 /// An attribute that is a non-negative integer (`what` names it in the
 /// error: "an axis number", "a count"), if given.
 pub fn count_attr(

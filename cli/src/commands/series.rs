@@ -13,7 +13,7 @@
 //! (attribute `centre`, default 0: one result). The operand is one-dimensional
 //! (any stride); the result has its dtype.
 
-use super::{count_attr, expect_attrs, expect_names, string_attr};
+use super::{count_attr, expect_attrs, expect_names, number_attr, string_attr};
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
 use crate::operand::{self, Loaded};
@@ -38,18 +38,6 @@ pub const OPS: [&str; 6] = [
 pub const DOC: &str = "one-dimensional series (attribute op: diff, rolling_min, rolling_max, \
 rolling_mean with window, ema with alpha, sum_squared_deviations with centre), each in its stated \
 order (rolling means and the squared deviations sum in lane order)";
-
-fn number(k: &str, call: &Call, key: &str) -> Outcome<Option<f64>> {
-    match call.attrs.0.get(key) {
-        None => Ok(None),
-        Some(v) => v.as_f64().map(Some).ok_or_else(|| {
-            Failure::usage(format!(
-                "kernel `{k}`: attribute {key} must be a number, not {}",
-                super::truncate(&v.to_string(), 40)
-            ))
-        }),
-    }
-}
 
 /// The values of a one-dimensional operand in index order.
 fn values<F: Copy + Default>(x: &Loaded, from: impl Fn(&[u8]) -> F, item: usize) -> Vec<F> {
@@ -121,8 +109,8 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
         )));
     }
     let window = count_attr(k, &call.attrs, "window", "a count")?;
-    let alpha = number(k, call, "alpha")?;
-    let centre = number(k, call, "centre")?.unwrap_or(0.0);
+    let alpha = number_attr(k, &call.attrs, "alpha")?;
+    let centre = number_attr(k, &call.attrs, "centre")?.unwrap_or(0.0);
     expect_names(k, "operand", &call.operands, &["x"])?;
     expect_names(k, "result", &call.results, &["y"])?;
     let x = operand::load(call_path, "x", &call.operands.0["x"])?;

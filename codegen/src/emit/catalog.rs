@@ -42,6 +42,40 @@ fn enum_decl(c: &mut Code, doc: &str, name: &str, variants: &[(String, String)])
     c.close("}");
 }
 
+/// `info()` of an enum over its metadata table `table`, and `name()` (with
+/// `name_doc`) where its metadata has a name to print.
+fn accessors(c: &mut Code, info_ty: &str, table: &str, name_doc: Option<&str>) {
+    c.doc("Its metadata.");
+    c.open(format!("pub fn info(self) -> &'static {info_ty} {{"));
+    c.line(format!("&{table}[self as usize]"));
+    c.close("}");
+    if let Some(doc) = name_doc {
+        c.doc(doc);
+        c.open("pub fn name(self) -> &'static str {");
+        c.line("self.info().name");
+        c.close("}");
+    }
+}
+
+/// `from_name` of enum `ty`: each arm's names (lower-case where `fold`, the
+/// argument then case-folded) give its variant.
+fn from_name(c: &mut Code, ty: &str, doc: &str, fold: bool, arms: &[(Vec<String>, String)]) {
+    c.doc(doc);
+    c.open(format!("pub fn from_name(name: &str) -> Option<{ty}> {{"));
+    c.open(if fold {
+        "match name.to_ascii_lowercase().as_str() {"
+    } else {
+        "match name {"
+    });
+    for (names, variant) in arms {
+        let pats: Vec<String> = names.iter().map(|n| str_lit(n)).collect();
+        c.line(format!("{} => Some({ty}::{variant}),", pats.join(" | ")));
+    }
+    c.line("_ => None,");
+    c.close("}");
+    c.close("}");
+}
+
 /// `impl Display` printing `self.name()`.
 fn display(c: &mut Code, name: &str) {
     c.line("");
@@ -144,31 +178,25 @@ fn emit_dtypes(spec: &Spec, c: &mut Code) {
     c.line("");
     c.open("impl DType {");
     all(c, "Every dtype, in spec order.", "DType", &idents);
-    c.doc("Its metadata.");
-    c.open("pub fn info(self) -> &'static DTypeInfo {");
-    c.line("&DTYPE_INFO[self as usize]");
-    c.close("}");
-    c.doc("Its printed name.");
-    c.open("pub fn name(self) -> &'static str {");
-    c.line("self.info().name");
-    c.close("}");
-    c.doc("Parse a name or alias (case-insensitive).");
-    c.open("pub fn from_name(name: &str) -> Option<DType> {");
-    c.open("match name.to_ascii_lowercase().as_str() {");
-    for d in &spec.dtypes {
-        let names: Vec<String> = std::iter::once(d.name.clone())
-            .chain(d.aliases.iter().cloned())
-            .map(|s| str_lit(&s.to_ascii_lowercase()))
-            .collect();
-        c.line(format!(
-            "{} => Some(DType::{}),",
-            names.join(" | "),
-            d.ident()
-        ));
-    }
-    c.line("_ => None,");
-    c.close("}");
-    c.close("}");
+    accessors(c, "DTypeInfo", "DTYPE_INFO", Some("Its printed name."));
+    let arms: Vec<(Vec<String>, String)> = spec
+        .dtypes
+        .iter()
+        .map(|d| {
+            let names = std::iter::once(d.name.clone())
+                .chain(d.aliases.iter().cloned())
+                .map(|s| s.to_ascii_lowercase())
+                .collect();
+            (names, d.ident())
+        })
+        .collect();
+    from_name(
+        c,
+        "DType",
+        "Parse a name or alias (case-insensitive).",
+        true,
+        &arms,
+    );
     c.close("}");
     display(c, "DType");
 }
@@ -212,27 +240,13 @@ fn emit_kinds(spec: &Spec, c: &mut Code) {
     c.line("");
     c.open("impl Kind {");
     all(c, "Every kind, in spec order.", "Kind", &idents);
-    c.doc("Its metadata.");
-    c.open("pub fn info(self) -> &'static KindInfo {");
-    c.line("&KIND_INFO[self as usize]");
-    c.close("}");
-    c.doc("Its name.");
-    c.open("pub fn name(self) -> &'static str {");
-    c.line("self.info().name");
-    c.close("}");
-    c.doc("Parse a name.");
-    c.open("pub fn from_name(name: &str) -> Option<Kind> {");
-    c.open("match name {");
-    for k in &spec.kinds {
-        c.line(format!(
-            "{} => Some(Kind::{}),",
-            str_lit(&k.name),
-            camel(&k.name)
-        ));
-    }
-    c.line("_ => None,");
-    c.close("}");
-    c.close("}");
+    accessors(c, "KindInfo", "KIND_INFO", Some("Its name."));
+    let arms: Vec<(Vec<String>, String)> = spec
+        .kinds
+        .iter()
+        .map(|k| (vec![k.name.clone()], camel(&k.name)))
+        .collect();
+    from_name(c, "Kind", "Parse a name.", false, &arms);
     // Both ways, exhaustive and without a wildcard arm: a kind without an
     // operation of the runtime, or an operation without a kind, does not
     // compile.
@@ -293,27 +307,13 @@ fn emit_tiers(spec: &Spec, c: &mut Code) {
         "Tier",
         &idents,
     );
-    c.doc("Its metadata.");
-    c.open("pub fn info(self) -> &'static TierInfo {");
-    c.line("&TIER_INFO[self as usize]");
-    c.close("}");
-    c.doc("Its name.");
-    c.open("pub fn name(self) -> &'static str {");
-    c.line("self.info().name");
-    c.close("}");
-    c.doc("Parse a name.");
-    c.open("pub fn from_name(name: &str) -> Option<Tier> {");
-    c.open("match name {");
-    for t in &spec.tiers {
-        c.line(format!(
-            "{} => Some(Tier::{}),",
-            str_lit(&t.name),
-            camel(&t.name)
-        ));
-    }
-    c.line("_ => None,");
-    c.close("}");
-    c.close("}");
+    accessors(c, "TierInfo", "TIER_INFO", Some("Its name."));
+    let arms: Vec<(Vec<String>, String)> = spec
+        .tiers
+        .iter()
+        .map(|t| (vec![t.name.clone()], camel(&t.name)))
+        .collect();
+    from_name(c, "Tier", "Parse a name.", false, &arms);
     c.doc("Whether this CPU runs the tier (detected at run time).");
     c.open("pub fn available(self) -> bool {");
     c.open("match self {");
@@ -390,26 +390,17 @@ fn emit_formats(spec: &Spec, c: &mut Code) {
     c.line("");
     c.open("impl Format {");
     all(c, "Every format, in spec order.", "Format", &idents);
-    c.doc("Its metadata.");
-    c.open("pub fn info(self) -> &'static FormatInfo {");
-    c.line("&FORMAT_INFO[self as usize]");
-    c.close("}");
-    c.doc("Parse a name or alias.");
-    c.open("pub fn from_name(name: &str) -> Option<Format> {");
-    c.open("match name {");
-    for f in &spec.formats {
-        let names: Vec<String> = std::iter::once(&f.name)
-            .chain(f.aliases.iter())
-            .map(|s| str_lit(s))
-            .collect();
-        c.line(format!(
-            "{} => Some(Format::{}),",
-            names.join(" | "),
-            camel(&f.name)
-        ));
-    }
-    c.line("_ => None,");
-    c.close("}");
-    c.close("}");
+    accessors(c, "FormatInfo", "FORMAT_INFO", None);
+    let arms: Vec<(Vec<String>, String)> = spec
+        .formats
+        .iter()
+        .map(|f| {
+            let names = std::iter::once(f.name.clone())
+                .chain(f.aliases.iter().cloned())
+                .collect();
+            (names, camel(&f.name))
+        })
+        .collect();
+    from_name(c, "Format", "Parse a name or alias.", false, &arms);
     c.close("}");
 }

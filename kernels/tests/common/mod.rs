@@ -379,3 +379,17 @@ pub fn covered(dt: Dt, g: &Geo) -> Vec<bool> {
     }
     c
 }
+
+/// `n` f32 values on a grid of 1/4096 in about ±2048, from `rng`.
+#[allow(dead_code)]
+pub fn grid_f32s(rng: &mut Rng, n: usize) -> Vec<f32> {
+    (0..n)
+        .map(|_| (rng.below(1 << 24) as f32 - (1 << 23) as f32) / 4096.0)
+        .collect()
+}
+
+/// The bytes of a typed slice, for comparing results bit for bit.
+#[allow(dead_code)]
+pub fn bits_of<T: tessera::Element>(x: &[T]) -> Vec<u8> {
+    tessera::array::as_bytes(x).to_vec()
+}
