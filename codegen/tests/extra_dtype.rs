@@ -4,19 +4,13 @@
 //! `@generated` header and parses, and the committed `generated/` is exactly
 //! what the spec produces.
 
+mod common;
+use common::*;
+
 use quote::ToTokens;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 use std::sync::OnceLock;
 use tessera_codegen::{generate, parse_spec, GeneratedFile, SpecSources};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn real() -> SpecSources {
-    SpecSources::read(&root().join("spec")).expect("the real spec files are readable")
-}
 
 fn generate_from(src: &SpecSources) -> Vec<GeneratedFile> {
     let spec = parse_spec(src).unwrap_or_else(|e| panic!("spec refused: {e}"));
@@ -54,23 +48,6 @@ fn squash<T: ToTokens>(t: &T) -> String {
         .chars()
         .filter(|c| !c.is_whitespace())
         .collect()
-}
-
-/// `snake_case` to `CamelCase`, written here independently of the generator.
-fn camel(name: &str) -> String {
-    let mut out = String::new();
-    let mut up = true;
-    for c in name.chars() {
-        if c == '_' {
-            up = true;
-        } else if up {
-            out.push(c.to_ascii_uppercase());
-            up = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 // ---- the new dtype --------------------------------------------------------

@@ -4,33 +4,10 @@
 //! arms are read here from `spec/kinds.toml` with a plain TOML parser and from
 //! `runtime/src/ops.rs` with `syn`, not from the generator.
 
-use std::path::PathBuf;
+mod common;
+use common::*;
+
 use tessera_codegen::{generate, parse_spec, SpecSources};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn real() -> SpecSources {
-    SpecSources::read(&root().join("spec")).expect("the real spec files are readable")
-}
-
-/// `snake_case` to `CamelCase`, written here independently of the generator.
-fn camel(name: &str) -> String {
-    let mut out = String::new();
-    let mut up = true;
-    for c in name.chars() {
-        if c == '_' {
-            up = true;
-        } else if up {
-            out.push(c.to_ascii_uppercase());
-            up = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
 
 /// (kind variant, operation variant) of every `[[kind]]`, in file order.
 fn kinds_and_operations(src: &SpecSources) -> Vec<(String, String)> {

@@ -3,12 +3,10 @@
 //! generated from. A table the generator refuses, or one that yields no
 //! kernels for the new dtype, fails here, so the example cannot rot.
 
-use std::path::PathBuf;
-use tessera_codegen::{generate, parse_spec, SpecSources};
+mod common;
+use common::*;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use tessera_codegen::{generate, parse_spec, SpecSources};
 
 /// The first ```toml block after the heading that starts with `heading`.
 fn toml_block(readme: &str, heading: &str) -> String {
