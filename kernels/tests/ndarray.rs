@@ -6,12 +6,12 @@
 
 mod common;
 
-use common::Rng;
 use ndarray::{s, Array, Array1, Array2, Array3, ArrayView2, Axis};
 use tessera::map::Program;
 use tessera::{
     nd, ArrayView, ArrayViewMut, CastMode, DType, Element, Error, Exec, Kind, ReduceOp, Result,
 };
+use tessera_testkit::rng::Rng;
 
 fn f32s(rng: &mut Rng, n: usize) -> Vec<f32> {
     (0..n)
