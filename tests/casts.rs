@@ -14,7 +14,7 @@
 //! * f32 into every narrow float: every midpoint between neighbouring finite
 //!   values, the values themselves and one f32 ulp either side, and random bit
 //!   patterns, through the scalar and avx2 contiguous kernels, against the
-//!   narrow-float model of tests/oracle/mini.rs.
+//!   narrow-float model of testkit/src/mini.rs.
 //!
 //! The oracle: the source decodes exactly (an f64, an i128, a bool or a pair
 //! of f64); the destination rounds once. Narrow floats round by
@@ -29,17 +29,19 @@
 
 mod oracle;
 
-use oracle::harness::{par_map, run, write_records, Failures, Layout};
-use oracle::mini::{mini, MiniOracle};
-use oracle::rng::{seed, Rng};
-use oracle::values::{
-    code_bytes, decode, edge_elems, int_bytes, int_range, push_random, random_f32, random_f64,
-    same_result, width, Val,
-};
+use oracle::harness::{par_map, write_records, Failures};
 use std::collections::BTreeSet;
 use std::time::Instant;
 use tessera::tier::cast_table;
-use tessera_generated::{cast_index, variants_for, Class, DType, LoopFn, Tier, Variant};
+use tessera_generated::{variants_for, Class, DType, Tier, Variant};
+use tessera_testkit::differential::{cast_kernel, check, run, Case, Layout, Subject};
+use tessera_testkit::edges::{edge_elems, F32_EDGES};
+use tessera_testkit::mini::{mini, MiniOracle};
+use tessera_testkit::rng::{seed, Rng};
+use tessera_testkit::values::{
+    code_bytes, decode, int_bytes, int_range, push_random, random_f32, random_f64, same_result,
+    width, Val,
+};
 
 // ------------------------------------------------------------------ records
 
@@ -63,13 +65,6 @@ fn cast_line(src: DType, dst: DType, sat: bool, tier: Tier, v: Variant) -> Strin
 }
 
 // ------------------------------------------------------------------ kernels
-
-/// The cast kernel of a tier, if the tier runs here.
-fn cast_kernel(tier: Tier, src: DType, dst: DType, sat: bool, v: Variant) -> Option<LoopFn> {
-    let table = cast_table(tier)?;
-    let i = cast_index(src, dst, sat, v).expect("every pair has a cast of each one-input variant");
-    Some(table[i])
-}
 
 /// The layouts each variant runs in: contiguous; strided with source stride 3
 /// and destination stride -1 (misaligned) or 2.
@@ -521,7 +516,7 @@ fn differential_pair(src: DType, dst: DType, tiers: &[Tier]) -> PairResult {
         lines: Vec::new(),
         failures: Failures::default(),
     };
-    let (ws, wd) = (width(src), width(dst));
+    let ws = width(src);
     let mut rng = Rng::for_label(
         &format!("casts differential {} {}", src.name(), dst.name()),
         seed(),
@@ -536,33 +531,64 @@ fn differential_pair(src: DType, dst: DType, tiers: &[Tier]) -> PairResult {
     let all = flat(&elems);
     for sat in modes() {
         for &v in variants_for(1) {
-            let reference = cast_kernel(Tier::Scalar, src, dst, sat, v).unwrap();
-            for &tier in tiers {
-                let f = cast_kernel(tier, src, dst, sat, v).unwrap();
-                let key = cast_line(src, dst, sat, tier, v);
-                let mut ok = true;
-                for layout in layouts(v) {
-                    for n in [0usize, 1, 7, 8, 17, 33, elems.len()] {
-                        let input = &all[..n * ws];
-                        let want = run(reference, &[ws], wd, &[input], n, &layout)
-                            .unwrap_or_else(|e| panic!("scalar {key}: {e}"));
-                        let got = match run(f, &[ws], wd, &[input], n, &layout) {
+            let subject = Subject::cast(src, dst, sat, v, tiers)
+                .expect("every pair has a scalar cast of each one-input variant");
+            let mut ok = vec![true; subject.tiers.len()];
+            for layout in layouts(v) {
+                for n in [0usize, 1, 7, 8, 17, 33, elems.len()] {
+                    let input = &all[..n * ws];
+                    let inputs = [input];
+                    let case = Case {
+                        n,
+                        inputs: &inputs,
+                        layout,
+                        in_place: false,
+                    };
+                    let outcome = check(&subject, &case);
+                    let scalar = cast_line(src, dst, sat, Tier::Scalar, v);
+                    let want = outcome
+                        .scalar
+                        .output
+                        .as_ref()
+                        .unwrap_or_else(|e| panic!("scalar {scalar}: {e}"));
+                    // The scalar kernel in this layout against the contiguous
+                    // one, before the tiers are held to it.
+                    match &outcome.reference {
+                        Ok(reference) => {
+                            if let Some((_, m)) =
+                                first_mismatch(src, dst, sat, input, want, reference)
+                            {
+                                res.failures.push_at(
+                                    &scalar,
+                                    format!("{scalar} (n {n}, {layout:?}) vs contig: {m}"),
+                                );
+                            }
+                        }
+                        Err(e) => res
+                            .failures
+                            .push_at(&scalar, format!("{scalar} contig: {e}")),
+                    }
+                    for (t, ok) in outcome.tiers.iter().zip(ok.iter_mut()) {
+                        let key = cast_line(src, dst, sat, t.tier, v);
+                        let got = match &t.output {
                             Ok(g) => g,
                             Err(e) => {
                                 res.failures.push_at(&key, format!("{key}: {e}"));
-                                ok = false;
+                                *ok = false;
                                 continue;
                             }
                         };
-                        if let Some((_, m)) = first_mismatch(src, dst, sat, input, &got, &want) {
+                        if let Some((_, m)) = first_mismatch(src, dst, sat, input, got, want) {
                             res.failures
                                 .push_at(&key, format!("{key} (n {n}, {layout:?}) vs scalar: {m}"));
-                            ok = false;
+                            *ok = false;
                         }
                     }
                 }
+            }
+            for ((tier, _), ok) in subject.tiers.iter().zip(ok) {
                 if ok {
-                    res.lines.push(key);
+                    res.lines.push(cast_line(src, dst, sat, *tier, v));
                 }
             }
         }
@@ -703,7 +729,7 @@ fn midpoint_inputs(m: &MiniOracle, random: usize, rng: &mut Rng) -> Vec<f32> {
     for x in narrow_boundaries(m, usize::MAX) {
         f32_around(x, &mut v);
     }
-    v.extend(oracle::values::F32_EDGES.iter().map(|&b| f32::from_bits(b)));
+    v.extend(F32_EDGES.iter().map(|&b| f32::from_bits(b)));
     for _ in 0..random {
         v.push(f32::from_bits(rng.next_u32()));
     }

@@ -1,22 +1,20 @@
 //! The parameterised-float codecs of the runtime (`runtime::minifloat::{decode,
 //! encode}` with the generated parameter types) against the independent model
-//! of tests/oracle/mini.rs: every code decoded, every value, midpoint and
+//! of testkit/src/mini.rs: every code decoded, every value, midpoint and
 //! midpoint neighbour encoded in both cast modes, random f32 bit patterns, and
 //! the catalogue's parameters checked against the generated ones.
 //!
 //! `cargo test --release -- --ignored` also runs every one of the 2^32 f32
 //! inputs through every encoder in both modes.
 
-mod oracle;
-
-use oracle::mini::{mini, MiniOracle};
-use oracle::rng::{seed, Rng};
 use tessera_generated::codecs::visit_params;
 use tessera_generated::runtime::minifloat::{
     decode, encode, encode_general, graded_applies, pow2_applies, truncated_applies, MiniFloat,
     ParamsVisitor,
 };
 use tessera_generated::{Class, DType, NanStyle, NanTo, Negative, Overflow};
+use tessera_testkit::mini::{mini, MiniOracle};
+use tessera_testkit::rng::{seed, Rng};
 
 /// The runtime's codec of one dtype, through plain function pointers.
 struct Rt {
@@ -393,7 +391,7 @@ fn encode_rules_by_hand() {
     // e8m0fnu: powers of two 2^-127 (code 0) .. 2^127 (code 254), NaN 0xff, no
     // zero and no sign; halves round up (nearest-away). Zero and negatives are
     // NaN; below 2^-126 the ml_dtypes grid of multiples of 2^-126 applies (see
-    // tests/oracle/mini.rs).
+    // testkit/src/mini.rs).
     assert_eq!(enc(DType::E8m0fnu, 0.0, false), 0xff);
     assert_eq!(enc(DType::E8m0fnu, -0.0, false), 0xff);
     assert_eq!(enc(DType::E8m0fnu, f32::from_bits(1), false), 0x00);
@@ -441,7 +439,7 @@ fn ml_dtypes_data(file: &str) -> Vec<u8> {
     std::fs::read(&p).unwrap_or_else(|e| panic!("cannot read {p}: {e}"))
 }
 
-/// The model of the spec's rules (tests/oracle/mini.rs) against ml_dtypes
+/// The model of the spec's rules (testkit/src/mini.rs) against ml_dtypes
 /// 0.6.0 on its reference vectors (tests/data/ml_dtypes): the spec says it
 /// matches ml_dtypes, so the model (and through it every test above) must too.
 #[test]

@@ -20,14 +20,15 @@
 
 mod oracle;
 
-use oracle::harness::{kernel, par_map, run, run_in_place, Coverage, Failures, Layout};
-use oracle::rng::{seed, Rng};
-use oracle::values::{decode, in_dtypes, out_dtype, push_operand, replicate, same_result, width};
+use oracle::harness::{par_map, Coverage, Failures};
 use std::collections::BTreeSet;
 use tessera::tier::kernel_table;
 use tessera_generated::{
     kernel_index, variants_for, DType, Kind, Tier, Variant, KERNELS, KERNEL_COUNT,
 };
+use tessera_testkit::differential::{check, Case, Checked, Diff, Layout, Subject};
+use tessera_testkit::rng::{seed, Rng};
+use tessera_testkit::values::{decode, push_operand, replicate};
 
 const SIZES: [usize; 6] = [0, 1, 7, 33, 257, 1000];
 
@@ -44,32 +45,24 @@ fn groups() -> Vec<(Kind, DType)> {
 /// NaN results that differed only in sign or payload.
 static NAN_BIT_DIFFERENCES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
-/// The first element of two outputs that is not the same result, described.
-fn first_difference(d: DType, w: usize, got: &[u8], want: &[u8]) -> Option<String> {
-    if got == want {
-        return None;
-    }
+/// The first element of an output that is not the result wanted, described,
+/// or None where every element is (NaN results that differ only in their
+/// bits are counted).
+fn first_difference(d: DType, got: &[u8], want: &[u8], diff: Diff) -> Option<String> {
     if got.len() != want.len() {
         return Some(format!("{} bytes, want {}", got.len(), want.len()));
     }
-    let mut nan_bits = 0;
-    for i in 0..got.len() / w {
-        let (g, x) = (&got[i * w..(i + 1) * w], &want[i * w..(i + 1) * w]);
-        if g == x {
-            continue;
-        }
-        if same_result(d, g, x) {
-            nan_bits += 1;
-            continue;
-        }
-        return Some(format!(
-            "element {i}: {g:02x?} = {:?}, want {x:02x?} = {:?}",
-            decode(d, g),
-            decode(d, x)
-        ));
-    }
-    NAN_BIT_DIFFERENCES.fetch_add(nan_bits, std::sync::atomic::Ordering::Relaxed);
-    None
+    let Some(i) = diff.first else {
+        NAN_BIT_DIFFERENCES.fetch_add(diff.nan_only, std::sync::atomic::Ordering::Relaxed);
+        return None;
+    };
+    let w = d.info().item_bytes;
+    let (g, x) = (&got[i * w..(i + 1) * w], &want[i * w..(i + 1) * w]);
+    Some(format!(
+        "element {i}: {g:02x?} = {:?}, want {x:02x?} = {:?}",
+        decode(d, g),
+        decode(d, x)
+    ))
 }
 
 #[test]
@@ -145,23 +138,20 @@ fn check_group(kind: Kind, d: DType, tiers: &[Tier]) -> GroupResult {
         failures: Failures::default(),
         runs: 0,
     };
-    let in_d = in_dtypes(kind, d);
-    let in_w: Vec<usize> = in_d.iter().map(|&x| width(x)).collect();
-    let out_d = out_dtype(kind, d);
-    let out_w = width(out_d);
     let name = format!("{} {}", kind.name(), d.name());
     let mut rng = Rng::for_label(&format!("differential {name}"), seed());
-    let scalar_contig = kernel(Tier::Scalar, kind, d, Variant::Contig)
-        .expect("every kernel has a contiguous variant");
     for (si, &n) in SIZES.iter().enumerate() {
         for &v in variants_for(kind.info().arity) {
+            let subject = Subject::kernel(kind, d, v, tiers)
+                .expect("the scalar tier has every kernel and its contiguous variant");
+            let in_w = subject.in_widths();
             let layouts = match v {
                 Variant::Strided => Layout::strided().to_vec(),
                 _ => vec![Layout::unit(v, si % 2)],
             };
-            let scalar_v = kernel(Tier::Scalar, kind, d, v).unwrap();
             for layout in layouts {
-                let ins: Vec<Vec<u8>> = in_d
+                let ins: Vec<Vec<u8>> = subject
+                    .inputs
                     .iter()
                     .enumerate()
                     .map(|(k, &dk)| {
@@ -177,7 +167,14 @@ fn check_group(kind: Kind, d: DType, tiers: &[Tier]) -> GroupResult {
                     .collect();
                 let refs: Vec<&[u8]> = ins.iter().map(|x| x.as_slice()).collect();
                 let at = format!("{name} n={n} {} {layout:?}", v.name());
-                let want = match run(scalar_contig, &in_w, out_w, &refs, n, &Layout::CONTIG) {
+                let case = Case {
+                    n,
+                    inputs: &refs,
+                    layout,
+                    in_place: true,
+                };
+                let outcome = check(&subject, &case);
+                let want = match &outcome.reference {
                     Ok(w) => w,
                     Err(e) => {
                         res.failures.push_at(
@@ -187,8 +184,8 @@ fn check_group(kind: Kind, d: DType, tiers: &[Tier]) -> GroupResult {
                         continue;
                     }
                 };
-                let base = match run(scalar_v, &in_w, out_w, &refs, n, &layout) {
-                    Ok(w) => w,
+                let base = match &outcome.scalar.output {
+                    Ok(b) => b,
                     Err(e) => {
                         res.failures.push_at(
                             &format!("{name} scalar {}", v.name()),
@@ -197,8 +194,13 @@ fn check_group(kind: Kind, d: DType, tiers: &[Tier]) -> GroupResult {
                         continue;
                     }
                 };
-                res.runs += 2;
-                if let Some(diff) = first_difference(out_d, out_w, &base, &want) {
+                res.runs += outcome.runs();
+                let out_d = subject.out;
+                if let Some(diff) = outcome
+                    .scalar
+                    .diff
+                    .and_then(|x| first_difference(out_d, base, want, x))
+                {
                     res.failures.push_at(
                         &format!("{name} scalar {}", v.name()),
                         format!(
@@ -207,48 +209,46 @@ fn check_group(kind: Kind, d: DType, tiers: &[Tier]) -> GroupResult {
                         ),
                     );
                 }
-                for &tier in tiers {
-                    let f = kernel(tier, kind, d, v).unwrap();
-                    res.runs += 1;
-                    match run(f, &in_w, out_w, &refs, n, &layout) {
+                for t in &outcome.tiers {
+                    let key = format!("{name} {} {}", t.tier.name(), v.name());
+                    match &t.output {
                         Ok(got) => {
-                            if let Some(diff) = first_difference(out_d, out_w, &got, &base) {
+                            if let Some(diff) =
+                                t.diff.and_then(|x| first_difference(out_d, got, base, x))
+                            {
                                 res.failures.push_at(
-                                    &format!("{name} {} {}", tier.name(), v.name()),
-                                    format!("{at}: {} differs from scalar: {diff}", tier.name()),
+                                    &key,
+                                    format!("{at}: {} differs from scalar: {diff}", t.tier.name()),
                                 );
                             }
                         }
-                        Err(e) => res.failures.push_at(
-                            &format!("{name} {} {}", tier.name(), v.name()),
-                            format!("{at} {}: {e}", tier.name()),
-                        ),
+                        Err(e) => res
+                            .failures
+                            .push_at(&key, format!("{at} {}: {e}", t.tier.name())),
                     }
-                    res.coverage.add(kind, d, tier, v);
+                    res.coverage.add(kind, d, t.tier, v);
                 }
                 // In place: the destination is input 0, same pointer and stride.
-                if out_d == in_d[0]
-                    && layout.src[0] != 0
-                    && (layout.src[0] == layout.dst || v == Variant::Strided)
-                {
-                    let mut l = layout;
-                    l.dst = l.src[0];
-                    for &tier in std::iter::once(&Tier::Scalar).chain(tiers) {
-                        let f = kernel(tier, kind, d, v).unwrap();
-                        let got = run_in_place(f, &in_w, &refs, n, &l);
-                        res.runs += 1;
-                        if let Some(diff) = first_difference(out_d, out_w, &got, &want) {
-                            res.failures.push_at(
-                                &format!("{name} {} {} in place", tier.name(), v.name()),
-                                format!("{at} {} in place: {diff}", tier.name()),
-                            );
-                        }
+                for t in &outcome.in_place {
+                    if let Some(diff) = in_place_difference(out_d, t, want) {
+                        res.failures.push_at(
+                            &format!("{name} {} {} in place", t.tier.name(), v.name()),
+                            format!("{at} {} in place: {diff}", t.tier.name()),
+                        );
                     }
                 }
             }
         }
     }
     res
+}
+
+/// What an in-place run got wrong, if anything.
+fn in_place_difference(d: DType, t: &Checked, want: &[u8]) -> Option<String> {
+    match &t.output {
+        Ok(got) => t.diff.and_then(|x| first_difference(d, got, want, x)),
+        Err(e) => Some(e.clone()),
+    }
 }
 
 #[test]

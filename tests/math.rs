@@ -12,10 +12,10 @@
 mod oracle;
 
 use oracle::expect::{check, Expect};
-use oracle::harness::kernel;
-use oracle::math_ref::reference_of;
-use oracle::rng::Rng;
 use tessera_generated::{Accuracy, Args, DType, Kind, Tier, Variant};
+use tessera_testkit::differential::kernel;
+use tessera_testkit::math_ref::reference_of;
+use tessera_testkit::rng::Rng;
 
 fn tiers() -> Vec<Tier> {
     Tier::ALL.into_iter().filter(|t| t.available()).collect()

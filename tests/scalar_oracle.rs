@@ -12,15 +12,18 @@
 mod oracle;
 
 use oracle::expect::{check, expect, Expect};
-use oracle::harness::{kernel, par_map, run, Coverage, Failures, Layout};
-use oracle::mini::mini;
-use oracle::rng::{seed, Rng};
-use oracle::values::{
-    code_bytes, decode, edge_elems, elem, fma_addend, in_dtypes, int_bytes, int_range, near,
-    out_dtype, push_random, replicate, width, Val,
-};
+use oracle::harness::{par_map, Coverage, Failures};
+use oracle::values::{fma_addend, near};
 use std::collections::BTreeSet;
 use tessera_generated::{variants_for, Class, DType, Kind, LoopFn, Tier, Variant, KERNELS};
+use tessera_testkit::differential::{kernel, run, Layout};
+use tessera_testkit::edges::edge_elems;
+use tessera_testkit::mini::mini;
+use tessera_testkit::rng::{seed, Rng};
+use tessera_testkit::values::{
+    code_bytes, decode, elem, in_dtypes, int_bytes, int_range, out_dtype, push_random, replicate,
+    width, Val,
+};
 
 /// At most this many cases are enumerated exhaustively.
 const EXHAUSTIVE_LIMIT: usize = 70_000;

@@ -8,10 +8,11 @@
 
 mod oracle;
 
-use oracle::harness::{kernel, run, Coverage, Failures, Layout};
-use oracle::mini::mini;
-use oracle::values::{code_bytes, decode, in_dtypes, out_dtype, replicate, width, Val};
+use oracle::harness::{Coverage, Failures};
 use tessera_generated::{variants_for, Class, DType, Kind, ResultRule, Tier, Variant};
+use tessera_testkit::differential::{kernel, run, Layout};
+use tessera_testkit::mini::mini;
+use tessera_testkit::values::{code_bytes, decode, in_dtypes, out_dtype, replicate, width, Val};
 
 /// A special's value: "nan", "inf", "-inf", "-0", or a decimal.
 fn parse(s: &str) -> f64 {

@@ -28,6 +28,7 @@ use half::slice::HalfFloatSliceExt;
 use half::{bf16, f16};
 use tessera::array::as_bytes;
 use tessera::{ArrayView, ArrayViewMut, CastMode, DType, Exec, Format, Tier};
+use tessera_testkit::rng::Rng;
 
 /// The `half` crate's slice conversion peer.
 pub const HALF: &str = "half slice";
@@ -470,16 +471,13 @@ pub fn f32_data(n: usize) -> Vec<f32> {
         1.0625,
         -1.1875,
     ];
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     (0..n)
         .map(|i| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let r = rng.next_u32();
             if i % 997 == 500 {
                 return EDGES[(i / 997) % EDGES.len()];
             }
-            let r = (seed >> 32) as u32;
             let exp = 119 + (r >> 23 & 0xff) % 16;
             f32::from_bits((r & 0x8000_0000) | exp << 23 | (r & 0x007f_ffff))
         })

@@ -10,6 +10,7 @@
 use crate::harness::{split, Case, CheckFn, Group, RatioSpec};
 use ndarray::{ArrayView1, ArrayViewMut1, Zip};
 use tessera::{ArrayView, ArrayViewMut, Exec, Kind, Tier};
+use tessera_testkit::rng::Rng;
 
 /// The operands every case of these groups reads and writes.
 pub struct Bufs {
@@ -32,14 +33,11 @@ impl Bufs {
     /// `n` elements per operand, inputs filled with reproducible values in
     /// ±[0.5, 4), for which a fused and an unfused multiply-add differ often.
     pub fn new(n: usize) -> Bufs {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
         let mut fill = || {
             (0..n)
                 .map(|_| {
-                    seed ^= seed << 13;
-                    seed ^= seed >> 7;
-                    seed ^= seed << 17;
-                    let r = (seed >> 32) as u32;
+                    let r = rng.next_u32();
                     let sign = r & 0x8000_0000;
                     let exp = 126 + (r >> 23 & 0xff) % 3;
                     f32::from_bits(sign | exp << 23 | (r & 0x007f_ffff))

@@ -15,6 +15,7 @@
 
 use std::time::Instant;
 use tessera::{matmul, ArrayView, ArrayViewMut, Exec};
+use tessera_testkit::rng::Rng;
 
 /// The group's name on the command line.
 pub const NAME: &str = "gemm";
@@ -148,13 +149,8 @@ fn case<T: Elem>(
     threads: usize,
     quick: bool,
 ) -> (Vec<(String, Option<f64>)>, bool) {
-    let mut s = 0x2545F4914F6CDD1Du64;
-    let mut rnd = || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        T::of((s >> 11) as f64 / (1u64 << 53) as f64 - 0.5)
-    };
+    let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
+    let mut rnd = || T::of(rng.unit() - 0.5);
     let a: Vec<T> = (0..m * k).map(|_| rnd()).collect();
     let b: Vec<T> = (0..k * n).map(|_| rnd()).collect();
     let mut peers: Vec<Peer<T>> = vec![

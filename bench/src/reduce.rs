@@ -24,6 +24,7 @@ use crate::harness::{Case, Group, RatioSpec};
 use tessera::{
     map, reduce, reduce_terms, ArrayView, ArrayViewMut, DType, Exec, Program, ReduceOp, Terms, Tier,
 };
+use tessera_testkit::rng::Rng;
 
 /// The group names.
 pub const NAMES: [&str; 3] = ["reduce/sum-f32", "reduce/sum-f64", "reduce/sum-squares-f32"];
@@ -40,13 +41,8 @@ pub struct SumBufs {
 impl SumBufs {
     /// `bytes` bytes of values in [0, 1) per dtype (one buffer per group that runs).
     pub fn new(bytes: usize, f32s: bool, f64s: bool) -> SumBufs {
-        let mut state = 0x1234_5678_9abc_def0u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rng = Rng::new(0x1234_5678_9abc_def0);
+        let mut next = move || rng.unit();
         let a32 = if f32s {
             (0..(bytes / 4).max(1)).map(|_| next() as f32).collect()
         } else {

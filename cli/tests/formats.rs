@@ -5,6 +5,7 @@
 mod common;
 
 use common::*;
+use tessera_testkit::rng::Rng;
 
 // ---- the formats, from their parameters -------------------------------------
 
@@ -163,11 +164,11 @@ fn e4m3fn_probe_values() -> Vec<f32> {
         -464.0,
         1e6,
     ]);
-    let mut rng = Rng(0xE4);
+    let mut rng = Rng::new(0xE4);
     for _ in 0..4000 {
         let e = rng.below(40) as i32 - 20;
-        let m = 1.0 + (rng.next() >> 40) as f32 / (1u64 << 24) as f32;
-        let s = if rng.next() & 1 == 1 { -1.0 } else { 1.0 };
+        let m = 1.0 + (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        let s = if rng.next_u64() & 1 == 1 { -1.0 } else { 1.0 };
         v.push(s * m * 2f32.powi(e));
     }
     v
@@ -226,13 +227,13 @@ fn cast_f32_to_e4m3fn_matches_a_search_over_the_codes() {
 fn cast_rounds_broadcasts_and_reads_layouts() {
     let dir = TempDir::new("cast-misc");
     // f64 → f32 rounds once, to nearest even: Rust's `as` does the same.
-    let mut rng = Rng(21);
+    let mut rng = Rng::new(21);
     let x: Vec<f64> = (0..400)
         .map(|_| {
             // Exponents across f32's range and past both of its ends.
-            let exponent = (1023 - 160 + rng.below(320)) as u64;
-            let sign = rng.next() & (1 << 63);
-            f64::from_bits(sign | exponent << 52 | (rng.next() >> 12))
+            let exponent = 1023 - 160 + rng.below(320);
+            let sign = rng.next_u64() & (1 << 63);
+            f64::from_bits(sign | exponent << 52 | (rng.next_u64() >> 12))
         })
         .chain([
             1.0 + 2f64.powi(-24),
@@ -497,9 +498,9 @@ fn special_blocks_get_the_nan_scale_and_zero_blocks_the_smallest() {
 #[test]
 fn mxfp4_packs_two_codes_per_byte_and_nvfp4_has_a_tensor_scale() {
     let dir = TempDir::new("fp4");
-    let mut rng = Rng(31);
+    let mut rng = Rng::new(31);
     let x: Vec<f32> = (0..64)
-        .map(|_| ((rng.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 20.0)
+        .map(|_| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 20.0)
         .collect();
     dir.write("x.npy", &npy_f32(&[1, 64], &x));
 
@@ -572,9 +573,9 @@ fn mxfp4_packs_two_codes_per_byte_and_nvfp4_has_a_tensor_scale() {
 #[test]
 fn transcode_is_decode_then_encode() {
     let dir = TempDir::new("transcode");
-    let mut rng = Rng(41);
+    let mut rng = Rng::new(41);
     let x: Vec<f32> = (0..128)
-        .map(|_| ((rng.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 1000.0)
+        .map(|_| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 1000.0)
         .collect();
     dir.write("x.npy", &npy_f32(&[2, 64], &x));
     ok(&run_call(&dir, &encode_call("nvfp4", None, "x.npy", true)));

@@ -8,42 +8,43 @@ mod common;
 use common::*;
 use tessera_cli::call::Call;
 use tessera_cli::npy;
+use tessera_testkit::rng::Rng;
 
 /// One random mutation of `base`.
 fn mutate(rng: &mut Rng, base: &[u8], dictionary: &[&[u8]]) -> Vec<u8> {
     let mut v = base.to_vec();
-    for _ in 0..1 + rng.below(3) {
-        match rng.below(7) {
+    for _ in 0..1 + rng.below_usize(3) {
+        match rng.below_usize(7) {
             0 if !v.is_empty() => {
-                let i = rng.below(v.len());
-                v[i] ^= 1 << rng.below(8);
+                let i = rng.below_usize(v.len());
+                v[i] ^= 1 << rng.below_usize(8);
             }
             1 if !v.is_empty() => {
-                let i = rng.below(v.len());
-                v[i] = rng.next() as u8;
+                let i = rng.below_usize(v.len());
+                v[i] = rng.next_u64() as u8;
             }
             2 => {
-                let i = rng.below(v.len() + 1);
-                v.insert(i, rng.next() as u8);
+                let i = rng.below_usize(v.len() + 1);
+                v.insert(i, rng.next_u64() as u8);
             }
             3 if !v.is_empty() => {
-                let i = rng.below(v.len());
-                let n = 1 + rng.below(8.min(v.len() - i));
+                let i = rng.below_usize(v.len());
+                let n = 1 + rng.below_usize(8.min(v.len() - i));
                 v.drain(i..i + n);
             }
             4 => {
-                let cut = rng.below(v.len() + 1);
+                let cut = rng.below_usize(v.len() + 1);
                 v.truncate(cut);
             }
             5 => {
-                let word = dictionary[rng.below(dictionary.len())];
-                let i = rng.below(v.len() + 1);
+                let word = dictionary[rng.below_usize(dictionary.len())];
+                let i = rng.below_usize(v.len() + 1);
                 v.splice(i..i, word.iter().copied());
             }
             _ if !v.is_empty() => {
                 // Overwrite with a dictionary word in place.
-                let word = dictionary[rng.below(dictionary.len())];
-                let i = rng.below(v.len());
+                let word = dictionary[rng.below_usize(dictionary.len())];
+                let i = rng.below_usize(v.len());
                 for (k, &b) in word.iter().enumerate() {
                     if i + k < v.len() {
                         v[i + k] = b;
@@ -193,7 +194,7 @@ fn base_call() -> String {
 
 #[test]
 fn npy_parser_never_panics() {
-    let mut rng = Rng(0xF00D);
+    let mut rng = Rng::new(0xF00D);
     let bases = [
         base_npy(),
         npy_bytes("|u1", true, &[3, 2], &[1, 2, 3, 4, 5, 6], 2),
@@ -217,7 +218,7 @@ fn npy_parser_never_panics() {
 
 #[test]
 fn call_parser_never_panics() {
-    let mut rng = Rng(0xCA11);
+    let mut rng = Rng::new(0xCA11);
     let base = base_call();
     let mut accepted = 0;
     for _ in 0..4000 {
@@ -235,7 +236,7 @@ fn call_parser_never_panics() {
 #[test]
 fn run_command_never_panics_in_process() {
     let dir = TempDir::new("fuzz-inproc");
-    let mut rng = Rng(0xBEEF);
+    let mut rng = Rng::new(0xBEEF);
     let call_path = dir.path("call.json").display().to_string();
     let args = vec!["run".to_string(), call_path];
     let good_b = base_npy();
@@ -296,11 +297,11 @@ fn format_calls_never_panic_in_process() {
         let r = tessera_cli::main_with(&args, &mut out);
         assert!(r.is_ok(), "{call}: {r:?}");
     }
-    let mut rng = Rng(0xF0F0);
+    let mut rng = Rng::new(0xF0F0);
     let mut outcomes = [0usize; 3];
     for round in 0..900 {
         let call = FORMAT_CALLS[round % FORMAT_CALLS.len()];
-        let (victim, bytes) = &originals[rng.below(originals.len())];
+        let (victim, bytes) = &originals[rng.below_usize(originals.len())];
         if round % 2 == 0 {
             dir.write("call.json", &mutate(&mut rng, call.as_bytes(), JSON_WORDS));
         } else {
@@ -326,7 +327,7 @@ fn format_calls_never_panic_in_process() {
 #[test]
 fn binary_never_panics_on_mutations() {
     let dir = TempDir::new("fuzz-bin");
-    let mut rng = Rng(0xD1CE);
+    let mut rng = Rng::new(0xD1CE);
     let i4_call = r#"{"kernel": "mul", "operands": {"x0": {"npy": "a.npy", "dtype": "u8"}, "x1": {"npy": "c.npy", "dtype": "i4", "packed": true}}, "results": {"y": {"npy": "y.npy"}}}"#;
     dir.write("b.npy", &base_npy());
     write_format_files(&dir);
@@ -334,8 +335,8 @@ fn binary_never_panics_on_mutations() {
     for round in 0..320 {
         if round % 4 == 3 {
             // A cast or format call, its call file or the nvfp4 scales mutated.
-            let call = FORMAT_CALLS[rng.below(FORMAT_CALLS.len())];
-            let call = if rng.next() & 1 == 0 {
+            let call = FORMAT_CALLS[rng.below_usize(FORMAT_CALLS.len())];
+            let call = if rng.next_u64() & 1 == 0 {
                 String::from_utf8_lossy(&mutate(&mut rng, call.as_bytes(), JSON_WORDS)).into_owned()
             } else {
                 dir.write("ns.npy", &mutate(&mut rng, &scales, NPY_WORDS));

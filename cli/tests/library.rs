@@ -7,6 +7,7 @@
 mod common;
 
 use common::*;
+use tessera_testkit::rng::Rng;
 
 fn f32s(data: &[u8]) -> Vec<f32> {
     data.chunks_exact(4)
@@ -195,7 +196,7 @@ fn polyval_is_horner_with_one_fma_per_coefficient() {
 #[test]
 fn qmatmul_and_requantize_are_exact() {
     let dir = TempDir::new("qmatmul");
-    let mut rng = Rng(21);
+    let mut rng = Rng::new(21);
     let (m, k, n) = (5, 37, 6);
     let a: Vec<i8> = (0..m * k).map(|_| rng.below(256) as u8 as i8).collect();
     let b: Vec<i8> = (0..k * n).map(|_| rng.below(256) as u8 as i8).collect();
@@ -244,7 +245,7 @@ fn qmatmul_and_requantize_are_exact() {
 #[test]
 fn sum_lanes_gives_the_lane_sums_of_every_block() {
     let dir = TempDir::new("lanes");
-    let mut rng = Rng(22);
+    let mut rng = Rng::new(22);
     let n = 2500;
     let x: Vec<f32> = (0..n)
         .map(|_| (rng.below(1 << 20) as f32 - (1 << 19) as f32) / 64.0)

@@ -5,6 +5,7 @@
 mod common;
 
 use common::*;
+use tessera_testkit::rng::Rng;
 
 fn f32s(data: &[u8]) -> Vec<f32> {
     data.chunks_exact(4)
@@ -21,8 +22,8 @@ fn i64s(data: &[u8]) -> Vec<i64> {
 fn values(rng: &mut Rng, n: usize) -> Vec<f32> {
     (0..n)
         .map(|_| {
-            ((rng.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
-                * 2f32.powi((rng.next() % 20) as i32 - 10)
+            ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5)
+                * 2f32.powi((rng.next_u64() % 20) as i32 - 10)
         })
         .collect()
 }
@@ -37,7 +38,7 @@ fn lane_sum5(t: &[f32]) -> f32 {
 #[test]
 fn reduce_sum_over_the_last_axis() {
     let dir = TempDir::new("reduce-sum");
-    let mut rng = Rng(21);
+    let mut rng = Rng::new(21);
     let x = values(&mut rng, 15);
     dir.write("x.npy", &npy_f32(&[3, 5], &x));
     dir.write(
@@ -62,7 +63,7 @@ fn reduce_sum_over_the_last_axis() {
 #[test]
 fn several_reductions_of_a_fortran_operand() {
     let dir = TempDir::new("reduce-many");
-    let mut rng = Rng(22);
+    let mut rng = Rng::new(22);
     // Logical (5, 2) stored column-major: element (i, j) at j * 5 + i.
     let stored = values(&mut rng, 10);
     let data: Vec<u8> = stored.iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -101,7 +102,7 @@ fn several_reductions_of_a_fortran_operand() {
 #[test]
 fn scan_sum_along_an_axis() {
     let dir = TempDir::new("scan-sum");
-    let mut rng = Rng(23);
+    let mut rng = Rng::new(23);
     let x = values(&mut rng, 12);
     dir.write("x.npy", &npy_f32(&[3, 4], &x));
     dir.write(
@@ -168,7 +169,7 @@ fn reduce_and_scan_refusals() {
 #[test]
 fn reduce_and_scan_of_a_program() {
     let dir = TempDir::new("reduce-program");
-    let mut rng = Rng(24);
+    let mut rng = Rng::new(24);
     let x = values(&mut rng, 15);
     let w = values(&mut rng, 5);
     dir.write("x.npy", &npy_f32(&[3, 5], &x));
@@ -256,7 +257,7 @@ fn reduce_and_scan_of_a_program() {
 #[test]
 fn series_calls() {
     let dir = TempDir::new("series");
-    let mut rng = Rng(25);
+    let mut rng = Rng::new(25);
     let x = values(&mut rng, 9);
     dir.write("x.npy", &npy_f32(&[9], &x));
     let run_op = |attrs: &str| -> Vec<f32> {

@@ -4,6 +4,7 @@
 mod common;
 
 use common::*;
+use tessera_testkit::rng::Rng;
 
 fn f32s(data: &[u8]) -> Vec<f32> {
     data.chunks_exact(4)
@@ -13,14 +14,14 @@ fn f32s(data: &[u8]) -> Vec<f32> {
 
 fn random_f32s(rng: &mut Rng, n: usize) -> Vec<f32> {
     (0..n)
-        .map(|_| ((rng.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 100.0)
+        .map(|_| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 100.0)
         .collect()
 }
 
 #[test]
 fn f32_add_broadcasts_a_row() {
     let dir = TempDir::new("f32add");
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     let a = random_f32s(&mut rng, 12);
     let b = random_f32s(&mut rng, 4);
     dir.write("a.npy", &npy_f32(&[3, 4], &a));
@@ -51,7 +52,7 @@ fn f32_add_broadcasts_a_row() {
 #[test]
 fn fortran_order_input_is_read_as_its_layout() {
     let dir = TempDir::new("fortran");
-    let mut rng = Rng(12);
+    let mut rng = Rng::new(12);
     // Logical a[i][j] for shape (3, 4) stored column-major: element (i, j) at j * 3 + i.
     let stored = random_f32s(&mut rng, 12);
     let b = random_f32s(&mut rng, 12);
@@ -212,7 +213,7 @@ fn wrap_i4(v: i32) -> u8 {
 #[test]
 fn i4_packed_and_unpacked_io() {
     let dir = TempDir::new("i4");
-    let mut rng = Rng(13);
+    let mut rng = Rng::new(13);
     let a: Vec<i8> = (0..24).map(|_| rng.below(16) as i8 - 8).collect();
     let b: Vec<i8> = (0..24).map(|_| rng.below(16) as i8 - 8).collect();
     dir.write("a.npy", &npy_u8(&[4, 6], &i4_codes(&a)));
@@ -310,9 +311,9 @@ fn i4_odd_last_axis_and_scalar_broadcast() {
 #[test]
 fn u1_bits_and_comparisons_to_bool() {
     let dir = TempDir::new("u1");
-    let mut rng = Rng(14);
-    let a: Vec<u8> = (0..32).map(|_| (rng.next() & 1) as u8).collect();
-    let b: Vec<u8> = (0..32).map(|_| (rng.next() & 1) as u8).collect();
+    let mut rng = Rng::new(14);
+    let a: Vec<u8> = (0..32).map(|_| (rng.next_u64() & 1) as u8).collect();
+    let b: Vec<u8> = (0..32).map(|_| (rng.next_u64() & 1) as u8).collect();
     let pack_bits = |bits: &[u8]| -> Vec<u8> {
         bits.chunks(8)
             .map(|c| c.iter().fold(0u8, |acc, &bit| (acc << 1) | bit))
@@ -403,7 +404,7 @@ fn select_bf16_and_unary_x() {
 #[test]
 fn every_tier_gives_the_same_bytes() {
     let dir = TempDir::new("tiers");
-    let mut rng = Rng(15);
+    let mut rng = Rng::new(15);
     let a = random_f32s(&mut rng, 1000);
     let b = random_f32s(&mut rng, 1000);
     dir.write("a.npy", &npy_f32(&[10, 100], &a));
@@ -595,7 +596,7 @@ fn paths_are_relative_to_the_call_file() {
 #[test]
 fn contract_matches_a_chain_computed_here() {
     let dir = TempDir::new("contract");
-    let mut rng = Rng(21);
+    let mut rng = Rng::new(21);
     let (m, k, n) = (9, 5, 8);
     let a = random_f32s(&mut rng, m * k);
     let stored_b = random_f32s(&mut rng, k * n); // b[q][j] at j * k + q
@@ -650,10 +651,10 @@ fn contract_matches_a_chain_computed_here() {
 #[test]
 fn contract_of_int8_defaults_to_exact_int32() {
     let dir = TempDir::new("contract_i8");
-    let mut rng = Rng(77);
+    let mut rng = Rng::new(77);
     let (m, k, n) = (6, 40, 7);
-    let a: Vec<i8> = (0..m * k).map(|_| rng.next() as i8).collect();
-    let b: Vec<i8> = (0..k * n).map(|_| rng.next() as i8).collect();
+    let a: Vec<i8> = (0..m * k).map(|_| rng.next_u64() as i8).collect();
+    let b: Vec<i8> = (0..k * n).map(|_| rng.next_u64() as i8).collect();
     let bytes = |v: &[i8]| v.iter().map(|&x| x as u8).collect::<Vec<u8>>();
     dir.write("a.npy", &npy_bytes("|i1", false, &[m, k], &bytes(&a), 1));
     dir.write("b.npy", &npy_bytes("|i1", false, &[k, n], &bytes(&b), 1));

@@ -9,14 +9,13 @@ use std::time::Instant;
 use tessera::cast;
 use tessera::elementwise;
 use tessera::{ArrayView, ArrayViewMut, CastMode, DType, Exec, Kind};
+use tessera_testkit::rng::Rng;
 
 fn data(n: usize, seed: u64) -> Vec<f32> {
-    let mut s = seed;
+    let mut rng = Rng::new(seed);
     (0..n)
         .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
+            let s = rng.next_u64();
             f32::from_bits(((s >> 32) as u32 & 0x3fff_ffff) | 0x3000_0000)
                 * if s & 1 == 1 { -1.0 } else { 1.0 }
         })

@@ -5,7 +5,6 @@
 
 mod common;
 
-use common::Rng;
 use num_complex::Complex;
 use tessera::contract::scaled::Operand;
 use tessera::contract::{
@@ -17,6 +16,7 @@ use tessera::{
     typed, ArrayView, ArrayViewMut, CastMode, DType, Error, Exec, Kind, Par, ReduceOp, Result,
     ScanOp, Terms,
 };
+use tessera_testkit::rng::Rng;
 
 type V<'a> = ArrayView<'a>;
 type M<'a> = ArrayViewMut<'a>;

@@ -4,12 +4,12 @@
 
 use tessera::fill::random;
 use tessera::{ArrayViewMut, DType, Error, Exec};
+use tessera_testkit::rng::{mix, GOLDEN};
 
+/// Element i of the stream of `seed`: splitmix64's output function (the test
+/// generator's, written apart from the library) of seed + (i + 1)·φ.
 fn model(seed: u64, i: u64) -> u64 {
-    let mut z = seed.wrapping_add((i + 1).wrapping_mul(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
-    z ^ (z >> 31)
+    mix(seed.wrapping_add((i + 1).wrapping_mul(GOLDEN)))
 }
 
 #[test]

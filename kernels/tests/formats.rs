@@ -5,6 +5,7 @@
 
 use tessera::formats::{decode, encode, encoded_sizes, transcode};
 use tessera::{ArrayView, ArrayViewMut, DType, Exec, Format, NanStyle, ScaleRule, Tier};
+use tessera_testkit::rng::Rng;
 
 /// Every finite code of a float dtype with its value, from the parameters.
 fn finite_values(d: DType) -> Vec<(u32, f64)> {
@@ -214,12 +215,10 @@ fn check_mx_block(format: Format, rule: ScaleRule, x: &[f32]) {
 }
 
 fn block_with_amax(n: usize, amax: f32, seed: u64) -> Vec<f32> {
-    let mut s = seed;
+    let mut rng = Rng::new(seed);
     let mut out: Vec<f32> = (0..n)
         .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            let s = rng.next_u64();
             let u = ((s >> 40) as f32) / (1u64 << 24) as f32; // [0, 1)
             let sign = if (s >> 20) & 1 == 1 { -1.0 } else { 1.0 };
             sign * u * amax

@@ -7,16 +7,16 @@
 
 mod common;
 
-use common::Rng;
 use tessera::cast;
 use tessera::{ArrayView, ArrayViewMut, CastMode, DType, Exec, Tier};
+use tessera_testkit::rng::Rng;
 
 /// Random f32 bit patterns, one in four a small value near the narrow
 /// dtypes' ranges.
 fn data(n: usize, rng: &mut Rng) -> Vec<f32> {
     (0..n)
         .map(|i| {
-            let r = rng.next();
+            let r = rng.next_u64();
             if i % 4 == 0 {
                 ((r >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 1000.0
             } else {

@@ -14,6 +14,7 @@ use tessera::{
     Exec, Kind, ReduceOp, ScanOp, Terms, Tier,
 };
 use tessera::{cast, elementwise};
+use tessera_testkit::rng::Rng;
 
 const THREADS: [usize; 3] = [1, 2, 7];
 /// The engine's parallel threshold, as documented (2^18 indices).

@@ -6,10 +6,10 @@
 
 mod common;
 
-use common::Rng;
 use ndarray::{s, Array, Array1, Array2, Array3, ArrayView2, Axis};
 use tessera::map::Program;
 use tessera::{nd, ArrayView, ArrayViewMut, CastMode, DType, Error, Exec, Kind, ReduceOp, Result};
+use tessera_testkit::rng::Rng;
 
 use common::{bits_of as bits, grid_f32s as f32s};
 

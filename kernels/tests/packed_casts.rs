@@ -8,8 +8,8 @@
 
 mod common;
 
-use common::Rng;
 use tessera::{ArrayView, ArrayViewMut, CastMode, DType, Exec, Tier};
+use tessera_testkit::rng::Rng;
 
 fn packed_dtypes() -> Vec<DType> {
     DType::ALL
@@ -131,12 +131,12 @@ fn hard_inputs(d: DType, rng: &mut Rng) -> Vec<f32> {
         .map(f32::from_bits),
     );
     for _ in 0..(1 << 20) {
-        all.push(f32::from_bits(rng.next() as u32));
+        all.push(f32::from_bits(rng.next_u64() as u32));
     }
     // Random values near the codes' range, where most decisions are.
     let top = vals.last().copied().unwrap_or(1.0).abs().max(1.0) * 1.5;
     for _ in 0..(1 << 18) {
-        let u = (rng.next() >> 11) as f64 / (1u64 << 53) as f64;
+        let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
         all.push(((2.0 * u - 1.0) * top as f64) as f32);
     }
     all
@@ -195,7 +195,7 @@ fn fused_decoders_give_the_scalar_tiers_bits() {
         // Every byte value in order, then random bytes (byte 0 is never read).
         let mut bytes: Vec<u8> = vec![0x5a];
         bytes.extend((0..=255u8).cycle().take(4096));
-        bytes.extend((0..(1 << 18)).map(|_| rng.next() as u8));
+        bytes.extend((0..(1 << 18)).map(|_| rng.next_u64() as u8));
         let whole = (bytes.len() - 1) * vpb;
         // Leave a tail after the last whole group of 32.
         let n = whole - 32 + vpb;

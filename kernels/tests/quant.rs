@@ -6,6 +6,7 @@
 use tessera::poly::polyval;
 use tessera::quant::{dequantize, quantize, QParams};
 use tessera::{available_tiers, ArrayView, ArrayViewMut, DType, Exec};
+use tessera_testkit::rng::Rng;
 
 fn execs() -> Vec<Exec> {
     let mut v = Vec::new();
@@ -15,19 +16,6 @@ fn execs() -> Vec<Exec> {
         }
     }
     v
-}
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
 }
 
 /// The stated order: x / s rounded, rint (halves to even), + z, clamp, NaN → 0.
@@ -45,7 +33,7 @@ fn model_q(x: f32, s: f32, z: i32, lo: i64, hi: i64) -> i64 {
 fn data(n: usize, s: f32, rng: &mut Rng) -> Vec<f32> {
     (0..n)
         .map(|i| match i % 11 {
-            0 => ((rng.next() % 600) as f32 - 300.0 + 0.5) * s,
+            0 => ((rng.next_u64() % 600) as f32 - 300.0 + 0.5) * s,
             1 => f32::NAN,
             2 => f32::INFINITY * if i % 2 == 0 { 1.0 } else { -1.0 },
             3 => 1e30,
@@ -56,7 +44,7 @@ fn data(n: usize, s: f32, rng: &mut Rng) -> Vec<f32> {
 
 #[test]
 fn quantize_follows_its_stated_order_per_tensor_and_per_channel() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let (r, c) = (37usize, 6usize);
     let scales: Vec<f32> = (0..c).map(|i| 0.01 + 0.37 * i as f32).collect();
     let zeros: Vec<i32> = (0..c).map(|i| i as i32 * 9 - 20).collect();
@@ -307,7 +295,7 @@ fn quantisation_refusals_write_nothing() {
 
 #[test]
 fn polyval_is_horner_with_one_fma_per_coefficient() {
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     let coeffs: [f64; 6] = [0.75, -1.5, 2.0 / 3.0, 0.125, -7.0, 1e-3];
     let n = 3001;
     let x: Vec<f32> = (0..n).map(|_| ((rng.unit() - 0.5) * 8.0) as f32).collect();

@@ -10,29 +10,11 @@ use tessera::{
     available_tiers, dot, l2_norm, min_max, reduce, reduce_many, squared_distance, ArrayView,
     ArrayViewMut, DType, Error, Exec, ReduceOp, Tier,
 };
+use tessera_testkit::rng::Rng;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// A value of random sign and a magnitude spread over 2^-12 .. 2^12, so
-    /// that a different association almost surely changes the bits.
-    fn spread(&mut self) -> f64 {
-        let r = self.next();
-        let m = 1.0 + (r >> 11) as f64 / (1u64 << 53) as f64;
-        let e = ((r >> 3) % 25) as i32 - 12;
-        let s = if r & 1 == 1 { -1.0 } else { 1.0 };
-        s * m * 2f64.powi(e)
-    }
-    /// A factor near 1 (products stay finite).
-    fn near_one(&mut self) -> f64 {
-        1.0 + ((self.next() >> 11) as f64 / (1u64 << 53) as f64 - 0.5) / 64.0
-    }
+/// A factor near 1 (products stay finite).
+fn near_one(rng: &mut Rng) -> f64 {
+    1.0 + (rng.unit() - 0.5) / 64.0
 }
 
 fn execs() -> Vec<Exec> {
@@ -140,7 +122,7 @@ struct Case<T> {
 }
 
 fn cases<T: Elem>(n: usize, rng: &mut Rng, prod: bool, all: bool) -> Vec<Case<T>> {
-    let mut val = || T::from_f64(if prod { rng.near_one() } else { rng.spread() });
+    let mut val = || T::from_f64(if prod { near_one(rng) } else { rng.spread() });
     let mut out = Vec::new();
     // Contiguous.
     let v: Vec<T> = (0..n).map(|_| val()).collect();
@@ -283,7 +265,7 @@ fn sizes() -> Vec<usize> {
 #[test]
 fn sum_and_prod_follow_the_lane_order_small() {
     let ex = execs();
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     for n in sizes() {
         let all = n <= 40 || n % 7 == 0 || n > 1000;
         for op in [ReduceOp::Sum, ReduceOp::Prod] {
@@ -301,7 +283,7 @@ fn sum_and_prod_follow_the_lane_order_small() {
 fn sum_follows_the_lane_order_large() {
     // Past the parallel threshold: whole blocks over threads.
     let ex = execs();
-    let mut rng = Rng(2);
+    let mut rng = Rng::new(2);
     for n in [(1 << 20) - 1, (1 << 20) + 1] {
         for c in cases::<f32>(n, &mut rng, false, true) {
             check_case(&c, ReduceOp::Sum, &ex);
@@ -317,7 +299,7 @@ fn sum_follows_the_lane_order_large() {
 
 #[test]
 fn narrow_floats_sum_in_f32_and_round_once() {
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     let n = 3 * 1024 + 17;
     let h: Vec<f16> = (0..n).map(|_| f16::from_f64(rng.spread())).collect();
     let terms: Vec<f32> = h.iter().map(|v| v.to_f32()).collect();
@@ -361,13 +343,13 @@ fn narrow_floats_sum_in_f32_and_round_once() {
 
 #[test]
 fn integer_sums_wrap_exactly() {
-    let mut rng = Rng(4);
+    let mut rng = Rng::new(4);
     let n = 100_003;
-    let v: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+    let v: Vec<i32> = (0..n).map(|_| rng.next_u64() as i32).collect();
     let want: i64 = v.iter().fold(0i64, |a, &b| a.wrapping_add(b as i64));
-    let u: Vec<u64> = (0..n).map(|_| rng.next()).collect();
+    let u: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
     let uwant = u.iter().fold(0u64, |a, &b| a.wrapping_add(b));
-    let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+    let bytes: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
     let bwant = bytes.iter().map(|&b| b as u64).sum::<u64>();
     let bmax = *bytes.iter().max().unwrap();
     for e in execs() {
@@ -445,10 +427,12 @@ fn ieee_max(a: f64, b: f64) -> f64 {
 #[test]
 fn max_min_and_arg_follow_ieee_and_first_occurrence() {
     let ex = execs();
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     for n in [1usize, 2, 17, 1024, 1025, 5000, 70_000] {
         for nan in [false, true] {
-            let mut v: Vec<f64> = (0..n).map(|_| (rng.next() % 64) as f64 - 32.0).collect();
+            let mut v: Vec<f64> = (0..n)
+                .map(|_| (rng.next_u64() % 64) as f64 - 32.0)
+                .collect();
             v[n / 2] = -0.0;
             if nan {
                 v[(n * 2) / 3] = f64::NAN;
@@ -529,11 +513,11 @@ fn rounds(n: usize) -> usize {
 
 #[test]
 fn sum_is_within_its_bound_of_the_exact_sum() {
-    let mut rng = Rng(6);
+    let mut rng = Rng::new(6);
     for &n in &[10usize, 1000, 4097, 100_000, (1 << 20) + 1] {
         // f32 terms on the grid 2^-20 below 2^4: their f64 sum is exact.
         let mut v: Vec<f32> = (0..n)
-            .map(|_| ((rng.next() >> 40) as i64 - (1 << 23)) as f32 * 2f32.powi(-20))
+            .map(|_| ((rng.next_u64() >> 40) as i64 - (1 << 23)) as f32 * 2f32.powi(-20))
             .collect();
         // Ill-conditioned: large terms that cancel.
         for i in (0..n).step_by(97) {
@@ -557,7 +541,7 @@ fn sum_is_within_its_bound_of_the_exact_sum() {
         assert!(err <= bound, "f32 n={n}: error {err:e} > bound {bound:e}");
         // f64 terms on the grid 2^-40 below 2^12: an exact i128 oracle.
         let w: Vec<i64> = (0..n)
-            .map(|_| (rng.next() >> 12) as i64 - (1 << 51))
+            .map(|_| (rng.next_u64() >> 12) as i64 - (1 << 51))
             .collect();
         let exact: i128 = w.iter().map(|&k| k as i128).sum();
         let abs: i128 = w.iter().map(|&k| (k as i128).abs()).sum();
@@ -581,11 +565,11 @@ fn sum_is_within_its_bound_of_the_exact_sum() {
 
 #[test]
 fn logsumexp_and_moments_are_within_their_bounds() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for &n in &[1usize, 100, 5000, 300_000] {
         // Ill-conditioned for the variance: a large mean, a small spread.
         let v: Vec<f32> = (0..n)
-            .map(|_| 1000.0 + ((rng.next() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.01)
+            .map(|_| 1000.0 + ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 0.01)
             .collect();
         let x = ArrayView::from_slice(&v, &[n]).unwrap();
         let (mut l, mut m, mut s) = ([0f32], [0f32], [0f32]);
@@ -631,7 +615,7 @@ fn logsumexp_and_moments_are_within_their_bounds() {
 
 #[test]
 fn logsumexp_and_moments_agree_across_tiers_and_threads() {
-    let mut rng = Rng(8);
+    let mut rng = Rng::new(8);
     let n = (1 << 17) + 3;
     let v: Vec<f64> = (0..n).map(|_| rng.spread()).collect();
     let x = ArrayView::from_slice(&v, &[n]).unwrap();
@@ -688,7 +672,7 @@ fn logsumexp_and_moments_agree_across_tiers_and_threads() {
 
 #[test]
 fn lane_api_streams_to_the_bits_of_one_call() {
-    let mut rng = Rng(9);
+    let mut rng = Rng::new(9);
     let n = 5 * 1024 + 300;
     let v: Vec<f32> = (0..n).map(|_| rng.spread() as f32).collect();
     for t in available_tiers() {
@@ -724,7 +708,7 @@ fn lane_api_streams_to_the_bits_of_one_call() {
 
 #[test]
 fn pair_forms_sum_their_terms_in_lane_order() {
-    let mut rng = Rng(10);
+    let mut rng = Rng::new(10);
     let n = 4099;
     let a: Vec<f32> = (0..n).map(|_| rng.spread() as f32).collect();
     let b: Vec<f32> = (0..n).map(|_| rng.spread() as f32).collect();
@@ -932,14 +916,14 @@ fn refusals_write_nothing() {
 #[test]
 fn every_dtype_reduces_in_its_carrier() {
     use tessera::reduce::carrier;
-    let mut rng = Rng(14);
+    let mut rng = Rng::new(14);
     for &dt in DType::ALL.iter() {
         let info = dt.info();
         let vpb = info.values_per_byte as usize;
         let (rows, cols) = (3usize, 16 * 8 * vpb.max(1) + 8 * vpb);
         let n = rows * cols;
         let bytes = n / vpb * info.item_bytes;
-        let mut data: Vec<u8> = (0..bytes).map(|_| rng.next() as u8).collect();
+        let mut data: Vec<u8> = (0..bytes).map(|_| rng.next_u64() as u8).collect();
         if dt == DType::Bool {
             data.iter_mut().for_each(|b| *b &= 1);
         }
@@ -1045,7 +1029,7 @@ fn series_kernels_follow_their_stated_order() {
     use tessera::reduce::{
         diff, ema, rolling_max, rolling_mean, rolling_min, sum_squared_deviations,
     };
-    let mut rng = Rng(15);
+    let mut rng = Rng::new(15);
     let n = 2100;
     let v: Vec<f64> = (0..n).map(|_| rng.spread()).collect();
     for e in execs() {
@@ -1095,7 +1079,7 @@ fn series_kernels_follow_their_stated_order() {
 
 #[test]
 fn several_reductions_of_one_loop_have_each_ones_bits() {
-    let mut rng = Rng(17);
+    let mut rng = Rng::new(17);
     let ops = [
         ReduceOp::Sum,
         ReduceOp::Max,
@@ -1182,7 +1166,7 @@ fn several_reductions_of_one_loop_have_each_ones_bits() {
 #[ignore]
 fn sum_follows_the_lane_order_every_size() {
     let ex = execs();
-    let mut rng = Rng(18);
+    let mut rng = Rng::new(18);
     for n in 0..5000 {
         for c in cases::<f32>(n, &mut rng, false, true) {
             check_case(&c, ReduceOp::Sum, &ex);
@@ -1238,12 +1222,12 @@ fn complex_products_follow_the_lane_order() {
             tree(&blocks)
         }
     }
-    let mut rng = Rng(19);
+    let mut rng = Rng::new(19);
     for n in (0..40).chain([1025, 3000, 70_001]) {
         let v: Vec<Complex<f32>> = (0..n)
             .map(|_| {
-                let a = rng.near_one() as f32;
-                let b = (rng.near_one() - 1.0) as f32;
+                let a = near_one(&mut rng) as f32;
+                let b = (near_one(&mut rng) - 1.0) as f32;
                 Complex::new(a, b)
             })
             .collect();
@@ -1272,7 +1256,7 @@ fn complex_products_follow_the_lane_order() {
 /// groups of neighbouring outputs; each output keeps its own lane order.
 #[test]
 fn many_outputs_over_an_outer_axis() {
-    let mut rng = Rng(20);
+    let mut rng = Rng::new(20);
     for (rows, cols) in [(2500usize, 37usize), (1024, 16), (70, 1000)] {
         let m: Vec<f32> = (0..rows * cols).map(|_| rng.spread() as f32).collect();
         let want: Vec<f32> = (0..cols)

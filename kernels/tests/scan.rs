@@ -5,27 +5,7 @@
 
 use tessera::tier::Par;
 use tessera::{available_tiers, reduce, scan, ArrayView, ArrayViewMut, Exec, ReduceOp, ScanOp};
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn spread(&mut self) -> f64 {
-        let r = self.next();
-        let m = 1.0 + (r >> 11) as f64 / (1u64 << 53) as f64;
-        let e = ((r >> 3) % 25) as i32 - 12;
-        if r & 1 == 1 {
-            -m * 2f64.powi(e)
-        } else {
-            m * 2f64.powi(e)
-        }
-    }
-}
+use tessera_testkit::rng::Rng;
 
 fn execs() -> Vec<Exec> {
     let mut v = Vec::new();
@@ -105,7 +85,7 @@ fn ieee_max(a: f64, b: f64) -> f64 {
 #[test]
 fn sum_scan_follows_the_chunked_order() {
     let ex = execs();
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     let mut sizes: Vec<usize> = (0..=40).collect();
     sizes.extend([1023, 1025, 4095, 4096, 4097, 3 * 4096 + 17, 70_001]);
     for n in sizes {
@@ -180,7 +160,7 @@ fn sum_scan_follows_the_chunked_order() {
 
 #[test]
 fn a_carried_scan_continues_the_whole_one() {
-    let mut rng = Rng(12);
+    let mut rng = Rng::new(12);
     let n = 3 * 4096 + 17;
     let v: Vec<f32> = (0..n).map(|_| rng.spread() as f32).collect();
     for e in execs() {
@@ -230,7 +210,7 @@ fn a_carried_scan_continues_the_whole_one() {
 
 #[test]
 fn max_min_prod_and_integer_scans() {
-    let mut rng = Rng(13);
+    let mut rng = Rng::new(13);
     let n = 70_003;
     let mut v: Vec<f64> = (0..n).map(|_| rng.spread()).collect();
     v[5000] = -0.0;
@@ -243,7 +223,7 @@ fn max_min_prod_and_integer_scans() {
             mx
         })
         .collect();
-    let iv: Vec<i32> = (0..n).map(|_| rng.next() as i32).collect();
+    let iv: Vec<i32> = (0..n).map(|_| rng.next_u64() as i32).collect();
     let mut acc = 0i64;
     let wint: Vec<i64> = iv
         .iter()
@@ -414,10 +394,10 @@ fn ex(z: f32) -> f32 {
 
 #[test]
 fn logsumexp_and_moments_scans_follow_the_network_and_their_bounds() {
-    let mut rng = Rng(16);
+    let mut rng = Rng::new(16);
     for n in [1usize, 2, 3, 7, 64, 1000, 70_001] {
         let v: Vec<f32> = (0..n)
-            .map(|_| 100.0 + (rng.next() >> 40) as f32 / (1u64 << 24) as f32)
+            .map(|_| 100.0 + (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32)
             .collect();
         // The model: states and combinations as stated, in f32.
         let cen = |m: f32| if m.is_finite() { m } else { 0.0 };

@@ -9,35 +9,7 @@
 
 use std::cmp::Ordering;
 
-/// 2^k as an f64, for k in [-1074, 1023].
-pub fn pow2(k: i64) -> f64 {
-    assert!((-1074..=1023).contains(&k), "2^{k} is not an f64");
-    if k >= -1022 {
-        f64::from_bits(((k + 1023) as u64) << 52)
-    } else {
-        f64::from_bits(1u64 << (k + 1074))
-    }
-}
-
-/// The unbiased exponent of a finite non-zero f64 (of its leading bit).
-pub fn exponent(x: f64) -> i64 {
-    let (m, e) = decompose(x);
-    assert!(m != 0);
-    e + 63 - m.leading_zeros() as i64
-}
-
-/// A finite f64 as (integer significand, exponent): |x| = m · 2^e.
-pub fn decompose(x: f64) -> (u64, i64) {
-    assert!(x.is_finite(), "decompose({x})");
-    let b = x.to_bits();
-    let ef = ((b >> 52) & 0x7ff) as i64;
-    let f = b & ((1u64 << 52) - 1);
-    if ef == 0 {
-        (f, -1074)
-    } else {
-        (f | (1u64 << 52), ef - 1075)
-    }
-}
+pub use tessera_testkit::binary64::{decompose, exponent, pow2};
 
 /// An unsigned integer of any size, little-endian 64-bit limbs, no high zero limbs.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -16,9 +16,9 @@
 //! tests/scalar_oracle.rs.)
 
 use super::exact::{self, Dd, Fmt};
-use super::mini::{mini, MiniOracle};
-use super::values::{decode, int_bytes, int_range, wrap_int, Val};
 use tessera_generated::{Class, DType, Kind};
+use tessera_testkit::mini::{mini, MiniOracle};
+use tessera_testkit::values::{code_of, decode, int_bytes, int_range, wrap_int, Val};
 
 /// What one output element must be.
 #[derive(Clone, Debug)]
@@ -341,10 +341,10 @@ fn float_kind(kind: Kind, f: Fk, v: &[f64]) -> Expect {
         | Kind::FastCos
         | Kind::FastTanh
         | Kind::FastSigmoid
-        | Kind::FastPow => match super::math_ref::reference_of(kind, v) {
+        | Kind::FastPow => match tessera_testkit::math_ref::reference_of(kind, v) {
             Some((_, _)) if wide => Expect::Unchecked,
             Some((x, ulps)) => near_carrier(f, x, ulps),
-            None => panic!("no reference for the transcendental {kind} (math_ref.rs)"),
+            None => panic!("no reference for the transcendental {kind} (testkit/src/math_ref.rs)"),
         },
         Kind::Select => decided_by_expect(kind),
         // Kinds of spec/kinds.toml that accept no float dtype.
@@ -862,7 +862,7 @@ pub fn check(d: DType, got: &[u8], want: &Expect, ins: &[&[u8]]) -> Result<(), S
         }
         Expect::Code(c) => {
             let m = mini(d).expect("a parameterised float output");
-            let g = super::values::code_of(d, got);
+            let g = code_of(d, got);
             let ok = if m.is_nan_code(*c) {
                 g < (1 << m.code_bits) && m.is_nan_code(g)
             } else {
@@ -875,7 +875,7 @@ pub fn check(d: DType, got: &[u8], want: &Expect, ins: &[&[u8]]) -> Result<(), S
             }
         }
         Expect::Codes(cs) => {
-            if cs.contains(&super::values::code_of(d, got)) {
+            if cs.contains(&code_of(d, got)) {
                 Ok(())
             } else {
                 fail("not one of the codes".into())

@@ -10,7 +10,9 @@
 //! have the scalar tier's bytes, except that a NaN result may differ in sign and
 //! payload (the numerical contract's one exception). On the scalar tier each
 //! variant is also checked against the contiguous kernel on the same values, and
-//! every layout's gaps must be left untouched.
+//! every layout's gaps must be left untouched. The runs and the comparisons are
+//! those of the tests (`tessera_testkit::differential`); the plan (sizes,
+//! layouts, values) and the counts are this command's.
 //!
 //! The cast kernels get the same check: every (source, destination) pair, both
 //! modes, contiguous and strided, on values that hold the source's edge values,
@@ -24,21 +26,18 @@ use crate::codes::{self, FloatValue};
 use crate::failure::{Failure, Outcome};
 use crate::outln;
 use std::io::Write;
-use tessera::tier::{cast_table, kernel_table};
 use tessera::{
-    available_tiers, cast_index, kernel_index, result_dtype, variants_for, Args, ArrayView,
-    ArrayViewMut, CastMode, Class, DType, Exec, Format, KernelInfo, LoopFn, OperandRule, Tier,
-    Variant, KERNELS,
+    available_tiers, variants_for, ArrayView, ArrayViewMut, CastMode, Class, DType, Exec, Format,
+    Tier, Variant, KERNELS,
 };
+use tessera_testkit::differential::{cast_kernel, check, run, Case, Layout, Subject};
+use tessera_testkit::edges::code_edges;
+use tessera_testkit::rng::Rng;
 
 /// Elements per kernel run.
 pub const N: usize = 768;
 /// Elements at the start of each run that hold combinations of edge values.
 const EDGE_REGION: usize = 700;
-/// Bytes that fill the gaps of strided buffers.
-const FILL_IN: u8 = 0xA5;
-/// Bytes that fill an output buffer before a run.
-const FILL_OUT: u8 = 0x5A;
 
 /// Run `tessera selftest` with its arguments.
 pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
@@ -386,7 +385,7 @@ pub struct TierReport {
     pub kernels: usize,
     /// Kernel runs (layouts × kernels).
     pub runs: usize,
-    /// Elements (or gap bytes) that differ.
+    /// Runs with a different result, or that wrote outside their elements.
     pub mismatches: usize,
     /// NaN results that differ only in sign or payload.
     pub nan_only: usize,
@@ -401,151 +400,135 @@ pub struct Report {
     pub first: Vec<String>,
 }
 
-/// A small deterministic generator (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
-fn mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
-}
-
-/// Edge codes of an integer of `bits` bits.
-fn int_edges(bits: u32, signed: bool) -> Vec<u64> {
-    let m = mask(bits);
-    let top = 1u64 << (bits - 1);
-    let mut v = vec![
-        0,
-        1,
-        2,
-        3,
-        (bits - 1) as u64,
-        bits as u64,
-        m,
-        m - 1,
-        top,
-        top - 1,
-    ];
-    if signed {
-        v.extend([top + 1, m - 2]);
-    } else {
-        v.push(top + 1);
-    }
-    v.into_iter().map(|c| c & m).collect()
-}
-
-/// Edge codes of a float dtype: zeros, the smallest subnormals, the smallest
-/// normal, one, the largest finite values, infinities and NaNs, of both signs.
-fn float_edges(dtype: DType) -> Vec<u64> {
-    let Some(f) = dtype.info().float else {
-        return vec![0];
-    };
-    let (eb, mb) = (f.exponent_bits as u64, f.mantissa_bits as u64);
-    let vb = eb + mb;
-    let all = mask(vb as u32);
-    let emax = mask(eb as u32);
-    let finite = |c: u64| matches!(codes::float_value(dtype, c), Some(FloatValue::Number(x)) if x.is_finite());
-    let max_finite = [all, all - 1, (emax << mb).saturating_sub(1)]
-        .into_iter()
-        .find(|&c| finite(c))
-        .unwrap_or(0);
-    let one = (f.bias as u64).min(emax) << mb;
-    let mut mags = vec![
-        0,
-        1,
-        2,
-        mask(mb as u32),
-        1 << mb,
-        one,
-        one + 1,
-        one.saturating_sub(1 << mb),
-        max_finite,
-        max_finite.saturating_sub(1),
-        emax << mb,
-        (emax << mb) | 1,
-        all,
-    ];
-    mags.iter_mut().for_each(|c| *c &= all);
-    let mut codes = mags.clone();
-    if f.signed {
-        codes.extend(mags.iter().map(|c| c | (1 << vb)));
-    }
-    let mut seen = std::collections::BTreeSet::new();
-    codes.retain(|c| seen.insert(*c));
-    codes
-}
-
-/// The bytes of every edge element of `dtype`.
-fn edges(dtype: DType) -> Vec<Vec<u8>> {
-    let info = dtype.info();
-    let item = info.item_bytes;
-    let to_bytes = |code: u64| {
-        let mut b = vec![0u8; item];
-        codes::write_code(code, &mut b);
-        b
-    };
-    match info.class {
-        Class::Bool => vec![vec![0], vec![1]],
-        Class::Int => int_edges(info.bits, true)
-            .into_iter()
-            .map(to_bytes)
-            .collect(),
-        Class::Uint => int_edges(info.bits, false)
-            .into_iter()
-            .map(to_bytes)
-            .collect(),
-        Class::Float => float_edges(dtype).into_iter().map(to_bytes).collect(),
-        Class::Complex => {
-            let (comp, half) = if item == 8 {
-                (DType::F32, 4)
-            } else {
-                (DType::F64, 8)
-            };
-            let e = float_edges(comp);
-            let mut out = Vec::new();
-            for (i, &re) in e.iter().enumerate() {
-                for im in [e[(i * 7 + 1) % e.len()], 0, re] {
-                    let mut b = vec![0u8; item];
-                    codes::write_code(re, &mut b[..half]);
-                    codes::write_code(im, &mut b[half..]);
-                    out.push(b);
-                }
-            }
-            out
+impl Report {
+    /// An empty report of `tiers`.
+    fn new(tiers: &[Tier]) -> Report {
+        Report {
+            tiers: tiers
+                .iter()
+                .map(|&tier| TierReport {
+                    tier,
+                    kernels: 0,
+                    runs: 0,
+                    mismatches: 0,
+                    nan_only: 0,
+                })
+                .collect(),
+            first: Vec::new(),
         }
     }
+
+    /// Count a mismatch of tier `t` (an index into `tiers`), and describe the
+    /// first few: `label` names the kernel.
+    fn note(&mut self, t: usize, label: &dyn Fn(Tier) -> String, what: String) {
+        let r = &mut self.tiers[t];
+        r.mismatches += 1;
+        if self.first.len() < 8 {
+            self.first.push(format!("{}: {what}", label(r.tier)));
+        }
+    }
+
+    /// A mismatch on every tier (a kernel that cannot run at all).
+    fn note_all(&mut self, label: &dyn Fn(Tier) -> String, what: &str) {
+        for t in 0..self.tiers.len() {
+            self.note(t, label, what.to_string());
+        }
+    }
+
+    /// One more kernel checked on every tier.
+    fn count_kernel(&mut self) {
+        self.tiers.iter_mut().for_each(|r| r.kernels += 1);
+    }
+
+    /// Run `subject` on `N` elements of `vals` (its logical inputs) laid out
+    /// by `layout`, and count the runs and what they found.
+    fn check(
+        &mut self,
+        subject: &Subject,
+        vals: &[&[u8]],
+        layout: Layout,
+        label: &dyn Fn(Tier) -> String,
+    ) {
+        let case = Case {
+            n: N,
+            inputs: vals,
+            layout,
+            in_place: false,
+        };
+        let outcome = check(subject, &case);
+        for t in 0..self.tiers.len() {
+            self.tiers[t].runs += 1;
+            let tier = self.tiers[t].tier;
+            let Some(c) = std::iter::once(&outcome.scalar)
+                .chain(&outcome.tiers)
+                .find(|c| c.tier == tier)
+            else {
+                continue;
+            };
+            // The scalar tier is held to the contiguous kernel, the others to it.
+            let want = if tier == Tier::Scalar {
+                &outcome.reference
+            } else {
+                &outcome.scalar.output
+            };
+            match (&c.output, want, c.diff) {
+                (Err(e), _, _) => self.note(t, label, e.clone()),
+                (Ok(_), Err(e), _) => self.note(t, label, format!("nothing to compare with: {e}")),
+                (Ok(got), Ok(want), Some(diff)) => {
+                    self.tiers[t].nan_only += diff.nan_only;
+                    if let Some(i) = diff.first {
+                        let what = mismatch(subject, vals, i, got, want);
+                        self.note(t, label, what);
+                    }
+                }
+                (Ok(_), Ok(_), None) => {}
+            }
+        }
+    }
+}
+
+/// Element `i` of a run that gave `got` where `want` was expected, described.
+fn mismatch(subject: &Subject, vals: &[&[u8]], i: usize, got: &[u8], want: &[u8]) -> String {
+    let element = |d: DType, bytes: &[u8]| {
+        let item = d.info().item_bytes;
+        describe(d, &bytes[i * item..(i + 1) * item])
+    };
+    let ins: Vec<String> = subject
+        .inputs
+        .iter()
+        .zip(vals)
+        .map(|(&d, v)| element(d, v))
+        .collect();
+    format!(
+        "element {i}: inputs {} give {}, expected {}",
+        ins.join(", "),
+        element(subject.out, got),
+        element(subject.out, want)
+    )
 }
 
 /// A random element of `dtype` (a valid code: within the dtype's width).
 fn random_element(dtype: DType, rng: &mut Rng, out: &mut [u8]) {
     let info = dtype.info();
     match info.class {
-        Class::Bool => out[0] = (rng.next() & 1) as u8,
+        Class::Bool => out[0] = (rng.next_u64() & 1) as u8,
         Class::Complex => {
             for chunk in out.chunks_mut(8) {
-                codes::write_code(rng.next(), chunk);
+                codes::write_code(rng.next_u64(), chunk);
             }
         }
-        _ => codes::write_code(rng.next() & mask(codes::code_bits(dtype)), out),
+        _ => {
+            let bits = codes::code_bits(dtype).clamp(1, 64);
+            codes::write_code(rng.next_u64() & (u64::MAX >> (64 - bits)), out)
+        }
     }
 }
 
-/// `N` values of input `k` (of `dtype`): edge combinations, then random codes.
+/// `N` values of input `k` (of `dtype`): combinations of the dtype's edge
+/// values (`tessera_testkit::edges::code_edges`), then random codes.
 fn values(dtype: DType, k: usize, rng: &mut Rng) -> Vec<u8> {
     let item = dtype.info().item_bytes;
-    let e = edges(dtype);
+    let e = code_edges(dtype);
     let ne = e.len();
     let mut out = vec![0u8; N * item];
     for (i, slot) in out.chunks_exact_mut(item).enumerate() {
@@ -563,152 +546,49 @@ fn values(dtype: DType, k: usize, rng: &mut Rng) -> Vec<u8> {
     out
 }
 
-/// One operand laid out in a buffer: element `i` at element position
-/// `start + i * stride`.
-struct Laid {
-    buf: Vec<u8>,
-    item: usize,
-    start: usize,
-    stride: isize,
-}
-
-impl Laid {
-    /// Lay out `n` elements of `item` bytes (`values`) at `stride`; gaps hold `fill`.
-    /// With stride 0 the buffer holds element 0 alone.
-    fn new(values: &[u8], item: usize, n: usize, stride: isize, fill: u8) -> Laid {
-        let step = stride.unsigned_abs();
-        let len = if step == 0 { 1 } else { (n - 1) * step + 1 };
-        let mut buf = vec![fill; len * item];
-        let start = if stride < 0 { (n - 1) * step } else { 0 };
-        let laid = Laid {
-            buf: Vec::new(),
-            item,
-            start,
-            stride,
-        };
-        for i in 0..if step == 0 { 1 } else { n } {
-            let p = laid.pos(i);
-            buf[p * item..(p + 1) * item].copy_from_slice(&values[i * item..(i + 1) * item]);
-        }
-        Laid { buf, ..laid }
-    }
-
-    /// The element position of element `i`.
-    fn pos(&self, i: usize) -> usize {
-        (self.start as isize + i as isize * self.stride) as usize
-    }
-
-    /// Element `i`'s bytes.
-    fn get(&self, i: usize) -> &[u8] {
-        let p = self.pos(i);
-        &self.buf[p * self.item..(p + 1) * self.item]
-    }
-
-    /// Whether every byte outside the first `n` elements still holds `fill`.
-    fn gaps_intact(&self, n: usize, fill: u8) -> bool {
-        let mut inside = vec![false; self.buf.len() / self.item.max(1)];
-        for i in 0..n {
-            inside[self.pos(i)] = true;
-        }
-        inside.iter().enumerate().all(|(p, &used)| {
-            used || self.buf[p * self.item..(p + 1) * self.item]
-                .iter()
-                .all(|&b| b == fill)
-        })
-    }
-}
-
-/// Run kernel `f` over `n` elements of the laid-out inputs into `out`.
-fn call(f: LoopFn, n: usize, inputs: &[Laid], out: &mut Laid) {
-    let mut args = Args {
-        n,
-        src: [core::ptr::null(); 3],
-        src_stride: [0; 3],
-        dst: out.buf.as_mut_ptr().wrapping_add(out.start * out.item),
-        dst_stride: out.stride,
-    };
-    for (k, a) in inputs.iter().enumerate().take(3) {
-        args.src[k] = a.buf.as_ptr().wrapping_add(a.start * a.item);
-        args.src_stride[k] = a.stride;
-    }
-    // SAFETY: every buffer was laid out by `Laid::new` for `n` elements of its
-    // operand's storage size at its stride from element 0 (a stride-0 buffer
-    // holds its one element), and the pointers keep the provenance of the whole
-    // buffer; the caller pairs each kernel with layouts of its variant (unit
-    // strides for `contig`, stride 0 for the broadcast input of `bcastK`) and
-    // with inputs and an output of the kernel's dtypes; the output buffer is
-    // distinct from every input buffer.
-    unsafe { f(&args) };
-}
-
 /// The layouts a variant is checked in: input strides and the output stride.
-fn layouts(variant: Variant) -> Vec<([isize; 3], isize)> {
-    match variant {
-        Variant::Contig => vec![([1, 1, 1], 1)],
-        Variant::Bcast0 => vec![([0, 1, 1], 1)],
-        Variant::Bcast1 => vec![([1, 0, 1], 1)],
-        Variant::Bcast2 => vec![([1, 1, 0], 1)],
-        Variant::Strided => vec![([2, -1, 3], -1), ([-1, 0, 2], 2)],
-    }
+fn layouts(variant: Variant) -> Vec<Layout> {
+    let strides: &[([isize; 3], isize)] = match variant {
+        Variant::Contig => &[([1, 1, 1], 1)],
+        Variant::Bcast0 => &[([0, 1, 1], 1)],
+        Variant::Bcast1 => &[([1, 0, 1], 1)],
+        Variant::Bcast2 => &[([1, 1, 0], 1)],
+        Variant::Strided => &[([2, -1, 3], -1), ([-1, 0, 2], 2)],
+    };
+    strides
+        .iter()
+        .map(|&(src, dst)| Layout {
+            src,
+            dst,
+            misalign: 0,
+        })
+        .collect()
 }
 
 /// Positions (into the generated values) used as broadcast scalars.
 const SCALAR_PICKS: [usize; 3] = [0, 7, EDGE_REGION + 5];
 
-/// The differential check of every kernel on `tiers` (which must start with
-/// the scalar tier for the cross-variant check to run).
+/// The differential check of every kernel on `tiers` (the scalar tier among
+/// them is checked against the contiguous kernel, the others against it).
 pub fn differential(tiers: &[Tier]) -> Report {
-    let mut reports: Vec<TierReport> = tiers
-        .iter()
-        .map(|&tier| TierReport {
-            tier,
-            kernels: 0,
-            runs: 0,
-            mismatches: 0,
-            nan_only: 0,
-        })
-        .collect();
-    let mut first = Vec::new();
-    let tables: Vec<Option<&'static [LoopFn]>> = tiers.iter().map(|&t| kernel_table(t)).collect();
-    let scalar = Tier::ALL[0];
-    let Some(scalar_table) = kernel_table(scalar) else {
-        return Report {
-            tiers: reports,
-            first: vec!["the scalar tier has no table".to_string()],
-        };
-    };
+    let mut report = Report::new(tiers);
     for (index, ki) in KERNELS.iter().enumerate() {
-        let mut note = |r: &mut TierReport, what: String| {
-            r.mismatches += 1;
-            if first.len() < 8 {
-                first.push(format!(
-                    "{} {} {} {}: {what}",
-                    r.tier,
-                    ki.kind,
-                    ki.dtype,
-                    ki.variant.name()
-                ));
-            }
-        };
-        let Some(setup) = Setup::new(ki) else {
-            for r in reports.iter_mut() {
-                note(r, "the catalogue gives no result dtype".to_string());
-            }
+        let label = |tier: Tier| format!("{tier} {} {} {}", ki.kind, ki.dtype, ki.variant.name());
+        let Some(subject) = Subject::kernel(ki.kind, ki.dtype, ki.variant, tiers) else {
+            report.note_all(&label, "the scalar tier has no such kernel");
             continue;
         };
-        for r in reports.iter_mut() {
-            r.kernels += 1;
-        }
-        let contig = kernel_index(ki.kind, ki.dtype, Variant::Contig).unwrap_or(index);
-        let mut rng = Rng(0x7E55_E7A0 ^ (index as u64).wrapping_mul(0x1000_0000_01B3));
-        let generated: Vec<Vec<u8>> = setup
+        report.count_kernel();
+        let mut rng = Rng::new(0x7E55_E7A0 ^ (index as u64).wrapping_mul(0x1000_0000_01B3));
+        let generated: Vec<Vec<u8>> = subject
             .inputs
             .iter()
             .enumerate()
             .map(|(k, &d)| values(d, k, &mut rng))
             .collect();
-        for (strides, out_stride) in layouts(ki.variant) {
-            let picks: &[usize] = if strides[..setup.inputs.len()].contains(&0) {
+        let items = subject.in_widths();
+        for layout in layouts(ki.variant) {
+            let picks: &[usize] = if layout.src[..items.len()].contains(&0) {
                 &SCALAR_PICKS
             } else {
                 &SCALAR_PICKS[..1]
@@ -719,133 +599,26 @@ pub fn differential(tiers: &[Tier]) -> Report {
                     .iter()
                     .enumerate()
                     .map(|(k, v)| {
-                        let item = setup.items[k];
-                        if strides[k] == 0 {
+                        let item = items[k];
+                        if layout.src[k] == 0 {
                             v[pick * item..(pick + 1) * item].repeat(N)
                         } else {
                             v.clone()
                         }
                     })
                     .collect();
-                let inputs: Vec<Laid> = vals
-                    .iter()
-                    .enumerate()
-                    .map(|(k, v)| Laid::new(v, setup.items[k], N, strides[k], FILL_IN))
-                    .collect();
-                let blank = vec![FILL_OUT; N * setup.out_item];
-                let mut base = Laid::new(&blank, setup.out_item, N, out_stride, FILL_OUT);
-                call(scalar_table[index], N, &inputs, &mut base);
-                // The scalar reference: the contiguous kernel on the same values.
-                let flat: Vec<Laid> = vals
-                    .iter()
-                    .enumerate()
-                    .map(|(k, v)| Laid::new(v, setup.items[k], N, 1, FILL_IN))
-                    .collect();
-                let mut reference = Laid::new(&blank, setup.out_item, N, 1, FILL_OUT);
-                call(scalar_table[contig], N, &flat, &mut reference);
-                for (t, r) in reports.iter_mut().enumerate() {
-                    r.runs += 1;
-                    if r.tier == scalar {
-                        if !base.gaps_intact(N, FILL_OUT) {
-                            note(r, "wrote outside its elements".to_string());
-                        }
-                        compare(&setup, &vals, &base, &reference, r, &mut note);
-                        continue;
-                    }
-                    let Some(table) = tables[t] else {
-                        note(r, "the tier has no table".to_string());
-                        continue;
-                    };
-                    let mut got = Laid::new(&blank, setup.out_item, N, out_stride, FILL_OUT);
-                    call(table[index], N, &inputs, &mut got);
-                    if !got.gaps_intact(N, FILL_OUT) {
-                        note(r, "wrote outside its elements".to_string());
-                    }
-                    compare(&setup, &vals, &got, &base, r, &mut note);
-                }
+                let refs: Vec<&[u8]> = vals.iter().map(Vec::as_slice).collect();
+                report.check(&subject, &refs, layout, &label);
             }
         }
     }
-    Report {
-        tiers: reports,
-        first,
-    }
-}
-
-/// Compare two runs element by element.
-fn compare(
-    setup: &Setup,
-    vals: &[Vec<u8>],
-    got: &Laid,
-    want: &Laid,
-    r: &mut TierReport,
-    note: &mut dyn FnMut(&mut TierReport, String),
-) {
-    for i in 0..N {
-        let (g, w) = (got.get(i), want.get(i));
-        if g == w {
-            continue;
-        }
-        if codes::same_result(setup.out, g, w) {
-            r.nan_only += 1;
-            continue;
-        }
-        let ins: Vec<String> = vals
-            .iter()
-            .enumerate()
-            .map(|(k, v)| {
-                let item = setup.items[k];
-                describe(setup.inputs[k], &v[i * item..(i + 1) * item])
-            })
-            .collect();
-        note(
-            r,
-            format!(
-                "element {i}: inputs {} give {}, expected {}",
-                ins.join(", "),
-                describe(setup.out, g),
-                describe(setup.out, w)
-            ),
-        );
-        // One mismatch per run is enough to report.
-        return;
-    }
+    report
 }
 
 /// An element's value and code, for messages: `1.5 (0x3e00)`.
 fn describe(dtype: DType, bytes: &[u8]) -> String {
     let hex: String = bytes.iter().rev().map(|b| format!("{b:02x}")).collect();
     format!("{} (0x{hex})", codes::display(dtype, bytes))
-}
-
-/// The dtypes and storage sizes of one kernel's operands.
-struct Setup {
-    inputs: Vec<DType>,
-    items: Vec<usize>,
-    out: DType,
-    out_item: usize,
-}
-
-impl Setup {
-    fn new(ki: &KernelInfo) -> Option<Setup> {
-        let info = ki.kind.info();
-        let inputs: Vec<DType> = (0..info.arity)
-            .map(|k| {
-                if k == 0 && info.operands == OperandRule::CondFirst {
-                    DType::Bool
-                } else {
-                    ki.dtype
-                }
-            })
-            .collect();
-        let out = result_dtype(ki.kind, ki.dtype).ok()?;
-        Some(Setup {
-            items: inputs.iter().map(|d| d.info().item_bytes).collect(),
-            inputs,
-            out,
-            out_item: out.info().item_bytes,
-        })
-    }
 }
 
 /// `f64` values around the destination's edges, where rounding decides: each
@@ -885,17 +658,10 @@ fn boundary_values(dst: DType, edge_values: &[f64]) -> Vec<f64> {
 /// Run the contiguous scalar cast from `from` to `to` (default mode) over
 /// `values` (`from` elements, one code per byte for sub-byte dtypes).
 fn scalar_cast(from: DType, to: DType, values: &[u8]) -> Option<Vec<u8>> {
-    let table = cast_table(Tier::ALL[0])?;
-    let f = *table.get(cast_index(from, to, false, Variant::Contig)?)?;
+    let f = cast_kernel(Tier::Scalar, from, to, false, Variant::Contig)?;
     let (fi, ti) = (from.info().item_bytes, to.info().item_bytes);
     let n = values.len() / fi.max(1);
-    if n == 0 {
-        return Some(Vec::new());
-    }
-    let input = Laid::new(values, fi, n, 1, 0);
-    let mut output = Laid::new(&vec![0u8; n * ti], ti, n, 1, 0);
-    call(f, n, &[input], &mut output);
-    Some(output.buf)
+    run(f, &[fi], ti, &[values], n, &Layout::CONTIG).ok()
 }
 
 /// `N` source values of a cast from `src` to `dst`: the source's edges, the
@@ -903,8 +669,8 @@ fn scalar_cast(from: DType, to: DType, values: &[u8]) -> Option<Vec<u8>> {
 /// scalar tier's casts), then random codes.
 fn cast_values(src: DType, dst: DType, rng: &mut Rng) -> Vec<u8> {
     let item = src.info().item_bytes;
-    let mut picked: Vec<Vec<u8>> = edges(src);
-    let dst_edges: Vec<u8> = edges(dst).concat();
+    let mut picked: Vec<Vec<u8>> = code_edges(src);
+    let dst_edges: Vec<u8> = code_edges(dst).concat();
     if let Some(carried) = scalar_cast(dst, src, &dst_edges) {
         picked.extend(carried.chunks_exact(item).map(<[u8]>::to_vec));
     }
@@ -931,39 +697,16 @@ fn cast_values(src: DType, dst: DType, rng: &mut Rng) -> Vec<u8> {
     out
 }
 
-/// The differential check of every cast kernel on `tiers` (which must start
-/// with the scalar tier for the cross-variant check to run).
+/// The differential check of every cast kernel on `tiers` (as
+/// [`differential`]).
 pub fn cast_differential(tiers: &[Tier]) -> Report {
-    let mut reports: Vec<TierReport> = tiers
-        .iter()
-        .map(|&tier| TierReport {
-            tier,
-            kernels: 0,
-            runs: 0,
-            mismatches: 0,
-            nan_only: 0,
-        })
-        .collect();
-    let mut first = Vec::new();
-    let tables: Vec<Option<&'static [LoopFn]>> = tiers.iter().map(|&t| cast_table(t)).collect();
-    let scalar = Tier::ALL[0];
-    let Some(scalar_table) = cast_table(scalar) else {
-        return Report {
-            tiers: reports,
-            first: vec!["the scalar tier has no cast table".to_string()],
-        };
-    };
+    let mut report = Report::new(tiers);
     for (p, &src) in DType::ALL.iter().enumerate() {
         for (q, &dst) in DType::ALL.iter().enumerate() {
             let seed = ((p * DType::ALL.len() + q) as u64).wrapping_mul(0x1000_0000_01B3);
-            let mut rng = Rng(0xCA57_0000 ^ seed);
+            let mut rng = Rng::new(0xCA57_0000 ^ seed);
             let vals = cast_values(src, dst, &mut rng);
-            let setup = Setup {
-                inputs: vec![src],
-                items: vec![src.info().item_bytes],
-                out: dst,
-                out_item: dst.info().item_bytes,
-            };
+            let inputs = [vals.as_slice()];
             for saturating in [false, true] {
                 let mode = if saturating {
                     CastMode::Saturating
@@ -971,71 +714,26 @@ pub fn cast_differential(tiers: &[Tier]) -> Report {
                     CastMode::Default
                 };
                 for &variant in variants_for(1) {
-                    let mut note = |r: &mut TierReport, what: String| {
-                        r.mismatches += 1;
-                        if first.len() < 8 {
-                            first.push(format!(
-                                "{} cast {src} -> {dst} {} {}: {what}",
-                                r.tier,
-                                mode_name(mode),
-                                variant.name()
-                            ));
-                        }
+                    let label = |tier: Tier| {
+                        format!(
+                            "{tier} cast {src} -> {dst} {} {}",
+                            mode_name(mode),
+                            variant.name()
+                        )
                     };
-                    let found = |t: &[LoopFn], v: Variant| {
-                        cast_index(src, dst, saturating, v).and_then(|i| t.get(i).copied())
-                    };
-                    let (Some(f), Some(contig)) = (
-                        found(scalar_table, variant),
-                        found(scalar_table, Variant::Contig),
-                    ) else {
-                        for r in reports.iter_mut() {
-                            note(r, "no kernel in the scalar cast table".to_string());
-                        }
+                    let Some(subject) = Subject::cast(src, dst, saturating, variant, tiers) else {
+                        report.note_all(&label, "no kernel in the scalar cast table");
                         continue;
                     };
-                    for r in reports.iter_mut() {
-                        r.kernels += 1;
-                    }
-                    let blank = vec![FILL_OUT; N * setup.out_item];
-                    for (strides, out_stride) in layouts(variant) {
-                        let input = [Laid::new(&vals, setup.items[0], N, strides[0], FILL_IN)];
-                        let mut base = Laid::new(&blank, setup.out_item, N, out_stride, FILL_OUT);
-                        call(f, N, &input, &mut base);
-                        let flat = [Laid::new(&vals, setup.items[0], N, 1, FILL_IN)];
-                        let mut reference = Laid::new(&blank, setup.out_item, N, 1, FILL_OUT);
-                        call(contig, N, &flat, &mut reference);
-                        let all_vals = std::slice::from_ref(&vals);
-                        for (t, r) in reports.iter_mut().enumerate() {
-                            r.runs += 1;
-                            if r.tier == scalar {
-                                if !base.gaps_intact(N, FILL_OUT) {
-                                    note(r, "wrote outside its elements".to_string());
-                                }
-                                compare(&setup, all_vals, &base, &reference, r, &mut note);
-                                continue;
-                            }
-                            let Some(g) = tables[t].and_then(|tb| found(tb, variant)) else {
-                                note(r, "no kernel in the tier's cast table".to_string());
-                                continue;
-                            };
-                            let mut got =
-                                Laid::new(&blank, setup.out_item, N, out_stride, FILL_OUT);
-                            call(g, N, &input, &mut got);
-                            if !got.gaps_intact(N, FILL_OUT) {
-                                note(r, "wrote outside its elements".to_string());
-                            }
-                            compare(&setup, all_vals, &got, &base, r, &mut note);
-                        }
+                    report.count_kernel();
+                    for layout in layouts(variant) {
+                        report.check(&subject, &inputs, layout, &label);
                     }
                 }
             }
         }
     }
-    Report {
-        tiers: reports,
-        first,
-    }
+    report
 }
 
 #[cfg(test)]
@@ -1051,7 +749,7 @@ mod tests {
 
     #[test]
     fn cast_values_hold_the_destinations_boundaries() {
-        let mut rng = Rng(1);
+        let mut rng = Rng::new(1);
         let v = f32s(&cast_values(DType::F32, DType::E4m3fn, &mut rng));
         // 464 is halfway between 448 and the first step beyond it; 480 is that step;
         // 1.0625 is halfway between 1 and 1.125; 2^-10 is half the smallest subnormal.
@@ -1062,6 +760,35 @@ mod tests {
         for want in [127.5f32, 128.0, -128.5, 0.5] {
             assert!(v.contains(&want), "{want} missing");
         }
+    }
+
+    /// A tier whose kernel computes abs where neg is due, and a tier without
+    /// the kernel: both counted as mismatches, the first one described.
+    #[test]
+    fn a_wrong_tier_is_counted_and_described() {
+        let kind = |k| Subject::kernel(k, DType::F32, Variant::Contig, &[]).unwrap();
+        let abs = kind(tessera::Kind::Abs).scalar;
+        let subject = Subject {
+            tiers: vec![(Tier::Avx2, Some(abs)), (Tier::Avx512, None)],
+            ..kind(tessera::Kind::Neg)
+        };
+        let mut report = Report::new(&[Tier::Scalar, Tier::Avx2, Tier::Avx512]);
+        let x = values(DType::F32, 0, &mut Rng::new(1));
+        let label = |t: Tier| format!("{t} neg f32");
+        report.check(&subject, &[&x], layouts(Variant::Contig)[0], &label);
+        let counts: Vec<_> = report
+            .tiers
+            .iter()
+            .map(|t| (t.kernels, t.runs, t.mismatches))
+            .collect();
+        assert_eq!(counts, [(0, 1, 0), (0, 1, 1), (0, 1, 1)]);
+        // Element 0 is +0: neg gives -0, abs +0.
+        assert!(
+            report.first[0].starts_with("avx2 neg f32: element 0: inputs 0 (0x00000000)"),
+            "{:?}",
+            report.first
+        );
+        assert!(report.first[1].contains("no kernel"), "{:?}", report.first);
     }
 
     #[test]

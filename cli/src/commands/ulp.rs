@@ -23,6 +23,8 @@ use astro_float::{BigFloat, Consts, RoundingMode};
 use rayon::prelude::*;
 use std::io::Write;
 use tessera::{Accuracy, ArrayView, ArrayViewMut, DType, Exec, Kind};
+use tessera_testkit::math_ref;
+use tessera_testkit::rng::Rng;
 
 /// Working precision of the f64 reference, in bits.
 const PREC: usize = 256;
@@ -47,14 +49,10 @@ impl Worst {
     }
 }
 
-/// The f64 references of the kinds on f32 inputs: the tests' own table
-/// (`tests/oracle/math_ref.rs`: the platform's f64 libm and the `libm`
-/// crate), shared so that the command and the tests measure against one
+/// The f64 reference of a kind on f32 inputs (see the module doc): the
+/// tests' own table (`tessera_testkit::math_ref`: the platform's f64 libm and
+/// the `libm` crate), so that the command and the tests measure against one
 /// reference.
-#[path = "../../../tests/oracle/math_ref.rs"]
-mod math_ref;
-
-/// The f64 reference of a kind on f32 inputs (see the module doc).
 fn ref_f64(base: &str, x: f64, y: f64) -> f64 {
     math_ref::reference(base, &[x, y]).map_or(f64::NAN, |(r, _)| r)
 }
@@ -450,19 +448,6 @@ fn run_f64(exec: &Exec, kind: Kind, base: &str, xs: &[f64], ys: Option<&[f64]>) 
     Ok(w)
 }
 
-/// A deterministic generator (splitmix64).
-struct Mix(u64);
-
-impl Mix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
 const EDGES: [f64; 14] = [
     0.0,
     -0.0,
@@ -528,7 +513,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         ));
     }
     let t0 = std::time::Instant::now();
-    let mut rng = Mix(0x7e55_e7a0_u64 ^ kind as u64);
+    let mut rng = Rng::new(0x7e55_e7a0_u64 ^ kind as u64);
     let worst = if dtype == DType::F32 {
         if arity == 1 {
             let step: u64 = if exhaustive { 1 } else { 997 };
@@ -555,7 +540,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
                 }
             }
             for _ in 0..samples {
-                let r = rng.next();
+                let r = rng.next_u64();
                 xs.push(f32::from_bits(r as u32));
                 ys.push(f32::from_bits((r >> 32) as u32));
             }
@@ -589,8 +574,8 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
             }
         }
         for _ in 0..samples {
-            xs.push(f64::from_bits(rng.next()));
-            ys.push(f64::from_bits(rng.next()));
+            xs.push(f64::from_bits(rng.next_u64()));
+            ys.push(f64::from_bits(rng.next_u64()));
         }
         run_f64(&exec, kind, base, &xs, (arity == 2).then_some(&ys[..]))?
     };

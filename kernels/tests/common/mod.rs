@@ -1,31 +1,12 @@
-//! Test helpers shared by the kernel tests: a small deterministic generator,
-//! dtype facts, and placement of logical arrays into byte buffers of any
-//! layout (written here from the documented layout rules, independently of
-//! the engine).
+//! Test helpers shared by the kernel tests: dtype facts, random codes (drawn
+//! from `tessera_testkit`'s generator), and placement of logical arrays into
+//! byte buffers of any layout (written here from the documented layout rules,
+//! independently of the engine).
 
 #![allow(dead_code)]
 
 use tessera::{DType, NanStyle};
-
-/// xorshift64*: deterministic test data.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+use tessera_testkit::rng::Rng;
 
 /// What the tests need to know of a dtype to place its elements.
 #[derive(Clone, Copy, Debug)]
@@ -124,7 +105,7 @@ pub fn random_codes(dt: Dt, count: usize, rng: &mut Rng, specials: bool) -> Vec<
             }
             tessera::Class::Int | tessera::Class::Uint => {
                 for b in el.iter_mut() {
-                    *b = rng.next() as u8;
+                    *b = rng.next_u64() as u8;
                 }
                 if dt.bits < 8 {
                     el[0] &= ((1u16 << dt.bits) - 1) as u8;
@@ -156,7 +137,7 @@ fn put_float(dtype: DType, bits: u32, el: &mut [u8], rng: &mut Rng, specials: bo
         (1u64 << bits) - 1
     };
     let f = dtype.info().float.expect("a float dtype");
-    let mut code = rng.next() & mask;
+    let mut code = rng.next_u64() & mask;
     // Mostly moderate magnitudes: redraw the exponent near the bias half of the
     // time, so sums and products stay in range and round non-trivially.
     if rng.below(2) == 0 && f.exponent_bits >= 3 {
@@ -172,7 +153,7 @@ fn put_float(dtype: DType, bits: u32, el: &mut [u8], rng: &mut Rng, specials: bo
             if !nan && !inf {
                 break;
             }
-            code = rng.next() & mask;
+            code = rng.next_u64() & mask;
         }
     }
     for (i, b) in el.iter_mut().enumerate() {
@@ -347,7 +328,7 @@ pub fn get(dt: Dt, buf: &[u8], p: usize, out: &mut [u8]) {
 /// byte filled with `junk`.
 pub fn store(dt: Dt, g: &Geo, codes: &[u8], junk: &mut Rng) -> Vec<u8> {
     let mut buf: Vec<u8> = (0..dt.buffer_bytes(g.elems))
-        .map(|_| junk.next() as u8)
+        .map(|_| junk.next_u64() as u8)
         .collect();
     for (i, p) in positions(g).into_iter().enumerate() {
         put(dt, &mut buf, p, &codes[i * dt.item..(i + 1) * dt.item]);

@@ -26,9 +26,9 @@
 //! nearer; at most 2^−127 stays 2^−127. The nearest-value rule of the spec
 //! does not say this (a spec gap, reported).
 
-use super::exact::pow2;
+use crate::binary64::{exponent, pow2};
 use std::sync::OnceLock;
-use tessera_generated::{Class, DType, NanStyle, NanTo, Negative, Overflow};
+use tessera::{Class, DType, NanStyle, NanTo, Negative, Overflow};
 
 /// The model of one parameterised float dtype.
 #[derive(Clone, Debug)]
@@ -132,7 +132,7 @@ impl MiniOracle {
         o.has_zero = o.finite[0].0 == 0.0;
         o.max = max;
         o.max_code = max_code;
-        let top = super::exact::exponent(max);
+        let top = exponent(max);
         o.overflow_threshold = max + pow2(top - o.m as i64) / 2.0;
         Some(o)
     }

@@ -1,16 +1,15 @@
 //! References for the transcendental kinds on f32 carriers: the f64 functions
 //! of the platform's maths library (`std`, and the `libm` crate for erf and
-//! erfc), each within a few f64 ulps — some 2^-29 of an f32 ulp — so an f32
-//! result's distance from them is its distance from the exact value to that
-//! precision. They are not the code under test (the runtime's functions are in
-//! codegen/runtime/math and call no library).
+//! erfc and the inverse hyperbolics), each within a few f64 ulps — some 2^-29
+//! of an f32 ulp — so an f32 result's distance from them is its distance from
+//! the exact value to that precision. They are not the code under test (the
+//! runtime's functions are in codegen/runtime/math and call no library).
 //!
-//! The `tessera ulp` command measures against the same table: it includes
-//! this file (cli/src/commands/ulp.rs) and calls [`reference`] with a kind's
-//! name. `Kind` is the including module's (tests/oracle/mod.rs imports it
-//! from tessera-generated, the command from tessera, which re-exports it).
+//! The tests of the transcendental kinds (tests/math.rs, and the oracle of
+//! tests/oracle/expect.rs) and the `tessera ulp` command measure against this
+//! one table.
 
-use super::Kind;
+use tessera::Kind;
 
 /// acosh, NaN below 1.
 fn acosh(x: f64) -> f64 {
@@ -142,5 +141,27 @@ pub fn reference_of(kind: Kind, v: &[f64]) -> Option<(f64, f64)> {
         | Kind::Mul3
         | Kind::Axpy
         | Kind::Lerp => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_and_bounds() {
+        assert_eq!(reference("exp", &[1.0]), Some((std::f64::consts::E, 1.0)));
+        assert_eq!(reference("fast_exp", &[0.0]), Some((1.0, 3.5)));
+        assert_eq!(
+            reference("atan2", &[1.0, 1.0]).map(|r| r.0),
+            Some(1f64.atan2(1.0))
+        );
+        assert!(reference("acosh", &[0.5]).unwrap().0.is_nan());
+        assert!(reference("atanh", &[1.5]).unwrap().0.is_nan());
+        assert_eq!(reference("rsqrt", &[-0.0]).unwrap().0, f64::NEG_INFINITY);
+        assert_eq!(reference("sigmoid", &[-800.0]).unwrap().0, (-800f64).exp());
+        assert_eq!(reference("add", &[1.0, 2.0]), None);
+        assert_eq!(reference("no_such_kind", &[1.0]), None);
+        assert_eq!(reference_of(Kind::Erfc, &[0.0]), Some((1.0, 1.0)));
     }
 }
