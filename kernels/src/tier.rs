@@ -153,6 +153,12 @@ impl Exec {
 // defined by its crate (`tiers/<name>/`).
 tessera_generated::dispatch!();
 
+/// Whether `tier` executes AVX-512 F besides AVX2 and FMA (the engines'
+/// AVX-512 paths run on it, with the scalar tier's bits).
+pub fn runs_avx512(tier: Tier) -> bool {
+    runs_avx2(tier) && tier.info().features.contains(&"avx512f")
+}
+
 /// Whether `tier` executes AVX2 and FMA instructions (the hand-written AVX2
 /// paths of the reduction and contraction engines run on it). Every tier that
 /// declares both features in `spec/tiers.toml` does; the engines' AVX2 paths

@@ -57,15 +57,15 @@ pub(crate) unsafe fn scalar<T: Acc, const MR: usize, const NR: usize>(
     }
 }
 
-/// The AVX2 microkernels: one body, [`avx2::tile_6x2`], over a 256-bit
-/// register of f32 or f64 lanes.
+/// The vector microkernels: one body, [`simd::tile`], over a register of
+/// f32 or f64 lanes (256-bit for AVX2, 512-bit for AVX-512).
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
+mod simd {
     use core::arch::x86_64::*;
 
-    /// A 256-bit register of `LANES` lanes of `T`, with the operations the
+    /// A vector register of `LANES` lanes of `T`, with the operations the
     /// microkernel needs. Every method is inlined into the caller, whose
-    /// `#[target_feature]` enables AVX2 and FMA.
+    /// `#[target_feature]` enables the instructions.
     pub(super) trait Reg: Copy {
         /// The lane type.
         type T: Copy;
@@ -141,15 +141,74 @@ mod avx2 {
         }
     }
 
-    /// A 6 × (2·LANES) tile: twelve accumulators, each k step one
-    /// broadcast of a per row and two loads of b, then one fused
-    /// multiply-add per accumulator, in k order.
+    impl Reg for __m512 {
+        type T = f32;
+        const LANES: usize = 16;
+        #[inline(always)]
+        unsafe fn zero() -> Self {
+            _mm512_setzero_ps()
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f32) -> Self {
+            // SAFETY: the caller's contract (16 readable values).
+            unsafe { _mm512_loadu_ps(p) }
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut f32) {
+            // SAFETY: the caller's contract (16 writable values).
+            unsafe { _mm512_storeu_ps(p, self) }
+        }
+        #[inline(always)]
+        unsafe fn splat(p: *const f32) -> Self {
+            // SAFETY: the caller's contract (one readable value).
+            unsafe { _mm512_set1_ps(*p) }
+        }
+        #[inline(always)]
+        unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
+            // SAFETY: the CPU runs AVX-512 F (the caller's contract).
+            unsafe { _mm512_fmadd_ps(a, b, c) }
+        }
+    }
+
+    impl Reg for __m512d {
+        type T = f64;
+        const LANES: usize = 8;
+        #[inline(always)]
+        unsafe fn zero() -> Self {
+            _mm512_setzero_pd()
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const f64) -> Self {
+            // SAFETY: the caller's contract (8 readable values).
+            unsafe { _mm512_loadu_pd(p) }
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut f64) {
+            // SAFETY: the caller's contract (8 writable values).
+            unsafe { _mm512_storeu_pd(p, self) }
+        }
+        #[inline(always)]
+        unsafe fn splat(p: *const f64) -> Self {
+            // SAFETY: the caller's contract (one readable value).
+            unsafe { _mm512_set1_pd(*p) }
+        }
+        #[inline(always)]
+        unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
+            // SAFETY: the CPU runs AVX-512 F (the caller's contract).
+            unsafe { _mm512_fmadd_pd(a, b, c) }
+        }
+    }
+
+    /// An `MR × (NV·LANES)` tile: `MR·NV` accumulators; each k step loads
+    /// `NV` vectors of b, broadcasts a's value for each row and adds one
+    /// fused multiply-add per accumulator, in k order.
     ///
     /// # Safety
-    /// As [`super::Kernel`] with MR = 6 and NR = 2·LANES, inside a function
-    /// that enables AVX2 and FMA on a CPU that runs them.
+    /// As [`super::Kernel`] with this MR and NR = NV·LANES, inside a
+    /// function that enables the register's instructions and FMA on a CPU
+    /// that runs them.
     #[inline(always)]
-    pub(super) unsafe fn tile_6x2<R: Reg>(
+    pub(super) unsafe fn tile<R: Reg, const MR: usize, const NV: usize>(
         kc: usize,
         a: *const R::T,
         b: *const R::T,
@@ -161,26 +220,33 @@ mod avx2 {
         // SAFETY: every pointer stays inside the tile and the micro-panels
         // (the caller's contract); loads and stores are unaligned.
         unsafe {
-            let mut acc = [[R::zero(); 2]; 6];
+            let mut acc = [[R::zero(); NV]; MR];
             if load {
                 for (r, row) in acc.iter_mut().enumerate() {
-                    *row = [R::load(c.add(r * rs)), R::load(c.add(r * rs + w))];
+                    for (v, x) in row.iter_mut().enumerate() {
+                        *x = R::load(c.add(r * rs + v * w));
+                    }
                 }
             }
             let (mut ap, mut bp) = (a, b);
             for _ in 0..kc {
-                let (b0, b1) = (R::load(bp), R::load(bp.add(w)));
+                let mut bv = [R::zero(); NV];
+                for (v, x) in bv.iter_mut().enumerate() {
+                    *x = R::load(bp.add(v * w));
+                }
                 for (r, row) in acc.iter_mut().enumerate() {
                     let x = R::splat(ap.add(r));
-                    row[0] = R::fmadd(x, b0, row[0]);
-                    row[1] = R::fmadd(x, b1, row[1]);
+                    for (acc, &bx) in row.iter_mut().zip(&bv) {
+                        *acc = R::fmadd(x, bx, *acc);
+                    }
                 }
-                ap = ap.add(6);
-                bp = bp.add(2 * w);
+                ap = ap.add(MR);
+                bp = bp.add(NV * w);
             }
             for (r, row) in acc.iter().enumerate() {
-                row[0].store(c.add(r * rs));
-                row[1].store(c.add(r * rs + w));
+                for (v, x) in row.iter().enumerate() {
+                    x.store(c.add(r * rs + v * w));
+                }
             }
         }
     }
@@ -201,7 +267,7 @@ pub(crate) unsafe fn avx2_f32_6x16(
     load: bool,
 ) {
     // SAFETY: forwarded; this function enables AVX2 and FMA.
-    unsafe { avx2::tile_6x2::<core::arch::x86_64::__m256>(kc, a, b, c, rs, load) }
+    unsafe { simd::tile::<core::arch::x86_64::__m256, 6, 2>(kc, a, b, c, rs, load) }
 }
 
 /// AVX2 + FMA, f64, 6 × 8: twelve 4-wide accumulators.
@@ -219,5 +285,42 @@ pub(crate) unsafe fn avx2_f64_6x8(
     load: bool,
 ) {
     // SAFETY: forwarded; this function enables AVX2 and FMA.
-    unsafe { avx2::tile_6x2::<core::arch::x86_64::__m256d>(kc, a, b, c, rs, load) }
+    unsafe { simd::tile::<core::arch::x86_64::__m256d, 6, 2>(kc, a, b, c, rs, load) }
+}
+
+/// AVX-512, f32, 14 × 32: twenty-eight 16-wide accumulators of the 32
+/// registers.
+///
+/// # Safety
+/// As [`Kernel`], and the CPU runs AVX-512 F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+pub(crate) unsafe fn avx512_f32_14x32(
+    kc: usize,
+    a: *const f32,
+    b: *const f32,
+    c: *mut f32,
+    rs: usize,
+    load: bool,
+) {
+    // SAFETY: forwarded; this function enables AVX-512 F.
+    unsafe { simd::tile::<core::arch::x86_64::__m512, 14, 2>(kc, a, b, c, rs, load) }
+}
+
+/// AVX-512, f64, 14 × 16: twenty-eight 8-wide accumulators.
+///
+/// # Safety
+/// As [`Kernel`], and the CPU runs AVX-512 F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+pub(crate) unsafe fn avx512_f64_14x16(
+    kc: usize,
+    a: *const f64,
+    b: *const f64,
+    c: *mut f64,
+    rs: usize,
+    load: bool,
+) {
+    // SAFETY: forwarded; this function enables AVX-512 F.
+    unsafe { simd::tile::<core::arch::x86_64::__m512d, 14, 2>(kc, a, b, c, rs, load) }
 }

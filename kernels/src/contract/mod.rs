@@ -661,6 +661,10 @@ impl Chained for f32 {
     }
     fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
         #[cfg(target_arch = "x86_64")]
+        if crate::tier::runs_avx512(tier) {
+            return Some((micro::avx512_f32_14x32, 14, 32));
+        }
+        #[cfg(target_arch = "x86_64")]
         if crate::tier::runs_avx2(tier) {
             return Some((micro::avx2_f32_6x16, 6, 16));
         }
@@ -678,6 +682,10 @@ impl Chained for f64 {
         None
     }
     fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::tier::runs_avx512(tier) {
+            return Some((micro::avx512_f64_14x16, 14, 16));
+        }
         #[cfg(target_arch = "x86_64")]
         if crate::tier::runs_avx2(tier) {
             return Some((micro::avx2_f64_6x8, 6, 8));
