@@ -11,6 +11,7 @@
 //! Spec summary: 30 dtypes, 79 kinds, 4826 kernels and 3600 casts per tier, tiers: scalar, avx2, avx512.
 
 #![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 #[doc(hidden)]
 pub use num_complex as __num_complex;

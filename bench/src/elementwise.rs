@@ -448,12 +448,21 @@ pub fn elementwise_group<'a>(
     case(ZIP.into(), bytes, zip, check_y(want));
     #[cfg(target_arch = "x86_64")]
     if avx2::available() {
-        // SAFETY (the three wrappers): only registered when the CPU runs AVX2
-        // and FMA, the features these functions are compiled with.
+        // Each wrapper is registered only when the CPU runs AVX2 and FMA, the
+        // features these functions are compiled with.
         let run = peer(match op {
-            Op::Add => Body::Two(|a, b, y| unsafe { avx2::add_loop(a, b, y) }),
-            Op::Mul => Body::Two(|a, b, y| unsafe { avx2::mul_loop(a, b, y) }),
-            Op::Fma => Body::Three(|a, b, c, y| unsafe { avx2::fma_loop(a, b, c, y) }),
+            Op::Add => Body::Two(|a, b, y| {
+                // SAFETY: the CPU runs AVX2 and FMA (checked above).
+                unsafe { avx2::add_loop(a, b, y) }
+            }),
+            Op::Mul => Body::Two(|a, b, y| {
+                // SAFETY: the CPU runs AVX2 and FMA (checked above).
+                unsafe { avx2::mul_loop(a, b, y) }
+            }),
+            Op::Fma => Body::Three(|a, b, c, y| {
+                // SAFETY: the CPU runs AVX2 and FMA (checked above).
+                unsafe { avx2::fma_loop(a, b, c, y) }
+            }),
         });
         case(AVX2_LOOP.into(), bytes, run, check_y(want));
     }

@@ -106,6 +106,8 @@
 //!   numpy (when python3 has it), in Gelem/s; `math:all` every transcendental
 //!   (see `math_group.rs`). Only when named.
 
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
 mod cast_sweep;
 mod casts;
 mod elementwise;

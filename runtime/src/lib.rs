@@ -14,6 +14,7 @@
 //! (ARCHITECTURE.md §3).
 
 #![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 pub mod cast;
 pub mod codec;

@@ -185,11 +185,14 @@ pub unsafe fn run2<A: Codec, B: Codec, O: Codec, K: Op2<A, B, O>, const V: u8>(x
     let pa = x.src[0] as *const A::Store;
     let pb = x.src[1] as *const B::Store;
     let po = x.dst as *mut O::Store;
-    // SAFETY (all blocks below): forwarded from this function's contract.
     match V {
         BCAST0 => {
+            // SAFETY: the broadcast input holds one readable element (this
+            // function's contract).
             let a = A::decode(unsafe { pa.read_unaligned() });
             for i in 0..x.n {
+                // SAFETY: element i < n of every operand, at its stride, is valid
+                // (this function's contract).
                 unsafe {
                     let b = B::decode(ld(pb, i, 1, true));
                     st(po, i, 1, true, O::encode(K::f(a, b)));
@@ -197,8 +200,12 @@ pub unsafe fn run2<A: Codec, B: Codec, O: Codec, K: Op2<A, B, O>, const V: u8>(x
             }
         }
         BCAST1 => {
+            // SAFETY: the broadcast input holds one readable element (this
+            // function's contract).
             let b = B::decode(unsafe { pb.read_unaligned() });
             for i in 0..x.n {
+                // SAFETY: element i < n of every operand, at its stride, is valid
+                // (this function's contract).
                 unsafe {
                     let a = A::decode(ld(pa, i, 1, true));
                     st(po, i, 1, true, O::encode(K::f(a, b)));
@@ -208,6 +215,8 @@ pub unsafe fn run2<A: Codec, B: Codec, O: Codec, K: Op2<A, B, O>, const V: u8>(x
         _ => {
             let unit = V == CONTIG;
             for i in 0..x.n {
+                // SAFETY: element i < n of every operand, at its stride, is valid
+                // (this function's contract).
                 unsafe {
                     let a = A::decode(ld(pa, i, x.src_stride[0], unit));
                     let b = B::decode(ld(pb, i, x.src_stride[1], unit));
@@ -246,11 +255,14 @@ pub unsafe fn run3<A: Codec, B: Codec, C: Codec, O: Codec, K: Op3<A, B, C, O>, c
             x.dst_stride,
         )
     };
-    // SAFETY (all blocks below): forwarded from this function's contract.
     match V {
         BCAST0 => {
+            // SAFETY: the broadcast input holds one readable element (this
+            // function's contract).
             let a = A::decode(unsafe { pa.read_unaligned() });
             for i in 0..x.n {
+                // SAFETY: element i < n of every operand, at its stride, is valid
+                // (this function's contract).
                 unsafe {
                     let b = B::decode(ld(pb, i, 1, true));
                     let c = C::decode(ld(pc, i, 1, true));
@@ -259,8 +271,12 @@ pub unsafe fn run3<A: Codec, B: Codec, C: Codec, O: Codec, K: Op3<A, B, C, O>, c
             }
         }
         BCAST1 => {
+            // SAFETY: the broadcast input holds one readable element (this
+            // function's contract).
             let b = B::decode(unsafe { pb.read_unaligned() });
             for i in 0..x.n {
+                // SAFETY: element i < n of every operand, at its stride, is valid
+                // (this function's contract).
                 unsafe {
                     let a = A::decode(ld(pa, i, 1, true));
                     let c = C::decode(ld(pc, i, 1, true));
@@ -269,8 +285,12 @@ pub unsafe fn run3<A: Codec, B: Codec, C: Codec, O: Codec, K: Op3<A, B, C, O>, c
             }
         }
         BCAST2 => {
+            // SAFETY: the broadcast input holds one readable element (this
+            // function's contract).
             let c = C::decode(unsafe { pc.read_unaligned() });
             for i in 0..x.n {
+                // SAFETY: element i < n of every operand, at its stride, is valid
+                // (this function's contract).
                 unsafe {
                     let a = A::decode(ld(pa, i, 1, true));
                     let b = B::decode(ld(pb, i, 1, true));
@@ -280,6 +300,8 @@ pub unsafe fn run3<A: Codec, B: Codec, C: Codec, O: Codec, K: Op3<A, B, C, O>, c
         }
         _ => {
             for i in 0..x.n {
+                // SAFETY: element i < n of every operand, at its stride, is valid
+                // (this function's contract).
                 unsafe {
                     let a = A::decode(ld(pa, i, sa, unit));
                     let b = B::decode(ld(pb, i, sb, unit));

@@ -16,6 +16,7 @@
 //! Nothing here calls the code under test except [`differential`], which runs
 //! the kernels of the tiers' tables to compare them with each other.
 #![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 pub mod binary64;
 pub mod differential;

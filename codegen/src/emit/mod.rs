@@ -85,6 +85,7 @@ fn lib(spec: &Spec, kernels: usize, casts: usize, c: &mut Code) {
     ));
     c.line("");
     c.line("#![deny(missing_docs)]");
+    c.line("#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]");
     c.line("");
     // In the order rustfmt sorts them, so that `cargo fmt` leaves the file as
     // generated.

@@ -5,4 +5,6 @@
 //! written once for every tier by `tessera_generated::tier!`; each tier is a
 //! crate of its own so that the tiers compile in parallel.
 
+#![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
+
 tessera_generated::tier!(avx512);
