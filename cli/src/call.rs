@@ -96,7 +96,10 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for UniqueMap<V> {
                 let mut out = BTreeMap::new();
                 while let Some(key) = map.next_key::<String>()? {
                     if out.contains_key(&key) {
-                        return Err(de::Error::custom(format_args!("key `{key}` appears twice")));
+                        return Err(de::Error::custom(format_args!(
+                            "key `{}` appears twice",
+                            crate::commands::truncate(&key, 40)
+                        )));
                     }
                     let value = map.next_value()?;
                     out.insert(key, value);
@@ -111,13 +114,19 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for UniqueMap<V> {
 impl Call {
     /// Parse a call file's text.
     pub fn parse(text: &str) -> Result<Call, String> {
-        serde_json::from_str(text).map_err(|e| format!("bad call file: {e}"))
+        serde_json::from_str(text).map_err(|e| {
+            format!(
+                "bad call file: {}",
+                crate::commands::cut_quoted(&e.to_string(), 80)
+            )
+        })
     }
 
-    /// Read and parse a call file.
+    /// Read and parse a call file: a regular file (not a FIFO, a device or a
+    /// directory) of at most [`crate::files::MAX_CALL_BYTES`] bytes.
     pub fn read(path: &Path) -> Result<Call, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read the call file {}: {e}", path.display()))?;
+        let text = crate::files::read_call_file(path)
+            .map_err(|e| format!("the call file {}: {e}", crate::files::shown(path)))?;
         Call::parse(&text)
     }
 }

@@ -9,7 +9,11 @@ use tessera::{Class, DType, NanStyle};
 pub fn parse_dtype(name: &str) -> Result<DType, String> {
     DType::from_name(name).ok_or_else(|| {
         let known: Vec<&str> = DType::ALL.iter().map(|d| d.name()).collect();
-        format!("unknown dtype `{name}` (known: {})", known.join(", "))
+        format!(
+            "unknown dtype `{}` (known: {})",
+            crate::commands::truncate(name, 40),
+            known.join(", ")
+        )
     })
 }
 

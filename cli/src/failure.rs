@@ -11,6 +11,12 @@ pub struct Failure {
     message: String,
 }
 
+/// The most characters of a quoted value a message repeats.
+pub const MAX_QUOTED: usize = 80;
+
+/// The most characters of a message.
+pub const MAX_LINE: usize = 1000;
+
 /// The result of a command.
 pub type Outcome<T> = Result<T, Failure>;
 
@@ -45,14 +51,19 @@ impl Failure {
         }
     }
 
-    /// The message, with any line breaks folded into spaces.
+    /// The message, with any line breaks folded into spaces, every quoted
+    /// value cut to [`MAX_QUOTED`] characters and the whole to [`MAX_LINE`]
+    /// (its start and end kept): a call file's megabyte strings are not
+    /// repeated back.
     pub fn one_line(&self) -> String {
-        self.message
+        let line = self
+            .message
             .split(['\n', '\r'])
             .map(str::trim)
             .filter(|s| !s.is_empty())
             .collect::<Vec<_>>()
-            .join(" ")
+            .join(" ");
+        crate::commands::cut_middle(&crate::commands::cut_quoted(&line, MAX_QUOTED), MAX_LINE)
     }
 
     /// The same failure with `context: ` in front of its message.

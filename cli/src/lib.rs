@@ -13,8 +13,10 @@ pub mod call;
 pub mod codes;
 pub mod commands;
 pub mod failure;
+pub mod files;
 pub mod npy;
 pub mod operand;
+pub mod results;
 
 pub use failure::{Failure, Outcome};
 

@@ -262,15 +262,51 @@ pub fn byte_size(shape: &[usize], item: usize) -> Result<usize, NpyError> {
     Ok(n as usize)
 }
 
-/// Parse the bytes of a `.npy` file.
-pub fn parse(mut bytes: Vec<u8>) -> Result<Npy, NpyError> {
-    if bytes.len() < 8 || &bytes[..6] != MAGIC {
-        if bytes.len() >= 6 || !MAGIC.starts_with(&bytes) {
+/// What a `.npy` file's magic string, version and header say: where its data
+/// starts and how much of it there is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Prelude {
+    dtype: NpyType,
+    swap: bool,
+    fortran_order: bool,
+    shape: Vec<usize>,
+    /// The offset of the data.
+    data_start: usize,
+    /// The data's size in bytes, as the header implies it.
+    size: usize,
+}
+
+/// The bytes of a file's beginning that [`prelude`] looks at: the magic
+/// string, the version and the header length, then the header itself.
+/// Returns how many bytes of the file's start it needs, knowing `head`
+/// (`None` while fewer than the fixed fields are known, or when they are
+/// malformed and [`prelude`] will refuse them anyway).
+fn prelude_len(head: &[u8]) -> Option<usize> {
+    if head.len() < 8 || &head[..6] != MAGIC {
+        return None;
+    }
+    let (start, header_len) = match (head[6], head[7]) {
+        (1, 0) if head.len() >= 10 => (10, u16::from_le_bytes([head[8], head[9]]) as usize),
+        (2, 0) | (3, 0) if head.len() >= 12 => (
+            12,
+            u32::from_le_bytes([head[8], head[9], head[10], head[11]]) as usize,
+        ),
+        _ => return None,
+    };
+    (header_len <= MAX_HEADER).then_some(start + header_len)
+}
+
+/// Check a file's magic string, version and header, given the file's first
+/// bytes `head` (at least as many as [`prelude_len`] asks for, where the file
+/// has them) and the file's length `file_len`.
+fn prelude(head: &[u8], file_len: u64) -> Result<Prelude, NpyError> {
+    if head.len() < 8 || &head[..6] != MAGIC {
+        if head.len() >= 6 || !MAGIC.starts_with(head) {
             return err("not a .npy file (wrong magic string)");
         }
         return err("truncated .npy file: shorter than its magic string and version");
     }
-    let (major, minor) = (bytes[6], bytes[7]);
+    let (major, minor) = (head[6], head[7]);
     let (len_bytes, utf8) = match (major, minor) {
         (1, 0) => (2, false),
         (2, 0) => (4, false),
@@ -278,13 +314,13 @@ pub fn parse(mut bytes: Vec<u8>) -> Result<Npy, NpyError> {
         _ => return err(format!("unsupported .npy format version {major}.{minor}")),
     };
     let start = 8 + len_bytes;
-    if bytes.len() < start {
+    if head.len() < start {
         return err("truncated .npy file: the header length is cut off");
     }
     let header_len = if len_bytes == 2 {
-        u16::from_le_bytes([bytes[8], bytes[9]]) as usize
+        u16::from_le_bytes([head[8], head[9]]) as usize
     } else {
-        u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize
+        u32::from_le_bytes([head[8], head[9], head[10], head[11]]) as usize
     };
     if header_len > MAX_HEADER {
         return err(format!(
@@ -292,13 +328,12 @@ pub fn parse(mut bytes: Vec<u8>) -> Result<Npy, NpyError> {
         ));
     }
     let data_start = start + header_len;
-    if bytes.len() < data_start {
+    let Some(header_bytes) = head.get(start..data_start) else {
         return err(format!(
             "truncated .npy file: the header says {header_len} bytes but {} follow",
-            bytes.len() - start
+            file_len.saturating_sub(start as u64).min(header_len as u64)
         ));
-    }
-    let header_bytes = &bytes[start..data_start];
+    };
     let header = if utf8 {
         match std::str::from_utf8(header_bytes) {
             Ok(s) => s.to_string(),
@@ -311,47 +346,104 @@ pub fn parse(mut bytes: Vec<u8>) -> Result<Npy, NpyError> {
     let header = parse_header(&header)?;
     let (dtype, swap) = NpyType::from_descr(&header.descr)?;
     let size = byte_size(&header.shape, dtype.size())?;
-    let have = bytes.len() - data_start;
-    if have < size {
+    let have = file_len.saturating_sub(data_start as u64);
+    if have < size as u64 {
         return err(format!(
             "truncated data: shape {:?} of {} needs {size} bytes but the file holds {have}",
             header.shape, header.descr
         ));
     }
-    if have > size {
+    if have > size as u64 {
         return err(format!(
             "size mismatch: shape {:?} of {} needs {size} bytes but the file holds {have}",
             header.shape, header.descr
         ));
     }
-    bytes.drain(..data_start);
-    if swap {
-        for unit in bytes.chunks_exact_mut(dtype.swap_unit()) {
-            unit.reverse();
-        }
-    }
-    Ok(Npy {
+    Ok(Prelude {
         dtype,
+        swap,
         fortran_order: header.fortran_order,
         shape: header.shape,
-        data: bytes,
+        data_start,
+        size,
     })
 }
 
-/// Read and parse a `.npy` file.
-pub fn read(path: &Path) -> Result<Npy, NpyError> {
-    let bytes = std::fs::read(path).map_err(|e| NpyError(format!("cannot read: {e}")))?;
-    parse(bytes)
+impl Prelude {
+    /// The array of this prelude over its `data` (exactly `size` bytes, in the
+    /// file's byte order).
+    fn into_npy(self, mut data: Vec<u8>) -> Npy {
+        if self.swap {
+            for unit in data.chunks_exact_mut(self.dtype.swap_unit()) {
+                unit.reverse();
+            }
+        }
+        Npy {
+            dtype: self.dtype,
+            fortran_order: self.fortran_order,
+            shape: self.shape,
+            data,
+        }
+    }
 }
 
-/// The bytes of a `.npy` file holding `data` (C order, this machine's byte
-/// order, which must be little-endian to match the descriptor written).
-pub fn encode(dtype: NpyType, shape: &[usize], data: &[u8]) -> Result<Vec<u8>, NpyError> {
-    let size = byte_size(shape, dtype.size())?;
-    if size != data.len() {
+/// Parse the bytes of a `.npy` file.
+pub fn parse(mut bytes: Vec<u8>) -> Result<Npy, NpyError> {
+    let p = prelude(&bytes, bytes.len() as u64)?;
+    bytes.drain(..p.data_start);
+    Ok(p.into_npy(bytes))
+}
+
+/// Read and parse a `.npy` file through a bounded reader: only a regular file
+/// is opened (a FIFO, a device such as `/dev/zero` or a directory is refused
+/// by its metadata); its fixed fields and header are read and checked first
+/// (at most [`MAX_HEADER`] bytes of header); a file whose size is not the
+/// header's plus the data size the header implies is refused before any data
+/// is read; then exactly that data is read, and a file that shrank or grew
+/// meanwhile is refused.
+pub fn read(path: &Path) -> Result<Npy, NpyError> {
+    let (mut file, len) = crate::files::open_regular(path).map_err(NpyError)?;
+    let mut head = crate::files::read_at_most(&mut file, 12, 12).map_err(NpyError)?;
+    if let Some(need) = prelude_len(&head) {
+        let more = (need.saturating_sub(head.len())) as u64;
+        let rest = crate::files::read_at_most(&mut file, more, more).map_err(NpyError)?;
+        head.extend_from_slice(&rest);
+    }
+    // Fewer than 12 bytes: the whole file (it ended there).
+    let file_len = if head.len() < 12 {
+        head.len() as u64
+    } else {
+        len
+    };
+    let p = prelude(&head, file_len)?;
+    // The head may hold the first bytes of the data (a header shorter than
+    // the 12 bytes read first is malformed, but the arithmetic stays right).
+    let mut data = head.split_off(p.data_start.min(head.len()));
+    let want = p.size as u64;
+    let more = want.saturating_sub(data.len() as u64);
+    let rest = crate::files::read_at_most(&mut file, more, more).map_err(NpyError)?;
+    data.extend_from_slice(&rest);
+    if (data.len() as u64) < want {
         return err(format!(
-            "{} bytes of data for shape {shape:?} of {}, which needs {size}",
-            data.len(),
+            "truncated data: the file shrank while it was read ({} of {want} bytes)",
+            data.len()
+        ));
+    }
+    if (data.len() as u64) > want || !crate::files::at_end(&mut file).map_err(NpyError)? {
+        return err("size mismatch: the file grew while it was read");
+    }
+    Ok(p.into_npy(data))
+}
+
+/// The bytes of a `.npy` file that come before `data_len` bytes of data of
+/// `dtype` and `shape` (C order, little-endian): the magic string, the
+/// version, the header length and the header, padded so that the data starts
+/// on a 64-byte boundary, as numpy writes it.
+pub fn header_bytes(dtype: NpyType, shape: &[usize], data_len: usize) -> Result<Vec<u8>, NpyError> {
+    let size = byte_size(shape, dtype.size())?;
+    if size != data_len {
+        return err(format!(
+            "{data_len} bytes of data for shape {shape:?} of {}, which needs {size}",
             dtype.descr()
         ));
     }
@@ -383,9 +475,7 @@ pub fn encode(dtype: NpyType, shape: &[usize], data: &[u8]) -> Result<Vec<u8>, N
     let unpadded = 6 + 2 + len_bytes + header.len() + 1;
     header.push_str(&" ".repeat((64 - unpadded % 64) % 64));
     header.push('\n');
-    let mut out = Vec::new();
-    out.try_reserve_exact(6 + 2 + len_bytes + header.len() + data.len())
-        .map_err(|_| NpyError(format!("cannot allocate {} bytes", data.len())))?;
+    let mut out = Vec::with_capacity(6 + 2 + len_bytes + header.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&[version, 0]);
     if len_bytes == 2 {
@@ -394,14 +484,19 @@ pub fn encode(dtype: NpyType, shape: &[usize], data: &[u8]) -> Result<Vec<u8>, N
         out.extend_from_slice(&(header.len() as u32).to_le_bytes());
     }
     out.extend_from_slice(header.as_bytes());
-    out.extend_from_slice(data);
     Ok(out)
 }
 
-/// Write a `.npy` file (see [`encode`]).
-pub fn write(path: &Path, dtype: NpyType, shape: &[usize], data: &[u8]) -> Result<(), NpyError> {
-    let bytes = encode(dtype, shape, data)?;
-    std::fs::write(path, bytes).map_err(|e| NpyError(format!("cannot write: {e}")))
+/// The bytes of a `.npy` file holding `data` (C order, this machine's byte
+/// order, which must be little-endian to match the descriptor written).
+pub fn encode(dtype: NpyType, shape: &[usize], data: &[u8]) -> Result<Vec<u8>, NpyError> {
+    let header = header_bytes(dtype, shape, data.len())?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(header.len() + data.len())
+        .map_err(|_| NpyError(format!("cannot allocate {} bytes", data.len())))?;
+    out.extend_from_slice(&header);
+    out.extend_from_slice(data);
+    Ok(out)
 }
 
 /// The three entries of a header.
@@ -691,6 +786,39 @@ mod tests {
         bytes[pos] = b'>';
         let npy = parse(bytes).unwrap();
         assert_eq!(npy.data, vec![4, 3, 2, 1]);
+    }
+
+    /// `read` (bounded, from a file) refuses what `parse` (from bytes)
+    /// refuses, with the same words, and reads what it reads.
+    #[test]
+    fn read_agrees_with_parse() {
+        let good = encode(NpyType::F32, &[2, 3], &[7u8; 24]).unwrap();
+        let mut v3 = good.clone();
+        v3[6] = 3;
+        let mut cases: Vec<Vec<u8>> = vec![
+            good.clone(),
+            v3,
+            Vec::new(),
+            b"\x93NUM".to_vec(),
+            b"\x93NUMPY\x01\x00\x10".to_vec(),
+            b"\x93NUMPY\x02\x00\xff\xff\xff\x7f".to_vec(),
+            good[..40].to_vec(),
+            good[..good.len() - 1].to_vec(),
+            [good.clone(), vec![0]].concat(),
+            [good.clone(), vec![0; 100]].concat(),
+        ];
+        for cut in [8, 10, 11, 12, 13] {
+            cases.push(good[..cut].to_vec());
+        }
+        let path =
+            std::env::temp_dir().join(format!("tessera-cli-npy-read-{}.npy", std::process::id()));
+        for bytes in cases {
+            std::fs::write(&path, &bytes).unwrap();
+            let from_file = read(&path);
+            let from_bytes = parse(bytes.clone());
+            assert_eq!(from_file, from_bytes, "{:?}", &bytes[..bytes.len().min(16)]);
+        }
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]

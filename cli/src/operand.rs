@@ -1,17 +1,18 @@
-//! Operands and results as arrays: reading an operand's `.npy` file into the
-//! bytes the library takes, checking it against the dtype the call file names,
-//! and writing a result back.
+//! Operands as arrays: reading an operand's `.npy` file (through the bounded
+//! reader of [`npy::read`]) into the bytes the library takes, and checking it
+//! against the dtype the call file names. Results are written by
+//! [`crate::results::Results`].
 //!
 //! Files of dtypes numpy has are used as they are: a Fortran-order file becomes
 //! a view with reversed strides, without a copy. Sub-byte dtypes (`i4`, `u4`,
 //! `u1`, `e2m1fn`) are held as one code per byte in C order until the kernel
 //! packs them along the last axis for the library.
 
-use crate::call::{resolve, Operand, Output};
+use crate::call::{resolve, Operand};
 use crate::codes::{self, npy_type, values_per_byte};
 use crate::failure::{Failure, Outcome};
 use crate::npy::{self, NpyType};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tessera::DType;
 
 /// An operand read from its file.
@@ -38,7 +39,10 @@ impl Loaded {
 }
 
 fn run_err(name: &str, path: &Path, msg: impl std::fmt::Display) -> Failure {
-    Failure::run(format!("operand {name} ({}): {msg}", path.display()))
+    Failure::run(format!(
+        "operand {name} ({}): {msg}",
+        crate::files::shown(path)
+    ))
 }
 
 /// Parse an optional dtype name of the call file (a usage error if unknown).
@@ -157,38 +161,4 @@ pub fn zeroed(len: usize) -> Outcome<Vec<u8>> {
         .map_err(|_| Failure::run(format!("cannot allocate {len} bytes")))?;
     v.resize(len, 0);
     Ok(v)
-}
-
-/// Write result `name` of the call file at `call_path`: `codes_or_bytes` holds
-/// the result in C order, one code per byte for sub-byte dtypes.
-pub fn store(
-    call_path: &Path,
-    name: &str,
-    spec: &Output,
-    dtype: DType,
-    shape: &[usize],
-    codes_or_bytes: &[u8],
-) -> Outcome<PathBuf> {
-    let path = resolve(call_path, &spec.npy);
-    let vpb = values_per_byte(dtype);
-    let t = npy_type(dtype);
-    let written = if spec.packed {
-        let Some((&last, outer)) = shape.split_last() else {
-            return Err(Failure::run(format!(
-                "result {name}: a packed result needs at least one axis"
-            )));
-        };
-        if last % vpb != 0 {
-            return Err(Failure::run(format!(
-                "result {name}: cannot pack a last axis of {last} {dtype} values into whole bytes ({vpb} per byte)"
-            )));
-        }
-        let mut file_shape = outer.to_vec();
-        file_shape.push(last / vpb);
-        npy::write(&path, t, &file_shape, &codes::pack(dtype, codes_or_bytes))
-    } else {
-        npy::write(&path, t, shape, codes_or_bytes)
-    };
-    written.map_err(|e| Failure::run(format!("result {name} ({}): {e}", path.display())))?;
-    Ok(path)
 }

@@ -19,6 +19,7 @@ use crate::codes::values_per_byte;
 use crate::failure::{Failure, Outcome};
 use crate::npy;
 use crate::operand;
+use crate::results::Results;
 use std::path::Path;
 use tessera::elementwise::broadcast_shapes;
 use tessera::{ArrayView, ArrayViewMut, CastMode, Exec};
@@ -48,7 +49,12 @@ pub fn mode_name(mode: CastMode) -> &'static str {
 
 /// Run a cast as described by `call` (read from `call_path`); returns the
 /// lines to report.
-pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> {
+pub fn call(
+    call_path: &Path,
+    call: &Call,
+    exec: &Exec,
+    results: &mut Results,
+) -> Outcome<Vec<String>> {
     expect_attrs(NAME, &call.attrs, &["mode"])?;
     let mode = parse_mode(string_attr(NAME, &call.attrs, "mode")?)?;
     expect_names(NAME, "operand", &call.operands, &["x"])?;
@@ -92,7 +98,7 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
         .map_err(|e| Failure::run(format!("kernel `cast`: {e}")))?;
     drop(out_view);
     let result = unpad(to, out, padded_last, last);
-    let path = operand::store(call_path, "y", out_spec, to, &target, &result)?;
+    let path = results.add("y", to, &target, &result)?;
     let tier = exec.resolve_tier()?;
     Ok(vec![format!(
         "cast ({}): y = {to} {target:?} from x {from} -> {} (tier {tier})",

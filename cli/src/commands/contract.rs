@@ -21,6 +21,7 @@ use crate::codes::values_per_byte;
 use crate::failure::{Failure, Outcome};
 use crate::npy;
 use crate::operand;
+use crate::results::Results;
 use std::path::Path;
 use tessera::contract::{default_acc, output_shape, ContractSpec};
 use tessera::{ArrayViewMut, Exec};
@@ -62,7 +63,12 @@ fn pairs(attrs: &UniqueMap<serde_json::Value>, key: &str) -> Outcome<Option<Vec<
 
 /// Run a contraction as described by `call` (read from `call_path`); returns
 /// the lines to report.
-pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> {
+pub fn call(
+    call_path: &Path,
+    call: &Call,
+    exec: &Exec,
+    results: &mut Results,
+) -> Outcome<Vec<String>> {
     expect_attrs(NAME, &call.attrs, &["contracting", "batch", "acc"])?;
     let contracting = pairs(&call.attrs, "contracting")?.ok_or_else(|| {
         Failure::usage(format!(
@@ -74,7 +80,8 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
     for g in call.operands.0.keys() {
         if !["a", "b", "init"].contains(&g.as_str()) {
             return Err(Failure::usage(format!(
-                "kernel `{NAME}` takes operands `a`, `b` and `init`; the call file names `{g}`"
+                "kernel `{NAME}` takes operands `a`, `b` and `init`; the call file names `{}`",
+                super::truncate(g, 40)
             )));
         }
     }
@@ -127,7 +134,7 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
     tessera::contract(&spec, &va, &vb, vi.as_ref(), &mut out_view, exec)
         .map_err(|e| Failure::run(format!("kernel `{NAME}`: {e}")))?;
     drop(out_view);
-    let path = operand::store(call_path, "y", out_spec, to, &shape, &out)?;
+    let path = results.add("y", to, &shape, &out)?;
     let tier = exec.resolve_tier()?;
     let (r, c, k) = {
         let g = |s: &[usize], skip: &dyn Fn(usize) -> bool| -> usize {

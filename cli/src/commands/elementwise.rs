@@ -12,6 +12,7 @@ use crate::codes::{self, values_per_byte};
 use crate::failure::{Failure, Outcome};
 use crate::npy;
 use crate::operand::{self, Loaded};
+use crate::results::Results;
 use std::path::Path;
 use tessera::elementwise::{broadcast_shapes, call_dtype};
 use tessera::{result_dtype, ArrayView, ArrayViewMut, DType, Exec, Kind};
@@ -27,8 +28,9 @@ pub fn operand_names(kind: Kind, given: &[&str]) -> Outcome<Vec<String>> {
         if !names.iter().any(|n| n == g) {
             let also = if arity == 1 { " (or x)" } else { "" };
             return Err(Failure::usage(format!(
-                "kernel `{kind}` takes operands {}{also}; the call file names `{g}`",
-                names.join(", ")
+                "kernel `{kind}` takes operands {}{also}; the call file names `{}`",
+                names.join(", "),
+                super::truncate(g, 40)
             )));
         }
     }
@@ -44,10 +46,17 @@ pub fn operand_names(kind: Kind, given: &[&str]) -> Outcome<Vec<String>> {
 
 /// Run an elementwise kind as described by `call` (read from `call_path`);
 /// returns the lines to report.
-pub fn call(call_path: &Path, call: &Call, kind: Kind, exec: &Exec) -> Outcome<Vec<String>> {
+pub fn call(
+    call_path: &Path,
+    call: &Call,
+    kind: Kind,
+    exec: &Exec,
+    results: &mut Results,
+) -> Outcome<Vec<String>> {
     if let Some(attr) = call.attrs.0.keys().next() {
         return Err(Failure::usage(format!(
-            "kernel `{kind}` takes no attributes; the call file gives `{attr}`"
+            "kernel `{kind}` takes no attributes; the call file gives `{}`",
+            super::truncate(attr, 40)
         )));
     }
     let given: Vec<&str> = call.operands.0.keys().map(String::as_str).collect();
@@ -61,7 +70,7 @@ pub fn call(call_path: &Path, call: &Call, kind: Kind, exec: &Exec) -> Outcome<V
             } else {
                 result_names
                     .iter()
-                    .map(|n| format!("`{n}`"))
+                    .map(|n| format!("`{}`", super::truncate(n, 40)))
                     .collect::<Vec<_>>()
                     .join(", ")
             }
@@ -165,7 +174,7 @@ pub fn call(call_path: &Path, call: &Call, kind: Kind, exec: &Exec) -> Outcome<V
     drop(out_view);
 
     let result = unpad(want, out, padded_last, last);
-    let path = operand::store(call_path, "y", out_spec, want, &target, &result)?;
+    let path = results.add("y", want, &target, &result)?;
     let tier = exec.resolve_tier()?;
     Ok(vec![format!(
         "{kind}: y = {want} {target:?} -> {} (tier {tier})",

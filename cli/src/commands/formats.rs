@@ -24,6 +24,10 @@
 //!  "results": {"codes": …, "scales": …}}
 //! ```
 //!
+//! A tensor scale read (by `decode` and `transcode`) must be finite and
+//! greater than zero, as `encode` writes it: a NaN, an infinity, a zero or a
+//! negative tensor scale is refused with the operand's name.
+//!
 //! `encode` takes `x` of any dtype; `rule` (`floor`, `ceil`; `nvfp4` for NVFP4)
 //! overrides an MX format's scale rule. `decode` writes `y` in the dtype its
 //! result names (default f32) and the shape the codes imply (or the shape given,
@@ -37,6 +41,7 @@ use crate::codes::{self, values_per_byte};
 use crate::failure::{Failure, Outcome};
 use crate::npy;
 use crate::operand::{self, Loaded};
+use crate::results::Results;
 use std::path::Path;
 use tessera::formats::{self, EncodedSizes};
 use tessera::{ArrayView, ArrayViewMut, DType, Exec, Format, ScaleRule};
@@ -249,13 +254,32 @@ fn load_tensor_scale(call_path: &Path, spec: &Operand) -> Outcome<f32> {
             a.dtype
         )));
     }
-    match a.data[..] {
-        [b0, b1, b2, b3] => Ok(f32::from_le_bytes([b0, b1, b2, b3])),
-        _ => Err(Failure::run(format!(
-            "operand tensor_scale: shape {:?} holds {} values, the tensor scale is one",
-            a.shape,
-            npy::element_count(&a.shape)
-        ))),
+    let t = match a.data[..] {
+        [b0, b1, b2, b3] => f32::from_le_bytes([b0, b1, b2, b3]),
+        _ => {
+            return Err(Failure::run(format!(
+                "operand tensor_scale: shape {:?} holds {} values, the tensor scale is one",
+                a.shape,
+                npy::element_count(&a.shape)
+            )))
+        }
+    };
+    check_tensor_scale(t)?;
+    Ok(t)
+}
+
+/// The rule for a tensor scale read from a file: finite and greater than
+/// zero, as `encode` writes it (a NaN, an infinity, a zero or a negative
+/// number would turn every value into NaN, an infinity, zero or its
+/// negation: no encoder's output).
+pub fn check_tensor_scale(t: f32) -> Outcome<()> {
+    if t.is_finite() && t > 0.0 {
+        Ok(())
+    } else {
+        Err(Failure::run(format!(
+            "operand tensor_scale: {t:e} is not a tensor scale; a tensor scale is finite and \
+             greater than zero, as encode writes it"
+        )))
     }
 }
 
@@ -361,7 +385,7 @@ fn load_encoded(
 /// Write `codes`, `scales` (and `tensor_scale`) of a tensor of `shape` to the
 /// call's results; returns the report's words for them.
 fn store_encoded(
-    call_path: &Path,
+    results: &mut Results,
     call: &Call,
     format: Format,
     shape: &[usize],
@@ -382,29 +406,15 @@ fn store_encoded(
     if has_tensor_scale(format) {
         check_output("tensor_scale", get("tensor_scale")?, DType::F32, &[])?;
     }
-    let c = operand::store(call_path, "codes", get("codes")?, DType::U8, &cshape, codes)?;
-    let s = operand::store(
-        call_path,
-        "scales",
-        get("scales")?,
-        DType::U8,
-        &sshape,
-        scales,
-    )?;
+    let c = results.add("codes", DType::U8, &cshape, codes)?;
+    let s = results.add("scales", DType::U8, &sshape, scales)?;
     let mut words = format!(
         "codes = u8 {cshape:?} -> {}, scales = u8 {sshape:?} -> {}",
         c.display(),
         s.display()
     );
     if let (true, Some(t)) = (has_tensor_scale(format), tensor_scale) {
-        let p = operand::store(
-            call_path,
-            "tensor_scale",
-            get("tensor_scale")?,
-            DType::F32,
-            &[],
-            &t.to_le_bytes(),
-        )?;
+        let p = results.add("tensor_scale", DType::F32, &[], &t.to_le_bytes())?;
         words.push_str(&format!(", tensor_scale = {t:e} -> {}", p.display()));
     }
     Ok(words)
@@ -421,6 +431,7 @@ pub fn call(
     call: &Call,
     kernel: FormatKernel,
     exec: &Exec,
+    results: &mut Results,
 ) -> Outcome<Vec<String>> {
     let k = kernel.name();
     let line = match kernel {
@@ -448,7 +459,7 @@ pub fn call(
             let mut s = operand::zeroed(sz.blocks)?;
             let t = formats::encode(format, rule, &view, &mut c, &mut s, exec)
                 .map_err(library(kernel))?;
-            let words = store_encoded(call_path, call, format, &x.shape, &c, &s, t)?;
+            let words = store_encoded(results, call, format, &x.shape, &c, &s, t)?;
             format!(
                 "encode {}{}: x {} {:?} -> {words}",
                 format.info().name,
@@ -493,7 +504,7 @@ pub fn call(
             drop(view);
             let last = enc.shape.last().copied().unwrap_or(1);
             let result = super::elementwise::unpad(to, out, last, last);
-            let path = operand::store(call_path, "y", y_spec, to, &enc.shape, &result)?;
+            let path = results.add("y", to, &enc.shape, &result)?;
             format!(
                 "decode {}: y = {to} {:?} -> {}",
                 format.info().name,
@@ -525,7 +536,7 @@ pub fn call(
                 exec,
             )
             .map_err(library(kernel))?;
-            let words = store_encoded(call_path, call, to, &enc.shape, &c, &s, t)?;
+            let words = store_encoded(results, call, to, &enc.shape, &c, &s, t)?;
             format!(
                 "transcode {} -> {}{}: {:?} -> {words}",
                 from.info().name,

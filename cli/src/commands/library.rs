@@ -27,6 +27,7 @@ use crate::call::{Call, Output};
 use crate::failure::{Failure, Outcome};
 use crate::npy;
 use crate::operand::{self, Loaded};
+use crate::results::Results;
 use std::path::Path;
 use tessera::quant::QParams;
 use tessera::reduce::lanes::{LaneFloat, LANES};
@@ -193,9 +194,8 @@ fn buffer(k: &str, dtype: DType, shape: &[usize]) -> Outcome<Vec<u8>> {
 
 /// Run `f` on a view of a fresh result buffer, then store it as result y.
 fn compute_and_store(
-    call_path: &Path,
+    results: &mut Results,
     k: &str,
-    spec: &Output,
     dtype: DType,
     shape: &[usize],
     f: impl FnOnce(&mut ArrayViewMut<'_>) -> tessera::Result<()>,
@@ -206,7 +206,7 @@ fn compute_and_store(
             .map_err(|e| Failure::run(format!("result y: {e}")))?;
         f(&mut v).map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))?;
     }
-    let path = operand::store(call_path, "y", spec, dtype, shape, &out)?;
+    let path = results.add("y", dtype, shape, &out)?;
     Ok(format!("{k}: y = {dtype} {shape:?} -> {}", path.display()))
 }
 
@@ -221,6 +221,7 @@ pub fn call(
     call: &Call,
     kernel: LibraryKernel,
     exec: &Exec,
+    results: &mut Results,
 ) -> Outcome<Vec<String>> {
     let k = kernel.name();
     let (_, _, attrs) = kernel.io();
@@ -241,7 +242,7 @@ pub fn call(
             let seed = need(k, "attribute seed", seed)??;
             let dtype = result_dtype(k, spec, None)?;
             let shape = result_shape(k, spec, None)?;
-            compute_and_store(call_path, k, spec, dtype, &shape, |y| {
+            compute_and_store(results, k, dtype, &shape, |y| {
                 tessera::fill::random(seed, y, exec)
             })?
         }
@@ -290,7 +291,7 @@ pub fn call(
                     zero_point: integer(k, call, "zero_point")?.unwrap_or(0),
                 }
             };
-            compute_and_store(call_path, k, spec, dtype, &shape, |y| {
+            compute_and_store(results, k, dtype, &shape, |y| {
                 if kernel == LibraryKernel::Quantize {
                     tessera::quant::quantize(&params, &xv, y, exec)
                 } else {
@@ -328,7 +329,7 @@ pub fn call(
             let xv = whole_byte_view(k, &x)?;
             let dtype = result_dtype(k, spec, Some(x.dtype))?;
             let shape = result_shape(k, spec, Some(&x.shape))?;
-            compute_and_store(call_path, k, spec, dtype, &shape, |y| {
+            compute_and_store(results, k, dtype, &shape, |y| {
                 tessera::poly::polyval(&coeffs, &xv, y, exec)
             })?
         }
@@ -347,7 +348,7 @@ pub fn call(
                 }
             };
             let shape = result_shape(k, spec, Some(&shape))?;
-            compute_and_store(call_path, k, spec, dtype, &shape, |y| {
+            compute_and_store(results, k, dtype, &shape, |y| {
                 tessera::contract::quant::qmatmul_i8(&av, &bv, y, exec)
             })?
         }
@@ -364,7 +365,7 @@ pub fn call(
             let xv = whole_byte_view(k, &x)?;
             let dtype = result_dtype(k, spec, Some(DType::I8))?;
             let shape = result_shape(k, spec, Some(&x.shape))?;
-            compute_and_store(call_path, k, spec, dtype, &shape, |y| {
+            compute_and_store(results, k, dtype, &shape, |y| {
                 tessera::contract::quant::requantize_i8(scale as f32, zero_point, &xv, y, exec)
             })?
         }
@@ -395,7 +396,7 @@ pub fn call(
                     )))
                 }
             };
-            let path = operand::store(call_path, "y", spec, dtype, &shape, &bytes)?;
+            let path = results.add("y", dtype, &shape, &bytes)?;
             format!("{k}: y = {dtype} {shape:?} -> {}", path.display())
         }
     };

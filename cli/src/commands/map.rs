@@ -10,8 +10,9 @@
 //!
 //! The program's input dtypes are the operands'; each result's dtype must be
 //! (and defaults to) its output node's, and every result has one shape: the
-//! operands' shapes broadcast, unless a result names another they broadcast
-//! to. Sub-byte operands are not taken here.
+//! operands' shapes broadcast, unless the results name another they broadcast
+//! to (results that give a shape must all give that one). `"packed"` does not
+//! apply: sub-byte operands and results are not taken here.
 
 use super::{expect_attrs, numbered, string_attr, whole_byte_view};
 use crate::call::Call;
@@ -19,6 +20,7 @@ use crate::codes::values_per_byte;
 use crate::failure::{Failure, Outcome};
 use crate::npy;
 use crate::operand;
+use crate::results::Results;
 use std::path::Path;
 use tessera::{ArrayViewMut, Exec, Program};
 
@@ -31,7 +33,12 @@ pub const DOC: &str = "a fused elementwise program (attribute program, e.g. \
 into its dtype, tile by tile, so the chain reads and writes memory once";
 
 /// Run a program as described by `call`; returns the lines to report.
-pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> {
+pub fn call(
+    call_path: &Path,
+    call: &Call,
+    exec: &Exec,
+    results: &mut Results,
+) -> Outcome<Vec<String>> {
     expect_attrs(NAME, &call.attrs, &["program"])?;
     let text = string_attr(NAME, &call.attrs, "program")?.ok_or_else(|| {
         Failure::usage(format!(
@@ -63,10 +70,28 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
             "kernel `{NAME}`: the operands' shapes {shapes:?} do not broadcast"
         ))
     })?;
+    // Every result has the loop's one shape: results that give shapes must
+    // give the same one.
+    let mut given: Option<(String, &Vec<usize>)> = None;
     for i in 0..n_out {
-        if let Some(s) = &call.results.0[&format!("y{i}")].shape {
-            shape = s.clone();
+        let name = format!("y{i}");
+        if let Some(s) = &call.results.0[&name].shape {
+            match &given {
+                Some((first, g)) if *g != s => {
+                    return Err(Failure::usage(format!(
+                        "kernel `{NAME}`: results {first} and {name} give different shapes \
+                         ({} and {}); every result of a map has the loop's one shape",
+                        super::truncate(&format!("{g:?}"), 60),
+                        super::truncate(&format!("{s:?}"), 60)
+                    )))
+                }
+                Some(_) => {}
+                None => given = Some((name, s)),
+            }
         }
+    }
+    if let Some((_, s)) = given {
+        shape = s.clone();
     }
     let mut bufs = Vec::with_capacity(n_out);
     let mut to = Vec::with_capacity(n_out);
@@ -110,7 +135,7 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
     let mut lines = Vec::with_capacity(n_out);
     for (i, (b, &d)) in bufs.iter().zip(&to).enumerate() {
         let name = format!("y{i}");
-        let path = operand::store(call_path, &name, &call.results.0[&name], d, &shape, b)?;
+        let path = results.add(&name, d, &shape, b)?;
         lines.push(format!(
             "map: {name} = {d} {shape:?} -> {} (tier {tier})",
             path.display()

@@ -118,8 +118,9 @@ pub fn expect_names<V>(
     for g in given.0.keys() {
         if !names.contains(&g.as_str()) {
             return Err(Failure::usage(format!(
-                "kernel `{kernel}` takes {what}{plural} {}; the call file names `{g}`",
-                quoted(names)
+                "kernel `{kernel}` takes {what}{plural} {}; the call file names `{}`",
+                quoted(names),
+                truncate(g, 40)
             )));
         }
     }
@@ -141,8 +142,9 @@ pub fn expect_attrs(
     match attrs.0.keys().find(|k| !known.contains(&k.as_str())) {
         None => Ok(()),
         Some(k) => Err(Failure::usage(format!(
-            "kernel `{kernel}` takes attributes {}; the call file gives `{k}`",
-            quoted(known)
+            "kernel `{kernel}` takes attributes {}; the call file gives `{}`",
+            quoted(known),
+            truncate(k, 40)
         ))),
     }
 }
@@ -241,5 +243,66 @@ pub fn truncate(s: &str, n: usize) -> String {
         let mut t: String = s.chars().take(n).collect();
         t.push('…');
         t
+    }
+}
+
+/// At most `n` characters of `s`: where it is longer, its start and its end
+/// with `…` between (for paths, whose file name at the end tells most).
+pub fn cut_middle(s: &str, n: usize) -> String {
+    let count = s.chars().count();
+    if count <= n {
+        return s.to_string();
+    }
+    let head = n / 2;
+    let tail = n - head;
+    let mut t: String = s.chars().take(head).collect();
+    t.push('…');
+    t.extend(s.chars().skip(count - tail));
+    t
+}
+
+/// `message` with every quoted part (between backticks or double quotes)
+/// longer than `n` characters cut to `n` (see [`truncate`]): the values a
+/// call file gives, as the JSON parser and the library quote them.
+pub fn cut_quoted(message: &str, n: usize) -> String {
+    let mut out = String::with_capacity(message.len().min(4096));
+    let mut rest = message;
+    while let Some(open) = rest.find(['`', '"']) {
+        let q = rest[open..].chars().next().unwrap_or('`');
+        out.push_str(&rest[..=open]);
+        let after = &rest[open + 1..];
+        match after.find(q) {
+            Some(close) => {
+                out.push_str(&truncate(&after[..close], n));
+                out.push(q);
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push_str(&truncate(after, n));
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuts() {
+        assert_eq!(truncate("abcdef", 3), "abc…");
+        assert_eq!(truncate("abc", 3), "abc");
+        assert_eq!(cut_middle("abcdefgh", 4), "ab…gh");
+        assert_eq!(cut_middle("abcd", 4), "abcd");
+        let long = "x".repeat(100);
+        assert_eq!(
+            cut_quoted(&format!("unknown `{long}` and \"{long}\", `ok`"), 5),
+            "unknown `xxxxx…` and \"xxxxx…\", `ok`"
+        );
+        assert_eq!(cut_quoted(&format!("open `{long}"), 2), "open `xx…");
+        assert_eq!(cut_quoted("no quotes", 2), "no quotes");
     }
 }

@@ -41,6 +41,7 @@ use crate::call::Call;
 use crate::codes::{self, values_per_byte};
 use crate::failure::{Failure, Outcome};
 use crate::operand::{self, Loaded};
+use crate::results::Results;
 use std::path::Path;
 use tessera::reduce::{reduced_shape, TermMap};
 use tessera::{ArrayView, ArrayViewMut, DType, Exec, Program, ReduceOp, ScanOp, Terms};
@@ -306,7 +307,12 @@ fn term_map(kernel: &str, name: Option<&str>) -> Outcome<TermMap> {
 }
 
 /// Run a `reduce` call; returns the lines to report.
-pub fn reduce_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> {
+pub fn reduce_call(
+    call_path: &Path,
+    call: &Call,
+    exec: &Exec,
+    results: &mut Results,
+) -> Outcome<Vec<String>> {
     let k = REDUCE;
     expect_attrs(
         k,
@@ -387,8 +393,7 @@ pub fn reduce_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<St
         } else {
             buf
         };
-        let spec = &call.results.0[n];
-        let path = operand::store(call_path, n, spec, dtype, &shape, &codes)?;
+        let path = results.add(n, dtype, &shape, &codes)?;
         lines.push(format!(
             "reduce {} over axes {axes:?}: {n} = {dtype} {shape:?} from {} -> {} (tier {tier})",
             op.name(),
@@ -409,7 +414,12 @@ fn parse_reduce_op(s: &str) -> Outcome<ReduceOp> {
 }
 
 /// Run a `scan` call; returns the lines to report.
-pub fn scan_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> {
+pub fn scan_call(
+    call_path: &Path,
+    call: &Call,
+    exec: &Exec,
+    results: &mut Results,
+) -> Outcome<Vec<String>> {
     let k = SCAN;
     expect_attrs(
         k,
@@ -450,7 +460,7 @@ pub fn scan_call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<Stri
     } else {
         buf
     };
-    let path = operand::store(call_path, "y", y_spec, dtype, &shape, &codes)?;
+    let path = results.add("y", dtype, &shape, &codes)?;
     let tier = exec.resolve_tier()?;
     Ok(vec![format!(
         "scan {} along axis {axis}: y = {dtype} {shape:?} from {} -> {} (tier {tier})",

@@ -7,6 +7,14 @@
 //! library's other calls: `random`, `quantize`, `dequantize`, `polyval`,
 //! `qmatmul_i8`, `requantize_i8`, `sum_lanes`). A kernel the library adds
 //! joins as an arm of [`Kernel`].
+//!
+//! The call file and the operands are read through a bounded reader
+//! ([`crate::files`]): regular files only, a call file of at most 16 MiB, a
+//! `.npy` file's data only as large as its header says. The results are
+//! written all or nothing ([`crate::results`]): every one is resolved first
+//! (two results naming one file are refused), computed and written to a
+//! temporary file beside its destination, and moved into place only once all
+//! of them are; a call that fails creates or changes no file.
 
 use super::formats::FormatKernel;
 use super::library::LibraryKernel;
@@ -14,6 +22,7 @@ use super::{cast, contract, elementwise, formats, map, parse_args, reduce};
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
 use crate::outln;
+use crate::results::Results;
 use std::io::Write;
 use std::path::Path;
 use tessera::{Exec, Kind};
@@ -76,7 +85,8 @@ impl Kernel {
             return Ok(Kernel::Elementwise(kind));
         }
         Err(Failure::usage(format!(
-            "unknown kernel `{name}` (see `tessera kernels`)"
+            "unknown kernel `{}` (see `tessera kernels`)",
+            super::truncate(name, 40)
         )))
     }
 }
@@ -119,17 +129,25 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     let call = Call::read(path).map_err(Failure::usage)?;
     let kernel = Kernel::from_name(&call.kernel)?;
     let exec = exec_of(&call)?;
+    // Every result's file is resolved before anything is read or computed;
+    // the module writes each result to a temporary file, and only a call
+    // that returns with all of them written moves them into place. On any
+    // failure `results` is dropped, its temporary files removed, and no file
+    // is created or changed.
+    let mut results = Results::plan(path, &call.results)?;
+    let r = &mut results;
     let report = match kernel {
-        Kernel::Elementwise(kind) => elementwise::call(path, &call, kind, &exec)?,
-        Kernel::Cast => cast::call(path, &call, &exec)?,
-        Kernel::Contract => contract::call(path, &call, &exec)?,
-        Kernel::Format(k) => formats::call(path, &call, k, &exec)?,
-        Kernel::Reduce => reduce::reduce_call(path, &call, &exec)?,
-        Kernel::Scan => reduce::scan_call(path, &call, &exec)?,
-        Kernel::Map => map::call(path, &call, &exec)?,
-        Kernel::Series => super::series::call(path, &call, &exec)?,
-        Kernel::Library(k) => super::library::call(path, &call, k, &exec)?,
+        Kernel::Elementwise(kind) => elementwise::call(path, &call, kind, &exec, r)?,
+        Kernel::Cast => cast::call(path, &call, &exec, r)?,
+        Kernel::Contract => contract::call(path, &call, &exec, r)?,
+        Kernel::Format(k) => formats::call(path, &call, k, &exec, r)?,
+        Kernel::Reduce => reduce::reduce_call(path, &call, &exec, r)?,
+        Kernel::Scan => reduce::scan_call(path, &call, &exec, r)?,
+        Kernel::Map => map::call(path, &call, &exec, r)?,
+        Kernel::Series => super::series::call(path, &call, &exec, r)?,
+        Kernel::Library(k) => super::library::call(path, &call, k, &exec, r)?,
     };
+    results.commit()?;
     if let Some(note) = tessera::tier::tier_env_note() {
         outln!(out, "note: {note}")?;
     }

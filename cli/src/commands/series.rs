@@ -10,13 +10,16 @@
 //! Attribute `op`: `diff` (n - 1 results), `rolling_min`, `rolling_max`,
 //! `rolling_mean` (attribute `window`: n - window + 1 results), `ema`
 //! (attribute `alpha` in [0, 1]: n results) or `sum_squared_deviations`
-//! (attribute `centre`, default 0: one result). The operand is one-dimensional
-//! (any stride); the result has its dtype.
+//! (attribute `centre`, default 0: one result); an attribute given to an op
+//! it does not belong to is refused. The operand is one-dimensional (any
+//! stride); the result has its dtype, and a shape it gives must be the one
+//! written.
 
 use super::{count_attr, expect_attrs, expect_names, number_attr, string_attr};
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
 use crate::operand::{self, Loaded};
+use crate::results::Results;
 use std::path::Path;
 use tessera::reduce::series;
 use tessera::{DType, Exec};
@@ -96,7 +99,12 @@ fn run<F: tessera::reduce::lanes::LaneFloat + tessera::Element + Default>(
 }
 
 /// Run a `series` call; returns the lines to report.
-pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> {
+pub fn call(
+    call_path: &Path,
+    call: &Call,
+    exec: &Exec,
+    results: &mut Results,
+) -> Outcome<Vec<String>> {
     let k = NAME;
     expect_attrs(k, &call.attrs, &["op", "window", "alpha", "centre"])?;
     let op = string_attr(k, &call.attrs, "op")?
@@ -107,6 +115,23 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
             super::truncate(op, 40),
             OPS.join(", ")
         )));
+    }
+    // Each parameter belongs to its ops: given to another, it is refused,
+    // not ignored.
+    for (attr, ops) in [
+        (
+            "window",
+            &["rolling_min", "rolling_max", "rolling_mean"][..],
+        ),
+        ("alpha", &["ema"][..]),
+        ("centre", &["sum_squared_deviations"][..]),
+    ] {
+        if call.attrs.0.contains_key(attr) && !ops.contains(&op) {
+            return Err(Failure::usage(format!(
+                "kernel `{k}`: attribute {attr} does not apply to op {op} (it goes with {})",
+                ops.join(", ")
+            )));
+        }
     }
     let window = count_attr(k, &call.attrs, "window", "a count")?;
     let alpha = number_attr(k, &call.attrs, "alpha")?;
@@ -131,6 +156,15 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
     }
     let (bytes, len) = match x.dtype {
         DType::F32 => {
+            // A number beyond f32's range would become an infinity on the
+            // way to an f32 series: refused, not changed.
+            for (attr, value) in [("alpha", alpha), ("centre", Some(centre))] {
+                if let Some(v) = value.filter(|v| (*v as f32).is_infinite()) {
+                    return Err(Failure::usage(format!(
+                        "kernel `{k}`: attribute {attr} {v:e} is beyond f32's range (operand x is f32)"
+                    )));
+                }
+            }
             let v = values(&x, |b| f32::from_le_bytes(b.try_into().unwrap()), 4);
             let y = run(
                 k,
@@ -165,7 +199,7 @@ pub fn call(call_path: &Path, call: &Call, exec: &Exec) -> Outcome<Vec<String>> 
     } else {
         vec![len]
     };
-    let path = operand::store(call_path, "y", spec, x.dtype, &shape, &bytes)?;
+    let path = results.add("y", x.dtype, &shape, &bytes)?;
     Ok(vec![format!(
         "series {op}: y = {} {shape:?} -> {}",
         x.dtype,
