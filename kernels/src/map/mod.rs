@@ -90,12 +90,32 @@
 //!   of the other operands of its kind (a literal with none to take is
 //!   refused). A minus written right before a number or `inf` belongs to the
 //!   literal (`-0.0f32` is a constant, `-(0.0f32)` is `neg` of one).
+//! - `x{i}` and `y{k}` are written without leading zeros (`x01`, `y00` are
+//!   refused). An index is parsed with checked arithmetic and never sizes
+//!   anything: an `x` index must be below the number of inputs given, and
+//!   the `y` indices assigned must be exactly `0 … n-1` (the first missing
+//!   one is named); a `y` index beyond `usize` is a parse error.
 //!
 //! Printing a program ([`std::fmt::Display`]) gives text that parses, with the
 //! same input dtypes, into an equal program; every literal is printed with
 //! its dtype. Parse errors ([`Error::Parse`](crate::Error::Parse)) name the
 //! byte offset and the token; type errors
 //! ([`Error::Program`](crate::Error::Program)) name the node by its text.
+//! Messages quote at most 400 bytes of a token, a name or a node's text (a
+//! longer one is cut and ends with `…`).
+//!
+//! **Limits.** At most [`MAX_NESTING`] (256) levels may be open at once, a
+//! level being a parenthesis, the argument list of a kind or a cast, or a
+//! unary minus (`coord(…)` and the minus of a literal such as `-2f32` open
+//! none); the token that opens level 257 is refused with an
+//! [`Error::Parse`] at its offset. Nothing else is limited: statements,
+//! terms of a flat chain (`x0 + x0 + …`, a million terms and more), nodes
+//! and the length of names are bounded by memory alone. The parser, the lowering into nodes, dropping the parsed text and
+//! printing all walk with explicit stacks, never recursion, so no text and
+//! no program built with [`ProgramBuilder`] or [`Program::new`] reaches the
+//! call stack's limit; the printer names nodes (`t{i} = …`) where writing
+//! them inline would nest deeper than [`MAX_NESTING`], so what it prints
+//! parses back.
 //!
 //! # Example
 //!
@@ -125,6 +145,7 @@ mod program;
 mod text;
 
 pub use program::{Node, NodeId, Op, Program, ProgramBuilder, Scalar};
+pub use text::MAX_NESTING;
 
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};

@@ -5,7 +5,7 @@ use crate::cast::CastMode;
 use crate::elementwise::{call_dtype, result_dtype};
 use crate::error::{Error, Result};
 use crate::{Class, DType, Kind};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
 /// A node of a program, by its position. Ids are only meaningful in the
@@ -212,7 +212,8 @@ impl Program {
     pub fn output_dtypes(&self) -> Vec<DType> {
         self.outputs.iter().map(|o| self.nodes[o.0].dtype).collect()
     }
-    /// The text of node `id` as one expression (for messages).
+    /// The text of node `id` as one expression (for messages), cut after a
+    /// few hundred bytes (it then ends with `…`).
     pub fn describe(&self, id: NodeId) -> String {
         describe(&self.nodes, id)
     }
@@ -223,9 +224,12 @@ impl Program {
 /// node is added, so a refused call leaves the builder as it was.
 #[derive(Clone, Debug, Default)]
 pub struct ProgramBuilder {
-    inputs: Vec<Option<DType>>,
-    /// Whether the inputs were given up front (no more may be declared).
-    fixed: bool,
+    /// The dtypes of the inputs declared so far, by index: only the indices
+    /// declared are held, so an index (however large) sizes nothing.
+    inputs: BTreeMap<usize, DType>,
+    /// The number of inputs, when they were given up front (no more may be
+    /// declared).
+    fixed: Option<usize>,
     nodes: Vec<Node>,
     outputs: Vec<NodeId>,
 }
@@ -239,18 +243,24 @@ impl ProgramBuilder {
     /// An empty builder whose inputs have these dtypes.
     pub fn with_inputs(inputs: &[DType]) -> ProgramBuilder {
         ProgramBuilder {
-            inputs: inputs.iter().map(|&d| Some(d)).collect(),
-            fixed: true,
+            inputs: inputs.iter().copied().enumerate().collect(),
+            fixed: Some(inputs.len()),
             ..ProgramBuilder::default()
         }
     }
 
+    /// The inputs given up front, or one past the highest declared.
     pub(crate) fn input_count(&self) -> usize {
-        self.inputs.len()
+        self.fixed.unwrap_or_else(|| {
+            self.inputs
+                .keys()
+                .next_back()
+                .map_or(0, |&i| i.saturating_add(1))
+        })
     }
 
     pub(crate) fn input_dtype(&self, i: usize) -> Option<DType> {
-        self.inputs.get(i).copied().flatten()
+        self.inputs.get(&i).copied()
     }
 
     /// The dtype of a node of this builder, if the id is one.
@@ -309,26 +319,29 @@ impl ProgramBuilder {
 
     /// Input `i` (`x{i}`), declaring it of `dtype`. Refuses an input declared
     /// (or given to [`ProgramBuilder::with_inputs`]) with another dtype, and
-    /// one beyond the inputs given to `with_inputs`.
+    /// one beyond the inputs given to `with_inputs`. Any index may be
+    /// declared (it sizes nothing); [`ProgramBuilder::build`] refuses inputs
+    /// below the highest that were never declared.
     pub fn load(&mut self, i: usize, dtype: DType) -> Result<NodeId> {
         let text = format!("x{i}");
-        if i >= self.inputs.len() {
-            if self.fixed {
+        if let Some(n) = self.fixed {
+            if i >= n {
                 return Err(Error::Program {
                     node: text,
-                    reason: format!("the program has {} inputs", self.inputs.len()),
+                    reason: format!("the program has {n} inputs"),
                 });
             }
-            self.inputs.resize(i + 1, None);
         }
-        match self.inputs[i] {
-            Some(d) if d != dtype => {
+        match self.inputs.get(&i) {
+            Some(&d) if d != dtype => {
                 return Err(Error::Program {
                     node: text,
                     reason: format!("input {i} is {d}, not {dtype}"),
                 })
             }
-            _ => self.inputs[i] = Some(dtype),
+            _ => {
+                self.inputs.insert(i, dtype);
+            }
         }
         Ok(self.push(Op::Load(i), dtype))
     }
@@ -413,16 +426,14 @@ impl ProgramBuilder {
             });
         }
         let mut inputs = Vec::with_capacity(self.inputs.len());
-        for (i, d) in self.inputs.iter().enumerate() {
-            match d {
-                Some(d) => inputs.push(*d),
-                None => {
-                    return Err(Error::Program {
-                        node: format!("x{i}"),
-                        reason: format!("input {i} is never loaded, so its dtype is unknown"),
-                    })
-                }
+        for (i, (&declared, &d)) in self.inputs.iter().enumerate() {
+            if declared != i {
+                return Err(Error::Program {
+                    node: format!("x{i}"),
+                    reason: format!("input {i} is never loaded, so its dtype is unknown"),
+                });
             }
+            inputs.push(d);
         }
         let (nodes, outputs) = canonical(&self.nodes, &self.outputs);
         Ok(Program {
@@ -530,10 +541,11 @@ pub(crate) fn node_args(op: &Op) -> &[NodeId] {
     }
 }
 
-/// Text of node `id` as one expression, shortened past a few hundred bytes.
+/// Text of node `id` as one expression, cut (with `…`) past a few hundred
+/// bytes.
 pub(crate) fn describe(nodes: &[Node], id: NodeId) -> String {
     let mut s = String::new();
-    super::text::write_expr(nodes, id, &|_| None, 0, &mut s, 400);
+    super::text::write_expr(nodes, id, &|_| None, 0, &mut s, super::text::QUOTE);
     s
 }
 

@@ -1,13 +1,45 @@
-//! The text form of programs: a lexer, a recursive-descent parser lowering
-//! into [`ProgramBuilder`], and the printer ([`std::fmt::Display`] of
-//! [`Program`]). The grammar is documented in the module `map`.
+//! The text form of programs: a lexer, an operator-precedence parser that
+//! builds a flat arena of expressions with explicit stacks, the lowering of
+//! that arena into [`ProgramBuilder`] (again with an explicit stack), and the
+//! printer ([`std::fmt::Display`] of [`Program`]), which walks with an
+//! explicit stack too. Nothing here recurses, so neither the nesting of a text
+//! nor the length of a chain of terms reaches the call stack; the nesting is
+//! bounded by [`MAX_NESTING`] all the same, and the printer keeps within it.
+//! The grammar and the limits are documented in the module `map`.
 
 use super::program::{literal_text, node_args, Node, NodeId, Op, Program, ProgramBuilder, Scalar};
 use crate::cast::CastMode;
 use crate::error::{Error, Result};
 use crate::{DType, Kind, OperandRule};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::fmt::Write as _;
+
+/// The deepest nesting a program's text may have: at no point may more than
+/// this many parentheses, argument lists (of kinds and casts) and unary
+/// minuses be open at once. `coord(…)`, and a minus that belongs to a
+/// literal (`-2f32`), open nothing. Deeper text is refused with an
+/// [`Error::Parse`](crate::Error::Parse) at the token that opens the level
+/// past the limit; the printer names nodes (`t{i} = …`) so that what it
+/// writes never nests deeper.
+pub const MAX_NESTING: usize = 256;
+
+/// The most bytes of the text (a node, a token, a name) an error message
+/// quotes; a longer text is cut there and ends with `…`.
+pub(crate) const QUOTE: usize = 400;
+
+/// `s` as an error message quotes it: at most [`QUOTE`] bytes, cut on a
+/// character boundary and ended with `…` when cut.
+pub(crate) fn clip(s: &str) -> String {
+    if s.len() <= QUOTE {
+        return s.to_string();
+    }
+    let mut end = QUOTE;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
 
 // Printing precedences.
 const CMP: u8 = 1;
@@ -33,27 +65,103 @@ fn infix(kind: Kind) -> Option<(&'static str, u8)> {
     })
 }
 
-/// The kind an infix operator names.
-fn infix_kind(op: &str) -> Option<&'static str> {
+/// The kind an infix operator names, with the operator's precedence.
+fn infix_kind(op: &str) -> Option<(&'static str, u8)> {
     Some(match op {
-        "+" => "add",
-        "-" => "sub",
-        "*" => "mul",
-        "/" => "div",
-        "%" => "rem",
-        "<" => "lt",
-        "<=" => "le",
-        ">" => "gt",
-        ">=" => "ge",
-        "==" => "eq",
-        "!=" => "ne",
+        "+" => ("add", ADD),
+        "-" => ("sub", ADD),
+        "*" => ("mul", MUL),
+        "/" => ("div", MUL),
+        "%" => ("rem", MUL),
+        "<" => ("lt", CMP),
+        "<=" => ("le", CMP),
+        ">" => ("gt", CMP),
+        ">=" => ("ge", CMP),
+        "==" => ("eq", CMP),
+        "!=" => ("ne", CMP),
         _ => return None,
     })
 }
 
+// ---------------------------------------------------------------- printing
+
+/// How a node is written inline.
+#[derive(Clone, Copy)]
+enum Form {
+    /// A load, a constant or a coordinate: no arguments.
+    Leaf,
+    /// `a op b`, at the operator's precedence.
+    Infix(&'static str, u8),
+    /// `-a`.
+    Neg,
+    /// `kind(a, …)`.
+    Call(&'static str),
+    /// `cast<d>(a)` or `cast_sat<d>(a)`.
+    Cast(&'static str),
+}
+
+impl Form {
+    fn of(nodes: &[Node], node: &Node) -> Form {
+        match &node.op {
+            Op::Kind(kind, args) => {
+                if let (Some((sym, p)), 2) = (infix(*kind), args.len()) {
+                    Form::Infix(sym, p)
+                } else if kind.name() == "neg"
+                    && args.len() == 1
+                    && !matches!(nodes.get(args[0].0).map(|n| &n.op), Some(Op::Const(_)))
+                {
+                    // (A constant is never named, so an argument that is a
+                    // constant is always written as a literal: `neg(2f32)`
+                    // keeps it apart from the literal `-2f32`.)
+                    Form::Neg
+                } else {
+                    Form::Call(kind.name())
+                }
+            }
+            Op::Cast(_, CastMode::Default) => Form::Cast("cast"),
+            Op::Cast(_, CastMode::Saturating) => Form::Cast("cast_sat"),
+            _ => Form::Leaf,
+        }
+    }
+
+    /// Whether it is parenthesised where the context asks for `min_prec`.
+    fn wrapped(self, min_prec: u8) -> bool {
+        match self {
+            Form::Infix(_, p) => p < min_prec,
+            Form::Neg => UNARY < min_prec,
+            _ => false,
+        }
+    }
+
+    /// The precedence argument `j` is written at.
+    fn arg_prec(self, j: usize) -> u8 {
+        match self {
+            Form::Infix(_, p) => p + (j > 0) as u8,
+            Form::Neg => UNARY,
+            _ => 0,
+        }
+    }
+
+    /// The levels of nesting it opens around its arguments (besides its
+    /// parentheses when wrapped): an argument list or a unary minus.
+    fn opens(self) -> usize {
+        match self {
+            Form::Neg | Form::Call(_) | Form::Cast(_) => 1,
+            Form::Leaf | Form::Infix(..) => 0,
+        }
+    }
+}
+
+/// What is left to write.
+enum Item {
+    Node(NodeId, u8, bool),
+    Text(&'static str),
+    Infix(&'static str),
+}
+
 /// Write node `id` of `nodes` as an expression: a child that `names` names is
 /// written by its name; the rest inline. Parenthesised when its precedence is
-/// below `min_prec`; stops with `…` once `out` passes `limit` bytes.
+/// below `min_prec`; once `out` passes `limit` bytes, writes `…` and stops.
 pub(crate) fn write_expr(
     nodes: &[Node],
     id: NodeId,
@@ -62,105 +170,109 @@ pub(crate) fn write_expr(
     out: &mut String,
     limit: usize,
 ) {
-    write_node(nodes, id, names, min_prec, out, limit, true)
-}
-
-fn write_node(
-    nodes: &[Node],
-    id: NodeId,
-    names: &dyn Fn(usize) -> Option<String>,
-    min_prec: u8,
-    out: &mut String,
-    limit: usize,
-    top: bool,
-) {
-    if out.len() > limit {
-        out.push('…');
-        return;
-    }
-    let Some(node) = nodes.get(id.0) else {
-        out.push_str(&format!("node{}?", id.0));
-        return;
-    };
-    if !top {
-        if let Some(name) = names(id.0) {
-            out.push_str(&name);
+    // An explicit stack (the next item last): a chain of any length is
+    // written without recursion.
+    let mut stack = vec![Item::Node(id, min_prec, true)];
+    while let Some(item) = stack.pop() {
+        if out.len() > limit {
+            out.push('…');
             return;
         }
-    }
-    let child =
-        |c: NodeId, p: u8, out: &mut String| write_node(nodes, c, names, p, out, limit, false);
-    match &node.op {
-        Op::Load(i) => out.push_str(&format!("x{i}")),
-        Op::Coord(a) => out.push_str(&format!("coord({a})")),
-        Op::Const(v) => {
-            let s = literal_text(*v, node.dtype);
-            let wrap = s.starts_with('-') && min_prec > UNARY;
-            if wrap {
-                out.push('(');
+        let (id, min_prec, top) = match item {
+            Item::Text(s) => {
+                out.push_str(s);
+                continue;
             }
-            out.push_str(&s);
-            if wrap {
-                out.push(')');
+            Item::Infix(sym) => {
+                out.push(' ');
+                out.push_str(sym);
+                out.push(' ');
+                continue;
+            }
+            Item::Node(id, min_prec, top) => (id, min_prec, top),
+        };
+        let Some(node) = nodes.get(id.0) else {
+            let _ = write!(out, "node{}?", id.0);
+            continue;
+        };
+        if !top {
+            if let Some(name) = names(id.0) {
+                out.push_str(&name);
+                continue;
             }
         }
-        Op::Cast(a, mode) => {
-            let f = match mode {
-                CastMode::Default => "cast",
-                CastMode::Saturating => "cast_sat",
-            };
-            out.push_str(&format!("{f}<{}>(", node.dtype));
-            child(*a, 0, out);
-            out.push(')');
+        let args = node_args(&node.op);
+        let form = Form::of(nodes, node);
+        let wrap = form.wrapped(min_prec);
+        if wrap {
+            out.push('(');
+            stack.push(Item::Text(")"));
         }
-        Op::Kind(kind, args) => {
-            let arg_is_literal = |a: NodeId| {
-                names(a.0).is_none() && matches!(nodes.get(a.0).map(|n| &n.op), Some(Op::Const(_)))
-            };
-            if let (Some((sym, p)), 2) = (infix(*kind), args.len()) {
-                let wrap = p < min_prec;
-                if wrap {
-                    out.push('(');
+        match form {
+            Form::Leaf => match &node.op {
+                Op::Load(i) => {
+                    let _ = write!(out, "x{i}");
                 }
-                child(args[0], p, out);
-                out.push_str(&format!(" {sym} "));
-                child(args[1], p + 1, out);
-                if wrap {
-                    out.push(')');
+                Op::Coord(a) => {
+                    let _ = write!(out, "coord({a})");
                 }
-            } else if kind.name() == "neg" && args.len() == 1 && !arg_is_literal(args[0]) {
-                let wrap = UNARY < min_prec;
-                if wrap {
-                    out.push('(');
-                }
-                out.push('-');
-                child(args[0], UNARY, out);
-                if wrap {
-                    out.push(')');
-                }
-            } else {
-                out.push_str(kind.name());
-                out.push('(');
-                for (j, a) in args.iter().enumerate() {
-                    if j > 0 {
-                        out.push_str(", ");
+                Op::Const(v) => {
+                    let s = literal_text(*v, node.dtype);
+                    let wrap = s.starts_with('-') && min_prec > UNARY;
+                    if wrap {
+                        out.push('(');
                     }
-                    child(*a, 0, out);
+                    out.push_str(&s);
+                    if wrap {
+                        out.push(')');
+                    }
                 }
-                out.push(')');
+                Op::Kind(..) | Op::Cast(..) => {}
+            },
+            Form::Infix(sym, _) => {
+                stack.push(Item::Node(args[1], form.arg_prec(1), false));
+                stack.push(Item::Infix(sym));
+                stack.push(Item::Node(args[0], form.arg_prec(0), false));
+            }
+            Form::Neg => {
+                out.push('-');
+                stack.push(Item::Node(args[0], UNARY, false));
+            }
+            Form::Call(name) | Form::Cast(name) => {
+                out.push_str(name);
+                if let Form::Cast(_) = form {
+                    let _ = write!(out, "<{}>", node.dtype);
+                }
+                out.push('(');
+                stack.push(Item::Text(")"));
+                for (j, a) in args.iter().enumerate().rev() {
+                    stack.push(Item::Node(*a, 0, false));
+                    if j > 0 {
+                        stack.push(Item::Text(", "));
+                    }
+                }
             }
         }
     }
 }
+
+/// The nesting depth past which the printer names a kind or cast node rather
+/// than write it inline: a node written inline at depth `d` opens at most
+/// one level itself (its parentheses, or its argument list, or its minus)
+/// and a literal argument of it one more (`(-2f32)`), so every level stays
+/// within [`MAX_NESTING`].
+const PRINT_CUT: usize = MAX_NESTING - 2;
 
 impl fmt::Display for Program {
     /// The program's text: `t{i} = …` for each node (other than loads,
-    /// constants and coordinates) read more than once, in node order, then
-    /// `y{k} = …` for each output; statements joined by `; `. Parsing it with
-    /// the same input dtypes gives an equal program.
+    /// constants and coordinates) read more than once, or written past a
+    /// depth of nesting near [`MAX_NESTING`], in node order, then `y{k} = …`
+    /// for each output; statements joined by `; `. Parsing it with the same
+    /// input dtypes gives an equal program.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut uses = vec![0usize; self.nodes.len()];
-        for n in &self.nodes {
+        let nodes = &self.nodes;
+        let mut uses = vec![0usize; nodes.len()];
+        for n in nodes {
             for a in node_args(&n.op) {
                 uses[a.0] += 1;
             }
@@ -168,68 +280,104 @@ impl fmt::Display for Program {
         for o in &self.outputs {
             uses[o.0] += 1;
         }
-        let named: Vec<bool> = self
-            .nodes
+        let inner = |n: &Node| matches!(n.op, Op::Kind(..) | Op::Cast(..));
+        let mut named: Vec<bool> = nodes
             .iter()
             .zip(&uses)
-            .map(|(n, &u)| u > 1 && matches!(n.op, Op::Kind(..) | Op::Cast(..)))
+            .map(|(n, &u)| u > 1 && inner(n))
             .collect();
+        // Every other kind or cast node is written once, inline, inside the
+        // statement of the one node that reads it (or of its output). From
+        // the last node to the first (readers come after what they read),
+        // find the depth and precedence each is written at, and name those
+        // that would be written deeper than PRINT_CUT.
+        let mut at: Vec<Option<(usize, u8)>> = vec![None; nodes.len()];
+        for o in &self.outputs {
+            if !named[o.0] {
+                at[o.0] = Some((0, 0));
+            }
+        }
+        for i in (0..nodes.len()).rev() {
+            let (depth, min_prec) = match (named[i], at[i]) {
+                (true, _) => (0, 0),
+                (false, Some(c)) => c,
+                (false, None) => continue,
+            };
+            let form = Form::of(nodes, &nodes[i]);
+            let below = depth + form.wrapped(min_prec) as usize + form.opens();
+            for (j, a) in node_args(&nodes[i].op).iter().enumerate() {
+                if named[a.0] || !inner(&nodes[a.0]) {
+                    continue;
+                }
+                if below > PRINT_CUT {
+                    named[a.0] = true;
+                } else {
+                    at[a.0] = Some((below, form.arg_prec(j)));
+                }
+            }
+        }
         let names = |i: usize| named[i].then(|| format!("t{i}"));
-        let mut stmts: Vec<String> = Vec::new();
+        let mut s = String::new();
+        let mut sep = "";
         for (i, &is_named) in named.iter().enumerate() {
             if is_named {
-                let mut s = format!("t{i} = ");
-                write_expr(&self.nodes, NodeId(i), &names, 0, &mut s, usize::MAX);
-                stmts.push(s);
+                let _ = write!(s, "{sep}t{i} = ");
+                write_expr(nodes, NodeId(i), &names, 0, &mut s, usize::MAX);
+                sep = "; ";
             }
         }
         for (k, o) in self.outputs.iter().enumerate() {
-            let mut s = format!("y{k} = ");
+            let _ = write!(s, "{sep}y{k} = ");
             match names(o.0) {
                 Some(n) => s.push_str(&n),
-                None => write_expr(&self.nodes, *o, &names, 0, &mut s, usize::MAX),
+                None => write_expr(nodes, *o, &names, 0, &mut s, usize::MAX),
             }
-            stmts.push(s);
+            sep = "; ";
         }
-        f.write_str(&stmts.join("; "))
+        f.write_str(&s)
     }
 }
 
 impl Program {
     /// Parse a program's text, its inputs `x0, x1, …` of the dtypes `inputs`
-    /// (the grammar is in the module `map`'s documentation).
+    /// (the grammar and the limits are in the module `map`'s documentation).
     ///
-    /// Refuses text that does not lex or parse ([`Error::Parse`], naming the
-    /// byte offset and the token) and a program that does not type
-    /// ([`Error::Program`], naming the node by its text): unknown kinds,
-    /// variables or dtypes, wrong arity, operands of mismatched dtypes,
-    /// literals their dtype cannot hold or whose dtype nothing gives,
-    /// reassigned names, missing outputs.
+    /// Refuses text that does not lex or parse, or nests deeper than
+    /// [`MAX_NESTING`] ([`Error::Parse`], naming the byte offset and the
+    /// token) and a program that does not type ([`Error::Program`], naming
+    /// the node by its text): unknown kinds, variables or dtypes, wrong
+    /// arity, operands of mismatched dtypes, literals their dtype cannot hold
+    /// or whose dtype nothing gives, reassigned names, missing outputs.
+    /// Messages quote at most a few hundred bytes of the text.
     pub fn parse(text: &str, inputs: &[DType]) -> Result<Program> {
-        let toks = lex(text)?;
-        let mut p = Parser { text, toks, pos: 0 };
+        // Lex the whole text first, so that a malformed token anywhere is
+        // the error reported (as it always was), then parse from the start.
+        let mut lex = Lexer { text, i: 0 };
+        while lex.next()?.tok != Tok::End {}
+        let mut p = Parser::new(text)?;
         let stmts = p.program()?;
-        lower(text, inputs, &stmts)
+        lower(text, inputs, &p.arena, &stmts)
     }
 }
 
 // ---------------------------------------------------------------- lexing
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Lit {
     Int(u64),
     Float(f64),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Tok {
-    Ident(String),
+    /// A name (its text is the token's span).
+    Ident,
     Num(Lit, Option<DType>),
     Punct(&'static str),
     End,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Token {
     tok: Tok,
     start: usize,
@@ -240,11 +388,17 @@ const PUNCTS: [&str; 16] = [
     "<=", ">=", "==", "!=", "+", "-", "*", "/", "%", "<", ">", "(", ")", ",", ";", "=",
 ];
 
+/// A parse error at `text[start..end]` (the token, quoted in part).
 fn parse_error(text: &str, start: usize, end: usize, reason: impl Into<String>) -> Error {
     let token = if start >= text.len() {
         "end of input".to_string()
     } else {
-        text[start..end.max(start + 1).min(text.len())].to_string()
+        let end = if end > start {
+            end.min(text.len())
+        } else {
+            start + text[start..].chars().next().map_or(1, char::len_utf8)
+        };
+        clip(&text[start..end])
     };
     Error::Parse {
         offset: start,
@@ -257,60 +411,64 @@ fn is_ident_char(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
 
-fn lex(text: &str) -> Result<Vec<Token>> {
-    let b = text.as_bytes();
-    let mut i = 0;
-    let mut out = Vec::new();
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c == b'#' {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
+/// The tokens of a text, one at a time (then `End` for ever).
+struct Lexer<'t> {
+    text: &'t str,
+    i: usize,
+}
+
+impl Lexer<'_> {
+    fn next(&mut self) -> Result<Token> {
+        let text = self.text;
+        let b = text.as_bytes();
+        while self.i < b.len() {
+            let c = b[self.i];
+            if c.is_ascii_whitespace() {
+                self.i += 1;
+                continue;
             }
-            continue;
-        }
-        let start = i;
-        if c.is_ascii_alphabetic() || c == b'_' {
-            while i < b.len() && is_ident_char(b[i]) {
-                i += 1;
+            if c == b'#' {
+                while self.i < b.len() && b[self.i] != b'\n' {
+                    self.i += 1;
+                }
+                continue;
             }
-            out.push(Token {
-                tok: Tok::Ident(text[start..i].to_string()),
+            let start = self.i;
+            if c.is_ascii_alphabetic() || c == b'_' {
+                while self.i < b.len() && is_ident_char(b[self.i]) {
+                    self.i += 1;
+                }
+                return Ok(Token {
+                    tok: Tok::Ident,
+                    start,
+                    end: self.i,
+                });
+            }
+            if c.is_ascii_digit() {
+                let (tok, end) = lex_number(text, start)?;
+                self.i = end;
+                return Ok(Token { tok, start, end });
+            }
+            let p = PUNCTS
+                .iter()
+                .find(|p| text[start..].starts_with(**p))
+                .ok_or_else(|| {
+                    let ch = text[start..].chars().next().map_or(1, |c| c.len_utf8());
+                    parse_error(text, start, start + ch, "unexpected character")
+                })?;
+            self.i += p.len();
+            return Ok(Token {
+                tok: Tok::Punct(p),
                 start,
-                end: i,
+                end: self.i,
             });
-            continue;
         }
-        if c.is_ascii_digit() {
-            let (tok, end) = lex_number(text, start)?;
-            out.push(Token { tok, start, end });
-            i = end;
-            continue;
-        }
-        let p = PUNCTS
-            .iter()
-            .find(|p| text[i..].starts_with(**p))
-            .ok_or_else(|| {
-                let ch = text[i..].chars().next().map_or(1, |c| c.len_utf8());
-                parse_error(text, start, start + ch, "unexpected character")
-            })?;
-        i += p.len();
-        out.push(Token {
-            tok: Tok::Punct(p),
-            start,
-            end: i,
-        });
+        Ok(Token {
+            tok: Tok::End,
+            start: text.len(),
+            end: text.len(),
+        })
     }
-    out.push(Token {
-        tok: Tok::End,
-        start: text.len(),
-        end: text.len(),
-    });
-    Ok(out)
 }
 
 /// A number from `start`: digits, an optional fraction and exponent, and an
@@ -371,7 +529,7 @@ fn lex_number(text: &str, start: usize) -> Result<(Tok, usize)> {
                     text,
                     start,
                     j,
-                    format!("unknown dtype suffix `{}`", &text[mantissa_end..j]),
+                    format!("unknown dtype suffix `{}`", clip(&text[mantissa_end..j])),
                 ));
             }
         },
@@ -392,82 +550,152 @@ fn lex_number(text: &str, start: usize) -> Result<(Tok, usize)> {
 
 // ---------------------------------------------------------------- parsing
 
-#[derive(Clone, Debug)]
-enum Expr {
-    Var(String),
+/// A parsed expression. Arguments are positions in the arena, always
+/// before the expression that reads them; the arena is flat, so a tree of
+/// any depth is dropped (and walked) without recursion.
+#[derive(Clone, Copy, Debug)]
+enum Expr<'t> {
+    Var(&'t str),
     /// A literal: value and dtype (None: from the other operand).
     Lit(Scalar, Option<DType>),
     Coord(usize),
-    Call(String, Vec<Ex>),
-    Cast(Box<Ex>, DType, CastMode),
+    /// A kind by name, its arguments `Arena::args[lo..hi]`.
+    Call(&'t str, usize, usize),
+    Cast(usize, DType, CastMode),
 }
 
-#[derive(Clone, Debug)]
-struct Ex {
-    e: Expr,
+/// An expression and its span in the text.
+#[derive(Clone, Copy, Debug)]
+struct Ex<'t> {
+    e: Expr<'t>,
     start: usize,
     end: usize,
 }
 
-struct Stmt {
-    name: String,
+#[derive(Default)]
+struct Arena<'t> {
+    exs: Vec<Ex<'t>>,
+    args: Vec<usize>,
+}
+
+impl<'t> Arena<'t> {
+    fn push(&mut self, e: Expr<'t>, start: usize, end: usize) -> usize {
+        self.exs.push(Ex { e, start, end });
+        self.exs.len() - 1
+    }
+    fn call(&mut self, name: &'t str, args: &[usize], start: usize, end: usize) -> usize {
+        let lo = self.args.len();
+        self.args.extend_from_slice(args);
+        self.push(Expr::Call(name, lo, self.args.len()), start, end)
+    }
+}
+
+struct Stmt<'t> {
+    name: &'t str,
     name_at: (usize, usize),
-    value: Ex,
+    value: usize,
+}
+
+/// What an operand's first tokens are: a whole operand, or the opening of
+/// one (a unary minus, a parenthesis, an argument list).
+enum Step<'t> {
+    Leaf(Expr<'t>),
+    Open(Pending<'t>),
+}
+
+/// What is open while an expression is parsed.
+enum Pending<'t> {
+    /// A binary operator (its kind and precedence) awaiting its right operand.
+    Bin(&'static str, u8),
+    /// A unary minus (its offset) awaiting its operand.
+    Neg(usize),
+    /// `(` awaiting its `)`.
+    Paren,
+    /// `kind(` (the kind's name and offset): its arguments are the values
+    /// from `base` on.
+    Call {
+        name: &'t str,
+        start: usize,
+        base: usize,
+    },
+    /// `cast<d>(` or `cast_sat<d>(`.
+    Cast {
+        name: &'static str,
+        dtype: DType,
+        mode: CastMode,
+        start: usize,
+        base: usize,
+    },
 }
 
 struct Parser<'t> {
     text: &'t str,
-    toks: Vec<Token>,
-    pos: usize,
+    lex: Lexer<'t>,
+    /// The next token, not yet taken.
+    cur: Token,
+    /// The end of the last token taken.
+    prev_end: usize,
+    arena: Arena<'t>,
 }
 
-impl Parser<'_> {
-    fn peek(&self) -> &Token {
-        &self.toks[self.pos]
+impl<'t> Parser<'t> {
+    fn new(text: &'t str) -> Result<Parser<'t>> {
+        let mut lex = Lexer { text, i: 0 };
+        let cur = lex.next()?;
+        Ok(Parser {
+            text,
+            lex,
+            cur,
+            prev_end: 0,
+            arena: Arena::default(),
+        })
     }
-    fn next(&mut self) -> Token {
-        let t = self.toks[self.pos].clone();
-        if self.pos + 1 < self.toks.len() {
-            self.pos += 1;
+    fn peek(&self) -> Token {
+        self.cur
+    }
+    fn next(&mut self) -> Result<Token> {
+        let t = self.cur;
+        if t.tok != Tok::End {
+            self.cur = self.lex.next()?;
         }
-        t
+        self.prev_end = t.end;
+        Ok(t)
+    }
+    fn ident(&self, t: &Token) -> &'t str {
+        &self.text[t.start..t.end]
     }
     fn err(&self, t: &Token, reason: impl Into<String>) -> Error {
         parse_error(self.text, t.start, t.end, reason)
     }
     fn is(&self, p: &str) -> bool {
-        matches!(&self.peek().tok, Tok::Punct(q) if *q == p)
+        matches!(self.cur.tok, Tok::Punct(q) if q == p)
     }
     fn expect(&mut self, p: &str) -> Result<Token> {
         if self.is(p) {
-            Ok(self.next())
+            self.next()
         } else {
-            let t = self.peek().clone();
+            let t = self.peek();
             Err(self.err(&t, format!("expected `{p}`")))
         }
     }
-    fn last_end(&self) -> usize {
-        self.toks[self.pos.saturating_sub(1)].end
-    }
 
-    fn program(&mut self) -> Result<Vec<Stmt>> {
+    fn program(&mut self) -> Result<Vec<Stmt<'t>>> {
         let mut stmts = Vec::new();
         loop {
             while self.is(";") {
-                self.next();
+                self.next()?;
             }
             if self.peek().tok == Tok::End {
                 return Ok(stmts);
             }
-            let t = self.next();
-            let name = match &t.tok {
-                Tok::Ident(s) => s.clone(),
-                _ => return Err(self.err(&t, "expected a name to assign (`y0 = …`)")),
-            };
+            let t = self.next()?;
+            if t.tok != Tok::Ident {
+                return Err(self.err(&t, "expected a name to assign (`y0 = …`)"));
+            }
             self.expect("=")?;
             let value = self.expr()?;
             stmts.push(Stmt {
-                name,
+                name: self.ident(&t),
                 name_at: (t.start, t.end),
                 value,
             });
@@ -477,176 +705,244 @@ impl Parser<'_> {
         }
     }
 
-    fn expr(&mut self) -> Result<Ex> {
-        let mut lhs = self.additive()?;
-        while let Tok::Punct(p) = self.peek().tok {
-            if !matches!(p, "<" | "<=" | ">" | ">=" | "==" | "!=") {
-                break;
-            }
-            self.next();
-            let rhs = self.additive()?;
-            lhs = binary(p, lhs, rhs);
-        }
-        Ok(lhs)
-    }
-
-    fn additive(&mut self) -> Result<Ex> {
-        let mut lhs = self.term()?;
-        while let Tok::Punct(p) = self.peek().tok {
-            if !matches!(p, "+" | "-") {
-                break;
-            }
-            self.next();
-            let rhs = self.term()?;
-            lhs = binary(p, lhs, rhs);
-        }
-        Ok(lhs)
-    }
-
-    fn term(&mut self) -> Result<Ex> {
-        let mut lhs = self.unary()?;
-        while let Tok::Punct(p) = self.peek().tok {
-            if !matches!(p, "*" | "/" | "%") {
-                break;
-            }
-            self.next();
-            let rhs = self.unary()?;
-            lhs = binary(p, lhs, rhs);
-        }
-        Ok(lhs)
-    }
-
-    fn unary(&mut self) -> Result<Ex> {
-        if !self.is("-") {
-            return self.primary();
-        }
-        let minus = self.next();
-        // A minus written right before a number (or inf) is part of the literal.
-        let literal_next = match &self.peek().tok {
+    /// Whether the next token is a number or `inf` (which a minus before it
+    /// belongs to).
+    fn literal_follows(&self) -> bool {
+        let t = self.peek();
+        match t.tok {
             Tok::Num(..) => true,
-            Tok::Ident(s) => literal_ident(s).is_some_and(|(v, _)| !v.is_nan()),
+            Tok::Ident => literal_ident(self.ident(&t)).is_some_and(|(v, _)| !v.is_nan()),
             _ => false,
-        };
-        if literal_next {
-            let lit = self.primary()?;
-            if let Expr::Lit(v, d) = lit.e {
-                let v = negate(v).ok_or_else(|| {
-                    parse_error(
-                        self.text,
-                        minus.start,
-                        lit.end,
-                        "integer literal beyond the range of i64",
-                    )
-                })?;
-                return Ok(Ex {
-                    e: Expr::Lit(v, d),
-                    start: minus.start,
-                    end: lit.end,
-                });
-            }
         }
-        let arg = self.unary()?;
-        let end = arg.end;
-        Ok(Ex {
-            e: Expr::Call("neg".into(), vec![arg]),
-            start: minus.start,
-            end,
-        })
     }
 
-    fn args(&mut self) -> Result<Vec<Ex>> {
-        self.expect("(")?;
-        let mut args = Vec::new();
-        if self.is(")") {
-            self.next();
-            return Ok(args);
-        }
+    /// An expression, up to what ends it (`;`, the end, or a token that
+    /// cannot follow), as its position in the arena. Operator precedence
+    /// with explicit stacks (`ops` of what is open, `vals` of the operands
+    /// parsed): comparisons bind loosest, then `+ -`, then `* / %`, then
+    /// unary minus, all left to right; parentheses, argument lists and unary
+    /// minuses nest at most [`MAX_NESTING`] deep.
+    fn expr(&mut self) -> Result<usize> {
+        let text = self.text;
+        let mut ops: Vec<Pending<'t>> = Vec::new();
+        let mut vals: Vec<usize> = Vec::new();
+        let mut depth = 0usize;
+        let mut want_operand = true;
         loop {
-            args.push(self.expr()?);
-            if self.is(",") {
-                self.next();
+            if want_operand {
+                let t = self.next()?;
+                let step = match t.tok {
+                    Tok::Punct("-") if self.literal_follows() => {
+                        // A minus written right before a number (or inf) is
+                        // part of the literal.
+                        let lit = self.next()?;
+                        let (v, d) = self.literal(&lit);
+                        let v = negate(v).ok_or_else(|| {
+                            parse_error(
+                                text,
+                                t.start,
+                                lit.end,
+                                "integer literal beyond the range of i64",
+                            )
+                        })?;
+                        Step::Leaf(Expr::Lit(v, d))
+                    }
+                    Tok::Punct("-") => Step::Open(Pending::Neg(t.start)),
+                    Tok::Punct("(") => Step::Open(Pending::Paren),
+                    Tok::Num(..) => {
+                        let (v, d) = self.literal(&t);
+                        Step::Leaf(Expr::Lit(v, d))
+                    }
+                    Tok::Ident => {
+                        let name = self.ident(&t);
+                        if let Some((v, d)) = literal_ident(name) {
+                            Step::Leaf(Expr::Lit(Scalar::Float(v), d))
+                        } else if name == "true" || name == "false" {
+                            Step::Leaf(Expr::Lit(Scalar::Bool(name == "true"), Some(DType::Bool)))
+                        } else if name == "cast" || name == "cast_sat" {
+                            self.expect("<")?;
+                            let dt = self.next()?;
+                            let dtype = match dt.tok {
+                                Tok::Ident => {
+                                    let s = self.ident(&dt);
+                                    DType::from_name(s).ok_or_else(|| {
+                                        self.err(&dt, format!("unknown dtype `{}`", clip(s)))
+                                    })?
+                                }
+                                _ => return Err(self.err(&dt, "expected a dtype name")),
+                            };
+                            self.expect(">")?;
+                            self.expect("(")?;
+                            let (name, mode) = if name == "cast" {
+                                ("cast", CastMode::Default)
+                            } else {
+                                ("cast_sat", CastMode::Saturating)
+                            };
+                            Step::Open(Pending::Cast {
+                                name,
+                                dtype,
+                                mode,
+                                start: t.start,
+                                base: vals.len(),
+                            })
+                        } else if name == "coord" && self.is("(") {
+                            self.next()?;
+                            let a = self.next()?;
+                            let axis = match a.tok {
+                                Tok::Num(Lit::Int(v), None) => {
+                                    usize::try_from(v).map_err(|_| {
+                                        self.err(&a, "coord's axis is beyond the range of usize")
+                                    })?
+                                }
+                                _ => {
+                                    return Err(
+                                        self.err(&a, "coord takes an axis: an untyped integer")
+                                    )
+                                }
+                            };
+                            self.expect(")")?;
+                            Step::Leaf(Expr::Coord(axis))
+                        } else if self.is("(") {
+                            self.next()?;
+                            Step::Open(Pending::Call {
+                                name,
+                                start: t.start,
+                                base: vals.len(),
+                            })
+                        } else {
+                            Step::Leaf(Expr::Var(name))
+                        }
+                    }
+                    _ => return Err(self.err(&t, "expected an expression")),
+                };
+                match step {
+                    Step::Leaf(e) => {
+                        vals.push(self.arena.push(e, t.start, self.prev_end));
+                        want_operand = false;
+                    }
+                    Step::Open(p) => {
+                        if depth == MAX_NESTING {
+                            return Err(self.err(
+                                &t,
+                                format!(
+                                    "nesting deeper than {MAX_NESTING} levels (parentheses, \
+                                     argument lists and unary minuses open at once)"
+                                ),
+                            ));
+                        }
+                        depth += 1;
+                        // `kind()`: an empty argument list closes at once.
+                        want_operand = !(matches!(p, Pending::Call { .. } | Pending::Cast { .. })
+                            && self.is(")"));
+                        ops.push(p);
+                    }
+                }
                 continue;
             }
-            self.expect(")")?;
-            return Ok(args);
+            // After an operand: a binary operator, or the end of what is open.
+            let t = self.peek();
+            if let Tok::Punct(p) = t.tok {
+                if let Some((kind, prec)) = infix_kind(p) {
+                    self.next()?;
+                    while let Some(top) = ops.last() {
+                        match top {
+                            Pending::Bin(_, q) if *q >= prec => {}
+                            Pending::Neg(_) => depth -= 1,
+                            _ => break,
+                        }
+                        self.reduce(&mut ops, &mut vals);
+                    }
+                    ops.push(Pending::Bin(kind, prec));
+                    want_operand = true;
+                    continue;
+                }
+            }
+            while let Some(Pending::Bin(..) | Pending::Neg(_)) = ops.last() {
+                if let Some(Pending::Neg(_)) = ops.last() {
+                    depth -= 1;
+                }
+                self.reduce(&mut ops, &mut vals);
+            }
+            match ops.last() {
+                None => return Ok(vals.pop().expect("a statement's value")),
+                Some(Pending::Paren) => {
+                    self.expect(")")?;
+                    ops.pop();
+                    depth -= 1;
+                }
+                Some(Pending::Call { .. } | Pending::Cast { .. }) => {
+                    if self.is(",") {
+                        self.next()?;
+                        want_operand = true;
+                        continue;
+                    }
+                    self.expect(")")?;
+                    depth -= 1;
+                    match ops.pop() {
+                        Some(Pending::Call { name, start, base }) => {
+                            let v = self.arena.call(name, &vals[base..], start, self.prev_end);
+                            vals.truncate(base);
+                            vals.push(v);
+                        }
+                        Some(Pending::Cast {
+                            name,
+                            dtype,
+                            mode,
+                            start,
+                            base,
+                        }) => {
+                            let n = vals.len() - base;
+                            if n != 1 {
+                                return Err(parse_error(
+                                    text,
+                                    start,
+                                    self.prev_end,
+                                    format!("{name} takes one argument, got {n}"),
+                                ));
+                            }
+                            let arg = vals.pop().expect("a cast's argument");
+                            let v =
+                                self.arena
+                                    .push(Expr::Cast(arg, dtype, mode), start, self.prev_end);
+                            vals.push(v);
+                        }
+                        _ => unreachable!("an argument list is open"),
+                    }
+                }
+                Some(Pending::Bin(..) | Pending::Neg(_)) => unreachable!("reduced above"),
+            }
         }
     }
 
-    fn primary(&mut self) -> Result<Ex> {
-        let t = self.next();
-        let start = t.start;
-        let e = match t.tok.clone() {
-            Tok::Num(Lit::Int(v), d) => Expr::Lit(Scalar::from(v), d),
-            Tok::Num(Lit::Float(v), d) => Expr::Lit(Scalar::Float(v), d),
-            Tok::Punct("(") => {
-                // The node keeps its own text (without the parentheses).
-                let inner = self.expr()?;
-                self.expect(")")?;
-                return Ok(inner);
+    /// Apply the operator on top of `ops` to its operands on `vals`.
+    fn reduce(&mut self, ops: &mut Vec<Pending<'t>>, vals: &mut Vec<usize>) {
+        let v = match ops.pop() {
+            Some(Pending::Bin(kind, _)) => {
+                let rhs = vals.pop().expect("a right operand");
+                let lhs = vals.pop().expect("a left operand");
+                let (start, end) = (self.arena.exs[lhs].start, self.arena.exs[rhs].end);
+                self.arena.call(kind, &[lhs, rhs], start, end)
             }
-            Tok::Ident(name) => {
-                if let Some((v, d)) = literal_ident(&name) {
-                    Expr::Lit(Scalar::Float(v), d)
-                } else if name == "true" || name == "false" {
-                    Expr::Lit(Scalar::Bool(name == "true"), Some(DType::Bool))
-                } else if name == "cast" || name == "cast_sat" {
-                    self.expect("<")?;
-                    let dt = self.next();
-                    let dtype = match &dt.tok {
-                        Tok::Ident(s) => DType::from_name(s)
-                            .ok_or_else(|| self.err(&dt, format!("unknown dtype `{s}`")))?,
-                        _ => return Err(self.err(&dt, "expected a dtype name")),
-                    };
-                    self.expect(">")?;
-                    let mut args = self.args()?;
-                    if args.len() != 1 {
-                        return Err(parse_error(
-                            self.text,
-                            start,
-                            self.last_end(),
-                            format!("{name} takes one argument, got {}", args.len()),
-                        ));
-                    }
-                    let mode = if name == "cast" {
-                        CastMode::Default
-                    } else {
-                        CastMode::Saturating
-                    };
-                    Expr::Cast(Box::new(args.remove(0)), dtype, mode)
-                } else if name == "coord" && self.is("(") {
-                    self.expect("(")?;
-                    let a = self.next();
-                    let axis = match a.tok {
-                        Tok::Num(Lit::Int(v), None) => v as usize,
-                        _ => return Err(self.err(&a, "coord takes an axis: an untyped integer")),
-                    };
-                    self.expect(")")?;
-                    Expr::Coord(axis)
-                } else if self.is("(") {
-                    Expr::Call(name, self.args()?)
-                } else {
-                    Expr::Var(name)
-                }
+            Some(Pending::Neg(start)) => {
+                let arg = vals.pop().expect("an operand");
+                let end = self.arena.exs[arg].end;
+                self.arena.call("neg", &[arg], start, end)
             }
-            _ => return Err(self.err(&t, "expected an expression")),
+            _ => unreachable!("an operator is on top"),
         };
-        Ok(Ex {
-            e,
-            start,
-            end: self.last_end(),
-        })
+        vals.push(v);
     }
-}
 
-fn binary(op: &str, lhs: Ex, rhs: Ex) -> Ex {
-    let (start, end) = (lhs.start, rhs.end);
-    Ex {
-        e: Expr::Call(
-            infix_kind(op).expect("an infix operator").into(),
-            vec![lhs, rhs],
-        ),
-        start,
-        end,
+    /// The value and dtype of a number token or a literal name.
+    fn literal(&self, t: &Token) -> (Scalar, Option<DType>) {
+        match t.tok {
+            Tok::Num(Lit::Int(v), d) => (Scalar::from(v), d),
+            Tok::Num(Lit::Float(v), d) => (Scalar::Float(v), d),
+            _ => match literal_ident(self.ident(t)) {
+                Some((v, d)) => (Scalar::Float(v), d),
+                None => unreachable!("literal_follows checked it"),
+            },
+        }
     }
 }
 
@@ -681,28 +977,71 @@ fn negate(v: Scalar) -> Option<Scalar> {
 
 const KEYWORDS: [&str; 7] = ["cast", "cast_sat", "coord", "true", "false", "inf", "nan"];
 
-/// `x{i}` / `y{k}` names: the index.
-fn indexed(name: &str, prefix: char) -> Option<usize> {
-    let rest = name.strip_prefix(prefix)?;
+/// What a name is as `x{i}` / `y{k}`.
+enum Index {
+    /// Not the prefix and digits.
+    No,
+    /// The index.
+    Yes(usize),
+    /// The prefix and digits, but no index: why.
+    Bad(&'static str),
+}
+
+/// `x{i}` / `y{k}` names: the index, parsed with checked arithmetic (never
+/// used to size anything).
+fn indexed(name: &str, prefix: char) -> Index {
+    let Some(rest) = name.strip_prefix(prefix) else {
+        return Index::No;
+    };
     if rest.is_empty() || !rest.bytes().all(|c| c.is_ascii_digit()) {
-        return None;
+        return Index::No;
     }
-    rest.parse().ok()
+    if rest.len() > 1 && rest.starts_with('0') {
+        return Index::Bad("an index is written without leading zeros");
+    }
+    match rest.parse() {
+        Ok(i) => Index::Yes(i),
+        Err(_) => Index::Bad("its index is beyond the range of usize"),
+    }
 }
 
 struct Lower<'t> {
     text: &'t str,
     b: ProgramBuilder,
-    env: HashMap<String, NodeId>,
+    env: HashMap<&'t str, NodeId>,
     loads: HashMap<usize, NodeId>,
 }
 
-impl Lower<'_> {
-    fn node_text(&self, ex: &Ex) -> String {
-        self.text[ex.start..ex.end].trim().to_string()
+/// An expression being lowered: `next` is the next argument to look at,
+/// `pending` the argument whose lowering is under way.
+struct Task {
+    ex: usize,
+    started: bool,
+    next: usize,
+    pending: Option<usize>,
+    ids: Vec<Option<NodeId>>,
+    call: Option<DType>,
+}
+
+impl Task {
+    fn new(ex: usize) -> Task {
+        Task {
+            ex,
+            started: false,
+            next: 0,
+            pending: None,
+            ids: Vec::new(),
+            call: None,
+        }
+    }
+}
+
+impl<'t> Lower<'t> {
+    fn node_text(&self, ex: &Ex<'_>) -> String {
+        clip(self.text[ex.start..ex.end].trim())
     }
 
-    fn refuse(&self, ex: &Ex, reason: impl Into<String>) -> Error {
+    fn refuse(&self, ex: &Ex<'_>, reason: impl Into<String>) -> Error {
         Error::Program {
             node: self.node_text(ex),
             reason: reason.into(),
@@ -710,42 +1049,48 @@ impl Lower<'_> {
     }
 
     /// Rename a builder refusal after the node's text.
-    fn rename(&self, ex: &Ex, e: Error) -> Error {
+    fn rename(&self, ex: &Ex<'_>, e: Error) -> Error {
         match e {
             Error::Program { reason, .. } => self.refuse(ex, reason),
             e => e,
         }
     }
 
-    fn untyped(ex: &Ex) -> bool {
+    fn untyped(ex: &Ex<'_>) -> bool {
         matches!(ex.e, Expr::Lit(_, None))
     }
 
-    fn lower(&mut self, ex: &Ex, want: Option<DType>) -> Result<NodeId> {
-        match &ex.e {
+    /// A variable, literal or coordinate (`want`: the dtype an untyped
+    /// literal takes).
+    fn leaf(&mut self, ex: &Ex<'t>, want: Option<DType>) -> Result<NodeId> {
+        match ex.e {
             Expr::Var(name) => {
                 if let Some(&id) = self.env.get(name) {
                     return Ok(id);
                 }
-                if let Some(i) = indexed(name, 'x') {
-                    if let Some(&id) = self.loads.get(&i) {
-                        return Ok(id);
-                    }
-                    let n = self.b.input_count();
-                    let Some(dtype) = self.b.input_dtype(i) else {
+                let n = self.b.input_count();
+                let inputs = format!("the program has {n} input{}", if n == 1 { "" } else { "s" });
+                let i = match indexed(name, 'x') {
+                    Index::Yes(i) => i,
+                    Index::Bad(why) => {
                         return Err(self.refuse(
                             ex,
-                            format!(
-                                "unknown variable `{name}`: the program has {n} input{}",
-                                if n == 1 { "" } else { "s" }
-                            ),
-                        ));
-                    };
-                    let id = self.b.load(i, dtype).map_err(|e| self.rename(ex, e))?;
-                    self.loads.insert(i, id);
+                            format!("unknown variable `{}`: {inputs}, and {why}", clip(name)),
+                        ))
+                    }
+                    Index::No => {
+                        return Err(self.refuse(ex, format!("unknown variable `{}`", clip(name))))
+                    }
+                };
+                if let Some(&id) = self.loads.get(&i) {
                     return Ok(id);
                 }
-                Err(self.refuse(ex, format!("unknown variable `{name}`")))
+                let Some(dtype) = self.b.input_dtype(i) else {
+                    return Err(self.refuse(ex, format!("unknown variable `{name}`: {inputs}")));
+                };
+                let id = self.b.load(i, dtype).map_err(|e| self.rename(ex, e))?;
+                self.loads.insert(i, id);
+                Ok(id)
             }
             Expr::Lit(v, d) => {
                 let Some(dtype) = d.or(want) else {
@@ -755,108 +1100,160 @@ impl Lower<'_> {
                          give it a dtype suffix (as in `2f32`)",
                     ));
                 };
-                self.b.constant(*v, dtype).map_err(|e| self.rename(ex, e))
+                self.b.constant(v, dtype).map_err(|e| self.rename(ex, e))
             }
-            Expr::Coord(a) => Ok(self.b.coord(*a)),
-            Expr::Cast(arg, dtype, mode) => {
-                if Self::untyped(arg) {
-                    return Err(self.refuse(
-                        arg,
-                        "an untyped literal has no dtype to cast from: give it a dtype suffix",
-                    ));
-                }
-                let a = self.lower(arg, None)?;
-                self.b
-                    .cast(a, *dtype, *mode)
-                    .map_err(|e| self.rename(ex, e))
-            }
-            Expr::Call(name, args) => {
-                let kind = Kind::from_name(name)
-                    .ok_or_else(|| self.refuse(ex, format!("unknown kind `{name}`")))?;
-                let info = kind.info();
-                if args.len() != info.arity {
-                    return Err(self.refuse(
-                        ex,
-                        format!(
-                            "kind `{name}` takes {} argument{}, got {}",
-                            info.arity,
-                            if info.arity == 1 { "" } else { "s" },
-                            args.len()
-                        ),
-                    ));
-                }
-                let mut ids: Vec<Option<NodeId>> = vec![None; args.len()];
-                let mut call: Option<DType> = None;
-                for (j, a) in args.iter().enumerate() {
-                    if !Self::untyped(a) {
-                        let id = self.lower(a, None)?;
-                        let cond = j == 0 && info.operands == OperandRule::CondFirst;
-                        if !cond && call.is_none() {
-                            call = self.b.dtype(id);
-                        }
-                        ids[j] = Some(id);
-                    }
-                }
-                for (j, a) in args.iter().enumerate() {
-                    if ids[j].is_none() {
-                        let cond = j == 0 && info.operands == OperandRule::CondFirst;
-                        let want = if cond { Some(DType::Bool) } else { call };
-                        ids[j] = Some(self.lower(a, want)?);
-                    }
-                }
-                let ids: Vec<NodeId> = ids.into_iter().map(|i| i.expect("lowered")).collect();
-                self.b.apply(kind, &ids).map_err(|e| self.rename(ex, e))
-            }
+            Expr::Coord(a) => Ok(self.b.coord(a)),
+            Expr::Call(..) | Expr::Cast(..) => unreachable!("not a leaf"),
         }
+    }
+
+    /// Lower expression `root` of `arena`: the arguments of a kind are
+    /// lowered left to right, those with a dtype of their own first, then
+    /// the untyped literals, which take the dtype of the others (the
+    /// condition of `select` is bool). An explicit stack of tasks, so a
+    /// chain of any depth is lowered without recursion.
+    fn lower(&mut self, arena: &Arena<'t>, root: usize) -> Result<NodeId> {
+        let mut stack = vec![Task::new(root)];
+        // The node of the last task finished.
+        let mut ret: Option<NodeId> = None;
+        while let Some(task) = stack.last_mut() {
+            let ex = &arena.exs[task.ex];
+            let id = match ex.e {
+                Expr::Var(_) | Expr::Lit(..) | Expr::Coord(_) => self.leaf(ex, None)?,
+                Expr::Cast(arg, dtype, mode) => {
+                    if !task.started {
+                        let a = &arena.exs[arg];
+                        if Self::untyped(a) {
+                            return Err(self.refuse(
+                                a,
+                                "an untyped literal has no dtype to cast from: give it a dtype suffix",
+                            ));
+                        }
+                        task.started = true;
+                        stack.push(Task::new(arg));
+                        continue;
+                    }
+                    let a = ret.take().expect("the cast's argument is lowered");
+                    self.b
+                        .cast(a, dtype, mode)
+                        .map_err(|e| self.rename(ex, e))?
+                }
+                Expr::Call(name, lo, hi) => {
+                    let args = &arena.args[lo..hi];
+                    let kind = Kind::from_name(name)
+                        .ok_or_else(|| self.refuse(ex, format!("unknown kind `{}`", clip(name))))?;
+                    let info = kind.info();
+                    let cond = |j: usize| j == 0 && info.operands == OperandRule::CondFirst;
+                    if !task.started {
+                        if args.len() != info.arity {
+                            return Err(self.refuse(
+                                ex,
+                                format!(
+                                    "kind `{name}` takes {} argument{}, got {}",
+                                    info.arity,
+                                    if info.arity == 1 { "" } else { "s" },
+                                    args.len()
+                                ),
+                            ));
+                        }
+                        task.started = true;
+                        task.ids = vec![None; args.len()];
+                    }
+                    if let Some(j) = task.pending.take() {
+                        let id = ret.take().expect("the argument is lowered");
+                        if !cond(j) && task.call.is_none() {
+                            task.call = self.b.dtype(id);
+                        }
+                        task.ids[j] = Some(id);
+                    }
+                    while task.next < args.len() && Self::untyped(&arena.exs[args[task.next]]) {
+                        task.next += 1;
+                    }
+                    if task.next < args.len() {
+                        let j = task.next;
+                        task.next += 1;
+                        task.pending = Some(j);
+                        stack.push(Task::new(args[j]));
+                        continue;
+                    }
+                    let mut ids = Vec::with_capacity(args.len());
+                    for (j, &a) in args.iter().enumerate() {
+                        let id = match task.ids[j] {
+                            Some(id) => id,
+                            None => {
+                                let want = if cond(j) {
+                                    Some(DType::Bool)
+                                } else {
+                                    task.call
+                                };
+                                self.leaf(&arena.exs[a], want)?
+                            }
+                        };
+                        ids.push(id);
+                    }
+                    self.b.apply(kind, &ids).map_err(|e| self.rename(ex, e))?
+                }
+            };
+            stack.pop();
+            ret = Some(id);
+        }
+        Ok(ret.expect("the root is lowered"))
     }
 }
 
-fn lower(text: &str, inputs: &[DType], stmts: &[Stmt]) -> Result<Program> {
+fn lower<'t>(
+    text: &'t str,
+    inputs: &[DType],
+    arena: &Arena<'t>,
+    stmts: &[Stmt<'t>],
+) -> Result<Program> {
     let mut l = Lower {
         text,
         b: ProgramBuilder::with_inputs(inputs),
         env: HashMap::new(),
         loads: HashMap::new(),
     };
-    let mut outputs: Vec<Option<NodeId>> = Vec::new();
+    // Outputs by index: only the indices assigned are held.
+    let mut outputs: BTreeMap<usize, NodeId> = BTreeMap::new();
     for s in stmts {
-        let name = &s.name;
+        let name = s.name;
         let (a, z) = s.name_at;
         let bad = |reason: String| parse_error(text, a, z, reason);
-        if indexed(name, 'x').is_some() {
-            return Err(bad(format!("`{name}` is an input and cannot be assigned")));
+        let shown = clip(name);
+        if !matches!(indexed(name, 'x'), Index::No) {
+            return Err(bad(format!("`{shown}` is an input and cannot be assigned")));
         }
-        if KEYWORDS.contains(&name.as_str()) || literal_ident(name).is_some() {
-            return Err(bad(format!("`{name}` is a keyword")));
+        if KEYWORDS.contains(&name) || literal_ident(name).is_some() {
+            return Err(bad(format!("`{shown}` is a keyword")));
         }
         if l.env.contains_key(name) {
             return Err(bad(format!(
-                "`{name}` is already assigned (a name is assigned once)"
+                "`{shown}` is already assigned (a name is assigned once)"
             )));
         }
-        let id = l.lower(&s.value, None)?;
-        if let Some(k) = indexed(name, 'y') {
-            if outputs.len() <= k {
-                outputs.resize(k + 1, None);
+        let output = match indexed(name, 'y') {
+            Index::No => None,
+            Index::Yes(k) => Some(k),
+            Index::Bad(why) => {
+                return Err(bad(format!(
+                    "`{shown}` names no output: {why} (outputs are y0, y1, … without gaps)"
+                )))
             }
-            outputs[k] = Some(id);
+        };
+        let id = l.lower(arena, s.value)?;
+        if let Some(k) = output {
+            outputs.insert(k, id);
         }
-        l.env.insert(name.clone(), id);
+        l.env.insert(name, id);
     }
-    for (k, o) in outputs.iter().enumerate() {
-        match o {
-            Some(id) => {
-                l.b.output(*id)?;
-            }
-            None => {
-                return Err(Error::Program {
-                    node: format!("y{k}"),
-                    reason: format!(
-                        "outputs are y0, y1, … without gaps, and y{k} is never assigned"
-                    ),
-                })
-            }
+    for (k, (&assigned, &id)) in outputs.iter().enumerate() {
+        if assigned != k {
+            return Err(Error::Program {
+                node: format!("y{k}"),
+                reason: format!("outputs are y0, y1, … without gaps, and y{k} is never assigned"),
+            });
         }
+        l.b.output(id)?;
     }
     l.b.build()
 }
