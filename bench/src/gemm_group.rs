@@ -1,18 +1,27 @@
 //! The `gemm` group: tessera's chain-order matrix product beside the `gemm`
-//! crate (faer's) and `matrixmultiply`, in one process, in GFLOP/s (2·m·n·k
-//! per call over the best sample) with ratios to the faster peer.
+//! crate (faer's), `matrixmultiply` (with its AVX-512 kernels), and, when
+//! `python3` with numpy is on the PATH, OpenBLAS (numpy's) and MKL (the `mkl`
+//! wheel's `cblas_*gemm`) driven through `bench/scripts/blas_peer.py`, all in
+//! one run, in GFLOP/s (2·m·n·k per call over the best sample) with ratios to
+//! the fastest peer.
 //!
 //! Cases: f32 and f64 square products n = 64, 256, 512, 1024, 2048 and the
 //! skinny 1024 × 4096 × 64 (m × k × n), at 1 and 2 threads (tessera through
-//! `Exec::threads`, gemm through `Parallelism::Rayon`; matrixmultiply is built
-//! single-threaded and is shown at 1 thread only). All operands are
-//! contiguous row-major. Each peer's result is checked against tessera's
-//! within 1e-4 relative to Σ|a||b| before it is timed.
+//! `Exec::threads`, gemm through `Parallelism::Rayon`; matrixmultiply,
+//! OpenBLAS and MKL run one thread and are shown at 1 thread only: the script
+//! runs with `OPENBLAS_NUM_THREADS=1` and `MKL_NUM_THREADS=1`, without
+//! `OPENBLAS_CORETYPE` and `OPENBLAS_L2_SIZE`, and the table's header names
+//! the kernels OpenBLAS chose). All operands are contiguous row-major. Each
+//! peer's result is checked against tessera's within 1e-4 relative to
+//! Σ|a||b| before it is timed.
 //!
 //! Samples: each peer runs back to back for about 0.1 s (at least one call)
-//! per sample, samples alternate between peers over 5 rounds, and the best is
-//! kept.
+//! per sample (the script's peers time their own loop, so the pipe's latency
+//! is not counted), samples alternate between peers over 5 rounds, and the
+//! best is kept.
 
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 use tessera::{matmul, ArrayView, ArrayViewMut, Exec};
 use tessera_testkit::rng::Rng;
@@ -27,6 +36,8 @@ trait Elem: Copy + Default + 'static + tessera::Element + std::fmt::Debug {
         Self::of(1.0)
     }
     fn mm(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]);
+    /// From little-endian bytes.
+    fn from_le(b: &[u8]) -> Self;
 }
 
 impl Elem for f32 {
@@ -35,6 +46,9 @@ impl Elem for f32 {
     }
     fn to(self) -> f64 {
         self as f64
+    }
+    fn from_le(b: &[u8]) -> Self {
+        f32::from_le_bytes(b.try_into().expect("4 bytes"))
     }
     fn mm(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]) {
         // SAFETY: row-major buffers of m×k, k×n and m×n elements.
@@ -65,6 +79,9 @@ impl Elem for f64 {
     }
     fn to(self) -> f64 {
         self
+    }
+    fn from_le(b: &[u8]) -> Self {
+        f64::from_le_bytes(b.try_into().expect("8 bytes"))
     }
     fn mm(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]) {
         // SAFETY: as for f32.
@@ -139,7 +156,107 @@ fn tessera_mm<T: Elem>(
     .expect("matmul");
 }
 
+/// The BLAS peers' script, started once per run (None without python3 and
+/// numpy).
+struct Blas {
+    child: Child,
+    input: ChildStdin,
+    output: BufReader<ChildStdout>,
+    info: String,
+    dir: std::path::PathBuf,
+}
+
+impl Blas {
+    fn start() -> Option<Blas> {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/blas_peer.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .env("OPENBLAS_NUM_THREADS", "1")
+            .env("MKL_NUM_THREADS", "1")
+            .env_remove("OPENBLAS_CORETYPE")
+            .env_remove("OPENBLAS_L2_SIZE")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let input = child.stdin.take()?;
+        let output = BufReader::new(child.stdout.take()?);
+        let dir = std::env::temp_dir().join(format!("tessera-bench-blas-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).ok()?;
+        let mut b = Blas {
+            child,
+            input,
+            output,
+            info: String::new(),
+            dir,
+        };
+        b.info = b.ask("info")?;
+        Some(b)
+    }
+    fn ask(&mut self, line: &str) -> Option<String> {
+        writeln!(self.input, "{line}").ok()?;
+        self.input.flush().ok()?;
+        let mut answer = String::new();
+        self.output.read_line(&mut answer).ok()?;
+        let answer = answer.trim().to_string();
+        (!answer.is_empty()).then_some(answer)
+    }
+    /// Hand the script a case's operands.
+    fn load<T: Elem>(
+        &mut self,
+        dt: &str,
+        (m, k, n): (usize, usize, usize),
+        a: &[T],
+        b: &[T],
+    ) -> Option<()> {
+        let (pa, pb) = (self.dir.join("a.bin"), self.dir.join("b.bin"));
+        std::fs::write(&pa, tessera::array::as_bytes(a)).ok()?;
+        std::fs::write(&pb, tessera::array::as_bytes(b)).ok()?;
+        let r = self.ask(&format!(
+            "load {dt} {m} {k} {n} {} {}",
+            pa.display(),
+            pb.display()
+        ))?;
+        (r == "ok").then_some(())
+    }
+    /// One product by `lib` into `c` (None if the library is missing).
+    fn product<T: Elem>(&mut self, lib: &str, c: &mut [T]) -> Option<()> {
+        let pc = self.dir.join("c.bin");
+        if self.ask(&format!("run {lib} 1"))? == "missing" {
+            return None;
+        }
+        (self.ask(&format!("save {lib} {}", pc.display()))? == "ok").then_some(())?;
+        let bytes = std::fs::read(&pc).ok()?;
+        if bytes.len() != std::mem::size_of_val(c) {
+            return None;
+        }
+        for (x, chunk) in c.iter_mut().zip(bytes.chunks_exact(size_of::<T>())) {
+            *x = T::from_le(chunk);
+        }
+        Some(())
+    }
+    /// Seconds per product by `lib`, over a sample of about `target` seconds.
+    fn sample(&mut self, lib: &str, target: f64) -> Option<f64> {
+        let one: f64 = self.ask(&format!("run {lib} 1"))?.parse().ok()?;
+        let reps = ((target / one.max(1e-9)) as u64).clamp(1, 1 << 20);
+        let t: f64 = self.ask(&format!("run {lib} {reps}"))?.parse().ok()?;
+        Some(t / reps as f64)
+    }
+}
+
+impl Drop for Blas {
+    fn drop(&mut self) {
+        let _ = writeln!(self.input, "quit");
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 type Peer<'a, T> = (&'static str, Box<dyn Fn(&mut [T]) + 'a>);
+
+/// The script's libraries, in the table's order.
+const BLAS_LIBS: [&str; 2] = ["openblas", "mkl"];
 
 /// One case: GFLOP/s of each peer (None where it failed the check) as rows.
 fn case<T: Elem>(
@@ -148,6 +265,7 @@ fn case<T: Elem>(
     n: usize,
     threads: usize,
     quick: bool,
+    mut blas: Option<&mut Blas>,
 ) -> (Vec<(String, Option<f64>)>, bool) {
     let mut rng = Rng::new(0x2545_f491_4f6c_dd1d);
     let mut rnd = || T::of(rng.unit() - 0.5);
@@ -181,16 +299,41 @@ fn case<T: Elem>(
             .zip(&want)
             .all(|(x, y)| (x.to() - y.to()).abs() <= tol);
     }
+    // The script's libraries (one thread): present, and agreeing with tessera.
+    let mut libs: Vec<(&'static str, bool)> = Vec::new();
+    if threads == 1 {
+        if let Some(bl) = blas.as_deref_mut() {
+            let dt = if size_of::<T>() == 4 { "f32" } else { "f64" };
+            if bl.load(dt, (m, k, n), &a, &b).is_some() {
+                for lib in BLAS_LIBS {
+                    if bl.product(lib, &mut c).is_some() {
+                        let agrees = c
+                            .iter()
+                            .zip(&want)
+                            .all(|(x, y)| (x.to() - y.to()).abs() <= tol);
+                        libs.push((lib, agrees));
+                    }
+                }
+            }
+        }
+    }
     let flops = 2.0 * m as f64 * n as f64 * k as f64;
     let mut best = vec![f64::INFINITY; peers.len()];
+    let mut lib_best = vec![f64::INFINITY; libs.len()];
     let target = if quick { 0.005 } else { 0.1 };
+    let total = peers.len() + libs.len();
     for round in 0..5 {
-        for q in 0..peers.len() {
-            let p = if round % 2 == 0 {
-                q
-            } else {
-                peers.len() - 1 - q
-            };
+        for q in 0..total {
+            let p = if round % 2 == 0 { q } else { total - 1 - q };
+            if p >= peers.len() {
+                let l = p - peers.len();
+                if let (true, Some(b)) = (libs[l].1, blas.as_deref_mut()) {
+                    if let Some(t) = b.sample(libs[l].0, target) {
+                        lib_best[l] = lib_best[l].min(t);
+                    }
+                }
+                continue;
+            }
             if !ok[p] {
                 continue;
             }
@@ -203,21 +346,42 @@ fn case<T: Elem>(
             best[p] = best[p].min(t0.elapsed().as_secs_f64() / calls as f64);
         }
     }
-    let rows = peers
+    let mut rows: Vec<(String, Option<f64>)> = peers
         .iter()
         .enumerate()
         .map(|(p, (name, _))| (name.to_string(), ok[p].then(|| flops / best[p] / 1e9)))
         .collect();
-    (rows, ok.iter().all(|&x| x))
+    for (l, &(name, agreed)) in libs.iter().enumerate() {
+        rows.push((
+            name.to_string(),
+            (agreed && lib_best[l].is_finite()).then(|| flops / lib_best[l] / 1e9),
+        ));
+    }
+    let all = ok.iter().all(|&x| x) && libs.iter().all(|l| l.1);
+    (rows, all)
 }
 
 /// Run the group; the text of its table, and whether every peer agreed.
 pub fn run(quick: bool) -> (String, bool) {
+    let mut blas = Blas::start();
     let mut out = String::new();
-    out.push_str(&format!("{NAME}: GFLOP/s (2·m·n·k / best sample); ratio = tessera / the faster peer at the same threads\n"));
+    out.push_str(&format!("{NAME}: GFLOP/s (2·m·n·k / best sample); ratio = tessera / the fastest peer at the same threads\n"));
+    match &blas {
+        Some(b) => out.push_str(&format!("BLAS peers (one thread): {}\n", b.info)),
+        None => out.push_str("BLAS peers: none (python3 with numpy not found)\n"),
+    }
     out.push_str(&format!(
-        "{:<5} {:>22} {:>3}  {:>9} {:>9} {:>14}  {:>6}  {:>9}\n",
-        "dtype", "m x k x n", "thr", "tessera", "gemm", "matrixmultiply", "ratio", "2thr/1thr"
+        "{:<5} {:>20} {:>3}  {:>8} {:>8} {:>8} {:>8} {:>8}  {:>6}  {:>9}\n",
+        "dtype",
+        "m x k x n",
+        "thr",
+        "tessera",
+        "gemm",
+        "mm",
+        "openblas",
+        "mkl",
+        "ratio",
+        "2thr/1thr"
     ));
     let mut all_ok = true;
     let sizes: Vec<(usize, usize, usize)> = if quick {
@@ -236,21 +400,22 @@ pub fn run(quick: bool) -> (String, bool) {
             for threads in [1, 2] {
                 eprintln!("  {dt} {m}x{k}x{n}, {threads} thread(s)");
                 let (rows, ok) = if dt == "f32" {
-                    case::<f32>(m, k, n, threads, quick)
+                    case::<f32>(m, k, n, threads, quick, blas.as_mut())
                 } else {
-                    case::<f64>(m, k, n, threads, quick)
+                    case::<f64>(m, k, n, threads, quick, blas.as_mut())
                 };
                 all_ok &= ok;
                 let get = |name: &str| rows.iter().find(|r| r.0 == name).and_then(|r| r.1);
-                let fmt = |v: Option<f64>, present: bool| match (v, present) {
+                let present = |name: &str| rows.iter().any(|r| r.0 == name);
+                let fmt = |name: &str| match (get(name), present(name)) {
                     (Some(x), _) => format!("{x:.1}"),
                     (None, true) => "FAILED".to_string(),
                     (None, false) => "-".to_string(),
                 };
                 let t = get("tessera");
-                let peer = [get("gemm"), get("matrixmultiply")]
+                let peer = ["gemm", "matrixmultiply", "openblas", "mkl"]
                     .into_iter()
-                    .flatten()
+                    .filter_map(get)
                     .fold(0.0f64, f64::max);
                 let ratio = t.map(|t| t / peer);
                 if threads == 1 {
@@ -261,18 +426,21 @@ pub fn run(quick: bool) -> (String, bool) {
                     _ => String::new(),
                 };
                 out.push_str(&format!(
-                    "{:<5} {:>22} {:>3}  {:>9} {:>9} {:>14}  {:>6}  {:>9}\n",
+                    "{:<5} {:>20} {:>3}  {:>8} {:>8} {:>8} {:>8} {:>8}  {:>6}  {:>9}\n",
                     dt,
                     format!("{m} x {k} x {n}"),
                     threads,
-                    fmt(t, true),
-                    fmt(get("gemm"), true),
-                    fmt(get("matrixmultiply"), threads == 1),
+                    fmt("tessera"),
+                    fmt("gemm"),
+                    fmt("matrixmultiply"),
+                    fmt("openblas"),
+                    fmt("mkl"),
                     ratio.map(|r| format!("{r:.2}")).unwrap_or_default(),
                     scale
                 ));
             }
         }
     }
+    drop(blas.take());
     (out, all_ok)
 }

@@ -94,8 +94,10 @@
 //!   count of the rows below it. Slow at the default size, so it runs only when
 //!   a filter names it (`tessera-bench cast-sweep`, or `cast-sweep:u4,i8` for
 //!   some dtypes only), not in a run of every group or `--quick`; in `--json` mode its table goes to stderr.
-//! * `gemm`: f32 and f64 matrix products beside the `gemm` crate and
-//!   `matrixmultiply` in GFLOP/s (see `gemm_group.rs`); like `cast-sweep`, only
+//! * `gemm`: f32 and f64 matrix products beside the `gemm` crate,
+//!   `matrixmultiply` (AVX-512 kernels) and, with python3 and numpy, OpenBLAS
+//!   and MKL through `bench/scripts/blas_peer.py`, in GFLOP/s (see
+//!   `gemm_group.rs`); like `cast-sweep`, only
 //!   when a filter names it (`tessera-bench gemm`, with `--quick` for a smoke run);
 //!   in `--json` mode its table goes to stderr.
 //! * `reduce/sum-f32`, `reduce/sum-f64`, `reduce/sum-squares-f32`: the sum of
