@@ -61,6 +61,19 @@ fn empty_arrays_run_into_empty_results() {
         assert_eq!(y.shape, vec![3, 0], "{dtype}");
         assert!(y.data.is_empty(), "{dtype}");
     }
+    // An empty result whose other extents multiply past 2^64 holds no
+    // element: it is written (it was refused as an overflow).
+    dir.write("e.npy", &npy_f32(&[0], &[]));
+    dir.write(
+        "call.json",
+        br#"{"kernel": "neg", "operands": {"x": {"npy": "e.npy"}},
+             "results": {"y": {"npy": "y.npy", "shape": [1099511627776, 1099511627776, 0]}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "call.json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let y = read_npy(&dir.path("y.npy"));
+    assert_eq!(y.shape, vec![1 << 40, 1 << 40, 0]);
+    assert!(y.data.is_empty());
     // A sum over the empty axis: three outputs of no term, each +0.
     dir.write(
         "call.json",
