@@ -5,6 +5,8 @@
 //! 0 in the most significant bits: that axis must have unit stride and a length
 //! that fills whole bytes (or hold a single value, in the most significant bits
 //! of its byte), and every other stride and the offset must be whole bytes too.
+//! An empty view (an extent of 0) addresses nothing, so none of these rules,
+//! nor the size of the others extents' product, applies to it.
 
 use crate::error::{Error, Result};
 use crate::DType;
@@ -21,6 +23,44 @@ pub struct Layout {
     pub strides: Vec<isize>,
     /// Position of element (0, …, 0), in elements from the start of the bytes.
     pub offset: usize,
+}
+
+/// The number of elements of `shape`: 0 where an extent is 0, whatever the
+/// others, else the product of the extents, or None where that exceeds
+/// `isize::MAX` (no array of it can be addressed). The size rule of every
+/// view, loop shape and query: checked before any work.
+pub fn element_count(shape: &[usize]) -> Option<usize> {
+    if shape.contains(&0) {
+        return Some(0);
+    }
+    shape
+        .iter()
+        .try_fold(1usize, |n, &e| n.checked_mul(e))
+        .filter(|&n| n <= isize::MAX as usize)
+}
+
+/// [`element_count`], or [`Error::Overflow`] naming `operand`.
+pub(crate) fn count_of(shape: &[usize], operand: &str) -> Result<usize> {
+    element_count(shape).ok_or_else(|| Error::Overflow {
+        operand: operand.to_string(),
+    })
+}
+
+/// The product of extents for the engines' internal use after validation: 0
+/// where one is 0, else the product, saturating (a saturated value only
+/// arises where the whole loop is empty, and is then never used).
+pub(crate) fn extent_product(extents: impl IntoIterator<Item = usize>) -> usize {
+    let mut p = 1usize;
+    let mut zero = false;
+    for e in extents {
+        zero |= e == 0;
+        p = p.saturating_mul(e);
+    }
+    if zero {
+        0
+    } else {
+        p
+    }
 }
 
 /// C-order (row-major) strides of a shape, in elements.
@@ -43,16 +83,18 @@ pub(crate) fn c_contiguous(shape: &[usize], strides: &[isize]) -> bool {
             if s != expected {
                 return false;
             }
-            expected *= n as isize;
+            expected = expected.saturating_mul(n as isize);
         }
     }
     true
 }
 
 impl Layout {
-    /// Number of elements (1 for rank 0).
+    /// Number of elements (1 for rank 0; 0 where an extent is 0). Exact for
+    /// a validated layout; saturates at `usize::MAX` for a shape whose
+    /// product overflows (which no validated layout has).
     pub fn len(&self) -> usize {
-        self.shape.iter().product()
+        extent_product(self.shape.iter().copied())
     }
 
     /// Whether the view has no element.
@@ -76,12 +118,11 @@ impl Layout {
                 self.strides.len()
             )));
         }
-        let mut count: usize = 1;
-        for &n in &self.shape {
-            count = count.checked_mul(n).ok_or_else(overflow)?;
-        }
-        if count > isize::MAX as usize {
-            return Err(overflow());
+        // An extent of 0 makes the view empty whatever the others are.
+        let count = element_count(&self.shape).ok_or_else(overflow)?;
+        if count == 0 {
+            // No element is addressed: no byte, stride or packing rule applies.
+            return Ok(());
         }
         let info = self.dtype.info();
         let vpb = info.values_per_byte as usize;
@@ -120,9 +161,6 @@ impl Layout {
                     self.offset, self.dtype
                 )));
             }
-        }
-        if count == 0 {
-            return Ok(());
         }
         let (lo, hi) = self.extent().ok_or_else(overflow)?;
         if lo < 0 {

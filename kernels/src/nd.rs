@@ -103,28 +103,78 @@ pub fn view_mut<'a, T: Element, D: Dimension>(
     ArrayViewMut::new(T::DTYPE, &shape, &strides, first, data).map(Some)
 }
 
-/// An input: the view itself, or a dense copy of it.
+/// The elements of `a` in C order, in a vector reserved fallibly
+/// ([`Error::Alloc`] where the allocator refuses): a copy the size of the
+/// view's elements.
+fn dense_values<T: Element, D: Dimension>(a: &NdView<'_, T, D>, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(a.len()).map_err(|_| Error::Alloc {
+        what: format!("a dense copy of {what}"),
+        elements: a.len(),
+    })?;
+    v.extend(a.iter().copied());
+    Ok(v)
+}
+
+/// A dense (C-order) owned copy of `a`, allocated fallibly.
+fn dense_copy<T: Element, D: Dimension>(a: &NdView<'_, T, D>, what: &str) -> Result<Array<T, D>> {
+    let v = dense_values(a, what)?;
+    Array::from_shape_vec(a.raw_dim(), v).map_err(|e| Error::Layout {
+        operand: what.into(),
+        reason: format!("a dense copy does not take its shape: {e}"),
+    })
+}
+
+/// An input: the view itself, or a dense copy of the elements it stores
+/// (its broadcast axes, of stride 0, kept as such: a copy as large as the
+/// memory the view reads, not as the elements it names), with the shape
+/// and strides that view the copy as the input.
 enum In<'a, T, D: Dimension> {
     View(NdView<'a, T, D>),
-    Copy(Array<T, D>),
+    Copy {
+        data: Vec<T>,
+        shape: Vec<usize>,
+        strides: Vec<isize>,
+    },
 }
 
 impl<'a, T: Element, D: Dimension> In<'a, T, D> {
     fn of(a: &NdView<'a, T, D>) -> Result<Self> {
-        Ok(match view(a)? {
-            Some(_) => In::View(a.clone()),
-            None => In::Copy(a.to_owned()),
+        if view(a)?.is_some() {
+            return Ok(In::View(a.clone()));
+        }
+        // The stored core: every broadcast axis (stride 0) at index 0.
+        let mut core = a.clone();
+        for (i, (&n, &s)) in a.shape().iter().zip(a.strides()).enumerate() {
+            if n > 1 && s == 0 {
+                core.collapse_axis(ndarray::Axis(i), 0);
+            }
+        }
+        let data = dense_values(&core, "an ndarray input")?;
+        let mut strides = crate::array::c_strides(core.shape());
+        for (st, (&n, &s)) in strides.iter_mut().zip(a.shape().iter().zip(a.strides())) {
+            if n > 1 && s == 0 {
+                *st = 0;
+            }
+        }
+        Ok(In::Copy {
+            data,
+            shape: a.shape().to_vec(),
+            strides,
         })
     }
     fn tessera(&self) -> Result<ArrayView<'_>> {
-        let v = match self {
-            In::View(v) => view(v)?,
-            In::Copy(c) => view(&c.view())?,
-        };
-        v.ok_or_else(|| Error::Layout {
-            operand: "ndarray view".into(),
-            reason: "a dense copy of the view does not fill its span".into(),
-        })
+        match self {
+            In::View(v) => view(v)?.ok_or_else(|| Error::Layout {
+                operand: "ndarray view".into(),
+                reason: "its elements do not fill their span".into(),
+            }),
+            In::Copy {
+                data,
+                shape,
+                strides,
+            } => ArrayView::from_slice_strided(data, shape, strides, 0),
+        }
     }
 }
 
@@ -142,7 +192,8 @@ fn with_out<T: Element, D: Dimension>(
         })?;
         return f(&mut v);
     }
-    let mut tmp = out.to_owned();
+    refuse_overlap(out.shape(), out.strides(), "ndarray destination")?;
+    let mut tmp = dense_copy(&out.view(), "an ndarray destination")?;
     {
         let mut tv = tmp.view_mut();
         let mut v = view_mut(&mut tv)?.ok_or_else(|| Error::Layout {
@@ -153,6 +204,18 @@ fn with_out<T: Element, D: Dimension>(
     }
     out.assign(&tmp);
     Ok(())
+}
+
+/// A destination that reaches an element twice is refused before it is
+/// copied (a dense copy would hide it).
+fn refuse_overlap(shape: &[usize], strides: &[isize], what: &str) -> Result<()> {
+    match crate::elementwise::self_overlap(shape, strides) {
+        Some(reason) => Err(Error::Layout {
+            operand: what.into(),
+            reason,
+        }),
+        None => Ok(()),
+    }
 }
 
 fn ins<'a, T: Element, D: Dimension>(inputs: &[NdView<'a, T, D>]) -> Result<Vec<In<'a, T, D>>> {
@@ -200,14 +263,16 @@ pub fn map<T: Element, U: Element, D: Dimension>(
     let views = tviews(&ins)?;
     // Outputs whose elements fill their span are written where they lie;
     // the others through dense copies assigned back after the call.
-    let mut copies: Vec<Option<Array<U, D>>> = outputs
-        .iter()
-        .map(|o| {
-            dense_span(o.shape(), o.strides())
-                .is_none()
-                .then(|| o.to_owned())
-        })
-        .collect();
+    let mut copies: Vec<Option<Array<U, D>>> = Vec::with_capacity(outputs.len());
+    for o in outputs.iter() {
+        copies.push(match dense_span(o.shape(), o.strides()) {
+            Some(_) => None,
+            None => {
+                refuse_overlap(o.shape(), o.strides(), "ndarray output")?;
+                Some(dense_copy(&o.view(), "an ndarray output")?)
+            }
+        });
+    }
     {
         let mut copy_views: Vec<Option<NdViewMut<'_, U, D>>> = copies
             .iter_mut()

@@ -196,7 +196,14 @@ impl Params {
 
 /// The values of a one-dimensional view, cast into `T` in index order.
 fn read<T: crate::Element + Default + Clone>(v: &ArrayView<'_>) -> Result<Vec<T>> {
-    let mut out = vec![T::default(); v.shape().iter().product()];
+    // One value per channel (the data's extent along its channel axis).
+    let n = v.layout().len();
+    let mut out = Vec::new();
+    out.try_reserve_exact(n).map_err(|_| Error::Alloc {
+        what: "quantisation parameters".into(),
+        elements: n,
+    })?;
+    out.resize(n, T::default());
     let shape = v.shape().to_vec();
     cast(
         CastMode::Default,

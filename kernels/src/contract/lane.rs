@@ -11,6 +11,7 @@
 //! changes no bit: it takes no part, as the order states.
 
 use super::acc::Acc;
+use crate::reduce::lanes::{tree_of, tree_parallel};
 use crate::Tier;
 
 /// Products per block.
@@ -64,36 +65,37 @@ pub(crate) fn block_sum<T: Acc>(tier: Tier, a: &[T], b: &[T]) -> T {
 }
 
 /// Combine block sums by the binary tree of lane order (the reduction
-/// engine's tree, with `parts` as its scratch; +0 for no block).
-pub(crate) fn tree<T: Acc>(parts: &mut [T]) -> T {
-    crate::reduce::lanes::tree_in_place(parts, &|p: T, q: T| p.plus(q)).unwrap_or(T::ZERO)
+/// engine's tree; +0 for no block).
+#[cfg(test)]
+pub(crate) fn tree<T: Acc>(parts: &[T]) -> T {
+    crate::reduce::lanes::tree(parts, &|p: T, q: T| p.plus(q)).unwrap_or(T::ZERO)
 }
 
 /// The lane-order sum of `a[k]·b[k]` over all k, the blocks shared by up to
-/// `threads` threads (whole blocks each; the bits do not depend on it).
+/// `threads` threads (whole blocks each, nodes of the block tree; the bits
+/// do not depend on it). The block sums combine as they are computed, in
+/// O(log B) state ([`TreeFold`]).
 pub(crate) fn dot<T: Acc>(tier: Tier, a: &[T], b: &[T], threads: usize) -> T {
     let n = a.len().min(b.len());
     let blocks = n.div_ceil(BLOCK);
+    let op = |p: T, q: T| p.plus(q);
+    // The tree of blocks b0 .. b0 + m (a node of the block tree).
+    let node = |b0: usize, m: usize| -> T {
+        let block = |i: usize| {
+            let r = (b0 + i) * BLOCK..((b0 + i + 1) * BLOCK).min(n);
+            block_sum(tier, &a[r.clone()], &b[r])
+        };
+        tree_of(m, T::ZERO, block, &op).unwrap_or(T::ZERO)
+    };
     if threads <= 1 || blocks < 2 * threads.max(1) || n < 1 << 16 {
-        let mut sums: Vec<T> = (0..blocks)
-            .map(|i| {
-                let r = i * BLOCK..((i + 1) * BLOCK).min(n);
-                block_sum(tier, &a[r.clone()], &b[r])
-            })
-            .collect();
-        return tree(&mut sums);
+        return node(0, blocks);
     }
-    let mut sums = vec![T::ZERO; blocks];
-    let per = blocks.div_ceil(threads);
-    use rayon::prelude::*;
-    sums.par_chunks_mut(per).enumerate().for_each(|(c, out)| {
-        for (i, s) in out.iter_mut().enumerate() {
-            let blk = c * per + i;
-            let r = blk * BLOCK..((blk + 1) * BLOCK).min(n);
-            *s = block_sum(tier, &a[r.clone()], &b[r]);
+    let nodes = |list: &[(usize, usize)], vals: &mut [T]| {
+        for (v, &(b0, m)) in vals.iter_mut().zip(list) {
+            *v = node(b0, m);
         }
-    });
-    tree(&mut sums)
+    };
+    tree_parallel(blocks, threads, T::ZERO, &nodes, &op).unwrap_or(T::ZERO)
 }
 
 #[cfg(test)]
@@ -103,10 +105,10 @@ mod tests {
     #[test]
     fn tree_shape() {
         // Left part: the largest power of two strictly below the count.
-        let mut v = [1.0f64, 1e100, -1e100, 1.0, 1.0];
+        let v = [1.0f64, 1e100, -1e100, 1.0, 1.0];
         // (((1 + 1e100) + (-1e100 + 1)) + 1) = (1e100 - 1e100) + 1 = 1
-        assert_eq!(tree(&mut v), 1.0);
-        assert_eq!(tree(&mut [3.0f32]), 3.0);
-        assert_eq!(tree::<f32>(&mut []), 0.0);
+        assert_eq!(tree(&v), 1.0);
+        assert_eq!(tree(&[3.0f32]), 3.0);
+        assert_eq!(tree::<f32>(&[]), 0.0);
     }
 }

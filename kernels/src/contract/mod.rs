@@ -43,9 +43,15 @@
 //!   modulo 2^w in any order. No saturating or pairing instruction is used.
 //! * **Refusals**, all before any write, as a typed [`Error`]: an unsupported
 //!   `acc`; an axis out of range or named twice; contracted extents that
-//!   differ; batch extents that differ and are not 1; a destination whose shape
-//!   is not the contraction's or that reaches an element twice; an init that
-//!   does not broadcast to it; an unavailable tier.
+//!   differ; batch extents that differ and are not 1; shapes (of the
+//!   operands or of the destination they give, even where they are empty)
+//!   of more elements than `isize::MAX` ([`Error::Overflow`]); a destination
+//!   whose shape is not the contraction's or that reaches an element twice;
+//!   an init that does not broadcast to it; scratch that cannot be allocated
+//!   ([`Error::Alloc`]: operands converted into `acc`, index tables, which
+//!   grow with the extents an operand names, broadcast or not); an
+//!   unavailable tier. Operands with no element give each output its init
+//!   (or +0).
 //!
 //! # Speed
 //!
@@ -56,9 +62,10 @@
 //! on the scalar tier) continues each C tile's chains over a k-block, and
 //! threads take disjoint row or column blocks. A dense destination of the
 //! accumulator's dtype is written in place. Lane order gathers each output's
-//! row and column and sums them in lanes; few outputs with a long depth share
-//! the depth's blocks among threads. Integer sums are exact in any order:
-//! inputs of at most 16 bits run as an f64 chain GEMM when every partial sum
+//! row and column and sums them in lanes (or, for many long rows and
+//! columns, reads them block by block); few outputs with a long depth share
+//! the nodes of the depth's block tree among threads. Integer sums are exact
+//! in any order: inputs of at most 16 bits run as an f64 chain GEMM when every partial sum
 //! stays below 2^53 (so every step is exact), then wrap into the accumulator;
 //! others take the lane path. A complex contraction runs as two real ones over
 //! 2K terms.
@@ -78,7 +85,7 @@ use self::acc::{Acc, Src};
 use self::gemm::{Blocking, Chain, Operand, PanelNeed, Panels, SendPtr};
 use self::micro::Kernel;
 pub use self::order::{choose as choose_order, Order};
-use crate::array::{as_bytes, c_strides, ArrayView, ArrayViewMut};
+use crate::array::{as_bytes, c_strides, count_of, extent_product, ArrayView, ArrayViewMut};
 use crate::cast::{cast, CastMode};
 use crate::elementwise::{broadcasts_to, check_destination};
 use crate::error::{Error, Result};
@@ -216,6 +223,13 @@ pub(crate) fn try_vec<T>(n: usize, what: &str) -> Result<Vec<T>> {
     Ok(v)
 }
 
+/// The `n` items of `it` in a vector reserved as [`try_vec`] does.
+pub(crate) fn try_collect<T>(n: usize, it: impl Iterator<Item = T>, what: &str) -> Result<Vec<T>> {
+    let mut v = try_vec(n, what)?;
+    v.extend(it.take(n));
+    Ok(v)
+}
+
 /// [`try_vec`] filled with `x`.
 pub(crate) fn try_filled<T: Clone>(n: usize, x: T, what: &str) -> Result<Vec<T>> {
     let mut v = try_vec(n, what)?;
@@ -322,6 +336,11 @@ fn geometry(
         .chain(&g.cols)
         .copied()
         .collect();
+    // Shapes given as such (the queries) are checked as views' are; the
+    // destination's may overflow where the operands are empty.
+    count_of(a, "contract: a")?;
+    count_of(b, "contract: b")?;
+    count_of(&g.out_shape, "contract: the destination's shape")?;
     Ok(g)
 }
 
@@ -405,7 +424,15 @@ pub fn contract_scratch_size(
     exec: &Exec,
 ) -> Result<usize> {
     let tier = exec.resolve_tier()?;
-    Ok(panel_need(tier, spec, a, b)?.map_or(0, |need| need.task_bytes() * exec.thread_count()))
+    match panel_need(tier, spec, a, b)? {
+        None => Ok(0),
+        Some(need) => need
+            .task_bytes()
+            .checked_mul(exec.thread_count())
+            .ok_or(Error::Overflow {
+                operand: "contract scratch".into(),
+            }),
+    }
 }
 
 /// [`contract`] with the GEMM's packing buffers in `scratch` (grown first,
@@ -453,12 +480,13 @@ fn panel_need(
 ) -> Result<Option<PanelNeed>> {
     check_accumulator(spec.acc)?;
     let g = geometry(a.0, &c_strides(a.0), b.0, &c_strides(b.0), spec)?;
+    // Exact where none is 0 (the operands' counts are checked).
     let (r, c, k) = (
-        g.rows.iter().product::<usize>(),
-        g.cols.iter().product::<usize>(),
-        g.depth.iter().product::<usize>(),
+        extent_product(g.rows.iter().copied()),
+        extent_product(g.cols.iter().copied()),
+        extent_product(g.depth.iter().copied()),
     );
-    if r == 0 || c == 0 || k == 0 {
+    if r == 0 || c == 0 || k == 0 || extent_product(g.batch.iter().copied()) == 0 {
         return Ok(None);
     }
     fn need<T: Chained>(
@@ -627,15 +655,24 @@ fn to_acc<'a, T: crate::Element + Default>(
             offset: v.layout().offset,
         });
     }
-    let mut buf = try_filled(v.layout().len(), T::default(), "a converted operand")?;
+    // A C-order copy of the operand's (logical) elements in acc, cast into
+    // its bytes directly.
+    let bytes = v
+        .layout()
+        .len()
+        .checked_mul(size_of::<T>())
+        .ok_or(Error::Overflow {
+            operand: "contract: a converted operand".into(),
+        })?;
+    let mut buf = try_filled(bytes, 0u8, "a converted operand")?;
     cast(
         CastMode::Default,
         v,
-        &mut ArrayViewMut::from_slice(&mut buf, v.shape())?,
+        &mut ArrayViewMut::contiguous(acc, v.shape(), &mut buf)?,
         &exec,
     )?;
     Ok(AccOperand {
-        bytes: std::borrow::Cow::Owned(as_bytes(&buf).to_vec()),
+        bytes: std::borrow::Cow::Owned(buf),
         strides: c_strides(v.shape()),
         offset: 0,
     })
@@ -707,7 +744,9 @@ impl Chained for i64 {
 }
 
 /// Positions of one operand's elements: per batch element, per row (or
-/// column) and per depth index.
+/// column) and per depth index (each table reserved fallibly: the depth,
+/// which the destination does not bound, may be a broadcast operand's, far
+/// longer than what it stores).
 struct Tables {
     a_batch: Vec<isize>,
     a_rows: Vec<isize>,
@@ -715,10 +754,14 @@ struct Tables {
     b_batch: Vec<isize>,
     b_ks: Vec<isize>,
     b_cols: Vec<isize>,
+    /// Lane order reads each output's row and column block by block
+    /// instead of gathering whole rows and columns first.
+    streamed: bool,
 }
 
 impl Tables {
-    fn of(g: &Geometry, a_offset: usize, b_offset: usize) -> Result<Tables> {
+    /// The tables of `g`; `streamed` as the field.
+    fn of(g: &Geometry, a_offset: usize, b_offset: usize, streamed: bool) -> Result<Tables> {
         let mut t = Tables {
             a_batch: pack::offsets(&g.batch, &g.a_batch_strides)?,
             a_rows: pack::offsets(&g.rows, &g.a_row_strides)?,
@@ -726,12 +769,20 @@ impl Tables {
             b_batch: pack::offsets(&g.batch, &g.b_batch_strides)?,
             b_ks: pack::offsets(&g.depth, &g.b_k_strides)?,
             b_cols: pack::offsets(&g.cols, &g.b_col_strides)?,
+            streamed,
         };
         t.a_batch.iter_mut().for_each(|x| *x += a_offset as isize);
         t.b_batch.iter_mut().for_each(|x| *x += b_offset as isize);
         Ok(t)
     }
 }
+
+/// Values `(R + C)·K` up to which lane order gathers whole rows and columns
+/// before it sums (each gathered once, whatever the other side's count);
+/// beyond, it reads each output's row and column block by block, so that
+/// its scratch is a few blocks per thread (rows broadcast along R, say,
+/// would otherwise be copied R times).
+const LANE_COPY_MAX: usize = 1 << 22;
 
 /// Compute every batch element's `R × C` outputs, row-major, into `out` in
 /// `order`. `out` holds the inits (in acc) where `holds_init`, else anything.
@@ -797,13 +848,26 @@ unsafe fn core<T: Chained>(
                 tile.fill(T::ZERO);
             }
             if k > 0 {
-                // SAFETY: the caller's contract.
-                unsafe {
-                    lane_tile(
-                        tier, sa, a_base, &t.a_rows, &t.a_ks, sb, b_base, &t.b_ks, &t.b_cols, tile,
-                        threads,
-                    )
-                };
+                if t.streamed {
+                    // SAFETY: the caller's contract.
+                    unsafe {
+                        lane_tile_streamed(
+                            tier,
+                            (sa, a_base, &t.a_rows, &t.a_ks),
+                            (sb, b_base, &t.b_cols, &t.b_ks),
+                            tile,
+                            threads,
+                        )
+                    }
+                } else {
+                    // SAFETY: the caller's contract.
+                    unsafe {
+                        lane_tile(
+                            tier, sa, a_base, &t.a_rows, &t.a_ks, sb, b_base, &t.b_ks, &t.b_cols,
+                            tile, threads,
+                        )
+                    }
+                }
             }
         }
         Ok(())
@@ -845,10 +909,12 @@ fn run<'a, T: Chained>(
 ) -> Result<()> {
     let threads = exec.thread_count();
     let g0 = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec)?;
+    // The destination is not empty: R and C are exact, and K is (0 where a
+    // depth extent is 0, whatever the others).
     let (r, c, k) = (
-        g0.rows.iter().product::<usize>(),
-        g0.cols.iter().product::<usize>(),
-        g0.depth.iter().product::<usize>(),
+        extent_product(g0.rows.iter().copied()),
+        extent_product(g0.cols.iter().copied()),
+        extent_product(g0.depth.iter().copied()),
     );
     let order = forced.unwrap_or_else(|| choose_order(r, c, k));
     // In chain order an operand of another (whole-byte) dtype is packed as
@@ -888,7 +954,9 @@ fn run<'a, T: Chained>(
         to_acc::<T>(exec, b, spec.acc)?
     };
     let g = geometry(a.shape(), &ea.strides, b.shape(), &eb.strides, spec)?;
-    let t = Tables::of(&g, ea.offset, eb.offset)?;
+    // Lane order of many long rows and columns reads them block by block.
+    let streamed = !chained && r.saturating_add(c).saturating_mul(k) > LANE_COPY_MAX;
+    let t = Tables::of(&g, ea.offset, eb.offset, streamed)?;
     let (sa, sb) = ((Src::new(&ea.bytes), raw_a), (Src::new(&eb.bytes), raw_b));
     // Chain order straight into a C-contiguous, aligned destination of the
     // accumulator's dtype: no scratch and no final pass.
@@ -973,10 +1041,10 @@ fn int_via_f64(
         return false;
     };
     let (r, c) = (
-        g.rows.iter().product::<usize>(),
-        g.cols.iter().product::<usize>(),
+        extent_product(g.rows.iter().copied()),
+        extent_product(g.cols.iter().copied()),
     );
-    let k = g.depth.iter().map(|&n| n as u128).product::<u128>();
+    let k = extent_product(g.depth.iter().copied()) as u128;
     let mag = |d: DType| {
         d.info()
             .int_range
@@ -1024,9 +1092,13 @@ fn run_int_via_f64(
         dst: &mut ArrayViewMut<'_>,
         wrap: fn(i64) -> T,
     ) -> Result<()> {
-        let mut out: Vec<T> = sums.iter().map(|&v| wrap(v as i64)).collect();
+        let mut out = try_collect(
+            sums.len(),
+            sums.iter().map(|&v| wrap(v as i64)),
+            "the destination in acc",
+        )?;
         if let Some(i) = init {
-            let mut iv = vec![T::ZERO; out.len()];
+            let mut iv = try_filled(out.len(), T::ZERO, "the init in acc")?;
             cast(
                 CastMode::Default,
                 i,
@@ -1076,7 +1148,7 @@ where
     let ea = to_acc::<C<T>>(exec, a, spec.acc)?;
     let eb = to_acc::<C<T>>(exec, b, spec.acc)?;
     let g = geometry(a.shape(), &ea.strides, b.shape(), &eb.strides, spec)?;
-    let t = Tables::of(&g, ea.offset, eb.offset)?;
+    let t = Tables::of(&g, ea.offset, eb.offset, false)?;
     let (r, c, k) = (t.a_rows.len(), t.b_cols.len(), t.a_ks.len());
     let nb = t.a_batch.len();
     let order = forced.unwrap_or_else(|| choose_order(r, c, k));
@@ -1112,16 +1184,26 @@ where
             b_im.extend(row.iter().map(|x| x.re));
         }
     }
+    // Index tables of the real buffers (their positions fit: the buffers
+    // were allocated).
+    let table = |n: usize, step: usize| {
+        try_collect(
+            n,
+            (0..n).map(move |i| (i * step) as isize),
+            "an index table",
+        )
+    };
     let rt = Tables {
-        a_batch: (0..nb).map(|i| (i * r * 2 * k) as isize).collect(),
-        a_rows: (0..r).map(|i| (i * 2 * k) as isize).collect(),
-        a_ks: (0..2 * k).map(|i| i as isize).collect(),
-        b_batch: (0..nb).map(|i| (i * 2 * k * c) as isize).collect(),
-        b_ks: (0..2 * k).map(|i| (i * c) as isize).collect(),
-        b_cols: (0..c).map(|i| i as isize).collect(),
+        a_batch: table(nb, r * 2 * k)?,
+        a_rows: table(r, 2 * k)?,
+        a_ks: table(2 * k, 1)?,
+        b_batch: table(nb, 2 * k * c)?,
+        b_ks: table(2 * k, c)?,
+        b_cols: table(c, 1)?,
+        streamed: false,
     };
     let len = dst.layout().len();
-    let mut init_c = vec![C::<T>::default(); len];
+    let mut init_c = try_filled(len, C::<T>::default(), "the init in acc")?;
     if let Some(i) = init {
         cast(
             CastMode::Default,
@@ -1130,8 +1212,9 @@ where
             &exec,
         )?;
     }
-    let mut re: Vec<T> = init_c.iter().map(|x| x.re).collect();
-    let mut im: Vec<T> = init_c.iter().map(|x| x.im).collect();
+    let mut re = try_collect(len, init_c.iter().map(|x| x.re), "the destination in acc")?;
+    let mut im = try_collect(len, init_c.iter().map(|x| x.im), "the destination in acc")?;
+    drop(init_c);
     // SAFETY: the tables address exactly the real buffers built above.
     unsafe {
         core(
@@ -1157,11 +1240,11 @@ where
             panels,
         )?;
     }
-    let out: Vec<C<T>> = re
-        .into_iter()
-        .zip(im)
-        .map(|(re, im)| C { re, im })
-        .collect();
+    let out = try_collect(
+        len,
+        re.into_iter().zip(im).map(|(re, im)| C { re, im }),
+        "the destination in acc",
+    )?;
     cast(
         CastMode::Default,
         &ArrayView::from_slice(&out, dst.shape())?,
@@ -1273,6 +1356,111 @@ unsafe fn lane_tile<T: Acc>(
         // Few outputs, long depth: threads share each output's blocks.
         for (o, v) in tile.iter_mut().enumerate() {
             *v = one(o, threads).plus(*v);
+        }
+    }
+}
+
+/// One block of the depth of one row (or column): the values at `base +
+/// ks[q]`, read in place where they are consecutive and aligned, else
+/// gathered into `buf`.
+///
+/// # Safety
+/// Every position `base + ks[q]` is inside the operand's validated view of
+/// dtype `T`.
+#[inline]
+unsafe fn depth_block<'s, T: Acc>(
+    src: Src<'s>,
+    base: isize,
+    ks: &[isize],
+    unit: bool,
+    buf: &'s mut [T; lane::BLOCK],
+) -> &'s [T] {
+    let len = ks.len();
+    if let (true, Some(&k0)) = (unit, ks.first()) {
+        // SAFETY: the first position is inside the view (caller's contract).
+        let p = unsafe { src.ptr::<T>(base + k0) };
+        if (p as usize).is_multiple_of(align_of::<T>()) {
+            // SAFETY: `len` consecutive elements of the view, aligned; every
+            // bit pattern is a valid T.
+            return unsafe { std::slice::from_raw_parts(p, len) };
+        }
+    }
+    for (v, &ko) in buf[..len].iter_mut().zip(ks) {
+        // SAFETY: positions of the view (caller's contract).
+        *v = unsafe { src.get(base + ko) };
+    }
+    &buf[..len]
+}
+
+/// [`lane_tile`] for many long rows and columns: each output's row and
+/// column are read block by block (in place where consecutive, else
+/// gathered into a block's buffer) and the block sums combine by the block
+/// tree as they come, so the scratch is a few blocks per thread. The same
+/// blocks, so the same bits.
+///
+/// # Safety
+/// Every position the tables reach from the bases is inside the operands.
+unsafe fn lane_tile_streamed<T: Acc>(
+    tier: Tier,
+    (sa, a_base, a_rows, a_ks): (Src<'_>, isize, &[isize], &[isize]),
+    (sb, b_base, b_cols, b_ks): (Src<'_>, isize, &[isize], &[isize]),
+    tile: &mut [T],
+    threads: usize,
+) {
+    use crate::reduce::lanes::{tree_of, tree_parallel};
+    let k = a_ks.len();
+    let c = b_cols.len();
+    let (a_unit, b_unit) = (pack::unit(a_ks), pack::unit(b_ks));
+    let blocks = k.div_ceil(lane::BLOCK);
+    let op = |p: T, q: T| p.plus(q);
+    let bufs = || ([T::ZERO; lane::BLOCK], [T::ZERO; lane::BLOCK]);
+    type Bufs<T> = ([T; lane::BLOCK], [T; lane::BLOCK]);
+    // Blocks q0 .. q0 + m of output o, by the tree of their own count.
+    let node = |o: usize, q0: usize, m: usize, (ba, bb): &mut Bufs<T>| -> T {
+        let (pa, pb) = (a_base + a_rows[o / c], b_base + b_cols[o % c]);
+        let block = |i: usize| {
+            let r = (q0 + i) * lane::BLOCK..((q0 + i + 1) * lane::BLOCK).min(k);
+            // SAFETY: the caller's contract.
+            let (x, y) = unsafe {
+                (
+                    depth_block(sa, pa, &a_ks[r.clone()], a_unit, ba),
+                    depth_block(sb, pb, &b_ks[r], b_unit, bb),
+                )
+            };
+            lane::block_sum(tier, x, y)
+        };
+        tree_of(m, T::ZERO, block, &op).unwrap_or(T::ZERO)
+    };
+    let outputs = tile.len();
+    let work = outputs as u128 * k as u128;
+    if threads <= 1 || work < 1 << 18 {
+        let mut w = bufs();
+        for (o, v) in tile.iter_mut().enumerate() {
+            *v = node(o, 0, blocks, &mut w).plus(*v);
+        }
+    } else if outputs >= threads * 4 {
+        // Many outputs: threads take whole outputs.
+        use rayon::prelude::*;
+        let per = outputs.div_ceil(threads);
+        tile.par_chunks_mut(per).enumerate().for_each(|(ch, vs)| {
+            let mut w = bufs();
+            for (i, v) in vs.iter_mut().enumerate() {
+                *v = node(ch * per + i, 0, blocks, &mut w).plus(*v);
+            }
+        });
+    } else {
+        // Few outputs, long depth: threads share each output's blocks (nodes
+        // of its block tree).
+        for (o, v) in tile.iter_mut().enumerate() {
+            let nodes = |list: &[(usize, usize)], vals: &mut [T]| {
+                let mut w = bufs();
+                for (val, &(q0, m)) in vals.iter_mut().zip(list) {
+                    *val = node(o, q0, m, &mut w);
+                }
+            };
+            *v = tree_parallel(blocks, threads, T::ZERO, &nodes, &op)
+                .unwrap_or(T::ZERO)
+                .plus(*v);
         }
     }
 }

@@ -7,6 +7,10 @@ use super::acc::{Bits, Src};
 /// Element offsets, in C order over `extents`, of a multi-index with element
 /// `strides`.
 pub(crate) fn offsets(extents: &[usize], strides: &[isize]) -> crate::Result<Vec<isize>> {
+    if extents.contains(&0) {
+        // No index: an empty table, whatever the other extents.
+        return Ok(Vec::new());
+    }
     let mut out = vec![0isize];
     for (&n, &s) in extents.iter().zip(strides) {
         let mut next = super::try_vec(out.len().saturating_mul(n), "an index table")?;

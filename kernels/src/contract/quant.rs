@@ -148,7 +148,7 @@ pub fn requantize_i8(
     let (s_off, d_off) = (src.layout().offset as isize, dst.layout().offset as isize);
     let d_str = dst.strides().to_vec();
     let data = src.data();
-    let count: usize = shape.iter().product();
+    let count = dst.layout().len();
     let out = dst.data_mut();
     let mut idx = vec![0usize; rank];
     for _ in 0..count {

@@ -36,17 +36,11 @@ pub enum Operand<'a> {
 /// Decode a scaled operand into the accumulator: each element times its
 /// block's scale (and the tensor scale), exact in f64, rounded once into acc.
 fn decoded(exec: &Exec, s: &Scaled<'_>, acc: DType, name: &str) -> Result<Vec<u8>> {
-    let count = s
-        .shape
-        .iter()
-        .try_fold(1usize, |n, &e| n.checked_mul(e))
-        .ok_or(Error::Overflow {
-            operand: name.into(),
-        })?;
+    let count = crate::array::count_of(s.shape, &format!("contract: scaled operand {name}"))?;
     let bytes = count
         .checked_mul(acc.info().item_bytes)
         .ok_or(Error::Overflow {
-            operand: name.into(),
+            operand: format!("contract: scaled operand {name}"),
         })?;
     // The codes must fit the shape before anything is allocated for it.
     let sizes = formats::encoded_sizes(s.format, s.shape)?;

@@ -32,7 +32,8 @@ fn aligned(v: &ArrayView<'_>, target: &[usize]) -> Vec<isize> {
 }
 
 /// Copy rows `rows` of a rank-2 view (given as shape, strides, offset over
-/// bytes) into a C-order buffer `[rows.len(), cols]` of the same dtype.
+/// bytes) into a C-order buffer `[rows.len(), cols]` of the same dtype,
+/// reserved fallibly (the rows may be a broadcast view's).
 fn gather_rows(
     dtype: DType,
     data: &[u8],
@@ -40,16 +41,40 @@ fn gather_rows(
     strides: [isize; 2],
     cols: usize,
     rows: &[usize],
-) -> Vec<u8> {
+) -> Result<Vec<u8>> {
     let item = dtype.info().item_bytes;
-    let mut out = Vec::with_capacity(rows.len() * cols * item);
+    let len = rows.len().saturating_mul(cols).saturating_mul(item);
+    let mut out = super::try_vec(len, "gathered rows")?;
     for &r in rows {
         for c in 0..cols {
             let p = (offset as isize + r as isize * strides[0] + c as isize * strides[1]) as usize;
             out.extend_from_slice(&data[p * item..(p + 1) * item]);
         }
     }
-    out
+    Ok(out)
+}
+
+/// A group's id and the range of its members in the grouped indices.
+type Run = (u32, usize, usize);
+
+/// The indices `0..ids.len()` grouped by id: runs of increasing index, the
+/// runs in increasing id, with their ids (memory proportional to the ids,
+/// not to the number of groups, which a broadcast operand may make huge).
+fn group_runs(ids: &[u32]) -> Result<(Vec<usize>, Vec<Run>)> {
+    let mut order = super::try_collect(ids.len(), 0..ids.len(), "group members")?;
+    order.sort_by_key(|&i| ids[i]);
+    let mut runs = Vec::new();
+    let mut start = 0;
+    while start < order.len() {
+        let id = ids[order[start]];
+        let mut end = start + 1;
+        while end < order.len() && ids[order[end]] == id {
+            end += 1;
+        }
+        runs.push((id, start, end));
+        start = end;
+    }
+    Ok((order, runs))
 }
 
 fn check_common(
@@ -162,18 +187,21 @@ pub fn contract_grouped_rows(
             return Err(shape_err("init", i.shape(), &[r, n]));
         }
     }
+    if dst.layout().is_empty() {
+        return Ok(());
+    }
     let order = choose_order(r, n, k);
     let spec = ContractSpec::new(acc).contracting(1, 0);
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); g];
-    for (i, &id) in ids.iter().enumerate() {
-        members[id as usize].push(i);
-    }
+    // The rows of each group that has any, in increasing group.
+    let (members, runs) = group_runs(ids)?;
     let item = dst.dtype().info().item_bytes;
-    let mut out = vec![0u8; r * n * item];
+    // The destination's bytes (r · n is its element count, checked).
+    let mut out = super::try_filled(r * n * item, 0u8, "the destination")?;
     let a_str = [a.strides()[0], a.strides()[1]];
     let init_str = init.map(|i| aligned(i, &[r, n]));
-    for (gi, rows) in members.iter().enumerate().filter(|(_, m)| !m.is_empty()) {
-        let ga = gather_rows(a.dtype(), a.data(), a.layout().offset, a_str, k, rows);
+    for &(gi, lo, hi) in &runs {
+        let rows = &members[lo..hi];
+        let ga = gather_rows(a.dtype(), a.data(), a.layout().offset, a_str, k, rows)?;
         let va = ArrayView::contiguous(a.dtype(), &[rows.len(), k], &ga)?;
         let bs = b.strides();
         let vb = ArrayView::new(
@@ -191,7 +219,7 @@ pub fn contract_grouped_rows(
                 [s[0], s[1]],
                 n,
                 rows,
-            )),
+            )?),
             _ => None,
         };
         let vi = match (init, &gi_bytes) {
@@ -200,7 +228,7 @@ pub fn contract_grouped_rows(
             }
             _ => None,
         };
-        let mut gd = vec![0u8; rows.len() * n * item];
+        let mut gd = super::try_filled(rows.len() * n * item, 0u8, "a group's outputs")?;
         let mut vd = ArrayViewMut::contiguous(dst.dtype(), &[rows.len(), n], &mut gd)?;
         contract_in(
             &va,
@@ -268,17 +296,28 @@ pub fn contract_grouped_depth(
             return Err(shape_err("init", i.shape(), &target));
         }
     }
+    if dst.layout().is_empty() {
+        // No output (so a number of groups of any size holds none).
+        return Ok(());
+    }
     let order = choose_order(r, n, k);
     let spec = ContractSpec::new(acc).contracting(1, 0);
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); groups];
-    for (q, &id) in ids.iter().enumerate() {
-        members[id as usize].push(q);
-    }
+    // The contracted indices of each group (groups · r · n is the
+    // destination's element count, checked).
+    let (members, runs) = group_runs(ids)?;
+    let mut run = runs.iter().peekable();
     let item = dst.dtype().info().item_bytes;
-    let mut out = vec![0u8; groups * r * n * item];
+    let mut out = super::try_filled(groups * r * n * item, 0u8, "the destination")?;
     let (sa, sb) = (a.strides(), b.strides());
     let init_str = init.map(|i| aligned(i, &target));
-    for (gi, ks) in members.iter().enumerate() {
+    for gi in 0..groups {
+        let ks = match run.peek() {
+            Some(&&(id, lo, hi)) if id as usize == gi => {
+                run.next();
+                &members[lo..hi]
+            }
+            _ => &[][..],
+        };
         // a's columns ks, gathered as rows of its transpose, then viewed back.
         let ga = gather_rows(
             a.dtype(),
@@ -287,7 +326,7 @@ pub fn contract_grouped_depth(
             [sa[1], sa[0]],
             r,
             ks,
-        );
+        )?;
         let va = ArrayView::new(a.dtype(), &[r, ks.len()], &[1, r as isize], 0, &ga)?;
         let gb = gather_rows(
             b.dtype(),
@@ -296,7 +335,7 @@ pub fn contract_grouped_depth(
             [sb[0], sb[1]],
             n,
             ks,
-        );
+        )?;
         let vb = ArrayView::contiguous(b.dtype(), &[ks.len(), n], &gb)?;
         let vi = match (init, &init_str) {
             (Some(i), Some(s)) => Some(ArrayView::new(

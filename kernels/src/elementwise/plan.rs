@@ -92,7 +92,7 @@ impl Plan {
             }
             let s = full[i];
             if let (Some(ln), Some(ls)) = (dims.last_mut(), strides.last_mut()) {
-                if (0..4).all(|k| ls[k] == s[k] * n as isize) {
+                if (0..4).all(|k| s[k].checked_mul(n as isize) == Some(ls[k])) {
                     *ln *= n;
                     *ls = s;
                     continue;

@@ -80,12 +80,8 @@ pub fn encoded_sizes(format: Format, shape: &[usize]) -> Result<EncodedSizes> {
             ),
         });
     }
-    let mut len: usize = 1;
-    for &d in shape {
-        len = len.checked_mul(d).ok_or(Error::Overflow {
-            operand: "source".into(),
-        })?;
-    }
+    // 0 where an extent is 0, whatever the others.
+    let len = crate::array::count_of(shape, "source")?;
     let vpb = dtype(info.element).info().values_per_byte as usize;
     Ok(EncodedSizes {
         blocks: len / info.block,
@@ -93,12 +89,17 @@ pub fn encoded_sizes(format: Format, shape: &[usize]) -> Result<EncodedSizes> {
     })
 }
 
-/// Element positions (in elements) of each row's first value, C order.
-fn row_offsets(layout: &Layout) -> Vec<isize> {
+/// Element positions (in elements) of each row's first value, C order (one
+/// per row of the encoded tensor, whose scales the caller holds).
+fn row_offsets(layout: &Layout) -> Result<Vec<isize>> {
     let rank = layout.shape.len();
     let outer = &layout.shape[..rank - 1];
-    let rows: usize = outer.iter().product();
-    let mut out = Vec::with_capacity(rows);
+    let rows = crate::array::extent_product(outer.iter().copied());
+    let mut out = Vec::new();
+    out.try_reserve_exact(rows).map_err(|_| Error::Alloc {
+        what: "formats scratch (row offsets)".into(),
+        elements: rows,
+    })?;
     let mut idx = vec![0usize; outer.len()];
     for _ in 0..rows {
         let mut p = layout.offset as isize;
@@ -114,7 +115,19 @@ fn row_offsets(layout: &Layout) -> Vec<isize> {
             idx[d] = 0;
         }
     }
-    out
+    Ok(out)
+}
+
+/// `n` zeros in a vector reserved fallibly ([`Error::Alloc`]): scratch
+/// proportional to a row of the tensor, or to its rows.
+fn try_zeros<T: Clone + Default>(n: usize, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
+        what: format!("formats scratch ({what})"),
+        elements: n,
+    })?;
+    v.resize(n, T::default());
+    Ok(v)
 }
 
 /// floor(log2 |v|) of a finite non-zero f64, from its bits.
@@ -215,13 +228,13 @@ pub fn encode(
         return Ok(info.tensor_scale.map(|_| 1.0));
     }
     let layout = src.layout();
-    let rows = row_offsets(layout);
+    let rows = row_offsets(layout)?;
     let last_stride = *layout.strides.last().expect("rank ≥ 1");
     if rule != ScaleRule::Nvfp4 && exact_in_f32(src.dtype()) {
         encode_mx_f32(exec, &sp, rule, src, &rows, codes, scales)?;
         return Ok(None);
     }
-    let mut row = vec![0f64; n];
+    let mut row = try_zeros::<f64>(n, "a row")?;
     let read_row = |r: usize, row: &mut [f64]| -> Result<()> {
         let v = ArrayView::new(
             src.dtype(),
@@ -251,8 +264,9 @@ pub fn encode(
     };
     let blocks_per_row = n / sp.block;
     let code_bytes_per_row = sizes.code_bytes / rows.len();
-    let mut scaled = vec![0f64; n];
-    let mut scale_vals = vec![0f64; blocks_per_row];
+    let mut scaled = try_zeros::<f64>(n, "a row")?;
+    let mut scale_vals = try_zeros::<f64>(blocks_per_row, "a row's scales")?;
+    let mut decoded = try_zeros::<f64>(blocks_per_row, "a row's scales")?;
     for r in 0..rows.len() {
         read_row(r, &mut row)?;
         let srow = &mut scales[r * blocks_per_row..(r + 1) * blocks_per_row];
@@ -280,7 +294,6 @@ pub fn encode(
         }
         // Scale codes (UE8M0 from exact powers of two; UE4M3 rounds, saturating).
         cast_slice(exec, &scale_vals, sp.scale, srow, CastMode::Saturating)?;
-        let mut decoded = vec![0f64; blocks_per_row];
         decode_slice(exec, sp.scale, srow, blocks_per_row, &mut decoded)?;
         for b in 0..blocks_per_row {
             let out = &mut scaled[b * sp.block..(b + 1) * sp.block];
@@ -357,7 +370,9 @@ fn encode_mx_f32(
         int_unit: (sp.element.info().float.is_none()).then(|| pow2(sp.fraction_bits as i32) as f32),
     };
     let in_place = src.dtype() == DType::F32 && last_stride == 1;
-    let far = in_place && rows.len() * n * 4 >= tessera_generated::runtime::loops::FAR_BYTES;
+    let far = in_place
+        && rows.len().saturating_mul(n).saturating_mul(4)
+            >= tessera_generated::runtime::loops::FAR_BYTES;
     let enc = mx_f32::MxEncoder::new(tier, mx, sp.element, sp.scale, far);
     let tile = enc.tile();
     let blocks_per_row = n / sp.block;
@@ -505,12 +520,12 @@ pub fn decode(
     let sp = spec_of(format);
     let n = *dst.shape().last().expect("rank ≥ 1");
     let layout = dst.layout().clone();
-    let rows = row_offsets(&layout);
+    let rows = row_offsets(&layout)?;
     let last_stride = *layout.strides.last().expect("rank ≥ 1");
     let blocks_per_row = n / sp.block;
     let code_bytes_per_row = sizes.code_bytes / rows.len();
-    let mut vals = vec![0f64; n];
-    let mut sc = vec![0f64; blocks_per_row];
+    let mut vals = try_zeros::<f64>(n, "a row")?;
+    let mut sc = try_zeros::<f64>(blocks_per_row, "a row's scales")?;
     let unit = pow2(-(sp.fraction_bits as i32));
     // Every row view shares `dst`'s validated layout and every buffer size was
     // checked above, so no call below can refuse after a row is written.
@@ -547,9 +562,15 @@ pub fn transcode(
     exec: &Exec,
 ) -> Result<Option<f32>> {
     let sizes = encoded_sizes(from, shape)?;
-    encoded_sizes(to, shape)?;
-    let mut tmp =
-        vec![0f64; sizes.code_bytes * dtype(from.info().element).info().values_per_byte as usize];
+    let out_sizes = encoded_sizes(to, shape)?;
+    // Every buffer is checked against the shape before the values (one f64
+    // per element) are allocated.
+    check_len("codes", codes.len(), sizes.code_bytes)?;
+    check_len("scales", scales.len(), sizes.blocks)?;
+    check_len("out_codes", out_codes.len(), out_sizes.code_bytes)?;
+    check_len("out_scales", out_scales.len(), out_sizes.blocks)?;
+    let len = crate::array::count_of(shape, "source")?;
+    let mut tmp = try_zeros::<f64>(len, "the decoded values")?;
     {
         let mut v = ArrayViewMut::from_slice(&mut tmp, shape)?;
         decode(from, codes, scales, tensor_scale, &mut v, exec)?;

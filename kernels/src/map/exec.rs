@@ -3,7 +3,7 @@
 //! outputs' shape), each node's values in a scratch buffer of its own dtype.
 
 use super::program::{node_args, NodeId, Op, Program, Scalar};
-use crate::array::{ArrayView, ArrayViewMut};
+use crate::array::{extent_product, ArrayView, ArrayViewMut};
 use crate::elementwise::plan::Addr;
 use crate::elementwise::{broadcasts_to, call_dtype, self_overlap, tile, PARALLEL_MIN};
 use crate::error::{Error, Result};
@@ -256,10 +256,10 @@ pub(crate) fn resolve_shapes(
     shape: &[usize],
     shapes: &[&[usize]],
 ) -> Result<Resolved> {
-    let n: usize = shape.iter().product();
+    let n = extent_product(shape.iter().copied());
     let uniform: Vec<bool> = shapes
         .iter()
-        .map(|sh| sh.iter().product::<usize>() == 1 && n > 1)
+        .map(|sh| extent_product(sh.iter().copied()) == 1 && n > 1)
         .collect();
     let axes: Vec<usize> = (0..shape.len()).collect();
     resolve(program, shape, &axes, &uniform)
@@ -358,7 +358,7 @@ pub(crate) fn plan_terms(
     }
     let rank = shape.len();
     check_coords(program, rank, "the loop")?;
-    let n: usize = shape.iter().product();
+    let n = extent_product(shape.iter().copied());
     let loads: Vec<Load> = inputs
         .iter()
         .map(|v| Load::of(v, rank, n).permuted(perm))
@@ -488,7 +488,9 @@ pub(crate) fn resolve(
     axes: &[usize],
     uniform_input: &[bool],
 ) -> Result<Resolved> {
-    let n: usize = shape.iter().product();
+    // Exact for every loop with indices (its size is checked by the caller:
+    // the outputs' views, or the loop shape of terms); 0 for an empty one.
+    let n = extent_product(shape.iter().copied());
     let nodes = program.nodes();
     let count = nodes.len();
     let mut is_uni = vec![false; count];
@@ -702,9 +704,9 @@ pub(crate) fn bind(
             let joins = geoms_full
                 .iter()
                 .zip(&merged)
-                .all(|((_, full), m)| *m.last().unwrap() == full[ax] * e as isize);
+                .all(|((_, full), m)| full[ax].checked_mul(e as isize) == m.last().copied());
             if joins {
-                *last *= e;
+                *last = extent_product([*last, e]);
                 for ((_, full), m) in geoms_full.iter().zip(merged.iter_mut()) {
                     *m.last_mut().unwrap() = full[ax];
                 }
@@ -750,7 +752,7 @@ pub(crate) fn bind(
                 let a = r.axes[*a];
                 steps.push(Step::Coord {
                     node: i,
-                    inner: shape[a + 1..].iter().product(),
+                    inner: extent_product(shape[a + 1..].iter().copied()),
                     extent: shape[a],
                 })
             }

@@ -147,7 +147,7 @@ mod text;
 pub use program::{Node, NodeId, Op, Program, ProgramBuilder, Scalar};
 pub use text::MAX_NESTING;
 
-use crate::array::{ArrayView, ArrayViewMut};
+use crate::array::{count_of, ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 
@@ -198,9 +198,16 @@ impl MapPlan {
     /// Plan `program` for inputs of its input dtypes and of `inputs`' shapes
     /// (each broadcasting to `shape`) and outputs of `shape`. Refuses (with
     /// [`map`]'s errors) a wrong input count, a shape that does not
-    /// broadcast, a coordinate axis not below the rank of `shape`, and a
-    /// node whose kind is not defined for its dtypes.
+    /// broadcast, a shape of more elements than `isize::MAX`
+    /// ([`Error::Overflow`]), a coordinate axis not below the rank of
+    /// `shape`, and a node whose kind is not defined for its dtypes.
     pub fn new(program: &Program, inputs: &[&[usize]], shape: &[usize]) -> Result<MapPlan> {
+        // The shapes are no views yet: their sizes are checked here as a
+        // view's are when it is made.
+        count_of(shape, "the outputs' shape")?;
+        for (i, sh) in inputs.iter().enumerate() {
+            count_of(sh, &format!("input {i} (x{i})"))?;
+        }
         exec::check_input_count(program, inputs.len())?;
         for (i, sh) in inputs.iter().enumerate() {
             exec::check_input(program, i, program.inputs()[i], sh, shape)?;

@@ -1,9 +1,11 @@
 //! The reduction engine: a pass reduces each output's blocks and combines them
-//! by the block tree, on the calling thread or over rayon threads (whole
-//! outputs, or whole blocks of one output), with the same bits either way.
+//! by the block tree as they are computed (O(log B) state, never a vector of
+//! block values), on the calling thread or over rayon threads (whole outputs,
+//! or whole nodes of one output's tree), with the same bits either way.
 
-use super::lanes::{apply_in_place, tree_in_place, LaneFloat, BLOCK};
+use super::lanes::{apply_in_place, tree_in_place, tree_parallel, LaneFloat, TreeFold, BLOCK};
 use super::source::{MapTerms, Scratch, Source};
+use crate::error::{Error, Result};
 use crate::{Element, LoopFn, Tier};
 use num_complex::Complex;
 use rayon::prelude::*;
@@ -39,23 +41,43 @@ pub(crate) trait Pass<C>: Sync {
 pub(crate) trait Carrier: Element + Default + Clone + MapTerms + Send + Sync {}
 impl<T: Element + Default + Clone + MapTerms + Send + Sync> Carrier for T {}
 
-/// Run `pass` over every output of `src` with up to `threads` threads.
+/// Blocks whose values are computed together (then fed to the tree).
+const BATCH: usize = 64;
+
+/// `n` copies of `x` in a vector reserved fallibly ([`Error::Alloc`] where
+/// the allocator refuses): scratch proportional to a call's sizes.
+pub(crate) fn try_filled<T: Clone>(n: usize, x: T, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
+        what: what.to_string(),
+        elements: n,
+    })?;
+    v.resize(n, x);
+    Ok(v)
+}
+
+/// Run `pass` over every output of `src` with up to `threads` threads: a
+/// value per output, each its blocks' values combined by the block tree as
+/// they are computed ([`TreeFold`]), so the state is O(log B) per output
+/// whatever the number B of blocks. Refuses ([`Error::Alloc`]) only the
+/// vector of results, one per output, where it cannot be allocated.
 pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(
     src: &Source,
     pass: &P,
     threads: usize,
-) -> Vec<P::V> {
+) -> Result<Vec<P::V>> {
     let (outs, n) = (src.outputs, src.n);
     let blocks = n.div_ceil(BLOCK);
-    let mut res = vec![pass.empty(); outs];
-    if outs == 0 {
-        return res;
+    let mut res = try_filled(outs, pass.empty(), "reduction results")?;
+    if outs == 0 || blocks == 0 {
+        return Ok(res);
     }
     let threads = if outs.saturating_mul(n) < PARALLEL_MIN {
         1
     } else {
         threads.max(1)
     };
+    let combine = |a, b| pass.combine(a, b);
     // Blocks b0 .. b0 + tt.len() of output o into tt.
     let fill = |o: usize, b0: usize, tt: &mut [P::V], s: &mut Scratch<C>| {
         let t0 = b0 * BLOCK;
@@ -70,62 +92,102 @@ pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(
             *v = pass.block(o, b0, src.fetch(o, b0, len, s));
         }
     };
-    let combine = |a, b| pass.combine(a, b);
-    let total = |tt: &mut [P::V]| tree_in_place(tt, &combine).unwrap_or_else(|| pass.empty());
+    // The tree of blocks b0 .. b0 + m of output o (a node of its block
+    // tree), a batch of block values at a time (one batch: in place).
+    let node = |o: usize, b0: usize, m: usize, s: &mut Scratch<C>, tt: &mut [P::V]| -> P::V {
+        if m <= tt.len() {
+            fill(o, b0, &mut tt[..m], s);
+            return tree_in_place(&mut tt[..m], &combine).unwrap_or_else(|| pass.empty());
+        }
+        let mut tree = TreeFold::new(m, pass.empty());
+        let mut b = b0;
+        while b < b0 + m {
+            let k = tt.len().min(b0 + m - b);
+            fill(o, b, &mut tt[..k], s);
+            for &v in &tt[..k] {
+                tree.push(v, &combine);
+            }
+            b += k;
+        }
+        tree.finish(&combine).unwrap_or_else(|| pass.empty())
+    };
     // Outputs o0 .. o0 + r.len() into r. Gathered terms go block by block
     // over groups of neighbouring outputs, which reuse the lines a block
     // touches (a reduction over an outer axis); contiguous ones output by
     // output.
-    let outputs = |o0: usize, r: &mut [P::V], s: &mut Scratch<C>, totals: &mut Vec<P::V>| {
+    let outputs = |o0: usize, r: &mut [P::V]| {
+        let mut s = src.scratch::<C>();
         if r.len() == 1 || src.direct::<C>(o0, 0, n).is_some() {
-            totals.resize(blocks, pass.empty());
+            let mut tt = [pass.empty(); BATCH];
             for (i, v) in r.iter_mut().enumerate() {
-                fill(o0 + i, 0, &mut totals[..blocks], s);
-                *v = total(&mut totals[..blocks]);
+                *v = node(o0 + i, 0, blocks, &mut s, &mut tt);
             }
             return;
         }
+        if blocks <= BATCH {
+            // Few blocks: a group's block values side by side (at most
+            // GROUP · BATCH of them), each output's tree in place.
+            let mut totals = vec![pass.empty(); GROUP.min(r.len()) * blocks];
+            for (g, rg) in r.chunks_mut(GROUP).enumerate() {
+                let og = o0 + g * GROUP;
+                for b in 0..blocks {
+                    let t0 = b * BLOCK;
+                    let len = (n - t0).min(BLOCK);
+                    for i in 0..rg.len() {
+                        totals[i * blocks + b] =
+                            pass.block(og + i, t0, src.fetch(og + i, t0, len, &mut s));
+                    }
+                }
+                for (i, v) in rg.iter_mut().enumerate() {
+                    let tt = &mut totals[i * blocks..(i + 1) * blocks];
+                    *v = tree_in_place(tt, &combine).unwrap_or_else(|| pass.empty());
+                }
+            }
+            return;
+        }
+        let mut trees: Vec<TreeFold<P::V>> = Vec::with_capacity(GROUP);
         for (g, rg) in r.chunks_mut(GROUP).enumerate() {
             let og = o0 + g * GROUP;
-            totals.resize(rg.len() * blocks, pass.empty());
+            trees.clear();
+            trees.extend((0..rg.len()).map(|_| TreeFold::new(blocks, pass.empty())));
             for b in 0..blocks {
                 let t0 = b * BLOCK;
                 let len = (n - t0).min(BLOCK);
-                for i in 0..rg.len() {
-                    totals[i * blocks + b] = pass.block(og + i, t0, src.fetch(og + i, t0, len, s));
+                for (i, tree) in trees.iter_mut().enumerate() {
+                    tree.push(
+                        pass.block(og + i, t0, src.fetch(og + i, t0, len, &mut s)),
+                        &combine,
+                    );
                 }
             }
-            for (i, v) in rg.iter_mut().enumerate() {
-                *v = total(&mut totals[i * blocks..(i + 1) * blocks]);
+            for (v, tree) in rg.iter_mut().zip(trees.drain(..)) {
+                *v = tree.finish(&combine).unwrap_or_else(|| pass.empty());
             }
         }
     };
     if threads == 1 {
-        let mut s = src.scratch::<C>();
-        let mut totals = Vec::new();
-        outputs(0, &mut res, &mut s, &mut totals);
+        outputs(0, &mut res);
     } else if outs >= threads || blocks < 2 {
         let chunk = outs.div_ceil(threads);
-        res.par_chunks_mut(chunk).enumerate().for_each(|(c, r)| {
-            let mut s = src.scratch::<C>();
-            let mut totals = Vec::new();
-            outputs(c * chunk, r, &mut s, &mut totals);
-        });
+        res.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(c, r)| outputs(c * chunk, r));
     } else {
-        let mut totals = vec![pass.empty(); blocks];
-        let chunk = blocks.div_ceil(threads);
+        // Few outputs, many blocks: threads take nodes of each output's
+        // block tree (whole blocks), combined by the tree above them.
         for (o, r) in res.iter_mut().enumerate() {
-            totals
-                .par_chunks_mut(chunk)
-                .enumerate()
-                .for_each(|(c, tt)| {
-                    let mut s = src.scratch::<C>();
-                    fill(o, c * chunk, tt, &mut s);
-                });
-            *r = total(&mut totals);
+            let nodes = |list: &[(usize, usize)], vals: &mut [P::V]| {
+                let mut s = src.scratch::<C>();
+                let mut tt = [pass.empty(); BATCH];
+                for (v, &(b0, m)) in vals.iter_mut().zip(list) {
+                    *v = node(o, b0, m, &mut s, &mut tt);
+                }
+            };
+            *r = tree_parallel(blocks, threads, pass.empty(), &nodes, &combine)
+                .unwrap_or_else(|| pass.empty());
         }
     }
-    res
+    Ok(res)
 }
 
 /// IEEE 754-2019 maximum: NaN propagates, -0 < +0.

@@ -32,8 +32,12 @@
 //!   +0 where that is negative and +∞ where Σd² is; a NaN where c is.
 //!
 //! Threads take whole outputs, or whole blocks of one output combined in the
-//! fixed tree, so neither the thread count nor the tier changes a bit. Every
-//! operand and destination is checked before anything is written.
+//! fixed tree, so neither the thread count nor the tier changes a bit. The
+//! blocks' values combine as they are computed (one partial sum per level of
+//! the tree: O(log B) state for B blocks, whatever the number of terms).
+//! Every operand and destination is checked before anything is written, a
+//! program's loop shape among them (its element count must not exceed
+//! `isize::MAX`: [`Error::Overflow`]).
 //!
 //! The terms come from a *term source* ([`Terms`]): one operand, a pair of
 //! operands combined term by term (products for [`dot`], squared and absolute
@@ -46,7 +50,7 @@ pub mod scan;
 pub mod series;
 mod source;
 
-use crate::array::{ArrayView, ArrayViewMut};
+use crate::array::{count_of, extent_product, ArrayView, ArrayViewMut};
 use crate::cast::{cast, CastMode};
 use crate::elementwise::check_destination;
 use crate::error::{Error, Result};
@@ -207,9 +211,10 @@ impl<'v, 'a> Terms<'v, 'a> {
     /// dtype is that output's; each is computed in a tile of the program as
     /// [`crate::map()`] computes it, so no array of them is ever stored.
     ///
-    /// Refused, before any write, by the call it is given to: what `map`
-    /// refuses of the inputs (count, dtype, shape), a coordinate axis not
-    /// below the rank of `shape`, an output index beyond the program's.
+    /// Refused, before any write, by the call it is given to: a `shape`
+    /// whose element count exceeds `isize::MAX` ([`Error::Overflow`]), what
+    /// `map` refuses of the inputs (count, dtype, shape), a coordinate axis
+    /// not below the rank of `shape`, an output index beyond the program's.
     pub fn program(
         program: &'v Program,
         output: usize,
@@ -268,7 +273,12 @@ impl<'v, 'a> Terms<'v, 'a> {
                 shape,
                 ..
             } => match program.outputs().get(output) {
-                Some(&id) => Ok((shape, program.node(id).dtype)),
+                Some(&id) => {
+                    // The loop is no view: its size is checked here, as a
+                    // view's is when it is made.
+                    count_of(shape, &format!("the terms' loop shape {shape:?}"))?;
+                    Ok((shape, program.node(id).dtype))
+                }
                 None => Err(Error::Program {
                     node: format!("y{output}"),
                     reason: format!(
@@ -431,7 +441,9 @@ pub fn reduce_terms(
             reason: "a reduction needs at least one destination".into(),
         });
     }
-    let n: usize = axes.iter().map(|&a| shape[a]).product();
+    // Terms per output: exact wherever there is an output (the operands'
+    // element counts are checked), 0 where a reduced extent is.
+    let n = extent_product(axes.iter().map(|&a| shape[a]));
     for (i, (op, dst)) in outs.iter().enumerate() {
         let name = if outs.len() == 1 {
             "destination".to_string()
@@ -466,7 +478,7 @@ pub fn reduce_terms(
             },
             e => e,
         })?;
-        let outputs = dst.shape().iter().product::<usize>();
+        let outputs = dst.layout().len();
         if n == 0
             && outputs > 0
             && matches!(
@@ -551,7 +563,7 @@ fn fused_out<F: LaneFloat + Carrier>(
             ops: ops.to_vec(),
         },
         threads,
-    );
+    )?;
     let n = F::from_count(src.n);
     for (k, (&i, &op)) in group.iter().zip(ops).enumerate() {
         let dst = &mut *outs[i].1;
@@ -594,18 +606,18 @@ fn float_out<F: LaneFloat + Carrier>(
     exec: &Exec,
 ) -> Result<()> {
     let res: Vec<F> = match op {
-        ReduceOp::Sum => run_pass(src, &FSum(tier), threads),
-        ReduceOp::Prod => run_pass(src, &FProd(tier), threads),
-        ReduceOp::Max => run_pass(src, &FExt(true), threads),
-        ReduceOp::Min => run_pass(src, &FExt(false), threads),
+        ReduceOp::Sum => run_pass(src, &FSum(tier), threads)?,
+        ReduceOp::Prod => run_pass(src, &FProd(tier), threads)?,
+        ReduceOp::Max => run_pass(src, &FExt(true), threads)?,
+        ReduceOp::Min => run_pass(src, &FExt(false), threads)?,
         ReduceOp::ArgMax | ReduceOp::ArgMin => {
-            let r = run_pass::<F, _>(src, &FArg(op == ReduceOp::ArgMax), threads);
+            let r = run_pass::<F, _>(src, &FArg(op == ReduceOp::ArgMax), threads)?;
             return write(&positions(&r), dst, exec);
         }
-        ReduceOp::Logsumexp => logsumexp::<F>(src, tier, threads),
-        ReduceOp::Mean => mean::<F>(src, tier, threads),
-        ReduceOp::Variance => variance::<F>(src, tier, threads),
-        ReduceOp::L2Norm => l2::<F>(src, tier, threads),
+        ReduceOp::Logsumexp => logsumexp::<F>(src, tier, threads)?,
+        ReduceOp::Mean => mean::<F>(src, tier, threads)?,
+        ReduceOp::Variance => variance::<F>(src, tier, threads)?,
+        ReduceOp::L2Norm => l2::<F>(src, tier, threads)?,
     };
     write(&res, dst, exec)
 }
@@ -614,15 +626,15 @@ pub(crate) fn logsumexp<F: LaneFloat + Carrier>(
     src: &Source,
     tier: Tier,
     threads: usize,
-) -> Vec<F> {
-    let m: Vec<F> = run_pass(src, &FExt(true), threads);
+) -> Result<Vec<F>> {
+    let m: Vec<F> = run_pass(src, &FExt(true), threads)?;
     let c: Vec<F> = m
         .iter()
         .map(|&v| if v.is_finite() { v } else { F::ZERO })
         .collect();
     let exp = F::unary_kernel(tier, crate::Kind::Exp);
-    let s: Vec<F> = run_pass(src, &LseSum { tier, c, exp }, threads);
-    m.iter()
+    let s: Vec<F> = run_pass(src, &LseSum { tier, c, exp }, threads)?;
+    Ok(m.iter()
         .zip(&s)
         .map(|(&m, &s)| {
             if m.is_nan() {
@@ -632,16 +644,20 @@ pub(crate) fn logsumexp<F: LaneFloat + Carrier>(
                 c + s.ln()
             }
         })
-        .collect()
+        .collect())
 }
 
-pub(crate) fn l2<F: LaneFloat + Carrier>(src: &Source, tier: Tier, threads: usize) -> Vec<F> {
-    let s: Vec<F> = run_pass::<F, _>(src, &AbsMax, threads)
+pub(crate) fn l2<F: LaneFloat + Carrier>(
+    src: &Source,
+    tier: Tier,
+    threads: usize,
+) -> Result<Vec<F>> {
+    let s: Vec<F> = run_pass::<F, _>(src, &AbsMax, threads)?
         .into_iter()
         .map(|v| if src.n == 0 { F::ZERO } else { v })
         .collect();
-    let q: Vec<F> = run_pass(src, &ScaledSquares { tier, s: s.clone() }, threads);
-    s.iter()
+    let q: Vec<F> = run_pass(src, &ScaledSquares { tier, s: s.clone() }, threads)?;
+    Ok(s.iter()
         .zip(&q)
         .map(|(&s, &q)| {
             if s == F::ZERO || !s.is_finite() {
@@ -650,20 +666,28 @@ pub(crate) fn l2<F: LaneFloat + Carrier>(src: &Source, tier: Tier, threads: usiz
                 s * q.sqrt()
             }
         })
-        .collect()
+        .collect())
 }
 
-pub(crate) fn mean<F: LaneFloat + Carrier>(src: &Source, tier: Tier, threads: usize) -> Vec<F> {
-    let s: Vec<F> = run_pass(src, &FSum(tier), threads);
+pub(crate) fn mean<F: LaneFloat + Carrier>(
+    src: &Source,
+    tier: Tier,
+    threads: usize,
+) -> Result<Vec<F>> {
+    let s: Vec<F> = run_pass(src, &FSum(tier), threads)?;
     let n = F::from_count(src.n);
-    s.iter().map(|&v| v / n).collect()
+    Ok(s.iter().map(|&v| v / n).collect())
 }
 
-pub(crate) fn variance<F: LaneFloat + Carrier>(src: &Source, tier: Tier, threads: usize) -> Vec<F> {
-    let c = mean::<F>(src, tier, threads);
+pub(crate) fn variance<F: LaneFloat + Carrier>(
+    src: &Source,
+    tier: Tier,
+    threads: usize,
+) -> Result<Vec<F>> {
+    let c = mean::<F>(src, tier, threads)?;
     let n = F::from_count(src.n);
-    let sums: Vec<(F, F)> = run_pass(src, &DevSums { tier, c: c.clone() }, threads);
-    c.iter()
+    let sums: Vec<(F, F)> = run_pass(src, &DevSums { tier, c: c.clone() }, threads)?;
+    Ok(c.iter()
         .zip(&sums)
         .map(|(&c, &(s2, s1))| {
             if c.is_nan() {
@@ -679,7 +703,7 @@ pub(crate) fn variance<F: LaneFloat + Carrier>(src: &Source, tier: Tier, threads
                 v
             }
         })
-        .collect()
+        .collect())
 }
 
 fn complex_out<F: LaneFloat>(
@@ -693,8 +717,8 @@ where
     Complex<F>: Carrier,
 {
     let res: Vec<Complex<F>> = match op {
-        ReduceOp::Sum => run_pass(src, &CSumProd(false), threads),
-        ReduceOp::Prod => run_pass(src, &CSumProd(true), threads),
+        ReduceOp::Sum => run_pass(src, &CSumProd(false), threads)?,
+        ReduceOp::Prod => run_pass(src, &CSumProd(true), threads)?,
         // Refused by `ReduceOp::accepts` before any work.
         _ => return Err(unsupported(op, DType::C64)),
     };
@@ -709,12 +733,12 @@ fn int_out<I: IntCarrier>(
     exec: &Exec,
 ) -> Result<()> {
     let res: Vec<I> = match op {
-        ReduceOp::Sum => run_pass(src, &ISum(false), threads),
-        ReduceOp::Prod => run_pass(src, &ISum(true), threads),
-        ReduceOp::Max => run_pass(src, &IExt(true), threads),
-        ReduceOp::Min => run_pass(src, &IExt(false), threads),
+        ReduceOp::Sum => run_pass(src, &ISum(false), threads)?,
+        ReduceOp::Prod => run_pass(src, &ISum(true), threads)?,
+        ReduceOp::Max => run_pass(src, &IExt(true), threads)?,
+        ReduceOp::Min => run_pass(src, &IExt(false), threads)?,
         ReduceOp::ArgMax | ReduceOp::ArgMin => {
-            let r = run_pass::<I, _>(src, &IArg(op == ReduceOp::ArgMax), threads);
+            let r = run_pass::<I, _>(src, &IArg(op == ReduceOp::ArgMax), threads)?;
             return write(&positions(&r), dst, exec);
         }
         // Refused by `ReduceOp::accepts` before any work.

@@ -27,8 +27,8 @@
 //! rounds once into the destination's dtype. Integer scans wrap (Sum, Prod)
 //! and are exact; Max/Min follow IEEE 754-2019 (NaN propagates, -0 < +0).
 
-use super::engine::{fmax, fmin, Carrier, IntCarrier, PARALLEL_MIN};
-use super::lanes::{tree_in_place, LaneFloat, BLOCK};
+use super::engine::{fmax, fmin, try_filled, Carrier, IntCarrier, PARALLEL_MIN};
+use super::lanes::{tree_of, LaneFloat, BLOCK};
 use super::source::{Source, TermMap};
 use super::{carrier, check_axes, reduced_shape, Terms};
 use crate::array::{c_strides, ArrayView, ArrayViewMut};
@@ -306,7 +306,8 @@ pub fn scan_terms(
         if ax == axis {
             strides.push(1);
         } else {
-            strides.push(ks[j] * len as isize);
+            // Exact where the scan has elements; only an empty one saturates.
+            strides.push(ks[j].saturating_mul(len as isize));
             j += 1;
         }
     }
@@ -316,11 +317,11 @@ pub fn scan_terms(
         if matches!(op, ScanOp::Logsumexp | ScanOp::Mean | ScanOp::Variance) {
             match c {
                 DType::F32 => {
-                    let r = run_network::<f32>(&src, op, threads);
+                    let r = run_network::<f32>(&src, op, threads)?;
                     write(&r, shape, &strides, dst, exec)?;
                 }
                 _ => {
-                    let r = run_network::<f64>(&src, op, threads);
+                    let r = run_network::<f64>(&src, op, threads)?;
                     write(&r, shape, &strides, dst, exec)?;
                 }
             }
@@ -328,27 +329,27 @@ pub fn scan_terms(
         }
         match c {
             DType::F32 => {
-                let r = run::<f32, _>(&src, cs, &FloatScan(op, tier), threads);
+                let r = run::<f32, _>(&src, cs, &FloatScan(op, tier), threads)?;
                 write(&r, shape, &strides, dst, exec)?;
             }
             DType::F64 => {
-                let r = run::<f64, _>(&src, cs, &FloatScan(op, tier), threads);
+                let r = run::<f64, _>(&src, cs, &FloatScan(op, tier), threads)?;
                 write(&r, shape, &strides, dst, exec)?;
             }
             DType::C64 => {
-                let r = run::<Complex<f32>, _>(&src, cs, &ComplexScan(op), threads);
+                let r = run::<Complex<f32>, _>(&src, cs, &ComplexScan(op), threads)?;
                 write(&r, shape, &strides, dst, exec)?;
             }
             DType::C128 => {
-                let r = run::<Complex<f64>, _>(&src, cs, &ComplexScan(op), threads);
+                let r = run::<Complex<f64>, _>(&src, cs, &ComplexScan(op), threads)?;
                 write(&r, shape, &strides, dst, exec)?;
             }
             DType::I64 => {
-                let r = run::<i64, _>(&src, cs, &IntScan(op), threads);
+                let r = run::<i64, _>(&src, cs, &IntScan(op), threads)?;
                 write(&r, shape, &strides, dst, exec)?;
             }
             DType::U64 => {
-                let r = run::<u64, _>(&src, cs, &IntScan(op), threads);
+                let r = run::<u64, _>(&src, cs, &IntScan(op), threads)?;
                 write(&r, shape, &strides, dst, exec)?;
             }
             other => {
@@ -387,14 +388,13 @@ fn chunk_total<C: Carrier, M: Monoid<C>>(
     len: usize,
     s: &mut super::source::Scratch<C>,
 ) -> C {
-    let mut v = [m.identity(); CHUNK / BLOCK];
     let nb = len.div_ceil(BLOCK);
-    for (b, slot) in v.iter_mut().enumerate().take(nb) {
+    let block = |b: usize| {
         let b0 = t0 + b * BLOCK;
         let bl = (t0 + len - b0).min(BLOCK);
-        *slot = m.block(src.fetch(o, b0, bl, s));
-    }
-    tree_in_place(&mut v[..nb], &|a, b| m.op(a, b)).unwrap_or_else(|| m.identity())
+        m.block(src.fetch(o, b0, bl, s))
+    };
+    tree_of(nb, m.identity(), block, &|a, b| m.op(a, b)).unwrap_or_else(|| m.identity())
 }
 
 /// Scan one chunk from its carry into `out` (the chunk's results).
@@ -422,11 +422,13 @@ fn run<C: Carrier, M: Monoid<C>>(
     carry: Option<&Source>,
     m: &M,
     threads: usize,
-) -> Vec<C> {
+) -> Result<Vec<C>> {
     let (outs, n) = (src.outputs, src.n);
-    let mut res = vec![m.identity(); outs * n];
+    // One carrier value per destination element (outs · n is the
+    // destination's element count, checked).
+    let mut res = try_filled(outs * n, m.identity(), "scan results")?;
     if res.is_empty() {
-        return res;
+        return Ok(res);
     }
     let threads = if outs * n < PARALLEL_MIN {
         1
@@ -457,7 +459,7 @@ fn run<C: Carrier, M: Monoid<C>>(
         for (o, row) in res.chunks_mut(n).enumerate() {
             slice(o, row, &mut s, &mut ks);
         }
-        return res;
+        return Ok(res);
     }
     if outs >= threads || n <= CHUNK {
         let per = outs.div_ceil(threads);
@@ -470,12 +472,13 @@ fn run<C: Carrier, M: Monoid<C>>(
                     slice(t * per + i, row, &mut s, &mut ks);
                 }
             });
-        return res;
+        return Ok(res);
     }
     // Few long slices: chunk totals in parallel, carries in order, then the
-    // chunks' scans in parallel.
+    // chunks' scans in parallel (one carry per chunk of 4096 destination
+    // elements).
     let chunks = n.div_ceil(CHUNK);
-    let mut carries = vec![m.identity(); chunks];
+    let mut carries = try_filled(chunks, m.identity(), "scan carries")?;
     for (o, row) in res.chunks_mut(n).enumerate() {
         carries
             .par_chunks_mut(chunks.div_ceil(threads))
@@ -504,7 +507,7 @@ fn run<C: Carrier, M: Monoid<C>>(
                 chunk_scan(src, m, o, c * CHUNK, carries[c], piece, &mut s);
             });
     }
-    res
+    Ok(res)
 }
 
 /// The odd/even (Brent–Kung) prefix network over `a`, in place: neighbouring
@@ -514,18 +517,41 @@ fn run<C: Carrier, M: Monoid<C>>(
 /// every result's association, is a function of the length alone; its depth
 /// is at most `2⌈log₂ n⌉`.
 pub fn odd_even_scan<S: Copy>(a: &mut [S], op: &impl Fn(S, S) -> S) {
+    if a.len() < 2 {
+        return;
+    }
+    let mut scratch = a.to_vec();
+    odd_even_in(a, &mut scratch, op);
+}
+
+/// [`odd_even_scan`] with the pairs of every level in `scratch` (at least
+/// `a.len()` entries; their values are overwritten).
+fn odd_even_in<S: Copy>(a: &mut [S], scratch: &mut [S], op: &impl Fn(S, S) -> S) {
     let n = a.len();
     if n < 2 {
         return;
     }
-    let mut pairs: Vec<S> = (0..n / 2).map(|i| op(a[2 * i], a[2 * i + 1])).collect();
-    odd_even_scan(&mut pairs, op);
+    let (pairs, rest) = scratch.split_at_mut(n / 2);
+    for (i, p) in pairs.iter_mut().enumerate() {
+        *p = op(a[2 * i], a[2 * i + 1]);
+    }
+    odd_even_in(pairs, rest, op);
     for (i, &p) in pairs.iter().enumerate() {
         a[2 * i + 1] = p;
     }
     for i in (2..n).step_by(2) {
         a[i] = op(a[i - 1], a[i]);
     }
+}
+
+/// Run the odd/even network on the states `st` holds (its first `n`),
+/// the rest of its room (`n` more) the pairs' scratch.
+fn network<S: Copy>(st: &mut Vec<S>, n: usize, op: &impl Fn(S, S) -> S) {
+    if let Some(&x) = st.first() {
+        st.resize(2 * n, x);
+    }
+    let (a, scratch) = st.split_at_mut(n);
+    odd_even_in(a, scratch, op);
 }
 
 /// exp z, or 0 below the cut.
@@ -538,26 +564,30 @@ fn e<F: LaneFloat>(z: F) -> F {
     }
 }
 
-/// The Logsumexp scan of one slice's terms into `out`.
-fn lse_scan<F: LaneFloat>(x: &[F], out: &mut [F]) {
+/// The Logsumexp scan of one slice's terms into `out` (`st`: room for
+/// twice the terms' states).
+fn lse_scan<F: LaneFloat>(x: &[F], out: &mut [F], st: &mut Vec<(F, F)>) {
     let centre = |m: F| if m.is_finite() { m } else { F::ZERO };
-    let mut st: Vec<(F, F)> = x.iter().map(|&t| (t, e(t - centre(t)))).collect();
-    odd_even_scan(&mut st, &|a: (F, F), b: (F, F)| {
+    st.clear();
+    st.extend(x.iter().map(|&t| (t, e(t - centre(t)))));
+    network(st, x.len(), &|a: (F, F), b: (F, F)| {
         let m = fmax(a.0, b.0);
         let c = centre(m);
         (m, a.1 * e(a.0 - c) + b.1 * e(b.0 - c))
     });
-    for (o, &(m, s)) in out.iter_mut().zip(&st) {
+    for (o, &(m, s)) in out.iter_mut().zip(st.iter()) {
         *o = if m.is_finite() { m + s.ln() } else { m };
     }
 }
 
-/// The Moments scan of one slice's terms: the running mean or variance.
-fn moments_scan<F: LaneFloat>(x: &[F], out: &mut [F], variance: bool) {
+/// The Moments scan of one slice's terms: the running mean or variance
+/// (`st`: room for twice the terms' states).
+fn moments_scan<F: LaneFloat>(x: &[F], out: &mut [F], variance: bool, st: &mut Vec<(F, F, F)>) {
     let Some(&first) = x.first() else { return };
     let c = if first.is_finite() { first } else { F::ZERO };
-    let mut st: Vec<(F, F, F)> = x.iter().map(|&t| (t - c, F::ZERO, F::ONE)).collect();
-    odd_even_scan(&mut st, &|a: (F, F, F), b: (F, F, F)| {
+    st.clear();
+    st.extend(x.iter().map(|&t| (t - c, F::ZERO, F::ONE)));
+    network(st, x.len(), &|a: (F, F, F), b: (F, F, F)| {
         let n = a.2 + b.2;
         let d = b.0 - a.0;
         let w = b.2 / n;
@@ -568,7 +598,7 @@ fn moments_scan<F: LaneFloat>(x: &[F], out: &mut [F], variance: bool) {
         };
         (mu, (a.1 + b.1) + (d * d) * (a.2 * w), n)
     });
-    for (i, (o, &(mu, s, _))) in out.iter_mut().zip(&st).enumerate() {
+    for (i, (o, &(mu, s, _))) in out.iter_mut().zip(st.iter()).enumerate() {
         *o = if !mu.is_finite() {
             F::NAN
         } else if variance {
@@ -581,41 +611,83 @@ fn moments_scan<F: LaneFloat>(x: &[F], out: &mut [F], variance: bool) {
 
 /// Logsumexp and Moments scans: each slice's terms fetched whole into the
 /// carrier, then the network; threads take whole slices.
-fn run_network<F: LaneFloat + Carrier>(src: &Source, op: ScanOp, threads: usize) -> Vec<F> {
+fn run_network<F: LaneFloat + Carrier>(src: &Source, op: ScanOp, threads: usize) -> Result<Vec<F>> {
     let (outs, n) = (src.outputs, src.n);
-    let mut res = vec![F::ZERO; outs * n];
+    let mut res = try_filled(outs * n, F::ZERO, "scan results")?;
     if res.is_empty() {
-        return res;
+        return Ok(res);
     }
-    let slice = |o: usize, row: &mut [F], terms: &mut Vec<F>, s: &mut super::source::Scratch<F>| {
-        terms.clear();
-        for t0 in (0..n).step_by(BLOCK) {
-            terms.extend_from_slice(src.fetch(o, t0, (n - t0).min(BLOCK), s));
-        }
-        match op {
-            ScanOp::Logsumexp => lse_scan(terms, row),
-            _ => moments_scan(terms, row, op == ScanOp::Variance),
-        }
-    };
     let threads = if outs * n < PARALLEL_MIN {
         1
     } else {
         threads.max(1)
     };
+    // Each task holds one slice's terms and the network's states with the
+    // pairs' scratch (2n states): scratch proportional to a destination row.
+    let tasks = threads.min(outs);
+    let mut bufs: Vec<NetBufs<F>> = Vec::new();
+    bufs.try_reserve_exact(tasks)
+        .map_err(|_| alloc_err("scan states", tasks))?;
+    for _ in 0..tasks {
+        bufs.push(NetBufs::new(op, n)?);
+    }
+    let slice = |o: usize, row: &mut [F], b: &mut NetBufs<F>, s: &mut super::source::Scratch<F>| {
+        b.terms.clear();
+        for t0 in (0..n).step_by(BLOCK) {
+            b.terms
+                .extend_from_slice(src.fetch(o, t0, (n - t0).min(BLOCK), s));
+        }
+        match op {
+            ScanOp::Logsumexp => lse_scan(&b.terms, row, &mut b.lse),
+            _ => moments_scan(&b.terms, row, op == ScanOp::Variance, &mut b.moments),
+        }
+    };
     let per = outs.div_ceil(threads);
-    let work = |t: usize, rows: &mut [F]| {
+    let work = |t: usize, rows: &mut [F], b: &mut NetBufs<F>| {
         let mut s = src.scratch::<F>();
-        let mut terms = Vec::with_capacity(n);
         for (i, row) in rows.chunks_mut(n).enumerate() {
-            slice(t * per + i, row, &mut terms, &mut s);
+            slice(t * per + i, row, b, &mut s);
         }
     };
     if threads == 1 {
-        work(0, &mut res);
+        work(0, &mut res, &mut bufs[0]);
     } else {
+        // ⌈outs / per⌉ ≤ tasks runs of rows, one buffer each.
         res.par_chunks_mut(per * n)
+            .zip(bufs.par_iter_mut())
             .enumerate()
-            .for_each(|(t, rows)| work(t, rows));
+            .for_each(|(t, (rows, b))| work(t, rows, b));
     }
-    res
+    Ok(res)
+}
+
+/// One task's buffers for a network scan of slices of `n` terms.
+struct NetBufs<F> {
+    terms: Vec<F>,
+    lse: Vec<(F, F)>,
+    moments: Vec<(F, F, F)>,
+}
+
+impl<F: LaneFloat> NetBufs<F> {
+    fn new(op: ScanOp, n: usize) -> Result<Self> {
+        fn room<T>(n: usize) -> Result<Vec<T>> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(n)
+                .map_err(|_| alloc_err("scan states", n))?;
+            Ok(v)
+        }
+        let two = n.saturating_mul(2);
+        Ok(NetBufs {
+            terms: room(n)?,
+            lse: room(if op == ScanOp::Logsumexp { two } else { 0 })?,
+            moments: room(if op == ScanOp::Logsumexp { 0 } else { two })?,
+        })
+    }
+}
+
+fn alloc_err(what: &str, elements: usize) -> Error {
+    Error::Alloc {
+        what: what.into(),
+        elements,
+    }
 }

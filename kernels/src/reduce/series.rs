@@ -4,7 +4,7 @@
 //! depends on threads or tier. Like every call, each takes an [`Exec`] last
 //! (only its tier is used: the series kernels run on the calling thread).
 
-use super::lanes::{combine_blocks, LaneFloat, BLOCK};
+use super::lanes::{tree_of, LaneFloat, BLOCK};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 
@@ -35,15 +35,16 @@ fn check_window(window: usize, n: usize) -> Result<usize> {
 /// stack buffer).
 fn lane_sum_of<F: LaneFloat>(exec: &Exec, x: &[F], f: impl Fn(F) -> F) -> Result<F> {
     let tier = exec.resolve_tier()?;
-    let mut totals = Vec::with_capacity(x.len().div_ceil(BLOCK));
+    let add = |a: F, b: F| a + b;
     let mut t = [F::ZERO; BLOCK];
-    for c in x.chunks(BLOCK) {
+    let block = |i: usize| {
+        let c = &x[i * BLOCK..((i + 1) * BLOCK).min(x.len())];
         for (d, &v) in t.iter_mut().zip(c) {
             *d = f(v);
         }
-        totals.push(F::sum_block_on(tier, &t[..c.len()]));
-    }
-    Ok(combine_blocks(&totals))
+        F::sum_block_on(tier, &t[..c.len()])
+    };
+    Ok(tree_of(x.len().div_ceil(BLOCK), F::ZERO, block, &add).unwrap_or(F::ZERO))
 }
 
 /// `Σ (x - c)²` about a given centre `c`: each term `(x - c)·(x - c)` rounded
@@ -111,11 +112,12 @@ pub fn rolling_mean<F: LaneFloat>(
     check_len("rolling mean", out.len(), m)?;
     let tier = exec.resolve_tier()?;
     let w = F::from_count(window);
-    let mut totals = Vec::with_capacity(window.div_ceil(BLOCK));
+    let add = |a: F, b: F| a + b;
+    let blocks = window.div_ceil(BLOCK);
     for (o, win) in out.iter_mut().zip(x.windows(window)) {
-        totals.clear();
-        totals.extend(win.chunks(BLOCK).map(|c| F::sum_block_on(tier, c)));
-        *o = combine_blocks(&totals) / w;
+        let block =
+            |i: usize| F::sum_block_on(tier, &win[i * BLOCK..((i + 1) * BLOCK).min(window)]);
+        *o = tree_of(blocks, F::ZERO, block, &add).unwrap_or(F::ZERO) / w;
     }
     Ok(())
 }

@@ -9,7 +9,7 @@
 //! the program run over the loop with its kept axes first and its reduced
 //! axes last, so that one result's terms are consecutive indices.
 
-use crate::array::ArrayView;
+use crate::array::{extent_product, ArrayView};
 use crate::map::{TermPlan, TileScratch, TILE};
 use crate::tier::cast_table;
 use crate::{cast_index, DType, Element, LoopFn, Tier, Variant};
@@ -153,12 +153,15 @@ impl Source {
                     continue;
                 }
                 let s = stride(ax);
-                if let (Some(&last_n), Some(last_s)) = (red_shape.last(), red_strides.last_mut()) {
-                    let _ = last_n;
-                    let merges = (0..ops.len()).all(|k| last_s[k] == s[k] * len as isize);
+                if let (Some(last_n), Some(last_s)) = (red_shape.last_mut(), red_strides.last_mut())
+                {
+                    let merges =
+                        (0..ops.len()).all(|k| s[k].checked_mul(len as isize) == Some(last_s[k]));
                     if merges {
-                        *red_shape.last_mut().expect("nonempty") *= len;
-                        *red_strides.last_mut().expect("nonempty") = s;
+                        // Exact where the operand has elements (its count is
+                        // checked); a saturated extent only in an empty one.
+                        *last_n = extent_product([*last_n, len]);
+                        *last_s = s;
                         continue;
                     }
                 }
@@ -169,8 +172,8 @@ impl Source {
                 outer_strides.push(stride(ax));
             }
         }
-        let n = red_shape.iter().product();
-        let outputs = outer_shape.iter().product();
+        let n = extent_product(red_shape.iter().copied());
+        let outputs = extent_product(outer_shape.iter().copied());
         Some(Source {
             addr,
             arity: ops.len(),
@@ -202,12 +205,12 @@ impl Source {
         } else {
             Some(table[cast_index(terms.dtype, carrier, false, Variant::Contig)?])
         };
-        let n = axes.iter().map(|&a| shape[a]).product();
+        let n = extent_product(axes.iter().map(|&a| shape[a]));
         let outer_shape: Vec<usize> = (0..shape.len())
             .filter(|a| !axes.contains(a))
             .map(|a| shape[a])
             .collect();
-        let outputs = outer_shape.iter().product();
+        let outputs = extent_product(outer_shape.iter().copied());
         let none = Addr {
             base: core::ptr::null(),
             offset: 0,
