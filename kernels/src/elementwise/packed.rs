@@ -418,7 +418,7 @@ mod avx2 {
     /// AVX2; group `g`'s bytes are inside `dst`.
     #[inline(always)]
     unsafe fn store<const BITS: u32>(c: [__m256i; 4], dst: *mut u8, g: usize) {
-        // SAFETY (whole body): register operations, and a store inside dst.
+        // SAFETY: register operations, and a store inside dst.
         unsafe {
             let w = _mm256_packus_epi16(
                 _mm256_packs_epi32(c[0], c[1]),
@@ -630,7 +630,7 @@ mod avx2 {
     /// # Safety
     /// As `Fused::encode`, for `groups * 32` values.
     pub(super) unsafe fn encode(f: &Fused, src: *const f32, dst: *mut u8, groups: usize) {
-        // SAFETY (each arm): forwarded; the caller has checked AVX2.
+        // SAFETY: forwarded; the caller has checked AVX2.
         unsafe {
             match (f.enc, f.bits) {
                 (Some(Encode::Int { lo, hi }), 1) => encode_int::<1>(lo, hi, src, dst, groups),

@@ -312,10 +312,11 @@ pub(super) unsafe fn run_packed(plan: &Plan, contig: LoopFn, r0: usize, r1: usiz
                 }
                 let item = if a.vpb > 1 { 1 } else { a.item };
                 let buf = &mut ins[k * TILE * MAX_ITEM..];
-                // SAFETY (both arms): positions inside the row of a validated operand.
+                // SAFETY: positions inside the row of a validated operand.
                 if !unsafe { gather_run(a, p0, s[k], len, buf) } {
                     for i in 0..len {
                         let p = pos[k] + (i0 + i) as isize * s[k];
+                        // SAFETY: position p lies in the row of the validated operand.
                         unsafe { gather(a, p, &mut buf[i * item..i * item + item.max(1)]) };
                     }
                 }
@@ -332,10 +333,11 @@ pub(super) unsafe fn run_packed(plan: &Plan, contig: LoopFn, r0: usize, r1: usiz
             // elements (tile buffers or unit-stride runs of validated operands).
             unsafe { contig(&args) };
             let item = if o.vpb > 1 { 1 } else { o.item };
-            // SAFETY (both arms): positions inside the row of the validated destination.
+            // SAFETY: positions inside the row of the validated destination.
             if !direct && !unsafe { scatter_run(o, p0, s[OUT], len, out) } {
                 for i in 0..len {
                     let p = pos[OUT] + (i0 + i) as isize * s[OUT];
+                    // SAFETY: position p lies in the row of the validated destination.
                     unsafe { scatter(o, p, &out[i * item..i * item + item]) };
                 }
             }

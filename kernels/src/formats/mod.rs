@@ -378,7 +378,7 @@ fn encode_mx_f32(
     let blocks_per_row = n / sp.block;
     let (cp, sp_out) = (codes.as_mut_ptr() as usize, scales.as_mut_ptr() as usize);
     // Encode values t0 .. t0 + len of row r from `p` (which holds them).
-    // SAFETY (callers): `p` holds the row's values t0 .. t0 + len, a whole
+    // SAFETY: `p` holds the row's values t0 .. t0 + len, a whole
     // number of blocks; the code and scale bytes of distinct (r, t0) are
     // disjoint and inside the buffers `encoded_sizes` sized.
     let tile_at = |r: usize, t0: usize, len: usize, p: *const f32, s: &mut mx_f32::Scratch| unsafe {

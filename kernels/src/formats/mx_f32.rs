@@ -302,7 +302,7 @@ mod avx2 {
         scaled: &mut [f32],
         scales: &mut [f32],
     ) {
-        // SAFETY (every arm): forwarded.
+        // SAFETY: forwarded.
         unsafe {
             match (r.block, r.int_unit.is_some()) {
                 (16, false) => blocks::<16, false>(r, far, src, nb, scaled, scales),

@@ -305,16 +305,18 @@ pub(crate) fn execute(
     } else {
         1
     };
-    // SAFETY (both arms): every operand was validated against its bytes and
+    // SAFETY: every operand was validated against its bytes and
     // broadcasts to the outputs' shape; tiles are disjoint ranges of indices,
     // and the ranges of different tasks are disjoint.
     if threads == 1 {
+        // SAFETY: every operand was validated and the one task runs every tile.
         unsafe { plan.run_tiles(0, tiles) };
     } else {
         use rayon::prelude::*;
         let per = tiles.div_ceil(threads);
         (0..threads).into_par_iter().for_each(|t| {
             let (t0, t1) = ((t * per).min(tiles), ((t + 1) * per).min(tiles));
+            // SAFETY: this task's tiles t0..t1 are disjoint from every other task's.
             unsafe { plan.run_tiles(t0, t1) };
         });
     }
@@ -1164,9 +1166,10 @@ unsafe fn gather_seg(a: &Addr, p0: isize, s: isize, m: usize, dst: *mut u8) {
     if a.vpb > 1 {
         // SAFETY: dst holds m codes.
         let out = unsafe { core::slice::from_raw_parts_mut(dst, m) };
-        // SAFETY (both): forwarded.
+        // SAFETY: forwarded.
         if !unsafe { tile::gather_run(a, p0, s, m, out) } {
             for (j, o) in out.iter_mut().enumerate() {
+                // SAFETY: each position is a validated position of the operand.
                 unsafe { tile::gather(a, p0 + j as isize * s, core::slice::from_mut(o)) };
             }
         }
@@ -1192,9 +1195,10 @@ unsafe fn scatter_seg(a: &Addr, p0: isize, s: isize, m: usize, src: *const u8) {
     if a.vpb > 1 {
         // SAFETY: src holds m codes.
         let vals = unsafe { core::slice::from_raw_parts(src, m) };
-        // SAFETY (both): forwarded.
+        // SAFETY: forwarded.
         if !unsafe { tile::scatter_run(a, p0, s, m, vals) } {
             for (j, v) in vals.iter().enumerate() {
+                // SAFETY: each position is a validated position of the output, written by this thread alone.
                 unsafe { tile::scatter(a, p0 + j as isize * s, core::slice::from_ref(v)) };
             }
         }

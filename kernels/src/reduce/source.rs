@@ -323,14 +323,18 @@ impl Source {
         let [b0, b1, out] = &mut s.buf;
         let dx = self.fetch_one(0, o, t0, len, &mut s.raw, b0, &mut s.idx);
         let dy = self.fetch_one(1, o, t0, len, &mut s.raw, b1, &mut s.idx);
-        // SAFETY: as above.
         let x: &[C] = match dx {
-            Some(p) => unsafe { core::slice::from_raw_parts(p as *const C, len) },
+            Some(p) => {
+                // SAFETY: the fetch pointed at `len` contiguous values of C.
+                unsafe { core::slice::from_raw_parts(p as *const C, len) }
+            }
             None => &b0[..len],
         };
-        // SAFETY: as above.
         let y: &[C] = match dy {
-            Some(p) => unsafe { core::slice::from_raw_parts(p as *const C, len) },
+            Some(p) => {
+                // SAFETY: the fetch pointed at `len` contiguous values of C.
+                unsafe { core::slice::from_raw_parts(p as *const C, len) }
+            }
             None => &b1[..len],
         };
         C::map2(self.map, x, y, &mut out[..len]);
@@ -456,7 +460,7 @@ impl Source {
             let start = if rank == 0 { 0 } else { idx[rank - 1] };
             let run = (inner_n - start).min(len - done);
             let dst0 = out.wrapping_add(done * width);
-            // SAFETY (all arms): positions pos + j·inner_s for j < run are
+            // SAFETY: positions pos + j·inner_s for j < run are
             // element positions of the validated view; the destination has room
             // for `len` values of `width` bytes from `out`.
             unsafe {
