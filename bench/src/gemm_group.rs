@@ -28,6 +28,8 @@ use tessera_testkit::rng::Rng;
 
 /// The group's name on the command line.
 pub const NAME: &str = "gemm";
+/// The integer products' group name (a filter `gemm` names it too).
+pub const INT_NAME: &str = "gemm-int";
 
 trait Elem: Copy + Default + 'static + tessera::Element + std::fmt::Debug {
     fn of(x: f64) -> Self;
@@ -442,5 +444,109 @@ pub fn run(quick: bool) -> (String, bool) {
         }
     }
     drop(blas.take());
+    (out, all_ok)
+}
+
+/// Best seconds per call of `f` over alternated samples of about `target`
+/// seconds each, for each of `fs` (5 rounds).
+fn alternate(fs: &mut [&mut dyn FnMut()], target: f64) -> Vec<f64> {
+    let mut best = vec![f64::INFINITY; fs.len()];
+    for round in 0..5 {
+        for q in 0..fs.len() {
+            let p = if round % 2 == 0 { q } else { fs.len() - 1 - q };
+            let t0 = Instant::now();
+            let mut calls = 0u32;
+            while calls == 0 || t0.elapsed().as_secs_f64() < target {
+                (fs[p])();
+                calls += 1;
+            }
+            best[p] = best[p].min(t0.elapsed().as_secs_f64() / calls as f64);
+        }
+    }
+    best
+}
+
+/// The integer products: `qmatmul_i8` (u8 × i8 → i32, the VNNI quads on an
+/// AVX-512 VNNI host) and i16 × i16 → i32 in GOP/s (2·m·n·k), beside
+/// tessera's own f32 product of the same shape in GFLOP/s, alternated in one
+/// run. Each integer result is checked against an exact i64 model of a few
+/// outputs first.
+pub fn run_int(quick: bool) -> (String, bool) {
+    let mut out = String::from(
+        "gemm-int: GOP/s (2·m·n·k / best sample) beside tessera's f32 GFLOP/s; ratio = integer / f32\n",
+    );
+    out.push_str(&format!(
+        "{:>16} {:>3}  {:>9} {:>9} {:>9}  {:>6} {:>6}\n",
+        "m x k x n", "thr", "u8·i8", "i16·i16", "f32", "8-bit", "16-bit"
+    ));
+    let sizes: &[usize] = if quick {
+        &[128]
+    } else {
+        &[256, 512, 1024, 2048]
+    };
+    let mut all_ok = true;
+    let mut rng = Rng::new(0x1234_5678);
+    for &n in sizes {
+        let a8: Vec<u8> = (0..n * n).map(|_| rng.next_u64() as u8).collect();
+        let b8: Vec<i8> = (0..n * n).map(|_| rng.next_u64() as i8).collect();
+        let a16: Vec<i16> = (0..n * n).map(|_| rng.next_u64() as i16).collect();
+        let b16: Vec<i16> = (0..n * n).map(|_| rng.next_u64() as i16).collect();
+        let af: Vec<f32> = a8.iter().map(|&x| x as f32).collect();
+        let bf: Vec<f32> = b8.iter().map(|&x| x as f32).collect();
+        for threads in [1, 2] {
+            let exec = Exec::default().threads(threads);
+            let (mut c8, mut c16, mut cf) =
+                (vec![0i32; n * n], vec![0i32; n * n], vec![0f32; n * n]);
+            let mut run8 = || {
+                tessera::contract::quant::qmatmul_i8(
+                    &ArrayView::from_slice(&a8, &[n, n]).expect("view"),
+                    &ArrayView::from_slice(&b8, &[n, n]).expect("view"),
+                    &mut ArrayViewMut::from_slice(&mut c8, &[n, n]).expect("view"),
+                    &exec,
+                )
+                .expect("qmatmul_i8")
+            };
+            run8();
+            let mut run16 = || {
+                tessera::contract(
+                    &tessera::ContractSpec::new(tessera::DType::I32).contracting(1, 0),
+                    &ArrayView::from_slice(&a16, &[n, n]).expect("view"),
+                    &ArrayView::from_slice(&b16, &[n, n]).expect("view"),
+                    None,
+                    &mut ArrayViewMut::from_slice(&mut c16, &[n, n]).expect("view"),
+                    &exec,
+                )
+                .expect("i16 product")
+            };
+            run16();
+            let mut runf = || tessera_mm(n, n, n, &af, &bf, &mut cf, threads);
+            let target = if quick { 0.005 } else { 0.1 };
+            let t = alternate(&mut [&mut run8, &mut run16, &mut runf], target);
+            // A few outputs against the exact sum.
+            let exact = |i: usize, j: usize, wide: &dyn Fn(usize, usize) -> i64| {
+                (0..n).map(|t| wide(i * n + t, t * n + j)).sum::<i64>() as i32
+            };
+            let ok = [(0, 0), (n - 1, n - 1), (n / 3, n / 2)]
+                .iter()
+                .all(|&(i, j)| {
+                    c8[i * n + j] == exact(i, j, &|x, y| a8[x] as i64 * b8[y] as i64)
+                        && c16[i * n + j] == exact(i, j, &|x, y| a16[x] as i64 * b16[y] as i64)
+                });
+            all_ok &= ok;
+            let ops = 2.0 * (n * n * n) as f64 / 1e9;
+            let (g8, g16, gf) = (ops / t[0], ops / t[1], ops / t[2]);
+            out.push_str(&format!(
+                "{:>16} {:>3}  {:>9.1} {:>9.1} {:>9.1}  {:>6.2} {:>6.2}{}\n",
+                format!("{n} x {n} x {n}"),
+                threads,
+                g8,
+                g16,
+                gf,
+                g8 / gf,
+                g16 / gf,
+                if ok { "" } else { "  WRONG" }
+            ));
+        }
+    }
     (out, all_ok)
 }

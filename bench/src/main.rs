@@ -99,7 +99,9 @@
 //!   and MKL through `bench/scripts/blas_peer.py`, in GFLOP/s (see
 //!   `gemm_group.rs`); like `cast-sweep`, only
 //!   when a filter names it (`tessera-bench gemm`, with `--quick` for a smoke run);
-//!   in `--json` mode its table goes to stderr.
+//!   in `--json` mode its table goes to stderr. `gemm-int` (also named by
+//!   `gemm`): the integer products (u8·i8 and i16·i16 into i32) in GOP/s beside
+//!   tessera's f32 product of the same shape.
 //! * `reduce/sum-f32`, `reduce/sum-f64`, `reduce/sum-squares-f32`: the sum of
 //!   `--size-mib` MiB beside a naive loop, `iter().sum()`, ndarray and a read
 //!   of the buffer; Σ x² three ways (see `reduce.rs`).
@@ -261,6 +263,7 @@ fn main() -> ExitCode {
         && (selected(cast_sweep::NAME, &o.filters)
             || o.filters.iter().any(|f| f.starts_with(cast_sweep::NAME)));
     let gemm_group = !o.filters.is_empty() && selected(gemm_group::NAME, &o.filters);
+    let gemm_int = !o.filters.is_empty() && selected(gemm_group::INT_NAME, &o.filters);
     let math = !o.filters.is_empty() && o.filters.iter().any(|f| f.starts_with(math_group::NAME));
     if o.list {
         for g in group_names() {
@@ -269,7 +272,7 @@ fn main() -> ExitCode {
         println!("{}", cast_sweep::NAME);
         return ExitCode::SUCCESS;
     }
-    if names.is_empty() && !sweep && !gemm_group && !math {
+    if names.is_empty() && !sweep && !gemm_group && !gemm_int && !math {
         eprintln!(
             "tessera-bench: no group matches {:?}; groups: {}, {}",
             o.filters,
@@ -366,8 +369,12 @@ fn main() -> ExitCode {
         }
         sweep_ok &= ok;
     }
-    if gemm_group {
-        let (text, ok) = gemm_group::run(o.quick);
+    let gemm_runs = [
+        (gemm_group, gemm_group::run as fn(bool) -> (String, bool)),
+        (gemm_int, gemm_group::run_int),
+    ];
+    for (_, run) in gemm_runs.iter().filter(|g| g.0) {
+        let (text, ok) = run(o.quick);
         if o.json {
             eprintln!("{text}");
         } else {

@@ -65,14 +65,18 @@
 //! row and column and sums them in lanes (or, for many long rows and
 //! columns, reads them block by block); few outputs with a long depth share
 //! the nodes of the depth's block tree among threads. Integer sums are exact
-//! in any order: inputs of at most 16 bits run as an f64 chain GEMM when every partial sum
-//! stays below 2^53 (so every step is exact), then wrap into the accumulator;
-//! others take the lane path. A complex contraction runs as two real ones over
+//! in any order: `i8`, `u8` and `i16` inputs into `i32` run the packed
+//! integer kernels of [`integer`] on the vector tiers (AVX-512 VNNI
+//! `vpdpbusd` on four 8-bit steps at a time, `vpmaddwd`/`vpdpwssd` on two
+//! 16-bit steps; wrapping, never saturating); other inputs of at most 16 bits
+//! run as an f64 chain GEMM when every partial sum stays below 2^53 (so every
+//! step is exact), then wrap into the accumulator; others take the lane path. A complex contraction runs as two real ones over
 //! 2K terms.
 
 mod acc;
 pub mod block;
 mod gemm;
+mod integer;
 mod lane;
 mod micro;
 pub mod order;
@@ -522,6 +526,8 @@ fn panel_need(
             (r, c, k),
             [raw(a.1, DType::F64), raw(b.1, DType::F64)],
         ),
+        // The packed integer products keep their panels themselves.
+        DType::I32 if integer::plan(tier, a.1, b.1, spec.acc).is_some() => None,
         DType::I32 | DType::I64 if int_via_f64(a.0, a.1, b.0, b.1, spec) => need::<f64>(
             tier,
             (r, c, k),
@@ -568,6 +574,9 @@ pub(crate) fn contract_in(
     }
     if dst.layout().is_empty() {
         return Ok(());
+    }
+    if let Some(plan) = integer::plan(tier, a.dtype(), b.dtype(), spec.acc) {
+        return run_integer(plan, exec, a, b, init, dst, spec);
     }
     match spec.acc {
         DType::F32 => run::<f32>(tier, exec, a, b, init, dst, spec, forced, panels),
@@ -1085,42 +1094,86 @@ fn run_int_via_f64(
         Some(Order::Chain),
         panels,
     )?;
-    fn finish<T: Acc + crate::Element>(
-        exec: Exec,
-        sums: &[f64],
-        init: Option<&ArrayView<'_>>,
-        dst: &mut ArrayViewMut<'_>,
-        wrap: fn(i64) -> T,
-    ) -> Result<()> {
-        let mut out = try_collect(
-            sums.len(),
-            sums.iter().map(|&v| wrap(v as i64)),
-            "the destination in acc",
-        )?;
-        if let Some(i) = init {
-            let mut iv = try_filled(out.len(), T::ZERO, "the init in acc")?;
-            cast(
-                CastMode::Default,
-                i,
-                &mut ArrayViewMut::from_slice(&mut iv, dst.shape())?,
-                &exec,
-            )?;
-            for (o, x) in out.iter_mut().zip(iv) {
-                *o = o.plus(x);
-            }
-        }
+    if spec.acc == DType::I32 {
+        let out = try_collect(sums.len(), sums.iter().map(|&v| v as i64 as i32), "acc")?;
+        finish_int::<i32>(exec, out, init, dst)
+    } else {
+        let out = try_collect(sums.len(), sums.iter().map(|&v| v as i64), "acc")?;
+        finish_int::<i64>(exec, out, init, dst)
+    }
+}
+
+/// The integer sums `out` (C order of the destination's shape) plus init,
+/// wrapping in the accumulator, cast into `dst`.
+fn finish_int<T: Acc + crate::Element>(
+    exec: Exec,
+    mut out: Vec<T>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+) -> Result<()> {
+    if let Some(i) = init {
+        let mut iv = try_filled(out.len(), T::ZERO, "the init in acc")?;
         cast(
             CastMode::Default,
-            &ArrayView::from_slice(&out, dst.shape())?,
-            dst,
+            i,
+            &mut ArrayViewMut::from_slice(&mut iv, dst.shape())?,
             &exec,
-        )
+        )?;
+        for (o, x) in out.iter_mut().zip(iv) {
+            *o = o.plus(x);
+        }
     }
-    if spec.acc == DType::I32 {
-        finish::<i32>(exec, &sums, init, dst, |v| v as i32)
-    } else {
-        finish::<i64>(exec, &sums, init, dst, |v| v)
+    cast(
+        CastMode::Default,
+        &ArrayView::from_slice(&out, dst.shape())?,
+        dst,
+        &exec,
+    )
+}
+
+/// A contraction of `i8`, `u8` and `i16` inputs into `i32` by the packed
+/// integer kernels ([`integer`]): exact modulo 2^32, as every integer path.
+fn run_integer(
+    plan: integer::Plan,
+    exec: Exec,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    spec: &ContractSpec,
+) -> Result<()> {
+    let g = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec)?;
+    let t = Tables::of(&g, a.layout().offset, b.layout().offset, false)?;
+    let (r, c) = (t.a_rows.len(), t.b_cols.len());
+    let mut out = try_filled(dst.layout().len(), 0i32, "the destination in acc")?;
+    let side_a = integer::Side {
+        src: Src::new(a.data()),
+        dtype: a.dtype(),
+        free: &t.a_rows,
+        ks: &t.a_ks,
+    };
+    let side_b = integer::Side {
+        src: Src::new(b.data()),
+        dtype: b.dtype(),
+        free: &t.b_cols,
+        ks: &t.b_ks,
+    };
+    if r * c > 0 {
+        for (bi, tile) in out.chunks_mut(r * c).enumerate() {
+            // SAFETY: the tables come from the validated views' shapes,
+            // strides and offsets, over their own bytes.
+            unsafe {
+                integer::product(
+                    plan,
+                    exec.thread_count(),
+                    (&side_a, t.a_batch[bi]),
+                    (&side_b, t.b_batch[bi]),
+                    tile,
+                )?
+            };
+        }
     }
+    finish_int::<i32>(exec, out, init, dst)
 }
 
 /// A complex contraction as two real ones over 2K terms: the real part sums

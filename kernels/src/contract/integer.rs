@@ -1,0 +1,705 @@
+//! Products of narrow integers (`i8`, `u8`, `i16`) into an `i32` accumulator
+//! by packed dot-product instructions.
+//!
+//! The depth is cut into groups of steps that one 32-bit lane multiplies and
+//! sums at once, and both operands are packed as 32-bit words of one group:
+//!
+//! * **Quads** (both operands 8-bit, AVX-512 VNNI): four steps per word, a's
+//!   values as `u8` and b's as `i8`, summed by `vpdpbusd` (the wrapping form;
+//!   never the saturating `vpdpbusds`). A signed a is offset by +128 and an
+//!   unsigned b by −128 into those ranges, and the offsets are taken back by
+//!   an exact correction: with `a = a' − oa` and `b = b' + sb`,
+//!   `Σ a·b = Σ a'·b' + sb·Σ a' − oa·Σ b' − K·oa·sb`.
+//! * **Pairs** (every other mix of `i8`, `u8`, `i16`): two steps per word, both
+//!   values as `i16`, summed by `vpmaddwd` and a wrapping add (or VNNI's
+//!   `vpdpwssd`). A pair's two products sum to at most 2^31 in magnitude, and
+//!   only `(−2^15)·(−2^15)` twice reaches it: the instruction gives −2^31 for
+//!   +2^31, the same value modulo 2^32.
+//!
+//! Every product and every sum is exact modulo 2^32, so the result is the
+//! exact sum modulo 2^32 whatever the grouping, blocking, tier or threads: the
+//! bits of the lane path and of the scalar tier.
+
+use super::acc::Src;
+use crate::error::Result;
+use crate::{DType, Tier};
+
+/// A packed product kernel: `(kg, a, b, c, rs)` adds, to the `MR × NR` tile
+/// at `c` (row stride `rs` elements), the products of `kg` groups: `a` holds
+/// `kg·MR` words (group-major, then row), `b` `kg·NR` words (group-major,
+/// then column).
+///
+/// # Safety (of calling one)
+/// The pointers hold what the description says and the tile is writable
+/// and read by no one else.
+type Kernel = unsafe fn(usize, *const u32, *const u32, *mut i32, usize);
+
+/// How the depth is grouped into 32-bit words.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Grouping {
+    /// Four 8-bit steps per word (`u8` × `i8`).
+    Quads,
+    /// Two 16-bit steps per word (`i16` × `i16`).
+    Pairs,
+}
+
+/// The kernel a tier runs for a pair of input dtypes.
+#[derive(Clone, Copy)]
+pub(super) struct Plan {
+    grouping: Grouping,
+    kernel: Kernel,
+    mr: usize,
+    nr: usize,
+}
+
+/// Whether `d` is an input this path reads.
+fn narrow(d: DType) -> bool {
+    matches!(d, DType::I8 | DType::U8 | DType::I16)
+}
+
+/// The packed path for inputs `a` and `b` into `acc` on `tier`, or None where
+/// it does not apply (another accumulator or input, or a tier without
+/// AVX2): those products take the other integer paths, with the same bits.
+pub(super) fn plan(tier: Tier, a: DType, b: DType, acc: DType) -> Option<Plan> {
+    if acc != DType::I32 || !narrow(a) || !narrow(b) {
+        return None;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        let bytes = a != DType::I16 && b != DType::I16;
+        if crate::tier::runs_avx512(tier) {
+            let vnni = std::arch::is_x86_feature_detected!("avx512vnni");
+            return Some(match (bytes && vnni, vnni) {
+                (true, _) => Plan {
+                    grouping: Grouping::Quads,
+                    kernel: kernels::avx512_quads_14x32,
+                    mr: 14,
+                    nr: 32,
+                },
+                (false, true) => Plan {
+                    grouping: Grouping::Pairs,
+                    kernel: kernels::avx512_vnni_pairs_14x32,
+                    mr: 14,
+                    nr: 32,
+                },
+                (false, false) => Plan {
+                    grouping: Grouping::Pairs,
+                    kernel: kernels::avx512_pairs_14x32,
+                    mr: 14,
+                    nr: 32,
+                },
+            });
+        }
+        if crate::tier::runs_avx2(tier) {
+            return Some(Plan {
+                grouping: Grouping::Pairs,
+                kernel: kernels::avx2_pairs_6x16,
+                mr: 6,
+                nr: 16,
+            });
+        }
+    }
+    let _ = tier;
+    None
+}
+
+/// Groups of the depth per packed block (the b block of `NC` columns is
+/// `NC · KG_BLOCK` words: 384 KiB, inside L2).
+const KG_BLOCK: usize = 256;
+/// Columns per packed block of b.
+const NC: usize = 384;
+/// Multiply-adds below which a product stays on the calling thread.
+const PARALLEL_MIN: usize = 1 << 18;
+
+/// A narrow integer input type.
+trait Narrow: Copy {
+    /// The value.
+    fn value(self) -> i32;
+}
+
+/// The word of `G` consecutive elements from `p`, each value plus `offset`,
+/// low step first (`G` = 4: bytes; 2: 16-bit halves).
+///
+/// # Safety
+/// `p` addresses `G` readable elements.
+#[inline(always)]
+unsafe fn word_at<T: Narrow, const G: usize>(p: *const T, offset: i32) -> u32 {
+    let (bits, mask) = (32 / G, if G == 4 { 0xff } else { 0xffff });
+    let mut w = 0u32;
+    for u in 0..G {
+        // SAFETY: the caller's contract.
+        let v = unsafe { p.add(u).read_unaligned() }.value() + offset;
+        w |= (v as u32 & mask) << (bits * u);
+    }
+    w
+}
+impl Narrow for i8 {
+    #[inline(always)]
+    fn value(self) -> i32 {
+        self as i32
+    }
+}
+impl Narrow for u8 {
+    #[inline(always)]
+    fn value(self) -> i32 {
+        self as i32
+    }
+}
+impl Narrow for i16 {
+    #[inline(always)]
+    fn value(self) -> i32 {
+        self as i32
+    }
+}
+
+/// One operand as the packing reads it: its bytes, the position of each
+/// batch element, of each row (or column) and of each depth step.
+pub(super) struct Side<'a> {
+    pub src: Src<'a>,
+    pub dtype: DType,
+    pub free: &'a [isize],
+    pub ks: &'a [isize],
+}
+
+/// `out[i·C + j] = Σ_k a[i, k]·b[k, j]` modulo 2^32 for one batch element,
+/// `out` of `R·C` elements (overwritten), `a` at `a_base`, `b` at `b_base`.
+///
+/// # Safety
+/// Every position `base + free[i] + ks[k]` of each side is an element of its
+/// bytes (as the validated view's dtype).
+pub(super) unsafe fn product(
+    plan: Plan,
+    threads: usize,
+    (a, a_base): (&Side<'_>, isize),
+    (b, b_base): (&Side<'_>, isize),
+    out: &mut [i32],
+) -> Result<()> {
+    macro_rules! typed {
+        ($($ad:ident => $at:ty),*; $($bd:ident => $bt:ty),*) => {
+            typed!(@a [$($ad => $at),*] [$($bd => $bt),*])
+        };
+        (@a [$($ad:ident => $at:ty),*] $bs:tt) => {
+            match a.dtype {
+                $(DType::$ad => typed!(@b $at, $bs),)*
+                other => unreachable!("{other} is not a narrow input"),
+            }
+        };
+        (@b $at:ty, [$($bd:ident => $bt:ty),*]) => {
+            match b.dtype {
+                // SAFETY: the caller's contract, with each side's own dtype.
+                $(DType::$bd => unsafe {
+                    product_typed::<$at, $bt>(plan, threads, (a, a_base), (b, b_base), out)
+                },)*
+                other => unreachable!("{other} is not a narrow input"),
+            }
+        };
+    }
+    typed!(I8 => i8, U8 => u8, I16 => i16; I8 => i8, U8 => u8, I16 => i16)
+}
+
+/// [`product`] for inputs of types `A` and `B`.
+///
+/// # Safety
+/// As [`product`].
+unsafe fn product_typed<A: Narrow, B: Narrow>(
+    plan: Plan,
+    threads: usize,
+    a: (&Side<'_>, isize),
+    b: (&Side<'_>, isize),
+    out: &mut [i32],
+) -> Result<()> {
+    // SAFETY: forwarded.
+    unsafe {
+        match plan.grouping {
+            Grouping::Quads => grouped::<A, B, 4>(plan, threads, a, b, out),
+            Grouping::Pairs => grouped::<A, B, 2>(plan, threads, a, b, out),
+        }
+    }
+}
+
+/// One operand's elements through a pointer at its batch element's base.
+struct Reader<'a, T> {
+    base: *const T,
+    free: &'a [isize],
+    ks: &'a [isize],
+    /// Consecutive free positions (a row-major b's columns).
+    free_unit: bool,
+    /// Consecutive depth positions (a row-major a's rows).
+    ks_unit: bool,
+}
+
+impl<T: Narrow> Reader<'_, T> {
+    /// The value at free index `f`, depth `s`.
+    ///
+    /// # Safety
+    /// `f` and `s` are inside the tables (the positions they name are the
+    /// operand's: [`product`]'s contract).
+    #[inline(always)]
+    unsafe fn at(&self, f: usize, s: usize) -> i32 {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let off = *self.free.get_unchecked(f) + *self.ks.get_unchecked(s);
+            self.base.offset(off).read_unaligned().value()
+        }
+    }
+
+    /// A pointer to the element at free index `f`, depth `s`.
+    ///
+    /// # Safety
+    /// As [`Reader::at`].
+    #[inline(always)]
+    unsafe fn ptr(&self, f: usize, s: usize) -> *const T {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let off = *self.free.get_unchecked(f) + *self.ks.get_unchecked(s);
+            self.base.offset(off)
+        }
+    }
+}
+
+// SAFETY: a reader only reads, through a pointer into bytes borrowed for
+// its lifetime (shared between the tasks of one call).
+unsafe impl<T> Sync for Reader<'_, T> {}
+
+/// [`product`] with `G` steps per word (4: quads, 2: pairs).
+///
+/// # Safety
+/// As [`product`].
+unsafe fn grouped<A: Narrow, B: Narrow, const G: usize>(
+    plan: Plan,
+    threads: usize,
+    (a, a_base): (&Side<'_>, isize),
+    (b, b_base): (&Side<'_>, isize),
+    out: &mut [i32],
+) -> Result<()> {
+    let (r, c, k) = (a.free.len(), b.free.len(), a.ks.len());
+    out.fill(0);
+    if r == 0 || c == 0 || k == 0 {
+        return Ok(());
+    }
+    let bits = 32 / G;
+    let mask = if G == 4 { 0xff } else { 0xffff };
+    // The offsets of the quads (see the module's docs); pairs need none.
+    let (oa, sb) = match plan.grouping {
+        Grouping::Quads => (
+            if a.dtype == DType::I8 { 128 } else { 0 },
+            if b.dtype == DType::U8 { 128 } else { 0 },
+        ),
+        Grouping::Pairs => (0, 0),
+    };
+    let ra = Reader::<A> {
+        // SAFETY: the base is a position of the operand (r, c and k are not
+        // 0, so its first element exists, at the base).
+        base: unsafe { a.src.ptr::<A>(a_base) },
+        free: a.free,
+        ks: a.ks,
+        free_unit: false,
+        ks_unit: super::pack::unit(a.ks),
+    };
+    let rb = Reader::<B> {
+        // SAFETY: as above.
+        base: unsafe { b.src.ptr::<B>(b_base) },
+        free: b.free,
+        ks: b.ks,
+        free_unit: super::pack::unit(b.free),
+        ks_unit: false,
+    };
+    let (mr, nr) = (plan.mr, plan.nr);
+    let groups = k.div_ceil(G);
+    let threads = if r.saturating_mul(c).saturating_mul(k) < PARALLEL_MIN {
+        1
+    } else {
+        threads.max(1)
+    };
+    let row_panels = r.div_ceil(mr);
+    let parts = threads.min(row_panels).max(1);
+    let panels_per_part = row_panels.div_ceil(parts);
+    let mut bpack: Vec<u32> = super::try_vec(NC.div_ceil(nr) * nr * KG_BLOCK, "packed b")?;
+    let mut col_sums = super::try_filled(if oa != 0 { c } else { 0 }, 0i32, "column sums")?;
+    // a packed whole for each depth block (row panel, group, row), once;
+    // b block by block of NC columns (panel, group, column), once.
+    let mut apack: Vec<u32> =
+        super::try_filled(row_panels * mr * KG_BLOCK.min(groups), 0, "packed a")?;
+    for g0 in (0..groups).step_by(KG_BLOCK) {
+        let kgb = KG_BLOCK.min(groups - g0);
+        let panel_words = kgb * mr;
+        let pack_a = |part: usize, chunk: &mut [u32]| {
+            for (q, panel) in chunk.chunks_mut(panel_words).enumerate() {
+                let i0 = (part * panels_per_part + q) * mr;
+                for t in 0..mr {
+                    let i = i0 + t;
+                    for qq in 0..kgb {
+                        let s0 = (g0 + qq) * G;
+                        let mut w = 0u32;
+                        if i >= r {
+                        } else if ra.ks_unit && s0 + G <= k {
+                            // SAFETY: i < r and s0 + G <= k, the depth steps
+                            // consecutive.
+                            w = unsafe { word_at::<A, G>(ra.ptr(i, s0), oa) };
+                        } else {
+                            for u in 0..G.min(k - s0) {
+                                // SAFETY: i < r, s0 + u < k.
+                                let v = unsafe { ra.at(i, s0 + u) } + oa;
+                                w |= (v as u32 & mask) << (bits * u);
+                            }
+                        }
+                        panel[qq * mr + t] = w;
+                    }
+                }
+            }
+        };
+        let apack = &mut apack[..row_panels * panel_words];
+        if parts == 1 {
+            pack_a(0, apack);
+        } else {
+            use rayon::prelude::*;
+            apack
+                .par_chunks_mut(panels_per_part * panel_words)
+                .enumerate()
+                .for_each(|(part, chunk)| pack_a(part, chunk));
+        }
+        let apack = &apack[..];
+        for j0 in (0..c).step_by(NC) {
+            let nc = NC.min(c - j0);
+            let npanels = nc.div_ceil(nr);
+            // b's column sums (of the offset values) on the way.
+            bpack.clear();
+            for p in 0..npanels {
+                let jp = j0 + p * nr;
+                let cn = nr.min(c - jp);
+                for q in 0..kgb {
+                    let mut w = [0u32; 32];
+                    for t in 0..G.min(k - (g0 + q) * G) {
+                        let s = (g0 + q) * G + t;
+                        if rb.free_unit {
+                            // SAFETY: jp + x < c and s < k for every x < cn,
+                            // and the columns are consecutive.
+                            let row = unsafe { rb.ptr(jp, s) };
+                            for (x, wx) in w[..cn].iter_mut().enumerate() {
+                                // SAFETY: as above.
+                                let v = unsafe { row.add(x).read_unaligned() }.value() - sb;
+                                *wx |= (v as u32 & mask) << (bits * t);
+                            }
+                        } else {
+                            for (x, wx) in w[..cn].iter_mut().enumerate() {
+                                // SAFETY: jp + x < c and s < k.
+                                let v = unsafe { rb.at(jp + x, s) } - sb;
+                                *wx |= (v as u32 & mask) << (bits * t);
+                            }
+                        }
+                        if oa != 0 {
+                            for (x, cs) in col_sums[jp..jp + cn].iter_mut().enumerate() {
+                                // SAFETY: as above.
+                                *cs = cs.wrapping_add(unsafe { rb.at(jp + x, s) } - sb);
+                            }
+                        }
+                    }
+                    bpack.extend_from_slice(&w[..nr]);
+                }
+            }
+            let bpack = &bpack[..];
+            // Threads take disjoint rows of panels.
+            let task = |part: usize, rows: &mut [i32]| {
+                let mut edge = [0i32; 14 * 32];
+                let first = part * panels_per_part;
+                for (q, tile_rows) in rows.chunks_mut(mr * c).enumerate() {
+                    let rows_here = tile_rows.len() / c;
+                    let ap = apack[(first + q) * panel_words..].as_ptr();
+                    for p in 0..npanels {
+                        let cols_here = nr.min(nc - p * nr);
+                        let bp = bpack[p * kgb * nr..].as_ptr();
+                        let at = j0 + p * nr;
+                        if rows_here == mr && cols_here == nr {
+                            // SAFETY: a full tile inside `tile_rows` (row
+                            // stride c); the panels hold kgb groups.
+                            unsafe {
+                                (plan.kernel)(kgb, ap, bp, tile_rows.as_mut_ptr().add(at), c)
+                            };
+                        } else {
+                            // An edge tile: through a full tile of scratch.
+                            let e = &mut edge[..mr * nr];
+                            for x in 0..rows_here {
+                                e[x * nr..x * nr + cols_here]
+                                    .copy_from_slice(&tile_rows[x * c + at..][..cols_here]);
+                            }
+                            // SAFETY: `e` is a full MR × NR tile of row
+                            // stride nr; the panels hold kgb groups.
+                            unsafe { (plan.kernel)(kgb, ap, bp, e.as_mut_ptr(), nr) };
+                            for x in 0..rows_here {
+                                tile_rows[x * c + at..][..cols_here]
+                                    .copy_from_slice(&e[x * nr..x * nr + cols_here]);
+                            }
+                        }
+                    }
+                }
+            };
+            if parts == 1 {
+                task(0, out);
+            } else {
+                use rayon::prelude::*;
+                out.par_chunks_mut(panels_per_part * mr * c)
+                    .enumerate()
+                    .for_each(|(part, rows)| task(part, rows));
+            }
+        }
+    }
+    // The offsets taken back, exactly modulo 2^32.
+    if oa != 0 || sb != 0 {
+        let constant = (k as i32).wrapping_mul(oa).wrapping_mul(sb);
+        for (i, row) in out.chunks_mut(c).enumerate() {
+            let mut s = 0i32;
+            if sb != 0 {
+                for kk in 0..k {
+                    // SAFETY: i < r, kk < k.
+                    s = s.wrapping_add(unsafe { ra.at(i, kk) } + oa);
+                }
+            }
+            let row_fix = s.wrapping_mul(sb).wrapping_sub(constant);
+            if oa != 0 {
+                for (o, f) in row.iter_mut().zip(&col_sums) {
+                    *o = o.wrapping_add(row_fix).wrapping_sub(f.wrapping_mul(oa));
+                }
+            } else {
+                for o in row.iter_mut() {
+                    *o = o.wrapping_add(row_fix);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The packed kernels: one body, [`simd::tile`], over a register of 32-bit
+/// lanes and its dot-product step.
+#[cfg(target_arch = "x86_64")]
+mod kernels {
+    use core::arch::x86_64::*;
+
+    /// A register of `LANES` 32-bit lanes and the step that adds one group's
+    /// products to each lane.
+    trait Dot: Copy {
+        /// Lanes per register.
+        const LANES: usize;
+        /// Every lane 0.
+        unsafe fn zero() -> Self;
+        /// `LANES` values from `p` (unaligned).
+        unsafe fn load(p: *const i32) -> Self;
+        /// `LANES` words from `p` (unaligned).
+        unsafe fn load_words(p: *const u32) -> Self;
+        /// Store to `p` (unaligned).
+        unsafe fn store(self, p: *mut i32);
+        /// The word `*p` in every lane.
+        unsafe fn splat(p: *const u32) -> Self;
+        /// `acc + Σ_t a_t·b_t` in each lane, wrapping.
+        unsafe fn dot(acc: Self, a: Self, b: Self) -> Self;
+    }
+
+    /// 512-bit quads by `vpdpbusd`.
+    #[derive(Clone, Copy)]
+    struct ZQuads(__m512i);
+    /// 512-bit pairs by `vpdpwssd`.
+    #[derive(Clone, Copy)]
+    struct ZPairsVnni(__m512i);
+    /// 512-bit pairs by `vpmaddwd` and `vpaddd`.
+    #[derive(Clone, Copy)]
+    struct ZPairs(__m512i);
+    /// 256-bit pairs by `vpmaddwd` and `vpaddd`.
+    #[derive(Clone, Copy)]
+    struct YPairs(__m256i);
+
+    macro_rules! zmm_common {
+        () => {
+            const LANES: usize = 16;
+            #[inline(always)]
+            unsafe fn zero() -> Self {
+                Self(_mm512_setzero_si512())
+            }
+            #[inline(always)]
+            unsafe fn load(p: *const i32) -> Self {
+                // SAFETY: the caller's contract (16 readable values).
+                Self(unsafe { _mm512_loadu_si512(p as *const _) })
+            }
+            #[inline(always)]
+            unsafe fn load_words(p: *const u32) -> Self {
+                // SAFETY: the caller's contract (16 readable words).
+                Self(unsafe { _mm512_loadu_si512(p as *const _) })
+            }
+            #[inline(always)]
+            unsafe fn store(self, p: *mut i32) {
+                // SAFETY: the caller's contract (16 writable values).
+                unsafe { _mm512_storeu_si512(p as *mut _, self.0) }
+            }
+            #[inline(always)]
+            unsafe fn splat(p: *const u32) -> Self {
+                // SAFETY: the caller's contract (one readable word).
+                Self(_mm512_set1_epi32(unsafe { p.read_unaligned() } as i32))
+            }
+        };
+    }
+
+    impl Dot for ZQuads {
+        zmm_common!();
+        #[inline(always)]
+        unsafe fn dot(acc: Self, a: Self, b: Self) -> Self {
+            // a's bytes unsigned, b's signed: the wrapping (not saturating) form.
+            Self(_mm512_dpbusd_epi32(acc.0, a.0, b.0))
+        }
+    }
+    impl Dot for ZPairsVnni {
+        zmm_common!();
+        #[inline(always)]
+        unsafe fn dot(acc: Self, a: Self, b: Self) -> Self {
+            Self(_mm512_dpwssd_epi32(acc.0, a.0, b.0))
+        }
+    }
+    impl Dot for ZPairs {
+        zmm_common!();
+        #[inline(always)]
+        unsafe fn dot(acc: Self, a: Self, b: Self) -> Self {
+            Self(_mm512_add_epi32(acc.0, _mm512_madd_epi16(a.0, b.0)))
+        }
+    }
+    impl Dot for YPairs {
+        const LANES: usize = 8;
+        #[inline(always)]
+        unsafe fn zero() -> Self {
+            Self(_mm256_setzero_si256())
+        }
+        #[inline(always)]
+        unsafe fn load(p: *const i32) -> Self {
+            // SAFETY: the caller's contract (8 readable values).
+            Self(unsafe { _mm256_loadu_si256(p as *const _) })
+        }
+        #[inline(always)]
+        unsafe fn load_words(p: *const u32) -> Self {
+            // SAFETY: the caller's contract (8 readable words).
+            Self(unsafe { _mm256_loadu_si256(p as *const _) })
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut i32) {
+            // SAFETY: the caller's contract (8 writable values).
+            unsafe { _mm256_storeu_si256(p as *mut _, self.0) }
+        }
+        #[inline(always)]
+        unsafe fn splat(p: *const u32) -> Self {
+            // SAFETY: the caller's contract (one readable word).
+            Self(_mm256_set1_epi32(unsafe { p.read_unaligned() } as i32))
+        }
+        #[inline(always)]
+        unsafe fn dot(acc: Self, a: Self, b: Self) -> Self {
+            Self(_mm256_add_epi32(acc.0, _mm256_madd_epi16(a.0, b.0)))
+        }
+    }
+
+    /// An `MR × (NV·LANES)` tile: loads it, adds `kg` groups of products
+    /// into each lane, stores it.
+    ///
+    /// # Safety
+    /// As [`super::Kernel`] with this MR and NR = NV·LANES, inside a
+    /// function that enables the register's instructions on a CPU that runs
+    /// them.
+    #[inline(always)]
+    unsafe fn tile<R: Dot, const MR: usize, const NV: usize>(
+        kg: usize,
+        a: *const u32,
+        b: *const u32,
+        c: *mut i32,
+        rs: usize,
+    ) {
+        let w = R::LANES;
+        // SAFETY: every pointer stays inside the tile and the panels (the
+        // caller's contract); loads and stores are unaligned.
+        unsafe {
+            let mut acc = [[R::zero(); NV]; MR];
+            for (r, row) in acc.iter_mut().enumerate() {
+                for (v, x) in row.iter_mut().enumerate() {
+                    *x = R::load(c.add(r * rs + v * w));
+                }
+            }
+            let (mut ap, mut bp) = (a, b);
+            for _ in 0..kg {
+                let mut bv = [R::zero(); NV];
+                for (v, x) in bv.iter_mut().enumerate() {
+                    *x = R::load_words(bp.add(v * w));
+                }
+                for (r, row) in acc.iter_mut().enumerate() {
+                    let x = R::splat(ap.add(r));
+                    for (acc, &bx) in row.iter_mut().zip(&bv) {
+                        *acc = R::dot(*acc, x, bx);
+                    }
+                }
+                ap = ap.add(MR);
+                bp = bp.add(NV * w);
+            }
+            for (r, row) in acc.iter().enumerate() {
+                for (v, x) in row.iter().enumerate() {
+                    x.store(c.add(r * rs + v * w));
+                }
+            }
+        }
+    }
+
+    /// AVX-512 VNNI quads, 14 × 32.
+    ///
+    /// # Safety
+    /// As [`super::Kernel`], and the CPU runs AVX-512 F, BW and VNNI.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub(super) unsafe fn avx512_quads_14x32(
+        kg: usize,
+        a: *const u32,
+        b: *const u32,
+        c: *mut i32,
+        rs: usize,
+    ) {
+        // SAFETY: forwarded; this function enables the instructions.
+        unsafe { tile::<ZQuads, 14, 2>(kg, a, b, c, rs) }
+    }
+
+    /// AVX-512 VNNI pairs, 14 × 32.
+    ///
+    /// # Safety
+    /// As [`super::Kernel`], and the CPU runs AVX-512 F, BW and VNNI.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
+    pub(super) unsafe fn avx512_vnni_pairs_14x32(
+        kg: usize,
+        a: *const u32,
+        b: *const u32,
+        c: *mut i32,
+        rs: usize,
+    ) {
+        // SAFETY: forwarded; this function enables the instructions.
+        unsafe { tile::<ZPairsVnni, 14, 2>(kg, a, b, c, rs) }
+    }
+
+    /// AVX-512 BW pairs, 14 × 32.
+    ///
+    /// # Safety
+    /// As [`super::Kernel`], and the CPU runs AVX-512 F and BW.
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn avx512_pairs_14x32(
+        kg: usize,
+        a: *const u32,
+        b: *const u32,
+        c: *mut i32,
+        rs: usize,
+    ) {
+        // SAFETY: forwarded; this function enables the instructions.
+        unsafe { tile::<ZPairs, 14, 2>(kg, a, b, c, rs) }
+    }
+
+    /// AVX2 pairs, 6 × 16.
+    ///
+    /// # Safety
+    /// As [`super::Kernel`], and the CPU runs AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn avx2_pairs_6x16(
+        kg: usize,
+        a: *const u32,
+        b: *const u32,
+        c: *mut i32,
+        rs: usize,
+    ) {
+        // SAFETY: forwarded; this function enables the instructions.
+        unsafe { tile::<YPairs, 6, 2>(kg, a, b, c, rs) }
+    }
+}
