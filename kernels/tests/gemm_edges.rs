@@ -109,3 +109,59 @@ fn every_edge_tile_gives_the_chain_order_on_every_tier() {
         }
     }
 }
+
+#[test]
+fn small_products_into_strided_destinations_keep_the_chain_order() {
+    // The small-product path (every extent ≤ 64) writes through the
+    // destination's strides: a transposed destination and one read
+    // backwards hold the chain order's values.
+    let mut rng = Rng::new(77);
+    for &(m, k, n) in &[
+        (5, 3, 13),
+        (16, 16, 16),
+        (33, 64, 9),
+        (64, 64, 64),
+        (6, 1, 40),
+    ] {
+        let a = grid_f32s(&mut rng, m * k);
+        let b = grid_f32s(&mut rng, k * n);
+        let want = chain_f32(&a, &b, m, k, n);
+        for exec in &execs() {
+            let mut ct = vec![f32::NAN; m * n];
+            tessera::matmul(
+                &ArrayView::from_slice(&a, &[m, k]).unwrap(),
+                &ArrayView::from_slice(&b, &[k, n]).unwrap(),
+                &mut ArrayViewMut::from_slice_strided(&mut ct, &[m, n], &[1, m as isize], 0)
+                    .unwrap(),
+                exec,
+            )
+            .unwrap();
+            let back: Vec<f32> = (0..m * n).map(|o| ct[(o % n) * m + o / n]).collect();
+            assert_eq!(
+                bits_of(&back),
+                bits_of(&want),
+                "{m}x{k}x{n} dstᵀ on {exec:?}"
+            );
+            let mut cr = vec![f32::NAN; m * n];
+            tessera::matmul(
+                &ArrayView::from_slice(&a, &[m, k]).unwrap(),
+                &ArrayView::from_slice(&b, &[k, n]).unwrap(),
+                &mut ArrayViewMut::from_slice_strided(
+                    &mut cr,
+                    &[m, n],
+                    &[-(n as isize), -1],
+                    m * n - 1,
+                )
+                .unwrap(),
+                exec,
+            )
+            .unwrap();
+            let back: Vec<f32> = cr.iter().rev().copied().collect();
+            assert_eq!(
+                bits_of(&back),
+                bits_of(&want),
+                "{m}x{k}x{n} dst reversed on {exec:?}"
+            );
+        }
+    }
+}

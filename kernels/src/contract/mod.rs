@@ -60,7 +60,10 @@
 //! cast into the accumulator block by block), an `MR × NR` microkernel (6 × 16
 //! for f32 and 6 × 8 for f64 on the avx2 tier, the same loops with `mul_add`
 //! on the scalar tier) continues each C tile's chains over a k-block, and
-//! threads take disjoint row or column blocks. A dense destination of the
+//! threads take disjoint row or column blocks. A plain product of two
+//! matrices of the accumulator's float dtype with every extent at most 64
+//! skips the general set-up ([`small`]: the same kernels over operands packed
+//! in place, the same lane sums). A dense destination of the
 //! accumulator's dtype is written in place. Lane order gathers each output's
 //! row and column and sums them in lanes (or, for many long rows and
 //! columns, reads them block by block); few outputs with a long depth share
@@ -84,6 +87,7 @@ mod pack;
 pub mod quant;
 pub mod scaled;
 pub mod segments;
+mod small;
 
 use self::acc::{Acc, Src};
 use self::gemm::{Blocking, Chain, Operand, PanelNeed, Panels, SendPtr};
@@ -418,8 +422,11 @@ impl ContractScratch {
 
 /// The bytes of scratch [`contract_with_scratch`] needs to contract
 /// operands of these shapes and dtypes by `spec` on `exec`'s tier and
-/// threads (0 where the call runs no packed GEMM: lane order, integer
-/// accumulators, empty products). Refuses what [`contract`] refuses of the
+/// threads (0 where the call runs no packed float GEMM: lane order, the
+/// small products of at most 64 in each extent, the packed integer products
+/// of `i8`/`u8`/`i16` into `i32` — which hold panels of their own, about the
+/// size of `a` plus 384 KiB — other integer accumulators, empty products).
+/// Refuses what [`contract`] refuses of the
 /// shapes, the accumulator and the tier.
 pub fn contract_scratch_size(
     spec: &ContractSpec,
@@ -554,6 +561,17 @@ pub(crate) fn contract_in(
 ) -> Result<()> {
     let tier = exec.resolve_tier()?;
     check_accumulator(spec.acc)?;
+    // Small plain products skip the general set-up (the same bits).
+    if forced.is_none()
+        && spec.batch.is_empty()
+        && spec.contracting.len() == 1
+        && matches!(spec.acc, DType::F32 | DType::F64)
+        && dst.dtype() == spec.acc
+    {
+        if let Some(done) = small::try_run(tier, a, b, init, dst, spec.contracting[0]) {
+            return done;
+        }
+    }
     let g = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec)?;
     if dst.shape() != g.out_shape.as_slice() {
         return Err(Error::Shape {
@@ -690,6 +708,10 @@ fn to_acc<'a, T: crate::Element + Default>(
 /// Which chain-order microkernel a tier uses for `T`, with its shape.
 trait Chained: Acc + crate::Element + Default {
     fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)>;
+    /// A kernel of fewer columns for narrow products (the same bits).
+    fn narrow_kernel(_tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+        None
+    }
     /// A faster packer of six-row A panels on this tier, if any.
     fn pack6(_tier: Tier) -> Option<pack::PackRows6<Self>> {
         None
@@ -697,6 +719,14 @@ trait Chained: Acc + crate::Element + Default {
 }
 
 impl Chained for f32 {
+    fn narrow_kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::tier::runs_avx2(tier) {
+            return Some((micro::avx2_f32_6x16, 6, 16));
+        }
+        let _ = tier;
+        None
+    }
     fn pack6(tier: Tier) -> Option<pack::PackRows6<Self>> {
         #[cfg(target_arch = "x86_64")]
         if crate::tier::runs_avx2(tier) {
@@ -719,6 +749,14 @@ impl Chained for f32 {
     }
 }
 impl Chained for f64 {
+    fn narrow_kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::tier::runs_avx2(tier) {
+            return Some((micro::avx2_f64_6x8, 6, 8));
+        }
+        let _ = tier;
+        None
+    }
     fn pack6(tier: Tier) -> Option<pack::PackRows6<Self>> {
         #[cfg(target_arch = "x86_64")]
         if crate::tier::runs_avx2(tier) {
