@@ -550,3 +550,177 @@ pub fn run_int(quick: bool) -> (String, bool) {
     }
     (out, all_ok)
 }
+
+/// The complex products' group name (a filter `gemm` names it too).
+pub const COMPLEX_NAME: &str = "gemm-complex";
+
+/// A complex element type of the complex group.
+trait Cplx: tessera::Element + Copy + Default + Send + Sync + 'static {
+    const NAME: &'static str;
+    fn of(re: f64, im: f64) -> Self;
+    fn parts(self) -> (f64, f64);
+    fn mm(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]);
+}
+
+macro_rules! cplx {
+    ($t:ty, $name:literal, $f:ty, $mm:ident) => {
+        impl Cplx for num_complex::Complex<$f> {
+            const NAME: &'static str = $name;
+            fn of(re: f64, im: f64) -> Self {
+                num_complex::Complex::new(re as $f, im as $f)
+            }
+            fn parts(self) -> (f64, f64) {
+                (self.re as f64, self.im as f64)
+            }
+            fn mm(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]) {
+                // SAFETY: row-major buffers of m×k, k×n and m×n elements, as
+                // [re, im] pairs (num_complex's layout).
+                unsafe {
+                    matrixmultiply::$mm(
+                        matrixmultiply::CGemmOption::Standard,
+                        matrixmultiply::CGemmOption::Standard,
+                        m,
+                        k,
+                        n,
+                        [1.0, 0.0],
+                        a.as_ptr() as *const [$f; 2],
+                        k as isize,
+                        1,
+                        b.as_ptr() as *const [$f; 2],
+                        n as isize,
+                        1,
+                        [0.0, 0.0],
+                        c.as_mut_ptr() as *mut [$f; 2],
+                        n as isize,
+                        1,
+                    )
+                }
+            }
+        }
+    };
+}
+cplx!(c64, "c64", f32, cgemm);
+cplx!(c128, "c128", f64, zgemm);
+
+/// `gemm`'s complex product (faer's), `threads` threads.
+fn faer_complex<T: Cplx>(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    threads: usize,
+) {
+    let par = if threads > 1 {
+        gemm::Parallelism::Rayon(threads)
+    } else {
+        gemm::Parallelism::None
+    };
+    // SAFETY: row-major buffers of m×k, k×n and m×n elements; dst not read
+    // (alpha is zero and read_dst false). gemm's c32/c64 are num_complex's.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            c.as_mut_ptr(),
+            1,
+            n as isize,
+            false,
+            a.as_ptr(),
+            1,
+            k as isize,
+            b.as_ptr(),
+            1,
+            n as isize,
+            T::default(),
+            T::of(1.0, 0.0),
+            false,
+            false,
+            false,
+            par,
+        )
+    }
+}
+
+/// The complex products c64 and c128: tessera beside `gemm` (1 and 2
+/// threads) and `matrixmultiply`'s cgemm/zgemm (1 thread), alternated in
+/// one run, in GFLOP/s counted as 8·m·n·k; each peer's result checked
+/// against tessera's within 1e-4 (c64) relative to Σ|a||b| first.
+pub fn run_complex(quick: bool) -> (String, bool) {
+    let mut out = String::from(
+        "gemm-complex: GFLOP/s (8·m·n·k / best sample); ratio = tessera / the fastest peer at the same threads\n",
+    );
+    out.push_str(&format!(
+        "{:<5} {:>16} {:>3}  {:>8} {:>8} {:>8}  {:>6}\n",
+        "dtype", "m x k x n", "thr", "tessera", "gemm", "mm", "ratio"
+    ));
+    let mut all_ok = true;
+    fn rows<T: Cplx>(quick: bool, out: &mut String, all_ok: &mut bool) {
+        let sizes: &[usize] = if quick { &[64] } else { &[64, 256, 512, 1024] };
+        let mut rng = Rng::new(0x5eed);
+        for &n in sizes {
+            let mut draw = || T::of(rng.unit() - 0.5, rng.unit() - 0.5);
+            let a: Vec<T> = (0..n * n).map(|_| draw()).collect();
+            let b: Vec<T> = (0..n * n).map(|_| draw()).collect();
+            for threads in [1, 2] {
+                let exec = Exec::default().threads(threads);
+                let (mut ct, mut cg, mut cm) = (
+                    vec![T::default(); n * n],
+                    vec![T::default(); n * n],
+                    vec![T::default(); n * n],
+                );
+                let mut run_t = || {
+                    matmul(
+                        &ArrayView::from_slice(&a, &[n, n]).expect("view"),
+                        &ArrayView::from_slice(&b, &[n, n]).expect("view"),
+                        &mut ArrayViewMut::from_slice(&mut ct, &[n, n]).expect("view"),
+                        &exec,
+                    )
+                    .expect("matmul")
+                };
+                let mut run_g = || faer_complex(n, n, n, &a, &b, &mut cg, threads);
+                let mut run_m = || T::mm(n, n, n, &a, &b, &mut cm);
+                let target = if quick { 0.005 } else { 0.1 };
+                let t = if threads == 1 {
+                    alternate(&mut [&mut run_t, &mut run_g, &mut run_m], target)
+                } else {
+                    let mut t = alternate(&mut [&mut run_t, &mut run_g], target);
+                    t.push(f64::NAN);
+                    t
+                };
+                let tol = 1e-4 * n as f64 * 0.5;
+                let agree = |c: &[T]| {
+                    c.iter().zip(&ct).all(|(x, y)| {
+                        let ((a, b), (c, d)) = (x.parts(), y.parts());
+                        (a - c).abs() <= tol && (b - d).abs() <= tol
+                    })
+                };
+                let ok = agree(&cg) && (threads > 1 || agree(&cm));
+                *all_ok &= ok;
+                let fl = 8.0 * (n * n * n) as f64 / 1e9;
+                let g: Vec<f64> = t.iter().map(|&s| fl / s).collect();
+                let peer = g[1].max(if threads == 1 { g[2] } else { 0.0 });
+                out.push_str(&format!(
+                    "{:<5} {:>16} {:>3}  {:>8.1} {:>8.1} {:>8}  {:>6.2}{}\n",
+                    T::NAME,
+                    format!("{n} x {n} x {n}"),
+                    threads,
+                    g[0],
+                    g[1],
+                    if threads == 1 {
+                        format!("{:.1}", g[2])
+                    } else {
+                        "-".into()
+                    },
+                    g[0] / peer,
+                    if ok { "" } else { "  DISAGREE" }
+                ));
+            }
+        }
+    }
+    rows::<num_complex::Complex<f32>>(quick, &mut out, &mut all_ok);
+    rows::<num_complex::Complex<f64>>(quick, &mut out, &mut all_ok);
+    (out, all_ok)
+}

@@ -101,7 +101,8 @@
 //!   when a filter names it (`tessera-bench gemm`, with `--quick` for a smoke run);
 //!   in `--json` mode its table goes to stderr. `gemm-int` (also named by
 //!   `gemm`): the integer products (u8·i8 and i16·i16 into i32) in GOP/s beside
-//!   tessera's f32 product of the same shape.
+//!   tessera's f32 product of the same shape. `gemm-complex` (also named by
+//!   `gemm`): c64 and c128 products beside `gemm` and `matrixmultiply`.
 //! * `reduce/sum-f32`, `reduce/sum-f64`, `reduce/sum-squares-f32`: the sum of
 //!   `--size-mib` MiB beside a naive loop, `iter().sum()`, ndarray and a read
 //!   of the buffer; Σ x² three ways (see `reduce.rs`).
@@ -264,6 +265,7 @@ fn main() -> ExitCode {
             || o.filters.iter().any(|f| f.starts_with(cast_sweep::NAME)));
     let gemm_group = !o.filters.is_empty() && selected(gemm_group::NAME, &o.filters);
     let gemm_int = !o.filters.is_empty() && selected(gemm_group::INT_NAME, &o.filters);
+    let gemm_complex = !o.filters.is_empty() && selected(gemm_group::COMPLEX_NAME, &o.filters);
     let math = !o.filters.is_empty() && o.filters.iter().any(|f| f.starts_with(math_group::NAME));
     if o.list {
         for g in group_names() {
@@ -272,7 +274,7 @@ fn main() -> ExitCode {
         println!("{}", cast_sweep::NAME);
         return ExitCode::SUCCESS;
     }
-    if names.is_empty() && !sweep && !gemm_group && !gemm_int && !math {
+    if names.is_empty() && !sweep && !gemm_group && !gemm_int && !gemm_complex && !math {
         eprintln!(
             "tessera-bench: no group matches {:?}; groups: {}, {}",
             o.filters,
@@ -372,6 +374,7 @@ fn main() -> ExitCode {
     let gemm_runs = [
         (gemm_group, gemm_group::run as fn(bool) -> (String, bool)),
         (gemm_int, gemm_group::run_int),
+        (gemm_complex, gemm_group::run_complex),
     ];
     for (_, run) in gemm_runs.iter().filter(|g| g.0) {
         let (text, ok) = run(o.quick);

@@ -1626,3 +1626,68 @@ fn huge_broadcast_depth_is_refused() {
     assert!(matches!(r, Err(Error::Alloc { .. })), "{r:?}");
     assert!(d.iter().all(|&x| x == 3.0));
 }
+
+/// The complex microkernels across their blocks (depth past 256, columns
+/// past 256, rows split over threads), c64 and c128, without and with an
+/// init, a transposed b: each output's bits are the chain model's.
+fn complex_blocks<T: Real>(acc: DType, rng: &mut Rng)
+where
+    num_complex::Complex<T>: tessera::Element,
+{
+    type Cx<T> = num_complex::Complex<T>;
+    for &(r, c, k, with_init) in &[(50, 270, 300, false), (13, 40, 515, true), (7, 10, 9, true)] {
+        assert!(uses_chain(r, c, k));
+        let draw = |rng: &mut Rng| Cx::new(T::from64(few_bits(rng)), T::from64(few_bits(rng)));
+        let a: Vec<Cx<T>> = (0..r * k).map(|_| draw(rng)).collect();
+        let b: Vec<Cx<T>> = (0..k * c).map(|_| draw(rng)).collect();
+        let init: Vec<Cx<T>> = (0..r * c).map(|_| draw(rng)).collect();
+        let bt: Vec<Cx<T>> = (0..k * c).map(|i| b[(i % k) * c + i / k]).collect();
+        let mut want = Vec::with_capacity(r * c);
+        for i in 0..r {
+            for j in 0..c {
+                let xs: Vec<(T, T)> = (0..k).map(|q| (a[i * k + q].re, a[i * k + q].im)).collect();
+                let ys: Vec<(T, T)> = (0..k).map(|q| (b[q * c + j].re, b[q * c + j].im)).collect();
+                let ini = if with_init {
+                    (init[i * c + j].re, init[i * c + j].im)
+                } else {
+                    (T::Z, T::Z)
+                };
+                want.push(model_complex(&xs, &ys, ini, true));
+            }
+        }
+        for ex in execs() {
+            for transposed in [false, true] {
+                let bv = if transposed {
+                    ArrayView::from_slice_strided(&bt, &[k, c], &[1, k as isize], 0).unwrap()
+                } else {
+                    ArrayView::from_slice(&b, &[k, c]).unwrap()
+                };
+                let iv = ArrayView::from_slice(&init, &[r, c]).unwrap();
+                let mut got = vec![Cx::new(T::Z, T::Z); r * c];
+                contract(
+                    &ContractSpec::new(acc).contracting(1, 0),
+                    &ArrayView::from_slice(&a, &[r, k]).unwrap(),
+                    &bv,
+                    with_init.then_some(&iv),
+                    &mut ArrayViewMut::from_slice(&mut got, &[r, c]).unwrap(),
+                    &ex,
+                )
+                .unwrap();
+                for (o, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert_eq!(
+                        (g.re.bits(), g.im.bits()),
+                        (w.0.bits(), w.1.bits()),
+                        "{acc} {r}x{c}x{k} output {o} bᵀ {transposed} {ex:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn complex_microkernels_across_blocks_c64_and_c128() {
+    let mut rng = Rng::new(556);
+    complex_blocks::<f32>(DType::C64, &mut rng);
+    complex_blocks::<f64>(DType::C128, &mut rng);
+}

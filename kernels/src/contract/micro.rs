@@ -81,6 +81,9 @@ mod simd {
         unsafe fn splat(p: *const Self::T) -> Self;
         /// `a·b + c` in each lane, one rounding.
         unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self;
+        /// `−a·b + c` in each lane, one rounding (the bits of
+        /// `fmadd(−a, b, c)`).
+        unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self;
     }
 
     impl Reg for __m256 {
@@ -109,6 +112,11 @@ mod simd {
         unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
             // SAFETY: the CPU runs FMA (the caller's contract).
             unsafe { _mm256_fmadd_ps(a, b, c) }
+        }
+        #[inline(always)]
+        unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
+            // SAFETY: the CPU runs FMA (the caller's contract).
+            unsafe { _mm256_fnmadd_ps(a, b, c) }
         }
     }
 
@@ -139,6 +147,11 @@ mod simd {
             // SAFETY: the CPU runs FMA (the caller's contract).
             unsafe { _mm256_fmadd_pd(a, b, c) }
         }
+        #[inline(always)]
+        unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
+            // SAFETY: the CPU runs FMA (the caller's contract).
+            unsafe { _mm256_fnmadd_pd(a, b, c) }
+        }
     }
 
     impl Reg for __m512 {
@@ -168,6 +181,11 @@ mod simd {
             // SAFETY: the CPU runs AVX-512 F (the caller's contract).
             unsafe { _mm512_fmadd_ps(a, b, c) }
         }
+        #[inline(always)]
+        unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
+            // SAFETY: the CPU runs AVX-512 F (the caller's contract).
+            unsafe { _mm512_fnmadd_ps(a, b, c) }
+        }
     }
 
     impl Reg for __m512d {
@@ -196,6 +214,11 @@ mod simd {
         unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
             // SAFETY: the CPU runs AVX-512 F (the caller's contract).
             unsafe { _mm512_fmadd_pd(a, b, c) }
+        }
+        #[inline(always)]
+        unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
+            // SAFETY: the CPU runs AVX-512 F (the caller's contract).
+            unsafe { _mm512_fnmadd_pd(a, b, c) }
         }
     }
 
@@ -246,6 +269,66 @@ mod simd {
             for (r, row) in acc.iter().enumerate() {
                 for (v, x) in row.iter().enumerate() {
                     x.store(c.add(r * rs + v * w));
+                }
+            }
+        }
+    }
+
+    /// A complex `MR × (NV·LANES)` tile held as real and imaginary planes:
+    /// each k step loads the `NV` vectors of b's real parts and of its
+    /// imaginary parts, broadcasts a's parts for each row and continues
+    /// each output's two chains: real `+ ar·br`, then `− ai·bi`; imaginary
+    /// `+ ar·bi`, then `+ ai·br` (one fused multiply-add each).
+    ///
+    /// # Safety
+    /// As [`super::ComplexKernel`] with this MR and NR = NV·LANES, inside a
+    /// function that enables the register's instructions and FMA on a CPU
+    /// that runs them.
+    #[inline(always)]
+    pub(super) unsafe fn ctile<R: Reg, const MR: usize, const NV: usize>(
+        kc: usize,
+        a: *const R::T,
+        b: *const R::T,
+        (cre, cim): (*mut R::T, *mut R::T),
+        rs: usize,
+    ) {
+        let w = R::LANES;
+        // SAFETY: every pointer stays inside the tiles and the micro-panels
+        // (the caller's contract); loads and stores are unaligned.
+        unsafe {
+            let mut re = [[R::zero(); NV]; MR];
+            let mut im = [[R::zero(); NV]; MR];
+            for r in 0..MR {
+                for v in 0..NV {
+                    re[r][v] = R::load(cre.add(r * rs + v * w));
+                    im[r][v] = R::load(cim.add(r * rs + v * w));
+                }
+            }
+            let (mut ap, mut bp) = (a, b);
+            for _ in 0..kc {
+                let mut br = [R::zero(); NV];
+                let mut bi = [R::zero(); NV];
+                for v in 0..NV {
+                    br[v] = R::load(bp.add(v * w));
+                    bi[v] = R::load(bp.add((NV + v) * w));
+                }
+                for r in 0..MR {
+                    let xr = R::splat(ap.add(2 * r));
+                    let xi = R::splat(ap.add(2 * r + 1));
+                    for v in 0..NV {
+                        re[r][v] = R::fmadd(xr, br[v], re[r][v]);
+                        re[r][v] = R::fnmadd(xi, bi[v], re[r][v]);
+                        im[r][v] = R::fmadd(xr, bi[v], im[r][v]);
+                        im[r][v] = R::fmadd(xi, br[v], im[r][v]);
+                    }
+                }
+                ap = ap.add(2 * MR);
+                bp = bp.add(2 * NV * w);
+            }
+            for r in 0..MR {
+                for v in 0..NV {
+                    re[r][v].store(cre.add(r * rs + v * w));
+                    im[r][v].store(cim.add(r * rs + v * w));
                 }
             }
         }
@@ -324,3 +407,103 @@ pub(crate) unsafe fn avx512_f64_14x16(
     // SAFETY: forwarded; this function enables AVX-512 F.
     unsafe { simd::tile::<core::arch::x86_64::__m512d, 14, 2>(kc, a, b, c, rs, load) }
 }
+
+/// A complex microkernel: `(kc, a, b, (c_re, c_im), rs)` continues the
+/// chains of an `MR × NR` tile held as two real planes (row stride `rs`),
+/// from a packed a micro-panel (`kc` steps of `MR` pairs `(re, im)`) and a
+/// packed b micro-panel (`kc` steps of `NR` real parts then `NR` imaginary
+/// parts): per step, real `+ ar·br` then `− ai·bi`, imaginary `+ ar·bi` then
+/// `+ ai·br`, each one fused multiply-add.
+///
+/// # Safety (of calling one)
+/// `a` holds `2·kc·MR` and `b` `2·kc·NR` readable elements; both planes
+/// address `MR × NR` tiles of row stride `rs`, writable and read by no one
+/// else.
+pub(crate) type ComplexKernel<T> = unsafe fn(usize, *const T, *const T, (*mut T, *mut T), usize);
+
+/// The scalar tier's complex microkernel, the reference.
+///
+/// # Safety
+/// As [`ComplexKernel`].
+pub(crate) unsafe fn cscalar<T, const MR: usize, const NR: usize>(
+    kc: usize,
+    a: *const T,
+    b: *const T,
+    (cre, cim): (*mut T, *mut T),
+    rs: usize,
+) where
+    T: Acc + core::ops::Neg<Output = T>,
+{
+    let mut re = [[T::ZERO; NR]; MR];
+    let mut im = [[T::ZERO; NR]; MR];
+    for r in 0..MR {
+        for j in 0..NR {
+            // SAFETY: inside the tiles (caller's contract).
+            unsafe {
+                re[r][j] = *cre.add(r * rs + j);
+                im[r][j] = *cim.add(r * rs + j);
+            }
+        }
+    }
+    for k in 0..kc {
+        // SAFETY: k < kc, so both micro-panels hold these elements.
+        let (ak, bk) = unsafe { (a.add(2 * k * MR), b.add(2 * k * NR)) };
+        for r in 0..MR {
+            // SAFETY: as above.
+            let (xr, xi) = unsafe { (*ak.add(2 * r), *ak.add(2 * r + 1)) };
+            for j in 0..NR {
+                // SAFETY: as above.
+                let (br, bi) = unsafe { (*bk.add(j), *bk.add(NR + j)) };
+                re[r][j] = re[r][j].madd(xr, br).madd(-xi, bi);
+                im[r][j] = im[r][j].madd(xr, bi).madd(xi, br);
+            }
+        }
+    }
+    for r in 0..MR {
+        for j in 0..NR {
+            // SAFETY: inside the tiles.
+            unsafe {
+                *cre.add(r * rs + j) = re[r][j];
+                *cim.add(r * rs + j) = im[r][j];
+            }
+        }
+    }
+}
+
+macro_rules! complex_kernel {
+    ($(#[$doc:meta])* $name:ident, $t:ty, $reg:ty, $mr:literal, $nv:literal, $feat:literal) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As [`ComplexKernel`], and the CPU runs the enabled features.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $feat)]
+        pub(crate) unsafe fn $name(
+            kc: usize,
+            a: *const $t,
+            b: *const $t,
+            c: (*mut $t, *mut $t),
+            rs: usize,
+        ) {
+            // SAFETY: forwarded; this function enables the instructions.
+            unsafe { simd::ctile::<$reg, $mr, $nv>(kc, a, b, c, rs) }
+        }
+    };
+}
+
+complex_kernel!(
+    /// AVX2 + FMA, c64 (f32 planes), 4 × 8.
+    avx2_c64_4x8, f32, core::arch::x86_64::__m256, 4, 1, "avx2,fma"
+);
+complex_kernel!(
+    /// AVX2 + FMA, c128 (f64 planes), 4 × 4.
+    avx2_c128_4x4, f64, core::arch::x86_64::__m256d, 4, 1, "avx2,fma"
+);
+complex_kernel!(
+    /// AVX-512, c64 (f32 planes), 6 × 32: twenty-four accumulators.
+    avx512_c64_6x32, f32, core::arch::x86_64::__m512, 6, 2, "avx512f,avx2,fma"
+);
+complex_kernel!(
+    /// AVX-512, c128 (f64 planes), 6 × 16: twenty-four accumulators.
+    avx512_c128_6x16, f64, core::arch::x86_64::__m512d, 6, 2, "avx512f,avx2,fma"
+);

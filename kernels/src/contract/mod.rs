@@ -73,11 +73,15 @@
 //! `vpdpbusd` on four 8-bit steps at a time, `vpmaddwd`/`vpdpwssd` on two
 //! 16-bit steps; wrapping, never saturating); other inputs of at most 16 bits
 //! run as an f64 chain GEMM when every partial sum stays below 2^53 (so every
-//! step is exact), then wrap into the accumulator; others take the lane path. A complex contraction runs as two real ones over
-//! 2K terms.
+//! step is exact), then wrap into the accumulator; others take the lane
+//! path. A complex contraction in chain order runs the complex microkernels
+//! of [`complex`] (each output's real and imaginary chains side by side,
+//! from operands packed as re/im pairs and planes); in lane order it runs as
+//! two real ones over 2K terms.
 
 mod acc;
 pub mod block;
+mod complex;
 mod gemm;
 mod integer;
 mod lane;
@@ -1220,7 +1224,7 @@ fn run_integer(
 /// multiply-adds from init's part; lane: the 2K terms in lanes, then init's
 /// part).
 #[allow(clippy::too_many_arguments)]
-fn run_complex<T: Chained + num_traits_lite::Neg>(
+fn run_complex<T: Chained + complex::Part>(
     tier: Tier,
     exec: Exec,
     a: &ArrayView<'_>,
@@ -1244,6 +1248,25 @@ where
     let nb = t.a_batch.len();
     let order = forced.unwrap_or_else(|| choose_order(r, c, k));
     let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
+    let len = dst.layout().len();
+    let mut init_c = try_filled(len, C::<T>::default(), "the init in acc")?;
+    if let Some(i) = init {
+        cast(
+            CastMode::Default,
+            i,
+            &mut ArrayViewMut::from_slice(&mut init_c, dst.shape())?,
+            &exec,
+        )?;
+    }
+    let mut re = try_collect(len, init_c.iter().map(|x| x.re), "the destination in acc")?;
+    let mut im = try_collect(len, init_c.iter().map(|x| x.im), "the destination in acc")?;
+    drop(init_c);
+    if order == Order::Chain {
+        // The complex microkernels continue both chains of each output.
+        // SAFETY: the tables come from the validated (or copied) operands.
+        unsafe { complex::chain::<T>(tier, threads, sa, sb, &t, &mut re, &mut im)? };
+        return finish_complex(exec, re, im, dst);
+    }
     // Real operands, batch-major: a' [nb, R, 2K] and b' [nb, 2K, C] per part.
     let (mut a_re, mut a_im) = (
         try_vec(nb.saturating_mul(r).saturating_mul(2 * k), "complex parts")?,
@@ -1258,7 +1281,7 @@ where
             for &ko in &t.a_ks {
                 // SAFETY: positions of the validated (or copied) operand.
                 let x: C<T> = unsafe { sa.get_any(t.a_batch[bi] + ro + ko) };
-                a_re.extend([x.re, x.im.neg()]);
+                a_re.extend([x.re, -x.im]);
                 a_im.extend([x.re, x.im]);
             }
         }
@@ -1293,19 +1316,6 @@ where
         b_cols: table(c, 1)?,
         streamed: false,
     };
-    let len = dst.layout().len();
-    let mut init_c = try_filled(len, C::<T>::default(), "the init in acc")?;
-    if let Some(i) = init {
-        cast(
-            CastMode::Default,
-            i,
-            &mut ArrayViewMut::from_slice(&mut init_c, dst.shape())?,
-            &exec,
-        )?;
-    }
-    let mut re = try_collect(len, init_c.iter().map(|x| x.re), "the destination in acc")?;
-    let mut im = try_collect(len, init_c.iter().map(|x| x.im), "the destination in acc")?;
-    drop(init_c);
     // SAFETY: the tables address exactly the real buffers built above.
     unsafe {
         core(
@@ -1331,9 +1341,24 @@ where
             panels,
         )?;
     }
+    finish_complex(exec, re, im, dst)
+}
+
+/// The planes of a complex product joined and cast into `dst`.
+fn finish_complex<T: Copy>(
+    exec: Exec,
+    re: Vec<T>,
+    im: Vec<T>,
+    dst: &mut ArrayViewMut<'_>,
+) -> Result<()>
+where
+    num_complex::Complex<T>: crate::Element,
+{
     let out = try_collect(
-        len,
-        re.into_iter().zip(im).map(|(re, im)| C { re, im }),
+        re.len(),
+        re.into_iter()
+            .zip(im)
+            .map(|(re, im)| num_complex::Complex { re, im }),
         "the destination in acc",
     )?;
     cast(
@@ -1342,24 +1367,6 @@ where
         dst,
         &exec,
     )
-}
-
-/// Negation, for the complex path's `−ai`.
-mod num_traits_lite {
-    /// `−x`, exact.
-    pub(crate) trait Neg {
-        fn neg(self) -> Self;
-    }
-    impl Neg for f32 {
-        fn neg(self) -> Self {
-            -self
-        }
-    }
-    impl Neg for f64 {
-        fn neg(self) -> Self {
-            -self
-        }
-    }
 }
 
 /// The elements at `base + ks[q]` for each q: the operand's own memory where
