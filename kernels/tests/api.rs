@@ -424,11 +424,13 @@ fn contraction_scratch_gives_the_same_bits_and_is_sized_by_the_query() {
             )
             .unwrap();
             let size = contract_scratch_size(&spec, (&[m, k], dt), (&[k, n], dt), &exec).unwrap();
-            // No packed float GEMM: lane order, or the packed integer
-            // products of the vector tiers (which keep their own panels).
+            // No packed real float GEMM: lane order, the packed integer
+            // products of the vector tiers and the complex microkernels
+            // (which keep their own panels).
             let packed_ints =
                 dt == DType::I8 && tessera::tier::runs_avx2(exec.resolve_tier().unwrap());
-            let lane = k == 0 || (m <= 4 || n <= 4) || packed_ints;
+            let complex = acc == DType::C64;
+            let lane = k == 0 || (m <= 4 || n <= 4) || packed_ints || complex;
             assert_eq!(size == 0, lane, "({m}, {k}, {n}) {dt}: size {size}");
             let mut scratch = ContractScratch::with_size(size).unwrap();
             let before = scratch.size();

@@ -429,7 +429,9 @@ impl ContractScratch {
 /// threads (0 where the call runs no packed float GEMM: lane order, the
 /// small products of at most 64 in each extent, the packed integer products
 /// of `i8`/`u8`/`i16` into `i32` — which hold panels of their own, about the
-/// size of `a` plus 384 KiB — other integer accumulators, empty products).
+/// size of `a` plus 384 KiB — complex accumulators, whose microkernels pack
+/// a few hundred KiB of their own, other integer accumulators, empty
+/// products).
 /// Refuses what [`contract`] refuses of the
 /// shapes, the accumulator and the tier.
 pub fn contract_scratch_size(
@@ -544,9 +546,6 @@ fn panel_need(
             (r, c, k),
             [raw(a.1, DType::F64), raw(b.1, DType::F64)],
         ),
-        // The two real products over 2K terms of the complex parts.
-        DType::C64 if chain => need::<f32>(tier, (r, c, 2 * k), [None, None]),
-        DType::C128 if chain => need::<f64>(tier, (r, c, 2 * k), [None, None]),
         _ => None,
     })
 }
