@@ -48,10 +48,18 @@ fn f32_values(rng: &mut Rng, n: usize) -> Vec<f64> {
 }
 
 impl Bank {
-    /// Write the operand files into a fresh directory `tag` under the
+    /// Write the operand files into a fresh directory `tag` under
+    /// `/dev/shm` where this system has it (a file system in memory, where
+    /// the command's syncs of its results cost nothing), else under the
     /// system's temporary directory.
     pub fn new(tag: &str, rng: &mut Rng) -> Bank {
-        let dir = std::env::temp_dir().join(format!("tessera-fuzz-{tag}-{}", std::process::id()));
+        let shm = Path::new("/dev/shm");
+        let root = if shm.is_dir() && std::fs::metadata(shm).is_ok_and(|m| !m.permissions().readonly()) {
+            shm.to_path_buf()
+        } else {
+            std::env::temp_dir()
+        };
+        let dir = root.join(format!("tessera-fuzz-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("a temporary directory");
         let mut files = Vec::new();
@@ -137,8 +145,18 @@ impl Bank {
 
     /// Run a call file's text through the command in-process.
     pub fn run(&self, text: &str) -> Result<u8, tessera_cli::Failure> {
+        self.write_call(text);
+        self.run_written()
+    }
+
+    /// Write the call file `call.json`.
+    pub fn write_call(&self, text: &str) {
+        std::fs::write(self.dir.join("call.json"), text).expect("the call file is written");
+    }
+
+    /// Run the call file written by [`Bank::write_call`].
+    pub fn run_written(&self) -> Result<u8, tessera_cli::Failure> {
         let path = self.dir.join("call.json");
-        std::fs::write(&path, text).expect("the call file is written");
         let args = vec!["run".to_string(), path.display().to_string()];
         let mut out = Vec::new();
         tessera_cli::main_with(&args, &mut out)
@@ -149,16 +167,46 @@ impl Bank {
         snapshot(&self.dir)
     }
 
-    /// Put the directory back as `snap` holds it.
-    pub fn restore(&self, snap: &BTreeMap<String, Vec<u8>>) {
-        let now = self.snapshot();
-        for (name, bytes) in &now {
-            match snap.get(name) {
-                None => {
-                    let _ = std::fs::remove_file(self.dir.join(name));
+    /// Every entry of the directory and its identity: inode, length and
+    /// modification time. A file written in place changes its time (and
+    /// maybe its length); one renamed over changes its inode; so equal
+    /// identities say no file was created, removed or changed, without
+    /// reading any.
+    pub fn stat(&self) -> BTreeMap<String, (u64, u64, i128)> {
+        use std::os::unix::fs::MetadataExt;
+        let mut out = BTreeMap::new();
+        if let Ok(rd) = std::fs::read_dir(&self.dir) {
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if let Ok(m) = e.metadata() {
+                    let t = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
+                    out.insert(name, (m.ino(), m.len(), t));
                 }
-                Some(b) if b != bytes => std::fs::write(self.dir.join(name), b).unwrap(),
-                _ => {}
+            }
+        }
+        out
+    }
+
+    /// Put the directory back as `snap` holds it, touching only the entries
+    /// whose identity differs from `base` (as [`Bank::stat`] gives it).
+    pub fn restore(&self, snap: &BTreeMap<String, Vec<u8>>, base: &BTreeMap<String, (u64, u64, i128)>) {
+        let now = self.stat();
+        if &now == base {
+            return;
+        }
+        for (name, id) in &now {
+            if base.get(name) == Some(id) {
+                continue;
+            }
+            let path = self.dir.join(name);
+            match snap.get(name) {
+                None if path.is_dir() => {
+                    let _ = std::fs::remove_dir_all(&path);
+                }
+                None => {
+                    let _ = std::fs::remove_file(&path);
+                }
+                Some(b) => std::fs::write(&path, b).unwrap(),
             }
         }
         for (name, bytes) in snap {
@@ -212,8 +260,9 @@ pub enum Model {
         /// The float dtype (f32 or f64).
         dtype: NpyType,
     },
-    /// `y` (f64) = cast of the f32 file `x`.
-    CastF64(&'static str),
+    /// `y` (f64) = cast of the f32 file `x`; saturating (infinities
+    /// clamp to the largest finite f64) when the flag says so.
+    CastF64(&'static str, bool),
     /// `y` (i64, shape []) = the wrapping sum of the i64 file `x`.
     SumI64(&'static str),
 }
@@ -501,6 +550,10 @@ pub fn structured(rng: &mut Rng, bank: &Bank) -> CallCase {
     // Pre-existing destinations are written before the call; only those
     // whose directory exists.
     pre.retain(|(p, _)| !p.contains('/') && p != "." && bank.file(p).is_none());
+    // Two results naming one file: the file holds what was written last.
+    let mut seen = std::collections::HashSet::new();
+    pre.reverse();
+    pre.retain(|(p, _)| seen.insert(p.clone()));
     CallCase {
         text: Value::Object(call).to_string(),
         pre,
@@ -541,7 +594,7 @@ fn model_call(rng: &mut Rng, bank: &Bank) -> CallCase {
             (
                 json!({"kernel": "cast", "attrs": {"mode": mode}, "operands": {"x": {"npy": x}},
                        "results": {"y": {"npy": "y.npy", "dtype": "f64"}}, "tier": tier, "threads": threads}),
-                Model::CastF64(x),
+                Model::CastF64(x, mode == "saturating"),
             )
         }
         _ => (
@@ -636,12 +689,17 @@ pub fn check_model(bank: &Bank, model: &Model) -> Result<u64, String> {
             }
             Ok(n as u64)
         }
-        Model::CastF64(x) => {
+        Model::CastF64(x, saturating) => {
             let a = bank.file(x).unwrap();
             if shape != a.shape || dtype != NpyType::F64 {
                 return Err(format!("cast: result {dtype} {shape:?}, the model's f64 {:?}", a.shape));
             }
             for (i, &v) in a.values.iter().enumerate() {
+                let v = if *saturating && v.is_infinite() {
+                    f64::MAX.copysign(v)
+                } else {
+                    v
+                };
                 let got = f64::from_le_bytes(data[8 * i..8 * i + 8].try_into().unwrap());
                 if got.to_bits() != v.to_bits() && !(got.is_nan() && v.is_nan()) {
                     return Err(format!("cast: element {i} is {got:e}, the model says {v:e}"));

@@ -249,21 +249,33 @@ pub const WORDS: &[&[u8]] = &[
 pub fn evaluate(p: &Program, inputs: &[Buf], shape: &[usize]) -> Result<Vec<Vec<Vec<u8>>>, String> {
     let exec = Exec::on(Tier::Scalar).par(tessera::Par::Seq);
     let n = count(shape);
+    // Every node is an array of the loop's n indices laid out as [n, 1]:
+    // one value per byte for packed dtypes (whose arrays of an odd count
+    // cannot be contiguous), so that any node of any dtype has an array.
+    let flat = [n, 1];
     let mut values: Vec<Buf> = Vec::with_capacity(p.nodes().len());
     for (i, node) in p.nodes().iter().enumerate() {
         let d = node.dtype;
-        let mut out = Buf::contiguous(d, shape, vec![0u8; storage_len(d, n)]);
+        let vpb = per_byte(d);
+        let item = if vpb > 1 { 1 } else { d.info().item_bytes };
+        let mut out = Buf {
+            dtype: d,
+            shape: flat.to_vec(),
+            strides: vec![vpb as isize, 1],
+            offset: 0,
+            bytes: vec![0u8; n * item],
+        };
         match &node.op {
             Op::Load(k) => {
                 let elems = broadcast(&inputs[*k], shape);
-                out.bytes = pack(d, &elems);
+                out.bytes = spread(d, &elems);
             }
             Op::Coord(a) => {
                 let elems: Vec<Vec<u8>> = indices(shape)
                     .into_iter()
                     .map(|idx| (idx[*a] as i64).to_le_bytes().to_vec())
                     .collect();
-                out.bytes = pack(d, &elems);
+                out.bytes = spread(d, &elems);
             }
             Op::Const(v) => {
                 let (sd, bytes): (DType, Vec<u8>) = match *v {
@@ -303,6 +315,18 @@ pub fn evaluate(p: &Program, inputs: &[Buf], shape: &[usize]) -> Result<Vec<Vec<
         .iter()
         .map(|o| values[o.index()].elements())
         .collect())
+}
+
+/// Elements (as [`crate::views::get`] gives them) stored one value per
+/// byte (in its most significant bits) for a packed dtype, else in order.
+fn spread(d: DType, elems: &[Vec<u8>]) -> Vec<u8> {
+    let vpb = per_byte(d);
+    if vpb > 1 {
+        let bits = 8 / vpb;
+        elems.iter().map(|e| e[0] << (8 - bits)).collect()
+    } else {
+        pack(d, elems)
+    }
 }
 
 /// Storage bytes of `n` C-order elements of `d`.

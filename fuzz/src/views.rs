@@ -77,15 +77,42 @@ pub fn count(shape: &[usize]) -> usize {
 }
 
 impl Buf {
-    /// A C-order buffer of `shape` holding `bytes` (of the dtype's packed size).
-    pub fn contiguous(dtype: DType, shape: &[usize], bytes: Vec<u8>) -> Buf {
+    /// A C-order buffer of `shape` holding `elems` (as [`get`] gives
+    /// them). A packed dtype whose last extent is 1 (or rank 0) holds one
+    /// value per byte, its other axes strided by whole bytes; any other
+    /// packs its last axis.
+    pub fn contiguous(dtype: DType, shape: &[usize], elems: &[Vec<u8>]) -> Buf {
+        let vpb = per_byte(dtype);
+        if vpb > 1 && shape.last().is_none_or(|&e| e == 1) {
+            let bits = 8 / vpb;
+            let mut strides: Vec<isize> = tessera::array::c_strides(shape)
+                .iter()
+                .map(|&s| s * vpb as isize)
+                .collect();
+            if let Some(last) = strides.last_mut() {
+                *last = 1;
+            }
+            return Buf {
+                dtype,
+                shape: shape.to_vec(),
+                strides,
+                offset: 0,
+                bytes: elems.iter().map(|e| e[0] << (8 - bits)).collect(),
+            };
+        }
         Buf {
             dtype,
             shape: shape.to_vec(),
-            strides: c_strides(dtype, shape),
+            strides: tessera::array::c_strides(shape),
             offset: 0,
-            bytes,
+            bytes: pack(dtype, elems),
         }
+    }
+
+    /// A C-order buffer of `shape` of zero bytes (as [`Buf::contiguous`]).
+    pub fn zeroed(dtype: DType, shape: &[usize]) -> Buf {
+        let zero = vec![0u8; if packed(dtype) { 1 } else { dtype.info().item_bytes }];
+        Buf::contiguous(dtype, shape, &vec![zero; count(shape)])
     }
 
     /// A random layout of `shape` over a buffer of random valid elements:
@@ -114,7 +141,9 @@ impl Buf {
                 }
             };
             strides[k] = s;
-            acc = acc.max(s.abs().saturating_mul(n.max(1)));
+            if n > 1 {
+                acc = acc.max(s.abs().saturating_mul(n));
+            }
             if vpb > 1 && acc % vpb != 0 {
                 acc += vpb - acc % vpb;
             }
@@ -146,7 +175,7 @@ impl Buf {
                         strides[k] - 1,
                     ]);
                 }
-                1 => offset += *rng.pick(&[1usize, 3, usize::MAX / 2, usize::MAX]),
+                1 => offset = offset.saturating_add(*rng.pick(&[1usize, 3, usize::MAX / 2, usize::MAX])),
                 2 => {
                     let n = rng.below_usize(bytes.len() + 1);
                     bytes.truncate(n);
@@ -232,14 +261,8 @@ impl Buf {
 
     /// A C-order copy of the view's elements (the view must be valid).
     pub fn to_contiguous(&self) -> Buf {
-        let elems = self.elements();
-        Buf::contiguous(self.dtype, &self.shape, pack(self.dtype, &elems))
+        Buf::contiguous(self.dtype, &self.shape, &self.elements())
     }
-}
-
-/// C-order strides of a shape (in elements).
-pub fn c_strides(_dtype: DType, shape: &[usize]) -> Vec<isize> {
-    tessera::array::c_strides(shape)
 }
 
 /// `n` random valid elements of `d` (packed dtypes: `n` codes, in whole bytes).

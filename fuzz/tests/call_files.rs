@@ -3,9 +3,10 @@
 //! and invalid attributes, operand and result names, paths, dtypes, shapes,
 //! tiers, threads), byte mutations of them, and valid calls with a slow
 //! model. Each case checks: no panic; an error is one line with exit code 1
-//! or 2; on refusal every file of the directory (the operands and the
-//! pre-existing destinations) is byte for byte as it was and no file was
-//! created; on success of a call with a model, `y.npy` equals the model.
+//! or 2; on refusal no entry of the directory was created, removed or
+//! changed (same inode, length and modification time: nothing written in
+//! place or renamed over) and every pre-existing destination holds its
+//! bytes; on success of a call with a model, `y.npy` equals the model.
 
 use tessera_fuzz::calls::{check_model, structured, Bank, CallCase, WORDS};
 use tessera_fuzz::mutate::mutate;
@@ -15,6 +16,7 @@ use tessera_testkit::rng::Rng;
 fn target(plan: Plan, verbose: bool) -> Stats {
     let bank = Bank::new(&format!("calls-{:x}", plan.seed), &mut Rng::new(plan.seed));
     let base = bank.snapshot();
+    let mut base_ids = bank.stat();
     run(
         "call_files",
         plan,
@@ -39,8 +41,9 @@ fn target(plan: Plan, verbose: bool) -> Stats {
             for (p, bytes) in &c.pre {
                 std::fs::write(bank.dir.join(p), bytes).map_err(|e| e.to_string())?;
             }
-            let before = bank.snapshot();
-            let outcome = bank.run(&c.text);
+            bank.write_call(&c.text);
+            let before = bank.stat();
+            let outcome = bank.run_written();
             let verdict = match outcome {
                 Err(e) => {
                     let line = e.one_line();
@@ -50,14 +53,19 @@ fn target(plan: Plan, verbose: bool) -> Stats {
                     if c.model.is_some() {
                         return Err(format!("a valid call was refused: {line}"));
                     }
-                    let mut after = bank.snapshot();
-                    // The call file is the harness's own.
-                    after.insert("call.json".into(), before["call.json"].clone());
-                    if after != before {
+                    let after = bank.stat();
+                    let pre_changed: Vec<&String> = c
+                        .pre
+                        .iter()
+                        .filter(|(p, b)| std::fs::read(bank.dir.join(p)).ok().as_ref() != Some(b))
+                        .map(|(p, _)| p)
+                        .collect();
+                    if after != before || !pre_changed.is_empty() {
                         let changed: Vec<&String> = after
                             .keys()
                             .chain(before.keys())
                             .filter(|k| after.get(*k) != before.get(*k))
+                            .chain(pre_changed)
                             .collect();
                         return Err(format!("a refused call ({line}) created or changed {changed:?}"));
                     }
@@ -68,7 +76,9 @@ fn target(plan: Plan, verbose: bool) -> Stats {
                     None => Verdict::Succeeded { models: 0 },
                 },
             };
-            bank.restore(&base);
+            bank.restore(&base, &base_ids);
+            // Rewritten entries (the call file above all) have new identities.
+            base_ids = bank.stat();
             Ok(verdict)
         },
     )

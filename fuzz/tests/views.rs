@@ -376,14 +376,22 @@ fn contract_case(rng: &mut Rng) -> Case {
         ins.push(input(rng, od, &sh));
     }
     let outs = vec![output(rng, od, &sy)];
+    // The matmul convenience: the default accumulator, no init.
+    let via_matmul = !init && rng.chance(1, 3);
     let s2 = spec.clone();
     Case {
-        what: format!("contract {spec:?} of {da} and {db} into {od} (init {init})"),
+        what: format!("contract {spec:?} of {da} and {db} into {od} (init {init}, matmul {via_matmul})"),
         ins,
         outs,
         raw: vec![],
         in_place: None,
-        call: Box::new(move |i, o, _, e, _| tessera::contract(&s2, &i[0], &i[1], i.get(2), &mut o[0], e)),
+        call: Box::new(move |i, o, _, e, _| {
+            if via_matmul {
+                tessera::matmul(&i[0], &i[1], &mut o[0], e)
+            } else {
+                tessera::contract(&s2, &i[0], &i[1], i.get(2), &mut o[0], e)
+            }
+        }),
         model: None,
     }
 }
@@ -582,10 +590,7 @@ fn check(c: &Case) -> Result<Verdict, String> {
     let mut ref_outs: Vec<Buf> = c
         .outs
         .iter()
-        .map(|b| {
-            let n = tessera_fuzz::program::storage_len(b.dtype, tessera_fuzz::views::count(&b.shape));
-            Buf::contiguous(b.dtype, &b.shape, vec![0u8; n])
-        })
+        .map(|b| Buf::zeroed(b.dtype, &b.shape))
         .collect();
     let mut ref_raw: Vec<Vec<u8>> = c.raw.iter().map(|r| vec![0u8; r.len()]).collect();
     let scalar = Exec::on(Tier::Scalar).par(Par::Seq);
