@@ -763,3 +763,20 @@ fn random_texts_are_refused_or_accepted_never_panic() {
         }
     }
 }
+
+/// A node id of another program (or one made by `NodeId::new`) names no
+/// node of a smaller program: `Program::node` answers None rather than
+/// indexing out of bounds, and `describe` names the missing node.
+#[test]
+fn node_of_a_foreign_id_is_none() {
+    let big = Program::parse("y0 = sqrt(x0 * x0 + 1f32) - x0", &[DType::F32]).unwrap();
+    let small = Program::parse("y0 = x0", &[DType::F32]).unwrap();
+    let last = NodeId::new(big.nodes().len() - 1);
+    assert!(big.node(last).is_some());
+    assert_eq!(big.node(last), big.nodes().last());
+    assert!(small.nodes().len() < big.nodes().len());
+    assert_eq!(small.node(last), None);
+    assert_eq!(small.node(NodeId::new(usize::MAX)), None);
+    assert_eq!(small.node(small.outputs()[0]).map(|n| n.dtype), Some(DType::F32));
+    assert!(small.describe(last).contains('?'));
+}

@@ -188,7 +188,8 @@ pub(crate) fn check_call(
         ));
     }
     for (k, (o, id)) in outputs.iter().zip(program.outputs()).enumerate() {
-        let want = program.node(*id).dtype;
+        // An output's id is a node of its own program (checked when built).
+        let want = program.nodes[id.0].dtype;
         if o.dtype() != want {
             return Err(Error::DTypeMismatch {
                 operand: format!("output {k} (y{k} = {})", program.describe(*id)),
@@ -379,7 +380,7 @@ pub(crate) fn plan_terms(
     Ok(TermPlan {
         plan,
         node: id.0,
-        dtype: program.node(id).dtype,
+        dtype: program.nodes[id.0].dtype,
     })
 }
 

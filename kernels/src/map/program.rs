@@ -200,9 +200,11 @@ impl Program {
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
     }
-    /// The node of an id of this program.
-    pub fn node(&self, id: NodeId) -> &Node {
-        &self.nodes[id.0]
+    /// The node of `id`, or None where this program has no node at that
+    /// position (an id of another program or builder, or made by
+    /// [`NodeId::new`], may name none).
+    pub fn node(&self, id: NodeId) -> Option<&Node> {
+        self.nodes.get(id.0)
     }
     /// The node each output stores, by output index.
     pub fn outputs(&self) -> &[NodeId] {

@@ -277,7 +277,7 @@ impl<'v, 'a> Terms<'v, 'a> {
                     // The loop is no view: its size is checked here, as a
                     // view's is when it is made.
                     count_of(shape, &format!("the terms' loop shape {shape:?}"))?;
-                    Ok((shape, program.node(id).dtype))
+                    Ok((shape, program.nodes[id.0].dtype))
                 }
                 None => Err(Error::Program {
                     node: format!("y{output}"),
