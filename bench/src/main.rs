@@ -100,6 +100,9 @@
 //!   `gemm_group.rs`); like `cast-sweep`, only
 //!   when a filter names it (`tessera-bench gemm`, with `--quick` for a smoke run);
 //!   in `--json` mode its table goes to stderr.
+//! * `fft`: c2c, r2c and c2r beside `rustfft` and `realfft` in GFLOP/s (see
+//!   `fft_group.rs`); only when a filter names it (`tessera-bench fft`, with
+//!   `--quick` for a smoke run); in `--json` mode its table goes to stderr.
 //! * `reduce/sum-f32`, `reduce/sum-f64`, `reduce/sum-squares-f32`: the sum of
 //!   `--size-mib` MiB beside a naive loop, `iter().sum()`, ndarray and a read
 //!   of the buffer; Σ x² three ways (see `reduce.rs`).
@@ -113,6 +116,7 @@
 mod cast_sweep;
 mod casts;
 mod elementwise;
+mod fft_group;
 mod gemm_group;
 mod harness;
 mod math_group;
@@ -261,6 +265,7 @@ fn main() -> ExitCode {
         && (selected(cast_sweep::NAME, &o.filters)
             || o.filters.iter().any(|f| f.starts_with(cast_sweep::NAME)));
     let gemm_group = !o.filters.is_empty() && selected(gemm_group::NAME, &o.filters);
+    let fft_group = !o.filters.is_empty() && selected(fft_group::NAME, &o.filters);
     let math = !o.filters.is_empty() && o.filters.iter().any(|f| f.starts_with(math_group::NAME));
     if o.list {
         for g in group_names() {
@@ -269,7 +274,7 @@ fn main() -> ExitCode {
         println!("{}", cast_sweep::NAME);
         return ExitCode::SUCCESS;
     }
-    if names.is_empty() && !sweep && !gemm_group && !math {
+    if names.is_empty() && !sweep && !gemm_group && !math && !fft_group {
         eprintln!(
             "tessera-bench: no group matches {:?}; groups: {}, {}",
             o.filters,
@@ -359,6 +364,15 @@ fn main() -> ExitCode {
     let mut sweep_ok = true;
     if math {
         let (text, ok) = math_group::run(&o.filters, n, o.quick);
+        if o.json {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
+        }
+        sweep_ok &= ok;
+    }
+    if fft_group {
+        let (text, ok) = fft_group::run(o.quick);
         if o.json {
             eprintln!("{text}");
         } else {
