@@ -39,6 +39,9 @@ pub(crate) struct Pass<T> {
     pub bf: Butterfly<T>,
     /// `tw[q·(p−1) + k − 1] = w^(q·k)`; empty where `m = 1`.
     pub tw: Vec<Complex<T>>,
+    /// The first pass's twiddles again, by k: `twk[(k − 1)·m + q] = w^(q·k)`
+    /// (for the vector loops over q); empty for the other passes.
+    pub twk: Vec<Complex<T>>,
 }
 
 /// The factors of `n` in pass order: 4s, then a 2 where the power of two is
@@ -119,7 +122,16 @@ pub(crate) fn build_passes<T: FftFloat>(
             }
             tw
         };
-        passes.push(Pass { p, m, bf, tw });
+        let mut twk = Vec::new();
+        if s == 1 && m > 1 && p == 4 {
+            twk = super::plan::try_vec(tw.len(), "twiddles")?;
+            for k in 1..p {
+                for q in 0..m {
+                    twk.push(tw[q * (p - 1) + k - 1]);
+                }
+            }
+        }
+        passes.push(Pass { p, m, bf, tw, twk });
         s *= p;
     }
     Ok(passes)
@@ -281,14 +293,29 @@ pub(crate) fn run_passes<T: FftFloat>(
     data: &mut [Complex<T>],
     scratch: &mut [Complex<T>],
 ) {
+    run_passes_with(passes, inverse, data, scratch, |_, _, _, _| false)
+}
+
+/// [`run_passes`], where `vector(pass, s, x, y)` runs a pass itself when it
+/// can (returning true) with the same operations in the same order.
+#[inline(always)]
+pub(crate) fn run_passes_with<T: FftFloat>(
+    passes: &[Pass<T>],
+    inverse: bool,
+    data: &mut [Complex<T>],
+    scratch: &mut [Complex<T>],
+    vector: impl Fn(&Pass<T>, usize, &[Complex<T>], &mut [Complex<T>]) -> bool,
+) {
     let n = data.len();
     let (buf, work) = scratch.split_at_mut(n);
     let mut in_data = true;
     let mut s = 1;
     for pass in passes {
         if in_data {
-            run_pass(pass, s, inverse, data, buf, work);
-        } else {
+            if !vector(pass, s, data, buf) {
+                run_pass(pass, s, inverse, data, buf, work);
+            }
+        } else if !vector(pass, s, buf, data) {
             run_pass(pass, s, inverse, buf, data, work);
         }
         in_data = !in_data;
