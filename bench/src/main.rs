@@ -103,6 +103,9 @@
 //!   `gemm`): the integer products (u8·i8 and i16·i16 into i32) in GOP/s beside
 //!   tessera's f32 product of the same shape. `gemm-complex` (also named by
 //!   `gemm`): c64 and c128 products beside `gemm` and `matrixmultiply`.
+//! * `fft`: c2c, r2c and c2r beside `rustfft` and `realfft` in GFLOP/s (see
+//!   `fft_group.rs`); only when a filter names it (`tessera-bench fft`, with
+//!   `--quick` for a smoke run); in `--json` mode its table goes to stderr.
 //! * `reduce/sum-f32`, `reduce/sum-f64`, `reduce/sum-squares-f32`: the sum of
 //!   `--size-mib` MiB beside a naive loop, `iter().sum()`, ndarray and a read
 //!   of the buffer; Σ x² three ways (see `reduce.rs`).
@@ -116,6 +119,7 @@
 mod cast_sweep;
 mod casts;
 mod elementwise;
+mod fft_group;
 mod gemm_group;
 mod harness;
 mod math_group;
@@ -266,6 +270,7 @@ fn main() -> ExitCode {
     let gemm_group = !o.filters.is_empty() && selected(gemm_group::NAME, &o.filters);
     let gemm_int = !o.filters.is_empty() && selected(gemm_group::INT_NAME, &o.filters);
     let gemm_complex = !o.filters.is_empty() && selected(gemm_group::COMPLEX_NAME, &o.filters);
+    let fft_group = !o.filters.is_empty() && selected(fft_group::NAME, &o.filters);
     let math = !o.filters.is_empty() && o.filters.iter().any(|f| f.starts_with(math_group::NAME));
     if o.list {
         for g in group_names() {
@@ -274,7 +279,7 @@ fn main() -> ExitCode {
         println!("{}", cast_sweep::NAME);
         return ExitCode::SUCCESS;
     }
-    if names.is_empty() && !sweep && !gemm_group && !gemm_int && !gemm_complex && !math {
+    if names.is_empty() && !sweep && !gemm_group && !gemm_int && !gemm_complex && !math && !fft_group {
         eprintln!(
             "tessera-bench: no group matches {:?}; groups: {}, {}",
             o.filters,
@@ -371,12 +376,14 @@ fn main() -> ExitCode {
         }
         sweep_ok &= ok;
     }
-    let gemm_runs = [
-        (gemm_group, gemm_group::run as fn(bool) -> (String, bool)),
+    // The groups run only when named, each printing its own table.
+    let named_runs = [
+        (fft_group, fft_group::run as fn(bool) -> (String, bool)),
+        (gemm_group, gemm_group::run),
         (gemm_int, gemm_group::run_int),
         (gemm_complex, gemm_group::run_complex),
     ];
-    for (_, run) in gemm_runs.iter().filter(|g| g.0) {
+    for (_, run) in named_runs.iter().filter(|g| g.0) {
         let (text, ok) = run(o.quick);
         if o.json {
             eprintln!("{text}");

@@ -19,7 +19,7 @@ fn kernels_lists_every_kind() {
         .collect();
     assert_eq!(kinds.len(), Kind::ALL.len());
     // Then cast, contract, map, the three calls of the block-scaled formats,
-    // reduce, scan, series and the library's other calls.
+    // reduce, scan, series, the Fourier transforms and the library's other calls.
     let others: Vec<&str> = list[Kind::ALL.len()..]
         .iter()
         .map(|e| e["name"].as_str().unwrap())
@@ -36,6 +36,9 @@ fn kernels_lists_every_kind() {
             "reduce",
             "scan",
             "series",
+            "c2c",
+            "r2c",
+            "c2r",
             "random",
             "quantize",
             "dequantize",

@@ -67,6 +67,7 @@ pub mod cast;
 pub mod contract;
 pub mod elementwise;
 pub mod error;
+pub mod fft;
 pub mod fill;
 pub mod formats;
 pub mod map;

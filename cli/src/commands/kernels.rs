@@ -208,6 +208,23 @@ fn other_kernels() -> Vec<serde_json::Value> {
         "result": "x's dtype (f32 or f64)",
         "doc": super::series::DOC,
     }));
+    for k in super::fft::FftKernel::ALL {
+        let mut attrs = json!({
+            "axes": "strictly increasing axes (default: every axis)",
+            "norm": ["none", "backward", "ortho", "forward"],
+        });
+        if k == super::fft::FftKernel::C2c {
+            attrs["direction"] = json!(["forward", "inverse"]);
+        }
+        list.push(json!({
+            "name": k.name(),
+            "family": "fft",
+            "operands": ["x"],
+            "results": ["y"],
+            "attrs": attrs,
+            "doc": k.doc(),
+        }));
+    }
     for k in LibraryKernel::ALL {
         let (operands, results, attrs) = k.io();
         list.push(json!({

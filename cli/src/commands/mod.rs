@@ -5,6 +5,7 @@ pub mod contract;
 pub mod coverage;
 pub mod elementwise;
 pub mod engines_check;
+pub mod fft;
 pub mod formats;
 pub mod kernels;
 pub mod library;

@@ -3,6 +3,7 @@
 //! The call file names a kernel; this module reads the file, picks the tier and
 //! thread count, and hands the call to the module of the kernel's family
 //! (elementwise kinds, `cast`, `contract`, `reduce`, `scan`, `map`, `series`,
+//! the Fourier transforms `c2c`, `r2c` and `c2r`,
 //! the block-scaled formats' `encode`, `decode` and `transcode`, and the
 //! library's other calls: `random`, `quantize`, `dequantize`, `polyval`,
 //! `qmatmul_i8`, `requantize_i8`, `sum_lanes`). A kernel the library adds
@@ -49,6 +50,8 @@ pub enum Kernel {
     Map,
     /// `series`: the one-dimensional series kernels.
     Series,
+    /// `c2c`, `r2c` or `c2r`: a Fourier transform.
+    Fft(super::fft::FftKernel),
     /// `random`, `quantize`, `dequantize`, `polyval`, `qmatmul_i8`,
     /// `requantize_i8`, `sum_lanes`.
     Library(LibraryKernel),
@@ -74,6 +77,9 @@ impl Kernel {
         }
         if name == super::series::NAME {
             return Ok(Kernel::Series);
+        }
+        if let Some(k) = super::fft::FftKernel::from_name(name) {
+            return Ok(Kernel::Fft(k));
         }
         if let Some(k) = FormatKernel::from_name(name) {
             return Ok(Kernel::Format(k));
@@ -146,6 +152,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Map => map::call(path, &call, &exec, r)?,
         Kernel::Series => super::series::call(path, &call, &exec, r)?,
         Kernel::Library(k) => super::library::call(path, &call, k, &exec, r)?,
+        Kernel::Fft(k) => super::fft::call(path, &call, k, &exec, r)?,
     };
     results.commit()?;
     if let Some(note) = tessera::tier::tier_env_note() {

@@ -1,0 +1,379 @@
+//! The multi-axis driver: transforms along each named axis of arrays of any
+//! layout and batch.
+//!
+//! A pass along one axis takes the lines of that axis (every index of the
+//! other axes, numbered in C order), gathers up to 16 consecutive lines into
+//! contiguous buffers, runs the one-line transform on each, and scatters the
+//! results. Lines are split among rayon tasks in contiguous ranges; a single
+//! long line (Bailey's four steps) gives its tasks to the line's columns and
+//! rows instead. Each line is computed by the same operations whatever its
+//! position, the buffer it shares, the layout or the task, so no bit depends
+//! on them.
+//!
+//! Order of the passes: c2c runs its axes from the last named to the first,
+//! the first pass reading the operand and writing the destination, the others
+//! in place in the destination; r2c runs the real pass along the last named
+//! axis first, then forward c2c passes along the others, last to first; c2r
+//! runs inverse c2c passes along the other axes, last to first, the first of
+//! them from the operand into a C-order complex buffer of the operand's shape,
+//! then the c2r pass along the last named axis into the destination. A
+//! normalised transform multiplies each result of its final pass by the
+//! scale (`1/N` or `1/√N`, computed in f64 and rounded once).
+
+use super::plan::{try_vec, try_zeros, FftPlan};
+use super::real::RealFftPlan;
+use super::simd::Simd;
+use super::FftFloat;
+use crate::error::Result;
+use num_complex::Complex;
+use std::sync::Arc;
+
+/// Lines per gathered block.
+const BLOCK: usize = 16;
+/// Fewer points than this in a pass run on the calling thread.
+const PARALLEL_POINTS: usize = 1 << 15;
+
+/// An element type of a line: `T` or `Complex<T>`.
+pub(crate) trait Elem<T>: Copy + Send + Sync + 'static {
+    /// Parts of `T` per element.
+    const PARTS: usize;
+}
+impl<T: FftFloat> Elem<T> for T {
+    const PARTS: usize = 1;
+}
+impl<T: FftFloat> Elem<T> for Complex<T> {
+    const PARTS: usize = 2;
+}
+
+/// Split `count` elements of `S` off the front of complex storage.
+fn carve<T: FftFloat, S: Elem<T>>(
+    buf: &mut [Complex<T>],
+    count: usize,
+) -> (&mut [S], &mut [Complex<T>]) {
+    let units = (count * S::PARTS).div_ceil(2);
+    let (a, b) = buf.split_at_mut(units);
+    // SAFETY: `Complex<T>` is `repr(C)` of two `T`s, so `units` complex points
+    // are at least `count` elements of `S` (`T` or `Complex<T>`, of the same
+    // alignment), all of them initialised plain floats.
+    let s = unsafe { core::slice::from_raw_parts_mut(a.as_mut_ptr() as *mut S, count) };
+    (s, b)
+}
+
+/// Where the lines of a pass are: a base pointer, the offset of element 0,
+/// the step along the axis and the strides of the other axes (elements).
+#[derive(Clone)]
+pub(crate) struct Side {
+    pub base: *mut u8,
+    pub offset: isize,
+    pub step: isize,
+    pub others: Vec<isize>,
+}
+
+// SAFETY: a side is only dereferenced by the tasks of a pass, each on its own
+// lines (see `Ptr`).
+unsafe impl Send for Side {}
+// SAFETY: as above.
+unsafe impl Sync for Side {}
+
+/// The one-line transform of a pass.
+pub(crate) enum LineOp<T> {
+    C2c(Arc<FftPlan<T>>),
+    R2c(Arc<RealFftPlan<T>>),
+    C2r(Arc<RealFftPlan<T>>),
+}
+
+impl<T: FftFloat> LineOp<T> {
+    fn n_in(&self) -> usize {
+        match self {
+            LineOp::C2c(p) => p.len(),
+            LineOp::R2c(p) => p.len(),
+            LineOp::C2r(p) => p.bins(),
+        }
+    }
+    fn n_out(&self) -> usize {
+        match self {
+            LineOp::C2c(p) => p.len(),
+            LineOp::R2c(p) => p.bins(),
+            LineOp::C2r(p) => p.len(),
+        }
+    }
+    fn in_parts(&self) -> usize {
+        if matches!(self, LineOp::R2c(_)) {
+            1
+        } else {
+            2
+        }
+    }
+    fn out_parts(&self) -> usize {
+        if matches!(self, LineOp::C2r(_)) {
+            1
+        } else {
+            2
+        }
+    }
+    fn scratch_for(&self, inner: usize) -> usize {
+        match self {
+            LineOp::C2c(p) => p.scratch_for(inner),
+            LineOp::R2c(p) | LineOp::C2r(p) => p.scratch_for(inner),
+        }
+    }
+}
+
+/// One pass: the transform, the other axes' extents and the two sides.
+pub(crate) struct Pass<T> {
+    pub op: LineOp<T>,
+    pub other_shape: Vec<usize>,
+    pub src: Side,
+    pub dst: Side,
+    /// Multiply each result by this (a normalised transform's final pass).
+    pub scale: Option<T>,
+}
+
+impl<T: FftFloat> Pass<T> {
+    fn lines(&self) -> usize {
+        self.other_shape.iter().product()
+    }
+    fn block(&self) -> usize {
+        let n = self.op.n_in().max(self.op.n_out()).max(1);
+        (16384 / n).clamp(1, BLOCK)
+    }
+    /// How the pass splits its work: (tasks over lines, tasks inside a line).
+    fn split(&self, threads: usize) -> (usize, usize) {
+        let lines = self.lines();
+        let points = lines.saturating_mul(self.op.n_in().max(self.op.n_out()));
+        if threads <= 1 || points < PARALLEL_POINTS {
+            (1, 1)
+        } else if lines == 1 {
+            (1, threads)
+        } else {
+            (threads.min(lines), 1)
+        }
+    }
+    /// Complex points of scratch one task needs.
+    fn task_units(&self, threads: usize) -> usize {
+        let (_, inner) = self.split(threads);
+        let b = self.block();
+        (b * self.op.n_in() * self.op.in_parts()).div_ceil(2)
+            + (b * self.op.n_out() * self.op.out_parts()).div_ceil(2)
+            + self.op.scratch_for(inner)
+    }
+}
+
+/// The per-task scratch of every pass of a call, allocated before any write.
+pub(crate) fn alloc_scratch<T: FftFloat>(
+    passes: &[Pass<T>],
+    threads: usize,
+) -> Result<Vec<Vec<Complex<T>>>> {
+    let tasks = passes.iter().map(|p| p.split(threads).0).max().unwrap_or(1);
+    let units = passes
+        .iter()
+        .map(|p| p.task_units(threads))
+        .max()
+        .unwrap_or(0);
+    let mut out = try_vec(tasks, "task scratch")?;
+    for _ in 0..tasks {
+        out.push(try_zeros::<T>(units, "scratch")?);
+    }
+    Ok(out)
+}
+
+#[derive(Clone, Copy)]
+struct Ptr(*mut u8);
+// SAFETY: tasks share the pointers of a pass, each reading and writing only
+// its own lines, which no other task reaches (a destination reaches no element
+// twice; the operand is only read).
+unsafe impl Send for Ptr {}
+// SAFETY: as above.
+unsafe impl Sync for Ptr {}
+
+impl Ptr {
+    fn get(self) -> *mut u8 {
+        self.0
+    }
+}
+
+/// Run the passes in order.
+///
+/// # Safety
+/// Each side's pointer, offset, step and strides must address valid elements
+/// of its type for every line; a destination must reach no element twice and
+/// overlap no source but its own lines (an in-place pass).
+pub(crate) unsafe fn run<T: FftFloat>(
+    passes: &[Pass<T>],
+    scratch: &mut [Vec<Complex<T>>],
+    simd: Simd,
+    threads: usize,
+) {
+    for pass in passes {
+        match (pass.op.in_parts(), pass.op.out_parts()) {
+            // SAFETY: the caller's promise, for this pass's element types.
+            (2, 2) => unsafe {
+                run_pass::<T, Complex<T>, Complex<T>>(pass, scratch, simd, threads)
+            },
+            // SAFETY: as above.
+            (1, 2) => unsafe { run_pass::<T, T, Complex<T>>(pass, scratch, simd, threads) },
+            // SAFETY: as above.
+            _ => unsafe { run_pass::<T, Complex<T>, T>(pass, scratch, simd, threads) },
+        }
+    }
+}
+
+fn scale_c<T: FftFloat>(z: Complex<T>, s: Option<T>) -> Complex<T> {
+    match s {
+        Some(s) => Complex::new(z.re * s, z.im * s),
+        None => z,
+    }
+}
+
+unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
+    pass: &Pass<T>,
+    scratch: &mut [Vec<Complex<T>>],
+    simd: Simd,
+    threads: usize,
+) {
+    let lines = pass.lines();
+    if lines == 0 {
+        return;
+    }
+    let (tasks, inner) = pass.split(threads);
+    let n_in = pass.op.n_in();
+    let n_out = pass.op.n_out();
+    let b = pass.block();
+    let (sp, dp) = (Ptr(pass.src.base), Ptr(pass.dst.base));
+    let per = lines.div_ceil(tasks);
+    let task = |t: usize, buf: &mut [Complex<T>]| {
+        let (l0, l1) = ((t * per).min(lines), ((t + 1) * per).min(lines));
+        if l0 >= l1 {
+            return;
+        }
+        let (inb, rest) = carve::<T, S>(buf, b * n_in);
+        let (outb, work) = carve::<T, D>(rest, b * n_out);
+        // The other axes' index of line l0, and the two offsets.
+        let rank = pass.other_shape.len();
+        let mut idx = vec![0usize; rank];
+        let mut rem = l0;
+        for a in (0..rank).rev() {
+            let e = pass.other_shape[a];
+            idx[a] = rem % e;
+            rem /= e;
+        }
+        let off = |side: &Side, idx: &[usize]| -> isize {
+            side.offset
+                + idx
+                    .iter()
+                    .zip(&side.others)
+                    .map(|(&i, &s)| i as isize * s)
+                    .sum::<isize>()
+        };
+        let mut l = l0;
+        let mut so = [0isize; BLOCK];
+        let mut dof = [0isize; BLOCK];
+        while l < l1 {
+            let cnt = b.min(l1 - l);
+            for c in 0..cnt {
+                so[c] = off(&pass.src, &idx);
+                dof[c] = off(&pass.dst, &idx);
+                for a in (0..rank).rev() {
+                    idx[a] += 1;
+                    if idx[a] < pass.other_shape[a] {
+                        break;
+                    }
+                    idx[a] = 0;
+                }
+            }
+            let src = sp.get() as *const S;
+            for j in 0..n_in {
+                let js = j as isize * pass.src.step;
+                for c in 0..cnt {
+                    // SAFETY: the caller's promise: every line's elements are
+                    // valid elements of S.
+                    inb[c * n_in + j] = unsafe { src.offset(so[c] + js).read_unaligned() };
+                }
+            }
+            for c in 0..cnt {
+                apply_line::<T, S, D>(
+                    &pass.op,
+                    &mut inb[c * n_in..(c + 1) * n_in],
+                    &mut outb[c * n_out..(c + 1) * n_out],
+                    work,
+                    simd,
+                    inner,
+                    pass.scale,
+                );
+            }
+            let dst = dp.get() as *mut D;
+            for j in 0..n_out {
+                let js = j as isize * pass.dst.step;
+                for c in 0..cnt {
+                    // SAFETY: the caller's promise: this task's lines alone.
+                    unsafe { dst.offset(dof[c] + js).write_unaligned(outb[c * n_out + j]) };
+                }
+            }
+            l += cnt;
+        }
+    };
+    if tasks == 1 {
+        task(0, &mut scratch[0]);
+    } else {
+        use rayon::prelude::*;
+        scratch[..tasks]
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(t, buf)| task(t, buf));
+    }
+}
+
+/// One line of `op` from `x` (modified) into `y`, scaled.
+fn apply_line<T: FftFloat, S: Elem<T>, D: Elem<T>>(
+    op: &LineOp<T>,
+    x: &mut [S],
+    y: &mut [D],
+    work: &mut [Complex<T>],
+    simd: Simd,
+    inner: usize,
+    scale: Option<T>,
+) {
+    // The element types are fixed by the op (checked by `run`): reinterpret.
+    match op {
+        LineOp::C2c(p) => {
+            let x = as_c::<T, S>(x);
+            let y = as_c::<T, D>(y);
+            p.run(x, work, simd, inner);
+            for (o, &v) in y.iter_mut().zip(x.iter()) {
+                *o = scale_c(v, scale);
+            }
+        }
+        LineOp::R2c(p) => {
+            let x = as_r::<T, S>(x);
+            let y = as_c::<T, D>(y);
+            p.r2c_line(x, y, work, simd, inner);
+            if scale.is_some() {
+                for o in y.iter_mut() {
+                    *o = scale_c(*o, scale);
+                }
+            }
+        }
+        LineOp::C2r(p) => {
+            let x = as_c::<T, S>(x);
+            let y = as_r::<T, D>(y);
+            p.c2r_line(x, y, work, simd, inner);
+            if let Some(s) = scale {
+                for o in y.iter_mut() {
+                    *o = *o * s;
+                }
+            }
+        }
+    }
+}
+
+fn as_c<T: FftFloat, S: Elem<T>>(x: &mut [S]) -> &mut [Complex<T>] {
+    assert_eq!(S::PARTS, 2);
+    // SAFETY: S has two parts, so it is `Complex<T>` (the only such `Elem`).
+    unsafe { core::slice::from_raw_parts_mut(x.as_mut_ptr() as *mut Complex<T>, x.len()) }
+}
+
+fn as_r<T: FftFloat, S: Elem<T>>(x: &mut [S]) -> &mut [T] {
+    assert_eq!(S::PARTS, 1);
+    // SAFETY: S has one part, so it is `T` (the only such `Elem`).
+    unsafe { core::slice::from_raw_parts_mut(x.as_mut_ptr() as *mut T, x.len()) }
+}

@@ -1,0 +1,317 @@
+//! The planner: a recipe chosen from the length (and precision, direction)
+//! alone, the plan it builds (tables of twiddles, sub-plans), and a cache of
+//! plans shared between threads.
+//!
+//! The recipe of a line of `n` points:
+//!
+//! 1. `n ≤ 1`: the identity (a transform of one point is that point; of none,
+//!    nothing).
+//! 2. A prime factor of `n` above [`BLUESTEIN_PRIME`]: Bluestein's convolution
+//!    of `m` points, `m` the least power of two at least `2n − 1`, unless the
+//!    transform of the conjugate chirp exceeds `2·√(2n − 1)` in magnitude
+//!    (`bluestein.rs`), when the line runs passes as below.
+//! 3. A line of more than [`FOUR_STEP_BYTES`] bytes whose length splits into
+//!    `n₁·n₂` with `16 ≤ n₁ ≤ n₂` (`n₁` the greatest divisor at most `√n`):
+//!    Bailey's four steps (`four_step.rs`).
+//! 4. Otherwise Stockham passes (`radix.rs`): radix 4, a radix 2 for an odd
+//!    power of two, then 3, 5 and the other primes ascending.
+
+use super::bluestein::Bluestein;
+use super::four_step::FourStep;
+use super::radix::{build_passes, extra_scratch, Pass};
+use super::simd::Simd;
+use super::twiddle::RootTable;
+use super::{bound, Direction, FftFloat};
+use crate::error::{Error, Result};
+use crate::tier::Exec;
+use num_complex::Complex;
+use std::any::Any;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// Prime factors above this run by Bluestein's convolution.
+pub const BLUESTEIN_PRIME: usize = 250;
+/// Lines of more bytes than this (past a core's L2) run by Bailey's four steps.
+pub const FOUR_STEP_BYTES: usize = 1 << 20;
+
+/// An empty vector with room for `n` elements, or [`Error::Alloc`].
+pub(crate) fn try_vec<T>(n: usize, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
+        what: format!("fft {what}"),
+        elements: n,
+    })?;
+    Ok(v)
+}
+
+/// A zero-filled vector of `n` points, or [`Error::Alloc`].
+pub(crate) fn try_zeros<T: FftFloat>(n: usize, what: &str) -> Result<Vec<Complex<T>>> {
+    let mut v = try_vec(n, what)?;
+    v.resize(n, Complex::new(T::ZERO, T::ZERO));
+    Ok(v)
+}
+
+pub(crate) enum Algo<T> {
+    Identity,
+    Passes(Vec<Pass<T>>),
+    Bluestein(Box<Bluestein<T>>),
+    FourStep(Box<FourStep<T>>),
+}
+
+/// How a plan computes its lines: what [`FftPlan::algorithm`] reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Algorithm {
+    /// A line of 0 or 1 point, copied.
+    Identity,
+    /// Stockham passes of these radices, in order.
+    Passes(Vec<usize>),
+    /// Bluestein's convolution through transforms of this power of two.
+    Bluestein(usize),
+    /// Bailey's four steps: `n₁` columns' transforms of `n₂`… and rows of `n₂`.
+    FourStep(usize, usize),
+}
+
+/// A complex transform of one length, precision and direction, unnormalised:
+/// `y_k = Σ_j x_j·exp(∓2πi·jk/n)` (`−` forward). Built once by an
+/// [`FftPlanner`] (or [`FftPlan::new`]), shareable between threads (`Arc`),
+/// run on any number of lines. Its recipe, and so every bit of its results,
+/// is a function of the length, precision and direction alone.
+pub struct FftPlan<T> {
+    n: usize,
+    direction: Direction,
+    pub(crate) algo: Algo<T>,
+    scratch: usize,
+    factor: f64,
+}
+
+impl<T: FftFloat> std::fmt::Debug for FftPlan<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FftPlan")
+            .field("n", &self.n)
+            .field("direction", &self.direction)
+            .field("algorithm", &self.algorithm())
+            .finish()
+    }
+}
+
+impl<T: FftFloat> FftPlan<T> {
+    /// Build the plan of `n` points (no cache). Refused with [`Error::Alloc`]
+    /// where its tables cannot be allocated.
+    pub fn new(n: usize, direction: Direction) -> Result<Self> {
+        let inverse = direction == Direction::Inverse;
+        if n <= 1 {
+            return Ok(FftPlan {
+                n,
+                direction,
+                algo: Algo::Identity,
+                scratch: 0,
+                factor: bound::radix_factor(n),
+            });
+        }
+        let primes = super::radix::prime_factors(n);
+        if primes.iter().any(|&p| p > BLUESTEIN_PRIME) {
+            if let Some(b) = Bluestein::new(n, inverse)? {
+                let scratch = b.scratch_len();
+                let factor = b.error_factor();
+                return Ok(FftPlan {
+                    n,
+                    direction,
+                    algo: Algo::Bluestein(Box::new(b)),
+                    scratch,
+                    factor,
+                });
+            }
+        } else if n.saturating_mul(core::mem::size_of::<Complex<T>>()) > FOUR_STEP_BYTES {
+            let mut n1 = (n as f64).sqrt() as usize;
+            while n1 > 1 && !n.is_multiple_of(n1) {
+                n1 -= 1;
+            }
+            if n1 >= 16 {
+                let f = FourStep::new(n1, n / n1, inverse)?;
+                let scratch = f.scratch_len(1);
+                let factor = f.error_factor();
+                return Ok(FftPlan {
+                    n,
+                    direction,
+                    algo: Algo::FourStep(Box::new(f)),
+                    scratch,
+                    factor,
+                });
+            }
+        }
+        let table = RootTable::new(n, T::TWIDDLE_DD)?;
+        let passes = build_passes::<T>(n, inverse, &table)?;
+        let scratch = n + extra_scratch(&passes);
+        Ok(FftPlan {
+            n,
+            direction,
+            algo: Algo::Passes(passes),
+            scratch,
+            factor: bound::radix_factor(n),
+        })
+    }
+
+    /// The number of points of a line.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Whether the line has no point.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The direction.
+    pub fn direction(&self) -> Direction {
+        self.direction
+    }
+
+    /// What the plan computes by.
+    pub fn algorithm(&self) -> Algorithm {
+        match &self.algo {
+            Algo::Identity => Algorithm::Identity,
+            Algo::Passes(p) => Algorithm::Passes(p.iter().map(|p| p.p).collect()),
+            Algo::Bluestein(b) => Algorithm::Bluestein(b.m()),
+            Algo::FourStep(f) => Algorithm::FourStep(f.n1(), f.n2()),
+        }
+    }
+
+    /// The points of scratch [`FftPlan::process_with_scratch`] needs.
+    pub fn scratch_len(&self) -> usize {
+        self.scratch
+    }
+
+    /// ε of the bound `‖ŷ − y‖₂ ≤ ε·u·√n·‖x‖₂` for one line (u the unit
+    /// roundoff of `T`): the recipe's e(n) (see the module documentation).
+    pub fn error_factor(&self) -> f64 {
+        self.factor
+    }
+
+    /// Transform each line of `data` (`data.len()` a multiple of the length)
+    /// in place, allocating its scratch. Refused ([`Error::Length`]) where
+    /// `data` is not whole lines; [`Error::Alloc`] where scratch is short.
+    pub fn process(&self, data: &mut [Complex<T>], exec: &Exec) -> Result<()> {
+        let mut scratch = try_zeros::<T>(self.scratch, "scratch")?;
+        self.process_with_scratch(data, &mut scratch, exec)
+    }
+
+    /// [`FftPlan::process`] with the caller's scratch of at least
+    /// [`FftPlan::scratch_len`] points ([`Error::Length`] otherwise). Lines
+    /// run one after another on the calling thread, on `exec`'s tier.
+    pub fn process_with_scratch(
+        &self,
+        data: &mut [Complex<T>],
+        scratch: &mut [Complex<T>],
+        exec: &Exec,
+    ) -> Result<()> {
+        let simd = Simd::of(exec.resolve_tier()?);
+        if self.n == 0 {
+            return Ok(());
+        }
+        if !data.len().is_multiple_of(self.n) {
+            return Err(Error::Length {
+                operand: "data".into(),
+                len: data.len(),
+                expected: data.len() / self.n * self.n,
+                unit: "points",
+            });
+        }
+        if scratch.len() < self.scratch {
+            return Err(Error::Length {
+                operand: "scratch".into(),
+                len: scratch.len(),
+                expected: self.scratch,
+                unit: "points",
+            });
+        }
+        for line in data.chunks_exact_mut(self.n) {
+            self.run(line, scratch, simd, 1);
+        }
+        Ok(())
+    }
+
+    /// Scratch for [`FftPlan::run`] with `threads` tasks inside one line.
+    pub(crate) fn scratch_for(&self, threads: usize) -> usize {
+        match &self.algo {
+            Algo::FourStep(f) if threads > 1 => f.scratch_len(threads),
+            _ => self.scratch,
+        }
+    }
+
+    /// One line, in place. `scratch` holds `scratch_for(threads)` points.
+    pub(crate) fn run(
+        &self,
+        line: &mut [Complex<T>],
+        scratch: &mut [Complex<T>],
+        simd: Simd,
+        threads: usize,
+    ) {
+        let inverse = self.direction == Direction::Inverse;
+        match &self.algo {
+            Algo::Identity => {}
+            Algo::Passes(p) => super::simd::run_passes(simd, p, inverse, line, scratch),
+            Algo::Bluestein(b) => b.run(line, scratch, simd),
+            Algo::FourStep(f) => f.run(line, scratch, simd, threads),
+        }
+    }
+}
+
+/// Which precision a cached plan is of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Precision {
+    F32,
+    F64,
+}
+
+type Key = (usize, Precision, Direction);
+
+/// A cache of plans keyed by (length, precision, direction), shareable
+/// between threads: each plan is built once and handed out as an `Arc`.
+#[derive(Default)]
+pub struct FftPlanner {
+    plans: Mutex<HashMap<Key, Arc<dyn Any + Send + Sync>>>,
+}
+
+impl std::fmt::Debug for FftPlanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FftPlanner").finish_non_exhaustive()
+    }
+}
+
+impl FftPlanner {
+    /// An empty planner.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The plan of `n` points of `T` in `direction`, from the cache or built
+    /// (outside the cache's lock) and cached. [`Error::Alloc`] where its
+    /// tables cannot be allocated.
+    pub fn plan<T: FftFloat>(&self, n: usize, direction: Direction) -> Result<Arc<FftPlan<T>>> {
+        let prec = if T::TWIDDLE_DD {
+            Precision::F64
+        } else {
+            Precision::F32
+        };
+        let key = (n, prec, direction);
+        if let Some(p) = self.lock().get(&key) {
+            if let Ok(p) = p.clone().downcast::<FftPlan<T>>() {
+                return Ok(p);
+            }
+        }
+        let plan = Arc::new(FftPlan::<T>::new(n, direction)?);
+        let mut map = self.lock();
+        let entry = map.entry(key).or_insert_with(|| plan.clone());
+        Ok(entry.clone().downcast::<FftPlan<T>>().unwrap_or(plan))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Arc<dyn Any + Send + Sync>>> {
+        self.plans.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The planner the array calls share.
+pub(crate) fn global() -> &'static FftPlanner {
+    static PLANNER: std::sync::OnceLock<FftPlanner> = std::sync::OnceLock::new();
+    PLANNER.get_or_init(FftPlanner::new)
+}

@@ -1,0 +1,389 @@
+//! The vector tiers of the passes.
+//!
+//! The passes (`radix.rs`) are written once, as loops of IEEE additions,
+//! subtractions and multiplications with no fused multiply-add, and marked
+//! `inline(always)`. Here they are instantiated inside functions compiled
+//! with AVX2 (and FMA) or AVX-512 enabled, where the compiler vectorises the
+//! loops over the interleaved sequences of a pass. A vector lane computes
+//! exactly the operation the scalar loop computes on that point, and Rust
+//! never contracts a multiply and an add into a fused one, so every tier
+//! gives the scalar tier's bits (ARCHITECTURE.md §3): the vector code is the
+//! same operations in the same order, a point per lane.
+//!
+//! The radix-4 and radix-2 passes also have explicit AVX2 loops (run on the
+//! avx2 and avx512 tiers): a vector holds consecutive complex points (4 of
+//! complex64, 2 of complex128) in their memory order, real and imaginary
+//! parts side by side. A product by a twiddle `w` is `a·w.re` and
+//! `swap(a)·w.im` combined by `addsub` (`re·w.re − im·w.im`,
+//! `im·w.re + re·w.im`: the scalar `cmul`'s roundings, the sum of two
+//! products being commutative), and `∓i·z` is a swap and an exact negation.
+//! Passes whose interleaved sequences fill whole vectors run over them; the
+//! first radix-4 pass (one sequence) runs over q, its twiddles read from a
+//! table by k, and transposes four vectors of results into place.
+
+use super::radix::{run_passes as passes_generic, run_passes_with, Butterfly, Pass};
+use super::FftFloat;
+use crate::tier::{runs_avx2, runs_avx512};
+use crate::Tier;
+use num_complex::Complex;
+
+/// The instruction set the passes of a call run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Simd {
+    Scalar,
+    Avx2,
+    Avx512,
+}
+
+impl Simd {
+    /// What `tier` executes.
+    pub(crate) fn of(tier: Tier) -> Simd {
+        if runs_avx512(tier) {
+            Simd::Avx512
+        } else if runs_avx2(tier) {
+            Simd::Avx2
+        } else {
+            Simd::Scalar
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx {
+    use super::{Butterfly, FftFloat, Pass};
+    use core::arch::x86_64::*;
+    use num_complex::Complex;
+
+    /// A vector of `L` complex points of `T`.
+    pub(super) trait Cv: Copy {
+        type T: FftFloat;
+        const L: usize;
+        unsafe fn load(p: *const Complex<Self::T>) -> Self;
+        unsafe fn store(self, p: *mut Complex<Self::T>);
+        unsafe fn add(self, o: Self) -> Self;
+        unsafe fn sub(self, o: Self) -> Self;
+        /// `−i·z` (forward) or `+i·z` (inverse).
+        unsafe fn rot(self, inverse: bool) -> Self;
+        /// `w.re` and `w.im` in every lane.
+        unsafe fn splat(w: Complex<Self::T>) -> (Self, Self);
+        /// The real parts and the imaginary parts of L twiddles, each duplicated.
+        unsafe fn dup(w: Self) -> (Self, Self);
+        /// `self·w` from `w`'s parts as `splat` or `dup` give them.
+        unsafe fn cmul(self, wr: Self, wi: Self) -> Self;
+        /// `p[4i + k] = b[k][i]` for `i < L`.
+        unsafe fn store4(b: [Self; 4], p: *mut Complex<Self::T>);
+    }
+
+    #[derive(Clone, Copy)]
+    pub(super) struct V32(__m256);
+    #[derive(Clone, Copy)]
+    pub(super) struct V64(__m256d);
+
+    impl Cv for V32 {
+        type T = f32;
+        const L: usize = 4;
+        #[inline(always)]
+        unsafe fn load(p: *const Complex<f32>) -> Self {
+            V32(_mm256_loadu_ps(p as *const f32))
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut Complex<f32>) {
+            _mm256_storeu_ps(p as *mut f32, self.0)
+        }
+        #[inline(always)]
+        unsafe fn add(self, o: Self) -> Self {
+            V32(_mm256_add_ps(self.0, o.0))
+        }
+        #[inline(always)]
+        unsafe fn sub(self, o: Self) -> Self {
+            V32(_mm256_sub_ps(self.0, o.0))
+        }
+        #[inline(always)]
+        unsafe fn rot(self, inverse: bool) -> Self {
+            let sw = _mm256_permute_ps(self.0, 0xB1);
+            let m = if inverse {
+                _mm256_setr_ps(-0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0)
+            } else {
+                _mm256_setr_ps(0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0)
+            };
+            V32(_mm256_xor_ps(sw, m))
+        }
+        #[inline(always)]
+        unsafe fn splat(w: Complex<f32>) -> (Self, Self) {
+            (V32(_mm256_set1_ps(w.re)), V32(_mm256_set1_ps(w.im)))
+        }
+        #[inline(always)]
+        unsafe fn dup(w: Self) -> (Self, Self) {
+            (V32(_mm256_moveldup_ps(w.0)), V32(_mm256_movehdup_ps(w.0)))
+        }
+        #[inline(always)]
+        unsafe fn cmul(self, wr: Self, wi: Self) -> Self {
+            let a = _mm256_mul_ps(self.0, wr.0);
+            let b = _mm256_mul_ps(_mm256_permute_ps(self.0, 0xB1), wi.0);
+            V32(_mm256_addsub_ps(a, b))
+        }
+        #[inline(always)]
+        unsafe fn store4(b: [Self; 4], p: *mut Complex<f32>) {
+            let d = |v: V32| _mm256_castps_pd(v.0);
+            let t0 = _mm256_unpacklo_pd(d(b[0]), d(b[1]));
+            let t1 = _mm256_unpackhi_pd(d(b[0]), d(b[1]));
+            let t2 = _mm256_unpacklo_pd(d(b[2]), d(b[3]));
+            let t3 = _mm256_unpackhi_pd(d(b[2]), d(b[3]));
+            let q = p as *mut f64;
+            _mm256_storeu_pd(q, _mm256_permute2f128_pd(t0, t2, 0x20));
+            _mm256_storeu_pd(q.add(4), _mm256_permute2f128_pd(t1, t3, 0x20));
+            _mm256_storeu_pd(q.add(8), _mm256_permute2f128_pd(t0, t2, 0x31));
+            _mm256_storeu_pd(q.add(12), _mm256_permute2f128_pd(t1, t3, 0x31));
+        }
+    }
+
+    impl Cv for V64 {
+        type T = f64;
+        const L: usize = 2;
+        #[inline(always)]
+        unsafe fn load(p: *const Complex<f64>) -> Self {
+            V64(_mm256_loadu_pd(p as *const f64))
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut Complex<f64>) {
+            _mm256_storeu_pd(p as *mut f64, self.0)
+        }
+        #[inline(always)]
+        unsafe fn add(self, o: Self) -> Self {
+            V64(_mm256_add_pd(self.0, o.0))
+        }
+        #[inline(always)]
+        unsafe fn sub(self, o: Self) -> Self {
+            V64(_mm256_sub_pd(self.0, o.0))
+        }
+        #[inline(always)]
+        unsafe fn rot(self, inverse: bool) -> Self {
+            let sw = _mm256_permute_pd(self.0, 0b0101);
+            let m = if inverse {
+                _mm256_setr_pd(-0.0, 0.0, -0.0, 0.0)
+            } else {
+                _mm256_setr_pd(0.0, -0.0, 0.0, -0.0)
+            };
+            V64(_mm256_xor_pd(sw, m))
+        }
+        #[inline(always)]
+        unsafe fn splat(w: Complex<f64>) -> (Self, Self) {
+            (V64(_mm256_set1_pd(w.re)), V64(_mm256_set1_pd(w.im)))
+        }
+        #[inline(always)]
+        unsafe fn dup(w: Self) -> (Self, Self) {
+            (
+                V64(_mm256_movedup_pd(w.0)),
+                V64(_mm256_permute_pd(w.0, 0b1111)),
+            )
+        }
+        #[inline(always)]
+        unsafe fn cmul(self, wr: Self, wi: Self) -> Self {
+            let a = _mm256_mul_pd(self.0, wr.0);
+            let b = _mm256_mul_pd(_mm256_permute_pd(self.0, 0b0101), wi.0);
+            V64(_mm256_addsub_pd(a, b))
+        }
+        #[inline(always)]
+        unsafe fn store4(b: [Self; 4], p: *mut Complex<f64>) {
+            let q = p as *mut f64;
+            _mm256_storeu_pd(q, _mm256_permute2f128_pd(b[0].0, b[1].0, 0x20));
+            _mm256_storeu_pd(q.add(4), _mm256_permute2f128_pd(b[2].0, b[3].0, 0x20));
+            _mm256_storeu_pd(q.add(8), _mm256_permute2f128_pd(b[0].0, b[1].0, 0x31));
+            _mm256_storeu_pd(q.add(12), _mm256_permute2f128_pd(b[2].0, b[3].0, 0x31));
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn bf4<V: Cv>(a: [V; 4], inverse: bool) -> [V; 4] {
+        let t0 = a[0].add(a[2]);
+        let t1 = a[0].sub(a[2]);
+        let t2 = a[1].add(a[3]);
+        let t3 = a[1].sub(a[3]).rot(inverse);
+        [t0.add(t2), t1.add(t3), t0.sub(t2), t1.sub(t3)]
+    }
+
+    /// One radix-4 or radix-2 pass in vectors where its shape allows (else
+    /// false, and the caller runs the scalar loop).
+    ///
+    /// # Safety
+    /// The CPU runs AVX2; `x` and `y` hold the pass's n points.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn pass<V: Cv>(
+        pass: &Pass<V::T>,
+        s: usize,
+        inverse: bool,
+        x: &[Complex<V::T>],
+        y: &mut [Complex<V::T>],
+    ) -> bool {
+        let (p, m, l) = (pass.p, pass.m, V::L);
+        let n = p * m * s;
+        if x.len() < n || y.len() < n {
+            return false;
+        }
+        let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
+        let twid = m > 1;
+        match (&pass.bf, s.is_multiple_of(l)) {
+            (Butterfly::R4, true) => {
+                for q in 0..m {
+                    let w = if twid {
+                        let t = &pass.tw[3 * q..3 * q + 3];
+                        [V::splat(t[0]), V::splat(t[1]), V::splat(t[2])]
+                    } else {
+                        let one = Complex::new(V::T::ONE, V::T::ZERO);
+                        [V::splat(one); 3]
+                    };
+                    for r in (0..s).step_by(l) {
+                        let a = [
+                            V::load(xp.add(s * q + r)),
+                            V::load(xp.add(s * (q + m) + r)),
+                            V::load(xp.add(s * (q + 2 * m) + r)),
+                            V::load(xp.add(s * (q + 3 * m) + r)),
+                        ];
+                        let b = bf4(a, inverse);
+                        let o = yp.add(s * 4 * q + r);
+                        b[0].store(o);
+                        for k in 1..4 {
+                            let v = if twid {
+                                b[k].cmul(w[k - 1].0, w[k - 1].1)
+                            } else {
+                                b[k]
+                            };
+                            v.store(o.add(s * k));
+                        }
+                    }
+                }
+                true
+            }
+            (Butterfly::R4, false)
+                if s == 1 && twid && m.is_multiple_of(l) && !pass.twk.is_empty() =>
+            {
+                let tk = pass.twk.as_ptr();
+                for q in (0..m).step_by(l) {
+                    let a = [
+                        V::load(xp.add(q)),
+                        V::load(xp.add(q + m)),
+                        V::load(xp.add(q + 2 * m)),
+                        V::load(xp.add(q + 3 * m)),
+                    ];
+                    let mut b = bf4(a, inverse);
+                    for k in 1..4 {
+                        let (wr, wi) = V::dup(V::load(tk.add((k - 1) * m + q)));
+                        b[k] = b[k].cmul(wr, wi);
+                    }
+                    V::store4(b, yp.add(4 * q));
+                }
+                true
+            }
+            (Butterfly::R2, true) => {
+                for q in 0..m {
+                    let w = V::splat(if twid {
+                        pass.tw[q]
+                    } else {
+                        Complex::new(V::T::ONE, V::T::ZERO)
+                    });
+                    for r in (0..s).step_by(l) {
+                        let a0 = V::load(xp.add(s * q + r));
+                        let a1 = V::load(xp.add(s * (q + m) + r));
+                        let o = yp.add(s * 2 * q + r);
+                        a0.add(a1).store(o);
+                        let d = a0.sub(a1);
+                        let d = if twid { d.cmul(w.0, w.1) } else { d };
+                        d.store(o.add(s));
+                    }
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// A pass in AVX2 vectors where it can run so (see [`avx::pass`]).
+///
+/// # Safety
+/// The CPU runs AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn vector_pass<T: FftFloat>(
+    pass: &Pass<T>,
+    s: usize,
+    inverse: bool,
+    x: &[Complex<T>],
+    y: &mut [Complex<T>],
+) -> bool {
+    if !matches!(pass.bf, Butterfly::R4 | Butterfly::R2) {
+        return false;
+    }
+    if T::TWIDDLE_DD {
+        // SAFETY: `T` is f64 (the sealed trait's only type with double-double
+        // twiddles), so these are the same references retyped.
+        let (pass, x, y) = unsafe {
+            (
+                &*(pass as *const Pass<T> as *const Pass<f64>),
+                core::slice::from_raw_parts(x.as_ptr() as *const Complex<f64>, x.len()),
+                core::slice::from_raw_parts_mut(y.as_mut_ptr() as *mut Complex<f64>, y.len()),
+            )
+        };
+        // SAFETY: the caller's promise: AVX2 runs.
+        unsafe { avx::pass::<avx::V64>(pass, s, inverse, x, y) }
+    } else {
+        // SAFETY: `T` is f32, the sealed trait's other type.
+        let (pass, x, y) = unsafe {
+            (
+                &*(pass as *const Pass<T> as *const Pass<f32>),
+                core::slice::from_raw_parts(x.as_ptr() as *const Complex<f32>, x.len()),
+                core::slice::from_raw_parts_mut(y.as_mut_ptr() as *mut Complex<f32>, y.len()),
+            )
+        };
+        // SAFETY: as above.
+        unsafe { avx::pass::<avx::V32>(pass, s, inverse, x, y) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn passes_avx2<T: FftFloat>(
+    passes: &[Pass<T>],
+    inverse: bool,
+    data: &mut [Complex<T>],
+    scratch: &mut [Complex<T>],
+) {
+    // SAFETY: this function runs only where AVX2 and FMA do.
+    run_passes_with(passes, inverse, data, scratch, |p, s, x, y| unsafe {
+        vector_pass(p, s, inverse, x, y)
+    })
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
+unsafe fn passes_avx512<T: FftFloat>(
+    passes: &[Pass<T>],
+    inverse: bool,
+    data: &mut [Complex<T>],
+    scratch: &mut [Complex<T>],
+) {
+    // SAFETY: this function runs only where AVX-512 F, AVX2 and FMA do.
+    run_passes_with(passes, inverse, data, scratch, |p, s, x, y| unsafe {
+        vector_pass(p, s, inverse, x, y)
+    })
+}
+
+/// The passes over one line on `simd`'s instructions (same bits on each).
+pub(crate) fn run_passes<T: FftFloat>(
+    simd: Simd,
+    passes: &[Pass<T>],
+    inverse: bool,
+    data: &mut [Complex<T>],
+    scratch: &mut [Complex<T>],
+) {
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Simd::Avx512` comes from a tier this CPU runs (checked by
+        // `Exec::resolve_tier`) that executes AVX-512 F, AVX2 and FMA.
+        Simd::Avx512 => unsafe { passes_avx512(passes, inverse, data, scratch) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Simd::Avx2` comes from an available tier that executes AVX2 and FMA.
+        Simd::Avx2 => unsafe { passes_avx2(passes, inverse, data, scratch) },
+        _ => passes_generic(passes, inverse, data, scratch),
+    }
+}
