@@ -348,6 +348,12 @@ fn pinned_hard_cases() {
         (Kind::Rsqrt, &[0x013a18e3], 0x5e96209e, 1), (Kind::Sigmoid, &[0xc24529b2], 0x1becf6d8, 1),
         (Kind::Sinh, &[0x3eb173c9], 0x3eb506bf, 1), (Kind::Tan, &[0x655a4765], 0xbf7ff708, 1),
         (Kind::Tanh, &[0x3cfec37b], 0x3cfeae76, 1),
+        // The worst inputs of the sweeps after log2, log10, log1p, the inverse
+        // hyperbolics, atan and cbrt moved to f32 lanes.
+        (Kind::Log2, &[0x3fb4c77e], 0x3eff050d, 1), (Kind::Log10, &[0x3faa54cf], 0x3dfe1ffd, 1),
+        (Kind::Log1p, &[0x3ecdfb2d], 0x3ead1de5, 1), (Kind::Asinh, &[0x3e7cbfb3], 0x3e7a4019, 1),
+        (Kind::Acosh, &[0x3f83f9bb], 0x3e7e8f23, 1), (Kind::Atanh, &[0x3dfc84b9], 0x3dfdcf57, 1),
+        (Kind::Atan, &[0xbf89d266], 0xbf52843f, 1),
     ];
     #[rustfmt::skip]
     let f64_cases: &[(Kind, &[u64], u64, u64)] = &[

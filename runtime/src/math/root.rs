@@ -1,7 +1,8 @@
 //! Roots: `hypot`, `cbrt` and `rsqrt` (1/√x).
 //!
-//! The `f32` functions evaluate in `f64` (where f32 squares are exact and f32
-//! quotients cannot overflow) and round once. The `f64` functions scale their
+//! `hypot` and `rsqrt` of `f32` evaluate in `f64` (where f32 squares are
+//! exact and f32 quotients cannot overflow) and round once; `cbrt` of `f32`
+//! computes in f32 lanes without a division (see [`cbrt_f32`]). The `f64` functions scale their
 //! operands by powers of two (exactly) into a safe range, and finish with one
 //! Newton step whose residual is exact (a fused multiply-add or double-word
 //! product), so only the final addition rounds at full weight.
@@ -102,21 +103,46 @@ pub fn hypot_f64(x: f64, y: f64) -> f64 {
     }
 }
 
-/// The cube root of `x` within 0.51 ulp (in `f64`: a first guess from the
-/// exponent bits, two Halley steps, one rounding to `f32`); exact for perfect
-/// cubes (cbrt(27) = 3). Odd (keeps the sign of zero); cbrt(±∞) = ±∞; NaN gives
-/// NaN; subnormal inputs are exact in `f64`.
+/// One Halley-type step for y ≈ a^(−1/3), division-free: with
+/// e = 1 − a·y³, y·(1 + e/3 + 2e²/9) (the error d becomes about 4.7·d³).
+#[inline(always)]
+fn rcbrt_step_f32(y: f32, a: f32) -> f32 {
+    let e = (-a).mul_add(y * y * y, 1.0);
+    let p = e.mul_add(2.0 / 9.0, 1.0 / 3.0);
+    (y * e).mul_add(p, y)
+}
+
+/// The cube root of `x`, computed in f32 lanes without a division. Max
+/// error 0.74 ulp (measured over every f32, exhaustively); exact for
+/// perfect cubes (cbrt(27) = 3). Odd (keeps the sign of zero); cbrt(±∞) =
+/// ±∞; NaN gives NaN.
+///
+/// a = |x| (scaled by 2^72 below 2^-80, the result by 2^-24); a guess of
+/// a^(−1/3) to 4.8 bits from the bits (a constant less a third of the bit
+/// pattern, the third taken by an f32 multiply and read back by an adder),
+/// two [`rcbrt_step_f32`] (about 2^-23), c = a·y², and one Newton step
+/// c − (c³ − a)·y²/3 whose residual is one fused multiply-add.
 #[inline(always)]
 pub fn cbrt_f32(x: f32) -> f32 {
-    let a = (x as f64).abs();
-    let t = cbrt_guess(a);
-    let t = cbrt_halley(t, a);
-    let t = cbrt_halley(t, a);
-    let r = (t as f32).copysign(x);
-    if x == 0.0 || !x.is_finite() {
-        x
+    let a = x.abs();
+    let tiny = a < 8.271806125530277e-25; // 2^-80
+    let s = if tiny { a * 4.722366482869645e21 } else { a }; // 2^72
+    let t = (s.to_bits() as i32 as f32).mul_add(1.0 / 768.0, 12582912.0);
+    let third = t.to_bits().wrapping_sub(0x4b40_0000) << 8;
+    let y = f32::from_bits(0x54a2_32a7u32.wrapping_sub(third));
+    let y = rcbrt_step_f32(y, s);
+    let y = rcbrt_step_f32(y, s);
+    let y2 = y * y;
+    let c = s * y2;
+    let res = (c * c).mul_add(c, -s);
+    let c = (-res).mul_add(y2 * (1.0 / 3.0), c);
+    let c = if tiny { c * 5.960464477539063e-8 } else { c }; // 2^-24
+    let c = c.copysign(x);
+    // ±0, ±∞ and NaN are their own cube roots.
+    if a.to_bits().wrapping_sub(1) < 0x7f7f_ffff {
+        c
     } else {
-        r
+        x
     }
 }
 
