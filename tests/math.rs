@@ -349,11 +349,14 @@ fn pinned_hard_cases() {
         (Kind::Sinh, &[0x3eb173c9], 0x3eb506bf, 1), (Kind::Tan, &[0x655a4765], 0xbf7ff708, 1),
         (Kind::Tanh, &[0x3cfec37b], 0x3cfeae76, 1),
         // The worst inputs of the sweeps after log2, log10, log1p, the inverse
-        // hyperbolics, atan and cbrt moved to f32 lanes.
+        // hyperbolics, atan, tanh, cbrt, asin, acos and exp2 moved to f32 lanes.
         (Kind::Log2, &[0x3fb4c77e], 0x3eff050d, 1), (Kind::Log10, &[0x3faa54cf], 0x3dfe1ffd, 1),
         (Kind::Log1p, &[0x3ecdfb2d], 0x3ead1de5, 1), (Kind::Asinh, &[0x3e7cbfb3], 0x3e7a4019, 1),
         (Kind::Acosh, &[0x3f83f9bb], 0x3e7e8f23, 1), (Kind::Atanh, &[0x3dfc84b9], 0x3dfdcf57, 1),
-        (Kind::Atan, &[0xbf89d266], 0xbf52843f, 1),
+        (Kind::Atan, &[0xbf89d266], 0xbf52843f, 1), (Kind::Atan, &[0x3f77b67a], 0x3f44d9bd, 1),
+        (Kind::Tanh, &[0x3e00aaa8], 0x3dfffccb, 1), (Kind::Cbrt, &[0x7f37516a], 0x54b5c848, 1),
+        (Kind::Asin, &[0x3f0683a5], 0x3f0da11b, 1), (Kind::Acos, &[0x3f140b8d], 0x3f744345, 1),
+        (Kind::Exp2, &[0xc2fcfc82], 0x005af047, 1),
     ];
     #[rustfmt::skip]
     let f64_cases: &[(Kind, &[u64], u64, u64)] = &[

@@ -9,10 +9,12 @@
 //! asin(a) = a + a·a²·h(a²) for a ≤ 1/2 and asin(a) = π/2 − 2·asin(√((1 − a)/2))
 //! above, with h fitted to (asin(√z)/√z − 1)/z on [0, 1/4].
 //!
-//! `atan` of an `f32` computes in f32 lanes instead (16 per AVX-512 vector):
-//! two ranges, |x| ≤ 1 and its reciprocal, with a longer polynomial in place
-//! of the second quotient (see [`atan_f32`]). The other `f32` functions
-//! evaluate all of this in `f64` and round once. The `f64`
+//! `atan`, `asin` and `acos` of an `f32` compute in f32 lanes instead (16 per
+//! AVX-512 vector): atan with two ranges, |x| ≤ 1 and its reciprocal, and a
+//! longer polynomial in place of the second quotient (see [`atan_f32`]);
+//! asin and acos with the same split as above, the root's tail from its
+//! residual (see [`asin_f32`]). `atan2` of `f32` evaluates all of this in
+//! `f64` and rounds once. The `f64`
 //! functions carry the quotient u, the square root and the π constants as
 //! double-words so that only the final addition rounds at full weight.
 
@@ -40,16 +42,6 @@ const ATAN_F64: [f64; 12] = [
     0.04537753087623414,
     -0.03421956810707781,
     0.015902155159773702,
-];
-// h(z) = (asin(√z)/√z − 1)/z on [0, 0.25], lowest degree first.
-const ASIN_F32: [f64; 7] = [
-    0.16666666686085643,
-    0.07499992404401838,
-    0.04464766388813485,
-    0.030269138728589183,
-    0.023611817008891752,
-    0.010574415516912909,
-    0.030974540371355073,
 ];
 const ASIN_F64: [f64; 14] = [
     0.16666666666666666,
@@ -213,7 +205,7 @@ const PI_2_HI_F32: f32 = 1.5707963705062866;
 const PI_2_LO_F32: f32 = -4.371139000186243e-08;
 
 /// The arc tangent of `x`, in (−π/2, π/2), computed in f32 lanes. Max error
-/// 0.83 ulp (measured over every f32, exhaustively). Odd (keeps the sign of
+/// 0.85 ulp (measured over every f32, exhaustively). Odd (keeps the sign of
 /// zero); atan(±∞) = ±π/2 rounded; NaN gives NaN.
 ///
 /// For a = |x| ≤ 1, atan(a) = a + a³·P(a²); beyond, π/2 − atan(u) with
@@ -344,47 +336,98 @@ pub fn atan2_f64(y: f64, x: f64) -> f64 {
     r.copysign(y)
 }
 
-/// Shared part of asin/acos in `f64` for the f32 functions: for a = |x| returns
-/// (small, p) with p = asin(a) when a ≤ 1/2, else p = asin(√((1 − a)/2)).
+/// asin(w)/w − 1 = z·P(z) with z = w², w in [0, ½], degree 5, f32
+/// coefficients fitted one at a time after rounding the previous ones
+/// (weighted minimax, numpy/mpmath): relative error of w + w·z·P below
+/// 2^-31.6.
+const ASIN_P_F32: [f32; 6] = [
+    0.16666659712791443,
+    0.07500521838665009,
+    0.04451335221529007,
+    0.0318395234644413,
+    0.01431217323988676,
+    0.03770212084054947,
+];
+/// π as an f32 head and tail.
+const PI_HI_F32: f32 = 3.1415927410125732;
+const PI_LO_F32: f32 = -8.742278012618954e-08;
+
+/// The reduction of asin and acos in f32 lanes, for a = |x|: w = a for
+/// a ≤ ½ (`small`), else w = √((1 − a)/2) (the argument is exact, the
+/// root's tail comes from its fused residual), and the rest of
+/// asin(w) − w, the tail included.
 #[inline(always)]
-fn asin_parts_plain(a: f64) -> (bool, f64) {
-    let small = a <= 0.5;
+fn asin_parts_f32(a: f32, small: bool) -> (f32, f32) {
     let z = if small { a * a } else { (1.0 - a) * 0.5 };
     let w = if small { a } else { z.sqrt() };
-    let p = (w * z).mul_add(horner_f64(z, &ASIN_F32), w);
-    (small, p)
+    // (z − w²)/(2w); the tiny addend keeps w = 0 (a = 1) finite: 0·5e29.
+    let wl = if small {
+        0.0
+    } else {
+        (-w).mul_add(w, z) * (0.5 / (w + 1.0e-30))
+    };
+    (w, (w * z).mul_add(horner_f32(z, &ASIN_P_F32), wl))
 }
 
-/// The arc sine of `x`, in [−π/2, π/2], within 0.51 ulp (computed in `f64`,
-/// rounded once). Odd (keeps the sign of zero); asin(±1) = ±π/2 rounded;
-/// |x| > 1 and NaN give NaN.
+/// base + k·(w + t) for an exact k·w (k = ±1 or ±2) and |base| ≥ |k·w| or
+/// base = 0: Dekker's sum of the leading terms, one rounding at the end.
+#[inline(always)]
+fn asin_join_f32(base: f32, base_lo: f32, k: f32, w: f32, t: f32) -> f32 {
+    let kw = k * w;
+    let hi = base + kw;
+    let e = (base - hi) + kw;
+    hi + ((e + base_lo) + k * t)
+}
+
+/// The arc sine of `x`, in [−π/2, π/2], computed in f32 lanes. Max error
+/// 0.63 ulp (measured over every f32, exhaustively). Odd (keeps the sign
+/// of zero); asin(±1) = ±π/2 rounded; |x| > 1 and NaN give NaN.
+///
+/// asin(a) = a + a·z·P(z) for a ≤ ½, else π/2 − 2·asin(√((1 − a)/2)).
 #[inline(always)]
 pub fn asin_f32(x: f32) -> f32 {
-    let a = (x as f64).abs();
-    let (small, p) = asin_parts_plain(a);
-    let r = if small {
-        p
-    } else {
-        2.0f64.mul_add(-p, PI_2_HI)
-    };
-    (r as f32).copysign(x)
+    let a = x.abs();
+    let small = a <= 0.5;
+    let (w, t) = asin_parts_f32(a, small);
+    let base = if small { 0.0 } else { PI_2_HI_F32 };
+    let base_lo = if small { 0.0 } else { PI_2_LO_F32 };
+    let k = if small { 1.0 } else { -2.0 };
+    asin_join_f32(base, base_lo, k, w, t).copysign(x)
 }
 
-/// The arc cosine of `x`, in [0, π], within 0.51 ulp (computed in `f64`, rounded
-/// once). acos(1) = +0, acos(−1) = π rounded; |x| > 1 and NaN give NaN.
+/// The arc cosine of `x`, in [0, π], computed in f32 lanes. Max error
+/// 0.61 ulp (measured over every f32, exhaustively). acos(1) = +0,
+/// acos(−1) = π rounded; |x| > 1 and NaN give NaN.
+///
+/// π/2 − asin(x) for |x| ≤ ½; 2·asin(w) for x > ½ and π − 2·asin(w) for
+/// x < −½, w = √((1 − |x|)/2) (see [`asin_f32`]).
 #[inline(always)]
 pub fn acos_f32(x: f32) -> f32 {
-    let xd = x as f64;
-    let a = xd.abs();
-    let (small, p) = asin_parts_plain(a);
-    let r = if small {
-        PI_2_HI - p.copysign(xd)
-    } else if xd > 0.0 {
-        2.0 * p
+    let a = x.abs();
+    let small = a <= 0.5;
+    let (w, t) = asin_parts_f32(a, small);
+    let neg = x < 0.0;
+    let base = if small {
+        PI_2_HI_F32
+    } else if neg {
+        PI_HI_F32
     } else {
-        2.0f64.mul_add(-p, PI_HI)
+        0.0
     };
-    r as f32
+    let base_lo = if small {
+        PI_2_LO_F32
+    } else if neg {
+        PI_LO_F32
+    } else {
+        0.0
+    };
+    let k = match (small, neg) {
+        (true, true) => 1.0,
+        (true, false) => -1.0,
+        (false, true) => -2.0,
+        (false, false) => 2.0,
+    };
+    asin_join_f32(base, base_lo, k, w, t)
 }
 
 /// Shared part of asin/acos in `f64`: for a = |x| returns (small, w, wl, q)
