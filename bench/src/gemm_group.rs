@@ -109,12 +109,30 @@ impl Elem for f64 {
 }
 
 fn faer_gemm<T: Elem>(m: usize, k: usize, n: usize, a: &[T], b: &[T], c: &mut [T], threads: usize) {
+    faer(m, k, n, a, b, c, threads, T::one())
+}
+
+/// `gemm`'s product (faer's) of row-major `a` [m, k] and `b` [k, n] into `c`,
+/// `threads` threads; `one` is the type's 1 (gemm's scale of the product).
+#[allow(clippy::too_many_arguments)]
+fn faer<T: Copy + Default + 'static>(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[T],
+    b: &[T],
+    c: &mut [T],
+    threads: usize,
+    one: T,
+) {
     let par = if threads > 1 {
         gemm::Parallelism::Rayon(threads)
     } else {
         gemm::Parallelism::None
     };
-    // SAFETY: row-major buffers of m×k, k×n and m×n elements; dst not read.
+    // SAFETY: row-major buffers of m×k, k×n and m×n elements; dst not read
+    // (alpha is zero and read_dst false); gemm takes f32, f64 and its c32/c64
+    // (num_complex's types).
     unsafe {
         gemm::gemm(
             m,
@@ -131,7 +149,7 @@ fn faer_gemm<T: Elem>(m: usize, k: usize, n: usize, a: &[T], b: &[T], c: &mut [T
             1,
             n as isize,
             T::default(),
-            T::one(),
+            one,
             false,
             false,
             false,
@@ -602,48 +620,6 @@ macro_rules! cplx {
 cplx!(c64, "c64", f32, cgemm);
 cplx!(c128, "c128", f64, zgemm);
 
-/// `gemm`'s complex product (faer's), `threads` threads.
-fn faer_complex<T: Cplx>(
-    m: usize,
-    k: usize,
-    n: usize,
-    a: &[T],
-    b: &[T],
-    c: &mut [T],
-    threads: usize,
-) {
-    let par = if threads > 1 {
-        gemm::Parallelism::Rayon(threads)
-    } else {
-        gemm::Parallelism::None
-    };
-    // SAFETY: row-major buffers of m×k, k×n and m×n elements; dst not read
-    // (alpha is zero and read_dst false). gemm's c32/c64 are num_complex's.
-    unsafe {
-        gemm::gemm(
-            m,
-            n,
-            k,
-            c.as_mut_ptr(),
-            1,
-            n as isize,
-            false,
-            a.as_ptr(),
-            1,
-            k as isize,
-            b.as_ptr(),
-            1,
-            n as isize,
-            T::default(),
-            T::of(1.0, 0.0),
-            false,
-            false,
-            false,
-            par,
-        )
-    }
-}
-
 /// The complex products c64 and c128: tessera beside `gemm` (1 and 2
 /// threads) and `matrixmultiply`'s cgemm/zgemm (1 thread), alternated in
 /// one run, in GFLOP/s counted as 8·m·n·k; each peer's result checked
@@ -680,7 +656,7 @@ pub fn run_complex(quick: bool) -> (String, bool) {
                     )
                     .expect("matmul")
                 };
-                let mut run_g = || faer_complex(n, n, n, &a, &b, &mut cg, threads);
+                let mut run_g = || faer(n, n, n, &a, &b, &mut cg, threads, T::of(1.0, 0.0));
                 let mut run_m = || T::mm(n, n, n, &a, &b, &mut cm);
                 let target = if quick { 0.005 } else { 0.1 };
                 let t = if threads == 1 {

@@ -279,7 +279,14 @@ fn main() -> ExitCode {
         println!("{}", cast_sweep::NAME);
         return ExitCode::SUCCESS;
     }
-    if names.is_empty() && !sweep && !gemm_group && !gemm_int && !gemm_complex && !math && !fft_group {
+    if names.is_empty()
+        && !sweep
+        && !gemm_group
+        && !gemm_int
+        && !gemm_complex
+        && !math
+        && !fft_group
+    {
         eprintln!(
             "tessera-bench: no group matches {:?}; groups: {}, {}",
             o.filters,
