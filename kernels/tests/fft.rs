@@ -378,6 +378,8 @@ fn c2c_within_bound_primes_and_bench_sizes() {
         5183,
         3 << 14,
         65536,
+        1 << 20,
+        1 << 21,
     ]);
     for &n in &sizes {
         check_sparse::<f32>(n, 6, &mut rng, &mut w32);
@@ -874,8 +876,8 @@ where
 #[test]
 fn same_bits_alone_batched_transposed_strided_threads_tiers() {
     let mut rng = Rng::for_label("fft identity", tessera_testkit::rng::seed());
-    // Passes of every radix, a generic prime, Bluestein, four-step (f32 lines
-    // past 1 MiB), and lengths where vector loops have tails.
+    // Passes of every radix, a generic prime, Bluestein, and lengths where
+    // vector loops have tails (a four-step line: `plans_are_shared_…`).
     for n in [
         1, 2, 3, 5, 7, 12, 16, 60, 64, 97, 243, 625, 1000, 1024, 4093, 5183,
     ] {
@@ -1006,11 +1008,23 @@ fn plans_are_shared_and_report_their_recipe() {
     ));
     assert!(matches!(
         planner
-            .plan::<f32>(1 << 20, Direction::Forward)
+            .plan::<f64>(1 << 21, Direction::Forward)
             .unwrap()
             .algorithm(),
-        fft::Algorithm::FourStep(1024, 1024)
+        fft::Algorithm::FourStep(1024, 2048)
     ));
+    // A four-step line (past 16 MiB): the same bits on every tier and thread count.
+    let n = 1 << 21;
+    let mut rng = Rng::for_label("fft four-step", tessera_testkit::rng::seed());
+    let x = rand_c::<f64>(&mut rng, n);
+    let want = alone(n, Direction::Inverse, &x);
+    for exec in execs() {
+        assert_eq!(
+            bits_c(&run_c2c(&[1, n], &[1], Direction::Inverse, &x, &exec)),
+            want,
+            "{exec:?}"
+        );
+    }
     // The plan's own entry points: with and without scratch, several lines.
     let p = FftPlan::<f64>::new(12, Direction::Forward).unwrap();
     let mut rng = Rng::for_label("fft plan", 1);
