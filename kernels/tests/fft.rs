@@ -74,7 +74,7 @@ fn root_dd(j: usize, n: usize, inverse: bool) -> Cd {
     // 2π·j/n = (π/2)·q + r, q = round(4j/n).
     let q = (4 * j + n / 2).div_euclid(n);
     let num = 4 * j - q * n; // r = (π/2)·num/n, |num/n| ≤ 1/2
-    let pi2 = Dd(1.5707963267948966, 6.123233995736766e-17);
+    let pi2 = Dd(std::f64::consts::FRAC_PI_2, 6.123233995736766e-17);
     let frac = {
         let h = num as f64 / n as f64;
         let l = (-h).mul_add(n as f64, num as f64) / n as f64;
@@ -316,7 +316,10 @@ fn c2c_within_bound_every_length_to_1024() {
 }
 
 fn is_prime(n: usize) -> bool {
-    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+    n >= 2
+        && (2..)
+            .take_while(|d| d * d <= n)
+            .all(|d| !n.is_multiple_of(d))
 }
 
 /// Long lines: the reference of a sparse operand (k random points) is cheap.
@@ -508,7 +511,7 @@ fn c2r_model(bins: &[Cd], n: usize) -> Vec<Dd> {
         };
     }
     full[0].1 = Dd::default();
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         full[n / 2].1 = Dd::default();
     }
     dft(&full, true).into_iter().map(|z| z.0).collect()

@@ -229,6 +229,7 @@ fn scale_c<T: FftFloat>(z: Complex<T>, s: Option<T>) -> Complex<T> {
     }
 }
 
+#[allow(clippy::needless_range_loop)] // the block's lines index three arrays
 unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
     pass: &Pass<T>,
     scratch: &mut [Vec<Complex<T>>],

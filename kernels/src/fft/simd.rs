@@ -208,6 +208,7 @@ mod avx {
     /// # Safety
     /// The CPU runs AVX2; `x` and `y` hold the pass's n points.
     #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::needless_range_loop)] // k names the output and its twiddle
     pub(super) unsafe fn pass<V: Cv>(
         pass: &Pass<V::T>,
         s: usize,
