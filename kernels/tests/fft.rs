@@ -74,7 +74,7 @@ fn root_dd(j: usize, n: usize, inverse: bool) -> Cd {
     // 2π·j/n = (π/2)·q + r, q = round(4j/n).
     let q = (4 * j + n / 2).div_euclid(n);
     let num = 4 * j - q * n; // r = (π/2)·num/n, |num/n| ≤ 1/2
-    let pi2 = Dd(1.5707963267948966, 6.123233995736766e-17);
+    let pi2 = Dd(std::f64::consts::FRAC_PI_2, 6.123233995736766e-17);
     let frac = {
         let h = num as f64 / n as f64;
         let l = (-h).mul_add(n as f64, num as f64) / n as f64;
@@ -316,7 +316,10 @@ fn c2c_within_bound_every_length_to_1024() {
 }
 
 fn is_prime(n: usize) -> bool {
-    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+    n >= 2
+        && (2..)
+            .take_while(|d| d * d <= n)
+            .all(|d| !n.is_multiple_of(d))
 }
 
 /// Long lines: the reference of a sparse operand (k random points) is cheap.
@@ -378,6 +381,8 @@ fn c2c_within_bound_primes_and_bench_sizes() {
         5183,
         3 << 14,
         65536,
+        1 << 20,
+        1 << 21,
     ]);
     for &n in &sizes {
         check_sparse::<f32>(n, 6, &mut rng, &mut w32);
@@ -506,7 +511,7 @@ fn c2r_model(bins: &[Cd], n: usize) -> Vec<Dd> {
         };
     }
     full[0].1 = Dd::default();
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         full[n / 2].1 = Dd::default();
     }
     dft(&full, true).into_iter().map(|z| z.0).collect()
@@ -874,10 +879,10 @@ where
 #[test]
 fn same_bits_alone_batched_transposed_strided_threads_tiers() {
     let mut rng = Rng::for_label("fft identity", tessera_testkit::rng::seed());
-    // Passes of every radix, a generic prime, Bluestein, four-step (f32 lines
-    // past 1 MiB), and lengths where vector loops have tails.
+    // Passes of every radix, a generic prime, Bluestein, and lengths where
+    // vector loops have tails (a four-step line: `plans_are_shared_…`).
     for n in [
-        1, 2, 3, 5, 7, 12, 16, 60, 64, 97, 243, 625, 1000, 1024, 4093, 5183,
+        1, 2, 3, 5, 7, 12, 16, 59, 60, 64, 97, 243, 625, 1000, 1024, 4093, 5183,
     ] {
         identity_for::<f32>(n, &mut rng);
         identity_for::<f64>(n, &mut rng);
@@ -1006,11 +1011,23 @@ fn plans_are_shared_and_report_their_recipe() {
     ));
     assert!(matches!(
         planner
-            .plan::<f32>(1 << 20, Direction::Forward)
+            .plan::<f64>(1 << 21, Direction::Forward)
             .unwrap()
             .algorithm(),
-        fft::Algorithm::FourStep(1024, 1024)
+        fft::Algorithm::FourStep(1024, 2048)
     ));
+    // A four-step line (past 16 MiB): the same bits on every tier and thread count.
+    let n = 1 << 21;
+    let mut rng = Rng::for_label("fft four-step", tessera_testkit::rng::seed());
+    let x = rand_c::<f64>(&mut rng, n);
+    let want = alone(n, Direction::Inverse, &x);
+    for exec in execs() {
+        assert_eq!(
+            bits_c(&run_c2c(&[1, n], &[1], Direction::Inverse, &x, &exec)),
+            want,
+            "{exec:?}"
+        );
+    }
     // The plan's own entry points: with and without scratch, several lines.
     let p = FftPlan::<f64>::new(12, Direction::Forward).unwrap();
     let mut rng = Rng::for_label("fft plan", 1);

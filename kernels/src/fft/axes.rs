@@ -134,6 +134,10 @@ impl<T: FftFloat> Pass<T> {
         self.other_shape.iter().product()
     }
     fn block(&self) -> usize {
+        if self.src.step == 1 && self.dst.step == 1 {
+            // Lines side by side are copied whole: one at a time stays in L1.
+            return 1;
+        }
         let n = self.op.n_in().max(self.op.n_out()).max(1);
         (16384 / n).clamp(1, BLOCK)
     }
@@ -225,6 +229,7 @@ fn scale_c<T: FftFloat>(z: Complex<T>, s: Option<T>) -> Complex<T> {
     }
 }
 
+#[allow(clippy::needless_range_loop)] // the block's lines index three arrays
 unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
     pass: &Pass<T>,
     scratch: &mut [Vec<Complex<T>>],
@@ -282,12 +287,26 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
                 }
             }
             let src = sp.get() as *const S;
-            for j in 0..n_in {
-                let js = j as isize * pass.src.step;
+            if pass.src.step == 1 {
                 for c in 0..cnt {
-                    // SAFETY: the caller's promise: every line's elements are
-                    // valid elements of S.
-                    inb[c * n_in + j] = unsafe { src.offset(so[c] + js).read_unaligned() };
+                    // SAFETY: the caller's promise: line c's n_in elements are
+                    // valid elements of S, side by side; `inb` is apart from them.
+                    unsafe {
+                        core::ptr::copy_nonoverlapping(
+                            src.offset(so[c]) as *const u8,
+                            inb.as_mut_ptr().add(c * n_in) as *mut u8,
+                            n_in * core::mem::size_of::<S>(),
+                        )
+                    };
+                }
+            } else {
+                for j in 0..n_in {
+                    let js = j as isize * pass.src.step;
+                    for c in 0..cnt {
+                        // SAFETY: the caller's promise: every line's elements are
+                        // valid elements of S.
+                        inb[c * n_in + j] = unsafe { src.offset(so[c] + js).read_unaligned() };
+                    }
                 }
             }
             for c in 0..cnt {
@@ -302,11 +321,25 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
                 );
             }
             let dst = dp.get() as *mut D;
-            for j in 0..n_out {
-                let js = j as isize * pass.dst.step;
+            if pass.dst.step == 1 {
                 for c in 0..cnt {
-                    // SAFETY: the caller's promise: this task's lines alone.
-                    unsafe { dst.offset(dof[c] + js).write_unaligned(outb[c * n_out + j]) };
+                    // SAFETY: the caller's promise: this task's lines alone,
+                    // each of n_out elements side by side, apart from `outb`.
+                    unsafe {
+                        core::ptr::copy_nonoverlapping(
+                            outb.as_ptr().add(c * n_out) as *const u8,
+                            dst.offset(dof[c]) as *mut u8,
+                            n_out * core::mem::size_of::<D>(),
+                        )
+                    };
+                }
+            } else {
+                for j in 0..n_out {
+                    let js = j as isize * pass.dst.step;
+                    for c in 0..cnt {
+                        // SAFETY: the caller's promise: this task's lines alone.
+                        unsafe { dst.offset(dof[c] + js).write_unaligned(outb[c * n_out + j]) };
+                    }
                 }
             }
             l += cnt;

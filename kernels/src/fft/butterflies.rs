@@ -70,7 +70,7 @@ pub(crate) fn bf4<T: FftFloat>(
 /// The radix-3 constant `sin(2π/3)`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Consts3<T> {
-    s: T,
+    pub(crate) s: T,
 }
 
 impl<T: FftFloat> Consts3<T> {
@@ -100,10 +100,10 @@ pub(crate) fn bf3<T: FftFloat>(
 /// The radix-5 constants `cos(2π/5)`, `cos(4π/5)`, `sin(2π/5)`, `sin(4π/5)`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Consts5<T> {
-    c1: T,
-    c2: T,
-    s1: T,
-    s2: T,
+    pub(crate) c1: T,
+    pub(crate) c2: T,
+    pub(crate) s1: T,
+    pub(crate) s2: T,
 }
 
 impl<T: FftFloat> Consts5<T> {

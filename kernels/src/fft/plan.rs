@@ -30,9 +30,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 /// Prime factors above this run by Bluestein's convolution.
-pub const BLUESTEIN_PRIME: usize = 250;
-/// Lines of more bytes than this (past a core's L2) run by Bailey's four steps.
-pub const FOUR_STEP_BYTES: usize = 1 << 20;
+pub const BLUESTEIN_PRIME: usize = 61;
+/// Lines of more bytes than this (past a core's L2 and most of its L3 share)
+/// run by Bailey's four steps.
+pub const FOUR_STEP_BYTES: usize = 1 << 24;
 
 /// An empty vector with room for `n` elements, or [`Error::Alloc`].
 pub(crate) fn try_vec<T>(n: usize, what: &str) -> Result<Vec<T>> {

@@ -54,9 +54,7 @@ pub(crate) fn radices(n: usize) -> Vec<usize> {
         r /= 2;
         twos += 1;
     }
-    for _ in 0..twos / 2 {
-        out.push(4);
-    }
+    out.extend(std::iter::repeat_n(4, twos / 2));
     if twos % 2 == 1 {
         out.push(2);
     }

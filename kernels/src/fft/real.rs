@@ -218,8 +218,8 @@ impl<T: FftFloat> RealFftPlan<T> {
                 p.run(z, rest, simd, threads);
                 let half = T::HALF;
                 for k in 0..=h {
-                    let a = z[k % h];
-                    let b = conj(z[(h - k) % h]);
+                    let a = z[if k == h { 0 } else { k }];
+                    let b = conj(z[if k == 0 { 0 } else { h - k }]);
                     let e = Complex::new((a.re + b.re) * half, (a.im + b.im) * half);
                     let d = Complex::new(a.re - b.re, a.im - b.im);
                     let o = Complex::new(d.im * half, -(d.re * half));

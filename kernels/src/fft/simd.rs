@@ -10,7 +10,7 @@
 //! gives the scalar tier's bits (ARCHITECTURE.md §3): the vector code is the
 //! same operations in the same order, a point per lane.
 //!
-//! The radix-4 and radix-2 passes also have explicit AVX2 loops (run on the
+//! The radix-4, 2, 3 and 5 passes also have explicit AVX2 loops (run on the
 //! avx2 and avx512 tiers): a vector holds consecutive complex points (4 of
 //! complex64, 2 of complex128) in their memory order, real and imaginary
 //! parts side by side. A product by a twiddle `w` is `a·w.re` and
@@ -70,6 +70,8 @@ mod avx {
         unsafe fn dup(w: Self) -> (Self, Self);
         /// `self·w` from `w`'s parts as `splat` or `dup` give them.
         unsafe fn cmul(self, wr: Self, wi: Self) -> Self;
+        /// Both parts times the real `c`.
+        unsafe fn mulr(self, c: Self::T) -> Self;
         /// `p[4i + k] = b[k][i]` for `i < L`.
         unsafe fn store4(b: [Self; 4], p: *mut Complex<Self::T>);
     }
@@ -121,6 +123,10 @@ mod avx {
             let a = _mm256_mul_ps(self.0, wr.0);
             let b = _mm256_mul_ps(_mm256_permute_ps(self.0, 0xB1), wi.0);
             V32(_mm256_addsub_ps(a, b))
+        }
+        #[inline(always)]
+        unsafe fn mulr(self, c: f32) -> Self {
+            V32(_mm256_mul_ps(_mm256_set1_ps(c), self.0))
         }
         #[inline(always)]
         unsafe fn store4(b: [Self; 4], p: *mut Complex<f32>) {
@@ -184,6 +190,10 @@ mod avx {
             V64(_mm256_addsub_pd(a, b))
         }
         #[inline(always)]
+        unsafe fn mulr(self, c: f64) -> Self {
+            V64(_mm256_mul_pd(_mm256_set1_pd(c), self.0))
+        }
+        #[inline(always)]
         unsafe fn store4(b: [Self; 4], p: *mut Complex<f64>) {
             let q = p as *mut f64;
             _mm256_storeu_pd(q, _mm256_permute2f128_pd(b[0].0, b[1].0, 0x20));
@@ -208,6 +218,7 @@ mod avx {
     /// # Safety
     /// The CPU runs AVX2; `x` and `y` hold the pass's n points.
     #[target_feature(enable = "avx2,fma")]
+    #[allow(clippy::needless_range_loop)] // k names the output and its twiddle
     pub(super) unsafe fn pass<V: Cv>(
         pass: &Pass<V::T>,
         s: usize,
@@ -274,6 +285,81 @@ mod avx {
                 }
                 true
             }
+            (Butterfly::R3(c), true) => {
+                let one = Complex::new(V::T::ONE, V::T::ZERO);
+                for q in 0..m {
+                    let (w1, w2) = if twid {
+                        (V::splat(pass.tw[2 * q]), V::splat(pass.tw[2 * q + 1]))
+                    } else {
+                        (V::splat(one), V::splat(one))
+                    };
+                    for r in (0..s).step_by(l) {
+                        let a0 = V::load(xp.add(s * q + r));
+                        let a1 = V::load(xp.add(s * (q + m) + r));
+                        let a2 = V::load(xp.add(s * (q + 2 * m) + r));
+                        let t1 = a1.add(a2);
+                        let t2 = a1.sub(a2);
+                        let b0 = a0.add(t1);
+                        let mm = a0.sub(t1.mulr(V::T::HALF));
+                        let nn = t2.mulr(c.s).rot(inverse);
+                        let (b1, b2) = (mm.add(nn), mm.sub(nn));
+                        let o = yp.add(s * 3 * q + r);
+                        b0.store(o);
+                        if twid {
+                            b1.cmul(w1.0, w1.1).store(o.add(s));
+                            b2.cmul(w2.0, w2.1).store(o.add(2 * s));
+                        } else {
+                            b1.store(o.add(s));
+                            b2.store(o.add(2 * s));
+                        }
+                    }
+                }
+                true
+            }
+            (Butterfly::R5(c), true) => {
+                let one = Complex::new(V::T::ONE, V::T::ZERO);
+                for q in 0..m {
+                    let w: [(V, V); 4] = if twid {
+                        let t = &pass.tw[4 * q..4 * q + 4];
+                        [
+                            V::splat(t[0]),
+                            V::splat(t[1]),
+                            V::splat(t[2]),
+                            V::splat(t[3]),
+                        ]
+                    } else {
+                        [V::splat(one); 4]
+                    };
+                    for r in (0..s).step_by(l) {
+                        let a0 = V::load(xp.add(s * q + r));
+                        let a1 = V::load(xp.add(s * (q + m) + r));
+                        let a2 = V::load(xp.add(s * (q + 2 * m) + r));
+                        let a3 = V::load(xp.add(s * (q + 3 * m) + r));
+                        let a4 = V::load(xp.add(s * (q + 4 * m) + r));
+                        let t1 = a1.add(a4);
+                        let t2 = a2.add(a3);
+                        let t3 = a1.sub(a4);
+                        let t4 = a2.sub(a3);
+                        let b0 = a0.add(t1).add(t2);
+                        let m1 = a0.add(t1.mulr(c.c1)).add(t2.mulr(c.c2));
+                        let m2 = a0.add(t1.mulr(c.c2)).add(t2.mulr(c.c1));
+                        let n1 = t3.mulr(c.s1).add(t4.mulr(c.s2)).rot(inverse);
+                        let n2 = t3.mulr(c.s2).sub(t4.mulr(c.s1)).rot(inverse);
+                        let b = [m1.add(n1), m2.add(n2), m2.sub(n2), m1.sub(n1)];
+                        let o = yp.add(s * 5 * q + r);
+                        b0.store(o);
+                        for k in 0..4 {
+                            let v = if twid {
+                                b[k].cmul(w[k].0, w[k].1)
+                            } else {
+                                b[k]
+                            };
+                            v.store(o.add(s * (k + 1)));
+                        }
+                    }
+                }
+                true
+            }
             (Butterfly::R2, true) => {
                 for q in 0..m {
                     let w = V::splat(if twid {
@@ -311,7 +397,7 @@ unsafe fn vector_pass<T: FftFloat>(
     x: &[Complex<T>],
     y: &mut [Complex<T>],
 ) -> bool {
-    if !matches!(pass.bf, Butterfly::R4 | Butterfly::R2) {
+    if matches!(pass.bf, Butterfly::Prime(_)) {
         return false;
     }
     if T::TWIDDLE_DD {

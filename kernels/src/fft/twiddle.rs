@@ -58,7 +58,7 @@ fn dd_div_f64(a: Dd, b: f64) -> Dd {
 
 /// 2π in double-double.
 const TWO_PI: Dd = Dd {
-    hi: 6.283_185_307_179_586,
+    hi: core::f64::consts::TAU,
     lo: 2.449_293_598_294_706_4e-16,
 };
 
