@@ -54,11 +54,12 @@ impl Bank {
     /// system's temporary directory.
     pub fn new(tag: &str, rng: &mut Rng) -> Bank {
         let shm = Path::new("/dev/shm");
-        let root = if shm.is_dir() && std::fs::metadata(shm).is_ok_and(|m| !m.permissions().readonly()) {
-            shm.to_path_buf()
-        } else {
-            std::env::temp_dir()
-        };
+        let root =
+            if shm.is_dir() && std::fs::metadata(shm).is_ok_and(|m| !m.permissions().readonly()) {
+                shm.to_path_buf()
+            } else {
+                std::env::temp_dir()
+            };
         let dir = root.join(format!("tessera-fuzz-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("a temporary directory");
@@ -70,7 +71,10 @@ impl Bank {
                 values.iter_mut().for_each(|v| *v = *v as f32 as f64);
             }
             let data: Vec<u8> = if dtype == NpyType::F32 {
-                values.iter().flat_map(|&v| (v as f32).to_le_bytes()).collect()
+                values
+                    .iter()
+                    .flat_map(|&v| (v as f32).to_le_bytes())
+                    .collect()
             } else {
                 values.iter().flat_map(|&v| v.to_le_bytes()).collect()
             };
@@ -189,7 +193,11 @@ impl Bank {
 
     /// Put the directory back as `snap` holds it, touching only the entries
     /// whose identity differs from `base` (as [`Bank::stat`] gives it).
-    pub fn restore(&self, snap: &BTreeMap<String, Vec<u8>>, base: &BTreeMap<String, (u64, u64, i128)>) {
+    pub fn restore(
+        &self,
+        snap: &BTreeMap<String, Vec<u8>>,
+        base: &BTreeMap<String, (u64, u64, i128)>,
+    ) {
         let now = self.stat();
         if &now == base {
             return;
@@ -299,8 +307,8 @@ const OTHER_KERNELS: &[&str] = &[
 ];
 
 const DTYPES: &[&str] = &[
-    "f32", "f64", "i64", "i32", "u8", "i8", "bool", "f16", "bf16", "c64", "c128", "i4", "u4",
-    "u1", "e4m3fn", "e5m2", "e2m1fn", "e8m0fnu", "float32", "bfloat16", "F32", "q8", "",
+    "f32", "f64", "i64", "i32", "u8", "i8", "bool", "f16", "bf16", "c64", "c128", "i4", "u4", "u1",
+    "e4m3fn", "e5m2", "e2m1fn", "e8m0fnu", "float32", "bfloat16", "F32", "q8", "",
 ];
 
 const FORMATS: &[&str] = &[
@@ -322,7 +330,9 @@ fn any_file(rng: &mut Rng, bank: &Bank) -> String {
         3 => "call.json".into(),
         4 => ".".into(),
         5 => "/dev/zero".into(),
-        6 => rng.pick(&["mc.npy", "ms.npy", "nc.npy", "ns.npy", "nt.npy"]).to_string(),
+        6 => rng
+            .pick(&["mc.npy", "ms.npy", "nc.npy", "ns.npy", "nt.npy"])
+            .to_string(),
         _ => rng.pick(&bank.files).name.to_string(),
     }
 }
@@ -356,7 +366,13 @@ fn attr_value(rng: &mut Rng, kernel: &str, key: &str) -> Value {
         "rule" => json!(rng.pick(&["floor", "ceil", "nvfp4", "round"])),
         "program" => {
             if rng.chance(1, 3) {
-                json!(rng.pick(&["y0 = x0 * x0", "y0 = x0 + 1f32", "y0 = x0 > 0f32; y1 = -x0", "y0 = 1f32", "y18446744073709551615 = x0"]))
+                json!(rng.pick(&[
+                    "y0 = x0 * x0",
+                    "y0 = x0 + 1f32",
+                    "y0 = x0 > 0f32; y1 = -x0",
+                    "y0 = 1f32",
+                    "y18446744073709551615 = x0"
+                ]))
             } else {
                 json!(random_text(rng).text)
             }
@@ -372,8 +388,17 @@ fn attr_value(rng: &mut Rng, kernel: &str, key: &str) -> Value {
         ])),
         "op" => {
             let ops = [
-                "sum", "prod", "max", "min", "argmax", "argmin", "logsumexp", "mean", "variance",
-                "l2norm", "median",
+                "sum",
+                "prod",
+                "max",
+                "min",
+                "argmax",
+                "argmin",
+                "logsumexp",
+                "mean",
+                "variance",
+                "l2norm",
+                "median",
             ];
             if kernel == "reduce" && rng.chance(1, 4) {
                 json!([rng.pick(&ops), rng.pick(&ops)])
@@ -381,17 +406,42 @@ fn attr_value(rng: &mut Rng, kernel: &str, key: &str) -> Value {
                 json!(rng.pick(&ops))
             }
         }
-        "axes" => json!(rng.pick(&[vec![0usize], vec![1], vec![0, 1], vec![], vec![1, 1], vec![7]])),
+        "axes" => json!(rng.pick(&[
+            vec![0usize],
+            vec![1],
+            vec![0, 1],
+            vec![],
+            vec![1, 1],
+            vec![7]
+        ])),
         "axis" => json!(rng.below(3)),
-        "terms" => json!(rng.pick(&["square", "abs", "product", "squared_difference", "abs_difference", "cube"])),
+        "terms" => json!(rng.pick(&[
+            "square",
+            "abs",
+            "product",
+            "squared_difference",
+            "abs_difference",
+            "cube"
+        ])),
         "output" => json!(rng.below(3)),
-        "shape" => json!(rng.pick(&[vec![2usize, 3], vec![6], vec![3, 6148914691236517206], vec![4611686018427387904], vec![0, 3]])),
+        "shape" => json!(rng.pick(&[
+            vec![2usize, 3],
+            vec![6],
+            vec![3, 6148914691236517206],
+            vec![4611686018427387904],
+            vec![0, 3]
+        ])),
         "window" => json!(rng.pick(&[0usize, 1, 3, 40, 1 << 62])),
         "alpha" | "centre" => json!(rng.pick(&[0.5, 0.0, 1.0, -1.0, 2.0])),
         "seed" => json!(rng.next_u64()),
         "scale" => json!(rng.pick(&[0.5, 1.0, 0.0, -1.0, 1e-300, 1e300])),
         "zero_point" => json!(rng.pick(&[0i64, 3, -128, 255, 1 << 40])),
-        "coeffs" => json!(rng.pick(&[vec![1.0, 2.0], vec![], vec![0.5], vec![1.0, -1.0, 3.0, 1e300]])),
+        "coeffs" => json!(rng.pick(&[
+            vec![1.0, 2.0],
+            vec![],
+            vec![0.5],
+            vec![1.0, -1.0, 3.0, 1e300]
+        ])),
         _ => random_json_value(rng),
     }
 }
@@ -400,14 +450,30 @@ fn attr_value(rng: &mut Rng, kernel: &str, key: &str) -> Value {
 fn signature(kernel: &str) -> (Vec<&'static str>, Vec<&'static str>, Vec<&'static str>) {
     if let Some(kind) = Kind::from_name(kernel) {
         let names = ["x0", "x1", "x2", "x3"];
-        return (names[..kind.info().arity.min(4)].to_vec(), vec!["y"], vec![]);
+        return (
+            names[..kind.info().arity.min(4)].to_vec(),
+            vec!["y"],
+            vec![],
+        );
     }
     match kernel {
         "cast" => (vec!["x"], vec!["y"], vec!["mode"]),
-        "contract" => (vec!["a", "b", "init"], vec!["y"], vec!["contracting", "batch", "acc"]),
+        "contract" => (
+            vec!["a", "b", "init"],
+            vec!["y"],
+            vec!["contracting", "batch", "acc"],
+        ),
         "map" => (vec!["x0", "x1"], vec!["y0", "y1"], vec!["program"]),
-        "encode" => (vec!["x"], vec!["codes", "scales", "tensor_scale"], vec!["format", "rule"]),
-        "decode" => (vec!["codes", "scales", "tensor_scale"], vec!["y"], vec!["format"]),
+        "encode" => (
+            vec!["x"],
+            vec!["codes", "scales", "tensor_scale"],
+            vec!["format", "rule"],
+        ),
+        "decode" => (
+            vec!["codes", "scales", "tensor_scale"],
+            vec!["y"],
+            vec!["format"],
+        ),
         "transcode" => (
             vec!["codes", "scales", "tensor_scale"],
             vec!["codes", "scales", "tensor_scale"],
@@ -423,7 +489,11 @@ fn signature(kernel: &str) -> (Vec<&'static str>, Vec<&'static str>, Vec<&'stati
             vec!["y"],
             vec!["op", "axis", "program", "output", "shape"],
         ),
-        "series" => (vec!["x"], vec!["y"], vec!["op", "window", "alpha", "centre"]),
+        "series" => (
+            vec!["x"],
+            vec!["y"],
+            vec!["op", "window", "alpha", "centre"],
+        ),
         "random" => (vec![], vec!["y"], vec!["seed"]),
         "quantize" | "dequantize" => (
             vec!["x", "scale", "zero_point"],
@@ -455,7 +525,13 @@ fn operand_file(rng: &mut Rng, bank: &Bank, kernel: &str, name: &str) -> String 
         ("qmatmul_i8", _) => pick(rng, &["q2.npy", "q1.npy"]),
         ("requantize_i8", _) => pick(rng, &["j.npy", "i.npy"]),
         ("series" | "sum_lanes", _) => pick(rng, &["v.npy", "c.npy", "a.npy"]),
-        _ => pick(rng, &["a.npy", "b.npy", "c.npy", "s.npy", "d.npy", "e.npy", "i.npy", "j.npy", "u.npy", "bo.npy", "p.npy", "z.npy"]),
+        _ => pick(
+            rng,
+            &[
+                "a.npy", "b.npy", "c.npy", "s.npy", "d.npy", "e.npy", "i.npy", "j.npy", "u.npy",
+                "bo.npy", "p.npy", "z.npy",
+            ],
+        ),
     }
 }
 
@@ -467,7 +543,8 @@ pub fn structured(rng: &mut Rng, bank: &Bank) -> CallCase {
     let kernel: String = if rng.chance(1, 2) {
         rng.pick(OTHER_KERNELS).to_string()
     } else if rng.chance(1, 30) {
-        rng.pick(&["frobnicate", "", "ADD", "add ", "kernels"]).to_string()
+        rng.pick(&["frobnicate", "", "ADD", "add ", "kernels"])
+            .to_string()
     } else {
         rng.pick(&Kind::ALL).name().to_string()
     };
@@ -491,7 +568,10 @@ pub fn structured(rng: &mut Rng, bank: &Bank) -> CallCase {
         // The optional operands (init, carry, the per-channel parameters,
         // the tensor scale) mostly stay out.
         let optional = i > 0
-            && matches!(*name, "init" | "carry" | "scale" | "zero_point" | "tensor_scale" | "x0" | "x1")
+            && matches!(
+                *name,
+                "init" | "carry" | "scale" | "zero_point" | "tensor_scale" | "x0" | "x1"
+            )
             && !(kernel == "map" || Kind::from_name(&kernel).is_some());
         if optional && rng.chance(3, 4) {
             continue;
@@ -532,7 +612,14 @@ pub fn structured(rng: &mut Rng, bank: &Bank) -> CallCase {
             o.insert("dtype".into(), json!(rng.pick(DTYPES)));
         }
         if rng.chance(1, 4) {
-            let shape: Value = json!(rng.pick(&[vec![2usize, 3], vec![3], vec![], vec![2, 16], vec![0, 3], vec![1 << 40, 1 << 40]]));
+            let shape: Value = json!(rng.pick(&[
+                vec![2usize, 3],
+                vec![3],
+                vec![],
+                vec![2, 16],
+                vec![0, 3],
+                vec![1 << 40, 1 << 40]
+            ]));
             o.insert("shape".into(), shape);
         }
         if rng.chance(1, 10) {
@@ -542,7 +629,10 @@ pub fn structured(rng: &mut Rng, bank: &Bank) -> CallCase {
     }
     call.insert("results".into(), Value::Object(res));
     if rng.chance(1, 5) {
-        call.insert("tier".into(), json!(rng.pick(&["scalar", "avx2", "avx512", "sse9"])));
+        call.insert(
+            "tier".into(),
+            json!(rng.pick(&["scalar", "avx2", "avx512", "sse9"])),
+        );
     }
     if rng.chance(1, 5) {
         call.insert("threads".into(), json!(rng.pick(&[0usize, 1, 2, 7, 5000])));
@@ -571,7 +661,11 @@ fn model_call(rng: &mut Rng, bank: &Bank) -> CallCase {
     };
     let threads = *rng.pick(&[0usize, 1, 3]);
     let tier = *rng.pick(&["scalar", "avx2", "avx512"]);
-    let tier = if tessera::tier::parse_tier(tier).is_ok() { tier } else { "scalar" };
+    let tier = if tessera::tier::parse_tier(tier).is_ok() {
+        tier
+    } else {
+        "scalar"
+    };
     let (text, model) = match rng.below(3) {
         0 => {
             let op = *rng.pick(&["add", "sub", "mul"]);
@@ -613,18 +707,53 @@ fn model_call(rng: &mut Rng, bank: &Bank) -> CallCase {
 
 /// Words a mutation of a call file may insert.
 pub const WORDS: &[&[u8]] = &[
-    b"{", b"}", b"[", b"]", b",", b":", b"\"", b"null", b"true", b"-1", b"1e400",
-    b"18446744073709551616", b"\"x0\"", b"\"x1\"", b"\"x\"", b"\"y\"", b"\"npy\"", b"\"dtype\"",
-    b"\"shape\"", b"\"packed\"", b"\"tier\"", b"\"threads\"", b"\"attrs\"", b"\"kernel\"",
-    b"\"i4\"", b"\"u1\"", b"\"e2m1fn\"", b"\"c128\"", b"\"program\"", b"\"axes\"", b"\"op\"",
-    b"\\u0000", b"\"/dev/zero\"", b"\"../a.npy\"", b"[1099511627776, 1099511627776]",
-    b"\"format\"", b"\"nvfp4\"", b"\"tensor_scale\"", b"\"y0\"", b"\"y1\"",
+    b"{",
+    b"}",
+    b"[",
+    b"]",
+    b",",
+    b":",
+    b"\"",
+    b"null",
+    b"true",
+    b"-1",
+    b"1e400",
+    b"18446744073709551616",
+    b"\"x0\"",
+    b"\"x1\"",
+    b"\"x\"",
+    b"\"y\"",
+    b"\"npy\"",
+    b"\"dtype\"",
+    b"\"shape\"",
+    b"\"packed\"",
+    b"\"tier\"",
+    b"\"threads\"",
+    b"\"attrs\"",
+    b"\"kernel\"",
+    b"\"i4\"",
+    b"\"u1\"",
+    b"\"e2m1fn\"",
+    b"\"c128\"",
+    b"\"program\"",
+    b"\"axes\"",
+    b"\"op\"",
+    b"\\u0000",
+    b"\"/dev/zero\"",
+    b"\"../a.npy\"",
+    b"[1099511627776, 1099511627776]",
+    b"\"format\"",
+    b"\"nvfp4\"",
+    b"\"tensor_scale\"",
+    b"\"y0\"",
+    b"\"y1\"",
 ];
 
 /// The values of a result file the model checks: its shape and its
 /// elements as f64 (f32, f64) or i64.
 fn read_values(path: &Path) -> Result<(Vec<usize>, NpyType, Vec<u8>), String> {
-    let a = npy::read(path).map_err(|e| format!("the result {} does not read: {e}", path.display()))?;
+    let a =
+        npy::read(path).map_err(|e| format!("the result {} does not read: {e}", path.display()))?;
     Ok((a.shape, a.dtype, a.data))
 }
 
@@ -632,8 +761,16 @@ fn broadcast2(a: &[usize], b: &[usize]) -> Vec<usize> {
     let n = a.len().max(b.len());
     (0..n)
         .map(|k| {
-            let x = if k + a.len() >= n { a[k + a.len() - n] } else { 1 };
-            let y = if k + b.len() >= n { b[k + b.len() - n] } else { 1 };
+            let x = if k + a.len() >= n {
+                a[k + a.len() - n]
+            } else {
+                1
+            };
+            let y = if k + b.len() >= n {
+                b[k + b.len() - n]
+            } else {
+                1
+            };
             if x == 1 {
                 y
             } else {
@@ -663,11 +800,18 @@ fn at(f: &File, shape: &[usize], flat: usize) -> f64 {
 pub fn check_model(bank: &Bank, model: &Model) -> Result<u64, String> {
     let (shape, dtype, data) = read_values(&bank.dir.join("y.npy"))?;
     match model {
-        Model::Binary { op, x0, x1, dtype: d } => {
+        Model::Binary {
+            op,
+            x0,
+            x1,
+            dtype: d,
+        } => {
             let (a, b) = (bank.file(x0).unwrap(), bank.file(x1).unwrap());
             let want_shape = broadcast2(&a.shape, &b.shape);
             if shape != want_shape || dtype != *d {
-                return Err(format!("{op}: result {dtype} {shape:?}, the model's {d} {want_shape:?}"));
+                return Err(format!(
+                    "{op}: result {dtype} {shape:?}, the model's {d} {want_shape:?}"
+                ));
             }
             let n: usize = shape.iter().product();
             for i in 0..n {
@@ -681,10 +825,15 @@ pub fn check_model(bank: &Bank, model: &Model) -> Result<u64, String> {
                     let g = f32::from_le_bytes(data[4 * i..4 * i + 4].try_into().unwrap());
                     (g as f64, exact as f32 as f64)
                 } else {
-                    (f64::from_le_bytes(data[8 * i..8 * i + 8].try_into().unwrap()), exact)
+                    (
+                        f64::from_le_bytes(data[8 * i..8 * i + 8].try_into().unwrap()),
+                        exact,
+                    )
                 };
                 if got.to_bits() != want.to_bits() && !(got.is_nan() && want.is_nan()) {
-                    return Err(format!("{op}: element {i} is {got:e}, the model says {want:e} ({u:e} {op} {v:e})"));
+                    return Err(format!(
+                        "{op}: element {i} is {got:e}, the model says {want:e} ({u:e} {op} {v:e})"
+                    ));
                 }
             }
             Ok(n as u64)
@@ -692,7 +841,10 @@ pub fn check_model(bank: &Bank, model: &Model) -> Result<u64, String> {
         Model::CastF64(x, saturating) => {
             let a = bank.file(x).unwrap();
             if shape != a.shape || dtype != NpyType::F64 {
-                return Err(format!("cast: result {dtype} {shape:?}, the model's f64 {:?}", a.shape));
+                return Err(format!(
+                    "cast: result {dtype} {shape:?}, the model's f64 {:?}",
+                    a.shape
+                ));
             }
             for (i, &v) in a.values.iter().enumerate() {
                 let v = if *saturating && v.is_infinite() {
@@ -702,7 +854,9 @@ pub fn check_model(bank: &Bank, model: &Model) -> Result<u64, String> {
                 };
                 let got = f64::from_le_bytes(data[8 * i..8 * i + 8].try_into().unwrap());
                 if got.to_bits() != v.to_bits() && !(got.is_nan() && v.is_nan()) {
-                    return Err(format!("cast: element {i} is {got:e}, the model says {v:e}"));
+                    return Err(format!(
+                        "cast: element {i} is {got:e}, the model says {v:e}"
+                    ));
                 }
             }
             Ok(a.values.len() as u64)

@@ -55,7 +55,9 @@ pub fn structured(rng: &mut Rng) -> NpyCase {
     let mut descr = format!("{order}{}", t.code());
     if rng.chance(1, 12) {
         descr = rng
-            .pick(&["<f3", "<U8", "O", "|V4", "<M8[s]", "", "<", "f4", "<i16", "<f4 "])
+            .pick(&[
+                "<f3", "<U8", "O", "|V4", "<M8[s]", "", "<", "f4", "<i16", "<f4 ",
+            ])
             .to_string();
         defect = Some("an unknown descr");
     }
@@ -161,10 +163,14 @@ pub fn structured(rng: &mut Rng) -> NpyCase {
     // Data: exact where it is small, else a few bytes (the header lies).
     let exact = bytes_needed <= 4096;
     let mut data: Vec<u8> = if exact {
-        (0..bytes_needed as usize).map(|_| rng.next_u64() as u8).collect()
+        (0..bytes_needed as usize)
+            .map(|_| rng.next_u64() as u8)
+            .collect()
     } else {
         defect = defect.or(Some("data shorter than the shape"));
-        (0..rng.below_usize(64)).map(|_| rng.next_u64() as u8).collect()
+        (0..rng.below_usize(64))
+            .map(|_| rng.next_u64() as u8)
+            .collect()
     };
     let payload = data.clone();
     match rng.below(16) {
@@ -207,9 +213,37 @@ pub fn structured(rng: &mut Rng) -> NpyCase {
 
 /// Words a mutation of `.npy` bytes may insert.
 pub const WORDS: &[&[u8]] = &[
-    b"(", b")", b",", b"'", b"{", b"}", b":", b"True", b"False", b"'descr'", b"'shape'",
-    b"'fortran_order'", b"<f8", b">f4", b"|b1", b"<c16", b"|u1", b"<u2", b"=i8",
-    b"99999999999999999999", b"4611686018427387904", b"1099511627776", b"0",
-    b"\xff\xff\xff\xff", b"\x00\x00", b"\x03\x00", b"\x02\x00", b"[", b"]", b"\\", b"\n",
-    b"\xc3\xa9", b"\xe2\x80",
+    b"(",
+    b")",
+    b",",
+    b"'",
+    b"{",
+    b"}",
+    b":",
+    b"True",
+    b"False",
+    b"'descr'",
+    b"'shape'",
+    b"'fortran_order'",
+    b"<f8",
+    b">f4",
+    b"|b1",
+    b"<c16",
+    b"|u1",
+    b"<u2",
+    b"=i8",
+    b"99999999999999999999",
+    b"4611686018427387904",
+    b"1099511627776",
+    b"0",
+    b"\xff\xff\xff\xff",
+    b"\x00\x00",
+    b"\x03\x00",
+    b"\x02\x00",
+    b"[",
+    b"]",
+    b"\\",
+    b"\n",
+    b"\xc3\xa9",
+    b"\xe2\x80",
 ];

@@ -112,7 +112,10 @@ impl Gen<'_> {
         }
         self.budget -= 1;
         let class = d.info().class;
-        let numeric = matches!(class, Class::Int | Class::Uint | Class::Float | Class::Complex);
+        let numeric = matches!(
+            class,
+            Class::Int | Class::Uint | Class::Float | Class::Complex
+        );
         match self.rng.below(11) {
             0 | 1 if numeric => {
                 let op = *self.rng.pick(&["+", "-", "*", "/", "%"]);
@@ -142,7 +145,11 @@ impl Gen<'_> {
             5 | 6 => {
                 let from = random_dtype(self.rng);
                 let a = self.expr(from, depth - 1);
-                let cast = if self.rng.chance(1, 3) { "cast_sat" } else { "cast" };
+                let cast = if self.rng.chance(1, 3) {
+                    "cast_sat"
+                } else {
+                    "cast"
+                };
                 format!("{cast}<{}>({a})", d.name())
             }
             _ => {
@@ -181,7 +188,11 @@ pub fn random_text(rng: &mut Rng) -> Text {
         let e = g.expr(d, 4);
         stmts.push(format!("y{k} = {e}"));
     }
-    let sep = if g.rng.chance(1, 8) { ";\n# note\n" } else { "; " };
+    let sep = if g.rng.chance(1, 8) {
+        ";\n# note\n"
+    } else {
+        "; "
+    };
     Text {
         text: stmts.join(sep),
         inputs,
@@ -216,11 +227,33 @@ pub fn hostile_text(rng: &mut Rng) -> Text {
         ),
         5 => format!(
             "y0 = x{}",
-            rng.pick(&["18446744073709551615", "2", "99999999999999999999", "00", "-1"])
+            rng.pick(&[
+                "18446744073709551615",
+                "2",
+                "99999999999999999999",
+                "00",
+                "-1"
+            ])
         ),
-        6 => format!("y0 = coord({})", rng.pick(&["18446744073709551615", "7", "-1", "99999999999999999999999"])),
+        6 => format!(
+            "y0 = coord({})",
+            rng.pick(&["18446744073709551615", "7", "-1", "99999999999999999999999"])
+        ),
         7 => "y0 = x0; y0 = x1".into(),
-        8 => format!("y0 = {}", rng.pick(&["", "x0 +", "(x0", "x0)", "cast<f99>(x0)", "foo(x0)", "1e99999f32", "300u8", "y0"])),
+        8 => format!(
+            "y0 = {}",
+            rng.pick(&[
+                "",
+                "x0 +",
+                "(x0",
+                "x0)",
+                "cast<f99>(x0)",
+                "foo(x0)",
+                "1e99999f32",
+                "300u8",
+                "y0"
+            ])
+        ),
         9 => format!("t = x0 * x1; y0 = t{}", " + t".repeat(rng.below_usize(50))),
         10 => format!(
             "y0 = {}x0{}",
@@ -234,10 +267,47 @@ pub fn hostile_text(rng: &mut Rng) -> Text {
 
 /// Words a mutation of a program text may insert.
 pub const WORDS: &[&[u8]] = &[
-    b"(", b")", b",", b";", b"=", b"+", b"-", b"*", b"/", b"%", b"<", b"<=", b"==", b"!=",
-    b"x0", b"x1", b"x2", b"y0", b"y1", b"y2", b"t0", b"cast<f64>(", b"cast_sat<i8>(",
-    b"coord(0)", b"select(", b"fma(", b"sqrt(", b"exp(", b"f32", b"_bf16", b"i4", b"u1",
-    b"e2m1fn", b"true", b"nan", b"inf", b"1e308", b"-", b"#", b"\n", b"\xe2\x80\xa6",
+    b"(",
+    b")",
+    b",",
+    b";",
+    b"=",
+    b"+",
+    b"-",
+    b"*",
+    b"/",
+    b"%",
+    b"<",
+    b"<=",
+    b"==",
+    b"!=",
+    b"x0",
+    b"x1",
+    b"x2",
+    b"y0",
+    b"y1",
+    b"y2",
+    b"t0",
+    b"cast<f64>(",
+    b"cast_sat<i8>(",
+    b"coord(0)",
+    b"select(",
+    b"fma(",
+    b"sqrt(",
+    b"exp(",
+    b"f32",
+    b"_bf16",
+    b"i4",
+    b"u1",
+    b"e2m1fn",
+    b"true",
+    b"nan",
+    b"inf",
+    b"1e308",
+    b"-",
+    b"#",
+    b"\n",
+    b"\xe2\x80\xa6",
     b"18446744073709551615",
 ];
 
@@ -310,8 +380,7 @@ pub fn evaluate(p: &Program, inputs: &[Buf], shape: &[usize]) -> Result<Vec<Vec<
         }
         values.push(out);
     }
-    Ok(p
-        .outputs()
+    Ok(p.outputs()
         .iter()
         .map(|o| values[o.index()].elements())
         .collect())

@@ -111,7 +111,14 @@ impl Buf {
 
     /// A C-order buffer of `shape` of zero bytes (as [`Buf::contiguous`]).
     pub fn zeroed(dtype: DType, shape: &[usize]) -> Buf {
-        let zero = vec![0u8; if packed(dtype) { 1 } else { dtype.info().item_bytes }];
+        let zero = vec![
+            0u8;
+            if packed(dtype) {
+                1
+            } else {
+                dtype.info().item_bytes
+            }
+        ];
         Buf::contiguous(dtype, shape, &vec![zero; count(shape)])
     }
 
@@ -175,7 +182,10 @@ impl Buf {
                         strides[k] - 1,
                     ]);
                 }
-                1 => offset = offset.saturating_add(*rng.pick(&[1usize, 3, usize::MAX / 2, usize::MAX])),
+                1 => {
+                    offset =
+                        offset.saturating_add(*rng.pick(&[1usize, 3, usize::MAX / 2, usize::MAX]))
+                }
                 2 => {
                     let n = rng.below_usize(bytes.len() + 1);
                     bytes.truncate(n);
@@ -324,7 +334,12 @@ pub fn pack(d: DType, elems: &[Vec<u8>]) -> Vec<u8> {
 /// Check a destination after a call that succeeded: it reaches no element
 /// twice, every bit outside its elements is as in `before`, and its
 /// elements equal `want` (C order; NaN equals NaN).
-pub fn check_written(name: &str, before: &[u8], after: &Buf, want: &[Vec<u8>]) -> Result<(), String> {
+pub fn check_written(
+    name: &str,
+    before: &[u8],
+    after: &Buf,
+    want: &[Vec<u8>],
+) -> Result<(), String> {
     let pos = after.positions();
     if pos.len() != want.len() {
         return Err(format!(
@@ -333,21 +348,22 @@ pub fn check_written(name: &str, before: &[u8], after: &Buf, want: &[Vec<u8>]) -
             want.len()
         ));
     }
-    let mut touched = vec![0u8; before.len()];
     let mut seen = std::collections::HashSet::new();
+    if let Some(p) = pos.iter().find(|&&p| !seen.insert(p)) {
+        return Err(format!(
+            "{name}: the call accepted a destination that reaches position {p} twice"
+        ));
+    }
+    let mut touched = vec![0u8; before.len()];
     for (i, &p) in pos.iter().enumerate() {
-        if !seen.insert(p) {
-            return Err(format!(
-                "{name}: the call accepted a destination that reaches position {p} twice"
-            ));
-        }
         let (at, m) = mask(after.dtype, p);
         for (k, b) in m.iter().enumerate() {
             touched[at + k] |= b;
         }
         let got = after.element(p);
-        if !same_result(after.dtype, &got, &want[i]) && !(packed(after.dtype) && got == want[i])
-        {
+        let equal =
+            got == want[i] || (!packed(after.dtype) && same_result(after.dtype, &got, &want[i]));
+        if !equal {
             return Err(format!(
                 "{name}: element {i} (position {p}) is {got:02x?}, the model says {:02x?}",
                 want[i]
@@ -379,7 +395,9 @@ pub fn check_untouched(name: &str, before: &[u8], after: &[u8]) -> Result<(), St
 /// A shape that broadcasts to `target`: a suffix of it with some extents
 /// made 1.
 pub fn broadcast_shape(rng: &mut Rng, target: &[usize]) -> Vec<usize> {
-    let drop = rng.below_usize(target.len() + 1).min(if rng.chance(1, 2) { 0 } else { target.len() });
+    let drop =
+        rng.below_usize(target.len() + 1)
+            .min(if rng.chance(1, 2) { 0 } else { target.len() });
     target[drop..]
         .iter()
         .map(|&e| if rng.chance(1, 5) { 1 } else { e })

@@ -48,7 +48,10 @@ fn target(plan: Plan, verbose: bool) -> Stats {
                 Err(e) => {
                     let line = e.one_line();
                     if line.contains('\n') || !(e.exit_code() == 1 || e.exit_code() == 2) {
-                        return Err(format!("a refusal of exit {} in several lines: {line}", e.exit_code()));
+                        return Err(format!(
+                            "a refusal of exit {} in several lines: {line}",
+                            e.exit_code()
+                        ));
                     }
                     if c.model.is_some() {
                         return Err(format!("a valid call was refused: {line}"));
@@ -67,12 +70,16 @@ fn target(plan: Plan, verbose: bool) -> Stats {
                             .filter(|k| after.get(*k) != before.get(*k))
                             .chain(pre_changed)
                             .collect();
-                        return Err(format!("a refused call ({line}) created or changed {changed:?}"));
+                        return Err(format!(
+                            "a refused call ({line}) created or changed {changed:?}"
+                        ));
                     }
                     Verdict::Refused
                 }
                 Ok(_) => match &c.model {
-                    Some(m) => Verdict::Succeeded { models: check_model(&bank, m)? },
+                    Some(m) => Verdict::Succeeded {
+                        models: check_model(&bank, m)?,
+                    },
                     None => Verdict::Succeeded { models: 0 },
                 },
             };
@@ -87,7 +94,10 @@ fn target(plan: Plan, verbose: bool) -> Stats {
 #[test]
 fn call_files_default_run() {
     let s = target(Plan::default_run(), true);
-    assert!(s.refusals > 0 && s.successes > 0 && s.model_checks > 0, "{s:?}");
+    assert!(
+        s.refusals > 0 && s.successes > 0 && s.model_checks > 0,
+        "{s:?}"
+    );
 }
 
 #[test]

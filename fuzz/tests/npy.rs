@@ -14,7 +14,9 @@ use tessera_fuzz::{run, show_bytes, Plan, Stats, Verdict};
 use tessera_testkit::rng::Rng;
 
 fn seeds() -> Vec<Vec<u8>> {
-    let f32s: Vec<u8> = (0..6u32).flat_map(|i| (i as f32 * 1.5).to_le_bytes()).collect();
+    let f32s: Vec<u8> = (0..6u32)
+        .flat_map(|i| (i as f32 * 1.5).to_le_bytes())
+        .collect();
     vec![
         npy::encode(NpyType::F32, &[2, 3], &f32s).unwrap(),
         npy::encode(NpyType::U8, &[3, 2], &[1, 2, 3, 4, 5, 6]).unwrap(),
@@ -68,7 +70,11 @@ fn target(plan: Plan, verbose: bool) -> Stats {
             (case, from_file)
         },
         |(c, from_file): &(NpyCase, bool)| {
-            format!("{} (through a file: {from_file}; expected {:?})", show_bytes(&c.bytes), c.expect)
+            format!(
+                "{} (through a file: {from_file}; expected {:?})",
+                show_bytes(&c.bytes),
+                c.expect
+            )
         },
         |(c, from_file)| {
             let got = if *from_file {
@@ -84,15 +90,27 @@ fn target(plan: Plan, verbose: bool) -> Stats {
                 )),
                 (_, Err(e)) => match &c.expect {
                     Expect::Array(..) => Err(format!("refused a valid file: {e}")),
-                    _ if e.0.trim().is_empty() => Err(format!("a refusal that says nothing: {e:?}")),
+                    _ if e.0.trim().is_empty() => {
+                        Err(format!("a refusal that says nothing: {e:?}"))
+                    }
                     _ => Ok(Verdict::Refused),
                 },
                 (Expect::Array(t, f, shape, data), Ok(a)) => {
                     consistent(&a)?;
-                    if a.dtype != *t || a.fortran_order != *f || &a.shape != shape || &a.data != data {
+                    if a.dtype != *t
+                        || a.fortran_order != *f
+                        || &a.shape != shape
+                        || &a.data != data
+                    {
                         return Err(format!(
                             "read {} {} {:?}, the file holds {} {} {:?} (data equal: {})",
-                            a.dtype, a.fortran_order, a.shape, t, f, shape, &a.data == data
+                            a.dtype,
+                            a.fortran_order,
+                            a.shape,
+                            t,
+                            f,
+                            shape,
+                            &a.data == data
                         ));
                     }
                     Ok(Verdict::Succeeded { models: 1 })
@@ -111,7 +129,10 @@ fn target(plan: Plan, verbose: bool) -> Stats {
 #[test]
 fn npy_default_run() {
     let s = target(Plan::default_run(), true);
-    assert!(s.refusals > 0 && s.successes > 0 && s.model_checks > 0, "{s:?}");
+    assert!(
+        s.refusals > 0 && s.successes > 0 && s.model_checks > 0,
+        "{s:?}"
+    );
 }
 
 #[test]

@@ -41,7 +41,11 @@ fn check(case: &Case) -> Result<Verdict, String> {
     let printed = p.to_string();
     match Program::parse(&printed, inputs) {
         Ok(q) if q == p => {}
-        Ok(_) => return Err(format!("the printed text {printed:?} parses into another program")),
+        Ok(_) => {
+            return Err(format!(
+                "the printed text {printed:?} parses into another program"
+            ))
+        }
         Err(e) => return Err(format!("the printed text {printed:?} does not parse: {e}")),
     }
     if p.nodes().len() > 4000 {
@@ -109,13 +113,19 @@ fn check(case: &Case) -> Result<Verdict, String> {
         }
         Ok(()) => {
             let contiguous: Vec<Buf> = ins.iter().map(|b| b.to_contiguous()).collect();
-            let want = evaluate(&p, &contiguous, &shape)
-                .map_err(|e| format!("the map ran but the model refused: {e} ({})", describe_all()))?;
+            let want = evaluate(&p, &contiguous, &shape).map_err(|e| {
+                format!(
+                    "the map ran but the model refused: {e} ({})",
+                    describe_all()
+                )
+            })?;
             for (k, ((b, o), w)) in before.iter().zip(&outs).zip(&want).enumerate() {
                 check_written(&format!("output {k}"), b, o, w)
                     .map_err(|e| format!("{e} ({})", describe_all()))?;
             }
-            Ok(Verdict::Succeeded { models: 1 + want.len() as u64 })
+            Ok(Verdict::Succeeded {
+                models: 1 + want.len() as u64,
+            })
         }
     }
 }
@@ -151,7 +161,10 @@ fn target(plan: Plan, verbose: bool) -> Stats {
 #[test]
 fn program_text_default_run() {
     let s = target(Plan::default_run(), true);
-    assert!(s.refusals > 0 && s.successes > 0 && s.model_checks > 0, "{s:?}");
+    assert!(
+        s.refusals > 0 && s.successes > 0 && s.model_checks > 0,
+        "{s:?}"
+    );
 }
 
 #[test]

@@ -12,10 +12,39 @@ use tessera_fuzz::{run, show_bytes, Plan, Stats, Verdict};
 use tessera_testkit::rng::Rng;
 
 const WORDS: &[&[u8]] = &[
-    b"[[dtype]]", b"[[kind]]", b"[[loop]]", b"[[tier]]", b"[[format]]", b"name = ", b"\"",
-    b"=", b"[", b"]", b"{", b"}", b",", b"\n", b"#", b"true", b"false", b"-1", b"0",
-    b"99999999999999999999", b"\"f32\"", b"\"add\"", b"bits = ", b"arity = ", b"carrier = ",
-    b"\"\"", b"'''", b"\"\"\"", b"1e400", b"inf", b"nan", b"\\u0000", b"\xff",
+    b"[[dtype]]",
+    b"[[kind]]",
+    b"[[loop]]",
+    b"[[tier]]",
+    b"[[format]]",
+    b"name = ",
+    b"\"",
+    b"=",
+    b"[",
+    b"]",
+    b"{",
+    b"}",
+    b",",
+    b"\n",
+    b"#",
+    b"true",
+    b"false",
+    b"-1",
+    b"0",
+    b"99999999999999999999",
+    b"\"f32\"",
+    b"\"add\"",
+    b"bits = ",
+    b"arity = ",
+    b"carrier = ",
+    b"\"\"",
+    b"'''",
+    b"\"\"\"",
+    b"1e400",
+    b"inf",
+    b"nan",
+    b"\\u0000",
+    b"\xff",
 ];
 
 const FILES: [&str; 6] = [
@@ -113,8 +142,16 @@ fn target(plan: Plan, verbose: bool) -> Stats {
             (which, whole, String::from_utf8_lossy(&bytes).into_owned())
         },
         |(which, whole, text): &(usize, bool, String)| {
-            let spec = if *whole { "the whole spec" } else { "the reduced spec" };
-            format!("{} of {spec}: {}", FILES[*which], show_bytes(text.as_bytes()))
+            let spec = if *whole {
+                "the whole spec"
+            } else {
+                "the reduced spec"
+            };
+            format!(
+                "{} of {spec}: {}",
+                FILES[*which],
+                show_bytes(text.as_bytes())
+            )
         },
         |(which, whole, text)| {
             let mut src = if *whole { full.clone() } else { small.clone() };
@@ -160,4 +197,3 @@ fn spec_toml_default_run() {
 fn spec_toml_long_run() {
     target(Plan::long_run(), true);
 }
-

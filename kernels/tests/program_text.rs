@@ -777,6 +777,9 @@ fn node_of_a_foreign_id_is_none() {
     assert!(small.nodes().len() < big.nodes().len());
     assert_eq!(small.node(last), None);
     assert_eq!(small.node(NodeId::new(usize::MAX)), None);
-    assert_eq!(small.node(small.outputs()[0]).map(|n| n.dtype), Some(DType::F32));
+    assert_eq!(
+        small.node(small.outputs()[0]).map(|n| n.dtype),
+        Some(DType::F32)
+    );
     assert!(small.describe(last).contains('?'));
 }
