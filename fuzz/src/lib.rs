@@ -147,9 +147,20 @@ pub fn run<I>(
 ) -> Stats {
     let start = Instant::now();
     let mut stats = Stats::default();
-    for case in 0..plan.cases {
+    // TESSERA_FUZZ_TRACE=1 prints every case's input before it runs: the
+    // last one printed names a case that aborts the process (an allocation
+    // that fails, a stack overflow), which no check can report.
+    let trace = std::env::var_os("TESSERA_FUZZ_TRACE").is_some();
+    let first = std::env::var("TESSERA_FUZZ_FROM")
+        .ok()
+        .and_then(|s| parse_seed(&s))
+        .unwrap_or(0);
+    for case in first..plan.cases {
         let mut rng = case_rng(plan.seed, case);
         let input = generate(&mut rng, case);
+        if trace {
+            eprintln!("case {case}: {}", cut(&show(&input)));
+        }
         let verdict = catch_unwind(AssertUnwindSafe(|| check(&input)));
         stats.cases += 1;
         let fail = |what: String| -> ! {

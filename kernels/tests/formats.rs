@@ -582,3 +582,53 @@ fn mx_f32_encoder_is_independent_of_tier_layout_and_threads() {
         }
     }
 }
+
+/// A decode destination that reaches one element twice (a zero stride on an
+/// axis of two rows, or rows that interleave) is refused with a layout
+/// error before any write, as every other call's destination is; before,
+/// the second row overwrote the first and the call succeeded.
+#[test]
+fn decode_refuses_a_destination_that_reaches_an_element_twice() {
+    let x: Vec<f32> = (0..64).map(|i| i as f32 * 0.25 - 3.0).collect();
+    let sizes = encoded_sizes(Format::Mxfp8E4m3, &[2, 32]).unwrap();
+    let (mut codes, mut scales) = (vec![0u8; sizes.code_bytes], vec![0u8; sizes.blocks]);
+    encode(
+        Format::Mxfp8E4m3,
+        None,
+        &ArrayView::from_slice(&x, &[2, 32]).unwrap(),
+        &mut codes,
+        &mut scales,
+        &Exec::default(),
+    )
+    .unwrap();
+    for strides in [[0isize, 1], [1, 1], [16, 1]] {
+        let mut buf = vec![0xa5u8; 64 * 4];
+        let before = buf.clone();
+        let mut dst = ArrayViewMut::new(DType::F32, &[2, 32], &strides, 0, &mut buf).unwrap();
+        let r = decode(
+            Format::Mxfp8E4m3,
+            &codes,
+            &scales,
+            None,
+            &mut dst,
+            &Exec::default(),
+        );
+        assert!(
+            matches!(r, Err(tessera::Error::Layout { .. })),
+            "{strides:?}: {r:?}"
+        );
+        assert_eq!(buf, before, "{strides:?}: a refused decode wrote");
+    }
+    // The same rows with distinct elements decode.
+    let mut y = vec![0f32; 64];
+    let mut dst = ArrayViewMut::from_slice(&mut y, &[2, 32]).unwrap();
+    decode(
+        Format::Mxfp8E4m3,
+        &codes,
+        &scales,
+        None,
+        &mut dst,
+        &Exec::default(),
+    )
+    .unwrap();
+}

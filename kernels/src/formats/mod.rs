@@ -486,6 +486,9 @@ fn check_len(what: &str, got: usize, need: usize) -> Result<()> {
 
 /// Decode `codes` and `scales` (as [`encode`] lays them out, for a tensor of
 /// `dst`'s shape) into `dst`, whose dtype is any; each value rounds once.
+/// Refuses, before any write, codes or scales of the wrong length, a
+/// missing or unexpected tensor scale, and a destination that reaches one
+/// element twice ([`Error::Layout`]).
 pub fn decode(
     format: Format,
     codes: &[u8],
@@ -498,6 +501,9 @@ pub fn decode(
     let sizes = encoded_sizes(format, dst.shape())?;
     check_len("codes", codes.len(), sizes.code_bytes)?;
     check_len("scales", scales.len(), sizes.blocks)?;
+    // A destination that reaches one element twice (a zero stride, axes that
+    // interleave) would keep whichever row landed last.
+    crate::elementwise::check_destination(dst)?;
     let t = match (info.tensor_scale, tensor_scale) {
         (Some(_), Some(t)) => Some(t as f64),
         (Some(_), None) => {
