@@ -23,7 +23,7 @@ use crate::elementwise::{broadcasts_to, check_destination};
 use crate::error::{Error, Result};
 use crate::tier::cast_table;
 use crate::tier::Exec;
-use crate::{cast_index, Variant};
+use crate::{cast_index, DType, Element, Variant};
 
 /// How a cast treats values beyond the destination's range.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -73,4 +73,46 @@ pub fn cast(
     // and the destination is a unique borrow.
     unsafe { crate::elementwise::run(exec, std::slice::from_ref(src), dst, &select) };
     Ok(())
+}
+
+/// Cast an engine's results `res` (C order of `dst`'s shape, in the
+/// accumulator or carrier) into `dst`, every NaN (or NaN part) first made the
+/// positive quiet NaN: a NaN's sign and payload depend on the order in which
+/// the hardware met the NaN operands, which differs between tiers, and a
+/// destination without a NaN code (e2m3fn and the other `fn` formats) would
+/// turn that sign into a zero's sign (ARCHITECTURE.md §5.1).
+pub(crate) fn cast_results<T: Element>(
+    res: &[T],
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    let shape = dst.shape().to_vec();
+    let width = match T::DTYPE {
+        DType::F32 | DType::C64 => 4,
+        DType::F64 | DType::C128 => 8,
+        _ => 0,
+    };
+    let canonical: Option<Vec<u8>> = (width > 0).then(|| {
+        let mut bytes = crate::array::as_bytes(res).to_vec();
+        for part in bytes.chunks_exact_mut(width) {
+            if width == 4 {
+                let v = f32::from_le_bytes([part[0], part[1], part[2], part[3]]);
+                if v.is_nan() {
+                    part.copy_from_slice(&f32::NAN.to_le_bytes());
+                }
+            } else {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(part);
+                if f64::from_le_bytes(w).is_nan() {
+                    part.copy_from_slice(&f64::NAN.to_le_bytes());
+                }
+            }
+        }
+        bytes
+    });
+    let view = match &canonical {
+        Some(bytes) => ArrayView::contiguous(T::DTYPE, &shape, bytes)?,
+        None => ArrayView::from_slice(res, &shape)?,
+    };
+    cast(CastMode::Default, &view, dst, exec)
 }

@@ -1053,12 +1053,7 @@ fn run<'a, T: Chained>(
     }
     // SAFETY: as above.
     unsafe { core(tier, threads, order, sa, sb, &t, &mut out, true, panels)? };
-    cast(
-        CastMode::Default,
-        &ArrayView::from_slice(&out, dst.shape())?,
-        dst,
-        &exec,
-    )
+    crate::cast::cast_results(&out, dst, &exec)
 }
 
 /// Whether an integer contraction can run as an exact f64 GEMM: both inputs
@@ -1360,12 +1355,7 @@ where
             .map(|(re, im)| num_complex::Complex { re, im }),
         "the destination in acc",
     )?;
-    cast(
-        CastMode::Default,
-        &ArrayView::from_slice(&out, dst.shape())?,
-        dst,
-        &exec,
-    )
+    crate::cast::cast_results(&out, dst, &exec)
 }
 
 /// The elements at `base + ks[q]` for each q: the operand's own memory where

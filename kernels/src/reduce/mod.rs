@@ -51,7 +51,6 @@ pub mod series;
 mod source;
 
 use crate::array::{count_of, extent_product, ArrayView, ArrayViewMut};
-use crate::cast::{cast, CastMode};
 use crate::elementwise::check_destination;
 use crate::error::{Error, Result};
 use crate::map::Program;
@@ -586,48 +585,10 @@ fn fused_out<F: LaneFloat + Carrier>(
 }
 
 /// Round the carrier results into the destination (a cast of validated
-/// views: it cannot be refused). Every NaN result is first made the positive
-/// quiet NaN: a NaN's sign and payload depend on the order in which the
-/// hardware met the NaN operands, which differs between tiers, and a
-/// destination without a NaN code (e2m3fn and the other `fn` formats) turns
-/// the sign into a zero's sign (ARCHITECTURE.md §5.1).
+/// views: it cannot be refused), NaN results made the positive NaN first
+/// ([`crate::cast::cast_results`]).
 fn write<T: Element>(res: &[T], dst: &mut ArrayViewMut<'_>, exec: &Exec) -> Result<()> {
-    let shape = dst.shape().to_vec();
-    let canonical: Option<Vec<u8>> = match T::DTYPE {
-        DType::F32 => Some(canonical_nans::<4>(res, |b| {
-            f32::from_le_bytes(b)
-                .is_nan()
-                .then(|| f32::NAN.to_le_bytes())
-        })),
-        DType::F64 => Some(canonical_nans::<8>(res, |b| {
-            f64::from_le_bytes(b)
-                .is_nan()
-                .then(|| f64::NAN.to_le_bytes())
-        })),
-        _ => None,
-    };
-    let view = match &canonical {
-        Some(bytes) => ArrayView::contiguous(T::DTYPE, &shape, bytes)?,
-        None => ArrayView::from_slice(res, &shape)?,
-    };
-    cast(CastMode::Default, &view, dst, exec)
-}
-
-/// The bytes of `res` (values of `W` bytes) with every value `nan` maps
-/// replaced by what it gives.
-fn canonical_nans<const W: usize>(
-    res: &[impl Element],
-    nan: impl Fn([u8; W]) -> Option<[u8; W]>,
-) -> Vec<u8> {
-    let mut bytes = crate::array::as_bytes(res).to_vec();
-    for chunk in bytes.chunks_exact_mut(W) {
-        let mut v = [0u8; W];
-        v.copy_from_slice(chunk);
-        if let Some(c) = nan(v) {
-            chunk.copy_from_slice(&c);
-        }
-    }
-    bytes
+    crate::cast::cast_results(res, dst, exec)
 }
 
 fn positions<V>(res: &[(V, usize)]) -> Vec<i64> {
