@@ -128,6 +128,8 @@ fn every_pair(rng: &mut Rng, m: usize, k: usize, n: usize, execs: &[Exec]) {
     check_shape::<u8, u8>(rng, m, k, n, execs);
     check_shape::<i16, i8>(rng, m, k, n, execs);
     check_shape::<u8, i16>(rng, m, k, n, execs);
+    check_shape::<i8, i16>(rng, m, k, n, execs);
+    check_shape::<i16, u8>(rng, m, k, n, execs);
     check_shape::<i16, i16>(rng, m, k, n, execs);
 }
 

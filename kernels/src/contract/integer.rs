@@ -222,10 +222,6 @@ struct Reader<'a, T> {
     base: *const T,
     free: &'a [isize],
     ks: &'a [isize],
-    /// Consecutive free positions (a row-major b's columns).
-    free_unit: bool,
-    /// Consecutive depth positions (a row-major a's rows).
-    ks_unit: bool,
 }
 
 impl<T: Narrow> Reader<'_, T> {
@@ -293,17 +289,17 @@ unsafe fn grouped<A: Narrow, B: Narrow, const G: usize>(
         base: unsafe { a.src.ptr::<A>(a_base) },
         free: a.free,
         ks: a.ks,
-        free_unit: false,
-        ks_unit: super::pack::unit(a.ks),
     };
+    // a's depth steps consecutive (a row-major a): words read whole.
+    let a_ks_unit = super::pack::unit(a.ks);
     let rb = Reader::<B> {
         // SAFETY: as above.
         base: unsafe { b.src.ptr::<B>(b_base) },
         free: b.free,
         ks: b.ks,
-        free_unit: super::pack::unit(b.free),
-        ks_unit: false,
     };
+    // b's columns consecutive (a row-major b): rows read in place.
+    let b_free_unit = super::pack::unit(b.free);
     let (mr, nr) = (plan.mr, plan.nr);
     let groups = k.div_ceil(G);
     let threads = if r.saturating_mul(c).saturating_mul(k) < PARALLEL_MIN {
@@ -332,7 +328,7 @@ unsafe fn grouped<A: Narrow, B: Narrow, const G: usize>(
                         let s0 = (g0 + qq) * G;
                         let mut w = 0u32;
                         if i >= r {
-                        } else if ra.ks_unit && s0 + G <= k {
+                        } else if a_ks_unit && s0 + G <= k {
                             // SAFETY: i < r and s0 + G <= k, the depth steps
                             // consecutive.
                             w = unsafe { word_at::<A, G>(ra.ptr(i, s0), oa) };
@@ -371,7 +367,7 @@ unsafe fn grouped<A: Narrow, B: Narrow, const G: usize>(
                     let mut w = [0u32; 32];
                     for t in 0..G.min(k - (g0 + q) * G) {
                         let s = (g0 + q) * G + t;
-                        if rb.free_unit {
+                        if b_free_unit {
                             // SAFETY: jp + x < c and s < k for every x < cn,
                             // and the columns are consecutive.
                             let row = unsafe { rb.ptr(jp, s) };
