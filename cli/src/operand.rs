@@ -12,6 +12,7 @@ use crate::call::{resolve, Operand};
 use crate::codes::{self, npy_type, values_per_byte};
 use crate::failure::{Failure, Outcome};
 use crate::npy::{self, NpyType};
+use std::cell::Cell;
 use std::path::Path;
 use tessera::DType;
 
@@ -154,11 +155,64 @@ pub fn to_c_order(data: &[u8], shape: &[usize], strides: &[isize], item: usize) 
     out
 }
 
-/// A zero-filled vector of `len` bytes, refused (not aborted) when memory is short.
+/// The environment variable that sets the result budget, in bytes.
+pub const RESULT_BUDGET_ENV: &str = "TESSERA_MAX_RESULT_BYTES";
+
+/// The budget when neither the environment nor the machine says: 4 GiB.
+const FALLBACK_BUDGET: usize = 4 << 30;
+
+thread_local! {
+    /// What the current call may still allocate for its results.
+    static RESULT_BUDGET_LEFT: Cell<usize> = const { Cell::new(usize::MAX) };
+}
+
+/// The result budget of one call: `TESSERA_MAX_RESULT_BYTES` where it is set
+/// (a decimal byte count), else half of the machine's physical memory
+/// (`MemTotal` of /proc/meminfo), else 4 GiB. A call holds every result in
+/// memory until all of them are computed (so that it can write them all or
+/// none), and a call whose results together need more is refused before
+/// anything is computed: a tiny operand broadcast into a huge result is a
+/// clear error, not a process killed for memory.
+pub fn result_budget() -> Outcome<usize> {
+    if let Ok(v) = std::env::var(RESULT_BUDGET_ENV) {
+        return v.trim().parse::<usize>().map_err(|_| {
+            Failure::usage(format!(
+                "{RESULT_BUDGET_ENV}={}: expected a byte count",
+                crate::commands::truncate(&v, 40)
+            ))
+        });
+    }
+    Ok(physical_memory().map_or(FALLBACK_BUDGET, |m| m / 2))
+}
+
+/// `MemTotal` of /proc/meminfo in bytes, where it can be read.
+fn physical_memory() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Start a call's accounting: its results may take `bytes` in all.
+pub fn set_result_budget(bytes: usize) {
+    RESULT_BUDGET_LEFT.with(|b| b.set(bytes));
+}
+
+/// A zero-filled vector of `len` bytes for a result, charged to the call's
+/// result budget ([`result_budget`]); refused (not aborted) when the budget
+/// or the memory is short.
 pub fn zeroed(len: usize) -> Outcome<Vec<u8>> {
+    let left = RESULT_BUDGET_LEFT.with(Cell::get);
+    if len > left {
+        return Err(Failure::run(format!(
+            "a result of {len} bytes exceeds what is left of the call's result budget ({left} bytes; \
+             the results are held in memory until all are computed; {RESULT_BUDGET_ENV} sets the budget)"
+        )));
+    }
     let mut v = Vec::new();
     v.try_reserve_exact(len)
         .map_err(|_| Failure::run(format!("cannot allocate {len} bytes")))?;
+    RESULT_BUDGET_LEFT.with(|b| b.set(left - len));
     v.resize(len, 0);
     Ok(v)
 }

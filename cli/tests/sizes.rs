@@ -86,3 +86,48 @@ fn empty_arrays_run_into_empty_results() {
     assert_eq!(s.shape, vec![3]);
     assert_eq!(s.data, vec![0u8; 12]);
 }
+
+#[test]
+fn a_tiny_operand_broadcast_into_a_huge_result_is_refused_by_the_result_budget() {
+    let dir = TempDir::new("sizes-budget");
+    dir.write("x.npy", &npy_f32(&[], &[-0.5]));
+    dir.write("y.npy", b"kept");
+    // 2^32 f32 results: 16 GiB, held in memory until written.
+    let call = br#"{"kernel": "abs", "operands": {"x": {"npy": "x.npy"}},
+                    "results": {"y": {"npy": "y.npy", "shape": [4294967296]}}}"#;
+    dir.write("call.json", call);
+    let run = common::tessera_env(
+        &dir.0,
+        &["run", "call.json"],
+        &[("TESSERA_MAX_RESULT_BYTES", "1073741824")],
+    );
+    run.assert_refused(1, "result budget");
+    assert_eq!(std::fs::read(dir.path("y.npy")).unwrap(), b"kept");
+    // The default budget (half the machine's memory) refuses it as well on a
+    // machine of less than 32 GiB; a budget that fits runs the same call
+    // shape at a size that fits.
+    let small = br#"{"kernel": "abs", "operands": {"x": {"npy": "x.npy"}},
+                     "results": {"y": {"npy": "y.npy", "shape": [4]}}}"#;
+    dir.write("call.json", small);
+    let run = common::tessera_env(
+        &dir.0,
+        &["run", "call.json"],
+        &[("TESSERA_MAX_RESULT_BYTES", "16")],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let y = read_npy(&dir.path("y.npy"));
+    assert_eq!(y.data, 0.5f32.to_le_bytes().repeat(4));
+    // One byte less than the result and it is refused.
+    let run = common::tessera_env(
+        &dir.0,
+        &["run", "call.json"],
+        &[("TESSERA_MAX_RESULT_BYTES", "15")],
+    );
+    run.assert_refused(1, "result budget");
+    let run = common::tessera_env(
+        &dir.0,
+        &["run", "call.json"],
+        &[("TESSERA_MAX_RESULT_BYTES", "lots")],
+    );
+    run.assert_refused(2, "TESSERA_MAX_RESULT_BYTES");
+}

@@ -52,7 +52,15 @@ impl Bank {
     /// `/dev/shm` where this system has it (a file system in memory, where
     /// the command's syncs of its results cost nothing), else under the
     /// system's temporary directory.
+    ///
+    /// The calls run under a result budget of 256 MiB (the CLI's
+    /// `TESSERA_MAX_RESULT_BYTES`, unless the environment sets it), so that a
+    /// call asking for a huge result from a tiny operand meets the CLI's
+    /// stated refusal instead of the machine's memory limit.
     pub fn new(tag: &str, rng: &mut Rng) -> Bank {
+        if std::env::var_os(tessera_cli::operand::RESULT_BUDGET_ENV).is_none() {
+            std::env::set_var(tessera_cli::operand::RESULT_BUDGET_ENV, "268435456");
+        }
         let shm = Path::new("/dev/shm");
         let root =
             if shm.is_dir() && std::fs::metadata(shm).is_ok_and(|m| !m.permissions().readonly()) {

@@ -87,6 +87,18 @@ pub(crate) fn cast_results<T: Element>(
     exec: &Exec,
 ) -> Result<()> {
     let shape = dst.shape().to_vec();
+    cast_results_strided(res, &shape, &crate::array::c_strides(&shape), dst, exec)
+}
+
+/// [`cast_results`] for results laid out in `res` by `strides` (elements,
+/// from element 0) over `shape`, `dst`'s shape.
+pub(crate) fn cast_results_strided<T: Element>(
+    res: &[T],
+    shape: &[usize],
+    strides: &[isize],
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
     let width = match T::DTYPE {
         DType::F32 | DType::C64 => 4,
         DType::F64 | DType::C128 => 8,
@@ -111,8 +123,8 @@ pub(crate) fn cast_results<T: Element>(
         bytes
     });
     let view = match &canonical {
-        Some(bytes) => ArrayView::contiguous(T::DTYPE, &shape, bytes)?,
-        None => ArrayView::from_slice(res, &shape)?,
+        Some(bytes) => ArrayView::new(T::DTYPE, shape, strides, 0, bytes)?,
+        None => ArrayView::from_slice_strided(res, shape, strides, 0)?,
     };
     cast(CastMode::Default, &view, dst, exec)
 }

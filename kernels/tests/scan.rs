@@ -505,3 +505,42 @@ fn logsumexp_and_moments_scans_follow_the_network_and_their_bounds() {
         }
     }
 }
+
+/// A NaN met along a scan makes every later result NaN; whatever sign the
+/// hardware gave it, the scan rounds the positive NaN into the destination
+/// (ARCHITECTURE.md §5.1), so a NaN-free format (e2m3fn rounds a NaN to the
+/// zero of the opposite sign, 0x20) holds the same byte on every tier.
+#[test]
+fn nan_results_into_a_nan_free_format_are_the_same_on_every_tier() {
+    let mut rng = tessera_testkit::rng::Rng::new(0x5ca7);
+    for case in 0..200 {
+        let n = 1 + rng.below_usize(150);
+        let x: Vec<f32> = (0..n)
+            .map(|_| match rng.below_usize(12) {
+                0 => f32::from_bits(0x7fc0_0000 | (rng.next_u64() as u32 & 0x3f_ffff)),
+                1 => f32::from_bits(0xffc0_0000 | (rng.next_u64() as u32 & 0x3f_ffff)),
+                _ => (rng.unit() as f32 - 0.5) * 2.0,
+            })
+            .collect();
+        let first_nan = x.iter().position(|v| v.is_nan()).unwrap_or(n);
+        let xv = tessera::ArrayView::from_slice(&x, &[n]).unwrap();
+        for t in tessera::available_tiers() {
+            for op in [ScanOp::Sum, ScanOp::Prod] {
+                let mut d = vec![0xffu8; n];
+                tessera::scan(
+                    op,
+                    0,
+                    &xv,
+                    None,
+                    &mut tessera::ArrayViewMut::contiguous(tessera::DType::E2m3fn, &[n], &mut d)
+                        .unwrap(),
+                    &tessera::Exec::on(t),
+                )
+                .unwrap();
+                for (i, &b) in d.iter().enumerate().skip(first_nan) {
+                    assert_eq!(b, 0x20, "case {case} {op:?} on {t:?}, element {i}: {x:?}");
+                }
+            }
+        }
+    }
+}

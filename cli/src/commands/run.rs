@@ -15,7 +15,10 @@
 //! written all or nothing ([`crate::results`]): every one is resolved first
 //! (two results naming one file are refused), computed and written to a
 //! temporary file beside its destination, and moved into place only once all
-//! of them are; a call that fails creates or changes no file.
+//! of them are; a call that fails creates or changes no file. Because the
+//! results are held in memory until then, their total is bounded by a result
+//! budget ([`crate::operand::result_budget`]: `TESSERA_MAX_RESULT_BYTES`, else
+//! half the machine's memory), and a call that needs more is refused.
 
 use super::formats::FormatKernel;
 use super::library::LibraryKernel;
@@ -140,6 +143,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     // that returns with all of them written moves them into place. On any
     // failure `results` is dropped, its temporary files removed, and no file
     // is created or changed.
+    crate::operand::set_result_budget(crate::operand::result_budget()?);
     let mut results = Results::plan(path, &call.results)?;
     let r = &mut results;
     let report = match kernel {

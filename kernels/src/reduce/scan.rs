@@ -374,8 +374,9 @@ fn write<C: Carrier>(
     if res.is_empty() {
         return Ok(());
     }
-    let view = ArrayView::from_slice_strided(res, shape, strides, 0)?;
-    cast(CastMode::Default, &view, dst, exec)
+    // NaN results become the positive NaN before they round into `dst`, as
+    // reduce's and contract's do (ARCHITECTURE.md §5.1).
+    crate::cast::cast_results_strided(res, shape, strides, dst, exec)
 }
 
 /// The total of one chunk (terms `t0..t0 + len` of slice `o`): its blocks in
