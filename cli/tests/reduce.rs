@@ -126,6 +126,31 @@ fn scan_sum_along_an_axis() {
 }
 
 #[test]
+fn argmax_scan_writes_int64_positions() {
+    let dir = TempDir::new("scan-argmax");
+    // Row 0 ties at 3.0 (the first stays); row 1 meets a NaN, which stays.
+    let x = [1.0f32, 3.0, 3.0, 2.0, 5.0, -0.0, 0.0, f32::NAN, 9.0, 1.0];
+    dir.write("x.npy", &npy_f32(&[2, 5], &x));
+    dir.write(
+        "call.json",
+        br#"{"kernel": "scan", "attrs": {"op": "argmax", "axis": 1},
+             "operands": {"x": {"npy": "x.npy"}},
+             "results": {"y": {"npy": "y.npy"}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "call.json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let y = read_npy(&dir.path("y.npy"));
+    assert_eq!(y.shape, vec![2, 5]);
+    let got: Vec<i64> = y
+        .data
+        .chunks_exact(8)
+        .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    // By hand from the stated order: -0 < +0, a NaN above all.
+    assert_eq!(got, vec![0, 1, 1, 1, 4, 0, 1, 2, 2, 2]);
+}
+
+#[test]
 fn reduce_and_scan_refusals() {
     let dir = TempDir::new("reduce-bad");
     dir.write("x.npy", &npy_f32(&[2, 3], &[1.0; 6]));

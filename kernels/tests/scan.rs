@@ -321,7 +321,7 @@ fn scan_refusals_write_nothing() {
             &e,
         ),
         scan(
-            ScanOp::Max,
+            ScanOp::Logsumexp,
             0,
             &x,
             Some(&k),
@@ -543,4 +543,259 @@ fn nan_results_into_a_nan_free_format_are_the_same_on_every_tier() {
             }
         }
     }
+}
+
+/// A term as the Arg model ranks it: floats as f64 (exact for f32 and f64),
+/// integers as i128.
+#[derive(Clone, Copy, Debug)]
+enum Term {
+    F(f64),
+    I(i128),
+}
+
+/// Whether `cand` is strictly more extreme than `cur`: a NaN above all (the
+/// first one stays), -0 below +0, otherwise the values' order.
+fn more_extreme(cand: Term, cur: Term, max: bool) -> bool {
+    match (cand, cur) {
+        (Term::F(a), Term::F(b)) => {
+            if b.is_nan() {
+                false
+            } else if a.is_nan() {
+                true
+            } else {
+                let key = |v: f64| (v, v == 0.0 && v.is_sign_positive());
+                let (ka, kb) = (key(a), key(b));
+                let greater = ka.0 > kb.0 || (ka.0 == kb.0 && ka.1 && !kb.1);
+                let less = ka.0 < kb.0 || (ka.0 == kb.0 && !ka.1 && kb.1);
+                if max {
+                    greater
+                } else {
+                    less
+                }
+            }
+        }
+        (Term::I(a), Term::I(b)) => {
+            if max {
+                a > b
+            } else {
+                a < b
+            }
+        }
+        _ => unreachable!(),
+    }
+}
+
+/// The positions an ArgMax/ArgMin scan of one slice writes, by a plain loop.
+fn model_arg_scan(x: &[Term], max: bool) -> Vec<i64> {
+    let mut best = 0usize;
+    (0..x.len())
+        .map(|i| {
+            if i > 0 && more_extreme(x[i], x[best], max) {
+                best = i;
+            }
+            best as i64
+        })
+        .collect()
+}
+
+/// Random terms of `dtype` as bytes, and the same terms as the model reads
+/// them: NaNs of both signs, ±0, ±∞, subnormals and many repeats.
+fn ranked_terms(rng: &mut Rng, dtype: tessera::DType, n: usize) -> (Vec<u8>, Vec<Term>) {
+    use tessera::DType as D;
+    let mut bytes = Vec::new();
+    let mut terms = Vec::new();
+    let few = 1 + rng.below_usize(6);
+    for _ in 0..n {
+        let pick = rng.below_usize(16);
+        let f = match pick {
+            0 => f64::NAN,
+            1 => -f64::NAN,
+            2 => 0.0,
+            3 => -0.0,
+            4 => f64::INFINITY,
+            5 => f64::NEG_INFINITY,
+            6 => 1e-310,
+            7..=10 => (rng.below_usize(few) as f64) - 2.0,
+            _ => (rng.unit() - 0.5) * 1e3,
+        };
+        let i = if pick < 7 {
+            rng.next_u64() as i64 as i128
+        } else {
+            f.round().clamp(-1e18, 1e18) as i128
+        };
+        match dtype {
+            D::F32 => {
+                let v = f as f32;
+                bytes.extend_from_slice(&v.to_le_bytes());
+                terms.push(Term::F(v as f64));
+            }
+            D::F64 => {
+                bytes.extend_from_slice(&f.to_le_bytes());
+                terms.push(Term::F(f));
+            }
+            D::I8 => {
+                let v = i as i8;
+                bytes.push(v as u8);
+                terms.push(Term::I(v as i128));
+            }
+            D::U16 => {
+                let v = i as u16;
+                bytes.extend_from_slice(&v.to_le_bytes());
+                terms.push(Term::I(v as i128));
+            }
+            D::I64 => {
+                let v = i as i64;
+                bytes.extend_from_slice(&v.to_le_bytes());
+                terms.push(Term::I(v as i128));
+            }
+            D::U64 => {
+                let v = i as u64;
+                bytes.extend_from_slice(&v.to_le_bytes());
+                terms.push(Term::I(v as i128));
+            }
+            _ => unreachable!(),
+        }
+    }
+    (bytes, terms)
+}
+
+#[test]
+fn arg_scans_match_a_plain_loop_on_every_tier_thread_count_and_layout() {
+    use tessera::DType as D;
+    let mut rng = Rng::new(0xa59);
+    let cases: Vec<(usize, usize)> = vec![(1, 1), (3, 7), (2, 1500), (1, 9000), (5, 4096), (0, 4)];
+    for (case, &(rows, n)) in cases.iter().enumerate() {
+        for dtype in [D::F32, D::F64, D::I8, D::U16, D::I64, D::U64] {
+            // x is [rows, n], scanned along axis 1; the same terms transposed
+            // ([n, rows] read with swapped strides) scan along axis 0.
+            let (bytes, terms) = ranked_terms(&mut rng, dtype, rows * n);
+            let item = dtype.info().item_bytes;
+            for op in [ScanOp::ArgMax, ScanOp::ArgMin] {
+                let max = op == ScanOp::ArgMax;
+                let want: Vec<i64> = terms
+                    .chunks(n.max(1))
+                    .take(rows)
+                    .flat_map(|s| model_arg_scan(s, max))
+                    .collect();
+                for exec in execs() {
+                    let xv = ArrayView::contiguous(dtype, &[rows, n], &bytes).unwrap();
+                    let mut got = vec![-1i64; rows * n];
+                    scan(
+                        op,
+                        1,
+                        &xv,
+                        None,
+                        &mut ArrayViewMut::from_slice(&mut got, &[rows, n]).unwrap(),
+                        &exec,
+                    )
+                    .unwrap();
+                    assert_eq!(got, want, "case {case} {dtype} {op:?} {exec:?}");
+                    // Transposed: element (j, r) of a [n, rows] view is x[r][j].
+                    let tv =
+                        ArrayView::new(dtype, &[n, rows], &[1, n as isize], 0, &bytes).unwrap();
+                    let mut gt = vec![-1i64; rows * n];
+                    scan(
+                        op,
+                        0,
+                        &tv,
+                        None,
+                        &mut ArrayViewMut::from_slice(&mut gt, &[n, rows]).unwrap(),
+                        &exec,
+                    )
+                    .unwrap();
+                    for r in 0..rows {
+                        for j in 0..n {
+                            assert_eq!(
+                                gt[j * rows + r],
+                                want[r * n + j],
+                                "case {case} {dtype} {op:?} transposed"
+                            );
+                        }
+                    }
+                }
+                let _ = item;
+            }
+        }
+    }
+}
+
+#[test]
+fn max_and_min_scans_continue_from_a_carry_and_arg_scans_refuse_one() {
+    let mut rng = Rng::new(0xca11);
+    let (rows, n) = (3usize, 5000usize);
+    let (bytes, terms) = ranked_terms(&mut rng, tessera::DType::F64, rows * n);
+    let carry = [f64::NEG_INFINITY, 250.0, -f64::NAN];
+    for op in [ScanOp::Max, ScanOp::Min] {
+        let pick = |a: f64, b: f64| -> f64 {
+            if a.is_nan() || b.is_nan() {
+                return f64::NAN;
+            }
+            let a_wins = if op == ScanOp::Max {
+                a > b || (a == b && b.is_sign_negative())
+            } else {
+                a < b || (a == b && a.is_sign_negative())
+            };
+            if a_wins {
+                a
+            } else {
+                b
+            }
+        };
+        let mut want = Vec::new();
+        for r in 0..rows {
+            let mut c = carry[r];
+            for t in &terms[r * n..(r + 1) * n] {
+                let Term::F(v) = *t else { unreachable!() };
+                c = pick(c, v);
+                want.push(c);
+            }
+        }
+        for exec in execs() {
+            let xv = ArrayView::contiguous(tessera::DType::F64, &[rows, n], &bytes).unwrap();
+            let cv = ArrayView::from_slice(&carry, &[rows]).unwrap();
+            let mut got = vec![0f64; rows * n];
+            scan(
+                op,
+                1,
+                &xv,
+                Some(&cv),
+                &mut ArrayViewMut::from_slice(&mut got, &[rows, n]).unwrap(),
+                &exec,
+            )
+            .unwrap();
+            for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                    "{op:?} {exec:?} element {i}: {g} vs {w}"
+                );
+            }
+        }
+    }
+    // Arg scans take no carry, and write only i64; nothing is written.
+    let xv = ArrayView::contiguous(tessera::DType::F64, &[rows, n], &bytes).unwrap();
+    let cv = ArrayView::from_slice(&carry, &[rows]).unwrap();
+    let mut pos = vec![7i64; rows * n];
+    let r = scan(
+        ScanOp::ArgMax,
+        1,
+        &xv,
+        Some(&cv),
+        &mut ArrayViewMut::from_slice(&mut pos, &[rows, n]).unwrap(),
+        &Exec::default(),
+    );
+    assert!(matches!(r, Err(tessera::Error::Attribute { .. })), "{r:?}");
+    let mut wrong = vec![7i32; rows * n];
+    let r = scan(
+        ScanOp::ArgMin,
+        1,
+        &xv,
+        None,
+        &mut ArrayViewMut::from_slice(&mut wrong, &[rows, n]).unwrap(),
+        &Exec::default(),
+    );
+    assert!(
+        matches!(r, Err(tessera::Error::DTypeMismatch { .. })),
+        "{r:?}"
+    );
+    assert!(pos.iter().all(|&p| p == 7) && wrong.iter().all(|&p| p == 7));
 }

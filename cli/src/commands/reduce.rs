@@ -430,7 +430,7 @@ pub fn scan_call(
         .ok_or_else(|| Failure::usage(format!("kernel `{k}` needs attribute op")))?;
     let op = ScanOp::from_name(op_name).ok_or_else(|| {
         Failure::usage(format!(
-            "kernel `{k}`: unknown scan \"{}\" (sum, prod, max, min, logsumexp, mean, variance)",
+            "kernel `{k}`: unknown scan \"{}\" (sum, prod, max, min, argmax, argmin, logsumexp, mean, variance)",
             super::truncate(op_name, 40)
         ))
     })?;
@@ -442,7 +442,9 @@ pub fn scan_call(
         Some(s) => Some(hold(k, operand::load(call_path, "carry", s)?)?),
         None => None,
     };
-    let dtype = operand::dtype_name("result y", y_spec.dtype.as_deref())?.unwrap_or(x.dtype());
+    // An ArgMax/ArgMin scan writes i64 positions.
+    let default = if op.is_arg() { DType::I64 } else { x.dtype() };
+    let dtype = operand::dtype_name("result y", y_spec.dtype.as_deref())?.unwrap_or(default);
     let shape = y_spec.shape.clone().unwrap_or_else(|| x.shape().to_vec());
     let mut buf = result_buffer("y", dtype, &shape)?;
     x.with_terms(|terms| {

@@ -217,7 +217,7 @@ pub(crate) fn fmin<F: LaneFloat>(a: F, b: F) -> F {
 /// Whether `cand` is strictly more extreme than `cur` (max: larger), NaN the
 /// most extreme of all, -0 < +0.
 #[inline]
-fn beats<F: LaneFloat>(cand: F, cur: F, max: bool) -> bool {
+pub(crate) fn beats<F: LaneFloat>(cand: F, cur: F, max: bool) -> bool {
     if cur.is_nan() {
         return false;
     }

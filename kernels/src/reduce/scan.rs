@@ -10,6 +10,19 @@
 //! Chunks are therefore independent work: threads take whole slices, or the
 //! chunks of one slice in two passes, with the same bits.
 //!
+//! Max and Min scans are exact (their association changes no bit) and take a
+//! carry as Sum and Prod do: each result is the extreme of the slice's carry
+//! element and the terms up to it.
+//!
+//! ArgMax and ArgMin scans write, at each index, the position along the axis
+//! (an `i64`, from 0) of the first most extreme term up to that index, in the
+//! order [`crate::reduce()`]'s ArgMax and ArgMin use: a NaN is the most
+//! extreme of all (the first NaN stays the answer), -0 is below +0, ties keep
+//! the earlier position. Their running extreme itself is the Max or Min scan
+//! of the same terms (ask for both in one [`scan_many`]). They are exact, so
+//! threads may take whole slices or the chunks of one slice. They take no
+//! carry.
+//!
 //! Logsumexp and Moments scans (floats) instead combine per-term states by the
 //! odd/even prefix network ([`odd_even_scan`]), whose association is a
 //! function of the slice's length alone: Logsumexp states are (m, s), a term
@@ -32,7 +45,6 @@ use super::lanes::{tree_of, LaneFloat, BLOCK};
 use super::source::{Source, TermMap};
 use super::{carrier, check_axes, reduced_shape, Terms};
 use crate::array::{c_strides, ArrayView, ArrayViewMut};
-use crate::cast::{cast, CastMode};
 use crate::elementwise::check_destination;
 use crate::error::{Error, Result};
 use crate::tier::Exec;
@@ -54,6 +66,12 @@ pub enum ScanOp {
     Max,
     /// Running IEEE 754-2019 minimum (cumulative min).
     Min,
+    /// The position (i64) of the first maximum so far, a NaN the maximum of
+    /// all and -0 below +0.
+    ArgMax,
+    /// The position (i64) of the first minimum so far, a NaN the most
+    /// extreme of all and -0 below +0.
+    ArgMin,
     /// Running logsumexp (floats): states (m, s) combined by the odd/even
     /// network, see [`odd_even_scan`].
     Logsumexp,
@@ -66,11 +84,13 @@ pub enum ScanOp {
 
 impl ScanOp {
     /// Every scan.
-    pub const ALL: [ScanOp; 7] = [
+    pub const ALL: [ScanOp; 9] = [
         ScanOp::Sum,
         ScanOp::Prod,
         ScanOp::Max,
         ScanOp::Min,
+        ScanOp::ArgMax,
+        ScanOp::ArgMin,
         ScanOp::Logsumexp,
         ScanOp::Mean,
         ScanOp::Variance,
@@ -82,6 +102,8 @@ impl ScanOp {
             ScanOp::Prod => "prod",
             ScanOp::Max => "max",
             ScanOp::Min => "min",
+            ScanOp::ArgMax => "argmax",
+            ScanOp::ArgMin => "argmin",
             ScanOp::Logsumexp => "logsumexp",
             ScanOp::Mean => "mean",
             ScanOp::Variance => "variance",
@@ -91,11 +113,22 @@ impl ScanOp {
     pub fn from_name(name: &str) -> Option<ScanOp> {
         ScanOp::ALL.iter().copied().find(|o| o.name() == name)
     }
+    /// Whether the scan takes a carry (the monoids: Sum, Prod, Max, Min).
+    pub fn takes_carry(self) -> bool {
+        matches!(self, ScanOp::Sum | ScanOp::Prod | ScanOp::Max | ScanOp::Min)
+    }
+    /// Whether the scan writes positions (ArgMax, ArgMin: an `i64`
+    /// destination).
+    pub fn is_arg(self) -> bool {
+        matches!(self, ScanOp::ArgMax | ScanOp::ArgMin)
+    }
     /// Whether the scan is defined for terms of `dtype`.
     pub fn accepts(self, dtype: DType) -> bool {
         match self {
             ScanOp::Sum | ScanOp::Prod => true,
-            ScanOp::Max | ScanOp::Min => dtype.info().class != Class::Complex,
+            ScanOp::Max | ScanOp::Min | ScanOp::ArgMax | ScanOp::ArgMin => {
+                dtype.info().class != Class::Complex
+            }
             ScanOp::Logsumexp | ScanOp::Mean | ScanOp::Variance => {
                 dtype.info().class == Class::Float
             }
@@ -186,14 +219,15 @@ impl<F: LaneFloat> Monoid<Complex<F>> for ComplexScan {
 }
 
 /// Scan `x` along `axis` by `op` into `dst` (the shape of `x`, any dtype),
-/// inclusive, in the order the module documentation states. `carry`, for Sum
-/// and Prod only, continues each slice: an array
+/// inclusive, in the order the module documentation states. `carry`, for Sum,
+/// Prod, Max and Min, continues each slice: an array
 /// of `x`'s shape without `axis`, of the terms' carrier dtype
 /// ([`super::carrier`]).
 ///
 /// Refuses (before any write) an axis out of range, an op not defined for the
-/// dtype, a destination of another shape or that reaches an element twice, a
-/// carry of the wrong shape or dtype or given to Max/Min, an unavailable tier.
+/// dtype, a destination of another shape or that reaches an element twice, an
+/// ArgMax/ArgMin destination that is not `i64`, a carry of the wrong shape or
+/// dtype or given to a scan that takes none, an unavailable tier.
 pub fn scan(
     op: ScanOp,
     axis: usize,
@@ -251,7 +285,7 @@ pub fn scan_terms(
                 reason: format!("a {} scan is not defined for it", op.name()),
             });
         }
-        if carry.is_some() && !matches!(op, ScanOp::Sum | ScanOp::Prod) {
+        if carry.is_some() && !op.takes_carry() {
             return Err(Error::Attribute {
                 name: "carry".into(),
                 reason: format!("a {} scan takes no carry", op.name()),
@@ -262,6 +296,13 @@ pub fn scan_terms(
                 operand: name,
                 shape: dst.shape().to_vec(),
                 target: shape.to_vec(),
+            });
+        }
+        if op.is_arg() && dst.dtype() != DType::I64 {
+            return Err(Error::DTypeMismatch {
+                operand: name,
+                expected: DType::I64,
+                got: dst.dtype(),
             });
         }
         check_destination(dst)?;
@@ -325,6 +366,17 @@ pub fn scan_terms(
                     write(&r, shape, &strides, dst, exec)?;
                 }
             }
+            continue;
+        }
+        if op.is_arg() {
+            let max = op == ScanOp::ArgMax;
+            let r = match c {
+                DType::F32 => run_arg::<f32>(&src, max, threads)?,
+                DType::F64 => run_arg::<f64>(&src, max, threads)?,
+                DType::I64 => run_arg::<i64>(&src, max, threads)?,
+                _ => run_arg::<u64>(&src, max, threads)?,
+            };
+            write(&r, shape, &strides, dst, exec)?;
             continue;
         }
         match c {
@@ -506,6 +558,144 @@ fn run<C: Carrier, M: Monoid<C>>(
             .for_each(|(c, piece)| {
                 let mut s = src.scratch::<C>();
                 chunk_scan(src, m, o, c * CHUNK, carries[c], piece, &mut s);
+            });
+    }
+    Ok(res)
+}
+
+/// A carrier whose terms an ArgMax/ArgMin scan ranks.
+trait Ranked: Carrier {
+    /// Whether `cand` replaces `cur` as the running extreme (a later term
+    /// replaces an earlier one only when strictly more extreme).
+    fn beats(cand: Self, cur: Self, max: bool) -> bool;
+}
+impl Ranked for f32 {
+    fn beats(cand: f32, cur: f32, max: bool) -> bool {
+        super::engine::beats(cand, cur, max)
+    }
+}
+impl Ranked for f64 {
+    fn beats(cand: f64, cur: f64, max: bool) -> bool {
+        super::engine::beats(cand, cur, max)
+    }
+}
+impl Ranked for i64 {
+    fn beats(cand: i64, cur: i64, max: bool) -> bool {
+        if max {
+            cand > cur
+        } else {
+            cand < cur
+        }
+    }
+}
+impl Ranked for u64 {
+    fn beats(cand: u64, cur: u64, max: bool) -> bool {
+        if max {
+            cand > cur
+        } else {
+            cand < cur
+        }
+    }
+}
+
+/// The running extreme and its position: `None` before the first term.
+type Best<C> = Option<(C, usize)>;
+
+/// `a`, then the terms of `b` (all after `a`'s): the later extreme only
+/// where it beats the earlier.
+fn join<C: Ranked>(a: Best<C>, b: Best<C>, max: bool) -> Best<C> {
+    match (a, b) {
+        (Some(x), Some(y)) if C::beats(y.0, x.0, max) => Some(y),
+        (Some(x), _) => Some(x),
+        (None, y) => y,
+    }
+}
+
+/// The ArgMax (`max`) or ArgMin scan of every slice, as positions along the
+/// axis, slice after slice. Exact, so threads over slices or over the chunks
+/// of one slice give the same positions.
+fn run_arg<C: Ranked>(src: &Source, max: bool, threads: usize) -> Result<Vec<i64>> {
+    let (outs, n) = (src.outputs, src.n);
+    let mut res = try_filled(outs * n, 0i64, "scan results")?;
+    if res.is_empty() {
+        return Ok(res);
+    }
+    let threads = if outs * n < PARALLEL_MIN {
+        1
+    } else {
+        threads.max(1)
+    };
+    // Scan terms t0.. of slice o from `best` into `out`; returns the extreme
+    // after them.
+    let scan_from = |o: usize,
+                     t0: usize,
+                     mut best: Best<C>,
+                     out: &mut [i64],
+                     s: &mut super::source::Scratch<C>|
+     -> Best<C> {
+        for (b, piece) in out.chunks_mut(BLOCK).enumerate() {
+            let b0 = t0 + b * BLOCK;
+            let x = src.fetch(o, b0, piece.len(), s);
+            for (j, (d, &v)) in piece.iter_mut().zip(x).enumerate() {
+                best = join(best, Some((v, b0 + j)), max);
+                // A position along an axis of an array fits an i64.
+                *d = best.map_or(0, |b| b.1 as i64);
+            }
+        }
+        best
+    };
+    if threads == 1 {
+        let mut s = src.scratch::<C>();
+        for (o, row) in res.chunks_mut(n).enumerate() {
+            scan_from(o, 0, None, row, &mut s);
+        }
+        return Ok(res);
+    }
+    if outs >= threads || n <= CHUNK {
+        let per = outs.div_ceil(threads);
+        res.par_chunks_mut(per * n)
+            .enumerate()
+            .for_each(|(t, rows)| {
+                let mut s = src.scratch::<C>();
+                for (i, row) in rows.chunks_mut(n).enumerate() {
+                    scan_from(t * per + i, 0, None, row, &mut s);
+                }
+            });
+        return Ok(res);
+    }
+    // Few long slices: each chunk's extreme in parallel, the extremes before
+    // each chunk in order, then the chunks' scans in parallel.
+    let chunks = n.div_ceil(CHUNK);
+    let mut carries: Vec<Best<C>> = try_filled(chunks, None, "scan carries")?;
+    let per = chunks.div_ceil(threads);
+    for (o, row) in res.chunks_mut(n).enumerate() {
+        carries.par_chunks_mut(per).enumerate().for_each(|(t, cs)| {
+            let mut s = src.scratch::<C>();
+            for (i, v) in cs.iter_mut().enumerate() {
+                let t0 = (t * per + i) * CHUNK;
+                let len = (n - t0).min(CHUNK);
+                let mut best = None;
+                for b0 in (t0..t0 + len).step_by(BLOCK) {
+                    let x = src.fetch(o, b0, (t0 + len - b0).min(BLOCK), &mut s);
+                    for (j, &v) in x.iter().enumerate() {
+                        best = join(best, Some((v, b0 + j)), max);
+                    }
+                }
+                *v = best;
+            }
+        });
+        let mut before = None;
+        for v in carries.iter_mut() {
+            let chunk = *v;
+            *v = before;
+            before = join(before, chunk, max);
+        }
+        let carries = &carries;
+        row.par_chunks_mut(CHUNK)
+            .enumerate()
+            .for_each(|(c, piece)| {
+                let mut s = src.scratch::<C>();
+                scan_from(o, c * CHUNK, carries[c], piece, &mut s);
             });
     }
     Ok(res)
