@@ -55,6 +55,16 @@ pub struct Operand {
     /// one code per byte.
     #[serde(default)]
     pub packed: bool,
+    /// A padded load of the file: one entry per axis, `[before, after]` or
+    /// `[before, after, size, stride, dilation]` (a window; see
+    /// `tessera::assembly::Pad`). The kernel reads the load, whose shape has
+    /// a tap axis per window at its end.
+    #[serde(default)]
+    pub pad: Option<Vec<Vec<u64>>>,
+    /// The value of the pad's fill elements (default: the element of zero
+    /// bits), converted into the operand's dtype as a cast does.
+    #[serde(default)]
+    pub fill: Option<serde_json::Number>,
 }
 
 /// An output: the `.npy` file to write, its dtype and shape.

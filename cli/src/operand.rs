@@ -14,6 +14,7 @@ use crate::failure::{Failure, Outcome};
 use crate::npy::{self, NpyType};
 use std::cell::Cell;
 use std::path::Path;
+use tessera::assembly::{AxisPad, Pad, PaddedLoad, Window};
 use tessera::DType;
 
 /// An operand read from its file.
@@ -54,6 +55,116 @@ pub fn dtype_name(what: &str, name: Option<&str>) -> Outcome<Option<DType>> {
 
 /// Read operand `name` of the call file at `call_path`.
 pub fn load(call_path: &Path, name: &str, spec: &Operand) -> Outcome<Loaded> {
+    let plain = load_plain(call_path, name, spec)?;
+    match &spec.pad {
+        None => {
+            if spec.fill.is_some() {
+                return Err(Failure::usage(format!(
+                    "operand {name}: \"fill\" applies only to a padded operand (with \"pad\")"
+                )));
+            }
+            Ok(plain)
+        }
+        Some(entries) => padded(name, plain, entries, spec.fill.as_ref()),
+    }
+}
+
+/// A pad from the call file's `pad` entries of an operand or attribute
+/// (`name`): `[before, after]` or `[before, after, size, stride, dilation]`
+/// per axis.
+pub fn pad_of(name: &str, entries: &[Vec<u64>]) -> Outcome<Pad> {
+    let n = |v: u64| usize::try_from(v).ok();
+    let axes = entries
+        .iter()
+        .enumerate()
+        .map(|(axis, e)| {
+            let bad = || {
+                Failure::usage(format!(
+                    "{name}: pad entry {axis} must be [before, after] or [before, after, size, stride, dilation] of counts, not {e:?}"
+                ))
+            };
+            let v: Option<Vec<usize>> = e.iter().map(|&x| n(x)).collect();
+            let v = v.ok_or_else(bad)?;
+            match v[..] {
+                [before, after] => Ok(AxisPad {
+                    before,
+                    after,
+                    window: None,
+                }),
+                [before, after, size, stride, dilation] => Ok(AxisPad {
+                    before,
+                    after,
+                    window: Some(Window {
+                        size,
+                        stride,
+                        dilation,
+                    }),
+                }),
+                _ => Err(bad()),
+            }
+        })
+        .collect::<Outcome<Vec<AxisPad>>>()?;
+    Ok(Pad { axes })
+}
+
+/// The padded load of `x` by the call file's `pad` entries.
+fn padded(
+    name: &str,
+    x: Loaded,
+    entries: &[Vec<u64>],
+    fill: Option<&serde_json::Number>,
+) -> Outcome<Loaded> {
+    let fail = |e: tessera::Error| Failure::run(format!("operand {name}: {e}"));
+    if x.is_codes() {
+        return Err(Failure::run(format!(
+            "operand {name}: a padded load of a sub-byte dtype ({}) is not addressable; give the operand a byte-sized dtype",
+            x.dtype
+        )));
+    }
+    let pad = pad_of(&format!("operand {name}"), entries)?;
+    let fill_bytes = match fill {
+        None => None,
+        Some(num) => Some(element_of(name, x.dtype, num)?),
+    };
+    let view = tessera::ArrayView::new(x.dtype, &x.shape, &x.strides, 0, &x.data).map_err(fail)?;
+    let load = PaddedLoad::new(&pad, &view, fill_bytes.as_deref()).map_err(fail)?;
+    let (layout, data) = load.into_parts();
+    Ok(Loaded {
+        name: name.to_string(),
+        dtype: x.dtype,
+        shape: layout.shape,
+        strides: layout.strides,
+        data,
+    })
+}
+
+/// The bytes of one element of `dtype` holding the call file's number
+/// `num`, converted as a cast does (an integer exactly where it fits an i64
+/// or u64, else through f64).
+pub fn element_of(name: &str, dtype: DType, num: &serde_json::Number) -> Outcome<Vec<u8>> {
+    let fail = |e: tessera::Error| Failure::run(format!("{name}: fill: {e}"));
+    let item = dtype.info().item_bytes.max(1);
+    let mut out = vec![0u8; item];
+    let mut y = tessera::ArrayViewMut::contiguous(dtype, &[], &mut out).map_err(fail)?;
+    let exec = tessera::Exec::default();
+    if let Some(i) = num.as_i64() {
+        let x = [i];
+        let v = tessera::ArrayView::from_slice(&x, &[]).map_err(fail)?;
+        tessera::cast(tessera::CastMode::Default, &v, &mut y, &exec).map_err(fail)?;
+    } else if let Some(u) = num.as_u64() {
+        let x = [u];
+        let v = tessera::ArrayView::from_slice(&x, &[]).map_err(fail)?;
+        tessera::cast(tessera::CastMode::Default, &v, &mut y, &exec).map_err(fail)?;
+    } else {
+        let x = [num.as_f64().unwrap_or(f64::NAN)];
+        let v = tessera::ArrayView::from_slice(&x, &[]).map_err(fail)?;
+        tessera::cast(tessera::CastMode::Default, &v, &mut y, &exec).map_err(fail)?;
+    }
+    Ok(out)
+}
+
+/// [`load`] without the pad.
+fn load_plain(call_path: &Path, name: &str, spec: &Operand) -> Outcome<Loaded> {
     let path = resolve(call_path, &spec.npy);
     let named = dtype_name(&format!("operand {name}"), spec.dtype.as_deref())?;
     if let Some(d) = named {

@@ -214,6 +214,11 @@ pub struct ArrayViewMut<'a> {
 }
 
 impl<'a> ArrayView<'a> {
+    /// A view of `data` by a layout already validated against it.
+    pub(crate) fn from_validated(layout: Layout, data: &'a [u8]) -> Self {
+        ArrayView { layout, data }
+    }
+
     /// A view with explicit strides (elements) and offset (elements).
     pub fn new(
         dtype: DType,

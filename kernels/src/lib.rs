@@ -63,6 +63,7 @@
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 pub mod array;
+pub mod assembly;
 pub mod cast;
 pub mod contract;
 pub mod elementwise;
@@ -80,6 +81,7 @@ pub mod tier;
 pub mod typed;
 
 pub use array::{ArrayView, ArrayViewMut, Element, Layout};
+pub use assembly::{assemble, fold, Pad, PaddedLoad};
 pub use cast::{cast, CastMode};
 pub use contract::{contract, matmul, ContractSpec};
 pub use elementwise::{elementwise, result_dtype};

@@ -225,6 +225,24 @@ fn other_kernels() -> Vec<serde_json::Value> {
             "doc": k.doc(),
         }));
     }
+    list.push(json!({
+        "name": super::assembly::FOLD,
+        "family": "assembly",
+        "operands": ["x"],
+        "results": ["y"],
+        "attrs": {"pad": "per axis of y: [before, after] or [before, after, size, stride, dilation]"},
+        "result": "x's dtype; y must give its shape",
+        "doc": super::assembly::FOLD_DOC,
+    }));
+    list.push(json!({
+        "name": super::assembly::ASSEMBLE,
+        "family": "assembly",
+        "operands": ["piece0", "piece1", "..."],
+        "results": ["y"],
+        "attrs": {"starts": "one index list per piece", "fill": "a number (default: zero bits)"},
+        "result": "the pieces' dtype; y must give its shape",
+        "doc": super::assembly::ASSEMBLE_DOC,
+    }));
     for k in LibraryKernel::ALL {
         let (operands, results, attrs) = k.io();
         list.push(json!({

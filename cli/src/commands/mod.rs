@@ -1,5 +1,6 @@
 //! One module per command of the `tessera` tool.
 
+pub mod assembly;
 pub mod cast;
 pub mod contract;
 pub mod coverage;

@@ -3,7 +3,7 @@
 //! The call file names a kernel; this module reads the file, picks the tier and
 //! thread count, and hands the call to the module of the kernel's family
 //! (elementwise kinds, `cast`, `contract`, `reduce`, `scan`, `map`, `series`,
-//! the Fourier transforms `c2c`, `r2c` and `c2r`,
+//! the Fourier transforms `c2c`, `r2c` and `c2r`, `fold` and `assemble`,
 //! the block-scaled formats' `encode`, `decode` and `transcode`, and the
 //! library's other calls: `random`, `quantize`, `dequantize`, `polyval`,
 //! `qmatmul_i8`, `requantize_i8`, `sum_lanes`). A kernel the library adds
@@ -55,6 +55,10 @@ pub enum Kernel {
     Series,
     /// `c2c`, `r2c` or `c2r`: a Fourier transform.
     Fft(super::fft::FftKernel),
+    /// `fold`: the adjoint of a padded load.
+    Fold,
+    /// `assemble`: pieces into regions of a result.
+    Assemble,
     /// `random`, `quantize`, `dequantize`, `polyval`, `qmatmul_i8`,
     /// `requantize_i8`, `sum_lanes`.
     Library(LibraryKernel),
@@ -80,6 +84,12 @@ impl Kernel {
         }
         if name == super::series::NAME {
             return Ok(Kernel::Series);
+        }
+        if name == super::assembly::FOLD {
+            return Ok(Kernel::Fold);
+        }
+        if name == super::assembly::ASSEMBLE {
+            return Ok(Kernel::Assemble);
         }
         if let Some(k) = super::fft::FftKernel::from_name(name) {
             return Ok(Kernel::Fft(k));
@@ -157,6 +167,8 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Series => super::series::call(path, &call, &exec, r)?,
         Kernel::Library(k) => super::library::call(path, &call, k, &exec, r)?,
         Kernel::Fft(k) => super::fft::call(path, &call, k, &exec, r)?,
+        Kernel::Fold => super::assembly::fold_call(path, &call, &exec, r)?,
+        Kernel::Assemble => super::assembly::assemble_call(path, &call, &exec, r)?,
     };
     results.commit()?;
     if let Some(note) = tessera::tier::tier_env_note() {

@@ -1,0 +1,129 @@
+//! Assemblies, padded loads and folds: data movement that copies or adds
+//! elements by index, never computing a new value from several (but the
+//! fold's sums).
+//!
+//! - [`assemble`]: pieces into regions of a destination, the last piece
+//!   whose region holds an index winning, a fill elsewhere; bits copied.
+//! - [`PaddedLoad`]: an operand padded along its axes and read through
+//!   windows ([`Pad`]), held as one copy whose strided view any engine reads.
+//! - [`fold()`]: the adjoint of a padded load, adding back every element the
+//!   load read from one place, in C order of the taps.
+
+mod element;
+mod fold;
+mod pad;
+
+pub use fold::fold;
+pub use pad::{AxisPad, Pad, PaddedLoad, Window};
+
+use crate::array::{ArrayView, ArrayViewMut, Layout};
+use crate::elementwise::check_destination;
+use crate::error::{Error, Result};
+use crate::tier::Exec;
+use element::{Cells, Positions, MAX_ITEM};
+
+/// One piece of an [`assemble`]: its elements, and where its region starts
+/// in the destination (the region's extents are the piece's shape).
+#[derive(Clone, Debug)]
+pub struct Piece<'a> {
+    /// The index in the destination of the piece's element (0, …, 0).
+    pub start: Vec<usize>,
+    /// The piece's elements, of the destination's dtype and rank.
+    pub x: ArrayView<'a>,
+}
+
+/// Store into `dst`, at each index, the element at that index of the last
+/// piece whose region holds it (`pieces` in order; a region is
+/// `start .. start + shape` along each axis), or `fill` (one element of
+/// `dst`'s dtype, as its bytes; for a sub-byte dtype its code in the low bits
+/// of one byte; `None`: the element of zero bits) where no region does. Bits
+/// are copied, NaN payloads included; every dtype, sub-byte ones too; any
+/// layouts.
+///
+/// Refuses (before any write) a piece of another dtype or rank, a region
+/// that leaves `dst`, a fill of another size, a destination that reaches an
+/// element twice, an unavailable tier.
+pub fn assemble(
+    fill: Option<&[u8]>,
+    pieces: &[Piece<'_>],
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    exec.resolve_tier()?;
+    let dtype = dst.dtype();
+    let cells = Cells::of(dtype);
+    let shape = dst.shape().to_vec();
+    let mut code = [0u8; MAX_ITEM];
+    if let Some(f) = fill {
+        if f.len() != cells.item {
+            return Err(Error::Length {
+                operand: "fill (one element of the destination's dtype)".into(),
+                len: f.len(),
+                expected: cells.item,
+                unit: "bytes",
+            });
+        }
+        code[..cells.item].copy_from_slice(f);
+    }
+    for (k, p) in pieces.iter().enumerate() {
+        let name = format!("piece {k}");
+        if p.x.dtype() != dtype {
+            return Err(Error::DTypeMismatch {
+                operand: name,
+                expected: dtype,
+                got: p.x.dtype(),
+            });
+        }
+        if p.x.shape().len() != shape.len() || p.start.len() != shape.len() {
+            return Err(Error::Rank {
+                operand: name,
+                shape: p.x.shape().to_vec(),
+                expected: format!(
+                    "{} axes and a start of {} (the destination's rank), start has {}",
+                    shape.len(),
+                    shape.len(),
+                    p.start.len()
+                ),
+            });
+        }
+        for (a, ((&s, &n), &d)) in p.start.iter().zip(p.x.shape()).zip(&shape).enumerate() {
+            if s.checked_add(n).is_none_or(|end| end > d) {
+                return Err(Error::Shape {
+                    operand: format!("{name} (its region along axis {a} starts at {s})"),
+                    shape: p.x.shape().to_vec(),
+                    target: shape.clone(),
+                });
+            }
+        }
+    }
+    check_destination(dst)?;
+    // The fill everywhere, then each piece over it in order: the last piece
+    // holding an index is what remains there.
+    let layout: Layout = dst.layout().clone();
+    let data = dst.data_mut();
+    for pos in Positions::of(&layout) {
+        cells.write(data, pos, &code);
+    }
+    let mut e = [0u8; MAX_ITEM];
+    for p in pieces {
+        let src = p.x.data();
+        // The region's view of dst: dst's strides, offset at the start.
+        let mut region = layout.clone();
+        region.shape = p.x.shape().to_vec();
+        let shift: isize = p
+            .start
+            .iter()
+            .zip(&layout.strides)
+            .map(|(&s, &st)| s as isize * st)
+            .sum();
+        if region.shape.contains(&0) {
+            continue;
+        }
+        region.offset = (layout.offset as isize + shift) as usize;
+        for (from, to) in Positions::of(p.x.layout()).zip(Positions::of(&region)) {
+            cells.read(src, from, &mut e);
+            cells.write(data, to, &e);
+        }
+    }
+    Ok(())
+}
