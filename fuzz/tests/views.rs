@@ -11,6 +11,7 @@
 //! copies of the operands on the scalar tier, sequentially (layout and tier
 //! independence); for a few calls also a slow model.
 
+use tessera::assembly::{AxisPad, Pad, PaddedLoad, Piece, Window};
 use tessera::contract::ContractSpec;
 use tessera::map::{map_in_place, Program, Source};
 use tessera::quant::QParams;
@@ -588,8 +589,126 @@ fn poly_case(rng: &mut Rng) -> Case {
     }
 }
 
+/// A random pad of `rank` axes (sometimes another rank, zero window
+/// parameters, windows longer than their axis).
+fn random_pad(rng: &mut Rng, rank: usize) -> Pad {
+    let rank = if rng.chance(1, 20) {
+        rng.below_usize(4)
+    } else {
+        rank
+    };
+    Pad {
+        axes: (0..rank)
+            .map(|_| AxisPad {
+                before: rng.below_usize(3),
+                after: rng.below_usize(3),
+                window: rng.chance(1, 2).then(|| Window {
+                    size: rng.below_usize(4),
+                    stride: rng.below_usize(3),
+                    dilation: rng.below_usize(3),
+                }),
+            })
+            .collect(),
+    }
+}
+
+fn assembly_case(rng: &mut Rng) -> Case {
+    let d = random_dtype(rng);
+    let shape = random_shape(rng, d, 3, 4);
+    match rng.below(3) {
+        0 => {
+            let pad = random_pad(rng, shape.len());
+            let xs = pad
+                .load_shape(&shape)
+                .unwrap_or_else(|_| random_shape(rng, d, 4, 4));
+            let xd = if rng.chance(9, 10) { d } else { random_dtype(rng) };
+            let xs2 = maybe_wrong(rng, xd, &xs);
+            let ins = vec![input(rng, xd, &xs2)];
+            let outs = vec![output(rng, d, &shape)];
+            Case {
+                what: format!("fold of {xd} {xs:?} into {d} {shape:?} by {pad:?}"),
+                ins,
+                outs,
+                raw: vec![],
+                in_place: None,
+                call: Box::new(move |i, o, _, e, _| tessera::assembly::fold(&pad, &i[0], &mut o[0], e)),
+                model: None,
+            }
+        }
+        1 => {
+            let n = rng.below_usize(4);
+            let mut ins = Vec::new();
+            let mut starts = Vec::new();
+            for _ in 0..n {
+                let pd = if rng.chance(19, 20) { d } else { random_dtype(rng) };
+                let ext: Vec<usize> = shape
+                    .iter()
+                    .map(|&e| rng.below_usize(e + 2))
+                    .collect();
+                let mut ext = maybe_wrong(rng, pd, &ext);
+                fix_packed_shape(rng, pd, &mut ext);
+                starts.push(
+                    shape
+                        .iter()
+                        .map(|&e| rng.below_usize(e + 1))
+                        .collect::<Vec<usize>>(),
+                );
+                ins.push(input(rng, pd, &ext));
+            }
+            let outs = vec![output(rng, d, &shape)];
+            let item = d.info().item_bytes.max(1);
+            let fill: Option<Vec<u8>> = rng.chance(1, 2).then(|| {
+                let len = if rng.chance(1, 20) { item + 1 } else { item };
+                (0..len).map(|_| rng.next_u64() as u8 & 0x0f).collect()
+            });
+            Case {
+                what: format!("assemble of {n} pieces into {d} {shape:?} at {starts:?}"),
+                ins,
+                outs,
+                raw: vec![],
+                in_place: None,
+                call: Box::new(move |i, o, _, e, _| {
+                    let pieces: Vec<Piece> = i
+                        .iter()
+                        .zip(&starts)
+                        .map(|(x, s)| Piece {
+                            start: s.clone(),
+                            x: x.clone(),
+                        })
+                        .collect();
+                    tessera::assembly::assemble(fill.as_deref(), &pieces, &mut o[0], e)
+                }),
+                model: None,
+            }
+        }
+        _ => {
+            // A padded load reduced by Max over its tap axes.
+            let pad = random_pad(rng, shape.len());
+            let ls = pad.load_shape(&shape).unwrap_or_default();
+            let rank = shape.len().min(ls.len());
+            let taps: Vec<usize> = (rank..ls.len()).collect();
+            let od = tessera::reduce::carrier(d);
+            let ins = vec![input(rng, d, &shape)];
+            let outs = vec![output(rng, od, &ls[..rank])];
+            Case {
+                what: format!("padded load of {d} {shape:?} by {pad:?}, max over {taps:?}"),
+                ins,
+                outs,
+                raw: vec![],
+                in_place: None,
+                call: Box::new(move |i, o, _, e, _| {
+                    let load = PaddedLoad::new(&pad, &i[0], None)?;
+                    tessera::reduce(ReduceOp::Max, &taps, &load.view(), &mut o[0], e)
+                }),
+                model: None,
+            }
+        }
+    }
+}
+
 fn generate(rng: &mut Rng, _: u64) -> Case {
-    match rng.below(22) {
+    match rng.below(23) {
+        22 => assembly_case(rng),
         0..=4 => elementwise_case(rng),
         5..=7 => cast_case(rng),
         8..=10 => map_case(rng),
