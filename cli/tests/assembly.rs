@@ -119,3 +119,38 @@ fn a_padded_operand_feeds_reduce_as_max_pooling() {
         assert!(!dir.path("y.npy").exists(), "{operand}");
     }
 }
+
+#[test]
+fn tile_and_sparse_dot_calls() {
+    let dir = TempDir::new("tile-sparse");
+    dir.write("p.npy", &npy_f32(&[2], &[1.5, -2.0]));
+    dir.write(
+        "call.json",
+        br#"{"kernel": "tile", "operands": {"pattern": {"npy": "p.npy"}},
+             "results": {"y": {"npy": "y.npy", "shape": [5]}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "call.json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        f32s(&read_npy(&dir.path("y.npy")).data),
+        [1.5, -2.0, 1.5, -2.0, 1.5]
+    );
+    // 2·x[3] + 4·x[0] + 8·x[9] (column 9 lies outside x: nothing).
+    dir.write("v.npy", &npy_f32(&[3], &[2.0, 4.0, 8.0]));
+    dir.write("x.npy", &npy_f32(&[4], &[1.0, 10.0, 100.0, 1000.0]));
+    let mut idx = Vec::new();
+    for c in [3i64, 0, 9] {
+        idx.extend_from_slice(&c.to_le_bytes());
+    }
+    dir.write("i.npy", &common::npy_bytes("<i8", false, &[3], &idx, 1));
+    dir.write(
+        "call.json",
+        br#"{"kernel": "sparse_dot", "operands": {"v": {"npy": "v.npy"}, "idx": {"npy": "i.npy"}, "x": {"npy": "x.npy"}},
+             "results": {"y": {"npy": "s.npy"}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "call.json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let y = read_npy(&dir.path("s.npy"));
+    assert!(y.shape.is_empty());
+    assert_eq!(f32s(&y.data), [2004.0]);
+}

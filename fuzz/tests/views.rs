@@ -621,7 +621,11 @@ fn assembly_case(rng: &mut Rng) -> Case {
             let xs = pad
                 .load_shape(&shape)
                 .unwrap_or_else(|_| random_shape(rng, d, 4, 4));
-            let xd = if rng.chance(9, 10) { d } else { random_dtype(rng) };
+            let xd = if rng.chance(9, 10) {
+                d
+            } else {
+                random_dtype(rng)
+            };
             let xs2 = maybe_wrong(rng, xd, &xs);
             let ins = vec![input(rng, xd, &xs2)];
             let outs = vec![output(rng, d, &shape)];
@@ -631,7 +635,9 @@ fn assembly_case(rng: &mut Rng) -> Case {
                 outs,
                 raw: vec![],
                 in_place: None,
-                call: Box::new(move |i, o, _, e, _| tessera::assembly::fold(&pad, &i[0], &mut o[0], e)),
+                call: Box::new(move |i, o, _, e, _| {
+                    tessera::assembly::fold(&pad, &i[0], &mut o[0], e)
+                }),
                 model: None,
             }
         }
@@ -640,11 +646,12 @@ fn assembly_case(rng: &mut Rng) -> Case {
             let mut ins = Vec::new();
             let mut starts = Vec::new();
             for _ in 0..n {
-                let pd = if rng.chance(19, 20) { d } else { random_dtype(rng) };
-                let ext: Vec<usize> = shape
-                    .iter()
-                    .map(|&e| rng.below_usize(e + 2))
-                    .collect();
+                let pd = if rng.chance(19, 20) {
+                    d
+                } else {
+                    random_dtype(rng)
+                };
+                let ext: Vec<usize> = shape.iter().map(|&e| rng.below_usize(e + 2)).collect();
                 let mut ext = maybe_wrong(rng, pd, &ext);
                 fix_packed_shape(rng, pd, &mut ext);
                 starts.push(

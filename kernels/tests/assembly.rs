@@ -486,3 +486,148 @@ fn fold_of_integers_wraps_and_refusals_write_nothing() {
         Err(tessera::Error::Rank { .. })
     ));
 }
+
+#[test]
+fn tile_repeats_the_pattern_axis_by_axis() {
+    let mut rng = Rng::new(0x711e);
+    for case in 0..200 {
+        let rank = rng.below_usize(4);
+        let pshape: Vec<usize> = (0..rank).map(|_| 1 + rng.below_usize(3)).collect();
+        let shape: Vec<usize> = (0..rank).map(|_| rng.below_usize(7)).collect();
+        let np: usize = pshape.iter().product();
+        let n: usize = shape.iter().product();
+        let pat: Vec<f32> = (0..np).map(|_| random_f32(&mut rng)).collect();
+        let want: Vec<u32> = indices(&shape)
+            .iter()
+            .map(|i| {
+                let j: Vec<usize> = i.iter().zip(&pshape).map(|(&a, &m)| a % m).collect();
+                pat[c_index(&j, &pshape)].to_bits()
+            })
+            .collect();
+        for exec in execs() {
+            let mut out = vec![f32::from_bits(0x0bad_f00d); n];
+            tessera::assembly::tile(
+                &ArrayView::from_slice(&pat, &pshape).unwrap(),
+                &mut ArrayViewMut::from_slice(&mut out, &shape).unwrap(),
+                &exec,
+            )
+            .unwrap();
+            let got: Vec<u32> = out.iter().map(|v| v.to_bits()).collect();
+            assert_eq!(got, want, "case {case}");
+        }
+    }
+    // Packed codes: a u1 pattern 1 0 1 tiled over 8 bits.
+    let p = [0b1010_0000u8];
+    let mut out = [0u8];
+    tessera::assembly::tile(
+        &ArrayView::contiguous(DType::U1, &[1], &p).unwrap(),
+        &mut ArrayViewMut::contiguous(DType::U1, &[8], &mut out).unwrap(),
+        &Exec::default(),
+    )
+    .unwrap();
+    assert_eq!(out, [0xff]);
+    let p3 = [0b1010_0000u8];
+    let v = ArrayView::new(DType::U1, &[3], &[1], 0, &p3);
+    // A 3-element packed axis is not whole bytes: the layout is refused.
+    assert!(v.is_err());
+    let mut kept = [9u8; 2];
+    let empty = [0u8; 0];
+    assert!(tessera::assembly::tile(
+        &ArrayView::contiguous(DType::U8, &[0], &empty).unwrap(),
+        &mut ArrayViewMut::contiguous(DType::U8, &[2], &mut kept).unwrap(),
+        &Exec::default()
+    )
+    .is_err());
+    assert_eq!(kept, [9, 9]);
+}
+
+/// The lane-order sum (ARCHITECTURE.md §5.3) of at most 1024 f32 terms.
+fn lane_sum_f32(t: &[f32]) -> f32 {
+    let mut l: Vec<Option<f32>> = vec![None; 16];
+    for (j, &v) in t.iter().enumerate() {
+        l[j % 16] = Some(l[j % 16].unwrap_or(0.0) + v);
+    }
+    for w in [8, 4, 2, 1] {
+        for i in 0..w {
+            if let Some(r) = l[i + w] {
+                l[i] = Some(l[i].unwrap_or(0.0) + r);
+            }
+        }
+    }
+    l[0].unwrap_or(0.0)
+}
+
+#[test]
+fn sparse_dot_sums_the_row_in_lane_order_and_skips_stray_columns() {
+    let mut rng = Rng::new(0x5ba2);
+    for case in 0..300 {
+        let nnz = rng.below_usize(300);
+        let nx = 1 + rng.below_usize(50);
+        let x: Vec<f32> = (0..nx).map(|_| random_f32(&mut rng)).collect();
+        let v: Vec<f32> = (0..nnz)
+            .map(|_| {
+                if rng.chance(1, 30) {
+                    f32::INFINITY
+                } else {
+                    random_f32(&mut rng)
+                }
+            })
+            .collect();
+        let idx: Vec<i32> = (0..nnz)
+            .map(|_| rng.below_usize(nx + 6) as i32 - 3)
+            .collect();
+        // Terms by hand: a stray column contributes nothing (−0).
+        let terms: Vec<f32> = v
+            .iter()
+            .zip(&idx)
+            .map(|(&a, &c)| {
+                if c >= 0 && (c as usize) < nx {
+                    a * x[c as usize]
+                } else {
+                    -0.0
+                }
+            })
+            .collect();
+        let want = lane_sum_f32(&terms);
+        for exec in execs() {
+            let mut out = [0f32];
+            tessera::reduce::sparse_dot(
+                &ArrayView::from_slice(&v, &[nnz]).unwrap(),
+                &ArrayView::from_slice(&idx, &[nnz]).unwrap(),
+                &ArrayView::from_slice(&x, &[nx]).unwrap(),
+                &mut ArrayViewMut::from_slice(&mut out, &[]).unwrap(),
+                &exec,
+            )
+            .unwrap();
+            assert!(
+                out[0].to_bits() == want.to_bits() || (out[0].is_nan() && want.is_nan()),
+                "case {case}: {} vs {want}",
+                out[0]
+            );
+        }
+    }
+    // Refusals: mismatched lengths, integer values, a non-0-d destination.
+    let v = [1f32, 2.0];
+    let i3 = [0i64, 1, 2];
+    let x = [1f32; 4];
+    let mut out = [5f32];
+    assert!(tessera::reduce::sparse_dot(
+        &ArrayView::from_slice(&v, &[2]).unwrap(),
+        &ArrayView::from_slice(&i3, &[3]).unwrap(),
+        &ArrayView::from_slice(&x, &[4]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut out, &[]).unwrap(),
+        &Exec::default(),
+    )
+    .is_err());
+    let vi = [1i32, 2];
+    let i2 = [0i64, 1];
+    assert!(tessera::reduce::sparse_dot(
+        &ArrayView::from_slice(&vi, &[2]).unwrap(),
+        &ArrayView::from_slice(&i2, &[2]).unwrap(),
+        &ArrayView::from_slice(&x, &[4]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut out, &[]).unwrap(),
+        &Exec::default(),
+    )
+    .is_err());
+    assert_eq!(out, [5.0]);
+}

@@ -36,6 +36,14 @@ pub const FOLD: &str = "fold";
 /// `assemble`'s name in call files.
 pub const ASSEMBLE: &str = "assemble";
 
+/// `tile`'s name in call files.
+pub const TILE: &str = "tile";
+/// `sparse_dot`'s name in call files.
+pub const SPARSE_DOT: &str = "sparse_dot";
+/// What `tessera kernels` says of `tile`.
+pub const TILE_DOC: &str = "The pattern repeated across y (its shape given): y at index i is the pattern at i mod its extents; bits copied, every dtype";
+/// What `tessera kernels` says of `sparse_dot`.
+pub const SPARSE_DOT_DOC: &str = "One CSR row times a vector: sum of v[i] * x[idx[i]] (f32 or f64; idx i32 or i64), the products summed in lane order as reduce's Sum; a column outside x contributes nothing";
 /// What `tessera kernels` says of `fold`.
 pub const FOLD_DOC: &str = "The adjoint of a padded load (pad: per axis [before, after] or [before, after, size, stride, dilation]): each element of y the sum of the elements of x the load reads from it, in C order of their taps, no +0 before the first, +0 where none";
 /// What `tessera kernels` says of `assemble`.
@@ -213,6 +221,85 @@ pub fn assemble_call(
     let path = results.add("y", dtype, &shape, &out)?;
     Ok(vec![format!(
         "assemble of {n} pieces into y = {dtype} {shape:?} -> {} (tier {})",
+        path.display(),
+        exec.resolve_tier()?
+    )])
+}
+
+/// Run `tile`; returns the lines to report.
+pub fn tile_call(
+    call_path: &Path,
+    call: &Call,
+    exec: &Exec,
+    results: &mut Results,
+) -> Outcome<Vec<String>> {
+    let k = TILE;
+    expect_attrs(k, &call.attrs, &[])?;
+    expect_names(k, "operand", &call.operands, &["pattern"])?;
+    expect_names(k, "result", &call.results, &["y"])?;
+    let shape = result_shape(k, call)?;
+    let p = operand::load(call_path, "pattern", &call.operands.0["pattern"])?;
+    let y_spec = &call.results.0["y"];
+    let dtype = operand::dtype_name("result y", y_spec.dtype.as_deref())?.unwrap_or(p.dtype);
+    if dtype != p.dtype {
+        return Err(Failure::run(format!(
+            "result y: dtype {dtype} is not the pattern's {}",
+            p.dtype
+        )));
+    }
+    // Sub-byte dtypes travel as one code per byte: tiled as u8 codes.
+    let work = if p.is_codes() { DType::U8 } else { dtype };
+    let fail = |e: tessera::Error| Failure::run(format!("kernel `{k}`: {e}"));
+    let pv = ArrayView::new(work, &p.shape, &p.strides, 0, &p.data).map_err(fail)?;
+    let bytes = npy::byte_size(&shape, work.info().item_bytes)
+        .map_err(|e| Failure::run(format!("result y: {e}")))?;
+    let mut out = operand::zeroed(bytes)?;
+    let mut yv = ArrayViewMut::contiguous(work, &shape, &mut out).map_err(fail)?;
+    tessera::assembly::tile(&pv, &mut yv, exec).map_err(fail)?;
+    let path = results.add("y", dtype, &shape, &out)?;
+    Ok(vec![format!(
+        "tile of {:?} into y = {dtype} {shape:?} -> {} (tier {})",
+        p.shape,
+        path.display(),
+        exec.resolve_tier()?
+    )])
+}
+
+/// Run `sparse_dot`; returns the lines to report.
+pub fn sparse_dot_call(
+    call_path: &Path,
+    call: &Call,
+    exec: &Exec,
+    results: &mut Results,
+) -> Outcome<Vec<String>> {
+    let k = SPARSE_DOT;
+    expect_attrs(k, &call.attrs, &[])?;
+    expect_names(k, "operand", &call.operands, &["v", "idx", "x"])?;
+    expect_names(k, "result", &call.results, &["y"])?;
+    let load = |name: &str| operand::load(call_path, name, &call.operands.0[name]);
+    let (v, idx, x) = (load("v")?, load("idx")?, load("x")?);
+    let vv = super::whole_byte_view(k, &v)?;
+    let iv = super::whole_byte_view(k, &idx)?;
+    let xv = super::whole_byte_view(k, &x)?;
+    let y_spec = &call.results.0["y"];
+    if y_spec.shape.as_ref().is_some_and(|s| !s.is_empty()) {
+        return Err(Failure::run("result y: a sparse dot is 0-d".to_string()));
+    }
+    let dtype = operand::dtype_name("result y", y_spec.dtype.as_deref())?.unwrap_or(v.dtype);
+    if values_per_byte(dtype) > 1 {
+        return Err(Failure::run(format!(
+            "result y: kernel `{k}` does not write sub-byte dtypes ({dtype})"
+        )));
+    }
+    let fail = |e: tessera::Error| Failure::run(format!("kernel `{k}`: {e}"));
+    let mut out = operand::zeroed(dtype.info().item_bytes)?;
+    let mut yv = ArrayViewMut::contiguous(dtype, &[], &mut out).map_err(fail)?;
+    tessera::reduce::sparse_dot(&vv, &iv, &xv, &mut yv, exec).map_err(fail)?;
+    let path = results.add("y", dtype, &[], &out)?;
+    Ok(vec![format!(
+        "sparse_dot of {} terms over x {:?}: y = {dtype} -> {} (tier {})",
+        v.shape.first().copied().unwrap_or(0),
+        x.shape,
         path.display(),
         exec.resolve_tier()?
     )])

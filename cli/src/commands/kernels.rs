@@ -243,6 +243,24 @@ fn other_kernels() -> Vec<serde_json::Value> {
         "result": "the pieces' dtype; y must give its shape",
         "doc": super::assembly::ASSEMBLE_DOC,
     }));
+    list.push(json!({
+        "name": super::assembly::TILE,
+        "family": "assembly",
+        "operands": ["pattern"],
+        "results": ["y"],
+        "attrs": {},
+        "result": "the pattern's dtype; y must give its shape",
+        "doc": super::assembly::TILE_DOC,
+    }));
+    list.push(json!({
+        "name": super::assembly::SPARSE_DOT,
+        "family": "reduce",
+        "operands": ["v", "idx", "x"],
+        "results": ["y"],
+        "attrs": {},
+        "result": "v's dtype, 0-d",
+        "doc": super::assembly::SPARSE_DOT_DOC,
+    }));
     for k in LibraryKernel::ALL {
         let (operands, results, attrs) = k.io();
         list.push(json!({

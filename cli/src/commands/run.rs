@@ -3,7 +3,7 @@
 //! The call file names a kernel; this module reads the file, picks the tier and
 //! thread count, and hands the call to the module of the kernel's family
 //! (elementwise kinds, `cast`, `contract`, `reduce`, `scan`, `map`, `series`,
-//! the Fourier transforms `c2c`, `r2c` and `c2r`, `fold` and `assemble`,
+//! the Fourier transforms `c2c`, `r2c` and `c2r`, `fold`, `assemble`, `tile`, `sparse_dot`,
 //! the block-scaled formats' `encode`, `decode` and `transcode`, and the
 //! library's other calls: `random`, `quantize`, `dequantize`, `polyval`,
 //! `qmatmul_i8`, `requantize_i8`, `sum_lanes`). A kernel the library adds
@@ -59,6 +59,10 @@ pub enum Kernel {
     Fold,
     /// `assemble`: pieces into regions of a result.
     Assemble,
+    /// `tile`: a pattern repeated across a result.
+    Tile,
+    /// `sparse_dot`: one CSR row times a vector.
+    SparseDot,
     /// `random`, `quantize`, `dequantize`, `polyval`, `qmatmul_i8`,
     /// `requantize_i8`, `sum_lanes`.
     Library(LibraryKernel),
@@ -90,6 +94,12 @@ impl Kernel {
         }
         if name == super::assembly::ASSEMBLE {
             return Ok(Kernel::Assemble);
+        }
+        if name == super::assembly::TILE {
+            return Ok(Kernel::Tile);
+        }
+        if name == super::assembly::SPARSE_DOT {
+            return Ok(Kernel::SparseDot);
         }
         if let Some(k) = super::fft::FftKernel::from_name(name) {
             return Ok(Kernel::Fft(k));
@@ -169,6 +179,8 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Fft(k) => super::fft::call(path, &call, k, &exec, r)?,
         Kernel::Fold => super::assembly::fold_call(path, &call, &exec, r)?,
         Kernel::Assemble => super::assembly::assemble_call(path, &call, &exec, r)?,
+        Kernel::Tile => super::assembly::tile_call(path, &call, &exec, r)?,
+        Kernel::SparseDot => super::assembly::sparse_dot_call(path, &call, &exec, r)?,
     };
     results.commit()?;
     if let Some(note) = tessera::tier::tier_env_note() {

@@ -8,12 +8,14 @@
 //!   windows ([`Pad`]), held as one copy whose strided view any engine reads.
 //! - [`fold()`]: the adjoint of a padded load, adding back every element the
 //!   load read from one place, in C order of the taps.
+//! - [`tile`]: a pattern repeated across a destination.
 
 mod element;
 mod fold;
 mod pad;
 
 pub use fold::fold;
+
 pub use pad::{AxisPad, Pad, PaddedLoad, Window};
 
 use crate::array::{ArrayView, ArrayViewMut, Layout};
@@ -124,6 +126,67 @@ pub fn assemble(
             cells.read(src, from, &mut e);
             cells.write(data, to, &e);
         }
+    }
+    Ok(())
+}
+
+/// Repeat `pattern` across `dst`: the element of `dst` at index i is the
+/// pattern's at i mod its extents (axis by axis, the same rank). Bits are
+/// copied, NaN payloads included; every dtype, sub-byte ones too; any
+/// layouts.
+///
+/// Refuses (before any write) a pattern of another dtype or rank, a pattern
+/// with an empty axis where `dst` has elements, a destination that reaches
+/// an element twice, an unavailable tier.
+pub fn tile(pattern: &ArrayView<'_>, dst: &mut ArrayViewMut<'_>, exec: &Exec) -> Result<()> {
+    exec.resolve_tier()?;
+    let dtype = dst.dtype();
+    if pattern.dtype() != dtype {
+        return Err(Error::DTypeMismatch {
+            operand: "pattern".into(),
+            expected: dtype,
+            got: pattern.dtype(),
+        });
+    }
+    let shape = dst.shape().to_vec();
+    if pattern.shape().len() != shape.len() {
+        return Err(Error::Rank {
+            operand: "pattern".into(),
+            shape: pattern.shape().to_vec(),
+            expected: format!("{} axes, the destination's", shape.len()),
+        });
+    }
+    let empty_dst = shape.contains(&0);
+    if !empty_dst && pattern.shape().contains(&0) {
+        return Err(Error::Shape {
+            operand: "pattern (an empty axis cannot fill the destination)".into(),
+            shape: pattern.shape().to_vec(),
+            target: shape,
+        });
+    }
+    check_destination(dst)?;
+    if empty_dst {
+        return Ok(());
+    }
+    let cells = Cells::of(dtype);
+    let layout: Layout = dst.layout().clone();
+    let p = pattern.layout();
+    let src = pattern.data();
+    let data = dst.data_mut();
+    let mut e = [0u8; MAX_ITEM];
+    let mut it = Positions::of(&layout);
+    loop {
+        let from = p.offset as isize
+            + it.index()
+                .iter()
+                .zip(&p.shape)
+                .zip(&p.strides)
+                .map(|((&i, &n), &s)| (i % n) as isize * s)
+                .sum::<isize>();
+        let Some(to) = it.next() else { break };
+        // A validated pattern reaches every index below its extents.
+        cells.read(src, from as usize, &mut e);
+        cells.write(data, to, &e);
     }
     Ok(())
 }

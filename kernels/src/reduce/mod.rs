@@ -49,6 +49,7 @@ pub mod lanes;
 pub mod scan;
 pub mod series;
 mod source;
+pub mod sparse;
 
 use crate::array::{count_of, extent_product, ArrayView, ArrayViewMut};
 use crate::elementwise::check_destination;
@@ -63,6 +64,7 @@ pub use scan::{scan, scan_many, scan_terms, ScanOp};
 pub use series::{diff, ema, rolling_max, rolling_mean, rolling_min, sum_squared_deviations};
 use source::Source;
 pub use source::TermMap;
+pub use sparse::sparse_dot;
 
 /// A reduction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
