@@ -882,7 +882,8 @@ fn same_bits_alone_batched_transposed_strided_threads_tiers() {
     // Passes of every radix, a generic prime, Bluestein, and lengths where
     // vector loops have tails (a four-step line: `plans_are_shared_…`).
     for n in [
-        1, 2, 3, 5, 7, 12, 16, 59, 60, 64, 97, 243, 625, 1000, 1024, 4093, 5183,
+        1, 2, 3, 5, 7, 12, 16, 59, 60, 64, 97, 120, 243, 625, 1000, 1024, 2048, 3072, 4093, 5183,
+        6000,
     ] {
         identity_for::<f32>(n, &mut rng);
         identity_for::<f64>(n, &mut rng);

@@ -10,13 +10,16 @@
 //! gives the scalar tier's bits (ARCHITECTURE.md §3): the vector code is the
 //! same operations in the same order, a point per lane.
 //!
-//! The radix-4, 2, 3 and 5 passes also have explicit AVX2 loops (run on the
-//! avx2 and avx512 tiers): a vector holds consecutive complex points (4 of
-//! complex64, 2 of complex128) in their memory order, real and imaginary
+//! The radix-4, 2, 3 and 5 passes also have explicit vector loops, written
+//! once over a vector type: AVX2 (4 points of complex64, 2 of complex128)
+//! on the avx2 tier, and AVX-512 (8 and 4 points) on the avx512 tier, which
+//! falls back to the AVX2 loop for a pass whose shape the wider vectors do
+//! not fit. A vector holds consecutive complex points in their memory order, real and imaginary
 //! parts side by side. A product by a twiddle `w` is `a·w.re` and
 //! `swap(a)·w.im` combined by `addsub` (`re·w.re − im·w.im`,
 //! `im·w.re + re·w.im`: the scalar `cmul`'s roundings, the sum of two
-//! products being commutative), and `∓i·z` is a swap and an exact negation.
+//! products being commutative; AVX-512, which has no `addsub`, adds the
+//! second product with its real lanes' signs flipped, the same bits), and `∓i·z` is a swap and an exact negation.
 //! Passes whose interleaved sequences fill whole vectors run over them; the
 //! first radix-4 pass (one sequence) runs over q, its twiddles read from a
 //! table by k, and transposes four vectors of results into place.
@@ -203,6 +206,177 @@ mod avx {
         }
     }
 
+    /// Eight complex64 points in a zmm register.
+    #[derive(Clone, Copy)]
+    pub(super) struct W32(__m512);
+    /// Four complex128 points in a zmm register.
+    #[derive(Clone, Copy)]
+    pub(super) struct W64(__m512d);
+
+    /// `a + (b with the real parts negated)`: `addsub`'s bits (an exact
+    /// negation, then one rounded addition per lane), which AVX-512 lacks.
+    #[inline(always)]
+    unsafe fn addsub512_ps(a: __m512, b: __m512) -> __m512 {
+        let m = _mm512_castsi512_ps(_mm512_set1_epi64(0x0000_0000_8000_0000));
+        _mm512_add_ps(a, _mm512_xor_ps(b, m))
+    }
+    #[inline(always)]
+    unsafe fn addsub512_pd(a: __m512d, b: __m512d) -> __m512d {
+        let m = _mm512_castsi512_pd(_mm512_set_epi64(
+            0,
+            i64::MIN,
+            0,
+            i64::MIN,
+            0,
+            i64::MIN,
+            0,
+            i64::MIN,
+        ));
+        _mm512_add_pd(a, _mm512_xor_pd(b, m))
+    }
+
+    impl Cv for W32 {
+        type T = f32;
+        const L: usize = 8;
+        #[inline(always)]
+        unsafe fn load(p: *const Complex<f32>) -> Self {
+            W32(_mm512_loadu_ps(p as *const f32))
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut Complex<f32>) {
+            _mm512_storeu_ps(p as *mut f32, self.0)
+        }
+        #[inline(always)]
+        unsafe fn add(self, o: Self) -> Self {
+            W32(_mm512_add_ps(self.0, o.0))
+        }
+        #[inline(always)]
+        unsafe fn sub(self, o: Self) -> Self {
+            W32(_mm512_sub_ps(self.0, o.0))
+        }
+        #[inline(always)]
+        unsafe fn rot(self, inverse: bool) -> Self {
+            let sw = _mm512_permute_ps(self.0, 0xB1);
+            // Negate the real parts (inverse: +i·z = (−im, re)) or the
+            // imaginary parts (forward: −i·z = (im, −re)) of the swapped pairs.
+            let bits: i64 = if inverse {
+                0x0000_0000_8000_0000
+            } else {
+                0x8000_0000_0000_0000u64 as i64
+            };
+            W32(_mm512_xor_ps(
+                sw,
+                _mm512_castsi512_ps(_mm512_set1_epi64(bits)),
+            ))
+        }
+        #[inline(always)]
+        unsafe fn splat(w: Complex<f32>) -> (Self, Self) {
+            (W32(_mm512_set1_ps(w.re)), W32(_mm512_set1_ps(w.im)))
+        }
+        #[inline(always)]
+        unsafe fn dup(w: Self) -> (Self, Self) {
+            (W32(_mm512_moveldup_ps(w.0)), W32(_mm512_movehdup_ps(w.0)))
+        }
+        #[inline(always)]
+        unsafe fn cmul(self, wr: Self, wi: Self) -> Self {
+            let a = _mm512_mul_ps(self.0, wr.0);
+            let b = _mm512_mul_ps(_mm512_permute_ps(self.0, 0xB1), wi.0);
+            W32(addsub512_ps(a, b))
+        }
+        #[inline(always)]
+        unsafe fn mulr(self, c: f32) -> Self {
+            W32(_mm512_mul_ps(_mm512_set1_ps(c), self.0))
+        }
+        #[inline(always)]
+        unsafe fn store4(b: [Self; 4], p: *mut Complex<f32>) {
+            // Each complex64 is one 64-bit unit: a 4 × 8 transpose of units.
+            let d = |v: W32| _mm512_castps_pd(v.0);
+            let l01 = _mm512_unpacklo_pd(d(b[0]), d(b[1])); // b0[2j], b1[2j] per 128-bit lane j
+            let h01 = _mm512_unpackhi_pd(d(b[0]), d(b[1])); // b0[2j+1], b1[2j+1]
+            let l23 = _mm512_unpacklo_pd(d(b[2]), d(b[3]));
+            let h23 = _mm512_unpackhi_pd(d(b[2]), d(b[3]));
+            // Lanes j = 0, 1 of each, then j = 2, 3.
+            let lo = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+            let hi = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+            let u0 = _mm512_permutex2var_pd(l01, lo, l23); // l01.0 l23.0 l01.1 l23.1
+            let v0 = _mm512_permutex2var_pd(h01, lo, h23); // h01.0 h23.0 h01.1 h23.1
+            let u1 = _mm512_permutex2var_pd(l01, hi, l23);
+            let v1 = _mm512_permutex2var_pd(h01, hi, h23);
+            let q = p as *mut f64;
+            // Point 2j: l01.j l23.j; point 2j + 1: h01.j h23.j.
+            _mm512_storeu_pd(q, _mm512_shuffle_f64x2(u0, v0, 0x44));
+            _mm512_storeu_pd(q.add(8), _mm512_shuffle_f64x2(u0, v0, 0xEE));
+            _mm512_storeu_pd(q.add(16), _mm512_shuffle_f64x2(u1, v1, 0x44));
+            _mm512_storeu_pd(q.add(24), _mm512_shuffle_f64x2(u1, v1, 0xEE));
+        }
+    }
+
+    impl Cv for W64 {
+        type T = f64;
+        const L: usize = 4;
+        #[inline(always)]
+        unsafe fn load(p: *const Complex<f64>) -> Self {
+            W64(_mm512_loadu_pd(p as *const f64))
+        }
+        #[inline(always)]
+        unsafe fn store(self, p: *mut Complex<f64>) {
+            _mm512_storeu_pd(p as *mut f64, self.0)
+        }
+        #[inline(always)]
+        unsafe fn add(self, o: Self) -> Self {
+            W64(_mm512_add_pd(self.0, o.0))
+        }
+        #[inline(always)]
+        unsafe fn sub(self, o: Self) -> Self {
+            W64(_mm512_sub_pd(self.0, o.0))
+        }
+        #[inline(always)]
+        unsafe fn rot(self, inverse: bool) -> Self {
+            let sw = _mm512_permute_pd(self.0, 0b0101_0101);
+            let (re, im) = if inverse {
+                (i64::MIN, 0)
+            } else {
+                (0, i64::MIN)
+            };
+            let m = _mm512_set_epi64(im, re, im, re, im, re, im, re);
+            W64(_mm512_xor_pd(sw, _mm512_castsi512_pd(m)))
+        }
+        #[inline(always)]
+        unsafe fn splat(w: Complex<f64>) -> (Self, Self) {
+            (W64(_mm512_set1_pd(w.re)), W64(_mm512_set1_pd(w.im)))
+        }
+        #[inline(always)]
+        unsafe fn dup(w: Self) -> (Self, Self) {
+            (
+                W64(_mm512_movedup_pd(w.0)),
+                W64(_mm512_permute_pd(w.0, 0b1111_1111)),
+            )
+        }
+        #[inline(always)]
+        unsafe fn cmul(self, wr: Self, wi: Self) -> Self {
+            let a = _mm512_mul_pd(self.0, wr.0);
+            let b = _mm512_mul_pd(_mm512_permute_pd(self.0, 0b0101_0101), wi.0);
+            W64(addsub512_pd(a, b))
+        }
+        #[inline(always)]
+        unsafe fn mulr(self, c: f64) -> Self {
+            W64(_mm512_mul_pd(_mm512_set1_pd(c), self.0))
+        }
+        #[inline(always)]
+        unsafe fn store4(b: [Self; 4], p: *mut Complex<f64>) {
+            // Each complex128 is one 128-bit lane: a 4 × 4 transpose of lanes.
+            let t0 = _mm512_shuffle_f64x2(b[0].0, b[1].0, 0x44); // b0.0 b0.1 b1.0 b1.1
+            let t1 = _mm512_shuffle_f64x2(b[2].0, b[3].0, 0x44); // b2.0 b2.1 b3.0 b3.1
+            let t2 = _mm512_shuffle_f64x2(b[0].0, b[1].0, 0xEE); // b0.2 b0.3 b1.2 b1.3
+            let t3 = _mm512_shuffle_f64x2(b[2].0, b[3].0, 0xEE);
+            let q = p as *mut f64;
+            _mm512_storeu_pd(q, _mm512_shuffle_f64x2(t0, t1, 0x88));
+            _mm512_storeu_pd(q.add(8), _mm512_shuffle_f64x2(t0, t1, 0xDD));
+            _mm512_storeu_pd(q.add(16), _mm512_shuffle_f64x2(t2, t3, 0x88));
+            _mm512_storeu_pd(q.add(24), _mm512_shuffle_f64x2(t2, t3, 0xDD));
+        }
+    }
+
     #[inline(always)]
     unsafe fn bf4<V: Cv>(a: [V; 4], inverse: bool) -> [V; 4] {
         let t0 = a[0].add(a[2]);
@@ -212,14 +386,46 @@ mod avx {
         [t0.add(t2), t1.add(t3), t0.sub(t2), t1.sub(t3)]
     }
 
-    /// One radix-4 or radix-2 pass in vectors where its shape allows (else
-    /// false, and the caller runs the scalar loop).
+    /// One pass in AVX2 vectors (see [`pass_body`]).
     ///
     /// # Safety
     /// The CPU runs AVX2; `x` and `y` hold the pass's n points.
     #[target_feature(enable = "avx2,fma")]
-    #[allow(clippy::needless_range_loop)] // k names the output and its twiddle
     pub(super) unsafe fn pass<V: Cv>(
+        pass: &Pass<V::T>,
+        s: usize,
+        inverse: bool,
+        x: &[Complex<V::T>],
+        y: &mut [Complex<V::T>],
+    ) -> bool {
+        // SAFETY: the caller's promise, AVX2 runs.
+        unsafe { pass_body::<V>(pass, s, inverse, x, y) }
+    }
+
+    /// One pass in AVX-512 vectors (see [`pass_body`]).
+    ///
+    /// # Safety
+    /// The CPU runs AVX-512 F/DQ/VL/BW; `x` and `y` hold the pass's n points.
+    #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
+    pub(super) unsafe fn pass512<V: Cv>(
+        pass: &Pass<V::T>,
+        s: usize,
+        inverse: bool,
+        x: &[Complex<V::T>],
+        y: &mut [Complex<V::T>],
+    ) -> bool {
+        // SAFETY: the caller's promise, AVX-512 runs.
+        unsafe { pass_body::<V>(pass, s, inverse, x, y) }
+    }
+
+    /// One radix-4, 2, 3 or 5 pass in vectors of `V` where its shape allows
+    /// (else false, and the caller runs narrower vectors or the scalar loop).
+    ///
+    /// # Safety
+    /// The CPU runs `V`'s instructions; `x` and `y` hold the pass's n points.
+    #[inline(always)]
+    #[allow(clippy::needless_range_loop)] // k names the output and its twiddle
+    unsafe fn pass_body<V: Cv>(
         pass: &Pass<V::T>,
         s: usize,
         inverse: bool,
@@ -384,10 +590,11 @@ mod avx {
     }
 }
 
-/// A pass in AVX2 vectors where it can run so (see [`avx::pass`]).
+/// A pass in vectors where it can run so (see [`avx::pass`]): with `wide`,
+/// in AVX-512 vectors first, then (a shape they do not fit) in AVX2 ones.
 ///
 /// # Safety
-/// The CPU runs AVX2 and FMA.
+/// The CPU runs AVX2 and FMA, and AVX-512 F/VL/DQ/BW where `wide`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 unsafe fn vector_pass<T: FftFloat>(
@@ -396,6 +603,7 @@ unsafe fn vector_pass<T: FftFloat>(
     inverse: bool,
     x: &[Complex<T>],
     y: &mut [Complex<T>],
+    wide: bool,
 ) -> bool {
     if matches!(pass.bf, Butterfly::Prime(_)) {
         return false;
@@ -410,8 +618,11 @@ unsafe fn vector_pass<T: FftFloat>(
                 core::slice::from_raw_parts_mut(y.as_mut_ptr() as *mut Complex<f64>, y.len()),
             )
         };
-        // SAFETY: the caller's promise: AVX2 runs.
-        unsafe { avx::pass::<avx::V64>(pass, s, inverse, x, y) }
+        // SAFETY: the caller's promise: AVX2 runs, and AVX-512 where `wide`.
+        unsafe {
+            (wide && avx::pass512::<avx::W64>(pass, s, inverse, x, y))
+                || avx::pass::<avx::V64>(pass, s, inverse, x, y)
+        }
     } else {
         // SAFETY: `T` is f32, the sealed trait's other type.
         let (pass, x, y) = unsafe {
@@ -422,7 +633,10 @@ unsafe fn vector_pass<T: FftFloat>(
             )
         };
         // SAFETY: as above.
-        unsafe { avx::pass::<avx::V32>(pass, s, inverse, x, y) }
+        unsafe {
+            (wide && avx::pass512::<avx::W32>(pass, s, inverse, x, y))
+                || avx::pass::<avx::V32>(pass, s, inverse, x, y)
+        }
     }
 }
 
@@ -436,7 +650,7 @@ unsafe fn passes_avx2<T: FftFloat>(
 ) {
     // SAFETY: this function runs only where AVX2 and FMA do.
     run_passes_with(passes, inverse, data, scratch, |p, s, x, y| unsafe {
-        vector_pass(p, s, inverse, x, y)
+        vector_pass(p, s, inverse, x, y, false)
     })
 }
 
@@ -448,9 +662,10 @@ unsafe fn passes_avx512<T: FftFloat>(
     data: &mut [Complex<T>],
     scratch: &mut [Complex<T>],
 ) {
-    // SAFETY: this function runs only where AVX-512 F, AVX2 and FMA do.
+    // SAFETY: this function runs only where AVX-512 F/VL/DQ/BW, AVX2 and
+    // FMA do.
     run_passes_with(passes, inverse, data, scratch, |p, s, x, y| unsafe {
-        vector_pass(p, s, inverse, x, y)
+        vector_pass(p, s, inverse, x, y, true)
     })
 }
 
