@@ -5,6 +5,8 @@
 //! infinities) and positions (negative, past the end, the int64 extremes);
 //! the bits across thread counts and tiers; refusals that write nothing.
 
+#![allow(clippy::needless_range_loop)]
+
 use tessera::{
     available_tiers, gather, gather_ranges, scatter, ArrayView, ArrayViewMut, Class, Combine,
     DType, Error, Exec,

@@ -199,7 +199,7 @@ fn direct_ids(ids: &mut ArrayViewMut<'_>) -> bool {
 
 /// A byte run of aligned int64s as a slice.
 fn i64s_mut(b: &mut [u8]) -> &mut [i64] {
-    assert!(b.as_ptr().align_offset(8) == 0 && b.len() % 8 == 0);
+    assert!(b.as_ptr().align_offset(8) == 0 && b.len().is_multiple_of(8));
     // SAFETY: the bytes are 8-aligned (checked) and a whole number of
     // int64s; every bit pattern is a valid i64, and the borrow is carried
     // over.
