@@ -236,6 +236,19 @@ struct Geom {
     m: usize,
 }
 
+impl Geom {
+    /// The target of update j, where its position p is in range.
+    #[inline(always)]
+    fn target(&self, j: usize, p: usize) -> usize {
+        if self.inner == 1 && self.mu == self.m {
+            return p;
+        }
+        let i = j % self.inner;
+        let o = j / (self.mu * self.inner);
+        (o * self.d + p) * self.inner + i
+    }
+}
+
 fn add_f32(a: f32, b: f32) -> f32 {
     a + b
 }
@@ -397,40 +410,69 @@ fn drive<T: Copy, F: Fn(T, T) -> T + Sync>(
 ) {
     run_parts(threads, |r| {
         // SAFETY: `upd` holds g.m values and `tgt` (and `marks`) one per
-        // target; task r writes only the targets whose block is r modulo
-        // `threads` (and its own dummy), so the tasks write disjoint
-        // elements, and the buffers outlive `run_parts`.
+        // target; on several tasks, task r writes only the targets whose
+        // block is r modulo `threads`, so the tasks write disjoint
+        // elements; the buffers outlive `run_parts`.
         unsafe {
-            match marks {
-                Some(mk) => {
-                    core::<T, F, true>(g, pos, upd.get(), tgt.get(), mk.get(), r, threads, &f)
-                }
-                None => core::<T, F, false>(
-                    g,
-                    pos,
-                    upd.get(),
-                    tgt.get(),
-                    std::ptr::null_mut(),
-                    r,
-                    threads,
-                    &f,
-                ),
+            let mk = marks.map_or(std::ptr::null_mut(), |m| m.get());
+            let (u, t) = (upd.get(), tgt.get());
+            match (marks.is_some(), threads > 1) {
+                (true, false) => core::<T, F, true>(g, pos, u, t, mk, &f),
+                (false, false) => core::<T, F, false>(g, pos, u, t, mk, &f),
+                (true, true) => owned::<T, F, true>(g, pos, u, t, mk, r, threads, &f),
+                (false, true) => owned::<T, F, false>(g, pos, u, t, mk, r, threads, &f),
             }
         }
     });
 }
 
-/// Task r's part of [`drive`]: every update in C order, applied where task
-/// r owns its target, through a select of pointers rather than a branch
-/// (an update it does not own is combined into a dummy).
+/// [`drive`] on one task: every update in C order, applied where its
+/// position is in range.
 ///
 /// # Safety
-/// As [`drive`] states: `upd` holds `g.m` values, `tgt` and (for `MARK`)
-/// `marks` one per target of `[outer; d; inner]`, and no other task writes
-/// task r's targets.
-#[allow(clippy::too_many_arguments)]
+/// `upd` holds `g.m` values, `tgt` and (for `MARK`) `marks` one per target
+/// of `[outer; d; inner]`.
 #[inline(never)]
 unsafe fn core<T: Copy, F: Fn(T, T) -> T, const MARK: bool>(
+    g: &Geom,
+    pos: &[u8],
+    upd: *const T,
+    tgt: *mut T,
+    marks: *mut u8,
+    f: &F,
+) {
+    let d = g.d as u64;
+    for j in 0..g.m {
+        let q = pos_at(pos, j);
+        if (q as u64) < d {
+            let t = g.target(j, q as usize);
+            // SAFETY: j < m and t indexes the destination (q < d).
+            unsafe {
+                let tp = tgt.add(t);
+                tp.write_unaligned(f(tp.read_unaligned(), upd.add(j).read_unaligned()));
+                if MARK {
+                    *marks.add(t) = 1;
+                }
+            }
+        }
+    }
+}
+
+/// Updates a task takes in at once: their targets and indices are kept
+/// in a buffer on its stack.
+const BATCH: usize = 512;
+
+/// Task r's part of [`drive`] on several tasks: it scans every update in
+/// C order, keeps those whose target it owns (blocks of [`BLOCK`] targets
+/// round robin) by a branch-free compaction into a small buffer, and
+/// applies them in that order, so each target's updates combine in C
+/// order whatever the thread count.
+///
+/// # Safety
+/// As [`core`]; and no other task writes task r's targets.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+unsafe fn owned<T: Copy, F: Fn(T, T) -> T, const MARK: bool>(
     g: &Geom,
     pos: &[u8],
     upd: *const T,
@@ -440,62 +482,59 @@ unsafe fn core<T: Copy, F: Fn(T, T) -> T, const MARK: bool>(
     threads: usize,
     f: &F,
 ) {
-    if g.m == 0 {
-        return;
-    }
-    let (d, mu, inner) = (g.d, g.mu, g.inner);
-    // SAFETY: m > 0, so update 0 exists.
-    let mut dummy: T = unsafe { upd.read_unaligned() };
-    let mut dummy_mark = 0u8;
-    let dp: *mut T = &mut dummy;
-    let dm: *mut u8 = &mut dummy_mark;
-    let pow2 = threads.is_power_of_two();
-    let mask = threads.wrapping_sub(1);
-    let owns = |t: usize| -> bool {
-        let b = t / BLOCK;
-        threads == 1
-            || if pow2 {
-                b & mask == r
+    let d = g.d as u64;
+    let mut ts = [0usize; BATCH];
+    let mut js = [0usize; BATCH];
+    let simple = g.inner == 1 && g.mu == g.m;
+    let mut lo = 0;
+    while lo < g.m {
+        let hi = (lo + BATCH).min(g.m);
+        let mut k = 0usize;
+        for j in lo..hi {
+            let q = pos_at(pos, j);
+            let ok = (q as u64) < d;
+            let t = if simple {
+                q as usize
+            } else if ok {
+                g.target(j, q as usize)
             } else {
-                b % threads == r
+                0
+            };
+            // Written at every step, kept only where owned: no branch.
+            // SAFETY: k ≤ j − lo < BATCH.
+            unsafe {
+                *ts.get_unchecked_mut(k) = t;
+                *js.get_unchecked_mut(k) = j;
             }
-    };
-    let apply = |t: usize, ok: bool, j: usize| {
-        let own = ok & owns(t);
-        let tp = if own { tgt.wrapping_add(t) } else { dp };
-        // SAFETY: j < m; `tp` is an owned target inside `tgt` or the dummy.
-        unsafe {
-            let u = upd.add(j).read_unaligned();
-            tp.write_unaligned(f(tp.read_unaligned(), u));
-            if MARK {
-                let mp = if own { marks.wrapping_add(t) } else { dm };
-                *mp = 1;
+            k += (ok & (owner(t, threads) == r)) as usize;
+        }
+        for i in 0..k {
+            // SAFETY: i < k ≤ BATCH.
+            let (t, j) = unsafe { (*ts.get_unchecked(i), *js.get_unchecked(i)) };
+            // SAFETY: j < m; t indexes the destination (its position is in
+            // range) and is owned by task r alone.
+            unsafe {
+                let tp = tgt.add(t);
+                tp.write_unaligned(f(tp.read_unaligned(), upd.add(j).read_unaligned()));
+                if MARK {
+                    *marks.add(t) = 1;
+                }
             }
         }
-    };
-    let outer = g.m / (mu * inner);
-    if outer == 1 && inner == 1 {
-        for j in 0..mu {
-            let p = pos_at(pos, j);
-            apply(p as usize, (p as u64) < d as u64, j);
-        }
-        return;
+        lo = hi;
     }
-    let mut j = 0usize;
-    for o in 0..outer {
-        for _ in 0..mu {
-            for i in 0..inner {
-                let p = pos_at(pos, j);
-                let ok = (p as u64) < d as u64;
-                let t = (o.wrapping_mul(d).wrapping_add(p as usize))
-                    .wrapping_mul(inner)
-                    .wrapping_add(i);
-                apply(t, ok, j);
-                j += 1;
-            }
-        }
+}
+
+/// The owner of target t among `threads` tasks: blocks of [`BLOCK`]
+/// targets round robin.
+#[inline(always)]
+fn owner(t: usize, threads: usize) -> usize {
+    let b = t / BLOCK;
+    if threads.is_power_of_two() {
+        b & (threads - 1)
+    } else {
+        b % threads
     }
-    let _ = dummy;
 }
 
 /// A packed buffer of `codes` (one a byte), padded with code 0 to whole
