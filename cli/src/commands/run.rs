@@ -52,6 +52,8 @@ pub enum Kernel {
     Series,
     /// `c2c`, `r2c` or `c2r`: a Fourier transform.
     Fft(super::fft::FftKernel),
+    /// `gather`, `gather_ranges`, `scatter` or `unique`.
+    Movement(super::movement::MovementKernel),
     /// `random`, `quantize`, `dequantize`, `polyval`, `qmatmul_i8`,
     /// `requantize_i8`, `sum_lanes`.
     Library(LibraryKernel),
@@ -80,6 +82,9 @@ impl Kernel {
         }
         if let Some(k) = super::fft::FftKernel::from_name(name) {
             return Ok(Kernel::Fft(k));
+        }
+        if let Some(k) = super::movement::MovementKernel::from_name(name) {
+            return Ok(Kernel::Movement(k));
         }
         if let Some(k) = FormatKernel::from_name(name) {
             return Ok(Kernel::Format(k));
@@ -153,6 +158,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Series => super::series::call(path, &call, &exec, r)?,
         Kernel::Library(k) => super::library::call(path, &call, k, &exec, r)?,
         Kernel::Fft(k) => super::fft::call(path, &call, k, &exec, r)?,
+        Kernel::Movement(k) => super::movement::call(path, &call, k, &exec, r)?,
     };
     results.commit()?;
     if let Some(note) = tessera::tier::tier_env_note() {
