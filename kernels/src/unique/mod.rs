@@ -162,25 +162,49 @@ pub fn unique(
     } else {
         Some(vec_of(n, 0i64, "unique ids")?)
     };
-    let mut first_out = vec_of(m, n as i64, "unique first")?;
-    let mut counts_out = vec_of(m, 0i64, "unique counts")?;
+    // first and counts: written in place where they are C-contiguous and
+    // aligned, else through C-ordered buffers taken now.
+    let mut first_tmp = if direct_ids(first) {
+        None
+    } else {
+        Some(vec_of(m, 0i64, "unique first")?)
+    };
+    let mut counts_tmp = if direct_ids(counts) {
+        None
+    } else {
+        Some(vec_of(m, 0i64, "unique counts")?)
+    };
     let k = {
         let ids_out: &mut [i64] = match &mut id_tmp {
             Some(t) => t,
             None => i64s_mut(direct_c(ids).expect("checked")),
         };
         let (firsts, cnts) = number(&words, n, w, threads, ids_out)?;
-        for (g, (&f, &c)) in firsts.iter().zip(&cnts).take(m).enumerate() {
-            first_out[g] = f as i64;
-            counts_out[g] = c as i64;
+        let first_out: &mut [i64] = match &mut first_tmp {
+            Some(t) => t,
+            None => i64s_mut(direct_c(first).expect("checked")),
+        };
+        for (o, g) in first_out.iter_mut().zip(0..) {
+            *o = firsts.get(g).map_or(n as i64, |&f| f as i64);
+        }
+        let counts_out: &mut [i64] = match &mut counts_tmp {
+            Some(t) => t,
+            None => i64s_mut(direct_c(counts).expect("checked")),
+        };
+        for (o, g) in counts_out.iter_mut().zip(0..) {
+            *o = cnts.get(g).map_or(0, |&c| c as i64);
         }
         firsts.len()
     };
     if let Some(t) = &id_tmp {
         store_c(as_bytes(t), ids);
     }
-    store_i64(&first_out, first);
-    store_i64(&counts_out, counts);
+    if let Some(t) = &first_tmp {
+        store_c(as_bytes(t), first);
+    }
+    if let Some(t) = &counts_tmp {
+        store_c(as_bytes(t), counts);
+    }
     store_i64(&[k as i64], count);
     Ok(())
 }
