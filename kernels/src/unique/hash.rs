@@ -90,37 +90,24 @@ fn reserve<T: Clone>(v: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
     })
 }
 
-/// Slots of a bucket of [`Table1`]: one 64-byte line of 4 keys and their
-/// 4 numbers.
-const WAYS: usize = 4;
-
-/// One line of [`Table1`]: keys, and numbers + 1 (0: empty).
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C, align(64))]
-pub(crate) struct Bucket {
-    keys: [u64; WAYS],
-    ids: [u64; WAYS],
-}
-
-/// A table of one-word keys in buckets of 4 slots, one cache line each,
-/// probed linearly bucket after bucket; a bucket's 4 keys are compared
-/// without branches. Both buffers are reserved up front for `max_keys`
-/// keys, so that growing never allocates.
+/// A table of one-word keys: each slot the key and its number + 1 (0:
+/// empty). Both buffers are reserved up front for `max_keys` keys, so that
+/// growing never allocates.
 pub(crate) struct Table1 {
-    slots: Vec<Bucket>,
-    spare: Vec<Bucket>,
+    slots: Vec<[u64; 2]>,
+    spare: Vec<[u64; 2]>,
     len: usize,
     s: [u64; 4],
 }
 
 impl Table1 {
     pub(crate) fn new(max_keys: usize, s: [u64; 4]) -> Result<Self> {
-        let cap = slots_for(max_keys) / WAYS;
+        let cap = slots_for(max_keys);
         let mut slots = Vec::new();
         let mut spare = Vec::new();
         reserve(&mut slots, cap, "unique table")?;
         reserve(&mut spare, cap, "unique table")?;
-        slots.resize(1024 / WAYS, Bucket::default());
+        slots.resize(1024, [0, 0]);
         Ok(Table1 {
             slots,
             spare,
@@ -136,25 +123,17 @@ impl Table1 {
         let mut i = hash1(key, &self.s) as usize & mask;
         loop {
             // SAFETY: i is masked below the table's power-of-two length.
-            let b = unsafe { self.slots.get_unchecked_mut(i) };
-            let mut hit = 0u32;
-            let mut empty = 0u32;
-            for w in 0..WAYS {
-                hit |= ((b.keys[w] == key) as u32 & (b.ids[w] != 0) as u32) << w;
-                empty |= ((b.ids[w] == 0) as u32) << w;
-            }
-            if hit != 0 {
-                return (b.ids[hit.trailing_zeros() as usize] - 1, false);
-            }
-            if empty != 0 {
-                let w = empty.trailing_zeros() as usize;
-                b.keys[w] = key;
-                b.ids[w] = next + 1;
+            let slot = unsafe { self.slots.get_unchecked_mut(i) };
+            if slot[1] == 0 {
+                *slot = [key, next + 1];
                 self.len += 1;
-                if self.len * 2 > self.slots.len() * WAYS {
+                if self.len * 2 > self.slots.len() {
                     self.grow();
                 }
                 return (next, true);
+            }
+            if slot[0] == key {
+                return (slot[1] - 1, false);
             }
             i = (i + 1) & mask;
         }
@@ -165,23 +144,15 @@ impl Table1 {
         let cap = self.slots.len() * 2;
         self.spare.clear();
         // Within the reserved capacity: no allocation.
-        self.spare.resize(cap, Bucket::default());
+        self.spare.resize(cap, [0, 0]);
         let mask = cap - 1;
-        for b in &self.slots {
-            for w in 0..WAYS {
-                if b.ids[w] != 0 {
-                    let key = b.keys[w];
-                    let mut i = hash1(key, &self.s) as usize & mask;
-                    loop {
-                        let nb = &mut self.spare[i];
-                        if let Some(f) = nb.ids.iter().position(|&x| x == 0) {
-                            nb.keys[f] = key;
-                            nb.ids[f] = b.ids[w];
-                            break;
-                        }
-                        i = (i + 1) & mask;
-                    }
+        for &slot in &self.slots {
+            if slot[1] != 0 {
+                let mut i = hash1(slot[0], &self.s) as usize & mask;
+                while self.spare[i][1] != 0 {
+                    i = (i + 1) & mask;
                 }
+                self.spare[i] = slot;
             }
         }
         std::mem::swap(&mut self.slots, &mut self.spare);
