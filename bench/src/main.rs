@@ -106,6 +106,9 @@
 //! * `fft`: c2c, r2c and c2r beside `rustfft` and `realfft` in GFLOP/s (see
 //!   `fft_group.rs`); only when a filter names it (`tessera-bench fft`, with
 //!   `--quick` for a smoke run); in `--json` mode its table goes to stderr.
+//! * `gather`, `scatter`, `unique`: gather and gather_ranges, scatter-add
+//!   and unique numbering beside plain loops, memcpy and a `hashbrown` +
+//!   `foldhash` numbering loop (see `movement_group.rs`); only when named.
 //! * `reduce/sum-f32`, `reduce/sum-f64`, `reduce/sum-squares-f32`: the sum of
 //!   `--size-mib` MiB beside a naive loop, `iter().sum()`, ndarray and a read
 //!   of the buffer; Σ x² three ways (see `reduce.rs`).
@@ -123,6 +126,7 @@ mod fft_group;
 mod gemm_group;
 mod harness;
 mod math_group;
+mod movement_group;
 mod reduce;
 
 use casts::{cast_group, CastBufs, CastCase};
@@ -271,6 +275,9 @@ fn main() -> ExitCode {
     let gemm_int = !o.filters.is_empty() && selected(gemm_group::INT_NAME, &o.filters);
     let gemm_complex = !o.filters.is_empty() && selected(gemm_group::COMPLEX_NAME, &o.filters);
     let fft_group = !o.filters.is_empty() && selected(fft_group::NAME, &o.filters);
+    let gather_g = !o.filters.is_empty() && selected(movement_group::GATHER, &o.filters);
+    let scatter_g = !o.filters.is_empty() && selected(movement_group::SCATTER, &o.filters);
+    let unique_g = !o.filters.is_empty() && selected(movement_group::UNIQUE, &o.filters);
     let math = !o.filters.is_empty() && o.filters.iter().any(|f| f.starts_with(math_group::NAME));
     if o.list {
         for g in group_names() {
@@ -286,6 +293,9 @@ fn main() -> ExitCode {
         && !gemm_complex
         && !math
         && !fft_group
+        && !gather_g
+        && !scatter_g
+        && !unique_g
     {
         eprintln!(
             "tessera-bench: no group matches {:?}; groups: {}, {}",
@@ -389,6 +399,9 @@ fn main() -> ExitCode {
         (gemm_group, gemm_group::run),
         (gemm_int, gemm_group::run_int),
         (gemm_complex, gemm_group::run_complex),
+        (gather_g, movement_group::run_gather),
+        (scatter_g, movement_group::run_scatter),
+        (unique_g, movement_group::run_unique),
     ];
     for (_, run) in named_runs.iter().filter(|g| g.0) {
         let (text, ok) = run(o.quick);

@@ -19,7 +19,9 @@ fn kernels_lists_every_kind() {
         .collect();
     assert_eq!(kinds.len(), Kind::ALL.len());
     // Then cast, contract, map, the three calls of the block-scaled formats,
-    // reduce, scan, series, the Fourier transforms and the library's other calls.
+    // reduce, scan, series, the Fourier transforms, the assembly calls, the
+    // movement calls and the
+    // library's other calls.
     let others: Vec<&str> = list[Kind::ALL.len()..]
         .iter()
         .map(|e| e["name"].as_str().unwrap())
@@ -39,6 +41,14 @@ fn kernels_lists_every_kind() {
             "c2c",
             "r2c",
             "c2r",
+            "fold",
+            "assemble",
+            "tile",
+            "sparse_dot",
+            "gather",
+            "gather_ranges",
+            "scatter",
+            "unique",
             "random",
             "quantize",
             "dequantize",

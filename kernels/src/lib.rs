@@ -8,7 +8,9 @@
 //! crate of kernels per tier); this crate holds the hand-written engines that
 //! run them over arrays of any layout: [`elementwise()`], [`cast()`],
 //! [`map()`] (fused programs), [`reduce()`] and [`scan()`], [`contract()`],
-//! the block-scaled [`formats`], [`fill`], [`quant`] and [`poly`]. The
+//! the block-scaled [`formats`], [`fill`], [`quant`] and [`poly`], the
+//! [`movement`] kernels ([`gather()`], [`gather_ranges()`], [`scatter()`]) and
+//! [`unique()`] numbering. The
 //! contract of each (its order, its error bound, what it refuses) is on the
 //! function, and in the repository's ARCHITECTURE.md.
 //!
@@ -72,6 +74,7 @@ pub mod fft;
 pub mod fill;
 pub mod formats;
 pub mod map;
+pub mod movement;
 #[cfg(feature = "ndarray")]
 pub mod nd;
 pub mod poly;
@@ -79,6 +82,7 @@ pub mod quant;
 pub mod reduce;
 pub mod tier;
 pub mod typed;
+pub mod unique;
 
 pub use array::{ArrayView, ArrayViewMut, Element, Layout};
 pub use assembly::{assemble, fold, Pad, PaddedLoad};
@@ -87,6 +91,7 @@ pub use contract::{contract, matmul, ContractSpec};
 pub use elementwise::{elementwise, result_dtype};
 pub use error::{Error, Result};
 pub use map::{map, map_in_place, MapPlan, Program, ProgramBuilder};
+pub use movement::{gather, gather_ranges, scatter, Combine};
 pub use reduce::{
     dot, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan,
     scan_many, scan_terms, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
@@ -97,6 +102,7 @@ pub use tessera_generated::{
     Overflow, ResultRule, ScaleRule, Tier, TierInfo, Variant, CAST_COUNT, KERNELS, KERNEL_COUNT,
 };
 pub use tier::{active_tier, available_tiers, best_tier, Exec, Par};
+pub use unique::unique;
 
 /// The README's Rust examples, compiled and run as doctests so they stay true.
 #[cfg(doctest)]

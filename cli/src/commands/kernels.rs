@@ -261,6 +261,17 @@ fn other_kernels() -> Vec<serde_json::Value> {
         "result": "v's dtype, 0-d",
         "doc": super::assembly::SPARSE_DOT_DOC,
     }));
+    for k in super::movement::MovementKernel::ALL {
+        let (operands, results, attrs) = k.io();
+        list.push(json!({
+            "name": k.name(),
+            "family": "movement",
+            "operands": operands,
+            "results": results,
+            "attrs": attrs,
+            "doc": k.doc(),
+        }));
+    }
     for k in LibraryKernel::ALL {
         let (operands, results, attrs) = k.io();
         list.push(json!({

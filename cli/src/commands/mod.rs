@@ -11,6 +11,7 @@ pub mod formats;
 pub mod kernels;
 pub mod library;
 pub mod map;
+pub mod movement;
 pub mod reduce;
 pub mod run;
 pub mod selftest;

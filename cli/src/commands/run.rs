@@ -63,6 +63,8 @@ pub enum Kernel {
     Tile,
     /// `sparse_dot`: one CSR row times a vector.
     SparseDot,
+    /// `gather`, `gather_ranges`, `scatter` or `unique`.
+    Movement(super::movement::MovementKernel),
     /// `random`, `quantize`, `dequantize`, `polyval`, `qmatmul_i8`,
     /// `requantize_i8`, `sum_lanes`.
     Library(LibraryKernel),
@@ -103,6 +105,9 @@ impl Kernel {
         }
         if let Some(k) = super::fft::FftKernel::from_name(name) {
             return Ok(Kernel::Fft(k));
+        }
+        if let Some(k) = super::movement::MovementKernel::from_name(name) {
+            return Ok(Kernel::Movement(k));
         }
         if let Some(k) = FormatKernel::from_name(name) {
             return Ok(Kernel::Format(k));
@@ -181,6 +186,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Assemble => super::assembly::assemble_call(path, &call, &exec, r)?,
         Kernel::Tile => super::assembly::tile_call(path, &call, &exec, r)?,
         Kernel::SparseDot => super::assembly::sparse_dot_call(path, &call, &exec, r)?,
+        Kernel::Movement(k) => super::movement::call(path, &call, k, &exec, r)?,
     };
     results.commit()?;
     if let Some(note) = tessera::tier::tier_env_note() {
