@@ -73,6 +73,7 @@ pub mod formats;
 pub mod map;
 #[cfg(feature = "ndarray")]
 pub mod nd;
+pub mod order;
 pub mod poly;
 pub mod quant;
 pub mod reduce;

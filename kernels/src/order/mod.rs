@@ -1,0 +1,496 @@
+//! Ordering kernels: [`sort`] and [`argsort`] along an axis (top-k where the
+//! destination is shorter), [`median`] and [`quantile`], the batch search
+//! [`lower_bound`], sorted-set [`intersect`] and [`difference`], and the
+//! stable [`compress`] and [`partition`].
+//!
+//! # The order
+//!
+//! Every kernel here orders elements by one total order:
+//!
+//! ```text
+//! −∞ < … < −0 < +0 < … < +∞ < NaN
+//! ```
+//!
+//! Every NaN, whatever its sign and payload, is equal to every other NaN and
+//! above +∞. Complex numbers order by their real part, then by their imaginary
+//! part (both in the order above); one with a NaN in either part is equal to
+//! every other such number and above every complex number without one.
+//! Integers order by value; a bool's false is below its true (every nonzero
+//! byte is true, and equal to every other); the narrow floats (fp8, fp6, fp4,
+//! e8m0, ue4m3) and the packed integers order by the value their code
+//! decodes to.
+//!
+//! The kernels compute on keys: each element maps to an unsigned integer
+//! whose natural order is this order (module `key`), and the sorts are radix
+//! sorts of those keys, stable, so results never depend on the thread count
+//! or the tier.
+
+#[macro_use]
+mod key;
+mod compress;
+mod radix;
+mod search;
+mod select;
+mod sets;
+
+pub use compress::{compress, partition};
+pub use search::lower_bound;
+pub use select::{median, quantile};
+pub use sets::{difference, intersect};
+
+use crate::array::{extent_product, ArrayView, ArrayViewMut};
+use crate::elementwise::self_overlap;
+use crate::error::{Error, Result};
+use crate::{DType, Exec};
+use key::{KeyMap, RadixKey};
+use radix::{radix_sort, small_sort, Shared, RADIX_MIN};
+use rayon::prelude::*;
+
+/// Sort each slice of `x` along `axis`, stably, into `values` (bits
+/// unchanged) and, where given, the slice positions of those elements (i64)
+/// into `positions`.
+///
+/// The order is the module's total order, −∞ < … < −0 < +0 < … < +∞ < NaN
+/// (every NaN equal; complex by real part, then imaginary part; see the
+/// module documentation). Elements that are equal in it keep their order in
+/// `x`; `descending` reverses the order and still keeps equal elements in
+/// increasing position (so NaNs come first, in increasing position).
+///
+/// `values` has `x`'s shape but along `axis`, where it may be shorter: with
+/// k ≤ n elements there, each slice receives the first k elements of its
+/// sorted order (top-k; the rest is never sorted). `positions`, where given,
+/// has `values`' shape. Every dtype is taken; every layout of `x`, `values`
+/// and `positions` (strides zero, negative, transposed).
+///
+/// The result is a function of `x`'s values alone: thread count and tier
+/// change no bit.
+///
+/// # Refusals (before any write)
+/// [`Error::Rank`] for a rank-0 `x`; [`Error::Axis`] for an axis out of range,
+/// a `values` longer than `x` along it, or a slice of 2^32 or more elements;
+/// [`Error::DTypeMismatch`] for `values` of another dtype or `positions` not
+/// i64; [`Error::Shape`] for shapes that differ off the axis (or between
+/// `values` and `positions`); [`Error::Layout`] for a destination that reaches
+/// an element twice or whose bytes overlap `x`'s; [`Error::Alloc`] where the
+/// scratch (about 3 × (key + 4 bytes) per element of a slice, per task)
+/// cannot be had; [`Error::TierUnavailable`].
+pub fn sort(
+    axis: usize,
+    descending: bool,
+    x: &ArrayView<'_>,
+    values: &mut ArrayViewMut<'_>,
+    positions: Option<&mut ArrayViewMut<'_>>,
+    exec: &Exec,
+) -> Result<()> {
+    order(axis, descending, x, Some(values), positions, exec)
+}
+
+/// The positions (i64, along `axis`) of each slice's elements in [`sort`]'s
+/// order: `positions` has `x`'s shape but along `axis`, where k ≤ n keeps the
+/// first k. The same order, stability, descending rule and refusals as
+/// [`sort`].
+pub fn argsort(
+    axis: usize,
+    descending: bool,
+    x: &ArrayView<'_>,
+    positions: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    order(axis, descending, x, None, Some(positions), exec)
+}
+
+/// The byte range a slice of bytes occupies.
+pub(crate) fn span(b: &[u8]) -> core::ops::Range<usize> {
+    let s = b.as_ptr() as usize;
+    s..s + b.len()
+}
+
+/// Whether two byte slices share a byte.
+pub(crate) fn overlaps(a: &[u8], b: &[u8]) -> bool {
+    let (a, b) = (span(a), span(b));
+    !a.is_empty() && !b.is_empty() && a.start < b.end && b.start < a.end
+}
+
+/// [`Error::Layout`] where `dst` reaches an element twice or overlaps `src`.
+pub(crate) fn check_destination(
+    dst: &ArrayViewMut<'_>,
+    name: &str,
+    inputs: &[&ArrayView<'_>],
+) -> Result<()> {
+    if let Some(reason) = self_overlap(dst.shape(), dst.strides()) {
+        return Err(Error::Layout {
+            operand: name.into(),
+            reason,
+        });
+    }
+    for x in inputs {
+        if extent_product(dst.shape().iter().copied()) > 0
+            && !x.layout().is_empty()
+            && overlaps(dst.view().data(), x.data())
+        {
+            return Err(Error::Layout {
+                operand: name.into(),
+                reason: "its bytes overlap an operand's".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The element positions of every slice's first element along `axis`, in C
+/// order of the other axes.
+pub(crate) fn slice_bases(
+    shape: &[usize],
+    strides: &[isize],
+    offset: usize,
+    axis: usize,
+) -> Result<Vec<isize>> {
+    let outer = extent_product(
+        shape
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != axis)
+            .map(|(_, &e)| e),
+    );
+    let mut v = Vec::new();
+    v.try_reserve_exact(outer).map_err(|_| Error::Alloc {
+        what: "slice offsets".into(),
+        elements: outer,
+    })?;
+    if outer == 0 {
+        return Ok(v);
+    }
+    let axes: Vec<usize> = (0..shape.len()).filter(|&i| i != axis).collect();
+    let mut ix = vec![0usize; axes.len()];
+    let mut pos = offset as isize;
+    for _ in 0..outer {
+        v.push(pos);
+        for j in (0..axes.len()).rev() {
+            let a = axes[j];
+            ix[j] += 1;
+            pos += strides[a];
+            if ix[j] < shape[a] {
+                break;
+            }
+            pos -= strides[a] * shape[a] as isize;
+            ix[j] = 0;
+        }
+    }
+    Ok(v)
+}
+
+/// Check `axis` of `x` (rank ≥ 1).
+pub(crate) fn check_axis(x: &ArrayView<'_>, axis: usize, call: &str) -> Result<()> {
+    if x.shape().is_empty() {
+        return Err(Error::Rank {
+            operand: "x".into(),
+            shape: vec![],
+            expected: format!("{call} takes an array of rank 1 or more"),
+        });
+    }
+    if axis >= x.shape().len() {
+        return Err(Error::Axis {
+            operand: "x".into(),
+            axis,
+            reason: format!("is out of range for rank {}", x.shape().len()),
+        });
+    }
+    Ok(())
+}
+
+/// `dst`'s shape is `x`'s but along `axis`, where it is at most `x`'s.
+fn check_like(x: &ArrayView<'_>, axis: usize, dst: &ArrayViewMut<'_>, name: &str) -> Result<()> {
+    let (xs, ds) = (x.shape(), dst.shape());
+    let off_axis = |s: &[usize]| -> Vec<usize> {
+        s.iter()
+            .enumerate()
+            .filter(|&(i, _)| i != axis)
+            .map(|(_, &e)| e)
+            .collect()
+    };
+    if xs.len() != ds.len() || off_axis(xs) != off_axis(ds) {
+        return Err(Error::Shape {
+            operand: name.into(),
+            shape: ds.to_vec(),
+            target: xs.to_vec(),
+        });
+    }
+    if ds[axis] > xs[axis] {
+        return Err(Error::Axis {
+            operand: name.into(),
+            axis,
+            reason: format!("has {} elements, more than x's {}", ds[axis], xs[axis]),
+        });
+    }
+    Ok(())
+}
+
+/// A destination: its bytes, its slices' first elements, its axis stride.
+type Dest = (Shared<u8>, Vec<isize>, isize);
+
+/// One sort call, checked.
+struct Job {
+    x: *const u8,
+    xb: Vec<isize>,
+    xs: isize,
+    v: Option<Dest>,
+    p: Option<Dest>,
+    n: usize,
+    k: usize,
+    desc: bool,
+    tasks: usize,
+    /// Slices share bytes (packed dtypes): one task.
+    packed: bool,
+}
+// SAFETY: the raw pointers are read (x) or written at elements of distinct
+// slices (destinations), each slice by one task.
+unsafe impl Sync for Job {}
+
+fn order(
+    axis: usize,
+    desc: bool,
+    x: &ArrayView<'_>,
+    values: Option<&mut ArrayViewMut<'_>>,
+    positions: Option<&mut ArrayViewMut<'_>>,
+    exec: &Exec,
+) -> Result<()> {
+    exec.resolve_tier()?;
+    check_axis(x, axis, "sort")?;
+    if let Some(v) = values.as_deref() {
+        if v.dtype() != x.dtype() {
+            return Err(Error::DTypeMismatch {
+                operand: "values".into(),
+                expected: x.dtype(),
+                got: v.dtype(),
+            });
+        }
+        check_like(x, axis, v, "values")?;
+    }
+    if let Some(p) = positions.as_deref() {
+        if p.dtype() != DType::I64 {
+            return Err(Error::DTypeMismatch {
+                operand: "positions".into(),
+                expected: DType::I64,
+                got: p.dtype(),
+            });
+        }
+        check_like(x, axis, p, "positions")?;
+        if let Some(v) = values.as_deref() {
+            if v.shape() != p.shape() {
+                return Err(Error::Shape {
+                    operand: "positions".into(),
+                    shape: p.shape().to_vec(),
+                    target: v.shape().to_vec(),
+                });
+            }
+        }
+    }
+    if let Some(v) = values.as_deref() {
+        check_destination(v, "values", &[x])?;
+    }
+    if let Some(p) = positions.as_deref() {
+        check_destination(p, "positions", &[x])?;
+    }
+    let n = x.shape()[axis];
+    if n > u32::MAX as usize {
+        return Err(Error::Axis {
+            operand: "x".into(),
+            axis,
+            reason: format!("has {n} elements; a sort takes fewer than 2^32"),
+        });
+    }
+    let k = values
+        .as_deref()
+        .map(|v| v.shape()[axis])
+        .or(positions.as_deref().map(|p| p.shape()[axis]))
+        .unwrap_or(0);
+    let l = x.layout();
+    let xb = slice_bases(&l.shape, &l.strides, l.offset, axis)?;
+    if xb.is_empty() || k == 0 {
+        return Ok(());
+    }
+    let dest = |d: Option<&mut ArrayViewMut<'_>>| -> Result<Option<Dest>> {
+        d.map(|d| {
+            let dl = d.layout().clone();
+            let b = slice_bases(&dl.shape, &dl.strides, dl.offset, axis)?;
+            Ok((Shared(d.data_mut().as_mut_ptr()), b, dl.strides[axis]))
+        })
+        .transpose()
+    };
+    let v = dest(values)?;
+    let p = dest(positions)?;
+    let job = Job {
+        x: x.data().as_ptr(),
+        xs: l.strides[axis],
+        xb,
+        v,
+        p,
+        n,
+        k,
+        desc,
+        tasks: exec.thread_count(),
+        packed: x.dtype().info().values_per_byte > 1,
+    };
+    with_key_map!(x.dtype(), |m| run(m, &job))
+}
+
+/// Scratch of one task.
+struct Buf<K> {
+    keys: Vec<K>,
+    idx: Vec<u32>,
+    tk: Vec<K>,
+    ti: Vec<u32>,
+}
+
+fn alloc<T: Clone + Default>(n: usize, what: &str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
+        what: what.into(),
+        elements: n,
+    })?;
+    v.resize(n, T::default());
+    Ok(v)
+}
+
+impl<K: RadixKey> Buf<K> {
+    fn new(n: usize) -> Result<Self> {
+        Ok(Buf {
+            keys: alloc(n, "sort keys")?,
+            idx: alloc(n, "sort indices")?,
+            tk: alloc(n, "sort keys")?,
+            ti: alloc(n, "sort indices")?,
+        })
+    }
+}
+
+fn run<M: KeyMap>(m: &M, job: &Job) -> Result<()> {
+    let slices = job.xb.len();
+    let tasks = if job.packed {
+        1
+    } else {
+        job.tasks.min(slices).max(1)
+    };
+    // Every task's scratch before any write.
+    let mut bufs: Vec<Buf<M::K>> = (0..tasks).map(|_| Buf::new(job.n)).collect::<Result<_>>()?;
+    // One slice: its passes may use every task.
+    let inner = if slices == 1 { job.tasks } else { 1 };
+    if tasks == 1 {
+        let buf = &mut bufs[0];
+        for s in 0..slices {
+            lane(m, job, s, buf, inner);
+        }
+    } else {
+        bufs.par_iter_mut().enumerate().for_each(|(t, buf)| {
+            for s in slices * t / tasks..slices * (t + 1) / tasks {
+                lane(m, job, s, buf, 1);
+            }
+        });
+    }
+    Ok(())
+}
+
+/// Sort slice `s` and write its first k elements.
+fn lane<M: KeyMap>(m: &M, job: &Job, s: usize, buf: &mut Buf<M::K>, tasks: usize) {
+    let (n, k, desc) = (job.n, job.k, job.desc);
+    let (xb, xs) = (job.xb[s], job.xs);
+    let key = |i: usize| -> M::K {
+        // SAFETY: i < n, so xb + i·xs is an element of the validated view x.
+        let k = unsafe { m.key_at(job.x, xb + i as isize * xs) };
+        if desc {
+            k.flip()
+        } else {
+            k
+        }
+    };
+    let need_idx = job.p.is_some() || !M::INVERTIBLE;
+    let with_idx = if k < n && n >= RADIX_MIN {
+        // Top-k: the elements whose top digit is at most the k-th smallest
+        // key's, in input order, hold the first k of the sorted order.
+        let top = M::K::BYTES - 1;
+        let mut h = [0usize; 256];
+        for i in 0..n {
+            h[key(i).digit(top)] += 1;
+        }
+        let mut acc = 0;
+        let mut last = 255;
+        for (d, &c) in h.iter().enumerate() {
+            acc += c;
+            if acc >= k {
+                last = d;
+                break;
+            }
+        }
+        let mut c = 0;
+        for i in 0..n {
+            let kk = key(i);
+            if kk.digit(top) <= last {
+                buf.keys[c] = kk;
+                buf.idx[c] = i as u32;
+                c += 1;
+            }
+        }
+        sort_keys(buf, c, true, tasks);
+        true
+    } else {
+        let mut collapsed = false;
+        for i in 0..n {
+            let kk = key(i);
+            collapsed |= m.collapses(if desc { kk.flip() } else { kk });
+            buf.keys[i] = kk;
+        }
+        let with_idx = need_idx || collapsed;
+        if with_idx {
+            for (i, x) in buf.idx[..n].iter_mut().enumerate() {
+                *x = i as u32;
+            }
+        }
+        sort_keys(buf, n, with_idx, tasks);
+        with_idx
+    };
+    if let Some((vp, vb, vs)) = &job.v {
+        let base = vb[s];
+        for j in 0..k {
+            let d = base + j as isize * vs;
+            if with_idx {
+                // SAFETY: idx[j] < n is an element of x's slice; d is element
+                // j < k of this slice of the validated destination, which this
+                // task alone writes.
+                unsafe { m.copy(job.x, xb + buf.idx[j] as isize * xs, vp.0, d) };
+            } else {
+                let kk = if desc {
+                    buf.keys[j].flip()
+                } else {
+                    buf.keys[j]
+                };
+                // SAFETY: as above; without indices no key collapses.
+                unsafe { m.write_key(kk, vp.0, d) };
+            }
+        }
+    }
+    if let Some((pp, pb, ps)) = &job.p {
+        let base = pb[s];
+        for j in 0..k {
+            let d = base + j as isize * ps;
+            // SAFETY: d is element j < k of this slice of the validated i64
+            // destination, which this task alone writes.
+            unsafe {
+                (pp.0.offset(d * 8) as *mut i64).write_unaligned((buf.idx[j] as i64).to_le())
+            };
+        }
+    }
+}
+
+/// Sort the first `len` keys of `buf` (with their indices).
+fn sort_keys<K: RadixKey>(buf: &mut Buf<K>, len: usize, with_idx: bool, tasks: usize) {
+    let keys = &mut buf.keys[..len];
+    let idx = if with_idx {
+        Some(&mut buf.idx[..len])
+    } else {
+        None
+    };
+    if len < RADIX_MIN {
+        small_sort(keys, idx);
+    } else {
+        radix_sort(keys, idx, &mut buf.tk[..len], &mut buf.ti[..len], tasks);
+    }
+}
