@@ -106,6 +106,10 @@
 //! * `fft`: c2c, r2c and c2r beside `rustfft` and `realfft` in GFLOP/s (see
 //!   `fft_group.rs`); only when a filter names it (`tessera-bench fft`, with
 //!   `--quick` for a smoke run); in `--json` mode its table goes to stderr.
+//! * `sort`: stable sort of 16M f32, u32 and i64 (values, and values with
+//!   positions) beside `slice::sort` and `slice::sort_unstable`, and top-k
+//!   of 1% beside the full sort, in ns/element on one thread (see
+//!   `sort_group.rs`; numpy's from `bench/scripts/sort_numpy.py`); only when named.
 //! * `reduce/sum-f32`, `reduce/sum-f64`, `reduce/sum-squares-f32`: the sum of
 //!   `--size-mib` MiB beside a naive loop, `iter().sum()`, ndarray and a read
 //!   of the buffer; Σ x² three ways (see `reduce.rs`).
@@ -124,6 +128,7 @@ mod gemm_group;
 mod harness;
 mod math_group;
 mod reduce;
+mod sort_group;
 
 use casts::{cast_group, CastBufs, CastCase};
 use elementwise::{bandwidth_group, elementwise_group, read_sum, reference, Bufs, Op};
@@ -271,6 +276,7 @@ fn main() -> ExitCode {
     let gemm_int = !o.filters.is_empty() && selected(gemm_group::INT_NAME, &o.filters);
     let gemm_complex = !o.filters.is_empty() && selected(gemm_group::COMPLEX_NAME, &o.filters);
     let fft_group = !o.filters.is_empty() && selected(fft_group::NAME, &o.filters);
+    let sort_group = !o.filters.is_empty() && selected(sort_group::NAME, &o.filters);
     let math = !o.filters.is_empty() && o.filters.iter().any(|f| f.starts_with(math_group::NAME));
     if o.list {
         for g in group_names() {
@@ -286,6 +292,7 @@ fn main() -> ExitCode {
         && !gemm_complex
         && !math
         && !fft_group
+        && !sort_group
     {
         eprintln!(
             "tessera-bench: no group matches {:?}; groups: {}, {}",
@@ -387,6 +394,7 @@ fn main() -> ExitCode {
     let named_runs = [
         (fft_group, fft_group::run as fn(bool) -> (String, bool)),
         (gemm_group, gemm_group::run),
+        (sort_group, sort_group::run),
         (gemm_int, gemm_group::run_int),
         (gemm_complex, gemm_group::run_complex),
     ];

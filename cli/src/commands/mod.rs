@@ -10,6 +10,7 @@ pub mod formats;
 pub mod kernels;
 pub mod library;
 pub mod map;
+pub mod order;
 pub mod reduce;
 pub mod run;
 pub mod selftest;

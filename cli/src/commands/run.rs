@@ -52,6 +52,9 @@ pub enum Kernel {
     Series,
     /// `c2c`, `r2c` or `c2r`: a Fourier transform.
     Fft(super::fft::FftKernel),
+    /// `sort`, `argsort`, `median`, `quantile`, `lower_bound`, `intersect`,
+    /// `difference`, `compress`, `partition`.
+    Order(super::order::OrderKernel),
     /// `random`, `quantize`, `dequantize`, `polyval`, `qmatmul_i8`,
     /// `requantize_i8`, `sum_lanes`.
     Library(LibraryKernel),
@@ -80,6 +83,9 @@ impl Kernel {
         }
         if let Some(k) = super::fft::FftKernel::from_name(name) {
             return Ok(Kernel::Fft(k));
+        }
+        if let Some(k) = super::order::OrderKernel::from_name(name) {
+            return Ok(Kernel::Order(k));
         }
         if let Some(k) = FormatKernel::from_name(name) {
             return Ok(Kernel::Format(k));
@@ -153,6 +159,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Series => super::series::call(path, &call, &exec, r)?,
         Kernel::Library(k) => super::library::call(path, &call, k, &exec, r)?,
         Kernel::Fft(k) => super::fft::call(path, &call, k, &exec, r)?,
+        Kernel::Order(k) => super::order::call(path, &call, k, &exec, r)?,
     };
     results.commit()?;
     if let Some(note) = tessera::tier::tier_env_note() {

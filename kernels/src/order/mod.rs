@@ -353,12 +353,13 @@ fn alloc<T: Clone + Default>(n: usize, what: &str) -> Result<Vec<T>> {
 }
 
 impl<K: RadixKey> Buf<K> {
-    fn new(n: usize) -> Result<Self> {
+    fn new(n: usize, with_idx: bool) -> Result<Self> {
+        let m = if with_idx { n } else { 0 };
         Ok(Buf {
             keys: alloc(n, "sort keys")?,
-            idx: alloc(n, "sort indices")?,
+            idx: alloc(m, "sort indices")?,
             tk: alloc(n, "sort keys")?,
-            ti: alloc(n, "sort indices")?,
+            ti: alloc(m, "sort indices")?,
         })
     }
 }
@@ -371,7 +372,9 @@ fn run<M: KeyMap>(m: &M, job: &Job) -> Result<()> {
         job.tasks.min(slices).max(1)
     };
     // Every task's scratch before any write.
-    let mut bufs: Vec<Buf<M::K>> = (0..tasks).map(|_| Buf::new(job.n)).collect::<Result<_>>()?;
+    let mut bufs: Vec<Buf<M::K>> = (0..tasks)
+        .map(|_| Buf::new(job.n, job.p.is_some() || !M::INVERTIBLE))
+        .collect::<Result<_>>()?;
     // One slice: its passes may use every task.
     let inner = if slices == 1 { job.tasks } else { 1 };
     if tasks == 1 {
@@ -402,8 +405,10 @@ fn lane<M: KeyMap>(m: &M, job: &Job, s: usize, buf: &mut Buf<M::K>, tasks: usize
             k
         }
     };
+    // Indices travel with the keys where positions are asked for, or where
+    // a key does not map back to its element's bits.
     let need_idx = job.p.is_some() || !M::INVERTIBLE;
-    let with_idx = if k < n && n >= RADIX_MIN {
+    if k < n && n >= RADIX_MIN {
         // Top-k: the elements whose top digit is at most the k-th smallest
         // key's, in input order, hold the first k of the sorted order.
         let top = M::K::BYTES - 1;
@@ -425,44 +430,55 @@ fn lane<M: KeyMap>(m: &M, job: &Job, s: usize, buf: &mut Buf<M::K>, tasks: usize
             let kk = key(i);
             if kk.digit(top) <= last {
                 buf.keys[c] = kk;
-                buf.idx[c] = i as u32;
+                if need_idx {
+                    buf.idx[c] = i as u32;
+                }
                 c += 1;
             }
         }
-        sort_keys(buf, c, true, tasks);
-        true
+        sort_keys(buf, c, need_idx, tasks);
     } else {
-        let mut collapsed = false;
         for i in 0..n {
-            let kk = key(i);
-            collapsed |= m.collapses(if desc { kk.flip() } else { kk });
-            buf.keys[i] = kk;
+            buf.keys[i] = key(i);
         }
-        let with_idx = need_idx || collapsed;
-        if with_idx {
+        if need_idx {
             for (i, x) in buf.idx[..n].iter_mut().enumerate() {
                 *x = i as u32;
             }
         }
-        sort_keys(buf, n, with_idx, tasks);
-        with_idx
-    };
+        sort_keys(buf, n, need_idx, tasks);
+    }
     if let Some((vp, vb, vs)) = &job.v {
         let base = vb[s];
+        // The next element whose key stands for several bit patterns (a
+        // NaN): such keys are equal, so they come out in input order.
+        let mut next = 0usize;
         for j in 0..k {
             let d = base + j as isize * vs;
-            if with_idx {
+            let kk = if desc {
+                buf.keys[j].flip()
+            } else {
+                buf.keys[j]
+            };
+            if !M::INVERTIBLE {
                 // SAFETY: idx[j] < n is an element of x's slice; d is element
                 // j < k of this slice of the validated destination, which this
                 // task alone writes.
                 unsafe { m.copy(job.x, xb + buf.idx[j] as isize * xs, vp.0, d) };
+            } else if m.collapses(kk) {
+                // SAFETY: i < n is an element of x's slice (the sorted keys
+                // hold as many collapsing keys as the slice, so one is found
+                // before n); d as above.
+                unsafe {
+                    while !m.collapses(m.key_at(job.x, xb + next as isize * xs)) {
+                        next += 1;
+                    }
+                    m.copy(job.x, xb + next as isize * xs, vp.0, d);
+                }
+                next += 1;
             } else {
-                let kk = if desc {
-                    buf.keys[j].flip()
-                } else {
-                    buf.keys[j]
-                };
-                // SAFETY: as above; without indices no key collapses.
+                // SAFETY: d as above; the key does not collapse, so it maps
+                // back to its element's bits.
                 unsafe { m.write_key(kk, vp.0, d) };
             }
         }
@@ -491,6 +507,11 @@ fn sort_keys<K: RadixKey>(buf: &mut Buf<K>, len: usize, with_idx: bool, tasks: u
     if len < RADIX_MIN {
         small_sort(keys, idx);
     } else {
-        radix_sort(keys, idx, &mut buf.tk[..len], &mut buf.ti[..len], tasks);
+        let ti = if with_idx {
+            &mut buf.ti[..len]
+        } else {
+            &mut buf.ti[..0]
+        };
+        radix_sort(keys, idx, &mut buf.tk[..len], ti, tasks);
     }
 }
