@@ -77,26 +77,33 @@ macro_rules! with_key_map {
 use crate::error::{Error, Result};
 use crate::{cast, ArrayView, CastMode, DType, Exec};
 
-/// An unsigned key the radix passes take apart a byte at a time.
+/// An unsigned key the radix passes take apart a digit at a time.
 pub(crate) trait RadixKey: Copy + Ord + Send + Sync + Default + 'static {
-    /// Bytes of the key (its radix passes).
-    const BYTES: usize;
-    /// The largest key.
-    const MAX: Self;
-    /// Byte `pass` (0 the least significant).
+    /// Bits of the key.
+    const BITS: u32;
+    /// Digits of the key for the top-k bound (11 bits each, the top one
+    /// narrower).
+    const PASSES: usize;
+    /// Bits `lo .. lo + w` (w ≤ 12) as a number.
+    fn field(self, lo: u32, w: u32) -> usize;
+    /// Digit `pass` (0 the least significant).
     fn digit(self, pass: usize) -> usize;
     /// All bits flipped: the descending key.
     fn flip(self) -> Self;
 }
 
 macro_rules! radix_key {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $d:expr),*) => {$(
         impl RadixKey for $t {
-            const BYTES: usize = core::mem::size_of::<$t>();
-            const MAX: Self = <$t>::MAX;
+            const BITS: u32 = <$t>::BITS;
+            const PASSES: usize = (<$t>::BITS as usize).div_ceil($d);
+            #[inline(always)]
+            fn field(self, lo: u32, w: u32) -> usize {
+                ((self >> lo) as u128 & ((1u128 << w) - 1)) as usize
+            }
             #[inline(always)]
             fn digit(self, pass: usize) -> usize {
-                ((self >> (8 * pass)) & 0xff) as usize
+                ((self >> ($d * pass as u32)) as u128 & ((1u128 << $d) - 1)) as usize
             }
             #[inline(always)]
             fn flip(self) -> Self {
@@ -105,7 +112,7 @@ macro_rules! radix_key {
         }
     )*};
 }
-radix_key!(u8, u16, u32, u64, u128);
+radix_key!(u8 => 8, u16 => 8, u32 => 11, u64 => 11, u128 => 8);
 
 /// How the elements of one dtype become keys, and (where it can) how a key
 /// becomes the element's bits again.
@@ -215,25 +222,32 @@ macro_rules! width_maps {
 width_maps!(u16 => 2, u32 => 4, u64 => 8);
 
 /// The key of the float bits `b` (+∞ is `inf`): a NaN is the largest key.
+/// Branch-free: a positive gets its sign bit set, a negative every bit
+/// flipped (a mask from the sign), a NaN all bits set.
 #[inline(always)]
-fn float_key<K>(b: K, inf: K) -> K
-where
-    K: RadixKey
-        + core::ops::BitAnd<Output = K>
-        + core::ops::BitOr<Output = K>
-        + core::ops::Not<Output = K>
-        + core::ops::Shr<u32, Output = K>,
-{
-    let sign = !(K::MAX >> 1);
-    let mag = b & !sign;
-    if mag > inf {
-        K::MAX
-    } else if b & sign != K::default() {
-        !b
-    } else {
-        b | sign
-    }
+fn float_key<K: FloatBits>(b: K, inf: K) -> K {
+    b.key(inf)
 }
+
+/// The sign trick on unsigned float bits.
+trait FloatBits: Copy {
+    fn key(self, inf: Self) -> Self;
+}
+
+macro_rules! float_bits {
+    ($($t:ty),*) => {$(
+        impl FloatBits for $t {
+            #[inline(always)]
+            fn key(self, inf: $t) -> $t {
+                let sign: $t = 1 << (<$t>::BITS - 1);
+                let neg = (0 as $t).wrapping_sub(self >> (<$t>::BITS - 1));
+                let nan = (0 as $t).wrapping_sub(((self & !sign) > inf) as $t);
+                (self ^ (neg | sign)) | nan
+            }
+        }
+    )*};
+}
+float_bits!(u16, u32, u64);
 
 /// c64: the real part's f32 key in the high half, the imaginary part's low;
 /// a NaN in either part gives the largest key.

@@ -342,14 +342,26 @@ struct Buf<K> {
     ti: Vec<u32>,
 }
 
-fn alloc<T: Clone + Default>(n: usize, what: &str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
+/// `n` zeros, from zeroed memory (no stores: fresh pages are zero already),
+/// or [`Error::Alloc`].
+fn alloc<T: RadixKey>(n: usize, what: &str) -> Result<Vec<T>> {
+    let err = || Error::Alloc {
         what: what.into(),
         elements: n,
-    })?;
-    v.resize(n, T::default());
-    Ok(v)
+    };
+    let layout = std::alloc::Layout::array::<T>(n).map_err(|_| err())?;
+    if layout.size() == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: the layout has a nonzero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+    if p.is_null() {
+        return Err(err());
+    }
+    // SAFETY: p was allocated by the global allocator with the layout of n
+    // T (Vec's own), and all-zero bytes are n valid T (RadixKey is this
+    // module's, implemented for unsigned integers alone).
+    Ok(unsafe { Vec::from_raw_parts(p, n, n) })
 }
 
 impl<K: RadixKey> Buf<K> {
@@ -371,29 +383,84 @@ fn run<M: KeyMap>(m: &M, job: &Job) -> Result<()> {
     } else {
         job.tasks.min(slices).max(1)
     };
+    // Top-k: for each slice, the largest top digit the first k elements
+    // reach; only the elements up to it are kept and sorted, so the scratch
+    // holds the most any slice keeps.
+    let top_k = job.k < job.n && job.n >= RADIX_MIN;
+    let mut lasts: Vec<(u16, usize)> = Vec::new();
+    let mut len = job.n;
+    if top_k {
+        lasts.try_reserve_exact(slices).map_err(|_| Error::Alloc {
+            what: "top-k bounds".into(),
+            elements: slices,
+        })?;
+        for s in 0..slices {
+            lasts.push(top_digit(m, job, s));
+        }
+        len = lasts.iter().map(|l| l.1).max().unwrap_or(0);
+    }
     // Every task's scratch before any write.
     let mut bufs: Vec<Buf<M::K>> = (0..tasks)
-        .map(|_| Buf::new(job.n, job.p.is_some() || !M::INVERTIBLE))
+        .map(|_| Buf::new(len, job.p.is_some() || !M::INVERTIBLE))
         .collect::<Result<_>>()?;
+    let lasts = &lasts;
     // One slice: its passes may use every task.
     let inner = if slices == 1 { job.tasks } else { 1 };
     if tasks == 1 {
         let buf = &mut bufs[0];
         for s in 0..slices {
-            lane(m, job, s, buf, inner);
+            lane(m, job, s, buf, inner, lasts.get(s).map(|l| l.0));
         }
     } else {
         bufs.par_iter_mut().enumerate().for_each(|(t, buf)| {
             for s in slices * t / tasks..slices * (t + 1) / tasks {
-                lane(m, job, s, buf, 1);
+                lane(m, job, s, buf, 1, lasts.get(s).map(|l| l.0));
             }
         });
     }
     Ok(())
 }
 
-/// Sort slice `s` and write its first k elements.
-fn lane<M: KeyMap>(m: &M, job: &Job, s: usize, buf: &mut Buf<M::K>, tasks: usize) {
+/// The key of element `i` of slice `s` (complemented when descending).
+#[inline(always)]
+fn key_of<M: KeyMap>(m: &M, job: &Job, s: usize, i: usize) -> M::K {
+    // SAFETY: i < n, so xb + i·xs is an element of the validated view x.
+    let k = unsafe { m.key_at(job.x, job.xb[s] + i as isize * job.xs) };
+    if job.desc {
+        k.flip()
+    } else {
+        k
+    }
+}
+
+/// For top-k: the top digit of slice `s`'s k-th smallest key, and how many
+/// of its elements have a top digit at most that.
+fn top_digit<M: KeyMap>(m: &M, job: &Job, s: usize) -> (u16, usize) {
+    let top = M::K::PASSES - 1;
+    let mut h = [0usize; 1 << 11];
+    for i in 0..job.n {
+        h[key_of(m, job, s, i).digit(top)] += 1;
+    }
+    let mut acc = 0;
+    for (d, &c) in h.iter().enumerate() {
+        acc += c;
+        if acc >= job.k {
+            return (d as u16, acc);
+        }
+    }
+    (u16::MAX, job.n)
+}
+
+/// Sort slice `s` and write its first k elements (`last`: the top digit
+/// bound of a top-k slice).
+fn lane<M: KeyMap>(
+    m: &M,
+    job: &Job,
+    s: usize,
+    buf: &mut Buf<M::K>,
+    tasks: usize,
+    last: Option<u16>,
+) {
     let (n, k, desc) = (job.n, job.k, job.desc);
     let (xb, xs) = (job.xb[s], job.xs);
     let key = |i: usize| -> M::K {
@@ -408,23 +475,11 @@ fn lane<M: KeyMap>(m: &M, job: &Job, s: usize, buf: &mut Buf<M::K>, tasks: usize
     // Indices travel with the keys where positions are asked for, or where
     // a key does not map back to its element's bits.
     let need_idx = job.p.is_some() || !M::INVERTIBLE;
-    if k < n && n >= RADIX_MIN {
+    if let Some(last) = last {
         // Top-k: the elements whose top digit is at most the k-th smallest
         // key's, in input order, hold the first k of the sorted order.
-        let top = M::K::BYTES - 1;
-        let mut h = [0usize; 256];
-        for i in 0..n {
-            h[key(i).digit(top)] += 1;
-        }
-        let mut acc = 0;
-        let mut last = 255;
-        for (d, &c) in h.iter().enumerate() {
-            acc += c;
-            if acc >= k {
-                last = d;
-                break;
-            }
-        }
+        let top = M::K::PASSES - 1;
+        let last = last as usize;
         let mut c = 0;
         for i in 0..n {
             let kk = key(i);

@@ -1,13 +1,17 @@
-//! Least-significant-digit radix sort of keys (with their indices alongside),
-//! a byte per pass: stable, so the order of equal keys is their order in the
-//! input, and exact, so the result is the same whether one task or several
-//! run the passes.
+//! Radix sort of keys (with their indices alongside): stable, so the order
+//! of equal keys is their order in the input, and exact, so the result is
+//! the same whether one task or several run it.
 //!
-//! One read counts every pass's digits; a pass whose digit is the same for
-//! every key moves nothing and is skipped. With several tasks the keys are
-//! cut into contiguous chunks; each counts its own digits, and a chunk's
-//! elements of one digit land after those of every earlier chunk, which is
-//! exactly where the sequential pass puts them.
+//! A long run of keys first moves by its top 8 bits into 256 buckets (one
+//! most-significant-digit pass); each bucket, small enough to stay in cache,
+//! then sorts by its remaining bits least significant digit first, in
+//! digits of at most 12 bits. A short run goes least significant digit
+//! first directly. Each sequence of passes counts all its digits in one
+//! read and skips a digit that is the same for every key. With several
+//! tasks the top pass cuts the keys into contiguous chunks, each counting
+//! its own digits, a chunk's keys of one digit landing after every earlier
+//! chunk's (exactly where the sequential pass puts them); the buckets are
+//! then shared out whole.
 
 use super::key::RadixKey;
 use rayon::prelude::*;
@@ -32,19 +36,25 @@ impl<T> Shared<T> {
 
 /// Below this many keys, comparison sorting wins.
 pub(crate) const RADIX_MIN: usize = 256;
-/// Below this many keys per task, one task runs the passes.
+/// From this many keys, the top digit goes first.
+const MSD_MIN: usize = 1 << 16;
+/// Below this many keys per task, one task runs the top pass.
 const CHUNK_MIN: usize = 1 << 16;
+/// Widest digit.
+const WIDE: u32 = 12;
+const BUCKETS: usize = 1 << WIDE;
 
-type Hist = [u32; 256];
-
-fn count<K: RadixKey>(keys: &[K]) -> Vec<Hist> {
-    let mut h = vec![[0u32; 256]; K::BYTES];
-    for &k in keys {
-        for (p, hp) in h.iter_mut().enumerate() {
-            hp[k.digit(p)] += 1;
-        }
+/// Bits `[0, bits)` as digits `(lo, width)` of at most 12 bits, low first.
+fn digits(bits: u32) -> Vec<(u32, u32)> {
+    let n = bits.div_ceil(WIDE).max(1);
+    let mut out = Vec::with_capacity(n as usize);
+    let mut lo = 0;
+    for i in 0..n {
+        let w = (bits - lo) / (n - i);
+        out.push((lo, w));
+        lo += w;
     }
-    h
+    out
 }
 
 /// Sort `keys` ascending, stably, moving `idx` (when given, of the same
@@ -53,150 +63,186 @@ fn count<K: RadixKey>(keys: &[K]) -> Vec<Hist> {
 /// on their number. Keys are fewer than 2^32.
 pub(crate) fn radix_sort<K: RadixKey>(
     keys: &mut [K],
-    mut idx: Option<&mut [u32]>,
+    idx: Option<&mut [u32]>,
     tk: &mut [K],
     ti: &mut [u32],
     tasks: usize,
 ) {
     let n = keys.len();
-    debug_assert!(n <= u32::MAX as usize && tk.len() >= n);
+    let with_idx = idx.is_some();
+    let ka = Shared(keys.as_mut_ptr());
+    let ia = Shared(idx.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()));
+    let kb = Shared(tk.as_mut_ptr());
+    let ib = Shared(ti.as_mut_ptr());
+    if n < MSD_MIN || K::BITS <= 8 {
+        // SAFETY: a and b are distinct buffers of n elements (b's indices
+        // unused without a's).
+        unsafe {
+            if lsd(ka, ia, kb, ib, 0, n, &digits(K::BITS), with_idx) {
+                core::ptr::copy_nonoverlapping(kb.ptr(), ka.ptr(), n);
+                if with_idx {
+                    core::ptr::copy_nonoverlapping(ib.ptr(), ia.ptr(), n);
+                }
+            }
+        }
+        return;
+    }
+    let top = K::BITS - 8;
     let tasks = tasks.clamp(1, (n / CHUNK_MIN).max(1));
     let bounds: Vec<usize> = (0..=tasks).map(|t| n * t / tasks).collect();
-    // Every pass's digit counts in one read.
-    let hist: Vec<Hist> = if tasks == 1 {
-        count(keys)
-    } else {
-        let parts: Vec<Vec<Hist>> = (0..tasks)
-            .into_par_iter()
-            .map(|t| count(&keys[bounds[t]..bounds[t + 1]]))
-            .collect();
-        let mut h = vec![[0u32; 256]; K::BYTES];
-        for part in parts {
-            for (hp, pp) in h.iter_mut().zip(part) {
-                for (a, b) in hp.iter_mut().zip(pp) {
-                    *a += b;
-                }
+    // The top digit's counts, per chunk.
+    let local: Vec<[u32; 256]> = (0..tasks)
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|t| {
+            let mut h = [0u32; 256];
+            for i in bounds[t]..bounds[t + 1] {
+                // SAFETY: i < n, an element of a, which no task writes now.
+                h[unsafe { *ka.ptr().add(i) }.field(top, 8)] += 1;
             }
-        }
-        h
-    };
-    let passes: Vec<usize> = (0..K::BYTES)
-        .filter(|&p| !hist[p].iter().any(|&c| c as usize == n))
+            h
+        })
         .collect();
-    let with_idx = idx.is_some();
-    let (mut sk, mut dk) = (Shared(keys.as_mut_ptr()), Shared(tk.as_mut_ptr()));
-    let (mut si, mut di) = (
-        Shared(
-            idx.as_deref_mut()
-                .map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()),
-        ),
-        Shared(ti.as_mut_ptr()),
-    );
-    for &p in &passes {
-        if tasks == 1 {
-            let mut off = [0u32; 256];
-            let mut acc = 0u32;
-            for d in 0..256 {
-                off[d] = acc;
-                acc += hist[p][d];
-            }
-            // SAFETY: sk/dk (si/di with indices) point at distinct buffers of n
-            // elements; every `i < n` is read once and every offset, a prefix
-            // count of the digits, is below n and written once.
-            unsafe { scatter(sk, si, dk, di, 0, n, p, &mut off, with_idx) };
-        } else {
-            let local: Vec<Hist> = (0..tasks)
-                .into_par_iter()
-                .map(|t| {
-                    let mut h = [0u32; 256];
-                    for i in bounds[t]..bounds[t + 1] {
-                        // SAFETY: i < n, an element of the source buffer, which
-                        // no task writes in this phase.
-                        h[unsafe { *sk.ptr().add(i) }.digit(p)] += 1;
-                    }
-                    h
-                })
-                .collect();
-            let mut offs = vec![[0u32; 256]; tasks];
-            let mut acc = 0u32;
-            for d in 0..256 {
-                for t in 0..tasks {
-                    offs[t][d] = acc;
-                    acc += local[t][d];
+    let mut offs = vec![[0u32; 256]; tasks];
+    let mut starts = [0usize; 257];
+    let mut acc = 0u32;
+    for d in 0..256 {
+        starts[d] = acc as usize;
+        for t in 0..tasks {
+            offs[t][d] = acc;
+            acc += local[t][d];
+        }
+    }
+    starts[256] = n;
+    let scatter_chunk = |t: usize, off: &mut [u32; 256]| {
+        for i in bounds[t]..bounds[t + 1] {
+            // SAFETY: chunk t reads its own elements of a and writes the
+            // slots [offs[t][d], offs[t][d] + local[t][d]) of b for each
+            // digit d: disjoint from every other chunk's, below n.
+            unsafe {
+                let k = *ka.ptr().add(i);
+                let d = k.field(top, 8);
+                let o = off[d] as usize;
+                off[d] += 1;
+                *kb.ptr().add(o) = k;
+                if with_idx {
+                    *ib.ptr().add(o) = *ia.ptr().add(i);
                 }
             }
-            offs.into_par_iter().enumerate().for_each(|(t, mut off)| {
-                // SAFETY: chunk t reads its own source elements and writes the
-                // destination slots [offs[t][d], offs[t][d] + local[t][d]) of
-                // each digit, disjoint from every other chunk's and below n.
-                unsafe {
-                    scatter(
-                        sk,
-                        si,
-                        dk,
-                        di,
-                        bounds[t],
-                        bounds[t + 1],
-                        p,
-                        &mut off,
-                        with_idx,
-                    )
-                };
-            });
         }
-        core::mem::swap(&mut sk, &mut dk);
-        core::mem::swap(&mut si, &mut di);
+    };
+    if tasks == 1 {
+        scatter_chunk(0, &mut offs[0]);
+    } else {
+        offs.into_par_iter()
+            .enumerate()
+            .with_max_len(1)
+            .for_each(|(t, mut off)| scatter_chunk(t, &mut off));
     }
-    if passes.len() % 2 == 1 {
-        keys.copy_from_slice(&tk[..n]);
-        if let Some(idx) = idx {
-            idx.copy_from_slice(&ti[..n]);
+    // Each bucket: its lower bits, from b back into a.
+    let lower = digits(top);
+    let bucket = |d: usize| {
+        let (s, e) = (starts[d], starts[d + 1]);
+        // SAFETY: bucket d owns [s, e) of a and b (the buckets partition
+        // [0, n)); one task sorts it.
+        unsafe {
+            let off = |p: Shared<K>| Shared(p.ptr().add(s));
+            let offi = |p: Shared<u32>| Shared(if with_idx { p.ptr().add(s) } else { p.ptr() });
+            // Sorted from b (first) through a (second): unless the result
+            // ended in a, it moves there.
+            let in_a = lsd(
+                off(kb),
+                offi(ib),
+                off(ka),
+                offi(ia),
+                0,
+                e - s,
+                &lower,
+                with_idx,
+            );
+            if !in_a {
+                core::ptr::copy_nonoverlapping(kb.ptr().add(s), ka.ptr().add(s), e - s);
+                if with_idx {
+                    core::ptr::copy_nonoverlapping(ib.ptr().add(s), ia.ptr().add(s), e - s);
+                }
+            }
         }
+    };
+    if tasks == 1 {
+        (0..256).for_each(bucket);
+    } else {
+        (0..256).into_par_iter().for_each(bucket);
     }
 }
 
-/// One pass over source elements `lo..hi`: each to its digit's next slot.
+/// Sort elements `lo..hi` of buffer a by the digits `ds`, least significant
+/// first, through buffer b; returns whether the result ended in b (else in
+/// a). Short runs sort by comparison in a.
 ///
 /// # Safety
-/// Source and destination are distinct buffers holding every index read and
-/// written; `off` gives slots that no other caller writes.
+/// a and b (keys, and indices with `with_idx`) are distinct buffers holding
+/// elements `lo..hi`, which no other caller touches meanwhile.
 #[allow(clippy::too_many_arguments)]
-#[inline(always)]
-unsafe fn scatter<K: RadixKey>(
-    sk: Shared<K>,
-    si: Shared<u32>,
-    dk: Shared<K>,
-    di: Shared<u32>,
+unsafe fn lsd<K: RadixKey>(
+    ka: Shared<K>,
+    ia: Shared<u32>,
+    kb: Shared<K>,
+    ib: Shared<u32>,
     lo: usize,
     hi: usize,
-    p: usize,
-    off: &mut Hist,
+    ds: &[(u32, u32)],
     with_idx: bool,
-) {
-    if with_idx {
-        for i in lo..hi {
-            // SAFETY: the caller's promise.
-            unsafe {
-                let k = *sk.0.add(i);
-                let d = k.digit(p);
-                let o = off[d] as usize;
-                off[d] += 1;
-                *dk.0.add(o) = k;
-                *di.0.add(o) = *si.0.add(i);
-            }
+) -> bool {
+    let n = hi - lo;
+    if n < RADIX_MIN {
+        // SAFETY: the caller's promise: a holds elements lo..hi.
+        unsafe {
+            let keys = core::slice::from_raw_parts_mut(ka.ptr().add(lo), n);
+            let idx = with_idx.then(|| core::slice::from_raw_parts_mut(ia.ptr().add(lo), n));
+            small_sort(keys, idx);
         }
-    } else {
-        for i in lo..hi {
-            // SAFETY: the caller's promise.
-            unsafe {
-                let k = *sk.0.add(i);
-                let d = k.digit(p);
-                let o = off[d] as usize;
-                off[d] += 1;
-                *dk.0.add(o) = k;
-            }
+        return false;
+    }
+    // Every digit's counts in one read.
+    let mut hist = vec![[0u32; BUCKETS]; ds.len()];
+    for i in lo..hi {
+        // SAFETY: the caller's promise.
+        let k = unsafe { *ka.ptr().add(i) };
+        for (h, &(l, w)) in hist.iter_mut().zip(ds) {
+            h[k.field(l, w)] += 1;
         }
     }
+    let (mut sk, mut dk, mut si, mut di) = (ka, kb, ia, ib);
+    let mut in_b = false;
+    for (h, &(l, w)) in hist.iter().zip(ds) {
+        if h.iter().any(|&c| c as usize == n) {
+            continue;
+        }
+        let mut off = [0u32; BUCKETS];
+        let mut acc = lo as u32;
+        for d in 0..1usize << w {
+            off[d] = acc;
+            acc += h[d];
+        }
+        for i in lo..hi {
+            // SAFETY: the caller's promise; offsets are prefix counts of the
+            // digits from lo, so each slot in lo..hi is written once.
+            unsafe {
+                let k = *sk.ptr().add(i);
+                let d = k.field(l, w);
+                let o = off[d] as usize;
+                off[d] += 1;
+                *dk.ptr().add(o) = k;
+                if with_idx {
+                    *di.ptr().add(o) = *si.ptr().add(i);
+                }
+            }
+        }
+        core::mem::swap(&mut sk, &mut dk);
+        core::mem::swap(&mut si, &mut di);
+        in_b = !in_b;
+    }
+    in_b
 }
 
 /// Sort short `keys` (with `idx`) ascending, stably: by (key, index) pairs,

@@ -1,6 +1,6 @@
 //! Batch binary search: [`lower_bound`].
 
-use super::key::{KeyMap, RadixKey};
+use super::key::KeyMap;
 use super::{check_destination, slice_bases};
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
@@ -92,7 +92,6 @@ fn search<M: KeyMap>(
         let at = dp as usize * 8;
         out[at..at + 8].copy_from_slice(&c.to_le_bytes());
     }
-    let _ = <M::K as RadixKey>::BYTES;
 }
 
 /// Every element position of a view, in C order.
