@@ -434,6 +434,34 @@ fn values_only_and_argsort() {
 }
 
 #[test]
+fn long_values_alone_with_nans() {
+    // Long slices sorted for values alone (the keys sorted inside the
+    // destination where it is contiguous), NaNs of both signs included.
+    let mut rng = Rng::for_label("order/long-values", 19);
+    for dtype in [DType::F32, DType::I64, DType::F64, DType::U16] {
+        let dt = Dt::of(dtype);
+        let codes = random_codes(dt, 2 * 70_000, &mut rng, true);
+        for desc in [false, true] {
+            for lay in [Lay::Contig, Lay::EveryOther] {
+                check_sort(
+                    dt,
+                    &codes,
+                    &[2, 70_000],
+                    1,
+                    70_000,
+                    desc,
+                    lay,
+                    true,
+                    false,
+                    &[Exec::SEQ, Exec::default().threads(2)],
+                    &mut rng,
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn threads_and_tiers_give_the_same_bits() {
     let mut rng = Rng::for_label("order/threads", 13);
     let all = execs();

@@ -241,6 +241,8 @@ struct Job {
     tasks: usize,
     /// Slices share bytes (packed dtypes): one task.
     packed: bool,
+    /// Bytes of an element (1 for packed dtypes).
+    item: usize,
 }
 // SAFETY: the raw pointers are read (x) or written at elements of distinct
 // slices (destinations), each slice by one task.
@@ -330,6 +332,7 @@ fn order(
         desc,
         tasks: exec.thread_count(),
         packed: x.dtype().info().values_per_byte > 1,
+        item: x.dtype().info().item_bytes,
     };
     with_key_map!(x.dtype(), |m| run(m, &job))
 }
@@ -365,10 +368,10 @@ fn alloc<T: RadixKey>(n: usize, what: &str) -> Result<Vec<T>> {
 }
 
 impl<K: RadixKey> Buf<K> {
-    fn new(n: usize, with_idx: bool) -> Result<Self> {
+    fn new(n: usize, with_idx: bool, keys_in_place: bool) -> Result<Self> {
         let m = if with_idx { n } else { 0 };
         Ok(Buf {
-            keys: alloc(n, "sort keys")?,
+            keys: alloc(if keys_in_place { 0 } else { n }, "sort keys")?,
             idx: alloc(m, "sort indices")?,
             tk: alloc(n, "sort keys")?,
             ti: alloc(m, "sort indices")?,
@@ -399,9 +402,13 @@ fn run<M: KeyMap>(m: &M, job: &Job) -> Result<()> {
         }
         len = lasts.iter().map(|l| l.1).max().unwrap_or(0);
     }
+    // Values alone of a long slice, on unit-stride destinations aligned
+    // for the key and as wide: the keys are sorted in the destination and
+    // turned into values where they lie.
+    let in_place = in_place::<M>(job);
     // Every task's scratch before any write.
     let mut bufs: Vec<Buf<M::K>> = (0..tasks)
-        .map(|_| Buf::new(len, job.p.is_some() || !M::INVERTIBLE))
+        .map(|_| Buf::new(len, job.p.is_some() || !M::INVERTIBLE, in_place))
         .collect::<Result<_>>()?;
     let lasts = &lasts;
     // One slice: its passes may use every task.
@@ -419,6 +426,28 @@ fn run<M: KeyMap>(m: &M, job: &Job) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// Whether `lane` sorts the keys inside the values destination.
+fn in_place<M: KeyMap>(job: &Job) -> bool {
+    let w = core::mem::size_of::<M::K>();
+    match &job.v {
+        Some((vp, vb, vs)) => {
+            job.p.is_none()
+                && M::INVERTIBLE
+                && job.k == job.n
+                && !job.packed
+                && *vs == 1
+                && w == job.item
+                && radix::takes_from::<M::K>(job.n)
+                && vb.iter().all(|&b| {
+                    (vp.0 as usize).wrapping_add((b as usize).wrapping_mul(w))
+                        % core::mem::align_of::<M::K>()
+                        == 0
+                })
+        }
+        None => false,
+    }
 }
 
 /// The key of element `i` of slice `s` (complemented when descending).
@@ -492,6 +521,53 @@ fn lane<M: KeyMap>(
             }
         }
         sort_keys(buf, c, need_idx, tasks);
+    } else if buf.keys.len() < n {
+        // In place: the keys sorted inside this slice of the destination,
+        // then each turned into its value where it lies.
+        let (vp, vb, _) = job.v.as_ref().expect("values in place");
+        // SAFETY: `in_place` checked a unit-stride destination slice of n
+        // elements as wide as the key and aligned for it; this task alone
+        // writes it, and nothing else refers to those bytes meanwhile.
+        let keys = unsafe {
+            core::slice::from_raw_parts_mut(vp.0.offset(vb[s] * job.item as isize) as *mut M::K, n)
+        };
+        radix::radix_sort_from(key, keys, None, &mut buf.tk[..n], &mut buf.ti[..0], tasks);
+        // From here the keys are read and the values written through the
+        // destination's own pointer (the slice above is no longer used).
+        let kp = vp.0.wrapping_offset(vb[s] * job.item as isize) as *const M::K;
+        let mut next = 0usize;
+        for j in 0..n {
+            // SAFETY: j < n, a key of this slice (sorted above), read before
+            // the value is written over it.
+            let kj = unsafe { kp.add(j).read() };
+            let kk = if desc { kj.flip() } else { kj };
+            let d = vb[s] + j as isize;
+            if m.collapses(kk) {
+                // SAFETY: as in the copy below the sort: the k-th collapsing
+                // key stands for the k-th collapsing element in input order.
+                unsafe {
+                    while !m.collapses(m.key_at(job.x, xb + next as isize * xs)) {
+                        next += 1;
+                    }
+                    m.copy(job.x, xb + next as isize * xs, vp.0, d);
+                }
+                next += 1;
+            } else {
+                // SAFETY: d is element j of this slice, where `kj` lay (read
+                // above, before this write).
+                unsafe { m.write_key(kk, vp.0, d) };
+            }
+        }
+        return;
+    } else if radix::takes_from::<M::K>(n) {
+        // A long slice: its keys go straight into the top radix pass.
+        let idx = need_idx.then(|| &mut buf.idx[..n]);
+        let ti = if need_idx {
+            &mut buf.ti[..n]
+        } else {
+            &mut buf.ti[..0]
+        };
+        radix::radix_sort_from(key, &mut buf.keys[..n], idx, &mut buf.tk[..n], ti, tasks);
     } else {
         for i in 0..n {
             buf.keys[i] = key(i);

@@ -87,6 +87,69 @@ pub(crate) fn radix_sort<K: RadixKey>(
         }
         return;
     }
+    // SAFETY: a and b are distinct buffers of n elements; a's keys and
+    // indices are read (each once, in the top pass) before a is written.
+    unsafe {
+        msd(
+            n,
+            |i| *ka.ptr().add(i),
+            with_idx.then_some(ia),
+            ka,
+            ia,
+            kb,
+            ib,
+            with_idx,
+            tasks,
+        )
+    };
+}
+
+/// Sort the keys `key(i)`, i < n, ascending and stably into buffer a (with
+/// their indices into a's indices: read from `src_idx` where given, else i),
+/// through buffer b: the top pass scatters the keys straight from `key`.
+/// `n` is at least [`MSD_MIN`] and keys are wider than 8 bits.
+pub(crate) fn radix_sort_from<K: RadixKey, F: Fn(usize) -> K + Sync>(
+    key: F,
+    keys: &mut [K],
+    idx: Option<&mut [u32]>,
+    tk: &mut [K],
+    ti: &mut [u32],
+    tasks: usize,
+) {
+    let n = keys.len();
+    let with_idx = idx.is_some();
+    let ka = Shared(keys.as_mut_ptr());
+    let ia = Shared(idx.map_or(core::ptr::null_mut(), |s| s.as_mut_ptr()));
+    let kb = Shared(tk.as_mut_ptr());
+    let ib = Shared(ti.as_mut_ptr());
+    // SAFETY: a and b are distinct buffers of n elements; `key` reads none.
+    unsafe { msd(n, key, None, ka, ia, kb, ib, with_idx, tasks) };
+}
+
+/// Whether [`radix_sort_from`] takes `n` keys of type K.
+pub(crate) fn takes_from<K: RadixKey>(n: usize) -> bool {
+    n >= MSD_MIN && K::BITS > 8 && n <= u32::MAX as usize
+}
+
+/// The top pass from `key` (and `src_idx`, or the position) into b, then
+/// each bucket's lower digits from b into a.
+///
+/// # Safety
+/// a and b are distinct buffers of n elements (indices too, with
+/// `with_idx`); `key` and `src_idx` read nothing written before they are
+/// done (the top pass reads every element before the buckets write).
+#[allow(clippy::too_many_arguments)]
+unsafe fn msd<K: RadixKey, F: Fn(usize) -> K + Sync>(
+    n: usize,
+    key: F,
+    src_idx: Option<Shared<u32>>,
+    ka: Shared<K>,
+    ia: Shared<u32>,
+    kb: Shared<K>,
+    ib: Shared<u32>,
+    with_idx: bool,
+    tasks: usize,
+) {
     let top = K::BITS - 8;
     let tasks = tasks.clamp(1, (n / CHUNK_MIN).max(1));
     let bounds: Vec<usize> = (0..=tasks).map(|t| n * t / tasks).collect();
@@ -97,8 +160,7 @@ pub(crate) fn radix_sort<K: RadixKey>(
         .map(|t| {
             let mut h = [0u32; 256];
             for i in bounds[t]..bounds[t + 1] {
-                // SAFETY: i < n, an element of a, which no task writes now.
-                h[unsafe { *ka.ptr().add(i) }.field(top, 8)] += 1;
+                h[key(i).field(top, 8)] += 1;
             }
             h
         })
@@ -120,13 +182,16 @@ pub(crate) fn radix_sort<K: RadixKey>(
             // slots [offs[t][d], offs[t][d] + local[t][d]) of b for each
             // digit d: disjoint from every other chunk's, below n.
             unsafe {
-                let k = *ka.ptr().add(i);
+                let k = key(i);
                 let d = k.field(top, 8);
                 let o = off[d] as usize;
                 off[d] += 1;
                 *kb.ptr().add(o) = k;
                 if with_idx {
-                    *ib.ptr().add(o) = *ia.ptr().add(i);
+                    *ib.ptr().add(o) = match src_idx {
+                        Some(p) => *p.ptr().add(i),
+                        None => i as u32,
+                    };
                 }
             }
         }
