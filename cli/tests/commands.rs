@@ -19,7 +19,8 @@ fn kernels_lists_every_kind() {
         .collect();
     assert_eq!(kinds.len(), Kind::ALL.len());
     // Then cast, contract, map, the three calls of the block-scaled formats,
-    // reduce, scan, series, the Fourier transforms and the library's other calls.
+    // reduce, scan, series, the Fourier transforms, the ordering kernels and
+    // the library's other calls.
     let others: Vec<&str> = list[Kind::ALL.len()..]
         .iter()
         .map(|e| e["name"].as_str().unwrap())
@@ -39,6 +40,15 @@ fn kernels_lists_every_kind() {
             "c2c",
             "r2c",
             "c2r",
+            "sort",
+            "argsort",
+            "median",
+            "quantile",
+            "lower_bound",
+            "intersect",
+            "difference",
+            "compress",
+            "partition",
             "random",
             "quantize",
             "dequantize",

@@ -72,7 +72,9 @@ use rayon::prelude::*;
 /// i64; [`Error::Shape`] for shapes that differ off the axis (or between
 /// `values` and `positions`); [`Error::Layout`] for a destination that reaches
 /// an element twice or whose bytes overlap `x`'s; [`Error::Alloc`] where the
-/// scratch (about 3 × (key + 4 bytes) per element of a slice, per task)
+/// scratch (per task, for each element of a slice, or of the elements a
+/// top-k keeps: two keys of 2 to 16 bytes, plus two 4-byte indices where
+/// positions are asked for or the dtype's keys do not map back to values)
 /// cannot be had; [`Error::TierUnavailable`].
 pub fn sort(
     axis: usize,
