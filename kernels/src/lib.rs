@@ -8,7 +8,9 @@
 //! crate of kernels per tier); this crate holds the hand-written engines that
 //! run them over arrays of any layout: [`elementwise()`], [`cast()`],
 //! [`map()`] (fused programs), [`reduce()`] and [`scan()`], [`contract()`],
-//! the block-scaled [`formats`], [`fill`], [`quant`] and [`poly`]. The
+//! the block-scaled [`formats`], [`fill`], [`quant`], [`poly`] and the
+//! ordering kernels of [`order`] ([`sort()`], [`argsort()`], top-k, median,
+//! quantile, search, sets, compress, partition). The
 //! contract of each (its order, its error bound, what it refuses) is on the
 //! function, and in the repository's ARCHITECTURE.md.
 //!
@@ -86,6 +88,7 @@ pub use contract::{contract, matmul, ContractSpec};
 pub use elementwise::{elementwise, result_dtype};
 pub use error::{Error, Result};
 pub use map::{map, map_in_place, MapPlan, Program, ProgramBuilder};
+pub use order::{argsort, sort};
 pub use reduce::{
     dot, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan,
     scan_many, scan_terms, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
