@@ -109,6 +109,10 @@
 //! * `gather`, `scatter`, `unique`: gather and gather_ranges, scatter-add
 //!   and unique numbering beside plain loops, memcpy and a `hashbrown` +
 //!   `foldhash` numbering loop (see `movement_group.rs`); only when named.
+//! * `sort`: stable sort of 16M f32, u32 and i64 (values, and values with
+//!   positions) beside `slice::sort` and `slice::sort_unstable`, and top-k
+//!   of 1% beside the full sort, in ns/element on one thread (see
+//!   `sort_group.rs`; numpy's from `bench/scripts/sort_numpy.py`); only when named.
 //! * `reduce/sum-f32`, `reduce/sum-f64`, `reduce/sum-squares-f32`: the sum of
 //!   `--size-mib` MiB beside a naive loop, `iter().sum()`, ndarray and a read
 //!   of the buffer; Σ x² three ways (see `reduce.rs`).
@@ -128,6 +132,7 @@ mod harness;
 mod math_group;
 mod movement_group;
 mod reduce;
+mod sort_group;
 
 use casts::{cast_group, CastBufs, CastCase};
 use elementwise::{bandwidth_group, elementwise_group, read_sum, reference, Bufs, Op};
@@ -278,6 +283,7 @@ fn main() -> ExitCode {
     let gather_g = !o.filters.is_empty() && selected(movement_group::GATHER, &o.filters);
     let scatter_g = !o.filters.is_empty() && selected(movement_group::SCATTER, &o.filters);
     let unique_g = !o.filters.is_empty() && selected(movement_group::UNIQUE, &o.filters);
+    let sort_group = !o.filters.is_empty() && selected(sort_group::NAME, &o.filters);
     let math = !o.filters.is_empty() && o.filters.iter().any(|f| f.starts_with(math_group::NAME));
     if o.list {
         for g in group_names() {
@@ -296,6 +302,7 @@ fn main() -> ExitCode {
         && !gather_g
         && !scatter_g
         && !unique_g
+        && !sort_group
     {
         eprintln!(
             "tessera-bench: no group matches {:?}; groups: {}, {}",
@@ -397,6 +404,7 @@ fn main() -> ExitCode {
     let named_runs = [
         (fft_group, fft_group::run as fn(bool) -> (String, bool)),
         (gemm_group, gemm_group::run),
+        (sort_group, sort_group::run),
         (gemm_int, gemm_group::run_int),
         (gemm_complex, gemm_group::run_complex),
         (gather_g, movement_group::run_gather),

@@ -20,8 +20,7 @@ fn kernels_lists_every_kind() {
     assert_eq!(kinds.len(), Kind::ALL.len());
     // Then cast, contract, map, the three calls of the block-scaled formats,
     // reduce, scan, series, the Fourier transforms, the assembly calls, the
-    // movement calls and the
-    // library's other calls.
+    // movement calls, the ordering kernels and the library's other calls.
     let others: Vec<&str> = list[Kind::ALL.len()..]
         .iter()
         .map(|e| e["name"].as_str().unwrap())
@@ -49,6 +48,15 @@ fn kernels_lists_every_kind() {
             "gather_ranges",
             "scatter",
             "unique",
+            "sort",
+            "argsort",
+            "median",
+            "quantile",
+            "lower_bound",
+            "intersect",
+            "difference",
+            "compress",
+            "partition",
             "random",
             "quantize",
             "dequantize",

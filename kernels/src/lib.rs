@@ -9,8 +9,11 @@
 //! run them over arrays of any layout: [`elementwise()`], [`cast()`],
 //! [`map()`] (fused programs), [`reduce()`] and [`scan()`], [`contract()`],
 //! the block-scaled [`formats`], [`fill`], [`quant`] and [`poly`], the
-//! [`movement`] kernels ([`gather()`], [`gather_ranges()`], [`scatter()`]) and
-//! [`unique()`] numbering. The
+//! [`movement`] kernels ([`gather()`], [`gather_ranges()`], [`scatter()`]),
+//! [`unique()`] numbering, the ordering kernels of [`order`] ([`sort()`],
+//! [`argsort()`], top-k, median, quantile, search, sets, compress,
+//! partition) and the [`assembly`] kernels (padded loads, [`fold()`],
+//! [`assemble()`], tile). The
 //! contract of each (its order, its error bound, what it refuses) is on the
 //! function, and in the repository's ARCHITECTURE.md.
 //!
@@ -77,6 +80,7 @@ pub mod map;
 pub mod movement;
 #[cfg(feature = "ndarray")]
 pub mod nd;
+pub mod order;
 pub mod poly;
 pub mod quant;
 pub mod reduce;
@@ -92,6 +96,7 @@ pub use elementwise::{elementwise, result_dtype};
 pub use error::{Error, Result};
 pub use map::{map, map_in_place, MapPlan, Program, ProgramBuilder};
 pub use movement::{gather, gather_ranges, scatter, Combine};
+pub use order::{argsort, sort};
 pub use reduce::{
     dot, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan,
     scan_many, scan_terms, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,

@@ -12,6 +12,7 @@ pub mod kernels;
 pub mod library;
 pub mod map;
 pub mod movement;
+pub mod order;
 pub mod reduce;
 pub mod run;
 pub mod selftest;

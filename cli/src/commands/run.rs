@@ -65,6 +65,9 @@ pub enum Kernel {
     SparseDot,
     /// `gather`, `gather_ranges`, `scatter` or `unique`.
     Movement(super::movement::MovementKernel),
+    /// `sort`, `argsort`, `median`, `quantile`, `lower_bound`, `intersect`,
+    /// `difference`, `compress`, `partition`.
+    Order(super::order::OrderKernel),
     /// `random`, `quantize`, `dequantize`, `polyval`, `qmatmul_i8`,
     /// `requantize_i8`, `sum_lanes`.
     Library(LibraryKernel),
@@ -108,6 +111,9 @@ impl Kernel {
         }
         if let Some(k) = super::movement::MovementKernel::from_name(name) {
             return Ok(Kernel::Movement(k));
+        }
+        if let Some(k) = super::order::OrderKernel::from_name(name) {
+            return Ok(Kernel::Order(k));
         }
         if let Some(k) = FormatKernel::from_name(name) {
             return Ok(Kernel::Format(k));
@@ -187,6 +193,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Tile => super::assembly::tile_call(path, &call, &exec, r)?,
         Kernel::SparseDot => super::assembly::sparse_dot_call(path, &call, &exec, r)?,
         Kernel::Movement(k) => super::movement::call(path, &call, k, &exec, r)?,
+        Kernel::Order(k) => super::order::call(path, &call, k, &exec, r)?,
     };
     results.commit()?;
     if let Some(note) = tessera::tier::tier_env_note() {

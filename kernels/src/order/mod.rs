@@ -1,0 +1,650 @@
+//! Ordering kernels: [`sort`] and [`argsort`] along an axis (top-k where the
+//! destination is shorter), [`median`] and [`quantile`], the batch search
+//! [`lower_bound`], sorted-set [`intersect`] and [`difference`], and the
+//! stable [`compress`] and [`partition`].
+//!
+//! # The order
+//!
+//! Every kernel here orders elements by one total order:
+//!
+//! ```text
+//! −∞ < … < −0 < +0 < … < +∞ < NaN
+//! ```
+//!
+//! Every NaN, whatever its sign and payload, is equal to every other NaN and
+//! above +∞. Complex numbers order by their real part, then by their imaginary
+//! part (both in the order above); one with a NaN in either part is equal to
+//! every other such number and above every complex number without one.
+//! Integers order by value; a bool's false is below its true (every nonzero
+//! byte is true, and equal to every other); the narrow floats (fp8, fp6, fp4,
+//! e8m0, ue4m3) and the packed integers order by the value their code
+//! decodes to.
+//!
+//! The kernels compute on keys: each element maps to an unsigned integer
+//! whose natural order is this order (module `key`), and the sorts are radix
+//! sorts of those keys, stable, so results never depend on the thread count
+//! or the tier.
+
+#[macro_use]
+mod key;
+mod compress;
+mod radix;
+mod search;
+mod select;
+mod sets;
+
+pub use compress::{compress, partition};
+pub use search::lower_bound;
+pub use select::{median, quantile};
+pub use sets::{difference, intersect};
+
+use crate::array::{extent_product, ArrayView, ArrayViewMut};
+use crate::elementwise::self_overlap;
+use crate::error::{Error, Result};
+use crate::{DType, Exec};
+use key::{KeyMap, RadixKey};
+use radix::{radix_sort, small_sort, Shared, RADIX_MIN};
+use rayon::prelude::*;
+
+/// Sort each slice of `x` along `axis`, stably, into `values` (bits
+/// unchanged) and, where given, the slice positions of those elements (i64)
+/// into `positions`.
+///
+/// The order is the module's total order, −∞ < … < −0 < +0 < … < +∞ < NaN
+/// (every NaN equal; complex by real part, then imaginary part; see the
+/// module documentation). Elements that are equal in it keep their order in
+/// `x`; `descending` reverses the order and still keeps equal elements in
+/// increasing position (so NaNs come first, in increasing position).
+///
+/// `values` has `x`'s shape but along `axis`, where it may be shorter: with
+/// k ≤ n elements there, each slice receives the first k elements of its
+/// sorted order (top-k; the rest is never sorted). `positions`, where given,
+/// has `values`' shape. Every dtype is taken; every layout of `x`, `values`
+/// and `positions` (strides zero, negative, transposed).
+///
+/// The result is a function of `x`'s values alone: thread count and tier
+/// change no bit.
+///
+/// # Refusals (before any write)
+/// [`Error::Rank`] for a rank-0 `x`; [`Error::Axis`] for an axis out of range,
+/// a `values` longer than `x` along it, or a slice of 2^32 or more elements;
+/// [`Error::DTypeMismatch`] for `values` of another dtype or `positions` not
+/// i64; [`Error::Shape`] for shapes that differ off the axis (or between
+/// `values` and `positions`); [`Error::Layout`] for a destination that reaches
+/// an element twice or whose bytes overlap `x`'s; [`Error::Alloc`] where the
+/// scratch (per task, for each element of a slice, or of the elements a
+/// top-k keeps: two keys of 2 to 16 bytes, plus two 4-byte indices where
+/// positions are asked for or the dtype's keys do not map back to values)
+/// cannot be had; [`Error::TierUnavailable`].
+pub fn sort(
+    axis: usize,
+    descending: bool,
+    x: &ArrayView<'_>,
+    values: &mut ArrayViewMut<'_>,
+    positions: Option<&mut ArrayViewMut<'_>>,
+    exec: &Exec,
+) -> Result<()> {
+    order(axis, descending, x, Some(values), positions, exec)
+}
+
+/// The positions (i64, along `axis`) of each slice's elements in [`sort`]'s
+/// order: `positions` has `x`'s shape but along `axis`, where k ≤ n keeps the
+/// first k. The same order, stability, descending rule and refusals as
+/// [`sort`].
+pub fn argsort(
+    axis: usize,
+    descending: bool,
+    x: &ArrayView<'_>,
+    positions: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    order(axis, descending, x, None, Some(positions), exec)
+}
+
+/// The byte range a slice of bytes occupies.
+pub(crate) fn span(b: &[u8]) -> core::ops::Range<usize> {
+    let s = b.as_ptr() as usize;
+    s..s + b.len()
+}
+
+/// Whether two byte slices share a byte.
+pub(crate) fn overlaps(a: &[u8], b: &[u8]) -> bool {
+    let (a, b) = (span(a), span(b));
+    !a.is_empty() && !b.is_empty() && a.start < b.end && b.start < a.end
+}
+
+/// [`Error::Layout`] where `dst` reaches an element twice or overlaps `src`.
+pub(crate) fn check_destination(
+    dst: &ArrayViewMut<'_>,
+    name: &str,
+    inputs: &[&ArrayView<'_>],
+) -> Result<()> {
+    if let Some(reason) = self_overlap(dst.shape(), dst.strides()) {
+        return Err(Error::Layout {
+            operand: name.into(),
+            reason,
+        });
+    }
+    for x in inputs {
+        if extent_product(dst.shape().iter().copied()) > 0
+            && !x.layout().is_empty()
+            && overlaps(dst.view().data(), x.data())
+        {
+            return Err(Error::Layout {
+                operand: name.into(),
+                reason: "its bytes overlap an operand's".into(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The element positions of every slice's first element along `axis`, in C
+/// order of the other axes.
+pub(crate) fn slice_bases(
+    shape: &[usize],
+    strides: &[isize],
+    offset: usize,
+    axis: usize,
+) -> Result<Vec<isize>> {
+    let outer = extent_product(
+        shape
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != axis)
+            .map(|(_, &e)| e),
+    );
+    let mut v = Vec::new();
+    v.try_reserve_exact(outer).map_err(|_| Error::Alloc {
+        what: "slice offsets".into(),
+        elements: outer,
+    })?;
+    if outer == 0 {
+        return Ok(v);
+    }
+    let axes: Vec<usize> = (0..shape.len()).filter(|&i| i != axis).collect();
+    let mut ix = vec![0usize; axes.len()];
+    let mut pos = offset as isize;
+    for _ in 0..outer {
+        v.push(pos);
+        for j in (0..axes.len()).rev() {
+            let a = axes[j];
+            ix[j] += 1;
+            pos += strides[a];
+            if ix[j] < shape[a] {
+                break;
+            }
+            pos -= strides[a] * shape[a] as isize;
+            ix[j] = 0;
+        }
+    }
+    Ok(v)
+}
+
+/// Check `axis` of `x` (rank ≥ 1).
+pub(crate) fn check_axis(x: &ArrayView<'_>, axis: usize, call: &str) -> Result<()> {
+    if x.shape().is_empty() {
+        return Err(Error::Rank {
+            operand: "x".into(),
+            shape: vec![],
+            expected: format!("{call} takes an array of rank 1 or more"),
+        });
+    }
+    if axis >= x.shape().len() {
+        return Err(Error::Axis {
+            operand: "x".into(),
+            axis,
+            reason: format!("is out of range for rank {}", x.shape().len()),
+        });
+    }
+    Ok(())
+}
+
+/// `dst`'s shape is `x`'s but along `axis`, where it is at most `x`'s.
+fn check_like(x: &ArrayView<'_>, axis: usize, dst: &ArrayViewMut<'_>, name: &str) -> Result<()> {
+    let (xs, ds) = (x.shape(), dst.shape());
+    let off_axis = |s: &[usize]| -> Vec<usize> {
+        s.iter()
+            .enumerate()
+            .filter(|&(i, _)| i != axis)
+            .map(|(_, &e)| e)
+            .collect()
+    };
+    if xs.len() != ds.len() || off_axis(xs) != off_axis(ds) {
+        return Err(Error::Shape {
+            operand: name.into(),
+            shape: ds.to_vec(),
+            target: xs.to_vec(),
+        });
+    }
+    if ds[axis] > xs[axis] {
+        return Err(Error::Axis {
+            operand: name.into(),
+            axis,
+            reason: format!("has {} elements, more than x's {}", ds[axis], xs[axis]),
+        });
+    }
+    Ok(())
+}
+
+/// A destination: its bytes, its slices' first elements, its axis stride.
+type Dest = (Shared<u8>, Vec<isize>, isize);
+
+/// One sort call, checked.
+struct Job {
+    x: *const u8,
+    xb: Vec<isize>,
+    xs: isize,
+    v: Option<Dest>,
+    p: Option<Dest>,
+    n: usize,
+    k: usize,
+    desc: bool,
+    tasks: usize,
+    /// Slices share bytes (packed dtypes): one task.
+    packed: bool,
+    /// Bytes of an element (1 for packed dtypes).
+    item: usize,
+}
+// SAFETY: the raw pointers are read (x) or written at elements of distinct
+// slices (destinations), each slice by one task.
+unsafe impl Sync for Job {}
+
+fn order(
+    axis: usize,
+    desc: bool,
+    x: &ArrayView<'_>,
+    values: Option<&mut ArrayViewMut<'_>>,
+    positions: Option<&mut ArrayViewMut<'_>>,
+    exec: &Exec,
+) -> Result<()> {
+    exec.resolve_tier()?;
+    check_axis(x, axis, "sort")?;
+    if let Some(v) = values.as_deref() {
+        if v.dtype() != x.dtype() {
+            return Err(Error::DTypeMismatch {
+                operand: "values".into(),
+                expected: x.dtype(),
+                got: v.dtype(),
+            });
+        }
+        check_like(x, axis, v, "values")?;
+    }
+    if let Some(p) = positions.as_deref() {
+        if p.dtype() != DType::I64 {
+            return Err(Error::DTypeMismatch {
+                operand: "positions".into(),
+                expected: DType::I64,
+                got: p.dtype(),
+            });
+        }
+        check_like(x, axis, p, "positions")?;
+        if let Some(v) = values.as_deref() {
+            if v.shape() != p.shape() {
+                return Err(Error::Shape {
+                    operand: "positions".into(),
+                    shape: p.shape().to_vec(),
+                    target: v.shape().to_vec(),
+                });
+            }
+        }
+    }
+    if let Some(v) = values.as_deref() {
+        check_destination(v, "values", &[x])?;
+    }
+    if let Some(p) = positions.as_deref() {
+        check_destination(p, "positions", &[x])?;
+    }
+    let n = x.shape()[axis];
+    if n > u32::MAX as usize {
+        return Err(Error::Axis {
+            operand: "x".into(),
+            axis,
+            reason: format!("has {n} elements; a sort takes fewer than 2^32"),
+        });
+    }
+    let k = values
+        .as_deref()
+        .map(|v| v.shape()[axis])
+        .or(positions.as_deref().map(|p| p.shape()[axis]))
+        .unwrap_or(0);
+    let l = x.layout();
+    let xb = slice_bases(&l.shape, &l.strides, l.offset, axis)?;
+    if xb.is_empty() || k == 0 {
+        return Ok(());
+    }
+    let dest = |d: Option<&mut ArrayViewMut<'_>>| -> Result<Option<Dest>> {
+        d.map(|d| {
+            let dl = d.layout().clone();
+            let b = slice_bases(&dl.shape, &dl.strides, dl.offset, axis)?;
+            Ok((Shared(d.data_mut().as_mut_ptr()), b, dl.strides[axis]))
+        })
+        .transpose()
+    };
+    let v = dest(values)?;
+    let p = dest(positions)?;
+    let job = Job {
+        x: x.data().as_ptr(),
+        xs: l.strides[axis],
+        xb,
+        v,
+        p,
+        n,
+        k,
+        desc,
+        tasks: exec.thread_count(),
+        packed: x.dtype().info().values_per_byte > 1,
+        item: x.dtype().info().item_bytes,
+    };
+    with_key_map!(x.dtype(), |m| run(m, &job))
+}
+
+/// Scratch of one task.
+struct Buf<K> {
+    keys: Vec<K>,
+    idx: Vec<u32>,
+    tk: Vec<K>,
+    ti: Vec<u32>,
+}
+
+/// `n` zeros, from zeroed memory (no stores: fresh pages are zero already),
+/// or [`Error::Alloc`].
+fn alloc<T: RadixKey>(n: usize, what: &str) -> Result<Vec<T>> {
+    let err = || Error::Alloc {
+        what: what.into(),
+        elements: n,
+    };
+    let layout = std::alloc::Layout::array::<T>(n).map_err(|_| err())?;
+    if layout.size() == 0 {
+        return Ok(Vec::new());
+    }
+    // SAFETY: the layout has a nonzero size.
+    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+    if p.is_null() {
+        return Err(err());
+    }
+    // SAFETY: p was allocated by the global allocator with the layout of n
+    // T (Vec's own), and all-zero bytes are n valid T (RadixKey is this
+    // module's, implemented for unsigned integers alone).
+    Ok(unsafe { Vec::from_raw_parts(p, n, n) })
+}
+
+impl<K: RadixKey> Buf<K> {
+    fn new(n: usize, with_idx: bool, keys_in_place: bool) -> Result<Self> {
+        let m = if with_idx { n } else { 0 };
+        Ok(Buf {
+            keys: alloc(if keys_in_place { 0 } else { n }, "sort keys")?,
+            idx: alloc(m, "sort indices")?,
+            tk: alloc(n, "sort keys")?,
+            ti: alloc(m, "sort indices")?,
+        })
+    }
+}
+
+fn run<M: KeyMap>(m: &M, job: &Job) -> Result<()> {
+    let slices = job.xb.len();
+    let tasks = if job.packed {
+        1
+    } else {
+        job.tasks.min(slices).max(1)
+    };
+    // Top-k: for each slice, the largest top digit the first k elements
+    // reach; only the elements up to it are kept and sorted, so the scratch
+    // holds the most any slice keeps.
+    let top_k = job.k < job.n && job.n >= RADIX_MIN;
+    let mut lasts: Vec<(u16, usize)> = Vec::new();
+    let mut len = job.n;
+    if top_k {
+        lasts.try_reserve_exact(slices).map_err(|_| Error::Alloc {
+            what: "top-k bounds".into(),
+            elements: slices,
+        })?;
+        for s in 0..slices {
+            lasts.push(top_digit(m, job, s));
+        }
+        len = lasts.iter().map(|l| l.1).max().unwrap_or(0);
+    }
+    // Values alone of a long slice, on unit-stride destinations aligned
+    // for the key and as wide: the keys are sorted in the destination and
+    // turned into values where they lie.
+    let in_place = in_place::<M>(job);
+    // Every task's scratch before any write.
+    let mut bufs: Vec<Buf<M::K>> = (0..tasks)
+        .map(|_| Buf::new(len, job.p.is_some() || !M::INVERTIBLE, in_place))
+        .collect::<Result<_>>()?;
+    let lasts = &lasts;
+    // One slice: its passes may use every task.
+    let inner = if slices == 1 { job.tasks } else { 1 };
+    if tasks == 1 {
+        let buf = &mut bufs[0];
+        for s in 0..slices {
+            lane(m, job, s, buf, inner, lasts.get(s).map(|l| l.0));
+        }
+    } else {
+        bufs.par_iter_mut().enumerate().for_each(|(t, buf)| {
+            for s in slices * t / tasks..slices * (t + 1) / tasks {
+                lane(m, job, s, buf, 1, lasts.get(s).map(|l| l.0));
+            }
+        });
+    }
+    Ok(())
+}
+
+/// Whether `lane` sorts the keys inside the values destination.
+fn in_place<M: KeyMap>(job: &Job) -> bool {
+    let w = core::mem::size_of::<M::K>();
+    match &job.v {
+        Some((vp, vb, vs)) => {
+            job.p.is_none()
+                && M::INVERTIBLE
+                && job.k == job.n
+                && !job.packed
+                && *vs == 1
+                && w == job.item
+                && radix::takes_from::<M::K>(job.n)
+                && vb.iter().all(|&b| {
+                    (vp.0 as usize).wrapping_add((b as usize).wrapping_mul(w))
+                        % core::mem::align_of::<M::K>()
+                        == 0
+                })
+        }
+        None => false,
+    }
+}
+
+/// The key of element `i` of slice `s` (complemented when descending).
+#[inline(always)]
+fn key_of<M: KeyMap>(m: &M, job: &Job, s: usize, i: usize) -> M::K {
+    // SAFETY: i < n, so xb + i·xs is an element of the validated view x.
+    let k = unsafe { m.key_at(job.x, job.xb[s] + i as isize * job.xs) };
+    if job.desc {
+        k.flip()
+    } else {
+        k
+    }
+}
+
+/// For top-k: the top digit of slice `s`'s k-th smallest key, and how many
+/// of its elements have a top digit at most that.
+fn top_digit<M: KeyMap>(m: &M, job: &Job, s: usize) -> (u16, usize) {
+    let top = M::K::PASSES - 1;
+    let mut h = [0usize; 1 << 11];
+    for i in 0..job.n {
+        h[key_of(m, job, s, i).digit(top)] += 1;
+    }
+    let mut acc = 0;
+    for (d, &c) in h.iter().enumerate() {
+        acc += c;
+        if acc >= job.k {
+            return (d as u16, acc);
+        }
+    }
+    (u16::MAX, job.n)
+}
+
+/// Sort slice `s` and write its first k elements (`last`: the top digit
+/// bound of a top-k slice).
+fn lane<M: KeyMap>(
+    m: &M,
+    job: &Job,
+    s: usize,
+    buf: &mut Buf<M::K>,
+    tasks: usize,
+    last: Option<u16>,
+) {
+    let (n, k, desc) = (job.n, job.k, job.desc);
+    let (xb, xs) = (job.xb[s], job.xs);
+    let key = |i: usize| -> M::K {
+        // SAFETY: i < n, so xb + i·xs is an element of the validated view x.
+        let k = unsafe { m.key_at(job.x, xb + i as isize * xs) };
+        if desc {
+            k.flip()
+        } else {
+            k
+        }
+    };
+    // Indices travel with the keys where positions are asked for, or where
+    // a key does not map back to its element's bits.
+    let need_idx = job.p.is_some() || !M::INVERTIBLE;
+    if let Some(last) = last {
+        // Top-k: the elements whose top digit is at most the k-th smallest
+        // key's, in input order, hold the first k of the sorted order.
+        let top = M::K::PASSES - 1;
+        let last = last as usize;
+        let mut c = 0;
+        for i in 0..n {
+            let kk = key(i);
+            if kk.digit(top) <= last {
+                buf.keys[c] = kk;
+                if need_idx {
+                    buf.idx[c] = i as u32;
+                }
+                c += 1;
+            }
+        }
+        sort_keys(buf, c, need_idx, tasks);
+    } else if buf.keys.len() < n {
+        // In place: the keys sorted inside this slice of the destination,
+        // then each turned into its value where it lies.
+        let (vp, vb, _) = job.v.as_ref().expect("values in place");
+        // SAFETY: `in_place` checked a unit-stride destination slice of n
+        // elements as wide as the key and aligned for it; this task alone
+        // writes it, and nothing else refers to those bytes meanwhile.
+        let keys = unsafe {
+            core::slice::from_raw_parts_mut(vp.0.offset(vb[s] * job.item as isize) as *mut M::K, n)
+        };
+        radix::radix_sort_from(key, keys, None, &mut buf.tk[..n], &mut buf.ti[..0], tasks);
+        // From here the keys are read and the values written through the
+        // destination's own pointer (the slice above is no longer used).
+        let kp = vp.0.wrapping_offset(vb[s] * job.item as isize) as *const M::K;
+        let mut next = 0usize;
+        for j in 0..n {
+            // SAFETY: j < n, a key of this slice (sorted above), read before
+            // the value is written over it.
+            let kj = unsafe { kp.add(j).read() };
+            let kk = if desc { kj.flip() } else { kj };
+            let d = vb[s] + j as isize;
+            if m.collapses(kk) {
+                // SAFETY: as in the copy below the sort: the k-th collapsing
+                // key stands for the k-th collapsing element in input order.
+                unsafe {
+                    while !m.collapses(m.key_at(job.x, xb + next as isize * xs)) {
+                        next += 1;
+                    }
+                    m.copy(job.x, xb + next as isize * xs, vp.0, d);
+                }
+                next += 1;
+            } else {
+                // SAFETY: d is element j of this slice, where `kj` lay (read
+                // above, before this write).
+                unsafe { m.write_key(kk, vp.0, d) };
+            }
+        }
+        return;
+    } else if radix::takes_from::<M::K>(n) {
+        // A long slice: its keys go straight into the top radix pass.
+        let idx = need_idx.then(|| &mut buf.idx[..n]);
+        let ti = if need_idx {
+            &mut buf.ti[..n]
+        } else {
+            &mut buf.ti[..0]
+        };
+        radix::radix_sort_from(key, &mut buf.keys[..n], idx, &mut buf.tk[..n], ti, tasks);
+    } else {
+        for i in 0..n {
+            buf.keys[i] = key(i);
+        }
+        if need_idx {
+            for (i, x) in buf.idx[..n].iter_mut().enumerate() {
+                *x = i as u32;
+            }
+        }
+        sort_keys(buf, n, need_idx, tasks);
+    }
+    if let Some((vp, vb, vs)) = &job.v {
+        let base = vb[s];
+        // The next element whose key stands for several bit patterns (a
+        // NaN): such keys are equal, so they come out in input order.
+        let mut next = 0usize;
+        for j in 0..k {
+            let d = base + j as isize * vs;
+            let kk = if desc {
+                buf.keys[j].flip()
+            } else {
+                buf.keys[j]
+            };
+            if !M::INVERTIBLE {
+                // SAFETY: idx[j] < n is an element of x's slice; d is element
+                // j < k of this slice of the validated destination, which this
+                // task alone writes.
+                unsafe { m.copy(job.x, xb + buf.idx[j] as isize * xs, vp.0, d) };
+            } else if m.collapses(kk) {
+                // SAFETY: i < n is an element of x's slice (the sorted keys
+                // hold as many collapsing keys as the slice, so one is found
+                // before n); d as above.
+                unsafe {
+                    while !m.collapses(m.key_at(job.x, xb + next as isize * xs)) {
+                        next += 1;
+                    }
+                    m.copy(job.x, xb + next as isize * xs, vp.0, d);
+                }
+                next += 1;
+            } else {
+                // SAFETY: d as above; the key does not collapse, so it maps
+                // back to its element's bits.
+                unsafe { m.write_key(kk, vp.0, d) };
+            }
+        }
+    }
+    if let Some((pp, pb, ps)) = &job.p {
+        let base = pb[s];
+        for j in 0..k {
+            let d = base + j as isize * ps;
+            // SAFETY: d is element j < k of this slice of the validated i64
+            // destination, which this task alone writes.
+            unsafe {
+                (pp.0.offset(d * 8) as *mut i64).write_unaligned((buf.idx[j] as i64).to_le())
+            };
+        }
+    }
+}
+
+/// Sort the first `len` keys of `buf` (with their indices).
+fn sort_keys<K: RadixKey>(buf: &mut Buf<K>, len: usize, with_idx: bool, tasks: usize) {
+    let keys = &mut buf.keys[..len];
+    let idx = if with_idx {
+        Some(&mut buf.idx[..len])
+    } else {
+        None
+    };
+    if len < RADIX_MIN {
+        small_sort(keys, idx);
+    } else {
+        let ti = if with_idx {
+            &mut buf.ti[..len]
+        } else {
+            &mut buf.ti[..0]
+        };
+        radix_sort(keys, idx, &mut buf.tk[..len], ti, tasks);
+    }
+}
