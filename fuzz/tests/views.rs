@@ -14,6 +14,7 @@
 use tessera::assembly::{AxisPad, Pad, PaddedLoad, Piece, Window};
 use tessera::contract::ContractSpec;
 use tessera::map::{map_in_place, Program, Source};
+use tessera::movement::Combine;
 use tessera::quant::QParams;
 use tessera::{
     ArrayView, ArrayViewMut, CastMode, Class, DType, Exec, Format, Kind, Par, ReduceOp, ScaleRule,
@@ -713,9 +714,167 @@ fn assembly_case(rng: &mut Rng) -> Case {
     }
 }
 
+/// i64 positions below `d` mostly, some out of range either way.
+fn positions(rng: &mut Rng, shape: &[usize], d: usize) -> Buf {
+    let elems: Vec<Vec<u8>> = (0..tessera_fuzz::views::count(shape))
+        .map(|_| {
+            let p: i64 = match rng.below(10) {
+                0 => -1 - rng.below(3) as i64,
+                1 => d as i64 + rng.below(3) as i64,
+                2 => rng.next_u64() as i64,
+                _ => rng.below_usize(d.max(1)) as i64,
+            };
+            p.to_le_bytes().to_vec()
+        })
+        .collect();
+    let pd = if rng.chance(1, 30) {
+        DType::I32
+    } else {
+        DType::I64
+    };
+    if pd == DType::I64 {
+        Buf::contiguous(pd, shape, &elems)
+    } else {
+        input(rng, pd, shape)
+    }
+}
+
+fn movement_case(rng: &mut Rng) -> Case {
+    let d = random_dtype(rng);
+    let mut shape = random_shape(rng, d, 3, 5);
+    if shape.is_empty() {
+        shape.push(1 + rng.below_usize(5));
+        fix_packed_shape(rng, d, &mut shape);
+    }
+    let axis = rng.below_usize(shape.len());
+    match rng.below(3) {
+        0 => {
+            // gather: dst and positions of one shape, x differing along axis.
+            let mut xs = shape.clone();
+            xs[axis] = rng.below_usize(6);
+            fix_packed_shape(rng, d, &mut xs);
+            let xs = maybe_wrong(rng, d, &xs);
+            let ins = vec![
+                input(rng, d, &xs),
+                positions(rng, &shape, xs.get(axis).copied().unwrap_or(1)),
+            ];
+            let os = maybe_wrong(rng, d, &shape);
+            let outs = vec![output(rng, d, &os)];
+            Case {
+                what: format!("gather of {d} {xs:?} along {axis} into {shape:?}"),
+                ins,
+                outs,
+                raw: vec![],
+                in_place: None,
+                call: Box::new(move |i, o, _, e, _| {
+                    tessera::movement::gather(axis, &i[0], &i[1], &mut o[0], e)
+                }),
+                model: None,
+            }
+        }
+        1 => {
+            // scatter: updates and positions of one shape into `into`.
+            let combine = *rng.pick(&[Combine::Set, Combine::Add, Combine::Max, Combine::Min]);
+            let mut us = shape.clone();
+            us[axis] = rng.below_usize(7);
+            fix_packed_shape(rng, d, &mut us);
+            let d_axis = shape[axis];
+            let us2 = maybe_wrong(rng, d, &us);
+            let ins = vec![
+                input(rng, d, &shape),
+                positions(rng, &us, d_axis),
+                input(rng, d, &us2),
+            ];
+            let os = maybe_wrong(rng, d, &shape);
+            let outs = vec![output(rng, d, &os)];
+            Case {
+                what: format!("scatter {combine:?} of {d} {us:?} into {shape:?} along {axis}"),
+                ins,
+                outs,
+                raw: vec![],
+                in_place: None,
+                call: Box::new(move |i, o, _, e, _| {
+                    tessera::movement::scatter(
+                        combine, false, axis, &i[0], &i[1], &i[2], &mut o[0], e,
+                    )
+                }),
+                model: None,
+            }
+        }
+        _ => {
+            // unique over [n; w] u64 words.
+            let n = rng.below_usize(40);
+            let w = rng.below_usize(4);
+            let elems: Vec<Vec<u8>> = (0..n * w)
+                .map(|_| (rng.below(4) as u64).to_le_bytes().to_vec())
+                .collect();
+            let keys = Buf::contiguous(DType::U64, &[n, w], &elems);
+            let m = rng.below_usize(n + 3);
+            let ids = maybe_wrong(rng, DType::I64, &[n]);
+            let outs = vec![
+                output(rng, DType::I64, &ids),
+                output(rng, DType::I64, &[m]),
+                output(rng, DType::I64, &[m]),
+                output(rng, DType::I64, &[]),
+            ];
+            Case {
+                what: format!("unique of [{n}; {w}] keys, {m} first/counts"),
+                ins: vec![keys],
+                outs,
+                raw: vec![],
+                in_place: None,
+                call: Box::new(move |i, o, _, e, _| {
+                    let (a, rest) = o.split_at_mut(1);
+                    let (b, rest) = rest.split_at_mut(1);
+                    let (c, dd) = rest.split_at_mut(1);
+                    tessera::unique::unique(&i[0], &mut a[0], &mut b[0], &mut c[0], &mut dd[0], e)
+                }),
+                model: None,
+            }
+        }
+    }
+}
+
+fn order_case(rng: &mut Rng) -> Case {
+    let d = random_dtype(rng);
+    let mut shape = random_shape(rng, d, 3, 6);
+    if shape.is_empty() {
+        shape.push(1 + rng.below_usize(6));
+        fix_packed_shape(rng, d, &mut shape);
+    }
+    let axis = rng.below_usize(shape.len());
+    let descending = rng.chance(1, 2);
+    let mut ks = shape.clone();
+    if rng.chance(1, 3) {
+        ks[axis] = rng.below_usize(shape[axis] + 1);
+        fix_packed_shape(rng, d, &mut ks);
+    }
+    let ks = maybe_wrong(rng, d, &ks);
+    let ins = vec![input(rng, d, &shape)];
+    let with_pos = rng.chance(1, 2);
+    let mut outs = vec![output(rng, d, &ks)];
+    if with_pos {
+        outs.push(output(rng, DType::I64, &ks));
+    }
+    Case {
+        what: format!("sort of {d} {shape:?} along {axis} (descending {descending}) into {ks:?}, positions {with_pos}"),
+        ins,
+        outs,
+        raw: vec![],
+        in_place: None,
+        call: Box::new(move |i, o, _, e, _| {
+            let (v, p) = o.split_at_mut(1);
+            tessera::order::sort(axis, descending, &i[0], &mut v[0], p.first_mut(), e)
+        }),
+        model: None,
+    }
+}
+
 fn generate(rng: &mut Rng, _: u64) -> Case {
-    match rng.below(23) {
+    match rng.below(26) {
         22 => assembly_case(rng),
+        23 => movement_case(rng),
+        24..=25 => order_case(rng),
         0..=4 => elementwise_case(rng),
         5..=7 => cast_case(rng),
         8..=10 => map_case(rng),
