@@ -806,7 +806,7 @@ fn movement_case(rng: &mut Rng) -> Case {
             let n = rng.below_usize(40);
             let w = rng.below_usize(4);
             let elems: Vec<Vec<u8>> = (0..n * w)
-                .map(|_| (rng.below(4) as u64).to_le_bytes().to_vec())
+                .map(|_| rng.below(4).to_le_bytes().to_vec())
                 .collect();
             let keys = Buf::contiguous(DType::U64, &[n, w], &elems);
             let m = rng.below_usize(n + 3);
