@@ -137,6 +137,30 @@ pub fn expect_names<V>(
     Ok(())
 }
 
+/// Check a call against a kernel's operands, results and attributes (as
+/// its `io()` lists them): usage errors name the first that is unknown or
+/// missing.
+pub fn expect_io(
+    kernel: &str,
+    call: &crate::call::Call,
+    (operands, results, attrs): (&[&str], &[&str], &[&str]),
+) -> Outcome<()> {
+    expect_attrs(kernel, &call.attrs, attrs)?;
+    expect_names(kernel, "operand", &call.operands, operands)?;
+    expect_names(kernel, "result", &call.results, results)
+}
+
+/// A contiguous writable view of result `name`'s buffer.
+pub fn result_view<'b>(
+    name: &str,
+    dtype: tessera::DType,
+    shape: &[usize],
+    buf: &'b mut [u8],
+) -> Outcome<tessera::ArrayViewMut<'b>> {
+    tessera::ArrayViewMut::contiguous(dtype, shape, buf)
+        .map_err(|e| Failure::run(format!("result {name}: {e}")))
+}
+
 /// Check that a call's attributes are among `known`.
 pub fn expect_attrs(
     kernel: &str,

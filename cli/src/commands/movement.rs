@@ -23,14 +23,14 @@
 //! Order, exactness and refusals are the library's (`tessera::movement`,
 //! `tessera::unique`).
 
-use super::{count_attr, expect_attrs, expect_names, string_attr, truncate, whole_byte_view};
+use super::{count_attr, string_attr, truncate, whole_byte_view};
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
 use crate::npy;
 use crate::operand;
 use crate::results::Results;
 use std::path::Path;
-use tessera::{ArrayViewMut, Combine, DType, Exec};
+use tessera::{Combine, DType, Exec};
 
 /// Which kernel a call names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,16 +146,6 @@ fn check_dtype(call: &Call, name: &str, dtype: DType) -> Outcome<()> {
     Ok(())
 }
 
-fn view_mut<'a>(
-    name: &str,
-    dtype: DType,
-    shape: &[usize],
-    buf: &'a mut [u8],
-) -> Outcome<ArrayViewMut<'a>> {
-    ArrayViewMut::contiguous(dtype, shape, buf)
-        .map_err(|e| Failure::run(format!("result {name}: {e}")))
-}
-
 /// Run the kernel `which` as described by `call`; returns the lines to report.
 pub fn call(
     call_path: &Path,
@@ -165,10 +155,7 @@ pub fn call(
     results: &mut Results,
 ) -> Outcome<Vec<String>> {
     let k = which.name();
-    let (ops, res, attrs) = which.io();
-    expect_attrs(k, &call.attrs, attrs)?;
-    expect_names(k, "operand", &call.operands, ops)?;
-    expect_names(k, "result", &call.results, res)?;
+    super::expect_io(k, call, which.io())?;
     let fail = |e: tessera::Error| Failure::run(format!("kernel `{k}`: {e}"));
     let tier = exec.resolve_tier()?;
     match which {
@@ -182,7 +169,7 @@ pub fn call(
                 check_shape(call, "y", &shape)?;
                 check_dtype(call, "y", x.dtype())?;
                 let mut out = zeros("y", x.dtype(), &shape)?;
-                let mut y = view_mut("y", x.dtype(), &shape, &mut out)?;
+                let mut y = super::result_view("y", x.dtype(), &shape, &mut out)?;
                 tessera::gather(axis, &x, &p, &mut y, exec).map_err(fail)?;
                 ("x", shape, x.dtype(), out, format!("along axis {axis}"))
             } else {
@@ -212,7 +199,7 @@ pub fn call(
                 check_shape(call, "y", &shape)?;
                 check_dtype(call, "y", into.dtype())?;
                 let mut out = zeros("y", into.dtype(), &shape)?;
-                let mut y = view_mut("y", into.dtype(), &shape, &mut out)?;
+                let mut y = super::result_view("y", into.dtype(), &shape, &mut out)?;
                 tessera::scatter(combine, unique, axis, &into, &p, &u, &mut y, exec)
                     .map_err(fail)?;
                 (
@@ -240,7 +227,7 @@ pub fn call(
             if ends.dtype() != DType::I64 || x.shape().len() <= a {
                 // The library names what is wrong.
                 let mut none: [u8; 0] = [];
-                let mut y = view_mut("y", x.dtype(), &[0], &mut none)?;
+                let mut y = super::result_view("y", x.dtype(), &[0], &mut none)?;
                 tessera::gather_ranges(&x, &starts, &ends, &mut y, exec).map_err(fail)?;
             }
             let size = match count_attr(k, &call.attrs, "size", "a count")? {
@@ -259,7 +246,7 @@ pub fn call(
             check_shape(call, "y", &shape)?;
             check_dtype(call, "y", x.dtype())?;
             let mut out = zeros("y", x.dtype(), &shape)?;
-            let mut y = view_mut("y", x.dtype(), &shape, &mut out)?;
+            let mut y = super::result_view("y", x.dtype(), &shape, &mut out)?;
             tessera::gather_ranges(&x, &starts, &ends, &mut y, exec).map_err(fail)?;
             let path = results.add("y", x.dtype(), &shape, &out)?;
             Ok(vec![format!(
@@ -293,10 +280,10 @@ pub fn call(
             let mut count = zeros("count", DType::I64, &[])?;
             tessera::unique(
                 &keys,
-                &mut view_mut("ids", DType::I64, &[n], &mut ids)?,
-                &mut view_mut("first", DType::I64, &[m], &mut first)?,
-                &mut view_mut("counts", DType::I64, &[m], &mut counts)?,
-                &mut view_mut("count", DType::I64, &[], &mut count)?,
+                &mut super::result_view("ids", DType::I64, &[n], &mut ids)?,
+                &mut super::result_view("first", DType::I64, &[m], &mut first)?,
+                &mut super::result_view("counts", DType::I64, &[m], &mut counts)?,
+                &mut super::result_view("count", DType::I64, &[], &mut count)?,
                 exec,
             )
             .map_err(fail)?;

@@ -19,14 +19,14 @@
 //! and refusals are the library's (`tessera::order`); sub-byte dtypes are not
 //! taken here.
 
-use super::{count_attr, expect_attrs, expect_names, number_attr, whole_byte_view};
+use super::{count_attr, number_attr, whole_byte_view};
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
 use crate::npy;
 use crate::operand;
 use crate::results::Results;
 use std::path::Path;
-use tessera::{ArrayViewMut, DType, Exec};
+use tessera::{DType, Exec};
 
 /// Which ordering kernel a call names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,11 +125,6 @@ impl OrderKernel {
     }
 }
 
-/// A contiguous writable view of a result buffer.
-fn view<'b>(dtype: DType, shape: &[usize], buf: &'b mut [u8]) -> Outcome<ArrayViewMut<'b>> {
-    ArrayViewMut::contiguous(dtype, shape, buf).map_err(|e| Failure::run(format!("result: {e}")))
-}
-
 /// Run `which` as described by `call`; returns the lines to report.
 pub fn call(
     call_path: &Path,
@@ -139,10 +134,8 @@ pub fn call(
     results: &mut Results,
 ) -> Outcome<Vec<String>> {
     let k = which.name();
-    let (ops, res, attrs) = which.io();
-    expect_attrs(k, &call.attrs, attrs)?;
-    expect_names(k, "operand", &call.operands, ops)?;
-    expect_names(k, "result", &call.results, res)?;
+    let (ops, _, _) = which.io();
+    super::expect_io(k, call, which.io())?;
     let fail = |e: tessera::Error| Failure::run(format!("kernel `{k}`: {e}"));
     let loaded: Vec<operand::Loaded> = ops
         .iter()
@@ -181,9 +174,9 @@ pub fn call(
             let mut pbuf = new(DType::I64, &shape)?;
             let mut vbuf = new(x.dtype(), &shape)?;
             {
-                let mut p = view(DType::I64, &shape, &mut pbuf)?;
+                let mut p = super::result_view("positions", DType::I64, &shape, &mut pbuf)?;
                 if which == OrderKernel::Sort {
-                    let mut v = view(x.dtype(), &shape, &mut vbuf)?;
+                    let mut v = super::result_view("values", x.dtype(), &shape, &mut vbuf)?;
                     tessera::order::sort(axis, descending, x, &mut v, Some(&mut p), exec)
                         .map_err(fail)?;
                 } else {
@@ -211,7 +204,7 @@ pub fn call(
             }
             let mut buf = new(DType::F64, &shape)?;
             {
-                let mut y = view(DType::F64, &shape, &mut buf)?;
+                let mut y = super::result_view("y", DType::F64, &shape, &mut buf)?;
                 if which == OrderKernel::Median {
                     tessera::order::median(axis, x, &mut y, exec).map_err(fail)?;
                 } else {
@@ -231,7 +224,7 @@ pub fn call(
             let shape = q.shape().to_vec();
             let mut buf = new(DType::I64, &shape)?;
             {
-                let mut y = view(DType::I64, &shape, &mut buf)?;
+                let mut y = super::result_view("y", DType::I64, &shape, &mut buf)?;
                 tessera::order::lower_bound(x, q, &mut y, exec).map_err(fail)?;
             }
             let path = results.add("y", DType::I64, &shape, &buf)?;
@@ -246,7 +239,7 @@ pub fn call(
             };
             let mut buf = new(x.dtype(), &[cap])?;
             let count = {
-                let mut y = view(x.dtype(), &[cap], &mut buf)?;
+                let mut y = super::result_view("y", x.dtype(), &[cap], &mut buf)?;
                 let b = &views[1];
                 match which {
                     OrderKernel::Intersect => tessera::order::intersect(x, b, &mut y, exec),
@@ -267,7 +260,7 @@ pub fn call(
             let shape = x.shape().to_vec();
             let mut buf = new(x.dtype(), &shape)?;
             let below = {
-                let mut y = view(x.dtype(), &shape, &mut buf)?;
+                let mut y = super::result_view("y", x.dtype(), &shape, &mut buf)?;
                 tessera::order::partition(x, &views[1], &mut y, exec).map_err(fail)?
             };
             let path = results.add("y", x.dtype(), &shape, &buf)?;
