@@ -9,7 +9,7 @@
 
 use super::acc::{Acc, Src};
 pub(crate) use super::block::Blocking;
-use super::micro::Kernel;
+use super::micro::Micro;
 use super::pack::{pack_a, pack_b};
 use crate::array::{as_bytes, ArrayView, ArrayViewMut};
 use crate::error::Result;
@@ -25,14 +25,12 @@ pub(crate) struct Operand<'a> {
 
 /// A chain-order product `C[i, j] += Σ_k A[i, k]·B[k, j]` into a row-major C.
 pub(crate) struct Chain<'a, T> {
-    pub kernel: Kernel<T>,
+    pub micro: Micro<T>,
     pub blk: Blocking,
     pub a: Operand<'a>,
     pub a_rows: &'a [isize],
     pub a_ks: &'a [isize],
     pub a_ks_unit: bool,
-    /// A faster packer of six-row A panels, where the tier has one.
-    pub pack6: Option<super::pack::PackRows6<T>>,
     pub b: Operand<'a>,
     pub b_ks: &'a [isize],
     pub b_cols: &'a [isize],
@@ -318,7 +316,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
                     ks,
                     self.a_ks_unit,
                     mr,
-                    self.pack6,
+                    self.micro.pack,
                     pa,
                 )
             };
@@ -435,7 +433,6 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
         let mut pb = self
             .panels
             .take::<T>(task, 1, nc.min(cols.len().div_ceil(nr) * nr) * kc_max);
-        let mut tile = vec![T::ZERO; mr * nr];
         let mut jc = cols.start;
         while jc < cols.end {
             let ncb = nc.min(cols.end - jc);
@@ -479,25 +476,25 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
                             if mw == mr && nw == nr {
                                 // SAFETY: full micro-panels of kcb steps and a
                                 // full tile of C.
-                                unsafe { (self.kernel)(kcb, ap, bp, ct, ldc, load) };
+                                unsafe {
+                                    (self.micro.full)(kcb, ap, bp, nr as isize, ct, ldc, load)
+                                };
                             } else {
-                                // An edge: run the same kernel on a copy of the
-                                // tile's valid part; padding rows and columns
-                                // are zero and never written back.
-                                for r in 0..mw.min(if load { mr } else { 0 }) {
-                                    for j in 0..nw {
-                                        // SAFETY: inside the valid tile.
-                                        tile[r * nr + j] = unsafe { *ct.add(r * ldc + j) };
-                                    }
-                                }
-                                // SAFETY: `tile` is a full mr × nr tile.
-                                unsafe { (self.kernel)(kcb, ap, bp, tile.as_mut_ptr(), nr, load) };
-                                for r in 0..mw {
-                                    for j in 0..nw {
-                                        // SAFETY: inside the valid tile.
-                                        unsafe { *ct.add(r * ldc + j) = tile[r * nr + j] };
-                                    }
-                                }
+                                // SAFETY: the edge tile's rows and columns of
+                                // C; its b micro-panel is packed to nr.
+                                unsafe {
+                                    (self.micro.edge)(
+                                        kcb,
+                                        ap,
+                                        bp,
+                                        nr as isize,
+                                        ct,
+                                        ldc,
+                                        load,
+                                        mw,
+                                        nw,
+                                    )
+                                };
                             }
                             ir += mr;
                         }

@@ -8,15 +8,55 @@
 
 use super::acc::Acc;
 
-/// A microkernel: `(kc, a, b, c, rs, load)` with `c` the tile's first element
-/// and `rs` its row stride in elements (columns are consecutive). With `load`
-/// false the chains start from +0 instead of the tile's contents (the same
-/// bits as loading a tile of +0).
+/// A microkernel: `(kc, a, b, b_step, c, rs, load)` with `c` the tile's
+/// first element and `rs` its row stride in elements (columns are
+/// consecutive), `b_step` the distance in elements from one k step of b to
+/// the next (`NR` for a packed micro-panel; a row stride where the kernel
+/// reads an operand's rows in place). With `load` false the chains start
+/// from +0 instead of the tile's contents (the same bits as loading a tile
+/// of +0).
 ///
 /// # Safety (of calling one)
-/// `a` holds `kc·MR` and `b` `kc·NR` readable elements; `c` addresses an
-/// `MR × NR` tile of row stride `rs`, writable and not read by anyone else.
-pub(crate) type Kernel<T> = unsafe fn(usize, *const T, *const T, *mut T, usize, bool);
+/// `a` holds `kc·MR` readable elements; `b + t·b_step` holds `NR` readable
+/// elements for each step `t < kc`; `c` addresses an `MR × NR` tile of row
+/// stride `rs`, writable and not read by anyone else.
+pub(crate) type Kernel<T> = unsafe fn(usize, *const T, *const T, isize, *mut T, usize, bool);
+
+/// An edge microkernel: a [`Kernel`] for the first `rows ≤ MR` rows and
+/// `cols ≤ NR` columns of a tile, `(kc, a, b, b_step, c, rs, load, rows,
+/// cols)`. `a` is packed as for the whole tile (`MR` values per step); b is
+/// read and C read and written only in those rows and columns (vector tiers
+/// by masked loads and stores), so an edge tile is computed in place, with
+/// the bits of the whole tile's kernel.
+///
+/// # Safety (of calling one)
+/// As [`Kernel`], with `NR` replaced by `cols` for b and the tile `rows ×
+/// cols`; `1 ≤ rows ≤ MR`, `cols ≤ NR`.
+pub(crate) type EdgeKernel<T> =
+    unsafe fn(usize, *const T, *const T, isize, *mut T, usize, bool, usize, usize);
+
+/// A tier's microkernel for one dtype: its tile, its edge kernel and, where
+/// the tier has one, a faster packer of whole A panels of `mr` rows of
+/// consecutive depth.
+pub(crate) struct Micro<T> {
+    /// The whole-tile kernel.
+    pub full: Kernel<T>,
+    /// The kernel of partial tiles (same bits).
+    pub edge: EdgeKernel<T>,
+    /// Rows of a tile.
+    pub mr: usize,
+    /// Columns of a tile.
+    pub nr: usize,
+    /// A packer of `mr` rows of consecutive depth, if the tier has one.
+    pub pack: Option<super::pack::PackRows<T>>,
+}
+
+impl<T> Clone for Micro<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for Micro<T> {}
 
 /// The scalar tier's microkernel, the reference: plain `mul_add` in k order.
 ///
@@ -26,6 +66,7 @@ pub(crate) unsafe fn scalar<T: Acc, const MR: usize, const NR: usize>(
     kc: usize,
     a: *const T,
     b: *const T,
+    bs: isize,
     c: *mut T,
     rs: usize,
     load: bool,
@@ -38,8 +79,8 @@ pub(crate) unsafe fn scalar<T: Acc, const MR: usize, const NR: usize>(
         }
     }
     for k in 0..kc {
-        // SAFETY: k < kc, so both micro-panels hold these elements.
-        let (ak, bk) = unsafe { (a.add(k * MR), b.add(k * NR)) };
+        // SAFETY: k < kc, so both operands hold these elements.
+        let (ak, bk) = unsafe { (a.add(k * MR), b.offset(k as isize * bs)) };
         for (r, row) in t.iter_mut().enumerate() {
             // SAFETY: as above.
             let av = unsafe { *ak.add(r) };
@@ -52,6 +93,50 @@ pub(crate) unsafe fn scalar<T: Acc, const MR: usize, const NR: usize>(
     for (r, row) in t.iter().enumerate() {
         for (j, v) in row.iter().enumerate() {
             // SAFETY: inside the tile.
+            unsafe { *c.add(r * rs + j) = *v };
+        }
+    }
+}
+
+/// The scalar tier's edge kernel: the same chains for the first `rows` rows
+/// and `cols` columns.
+///
+/// # Safety
+/// As [`EdgeKernel`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn scalar_edge<T: Acc, const MR: usize, const NR: usize>(
+    kc: usize,
+    a: *const T,
+    b: *const T,
+    bs: isize,
+    c: *mut T,
+    rs: usize,
+    load: bool,
+    rows: usize,
+    cols: usize,
+) {
+    let mut t = [[T::ZERO; NR]; MR];
+    for (r, row) in t.iter_mut().enumerate().take(rows).filter(|_| load) {
+        for (j, v) in row.iter_mut().enumerate().take(cols) {
+            // SAFETY: inside the edge tile (caller's contract).
+            *v = unsafe { *c.add(r * rs + j) };
+        }
+    }
+    for k in 0..kc {
+        // SAFETY: k < kc, so both operands hold these elements.
+        let (ak, bk) = unsafe { (a.add(k * MR), b.offset(k as isize * bs)) };
+        for (r, row) in t.iter_mut().enumerate().take(rows) {
+            // SAFETY: as above.
+            let av = unsafe { *ak.add(r) };
+            for (j, v) in row.iter_mut().enumerate().take(cols) {
+                // SAFETY: as above (j < cols).
+                *v = v.madd(av, unsafe { *bk.add(j) });
+            }
+        }
+    }
+    for (r, row) in t.iter().enumerate().take(rows) {
+        for (j, v) in row.iter().enumerate().take(cols) {
+            // SAFETY: inside the edge tile.
             unsafe { *c.add(r * rs + j) = *v };
         }
     }
@@ -84,6 +169,15 @@ mod simd {
         /// `−a·b + c` in each lane, one rounding (the bits of
         /// `fmadd(−a, b, c)`).
         unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self;
+        /// A lane mask.
+        type Mask: Copy;
+        /// The mask of the first `n` lanes (all of them where `n ≥ LANES`).
+        unsafe fn first(n: usize) -> Self::Mask;
+        /// The masked lanes from `p`, +0 elsewhere; only the masked lanes'
+        /// addresses are read.
+        unsafe fn load_m(p: *const Self::T, m: Self::Mask) -> Self;
+        /// Store the masked lanes to `p`; no other address is written.
+        unsafe fn store_m(self, p: *mut Self::T, m: Self::Mask);
     }
 
     impl Reg for __m256 {
@@ -117,6 +211,25 @@ mod simd {
         unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
             // SAFETY: the CPU runs FMA (the caller's contract).
             unsafe { _mm256_fnmadd_ps(a, b, c) }
+        }
+        type Mask = __m256i;
+        #[inline(always)]
+        unsafe fn first(n: usize) -> __m256i {
+            // SAFETY: AVX2 (the caller's contract).
+            unsafe {
+                let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+                _mm256_cmpgt_epi32(_mm256_set1_epi32(n.min(8) as i32), iota)
+            }
+        }
+        #[inline(always)]
+        unsafe fn load_m(p: *const f32, m: __m256i) -> Self {
+            // SAFETY: the masked lanes are readable (the caller's contract).
+            unsafe { _mm256_maskload_ps(p, m) }
+        }
+        #[inline(always)]
+        unsafe fn store_m(self, p: *mut f32, m: __m256i) {
+            // SAFETY: the masked lanes are writable (the caller's contract).
+            unsafe { _mm256_maskstore_ps(p, m, self) }
         }
     }
 
@@ -152,6 +265,25 @@ mod simd {
             // SAFETY: the CPU runs FMA (the caller's contract).
             unsafe { _mm256_fnmadd_pd(a, b, c) }
         }
+        type Mask = __m256i;
+        #[inline(always)]
+        unsafe fn first(n: usize) -> __m256i {
+            // SAFETY: AVX2 (the caller's contract).
+            unsafe {
+                let iota = _mm256_setr_epi64x(0, 1, 2, 3);
+                _mm256_cmpgt_epi64(_mm256_set1_epi64x(n.min(4) as i64), iota)
+            }
+        }
+        #[inline(always)]
+        unsafe fn load_m(p: *const f64, m: __m256i) -> Self {
+            // SAFETY: the masked lanes are readable (the caller's contract).
+            unsafe { _mm256_maskload_pd(p, m) }
+        }
+        #[inline(always)]
+        unsafe fn store_m(self, p: *mut f64, m: __m256i) {
+            // SAFETY: the masked lanes are writable (the caller's contract).
+            unsafe { _mm256_maskstore_pd(p, m, self) }
+        }
     }
 
     impl Reg for __m512 {
@@ -185,6 +317,22 @@ mod simd {
         unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
             // SAFETY: the CPU runs AVX-512 F (the caller's contract).
             unsafe { _mm512_fnmadd_ps(a, b, c) }
+        }
+        type Mask = __mmask16;
+        #[inline(always)]
+        unsafe fn first(n: usize) -> __mmask16 {
+            ((1u32 << n.min(16)) - 1) as __mmask16
+        }
+        #[inline(always)]
+        unsafe fn load_m(p: *const f32, m: __mmask16) -> Self {
+            // SAFETY: the masked lanes are readable (the caller's contract);
+            // masked-off lanes are not accessed.
+            unsafe { _mm512_maskz_loadu_ps(m, p) }
+        }
+        #[inline(always)]
+        unsafe fn store_m(self, p: *mut f32, m: __mmask16) {
+            // SAFETY: the masked lanes are writable (the caller's contract).
+            unsafe { _mm512_mask_storeu_ps(p, m, self) }
         }
     }
 
@@ -220,34 +368,69 @@ mod simd {
             // SAFETY: the CPU runs AVX-512 F (the caller's contract).
             unsafe { _mm512_fnmadd_pd(a, b, c) }
         }
+        type Mask = __mmask8;
+        #[inline(always)]
+        unsafe fn first(n: usize) -> __mmask8 {
+            ((1u32 << n.min(8)) - 1) as __mmask8
+        }
+        #[inline(always)]
+        unsafe fn load_m(p: *const f64, m: __mmask8) -> Self {
+            // SAFETY: the masked lanes are readable (the caller's contract);
+            // masked-off lanes are not accessed.
+            unsafe { _mm512_maskz_loadu_pd(m, p) }
+        }
+        #[inline(always)]
+        unsafe fn store_m(self, p: *mut f64, m: __mmask8) {
+            // SAFETY: the masked lanes are writable (the caller's contract).
+            unsafe { _mm512_mask_storeu_pd(p, m, self) }
+        }
     }
 
     /// An `MR × (NV·LANES)` tile: `MR·NV` accumulators; each k step loads
     /// `NV` vectors of b, broadcasts a's value for each row and adds one
-    /// fused multiply-add per accumulator, in k order.
+    /// fused multiply-add per accumulator, in k order. `a` advances by
+    /// `a_step` values per step (its packed panel's rows), `b` by `b_step`.
+    /// With `EDGE`, only the first `cols` columns of b and of the tile are
+    /// read and written (masked loads and stores); else `cols` is unused.
     ///
     /// # Safety
-    /// As [`super::Kernel`] with this MR and NR = NV·LANES, inside a
-    /// function that enables the register's instructions and FMA on a CPU
-    /// that runs them.
+    /// As [`super::Kernel`] (or [`super::EdgeKernel`] with `EDGE`) with this
+    /// MR and NR = NV·LANES, inside a function that enables the register's
+    /// instructions and FMA on a CPU that runs them.
     #[inline(always)]
-    pub(super) unsafe fn tile<R: Reg, const MR: usize, const NV: usize>(
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn tile<R: Reg, const MR: usize, const NV: usize, const EDGE: bool>(
         kc: usize,
         a: *const R::T,
+        a_step: usize,
         b: *const R::T,
+        b_step: isize,
         c: *mut R::T,
         rs: usize,
         load: bool,
+        cols: usize,
     ) {
         let w = R::LANES;
-        // SAFETY: every pointer stays inside the tile and the micro-panels
-        // (the caller's contract); loads and stores are unaligned.
+        // SAFETY: every pointer stays inside the tile and the operands (the
+        // caller's contract); loads and stores are unaligned, and with EDGE
+        // masked to the tile's columns.
         unsafe {
+            let mut masks = [R::first(w); NV];
+            if EDGE {
+                for (v, m) in masks.iter_mut().enumerate() {
+                    *m = R::first(cols.saturating_sub(v * w));
+                }
+            }
             let mut acc = [[R::zero(); NV]; MR];
             if load {
                 for (r, row) in acc.iter_mut().enumerate() {
                     for (v, x) in row.iter_mut().enumerate() {
-                        *x = R::load(c.add(r * rs + v * w));
+                        let p = c.add(r * rs + v * w);
+                        *x = if EDGE {
+                            R::load_m(p, masks[v])
+                        } else {
+                            R::load(p)
+                        };
                     }
                 }
             }
@@ -255,7 +438,12 @@ mod simd {
             for _ in 0..kc {
                 let mut bv = [R::zero(); NV];
                 for (v, x) in bv.iter_mut().enumerate() {
-                    *x = R::load(bp.add(v * w));
+                    let p = bp.add(v * w);
+                    *x = if EDGE {
+                        R::load_m(p, masks[v])
+                    } else {
+                        R::load(p)
+                    };
                 }
                 for (r, row) in acc.iter_mut().enumerate() {
                     let x = R::splat(ap.add(r));
@@ -263,12 +451,17 @@ mod simd {
                         *acc = R::fmadd(x, bx, *acc);
                     }
                 }
-                ap = ap.add(MR);
-                bp = bp.add(NV * w);
+                ap = ap.add(a_step);
+                bp = bp.wrapping_offset(b_step);
             }
             for (r, row) in acc.iter().enumerate() {
                 for (v, x) in row.iter().enumerate() {
-                    x.store(c.add(r * rs + v * w));
+                    let p = c.add(r * rs + v * w);
+                    if EDGE {
+                        x.store_m(p, masks[v]);
+                    } else {
+                        x.store(p);
+                    }
                 }
             }
         }
@@ -335,78 +528,94 @@ mod simd {
     }
 }
 
-/// AVX2 + FMA, f32, 6 × 16: twelve 8-wide accumulators.
-///
-/// # Safety
-/// As [`Kernel`], and the CPU runs AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn avx2_f32_6x16(
-    kc: usize,
-    a: *const f32,
-    b: *const f32,
-    c: *mut f32,
-    rs: usize,
-    load: bool,
-) {
-    // SAFETY: forwarded; this function enables AVX2 and FMA.
-    unsafe { simd::tile::<core::arch::x86_64::__m256, 6, 2>(kc, a, b, c, rs, load) }
+/// A real microkernel pair of one tier: `$full` (the whole `MR × NV·LANES`
+/// tile) and `$edge` (its edge tiles, one instance of the body per row
+/// count), over register `$reg` with the features `$feat` enabled.
+macro_rules! real_kernels {
+    ($(#[$doc:meta])* $full:ident, $edge:ident, $t:ty, $reg:ty, $mr:literal, $nv:literal,
+     $feat:literal, [$($rows:literal),*]) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As [`Kernel`], and the CPU runs the enabled features.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $feat)]
+        pub(crate) unsafe fn $full(
+            kc: usize,
+            a: *const $t,
+            b: *const $t,
+            bs: isize,
+            c: *mut $t,
+            rs: usize,
+            load: bool,
+        ) {
+            // SAFETY: forwarded; this function enables the instructions.
+            unsafe { simd::tile::<$reg, $mr, $nv, false>(kc, a, $mr, b, bs, c, rs, load, 0) }
+        }
+
+        /// The edge tiles of the kernel beside (masked columns, any rows).
+        ///
+        /// # Safety
+        /// As [`EdgeKernel`], and the CPU runs the enabled features.
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $feat)]
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) unsafe fn $edge(
+            kc: usize,
+            a: *const $t,
+            b: *const $t,
+            bs: isize,
+            c: *mut $t,
+            rs: usize,
+            load: bool,
+            rows: usize,
+            cols: usize,
+        ) {
+            // SAFETY: forwarded (1 ≤ rows ≤ MR by the contract); this
+            // function enables the instructions.
+            unsafe {
+                match rows {
+                    $($rows => simd::tile::<$reg, $rows, $nv, true>(
+                        kc, a, $mr, b, bs, c, rs, load, cols,
+                    ),)*
+                    _ => unreachable!("an edge tile of {rows} rows"),
+                }
+            }
+        }
+    };
 }
 
-/// AVX2 + FMA, f64, 6 × 8: twelve 4-wide accumulators.
-///
-/// # Safety
-/// As [`Kernel`], and the CPU runs AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-pub(crate) unsafe fn avx2_f64_6x8(
-    kc: usize,
-    a: *const f64,
-    b: *const f64,
-    c: *mut f64,
-    rs: usize,
-    load: bool,
-) {
-    // SAFETY: forwarded; this function enables AVX2 and FMA.
-    unsafe { simd::tile::<core::arch::x86_64::__m256d, 6, 2>(kc, a, b, c, rs, load) }
-}
-
-/// AVX-512, f32, 14 × 32: twenty-eight 16-wide accumulators of the 32
-/// registers.
-///
-/// # Safety
-/// As [`Kernel`], and the CPU runs AVX-512 F.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx2,fma")]
-pub(crate) unsafe fn avx512_f32_14x32(
-    kc: usize,
-    a: *const f32,
-    b: *const f32,
-    c: *mut f32,
-    rs: usize,
-    load: bool,
-) {
-    // SAFETY: forwarded; this function enables AVX-512 F.
-    unsafe { simd::tile::<core::arch::x86_64::__m512, 14, 2>(kc, a, b, c, rs, load) }
-}
-
-/// AVX-512, f64, 14 × 16: twenty-eight 8-wide accumulators.
-///
-/// # Safety
-/// As [`Kernel`], and the CPU runs AVX-512 F.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx2,fma")]
-pub(crate) unsafe fn avx512_f64_14x16(
-    kc: usize,
-    a: *const f64,
-    b: *const f64,
-    c: *mut f64,
-    rs: usize,
-    load: bool,
-) {
-    // SAFETY: forwarded; this function enables AVX-512 F.
-    unsafe { simd::tile::<core::arch::x86_64::__m512d, 14, 2>(kc, a, b, c, rs, load) }
-}
+real_kernels!(
+    /// AVX2 + FMA, f32, 6 × 16: twelve 8-wide accumulators.
+    avx2_f32_6x16, avx2_f32_6x16_edge, f32, core::arch::x86_64::__m256, 6, 2, "avx2,fma",
+    [1, 2, 3, 4, 5, 6]
+);
+real_kernels!(
+    /// AVX2 + FMA, f64, 6 × 8: twelve 4-wide accumulators.
+    avx2_f64_6x8, avx2_f64_6x8_edge, f64, core::arch::x86_64::__m256d, 6, 2, "avx2,fma",
+    [1, 2, 3, 4, 5, 6]
+);
+real_kernels!(
+    /// AVX-512, f32, 14 × 32: twenty-eight 16-wide accumulators of the 32
+    /// registers.
+    avx512_f32_14x32, avx512_f32_14x32_edge, f32, core::arch::x86_64::__m512, 14, 2,
+    "avx512f,avx2,fma", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
+);
+real_kernels!(
+    /// AVX-512, f64, 14 × 16: twenty-eight 8-wide accumulators.
+    avx512_f64_14x16, avx512_f64_14x16_edge, f64, core::arch::x86_64::__m512d, 14, 2,
+    "avx512f,avx2,fma", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
+);
+real_kernels!(
+    /// AVX-512, f32, 14 × 16 for narrow products: fourteen accumulators.
+    avx512_f32_14x16, avx512_f32_14x16_edge, f32, core::arch::x86_64::__m512, 14, 1,
+    "avx512f,avx2,fma", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
+);
+real_kernels!(
+    /// AVX-512, f64, 14 × 8 for narrow products: fourteen accumulators.
+    avx512_f64_14x8, avx512_f64_14x8_edge, f64, core::arch::x86_64::__m512d, 14, 1,
+    "avx512f,avx2,fma", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
+);
 
 /// A complex microkernel: `(kc, a, b, (c_re, c_im), rs)` continues the
 /// chains of an `MR × NR` tile held as two real planes (row stride `rs`),

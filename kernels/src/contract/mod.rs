@@ -95,7 +95,7 @@ mod small;
 
 use self::acc::{Acc, Src};
 use self::gemm::{Blocking, Chain, Operand, PanelNeed, Panels, SendPtr};
-use self::micro::Kernel;
+use self::micro::Micro;
 pub use self::order::{choose as choose_order, Order};
 use crate::array::{as_bytes, c_strides, count_of, extent_product, ArrayView, ArrayViewMut};
 use crate::cast::{cast, CastMode};
@@ -511,7 +511,7 @@ fn panel_need(
         (r, c, k): (usize, usize, usize),
         raw: [Option<DType>; 2],
     ) -> Option<PanelNeed> {
-        let (_, mr, nr) = T::kernel(tier)?;
+        let Micro { mr, nr, .. } = T::micro(tier)?;
         let blk: Blocking = block::blocking(mr, nr, size_of::<T>(), block::cache_sizes());
         let bytes = |d: Option<DType>| d.map_or(0, |d| d.info().item_bytes);
         Some(PanelNeed::of(
@@ -710,85 +710,122 @@ fn to_acc<'a, T: crate::Element + Default>(
 
 /// Which chain-order microkernel a tier uses for `T`, with its shape.
 trait Chained: Acc + crate::Element + Default {
-    fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)>;
+    /// The tier's microkernel (None: this dtype takes the lane path).
+    fn micro(tier: Tier) -> Option<Micro<Self>>;
     /// A kernel of fewer columns for narrow products (the same bits).
-    fn narrow_kernel(_tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
-        None
-    }
-    /// A faster packer of six-row A panels on this tier, if any.
-    fn pack6(_tier: Tier) -> Option<pack::PackRows6<Self>> {
+    fn narrow(_tier: Tier) -> Option<Micro<Self>> {
         None
     }
 }
 
 impl Chained for f32 {
-    fn narrow_kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
-        #[cfg(target_arch = "x86_64")]
-        if crate::tier::runs_avx2(tier) {
-            return Some((micro::avx2_f32_6x16, 6, 16));
-        }
-        let _ = tier;
-        None
-    }
-    fn pack6(tier: Tier) -> Option<pack::PackRows6<Self>> {
-        #[cfg(target_arch = "x86_64")]
-        if crate::tier::runs_avx2(tier) {
-            return Some(pack::pack6_f32_avx2);
-        }
-        let _ = tier;
-        None
-    }
-    fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+    fn narrow(tier: Tier) -> Option<Micro<Self>> {
         #[cfg(target_arch = "x86_64")]
         if crate::tier::runs_avx512(tier) {
-            return Some((micro::avx512_f32_14x32, 14, 32));
+            return Some(Micro {
+                full: micro::avx512_f32_14x16,
+                edge: micro::avx512_f32_14x16_edge,
+                mr: 14,
+                nr: 16,
+                pack: Some(pack::pack_rows_f32_avx512),
+            });
         }
         #[cfg(target_arch = "x86_64")]
         if crate::tier::runs_avx2(tier) {
-            return Some((micro::avx2_f32_6x16, 6, 16));
+            return Self::micro(tier);
         }
         let _ = tier;
-        Some((micro::scalar::<f32, 6, 16>, 6, 16))
+        None
+    }
+    fn micro(tier: Tier) -> Option<Micro<Self>> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::tier::runs_avx512(tier) {
+            return Some(Micro {
+                full: micro::avx512_f32_14x32,
+                edge: micro::avx512_f32_14x32_edge,
+                mr: 14,
+                nr: 32,
+                pack: Some(pack::pack_rows_f32_avx512),
+            });
+        }
+        #[cfg(target_arch = "x86_64")]
+        if crate::tier::runs_avx2(tier) {
+            return Some(Micro {
+                full: micro::avx2_f32_6x16,
+                edge: micro::avx2_f32_6x16_edge,
+                mr: 6,
+                nr: 16,
+                pack: Some(pack::pack6_f32_avx2),
+            });
+        }
+        let _ = tier;
+        Some(Micro {
+            full: micro::scalar::<f32, 6, 16>,
+            edge: micro::scalar_edge::<f32, 6, 16>,
+            mr: 6,
+            nr: 16,
+            pack: None,
+        })
     }
 }
 impl Chained for f64 {
-    fn narrow_kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
-        #[cfg(target_arch = "x86_64")]
-        if crate::tier::runs_avx2(tier) {
-            return Some((micro::avx2_f64_6x8, 6, 8));
-        }
-        let _ = tier;
-        None
-    }
-    fn pack6(tier: Tier) -> Option<pack::PackRows6<Self>> {
-        #[cfg(target_arch = "x86_64")]
-        if crate::tier::runs_avx2(tier) {
-            return Some(pack::pack6_f64_avx2);
-        }
-        let _ = tier;
-        None
-    }
-    fn kernel(tier: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+    fn narrow(tier: Tier) -> Option<Micro<Self>> {
         #[cfg(target_arch = "x86_64")]
         if crate::tier::runs_avx512(tier) {
-            return Some((micro::avx512_f64_14x16, 14, 16));
+            return Some(Micro {
+                full: micro::avx512_f64_14x8,
+                edge: micro::avx512_f64_14x8_edge,
+                mr: 14,
+                nr: 8,
+                pack: Some(pack::pack_rows_f64_avx512),
+            });
         }
         #[cfg(target_arch = "x86_64")]
         if crate::tier::runs_avx2(tier) {
-            return Some((micro::avx2_f64_6x8, 6, 8));
+            return Self::micro(tier);
         }
         let _ = tier;
-        Some((micro::scalar::<f64, 6, 8>, 6, 8))
+        None
+    }
+    fn micro(tier: Tier) -> Option<Micro<Self>> {
+        #[cfg(target_arch = "x86_64")]
+        if crate::tier::runs_avx512(tier) {
+            return Some(Micro {
+                full: micro::avx512_f64_14x16,
+                edge: micro::avx512_f64_14x16_edge,
+                mr: 14,
+                nr: 16,
+                pack: Some(pack::pack_rows_f64_avx512),
+            });
+        }
+        #[cfg(target_arch = "x86_64")]
+        if crate::tier::runs_avx2(tier) {
+            return Some(Micro {
+                full: micro::avx2_f64_6x8,
+                edge: micro::avx2_f64_6x8_edge,
+                mr: 6,
+                nr: 8,
+                pack: Some(pack::pack6_f64_avx2),
+            });
+        }
+        let _ = tier;
+        Some(Micro {
+            full: micro::scalar::<f64, 6, 8>,
+            edge: micro::scalar_edge::<f64, 6, 8>,
+            mr: 6,
+            nr: 8,
+            pack: None,
+        })
     }
 }
 // Integer sums are exact in any order: they take the lane path.
 impl Chained for i32 {
-    fn kernel(_: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+    fn micro(_: Tier) -> Option<Micro<Self>> {
         None
     }
 }
 impl Chained for i64 {
-    fn kernel(_: Tier) -> Option<(Kernel<Self>, usize, usize)> {
+    fn micro(_: Tier) -> Option<Micro<Self>> {
         None
     }
 }
@@ -858,16 +895,16 @@ unsafe fn core<T: Chained>(
         return Ok(());
     }
     let chain = if order == Order::Chain {
-        T::kernel(tier)
+        T::micro(tier)
     } else {
         None
     };
     let one = |bi: usize, tile: &mut [T], threads: usize, panels: Panels| -> Result<()> {
         let (a_base, b_base) = (t.a_batch[bi], t.b_batch[bi]);
-        if let Some((kernel, mr, nr)) = chain {
-            let blk = block::blocking(mr, nr, size_of::<T>(), block::cache_sizes());
+        if let Some(micro) = chain {
+            let blk = block::blocking(micro.mr, micro.nr, size_of::<T>(), block::cache_sizes());
             let job = Chain {
-                kernel,
+                micro,
                 blk,
                 a: Operand {
                     src: sa,
@@ -877,7 +914,6 @@ unsafe fn core<T: Chained>(
                 a_rows: &t.a_rows,
                 a_ks: &t.a_ks,
                 a_ks_unit: pack::unit(&t.a_ks),
-                pack6: T::pack6(tier),
                 b: Operand {
                     src: sb,
                     base: b_base,
@@ -971,7 +1007,7 @@ fn run<'a, T: Chained>(
     // raw codes and cast into the accumulator panel by panel; otherwise it is
     // cast whole into a C-order copy first. Either way each element enters
     // acc as a cast does.
-    let chained = order == Order::Chain && T::kernel(tier).is_some();
+    let chained = order == Order::Chain && T::micro(tier).is_some();
     let raw = |v: &ArrayView<'_>| {
         (chained && v.dtype() != spec.acc && v.dtype().info().values_per_byte == 1)
             .then(|| v.dtype())
@@ -1013,7 +1049,7 @@ fn run<'a, T: Chained>(
     let len = dst.layout().len();
     let off = dst.layout().offset * size_of::<T>();
     if order == Order::Chain
-        && T::kernel(tier).is_some()
+        && T::micro(tier).is_some()
         && dst.dtype() == spec.acc
         && crate::array::c_contiguous(dst.shape(), dst.strides())
         && (dst.data_mut()[off..].as_ptr() as usize).is_multiple_of(align_of::<T>())

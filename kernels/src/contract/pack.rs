@@ -29,14 +29,15 @@ pub(crate) fn unit(table: &[isize]) -> bool {
     table.windows(2).all(|w| w[1] == w[0] + 1)
 }
 
-/// Pack rows `rows` × depth `ks` of an operand (positions `base + row + k`),
-/// with `fast` for whole panels of six rows of consecutive depth where given.
+/// Pack rows `rows` × depth `ks` of an operand (positions `base + row + k`)
 /// into micro-panels of `mr` rows: panel p holds, for each k in order, the
-/// `mr` values of its rows (zero past the last row).
+/// `mr` values of its rows (zero past the last row). `fast`, where given,
+/// packs whole panels of consecutive depth.
 ///
 /// # Safety
 /// Every `base + row + k` is a position the operand's validated view reaches,
-/// of dtype `T`; `out` holds `ceil(rows/mr)·mr·ks.len()` elements.
+/// of dtype `T`; `out` holds `ceil(rows/mr)·mr·ks.len()` elements; `fast` is
+/// a packer of `mr` rows the CPU runs.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn pack_a<T: Bits>(
     src: Src<'_>,
@@ -45,27 +46,27 @@ pub(crate) unsafe fn pack_a<T: Bits>(
     ks: &[isize],
     ks_unit: bool,
     mr: usize,
-    fast: Option<PackRows6<T>>,
+    fast: Option<PackRows<T>>,
     out: &mut [T],
 ) {
     let kc = ks.len();
     for (p, chunk) in rows.chunks(mr).enumerate() {
         let panel = &mut out[p * mr * kc..(p + 1) * mr * kc];
-        if let (true, true, Some(f)) = (ks_unit, chunk.len() == 6 && mr == 6, fast) {
-            let mut ptrs = [std::ptr::null::<T>(); 6];
+        if let (true, true, Some(f)) = (ks_unit, mr <= 16, fast) {
+            let mut ptrs = [std::ptr::null::<T>(); 16];
             for (q, &ro) in ptrs.iter_mut().zip(chunk) {
                 // SAFETY: the row's first depth position, inside the view.
                 *q = unsafe { src.ptr::<T>(base + ro + ks[0]) };
             }
             // SAFETY: each row holds kc consecutive elements in the view; the
-            // panel holds 6·kc; `fast` is the resolved tier's.
-            unsafe { f(ptrs, kc, panel.as_mut_ptr()) };
+            // panel holds mr·kc; `fast` packs panels of mr rows on this CPU.
+            unsafe { f(&ptrs[..chunk.len()], kc, panel.as_mut_ptr(), mr) };
             continue;
         }
-        if ks_unit && chunk.len() == mr && mr <= 8 {
+        if ks_unit && chunk.len() == mr && mr <= 16 {
             // Whole panel, consecutive depth: one pass in k, the rows side by
             // side, so the panel is written in order.
-            let mut starts = [0isize; 8];
+            let mut starts = [0isize; 16];
             for (s, &ro) in starts.iter_mut().zip(chunk) {
                 *s = base + ro + ks[0];
             }
@@ -125,18 +126,25 @@ pub(crate) unsafe fn pack_b<T: Bits>(
             let start = base + ko;
             if full && cols_unit {
                 let c0 = start + chunk[0];
-                if nr == 16 {
-                    // SAFETY: 16 consecutive column positions of a validated row.
-                    let v = unsafe { (src.ptr::<T>(c0) as *const [T; 16]).read_unaligned() };
-                    row.copy_from_slice(&v);
-                } else if nr == 8 {
-                    // SAFETY: 8 consecutive column positions of a validated row.
-                    let v = unsafe { (src.ptr::<T>(c0) as *const [T; 8]).read_unaligned() };
-                    row.copy_from_slice(&v);
-                } else {
-                    for (j, v) in row.iter_mut().enumerate() {
-                        // SAFETY: consecutive column positions of a validated row.
-                        *v = unsafe { src.get(c0 + j as isize) };
+                /// Copy `$n` consecutive elements at once (one fixed-size
+                /// read the compiler turns into vector moves).
+                macro_rules! fixed {
+                    ($n:literal) => {{
+                        // SAFETY: `$n` = nr consecutive column positions of a
+                        // validated row.
+                        let v = unsafe { (src.ptr::<T>(c0) as *const [T; $n]).read_unaligned() };
+                        row.copy_from_slice(&v);
+                    }};
+                }
+                match nr {
+                    32 => fixed!(32),
+                    16 => fixed!(16),
+                    8 => fixed!(8),
+                    _ => {
+                        for (j, v) in row.iter_mut().enumerate() {
+                            // SAFETY: consecutive column positions of a validated row.
+                            *v = unsafe { src.get(c0 + j as isize) };
+                        }
                     }
                 }
             } else {
@@ -152,23 +160,172 @@ pub(crate) unsafe fn pack_b<T: Bits>(
     }
 }
 
-/// Packs six rows of `kc` consecutive elements each (starting at the six
-/// pointers) into `out` as `kc` steps of six values: `out[k·6 + r] = row_r[k]`.
+/// Packs `rows.len() ≤ mr` rows of `kc` consecutive elements each into
+/// `out` as `kc` steps of `mr` values: `out[k·mr + r] = rows[r][k]`, and +0
+/// for the rows past `rows.len()`: `(rows, kc, out, mr)`. Data movement only.
 ///
 /// # Safety (of calling one)
-/// Each row pointer is readable for `kc` elements, `out` writable for `6·kc`;
-/// the CPU runs the function's tier.
-pub(crate) type PackRows6<T> = unsafe fn([*const T; 6], usize, *mut T);
+/// Each row pointer is readable for `kc` elements, `out` writable for
+/// `mr·kc`; the CPU runs the function's tier; `1 ≤ rows.len() ≤ mr` and `mr`
+/// is a count the packer takes (six for the AVX2 ones, at most 16 for the
+/// AVX-512 ones).
+pub(crate) type PackRows<T> = unsafe fn(&[*const T], usize, *mut T, usize);
 
-/// AVX2 [`PackRows6`] for f32: 8 × 8 transposes (two rows of zeros) of eight
+/// [`PackRows`] one element at a time, for the counts a vector packer does
+/// not take.
+///
+/// # Safety
+/// As [`PackRows`].
+unsafe fn pack_rows_plain<T: Bits>(rows: &[*const T], kc: usize, out: *mut T, mr: usize) {
+    for k in 0..kc {
+        for r in 0..mr {
+            // SAFETY: k < kc elements of a row; out holds mr·kc.
+            unsafe {
+                *out.add(k * mr + r) = match rows.get(r) {
+                    Some(p) => p.add(k).read_unaligned(),
+                    None => T::ZERO,
+                }
+            };
+        }
+    }
+}
+
+/// AVX-512 [`PackRows`] for f32, any `mr` up to 16: 16 × 16 transposes of
+/// sixteen steps at a time (rows past the given ones zero, the last steps masked),
+/// each step stored as `mr` lanes.
+///
+/// # Safety
+/// As [`PackRows`]; the CPU runs AVX-512 F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+pub(crate) unsafe fn pack_rows_f32_avx512(
+    rows: &[*const f32],
+    kc: usize,
+    out: *mut f32,
+    mr: usize,
+) {
+    use core::arch::x86_64::*;
+    let n = rows.len();
+    debug_assert!(n >= 1 && n <= mr && mr <= 16);
+    let store: __mmask16 = ((1u32 << mr) - 1) as __mmask16;
+    let mut ptr = [rows[0]; 16];
+    ptr[..n].copy_from_slice(rows);
+    let mut k = 0;
+    // SAFETY: loads are masked to each row's kc elements (rows past mr load
+    // nothing), stores to the panel's mr·kc.
+    unsafe {
+        while k < kc {
+            let w = (kc - k).min(16);
+            let load: __mmask16 = ((1u32 << w) - 1) as __mmask16;
+            let mut r = [_mm512_setzero_ps(); 16];
+            for (i, x) in r.iter_mut().enumerate() {
+                let m = if i < n { load } else { 0 };
+                *x = _mm512_maskz_loadu_ps(m, ptr[i].add(k));
+            }
+            // Rows pairwise interleaved, then in fours, then 128-bit blocks
+            // exchanged: column c of the block ends in register c.
+            let mut t = [_mm512_setzero_ps(); 16];
+            for i in 0..8 {
+                t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+                t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+            }
+            let mut u = [_mm512_setzero_ps(); 16];
+            for i in 0..4 {
+                u[4 * i] = _mm512_shuffle_ps::<0x44>(t[4 * i], t[4 * i + 2]);
+                u[4 * i + 1] = _mm512_shuffle_ps::<0xEE>(t[4 * i], t[4 * i + 2]);
+                u[4 * i + 2] = _mm512_shuffle_ps::<0x44>(t[4 * i + 1], t[4 * i + 3]);
+                u[4 * i + 3] = _mm512_shuffle_ps::<0xEE>(t[4 * i + 1], t[4 * i + 3]);
+            }
+            for j in 0..4 {
+                let v0 = _mm512_shuffle_f32x4::<0x88>(u[j], u[4 + j]);
+                let v1 = _mm512_shuffle_f32x4::<0xDD>(u[j], u[4 + j]);
+                let v2 = _mm512_shuffle_f32x4::<0x88>(u[8 + j], u[12 + j]);
+                let v3 = _mm512_shuffle_f32x4::<0xDD>(u[8 + j], u[12 + j]);
+                r[j] = _mm512_shuffle_f32x4::<0x88>(v0, v2);
+                r[4 + j] = _mm512_shuffle_f32x4::<0x88>(v1, v3);
+                r[8 + j] = _mm512_shuffle_f32x4::<0xDD>(v0, v2);
+                r[12 + j] = _mm512_shuffle_f32x4::<0xDD>(v1, v3);
+            }
+            for (c, x) in r.iter().enumerate().take(w) {
+                _mm512_mask_storeu_ps(out.add((k + c) * mr), store, *x);
+            }
+            k += 16;
+        }
+    }
+}
+
+/// AVX-512 [`PackRows`] for f64, any `mr` up to 16: 8 × 8 transposes of
+/// eight steps of rows 0–7 and of rows 8–15 (rows past the given ones zero, the last steps
+/// masked), each step stored as `mr` lanes.
+///
+/// # Safety
+/// As [`PackRows`]; the CPU runs AVX-512 F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+pub(crate) unsafe fn pack_rows_f64_avx512(
+    rows: &[*const f64],
+    kc: usize,
+    out: *mut f64,
+    mr: usize,
+) {
+    use core::arch::x86_64::*;
+    let n = rows.len();
+    debug_assert!(n >= 1 && n <= mr && mr <= 16);
+    let mut ptr = [rows[0]; 16];
+    ptr[..n].copy_from_slice(rows);
+    let mut k = 0;
+    // SAFETY: loads are masked to each row's kc elements (rows past mr load
+    // nothing), stores to the panel's mr·kc.
+    unsafe {
+        while k < kc {
+            let w = (kc - k).min(8);
+            let load: __mmask8 = ((1u32 << w) - 1) as __mmask8;
+            for g in 0..mr.div_ceil(8) {
+                let lanes = (mr - 8 * g).min(8);
+                let store: __mmask8 = ((1u32 << lanes) - 1) as __mmask8;
+                let mut r = [_mm512_setzero_pd(); 8];
+                for (i, x) in r.iter_mut().enumerate() {
+                    let m = if 8 * g + i < n { load } else { 0 };
+                    *x = _mm512_maskz_loadu_pd(m, ptr[8 * g + i].add(k));
+                }
+                let mut t = [_mm512_setzero_pd(); 8];
+                for i in 0..4 {
+                    t[2 * i] = _mm512_unpacklo_pd(r[2 * i], r[2 * i + 1]);
+                    t[2 * i + 1] = _mm512_unpackhi_pd(r[2 * i], r[2 * i + 1]);
+                }
+                for j in 0..2 {
+                    let v0 = _mm512_shuffle_f64x2::<0x88>(t[j], t[2 + j]);
+                    let v1 = _mm512_shuffle_f64x2::<0xDD>(t[j], t[2 + j]);
+                    let v2 = _mm512_shuffle_f64x2::<0x88>(t[4 + j], t[6 + j]);
+                    let v3 = _mm512_shuffle_f64x2::<0xDD>(t[4 + j], t[6 + j]);
+                    r[j] = _mm512_shuffle_f64x2::<0x88>(v0, v2);
+                    r[2 + j] = _mm512_shuffle_f64x2::<0x88>(v1, v3);
+                    r[4 + j] = _mm512_shuffle_f64x2::<0xDD>(v0, v2);
+                    r[6 + j] = _mm512_shuffle_f64x2::<0xDD>(v1, v3);
+                }
+                for (c, x) in r.iter().enumerate().take(w) {
+                    _mm512_mask_storeu_pd(out.add((k + c) * mr + 8 * g), store, *x);
+                }
+            }
+            k += 8;
+        }
+    }
+}
+
+/// AVX2 [`PackRows`] for f32, six rows: 8 × 8 transposes (two rows of zeros) of eight
 /// steps at a time, stored as 4 + 2 values per step; data movement only.
 ///
 /// # Safety
-/// As [`PackRows6`]; the CPU runs AVX2.
+/// As [`PackRows`]; the CPU runs AVX2. Six rows of a panel of six take
+/// the transposes, other counts a plain loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn pack6_f32_avx2(rows: [*const f32; 6], kc: usize, out: *mut f32) {
+pub(crate) unsafe fn pack6_f32_avx2(rows: &[*const f32], kc: usize, out: *mut f32, mr: usize) {
     use core::arch::x86_64::*;
+    if rows.len() != 6 || mr != 6 {
+        // SAFETY: forwarded.
+        return unsafe { pack_rows_plain(rows, kc, out, mr) };
+    }
     let mut k = 0;
     // SAFETY: loads stay within each row's kc elements, stores within 6·kc.
     unsafe {
@@ -223,15 +380,20 @@ pub(crate) unsafe fn pack6_f32_avx2(rows: [*const f32; 6], kc: usize, out: *mut 
     }
 }
 
-/// AVX2 [`PackRows6`] for f64: a 4 × 4 transpose of rows 0–3 and pairs of
+/// AVX2 [`PackRows`] for f64, six rows: a 4 × 4 transpose of rows 0–3 and pairs of
 /// rows 4–5, four steps at a time; data movement only.
 ///
 /// # Safety
-/// As [`PackRows6`]; the CPU runs AVX2.
+/// As [`PackRows`]; the CPU runs AVX2. Six rows of a panel of six take
+/// the transposes, other counts a plain loop.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn pack6_f64_avx2(rows: [*const f64; 6], kc: usize, out: *mut f64) {
+pub(crate) unsafe fn pack6_f64_avx2(rows: &[*const f64], kc: usize, out: *mut f64, mr: usize) {
     use core::arch::x86_64::*;
+    if rows.len() != 6 || mr != 6 {
+        // SAFETY: forwarded.
+        return unsafe { pack_rows_plain(rows, kc, out, mr) };
+    }
     let mut k = 0;
     // SAFETY: loads stay within each row's kc elements, stores within 6·kc.
     unsafe {

@@ -102,102 +102,123 @@ fn try_typed<T: Chained + Element>(
     // a as (row, k), b as (col, k).
     let (av, bv) = (view(a, 1 - x), view(b, 1 - y));
     let iv = init.map(|i| view(i, 0));
-    // The results, in C order, written to dst at the end.
-    // (Buffers of the exact sizes: zeroing the largest sizes on the stack
-    // would cost more than a small product.)
-    let mut out = match try_filled(m * n, T::ZERO, "the destination in acc") {
-        Ok(v) => v,
-        Err(e) => return Some(Err(e)),
-    };
-    if let Some(iv) = &iv {
-        for (o, v) in out.iter_mut().enumerate() {
-            // SAFETY: (o / n, o % n) is inside init's [m, n].
-            *v = unsafe { iv.at(o / n, o % n) };
-        }
-    }
     // Any kernel gives the chain's bits: narrow products take a narrower one.
-    let kernel = match (T::kernel(tier), T::narrow_kernel(tier)) {
-        (_, Some(narrow)) if n <= narrow.2 => Some(narrow),
+    let micro = match (T::micro(tier), T::narrow(tier)) {
+        (_, Some(narrow)) if n <= narrow.nr => Some(narrow),
         (wide, _) => wide,
     };
-    match (choose_order(m, n, k), kernel) {
-        (Order::Chain, Some((kernel, mr, nr))) => {
-            // b packed in panels of nr columns (k-major), zero past n.
+    let order = choose_order(m, n, k);
+    if order == Order::Chain && micro.is_none() {
+        return None;
+    }
+    let aligned = |p: *const T| (p as usize).is_multiple_of(align_of::<T>());
+    // The outputs go straight into dst where its rows are consecutive,
+    // disjoint and aligned; else into a buffer in C order, copied at the end.
+    let (s0, s1, off) = (dst.strides()[0], dst.strides()[1], dst.layout().offset);
+    // SAFETY: the validated destination holds an element at its offset.
+    let dst_base = unsafe { (dst.data_mut().as_mut_ptr() as *mut T).add(off) };
+    let direct = s1 == 1 && s0 >= n as isize && aligned(dst_base);
+    let mut buf = Vec::new();
+    let (cp, ldc) = if direct {
+        (dst_base, s0 as usize)
+    } else {
+        buf = match try_filled(m * n, T::ZERO, "the destination in acc") {
+            Ok(v) => v,
+            Err(e) => return Some(Err(e)),
+        };
+        (buf.as_mut_ptr(), n)
+    };
+    if let Some(iv) = &iv {
+        for i in 0..m {
+            for j in 0..n {
+                // SAFETY: (i, j) is inside init's [m, n] and C's m × n rows
+                // of stride ldc.
+                unsafe { *cp.add(i * ldc + j) = iv.at(i, j) };
+            }
+        }
+    } else if order == Order::Lane {
+        for i in 0..m {
+            for j in 0..n {
+                // SAFETY: inside C.
+                unsafe { *cp.add(i * ldc + j) = T::ZERO };
+            }
+        }
+    }
+    match (order, micro) {
+        (Order::Chain, Some(mi)) => {
+            let (mr, nr) = (mi.mr, mi.nr);
             let panels = n.div_ceil(nr);
-            let mut bp = vec![T::ZERO; panels * k * nr];
-            for p in 0..panels {
-                let cols = nr.min(n - p * nr);
-                for t in 0..k {
-                    let dst = &mut bp[(p * k + t) * nr..][..cols];
-                    if bv.rows == 1 {
-                        // SAFETY: columns p·nr .. p·nr + cols < n of step t
-                        // are consecutive elements of b.
-                        let src = unsafe {
-                            std::slice::from_raw_parts(
-                                bv.base.offset((p * nr) as isize + t as isize * bv.cols),
-                                cols,
-                            )
-                        };
-                        dst.copy_from_slice(src);
-                    } else {
-                        for (q, v) in dst.iter_mut().enumerate() {
+            // b read in place where its columns are consecutive (and
+            // aligned), else packed in panels of nr columns (k-major).
+            let b_direct = bv.rows == 1 && aligned(bv.base);
+            let bp = if b_direct {
+                Vec::new()
+            } else {
+                let mut bp = match try_filled(panels * k * nr, T::ZERO, "a packed operand") {
+                    Ok(v) => v,
+                    Err(e) => return Some(Err(e)),
+                };
+                for p in 0..panels {
+                    for t in 0..k {
+                        for q in 0..nr.min(n - p * nr) {
                             // SAFETY: p·nr + q < n, t < k.
-                            *v = unsafe { bv.at(p * nr + q, t) };
+                            bp[(p * k + t) * nr + q] = unsafe { bv.at(p * nr + q, t) };
                         }
                     }
                 }
-            }
-            let mut ap = vec![T::ZERO; k * mr];
-            let mut tile = [T::ZERO; 16 * 32];
+                bp
+            };
+            let b_step = if b_direct { bv.cols } else { nr as isize };
+            // The a panel: written in full (k·mr values) before each use.
+            let mut ap_store = core::mem::MaybeUninit::<[T; MAX * 16]>::uninit();
+            let ap = ap_store.as_mut_ptr() as *mut T;
             for i0 in (0..m).step_by(mr) {
                 let rows = mr.min(m - i0);
-                for t in 0..k {
-                    for r in 0..mr {
-                        ap[t * mr + r] = if r < rows {
-                            // SAFETY: i0 + r < m, t < k.
-                            unsafe { av.at(i0 + r, t) }
-                        } else {
-                            T::ZERO
-                        };
+                match mi.pack {
+                    Some(pack) if av.cols == 1 => {
+                        let mut ptrs = [av.base; 16];
+                        for (r, q) in ptrs.iter_mut().enumerate().take(rows) {
+                            // SAFETY: row i0 + r < m of a.
+                            *q = unsafe { av.base.offset((i0 + r) as isize * av.rows) };
+                        }
+                        // SAFETY: each row holds k consecutive elements; `ap`
+                        // holds mr·k ≤ 64·16; the packer is the tier's.
+                        unsafe { pack(&ptrs[..rows], k, ap, mr) };
+                    }
+                    _ => {
+                        for t in 0..k {
+                            for r in 0..mr {
+                                let v = if r < rows {
+                                    // SAFETY: i0 + r < m, t < k.
+                                    unsafe { av.at(i0 + r, t) }
+                                } else {
+                                    T::ZERO
+                                };
+                                // SAFETY: t·mr + r < k·mr ≤ 64·16.
+                                unsafe { ap.add(t * mr + r).write(v) };
+                            }
+                        }
                     }
                 }
                 for p in 0..panels {
                     let cols = nr.min(n - p * nr);
-                    if rows == mr && cols == nr {
-                        // SAFETY: `ap` holds k·mr and the panel k·nr
-                        // elements; the tile is inside `out` (row stride n).
-                        unsafe {
-                            kernel(
-                                k,
-                                ap.as_ptr(),
-                                bp[p * k * nr..].as_ptr(),
-                                out.as_mut_ptr().add(i0 * n + p * nr),
-                                n,
-                                iv.is_some(),
-                            )
-                        };
-                        continue;
-                    }
-                    let tile = &mut tile[..mr * nr];
-                    for r in 0..rows {
-                        tile[r * nr..r * nr + cols]
-                            .copy_from_slice(&out[(i0 + r) * n + p * nr..][..cols]);
-                    }
-                    // SAFETY: `ap` holds k·mr and the panel k·nr elements;
-                    // the tile is a full mr × nr tile of row stride nr.
-                    unsafe {
-                        kernel(
-                            k,
-                            ap.as_ptr(),
-                            bp[p * k * nr..].as_ptr(),
-                            tile.as_mut_ptr(),
-                            nr,
-                            iv.is_some(),
-                        )
+                    let b = if b_direct {
+                        // SAFETY: column p·nr < n of b's step 0.
+                        unsafe { bv.base.add(p * nr) }
+                    } else {
+                        // SAFETY: panel p of the packed b.
+                        unsafe { bp.as_ptr().add(p * k * nr) }
                     };
-                    for r in 0..rows {
-                        out[(i0 + r) * n + p * nr..][..cols]
-                            .copy_from_slice(&tile[r * nr..r * nr + cols]);
+                    // SAFETY: rows i0.., columns p·nr.. of C.
+                    let ct = unsafe { cp.add(i0 * ldc + p * nr) };
+                    if rows == mr && cols == nr {
+                        // SAFETY: `ap` holds k·mr values; b holds nr
+                        // readable values per step (k steps of b_step); the
+                        // tile is inside C.
+                        unsafe { (mi.full)(k, ap, b, b_step, ct, ldc, iv.is_some()) };
+                    } else {
+                        // SAFETY: as above, for the edge's rows and columns.
+                        unsafe { (mi.edge)(k, ap, b, b_step, ct, ldc, iv.is_some(), rows, cols) };
                     }
                 }
             }
@@ -221,28 +242,25 @@ fn try_typed<T: Chained + Element>(
                 }
                 for j in 0..n {
                     col[..k].copy_from_slice(&cols[j * k..(j + 1) * k]);
-                    let o = &mut out[i * n + j];
+                    // SAFETY: (i, j) is inside C.
+                    let o = unsafe { &mut *cp.add(i * ldc + j) };
                     *o = super::lane::block_sum(tier, &row[..k], &col[..k]).plus(*o);
                 }
             }
         }
     }
     // Into the destination, through its strides.
-    let (s0, s1, off) = (dst.strides()[0], dst.strides()[1], dst.layout().offset);
-    if s1 == 1 && s0 == n as isize {
-        let bytes = &mut dst.data_mut()[off * size_of::<T>()..][..m * n * size_of::<T>()];
-        bytes.copy_from_slice(crate::array::as_bytes(&out));
-        return Some(Ok(()));
-    }
-    let base = dst.data_mut().as_mut_ptr() as *mut T;
-    for i in 0..m {
-        for j in 0..n {
-            // SAFETY: (i, j) is inside the validated destination view.
-            unsafe {
-                base.add(off)
-                    .offset(i as isize * s0 + j as isize * s1)
-                    .write_unaligned(out[i * n + j])
-            };
+    if !direct {
+        let base = dst.data_mut().as_mut_ptr() as *mut T;
+        for i in 0..m {
+            for j in 0..n {
+                // SAFETY: (i, j) is inside the validated destination view.
+                unsafe {
+                    base.add(off)
+                        .offset(i as isize * s0 + j as isize * s1)
+                        .write_unaligned(buf[i * n + j])
+                };
+            }
         }
     }
     Some(Ok(()))
