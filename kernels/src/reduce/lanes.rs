@@ -139,7 +139,7 @@ fn fold<F: Copy>(mut l: [F; LANES], op: impl Fn(F, F) -> F) -> F {
 }
 
 macro_rules! lane_float {
-    ($t:ty, $dt:ident, $cut:expr, $u:expr, $avx:ident, $exp:path, $ln:path) => {
+    ($t:ty, $dt:ident, $cut:expr, $u:expr, $avx:ident, $zmm:ident, $exp:path, $ln:path) => {
         impl LaneFloat for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -179,6 +179,11 @@ macro_rules! lane_float {
             fn sum_lanes_on(tier: Tier, x: &[Self]) -> [Self; LANES] {
                 debug_assert!(x.len() <= BLOCK);
                 #[cfg(target_arch = "x86_64")]
+                if crate::tier::runs_avx512(tier) && tier.available() {
+                    // SAFETY: the CPU runs AVX-512 F (the tier is available).
+                    return unsafe { $zmm::lanes::<false>(x) };
+                }
+                #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx2(tier) && tier.available() {
                     // SAFETY: the CPU runs AVX2 and FMA (the tier is available).
                     return unsafe { $avx::lanes::<false>(x) };
@@ -188,6 +193,11 @@ macro_rules! lane_float {
             }
             #[inline]
             fn prod_lanes_on(tier: Tier, x: &[Self]) -> [Self; LANES] {
+                #[cfg(target_arch = "x86_64")]
+                if crate::tier::runs_avx512(tier) && tier.available() {
+                    // SAFETY: the CPU runs AVX-512 F (the tier is available).
+                    return unsafe { $zmm::lanes::<true>(x) };
+                }
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx2(tier) && tier.available() {
                     // SAFETY: as above.
@@ -199,6 +209,11 @@ macro_rules! lane_float {
             #[inline]
             fn sum_block_on(tier: Tier, x: &[Self]) -> Self {
                 #[cfg(target_arch = "x86_64")]
+                if crate::tier::runs_avx512(tier) && tier.available() {
+                    // SAFETY: the CPU runs AVX-512 F (the tier is available).
+                    return unsafe { $zmm::block::<false>(x) };
+                }
+                #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx2(tier) && tier.available() {
                     // SAFETY: as above.
                     return unsafe { $avx::block::<false>(x) };
@@ -207,6 +222,11 @@ macro_rules! lane_float {
             }
             #[inline]
             fn prod_block_on(tier: Tier, x: &[Self]) -> Self {
+                #[cfg(target_arch = "x86_64")]
+                if crate::tier::runs_avx512(tier) && tier.available() {
+                    // SAFETY: the CPU runs AVX-512 F (the tier is available).
+                    return unsafe { $zmm::block::<true>(x) };
+                }
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx2(tier) && tier.available() {
                     // SAFETY: as above.
@@ -219,6 +239,11 @@ macro_rules! lane_float {
                 // Only whole pairs of (block, slot) are computed.
                 let nb = out.len().min(x.len().div_ceil(BLOCK));
                 let (x, out) = (&x[..(nb * BLOCK).min(x.len())], &mut out[..nb]);
+                #[cfg(target_arch = "x86_64")]
+                if crate::tier::runs_avx512(tier) && tier.available() {
+                    // SAFETY: the CPU runs AVX-512 F (the tier is available).
+                    return unsafe { $zmm::sums(x, out) };
+                }
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx2(tier) && tier.available() {
                     // SAFETY: the CPU runs AVX2; out has one slot per block.
@@ -238,6 +263,7 @@ lane_float!(
     -87.0,
     5.960464477539063e-8,
     avx_f32,
+    zmm_f32,
     math::exp::exp_f32,
     math::log::log_f32
 );
@@ -247,6 +273,7 @@ lane_float!(
     -708.0,
     1.1102230246251565e-16,
     avx_f64,
+    zmm_f64,
     math::exp::exp_f64,
     math::log::log_f64
 );
@@ -551,6 +578,289 @@ mod avx_f64 {
             }
             for (k, rk) in r.iter().enumerate() {
                 out[b + k] = fold_regs::<false>(*rk);
+            }
+            b += K;
+        }
+        for (o, c) in out[b..]
+            .iter_mut()
+            .zip(x[b * super::BLOCK..].chunks(super::BLOCK))
+        {
+            // SAFETY: forwarded.
+            *o = unsafe { block::<false>(c) };
+        }
+    }
+}
+
+/// The lane order on AVX-512: the 16 lanes of f32 are one register (of f64,
+/// two), so a block is one chain of vector adds (or multiplies) per
+/// register and the fold is the AVX2 path's, from a wider start. The same
+/// operations in the same order as the scalar tier: the same bits.
+#[cfg(target_arch = "x86_64")]
+mod zmm_f32 {
+    use core::arch::x86_64::*;
+
+    /// The register of lanes 0..16 after one block.
+    ///
+    /// # Safety
+    /// The CPU must run AVX-512 F.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    unsafe fn reg<const PROD: bool>(x: &[f32]) -> __m512 {
+        let mut a = if PROD {
+            _mm512_set1_ps(1.0)
+        } else {
+            _mm512_setzero_ps()
+        };
+        let full = x.len() / 16 * 16;
+        let p = x.as_ptr();
+        let mut i = 0;
+        while i < full {
+            // SAFETY: i + 16 <= x.len().
+            let u = unsafe { _mm512_loadu_ps(p.add(i)) };
+            a = if PROD {
+                _mm512_mul_ps(a, u)
+            } else {
+                _mm512_add_ps(a, u)
+            };
+            i += 16;
+        }
+        if full < x.len() {
+            // The tail: lanes past the last term take the identity.
+            let m = ((1u32 << (x.len() - full)) - 1) as __mmask16;
+            // SAFETY: only the masked lanes, inside x, are read.
+            let u = unsafe { _mm512_maskz_loadu_ps(m, p.add(full)) };
+            a = if PROD {
+                _mm512_mask_mul_ps(a, m, a, u)
+            } else {
+                _mm512_add_ps(a, u)
+            };
+        }
+        a
+    }
+
+    /// Fold the 16 lanes in the lane order: i takes i + 8 (the two halves),
+    /// then i + 4, i + 2, and 0 takes 1.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    fn fold<const PROD: bool>(a: __m512) -> f32 {
+        let lo = _mm512_castps512_ps256(a);
+        let hi = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(a)));
+        let op = |u: __m128, v: __m128| {
+            if PROD {
+                _mm_mul_ps(u, v)
+            } else {
+                _mm_add_ps(u, v)
+            }
+        };
+        let s8 = if PROD {
+            _mm256_mul_ps(lo, hi)
+        } else {
+            _mm256_add_ps(lo, hi)
+        };
+        let s4 = op(_mm256_castps256_ps128(s8), _mm256_extractf128_ps::<1>(s8));
+        let s2 = op(s4, _mm_movehl_ps(s4, s4));
+        let s1 = op(s2, _mm_movehdup_ps(s2));
+        _mm_cvtss_f32(s1)
+    }
+
+    /// The 16 lanes of one block.
+    ///
+    /// # Safety
+    /// The CPU must run AVX-512 F.
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    pub(super) unsafe fn lanes<const PROD: bool>(x: &[f32]) -> [f32; 16] {
+        let mut out = [0.0f32; 16];
+        // SAFETY: forwarded; out holds 16 floats.
+        unsafe { _mm512_storeu_ps(out.as_mut_ptr(), reg::<PROD>(x)) };
+        out
+    }
+
+    /// One block, folded.
+    ///
+    /// # Safety
+    /// The CPU must run AVX-512 F.
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    pub(super) unsafe fn block<const PROD: bool>(x: &[f32]) -> f32 {
+        // SAFETY: forwarded.
+        fold::<PROD>(unsafe { reg::<PROD>(x) })
+    }
+
+    /// The sums of consecutive blocks of `x` into `out` (one per block, the
+    /// last possibly partial), four full blocks side by side: four
+    /// independent chains keep both adders busy where the data is in cache;
+    /// from memory the read stream is the limit.
+    ///
+    /// # Safety
+    /// The CPU must run AVX-512 F; `out.len()` must be the block count of `x`.
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    pub(super) unsafe fn sums(x: &[f32], out: &mut [f32]) {
+        const K: usize = 4;
+        let full = x.len() / super::BLOCK;
+        let mut b = 0;
+        while b + K <= full {
+            let p = x[b * super::BLOCK..].as_ptr();
+            let mut r = [_mm512_setzero_ps(); K];
+            let mut i = 0;
+            while i < super::BLOCK {
+                for (k, acc) in r.iter_mut().enumerate() {
+                    // SAFETY: block b + k is full, i + 16 <= BLOCK.
+                    *acc = _mm512_add_ps(*acc, unsafe {
+                        _mm512_loadu_ps(p.add(k * super::BLOCK + i))
+                    });
+                }
+                i += 16;
+            }
+            for (k, acc) in r.iter().enumerate() {
+                out[b + k] = fold::<false>(*acc);
+            }
+            b += K;
+        }
+        for (o, c) in out[b..]
+            .iter_mut()
+            .zip(x[b * super::BLOCK..].chunks(super::BLOCK))
+        {
+            // SAFETY: forwarded.
+            *o = unsafe { block::<false>(c) };
+        }
+    }
+}
+
+/// As [`zmm_f32`] for f64: lanes 0..8 and 8..16 in two registers.
+#[cfg(target_arch = "x86_64")]
+mod zmm_f64 {
+    use core::arch::x86_64::*;
+
+    /// The registers of lanes 0..8 and 8..16 after one block.
+    ///
+    /// # Safety
+    /// The CPU must run AVX-512 F.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    unsafe fn regs<const PROD: bool>(x: &[f64]) -> [__m512d; 2] {
+        let init = if PROD {
+            _mm512_set1_pd(1.0)
+        } else {
+            _mm512_setzero_pd()
+        };
+        let mut r = [init; 2];
+        let full = x.len() / 16 * 16;
+        let p = x.as_ptr();
+        let op = |a: __m512d, u: __m512d| {
+            if PROD {
+                _mm512_mul_pd(a, u)
+            } else {
+                _mm512_add_pd(a, u)
+            }
+        };
+        let mut i = 0;
+        while i < full {
+            // SAFETY: i + 16 <= x.len().
+            unsafe {
+                r[0] = op(r[0], _mm512_loadu_pd(p.add(i)));
+                r[1] = op(r[1], _mm512_loadu_pd(p.add(i + 8)));
+            }
+            i += 16;
+        }
+        if full < x.len() {
+            let rest = x.len() - full;
+            for (h, acc) in r.iter_mut().enumerate() {
+                let n = rest.saturating_sub(8 * h).min(8);
+                if n > 0 {
+                    let m = ((1u32 << n) - 1) as __mmask8;
+                    // SAFETY: only the masked lanes, inside x, are read.
+                    let u = unsafe { _mm512_maskz_loadu_pd(m, p.add(full + 8 * h)) };
+                    *acc = if PROD {
+                        _mm512_mask_mul_pd(*acc, m, *acc, u)
+                    } else {
+                        _mm512_add_pd(*acc, u)
+                    };
+                }
+            }
+        }
+        r
+    }
+
+    /// Fold lanes 0..8 and 8..16 in the lane order.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    fn fold<const PROD: bool>(r: [__m512d; 2]) -> f64 {
+        let s8 = if PROD {
+            _mm512_mul_pd(r[0], r[1])
+        } else {
+            _mm512_add_pd(r[0], r[1])
+        };
+        let (lo, hi) = (_mm512_castpd512_pd256(s8), _mm512_extractf64x4_pd::<1>(s8));
+        let s4 = if PROD {
+            _mm256_mul_pd(lo, hi)
+        } else {
+            _mm256_add_pd(lo, hi)
+        };
+        let op2 = |u, v| {
+            if PROD {
+                _mm_mul_pd(u, v)
+            } else {
+                _mm_add_pd(u, v)
+            }
+        };
+        let s2 = op2(_mm256_castpd256_pd128(s4), _mm256_extractf128_pd::<1>(s4));
+        let s1 = op2(s2, _mm_unpackhi_pd(s2, s2));
+        _mm_cvtsd_f64(s1)
+    }
+
+    /// The 16 lanes of one block.
+    ///
+    /// # Safety
+    /// The CPU must run AVX-512 F.
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    pub(super) unsafe fn lanes<const PROD: bool>(x: &[f64]) -> [f64; 16] {
+        // SAFETY: forwarded.
+        let r = unsafe { regs::<PROD>(x) };
+        let mut out = [0.0f64; 16];
+        // SAFETY: out holds 16 doubles.
+        unsafe {
+            _mm512_storeu_pd(out.as_mut_ptr(), r[0]);
+            _mm512_storeu_pd(out.as_mut_ptr().add(8), r[1]);
+        }
+        out
+    }
+
+    /// One block, folded.
+    ///
+    /// # Safety
+    /// The CPU must run AVX-512 F.
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    pub(super) unsafe fn block<const PROD: bool>(x: &[f64]) -> f64 {
+        // SAFETY: forwarded.
+        fold::<PROD>(unsafe { regs::<PROD>(x) })
+    }
+
+    /// The sums of consecutive blocks of `x` into `out`, two full blocks
+    /// side by side (four chains).
+    ///
+    /// # Safety
+    /// The CPU must run AVX-512 F; `out.len()` must be the block count of `x`.
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    pub(super) unsafe fn sums(x: &[f64], out: &mut [f64]) {
+        const K: usize = 2;
+        let full = x.len() / super::BLOCK;
+        let mut b = 0;
+        while b + K <= full {
+            let p = x[b * super::BLOCK..].as_ptr();
+            let mut r = [[_mm512_setzero_pd(); 2]; K];
+            let mut i = 0;
+            while i < super::BLOCK {
+                for (k, rk) in r.iter_mut().enumerate() {
+                    for (h, acc) in rk.iter_mut().enumerate() {
+                        // SAFETY: block b + k is full, i + 16 <= BLOCK.
+                        *acc = _mm512_add_pd(*acc, unsafe {
+                            _mm512_loadu_pd(p.add(k * super::BLOCK + i + 8 * h))
+                        });
+                    }
+                }
+                i += 16;
+            }
+            for (k, rk) in r.iter().enumerate() {
+                out[b + k] = fold::<false>(*rk);
             }
             b += K;
         }
