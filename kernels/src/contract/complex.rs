@@ -91,6 +91,7 @@ where
     let parts = threads.min(row_panels).max(1);
     let per_part = row_panels.div_ceil(parts);
     let mut bpack: Vec<T> = super::try_vec(2 * KC * NC.div_ceil(nr) * nr, "packed b")?;
+    let (a_unit, b_unit) = (super::pack::unit(&t.a_ks), super::pack::unit(&t.b_cols));
     for ((re, im), bi) in re
         .chunks_mut(r * c)
         .zip(im.chunks_mut(r * c))
@@ -105,17 +106,24 @@ where
                 // b: panel p, step s, the real parts of its nr columns then
                 // their imaginary parts (zero past c).
                 bpack.clear();
+                bpack.resize(panels * kc * 2 * nr, T::ZERO);
                 for p in 0..panels {
+                    let cols = nr.min(c - j0 - p * nr);
+                    let first = j0 + p * nr;
                     for s in k0..k0 + kc {
                         let row = b_base + t.b_ks[s];
-                        let at = bpack.len();
-                        bpack.resize(at + 2 * nr, T::ZERO);
-                        for q in 0..nr.min(c - j0 - p * nr) {
+                        let at = (p * kc + s - k0) * 2 * nr;
+                        let (res, ims) = bpack[at..at + 2 * nr].split_at_mut(nr);
+                        for q in 0..cols {
+                            let pos = if b_unit {
+                                row + t.b_cols[first] + q as isize
+                            } else {
+                                row + t.b_cols[first + q]
+                            };
                             // SAFETY: a position of b (the caller's contract).
-                            let x: Complex<T> =
-                                unsafe { sb.get_any(row + t.b_cols[j0 + p * nr + q]) };
-                            bpack[at + q] = x.re;
-                            bpack[at + nr + q] = x.im;
+                            let x: Complex<T> = unsafe { sb.get_any(pos) };
+                            res[q] = x.re;
+                            ims[q] = x.im;
                         }
                     }
                 }
@@ -128,18 +136,33 @@ where
                     {
                         let i0 = (part * per_part + q) * mr;
                         let rows = tre.len() / c;
-                        for (s, step) in apack.chunks_mut(2 * mr).enumerate() {
-                            for (x, pair) in step.chunks_mut(2).enumerate() {
-                                let v: Complex<T> = if x < rows {
+                        // a: step s, the (re, im) pairs of the panel's
+                        // rows (zero past the last row), row by row.
+                        for x in 0..mr {
+                            if x >= rows {
+                                for s in 0..kc {
+                                    apack[s * 2 * mr + 2 * x] = T::ZERO;
+                                    apack[s * 2 * mr + 2 * x + 1] = T::ZERO;
+                                }
+                                continue;
+                            }
+                            let row = a_base + t.a_rows[i0 + x];
+                            let steps = apack[..2 * kc * mr].chunks_exact_mut(2 * mr);
+                            if a_unit {
+                                let first = row + t.a_ks[k0];
+                                for (s, step) in steps.enumerate() {
+                                    // SAFETY: a position of a (consecutive depth).
+                                    let v: Complex<T> = unsafe { sa.get_any(first + s as isize) };
+                                    step[2 * x] = v.re;
+                                    step[2 * x + 1] = v.im;
+                                }
+                            } else {
+                                for (step, &ko) in steps.zip(&t.a_ks[k0..k0 + kc]) {
                                     // SAFETY: a position of a.
-                                    unsafe {
-                                        sa.get_any(a_base + t.a_rows[i0 + x] + t.a_ks[k0 + s])
-                                    }
-                                } else {
-                                    Complex::new(T::ZERO, T::ZERO)
-                                };
-                                pair[0] = v.re;
-                                pair[1] = v.im;
+                                    let v: Complex<T> = unsafe { sa.get_any(row + ko) };
+                                    step[2 * x] = v.re;
+                                    step[2 * x + 1] = v.im;
+                                }
                             }
                         }
                         for p in 0..panels {
