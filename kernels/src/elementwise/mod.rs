@@ -11,6 +11,7 @@
 
 pub(crate) mod packed;
 pub(crate) mod plan;
+pub(crate) mod stream;
 pub(crate) mod tile;
 
 use crate::array::{ArrayView, ArrayViewMut};
@@ -274,14 +275,14 @@ pub(crate) unsafe fn run(
     // SAFETY: the offset is a validated element position of the destination.
     args.dst = unsafe { out.data_mut().as_mut_ptr().add(offset * out_item) };
     let threads = threads.min(n).max(1);
+    let items: Vec<usize> = inputs.iter().map(|a| a.dtype().info().item_bytes).collect();
     if threads == 1 {
         // SAFETY: every operand holds `n` elements from its pointer (or one, at
         // stride 0), as validated.
-        unsafe { f(&args) };
+        unsafe { stream::run_flat(f, &args, &items, out_item) };
         return;
     }
     let chunk = n.div_ceil(threads);
-    let items: Vec<usize> = inputs.iter().map(|a| a.dtype().info().item_bytes).collect();
     let base = SendArgs(args);
     use rayon::prelude::*;
     (0..threads).into_par_iter().for_each(|t| {
@@ -299,7 +300,7 @@ pub(crate) unsafe fn run(
         // SAFETY: as above, for the destination; chunks are disjoint.
         a.dst = unsafe { a.dst.add(i0 * out_item) };
         // SAFETY: the chunk stays inside every operand.
-        unsafe { f(&a) };
+        unsafe { stream::run_flat(f, &a, &items, out_item) };
     });
 }
 

@@ -1,0 +1,278 @@
+//! Streaming the results of a flat call past the caches.
+//!
+//! A large contiguous call writes its results through a small scratch that
+//! stays in L1: the kernel fills the scratch a chunk at a time, and the chunk
+//! goes to the destination by non-temporal stores, which do not read the
+//! destination's lines first. Where the write stream limits a call (a cast
+//! that widens its source, say), that removes a third of the memory traffic;
+//! where it does not, it costs a copy out of L1. The kernel is the same and
+//! the bytes are copied as they are: the results are bit for bit those of the
+//! kernel writing the destination itself.
+//!
+//! Whether a host streams is decided once from the CPU: hosts whose plain
+//! stores lose to a non-temporal memcpy (Intel's, measured) stream; the AMD
+//! hosts measured keep their write-allocate stores as fast as memcpy's and do
+//! not. `TESSERA_STREAM_STORES=1` (or `0`) forces the choice, for
+//! measurement.
+
+use std::sync::OnceLock;
+
+/// Destination bytes from which a flat call streams (on a streaming host):
+/// well past L2, where a destination's lines would be evicted before reuse.
+pub(crate) const STREAM_MIN_BYTES: usize = 8 << 20;
+
+/// Bytes of the scratch a chunk goes through.
+const CHUNK_BYTES: usize = 16 << 10;
+
+/// Whether this host streams large results (see the module's docs).
+pub(crate) fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| {
+        match std::env::var("TESSERA_STREAM_STORES").as_deref() {
+            Ok("1") => return copier().is_some(),
+            Ok("0") => return false,
+            _ => {}
+        }
+        copier().is_some() && intel()
+    })
+}
+
+/// Whether the CPU's vendor string is Intel's.
+fn intel() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::__cpuid;
+        // SAFETY: CPUID leaf 0 exists on every x86-64 CPU. (Older compilers
+        // mark it unsafe.)
+        #[allow(unused_unsafe)]
+        let r = unsafe { __cpuid(0) };
+        let mut v = [0u8; 12];
+        v[..4].copy_from_slice(&r.ebx.to_le_bytes());
+        v[4..8].copy_from_slice(&r.edx.to_le_bytes());
+        v[8..].copy_from_slice(&r.ecx.to_le_bytes());
+        &v == b"GenuineIntel"
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// A copy of `len` bytes (a multiple of 64) from `src` to a 64-byte aligned
+/// `dst` by non-temporal stores.
+type Copier = unsafe fn(*const u8, *mut u8, usize);
+
+/// The widest non-temporal copy this CPU runs.
+fn copier() -> Option<Copier> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            return Some(copy_avx512);
+        }
+        if std::arch::is_x86_feature_detected!("avx") {
+            return Some(copy_avx);
+        }
+    }
+    None
+}
+
+/// [`Copier`] by 512-bit non-temporal stores.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `len` bytes, `dst` 64-byte aligned,
+/// `len` a multiple of 64; the CPU runs AVX-512 F.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn copy_avx512(src: *const u8, dst: *mut u8, len: usize) {
+    use core::arch::x86_64::*;
+    let mut i = 0;
+    while i < len {
+        // SAFETY: i + 64 ≤ len; dst + i is 64-byte aligned.
+        unsafe {
+            let v = _mm512_loadu_si512(src.add(i) as *const _);
+            _mm512_stream_si512(dst.add(i) as *mut _, v);
+        }
+        i += 64;
+    }
+}
+
+/// [`Copier`] by 256-bit non-temporal stores.
+///
+/// # Safety
+/// As [`copy_avx512`]; the CPU runs AVX.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+unsafe fn copy_avx(src: *const u8, dst: *mut u8, len: usize) {
+    use core::arch::x86_64::*;
+    let mut i = 0;
+    while i < len {
+        // SAFETY: i + 32 ≤ len; dst + i is 32-byte aligned.
+        unsafe {
+            let v = _mm256_loadu_si256(src.add(i) as *const __m256i);
+            _mm256_stream_si256(dst.add(i) as *mut __m256i, v);
+        }
+        i += 32;
+    }
+}
+
+/// Run `f` over `args` (a flat call: `args.n` elements, each input at
+/// stride 1 or 0, the destination contiguous with `out_item` bytes per
+/// element, inputs of `items` bytes), streaming its results where this host
+/// streams and the destination is large; else one plain call.
+///
+/// # Safety
+/// As calling `f(args)`: every operand holds `args.n` elements from its
+/// pointer (or one, at stride 0), the destination is writable and read by no
+/// one else.
+pub(crate) unsafe fn run_flat(
+    f: crate::LoopFn,
+    args: &crate::Args,
+    items: &[usize],
+    out_item: usize,
+) {
+    let total = args.n.saturating_mul(out_item);
+    match copier() {
+        Some(c) if enabled() && total >= STREAM_MIN_BYTES && out_item <= 16 => {
+            // SAFETY: forwarded.
+            unsafe { run_through(f, args, items, out_item, c) }
+        }
+        // SAFETY: forwarded.
+        _ => unsafe { f(args) },
+    }
+}
+
+/// [`run_flat`]'s streaming path, whatever the size: the results go
+/// through the scratch and `copy`.
+///
+/// # Safety
+/// As [`run_flat`]; `copy` runs on this CPU.
+unsafe fn run_through(
+    f: crate::LoopFn,
+    args: &crate::Args,
+    items: &[usize],
+    out_item: usize,
+    copy: Copier,
+) {
+    let addr = args.dst as usize;
+    if !addr.is_multiple_of(out_item) {
+        // SAFETY: forwarded.
+        return unsafe { f(args) };
+    }
+    #[repr(C, align(64))]
+    struct Scratch([u8; CHUNK_BYTES]);
+    let mut scratch = Scratch([0; CHUNK_BYTES]);
+    let per_chunk = CHUNK_BYTES / out_item;
+    // A head up to the first 64-byte boundary, written directly.
+    let head = (addr.next_multiple_of(64) - addr) / out_item;
+    let mut done = 0usize;
+    let step = |a: &mut crate::Args, count: usize, at: usize| {
+        a.n = count;
+        for (k, item) in items.iter().enumerate() {
+            // SAFETY: `at` < n lies inside every non-broadcast input.
+            a.src[k] = unsafe { args.src[k].add(at * item * args.src_stride[k] as usize) };
+        }
+    };
+    let mut a = *args;
+    if head > 0 {
+        step(&mut a, head.min(args.n), 0);
+        a.dst = args.dst;
+        // SAFETY: the first `head` elements of every operand.
+        unsafe { f(&a) };
+        done = head.min(args.n);
+    }
+    while args.n - done >= per_chunk {
+        step(&mut a, per_chunk, done);
+        a.dst = scratch.0.as_mut_ptr();
+        // SAFETY: a chunk of every input; the scratch holds per_chunk
+        // results of out_item bytes.
+        unsafe { f(&a) };
+        // SAFETY: the chunk's place in the destination, 64-byte aligned
+        // (after the head, whole chunks of CHUNK_BYTES), CHUNK_BYTES long.
+        unsafe {
+            copy(
+                scratch.0.as_ptr(),
+                args.dst.add(done * out_item),
+                per_chunk * out_item,
+            )
+        };
+        done += per_chunk;
+    }
+    if done < args.n {
+        step(&mut a, args.n - done, done);
+        // SAFETY: the rest of every operand.
+        a.dst = unsafe { args.dst.add(done * out_item) };
+        // SAFETY: as above.
+        unsafe { f(&a) };
+    }
+    // The non-temporal stores are ordered before anything that follows.
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SFENCE has no operands (SSE, on every x86-64 CPU).
+    unsafe {
+        core::arch::x86_64::_mm_sfence()
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kernel that widens bytes into f32 (x + 0.5), a stand-in for a cast.
+    ///
+    /// # Safety
+    /// As a generated kernel's.
+    unsafe fn widen(a: &crate::Args) {
+        for i in 0..a.n {
+            // SAFETY: i < n elements of each operand.
+            unsafe {
+                let x = *a.src[0].offset(i as isize * a.src_stride[0]);
+                (a.dst as *mut f32).add(i).write_unaligned(x as f32 + 0.5);
+            }
+        }
+    }
+
+    #[test]
+    fn streamed_results_are_the_plain_ones_at_every_offset_and_length() {
+        let Some(copy) = copier() else { return };
+        let src: Vec<u8> = (0..70_000u32).map(|i| (i * 7 + i / 13) as u8).collect();
+        for (skip, n) in [
+            (0, 70_000),
+            (1, 69_001),
+            (3, 4096),
+            (5, 12),
+            (15, 65_536 - 15),
+        ] {
+            for bcast in [false, true] {
+                let mut plain = vec![0f32; n + 16];
+                let mut streamed = vec![f32::NAN; n + 16];
+                let args = |dst: &mut Vec<f32>| crate::Args {
+                    n,
+                    src: [src[skip..].as_ptr(), core::ptr::null(), core::ptr::null()],
+                    src_stride: [if bcast { 0 } else { 1 }, 1, 1],
+                    // Destinations starting at every alignment.
+                    dst: dst[skip % 16..].as_mut_ptr() as *mut u8,
+                    dst_stride: 1,
+                };
+                // SAFETY: n source bytes (or one) and n + 16 − skip % 16 ≥ n
+                // destination floats.
+                unsafe {
+                    widen(&args(&mut plain));
+                    run_through(widen, &args(&mut streamed), &[1], 4, copy);
+                }
+                let o = skip % 16;
+                assert_eq!(
+                    plain[o..o + n]
+                        .iter()
+                        .map(|x| x.to_bits())
+                        .collect::<Vec<_>>(),
+                    streamed[o..o + n]
+                        .iter()
+                        .map(|x| x.to_bits())
+                        .collect::<Vec<_>>(),
+                    "skip {skip}, n {n}, broadcast {bcast}"
+                );
+                assert!(streamed[..o]
+                    .iter()
+                    .chain(&streamed[o + n..])
+                    .all(|x| x.is_nan()));
+            }
+        }
+    }
+}
