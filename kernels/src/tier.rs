@@ -156,7 +156,25 @@ tessera_generated::dispatch!();
 /// Whether `tier` executes AVX-512 F besides AVX2 and FMA (the engines'
 /// AVX-512 paths run on it, with the scalar tier's bits).
 pub fn runs_avx512(tier: Tier) -> bool {
-    runs_avx2(tier) && tier.info().features.contains(&"avx512f")
+    features_of(tier).1
+}
+
+/// `(runs_avx2, runs_avx512)` of a tier, read from its declared features once
+/// per process (small calls ask on every call).
+fn features_of(tier: Tier) -> (bool, bool) {
+    use std::sync::OnceLock;
+    static TABLE: OnceLock<Vec<(bool, bool)>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        Tier::ALL
+            .iter()
+            .map(|t| {
+                let f = t.info().features;
+                let avx2 = f.contains(&"avx2") && f.contains(&"fma");
+                (avx2, avx2 && f.contains(&"avx512f"))
+            })
+            .collect()
+    });
+    table[tier as usize]
 }
 
 /// Whether `tier` executes AVX2 and FMA instructions (the hand-written AVX2
@@ -164,6 +182,5 @@ pub fn runs_avx512(tier: Tier) -> bool {
 /// declares both features in `spec/tiers.toml` does; the engines' AVX2 paths
 /// give the scalar tier's bits, so the choice never changes a result.
 pub fn runs_avx2(tier: Tier) -> bool {
-    let f = tier.info().features;
-    f.contains(&"avx2") && f.contains(&"fma")
+    features_of(tier).0
 }

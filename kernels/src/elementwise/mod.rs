@@ -105,16 +105,31 @@ pub(crate) fn self_overlap(shape: &[usize], strides: &[isize]) -> Option<String>
     if shape.contains(&0) {
         return None;
     }
-    let mut axes: Vec<(u128, usize, usize)> = shape
-        .iter()
-        .zip(strides)
-        .enumerate()
-        .filter(|(_, (&n, _))| n > 1)
-        .map(|(i, (&n, &s))| (s.unsigned_abs() as u128, n, i))
-        .collect();
+    let axes_of = || {
+        shape
+            .iter()
+            .zip(strides)
+            .enumerate()
+            .filter(|(_, (&n, _))| n > 1)
+            .map(|(i, (&n, &s))| (s.unsigned_abs() as u128, n, i))
+    };
+    // Up to 8 axes on the stack (small calls check on every call).
+    let mut few = [(0u128, 0usize, 0usize); 8];
+    let mut many = Vec::new();
+    let axes: &mut [(u128, usize, usize)] = if shape.len() <= few.len() {
+        let mut k = 0;
+        for a in axes_of() {
+            few[k] = a;
+            k += 1;
+        }
+        &mut few[..k]
+    } else {
+        many.extend(axes_of());
+        &mut many
+    };
     axes.sort_unstable();
     let mut span: u128 = 0;
-    for (s, n, i) in axes {
+    for &mut (s, n, i) in axes {
         if s <= span {
             return Some(format!(
                 "axis {i} (stride {}) reaches elements the other axes also reach: \
