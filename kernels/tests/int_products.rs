@@ -256,3 +256,53 @@ fn qmatmul_i8_takes_the_same_path() {
         assert_eq!(c, want, "qmatmul_i8 on {exec:?}");
     }
 }
+
+#[test]
+fn destinations_in_place_misaligned_and_padded_take_the_same_sums() {
+    // An i32 destination of C order takes the sums in place; a misaligned
+    // one (bytes shifted by one) and one with padded rows go through a
+    // buffer: the same exact sums, the padding untouched.
+    let mut rng = Rng::new(0x1A9);
+    let (m, k, n) = (29, 68, 45);
+    let a: Vec<i8> = draw(&mut rng, m * k);
+    let b: Vec<u8> = draw(&mut rng, k * n);
+    let want = model(&a, &b, m, k, n);
+    let av = ArrayView::from_slice(&a, &[m, k]).unwrap();
+    let bv = ArrayView::from_slice(&b, &[k, n]).unwrap();
+    let spec = ContractSpec::new(DType::I32).contracting(1, 0);
+    for exec in &execs() {
+        let mut bytes = vec![0xAAu8; 1 + 4 * m * n];
+        contract(
+            &spec,
+            &av,
+            &bv,
+            None,
+            &mut ArrayViewMut::new(DType::I32, &[m, n], &[n as isize, 1], 0, &mut bytes[1..])
+                .unwrap(),
+            exec,
+        )
+        .unwrap();
+        assert_eq!(bytes[0], 0xAA);
+        let got: Vec<i32> = bytes[1..]
+            .chunks_exact(4)
+            .map(|q| i32::from_le_bytes(q.try_into().unwrap()))
+            .collect();
+        assert_eq!(got, want, "misaligned on {exec:?}");
+        let ld = n + 2;
+        let mut padded = vec![7i32; m * ld];
+        contract(
+            &spec,
+            &av,
+            &bv,
+            None,
+            &mut ArrayViewMut::from_slice_strided(&mut padded, &[m, n], &[ld as isize, 1], 0)
+                .unwrap(),
+            exec,
+        )
+        .unwrap();
+        for i in 0..m {
+            assert_eq!(&padded[i * ld..i * ld + n], &want[i * n..(i + 1) * n]);
+            assert_eq!(&padded[i * ld + n..(i + 1) * ld], &[7, 7]);
+        }
+    }
+}

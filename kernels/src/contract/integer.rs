@@ -46,6 +46,7 @@ enum Grouping {
 /// The kernel a tier runs for a pair of input dtypes.
 #[derive(Clone, Copy)]
 pub(super) struct Plan {
+    tier: Tier,
     grouping: Grouping,
     kernel: Kernel,
     mr: usize,
@@ -71,18 +72,21 @@ pub(super) fn plan(tier: Tier, a: DType, b: DType, acc: DType) -> Option<Plan> {
             let vnni = std::arch::is_x86_feature_detected!("avx512vnni");
             return Some(match (bytes && vnni, vnni) {
                 (true, _) => Plan {
+                    tier,
                     grouping: Grouping::Quads,
                     kernel: kernels::avx512_quads_14x32,
                     mr: 14,
                     nr: 32,
                 },
                 (false, true) => Plan {
+                    tier,
                     grouping: Grouping::Pairs,
                     kernel: kernels::avx512_vnni_pairs_14x32,
                     mr: 14,
                     nr: 32,
                 },
                 (false, false) => Plan {
+                    tier,
                     grouping: Grouping::Pairs,
                     kernel: kernels::avx512_pairs_14x32,
                     mr: 14,
@@ -92,6 +96,7 @@ pub(super) fn plan(tier: Tier, a: DType, b: DType, acc: DType) -> Option<Plan> {
         }
         if crate::tier::runs_avx2(tier) {
             return Some(Plan {
+                tier,
                 grouping: Grouping::Pairs,
                 kernel: kernels::avx2_pairs_6x16,
                 mr: 6,
@@ -269,8 +274,9 @@ unsafe fn grouped<A: Narrow, B: Narrow, const G: usize>(
     out: &mut [i32],
 ) -> Result<()> {
     let (r, c, k) = (a.free.len(), b.free.len(), a.ks.len());
-    out.fill(0);
+    let tier = plan.tier;
     if r == 0 || c == 0 || k == 0 {
+        out.fill(0);
         return Ok(());
     }
     let bits = 32 / G;
@@ -316,12 +322,52 @@ unsafe fn grouped<A: Narrow, B: Narrow, const G: usize>(
     // b block by block of NC columns (panel, group, column), once.
     let mut apack: Vec<u32> =
         super::try_filled(row_panels * mr * KG_BLOCK.min(groups), 0, "packed a")?;
+    // Every fallible step is above: `out` (possibly the caller's
+    // destination) is written from here on only.
+    out.fill(0);
     for g0 in (0..groups).step_by(KG_BLOCK) {
         let kgb = KG_BLOCK.min(groups - g0);
         let panel_words = kgb * mr;
+        // Whole words of consecutive depth (an 8-bit a in quads, an i16 a
+        // in pairs) are 32-bit elements moved as they are (an i8 a's offset
+        // of +128 flips each byte's top bit): the f32 panel packers' in-
+        // register transposes do the interleaving.
+        let whole_words = a_ks_unit && (g0 + kgb) * G <= k && size_of::<A>() * G == 4;
+        let word_packer = if whole_words {
+            a_word_packer(tier)
+        } else {
+            None
+        };
+        let flip = if oa != 0 { 0x8080_8080u32 } else { 0 };
         let pack_a = |part: usize, chunk: &mut [u32]| {
             for (q, panel) in chunk.chunks_mut(panel_words).enumerate() {
                 let i0 = (part * panels_per_part + q) * mr;
+                if let Some(pack) = word_packer {
+                    let rows = mr.min(r.saturating_sub(i0));
+                    if rows > 0 && mr <= 16 {
+                        let mut ptrs = [core::ptr::null::<f32>(); 16];
+                        for (t, pt) in ptrs.iter_mut().enumerate().take(rows) {
+                            // SAFETY: row i0 + t < r, its depth steps g0·G..
+                            // (g0 + kgb)·G ≤ k consecutive.
+                            *pt = unsafe { ra.ptr(i0 + t, g0 * G) } as *const f32;
+                        }
+                        // SAFETY: each row holds kgb words; the panel mr·kgb;
+                        // the packer runs on this CPU (the plan's tier).
+                        unsafe { pack(&ptrs[..rows], kgb, panel.as_mut_ptr() as *mut f32, mr) };
+                        if flip != 0 {
+                            for w in panel.iter_mut() {
+                                *w ^= flip;
+                            }
+                            // Rows past r hold +0 words, not offset zeros.
+                            for qq in 0..kgb {
+                                for t in rows..mr {
+                                    panel[qq * mr + t] = 0;
+                                }
+                            }
+                        }
+                        continue;
+                    }
+                }
                 for t in 0..mr {
                     let i = i0 + t;
                     for qq in 0..kgb {
@@ -363,6 +409,43 @@ unsafe fn grouped<A: Narrow, B: Narrow, const G: usize>(
             for p in 0..npanels {
                 let jp = j0 + p * nr;
                 let cn = nr.min(c - jp);
+                #[cfg(target_arch = "x86_64")]
+                if G == 4
+                    && nr == 32
+                    && cn == 32
+                    && b_free_unit
+                    && size_of::<B>() == 1
+                    && (g0 + kgb) * G <= k
+                    && crate::tier::runs_avx2(tier)
+                {
+                    let flip = if sb != 0 { 0x80u8 } else { 0 };
+                    let at = bpack.len();
+                    bpack.resize(at + kgb * 32, 0);
+                    for q in 0..kgb {
+                        let s = (g0 + q) * 4;
+                        // SAFETY: columns jp..jp + 32 ≤ c of steps s..s + 4
+                        // ≤ k, consecutive; the destination holds 32 words;
+                        // the tier runs AVX2.
+                        unsafe {
+                            let rows = [
+                                rb.ptr(jp, s) as *const u8,
+                                rb.ptr(jp, s + 1) as *const u8,
+                                rb.ptr(jp, s + 2) as *const u8,
+                                rb.ptr(jp, s + 3) as *const u8,
+                            ];
+                            interleave_bytes_32(rows, flip, bpack[at + q * 32..].as_mut_ptr())
+                        };
+                    }
+                    if oa != 0 {
+                        for s in (g0 * G)..((g0 + kgb) * G) {
+                            for (x, cs) in col_sums[jp..jp + cn].iter_mut().enumerate() {
+                                // SAFETY: jp + x < c, s < k.
+                                *cs = cs.wrapping_add(unsafe { rb.at(jp + x, s) } - sb);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 for q in 0..kgb {
                     let mut w = [0u32; 32];
                     for t in 0..G.min(k - (g0 + q) * G) {
@@ -463,6 +546,56 @@ unsafe fn grouped<A: Narrow, B: Narrow, const G: usize>(
         }
     }
     Ok(())
+}
+
+/// The packer of a panels of whole 32-bit words on `tier` (the f32 panel
+/// packers move bits only), if it has one.
+fn a_word_packer(tier: Tier) -> Option<super::pack::PackRows<f32>> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if crate::tier::runs_avx512(tier) {
+            return Some(super::pack::pack_rows_f32_avx512);
+        }
+        if crate::tier::runs_avx2(tier) {
+            return Some(super::pack::pack6_f32_avx2);
+        }
+    }
+    let _ = tier;
+    None
+}
+
+/// Interleave four rows of 32 bytes (four depth steps of 32 columns) into
+/// 32 words, column x's word holding its four steps low step first, each
+/// byte xored with `flip` (0x80 offsets a u8 by −128 as an i8's bits).
+///
+/// # Safety
+/// Each row is readable for 32 bytes, `out` writable for 32 words; the CPU
+/// runs AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn interleave_bytes_32(rows: [*const u8; 4], flip: u8, out: *mut u32) {
+    use core::arch::x86_64::*;
+    // SAFETY: the caller's contract.
+    unsafe {
+        let f = _mm256_set1_epi8(flip as i8);
+        let r: [__m256i; 4] = core::array::from_fn(|i| {
+            _mm256_xor_si256(_mm256_loadu_si256(rows[i] as *const __m256i), f)
+        });
+        // Bytes of steps 0 and 1, 2 and 3 side by side, then their pairs.
+        let t01l = _mm256_unpacklo_epi8(r[0], r[1]);
+        let t01h = _mm256_unpackhi_epi8(r[0], r[1]);
+        let t23l = _mm256_unpacklo_epi8(r[2], r[3]);
+        let t23h = _mm256_unpackhi_epi8(r[2], r[3]);
+        let w0 = _mm256_unpacklo_epi16(t01l, t23l); // columns 0-3, 16-19
+        let w1 = _mm256_unpackhi_epi16(t01l, t23l); // 4-7, 20-23
+        let w2 = _mm256_unpacklo_epi16(t01h, t23h); // 8-11, 24-27
+        let w3 = _mm256_unpackhi_epi16(t01h, t23h); // 12-15, 28-31
+        let o = out as *mut __m256i;
+        _mm256_storeu_si256(o, _mm256_permute2x128_si256::<0x20>(w0, w1));
+        _mm256_storeu_si256(o.add(1), _mm256_permute2x128_si256::<0x20>(w2, w3));
+        _mm256_storeu_si256(o.add(2), _mm256_permute2x128_si256::<0x31>(w0, w1));
+        _mm256_storeu_si256(o.add(3), _mm256_permute2x128_si256::<0x31>(w2, w3));
+    }
 }
 
 /// The packed kernels: one body, [`simd::tile`], over a register of 32-bit

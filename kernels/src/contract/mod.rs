@@ -1217,7 +1217,28 @@ fn run_integer(
     let g = geometry(a.shape(), a.strides(), b.shape(), b.strides(), spec)?;
     let t = Tables::of(&g, a.layout().offset, b.layout().offset, false)?;
     let (r, c) = (t.a_rows.len(), t.b_cols.len());
-    let mut out = try_filled(dst.layout().len(), 0i32, "the destination in acc")?;
+    // An i32 destination of C order and no init takes the sums in place
+    // (each batch element's product checks everything it needs before its
+    // first write, and the elements are independent).
+    let len = dst.layout().len();
+    let in_place = init.is_none()
+        && dst.dtype() == DType::I32
+        && crate::array::c_contiguous(dst.shape(), dst.strides());
+    let off = dst.layout().offset * 4;
+    let direct = in_place && len > 0 && {
+        let bytes = &dst.data_mut()[off..];
+        bytes.as_ptr().align_offset(4) == 0 && bytes.len() >= 4 * len
+    };
+    let mut out = Vec::new();
+    let sums: &mut [i32] = if direct {
+        // SAFETY: any bit pattern is an i32; the bytes from the offset are
+        // 4-aligned and hold `len` of them (checked above).
+        let (_, mid, _) = unsafe { dst.data_mut()[off..].align_to_mut::<i32>() };
+        &mut mid[..len]
+    } else {
+        out = try_filled(len, 0i32, "the destination in acc")?;
+        &mut out
+    };
     let side_a = integer::Side {
         src: Src::new(a.data()),
         dtype: a.dtype(),
@@ -1231,7 +1252,7 @@ fn run_integer(
         ks: &t.b_ks,
     };
     if r * c > 0 {
-        for (bi, tile) in out.chunks_mut(r * c).enumerate() {
+        for (bi, tile) in sums.chunks_mut(r * c).enumerate() {
             // SAFETY: the tables come from the validated views' shapes,
             // strides and offsets, over their own bytes.
             unsafe {
@@ -1244,6 +1265,9 @@ fn run_integer(
                 )?
             };
         }
+    }
+    if direct {
+        return Ok(());
     }
     finish_int::<i32>(exec, out, init, dst)
 }
