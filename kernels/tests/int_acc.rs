@@ -114,7 +114,9 @@ fn decode(d: DType, code: &[u8]) -> V {
             }
         }
         _ => match d {
-            DType::F32 | DType::C64 => V::F(f32::from_le_bytes(code[..4].try_into().unwrap()) as f64),
+            DType::F32 | DType::C64 => {
+                V::F(f32::from_le_bytes(code[..4].try_into().unwrap()) as f64)
+            }
             DType::F64 => V::F(f64::from_le_bytes(code[..8].try_into().unwrap())),
             _ => unreachable!("no other input dtype"),
         },
@@ -260,7 +262,11 @@ fn run_case(rng: &mut Rng, c: &Case, lays: (Lay, Lay, Lay), label: &str) {
                     s = s.wrapping_add(x.wrapping_mul(y));
                 }
                 if let Some((d, shape, bytes)) = &init {
-                    let p = if shape.len() == 1 { j } else { (bi * m + i) * n + j };
+                    let p = if shape.len() == 1 {
+                        j
+                    } else {
+                        (bi * m + i) * n + j
+                    };
                     s = s.wrapping_add(into_acc(elt(*d, bytes, p), c.acc));
                 }
                 want.extend(dst_code(wrap(s, c.acc), c.dd));
@@ -408,7 +414,13 @@ fn floats_saturate_into_the_accumulator() {
 /// are refused before any write.
 #[test]
 fn other_accumulators_are_refused() {
-    for acc in [DType::U1, DType::Bool, DType::F16, DType::Bf16, DType::E4m3fn] {
+    for acc in [
+        DType::U1,
+        DType::Bool,
+        DType::F16,
+        DType::Bf16,
+        DType::E4m3fn,
+    ] {
         let x = [1i32, 2];
         let mut out = [77i64];
         let r = contract(

@@ -75,9 +75,11 @@ fn into_acc(exec: &Exec, v: &ArrayView<'_>, acc: DType) -> Result<Vec<u8>> {
     let len = v.layout().len();
     let hold = holder(acc);
     if hold == acc {
-        let bytes = len.checked_mul(acc.info().item_bytes).ok_or(Error::Overflow {
-            operand: "contract: an operand in acc".into(),
-        })?;
+        let bytes = len
+            .checked_mul(acc.info().item_bytes)
+            .ok_or(Error::Overflow {
+                operand: "contract: an operand in acc".into(),
+            })?;
         let mut out = try_filled(bytes, 0u8, "an operand in acc")?;
         cast(
             CastMode::Default,

@@ -85,6 +85,7 @@
 
 mod acc;
 pub mod block;
+mod blocked;
 mod complex;
 mod gemm;
 mod int_acc;
