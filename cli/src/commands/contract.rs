@@ -36,12 +36,21 @@ where rows > 4, columns > 4, rows*columns >= 64 and depth < 128*rows*columns, la
 
 /// A list of axis pairs from attribute `key`.
 fn pairs(attrs: &UniqueMap<serde_json::Value>, key: &str) -> Outcome<Option<Vec<(usize, usize)>>> {
+    pairs_of(NAME, attrs, key)
+}
+
+/// A list of axis pairs from attribute `key` of kernel `kernel`'s call.
+pub fn pairs_of(
+    kernel: &str,
+    attrs: &UniqueMap<serde_json::Value>,
+    key: &str,
+) -> Outcome<Option<Vec<(usize, usize)>>> {
     let Some(v) = attrs.0.get(key) else {
         return Ok(None);
     };
     let bad = || {
         Failure::usage(format!(
-            "kernel `{NAME}`: attribute {key} must be a list of [axis of a, axis of b] pairs, not {}",
+            "kernel `{kernel}`: attribute {key} must be a list of [axis of a, axis of b] pairs, not {}",
             super::truncate(&v.to_string(), 40)
         ))
     };
