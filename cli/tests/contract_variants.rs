@@ -334,3 +334,43 @@ fn grouped_refusals_name_the_field_and_write_nothing() {
         assert!(!dir.path("y.npy").exists(), "{attrs} {b} {ids}");
     }
 }
+
+/// `contract` takes every integer accumulator: u8 sums wrap modulo 256, and
+/// a float operand saturates at u8's range before its products.
+#[test]
+fn contract_with_a_u8_accumulator_wraps_modulo_256() {
+    let dir = TempDir::new("contract_u8");
+    let mut rng = Rng::new(34);
+    let (m, k, n) = (4, 9, 3);
+    let a: Vec<i16> = (0..m * k).map(|_| rng.next_u64() as i16).collect();
+    let b: Vec<f32> = (0..k * n)
+        .map(|_| (rng.unit() as f32 - 0.3) * 600.0)
+        .collect();
+    dir.write(
+        "a.npy",
+        &npy_bytes("<i2", false, &[m, k], &bytes_of(&a, i16::to_le_bytes), 1),
+    );
+    dir.write("b.npy", &npy_f32(&[k, n], &b));
+    dir.write(
+        "call.json",
+        br#"{"kernel": "contract", "attrs": {"contracting": [[1, 0]], "acc": "u8"},
+            "operands": {"a": {"npy": "a.npy"}, "b": {"npy": "b.npy"}},
+            "results": {"y": {"npy": "y.npy"}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "call.json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let y = read_npy(&dir.path("y.npy"));
+    assert_eq!((y.descr.as_str(), y.shape.clone()), ("|u1", vec![m, n]));
+    for i in 0..m {
+        for j in 0..n {
+            let s: i64 = (0..k)
+                .map(|q| {
+                    let x = (a[i * k + q] as i64).rem_euclid(256);
+                    let y = b[q * n + j].trunc().clamp(0.0, 255.0) as i64;
+                    x * y
+                })
+                .sum();
+            assert_eq!(y.data[i * n + j] as i64, s.rem_euclid(256), "({i}, {j})");
+        }
+    }
+}

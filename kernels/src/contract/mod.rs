@@ -9,7 +9,8 @@
 //! # Contract
 //!
 //! * **Accumulator.** Everything is computed in `acc`: `f32`, `f64`, `c64`,
-//!   `c128` or an integer of 4 to 64 bits (signed or unsigned). Each element of `a`, `b` and `init` enters the accumulator as
+//!   `c128` or an integer of 4 to 64 bits (signed or unsigned). Each element
+//!   of `a`, `b` and `init` enters the accumulator as
 //!   [`cast`](fn@crate::cast) casts it (default mode: exact where `acc` holds the
 //!   value, else rounded to nearest; a float into an integer `acc` truncates
 //!   toward zero and saturates); the result enters `dst`, of any dtype, as a
