@@ -18,7 +18,7 @@ fn kernels_lists_every_kind() {
         .filter(|e| e["family"] == "elementwise")
         .collect();
     assert_eq!(kinds.len(), Kind::ALL.len());
-    // Then cast, contract, map, the three calls of the block-scaled formats,
+    // Then cast, contract (plain, scaled, grouped), map, the three calls of the block-scaled formats,
     // reduce, scan, series, the Fourier transforms, the assembly calls, the
     // movement calls, the ordering kernels and the library's other calls.
     let others: Vec<&str> = list[Kind::ALL.len()..]
@@ -30,6 +30,8 @@ fn kernels_lists_every_kind() {
         [
             "cast",
             "contract",
+            "contract_scaled",
+            "contract_grouped",
             "map",
             "encode",
             "decode",
@@ -94,9 +96,16 @@ fn kernels_lists_every_kind() {
     assert_eq!(cast["dtypes"].as_array().unwrap().len(), DType::ALL.len());
     let contract = &list[Kind::ALL.len() + 1];
     assert_eq!(contract["operands"], serde_json::json!(["a", "b", "init"]));
-    let map = &list[Kind::ALL.len() + 2];
+    let scaled = &list[Kind::ALL.len() + 2];
+    assert_eq!(
+        scaled["operands"],
+        serde_json::json!(["a", "b", "init", "a_scales", "b_scales"])
+    );
+    let grouped = &list[Kind::ALL.len() + 3];
+    assert_eq!(grouped["attrs"]["by"], serde_json::json!(["rows", "depth"]));
+    let map = &list[Kind::ALL.len() + 4];
     assert_eq!(map["family"], "map");
-    for entry in &list[Kind::ALL.len() + 3..Kind::ALL.len() + 6] {
+    for entry in &list[Kind::ALL.len() + 5..Kind::ALL.len() + 8] {
         let formats: Vec<&str> = entry["formats"]
             .as_array()
             .unwrap()
@@ -106,14 +115,22 @@ fn kernels_lists_every_kind() {
         let want: Vec<&str> = Format::ALL.iter().map(|f| f.info().name).collect();
         assert_eq!(formats, want);
     }
-    let nvfp4 = &list[Kind::ALL.len() + 3]["formats"][6];
+    let nvfp4 = &list[Kind::ALL.len() + 5]["formats"][6];
     assert_eq!(nvfp4["block"], 16);
     assert_eq!(nvfp4["tensor_scale"], "f32");
     assert_eq!(nvfp4["codes_per_byte"], 2);
 
     let text = tessera(&dir.0, &["kernels"]);
     assert_eq!(text.code, Some(0));
-    for name in ["cast", "contract", "encode", "decode", "transcode"] {
+    for name in [
+        "cast",
+        "contract",
+        "contract_scaled",
+        "contract_grouped",
+        "encode",
+        "decode",
+        "transcode",
+    ] {
         assert!(
             text.stdout
                 .lines()

@@ -72,10 +72,14 @@ fn every_call_takes_attributes_inputs_destinations_then_exec() {
     let _: fn(&V, &V, &mut M, &Exec) -> Result<()> = tessera::contract::dot;
     let _: fn(&ContractSpec, &Operand, &Operand, Option<&V>, &mut M, &Exec) -> Result<()> =
         tessera::contract::scaled::contract_scaled;
-    let _: fn(DType, &V, &V, &[u32], Option<&V>, &mut M, &Exec) -> Result<()> =
-        tessera::contract::segments::contract_grouped_rows;
-    let _: fn(DType, usize, &V, &V, &[u32], Option<&V>, &mut M, &Exec) -> Result<()> =
-        tessera::contract::segments::contract_grouped_depth;
+    let _: fn(DType, &V, &V, &'static [u32], Option<&V>, &mut M, &Exec) -> Result<()> =
+        tessera::contract::segments::contract_grouped_rows::<&'static [u32]>;
+    let _: fn(DType, &V, &V, &'static [i64], Option<&V>, &mut M, &Exec) -> Result<()> =
+        tessera::contract::segments::contract_grouped_rows::<&'static [i64]>;
+    let _: fn(DType, usize, &V, &V, &'static [u32], Option<&V>, &mut M, &Exec) -> Result<()> =
+        tessera::contract::segments::contract_grouped_depth::<&'static [u32]>;
+    let _: fn(DType, usize, &V, &V, &'static [i64], Option<&V>, &mut M, &Exec) -> Result<()> =
+        tessera::contract::segments::contract_grouped_depth::<&'static [i64]>;
     let _: fn(&V, &V, &mut M, &Exec) -> Result<()> = tessera::contract::quant::qmatmul_i8;
     let _: fn(f32, i32, &V, &mut M, &Exec) -> Result<()> = tessera::contract::quant::requantize_i8;
     let _: fn(u64, &mut M, &Exec) -> Result<()> = tessera::fill::random;

@@ -693,14 +693,14 @@ fn grouped_contractions_of_no_output_run_nothing() {
         1 << 40,
         &a,
         &b,
-        &[0, (1 << 31) + 5],
+        &[0u32, (1 << 31) + 5],
         None,
         &mut d,
         &Exec::SEQ,
     )
     .unwrap();
     // Its ids are still checked.
-    let r = contract_grouped_depth(DType::F32, 3, &a, &b, &[0, 3], None, &mut d, &Exec::SEQ);
+    let r = contract_grouped_depth(DType::F32, 3, &a, &b, &[0u32, 3], None, &mut d, &Exec::SEQ);
     assert!(matches!(r, Err(Error::Attribute { .. })), "{r:?}");
 }
 

@@ -9,7 +9,7 @@
 //!
 //! `contracting` (required) and `batch` (default none) are lists of
 //! `[axis of a, axis of b]` pairs; `acc` is the accumulator (`f32`, `f64`,
-//! `c64`, `c128`, `i32`, `i64`; default: `tessera::contract::default_acc` of a's and b's
+//! `c64`, `c128`, or an integer of 4 to 64 bits; default: `tessera::contract::default_acc` of a's and b's
 //! dtypes). `y`'s dtype defaults to `acc`, its shape to the contraction's
 //! (batch extents, a's free axes, b's free axes); `init` broadcasts to it.
 //! Order, bound and refusals are the library's (`tessera::contract`).
@@ -31,17 +31,26 @@ pub const NAME: &str = "contract";
 
 /// What `tessera kernels` says of it.
 pub const DOC: &str = "dst[B,I,J] = init[B,I,J] + sum_K a[B,I,K]*b[B,K,J] in an accumulator \
-(f32, f64, c64, c128, i32, i64), rounded once into y: chain order (fused multiply-adds in increasing k) \
+(f32, f64, c64, c128, or an integer of 4 to 64 bits, exact modulo 2^w), rounded once into y: chain order (fused multiply-adds in increasing k) \
 where rows > 4, columns > 4, rows*columns >= 64 and depth < 128*rows*columns, lane order otherwise";
 
 /// A list of axis pairs from attribute `key`.
 fn pairs(attrs: &UniqueMap<serde_json::Value>, key: &str) -> Outcome<Option<Vec<(usize, usize)>>> {
+    pairs_of(NAME, attrs, key)
+}
+
+/// A list of axis pairs from attribute `key` of kernel `kernel`'s call.
+pub fn pairs_of(
+    kernel: &str,
+    attrs: &UniqueMap<serde_json::Value>,
+    key: &str,
+) -> Outcome<Option<Vec<(usize, usize)>>> {
     let Some(v) = attrs.0.get(key) else {
         return Ok(None);
     };
     let bad = || {
         Failure::usage(format!(
-            "kernel `{NAME}`: attribute {key} must be a list of [axis of a, axis of b] pairs, not {}",
+            "kernel `{kernel}`: attribute {key} must be a list of [axis of a, axis of b] pairs, not {}",
             super::truncate(&v.to_string(), 40)
         ))
     };

@@ -145,9 +145,27 @@ fn other_kernels() -> Vec<serde_json::Value> {
         "family": "contract",
         "operands": ["a", "b", "init"],
         "results": ["y"],
-        "attrs": {"contracting": "[[axis of a, axis of b], ...]", "batch": "[[axis of a, axis of b], ...]", "acc": ["f32", "f64", "c64", "c128", "i32", "i64"]},
+        "attrs": {"contracting": "[[axis of a, axis of b], ...]", "batch": "[[axis of a, axis of b], ...]", "acc": ["f32", "f64", "c64", "c128", "i4", "u4", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"]},
         "result": "the dtype result y names (default: acc)",
         "doc": super::contract::DOC,
+    }));
+    list.push(json!({
+        "name": super::contract_variants::SCALED,
+        "family": "contract",
+        "operands": ["a", "b", "init", "a_scales", "b_scales"],
+        "results": ["y"],
+        "attrs": {"contracting": "[[axis of a, axis of b], ...]", "batch": "[[axis of a, axis of b], ...]", "acc": ["f32", "f64"], "a_block": "a count (with a_scales)", "b_block": "a count (with b_scales)"},
+        "result": "the dtype result y names (default: acc)",
+        "doc": super::contract_variants::SCALED_DOC,
+    }));
+    list.push(json!({
+        "name": super::contract_variants::GROUPED,
+        "family": "contract",
+        "operands": ["a", "b", "ids", "init"],
+        "results": ["y"],
+        "attrs": {"by": ["rows", "depth"], "groups": "a count (by depth)", "acc": "as for contract"},
+        "result": "the dtype result y names (default: acc)",
+        "doc": super::contract_variants::GROUPED_DOC,
     }));
     list.push(json!({
         "name": super::map::NAME,

@@ -3,6 +3,7 @@
 pub mod assembly;
 pub mod cast;
 pub mod contract;
+pub mod contract_variants;
 pub mod coverage;
 pub mod elementwise;
 pub mod engines_check;

@@ -2,7 +2,8 @@
 //!
 //! The call file names a kernel; this module reads the file, picks the tier and
 //! thread count, and hands the call to the module of the kernel's family
-//! (elementwise kinds, `cast`, `contract`, `reduce`, `scan`, `map`, `series`,
+//! (elementwise kinds, `cast`, `contract`, `contract_scaled`,
+//! `contract_grouped`, `reduce`, `scan`, `map`, `series`,
 //! the Fourier transforms `c2c`, `r2c` and `c2r`, `fold`, `assemble`, `tile`, `sparse_dot`,
 //! the block-scaled formats' `encode`, `decode` and `transcode`, and the
 //! library's other calls: `random`, `quantize`, `dequantize`, `polyval`,
@@ -22,7 +23,7 @@
 
 use super::formats::FormatKernel;
 use super::library::LibraryKernel;
-use super::{cast, contract, elementwise, formats, map, parse_args, reduce};
+use super::{cast, contract, contract_variants, elementwise, formats, map, parse_args, reduce};
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
 use crate::outln;
@@ -43,6 +44,10 @@ pub enum Kernel {
     Cast,
     /// `contract`: a contraction of `a` with `b` (plus `init`).
     Contract,
+    /// `contract_scaled`: a contraction with block-scaled operands.
+    ContractScaled,
+    /// `contract_grouped`: a grouped (segmented) contraction.
+    ContractGrouped,
     /// `encode`, `decode` or `transcode` of a block-scaled format.
     Format(FormatKernel),
     /// `reduce`: reductions in lane order over any axes.
@@ -87,6 +92,12 @@ impl Kernel {
         }
         if name == contract::NAME {
             return Ok(Kernel::Contract);
+        }
+        if name == contract_variants::SCALED {
+            return Ok(Kernel::ContractScaled);
+        }
+        if name == contract_variants::GROUPED {
+            return Ok(Kernel::ContractGrouped);
         }
         if name == map::NAME {
             return Ok(Kernel::Map);
@@ -181,6 +192,8 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Elementwise(kind) => elementwise::call(path, &call, kind, &exec, r)?,
         Kernel::Cast => cast::call(path, &call, &exec, r)?,
         Kernel::Contract => contract::call(path, &call, &exec, r)?,
+        Kernel::ContractScaled => contract_variants::scaled_call(path, &call, &exec, r)?,
+        Kernel::ContractGrouped => contract_variants::grouped_call(path, &call, &exec, r)?,
         Kernel::Format(k) => formats::call(path, &call, k, &exec, r)?,
         Kernel::Reduce => reduce::reduce_call(path, &call, &exec, r)?,
         Kernel::Scan => reduce::scan_call(path, &call, &exec, r)?,

@@ -9,7 +9,8 @@
 //! # Contract
 //!
 //! * **Accumulator.** Everything is computed in `acc`: `f32`, `f64`, `c64`,
-//!   `c128`, `i32` or `i64`. Each element of `a`, `b` and `init` enters the accumulator as
+//!   `c128` or an integer of 4 to 64 bits (signed or unsigned). Each element
+//!   of `a`, `b` and `init` enters the accumulator as
 //!   [`cast`](fn@crate::cast) casts it (default mode: exact where `acc` holds the
 //!   value, else rounded to nearest; a float into an integer `acc` truncates
 //!   toward zero and saturates); the result enters `dst`, of any dtype, as a
@@ -39,8 +40,12 @@
 //!   entered `acc`, γ(n) = n·u/(1 − n·u), before the final rounding into `dst`;
 //!   for a complex `acc` the error's modulus is within γ(2K+2)·(|init| +
 //!   Σ|a||b|), u its parts' unit roundoff.
-//! * **Integers** (`i32`, `i64`): products and sums wrap, so the result is exact
-//!   modulo 2^w in any order. No saturating or pairing instruction is used.
+//! * **Integers** (w bits, 4 ≤ w ≤ 64): products and sums wrap, so the result
+//!   is the exact sum of the casts, modulo 2^w, in any order (an unsigned
+//!   `acc` as the residue in `[0, 2^w)`, a signed one in `[−2^(w−1),
+//!   2^(w−1))`). No saturating or pairing instruction is used. Accumulators
+//!   other than `i32` and `i64` run into `i32` (w ≤ 32) or `i64`, whose sums
+//!   are exact modulo a multiple of 2^w, and are then reduced (`int_acc`).
 //! * **Refusals**, all before any write, as a typed [`Error`]: an unsupported
 //!   `acc`; an axis out of range or named twice; contracted extents that
 //!   differ; batch extents that differ and are not 1; shapes (of the
@@ -81,8 +86,10 @@
 
 mod acc;
 pub mod block;
+mod blocked;
 mod complex;
 mod gemm;
+mod int_acc;
 mod integer;
 mod lane;
 mod micro;
@@ -113,7 +120,9 @@ pub struct ContractSpec {
     /// `(axis of a, axis of b)` pairs that are summed over, numbered in C order
     /// of this list. Extents must match.
     pub contracting: Vec<(usize, usize)>,
-    /// The accumulator dtype: `f32`, `f64`, `c64`, `c128`, `i32` or `i64`.
+    /// The accumulator dtype: `f32`, `f64`, `c64`, `c128` or an integer of 4
+    /// to 64 bits (`i4`, `u4`, `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `i64`,
+    /// `u64`).
     pub acc: DType,
 }
 
@@ -147,14 +156,23 @@ impl ContractSpec {
     }
 }
 
-/// The accumulators [`contract`] takes.
-pub const ACCUMULATORS: [DType; 6] = [
+/// The accumulators [`contract`] takes: the real and complex floats of 32
+/// and 64 bits and every integer of 4 to 64 bits.
+pub const ACCUMULATORS: [DType; 14] = [
     DType::F32,
     DType::F64,
     DType::C64,
     DType::C128,
     DType::I32,
     DType::I64,
+    DType::I4,
+    DType::U4,
+    DType::I8,
+    DType::U8,
+    DType::I16,
+    DType::U16,
+    DType::U32,
+    DType::U64,
 ];
 
 /// The default accumulator for inputs of these dtypes: `i64` if both are
@@ -218,7 +236,9 @@ pub(crate) fn check_accumulator(acc: DType) -> Result<()> {
         Err(Error::DTypeUnsupported {
             operand: "contract: the accumulator".into(),
             dtype: acc,
-            reason: "the accumulator is one of f32, f64, c64, c128, i32, i64".into(),
+            reason: "the accumulator is one of f32, f64, c64, c128 or an integer of 4 to 64 bits \
+                     (i4, u4, i8, u8, i16, u16, i32, u32, i64, u64)"
+                .into(),
         })
     }
 }
@@ -611,6 +631,7 @@ pub(crate) fn contract_in(
         DType::I64 => run::<i64>(tier, exec, a, b, init, dst, spec, forced, panels),
         DType::C64 => run_complex::<f32>(tier, exec, a, b, init, dst, spec, forced, panels),
         DType::C128 => run_complex::<f64>(tier, exec, a, b, init, dst, spec, forced, panels),
+        acc if int_acc::takes(acc) => int_acc::run(exec, a, b, init, dst, spec),
         // `check_accumulator` above refused every other accumulator.
         other => unreachable!("accumulator {other} passed check_accumulator"),
     }

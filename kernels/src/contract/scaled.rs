@@ -1,7 +1,8 @@
-//! Contraction with block-scaled operands (MX and NVFP4 formats of
-//! `spec/formats.toml`).
+//! Contraction with block-scaled operands: the MX and NVFP4 formats of
+//! `spec/formats.toml` ([`Scaled`]), and values of any dtype with an array of
+//! scales, one per block ([`Blocked`]).
 
-use super::{contract, ContractSpec};
+use super::{blocked, contract, ContractSpec};
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
 use crate::formats;
@@ -24,6 +25,27 @@ pub struct Scaled<'a> {
     pub tensor_scale: Option<f32>,
 }
 
+/// Values of any dtype scaled block by block by an array of scales: the
+/// blocks are runs of `block` consecutive elements along the last axis
+/// (which the operand must contract), one scale each.
+///
+/// Element `[.., j]` belongs to block `[.., j / block]`, so `scales` has the
+/// shape of `values` with the last extent divided by `block`. The scales are
+/// either values (`f32` or `f64`), each entering the accumulator as a cast
+/// does, or UE8M0 codes (`u8`, or `e8m0fnu` read as its codes): a code `e`
+/// is the scale 2^(e − 127), and 255 is NaN. An MX operand is its element
+/// codes as `values` (e.g. `e4m3fn`) with its scale codes as `scales` and a
+/// block of 32.
+#[derive(Clone, Debug)]
+pub struct Blocked<'a> {
+    /// The elements, any dtype and layout.
+    pub values: ArrayView<'a>,
+    /// One scale per block, any layout.
+    pub scales: ArrayView<'a>,
+    /// Elements per block along the last axis (positive, dividing its extent).
+    pub block: usize,
+}
+
 /// An operand of [`contract_scaled`]: a plain view or a block-scaled tensor.
 #[derive(Clone, Debug)]
 pub enum Operand<'a> {
@@ -31,6 +53,29 @@ pub enum Operand<'a> {
     Plain(ArrayView<'a>),
     /// Block-scaled, blocks along its last axis, which must be contracted.
     Scaled(Scaled<'a>),
+    /// Values with an array of block scales, blocks along its last axis,
+    /// which must be contracted.
+    Blocked(Blocked<'a>),
+}
+
+/// An operand as [`contract`] takes it: a plain view, or a scaled one
+/// decoded into the accumulator (C order of the shape).
+enum Decoded<'a> {
+    Plain(ArrayView<'a>),
+    Bytes(Vec<u8>, &'a [usize]),
+    F32(Vec<f32>, &'a [usize]),
+    F64(Vec<f64>, &'a [usize]),
+}
+
+impl Decoded<'_> {
+    fn view(&self, acc: DType) -> Result<ArrayView<'_>> {
+        match self {
+            Decoded::Plain(v) => Ok(v.clone()),
+            Decoded::Bytes(bytes, shape) => ArrayView::contiguous(acc, shape, bytes),
+            Decoded::F32(v, shape) => ArrayView::from_slice(v, shape),
+            Decoded::F64(v, shape) => ArrayView::from_slice(v, shape),
+        }
+    }
 }
 
 /// Decode a scaled operand into the accumulator: each element times its
@@ -68,24 +113,38 @@ fn decoded(exec: &Exec, s: &Scaled<'_>, acc: DType, name: &str) -> Result<Vec<u8
 /// A scaled operand's blocks run along its last axis, which must be one of
 /// its contracted axes; each of its elements enters the accumulator as its
 /// value times its block's scale (times the tensor scale), computed exactly
-/// and rounded once into `acc`, which must be `f32` or `f64`. Everything else
+/// and rounded once into `acc`, which must be `f32` or `f64`. A
+/// [`Blocked`] operand's element enters as its cast into `acc` times its
+/// block's scale read into `acc` (a value's cast; 2^(e − 127) of a code e,
+/// NaN of 255), the product rounded once in `acc` (where the element and
+/// the scale are exact in `acc`, as an MX operand's are, this is the exact
+/// product rounded once, so an MX operand given either way has the same
+/// bits). Everything else
 /// is [`contract`]'s contract; each scaled operand adds one unit roundoff of
 /// `acc` per term to the bound: γ(K + 1 + s)·(|init| + Σ|a||b|) for `s`
 /// scaled operands. Refusals (before any write): a scaled operand whose last
 /// axis is not contracted, an accumulator other than `f32`/`f64` with a scaled
 /// operand, codes or scales of the wrong size, a missing or unexpected tensor
-/// scale, and everything [`contract`] refuses.
-pub fn contract_scaled(
+/// scale, a [`Blocked`] operand's block of 0 or not dividing its last
+/// extent, scales of another shape than the blocks' or of a dtype other
+/// than `f32`, `f64`, `u8` and `e8m0fnu`, and everything [`contract`]
+/// refuses.
+pub fn contract_scaled<'a>(
     spec: &ContractSpec,
-    a: &Operand<'_>,
-    b: &Operand<'_>,
+    a: &'a Operand<'a>,
+    b: &'a Operand<'a>,
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
     let exec = *exec;
     for (name, op, side) in [("a", a, 0usize), ("b", b, 1)] {
-        if let Operand::Scaled(s) = op {
+        let shape = match op {
+            Operand::Plain(_) => None,
+            Operand::Scaled(s) => Some(s.shape),
+            Operand::Blocked(bl) => Some(bl.values.shape()),
+        };
+        if let Some(shape) = shape {
             if !matches!(spec.acc, DType::F32 | DType::F64) {
                 return Err(Error::DTypeUnsupported {
                     operand: "contract: the accumulator".into(),
@@ -93,7 +152,7 @@ pub fn contract_scaled(
                     reason: "a scaled operand needs an f32 or f64 accumulator".into(),
                 });
             }
-            let last = s.shape.len().checked_sub(1);
+            let last = shape.len().checked_sub(1);
             let contracted = spec
                 .contracting
                 .iter()
@@ -107,21 +166,25 @@ pub fn contract_scaled(
             }
         }
     }
-    let da = match a {
-        Operand::Scaled(s) => decoded(&exec, s, spec.acc, "a")?,
-        Operand::Plain(_) => Vec::new(),
+    // Every blocked operand is checked before either is decoded.
+    for (name, op) in [("a", a), ("b", b)] {
+        if let Operand::Blocked(bl) = op {
+            blocked::check(bl, name)?;
+        }
+    }
+    let decode = |op: &'a Operand<'a>, name: &str| -> Result<Decoded<'a>> {
+        Ok(match op {
+            Operand::Plain(v) => Decoded::Plain(v.clone()),
+            Operand::Scaled(s) => Decoded::Bytes(decoded(&exec, s, spec.acc, name)?, s.shape),
+            Operand::Blocked(bl) if spec.acc == DType::F32 => {
+                Decoded::F32(blocked::decode::<f32>(&exec, bl, name)?, bl.values.shape())
+            }
+            Operand::Blocked(bl) => {
+                Decoded::F64(blocked::decode::<f64>(&exec, bl, name)?, bl.values.shape())
+            }
+        })
     };
-    let db = match b {
-        Operand::Scaled(s) => decoded(&exec, s, spec.acc, "b")?,
-        Operand::Plain(_) => Vec::new(),
-    };
-    let va = match a {
-        Operand::Plain(v) => v.clone(),
-        Operand::Scaled(s) => ArrayView::contiguous(spec.acc, s.shape, &da)?,
-    };
-    let vb = match b {
-        Operand::Plain(v) => v.clone(),
-        Operand::Scaled(s) => ArrayView::contiguous(spec.acc, s.shape, &db)?,
-    };
+    let (da, db) = (decode(a, "a")?, decode(b, "b")?);
+    let (va, vb) = (da.view(spec.acc)?, db.view(spec.acc)?);
     contract(spec, &va, &vb, init, dst, &exec)
 }

@@ -10,6 +10,20 @@
 //! that order, so an output's bits do not depend on which groups the other
 //! indices fall in. The ids are read whole, and everything is checked, before
 //! any write.
+//!
+//! # Ids and batch axes
+//!
+//! Ids come as `u32` or `i64` ([`Ids`]); an `i64` id below 0 is refused as
+//! one not below the number of groups. Both forms take leading batch axes:
+//! `a`, `b`, `init` and `dst` may carry the same leading axes (`B…`) before
+//! the shapes of the unbatched call, a batch extent of 1 on `a` or `b`
+//! broadcasting. Each batch element is grouped independently: the ids hold
+//! either one list for the unbatched call (`R` row ids, or `K` depth ids),
+//! which every batch element shares, or one list per batch element, batch
+//! elements in C order of their indices (`B·R` or `B·K` ids). The order is
+//! still chosen once, from one batch element's rows, columns and depth, and
+//! each group of each batch element computes as an unsegmented call of its
+//! indices alone.
 
 use super::gemm::Panels;
 use super::{choose_order, contract_in, ContractSpec};
@@ -54,13 +68,60 @@ fn gather_rows(
     Ok(out)
 }
 
+/// The group ids of a grouped contraction, read whole before any write.
+#[derive(Clone, Copy, Debug)]
+pub enum Ids<'a> {
+    /// Unsigned 32-bit ids.
+    U32(&'a [u32]),
+    /// Signed 64-bit ids (a negative one is refused).
+    I64(&'a [i64]),
+}
+
+impl Ids<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Ids::U32(v) => v.len(),
+            Ids::I64(v) => v.len(),
+        }
+    }
+    /// Id `i` (a negative `i64` as `None`).
+    fn get(&self, i: usize) -> Option<u64> {
+        match self {
+            Ids::U32(v) => Some(v[i] as u64),
+            Ids::I64(v) => u64::try_from(v[i]).ok(),
+        }
+    }
+}
+
+macro_rules! ids_from {
+    ($t:ty, $v:ident) => {
+        impl<'a> From<&'a [$t]> for Ids<'a> {
+            fn from(s: &'a [$t]) -> Self {
+                Ids::$v(s)
+            }
+        }
+        impl<'a> From<&'a Vec<$t>> for Ids<'a> {
+            fn from(s: &'a Vec<$t>) -> Self {
+                Ids::$v(s)
+            }
+        }
+        impl<'a, const N: usize> From<&'a [$t; N]> for Ids<'a> {
+            fn from(s: &'a [$t; N]) -> Self {
+                Ids::$v(s)
+            }
+        }
+    };
+}
+ids_from!(u32, U32);
+ids_from!(i64, I64);
+
 /// A group's id and the range of its members in the grouped indices.
-type Run = (u32, usize, usize);
+type Run = (u64, usize, usize);
 
 /// The indices `0..ids.len()` grouped by id: runs of increasing index, the
 /// runs in increasing id, with their ids (memory proportional to the ids,
 /// not to the number of groups, which a broadcast operand may make huge).
-fn group_runs(ids: &[u32]) -> Result<(Vec<usize>, Vec<Run>)> {
+fn group_runs(ids: &[u64]) -> Result<(Vec<usize>, Vec<Run>)> {
     let mut order = super::try_collect(ids.len(), 0..ids.len(), "group members")?;
     order.sort_by_key(|&i| ids[i]);
     let mut runs = Vec::new();
@@ -107,31 +168,46 @@ fn check_common(
     check_destination(dst)
 }
 
-fn check_ids(ids: &[u32], len: usize, groups: usize, what: &str) -> Result<()> {
-    if ids.len() != len {
+/// Checks the ids, `per` of them for each of `batches` batch elements or
+/// `per` shared by all, each below `groups`, and reads them whole.
+fn read_ids(
+    ids: Ids<'_>,
+    per: usize,
+    batches: usize,
+    groups: usize,
+    what: &str,
+) -> Result<Vec<u64>> {
+    let all = per.checked_mul(batches);
+    if ids.len() != per && Some(ids.len()) != all {
         return Err(Error::Length {
             operand: format!("contract: the ids of the {what}"),
             len: ids.len(),
-            expected: len,
-            unit: "ids",
+            expected: per,
+            unit: "ids (or that many per batch element)",
         });
     }
-    if let Some((i, &g)) = ids.iter().enumerate().find(|(_, &g)| g as usize >= groups) {
-        return Err(Error::Attribute {
-            name: "contract: ids".into(),
-            reason: format!("id {g} at {i} is not below the {groups} groups"),
-        });
+    let mut out = super::try_vec(ids.len(), "the ids")?;
+    for i in 0..ids.len() {
+        match ids.get(i) {
+            Some(g) if g < groups as u64 => out.push(g),
+            _ => {
+                let shown = match ids {
+                    Ids::U32(v) => v[i] as i128,
+                    Ids::I64(v) => v[i] as i128,
+                };
+                return Err(Error::Attribute {
+                    name: "contract: ids".into(),
+                    reason: format!("id {shown} at {i} is not in 0..{groups} (the groups)"),
+                });
+            }
+        }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// The refusal of operands of the wrong ranks: the first that is wrong.
-fn rank_err(a: &ArrayView<'_>, b: &ArrayView<'_>, expected: &str) -> Error {
-    let (name, v) = if a.shape().len() != 2 {
-        ("a", a)
-    } else {
-        ("b", b)
-    };
+fn rank_err(a: &ArrayView<'_>, b: &ArrayView<'_>, a_ok: bool, expected: &str) -> Error {
+    let (name, v) = if !a_ok { ("a", a) } else { ("b", b) };
     Error::Rank {
         operand: format!("contract: {name}"),
         shape: v.shape().to_vec(),
@@ -147,58 +223,184 @@ fn shape_err(operand: &str, shape: &[usize], target: &[usize]) -> Error {
     }
 }
 
+/// The batch extents of `a`'s and `b`'s leading `n` axes (equal, or one of
+/// them 1), or the refusal of b's shape (`b_target` with its batch extents
+/// replaced by a's).
+fn batch_extents(a: &[usize], b: &[usize], n: usize, b_rest: &[usize]) -> Result<Vec<usize>> {
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let (x, y) = (a[i], b[i]);
+        if x != y && x != 1 && y != 1 {
+            let mut target = a[..n].to_vec();
+            target.extend_from_slice(b_rest);
+            return Err(shape_err("b", b, &target));
+        }
+        out.push(if x == 1 { y } else { x });
+    }
+    Ok(out)
+}
+
+/// Offsets (elements, from the view's own offset) of every batch element of
+/// a view whose leading axes have `strides` (0 where it broadcasts), C order
+/// of `extents`.
+fn batch_offsets(offset: usize, strides: &[isize], extents: &[usize]) -> Result<Vec<usize>> {
+    let lead: Vec<isize> = strides.to_vec();
+    let table = super::pack::offsets(extents, &lead)?;
+    Ok(table
+        .into_iter()
+        .map(|x| (offset as isize + x) as usize)
+        .collect())
+}
+
+/// The leading `n` strides of `v`, 0 along axes of extent 1.
+fn lead_strides(v: &ArrayView<'_>, n: usize) -> Vec<isize> {
+    v.shape()[..n]
+        .iter()
+        .zip(v.strides())
+        .map(|(&e, &s)| if e == 1 { 0 } else { s })
+        .collect()
+}
+
 /// Row groups: `dst[i, j] = init[i, j] + Σ_k a[i, k]·b[ids[i], k, j]` for `a`
 /// `[R, K]`, `b` `[G, K, N]`, `ids` `[R]` (each below G), `init`
 /// broadcasting to `[R, N]` and `dst` `[R, N]`, accumulated in `acc` as
 /// [`contract`](super::contract) does, in the order chosen from R, N and K.
-/// Refusals (before any write): an id not below G, shapes that do not fit,
-/// sub-byte dtypes, and what `contract` refuses.
-pub fn contract_grouped_rows(
+/// With leading batch axes (see the [module](self)): `a` `[B…, R, K]`, `b`
+/// `[B…, G, K, N]`, `dst` `[B…, R, N]`, ids `R` or `B·R` of them.
+/// Refusals (before any write): an id not in `0..G`, a number of ids other
+/// than R and B·R, shapes that do not fit, sub-byte dtypes, and what
+/// `contract` refuses.
+pub fn contract_grouped_rows<'i, I: Into<Ids<'i>>>(
     acc: DType,
     a: &ArrayView<'_>,
     b: &ArrayView<'_>,
-    ids: &[u32],
+    ids: I,
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
     let exec = *exec;
+    let ids = ids.into();
     let mut views = vec![("a", a), ("b", b)];
     if let Some(i) = init {
         views.push(("init", i));
     }
     check_common(&exec, acc, &views, dst)?;
-    let (&[r, k], &[g, kb, n]) = (a.shape(), b.shape()) else {
+    let rank = a.shape().len();
+    if rank < 2 || b.shape().len() != rank + 1 {
         return Err(rank_err(
             a,
             b,
-            "row groups take a of shape [R, K] and b of shape [G, K, N]",
+            rank >= 2,
+            "row groups take a of shape [B.., R, K] and b of shape [B.., G, K, N]",
+        ));
+    }
+    let nbat = rank - 2;
+    let (&[r, k], &[g, kb, n]) = (&a.shape()[nbat..], &b.shape()[nbat..]) else {
+        return Err(rank_err(
+            a,
+            b,
+            true,
+            "row groups take b of shape [B.., G, K, N]",
         ));
     };
+    let bat = batch_extents(a.shape(), b.shape(), nbat, &[g, k, n])?;
     if kb != k {
-        return Err(shape_err("b", b.shape(), &[g, k, n]));
+        let mut target = bat.clone();
+        target.extend([g, k, n]);
+        return Err(shape_err("b", b.shape(), &target));
     }
-    check_ids(ids, r, g, "rows")?;
-    if dst.shape() != [r, n] {
-        return Err(shape_err("destination", dst.shape(), &[r, n]));
+    let mut target = bat.clone();
+    target.extend([r, n]);
+    let nb = crate::array::count_of(&bat, "contract: the batch extents")?;
+    let ids = read_ids(ids, r, nb, g, "rows")?;
+    if dst.shape() != target.as_slice() {
+        return Err(shape_err("destination", dst.shape(), &target));
     }
     if let Some(i) = init {
-        if !broadcasts_to(i.shape(), &[r, n]) {
-            return Err(shape_err("init", i.shape(), &[r, n]));
+        if !broadcasts_to(i.shape(), &target) {
+            return Err(shape_err("init", i.shape(), &target));
         }
     }
     if dst.layout().is_empty() {
         return Ok(());
     }
     let order = choose_order(r, n, k);
+    let item = dst.dtype().info().item_bytes;
+    // The destination's bytes (its element count is checked).
+    let per = r * n * item;
+    let mut out = super::try_filled(nb * per, 0u8, "the destination")?;
+    let a_off = batch_offsets(a.layout().offset, &lead_strides(a, nbat), &bat)?;
+    let b_off = batch_offsets(b.layout().offset, &lead_strides(b, nbat), &bat)?;
+    let init_str = init.map(|i| aligned(i, &target));
+    let init_off = match (init, &init_str) {
+        (Some(i), Some(s)) => batch_offsets(i.layout().offset, &s[..nbat], &bat)?,
+        _ => Vec::new(),
+    };
+    let (sa, sb) = (a.strides(), b.strides());
+    for bi in 0..nb {
+        let va = ArrayView::new(a.dtype(), &[r, k], &sa[nbat..], a_off[bi], a.data())?;
+        let vb = ArrayView::new(b.dtype(), &[g, k, n], &sb[nbat..], b_off[bi], b.data())?;
+        let vi = match (init, &init_str) {
+            (Some(i), Some(s)) => Some(ArrayView::new(
+                i.dtype(),
+                &[r, n],
+                &s[nbat..],
+                init_off[bi],
+                i.data(),
+            )?),
+            _ => None,
+        };
+        let own = if ids.len() == r {
+            &ids[..]
+        } else {
+            &ids[bi * r..(bi + 1) * r]
+        };
+        let part = &mut out[bi * per..(bi + 1) * per];
+        rows_one(
+            acc,
+            order,
+            &va,
+            &vb,
+            own,
+            vi.as_ref(),
+            dst.dtype(),
+            part,
+            exec,
+        )?;
+    }
+    let dtype = dst.dtype();
+    cast(
+        CastMode::Default,
+        &ArrayView::contiguous(dtype, &target, &out)?,
+        dst,
+        &exec,
+    )
+}
+
+/// One batch element of row groups: `a` `[R, K]`, `b` `[G, K, N]`, its
+/// checked ids, init as `[R, N]`; the outputs, of `dtype`, into `out`
+/// (C order).
+#[allow(clippy::too_many_arguments)]
+fn rows_one(
+    acc: DType,
+    order: super::Order,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    ids: &[u64],
+    init: Option<&ArrayView<'_>>,
+    dtype: DType,
+    out: &mut [u8],
+    exec: Exec,
+) -> Result<()> {
+    let (&[_, k], &[_, _, n]) = (a.shape(), b.shape()) else {
+        return Ok(());
+    };
     let spec = ContractSpec::new(acc).contracting(1, 0);
     // The rows of each group that has any, in increasing group.
     let (members, runs) = group_runs(ids)?;
-    let item = dst.dtype().info().item_bytes;
-    // The destination's bytes (r · n is its element count, checked).
-    let mut out = super::try_filled(r * n * item, 0u8, "the destination")?;
+    let item = dtype.info().item_bytes;
     let a_str = [a.strides()[0], a.strides()[1]];
-    let init_str = init.map(|i| aligned(i, &[r, n]));
     for &(gi, lo, hi) in &runs {
         let rows = &members[lo..hi];
         let ga = gather_rows(a.dtype(), a.data(), a.layout().offset, a_str, k, rows)?;
@@ -211,16 +413,16 @@ pub fn contract_grouped_rows(
             (b.layout().offset as isize + gi as isize * bs[0]) as usize,
             b.data(),
         )?;
-        let gi_bytes = match (init, &init_str) {
-            (Some(i), Some(s)) => Some(gather_rows(
+        let gi_bytes = match init {
+            Some(i) => Some(gather_rows(
                 i.dtype(),
                 i.data(),
                 i.layout().offset,
-                [s[0], s[1]],
+                [i.strides()[0], i.strides()[1]],
                 n,
                 rows,
             )?),
-            _ => None,
+            None => None,
         };
         let vi = match (init, &gi_bytes) {
             (Some(i), Some(bytes)) => {
@@ -229,7 +431,7 @@ pub fn contract_grouped_rows(
             _ => None,
         };
         let mut gd = super::try_filled(rows.len() * n * item, 0u8, "a group's outputs")?;
-        let mut vd = ArrayViewMut::contiguous(dst.dtype(), &[rows.len(), n], &mut gd)?;
+        let mut vd = ArrayViewMut::contiguous(dtype, &[rows.len(), n], &mut gd)?;
         contract_in(
             &va,
             &vb,
@@ -245,50 +447,63 @@ pub fn contract_grouped_rows(
                 .copy_from_slice(&gd[q * n * item..(q + 1) * n * item]);
         }
     }
-    let dtype = dst.dtype();
-    cast(
-        CastMode::Default,
-        &ArrayView::contiguous(dtype, &[r, n], &out)?,
-        dst,
-        &exec,
-    )
+    Ok(())
 }
 
 /// Depth groups: `dst[g, i, j] = init[g, i, j] + Σ_{k: ids[k] = g} a[i, k]·b[k, j]`
 /// for `a` `[R, K]`, `b` `[K, N]`, `ids` `[K]` (each below `groups`), `init`
 /// broadcasting to `[groups, R, N]` and `dst` `[groups, R, N]`; each group's
 /// products numbered by increasing k, in the order chosen from R, N and the
-/// whole K. Refusals as [`contract_grouped_rows`].
+/// whole K. With leading batch axes (see the [module](self)): `a`
+/// `[B…, R, K]`, `b` `[B…, K, N]`, `dst` `[B…, groups, R, N]`, ids `K` or
+/// `B·K` of them. Refusals as [`contract_grouped_rows`].
 #[allow(clippy::too_many_arguments)]
-pub fn contract_grouped_depth(
+pub fn contract_grouped_depth<'i, I: Into<Ids<'i>>>(
     acc: DType,
     groups: usize,
     a: &ArrayView<'_>,
     b: &ArrayView<'_>,
-    ids: &[u32],
+    ids: I,
     init: Option<&ArrayView<'_>>,
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
     let exec = *exec;
+    let ids = ids.into();
     let mut views = vec![("a", a), ("b", b)];
     if let Some(i) = init {
         views.push(("init", i));
     }
     check_common(&exec, acc, &views, dst)?;
-    let (&[r, k], &[kb, n]) = (a.shape(), b.shape()) else {
+    let rank = a.shape().len();
+    if rank < 2 || b.shape().len() != rank {
         return Err(rank_err(
             a,
             b,
-            "depth groups take a of shape [R, K] and b of shape [K, N]",
+            rank >= 2,
+            "depth groups take a of shape [B.., R, K] and b of shape [B.., K, N]",
+        ));
+    }
+    let nbat = rank - 2;
+    let (&[r, k], &[kb, n]) = (&a.shape()[nbat..], &b.shape()[nbat..]) else {
+        return Err(rank_err(
+            a,
+            b,
+            true,
+            "depth groups take b of shape [B.., K, N]",
         ));
     };
+    let bat = batch_extents(a.shape(), b.shape(), nbat, &[k, n])?;
     if kb != k {
-        return Err(shape_err("b", b.shape(), &[k, n]));
+        let mut target = bat.clone();
+        target.extend([k, n]);
+        return Err(shape_err("b", b.shape(), &target));
     }
-    check_ids(ids, k, groups, "contracted indices")?;
-    let target = [groups, r, n];
-    if dst.shape() != target {
+    let nb = crate::array::count_of(&bat, "contract: the batch extents")?;
+    let ids = read_ids(ids, k, nb, groups, "contracted indices")?;
+    let mut target = bat.clone();
+    target.extend([groups, r, n]);
+    if dst.shape() != target.as_slice() {
         return Err(shape_err("destination", dst.shape(), &target));
     }
     if let Some(i) = init {
@@ -301,18 +516,87 @@ pub fn contract_grouped_depth(
         return Ok(());
     }
     let order = choose_order(r, n, k);
+    let item = dst.dtype().info().item_bytes;
+    // groups · r · n per batch element (the destination's count is checked).
+    let per = groups * r * n * item;
+    let mut out = super::try_filled(nb * per, 0u8, "the destination")?;
+    let a_off = batch_offsets(a.layout().offset, &lead_strides(a, nbat), &bat)?;
+    let b_off = batch_offsets(b.layout().offset, &lead_strides(b, nbat), &bat)?;
+    let init_str = init.map(|i| aligned(i, &target));
+    let init_off = match (init, &init_str) {
+        (Some(i), Some(s)) => batch_offsets(i.layout().offset, &s[..nbat], &bat)?,
+        _ => Vec::new(),
+    };
+    let (sa, sb) = (a.strides(), b.strides());
+    for bi in 0..nb {
+        let va = ArrayView::new(a.dtype(), &[r, k], &sa[nbat..], a_off[bi], a.data())?;
+        let vb = ArrayView::new(b.dtype(), &[k, n], &sb[nbat..], b_off[bi], b.data())?;
+        let vi = match (init, &init_str) {
+            (Some(i), Some(s)) => Some(ArrayView::new(
+                i.dtype(),
+                &[groups, r, n],
+                &s[nbat..],
+                init_off[bi],
+                i.data(),
+            )?),
+            _ => None,
+        };
+        let own = if ids.len() == k {
+            &ids[..]
+        } else {
+            &ids[bi * k..(bi + 1) * k]
+        };
+        let part = &mut out[bi * per..(bi + 1) * per];
+        depth_one(
+            acc,
+            groups,
+            order,
+            &va,
+            &vb,
+            own,
+            vi.as_ref(),
+            dst.dtype(),
+            part,
+            exec,
+        )?;
+    }
+    let dtype = dst.dtype();
+    cast(
+        CastMode::Default,
+        &ArrayView::contiguous(dtype, &target, &out)?,
+        dst,
+        &exec,
+    )
+}
+
+/// One batch element of depth groups: `a` `[R, K]`, `b` `[K, N]`, its
+/// checked ids, init as `[groups, R, N]`; the outputs, of `dtype`, into
+/// `out` (C order of `[groups, R, N]`).
+#[allow(clippy::too_many_arguments)]
+fn depth_one(
+    acc: DType,
+    groups: usize,
+    order: super::Order,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    ids: &[u64],
+    init: Option<&ArrayView<'_>>,
+    dtype: DType,
+    out: &mut [u8],
+    exec: Exec,
+) -> Result<()> {
+    let (&[r, _], &[_, n]) = (a.shape(), b.shape()) else {
+        return Ok(());
+    };
     let spec = ContractSpec::new(acc).contracting(1, 0);
-    // The contracted indices of each group (groups · r · n is the
-    // destination's element count, checked).
+    // The contracted indices of each group.
     let (members, runs) = group_runs(ids)?;
     let mut run = runs.iter().peekable();
-    let item = dst.dtype().info().item_bytes;
-    let mut out = super::try_filled(groups * r * n * item, 0u8, "the destination")?;
+    let item = dtype.info().item_bytes;
     let (sa, sb) = (a.strides(), b.strides());
-    let init_str = init.map(|i| aligned(i, &target));
     for gi in 0..groups {
         let ks = match run.peek() {
-            Some(&&(id, lo, hi)) if id as usize == gi => {
+            Some(&&(id, lo, hi)) if id == gi as u64 => {
                 run.next();
                 &members[lo..hi]
             }
@@ -337,18 +621,21 @@ pub fn contract_grouped_depth(
             ks,
         )?;
         let vb = ArrayView::contiguous(b.dtype(), &[ks.len(), n], &gb)?;
-        let vi = match (init, &init_str) {
-            (Some(i), Some(s)) => Some(ArrayView::new(
-                i.dtype(),
-                &[r, n],
-                &[s[1], s[2]],
-                (i.layout().offset as isize + gi as isize * s[0]) as usize,
-                i.data(),
-            )?),
-            _ => None,
+        let vi = match init {
+            Some(i) => {
+                let s = i.strides();
+                Some(ArrayView::new(
+                    i.dtype(),
+                    &[r, n],
+                    &[s[1], s[2]],
+                    (i.layout().offset as isize + gi as isize * s[0]) as usize,
+                    i.data(),
+                )?)
+            }
+            None => None,
         };
         let part = &mut out[gi * r * n * item..(gi + 1) * r * n * item];
-        let mut vd = ArrayViewMut::contiguous(dst.dtype(), &[r, n], part)?;
+        let mut vd = ArrayViewMut::contiguous(dtype, &[r, n], part)?;
         contract_in(
             &va,
             &vb,
@@ -360,11 +647,5 @@ pub fn contract_grouped_depth(
             Panels::Cache,
         )?;
     }
-    let dtype = dst.dtype();
-    cast(
-        CastMode::Default,
-        &ArrayView::contiguous(dtype, &target, &out)?,
-        dst,
-        &exec,
-    )
+    Ok(())
 }
