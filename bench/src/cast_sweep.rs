@@ -19,6 +19,7 @@
 //! every group.
 
 use crate::casts::f32_data;
+use crate::chart::Chart;
 use std::fmt::Write as _;
 use std::time::Instant;
 use tessera::{ArrayView, ArrayViewMut, CastMode, DType, Exec, Tier};
@@ -273,8 +274,8 @@ pub fn restriction(filters: &[String]) -> Result<Vec<DType>, String> {
 /// when it is not empty; `secs` seconds of samples per row) on each vector
 /// tier this CPU runs and returns the
 /// tables, or a note when it runs none. The second value is false when a cast
-/// failed.
-pub fn run(bytes: usize, only: &[DType], secs: f64) -> (String, bool) {
+/// failed; the third is the tables as one chart ([`chart`]).
+pub fn run(bytes: usize, only: &[DType], secs: f64) -> (String, bool, Chart) {
     let tiers: Vec<Tier> = tessera::available_tiers()
         .into_iter()
         .filter(|&t| t != Tier::Scalar)
@@ -283,16 +284,74 @@ pub fn run(bytes: usize, only: &[DType], secs: f64) -> (String, bool) {
         return (
             format!("{NAME}: skipped: this CPU runs no vector tier of tessera\n"),
             true,
+            chart(&[]),
         );
     }
     let mut text = String::new();
     let mut ok = true;
+    let mut sweeps = Vec::new();
     for tier in tiers {
         let s = sweep(&Exec::on(tier).threads(1), bytes, only, secs);
         ok &= s.rows.iter().all(|r| r.gbps.is_ok());
         text.push_str(&s.table());
+        sweeps.push(s);
     }
-    (text, ok)
+    (text, ok, chart(&sweeps))
+}
+
+/// The sweeps of every tier as one chart: a row per cast, a bar per tier's
+/// GB/s (the best tier first; a failed cast: no bar) and one for the memcpy
+/// of the window of the tier whose ratio is the row's label: the best ratio
+/// to its own window's memcpy, as the tables compute it.
+pub fn chart(sweeps: &[Sweep]) -> Chart {
+    let n = sweeps.first().map_or(0, |s| s.n);
+    let mut c = Chart::new(
+        NAME,
+        format!(
+            "every cast to and from f32, default mode, 1 thread, {n} f32; bytes read + written"
+        ),
+        "GB/s",
+    )
+    .ratio_note(format!(
+        "the best tier's GB/s ÷ the memcpy of its own window (target {TARGET:.2})"
+    ))
+    .target(TARGET);
+    let Some(first) = sweeps.first() else {
+        return c;
+    };
+    for (i, r) in first.rows.iter().enumerate() {
+        let label = if r.from_f32 {
+            format!("f32 → {}", r.dtype.name())
+        } else {
+            format!("{} → f32", r.dtype.name())
+        };
+        // The same cast in another tier's sweep.
+        fn same<'a>(s: &'a Sweep, i: usize, r: &Row) -> Option<&'a Row> {
+            s.rows
+                .get(i)
+                .filter(|q| q.dtype == r.dtype && q.from_f32 == r.from_f32)
+        }
+        let row = |s| same(s, i, r);
+        let mut cells: Vec<(String, Option<f64>)> = sweeps
+            .iter()
+            .rev()
+            .map(|s| {
+                (
+                    format!("tessera {}", s.tier.name()),
+                    row(s).and_then(|q| q.gbps.as_ref().ok().copied()),
+                )
+            })
+            .collect();
+        let best = sweeps
+            .iter()
+            .filter_map(row)
+            .filter_map(|q| q.ratio().ok().map(|x| (x, q.memcpy_gbps)))
+            .reduce(|a, b| if b.0 > a.0 { b } else { a });
+        cells.push(("memcpy".to_string(), best.map(|b| b.1)));
+        let cells: Vec<(&str, Option<f64>)> = cells.iter().map(|(p, v)| (p.as_str(), *v)).collect();
+        c.add_row(label, &cells, best.map(|b| b.0));
+    }
+    c
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@
 //! before timing. Samples alternate between peers in 5 rounds, each sample
 //! at least 0.05 s of calls (`--quick`: a handful of small cases, one round).
 
+use crate::chart::Chart;
 use realfft::RealFftPlanner;
 use rustfft::num_complex::Complex;
 use rustfft::FftPlanner as RustPlanner;
@@ -387,8 +388,9 @@ fn batch(lines: usize, quick: bool, rng: &mut Rng) -> Row {
     }
 }
 
-/// Run the group; the table and whether every check passed.
-pub fn run(quick: bool) -> (String, bool) {
+/// Run the group; the table, whether every check passed, and the table as
+/// a chart.
+pub fn run(quick: bool) -> (String, bool, Chart) {
     let mut rng = Rng::for_label("bench fft", 1);
     let mut rows = Vec::new();
     let sizes: &[usize] = if quick {
@@ -417,9 +419,28 @@ pub fn run(quick: bool) -> (String, bool) {
         "{:<44} {:>9} {:>10} {:>7} {:>13} {:>9}\n",
         "case", "tessera", "peer", "ratio", "tessera 2thr", "2thr/1thr"
     ));
+    let mut chart = Chart::new(
+        NAME,
+        format!(
+            "5·N·log₂N per transform (halved for real ones), one thread unless 2thr; tier {}",
+            tessera::active_tier()
+        ),
+        "GFLOP/s",
+    )
+    .ratio_note("tessera (one thread) ÷ its peer (above 1: tessera faster)");
     let mut all_ok = true;
     for r in &rows {
         all_ok &= r.ok;
+        let cells: Vec<(&str, Option<f64>)> = r
+            .gflops
+            .iter()
+            .map(|(p, v)| (p.as_str(), Some(*v)))
+            .collect();
+        chart.add_row(
+            format!("{}{}", r.case, if r.ok { "" } else { " FAILED" }),
+            &cells,
+            Some(r.gflops[0].1 / r.gflops[1].1),
+        );
         let t = r.gflops[0].1;
         let p = r.gflops[1].1;
         let two = r.gflops.get(2).map(|g| g.1);
@@ -438,5 +459,5 @@ pub fn run(quick: bool) -> (String, bool) {
             }
         ));
     }
-    (out, all_ok)
+    (out, all_ok, chart)
 }

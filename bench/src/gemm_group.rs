@@ -20,6 +20,7 @@
 //! is not counted), samples alternate between peers over 5 rounds, and the
 //! best is kept.
 
+use crate::chart::Chart;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
@@ -381,9 +382,25 @@ fn case<T: Elem>(
     (rows, all)
 }
 
-/// Run the group; the text of its table, and whether every peer agreed.
-pub fn run(quick: bool) -> (String, bool) {
+/// A case's row label: `f32 1024³ 1 thr`, `f32 1024×4096×64 2 thr`.
+fn shape_label(dt: &str, (m, k, n): (usize, usize, usize), threads: usize) -> String {
+    if m == k && k == n {
+        format!("{dt} {n}³ {threads} thr")
+    } else {
+        format!("{dt} {m}×{k}×{n} {threads} thr")
+    }
+}
+
+/// Run the group; the text of its table, whether every peer agreed, and
+/// the table as a chart.
+pub fn run(quick: bool) -> (String, bool, Chart) {
     let mut blas = Blas::start();
+    let mut chart = Chart::new(
+        NAME,
+        "f32 and f64 products, 2·m·n·k per call over the best sample; BLAS peers one thread",
+        "GFLOP/s",
+    )
+    .ratio_note("tessera ÷ the fastest peer at the same threads (above 1: tessera faster)");
     let mut out = String::new();
     out.push_str(&format!("{NAME}: GFLOP/s (2·m·n·k / best sample); ratio = tessera / the fastest peer at the same threads\n"));
     match &blas {
@@ -438,6 +455,23 @@ pub fn run(quick: bool) -> (String, bool) {
                     .filter_map(get)
                     .fold(0.0f64, f64::max);
                 let ratio = t.map(|t| t / peer);
+                let cells: Vec<(&str, Option<f64>)> =
+                    ["tessera", "gemm", "matrixmultiply", "openblas", "mkl"]
+                        .into_iter()
+                        .filter(|p| present(p))
+                        .map(|p| (p, get(p)))
+                        .collect();
+                // A peer that disagreed is no bar, named in the row's label.
+                let failed: Vec<&str> = cells
+                    .iter()
+                    .filter(|c| c.1.is_none())
+                    .map(|c| c.0)
+                    .collect();
+                let mut label = shape_label(dt, (m, k, n), threads);
+                if !failed.is_empty() {
+                    label += &format!(" ({} FAILED)", failed.join(", "));
+                }
+                chart.add_row(label, &cells, ratio);
                 if threads == 1 {
                     one = t;
                 }
@@ -462,7 +496,7 @@ pub fn run(quick: bool) -> (String, bool) {
         }
     }
     drop(blas.take());
-    (out, all_ok)
+    (out, all_ok, chart)
 }
 
 /// Best seconds per call of `f` over alternated samples of about `target`
@@ -488,8 +522,14 @@ fn alternate(fs: &mut [&mut dyn FnMut()], target: f64) -> Vec<f64> {
 /// AVX-512 VNNI host) and i16 × i16 → i32 in GOP/s (2·m·n·k), beside
 /// tessera's own f32 product of the same shape in GFLOP/s, alternated in one
 /// run. Each integer result is checked against an exact i64 model of a few
-/// outputs first.
-pub fn run_int(quick: bool) -> (String, bool) {
+/// outputs first. The text, whether every check held, and the chart.
+pub fn run_int(quick: bool) -> (String, bool, Chart) {
+    let mut chart = Chart::new(
+        INT_NAME,
+        "u8·i8 and i16·i16 into i32 beside tessera's f32 product, 2·m·n·k per call",
+        "GOP/s (f32: GFLOP/s)",
+    )
+    .ratio_note("u8·i8 ÷ f32 (the table's 8-bit column)");
     let mut out = String::from(
         "gemm-int: GOP/s (2·m·n·k / best sample) beside tessera's f32 GFLOP/s; ratio = integer / f32\n",
     );
@@ -553,6 +593,15 @@ pub fn run_int(quick: bool) -> (String, bool) {
             all_ok &= ok;
             let ops = 2.0 * (n * n * n) as f64 / 1e9;
             let (g8, g16, gf) = (ops / t[0], ops / t[1], ops / t[2]);
+            chart.add_row(
+                format!("{n}³ {threads} thr{}", if ok { "" } else { " WRONG" }),
+                &[
+                    ("tessera u8·i8", Some(g8)),
+                    ("tessera i16·i16", Some(g16)),
+                    ("tessera f32", Some(gf)),
+                ],
+                Some(g8 / gf),
+            );
             out.push_str(&format!(
                 "{:>16} {:>3}  {:>9.1} {:>9.1} {:>9.1}  {:>6.2} {:>6.2}{}\n",
                 format!("{n} x {n} x {n}"),
@@ -566,7 +615,7 @@ pub fn run_int(quick: bool) -> (String, bool) {
             ));
         }
     }
-    (out, all_ok)
+    (out, all_ok, chart)
 }
 
 /// The complex products' group name (a filter `gemm` names it too).
@@ -623,8 +672,15 @@ cplx!(c128, "c128", f64, zgemm);
 /// The complex products c64 and c128: tessera beside `gemm` (1 and 2
 /// threads) and `matrixmultiply`'s cgemm/zgemm (1 thread), alternated in
 /// one run, in GFLOP/s counted as 8·m·n·k; each peer's result checked
-/// against tessera's within 1e-4 (c64) relative to Σ|a||b| first.
-pub fn run_complex(quick: bool) -> (String, bool) {
+/// against tessera's within 1e-4 (c64) relative to Σ|a||b| first. The
+/// text, whether every peer agreed, and the chart.
+pub fn run_complex(quick: bool) -> (String, bool, Chart) {
+    let mut chart = Chart::new(
+        COMPLEX_NAME,
+        "c64 and c128 products, 8·m·n·k per call over the best sample",
+        "GFLOP/s",
+    )
+    .ratio_note("tessera ÷ the fastest peer at the same threads (above 1: tessera faster)");
     let mut out = String::from(
         "gemm-complex: GFLOP/s (8·m·n·k / best sample); ratio = tessera / the fastest peer at the same threads\n",
     );
@@ -633,7 +689,7 @@ pub fn run_complex(quick: bool) -> (String, bool) {
         "dtype", "m x k x n", "thr", "tessera", "gemm", "mm", "ratio"
     ));
     let mut all_ok = true;
-    fn rows<T: Cplx>(quick: bool, out: &mut String, all_ok: &mut bool) {
+    fn rows<T: Cplx>(quick: bool, out: &mut String, all_ok: &mut bool, chart: &mut Chart) {
         let sizes: &[usize] = if quick { &[64] } else { &[64, 256, 512, 1024] };
         let mut rng = Rng::new(0x5eed);
         for &n in sizes {
@@ -678,6 +734,19 @@ pub fn run_complex(quick: bool) -> (String, bool) {
                 let fl = 8.0 * (n * n * n) as f64 / 1e9;
                 let g: Vec<f64> = t.iter().map(|&s| fl / s).collect();
                 let peer = g[1].max(if threads == 1 { g[2] } else { 0.0 });
+                let mut cells = vec![("tessera", Some(g[0])), ("gemm", Some(g[1]))];
+                if threads == 1 {
+                    cells.push(("matrixmultiply", Some(g[2])));
+                }
+                chart.add_row(
+                    format!(
+                        "{} {n}³ {threads} thr{}",
+                        T::NAME,
+                        if ok { "" } else { " DISAGREE" }
+                    ),
+                    &cells,
+                    Some(g[0] / peer),
+                );
                 out.push_str(&format!(
                     "{:<5} {:>16} {:>3}  {:>8.1} {:>8.1} {:>8}  {:>6.2}{}\n",
                     T::NAME,
@@ -696,7 +765,7 @@ pub fn run_complex(quick: bool) -> (String, bool) {
             }
         }
     }
-    rows::<num_complex::Complex<f32>>(quick, &mut out, &mut all_ok);
-    rows::<num_complex::Complex<f64>>(quick, &mut out, &mut all_ok);
-    (out, all_ok)
+    rows::<num_complex::Complex<f32>>(quick, &mut out, &mut all_ok, &mut chart);
+    rows::<num_complex::Complex<f64>>(quick, &mut out, &mut all_ok, &mut chart);
+    (out, all_ok, chart)
 }

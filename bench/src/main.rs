@@ -9,6 +9,7 @@
 //! cargo run --release -p tessera-bench                      # every group
 //! cargo run --release -p tessera-bench -- --quick           # smoke run (CI)
 //! cargo run --release -p tessera-bench -- --json > bench.json
+//! cargo run --release -p tessera-bench -- gemm math:all --svg docs/charts
 //! ```
 //!
 //! Always run it in release: a debug build measures the debug build.
@@ -47,6 +48,17 @@
 //! * `--time S`: seconds of timed runs per peer (default 1).
 //! * `--stat best|median`: the sample the GB/s and ratio columns use (default best).
 //! * `--json`: one JSON document on stdout instead of the tables.
+//! * `--svg DIR`: also draw every group that runs as an SVG bar chart,
+//!   `DIR/<group>.svg` (see `chart.rs`): a cluster of bars per row of its
+//!   table, a bar per peer (tessera in one fixed colour), the unit on the
+//!   axis, each cluster labelled with the ratio the table computes (tessera
+//!   over the fastest peer, as a speed), the group and the host (CPU model,
+//!   tiers) in the title. The harness groups chart by family:
+//!   `bandwidth.svg`, `elementwise-f32.svg`, `casts.svg`, `reduce.svg`.
+//!   DIR is created if missing and checked writable before anything runs (a
+//!   bad DIR: one line on stderr, exit status 2); each file is written to a
+//!   temporary name and renamed into place. The tables and `--json` are the
+//!   same with or without it.
 //! * `--list`: the group names.
 //!
 //! ## How a group is measured
@@ -125,6 +137,7 @@
 
 mod cast_sweep;
 mod casts;
+mod chart;
 mod elementwise;
 mod fft_group;
 mod gemm_group;
@@ -137,6 +150,7 @@ mod sort_group;
 use casts::{cast_group, CastBufs, CastCase};
 use elementwise::{bandwidth_group, elementwise_group, read_sum, reference, Bufs, Op};
 use harness::{group_json, json_num, json_str, run_group, table, Budget, GroupResult, Stat};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// The command line.
@@ -150,11 +164,13 @@ struct Options {
     list: bool,
     time_s: Option<f64>,
     stat: Stat,
+    /// `--svg DIR`: where the charts go.
+    svg: Option<PathBuf>,
 }
 
 const USAGE: &str =
     "usage: tessera-bench [GROUP-FILTER...] [--size-mib N] [--threads N] [--quick] \
-[--time SECONDS] [--stat best|median] [--json] [--list]";
+[--time SECONDS] [--stat best|median] [--json] [--svg DIR] [--list]";
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
@@ -166,6 +182,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         list: false,
         time_s: None,
         stat: Stat::Best,
+        svg: None,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -215,6 +232,13 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                     v => return Err(format!("--stat is best or median, not {v}")),
                 }
             }
+            "--svg" => {
+                let v = value(flag)?;
+                if v.is_empty() {
+                    return Err("--svg needs a directory".to_string());
+                }
+                o.svg = Some(PathBuf::from(v));
+            }
             "--quick" => o.quick = true,
             "--json" => o.json = true,
             "--list" => o.list = true,
@@ -249,6 +273,26 @@ fn cpu_model() -> String {
                 .map(|(_, v)| v.trim().to_string())
         })
         .unwrap_or_else(|| std::env::consts::ARCH.to_string())
+}
+
+/// Writes `chart` into `dir` (nothing without `--svg`, or for a chart of no
+/// rows); false when the write failed (said on stderr).
+fn emit(dir: Option<&Path>, chart: &chart::Chart, host: &str) -> bool {
+    let Some(dir) = dir else { return true };
+    if chart.rows.is_empty() {
+        eprintln!("--svg: {}: no rows, no chart", chart.name);
+        return true;
+    }
+    match chart::write(dir, chart, host) {
+        Ok(path) => {
+            eprintln!("wrote {}", path.display());
+            true
+        }
+        Err(e) => {
+            eprintln!("tessera-bench: {e}");
+            false
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -312,6 +356,15 @@ fn main() -> ExitCode {
         );
         return ExitCode::from(2);
     }
+    // A bad --svg is refused before any benchmark runs.
+    if let Some(dir) = &o.svg {
+        if let Err(e) = chart::prepare_dir(dir) {
+            eprintln!("tessera-bench: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let svg = o.svg.as_deref();
+    let mut svg_ok = true;
 
     let mut budget = if o.quick { Budget::QUICK } else { Budget::FULL };
     if let Some(t) = o.time_s {
@@ -322,6 +375,7 @@ fn main() -> ExitCode {
     let size_note = format!("{size_mib} MiB ({n} f32)");
     let tiers = tessera::available_tiers();
     let tier_names: Vec<&str> = tiers.iter().map(|t| t.name()).collect();
+    let host = format!("{}; tiers {}", cpu_model(), tier_names.join(", "));
 
     if !o.json {
         println!(
@@ -390,19 +444,30 @@ fn main() -> ExitCode {
         }
         results.push(r);
     }
+    let about = format!(
+        "{size_mib} MiB per operand, {} thread{}, bytes read + written, {} sample",
+        o.threads,
+        if o.threads == 1 { "" } else { "s" },
+        o.stat.name()
+    );
+    for c in chart::harness_charts(&results, o.stat, &about) {
+        svg_ok &= emit(svg, &c, &host);
+    }
     let mut sweep_ok = true;
     if math {
-        let (text, ok) = math_group::run(&o.filters, n, o.quick);
+        let (text, ok, c) = math_group::run(&o.filters, n, o.quick);
         if o.json {
             eprintln!("{text}");
         } else {
             println!("{text}");
         }
         sweep_ok &= ok;
+        svg_ok &= emit(svg, &c, &host);
     }
     // The groups run only when named, each printing its own table.
+    type NamedRun = fn(bool) -> (String, bool, chart::Chart);
     let named_runs = [
-        (fft_group, fft_group::run as fn(bool) -> (String, bool)),
+        (fft_group, fft_group::run as NamedRun),
         (gemm_group, gemm_group::run),
         (sort_group, sort_group::run),
         (gemm_int, gemm_group::run_int),
@@ -412,13 +477,14 @@ fn main() -> ExitCode {
         (unique_g, movement_group::run_unique),
     ];
     for (_, run) in named_runs.iter().filter(|g| g.0) {
-        let (text, ok) = run(o.quick);
+        let (text, ok, c) = run(o.quick);
         if o.json {
             eprintln!("{text}");
         } else {
             println!("{text}");
         }
         sweep_ok &= ok;
+        svg_ok &= emit(svg, &c, &host);
     }
     if sweep {
         eprintln!("running {} ...", cast_sweep::NAME);
@@ -430,13 +496,14 @@ fn main() -> ExitCode {
             }
         };
         let bytes = (size_mib * (1u64 << 20) as f64).round() as usize;
-        let (text, ok) = cast_sweep::run(bytes, &only, o.time_s.unwrap_or(1.0));
+        let (text, ok, c) = cast_sweep::run(bytes, &only, o.time_s.unwrap_or(1.0));
         if o.json {
             eprintln!("{text}");
         } else {
             println!("{text}");
         }
         sweep_ok = ok;
+        svg_ok &= emit(svg, &c, &host);
     }
 
     if o.json {
@@ -455,6 +522,10 @@ fn main() -> ExitCode {
             json_num(Some(budget.target_s)),
             groups.join(",")
         );
+    }
+    if !svg_ok {
+        eprintln!("tessera-bench: a chart could not be written (see above)");
+        return ExitCode::FAILURE;
     }
     if !sweep_ok {
         eprintln!(
@@ -490,6 +561,16 @@ mod tests {
         assert_eq!(o.threads, 2);
         assert!(o.json && !o.quick);
         assert_eq!(o.stat, Stat::Median);
+        assert_eq!(o.svg, None);
+        let o = parse_args(&args("gemm --svg docs/charts")).unwrap();
+        assert_eq!(o.svg.as_deref(), Some(Path::new("docs/charts")));
+        assert_eq!(o.filters, ["gemm"]);
+        assert_eq!(
+            parse_args(&args("--svg=out")).unwrap().svg,
+            Some(PathBuf::from("out"))
+        );
+        assert!(parse_args(&args("--svg")).is_err());
+        assert!(parse_args(&args("--svg=")).is_err());
         assert!(parse_args(&args("--threads 0")).is_err());
         assert!(parse_args(&args("--size-mib")).is_err());
         assert!(parse_args(&args("--bogus")).is_err());

@@ -12,6 +12,7 @@
 //! libm (not the f32 loop, whose own error is larger) before it is timed.
 //! Best of `reps` calls (5; 2 with --quick).
 
+use crate::chart::Chart;
 use std::time::Instant;
 use tessera::{Accuracy, ArrayView, ArrayViewMut, Exec, Kind};
 
@@ -116,8 +117,9 @@ fn numpy(name: &str, n: usize, reps: usize) -> Option<f64> {
     String::from_utf8(out.stdout).ok()?.trim().parse().ok()
 }
 
-/// Run the group; returns the text and whether every checked result held.
-pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool) {
+/// Run the group; returns the text, whether every checked result held, and
+/// the kinds' table as a chart (the fused program's lines are not charted).
+pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool, Chart) {
     let all = filters.iter().any(|f| f == "math:all");
     let reps = if quick { 2 } else { 5 };
     let names: Vec<Kind> = Kind::ALL
@@ -126,6 +128,19 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool) {
         .filter(|k| all || matches!(k.name(), "exp" | "log" | "sin" | "tanh" | "sigmoid"))
         .collect();
     let tiers = tessera::available_tiers();
+    let mut chart = Chart::new(
+        NAME,
+        format!(
+            "{}, {n} f32 per call, 1 thread, best of {reps}",
+            if all {
+                "every transcendental kind (math:all)"
+            } else {
+                "exp, log, sin, tanh and sigmoid"
+            }
+        ),
+        "Gelem/s",
+    )
+    .ratio_note("tessera's best tier ÷ the faster of libm and numpy (above 1: tessera faster)");
     let mut s = format!(
         "math: {n} f32 per call, 1 thread, Gelem/s (best of {reps}); ratios over the libm loop and numpy\n\
          {:<14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}\n",
@@ -142,6 +157,7 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool) {
             3.5
         };
         let mut rates = [None::<f64>; 3];
+        let mut failed = false;
         for tier in &tiers {
             let exec = Exec::on(*tier).threads(1);
             let xv = ArrayView::from_slice(&x, &[n]).expect("view");
@@ -167,6 +183,7 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool) {
                             r
                         );
                         ok = false;
+                        failed = true;
                         break;
                     }
                 }
@@ -193,6 +210,27 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool) {
             numpy(base, n, reps).map(|t| n as f64 / t / 1e9)
         };
         let best_t = rates.iter().flatten().fold(0.0f64, |a, &b| a.max(b));
+        // tessera's tiers, the best first, then the peers that ran.
+        let mut cells: Vec<(String, Option<f64>)> = tiers
+            .iter()
+            .rev()
+            .map(|t| {
+                let slot = match t.name() {
+                    "scalar" => 0,
+                    "avx2" => 1,
+                    _ => 2,
+                };
+                (format!("tessera {}", t.name()), rates[slot])
+            })
+            .collect();
+        cells.extend(libm.map(|v| ("libm loop".to_string(), Some(v))));
+        cells.extend(np.map(|v| ("numpy".to_string(), Some(v))));
+        let cells: Vec<(&str, Option<f64>)> = cells.iter().map(|(p, v)| (p.as_str(), *v)).collect();
+        chart.add_row(
+            format!("{}{}", k.name(), if failed { " FAILED" } else { "" }),
+            &cells,
+            None,
+        );
         let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
         s += &format!(
             "{:<14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}\n",
@@ -209,7 +247,7 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool) {
     s += "targets: exp on avx2 >= 0.8x numpy and >= 3x the libm loop\n";
     let (t, fused_ok) = fused(n, reps);
     s += &t;
-    (s, ok && fused_ok)
+    (s, ok && fused_ok, chart.with_tessera_ratios())
 }
 
 /// A program of four kinds, `y0 = sqrt(x0 * x1 + x1) - x0`, fused (one

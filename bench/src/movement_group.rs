@@ -19,6 +19,7 @@
 //!   at 1 and 2 threads. numpy's `np.unique` is measured by
 //!   `bench/scripts/unique_numpy.py`.
 
+use crate::chart::{speed_ratio, Chart};
 use std::time::Instant;
 use tessera::{gather, gather_ranges, scatter, ArrayView, ArrayViewMut, Combine, Exec};
 use tessera_testkit::rng::Rng;
@@ -61,7 +62,19 @@ struct Row {
     ok: bool,
 }
 
-fn table(title: &str, rows: &[Row]) -> (String, bool) {
+/// The table of group `name` (its first line `title`), whether every row's
+/// check held, and the rows as a chart (its title `name: about`).
+fn table(name: &str, title: &str, about: &str, rows: &[Row]) -> (String, bool, Chart) {
+    let unit = rows.first().map_or("", |r| r.unit);
+    let mut chart = Chart::new(
+        name,
+        format!("{about}; tier {}", tessera::active_tier()),
+        if unit == "s" { "s/call" } else { unit },
+    )
+    .ratio_note("tessera (one thread) ÷ the peer, as speed (above 1: tessera faster)");
+    if unit == "s" {
+        chart = chart.lower_is_better();
+    }
     let mut out = format!(
         "{title}; tier {}\n{:<46} {:>12} {:>12} {:>12} {:>8} {:>8}\n",
         tessera::active_tier(),
@@ -98,8 +111,16 @@ fn table(title: &str, rows: &[Row]) -> (String, bool) {
             if r.ok { "" } else { "  MISMATCH" }
         ));
         ok &= r.ok;
+        let cells: Vec<(&str, Option<f64>)> =
+            r.cols.iter().map(|(p, v)| (p.as_str(), Some(*v))).collect();
+        chart.add_row(
+            format!("{}{}", r.case, if r.ok { "" } else { " MISMATCH" }),
+            &cells,
+            t1.zip(p)
+                .and_then(|(a, b)| speed_ratio(a, b, r.unit == "s")),
+        );
     }
-    (out, ok)
+    (out, ok, chart)
 }
 
 fn two() -> Exec {
@@ -233,8 +254,8 @@ fn ranges_case(quick: bool, rng: &mut Rng) -> Row {
     }
 }
 
-/// Run the gather group; the table and whether every check passed.
-pub fn run_gather(quick: bool) -> (String, bool) {
+/// Run the gather group; the table, whether every check passed, and the chart.
+pub fn run_gather(quick: bool) -> (String, bool, Chart) {
     let mut rng = Rng::for_label("bench gather", 1);
     let n = if quick { 1 << 18 } else { 1 << 24 };
     let rows = vec![
@@ -243,7 +264,9 @@ pub fn run_gather(quick: bool) -> (String, bool) {
         ranges_case(quick, &mut rng),
     ];
     table(
+        GATHER,
         "gather: GB/s (bytes read and written), peer a plain loop / memcpy",
+        "bytes read and written, peer a plain loop / memcpy",
         &rows,
     )
 }
@@ -326,8 +349,8 @@ fn scatter_case(m: usize, n: usize, hot: Option<usize>, quick: bool, rng: &mut R
     }
 }
 
-/// Run the scatter group; the table and whether every check passed.
-pub fn run_scatter(quick: bool) -> (String, bool) {
+/// Run the scatter group; the table, whether every check passed, and the chart.
+pub fn run_scatter(quick: bool) -> (String, bool, Chart) {
     let mut rng = Rng::for_label("bench scatter", 1);
     let m = if quick { 1 << 18 } else { 1 << 24 };
     let mut rows = Vec::new();
@@ -337,7 +360,9 @@ pub fn run_scatter(quick: bool) -> (String, bool) {
         }
     }
     table(
+        SCATTER,
         "scatter: seconds per call (ratios: peer time / tessera time), peer the serial loop with its copy of into",
+        "scatter-add, peer the serial loop with its copy of into",
         &rows,
     )
 }
@@ -433,8 +458,8 @@ fn unique_case(label: &str, keys: Vec<i64>, quick: bool) -> Row {
     }
 }
 
-/// Run the unique group; the table and whether every check passed.
-pub fn run_unique(quick: bool) -> (String, bool) {
+/// Run the unique group; the table, whether every check passed, and the chart.
+pub fn run_unique(quick: bool) -> (String, bool, Chart) {
     let mut rng = Rng::for_label("bench unique", 1);
     let n = if quick { 1 << 18 } else { 1 << 24 };
     let pool =
@@ -466,7 +491,9 @@ pub fn run_unique(quick: bool) -> (String, bool) {
         ),
     ];
     table(
+        UNIQUE,
         "unique: seconds per call (ratios: peer time / tessera time)",
+        "numbering of i64 keys, peer a hashbrown + foldhash loop",
         &rows,
     )
 }

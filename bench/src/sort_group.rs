@@ -9,6 +9,7 @@
 //! stable peer's after timing (a mismatch is reported). numpy's figures come from
 //! `bench/scripts/sort_numpy.py` (same sizes, one thread).
 
+use crate::chart::{speed_ratio, Chart};
 use std::time::Instant;
 use tessera::order::sort;
 use tessera::{ArrayView, ArrayViewMut, Element, Exec};
@@ -180,8 +181,9 @@ fn topk_case(n: usize, rounds: usize, rng: &mut Rng) -> (String, f64, f64, bool)
     (format!("f32 top-k 1% of {n}"), s[0], s[1], ok)
 }
 
-/// Run the group; returns its table and whether every result agreed.
-pub fn run(quick: bool) -> (String, bool) {
+/// Run the group; returns its table, whether every result agreed, and the
+/// table as a chart.
+pub fn run(quick: bool) -> (String, bool, Chart) {
     let mut rng = Rng::for_label("bench sort", 1);
     let n = if quick { 1 << 20 } else { 1 << 24 };
     let rounds = if quick { 1 } else { 3 };
@@ -200,10 +202,28 @@ pub fn run(quick: bool) -> (String, bool) {
         "{:<30} {:>9} {:>12} {:>14} {:>9} {:>9}\n",
         "case", "tessera", "slice::sort", "sort_unstable", "vs sort", "vs unst."
     ));
+    let mut chart = Chart::new(
+        NAME,
+        format!("{n} elements, one thread, best of {rounds} alternating samples"),
+        "ns/element",
+    )
+    .lower_is_better()
+    .ratio_note(
+        "tessera's speed ÷ the faster std sort's; top-k: ÷ tessera's full sort (above 1: tessera faster)",
+    );
     let mut all_ok = true;
     let ns = |s: f64| s * 1e9 / n as f64;
     for r in &rows {
         all_ok &= r.ok;
+        chart.add_row(
+            format!("{}{}", r.case, if r.ok { "" } else { " MISMATCH" }),
+            &[
+                ("tessera", Some(ns(r.tessera))),
+                ("slice::sort", Some(ns(r.stable))),
+                ("sort_unstable", Some(ns(r.unstable))),
+            ],
+            speed_ratio(r.tessera, r.stable.min(r.unstable), true),
+        );
         out.push_str(&format!(
             "{:<30} {:>9.2} {:>12.2} {:>14.2} {:>8.2}x {:>8.2}x{}\n",
             r.case,
@@ -217,6 +237,11 @@ pub fn run(quick: bool) -> (String, bool) {
     }
     let (case, t, f, ok) = topk_case(n, rounds, &mut rng);
     all_ok &= ok;
+    chart.add_row(
+        format!("{case}{}", if ok { "" } else { " MISMATCH" }),
+        &[("tessera", Some(ns(t))), ("tessera full sort", Some(ns(f)))],
+        speed_ratio(t, f, true),
+    );
     out.push_str(&format!(
         "{:<30} {:>9.2} ns/element; full sort {:.2}; full / top-k {:.2}x{}\n",
         case,
@@ -225,5 +250,5 @@ pub fn run(quick: bool) -> (String, bool) {
         f / t,
         if ok { "" } else { "  MISMATCH" }
     ));
-    (out, all_ok)
+    (out, all_ok, chart)
 }
