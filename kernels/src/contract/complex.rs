@@ -16,8 +16,10 @@ use num_complex::Complex;
 const KC: usize = 256;
 /// Columns per packed block of b (c64: 512 KiB of b, inside L2).
 const NC: usize = 256;
-/// Complex multiply-adds below which a product stays on one thread.
-const PARALLEL_MIN: usize = 1 << 16;
+/// Complex multiply-adds at or below which a product stays on one thread
+/// (2^18, four real multiply-adds each: the real products' threshold; a
+/// 64³ product is done before a second thread would have started).
+const PARALLEL_MIN: usize = 1 << 18;
 
 /// A real part type with a complex kernel on a tier.
 pub(super) trait Part:
@@ -82,7 +84,7 @@ where
         return Ok(());
     }
     let (kernel, mr, nr) = T::kernel(tier);
-    let threads = if r.saturating_mul(c).saturating_mul(k) < PARALLEL_MIN {
+    let threads = if r.saturating_mul(c).saturating_mul(k) <= PARALLEL_MIN {
         1
     } else {
         threads.max(1)
