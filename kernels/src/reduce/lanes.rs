@@ -688,7 +688,8 @@ mod zmm_f32 {
     /// The sums of consecutive blocks of `x` into `out` (one per block, the
     /// last possibly partial), four full blocks side by side: four
     /// independent chains keep both adders busy where the data is in cache;
-    /// from memory the read stream is the limit.
+    /// from memory the read stream is the limit, kept full by a software
+    /// prefetch of the lines two groups ahead (as the AVX2 path).
     ///
     /// # Safety
     /// The CPU must run AVX-512 F; `out.len()` must be the block count of `x`.
@@ -703,10 +704,11 @@ mod zmm_f32 {
             let mut i = 0;
             while i < super::BLOCK {
                 for (k, acc) in r.iter_mut().enumerate() {
+                    let q = p.wrapping_add(k * super::BLOCK + i);
+                    // The line two groups ahead (a hint; never dereferenced).
+                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(2 * K * super::BLOCK) as *const i8);
                     // SAFETY: block b + k is full, i + 16 <= BLOCK.
-                    *acc = _mm512_add_ps(*acc, unsafe {
-                        _mm512_loadu_ps(p.add(k * super::BLOCK + i))
-                    });
+                    *acc = _mm512_add_ps(*acc, unsafe { _mm512_loadu_ps(q) });
                 }
                 i += 16;
             }
@@ -835,7 +837,7 @@ mod zmm_f64 {
     }
 
     /// The sums of consecutive blocks of `x` into `out`, two full blocks
-    /// side by side (four chains).
+    /// side by side (four chains), prefetching two groups ahead.
     ///
     /// # Safety
     /// The CPU must run AVX-512 F; `out.len()` must be the block count of `x`.
@@ -851,10 +853,13 @@ mod zmm_f64 {
             while i < super::BLOCK {
                 for (k, rk) in r.iter_mut().enumerate() {
                     for (h, acc) in rk.iter_mut().enumerate() {
+                        let q = p.wrapping_add(k * super::BLOCK + i + 8 * h);
+                        // The line two groups ahead (a hint; never dereferenced).
+                        _mm_prefetch::<_MM_HINT_T0>(
+                            q.wrapping_add(2 * K * super::BLOCK) as *const i8
+                        );
                         // SAFETY: block b + k is full, i + 16 <= BLOCK.
-                        *acc = _mm512_add_pd(*acc, unsafe {
-                            _mm512_loadu_pd(p.add(k * super::BLOCK + i + 8 * h))
-                        });
+                        *acc = _mm512_add_pd(*acc, unsafe { _mm512_loadu_pd(q) });
                     }
                 }
                 i += 16;
