@@ -141,6 +141,30 @@ fn wrap(v: i64, bits: u32, signed: bool) -> i64 {
     }
 }
 
+/// The exact sums modulo 2^32 (`T` = i32) or 2^64 (i64) of a contraction
+/// whose spec names that wide accumulator, in C order of `shape`.
+fn wide_sums<T: crate::Element + Copy>(
+    zero: T,
+    (a, b, init): (&ArrayView<'_>, &ArrayView<'_>, Option<&ArrayView<'_>>),
+    shape: &[usize],
+    spec: &ContractSpec,
+    exec: Exec,
+) -> Result<Vec<T>> {
+    let len = crate::array::count_of(shape, "contract: the destination")?;
+    let mut s = try_filled(len, zero, "the destination in acc")?;
+    contract_in(
+        a,
+        b,
+        init,
+        &mut ArrayViewMut::from_slice(&mut s, shape)?,
+        spec,
+        exec,
+        None,
+        Panels::Cache,
+    )?;
+    Ok(s)
+}
+
 /// [`contract`](super::contract) into the integer accumulator `spec.acc`
 /// (one that [`takes`] answers for); the geometry, destination and init
 /// were checked by the caller.
@@ -186,32 +210,12 @@ pub(super) fn run(
     };
     let len = dst.layout().len();
     let (bits, signed) = (acc.info().bits, acc.info().class == Class::Int);
+    let ops = (&va, &vb, vi.as_ref());
     let sums: Vec<i64> = if w == DType::I32 {
-        let mut s = try_filled(len, 0i32, "the destination in acc")?;
-        contract_in(
-            &va,
-            &vb,
-            vi.as_ref(),
-            &mut ArrayViewMut::from_slice(&mut s, dst.shape())?,
-            &inner,
-            exec,
-            None,
-            Panels::Cache,
-        )?;
+        let s = wide_sums(0i32, ops, dst.shape(), &inner, exec)?;
         super::try_collect(len, s.iter().map(|&x| x as i64), "the destination in acc")?
     } else {
-        let mut s = try_filled(len, 0i64, "the destination in acc")?;
-        contract_in(
-            &va,
-            &vb,
-            vi.as_ref(),
-            &mut ArrayViewMut::from_slice(&mut s, dst.shape())?,
-            &inner,
-            exec,
-            None,
-            Panels::Cache,
-        )?;
-        s
+        wide_sums(0i64, ops, dst.shape(), &inner, exec)?
     };
     // The sums modulo 2^w in the holder's dtype, then cast into dst.
     macro_rules! finish {
