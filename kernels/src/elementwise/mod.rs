@@ -290,11 +290,17 @@ pub(crate) unsafe fn run(
     // SAFETY: the offset is a validated element position of the destination.
     args.dst = unsafe { out.data_mut().as_mut_ptr().add(offset * out_item) };
     let threads = threads.min(n).max(1);
-    let items: Vec<usize> = inputs.iter().map(|a| a.dtype().info().item_bytes).collect();
+    // Bytes per element of each input (at most three: `Args` holds three),
+    // on the stack: small calls pass here on every call.
+    let mut item_of = [0usize; 3];
+    for (slot, a) in item_of.iter_mut().zip(inputs) {
+        *slot = a.dtype().info().item_bytes;
+    }
+    let items = &item_of[..inputs.len().min(3)];
     if threads == 1 {
         // SAFETY: every operand holds `n` elements from its pointer (or one, at
         // stride 0), as validated.
-        unsafe { stream::run_flat(f, &args, &items, out_item) };
+        unsafe { stream::run_flat(f, &args, items, out_item) };
         return;
     }
     let chunk = n.div_ceil(threads);
@@ -315,7 +321,7 @@ pub(crate) unsafe fn run(
         // SAFETY: as above, for the destination; chunks are disjoint.
         a.dst = unsafe { a.dst.add(i0 * out_item) };
         // SAFETY: the chunk stays inside every operand.
-        unsafe { stream::run_flat(f, &a, &items, out_item) };
+        unsafe { stream::run_flat(f, &a, items, out_item) };
     });
 }
 

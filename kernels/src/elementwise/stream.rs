@@ -128,9 +128,10 @@ pub(crate) unsafe fn run_flat(
     items: &[usize],
     out_item: usize,
 ) {
-    let total = args.n.saturating_mul(out_item);
-    match copier() {
-        Some(c) if enabled() && total >= STREAM_MIN_BYTES && out_item <= 16 => {
+    // The size first: most calls are small and never ask for the CPU.
+    let large = args.n.saturating_mul(out_item) >= STREAM_MIN_BYTES && out_item <= 16;
+    match if large { copier() } else { None } {
+        Some(c) if enabled() => {
             // SAFETY: forwarded.
             unsafe { run_through(f, args, items, out_item, c) }
         }
