@@ -880,10 +880,13 @@ where
 fn same_bits_alone_batched_transposed_strided_threads_tiers() {
     let mut rng = Rng::for_label("fft identity", tessera_testkit::rng::seed());
     // Passes of every radix, a generic prime, Bluestein, and lengths where
-    // vector loops have tails (a four-step line: `plans_are_shared_…`).
+    // vector loops have tails: a first pass of m not a whole number of
+    // vectors (60, 1000), odd lengths whose interleaved sequences are not
+    // (243, 375, 1215, 3125: the overlapped last vector), a four-step line
+    // (`plans_are_shared_…`).
     for n in [
-        1, 2, 3, 5, 7, 12, 16, 59, 60, 64, 97, 120, 243, 625, 1000, 1024, 2048, 3072, 4093, 5183,
-        6000,
+        1, 2, 3, 5, 7, 12, 16, 40, 59, 60, 64, 97, 120, 243, 375, 625, 1000, 1024, 1215, 2048,
+        3072, 3125, 4093, 5183, 6000,
     ] {
         identity_for::<f32>(n, &mut rng);
         identity_for::<f64>(n, &mut rng);

@@ -287,6 +287,30 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
                 }
             }
             let src = sp.get() as *const S;
+            let dst = dp.get() as *mut D;
+            // Lines side by side on both sides (one per block): each runs in
+            // the destination itself, or reads the operand where it is, with
+            // no copies through the block buffers.
+            if cnt == 1
+                && pass.src.step == 1
+                && pass.dst.step == 1
+                // SAFETY: the caller's promise: the line's elements are valid and
+                // side by side on both sides, the destination's this task's alone.
+                && unsafe {
+                    direct_line::<T, S, D>(
+                        &pass.op,
+                        src.offset(so[0]),
+                        dst.offset(dof[0]),
+                        work,
+                        simd,
+                        inner,
+                        pass.scale,
+                    )
+                }
+            {
+                l += 1;
+                continue;
+            }
             if pass.src.step == 1 {
                 for c in 0..cnt {
                     // SAFETY: the caller's promise: line c's n_in elements are
@@ -320,7 +344,6 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
                     pass.scale,
                 );
             }
-            let dst = dp.get() as *mut D;
             if pass.dst.step == 1 {
                 for c in 0..cnt {
                     // SAFETY: the caller's promise: this task's lines alone,
@@ -354,6 +377,89 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
             .enumerate()
             .for_each(|(t, buf)| task(t, buf));
     }
+}
+
+/// One line of `op` whose elements lie side by side at `src` and at `dst`,
+/// computed without the block buffers: a complex line is copied into its
+/// destination (unless it is there already: an in-place pass) and transformed
+/// there; a real line reads the operand where it is and writes the
+/// destination. False (nothing written) where a real line's two sides overlap,
+/// which the block path handles. The same operations as [`apply_line`].
+///
+/// # Safety
+/// `src` addresses `op.n_in()` valid elements of `S` and `dst` `op.n_out()`
+/// of `D`, no other task's; a complex line's two sides are the same elements
+/// or apart.
+#[allow(clippy::too_many_arguments)]
+unsafe fn direct_line<T: FftFloat, S: Elem<T>, D: Elem<T>>(
+    op: &LineOp<T>,
+    src: *const S,
+    dst: *mut D,
+    work: &mut [Complex<T>],
+    simd: Simd,
+    inner: usize,
+    scale: Option<T>,
+) -> bool {
+    let (n_in, n_out) = (op.n_in(), op.n_out());
+    let (a0, a1) = (
+        src as usize,
+        src as usize + n_in * core::mem::size_of::<S>(),
+    );
+    let (b0, b1) = (
+        dst as usize,
+        dst as usize + n_out * core::mem::size_of::<D>(),
+    );
+    let apart = a1 <= b0 || b1 <= a0;
+    match op {
+        LineOp::C2c(p) => {
+            let line = dst as *mut Complex<T>;
+            if !std::ptr::eq(src as *const Complex<T>, dst as *const Complex<T>) {
+                // SAFETY: the caller's promise: the two sides are apart and
+                // hold n points each.
+                unsafe { core::ptr::copy_nonoverlapping(src as *const Complex<T>, line, n_out) };
+            }
+            // SAFETY: the destination's n points, this task's alone.
+            let y = unsafe { core::slice::from_raw_parts_mut(line, n_out) };
+            p.run(y, work, simd, inner);
+            if scale.is_some() {
+                for o in y.iter_mut() {
+                    *o = scale_c(*o, scale);
+                }
+            }
+        }
+        LineOp::R2c(p) if apart => {
+            // SAFETY: the caller's promise, the two sides apart.
+            let (x, y) = unsafe {
+                (
+                    core::slice::from_raw_parts(src as *const T, n_in),
+                    core::slice::from_raw_parts_mut(dst as *mut Complex<T>, n_out),
+                )
+            };
+            p.r2c_line(x, y, work, simd, inner);
+            if scale.is_some() {
+                for o in y.iter_mut() {
+                    *o = scale_c(*o, scale);
+                }
+            }
+        }
+        LineOp::C2r(p) if apart => {
+            // SAFETY: as above.
+            let (x, y) = unsafe {
+                (
+                    core::slice::from_raw_parts(src as *const Complex<T>, n_in),
+                    core::slice::from_raw_parts_mut(dst as *mut T, n_out),
+                )
+            };
+            p.c2r_line(x, y, work, simd, inner);
+            if let Some(s) = scale {
+                for o in y.iter_mut() {
+                    *o = *o * s;
+                }
+            }
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// One line of `op` from `x` (modified) into `y`, scaled.

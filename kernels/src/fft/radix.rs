@@ -40,7 +40,7 @@ pub(crate) struct Pass<T> {
     /// `tw[q·(p−1) + k − 1] = w^(q·k)`; empty where `m = 1`.
     pub tw: Vec<Complex<T>>,
     /// The first pass's twiddles again, by k: `twk[(k − 1)·m + q] = w^(q·k)`
-    /// (for the vector loops over q); empty for the other passes.
+    /// (for the vector loops over q, radix 2 to 5); empty for the other passes.
     pub twk: Vec<Complex<T>>,
 }
 
@@ -121,7 +121,7 @@ pub(crate) fn build_passes<T: FftFloat>(
             tw
         };
         let mut twk = Vec::new();
-        if s == 1 && m > 1 && p == 4 {
+        if s == 1 && m > 1 && p <= 5 {
             twk = super::plan::try_vec(tw.len(), "twiddles")?;
             for k in 1..p {
                 for q in 0..m {
@@ -154,12 +154,27 @@ pub(crate) fn run_pass<T: FftFloat>(
     y: &mut [Complex<T>],
     work: &mut [Complex<T>],
 ) {
+    run_pass_from(pass, s, inverse, x, y, work, 0)
+}
+
+/// The part of [`run_pass`] of `q ≥ q0` (the vector loops run the `q`s
+/// below and leave the rest here: the same operations on each point).
+#[inline(always)]
+pub(crate) fn run_pass_from<T: FftFloat>(
+    pass: &Pass<T>,
+    s: usize,
+    inverse: bool,
+    x: &[Complex<T>],
+    y: &mut [Complex<T>],
+    work: &mut [Complex<T>],
+    q0: usize,
+) {
     let (p, m) = (pass.p, pass.m);
     let tw = &pass.tw[..];
     let twid = m > 1;
     match &pass.bf {
         Butterfly::R2 => {
-            for q in 0..m {
+            for q in q0..m {
                 let w1 = if twid {
                     tw[q]
                 } else {
@@ -175,7 +190,7 @@ pub(crate) fn run_pass<T: FftFloat>(
             }
         }
         Butterfly::R4 => {
-            for q in 0..m {
+            for q in q0..m {
                 let base = 3 * q;
                 let (w1, w2, w3) = if twid {
                     (tw[base], tw[base + 1], tw[base + 2])
@@ -207,7 +222,7 @@ pub(crate) fn run_pass<T: FftFloat>(
             }
         }
         Butterfly::R3(c) => {
-            for q in 0..m {
+            for q in q0..m {
                 let (w1, w2) = if twid {
                     (tw[2 * q], tw[2 * q + 1])
                 } else {
@@ -234,7 +249,7 @@ pub(crate) fn run_pass<T: FftFloat>(
             }
         }
         Butterfly::R5(c) => {
-            for q in 0..m {
+            for q in q0..m {
                 let one = Complex::new(T::ONE, T::ZERO);
                 let w = if twid {
                     [tw[4 * q], tw[4 * q + 1], tw[4 * q + 2], tw[4 * q + 3]]
@@ -260,7 +275,7 @@ pub(crate) fn run_pass<T: FftFloat>(
         }
         Butterfly::Prime(c) => {
             let uv = &mut work[..p - 1];
-            for q in 0..m {
+            for q in q0..m {
                 for r in 0..s {
                     let o = r + s * p * q;
                     bf_prime(

@@ -212,20 +212,9 @@ impl<T: FftFloat> RealFftPlan<T> {
             Kind::Half(p, w) => {
                 let h = n / 2;
                 let (z, rest) = scratch.split_at_mut(h);
-                for (j, zj) in z.iter_mut().enumerate() {
-                    *zj = Complex::new(x[2 * j], x[2 * j + 1]);
-                }
+                as_points_mut(z).copy_from_slice(x);
                 p.run(z, rest, simd, threads);
-                let half = T::HALF;
-                for k in 0..=h {
-                    let a = z[if k == h { 0 } else { k }];
-                    let b = conj(z[if k == 0 { 0 } else { h - k }]);
-                    let e = Complex::new((a.re + b.re) * half, (a.im + b.im) * half);
-                    let d = Complex::new(a.re - b.re, a.im - b.im);
-                    let o = Complex::new(d.im * half, -(d.re * half));
-                    let t = cmul(w[k], o);
-                    out[k] = Complex::new(e.re + t.re, e.im + t.im);
-                }
+                with_simd(simd, || unpack_r2c(z, w, out));
             }
         }
     }
@@ -263,27 +252,93 @@ impl<T: FftFloat> RealFftPlan<T> {
             Kind::Half(p, w) => {
                 let h = n / 2;
                 let (z, rest) = scratch.split_at_mut(h);
-                let bin = |k: usize| {
-                    let v = bins[k];
-                    if k == 0 || k == h {
-                        Complex::new(v.re, zero)
-                    } else {
-                        v
-                    }
-                };
-                for (k, zk) in z.iter_mut().enumerate() {
-                    let a = bin(k);
-                    let b = conj(bin(h - k));
-                    let s = Complex::new(a.re + b.re, a.im + b.im);
-                    let d = cmul(Complex::new(a.re - b.re, a.im - b.im), conj(w[k]));
-                    *zk = Complex::new(s.re - d.im, s.im + d.re);
-                }
+                with_simd(simd, || pack_c2r(bins, w, z));
                 p.run(z, rest, simd, threads);
-                for (j, zj) in z.iter().enumerate() {
-                    x[2 * j] = zj.re;
-                    x[2 * j + 1] = zj.im;
-                }
+                x.copy_from_slice(as_points_mut(z));
             }
         }
+    }
+}
+
+/// The real and imaginary parts of `z` in order: `2·z.len()` reals.
+fn as_points_mut<T: FftFloat>(z: &mut [Complex<T>]) -> &mut [T] {
+    // SAFETY: `Complex<T>` is `repr(C)`, two `T`s with `T`'s alignment, so
+    // `z` is `2·z.len()` initialised `T`s borrowed for the same lifetime.
+    unsafe { std::slice::from_raw_parts_mut(z.as_mut_ptr() as *mut T, 2 * z.len()) }
+}
+
+/// `f()` compiled for `simd`'s instructions: the vectoriser turns its loops
+/// into vector lanes, each lane the scalar operations (Rust never fuses a
+/// multiply into an add), so every tier gives the same bits.
+#[inline(always)]
+fn with_simd<R>(simd: Simd, f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
+        unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        match simd {
+            // SAFETY: `Simd::Avx512` comes from a tier this CPU runs that
+            // executes AVX-512 F/VL/DQ/BW, AVX2 and FMA.
+            Simd::Avx512 => return unsafe { avx512(f) },
+            // SAFETY: `Simd::Avx2` comes from a tier that executes AVX2 and FMA.
+            Simd::Avx2 => return unsafe { avx2(f) },
+            Simd::Scalar => {}
+        }
+    }
+    let _ = simd;
+    f()
+}
+
+/// One bin of r2c from the half-length transform: `a = Z_k`,
+/// `b = conj(Z_{h−k})` (indices mod h), `w = w_n^k`.
+#[inline(always)]
+fn r2c_bin<T: FftFloat>(a: Complex<T>, b: Complex<T>, w: Complex<T>) -> Complex<T> {
+    let half = T::HALF;
+    let e = Complex::new((a.re + b.re) * half, (a.im + b.im) * half);
+    let d = Complex::new(a.re - b.re, a.im - b.im);
+    let o = Complex::new(d.im * half, -(d.re * half));
+    let t = cmul(w, o);
+    Complex::new(e.re + t.re, e.im + t.im)
+}
+
+/// Bins `0..=h` of r2c from `z = DFT_h` (`out` holds `h + 1`, `w` `h + 1`).
+#[inline(always)]
+fn unpack_r2c<T: FftFloat>(z: &[Complex<T>], w: &[Complex<T>], out: &mut [Complex<T>]) {
+    let h = z.len();
+    let (z0, w, out) = (z[0], &w[..h + 1], &mut out[..h + 1]);
+    out[0] = r2c_bin(z0, conj(z0), w[0]);
+    out[h] = r2c_bin(z0, conj(z0), w[h]);
+    let ups = z[1..].iter();
+    let downs = z[1..].iter().rev();
+    for ((o, &wk), (&a, &b)) in out[1..h].iter_mut().zip(&w[1..h]).zip(ups.zip(downs)) {
+        *o = r2c_bin(a, conj(b), wk);
+    }
+}
+
+/// `Z_k`, `k < h`, of c2r from the bins (`h + 1` of them; the imaginary
+/// parts of bins 0 and h read as +0).
+#[inline(always)]
+fn pack_c2r<T: FftFloat>(bins: &[Complex<T>], w: &[Complex<T>], z: &mut [Complex<T>]) {
+    let h = z.len();
+    let zero = T::ZERO;
+    let point = |a: Complex<T>, b: Complex<T>, w: Complex<T>| {
+        let s = Complex::new(a.re + b.re, a.im + b.im);
+        let d = cmul(Complex::new(a.re - b.re, a.im - b.im), conj(w));
+        Complex::new(s.re - d.im, s.im + d.re)
+    };
+    let (bins, w) = (&bins[..h + 1], &w[..h]);
+    let b0 = Complex::new(bins[0].re, zero);
+    let bh = Complex::new(bins[h].re, zero);
+    z[0] = point(b0, conj(bh), w[0]);
+    let ups = bins[1..h].iter();
+    let downs = bins[1..h].iter().rev();
+    for ((zk, &wk), (&a, &b)) in z[1..].iter_mut().zip(&w[1..]).zip(ups.zip(downs)) {
+        *zk = point(a, conj(b), wk);
     }
 }

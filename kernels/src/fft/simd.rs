@@ -24,7 +24,7 @@
 //! first radix-4 pass (one sequence) runs over q, its twiddles read from a
 //! table by k, and transposes four vectors of results into place.
 
-use super::radix::{run_passes as passes_generic, run_passes_with, Butterfly, Pass};
+use super::radix::{run_pass_from, run_passes as passes_generic, run_passes_with, Butterfly, Pass};
 use super::FftFloat;
 use crate::tier::{runs_avx2, runs_avx512};
 use crate::Tier;
@@ -54,6 +54,7 @@ impl Simd {
 #[cfg(target_arch = "x86_64")]
 mod avx {
     use super::{Butterfly, FftFloat, Pass};
+    use crate::fft::butterflies::{Consts3, Consts5};
     use core::arch::x86_64::*;
     use num_complex::Complex;
 
@@ -420,6 +421,10 @@ mod avx {
 
     /// One radix-4, 2, 3 or 5 pass in vectors of `V` where its shape allows
     /// (else false, and the caller runs narrower vectors or the scalar loop).
+    /// Where the `s` interleaved sequences are at least a vector but not a
+    /// whole number of them, the last vector of each `q` starts at `s − L`
+    /// and recomputes some points of the one before it: the same values into
+    /// the same places of `y`, which is not `x`.
     ///
     /// # Safety
     /// The CPU runs `V`'s instructions; `x` and `y` hold the pass's n points.
@@ -439,7 +444,7 @@ mod avx {
         }
         let (xp, yp) = (x.as_ptr(), y.as_mut_ptr());
         let twid = m > 1;
-        match (&pass.bf, s.is_multiple_of(l)) {
+        match (&pass.bf, s >= l) {
             (Butterfly::R4, true) => {
                 for q in 0..m {
                     let w = if twid {
@@ -449,7 +454,7 @@ mod avx {
                         let one = Complex::new(V::T::ONE, V::T::ZERO);
                         [V::splat(one); 3]
                     };
-                    for r in (0..s).step_by(l) {
+                    for r in (0..s).step_by(l).map(|r| r.min(s - l)) {
                         let a = [
                             V::load(xp.add(s * q + r)),
                             V::load(xp.add(s * (q + m) + r)),
@@ -471,26 +476,6 @@ mod avx {
                 }
                 true
             }
-            (Butterfly::R4, false)
-                if s == 1 && twid && m.is_multiple_of(l) && !pass.twk.is_empty() =>
-            {
-                let tk = pass.twk.as_ptr();
-                for q in (0..m).step_by(l) {
-                    let a = [
-                        V::load(xp.add(q)),
-                        V::load(xp.add(q + m)),
-                        V::load(xp.add(q + 2 * m)),
-                        V::load(xp.add(q + 3 * m)),
-                    ];
-                    let mut b = bf4(a, inverse);
-                    for k in 1..4 {
-                        let (wr, wi) = V::dup(V::load(tk.add((k - 1) * m + q)));
-                        b[k] = b[k].cmul(wr, wi);
-                    }
-                    V::store4(b, yp.add(4 * q));
-                }
-                true
-            }
             (Butterfly::R3(c), true) => {
                 let one = Complex::new(V::T::ONE, V::T::ZERO);
                 for q in 0..m {
@@ -499,16 +484,16 @@ mod avx {
                     } else {
                         (V::splat(one), V::splat(one))
                     };
-                    for r in (0..s).step_by(l) {
-                        let a0 = V::load(xp.add(s * q + r));
-                        let a1 = V::load(xp.add(s * (q + m) + r));
-                        let a2 = V::load(xp.add(s * (q + 2 * m) + r));
-                        let t1 = a1.add(a2);
-                        let t2 = a1.sub(a2);
-                        let b0 = a0.add(t1);
-                        let mm = a0.sub(t1.mulr(V::T::HALF));
-                        let nn = t2.mulr(c.s).rot(inverse);
-                        let (b1, b2) = (mm.add(nn), mm.sub(nn));
+                    for r in (0..s).step_by(l).map(|r| r.min(s - l)) {
+                        let [b0, b1, b2] = bf3(
+                            [
+                                V::load(xp.add(s * q + r)),
+                                V::load(xp.add(s * (q + m) + r)),
+                                V::load(xp.add(s * (q + 2 * m) + r)),
+                            ],
+                            c,
+                            inverse,
+                        );
                         let o = yp.add(s * 3 * q + r);
                         b0.store(o);
                         if twid {
@@ -536,22 +521,18 @@ mod avx {
                     } else {
                         [V::splat(one); 4]
                     };
-                    for r in (0..s).step_by(l) {
-                        let a0 = V::load(xp.add(s * q + r));
-                        let a1 = V::load(xp.add(s * (q + m) + r));
-                        let a2 = V::load(xp.add(s * (q + 2 * m) + r));
-                        let a3 = V::load(xp.add(s * (q + 3 * m) + r));
-                        let a4 = V::load(xp.add(s * (q + 4 * m) + r));
-                        let t1 = a1.add(a4);
-                        let t2 = a2.add(a3);
-                        let t3 = a1.sub(a4);
-                        let t4 = a2.sub(a3);
-                        let b0 = a0.add(t1).add(t2);
-                        let m1 = a0.add(t1.mulr(c.c1)).add(t2.mulr(c.c2));
-                        let m2 = a0.add(t1.mulr(c.c2)).add(t2.mulr(c.c1));
-                        let n1 = t3.mulr(c.s1).add(t4.mulr(c.s2)).rot(inverse);
-                        let n2 = t3.mulr(c.s2).sub(t4.mulr(c.s1)).rot(inverse);
-                        let b = [m1.add(n1), m2.add(n2), m2.sub(n2), m1.sub(n1)];
+                    for r in (0..s).step_by(l).map(|r| r.min(s - l)) {
+                        let [b0, b @ ..] = bf5(
+                            [
+                                V::load(xp.add(s * q + r)),
+                                V::load(xp.add(s * (q + m) + r)),
+                                V::load(xp.add(s * (q + 2 * m) + r)),
+                                V::load(xp.add(s * (q + 3 * m) + r)),
+                                V::load(xp.add(s * (q + 4 * m) + r)),
+                            ],
+                            c,
+                            inverse,
+                        );
                         let o = yp.add(s * 5 * q + r);
                         b0.store(o);
                         for k in 0..4 {
@@ -573,7 +554,7 @@ mod avx {
                     } else {
                         Complex::new(V::T::ONE, V::T::ZERO)
                     });
-                    for r in (0..s).step_by(l) {
+                    for r in (0..s).step_by(l).map(|r| r.min(s - l)) {
                         let a0 = V::load(xp.add(s * q + r));
                         let a1 = V::load(xp.add(s * (q + m) + r));
                         let o = yp.add(s * 2 * q + r);
@@ -585,8 +566,144 @@ mod avx {
                 }
                 true
             }
+            (_, false) if s == 1 && twid && !pass.twk.is_empty() && m >= l => {
+                first_pass::<V>(pass, inverse, x, y);
+                true
+            }
             _ => false,
         }
+    }
+
+    /// The first pass (one sequence, `s = 1`) of radix 2 to 5, in vectors of
+    /// `L` consecutive `q`s: `a_j = x[q + m·j]` are whole vectors, the
+    /// twiddles come from the table by `k`, and the `p` results of each `q`
+    /// are interleaved into place. The `q`s of a last partial vector run the
+    /// scalar loop (the same operations).
+    ///
+    /// # Safety
+    /// The CPU runs `V`'s instructions; `x` and `y` hold the pass's n points;
+    /// `pass.twk` is filled (`s = 1`, `m > 1`).
+    #[inline(always)]
+    unsafe fn first_pass<V: Cv>(
+        pass: &Pass<V::T>,
+        inverse: bool,
+        x: &[Complex<V::T>],
+        y: &mut [Complex<V::T>],
+    ) {
+        let (p, m, l) = (pass.p, pass.m, V::L);
+        let whole = m - m % l;
+        let (xp, yp, tk) = (x.as_ptr(), y.as_mut_ptr(), pass.twk.as_ptr());
+        for q in (0..whole).step_by(l) {
+            let a = |j: usize| xp.add(q + m * j);
+            let t = |k: usize| tk.add((k - 1) * m + q);
+            let o = yp.add(p * q);
+            match &pass.bf {
+                Butterfly::R4 => {
+                    let mut b = bf4(
+                        [
+                            load::<V>(a(0)),
+                            load::<V>(a(1)),
+                            load::<V>(a(2)),
+                            load::<V>(a(3)),
+                        ],
+                        inverse,
+                    );
+                    for (k, bk) in b.iter_mut().enumerate().skip(1) {
+                        *bk = twiddle(*bk, t(k));
+                    }
+                    V::store4(b, o);
+                }
+                Butterfly::R2 => {
+                    let (a0, a1) = (load::<V>(a(0)), load::<V>(a(1)));
+                    store_interleaved(&[a0.add(a1), twiddle(a0.sub(a1), t(1))], o);
+                }
+                Butterfly::R3(c) => {
+                    let [b0, b1, b2] = bf3(
+                        [load::<V>(a(0)), load::<V>(a(1)), load::<V>(a(2))],
+                        c,
+                        inverse,
+                    );
+                    store_interleaved(&[b0, twiddle(b1, t(1)), twiddle(b2, t(2))], o);
+                }
+                Butterfly::R5(c) => {
+                    let a = [
+                        load::<V>(a(0)),
+                        load::<V>(a(1)),
+                        load::<V>(a(2)),
+                        load::<V>(a(3)),
+                        load::<V>(a(4)),
+                    ];
+                    let [b0, b1, b2, b3, b4] = bf5(a, c, inverse);
+                    let b = [
+                        b0,
+                        twiddle(b1, t(1)),
+                        twiddle(b2, t(2)),
+                        twiddle(b3, t(3)),
+                        twiddle(b4, t(4)),
+                    ];
+                    store_interleaved(&b, o);
+                }
+                Butterfly::Prime(_) => unreachable!("vector passes are of radix 2 to 5"),
+            }
+        }
+        if whole < m {
+            super::run_pass_from(pass, 1, inverse, x, y, &mut [], whole);
+        }
+    }
+
+    /// A vector from `p` (no closure: closures do not inherit the target
+    /// features of the function that inlines them, and would call the
+    /// intrinsics out of line).
+    #[inline(always)]
+    unsafe fn load<V: Cv>(p: *const Complex<V::T>) -> V {
+        V::load(p)
+    }
+
+    /// `b` times the `L` twiddles at `t`.
+    #[inline(always)]
+    unsafe fn twiddle<V: Cv>(b: V, t: *const Complex<V::T>) -> V {
+        let (wr, wi) = V::dup(V::load(t));
+        b.cmul(wr, wi)
+    }
+
+    /// `o[p·i + k] = b[k][i]` for `i < L`, `k < p = b.len()` (through the stack).
+    #[inline(always)]
+    unsafe fn store_interleaved<V: Cv>(b: &[V], o: *mut Complex<V::T>) {
+        const MAX: usize = 5 * 8;
+        let (p, l) = (b.len(), V::L);
+        let mut t = [Complex::new(V::T::ZERO, V::T::ZERO); MAX];
+        for (k, v) in b.iter().enumerate() {
+            v.store(t.as_mut_ptr().add(k * l));
+        }
+        for i in 0..l {
+            for k in 0..p {
+                *o.add(p * i + k) = t[k * l + i];
+            }
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn bf3<V: Cv>(a: [V; 3], c: &Consts3<V::T>, inverse: bool) -> [V; 3] {
+        let t1 = a[1].add(a[2]);
+        let t2 = a[1].sub(a[2]);
+        let b0 = a[0].add(t1);
+        let mm = a[0].sub(t1.mulr(V::T::HALF));
+        let nn = t2.mulr(c.s).rot(inverse);
+        [b0, mm.add(nn), mm.sub(nn)]
+    }
+
+    #[inline(always)]
+    unsafe fn bf5<V: Cv>(a: [V; 5], c: &Consts5<V::T>, inverse: bool) -> [V; 5] {
+        let t1 = a[1].add(a[4]);
+        let t2 = a[2].add(a[3]);
+        let t3 = a[1].sub(a[4]);
+        let t4 = a[2].sub(a[3]);
+        let b0 = a[0].add(t1).add(t2);
+        let m1 = a[0].add(t1.mulr(c.c1)).add(t2.mulr(c.c2));
+        let m2 = a[0].add(t1.mulr(c.c2)).add(t2.mulr(c.c1));
+        let n1 = t3.mulr(c.s1).add(t4.mulr(c.s2)).rot(inverse);
+        let n2 = t3.mulr(c.s2).sub(t4.mulr(c.s1)).rot(inverse);
+        [b0, m1.add(n1), m2.add(n2), m2.sub(n2), m1.sub(n1)]
     }
 }
 
