@@ -1,4 +1,4 @@
-//! The butterflies: small DFTs with hard-coded operations (radix 2, 3, 4, 5)
+//! The butterflies: small DFTs with hard-coded operations (radix 2, 3, 4, 5, 8)
 //! and a generic odd-prime DFT that pairs `j` with `p − j`.
 //!
 //! No butterfly fuses a multiply into an add: every tier computes each with
@@ -135,6 +135,54 @@ pub(crate) fn bf5<T: FftFloat>(
     let n1 = rot(add(scale(c.s1, t3), scale(c.s2, t4)), inverse);
     let n2 = rot(sub(scale(c.s2, t3), scale(c.s1, t4)), inverse);
     [b0, add(m1, n1), add(m2, n2), sub(m2, n2), sub(m1, n1)]
+}
+
+/// The radix-8 constant `1/√2` (rounded once from the double-double root).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Consts8<T> {
+    pub(crate) c: T,
+}
+
+impl<T: FftFloat> Consts8<T> {
+    pub(crate) fn new(_inverse: bool) -> Self {
+        Consts8 {
+            c: T::from_f64(super::twiddle::cos_sin(1, 8, T::TWIDDLE_DD).0),
+        }
+    }
+}
+
+/// `w₈·z` with `w₈ = exp(∓iπ/4)`: `(z ∓ i·z)·(1/√2)`, i.e.
+/// `((re + im)·c, (im − re)·c)` forward and `((re − im)·c, (im + re)·c)`
+/// inverse.
+#[inline(always)]
+pub(crate) fn mul45<T: FftFloat>(z: Complex<T>, c: T, inverse: bool) -> Complex<T> {
+    scale(c, add(z, rot(z, inverse)))
+}
+
+/// The radix-8 butterfly: the radix-4 butterflies of the even and of the
+/// odd points, the odd ones' results `k` times `w₈^k` (`w₈^2 = ∓i` exact,
+/// `w₈^3 = ∓i·w₈`), then `b_k = E_k + w₈^k·O_k`, `b_{k+4} = E_k − w₈^k·O_k`.
+#[inline(always)]
+pub(crate) fn bf8<T: FftFloat>(
+    a: [Complex<T>; 8],
+    c: &Consts8<T>,
+    inverse: bool,
+) -> [Complex<T>; 8] {
+    let (e0, e1, e2, e3) = bf4(a[0], a[2], a[4], a[6], inverse);
+    let (o0, o1, o2, o3) = bf4(a[1], a[3], a[5], a[7], inverse);
+    let o1 = mul45(o1, c.c, inverse);
+    let o2 = rot(o2, inverse);
+    let o3 = rot(mul45(o3, c.c, inverse), inverse);
+    [
+        add(e0, o0),
+        add(e1, o1),
+        add(e2, o2),
+        add(e3, o3),
+        sub(e0, o0),
+        sub(e1, o1),
+        sub(e2, o2),
+        sub(e3, o3),
+    ]
 }
 
 /// The tables of a generic odd prime `p`: `cos(2π·i/p)`, `sin(2π·i/p)` for `i < p`.

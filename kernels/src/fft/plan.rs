@@ -13,8 +13,9 @@
 //! 3. A line of more than [`FOUR_STEP_BYTES`] bytes whose length splits into
 //!    `n₁·n₂` with `16 ≤ n₁ ≤ n₂` (`n₁` the greatest divisor at most `√n`):
 //!    Bailey's four steps (`four_step.rs`).
-//! 4. Otherwise Stockham passes (`radix.rs`): radix 4, a radix 2 for an odd
-//!    power of two, then 3, 5 and the other primes ascending.
+//! 4. Otherwise Stockham passes (`radix.rs`): the power of two as radix 8s
+//!    with one or two 4s for the rest (a lone 2 for n = 2), then 3, 5 and
+//!    the other primes ascending.
 
 use super::bluestein::Bluestein;
 use super::four_step::FourStep;

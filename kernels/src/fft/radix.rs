@@ -15,7 +15,9 @@
 //! the same order whatever the line's position, layout, thread or tier; the
 //! vector versions of the passes (`simd.rs`) run these very loops.
 
-use super::butterflies::{bf2, bf3, bf4, bf5, bf_prime, cmul, Consts3, Consts5, PrimeConsts};
+use super::butterflies::{
+    bf2, bf3, bf4, bf5, bf8, bf_prime, cmul, Consts3, Consts5, Consts8, PrimeConsts,
+};
 use super::twiddle::RootTable;
 use super::FftFloat;
 use crate::error::Result;
@@ -28,6 +30,7 @@ pub(crate) enum Butterfly<T> {
     R3(Consts3<T>),
     R4,
     R5(Consts5<T>),
+    R8(Consts8<T>),
     Prime(PrimeConsts<T>),
 }
 
@@ -40,12 +43,13 @@ pub(crate) struct Pass<T> {
     /// `tw[q·(p−1) + k − 1] = w^(q·k)`; empty where `m = 1`.
     pub tw: Vec<Complex<T>>,
     /// The first pass's twiddles again, by k: `twk[(k − 1)·m + q] = w^(q·k)`
-    /// (for the vector loops over q, radix 2 to 5); empty for the other passes.
+    /// (for the vector loops over q, radix 2 to 5 and 8); empty for the other passes.
     pub twk: Vec<Complex<T>>,
 }
 
-/// The factors of `n` in pass order: 4s, then a 2 where the power of two is
-/// odd, then 3s, 5s and the other primes ascending.
+/// The factors of `n` in pass order: the power of two as 8s, with one or two
+/// 4s for the rest (2·2 = 4, 2⁴ = 4·4; a lone 2 for n = 2), then 3s, 5s and
+/// the other primes ascending.
 pub(crate) fn radices(n: usize) -> Vec<usize> {
     let mut out = Vec::new();
     let mut r = n;
@@ -54,10 +58,14 @@ pub(crate) fn radices(n: usize) -> Vec<usize> {
         r /= 2;
         twos += 1;
     }
-    out.extend(std::iter::repeat_n(4, twos / 2));
-    if twos % 2 == 1 {
-        out.push(2);
-    }
+    let (eights, rest) = match twos % 3 {
+        1 if twos >= 4 => (twos / 3 - 1, vec![4, 4]),
+        1 => (0, vec![2]),
+        2 => (twos / 3, vec![4]),
+        _ => (twos / 3, vec![]),
+    };
+    out.extend(std::iter::repeat_n(8, eights));
+    out.extend(rest);
     let mut f = 3;
     while f * f <= r {
         while r.is_multiple_of(f) {
@@ -106,6 +114,7 @@ pub(crate) fn build_passes<T: FftFloat>(
             3 => Butterfly::R3(Consts3::new(inverse)),
             4 => Butterfly::R4,
             5 => Butterfly::R5(Consts5::new(inverse)),
+            8 => Butterfly::R8(Consts8::new(inverse)),
             _ => Butterfly::Prime(PrimeConsts::new(p, inverse)?),
         };
         let tw = if m == 1 {
@@ -121,7 +130,7 @@ pub(crate) fn build_passes<T: FftFloat>(
             tw
         };
         let mut twk = Vec::new();
-        if s == 1 && m > 1 && p <= 5 {
+        if s == 1 && m > 1 && matches!(p, 2..=5 | 8) {
             twk = super::plan::try_vec(tw.len(), "twiddles")?;
             for k in 1..p {
                 for q in 0..m {
@@ -139,7 +148,13 @@ pub(crate) fn build_passes<T: FftFloat>(
 pub(crate) fn extra_scratch<T>(passes: &[Pass<T>]) -> usize {
     passes
         .iter()
-        .map(|p| if p.p > 5 { p.p } else { 0 })
+        .map(|p| {
+            if matches!(p.bf, Butterfly::Prime(_)) {
+                p.p
+            } else {
+                0
+            }
+        })
         .max()
         .unwrap_or(0)
 }
@@ -269,6 +284,23 @@ pub(crate) fn run_pass_from<T: FftFloat>(
                     y[o] = b[0];
                     for k in 1..5 {
                         y[o + s * k] = if twid { cmul(b[k], w[k - 1]) } else { b[k] };
+                    }
+                }
+            }
+        }
+        Butterfly::R8(c) => {
+            for q in q0..m {
+                for r in 0..s {
+                    let a = core::array::from_fn(|j| x[r + s * (q + j * m)]);
+                    let b = bf8(a, c, inverse);
+                    let o = r + s * 8 * q;
+                    y[o] = b[0];
+                    for k in 1..8 {
+                        y[o + s * k] = if twid {
+                            cmul(b[k], tw[7 * q + k - 1])
+                        } else {
+                            b[k]
+                        };
                     }
                 }
             }

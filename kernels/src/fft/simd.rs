@@ -10,7 +10,7 @@
 //! gives the scalar tier's bits (ARCHITECTURE.md §3): the vector code is the
 //! same operations in the same order, a point per lane.
 //!
-//! The radix-4, 2, 3 and 5 passes also have explicit vector loops, written
+//! The radix-8, 4, 2, 3 and 5 passes also have explicit vector loops, written
 //! once over a vector type: AVX2 (4 points of complex64, 2 of complex128)
 //! on the avx2 tier, and AVX-512 (8 and 4 points) on the avx512 tier, which
 //! falls back to the AVX2 loop for a pass whose shape the wider vectors do
@@ -20,9 +20,14 @@
 //! `im·w.re + re·w.im`: the scalar `cmul`'s roundings, the sum of two
 //! products being commutative; AVX-512, which has no `addsub`, adds the
 //! second product with its real lanes' signs flipped, the same bits), and `∓i·z` is a swap and an exact negation.
-//! Passes whose interleaved sequences fill whole vectors run over them; the
-//! first radix-4 pass (one sequence) runs over q, its twiddles read from a
-//! table by k, and transposes four vectors of results into place.
+//! Passes of at least a vector of interleaved sequences run over them (the
+//! last vector of each `q` overlapping the one before where the count is not
+//! whole: it rewrites the same values); the first pass (one sequence) runs
+//! over `q`, its twiddles read from a table by `k`, its results interleaved
+//! into place (a 4 × L transpose for radix 4), the `q`s of a last partial
+//! vector by the scalar loop. The radix-8 butterfly is two radix-4 ones and
+//! the products by `w₈^k`: `(z ∓ i·z)·(1/√2)` for `k = 1`, an exact `∓i` for
+//! `k = 2`, both for `k = 3`.
 
 use super::radix::{run_pass_from, run_passes as passes_generic, run_passes_with, Butterfly, Pass};
 use super::FftFloat;
@@ -54,7 +59,7 @@ impl Simd {
 #[cfg(target_arch = "x86_64")]
 mod avx {
     use super::{Butterfly, FftFloat, Pass};
-    use crate::fft::butterflies::{Consts3, Consts5};
+    use crate::fft::butterflies::{Consts3, Consts5, Consts8};
     use core::arch::x86_64::*;
     use num_complex::Complex;
 
@@ -419,7 +424,7 @@ mod avx {
         unsafe { pass_body::<V>(pass, s, inverse, x, y) }
     }
 
-    /// One radix-4, 2, 3 or 5 pass in vectors of `V` where its shape allows
+    /// One radix-8, 4, 2, 3 or 5 pass in vectors of `V` where its shape allows
     /// (else false, and the caller runs narrower vectors or the scalar loop).
     /// Where the `s` interleaved sequences are at least a vector but not a
     /// whole number of them, the last vector of each `q` starts at `s − L`
@@ -547,6 +552,31 @@ mod avx {
                 }
                 true
             }
+            (Butterfly::R8(c), true) => {
+                let one = Complex::new(V::T::ONE, V::T::ZERO);
+                for q in 0..m {
+                    let mut w = [V::splat(one); 7];
+                    if twid {
+                        for (k, wk) in w.iter_mut().enumerate() {
+                            *wk = V::splat(pass.tw[7 * q + k]);
+                        }
+                    }
+                    for r in (0..s).step_by(l).map(|r| r.min(s - l)) {
+                        let b = bf8(load8::<V>(xp.add(s * q + r), s * m), c, inverse);
+                        let o = yp.add(s * 8 * q + r);
+                        b[0].store(o);
+                        for k in 1..8 {
+                            let v = if twid {
+                                b[k].cmul(w[k - 1].0, w[k - 1].1)
+                            } else {
+                                b[k]
+                            };
+                            v.store(o.add(s * k));
+                        }
+                    }
+                }
+                true
+            }
             (Butterfly::R2, true) => {
                 for q in 0..m {
                     let w = V::splat(if twid {
@@ -643,7 +673,14 @@ mod avx {
                     ];
                     store_interleaved(&b, o);
                 }
-                Butterfly::Prime(_) => unreachable!("vector passes are of radix 2 to 5"),
+                Butterfly::R8(c) => {
+                    let mut b = bf8(load8::<V>(xp.add(q), m), c, inverse);
+                    for (k, bk) in b.iter_mut().enumerate().skip(1) {
+                        *bk = twiddle(*bk, t(k));
+                    }
+                    store_interleaved(&b, o);
+                }
+                Butterfly::Prime(_) => unreachable!("vector passes are of radix 2 to 5 and 8"),
             }
         }
         if whole < m {
@@ -669,7 +706,7 @@ mod avx {
     /// `o[p·i + k] = b[k][i]` for `i < L`, `k < p = b.len()` (through the stack).
     #[inline(always)]
     unsafe fn store_interleaved<V: Cv>(b: &[V], o: *mut Complex<V::T>) {
-        const MAX: usize = 5 * 8;
+        const MAX: usize = 8 * 8;
         let (p, l) = (b.len(), V::L);
         let mut t = [Complex::new(V::T::ZERO, V::T::ZERO); MAX];
         for (k, v) in b.iter().enumerate() {
@@ -690,6 +727,42 @@ mod avx {
         let mm = a[0].sub(t1.mulr(V::T::HALF));
         let nn = t2.mulr(c.s).rot(inverse);
         [b0, mm.add(nn), mm.sub(nn)]
+    }
+
+    /// `butterflies::mul45`: `(z ∓ i·z)·(1/√2)`.
+    #[inline(always)]
+    unsafe fn mul45<V: Cv>(z: V, c: V::T, inverse: bool) -> V {
+        z.add(z.rot(inverse)).mulr(c)
+    }
+
+    /// Eight vectors at `p + j·d`, `j < 8`.
+    #[inline(always)]
+    unsafe fn load8<V: Cv>(p: *const Complex<V::T>, d: usize) -> [V; 8] {
+        let mut a = [V::load(p); 8];
+        for (j, aj) in a.iter_mut().enumerate().skip(1) {
+            *aj = V::load(p.add(j * d));
+        }
+        a
+    }
+
+    /// The radix-8 butterfly of `butterflies::bf8`, the same operations.
+    #[inline(always)]
+    unsafe fn bf8<V: Cv>(a: [V; 8], c: &Consts8<V::T>, inverse: bool) -> [V; 8] {
+        let e = bf4([a[0], a[2], a[4], a[6]], inverse);
+        let o = bf4([a[1], a[3], a[5], a[7]], inverse);
+        let o1 = mul45(o[1], c.c, inverse);
+        let o2 = o[2].rot(inverse);
+        let o3 = mul45(o[3], c.c, inverse).rot(inverse);
+        [
+            e[0].add(o[0]),
+            e[1].add(o1),
+            e[2].add(o2),
+            e[3].add(o3),
+            e[0].sub(o[0]),
+            e[1].sub(o1),
+            e[2].sub(o2),
+            e[3].sub(o3),
+        ]
     }
 
     #[inline(always)]
