@@ -1013,6 +1013,14 @@ fn plans_are_shared_and_report_their_recipe() {
             .algorithm(),
         fft::Algorithm::Bluestein(8192)
     ));
+    // 2·5183 − 1 = 10365: three times 4096 fits before 16384.
+    assert_eq!(
+        planner
+            .plan::<f32>(5183, Direction::Forward)
+            .unwrap()
+            .algorithm(),
+        fft::Algorithm::Bluestein(12288)
+    );
     assert!(matches!(
         planner
             .plan::<f64>(1 << 21, Direction::Forward)

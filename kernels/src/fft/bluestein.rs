@@ -1,5 +1,6 @@
 //! Bluestein's convolution: a line of n points through transforms of
-//! `m ≥ 2n − 1` points, m a power of two.
+//! `m ≥ 2n − 1` points, m the least power of two or three times a power of
+//! two (see [`inner_length`]).
 //!
 //! With the chirp `w_j = exp(∓πi·j²/n)` (`j² mod 2n` exactly),
 //! `X_k = w_k · Σ_j (x_j·w_j)·conj(w_{k−j})`: the line times the chirp,
@@ -8,7 +9,7 @@
 //! which is exact), transformed back, and multiplied by the chirp.
 
 use super::plan::{try_vec, try_zeros, FftPlan};
-use super::simd::Simd;
+use super::simd::{with_simd, Simd};
 use super::twiddle::RootTable;
 use super::{Direction, FftFloat};
 use crate::error::Result;
@@ -28,11 +29,23 @@ fn cmul<T: FftFloat>(a: Complex<T>, b: Complex<T>) -> Complex<T> {
     super::butterflies::cmul(a, b)
 }
 
+/// The inner length of a line of `n` points: the least `m ≥ 2n − 1` that is
+/// a power of two or three times one. Both run radix-8 passes but for one
+/// pass (a 4 or a 2, or a 3); where `3·2^k` fits it is at most ¾ of the power
+/// of two (5183 points: 12288 instead of 16384), a quarter fewer points
+/// through the two transforms and the products.
+pub(crate) fn inner_length(n: usize) -> usize {
+    let need = 2 * n - 1;
+    let pow2 = need.next_power_of_two();
+    let three = 3 * need.div_ceil(3).next_power_of_two();
+    pow2.min(three)
+}
+
 impl<T: FftFloat> Bluestein<T> {
     /// The convolution for `n`, or None where the chirp's transform exceeds
     /// `2·√(2n − 1)` in magnitude (the line then runs passes).
     pub(crate) fn new(n: usize, inverse: bool) -> Result<Option<Self>> {
-        let m = (2 * n - 1).next_power_of_two();
+        let m = inner_length(n);
         let table = RootTable::new(2 * n, true)?;
         let mut chirp64 = try_vec::<Complex<f64>>(n, "chirp")?;
         for j in 0..n {
@@ -88,19 +101,26 @@ impl<T: FftFloat> Bluestein<T> {
 
     pub(crate) fn run(&self, line: &mut [Complex<T>], scratch: &mut [Complex<T>], simd: Simd) {
         let (a, rest) = scratch.split_at_mut(self.m);
-        for j in 0..self.n {
-            a[j] = cmul(line[j], self.chirp[j]);
-        }
-        for z in &mut a[self.n..] {
-            *z = Complex::new(T::ZERO, T::ZERO);
-        }
+        let (n, chirp) = (self.n, &self.chirp[..self.n]);
+        with_simd(simd, || {
+            for ((z, &x), &c) in a[..n].iter_mut().zip(&line[..n]).zip(chirp) {
+                *z = cmul(x, c);
+            }
+            for z in &mut a[n..] {
+                *z = Complex::new(T::ZERO, T::ZERO);
+            }
+        });
         self.fwd.run(a, rest, simd, 1);
-        for (z, k) in a.iter_mut().zip(&self.kernel) {
-            *z = cmul(*z, *k);
-        }
+        with_simd(simd, || {
+            for (z, k) in a.iter_mut().zip(&self.kernel) {
+                *z = cmul(*z, *k);
+            }
+        });
         self.inv.run(a, rest, simd, 1);
-        for k in 0..self.n {
-            line[k] = cmul(a[k], self.chirp[k]);
-        }
+        with_simd(simd, || {
+            for ((y, &z), &c) in line[..n].iter_mut().zip(&a[..n]).zip(chirp) {
+                *y = cmul(z, c);
+            }
+        });
     }
 }

@@ -7,9 +7,10 @@
 //! 1. `n ≤ 1`: the identity (a transform of one point is that point; of none,
 //!    nothing).
 //! 2. A prime factor of `n` above [`BLUESTEIN_PRIME`]: Bluestein's convolution
-//!    of `m` points, `m` the least power of two at least `2n − 1`, unless the
-//!    transform of the conjugate chirp exceeds `2·√(2n − 1)` in magnitude
-//!    (`bluestein.rs`), when the line runs passes as below.
+//!    of `m` points, `m` the least power of two, or three times one, at least
+//!    `2n − 1`, unless the transform of the conjugate chirp exceeds
+//!    `2·√(2n − 1)` in magnitude (`bluestein.rs`), when the line runs passes
+//!    as below.
 //! 3. A line of more than [`FOUR_STEP_BYTES`] bytes whose length splits into
 //!    `n₁·n₂` with `16 ≤ n₁ ≤ n₂` (`n₁` the greatest divisor at most `√n`):
 //!    Bailey's four steps (`four_step.rs`).
@@ -67,7 +68,8 @@ pub enum Algorithm {
     Identity,
     /// Stockham passes of these radices, in order.
     Passes(Vec<usize>),
-    /// Bluestein's convolution through transforms of this power of two.
+    /// Bluestein's convolution through transforms of this length (a power
+    /// of two or three times one).
     Bluestein(usize),
     /// Bailey's four steps: `n₁` columns' transforms of `n₂`… and rows of `n₂`.
     FourStep(usize, usize),

@@ -20,7 +20,7 @@
 
 use super::butterflies::{cmul, conj};
 use super::plan::{try_vec, FftPlan};
-use super::simd::Simd;
+use super::simd::{with_simd, Simd};
 use super::twiddle::RootTable;
 use super::{Direction, FftFloat};
 use crate::error::{Error, Result};
@@ -265,34 +265,6 @@ fn as_points_mut<T: FftFloat>(z: &mut [Complex<T>]) -> &mut [T] {
     // SAFETY: `Complex<T>` is `repr(C)`, two `T`s with `T`'s alignment, so
     // `z` is `2·z.len()` initialised `T`s borrowed for the same lifetime.
     unsafe { std::slice::from_raw_parts_mut(z.as_mut_ptr() as *mut T, 2 * z.len()) }
-}
-
-/// `f()` compiled for `simd`'s instructions: the vectoriser turns its loops
-/// into vector lanes, each lane the scalar operations (Rust never fuses a
-/// multiply into an add), so every tier gives the same bits.
-#[inline(always)]
-fn with_simd<R>(simd: Simd, f: impl FnOnce() -> R) -> R {
-    #[cfg(target_arch = "x86_64")]
-    {
-        #[target_feature(enable = "avx2,fma")]
-        unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {
-            f()
-        }
-        #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
-        unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
-            f()
-        }
-        match simd {
-            // SAFETY: `Simd::Avx512` comes from a tier this CPU runs that
-            // executes AVX-512 F/VL/DQ/BW, AVX2 and FMA.
-            Simd::Avx512 => return unsafe { avx512(f) },
-            // SAFETY: `Simd::Avx2` comes from a tier that executes AVX2 and FMA.
-            Simd::Avx2 => return unsafe { avx2(f) },
-            Simd::Scalar => {}
-        }
-    }
-    let _ = simd;
-    f()
 }
 
 /// One bin of r2c from the half-length transform: `a = Z_k`,

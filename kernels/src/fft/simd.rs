@@ -24,7 +24,7 @@
 //! last vector of each `q` overlapping the one before where the count is not
 //! whole: it rewrites the same values); the first pass (one sequence) runs
 //! over `q`, its twiddles read from a table by `k`, its results interleaved
-//! into place (a 4 × L transpose for radix 4), the `q`s of a last partial
+//! into place (4 × L transposes for radix 4 and 8), the `q`s of a last partial
 //! vector by the scalar loop. The radix-8 butterfly is two radix-4 ones and
 //! the products by `w₈^k`: `(z ∓ i·z)·(1/√2)` for `k = 1`, an exact `∓i` for
 //! `k = 2`, both for `k = 3`.
@@ -81,8 +81,9 @@ mod avx {
         unsafe fn cmul(self, wr: Self, wi: Self) -> Self;
         /// Both parts times the real `c`.
         unsafe fn mulr(self, c: Self::T) -> Self;
-        /// `p[4i + k] = b[k][i]` for `i < L`.
-        unsafe fn store4(b: [Self; 4], p: *mut Complex<Self::T>);
+        /// `p[row·i + k] = b[k][i]` for `i < L`, `k < 4` (`row ≥ 4`, a
+        /// multiple of 4: the rows of four points `row` points apart).
+        unsafe fn store4(b: [Self; 4], p: *mut Complex<Self::T>, row: usize);
     }
 
     #[derive(Clone, Copy)]
@@ -138,17 +139,19 @@ mod avx {
             V32(_mm256_mul_ps(_mm256_set1_ps(c), self.0))
         }
         #[inline(always)]
-        unsafe fn store4(b: [Self; 4], p: *mut Complex<f32>) {
-            let d = |v: V32| _mm256_castps_pd(v.0);
-            let t0 = _mm256_unpacklo_pd(d(b[0]), d(b[1]));
-            let t1 = _mm256_unpackhi_pd(d(b[0]), d(b[1]));
-            let t2 = _mm256_unpacklo_pd(d(b[2]), d(b[3]));
-            let t3 = _mm256_unpackhi_pd(d(b[2]), d(b[3]));
+        unsafe fn store4(b: [Self; 4], p: *mut Complex<f32>, row: usize) {
+            let (d0, d1) = (_mm256_castps_pd(b[0].0), _mm256_castps_pd(b[1].0));
+            let (d2, d3) = (_mm256_castps_pd(b[2].0), _mm256_castps_pd(b[3].0));
+            let t0 = _mm256_unpacklo_pd(d0, d1);
+            let t1 = _mm256_unpackhi_pd(d0, d1);
+            let t2 = _mm256_unpacklo_pd(d2, d3);
+            let t3 = _mm256_unpackhi_pd(d2, d3);
+            // One complex64 per f64 unit; a row of four points is one vector.
             let q = p as *mut f64;
             _mm256_storeu_pd(q, _mm256_permute2f128_pd(t0, t2, 0x20));
-            _mm256_storeu_pd(q.add(4), _mm256_permute2f128_pd(t1, t3, 0x20));
-            _mm256_storeu_pd(q.add(8), _mm256_permute2f128_pd(t0, t2, 0x31));
-            _mm256_storeu_pd(q.add(12), _mm256_permute2f128_pd(t1, t3, 0x31));
+            _mm256_storeu_pd(q.add(row), _mm256_permute2f128_pd(t1, t3, 0x20));
+            _mm256_storeu_pd(q.add(2 * row), _mm256_permute2f128_pd(t0, t2, 0x31));
+            _mm256_storeu_pd(q.add(3 * row), _mm256_permute2f128_pd(t1, t3, 0x31));
         }
     }
 
@@ -203,12 +206,14 @@ mod avx {
             V64(_mm256_mul_pd(_mm256_set1_pd(c), self.0))
         }
         #[inline(always)]
-        unsafe fn store4(b: [Self; 4], p: *mut Complex<f64>) {
+        unsafe fn store4(b: [Self; 4], p: *mut Complex<f64>, row: usize) {
+            // Two f64 units per complex128: a row of four points is two vectors.
             let q = p as *mut f64;
+            let r1 = q.add(2 * row);
             _mm256_storeu_pd(q, _mm256_permute2f128_pd(b[0].0, b[1].0, 0x20));
             _mm256_storeu_pd(q.add(4), _mm256_permute2f128_pd(b[2].0, b[3].0, 0x20));
-            _mm256_storeu_pd(q.add(8), _mm256_permute2f128_pd(b[0].0, b[1].0, 0x31));
-            _mm256_storeu_pd(q.add(12), _mm256_permute2f128_pd(b[2].0, b[3].0, 0x31));
+            _mm256_storeu_pd(r1, _mm256_permute2f128_pd(b[0].0, b[1].0, 0x31));
+            _mm256_storeu_pd(r1.add(4), _mm256_permute2f128_pd(b[2].0, b[3].0, 0x31));
         }
     }
 
@@ -294,13 +299,14 @@ mod avx {
             W32(_mm512_mul_ps(_mm512_set1_ps(c), self.0))
         }
         #[inline(always)]
-        unsafe fn store4(b: [Self; 4], p: *mut Complex<f32>) {
+        unsafe fn store4(b: [Self; 4], p: *mut Complex<f32>, row: usize) {
             // Each complex64 is one 64-bit unit: a 4 × 8 transpose of units.
-            let d = |v: W32| _mm512_castps_pd(v.0);
-            let l01 = _mm512_unpacklo_pd(d(b[0]), d(b[1])); // b0[2j], b1[2j] per 128-bit lane j
-            let h01 = _mm512_unpackhi_pd(d(b[0]), d(b[1])); // b0[2j+1], b1[2j+1]
-            let l23 = _mm512_unpacklo_pd(d(b[2]), d(b[3]));
-            let h23 = _mm512_unpackhi_pd(d(b[2]), d(b[3]));
+            let (d0, d1) = (_mm512_castps_pd(b[0].0), _mm512_castps_pd(b[1].0));
+            let (d2, d3) = (_mm512_castps_pd(b[2].0), _mm512_castps_pd(b[3].0));
+            let l01 = _mm512_unpacklo_pd(d0, d1); // b0[2j], b1[2j] per 128-bit lane j
+            let h01 = _mm512_unpackhi_pd(d0, d1); // b0[2j+1], b1[2j+1]
+            let l23 = _mm512_unpacklo_pd(d2, d3);
+            let h23 = _mm512_unpackhi_pd(d2, d3);
             // Lanes j = 0, 1 of each, then j = 2, 3.
             let lo = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
             let hi = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
@@ -309,11 +315,24 @@ mod avx {
             let u1 = _mm512_permutex2var_pd(l01, hi, l23);
             let v1 = _mm512_permutex2var_pd(h01, hi, h23);
             let q = p as *mut f64;
-            // Point 2j: l01.j l23.j; point 2j + 1: h01.j h23.j.
-            _mm512_storeu_pd(q, _mm512_shuffle_f64x2(u0, v0, 0x44));
-            _mm512_storeu_pd(q.add(8), _mm512_shuffle_f64x2(u0, v0, 0xEE));
-            _mm512_storeu_pd(q.add(16), _mm512_shuffle_f64x2(u1, v1, 0x44));
-            _mm512_storeu_pd(q.add(24), _mm512_shuffle_f64x2(u1, v1, 0xEE));
+            // Row 2j: l01.j l23.j; row 2j + 1: h01.j h23.j (each vector two
+            // rows, stored whole where the rows are adjacent).
+            let rows = [
+                _mm512_shuffle_f64x2(u0, v0, 0x44),
+                _mm512_shuffle_f64x2(u0, v0, 0xEE),
+                _mm512_shuffle_f64x2(u1, v1, 0x44),
+                _mm512_shuffle_f64x2(u1, v1, 0xEE),
+            ];
+            if row == 4 {
+                for (j, v) in rows.iter().enumerate() {
+                    _mm512_storeu_pd(q.add(8 * j), *v);
+                }
+            } else {
+                for (j, v) in rows.iter().enumerate() {
+                    _mm256_storeu_pd(q.add(2 * j * row), _mm512_castpd512_pd256(*v));
+                    _mm256_storeu_pd(q.add((2 * j + 1) * row), _mm512_extractf64x4_pd(*v, 1));
+                }
+            }
         }
     }
 
@@ -369,17 +388,18 @@ mod avx {
             W64(_mm512_mul_pd(_mm512_set1_pd(c), self.0))
         }
         #[inline(always)]
-        unsafe fn store4(b: [Self; 4], p: *mut Complex<f64>) {
+        unsafe fn store4(b: [Self; 4], p: *mut Complex<f64>, row: usize) {
             // Each complex128 is one 128-bit lane: a 4 × 4 transpose of lanes.
             let t0 = _mm512_shuffle_f64x2(b[0].0, b[1].0, 0x44); // b0.0 b0.1 b1.0 b1.1
             let t1 = _mm512_shuffle_f64x2(b[2].0, b[3].0, 0x44); // b2.0 b2.1 b3.0 b3.1
             let t2 = _mm512_shuffle_f64x2(b[0].0, b[1].0, 0xEE); // b0.2 b0.3 b1.2 b1.3
             let t3 = _mm512_shuffle_f64x2(b[2].0, b[3].0, 0xEE);
+            // Two f64 units per complex128: a row of four points is one vector.
             let q = p as *mut f64;
             _mm512_storeu_pd(q, _mm512_shuffle_f64x2(t0, t1, 0x88));
-            _mm512_storeu_pd(q.add(8), _mm512_shuffle_f64x2(t0, t1, 0xDD));
-            _mm512_storeu_pd(q.add(16), _mm512_shuffle_f64x2(t2, t3, 0x88));
-            _mm512_storeu_pd(q.add(24), _mm512_shuffle_f64x2(t2, t3, 0xDD));
+            _mm512_storeu_pd(q.add(2 * row), _mm512_shuffle_f64x2(t0, t1, 0xDD));
+            _mm512_storeu_pd(q.add(4 * row), _mm512_shuffle_f64x2(t2, t3, 0x88));
+            _mm512_storeu_pd(q.add(6 * row), _mm512_shuffle_f64x2(t2, t3, 0xDD));
         }
     }
 
@@ -641,7 +661,7 @@ mod avx {
                     for (k, bk) in b.iter_mut().enumerate().skip(1) {
                         *bk = twiddle(*bk, t(k));
                     }
-                    V::store4(b, o);
+                    V::store4(b, o, 4);
                 }
                 Butterfly::R2 => {
                     let (a0, a1) = (load::<V>(a(0)), load::<V>(a(1)));
@@ -678,7 +698,8 @@ mod avx {
                     for (k, bk) in b.iter_mut().enumerate().skip(1) {
                         *bk = twiddle(*bk, t(k));
                     }
-                    store_interleaved(&b, o);
+                    V::store4([b[0], b[1], b[2], b[3]], o, 8);
+                    V::store4([b[4], b[5], b[6], b[7]], o.add(4), 8);
                 }
                 Butterfly::Prime(_) => unreachable!("vector passes are of radix 2 to 5 and 8"),
             }
@@ -706,7 +727,7 @@ mod avx {
     /// `o[p·i + k] = b[k][i]` for `i < L`, `k < p = b.len()` (through the stack).
     #[inline(always)]
     unsafe fn store_interleaved<V: Cv>(b: &[V], o: *mut Complex<V::T>) {
-        const MAX: usize = 8 * 8;
+        const MAX: usize = 5 * 8;
         let (p, l) = (b.len(), V::L);
         let mut t = [Complex::new(V::T::ZERO, V::T::ZERO); MAX];
         for (k, v) in b.iter().enumerate() {
@@ -877,4 +898,32 @@ pub(crate) fn run_passes<T: FftFloat>(
         Simd::Avx2 => unsafe { passes_avx2(passes, inverse, data, scratch) },
         _ => passes_generic(passes, inverse, data, scratch),
     }
+}
+
+/// `f()` compiled for `simd`'s instructions: the vectoriser turns its loops
+/// into vector lanes, each lane the scalar operations (Rust never fuses a
+/// multiply into an add), so every tier gives the same bits.
+#[inline(always)]
+pub(crate) fn with_simd<R>(simd: Simd, f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
+        unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
+            f()
+        }
+        match simd {
+            // SAFETY: `Simd::Avx512` comes from a tier this CPU runs that
+            // executes AVX-512 F/VL/DQ/BW, AVX2 and FMA.
+            Simd::Avx512 => return unsafe { avx512(f) },
+            // SAFETY: `Simd::Avx2` comes from a tier that executes AVX2 and FMA.
+            Simd::Avx2 => return unsafe { avx2(f) },
+            Simd::Scalar => {}
+        }
+    }
+    let _ = simd;
+    f()
 }
