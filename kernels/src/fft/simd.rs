@@ -246,6 +246,49 @@ mod avx {
         _mm512_add_pd(a, _mm512_xor_pd(b, m))
     }
 
+    impl W32 {
+        /// The 4 × 8 transpose of `b` (complex64 points as 64-bit units):
+        /// vector j holds rows 2j and 2j + 1 (row i: `b[0][i] … b[3][i]`), the
+        /// low and high halves.
+        #[inline(always)]
+        unsafe fn rows4(b: [W32; 4]) -> [__m512d; 4] {
+            // Each complex64 is one 64-bit unit: a 4 × 8 transpose of units.
+            let (d0, d1) = (_mm512_castps_pd(b[0].0), _mm512_castps_pd(b[1].0));
+            let (d2, d3) = (_mm512_castps_pd(b[2].0), _mm512_castps_pd(b[3].0));
+            let l01 = _mm512_unpacklo_pd(d0, d1); // b0[2j], b1[2j] per 128-bit lane j
+            let h01 = _mm512_unpackhi_pd(d0, d1); // b0[2j+1], b1[2j+1]
+            let l23 = _mm512_unpacklo_pd(d2, d3);
+            let h23 = _mm512_unpackhi_pd(d2, d3);
+            // Lanes j = 0, 1 of each, then j = 2, 3.
+            let lo = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+            let hi = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+            let u0 = _mm512_permutex2var_pd(l01, lo, l23); // l01.0 l23.0 l01.1 l23.1
+            let v0 = _mm512_permutex2var_pd(h01, lo, h23); // h01.0 h23.0 h01.1 h23.1
+            let u1 = _mm512_permutex2var_pd(l01, hi, l23);
+            let v1 = _mm512_permutex2var_pd(h01, hi, h23);
+            // Row 2j: l01.j l23.j; row 2j + 1: h01.j h23.j.
+            [
+                _mm512_shuffle_f64x2(u0, v0, 0x44),
+                _mm512_shuffle_f64x2(u0, v0, 0xEE),
+                _mm512_shuffle_f64x2(u1, v1, 0x44),
+                _mm512_shuffle_f64x2(u1, v1, 0xEE),
+            ]
+        }
+
+        /// The 8 × 8 transpose: vector i is `b[0][i] … b[7][i]`.
+        #[inline(always)]
+        pub(super) unsafe fn transpose8(b: [W32; 8]) -> [W32; 8] {
+            let lo = W32::rows4([b[0], b[1], b[2], b[3]]);
+            let hi = W32::rows4([b[4], b[5], b[6], b[7]]);
+            let mut out = [b[0]; 8];
+            for j in 0..4 {
+                out[2 * j] = W32(_mm512_castpd_ps(_mm512_shuffle_f64x2(lo[j], hi[j], 0x44)));
+                out[2 * j + 1] = W32(_mm512_castpd_ps(_mm512_shuffle_f64x2(lo[j], hi[j], 0xEE)));
+            }
+            out
+        }
+    }
+
     impl Cv for W32 {
         type T = f32;
         const L: usize = 8;
@@ -300,29 +343,8 @@ mod avx {
         }
         #[inline(always)]
         unsafe fn store4(b: [Self; 4], p: *mut Complex<f32>, row: usize) {
-            // Each complex64 is one 64-bit unit: a 4 × 8 transpose of units.
-            let (d0, d1) = (_mm512_castps_pd(b[0].0), _mm512_castps_pd(b[1].0));
-            let (d2, d3) = (_mm512_castps_pd(b[2].0), _mm512_castps_pd(b[3].0));
-            let l01 = _mm512_unpacklo_pd(d0, d1); // b0[2j], b1[2j] per 128-bit lane j
-            let h01 = _mm512_unpackhi_pd(d0, d1); // b0[2j+1], b1[2j+1]
-            let l23 = _mm512_unpacklo_pd(d2, d3);
-            let h23 = _mm512_unpackhi_pd(d2, d3);
-            // Lanes j = 0, 1 of each, then j = 2, 3.
-            let lo = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
-            let hi = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
-            let u0 = _mm512_permutex2var_pd(l01, lo, l23); // l01.0 l23.0 l01.1 l23.1
-            let v0 = _mm512_permutex2var_pd(h01, lo, h23); // h01.0 h23.0 h01.1 h23.1
-            let u1 = _mm512_permutex2var_pd(l01, hi, l23);
-            let v1 = _mm512_permutex2var_pd(h01, hi, h23);
             let q = p as *mut f64;
-            // Row 2j: l01.j l23.j; row 2j + 1: h01.j h23.j (each vector two
-            // rows, stored whole where the rows are adjacent).
-            let rows = [
-                _mm512_shuffle_f64x2(u0, v0, 0x44),
-                _mm512_shuffle_f64x2(u0, v0, 0xEE),
-                _mm512_shuffle_f64x2(u1, v1, 0x44),
-                _mm512_shuffle_f64x2(u1, v1, 0xEE),
-            ];
+            let rows = W32::rows4(b);
             if row == 4 {
                 for (j, v) in rows.iter().enumerate() {
                     _mm512_storeu_pd(q.add(8 * j), *v);
@@ -389,17 +411,30 @@ mod avx {
         }
         #[inline(always)]
         unsafe fn store4(b: [Self; 4], p: *mut Complex<f64>, row: usize) {
-            // Each complex128 is one 128-bit lane: a 4 × 4 transpose of lanes.
+            // Two f64 units per complex128: a row of four points is one vector.
+            let q = p as *mut f64;
+            let t = W64::transpose4(b);
+            for (i, v) in t.iter().enumerate() {
+                _mm512_storeu_pd(q.add(2 * i * row), v.0);
+            }
+        }
+    }
+
+    impl W64 {
+        /// The 4 × 4 transpose of complex128 points (128-bit lanes): vector
+        /// i is `b[0][i] … b[3][i]`.
+        #[inline(always)]
+        pub(super) unsafe fn transpose4(b: [W64; 4]) -> [W64; 4] {
             let t0 = _mm512_shuffle_f64x2(b[0].0, b[1].0, 0x44); // b0.0 b0.1 b1.0 b1.1
             let t1 = _mm512_shuffle_f64x2(b[2].0, b[3].0, 0x44); // b2.0 b2.1 b3.0 b3.1
             let t2 = _mm512_shuffle_f64x2(b[0].0, b[1].0, 0xEE); // b0.2 b0.3 b1.2 b1.3
             let t3 = _mm512_shuffle_f64x2(b[2].0, b[3].0, 0xEE);
-            // Two f64 units per complex128: a row of four points is one vector.
-            let q = p as *mut f64;
-            _mm512_storeu_pd(q, _mm512_shuffle_f64x2(t0, t1, 0x88));
-            _mm512_storeu_pd(q.add(2 * row), _mm512_shuffle_f64x2(t0, t1, 0xDD));
-            _mm512_storeu_pd(q.add(4 * row), _mm512_shuffle_f64x2(t2, t3, 0x88));
-            _mm512_storeu_pd(q.add(6 * row), _mm512_shuffle_f64x2(t2, t3, 0xDD));
+            [
+                W64(_mm512_shuffle_f64x2(t0, t1, 0x88)),
+                W64(_mm512_shuffle_f64x2(t0, t1, 0xDD)),
+                W64(_mm512_shuffle_f64x2(t2, t3, 0x88)),
+                W64(_mm512_shuffle_f64x2(t2, t3, 0xDD)),
+            ]
         }
     }
 
@@ -709,6 +744,91 @@ mod avx {
         }
     }
 
+    /// A line of 64 complex64 points whose passes are radix 8 and 8, in
+    /// registers: the first pass over `q` (vector `j` is `x[8j..8j + 8]`) with
+    /// its twiddles, the 8 × 8 transpose that is the reordering between the
+    /// two passes, and the second pass, stored in place. The same operations
+    /// as the two passes through memory. False (nothing done) for any other
+    /// shape.
+    ///
+    /// # Safety
+    /// The CPU runs AVX-512 F/DQ/VL/BW.
+    #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
+    pub(super) unsafe fn line64(
+        passes: &[Pass<f32>],
+        inverse: bool,
+        data: &mut [Complex<f32>],
+    ) -> bool {
+        let [first, second] = passes else {
+            return false;
+        };
+        let (Butterfly::R8(c1), Butterfly::R8(c2)) = (&first.bf, &second.bf) else {
+            return false;
+        };
+        if data.len() != 64 || first.m != 8 || second.m != 1 || first.twk.len() != 56 {
+            return false;
+        }
+        let (xp, tk) = (data.as_mut_ptr(), first.twk.as_ptr());
+        let mut b = bf8(load8::<W32>(xp, 8), c1, inverse);
+        for (k, bk) in b.iter_mut().enumerate().skip(1) {
+            *bk = twiddle(*bk, tk.add((k - 1) * 8));
+        }
+        let out = bf8(W32::transpose8(b), c2, inverse);
+        for (k, v) in out.iter().enumerate() {
+            v.store(xp.add(8 * k));
+        }
+        true
+    }
+
+    /// [`line64`] for complex128 (four points a vector): the first pass in
+    /// two groups of four `q`s, the reordering as 4 × 4 transposes, the
+    /// second pass in two groups of four `r`s. The same operations as the
+    /// two passes through memory.
+    ///
+    /// # Safety
+    /// The CPU runs AVX-512 F/DQ/VL/BW.
+    #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
+    pub(super) unsafe fn line64_f64(
+        passes: &[Pass<f64>],
+        inverse: bool,
+        data: &mut [Complex<f64>],
+    ) -> bool {
+        let [first, second] = passes else {
+            return false;
+        };
+        let (Butterfly::R8(c1), Butterfly::R8(c2)) = (&first.bf, &second.bf) else {
+            return false;
+        };
+        if data.len() != 64 || first.m != 8 || second.m != 1 || first.twk.len() != 56 {
+            return false;
+        }
+        let (xp, tk) = (data.as_mut_ptr(), first.twk.as_ptr());
+        // rows[j][h]: points 4h..4h + 4 of row j (y[8j + 4h..]) after the first pass.
+        let mut rows = [[W64::load(xp); 2]; 8];
+        for g in 0..2 {
+            let mut b = bf8(load8::<W64>(xp.add(4 * g), 8), c1, inverse);
+            for (k, bk) in b.iter_mut().enumerate().skip(1) {
+                *bk = twiddle(*bk, tk.add((k - 1) * 8 + 4 * g));
+            }
+            let lo = W64::transpose4([b[0], b[1], b[2], b[3]]);
+            let hi = W64::transpose4([b[4], b[5], b[6], b[7]]);
+            for i in 0..4 {
+                rows[4 * g + i] = [lo[i], hi[i]];
+            }
+        }
+        for h in 0..2 {
+            let mut a = [rows[0][h]; 8];
+            for (aj, row) in a.iter_mut().zip(&rows) {
+                *aj = row[h];
+            }
+            let out = bf8(a, c2, inverse);
+            for (k, v) in out.iter().enumerate() {
+                v.store(xp.add(8 * k + 4 * h));
+            }
+        }
+        true
+    }
+
     /// A vector from `p` (no closure: closures do not inherit the target
     /// features of the function that inlines them, and would call the
     /// intrinsics out of line).
@@ -873,6 +993,34 @@ unsafe fn passes_avx512<T: FftFloat>(
     data: &mut [Complex<T>],
     scratch: &mut [Complex<T>],
 ) {
+    if T::TWIDDLE_DD && data.len() == 64 {
+        // SAFETY: `T` is f64 (the sealed trait's type with double-double
+        // twiddles), so these are the same references retyped; AVX-512 runs.
+        let done = unsafe {
+            avx::line64_f64(
+                core::slice::from_raw_parts(passes.as_ptr() as *const Pass<f64>, passes.len()),
+                inverse,
+                core::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut Complex<f64>, 64),
+            )
+        };
+        if done {
+            return;
+        }
+    }
+    if !T::TWIDDLE_DD && data.len() == 64 {
+        // SAFETY: `T` is f32 (the sealed trait's type without double-double
+        // twiddles), so these are the same references retyped; AVX-512 runs.
+        let done = unsafe {
+            avx::line64(
+                core::slice::from_raw_parts(passes.as_ptr() as *const Pass<f32>, passes.len()),
+                inverse,
+                core::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut Complex<f32>, 64),
+            )
+        };
+        if done {
+            return;
+        }
+    }
     // SAFETY: this function runs only where AVX-512 F/VL/DQ/BW, AVX2 and
     // FMA do.
     run_passes_with(passes, inverse, data, scratch, |p, s, x, y| unsafe {
