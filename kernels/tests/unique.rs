@@ -144,13 +144,28 @@ fn strided_and_signed_keys() {
 #[test]
 fn results_do_not_depend_on_seed_threads_or_tier() {
     let mut rng = Rng::for_label("unique big", tessera_testkit::rng::seed());
-    // Few, many and all-distinct keys of one word; small spans; two words.
+    // Few, many and all-distinct keys of one word (the sample sends the last
+    // two to one thread); small spans; two words.
     let n = 200_000;
     let cases: Vec<(usize, Vec<u64>)> = vec![
         (1, keys(&mut rng, n, 1, 50, false)),
         (1, keys(&mut rng, n, 1, 60_000, false)),
         (1, (0..n).map(|_| rng.next_u64()).collect()),
         (1, (0..n).map(|_| rng.below(5000)).collect()),
+        // Small spans for most rows, then wide ones: the span scan must read
+        // every row (it stops early only once spans are too wide).
+        (
+            1,
+            (0..n)
+                .map(|i| {
+                    if i < 150_000 {
+                        rng.below(100)
+                    } else {
+                        rng.next_u64()
+                    }
+                })
+                .collect(),
+        ),
         (2, keys(&mut rng, n, 2, 20_000, false)),
         (3, keys(&mut rng, n, 3, 100, true)),
     ];

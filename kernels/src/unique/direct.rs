@@ -24,19 +24,31 @@ pub(crate) fn spans(keys: &[u64], w: usize, limit: u128) -> Option<Spans> {
     }
     let mut lo = [u64::MAX; 4];
     let mut hi = [0u64; 4];
-    for row in keys.chunks_exact(w) {
-        for c in 0..w {
-            lo[c] = lo[c].min(row[c]);
-            hi[c] = hi[c].max(row[c]);
-        }
-    }
     let mut muls = [0u64; 4];
     let mut values: u128 = 1;
-    for c in (0..w).rev() {
-        muls[c] = values as u64;
-        values *= (hi[c] - lo[c]) as u128 + 1;
-        if values > DIRECT_MAX || values > limit {
-            return None;
+    // Spans only grow: a block of rows at a time, stopping as soon as they
+    // exceed what a direct table holds (random keys: after the first block).
+    for block in keys.chunks(w * 4096) {
+        if w == 1 {
+            for &x in block {
+                lo[0] = lo[0].min(x);
+                hi[0] = hi[0].max(x);
+            }
+        } else {
+            for row in block.chunks_exact(w) {
+                for c in 0..w {
+                    lo[c] = lo[c].min(row[c]);
+                    hi[c] = hi[c].max(row[c]);
+                }
+            }
+        }
+        values = 1;
+        for c in (0..w).rev() {
+            muls[c] = values as u64;
+            values *= (hi[c] - lo[c]) as u128 + 1;
+            if values > DIRECT_MAX || values > limit {
+                return None;
+            }
         }
     }
     Some(Spans {

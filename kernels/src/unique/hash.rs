@@ -78,9 +78,21 @@ pub(crate) fn hash_words(row: &[u64], s: &[u64; 4]) -> u64 {
     mum(h ^ s[3], s[1])
 }
 
-/// The smallest table that holds `keys` keys at most half full.
+/// Slots below which a table is kept at most a quarter full (it fits a
+/// core's L2 cache; fewer collisions there are fewer mispredicted probes).
+const SMALL_SLOTS: usize = 1 << 16;
+
+/// The most slots a table of at most `keys` keys grows to: a quarter full
+/// while small, half full past [`SMALL_SLOTS`].
 pub(crate) fn slots_for(keys: usize) -> usize {
-    keys.saturating_mul(2).max(1024).next_power_of_two()
+    let per = if keys <= SMALL_SLOTS / 4 { 4 } else { 2 };
+    keys.saturating_mul(per).max(1024).next_power_of_two()
+}
+
+/// Whether a table of `slots` slots holding `len` keys grows.
+#[inline(always)]
+fn too_full(len: usize, slots: usize) -> bool {
+    len * 2 > slots || (slots < SMALL_SLOTS && len * 4 > slots)
 }
 
 fn reserve<T: Clone>(v: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
@@ -127,7 +139,7 @@ impl Table1 {
             if slot[1] == 0 {
                 *slot = [key, next + 1];
                 self.len += 1;
-                if self.len * 2 > self.slots.len() {
+                if too_full(self.len, self.slots.len()) {
                     self.grow();
                 }
                 return (next, true);
@@ -209,7 +221,7 @@ impl TableW {
             if slot == 0 {
                 self.slots[i] = (next + 1) | (tag << ID_BITS);
                 self.len += 1;
-                if self.len * 2 > self.slots.len() {
+                if too_full(self.len, self.slots.len()) {
                     self.grow(keys, w, firsts, row);
                 }
                 return (next, true);

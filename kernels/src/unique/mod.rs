@@ -23,7 +23,9 @@
 //! [`set_seed_for_tests`] fixes them.
 //!
 //! On one thread the keys are numbered as their first rows are met. On
-//! several, each thread numbers a block of consecutive rows; the blocks'
+//! several (unless the first 16384 rows hold more than one key in 16: then
+//! the merge below would cost what the threads save, and one thread runs),
+//! each thread numbers a block of consecutive rows; the blocks'
 //! keys then go, block after block and each block's in order, through one
 //! table that numbers them by their first rows, and a last pass maps each
 //! row's number in its block to its key's. Every table is reserved up
@@ -184,16 +186,12 @@ pub fn unique(
             Some(t) => t,
             None => i64s_mut(direct_c(first).expect("checked")),
         };
-        for (o, g) in first_out.iter_mut().zip(0..) {
-            *o = firsts.get(g).map_or(n as i64, |&f| f as i64);
-        }
+        fill_from(first_out, &firsts, n as i64, threads);
         let counts_out: &mut [i64] = match &mut counts_tmp {
             Some(t) => t,
             None => i64s_mut(direct_c(counts).expect("checked")),
         };
-        for (o, g) in counts_out.iter_mut().zip(0..) {
-            *o = cnts.get(g).map_or(0, |&c| c as i64);
-        }
+        fill_from(counts_out, &cnts, 0, threads);
         firsts.len()
     };
     if let Some(t) = &id_tmp {
@@ -207,6 +205,34 @@ pub fn unique(
     }
     store_i64(&[k as i64], count);
     Ok(())
+}
+
+/// `out[g] = src[g]` below `src.len()`, `rest` after it (a plain copy and
+/// a plain fill, on `threads` tasks where the output is large).
+fn fill_from(out: &mut [i64], src: &[u64], rest: i64, threads: usize) {
+    let k = src.len().min(out.len());
+    let (head, tail) = out.split_at_mut(k);
+    let chunk = (out_len_per(head.len().max(tail.len()), threads)).max(1 << 16);
+    use rayon::prelude::*;
+    let copy = |(o, s): (&mut [i64], &[u64])| {
+        for (o, &v) in o.iter_mut().zip(s) {
+            *o = v as i64;
+        }
+    };
+    if threads > 1 {
+        head.par_chunks_mut(chunk)
+            .zip(src[..k].par_chunks(chunk))
+            .for_each(copy);
+        tail.par_chunks_mut(chunk).for_each(|t| t.fill(rest));
+    } else {
+        copy((head, &src[..k]));
+        tail.fill(rest);
+    }
+}
+
+/// Elements a task takes of `len` on `threads` tasks.
+fn out_len_per(len: usize, threads: usize) -> usize {
+    len.div_ceil(threads.max(1))
 }
 
 fn vec_of<T: Clone>(n: usize, x: T, what: &str) -> Result<Vec<T>> {
@@ -359,6 +385,22 @@ impl Numberer {
     }
 }
 
+/// Rows of the prefix [`many_keys`] numbers.
+const SAMPLE_ROWS: usize = 1 << 14;
+
+/// Whether the first [`SAMPLE_ROWS`] rows hold more than one key in 16 of
+/// them: then the blocks' keys are most of the rows, the merge (one table,
+/// on one thread, of every block's keys) costs what the blocks saved, and a
+/// call runs on one thread. Only the speed depends on it: every way numbers
+/// keys by their first rows.
+fn many_keys(keys: &[u64], w: usize, n: usize, s: [u64; 4]) -> Result<bool> {
+    let rows = n.min(SAMPLE_ROWS);
+    let mut num = Numberer::new(w, None, rows, s)?;
+    let mut ids = vec_of(rows, 0i64, "unique sample")?;
+    num.rows(keys, w, 0, &mut ids);
+    Ok(num.firsts.len() * 16 > rows)
+}
+
 /// Number all rows into `ids`; the keys' first rows and counts.
 fn number(
     keys: &[u64],
@@ -368,6 +410,11 @@ fn number(
     ids: &mut [i64],
 ) -> Result<(Vec<u64>, Vec<u64>)> {
     let s = secrets();
+    let threads = if threads > 1 && many_keys(keys, w, n, s)? {
+        1
+    } else {
+        threads
+    };
     let block = n.div_ceil(threads.max(1)).max(1);
     let sp = spans(keys, w, 2 * block as u128 + 1024);
     if threads <= 1 {
@@ -383,9 +430,18 @@ fn number(
         blocks.push(Numberer::new(w, sp.as_ref(), rows, s)?);
     }
     let mut global = Numberer::new(w, sp.as_ref(), n, s)?;
+    // Each block's map from its numbers to the global ones: room for one
+    // entry a row taken now (reserved, not touched), filled to the block's
+    // key count later within that room.
     let mut maps: Vec<Vec<u64>> = Vec::with_capacity(nb);
     for b in 0..nb {
-        maps.push(vec_of(block.min(n - b * block), 0u64, "unique merge")?);
+        let rows = block.min(n - b * block);
+        let mut m = Vec::new();
+        m.try_reserve_exact(rows).map_err(|_| Error::Alloc {
+            what: "unique merge".into(),
+            elements: rows,
+        })?;
+        maps.push(m);
     }
     {
         use rayon::prelude::*;
@@ -396,10 +452,11 @@ fn number(
             .for_each(|(b, (num, chunk))| num.rows(keys, w, b * block, chunk));
     }
     for (num, map) in blocks.iter().zip(maps.iter_mut()) {
-        for (g, (&f, &c)) in num.firsts.iter().zip(&num.counts).enumerate() {
+        for (&f, &c) in num.firsts.iter().zip(&num.counts) {
             let id = global.find(keys, w, f as usize);
             global.counts[id as usize] += c;
-            map[g] = id;
+            // Within the reserved room (a block has at most a key a row).
+            map.push(id);
         }
     }
     {
