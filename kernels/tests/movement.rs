@@ -847,11 +847,21 @@ fn scatter_bits_are_the_same_on_every_thread_count_and_tier() {
         DType::E4m3fn,
         DType::C64,
     ] {
+        // Destinations past 8 MiB with targets spread over them are the
+        // ones that run on several threads (f64 and complex64: 9.6 MB).
+        let wide = if matches!(dt, DType::F64 | DType::C64) {
+            vec![(1_200_000usize, 60_000usize, 1_200_000u64)]
+        } else {
+            vec![]
+        };
         for (targets, m, spread) in [
             (1000usize, 200_000usize, 1000u64),
             (100_000, 150_000, 100_000),
             (50_000, 100_000, 7),
-        ] {
+        ]
+        .into_iter()
+        .chain(wide)
+        {
             let into = random_arr(&mut rng, dt, &[targets]);
             let upd = random_arr(&mut rng, dt, &[m]);
             let pv: Vec<i64> = (0..m)

@@ -72,7 +72,10 @@ impl Combine {
 /// Determinism: the threads own disjoint blocks of 64 targets, each scans
 /// every update in C order and applies those whose target it owns, so each
 /// target's updates combine in C order: the bits are the same for every
-/// thread count, tier, layout and run.
+/// thread count, tier, layout and run. Threads run only where the targets
+/// are spread past the caches (a destination past 8 MiB whose first 4096
+/// updates reach many cache lines): elsewhere reading the updates is the
+/// cost, which every thread would repeat.
 ///
 /// # Errors
 /// Before any write: `positions` not int64, `into` or `updates` of another
@@ -149,6 +152,11 @@ pub fn scatter(
     } else {
         threads_for(exec, m.max(n)).min(n.div_ceil(BLOCK)).max(1)
     };
+    let threads = if threads > 1 && !targets_spread(&g, &pb, n, wb.max(4)) {
+        1
+    } else {
+        threads
+    };
     // Scratch for the narrow floats: their sums, taken before any write.
     let narrow = combine != Combine::Set
         && m > 0
@@ -221,6 +229,39 @@ pub fn scatter(
         }
     }
     Ok(())
+}
+
+/// Destinations of at most this many bytes take their updates on one thread.
+const SPREAD_BYTES: usize = 8 << 20;
+/// Updates [`targets_spread`] samples.
+const SPREAD_SAMPLE: usize = 4096;
+
+/// Whether the updates' targets are spread over memory enough for several
+/// threads to pay: each thread reads every update (see [`owned`]), so
+/// where the targets stay in cache (a destination of at most
+/// [`SPREAD_BYTES`], or a sample of the first updates landing on few cache
+/// lines: hot targets) the read stream is the cost and one thread runs it
+/// fastest. Only the speed depends on it: every thread count gives the
+/// same bits.
+fn targets_spread(g: &Geom, pos: &[u8], n: usize, item: usize) -> bool {
+    if n.saturating_mul(item) <= SPREAD_BYTES {
+        return false;
+    }
+    let s = g.m.min(SPREAD_SAMPLE);
+    let mut lines = [0u64; SPREAD_SAMPLE];
+    let d = g.d as u64;
+    for (j, l) in lines[..s].iter_mut().enumerate() {
+        let q = pos_at(pos, j);
+        *l = if (q as u64) < d {
+            (g.target(j, q as usize) * item / 64) as u64
+        } else {
+            u64::MAX
+        };
+    }
+    let l = &mut lines[..s];
+    l.sort_unstable();
+    let distinct = 1 + l.windows(2).filter(|w| w[0] != w[1]).count();
+    distinct * 4 >= s
 }
 
 /// Targets a thread owns come in blocks of this many elements (64 bytes
