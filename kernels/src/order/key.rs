@@ -86,6 +86,9 @@ pub(crate) trait RadixKey: Copy + Ord + Send + Sync + Default + 'static {
     const PASSES: usize;
     /// Bits `lo .. lo + w` (w ≤ 12) as a number.
     fn field(self, lo: u32, w: u32) -> usize;
+    /// The key shifted right by `lo`, its low 64 bits (a digit is these
+    /// masked: the hot loops take the mask once).
+    fn low64(self, lo: u32) -> u64;
     /// Digit `pass` (0 the least significant).
     fn digit(self, pass: usize) -> usize;
     /// All bits flipped: the descending key.
@@ -100,6 +103,10 @@ macro_rules! radix_key {
             #[inline(always)]
             fn field(self, lo: u32, w: u32) -> usize {
                 ((self >> lo) as u128 & ((1u128 << w) - 1)) as usize
+            }
+            #[inline(always)]
+            fn low64(self, lo: u32) -> u64 {
+                (self >> lo) as u64
             }
             #[inline(always)]
             fn digit(self, pass: usize) -> usize {

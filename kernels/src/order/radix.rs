@@ -268,13 +268,16 @@ unsafe fn lsd<K: RadixKey>(
         }
         return false;
     }
-    // Every digit's counts in one read.
+    // Every digit's counts in one read; a digit is the key shifted and
+    // masked (a mask below BUCKETS, so the counts are indexed in bounds).
+    let masks: Vec<(u32, usize)> = ds.iter().map(|&(l, w)| (l, (1usize << w) - 1)).collect();
     let mut hist = vec![[0u32; BUCKETS]; ds.len()];
     for i in lo..hi {
         // SAFETY: the caller's promise.
         let k = unsafe { *ka.ptr().add(i) };
-        for (h, &(l, w)) in hist.iter_mut().zip(ds) {
-            h[k.field(l, w)] += 1;
+        for (h, &(l, m)) in hist.iter_mut().zip(&masks) {
+            // SAFETY: the digit is masked below 2^w ≤ BUCKETS.
+            unsafe { *h.get_unchecked_mut(k.low64(l) as usize & m) += 1 };
         }
     }
     let (mut sk, mut dk, mut si, mut di) = (ka, kb, ia, ib);
@@ -289,17 +292,27 @@ unsafe fn lsd<K: RadixKey>(
             off[d] = acc;
             acc += h[d];
         }
-        for i in lo..hi {
-            // SAFETY: the caller's promise; offsets are prefix counts of the
-            // digits from lo, so each slot in lo..hi is written once.
-            unsafe {
-                let k = *sk.ptr().add(i);
-                let d = k.field(l, w);
-                let o = off[d] as usize;
-                off[d] += 1;
-                *dk.ptr().add(o) = k;
-                if with_idx {
+        let m = (1usize << w) - 1;
+        // SAFETY: the caller's promise; offsets are prefix counts of the
+        // digits from lo, so each slot in lo..hi is written once; a digit
+        // is masked below 2^w ≤ BUCKETS.
+        unsafe {
+            if with_idx {
+                for i in lo..hi {
+                    let k = *sk.ptr().add(i);
+                    let slot = off.get_unchecked_mut(k.low64(l) as usize & m);
+                    let o = *slot as usize;
+                    *slot += 1;
+                    *dk.ptr().add(o) = k;
                     *di.ptr().add(o) = *si.ptr().add(i);
+                }
+            } else {
+                for i in lo..hi {
+                    let k = *sk.ptr().add(i);
+                    let slot = off.get_unchecked_mut(k.low64(l) as usize & m);
+                    let o = *slot as usize;
+                    *slot += 1;
+                    *dk.ptr().add(o) = k;
                 }
             }
         }
