@@ -159,21 +159,9 @@ pub(crate) fn extra_scratch<T>(passes: &[Pass<T>]) -> usize {
         .unwrap_or(0)
 }
 
-/// One pass from `x` into `y` (both of `n` points), `s` sequences interleaved.
-#[inline(always)]
-pub(crate) fn run_pass<T: FftFloat>(
-    pass: &Pass<T>,
-    s: usize,
-    inverse: bool,
-    x: &[Complex<T>],
-    y: &mut [Complex<T>],
-    work: &mut [Complex<T>],
-) {
-    run_pass_from(pass, s, inverse, x, y, work, 0)
-}
-
-/// The part of [`run_pass`] of `q ≥ q0` (the vector loops run the `q`s
-/// below and leave the rest here: the same operations on each point).
+/// One pass from `x` into `y` (both of `n` points), `s` sequences
+/// interleaved, for `q ≥ q0` (0: the whole pass; the vector loops run the
+/// `q`s below and leave the rest here: the same operations on each point).
 #[inline(always)]
 pub(crate) fn run_pass_from<T: FftFloat>(
     pass: &Pass<T>,
@@ -358,10 +346,10 @@ pub(crate) fn run_passes_with<T: FftFloat>(
     for pass in passes {
         if in_data {
             if !vector(pass, s, data, buf) {
-                run_pass(pass, s, inverse, data, buf, work);
+                run_pass_from(pass, s, inverse, data, buf, work, 0);
             }
         } else if !vector(pass, s, buf, data) {
-            run_pass(pass, s, inverse, buf, data, work);
+            run_pass_from(pass, s, inverse, buf, data, work, 0);
         }
         in_data = !in_data;
         s *= pass.p;

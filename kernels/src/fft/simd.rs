@@ -522,16 +522,7 @@ mod avx {
                             V::load(xp.add(s * (q + 3 * m) + r)),
                         ];
                         let b = bf4(a, inverse);
-                        let o = yp.add(s * 4 * q + r);
-                        b[0].store(o);
-                        for k in 1..4 {
-                            let v = if twid {
-                                b[k].cmul(w[k - 1].0, w[k - 1].1)
-                            } else {
-                                b[k]
-                            };
-                            v.store(o.add(s * k));
-                        }
+                        store_rows(&b, &w, twid, yp.add(s * 4 * q + r), s);
                     }
                 }
                 true
@@ -618,16 +609,7 @@ mod avx {
                     }
                     for r in (0..s).step_by(l).map(|r| r.min(s - l)) {
                         let b = bf8(load8::<V>(xp.add(s * q + r), s * m), c, inverse);
-                        let o = yp.add(s * 8 * q + r);
-                        b[0].store(o);
-                        for k in 1..8 {
-                            let v = if twid {
-                                b[k].cmul(w[k - 1].0, w[k - 1].1)
-                            } else {
-                                b[k]
-                            };
-                            v.store(o.add(s * k));
-                        }
+                        store_rows(&b, &w, twid, yp.add(s * 8 * q + r), s);
                     }
                 }
                 true
@@ -744,6 +726,25 @@ mod avx {
         }
     }
 
+    /// The two radix-8 constants and the first pass's twiddles by `k` of a
+    /// 64-point line's passes `[8, 8]`; None for any other shape.
+    fn radix8_pair<T: FftFloat>(
+        passes: &[Pass<T>],
+        n: usize,
+    ) -> Option<(&Consts8<T>, &Consts8<T>, *const Complex<T>)> {
+        let [first, second] = passes else {
+            return None;
+        };
+        let (Butterfly::R8(c1), Butterfly::R8(c2)) = (&first.bf, &second.bf) else {
+            return None;
+        };
+        (n == 64 && first.m == 8 && second.m == 1 && first.twk.len() == 56).then_some((
+            c1,
+            c2,
+            first.twk.as_ptr(),
+        ))
+    }
+
     /// A line of 64 complex64 points whose passes are radix 8 and 8, in
     /// registers: the first pass over `q` (vector `j` is `x[8j..8j + 8]`) with
     /// its twiddles, the 8 × 8 transpose that is the reordering between the
@@ -759,16 +760,10 @@ mod avx {
         inverse: bool,
         data: &mut [Complex<f32>],
     ) -> bool {
-        let [first, second] = passes else {
+        let Some((c1, c2, tk)) = radix8_pair(passes, data.len()) else {
             return false;
         };
-        let (Butterfly::R8(c1), Butterfly::R8(c2)) = (&first.bf, &second.bf) else {
-            return false;
-        };
-        if data.len() != 64 || first.m != 8 || second.m != 1 || first.twk.len() != 56 {
-            return false;
-        }
-        let (xp, tk) = (data.as_mut_ptr(), first.twk.as_ptr());
+        let xp = data.as_mut_ptr();
         let mut b = bf8(load8::<W32>(xp, 8), c1, inverse);
         for (k, bk) in b.iter_mut().enumerate().skip(1) {
             *bk = twiddle(*bk, tk.add((k - 1) * 8));
@@ -793,16 +788,10 @@ mod avx {
         inverse: bool,
         data: &mut [Complex<f64>],
     ) -> bool {
-        let [first, second] = passes else {
+        let Some((c1, c2, tk)) = radix8_pair(passes, data.len()) else {
             return false;
         };
-        let (Butterfly::R8(c1), Butterfly::R8(c2)) = (&first.bf, &second.bf) else {
-            return false;
-        };
-        if data.len() != 64 || first.m != 8 || second.m != 1 || first.twk.len() != 56 {
-            return false;
-        }
-        let (xp, tk) = (data.as_mut_ptr(), first.twk.as_ptr());
+        let xp = data.as_mut_ptr();
         // rows[j][h]: points 4h..4h + 4 of row j (y[8j + 4h..]) after the first pass.
         let mut rows = [[W64::load(xp); 2]; 8];
         for g in 0..2 {
@@ -827,6 +816,23 @@ mod avx {
             }
         }
         true
+    }
+
+    /// `o[s·k] = b[k]`, each `k ≥ 1` times its twiddle `w[k − 1]` where
+    /// `twid` (a pass's results for one `q`, `s` sequences apart).
+    #[inline(always)]
+    unsafe fn store_rows<V: Cv>(
+        b: &[V],
+        w: &[(V, V)],
+        twid: bool,
+        o: *mut Complex<V::T>,
+        s: usize,
+    ) {
+        b[0].store(o);
+        for (k, (bk, wk)) in b[1..].iter().zip(w).enumerate() {
+            let v = if twid { bk.cmul(wk.0, wk.1) } else { *bk };
+            v.store(o.add(s * (k + 1)));
+        }
     }
 
     /// A vector from `p` (no closure: closures do not inherit the target
