@@ -46,7 +46,7 @@ impl<T: FftFloat> Elem<T> for Complex<T> {
 }
 
 /// Split `count` elements of `S` off the front of complex storage.
-fn carve<T: FftFloat, S: Elem<T>>(
+pub(crate) fn carve<T: FftFloat, S: Elem<T>>(
     buf: &mut [Complex<T>],
     count: usize,
 ) -> (&mut [S], &mut [Complex<T>]) {
@@ -336,7 +336,7 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
             for c in 0..cnt {
                 apply_line::<T, S, D>(
                     &pass.op,
-                    &mut inb[c * n_in..(c + 1) * n_in],
+                    Some(&inb[c * n_in..(c + 1) * n_in]),
                     &mut outb[c * n_out..(c + 1) * n_out],
                     work,
                     simd,
@@ -380,16 +380,14 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
 }
 
 /// One line of `op` whose elements lie side by side at `src` and at `dst`,
-/// computed without the block buffers: a complex line is copied into its
-/// destination (unless it is there already: an in-place pass) and transformed
-/// there; a real line reads the operand where it is and writes the
-/// destination. False (nothing written) where a real line's two sides overlap,
-/// which the block path handles. The same operations as [`apply_line`].
+/// computed without the block buffers by [`apply_line`]: the operand is read
+/// where it lies, or (an in-place complex pass, `src` = `dst`) the line is
+/// already in the destination. False (nothing written) where the two sides
+/// overlap otherwise, which the block path handles.
 ///
 /// # Safety
 /// `src` addresses `op.n_in()` valid elements of `S` and `dst` `op.n_out()`
-/// of `D`, no other task's; a complex line's two sides are the same elements
-/// or apart.
+/// of `D`, no other task's.
 #[allow(clippy::too_many_arguments)]
 unsafe fn direct_line<T: FftFloat, S: Elem<T>, D: Elem<T>>(
     op: &LineOp<T>,
@@ -409,63 +407,26 @@ unsafe fn direct_line<T: FftFloat, S: Elem<T>, D: Elem<T>>(
         dst as usize,
         dst as usize + n_out * core::mem::size_of::<D>(),
     );
-    let apart = a1 <= b0 || b1 <= a0;
-    match op {
-        LineOp::C2c(p) => {
-            let line = dst as *mut Complex<T>;
-            if !std::ptr::eq(src as *const Complex<T>, dst as *const Complex<T>) {
-                // SAFETY: the caller's promise: the two sides are apart and
-                // hold n points each.
-                unsafe { core::ptr::copy_nonoverlapping(src as *const Complex<T>, line, n_out) };
-            }
-            // SAFETY: the destination's n points, this task's alone.
-            let y = unsafe { core::slice::from_raw_parts_mut(line, n_out) };
-            p.run(y, work, simd, inner);
-            if scale.is_some() {
-                for o in y.iter_mut() {
-                    *o = scale_c(*o, scale);
-                }
-            }
-        }
-        LineOp::R2c(p) if apart => {
-            // SAFETY: the caller's promise, the two sides apart.
-            let (x, y) = unsafe {
-                (
-                    core::slice::from_raw_parts(src as *const T, n_in),
-                    core::slice::from_raw_parts_mut(dst as *mut Complex<T>, n_out),
-                )
-            };
-            p.r2c_line(x, y, work, simd, inner);
-            if scale.is_some() {
-                for o in y.iter_mut() {
-                    *o = scale_c(*o, scale);
-                }
-            }
-        }
-        LineOp::C2r(p) if apart => {
-            // SAFETY: as above.
-            let (x, y) = unsafe {
-                (
-                    core::slice::from_raw_parts(src as *const Complex<T>, n_in),
-                    core::slice::from_raw_parts_mut(dst as *mut T, n_out),
-                )
-            };
-            p.c2r_line(x, y, work, simd, inner);
-            if let Some(s) = scale {
-                for o in y.iter_mut() {
-                    *o = *o * s;
-                }
-            }
-        }
-        _ => return false,
+    let in_place = a0 == b0 && matches!(op, LineOp::C2c(_));
+    if !in_place && a1 > b0 && b1 > a0 {
+        return false;
     }
+    // SAFETY: the caller's promise: the destination's n_out elements, this
+    // task's alone.
+    let y = unsafe { core::slice::from_raw_parts_mut(dst, n_out) };
+    // SAFETY: the caller's promise: the operand's n_in elements, apart from
+    // the destination (checked) unless the line is already there.
+    let x = (!in_place).then(|| unsafe { core::slice::from_raw_parts(src, n_in) });
+    apply_line(op, x, y, work, simd, inner, scale);
     true
 }
 
-/// One line of `op` from `x` (modified) into `y`, scaled.
+/// One line of `op` into `y`, scaled: from `x`, or (a complex line, `x`
+/// None) in place in `y`. A complex line is copied into `y` and transformed
+/// there; a real line reads `x` and writes `y`.
 fn apply_line<T: FftFloat, S: Elem<T>, D: Elem<T>>(
     op: &LineOp<T>,
-    x: &mut [S],
+    x: Option<&[S]>,
     y: &mut [D],
     work: &mut [Complex<T>],
     simd: Simd,
@@ -473,29 +434,24 @@ fn apply_line<T: FftFloat, S: Elem<T>, D: Elem<T>>(
     scale: Option<T>,
 ) {
     // The element types are fixed by the op (checked by `run`): reinterpret.
+    let operand = || x.expect("a real line reads its operand");
     match op {
         LineOp::C2c(p) => {
-            let x = as_c::<T, S>(x);
             let y = as_c::<T, D>(y);
-            p.run(x, work, simd, inner);
-            for (o, &v) in y.iter_mut().zip(x.iter()) {
-                *o = scale_c(v, scale);
+            if let Some(x) = x {
+                y.copy_from_slice(retype::<S, Complex<T>>(x));
             }
+            p.run(y, work, simd, inner);
+            scale_all(y, scale);
         }
         LineOp::R2c(p) => {
-            let x = as_r::<T, S>(x);
             let y = as_c::<T, D>(y);
-            p.r2c_line(x, y, work, simd, inner);
-            if scale.is_some() {
-                for o in y.iter_mut() {
-                    *o = scale_c(*o, scale);
-                }
-            }
+            p.r2c_line(retype::<S, T>(operand()), y, work, simd, inner);
+            scale_all(y, scale);
         }
         LineOp::C2r(p) => {
-            let x = as_c::<T, S>(x);
             let y = as_r::<T, D>(y);
-            p.c2r_line(x, y, work, simd, inner);
+            p.c2r_line(retype::<S, Complex<T>>(operand()), y, work, simd, inner);
             if let Some(s) = scale {
                 for o in y.iter_mut() {
                     *o = *o * s;
@@ -503,6 +459,24 @@ fn apply_line<T: FftFloat, S: Elem<T>, D: Elem<T>>(
             }
         }
     }
+}
+
+/// Every point of `y` times `scale`, where given.
+fn scale_all<T: FftFloat>(y: &mut [Complex<T>], scale: Option<T>) {
+    if scale.is_some() {
+        for o in y.iter_mut() {
+            *o = scale_c(*o, scale);
+        }
+    }
+}
+
+/// `x` read as elements of `U`, the same type as `S` (the op fixes both).
+fn retype<S: Copy, U: Copy>(x: &[S]) -> &[U] {
+    assert_eq!(core::mem::size_of::<S>(), core::mem::size_of::<U>());
+    assert_eq!(core::mem::align_of::<S>(), core::mem::align_of::<U>());
+    // SAFETY: S and U are the same float or complex type (checked by size and
+    // alignment; the op fixes which), so the bytes are valid elements of U.
+    unsafe { core::slice::from_raw_parts(x.as_ptr() as *const U, x.len()) }
 }
 
 fn as_c<T: FftFloat, S: Elem<T>>(x: &mut [S]) -> &mut [Complex<T>] {

@@ -262,9 +262,8 @@ impl<T: FftFloat> RealFftPlan<T> {
 
 /// The real and imaginary parts of `z` in order: `2·z.len()` reals.
 fn as_points_mut<T: FftFloat>(z: &mut [Complex<T>]) -> &mut [T] {
-    // SAFETY: `Complex<T>` is `repr(C)`, two `T`s with `T`'s alignment, so
-    // `z` is `2·z.len()` initialised `T`s borrowed for the same lifetime.
-    unsafe { std::slice::from_raw_parts_mut(z.as_mut_ptr() as *mut T, 2 * z.len()) }
+    let n = 2 * z.len();
+    super::axes::carve::<T, T>(z, n).0
 }
 
 /// One bin of r2c from the half-length transform: `a = Z_k`,

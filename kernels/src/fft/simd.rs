@@ -507,108 +507,39 @@ mod avx {
         match (&pass.bf, s >= l) {
             (Butterfly::R4, true) => {
                 for q in 0..m {
-                    let w = if twid {
-                        let t = &pass.tw[3 * q..3 * q + 3];
-                        [V::splat(t[0]), V::splat(t[1]), V::splat(t[2])]
-                    } else {
-                        let one = Complex::new(V::T::ONE, V::T::ZERO);
-                        [V::splat(one); 3]
-                    };
-                    for r in (0..s).step_by(l).map(|r| r.min(s - l)) {
-                        let a = [
-                            V::load(xp.add(s * q + r)),
-                            V::load(xp.add(s * (q + m) + r)),
-                            V::load(xp.add(s * (q + 2 * m) + r)),
-                            V::load(xp.add(s * (q + 3 * m) + r)),
-                        ];
-                        let b = bf4(a, inverse);
+                    let w = splats::<V, 3>(&pass.tw, q, twid);
+                    for r in starts(s, l) {
+                        let b = bf4(loads::<V, 4>(xp.add(s * q + r), s * m), inverse);
                         store_rows(&b, &w, twid, yp.add(s * 4 * q + r), s);
                     }
                 }
                 true
             }
             (Butterfly::R3(c), true) => {
-                let one = Complex::new(V::T::ONE, V::T::ZERO);
                 for q in 0..m {
-                    let (w1, w2) = if twid {
-                        (V::splat(pass.tw[2 * q]), V::splat(pass.tw[2 * q + 1]))
-                    } else {
-                        (V::splat(one), V::splat(one))
-                    };
-                    for r in (0..s).step_by(l).map(|r| r.min(s - l)) {
-                        let [b0, b1, b2] = bf3(
-                            [
-                                V::load(xp.add(s * q + r)),
-                                V::load(xp.add(s * (q + m) + r)),
-                                V::load(xp.add(s * (q + 2 * m) + r)),
-                            ],
-                            c,
-                            inverse,
-                        );
-                        let o = yp.add(s * 3 * q + r);
-                        b0.store(o);
-                        if twid {
-                            b1.cmul(w1.0, w1.1).store(o.add(s));
-                            b2.cmul(w2.0, w2.1).store(o.add(2 * s));
-                        } else {
-                            b1.store(o.add(s));
-                            b2.store(o.add(2 * s));
-                        }
+                    let w = splats::<V, 2>(&pass.tw, q, twid);
+                    for r in starts(s, l) {
+                        let b = bf3(loads::<V, 3>(xp.add(s * q + r), s * m), c, inverse);
+                        store_rows(&b, &w, twid, yp.add(s * 3 * q + r), s);
                     }
                 }
                 true
             }
             (Butterfly::R5(c), true) => {
-                let one = Complex::new(V::T::ONE, V::T::ZERO);
                 for q in 0..m {
-                    let w: [(V, V); 4] = if twid {
-                        let t = &pass.tw[4 * q..4 * q + 4];
-                        [
-                            V::splat(t[0]),
-                            V::splat(t[1]),
-                            V::splat(t[2]),
-                            V::splat(t[3]),
-                        ]
-                    } else {
-                        [V::splat(one); 4]
-                    };
-                    for r in (0..s).step_by(l).map(|r| r.min(s - l)) {
-                        let [b0, b @ ..] = bf5(
-                            [
-                                V::load(xp.add(s * q + r)),
-                                V::load(xp.add(s * (q + m) + r)),
-                                V::load(xp.add(s * (q + 2 * m) + r)),
-                                V::load(xp.add(s * (q + 3 * m) + r)),
-                                V::load(xp.add(s * (q + 4 * m) + r)),
-                            ],
-                            c,
-                            inverse,
-                        );
-                        let o = yp.add(s * 5 * q + r);
-                        b0.store(o);
-                        for k in 0..4 {
-                            let v = if twid {
-                                b[k].cmul(w[k].0, w[k].1)
-                            } else {
-                                b[k]
-                            };
-                            v.store(o.add(s * (k + 1)));
-                        }
+                    let w = splats::<V, 4>(&pass.tw, q, twid);
+                    for r in starts(s, l) {
+                        let b = bf5(loads::<V, 5>(xp.add(s * q + r), s * m), c, inverse);
+                        store_rows(&b, &w, twid, yp.add(s * 5 * q + r), s);
                     }
                 }
                 true
             }
             (Butterfly::R8(c), true) => {
-                let one = Complex::new(V::T::ONE, V::T::ZERO);
                 for q in 0..m {
-                    let mut w = [V::splat(one); 7];
-                    if twid {
-                        for (k, wk) in w.iter_mut().enumerate() {
-                            *wk = V::splat(pass.tw[7 * q + k]);
-                        }
-                    }
-                    for r in (0..s).step_by(l).map(|r| r.min(s - l)) {
-                        let b = bf8(load8::<V>(xp.add(s * q + r), s * m), c, inverse);
+                    let w = splats::<V, 7>(&pass.tw, q, twid);
+                    for r in starts(s, l) {
+                        let b = bf8(loads::<V, 8>(xp.add(s * q + r), s * m), c, inverse);
                         store_rows(&b, &w, twid, yp.add(s * 8 * q + r), s);
                     }
                 }
@@ -616,19 +547,16 @@ mod avx {
             }
             (Butterfly::R2, true) => {
                 for q in 0..m {
-                    let w = V::splat(if twid {
-                        pass.tw[q]
-                    } else {
-                        Complex::new(V::T::ONE, V::T::ZERO)
-                    });
-                    for r in (0..s).step_by(l).map(|r| r.min(s - l)) {
-                        let a0 = V::load(xp.add(s * q + r));
-                        let a1 = V::load(xp.add(s * (q + m) + r));
-                        let o = yp.add(s * 2 * q + r);
-                        a0.add(a1).store(o);
-                        let d = a0.sub(a1);
-                        let d = if twid { d.cmul(w.0, w.1) } else { d };
-                        d.store(o.add(s));
+                    let w = splats::<V, 1>(&pass.tw, q, twid);
+                    for r in starts(s, l) {
+                        let [a0, a1] = loads::<V, 2>(xp.add(s * q + r), s * m);
+                        store_rows(
+                            &[a0.add(a1), a0.sub(a1)],
+                            &w,
+                            twid,
+                            yp.add(s * 2 * q + r),
+                            s,
+                        );
                     }
                 }
                 true
@@ -641,7 +569,7 @@ mod avx {
         }
     }
 
-    /// The first pass (one sequence, `s = 1`) of radix 2 to 5, in vectors of
+    /// The first pass (one sequence, `s = 1`) of radix 2 to 5 or 8, in vectors of
     /// `L` consecutive `q`s: `a_j = x[q + m·j]` are whole vectors, the
     /// twiddles come from the table by `k`, and the `p` results of each `q`
     /// are interleaved into place. The `q`s of a last partial vector run the
@@ -661,57 +589,34 @@ mod avx {
         let whole = m - m % l;
         let (xp, yp, tk) = (x.as_ptr(), y.as_mut_ptr(), pass.twk.as_ptr());
         for q in (0..whole).step_by(l) {
-            let a = |j: usize| xp.add(q + m * j);
+            let a = xp.add(q);
             let t = |k: usize| tk.add((k - 1) * m + q);
             let o = yp.add(p * q);
             match &pass.bf {
                 Butterfly::R4 => {
-                    let mut b = bf4(
-                        [
-                            load::<V>(a(0)),
-                            load::<V>(a(1)),
-                            load::<V>(a(2)),
-                            load::<V>(a(3)),
-                        ],
-                        inverse,
-                    );
+                    let mut b = bf4(loads::<V, 4>(a, m), inverse);
                     for (k, bk) in b.iter_mut().enumerate().skip(1) {
                         *bk = twiddle(*bk, t(k));
                     }
                     V::store4(b, o, 4);
                 }
                 Butterfly::R2 => {
-                    let (a0, a1) = (load::<V>(a(0)), load::<V>(a(1)));
+                    let [a0, a1] = loads::<V, 2>(a, m);
                     store_interleaved(&[a0.add(a1), twiddle(a0.sub(a1), t(1))], o);
                 }
                 Butterfly::R3(c) => {
-                    let [b0, b1, b2] = bf3(
-                        [load::<V>(a(0)), load::<V>(a(1)), load::<V>(a(2))],
-                        c,
-                        inverse,
-                    );
+                    let [b0, b1, b2] = bf3(loads::<V, 3>(a, m), c, inverse);
                     store_interleaved(&[b0, twiddle(b1, t(1)), twiddle(b2, t(2))], o);
                 }
                 Butterfly::R5(c) => {
-                    let a = [
-                        load::<V>(a(0)),
-                        load::<V>(a(1)),
-                        load::<V>(a(2)),
-                        load::<V>(a(3)),
-                        load::<V>(a(4)),
-                    ];
-                    let [b0, b1, b2, b3, b4] = bf5(a, c, inverse);
-                    let b = [
-                        b0,
-                        twiddle(b1, t(1)),
-                        twiddle(b2, t(2)),
-                        twiddle(b3, t(3)),
-                        twiddle(b4, t(4)),
-                    ];
+                    let mut b = bf5(loads::<V, 5>(a, m), c, inverse);
+                    for (k, bk) in b.iter_mut().enumerate().skip(1) {
+                        *bk = twiddle(*bk, t(k));
+                    }
                     store_interleaved(&b, o);
                 }
                 Butterfly::R8(c) => {
-                    let mut b = bf8(load8::<V>(xp.add(q), m), c, inverse);
+                    let mut b = bf8(loads::<V, 8>(a, m), c, inverse);
                     for (k, bk) in b.iter_mut().enumerate().skip(1) {
                         *bk = twiddle(*bk, t(k));
                     }
@@ -764,7 +669,7 @@ mod avx {
             return false;
         };
         let xp = data.as_mut_ptr();
-        let mut b = bf8(load8::<W32>(xp, 8), c1, inverse);
+        let mut b = bf8(loads::<W32, 8>(xp, 8), c1, inverse);
         for (k, bk) in b.iter_mut().enumerate().skip(1) {
             *bk = twiddle(*bk, tk.add((k - 1) * 8));
         }
@@ -795,7 +700,7 @@ mod avx {
         // rows[j][h]: points 4h..4h + 4 of row j (y[8j + 4h..]) after the first pass.
         let mut rows = [[W64::load(xp); 2]; 8];
         for g in 0..2 {
-            let mut b = bf8(load8::<W64>(xp.add(4 * g), 8), c1, inverse);
+            let mut b = bf8(loads::<W64, 8>(xp.add(4 * g), 8), c1, inverse);
             for (k, bk) in b.iter_mut().enumerate().skip(1) {
                 *bk = twiddle(*bk, tk.add((k - 1) * 8 + 4 * g));
             }
@@ -835,12 +740,29 @@ mod avx {
         }
     }
 
-    /// A vector from `p` (no closure: closures do not inherit the target
-    /// features of the function that inlines them, and would call the
-    /// intrinsics out of line).
+    /// The twiddles `w^(q·k)`, `k = 1..=K`, of a pass of radix `K + 1` as
+    /// splats; ones where the pass has none (`twid` false).
     #[inline(always)]
-    unsafe fn load<V: Cv>(p: *const Complex<V::T>) -> V {
-        V::load(p)
+    unsafe fn splats<V: Cv, const K: usize>(
+        tw: &[Complex<V::T>],
+        q: usize,
+        twid: bool,
+    ) -> [(V, V); K] {
+        let mut w = [V::splat(Complex::new(V::T::ONE, V::T::ZERO)); K];
+        if twid {
+            for (k, wk) in w.iter_mut().enumerate() {
+                *wk = V::splat(tw[K * q + k]);
+            }
+        }
+        w
+    }
+
+    /// Where the vectors over `s ≥ L` interleaved sequences start: every `L`,
+    /// the last at `s − L` (overlapping the one before where `s` is not a
+    /// whole number of vectors).
+    #[inline(always)]
+    fn starts(s: usize, l: usize) -> impl Iterator<Item = usize> {
+        (0..s).step_by(l).map(move |r| r.min(s - l))
     }
 
     /// `b` times the `L` twiddles at `t`.
@@ -882,10 +804,12 @@ mod avx {
         z.add(z.rot(inverse)).mulr(c)
     }
 
-    /// Eight vectors at `p + j·d`, `j < 8`.
+    /// `P` vectors at `p + j·d`, `j < P` (a loop, not a closure: closures
+    /// do not inherit the target features of the function that inlines them,
+    /// and would call the intrinsics out of line).
     #[inline(always)]
-    unsafe fn load8<V: Cv>(p: *const Complex<V::T>, d: usize) -> [V; 8] {
-        let mut a = [V::load(p); 8];
+    unsafe fn loads<V: Cv, const P: usize>(p: *const Complex<V::T>, d: usize) -> [V; P] {
+        let mut a = [V::load(p); P];
         for (j, aj) in a.iter_mut().enumerate().skip(1) {
             *aj = V::load(p.add(j * d));
         }

@@ -79,7 +79,7 @@ pub(crate) fn hash_words(row: &[u64], s: &[u64; 4]) -> u64 {
 }
 
 /// Slots below which a table is kept at most a quarter full (it fits a
-/// core's L2 cache; fewer collisions there are fewer mispredicted probes).
+/// core's L2 cache; fewer collisions there are fewer probes).
 const SMALL_SLOTS: usize = 1 << 16;
 
 /// The most slots a table of at most `keys` keys grows to: a quarter full
@@ -95,7 +95,7 @@ fn too_full(len: usize, slots: usize) -> bool {
     len * 2 > slots || (slots < SMALL_SLOTS && len * 4 > slots)
 }
 
-fn reserve<T: Clone>(v: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
+pub(crate) fn reserve<T: Clone>(v: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
     v.try_reserve_exact(n).map_err(|_| Error::Alloc {
         what: what.to_string(),
         elements: n,

@@ -43,7 +43,7 @@ use crate::movement::{check_dst, direct_c, load_c, store_c};
 use crate::tier::Exec;
 use crate::DType;
 use direct::{spans, Direct, Spans};
-use hash::{secrets, Table1, TableW};
+use hash::{reserve, secrets, Table1, TableW};
 use std::borrow::Cow;
 
 /// Rows from which a call numbers blocks on several threads.
@@ -208,18 +208,18 @@ pub fn unique(
 }
 
 /// `out[g] = src[g]` below `src.len()`, `rest` after it (a plain copy and
-/// a plain fill, on `threads` tasks where the output is large).
+/// a plain fill, on `threads` tasks where there are several).
 fn fill_from(out: &mut [i64], src: &[u64], rest: i64, threads: usize) {
     let k = src.len().min(out.len());
     let (head, tail) = out.split_at_mut(k);
-    let chunk = (out_len_per(head.len().max(tail.len()), threads)).max(1 << 16);
-    use rayon::prelude::*;
     let copy = |(o, s): (&mut [i64], &[u64])| {
         for (o, &v) in o.iter_mut().zip(s) {
             *o = v as i64;
         }
     };
     if threads > 1 {
+        use rayon::prelude::*;
+        let chunk = head.len().max(tail.len()).div_ceil(threads).max(1 << 16);
         head.par_chunks_mut(chunk)
             .zip(src[..k].par_chunks(chunk))
             .for_each(copy);
@@ -228,11 +228,6 @@ fn fill_from(out: &mut [i64], src: &[u64], rest: i64, threads: usize) {
         copy((head, &src[..k]));
         tail.fill(rest);
     }
-}
-
-/// Elements a task takes of `len` on `threads` tasks.
-fn out_len_per(len: usize, threads: usize) -> usize {
-    len.div_ceil(threads.max(1))
 }
 
 fn vec_of<T: Clone>(n: usize, x: T, what: &str) -> Result<Vec<T>> {
@@ -435,12 +430,8 @@ fn number(
     // key count later within that room.
     let mut maps: Vec<Vec<u64>> = Vec::with_capacity(nb);
     for b in 0..nb {
-        let rows = block.min(n - b * block);
         let mut m = Vec::new();
-        m.try_reserve_exact(rows).map_err(|_| Error::Alloc {
-            what: "unique merge".into(),
-            elements: rows,
-        })?;
+        reserve(&mut m, block.min(n - b * block), "unique merge")?;
         maps.push(m);
     }
     {
