@@ -1036,3 +1036,78 @@ fn long_sweep() {
 
 #[allow(dead_code)]
 fn unused(_: Geo) {}
+
+#[test]
+fn long_skewed_keys_make_buckets_from_their_values() {
+    // Long slices whose keys crowd into a few top bits: floats of a few
+    // binades, small integers in a wide type with one far outlier, keys
+    // differing only in their low bits, two values. The top pass builds its
+    // buckets from the keys' prefix counts; every shape must still give the
+    // model's stable order, on one task and on several.
+    let mut rng = Rng::for_label("order/skewed", 23);
+    let n = 140_000;
+    let le = |v: u64, w: usize| v.to_le_bytes()[..w].to_vec();
+    let cases: Vec<(DType, Vec<u8>)> = vec![
+        (
+            DType::F32,
+            (0..n)
+                .flat_map(|_| (rng.unit() as f32).to_bits().to_le_bytes())
+                .collect(),
+        ),
+        (
+            DType::F64,
+            (0..n)
+                .flat_map(|_| (1.0 + 3.0 * rng.unit()).to_bits().to_le_bytes())
+                .collect(),
+        ),
+        (
+            DType::I64,
+            (0..n)
+                .flat_map(|i| {
+                    let v: i64 = if i == n / 3 {
+                        1 << 50
+                    } else {
+                        rng.below(1000) as i64 - 500
+                    };
+                    v.to_le_bytes()
+                })
+                .collect(),
+        ),
+        (
+            DType::U32,
+            (0..n).flat_map(|_| le(rng.below(1 << 13), 4)).collect(),
+        ),
+        (
+            DType::U32,
+            (0..n)
+                .flat_map(|_| le(0xdead_0000 | rng.below(2), 4))
+                .collect(),
+        ),
+        (
+            DType::U16,
+            (0..n).flat_map(|_| le(rng.below(1 << 16), 2)).collect(),
+        ),
+    ];
+    for (dtype, codes) in cases {
+        let dt = Dt::of(dtype);
+        for desc in [false, true] {
+            check_sort(
+                dt,
+                &codes,
+                &[1, n],
+                1,
+                n,
+                desc,
+                Lay::Contig,
+                true,
+                desc,
+                &[
+                    Exec::SEQ,
+                    Exec::default().threads(2),
+                    Exec::default().threads(7),
+                ],
+                &mut rng,
+            );
+        }
+    }
+}

@@ -84,8 +84,6 @@ pub(crate) trait RadixKey: Copy + Ord + Send + Sync + Default + 'static {
     /// Digits of the key for the top-k bound (11 bits each, the top one
     /// narrower).
     const PASSES: usize;
-    /// Bits `lo .. lo + w` (w ≤ 12) as a number.
-    fn field(self, lo: u32, w: u32) -> usize;
     /// The key shifted right by `lo`, its low 64 bits (a digit is these
     /// masked: the hot loops take the mask once).
     fn low64(self, lo: u32) -> u64;
@@ -93,6 +91,18 @@ pub(crate) trait RadixKey: Copy + Ord + Send + Sync + Default + 'static {
     fn digit(self, pass: usize) -> usize;
     /// All bits flipped: the descending key.
     fn flip(self) -> Self;
+    /// `self - b`, wrapping.
+    fn minus(self, b: Self) -> Self;
+    /// `self | b`.
+    fn or(self, b: Self) -> Self;
+    /// `self & b`.
+    fn and(self, b: Self) -> Self;
+    /// `v << lo` (bits shifted past the top are lost).
+    fn from_u64_at(v: u64, lo: u32) -> Self;
+    /// The number of bits up to the highest set one (0 for 0).
+    fn width(self) -> u32;
+    /// The key with bits below `lo` cleared (`lo` ≤ BITS).
+    fn above(self, lo: u32) -> Self;
 }
 
 macro_rules! radix_key {
@@ -100,10 +110,6 @@ macro_rules! radix_key {
         impl RadixKey for $t {
             const BITS: u32 = <$t>::BITS;
             const PASSES: usize = (<$t>::BITS as usize).div_ceil($d);
-            #[inline(always)]
-            fn field(self, lo: u32, w: u32) -> usize {
-                ((self >> lo) as u128 & ((1u128 << w) - 1)) as usize
-            }
             #[inline(always)]
             fn low64(self, lo: u32) -> u64 {
                 (self >> lo) as u64
@@ -116,6 +122,30 @@ macro_rules! radix_key {
             fn flip(self) -> Self {
                 !self
             }
+            #[inline(always)]
+            fn minus(self, b: Self) -> Self {
+                self.wrapping_sub(b)
+            }
+            #[inline(always)]
+            fn or(self, b: Self) -> Self {
+                self | b
+            }
+            #[inline(always)]
+            fn and(self, b: Self) -> Self {
+                self & b
+            }
+            #[inline(always)]
+            fn from_u64_at(v: u64, lo: u32) -> Self {
+                ((v as u128) << lo) as $t
+            }
+            #[inline(always)]
+            fn width(self) -> u32 {
+                <$t>::BITS - self.leading_zeros()
+            }
+            #[inline(always)]
+            fn above(self, lo: u32) -> Self {
+                if lo >= <$t>::BITS { 0 } else { (self >> lo) << lo }
+            }
         }
     )*};
 }
@@ -123,7 +153,7 @@ radix_key!(u8 => 8, u16 => 8, u32 => 11, u64 => 11, u128 => 8);
 
 /// How the elements of one dtype become keys, and (where it can) how a key
 /// becomes the element's bits again.
-pub(crate) trait KeyMap: Sync {
+pub(crate) trait KeyMap: Sync + Copy {
     /// The key type.
     type K: RadixKey;
     /// Whether every key that [`KeyMap::collapses`] leaves alone maps back
@@ -168,12 +198,14 @@ macro_rules! plain_copy {
 
 /// Integers of 16, 32 and 64 bits: the key is the bits, the sign bit flipped
 /// for signed ones.
+#[derive(Clone, Copy)]
 pub(crate) struct IntKey<K> {
     /// The sign bit for signed dtypes, 0 for unsigned.
     pub(crate) bias: K,
 }
 
 /// IEEE floats of 16, 32 and 64 bits (f16, bf16, f32, f64).
+#[derive(Clone, Copy)]
 pub(crate) struct FloatKey<K> {
     /// The bits of +∞ (a magnitude above it is a NaN).
     pub(crate) inf: K,
@@ -258,8 +290,10 @@ float_bits!(u16, u32, u64);
 
 /// c64: the real part's f32 key in the high half, the imaginary part's low;
 /// a NaN in either part gives the largest key.
+#[derive(Clone, Copy)]
 pub(crate) struct C64Key;
 /// c128: as [`C64Key`] with f64 parts.
+#[derive(Clone, Copy)]
 pub(crate) struct C128Key;
 
 impl KeyMap for C64Key {
@@ -324,6 +358,7 @@ impl KeyMap for C128Key {
 /// The dtypes of one byte or less: each code's rank among the codes' values
 /// in the total order (equal values, such as every NaN code or the bytes a
 /// bool reads as true, share a rank).
+#[derive(Clone, Copy)]
 pub(crate) struct ByteKey {
     /// Rank of each code.
     pub(crate) rank: [u8; 256],

@@ -494,9 +494,13 @@ fn lane<M: KeyMap>(
 ) {
     let (n, k, desc) = (job.n, job.k, job.desc);
     let (xb, xs) = (job.xb[s], job.xs);
-    let key = |i: usize| -> M::K {
-        // SAFETY: i < n, so xb + i·xs is an element of the validated view x.
-        let k = unsafe { m.key_at(job.x, xb + i as isize * xs) };
+    // Everything the key reads is copied in (the map too), so the hot loops
+    // keep it in registers rather than reload it after every store.
+    let (map, x) = (*m, Shared(job.x as *mut u8));
+    let key = move |i: usize| -> M::K {
+        // SAFETY: i < n, so xb + i·xs is an element of the validated view x
+        // (read only).
+        let k = unsafe { map.key_at(x.ptr(), xb + i as isize * xs) };
         if desc {
             k.flip()
         } else {
@@ -525,7 +529,8 @@ fn lane<M: KeyMap>(
         sort_keys(buf, c, need_idx, tasks);
     } else if buf.keys.len() < n {
         // In place: the keys sorted inside this slice of the destination,
-        // then each turned into its value where it lies.
+        // each bucket turned into its values as soon as it is in place
+        // (while it is in cache).
         let (vp, vb, _) = job.v.as_ref().expect("values in place");
         // SAFETY: `in_place` checked a unit-stride destination slice of n
         // elements as wide as the key and aligned for it; this task alone
@@ -533,43 +538,46 @@ fn lane<M: KeyMap>(
         let keys = unsafe {
             core::slice::from_raw_parts_mut(vp.0.offset(vb[s] * job.item as isize) as *mut M::K, n)
         };
-        radix::radix_sort_from(key, keys, None, &mut buf.tk[..n], &mut buf.ti[..0], tasks);
-        // From here the keys are read and the values written through the
-        // destination's own pointer (the slice above is no longer used).
-        let kp = vp.0.wrapping_offset(vb[s] * job.item as isize) as *const M::K;
-        let mut next = 0usize;
-        for j in 0..n {
-            // SAFETY: j < n, a key of this slice (sorted above), read before
-            // the value is written over it.
-            let kj = unsafe { kp.add(j).read() };
-            let kk = if desc { kj.flip() } else { kj };
-            let d = vb[s] + j as isize;
-            if m.collapses(kk) {
-                // SAFETY: as in the copy below the sort: the k-th collapsing
-                // key stands for the k-th collapsing element in input order.
-                unsafe {
-                    while !m.collapses(m.key_at(job.x, xb + next as isize * xs)) {
-                        next += 1;
-                    }
-                    m.copy(job.x, xb + next as isize * xs, vp.0, d);
-                }
-                next += 1;
-            } else {
-                // SAFETY: d is element j of this slice, where `kj` lay (read
-                // above, before this write).
-                unsafe { m.write_key(kk, vp.0, d) };
-            }
-        }
+        let finish = |lo: usize, hi: usize, kp: *mut M::K, _: *const u32| {
+            // SAFETY: keys lo..hi at kp are final and lie at elements lo..hi
+            // of this destination slice (unit stride, as wide as the key);
+            // `emit` reads each before it writes the value over it.
+            unsafe { emit(m, job, s, lo, hi, kp, core::ptr::null()) }
+        };
+        radix::radix_sort_from(
+            key,
+            keys,
+            None,
+            &mut buf.tk[..n],
+            &mut buf.ti[..0],
+            tasks,
+            finish,
+        );
         return;
     } else if radix::takes_from::<M::K>(n) {
-        // A long slice: its keys go straight into the top radix pass.
+        // A long slice: its keys go straight into the top radix pass, and
+        // each bucket goes to the destinations once it is in place.
         let idx = need_idx.then(|| &mut buf.idx[..n]);
         let ti = if need_idx {
             &mut buf.ti[..n]
         } else {
             &mut buf.ti[..0]
         };
-        radix::radix_sort_from(key, &mut buf.keys[..n], idx, &mut buf.tk[..n], ti, tasks);
+        let finish = |lo: usize, hi: usize, kp: *mut M::K, ip: *const u32| {
+            // SAFETY: keys (and indices, where asked for) lo..hi are final;
+            // the destinations' elements lo..hi are this task's.
+            unsafe { emit(m, job, s, lo, hi, kp, ip) }
+        };
+        radix::radix_sort_from(
+            key,
+            &mut buf.keys[..n],
+            idx,
+            &mut buf.tk[..n],
+            ti,
+            tasks,
+            finish,
+        );
+        return;
     } else {
         for i in 0..n {
             buf.keys[i] = key(i);
@@ -581,27 +589,50 @@ fn lane<M: KeyMap>(
         }
         sort_keys(buf, n, need_idx, tasks);
     }
+    // SAFETY: keys (and indices) 0..k of the buffer are final; the
+    // destinations' slice s is this task's.
+    unsafe { emit(m, job, s, 0, k, buf.keys.as_mut_ptr(), buf.idx.as_ptr()) };
+}
+
+/// Write elements `lo..hi` of slice `s`'s sorted order to the destinations:
+/// values from the sorted keys at `kp` (or, for keys that do not map back,
+/// from x through the indices at `ip`), positions from `ip`.
+///
+/// Keys that collapse (NaNs) are equal, so they stand for the collapsing
+/// elements in input order: the first in `lo..hi` is the slice's first such
+/// element (every collapsing key lies in one call's range).
+///
+/// # Safety
+/// `kp` (and `ip`, where indices travel) hold at least `hi` sorted keys of
+/// slice s; elements `lo..hi` of the destinations' slice s are this
+/// caller's alone; where `kp` lies inside the values destination, key j is
+/// at value element j (read here before that element is written).
+unsafe fn emit<M: KeyMap>(
+    m: &M,
+    job: &Job,
+    s: usize,
+    lo: usize,
+    hi: usize,
+    kp: *const M::K,
+    ip: *const u32,
+) {
+    let (xb, xs) = (job.xb[s], job.xs);
     if let Some((vp, vb, vs)) = &job.v {
         let base = vb[s];
-        // The next element whose key stands for several bit patterns (a
-        // NaN): such keys are equal, so they come out in input order.
+        // The next element whose key stands for several bit patterns.
         let mut next = 0usize;
-        for j in 0..k {
+        for j in lo..hi {
             let d = base + j as isize * vs;
-            let kk = if desc {
-                buf.keys[j].flip()
-            } else {
-                buf.keys[j]
-            };
+            // SAFETY: the caller's promise: key j is final.
+            let kj = unsafe { kp.add(j).read() };
+            let kk = if job.desc { kj.flip() } else { kj };
             if !M::INVERTIBLE {
                 // SAFETY: idx[j] < n is an element of x's slice; d is element
-                // j < k of this slice of the validated destination, which this
-                // task alone writes.
-                unsafe { m.copy(job.x, xb + buf.idx[j] as isize * xs, vp.0, d) };
+                // j of this slice of the validated destination, the caller's.
+                unsafe { m.copy(job.x, xb + *ip.add(j) as isize * xs, vp.0, d) };
             } else if m.collapses(kk) {
-                // SAFETY: i < n is an element of x's slice (the sorted keys
-                // hold as many collapsing keys as the slice, so one is found
-                // before n); d as above.
+                // SAFETY: the sorted keys hold as many collapsing keys as the
+                // slice, so one is found before n; d as above.
                 unsafe {
                     while !m.collapses(m.key_at(job.x, xb + next as isize * xs)) {
                         next += 1;
@@ -618,12 +649,12 @@ fn lane<M: KeyMap>(
     }
     if let Some((pp, pb, ps)) = &job.p {
         let base = pb[s];
-        for j in 0..k {
+        for j in lo..hi {
             let d = base + j as isize * ps;
-            // SAFETY: d is element j < k of this slice of the validated i64
-            // destination, which this task alone writes.
+            // SAFETY: d is element j of this slice of the validated i64
+            // destination, the caller's; index j is final.
             unsafe {
-                (pp.0.offset(d * 8) as *mut i64).write_unaligned((buf.idx[j] as i64).to_le())
+                (pp.0.offset(d * 8) as *mut i64).write_unaligned((*ip.add(j) as i64).to_le())
             };
         }
     }
