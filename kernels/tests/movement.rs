@@ -847,12 +847,14 @@ fn scatter_bits_are_the_same_on_every_thread_count_and_tier() {
         DType::E4m3fn,
         DType::C64,
     ] {
-        // Destinations past 8 MiB with targets spread over them are the
-        // ones that run on several threads (f64 and complex64: 9.6 MB).
+        // Destinations past 8 MiB (counting 4 bytes a target for the
+        // narrow floats, whose sums are f32) with targets spread over them
+        // are the ones that run on several threads (f64 and complex64:
+        // 9.6 MB; the others 8.8 MB of f32 sums).
         let wide = if matches!(dt, DType::F64 | DType::C64) {
-            vec![(1_200_000usize, 60_000usize, 1_200_000u64)]
+            vec![(1_200_000usize, 100_000usize, 1_200_000u64)]
         } else {
-            vec![]
+            vec![(2_200_000usize, 100_000usize, 2_200_000u64)]
         };
         for (targets, m, spread) in [
             (1000usize, 200_000usize, 1000u64),
@@ -864,8 +866,13 @@ fn scatter_bits_are_the_same_on_every_thread_count_and_tier() {
         {
             let into = random_arr(&mut rng, dt, &[targets]);
             let upd = random_arr(&mut rng, dt, &[m]);
+            // One position in 64 out of range (dropped), either side.
             let pv: Vec<i64> = (0..m)
-                .map(|_| (rng.below(spread) * (targets as u64 / spread).max(1)) as i64)
+                .map(|_| match rng.below(128) {
+                    0 => -1 - rng.below(1000) as i64,
+                    1 => (targets as u64 + rng.below(1000)) as i64,
+                    _ => (rng.below(spread) * (targets as u64 / spread).max(1)) as i64,
+                })
                 .collect();
             let pos = i64_arr(&[m], &pv);
             let mut first: Option<Vec<u8>> = None;
@@ -1136,4 +1143,50 @@ fn refusals_write_nothing() {
     );
     assert!(matches!(r, Err(Error::DTypeMismatch { .. })));
     check(r, &out, "into dtype");
+}
+
+#[test]
+fn threaded_scatter_along_an_outer_axis_keeps_c_order() {
+    // A 2-D destination past 8 MiB, updates along axis 0 of rows of 1000
+    // targets: the threaded path with targets computed from (position,
+    // column), on every thread count, against the model.
+    let mut rng = Rng::for_label("scatter partitioned 2-D", tessera_testkit::rng::seed());
+    let dt = DType::F32;
+    let (rows, cols, mu) = (3000usize, 1000usize, 120usize);
+    let into = random_arr(&mut rng, dt, &[rows, cols]);
+    let upd = random_arr(&mut rng, dt, &[mu, cols]);
+    let pv: Vec<i64> = (0..mu * cols)
+        .map(|_| match rng.below(64) {
+            0 => -7,
+            1 => rows as i64,
+            _ => rng.below(rows as u64) as i64,
+        })
+        .collect();
+    let pos = i64_arr(&[mu, cols], &pv);
+    let mut first: Option<Vec<u8>> = None;
+    for e in execs() {
+        let mut out = vec![0u8; rows * cols * eb(dt)];
+        scatter(
+            Combine::Add,
+            false,
+            0,
+            &ArrayView::contiguous(dt, &[rows, cols], &into.data).unwrap(),
+            &ArrayView::contiguous(DType::I64, &[mu, cols], &pos.data).unwrap(),
+            &ArrayView::contiguous(dt, &[mu, cols], &upd.data).unwrap(),
+            &mut ArrayViewMut::contiguous(dt, &[rows, cols], &mut out).unwrap(),
+            &e,
+        )
+        .unwrap();
+        match &first {
+            None => first = Some(out),
+            Some(f) => assert!(*f == out, "{e:?}"),
+        }
+    }
+    let (want, touched) = scatter_model(Combine::Add, 0, &into, &pos, &upd);
+    let got = Arr {
+        dtype: dt,
+        shape: vec![rows, cols],
+        data: first.unwrap(),
+    };
+    assert!(same_elements(Combine::Add, &got, &want, &touched));
 }
