@@ -507,6 +507,16 @@ fn lane<M: KeyMap>(
             k
         }
     };
+    // A long slice's buckets go to the destinations as soon as each is in
+    // place (while it is in cache).
+    let finish = |lo: usize, hi: usize, kp: *mut M::K, ip: *const u32| {
+        // SAFETY: keys (and indices, where they travel) lo..hi are final;
+        // the destinations' elements lo..hi are this task's; where the keys
+        // lie in the values destination itself (in place: unit stride, as
+        // wide as the key, no indices), `emit` reads each key before it
+        // writes the value over it.
+        unsafe { emit(m, job, s, lo, hi, kp, ip) }
+    };
     // Indices travel with the keys where positions are asked for, or where
     // a key does not map back to its element's bits.
     let need_idx = job.p.is_some() || !M::INVERTIBLE;
@@ -538,12 +548,6 @@ fn lane<M: KeyMap>(
         let keys = unsafe {
             core::slice::from_raw_parts_mut(vp.0.offset(vb[s] * job.item as isize) as *mut M::K, n)
         };
-        let finish = |lo: usize, hi: usize, kp: *mut M::K, _: *const u32| {
-            // SAFETY: keys lo..hi at kp are final and lie at elements lo..hi
-            // of this destination slice (unit stride, as wide as the key);
-            // `emit` reads each before it writes the value over it.
-            unsafe { emit(m, job, s, lo, hi, kp, core::ptr::null()) }
-        };
         radix::radix_sort_from(
             key,
             keys,
@@ -562,11 +566,6 @@ fn lane<M: KeyMap>(
             &mut buf.ti[..n]
         } else {
             &mut buf.ti[..0]
-        };
-        let finish = |lo: usize, hi: usize, kp: *mut M::K, ip: *const u32| {
-            // SAFETY: keys (and indices, where asked for) lo..hi are final;
-            // the destinations' elements lo..hi are this task's.
-            unsafe { emit(m, job, s, lo, hi, kp, ip) }
         };
         radix::radix_sort_from(
             key,

@@ -189,9 +189,11 @@ const MAXB: usize = 256;
 
 /// Bits of the prefix the top pass counts.
 const PREFIX: u32 = 12;
+/// The prefix's mask (after the shift to its position).
+const PREFIX_MASK: usize = (1 << PREFIX) - 1;
 
-/// Counts of the 16-bit prefix at bit `pos` of keys `lo..hi`, with the OR
-/// and AND of the keys.
+/// Counts of the [`PREFIX`]-bit prefix at bit `pos` of keys `lo..hi`, with
+/// the OR and AND of the keys.
 #[inline(always)]
 fn count_prefix<K: RadixKey, F: Fn(usize) -> K>(
     key: &F,
@@ -205,8 +207,8 @@ fn count_prefix<K: RadixKey, F: Fn(usize) -> K>(
         let k = key(i);
         or = or.or(k);
         and = and.and(k);
-        // SAFETY: the prefix is masked below 2^16.
-        unsafe { *h.get_unchecked_mut(k.low64(pos) as usize & ((1 << PREFIX) - 1)) += 1 };
+        // SAFETY: the prefix is masked below the table's length.
+        unsafe { *h.get_unchecked_mut(k.low64(pos) as usize & PREFIX_MASK) += 1 };
     }
     (h, or, and)
 }
@@ -293,9 +295,9 @@ unsafe fn msd<K, F, G>(
     };
     let tasks = tasks.clamp(1, (n / CHUNK_MIN).max(1));
     let bounds: Vec<usize> = (0..=tasks).map(|t| n * t / tasks).collect();
-    // Counts of the 16-bit prefix below the highest bit in which keys
-    // differ, per chunk: the top 16 bits first, and again lower down where
-    // those are the same for every key.
+    // Counts of the prefix below the highest bit in which keys differ, per
+    // chunk: the top bits first, and again lower down where those are the
+    // same for every key.
     let count = |pos: u32| -> Vec<(Vec<u32>, K, K)> {
         if tasks == 1 {
             vec![count_prefix(&key, pos, 0, n)]
@@ -317,7 +319,7 @@ unsafe fn msd<K, F, G>(
         pos = high.saturating_sub(PREFIX);
         local = count(pos);
     }
-    // Bits above pos + 16 are the same for every key (those of `and`).
+    // Bits above the prefix are the same for every key (those of `and`).
     let fixed = and.above(pos + PREFIX);
     // Buckets: runs of consecutive prefixes holding about n/256 keys each
     // (a prefix more common than that alone), at most 256. Order is kept:
@@ -367,8 +369,8 @@ unsafe fn msd<K, F, G>(
     }
     drop(local);
     let bucket_of = |k: K| -> usize {
-        // SAFETY: the prefix is masked below 2^16, the table's length.
-        unsafe { *table.get_unchecked(k.low64(pos) as usize & ((1 << PREFIX) - 1)) as usize }
+        // SAFETY: the prefix is masked below the table's length.
+        unsafe { *table.get_unchecked(k.low64(pos) as usize & PREFIX_MASK) as usize }
     };
     if tasks == 1 {
         // SAFETY: the slots of one chunk are a permutation of 0..n.
