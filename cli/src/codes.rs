@@ -2,6 +2,7 @@
 //! as, the width of a code, packing of sub-byte codes, and the value of a
 //! float code (for display and for telling NaNs apart).
 
+use crate::failure::Outcome;
 use crate::npy::NpyType;
 use tessera::{Class, DType, NanStyle};
 
@@ -116,39 +117,55 @@ pub fn write_code(code: u64, out: &mut [u8]) {
 
 /// Pack C-order codes (one per byte, low bits) of a sub-byte dtype along the
 /// last axis of `shape`, element 0 in the most significant bits. The last
-/// extent must be a multiple of the values per byte.
-pub fn pack(dtype: DType, codes: &[u8]) -> Vec<u8> {
+/// extent must be a multiple of the values per byte. The packed bytes are
+/// charged to the call's result budget ([`crate::budget`]).
+pub fn pack(dtype: DType, codes: &[u8]) -> Outcome<Vec<u8>> {
     let vpb = values_per_byte(dtype);
-    if vpb <= 1 {
-        return codes.to_vec();
-    }
-    let bits = dtype.info().bits;
-    let mask = ((1u16 << bits) - 1) as u8;
-    codes
-        .chunks(vpb)
-        .map(|group| {
-            group.iter().enumerate().fold(0u8, |byte, (slot, &c)| {
-                byte | ((c & mask) << ((vpb - 1 - slot) as u32 * bits))
-            })
-        })
-        .collect()
+    let mut out = crate::budget::with_capacity(codes.len().div_ceil(vpb), "packed codes")?;
+    out.extend(codes.chunks(vpb).map(|group| pack_byte(dtype, group)));
+    Ok(out)
 }
 
-/// Unpack bytes of a sub-byte dtype into one code per byte (low bits).
-pub fn unpack(dtype: DType, bytes: &[u8]) -> Vec<u8> {
+/// One byte of packed codes of `dtype`: `group` holds up to the values per
+/// byte, the first in the most significant bits (a short group leaves the
+/// low slots zero).
+pub fn pack_byte(dtype: DType, group: &[u8]) -> u8 {
     let vpb = values_per_byte(dtype);
     if vpb <= 1 {
-        return bytes.to_vec();
+        return group.first().copied().unwrap_or(0);
     }
     let bits = dtype.info().bits;
     let mask = ((1u16 << bits) - 1) as u8;
-    let mut out = Vec::with_capacity(bytes.len() * vpb);
+    group.iter().enumerate().fold(0u8, |byte, (slot, &c)| {
+        byte | ((c & mask) << ((vpb - 1 - slot) as u32 * bits))
+    })
+}
+
+/// Unpack bytes of a sub-byte dtype into one code per byte (low bits),
+/// charged to the call's result budget ([`crate::budget`]).
+pub fn unpack(dtype: DType, bytes: &[u8]) -> Outcome<Vec<u8>> {
+    let vpb = values_per_byte(dtype);
+    let len = bytes.len().checked_mul(vpb).ok_or_else(|| {
+        crate::failure::Failure::run(format!("{} packed bytes of {dtype} overflow", bytes.len()))
+    })?;
+    let mut out = crate::budget::with_capacity(len, "unpacked codes")?;
     for &b in bytes {
-        for slot in 0..vpb {
-            out.push((b >> ((vpb - 1 - slot) as u32 * bits)) & mask);
-        }
+        unpack_byte(dtype, b, &mut out);
     }
-    out
+    Ok(out)
+}
+
+/// Append the codes one packed byte of `dtype` holds (one per byte, low
+/// bits, the most significant slot first) to `out`.
+pub fn unpack_byte(dtype: DType, byte: u8, out: &mut impl Extend<u8>) {
+    let vpb = values_per_byte(dtype);
+    if vpb <= 1 {
+        out.extend([byte]);
+        return;
+    }
+    let bits = dtype.info().bits;
+    let mask = ((1u16 << bits) - 1) as u8;
+    out.extend((0..vpb).map(|slot| (byte >> ((vpb - 1 - slot) as u32 * bits)) & mask));
 }
 
 /// What a float code is.
@@ -312,12 +329,12 @@ mod tests {
     #[test]
     fn pack_round_trip() {
         let codes = [0x7u8, 0x8, 0xf, 0x0];
-        let packed = pack(DType::I4, &codes);
+        let packed = pack(DType::I4, &codes).unwrap();
         assert_eq!(packed, vec![0x78, 0xf0]);
-        assert_eq!(unpack(DType::I4, &packed), codes);
+        assert_eq!(unpack(DType::I4, &packed).unwrap(), codes);
         let bits = [1u8, 0, 1, 1, 0, 0, 0, 1];
-        assert_eq!(pack(DType::U1, &bits), vec![0b1011_0001]);
-        assert_eq!(unpack(DType::U1, &[0b1011_0001]), bits);
+        assert_eq!(pack(DType::U1, &bits).unwrap(), vec![0b1011_0001]);
+        assert_eq!(unpack(DType::U1, &[0b1011_0001]).unwrap(), bits);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 
 #![deny(missing_docs)]
 
+pub mod budget;
 pub mod call;
 pub mod codes;
 pub mod commands;
@@ -17,6 +18,7 @@ pub mod files;
 pub mod npy;
 pub mod operand;
 pub mod results;
+pub mod signals;
 
 pub use failure::{Failure, Outcome};
 
@@ -33,7 +35,10 @@ commands:
   selftest                         check this CPU's tiers against the scalar reference
   ulp KIND DTYPE [--exhaustive] [--samples N] [--tier T]
                                    a transcendental's largest error in ulps, and its worst input
-  help                             this text
+  help                             this text (also COMMAND --help)
+
+environment (run): TESSERA_TIER, TESSERA_MAX_RESULT_BYTES (the result budget in bytes),
+  TESSERA_MAX_WORK (the work budget in steps), RAYON_NUM_THREADS (at most 1024)
 
 exit codes: 0 ok, 1 run failure, 2 usage error";
 
@@ -46,6 +51,11 @@ pub fn main_with(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
             "no command given (try `tessera help`)".to_string(),
         ));
     };
+    // `tessera COMMAND --help` (or -h): the usage text, as `tessera help`.
+    if rest.iter().any(|a| a == "--help" || a == "-h") {
+        failure::write_out(out, format_args!("{USAGE}\n"))?;
+        return Ok(0);
+    }
     match command.as_str() {
         "run" => commands::run::main(rest, out),
         "kernels" => commands::kernels::main(rest, out),

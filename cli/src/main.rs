@@ -5,6 +5,9 @@ use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // A file-size limit fails the write (EFBIG) instead of killing the
+    // process; SIGINT, SIGTERM and SIGHUP remove the temporary files first.
+    tessera_cli::signals::install();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

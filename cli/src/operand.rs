@@ -12,7 +12,6 @@ use crate::call::{resolve, Operand};
 use crate::codes::{self, npy_type, values_per_byte};
 use crate::failure::{Failure, Outcome};
 use crate::npy::{self, NpyType};
-use std::cell::Cell;
 use std::path::Path;
 use tessera::assembly::{AxisPad, Pad, PaddedLoad, Window};
 use tessera::DType;
@@ -127,6 +126,16 @@ fn padded(
         Some(num) => Some(element_of(name, x.dtype, num)?),
     };
     let view = tessera::ArrayView::new(x.dtype, &x.shape, &x.strides, 0, &x.data).map_err(fail)?;
+    // The copy the load makes and the elements its windows name (which
+    // overlapping windows make far more than the copy holds) are charged
+    // before the copy is made.
+    let copy = PaddedLoad::copy_size(&pad, &view).map_err(fail)?;
+    crate::budget::charge_bytes(copy, &format!("operand {name}: the padded load's copy"))?;
+    let load_shape = pad.load_shape(&x.shape).map_err(fail)?;
+    crate::budget::charge_work(
+        crate::budget::steps(&load_shape),
+        &format!("operand {name}: the padded load's {load_shape:?} elements"),
+    )?;
     let load = PaddedLoad::new(&pad, &view, fill_bytes.as_deref()).map_err(fail)?;
     let (layout, data) = load.into_parts();
     Ok(Loaded {
@@ -197,7 +206,7 @@ fn load_plain(call_path: &Path, name: &str, spec: &Operand) -> Outcome<Loaded> {
             data: file.data,
         });
     }
-    let bytes = to_c_order(&file.data, &file.shape, &strides, 1);
+    let bytes = to_c_order(&file.data, &file.shape, &strides, 1)?;
     let (shape, codes) = if spec.packed {
         let Some((&last, outer)) = file.shape.split_last() else {
             return Err(run_err(
@@ -211,7 +220,7 @@ fn load_plain(call_path: &Path, name: &str, spec: &Operand) -> Outcome<Loaded> {
             .ok_or_else(|| run_err(name, &path, "the value count overflows"))?;
         let mut shape = outer.to_vec();
         shape.push(values);
-        (shape, codes::unpack(dtype, &bytes))
+        (shape, codes::unpack(dtype, &bytes)?)
     } else {
         codes::check_codes(dtype, &bytes).map_err(|e| run_err(name, &path, e))?;
         (file.shape, bytes)
@@ -239,13 +248,24 @@ pub fn check_npy_type(dtype: DType, found: NpyType) -> Result<(), String> {
     }
 }
 
-/// Copy elements of `item` bytes addressed by non-negative `strides` into C order.
-pub fn to_c_order(data: &[u8], shape: &[usize], strides: &[isize], item: usize) -> Vec<u8> {
+/// Copy elements of `item` bytes addressed by non-negative `strides` into C
+/// order (a copy charged to the call's result budget).
+pub fn to_c_order(
+    data: &[u8],
+    shape: &[usize],
+    strides: &[isize],
+    item: usize,
+) -> Outcome<Vec<u8>> {
     if strides == npy::c_strides(shape).as_slice() {
-        return data.to_vec();
+        return crate::budget::copy_of(data, "an operand's copy in C order");
     }
     let count = npy::element_count(shape);
-    let mut out = Vec::with_capacity(count * item);
+    let bytes = count.checked_mul(item).ok_or_else(|| {
+        Failure::run(format!(
+            "an operand's copy in C order: {count} elements of {item} bytes overflow"
+        ))
+    })?;
+    let mut out = crate::budget::with_capacity(bytes, "an operand's copy in C order")?;
     let mut index = vec![0usize; shape.len()];
     for _ in 0..count {
         let pos: isize = index
@@ -263,67 +283,12 @@ pub fn to_c_order(data: &[u8], shape: &[usize], strides: &[isize], item: usize) 
             index[axis] = 0;
         }
     }
-    out
-}
-
-/// The environment variable that sets the result budget, in bytes.
-pub const RESULT_BUDGET_ENV: &str = "TESSERA_MAX_RESULT_BYTES";
-
-/// The budget when neither the environment nor the machine says: 4 GiB.
-const FALLBACK_BUDGET: usize = 4 << 30;
-
-thread_local! {
-    /// What the current call may still allocate for its results.
-    static RESULT_BUDGET_LEFT: Cell<usize> = const { Cell::new(usize::MAX) };
-}
-
-/// The result budget of one call: `TESSERA_MAX_RESULT_BYTES` where it is set
-/// (a decimal byte count), else half of the machine's physical memory
-/// (`MemTotal` of /proc/meminfo), else 4 GiB. A call holds every result in
-/// memory until all of them are computed (so that it can write them all or
-/// none), and a call whose results together need more is refused before
-/// anything is computed: a tiny operand broadcast into a huge result is a
-/// clear error, not a process killed for memory.
-pub fn result_budget() -> Outcome<usize> {
-    if let Ok(v) = std::env::var(RESULT_BUDGET_ENV) {
-        return v.trim().parse::<usize>().map_err(|_| {
-            Failure::usage(format!(
-                "{RESULT_BUDGET_ENV}={}: expected a byte count",
-                crate::commands::truncate(&v, 40)
-            ))
-        });
-    }
-    Ok(physical_memory().map_or(FALLBACK_BUDGET, |m| m / 2))
-}
-
-/// `MemTotal` of /proc/meminfo in bytes, where it can be read.
-fn physical_memory() -> Option<usize> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
-    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
-}
-
-/// Start a call's accounting: its results may take `bytes` in all.
-pub fn set_result_budget(bytes: usize) {
-    RESULT_BUDGET_LEFT.with(|b| b.set(bytes));
+    Ok(out)
 }
 
 /// A zero-filled vector of `len` bytes for a result, charged to the call's
-/// result budget ([`result_budget`]); refused (not aborted) when the budget
+/// result budget ([`crate::budget`]); refused (not aborted) when the budget
 /// or the memory is short.
 pub fn zeroed(len: usize) -> Outcome<Vec<u8>> {
-    let left = RESULT_BUDGET_LEFT.with(Cell::get);
-    if len > left {
-        return Err(Failure::run(format!(
-            "a result of {len} bytes exceeds what is left of the call's result budget ({left} bytes; \
-             the results are held in memory until all are computed; {RESULT_BUDGET_ENV} sets the budget)"
-        )));
-    }
-    let mut v = Vec::new();
-    v.try_reserve_exact(len)
-        .map_err(|_| Failure::run(format!("cannot allocate {len} bytes")))?;
-    RESULT_BUDGET_LEFT.with(|b| b.set(left - len));
-    v.resize(len, 0);
-    Ok(v)
+    crate::budget::zeroed(len, "a result")
 }

@@ -59,8 +59,8 @@ struct Dest {
 pub struct Results {
     dests: Vec<Dest>,
     /// Temporary files (and kept destinations) to remove if the call does
-    /// not commit.
-    litter: Vec<PathBuf>,
+    /// not commit, each registered for removal on a signal.
+    litter: Vec<(PathBuf, crate::signals::Registration)>,
 }
 
 fn refuse(name: &str, path: &Path, msg: impl std::fmt::Display) -> Failure {
@@ -89,6 +89,179 @@ fn sibling(target: &Path, tag: &str) -> PathBuf {
     let name = format!(".{base}.tessera-{}-{n}.{tag}", std::process::id());
     target.with_file_name(name)
 }
+
+/// How a result is held in memory when it is handed to [`Results`].
+#[derive(Clone, Copy, Debug)]
+pub enum Held<'a> {
+    /// C order, one code per byte for sub-byte dtypes (as operands are
+    /// loaded).
+    Codes(&'a [u8]),
+    /// As the library writes it: packed along the last axis for sub-byte
+    /// dtypes, in rows of `row` values (at least the shape's last extent;
+    /// the values beyond it are padding, not written).
+    Library {
+        /// The bytes.
+        data: &'a [u8],
+        /// Values per row in `data`.
+        row: usize,
+    },
+}
+
+/// What a result's file holds and where it comes from in memory: `rows`
+/// rows of `last` values, each written packed or one code (or element) at
+/// a time, read from rows of `src_row` bytes of the held data.
+struct FileLayout<'a> {
+    dtype: DType,
+    /// The shape the file's header gives (the last extent in bytes where
+    /// the file is packed).
+    file_shape: Vec<usize>,
+    /// The bytes of data the file holds.
+    data_len: usize,
+    rows: usize,
+    last: usize,
+    /// Whether the file holds packed bytes.
+    packed_file: bool,
+    /// Whether the held data is packed (the library's sub-byte form).
+    packed_src: bool,
+    /// Bytes between the starts of successive rows of the held data.
+    src_row: usize,
+    src: &'a [u8],
+}
+
+impl<'a> FileLayout<'a> {
+    fn of(
+        name: &str,
+        dtype: DType,
+        shape: &[usize],
+        packed_file: bool,
+        held: Held<'a>,
+    ) -> Outcome<FileLayout<'a>> {
+        let vpb = values_per_byte(dtype);
+        let item = dtype.info().item_bytes;
+        let count = npy::element_count(shape);
+        let last = shape.last().copied().unwrap_or(1);
+        let rows = if count == 0 { 0 } else { count / last };
+        let mut file_shape = shape.to_vec();
+        let data_len = if packed_file {
+            let Some(l) = file_shape.last_mut() else {
+                return Err(Failure::run(format!(
+                    "result {name}: a packed result needs at least one axis"
+                )));
+            };
+            if *l % vpb != 0 {
+                return Err(Failure::run(format!(
+                    "result {name}: cannot pack a last axis of {last} {dtype} values into whole bytes ({vpb} per byte)"
+                )));
+            }
+            *l /= vpb;
+            count / vpb
+        } else {
+            // One code per byte for sub-byte dtypes (their item is a byte).
+            count.saturating_mul(item.max(1))
+        };
+        let (src, packed_src, src_row) = match held {
+            Held::Codes(d) => (d, false, last * item.max(1)),
+            Held::Library { data, row } if vpb > 1 => {
+                if row < last || row % vpb != 0 {
+                    return Err(Failure::run(format!(
+                        "result {name}: rows of {row} packed values cannot hold {last}"
+                    )));
+                }
+                (data, true, row / vpb)
+            }
+            Held::Library { data, row } => {
+                if row < last {
+                    return Err(Failure::run(format!(
+                        "result {name}: rows of {row} values cannot hold {last}"
+                    )));
+                }
+                (data, false, row * item)
+            }
+        };
+        let need = rows.checked_mul(src_row);
+        if rows > 0 && need.is_none_or(|n| n > src.len()) {
+            return Err(Failure::run(format!(
+                "result {name}: {} bytes held for {rows} rows of {src_row} bytes",
+                src.len()
+            )));
+        }
+        Ok(FileLayout {
+            dtype,
+            file_shape,
+            data_len,
+            rows,
+            last,
+            packed_file,
+            packed_src,
+            src_row,
+            src,
+        })
+    }
+
+    /// Write the file's data to `w`, packing or unpacking on the way through
+    /// a buffer of bounded size.
+    fn stream(&self, w: &mut impl Write) -> std::io::Result<()> {
+        let vpb = values_per_byte(self.dtype);
+        let item = self.dtype.info().item_bytes.max(1);
+        let mut buf: Vec<u8> = Vec::with_capacity(2 * STREAM_CHUNK + 8);
+        let flush = |buf: &mut Vec<u8>, w: &mut dyn Write, force: bool| {
+            if buf.len() >= STREAM_CHUNK || (force && !buf.is_empty()) {
+                w.write_all(buf)?;
+                buf.clear();
+            }
+            std::io::Result::Ok(())
+        };
+        for r in 0..self.rows {
+            let row = &self.src[r * self.src_row..(r + 1) * self.src_row];
+            match (self.packed_src, self.packed_file) {
+                // The bytes as they are (elements, codes, or packed bytes):
+                // short rows gathered in the buffer, long ones written whole.
+                (false, false) | (true, true) => {
+                    let bytes = if self.packed_src {
+                        &row[..self.last / vpb]
+                    } else {
+                        &row[..self.last * item]
+                    };
+                    if bytes.len() < STREAM_CHUNK {
+                        buf.extend_from_slice(bytes);
+                        flush(&mut buf, w, false)?;
+                    } else {
+                        flush(&mut buf, w, true)?;
+                        w.write_all(bytes)?;
+                    }
+                }
+                // Codes packed on the way.
+                (false, true) => {
+                    for group in row[..self.last].chunks(vpb) {
+                        buf.push(codes::pack_byte(self.dtype, group));
+                        flush(&mut buf, w, false)?;
+                    }
+                }
+                // Packed bytes unpacked on the way, the row's padding left.
+                (true, false) => {
+                    let mut left = self.last;
+                    for &b in row {
+                        if left == 0 {
+                            break;
+                        }
+                        let start = buf.len();
+                        codes::unpack_byte(self.dtype, b, &mut buf);
+                        let got = buf.len() - start;
+                        if got > left {
+                            buf.truncate(start + left);
+                        }
+                        left -= got.min(left);
+                        flush(&mut buf, w, false)?;
+                    }
+                }
+            }
+        }
+        flush(&mut buf, w, true)
+    }
+}
+
+/// The bytes a result is packed or unpacked through on its way to its file.
+const STREAM_CHUNK: usize = 1 << 16;
 
 impl Dest {
     /// Resolve result `name` of the call file at `call_path`.
@@ -198,16 +371,44 @@ impl Results {
     }
 
     /// Write result `name`: `codes_or_bytes` holds it in C order, one code
-    /// per byte for sub-byte dtypes, of `dtype` and `shape` (in values). The
-    /// call file's `dtype` and `shape` for it, where given, must be these;
-    /// `packed` applies to sub-byte dtypes only. The result goes to a
-    /// temporary file; returns the path the call file names, for the report.
+    /// per byte for sub-byte dtypes (as operands are loaded), of `dtype` and
+    /// `shape` (in values). See [`Results::add_held`].
     pub fn add(
         &mut self,
         name: &str,
         dtype: DType,
         shape: &[usize],
         codes_or_bytes: &[u8],
+    ) -> Outcome<PathBuf> {
+        self.add_held(name, dtype, shape, Held::Codes(codes_or_bytes))
+    }
+
+    /// Write result `name` as the library wrote it: packed along the last
+    /// axis for sub-byte dtypes, in rows of `row` values of which the first
+    /// (the shape's last extent, 1 for a 0-d result) are the result's. See
+    /// [`Results::add_held`].
+    pub fn add_library(
+        &mut self,
+        name: &str,
+        dtype: DType,
+        shape: &[usize],
+        data: &[u8],
+        row: usize,
+    ) -> Outcome<PathBuf> {
+        self.add_held(name, dtype, shape, Held::Library { data, row })
+    }
+
+    /// Write result `name` of `dtype` and `shape` (in values), held as
+    /// `held` says. The call file's `dtype` and `shape` for it, where given,
+    /// must be these; `packed` applies to sub-byte dtypes only. The result
+    /// is streamed to a temporary file (packed or unpacked on the way, no
+    /// copy held); returns the path the call file names, for the report.
+    pub fn add_held(
+        &mut self,
+        name: &str,
+        dtype: DType,
+        shape: &[usize],
+        held: Held<'_>,
     ) -> Outcome<PathBuf> {
         let Some(i) = self.dests.iter().position(|d| d.name == name) else {
             return Err(Failure::run(format!(
@@ -243,40 +444,24 @@ impl Results {
                 )));
             }
         }
-        let t = npy_type(dtype);
-        let packed;
-        let (file_shape, data) = if spec.packed {
-            let Some((&last, outer)) = shape.split_last() else {
-                return Err(Failure::run(format!(
-                    "result {name}: a packed result needs at least one axis"
-                )));
-            };
-            if last % vpb != 0 {
-                return Err(Failure::run(format!(
-                    "result {name}: cannot pack a last axis of {last} {dtype} values into whole bytes ({vpb} per byte)"
-                )));
-            }
-            let mut file_shape = outer.to_vec();
-            file_shape.push(last / vpb);
-            packed = codes::pack(dtype, codes_or_bytes);
-            (file_shape, packed.as_slice())
-        } else {
-            (shape.to_vec(), codes_or_bytes)
-        };
-        let header =
-            npy::header_bytes(t, &file_shape, data.len()).map_err(|e| refuse(name, &d.shown, e))?;
+        let layout = FileLayout::of(name, dtype, shape, spec.packed, held)?;
+        let header = npy::header_bytes(npy_type(dtype), &layout.file_shape, layout.data_len)
+            .map_err(|e| refuse(name, &d.shown, e))?;
         let temp = sibling(&d.target, "tmp");
+        // Registered before it exists, so that a signal arriving from here on
+        // removes it (crate::signals).
+        let registration = crate::signals::register(&temp);
         let written = (|| -> std::io::Result<()> {
             let mut f = OpenOptions::new()
                 .write(true)
                 .create_new(true)
                 .open(&temp)?;
-            self.litter.push(temp.clone());
+            self.litter.push((temp.clone(), registration));
             if let Some(p) = &d.permissions {
                 f.set_permissions(p.clone())?;
             }
             f.write_all(&header)?;
-            f.write_all(data)?;
+            layout.stream(&mut f)?;
             f.sync_all()
         })();
         if let Err(e) = written {
@@ -307,9 +492,10 @@ impl Results {
         for d in &self.dests {
             let keep = if self.dests.len() > 1 && d.existing.is_some() {
                 let k = sibling(&d.target, "old");
+                let registration = crate::signals::register(&k);
                 match fs::hard_link(&d.target, &k) {
                     Ok(()) => {
-                        self.litter.push(k.clone());
+                        self.litter.push((k.clone(), registration));
                         Some(k)
                     }
                     // A file system without hard links: the rename below
@@ -369,8 +555,9 @@ impl Results {
 impl Drop for Results {
     /// Without a commit, nothing the call wrote stays.
     fn drop(&mut self) {
-        for p in self.litter.drain(..) {
+        for (p, registration) in self.litter.drain(..) {
             let _ = fs::remove_file(p);
+            drop(registration);
         }
     }
 }

@@ -53,13 +53,18 @@ impl Bank {
     /// the command's syncs of its results cost nothing), else under the
     /// system's temporary directory.
     ///
-    /// The calls run under a result budget of 256 MiB (the CLI's
-    /// `TESSERA_MAX_RESULT_BYTES`, unless the environment sets it), so that a
-    /// call asking for a huge result from a tiny operand meets the CLI's
-    /// stated refusal instead of the machine's memory limit.
+    /// The calls run under a result budget of 256 MiB and a work budget of
+    /// 2^27 steps (the CLI's `TESSERA_MAX_RESULT_BYTES` and
+    /// `TESSERA_MAX_WORK`, unless the environment sets them), so that a call
+    /// asking for a huge result or endless work from a tiny operand meets
+    /// the CLI's stated refusal instead of the machine's memory limit or the
+    /// run's patience.
     pub fn new(tag: &str, rng: &mut Rng) -> Bank {
-        if std::env::var_os(tessera_cli::operand::RESULT_BUDGET_ENV).is_none() {
-            std::env::set_var(tessera_cli::operand::RESULT_BUDGET_ENV, "268435456");
+        if std::env::var_os(tessera_cli::budget::BYTES_ENV).is_none() {
+            std::env::set_var(tessera_cli::budget::BYTES_ENV, "268435456");
+        }
+        if std::env::var_os(tessera_cli::budget::WORK_ENV).is_none() {
+            std::env::set_var(tessera_cli::budget::WORK_ENV, "134217728");
         }
         let shm = Path::new("/dev/shm");
         let root =
@@ -136,6 +141,29 @@ impl Bank {
         files.push(int("q2.npy", NpyType::I8, &[4, 2], rng));
         files.push(int("p.npy", NpyType::U8, &[2, 1], rng));
         files.push(int("bo.npy", NpyType::Bool, &[2, 3], rng));
+        // Fixed files of the hostile generators (crate::hostile): group ids
+        // of a depth of 4 and plain f64 values.
+        let fixed = |name, dtype: NpyType, shape: &[usize], data: Vec<u8>| {
+            std::fs::write(dir.join(name), npy::encode(dtype, shape, &data).unwrap()).unwrap();
+        };
+        fixed(
+            "g.npy",
+            NpyType::I64,
+            &[4],
+            [0i64, 1, 1, 3]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect(),
+        );
+        fixed(
+            "w.npy",
+            NpyType::F64,
+            &[3],
+            [0.5f64, -2.0, 3.0]
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .collect(),
+        );
         // A Fortran-order file, a file that is not a .npy file, and the
         // encodings the format calls read (written by the command itself).
         let fortran: Vec<u8> = (0..6u32).flat_map(|i| (i as f32).to_le_bytes()).collect();
@@ -281,6 +309,13 @@ pub enum Model {
     CastF64(&'static str, bool),
     /// `y` (i64, shape []) = the wrapping sum of the i64 file `x`.
     SumI64(&'static str),
+    /// `y` (f64, of `shape`) holds `value` (its bits) everywhere.
+    Constant {
+        /// The value.
+        value: f64,
+        /// The result's shape.
+        shape: Vec<usize>,
+    },
 }
 
 /// A generated call: its text, the result files created before it runs
@@ -547,6 +582,9 @@ fn operand_file(rng: &mut Rng, bank: &Bank, kernel: &str, name: &str) -> String 
 pub fn structured(rng: &mut Rng, bank: &Bank) -> CallCase {
     if rng.chance(1, 8) {
         return model_call(rng, bank);
+    }
+    if rng.chance(1, 6) {
+        return crate::hostile::hostile(rng, bank);
     }
     let kernel: String = if rng.chance(1, 2) {
         rng.pick(OTHER_KERNELS).to_string()
@@ -868,6 +906,22 @@ pub fn check_model(bank: &Bank, model: &Model) -> Result<u64, String> {
                 }
             }
             Ok(a.values.len() as u64)
+        }
+        Model::Constant { value, shape: want } => {
+            if &shape != want || dtype != NpyType::F64 {
+                return Err(format!(
+                    "constant: result {dtype} {shape:?}, the model's f64 {want:?}"
+                ));
+            }
+            for (i, c) in data.chunks(8).enumerate() {
+                let got = f64::from_le_bytes(c.try_into().unwrap());
+                if got.to_bits() != value.to_bits() {
+                    return Err(format!(
+                        "constant: element {i} is {got:?}, the model says {value:?}"
+                    ));
+                }
+            }
+            Ok(data.len() as u64 / 8)
         }
         Model::SumI64(x) => {
             let a = bank.file(x).unwrap();

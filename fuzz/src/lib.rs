@@ -27,6 +27,7 @@
 #![deny(missing_docs)]
 
 pub mod calls;
+pub mod hostile;
 pub mod mutate;
 pub mod npy_gen;
 pub mod program;
@@ -76,6 +77,10 @@ pub struct Stats {
     pub model_checks: u64,
     /// Cases that panicked (a run stops at the first, so 0 or 1).
     pub panics: u64,
+    /// The longest case, in microseconds, and its number.
+    pub slowest_us: u64,
+    /// The number of the longest case.
+    pub slowest_case: u64,
 }
 
 /// How many cases and which seed a run uses.
@@ -85,6 +90,10 @@ pub struct Plan {
     pub cases: u64,
     /// The run's seed.
     pub seed: u64,
+    /// The longest a case may take: a slower one fails the run (a hang
+    /// caught while it is still a delay). None in the default runs, which
+    /// share the machine with the rest of the tests.
+    pub case_limit: Option<std::time::Duration>,
 }
 
 impl Plan {
@@ -93,11 +102,13 @@ impl Plan {
         Plan {
             cases: DEFAULT_CASES,
             seed: BASE_SEED,
+            case_limit: None,
         }
     }
 
     /// A long run: `TESSERA_FUZZ_CASES` cases (default [`LONG_CASES`]) from
-    /// `TESSERA_FUZZ_SEED` (decimal or 0x-hex; default [`BASE_SEED`]).
+    /// `TESSERA_FUZZ_SEED` (decimal or 0x-hex; default [`BASE_SEED`]), each
+    /// case within `TESSERA_FUZZ_CASE_LIMIT_S` seconds (default 5).
     ///
     /// # Panics
     ///
@@ -110,6 +121,10 @@ impl Plan {
         Plan {
             cases: var("TESSERA_FUZZ_CASES", LONG_CASES),
             seed: var("TESSERA_FUZZ_SEED", BASE_SEED),
+            case_limit: Some(std::time::Duration::from_secs(var(
+                "TESSERA_FUZZ_CASE_LIMIT_S",
+                5,
+            ))),
         }
     }
 }
@@ -161,8 +176,14 @@ pub fn run<I>(
         if trace {
             eprintln!("case {case}: {}", cut(&show(&input)));
         }
+        let began = Instant::now();
         let verdict = catch_unwind(AssertUnwindSafe(|| check(&input)));
+        let took = began.elapsed();
         stats.cases += 1;
+        if took.as_micros() as u64 > stats.slowest_us {
+            stats.slowest_us = took.as_micros() as u64;
+            stats.slowest_case = case;
+        }
         let fail = |what: String| -> ! {
             panic!(
                 "fuzz target {name}: case {case} of seed {seed:#x} (TESSERA_FUZZ_SEED={seed:#x}): {what}\ninput: {input}",
@@ -170,6 +191,13 @@ pub fn run<I>(
                 input = cut(&show(&input)),
             )
         };
+        if let Some(limit) = plan.case_limit.filter(|&l| took > l) {
+            fail(format!(
+                "took {:.1} s, over the limit of {:.1} s",
+                took.as_secs_f64(),
+                limit.as_secs_f64()
+            ))
+        }
         match verdict {
             Ok(Ok(Verdict::Refused)) => stats.refusals += 1,
             Ok(Ok(Verdict::Succeeded { models })) => {
@@ -189,14 +217,16 @@ pub fn run<I>(
     }
     if verbose {
         println!(
-            "fuzz target {name}: seed {:#x}: {} cases, {} refusals, {} successes, {} model checks, {} panics, {:.1} s",
+            "fuzz target {name}: seed {:#x}: {} cases, {} refusals, {} successes, {} model checks, {} panics, {:.1} s; slowest case {} ({:.3} s)",
             plan.seed,
             stats.cases,
             stats.refusals,
             stats.successes,
             stats.model_checks,
             stats.panics,
-            start.elapsed().as_secs_f64()
+            start.elapsed().as_secs_f64(),
+            stats.slowest_case,
+            stats.slowest_us as f64 / 1e6
         );
     }
     stats

@@ -69,12 +69,26 @@ fn f16_bits(v: f32) -> u16 {
     ((e as u32) << 10 | m) as u16
 }
 
-fn supported(d: DType) -> bool {
+/// Whether [`random`] fills `dtype` (a query: nothing computed), refused as
+/// `random` refuses it otherwise: bool, integers of 8 bits or more, f16,
+/// bf16, f32 and f64 are defined.
+pub fn random_dtype(d: DType) -> Result<()> {
     let info = d.info();
-    matches!(
+    let ok = matches!(
         d,
         DType::Bool | DType::F16 | DType::Bf16 | DType::F32 | DType::F64
-    ) || (matches!(info.class, crate::Class::Int | crate::Class::Uint) && info.values_per_byte == 1)
+    ) || (matches!(info.class, crate::Class::Int | crate::Class::Uint)
+        && info.values_per_byte == 1);
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::DTypeUnsupported {
+            operand: "random fill destination".into(),
+            dtype: d,
+            reason: "random fill defines bool, integers of 8 bits or more, f16, bf16, f32 and f64"
+                .into(),
+        })
+    }
 }
 
 /// Elements below which a fill stays on the calling thread.
@@ -87,14 +101,7 @@ const PARALLEL_MIN: usize = 1 << 16;
 /// that reaches one element twice ([`Error::Layout`]).
 pub fn random(seed: u64, out: &mut ArrayViewMut<'_>, exec: &Exec) -> Result<()> {
     let d = out.dtype();
-    if !supported(d) {
-        return Err(Error::DTypeUnsupported {
-            operand: "random fill destination".into(),
-            dtype: d,
-            reason: "random fill defines bool, integers of 8 bits or more, f16, bf16, f32 and f64"
-                .into(),
-        });
-    }
+    random_dtype(d)?;
     check_destination(out)?;
     let n = out.layout().len();
     if n == 0 {

@@ -88,14 +88,43 @@ impl Par {
             _ => Par::Seq,
         }
     }
-    /// The number of tasks this allows (at least 1).
+    /// The number of tasks this allows: at least 1, at most [`MAX_THREADS`]
+    /// (a larger `Par::Threads` is clamped: more tasks than that only cost
+    /// their bookkeeping).
     pub fn count(self) -> usize {
         match self {
             Par::Seq => 1,
-            Par::Threads(n) => n.get(),
-            Par::Pool => rayon::current_num_threads().max(1),
+            Par::Threads(n) => n.get().min(MAX_THREADS),
+            Par::Pool => {
+                guard_pool();
+                rayon::current_num_threads().clamp(1, MAX_THREADS)
+            }
         }
     }
+}
+
+/// The most threads (tasks) a call uses, and the most threads the library
+/// lets rayon's global pool start with: `RAYON_NUM_THREADS` above it (where
+/// rayon would try to start that many threads before the first call could
+/// run) is clamped to it.
+pub const MAX_THREADS: usize = 1024;
+
+/// Before rayon's global pool first starts: where `RAYON_NUM_THREADS` asks
+/// for more than [`MAX_THREADS`] threads, build the global pool with
+/// [`MAX_THREADS`] instead (an application that built its global pool
+/// already keeps it). Checked once per process; afterwards a load of a flag.
+fn guard_pool() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let asked = std::env::var("RAYON_NUM_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u128>().ok());
+        if asked.is_some_and(|n| n > MAX_THREADS as u128) {
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads(MAX_THREADS)
+                .build_global();
+        }
+    });
 }
 
 /// How a call runs: on which tier and with what parallelism. Every call that
@@ -134,8 +163,11 @@ impl Exec {
     pub fn threads(self, n: usize) -> Self {
         self.par(Par::threads(n))
     }
-    /// The tier this runs on, checked against the CPU.
+    /// The tier this runs on, checked against the CPU. (Every call asks
+    /// this first; it also keeps rayon's global pool within
+    /// [`MAX_THREADS`], see [`Par::count`].)
     pub fn resolve_tier(&self) -> Result<Tier> {
+        guard_pool();
         let t = self.tier.unwrap_or_else(active_tier);
         if t.available() {
             Ok(t)

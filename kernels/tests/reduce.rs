@@ -1077,6 +1077,110 @@ fn series_kernels_follow_their_stated_order() {
     assert!(diff(&v, &mut y, &Exec::default()).is_err());
 }
 
+/// The rolling extremes against a direct model of their contract (per
+/// window: the first NaN's bits where there is one, else the extreme with
+/// -0 < +0), over series of signed zeros, ties, NaNs of distinct payloads
+/// and infinities, every window length of short series and a few of long
+/// ones (the kernel cuts the series into blocks of the window).
+#[test]
+fn rolling_extremes_are_the_first_nan_or_the_extreme_of_each_window() {
+    use tessera::reduce::{rolling_max, rolling_min};
+    fn model(w: &[f64], max: bool) -> u64 {
+        if let Some(nan) = w.iter().find(|v| v.is_nan()) {
+            return nan.to_bits();
+        }
+        // Total order on non-NaN values with -0 < +0: compare (value, sign).
+        let key = |v: f64| {
+            (
+                v,
+                if v == 0.0 && v.is_sign_negative() {
+                    0
+                } else {
+                    1
+                },
+            )
+        };
+        let mut best = w[0];
+        for &v in &w[1..] {
+            let (kv, kb) = (key(v), key(best));
+            let better = if max {
+                kv.0 > kb.0 || (kv.0 == kb.0 && kv.1 > kb.1)
+            } else {
+                kv.0 < kb.0 || (kv.0 == kb.0 && kv.1 < kb.1)
+            };
+            if better {
+                best = v;
+            }
+        }
+        best.to_bits()
+    }
+    let mut rng = Rng::new(41);
+    let palette = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.5,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::from_bits(0x7ff8_0000_0000_0001),
+        f64::from_bits(0xfff8_0000_0000_0002),
+        f64::from_bits(0x7ff0_0000_0000_0003),
+    ];
+    let mut series: Vec<Vec<f64>> = Vec::new();
+    for n in [1usize, 2, 3, 7, 16, 33] {
+        for nan_rate in [0u64, 3, 12] {
+            series.push(
+                (0..n)
+                    .map(|_| {
+                        let i = rng.below(palette.len() as u64) as usize;
+                        if i >= 7 && rng.below(16) >= nan_rate {
+                            rng.spread()
+                        } else {
+                            palette[i]
+                        }
+                    })
+                    .collect(),
+            );
+        }
+    }
+    let long: Vec<f64> = (0..5000)
+        .map(|i| {
+            if i % 997 == 0 {
+                palette[7 + i % 3]
+            } else {
+                rng.spread()
+            }
+        })
+        .collect();
+    series.push(long);
+    for v in &series {
+        let n = v.len();
+        let windows: Vec<usize> = if n <= 40 {
+            (1..=n).collect()
+        } else {
+            vec![1, 2, 3, 64, 999, 1000, 1024, 2500, n - 1, n]
+        };
+        for &w in &windows {
+            for max in [true, false] {
+                let mut out = vec![0.0; n - w + 1];
+                if max {
+                    rolling_max(w, v, &mut out, &Exec::default()).unwrap();
+                } else {
+                    rolling_min(w, v, &mut out, &Exec::default()).unwrap();
+                }
+                for (i, o) in out.iter().enumerate() {
+                    assert_eq!(
+                        o.to_bits(),
+                        model(&v[i..i + w], max),
+                        "max {max}, n {n}, window {w}, start {i}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn several_reductions_of_one_loop_have_each_ones_bits() {
     let mut rng = Rng::new(17);

@@ -293,3 +293,80 @@ fn batched_and_i64_refusals() {
     assert!(matches!(r, Err(Error::Attribute { .. })), "{r:?}");
     assert!(dd.iter().all(|&x| x == 7.0));
 }
+
+/// Depth groups with most groups empty (the ids name a few of many): an
+/// empty group's outputs are its init rounded through the accumulator (a
+/// sum of no product adds nothing, not even a +0: a -0 init stays -0), or
+/// +0 without init, in either order; a group with indices has the exact sum
+/// of its products plus init (small integers: exact in any order). Checked
+/// against that model for a chain-order shape (8 × 8, depth 16) and a
+/// lane-order one (1 × 1, depth 4), with and without init, over 2,000
+/// groups, on every tier and thread count.
+#[test]
+fn depth_groups_without_indices_hold_init_through_the_accumulator() {
+    let mut rng = Rng::new(77);
+    for (r, k, n, chain) in [(8usize, 16usize, 8usize, true), (1, 4, 1, false)] {
+        // The documented rule: chain where R > 4, C > 4, R·C ≥ 64 and
+        // K < 128·R·C.
+        assert_eq!(chain, r > 4 && n > 4 && r * n >= 64 && k < 128 * r * n);
+        let groups = 2000;
+        let a = vals(&mut rng, r * k, true);
+        let b = vals(&mut rng, k * n, true);
+        // ids in a handful of groups, some shared.
+        let ids: Vec<i64> = (0..k).map(|i| [3i64, 1999, 700, 3][i % 4]).collect();
+        let init: Vec<f32> = (0..groups * r * n)
+            .map(|i| match i % 5 {
+                0 => -0.0,
+                1 => 0.0,
+                2 => 1.5,
+                3 => -(i as f32),
+                _ => 3.0e38,
+            })
+            .collect();
+        for with_init in [true, false] {
+            let want: Vec<u32> = (0..groups * r * n)
+                .map(|o| {
+                    let (g, i, j) = (o / (r * n), (o / n) % r, o % n);
+                    let start = if with_init { init[o] as f64 } else { 0.0 };
+                    let members: Vec<usize> = (0..k).filter(|&kk| ids[kk] == g as i64).collect();
+                    let v = if members.is_empty() {
+                        start
+                    } else {
+                        let s: f64 = members
+                            .iter()
+                            .map(|&kk| a[i * k + kk] as f64 * b[kk * n + j] as f64)
+                            .sum();
+                        start + s
+                    };
+                    (v as f32).to_bits()
+                })
+                .collect();
+            for exec in execs() {
+                let mut out = vec![0f32; groups * r * n];
+                let av = ArrayView::from_slice(&a, &[r, k]).unwrap();
+                let bv = ArrayView::from_slice(&b, &[k, n]).unwrap();
+                let iv = ArrayView::from_slice(&init, &[groups, r, n]).unwrap();
+                contract_grouped_depth(
+                    DType::F64,
+                    groups,
+                    &av,
+                    &bv,
+                    Ids::I64(&ids),
+                    with_init.then_some(&iv),
+                    &mut ArrayViewMut::from_slice(&mut out, &[groups, r, n]).unwrap(),
+                    &exec,
+                )
+                .unwrap();
+                let got: Vec<u32> = out.iter().map(|v| v.to_bits()).collect();
+                if let Some(o) = (0..got.len()).find(|&o| got[o] != want[o]) {
+                    panic!(
+                        "r {r} k {k} n {n} init {with_init} {exec:?}: output {o} (group {}) is {:?}, not {:?}",
+                        o / (r * n),
+                        f32::from_bits(got[o]),
+                        f32::from_bits(want[o])
+                    );
+                }
+            }
+        }
+    }
+}

@@ -90,15 +90,14 @@ pub fn fold_call(
     let fail = |e: tessera::Error| Failure::run(format!("kernel `{k}`: {e}"));
     // Sub-byte dtypes travel as one code per byte; the library folds them
     // as packed arrays, so they are packed first.
-    let (xbytes, xstrides) = if x.is_codes() {
-        (
-            crate::codes::pack(x.dtype, &x.data),
-            npy::c_strides(&x.shape),
-        )
+    let packed;
+    let (xbytes, xstrides): (&[u8], Vec<isize>) = if x.is_codes() {
+        packed = crate::codes::pack(x.dtype, &x.data)?;
+        (&packed, npy::c_strides(&x.shape))
     } else {
-        (x.data.clone(), x.strides.clone())
+        (&x.data, x.strides.clone())
     };
-    let xv = ArrayView::new(x.dtype, &x.shape, &xstrides, 0, &xbytes).map_err(fail)?;
+    let xv = ArrayView::new(x.dtype, &x.shape, &xstrides, 0, xbytes).map_err(fail)?;
     let count = npy::element_count(&shape);
     let vpb = values_per_byte(dtype);
     let bytes = if vpb > 1 {
@@ -115,12 +114,8 @@ pub fn fold_call(
     let mut out = operand::zeroed(bytes)?;
     let mut yv = ArrayViewMut::contiguous(dtype, &shape, &mut out).map_err(fail)?;
     tessera::assembly::fold(&pad, &xv, &mut yv, exec).map_err(fail)?;
-    let codes = if vpb > 1 {
-        crate::codes::unpack(dtype, &out)
-    } else {
-        out
-    };
-    let path = results.add("y", dtype, &shape, &codes)?;
+    let last = shape.last().copied().unwrap_or(1);
+    let path = results.add_library("y", dtype, &shape, &out, last)?;
     Ok(vec![format!(
         "fold of x {:?} into y = {dtype} {shape:?} -> {} (tier {})",
         x.shape,

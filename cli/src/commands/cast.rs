@@ -12,7 +12,7 @@
 //! Sub-byte dtypes on either side run on the last axis padded to whole bytes,
 //! as the elementwise kinds do.
 
-use super::elementwise::{prepare, unpad, work_shape};
+use super::elementwise::{prepare, work_shape};
 use super::{expect_attrs, expect_names, string_attr};
 use crate::call::Call;
 use crate::codes::values_per_byte;
@@ -86,8 +86,8 @@ pub fn call(
         )));
     }
     let vpb = values_per_byte(from).max(values_per_byte(to));
-    let (work, last, padded_last) = work_shape(&target, vpb);
-    let src = prepare(x, vpb, padded_last);
+    let (work, _, padded_last) = work_shape(&target, vpb);
+    let src = prepare(x, vpb, padded_last)?;
     let view = ArrayView::new(src.dtype, &src.shape, &src.strides, 0, &src.data)
         .map_err(|e| Failure::run(format!("operand x: {e}")))?;
     let count = npy::element_count(&work);
@@ -97,8 +97,7 @@ pub fn call(
     tessera::cast(mode, &view, &mut out_view, exec)
         .map_err(|e| Failure::run(format!("kernel `cast`: {e}")))?;
     drop(out_view);
-    let result = unpad(to, out, padded_last, last);
-    let path = results.add("y", to, &target, &result)?;
+    let path = results.add_library("y", to, &target, &out, padded_last)?;
     let tier = exec.resolve_tier()?;
     Ok(vec![format!(
         "cast ({}): y = {to} {target:?} from x {from} -> {} (tier {tier})",

@@ -70,6 +70,19 @@ pub fn pairs_of(
         .map(Some)
 }
 
+/// Charge a contraction's products (every output times the contracted
+/// extents of `a`) to the call's work budget; `out` is the output shape
+/// [`output_shape`] accepted for `spec`.
+pub fn charge_products(out: &[usize], a: &[usize], spec: &ContractSpec) -> Outcome<()> {
+    let mut counts = out.to_vec();
+    counts.extend(
+        spec.contracting
+            .iter()
+            .map(|p| a.get(p.0).copied().unwrap_or(1)),
+    );
+    crate::budget::charge_work(crate::budget::steps(&counts), "the contraction's products")
+}
+
 /// Run a contraction as described by `call` (read from `call_path`); returns
 /// the lines to report.
 pub fn call(
@@ -132,6 +145,7 @@ pub fn call(
     }
     let bytes = npy::byte_size(&shape, to.info().item_bytes)
         .map_err(|e| Failure::run(format!("result y: {e}")))?;
+    charge_products(&shape, &a.shape, &spec)?;
     let (va, vb) = (whole_byte_view(NAME, &a)?, whole_byte_view(NAME, &b)?);
     let vi = init
         .as_ref()

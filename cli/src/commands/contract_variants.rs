@@ -32,6 +32,7 @@
 
 use super::contract::pairs_of;
 use super::{count_attr, expect_attrs, expect_names, string_attr, whole_byte_view};
+use crate::budget;
 use crate::call::Call;
 use crate::codes::values_per_byte;
 use crate::failure::{Failure, Outcome};
@@ -213,6 +214,7 @@ pub fn scaled_call(
     };
     let shape = output_shape(&a.shape, &b.shape, &spec).map_err(|e| run_err(K, e))?;
     let to = result_of(K, call, acc, &shape)?;
+    super::contract::charge_products(&shape, &a.shape, &spec)?;
     let (va, vb) = (whole_byte_view(K, &a)?, whole_byte_view(K, &b)?);
     let vi = init.as_ref().map(|x| whole_byte_view(K, x)).transpose()?;
     let sa = a_scales
@@ -264,8 +266,8 @@ fn ids_of(x: &Loaded) -> Outcome<Vec<i64>> {
         )));
     }
     let v = whole_byte_view(GROUPED, x)?;
-    let n: usize = x.shape.iter().product();
-    let mut out = vec![0i64; n];
+    let n = crate::npy::element_count(&x.shape);
+    let mut out = budget::zeroed::<i64>(n, "operand ids as int64")?;
     tessera::cast(
         tessera::CastMode::Default,
         &v,
@@ -368,6 +370,16 @@ pub fn grouped_call(
     }
     shape.extend([r, n]);
     let to = result_of(K, call, acc, &shape)?;
+    // Every product once (R·K·N per batch element), and by depth every
+    // group's outputs (groups·R·N, an empty group's too).
+    let mut work = budget::steps(&[r, k, n]);
+    if let Some(g) = groups {
+        work = work.saturating_add(budget::steps(&[g, r, n]));
+    }
+    budget::charge_work(
+        work.saturating_mul(budget::steps(&bat)),
+        "the grouped contraction's products and outputs",
+    )?;
     let (va, vb) = (whole_byte_view(K, &a)?, whole_byte_view(K, &b)?);
     let vi = init.as_ref().map(|x| whole_byte_view(K, x)).transpose()?;
     let mut out = result_buffer(to, &shape)?;

@@ -147,11 +147,11 @@ pub fn call(
         .chain([values_per_byte(want)])
         .max()
         .unwrap_or(1);
-    let (work_shape, last, padded_last) = work_shape(&target, vpb);
+    let (work_shape, _, padded_last) = work_shape(&target, vpb);
     let prepared: Vec<Prepared> = inputs
         .into_iter()
         .map(|a| prepare(a, vpb, padded_last))
-        .collect();
+        .collect::<Outcome<_>>()?;
     let views: Vec<ArrayView<'_>> = prepared
         .iter()
         .map(|p| {
@@ -173,8 +173,7 @@ pub fn call(
     })?;
     drop(out_view);
 
-    let result = unpad(want, out, padded_last, last);
-    let path = results.add("y", want, &target, &result)?;
+    let path = results.add_library("y", want, &target, &out, padded_last)?;
     let tier = exec.resolve_tier()?;
     Ok(vec![format!(
         "{kind}: y = {want} {target:?} -> {} (tier {tier})",
@@ -199,26 +198,6 @@ pub(crate) fn work_shape(target: &[usize], vpb: usize) -> (Vec<usize>, usize, us
     (work, last, padded_last)
 }
 
-/// A result of `dtype` as the library wrote it (packed for sub-byte dtypes,
-/// rows of `padded_last` values) turned into C-order codes of rows of `last`
-/// values, one code per byte for sub-byte dtypes.
-pub(crate) fn unpad(dtype: DType, out: Vec<u8>, padded_last: usize, last: usize) -> Vec<u8> {
-    let mut result = if values_per_byte(dtype) > 1 {
-        codes::unpack(dtype, &out)
-    } else {
-        out
-    };
-    if padded_last != last {
-        let row = padded_last * dtype.info().item_bytes;
-        let keep = last * dtype.info().item_bytes;
-        result = result
-            .chunks(row.max(1))
-            .flat_map(|r| r[..keep.min(r.len())].iter().copied())
-            .collect();
-    }
-    result
-}
-
 /// An operand in the layout the library takes.
 pub(crate) struct Prepared {
     /// The operand's name in the call file.
@@ -236,16 +215,16 @@ pub(crate) struct Prepared {
 /// Bring an operand into the library's layout for a call whose last axis runs
 /// padded to `padded_last` values (a multiple of `vpb`). The operand's last
 /// extent is 1 (broadcast), the call's last extent, or already `padded_last`.
-pub(crate) fn prepare(a: Loaded, vpb: usize, padded_last: usize) -> Prepared {
+pub(crate) fn prepare(a: Loaded, vpb: usize, padded_last: usize) -> Outcome<Prepared> {
     let is_codes = a.is_codes();
     if vpb == 1 {
-        return Prepared {
+        return Ok(Prepared {
             name: a.name,
             dtype: a.dtype,
             shape: a.shape,
             strides: a.strides,
             data: a.data,
-        };
+        });
     }
     let item = a.dtype.info().item_bytes;
     let (mut shape, mut strides, mut data) = if a.shape.is_empty() {
@@ -256,38 +235,41 @@ pub(crate) fn prepare(a: Loaded, vpb: usize, padded_last: usize) -> Prepared {
     let n = shape.last().copied().unwrap_or(1);
     if n != padded_last && (is_codes || n != 1) {
         // Repeat a broadcast value, or pad each row with zero codes.
-        let c = operand::to_c_order(&data, &shape, &strides, item);
-        let rows: Vec<u8> = c
-            .chunks((n * item).max(1))
-            .flat_map(|row| {
-                let mut r = Vec::with_capacity(padded_last * item);
-                if n == 1 {
-                    for _ in 0..padded_last {
-                        r.extend_from_slice(row);
-                    }
-                } else {
-                    r.extend_from_slice(row);
-                    r.resize(padded_last * item, 0);
+        let c = operand::to_c_order(&data, &shape, &strides, item)?;
+        let row_in = (n * item).max(1);
+        let row_out = padded_last * item;
+        let rows = c.len() / row_in;
+        let what = format!("operand {}: its rows padded to whole bytes", a.name);
+        let bytes = rows.checked_mul(row_out).ok_or_else(|| {
+            Failure::run(format!("{what}: {rows} rows of {row_out} bytes overflow"))
+        })?;
+        let mut padded = crate::budget::with_capacity(bytes, &what)?;
+        for row in c.chunks(row_in) {
+            if n == 1 {
+                for _ in 0..padded_last {
+                    padded.extend_from_slice(row);
                 }
-                r
-            })
-            .collect();
+            } else {
+                padded.extend_from_slice(row);
+                padded.resize(padded.len() + (row_out - row.len()), 0);
+            }
+        }
         if let Some(l) = shape.last_mut() {
             *l = padded_last;
         }
         strides = npy::c_strides(&shape);
-        data = rows;
+        data = padded;
     }
     if is_codes {
-        data = codes::pack(a.dtype, &data);
+        data = codes::pack(a.dtype, &data)?;
     }
-    Prepared {
+    Ok(Prepared {
         name: a.name,
         dtype: a.dtype,
         shape,
         strides,
         data,
-    }
+    })
 }
 
 fn describe_shapes(inputs: &[Loaded]) -> String {

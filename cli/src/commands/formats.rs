@@ -233,7 +233,7 @@ fn load_bytes(call_path: &Path, name: &str, spec: &Operand) -> Outcome<Loaded> {
             a.dtype
         )));
     }
-    a.data = operand::to_c_order(&a.data, &a.shape, &a.strides, 1);
+    a.data = operand::to_c_order(&a.data, &a.shape, &a.strides, 1)?;
     a.strides = npy::c_strides(&a.shape);
     Ok(a)
 }
@@ -449,7 +449,7 @@ pub fn call(
             let x = operand::load(call_path, "x", x_spec)?;
             let sz = sizes(format, &x.shape, "operand x: shape")?;
             let (data, strides) = if x.is_codes() {
-                (codes::pack(x.dtype, &x.data), npy::c_strides(&x.shape))
+                (codes::pack(x.dtype, &x.data)?, npy::c_strides(&x.shape))
             } else {
                 (x.data, x.strides)
             };
@@ -503,8 +503,7 @@ pub fn call(
             .map_err(library(kernel))?;
             drop(view);
             let last = enc.shape.last().copied().unwrap_or(1);
-            let result = super::elementwise::unpad(to, out, last, last);
-            let path = results.add("y", to, &enc.shape, &result)?;
+            let path = results.add_library("y", to, &enc.shape, &out, last)?;
             format!(
                 "decode {}: y = {to} {:?} -> {}",
                 format.info().name,

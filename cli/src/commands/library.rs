@@ -23,6 +23,7 @@
 //! ```
 
 use super::{count_attr, expect_attrs, expect_names, number_attr, truncate, whole_byte_view};
+use crate::budget;
 use crate::call::{Call, Output};
 use crate::failure::{Failure, Outcome};
 use crate::npy;
@@ -242,6 +243,10 @@ pub fn call(
             let seed = need(k, "attribute seed", seed)??;
             let dtype = result_dtype(k, spec, None)?;
             let shape = result_shape(k, spec, None)?;
+            // A dtype the fill does not define is refused before the
+            // result's buffer is allocated.
+            tessera::fill::random_dtype(dtype)
+                .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))?;
             compute_and_store(results, k, dtype, &shape, |y| {
                 tessera::fill::random(seed, y, exec)
             })?
@@ -329,6 +334,11 @@ pub fn call(
             let xv = whole_byte_view(k, &x)?;
             let dtype = result_dtype(k, spec, Some(x.dtype))?;
             let shape = result_shape(k, spec, Some(&x.shape))?;
+            // Horner's rule: every coefficient at every element.
+            budget::charge_work(
+                budget::steps(&[npy::element_count(&shape), coeffs.len()]),
+                "polyval's coefficients at every element",
+            )?;
             compute_and_store(results, k, dtype, &shape, |y| {
                 tessera::poly::polyval(&coeffs, &xv, y, exec)
             })?
@@ -414,7 +424,7 @@ fn lanes<F: LaneFloat + Element + Default>(
     let view = ArrayView::new(x.dtype, &x.shape, &x.strides, 0, &x.data)
         .map_err(|e| Failure::run(format!("operand x: {e}")))?;
     // The terms in index order (the operand may have any stride).
-    let mut terms = vec![F::default(); n];
+    let mut terms = budget::zeroed(n, "operand x: its terms in index order")?;
     tessera::cast(
         tessera::CastMode::Default,
         &view,
@@ -423,9 +433,9 @@ fn lanes<F: LaneFloat + Element + Default>(
         exec,
     )
     .map_err(|e| Failure::run(format!("operand x: {e}")))?;
-    let mut out = vec![[F::default(); LANES]; blocks];
+    let mut out = budget::zeroed::<[F; LANES]>(blocks, "result y")?;
     tessera::reduce::lanes::sum_lanes(&terms, &mut out, exec)
         .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))?;
-    let flat: Vec<F> = out.into_iter().flatten().collect();
-    Ok(tessera::array::as_bytes(&flat).to_vec())
+    let flat = out.as_flattened();
+    budget::copy_of(tessera::array::as_bytes(flat), "result y as bytes")
 }

@@ -93,6 +93,13 @@ pub fn call(
     if let Some((_, s)) = given {
         shape = s.clone();
     }
+    // Every node of the program at every index of the loop.
+    let mut counts = shape.clone();
+    counts.push(program.nodes().len().max(1));
+    crate::budget::charge_work(
+        crate::budget::steps(&counts),
+        &format!("kernel `{NAME}`: the program over the loop shape {shape:?}"),
+    )?;
     let mut bufs = Vec::with_capacity(n_out);
     let mut to = Vec::with_capacity(n_out);
     for (i, &want) in out_dtypes.iter().enumerate() {

@@ -236,16 +236,33 @@ pub fn count_attr(
 
 /// The count of names `prefix0, prefix1, …` among `names`, which must be
 /// exactly those, without gaps (`what` names them in the error: "operands").
+/// Linear in the number of names: each is read as its index once.
 pub fn numbered(kernel: &str, names: &[&String], prefix: &str, what: &str) -> Outcome<usize> {
-    for i in 0..names.len() {
-        let want = format!("{prefix}{i}");
-        if !names.iter().any(|n| **n == want) {
-            return Err(Failure::usage(format!(
-                "kernel `{kernel}` takes {what} {prefix}0, {prefix}1, … without gaps; {want} is missing"
-            )));
+    let n = names.len();
+    let mut seen = vec![false; n];
+    for name in names {
+        let index = name.strip_prefix(prefix).and_then(|digits| {
+            // The canonical decimal only: `x01` is not `x1`.
+            let canonical = !digits.is_empty()
+                && digits.bytes().all(|b| b.is_ascii_digit())
+                && (digits == "0" || !digits.starts_with('0'));
+            if canonical {
+                digits.parse::<usize>().ok()
+            } else {
+                None
+            }
+        });
+        if let Some(i) = index.filter(|&i| i < n) {
+            seen[i] = true;
         }
     }
-    Ok(names.len())
+    // A name outside 0..n leaves an index of 0..n unseen (there are n names).
+    match seen.iter().position(|s| !s) {
+        Some(i) => Err(Failure::usage(format!(
+            "kernel `{kernel}` takes {what} {prefix}0, {prefix}1, … without gaps; {prefix}{i} is missing"
+        ))),
+        None => Ok(n),
+    }
 }
 
 /// A loaded operand as a view, refusing sub-byte dtypes (whose loaded data
@@ -319,6 +336,23 @@ pub fn cut_quoted(message: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbered_names_are_checked_in_one_pass() {
+        let names: Vec<String> = (0..100_000).map(|i| format!("x{i}")).collect();
+        let refs: Vec<&String> = names.iter().collect();
+        assert_eq!(numbered("map", &refs, "x", "operands"), Ok(100_000));
+        // One name replaced by one that is not canonical: its index is
+        // missing, whatever else is there.
+        for odd in ["x079999", "y79999", "x", "x100000", "x+1"] {
+            let mut names = names.clone();
+            names[79_999] = odd.to_string();
+            let refs: Vec<&String> = names.iter().collect();
+            let e = numbered("map", &refs, "x", "operands").unwrap_err();
+            assert!(e.to_string().contains("x79999 is missing"), "{odd}: {e}");
+        }
+        assert_eq!(numbered("map", &[], "x", "operands"), Ok(0));
+    }
 
     #[test]
     fn cuts() {

@@ -81,7 +81,7 @@ fn hold(kernel: &str, a: Loaded) -> Outcome<Held> {
         dtype: a.dtype,
         strides: tessera::array::c_strides(&a.shape),
         shape: a.shape,
-        data: codes::pack(a.dtype, &a.data),
+        data: codes::pack(a.dtype, &a.data)?,
     })
 }
 
@@ -178,6 +178,14 @@ impl Operands {
                 })?
             }
         };
+        // The program's nodes evaluated at every index of the loop, which a
+        // `shape` names without any operand to bound it.
+        let mut counts = shape.clone();
+        counts.push(program.nodes().len().max(1));
+        crate::budget::charge_work(
+            crate::budget::steps(&counts),
+            &format!("kernel `{k}`: the program over the loop shape {shape:?}"),
+        )?;
         Ok(Operands::Program {
             program,
             output,
@@ -388,12 +396,8 @@ pub fn reduce_call(
     let tier = exec.resolve_tier()?;
     let mut lines = Vec::new();
     for ((op, n), (dtype, shape, buf)) in ops.iter().zip(&names).zip(outs) {
-        let codes = if values_per_byte(dtype) > 1 {
-            codes::unpack(dtype, &buf)
-        } else {
-            buf
-        };
-        let path = results.add(n, dtype, &shape, &codes)?;
+        let last = shape.last().copied().unwrap_or(1);
+        let path = results.add_library(n, dtype, &shape, &buf, last)?;
         lines.push(format!(
             "reduce {} over axes {axes:?}: {n} = {dtype} {shape:?} from {} -> {} (tier {tier})",
             op.name(),
@@ -457,12 +461,8 @@ pub fn scan_call(
         tessera::scan_terms(axis, terms, cv.as_ref(), &mut [(op, &mut yv)], exec)
             .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))
     })?;
-    let codes = if values_per_byte(dtype) > 1 {
-        codes::unpack(dtype, &buf)
-    } else {
-        buf
-    };
-    let path = results.add("y", dtype, &shape, &codes)?;
+    let last = shape.last().copied().unwrap_or(1);
+    let path = results.add_library("y", dtype, &shape, &buf, last)?;
     let tier = exec.resolve_tier()?;
     Ok(vec![format!(
         "scan {} along axis {axis}: y = {dtype} {shape:?} from {} -> {} (tier {tier})",

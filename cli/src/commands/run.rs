@@ -17,9 +17,11 @@
 //! (two results naming one file are refused), computed and written to a
 //! temporary file beside its destination, and moved into place only once all
 //! of them are; a call that fails creates or changes no file. Because the
-//! results are held in memory until then, their total is bounded by a result
-//! budget ([`crate::operand::result_budget`]: `TESSERA_MAX_RESULT_BYTES`, else
-//! half the machine's memory), and a call that needs more is refused.
+//! results are held in memory until then, they and the tool's working copies
+//! are bounded by a result budget, and the work a call asks for by a work
+//! budget ([`crate::budget`]: `TESSERA_MAX_RESULT_BYTES`, else half the
+//! machine's memory; `TESSERA_MAX_WORK`, else 2^40 steps); a call that needs
+//! more is refused before it computes.
 
 use super::formats::FormatKernel;
 use super::library::LibraryKernel;
@@ -33,7 +35,7 @@ use std::path::Path;
 use tessera::{Exec, Kind};
 
 /// The most threads a call file may ask for.
-pub const MAX_THREADS: usize = 1024;
+pub const MAX_THREADS: usize = tessera::tier::MAX_THREADS;
 
 /// The kernel a call file names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,7 +187,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     // that returns with all of them written moves them into place. On any
     // failure `results` is dropped, its temporary files removed, and no file
     // is created or changed.
-    crate::operand::set_result_budget(crate::operand::result_budget()?);
+    crate::budget::start_call()?;
     let mut results = Results::plan(path, &call.results)?;
     let r = &mut results;
     let report = match kernel {

@@ -228,8 +228,8 @@ fn demo(out: &mut dyn Write) -> Outcome<usize> {
     // i4 add on packed bytes: two values per byte, wrapping.
     let va: [i8; 6] = [7, -8, 3, -1, 5, 0];
     let vb: [i8; 6] = [1, -1, 5, 2, -6, -8];
-    let pa = codes::pack(DType::I4, &va.map(|v| v as u8 & 0xf));
-    let pb = codes::pack(DType::I4, &vb.map(|v| v as u8 & 0xf));
+    let pa = codes::pack(DType::I4, &va.map(|v| v as u8 & 0xf))?;
+    let pb = codes::pack(DType::I4, &vb.map(|v| v as u8 & 0xf))?;
     let mut py = vec![0u8; 3];
     tessera::elementwise(
         tessera::Kind::Add,
@@ -240,7 +240,7 @@ fn demo(out: &mut dyn Write) -> Outcome<usize> {
         &mut ArrayViewMut::contiguous(DType::I4, &[6], &mut py)?,
         &Exec::default(),
     )?;
-    let got = codes::unpack(DType::I4, &py);
+    let got = codes::unpack(DType::I4, &py)?;
     let ok = va.iter().zip(&vb).zip(&got).all(|((a, b), &c)| {
         let sum = (a + b) as u8 & 0xf;
         sum == c

@@ -16,6 +16,7 @@
 //! written.
 
 use super::{count_attr, expect_attrs, expect_names, number_attr, string_attr};
+use crate::budget;
 use crate::call::Call;
 use crate::failure::{Failure, Outcome};
 use crate::operand::{self, Loaded};
@@ -42,16 +43,21 @@ pub const DOC: &str = "one-dimensional series (attribute op: diff, rolling_min, 
 rolling_mean with window, ema with alpha, sum_squared_deviations with centre), each in its stated \
 order (rolling means and the squared deviations sum in lane order)";
 
-/// The values of a one-dimensional operand in index order.
-fn values<F: Copy + Default>(x: &Loaded, from: impl Fn(&[u8]) -> F, item: usize) -> Vec<F> {
+/// The values of a one-dimensional operand in index order (a copy charged to
+/// the call's result budget).
+fn values<F: Copy + Default>(
+    x: &Loaded,
+    from: impl Fn(&[u8]) -> F,
+    item: usize,
+) -> Outcome<Vec<F>> {
     let n = x.shape[0];
     let s = x.strides[0];
-    (0..n)
-        .map(|i| {
-            let p = (i as isize * s) as usize * item;
-            from(&x.data[p..p + item])
-        })
-        .collect()
+    let mut v = budget::with_capacity(n, "operand x: its values in index order")?;
+    v.extend((0..n).map(|i| {
+        let p = (i as isize * s) as usize * item;
+        from(&x.data[p..p + item])
+    }));
+    Ok(v)
 }
 
 fn run<F: tessera::reduce::lanes::LaneFloat + tessera::Element + Default>(
@@ -71,13 +77,19 @@ fn run<F: tessera::reduce::lanes::LaneFloat + tessera::Element + Default>(
     let err = |e: tessera::Error| Failure::run(format!("kernel `{k}`: {e}"));
     Ok(match op {
         "diff" => {
-            let mut y = vec![F::default(); n.saturating_sub(1)];
+            let mut y = budget::zeroed(n.saturating_sub(1), "result y")?;
             series::diff(x, &mut y, exec).map_err(err)?;
             y
         }
         "rolling_min" | "rolling_max" | "rolling_mean" => {
             let w = need_window()?;
-            let mut y = vec![F::default(); (n + 1).saturating_sub(w.max(1))];
+            let m = (n + 1).saturating_sub(w.max(1));
+            if op == "rolling_mean" {
+                // Each window is summed afresh (its own lane order): m·w
+                // terms. The extremes take O(n) whatever the window.
+                budget::charge_work(budget::steps(&[m, w]), "rolling_mean's windows")?;
+            }
+            let mut y = budget::zeroed(m, "result y")?;
             match op {
                 "rolling_min" => series::rolling_min(w, x, &mut y, exec),
                 "rolling_max" => series::rolling_max(w, x, &mut y, exec),
@@ -90,12 +102,18 @@ fn run<F: tessera::reduce::lanes::LaneFloat + tessera::Element + Default>(
             let a = alpha.ok_or_else(|| {
                 Failure::usage(format!("kernel `{k}`: op ema needs attribute alpha"))
             })?;
-            let mut y = vec![F::default(); n];
+            let mut y = budget::zeroed(n, "result y")?;
             series::ema(a, x, &mut y, exec).map_err(err)?;
             y
         }
         _ => vec![series::sum_squared_deviations(centre, x, exec).map_err(err)?],
     })
+}
+
+/// A series' result.
+enum Series {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
 }
 
 /// Run a `series` call; returns the lines to report.
@@ -154,7 +172,7 @@ pub fn call(
             )));
         }
     }
-    let (bytes, len) = match x.dtype {
+    let y = match x.dtype {
         DType::F32 => {
             // A number beyond f32's range would become an infinity on the
             // way to an f32 series: refused, not changed.
@@ -165,7 +183,7 @@ pub fn call(
                     )));
                 }
             }
-            let v = values(&x, |b| f32::from_le_bytes(b.try_into().unwrap()), 4);
+            let v = values(&x, |b| f32::from_le_bytes(b.try_into().unwrap()), 4)?;
             let y = run(
                 k,
                 op,
@@ -175,18 +193,12 @@ pub fn call(
                 centre as f32,
                 exec,
             )?;
-            (
-                y.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
-                y.len(),
-            )
+            Series::F32(y)
         }
         DType::F64 => {
-            let v = values(&x, |b| f64::from_le_bytes(b.try_into().unwrap()), 8);
+            let v = values(&x, |b| f64::from_le_bytes(b.try_into().unwrap()), 8)?;
             let y = run(k, op, &v, window, alpha, centre, exec)?;
-            (
-                y.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
-                y.len(),
-            )
+            Series::F64(y)
         }
         d => {
             return Err(Failure::run(format!(
@@ -194,12 +206,16 @@ pub fn call(
             )))
         }
     };
+    let (bytes, len) = match &y {
+        Series::F32(v) => (tessera::array::as_bytes(v), v.len()),
+        Series::F64(v) => (tessera::array::as_bytes(v), v.len()),
+    };
     let shape: Vec<usize> = if op == "sum_squared_deviations" {
         Vec::new()
     } else {
         vec![len]
     };
-    let path = results.add("y", x.dtype, &shape, &bytes)?;
+    let path = results.add("y", x.dtype, &shape, bytes)?;
     Ok(vec![format!(
         "series {op}: y = {} {shape:?} -> {}",
         x.dtype,

@@ -163,27 +163,7 @@ impl PaddedLoad {
             }
             code[..cells.item].copy_from_slice(f);
         }
-        // The copy: each axis padded, or held at one element where the
-        // operand broadcasts along it and the pad leaves it alone.
-        let rank = x.shape().len();
-        let mut held = Vec::with_capacity(rank);
-        let mut copy_shape = Vec::with_capacity(rank);
-        for (axis, ap) in pad.axes.iter().enumerate() {
-            let n = x.shape()[axis];
-            let hold = n > 1
-                && x.strides()[axis] == 0
-                && ap.before == 0
-                && ap.after == 0
-                && ap.window.is_none();
-            held.push(hold);
-            copy_shape.push(if hold { 1 } else { n + ap.before + ap.after });
-        }
-        let count = element_count(&copy_shape).ok_or(Error::Overflow {
-            operand: "the padded load".into(),
-        })?;
-        let bytes = count.checked_mul(cells.item).ok_or(Error::Overflow {
-            operand: "the padded load".into(),
-        })?;
+        let (held, copy_shape, count, bytes) = copy_geometry(pad, x, cells.item)?;
         let mut copy = Vec::new();
         copy.try_reserve_exact(bytes).map_err(|_| Error::Alloc {
             what: "the padded load's copy".into(),
@@ -255,6 +235,24 @@ impl PaddedLoad {
         Ok(PaddedLoad { copy, layout })
     }
 
+    /// The bytes of the copy a load of `x` by `pad` allocates (a query,
+    /// nothing allocated): what a caller with a memory budget charges
+    /// before calling [`PaddedLoad::new`]. Refuses what `new` refuses for
+    /// the geometry (a pad of another rank, a bad window, sizes that
+    /// overflow) and sub-byte dtypes.
+    pub fn copy_size(pad: &Pad, x: &ArrayView<'_>) -> Result<usize> {
+        let cells = Cells::of(x.dtype());
+        if cells.packed() {
+            return Err(Error::DTypeUnsupported {
+                operand: "the padded operand".into(),
+                dtype: x.dtype(),
+                reason: "a padded load's windows are a strided view, which packed sub-byte elements do not have; cast it to a byte-sized dtype first".into(),
+            });
+        }
+        pad.load_shape(x.shape())?;
+        Ok(copy_geometry(pad, x, cells.item)?.3)
+    }
+
     /// The load as an operand: the loop's shape ([`Pad::load_shape`]), a view
     /// of the copy.
     pub fn view(&self) -> ArrayView<'_> {
@@ -271,4 +269,39 @@ impl PaddedLoad {
     pub fn copy_bytes(&self) -> usize {
         self.copy.len()
     }
+}
+
+/// The copy a padded load holds: which axes are held at one element (the
+/// operand broadcasts along them and the pad leaves them alone), the copy's
+/// shape (each other axis padded), its element count and its bytes.
+fn copy_geometry(
+    pad: &Pad,
+    x: &ArrayView<'_>,
+    item: usize,
+) -> Result<(Vec<bool>, Vec<usize>, usize, usize)> {
+    let overflow = || Error::Overflow {
+        operand: "the padded load".into(),
+    };
+    let rank = x.shape().len();
+    let mut held = Vec::with_capacity(rank);
+    let mut copy_shape = Vec::with_capacity(rank);
+    for (axis, ap) in pad.axes.iter().enumerate() {
+        let n = x.shape()[axis];
+        let hold = n > 1
+            && x.strides()[axis] == 0
+            && ap.before == 0
+            && ap.after == 0
+            && ap.window.is_none();
+        held.push(hold);
+        copy_shape.push(if hold {
+            1
+        } else {
+            n.checked_add(ap.before)
+                .and_then(|v| v.checked_add(ap.after))
+                .ok_or_else(overflow)?
+        });
+    }
+    let count = element_count(&copy_shape).ok_or_else(overflow)?;
+    let bytes = count.checked_mul(item).ok_or_else(overflow)?;
+    Ok((held, copy_shape, count, bytes))
 }

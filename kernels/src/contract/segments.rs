@@ -589,19 +589,54 @@ fn depth_one(
         return Ok(());
     };
     let spec = ContractSpec::new(acc).contracting(1, 0);
-    // The contracted indices of each group.
+    // The contracted indices of each group that has any.
     let (members, runs) = group_runs(ids)?;
-    let mut run = runs.iter().peekable();
     let item = dtype.info().item_bytes;
     let (sa, sb) = (a.strides(), b.strides());
-    for gi in 0..groups {
-        let ks = match run.peek() {
-            Some(&&(id, lo, hi)) if id == gi as u64 => {
-                run.next();
-                &members[lo..hi]
+    if runs.len() < groups {
+        // The groups without an index: each output is init's (or +0) in
+        // the accumulator, rounded into the destination as a contraction of
+        // no depth in the same order gives it. One such contraction over
+        // every group's rows at once (init brought into C order to view the
+        // groups' rows as one matrix) costs O(groups·R·N), not a call per
+        // group; the groups with indices are overwritten below.
+        let rows = groups * r;
+        let no_a = ArrayView::new(a.dtype(), &[rows, 0], &[0, 1], 0, &[])?;
+        let no_b = ArrayView::new(b.dtype(), &[0, n], &[1, 0], 0, &[])?;
+        let init_rows = match init {
+            Some(i) => {
+                let d = i.dtype();
+                let bytes = rows * n * d.info().item_bytes;
+                let mut copy = super::try_filled(bytes, 0u8, "init in C order")?;
+                cast(
+                    CastMode::Default,
+                    i,
+                    &mut ArrayViewMut::contiguous(d, &[groups, r, n], &mut copy)?,
+                    &exec,
+                )?;
+                Some((d, copy))
             }
-            _ => &[][..],
+            None => None,
         };
+        let vi = match &init_rows {
+            Some((d, copy)) => Some(ArrayView::contiguous(*d, &[rows, n], copy)?),
+            None => None,
+        };
+        let mut vd = ArrayViewMut::contiguous(dtype, &[rows, n], out)?;
+        contract_in(
+            &no_a,
+            &no_b,
+            vi.as_ref(),
+            &mut vd,
+            &spec,
+            exec,
+            Some(order),
+            Panels::Cache,
+        )?;
+    }
+    for &(id, lo, hi) in &runs {
+        let gi = id as usize;
+        let ks = &members[lo..hi];
         // a's columns ks, gathered as rows of its transpose, then viewed back.
         let ga = gather_rows(
             a.dtype(),

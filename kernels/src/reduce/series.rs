@@ -82,17 +82,57 @@ pub fn rolling_min<F: LaneFloat>(window: usize, x: &[F], out: &mut [F], exec: &E
     rolling_ext(x, window, out, false)
 }
 
+/// The rolling extreme in O(n) whatever the window (van Herk / Gil-Werman):
+/// the series is cut into blocks of `window` elements; the window starting at
+/// `i` is the tail of `i`'s block from `i` (its suffix extreme) followed by
+/// the head of the next block up to `i + window - 1` (its prefix extreme).
+/// The IEEE maximum (minimum) taken left to right is associative, so
+/// combining the two parts in order gives the bits of the left-to-right fold
+/// over the window: the first NaN where there is one, else the extreme with
+/// -0 < +0. The suffix extremes are written into `out` itself (the windows
+/// starting in a block are exactly `out`'s entries of that block), then
+/// combined with a running prefix extreme of the next block.
 fn rolling_ext<F: LaneFloat>(x: &[F], window: usize, out: &mut [F], max: bool) -> Result<()> {
     let m = check_window(window, x.len())?;
     check_len("rolling extreme", out.len(), m)?;
-    for (o, w) in out.iter_mut().zip(x.windows(window)) {
-        *o = w.iter().skip(1).fold(w[0], |a, &b| {
-            if max {
-                super::engine::fmax(a, b)
-            } else {
-                super::engine::fmin(a, b)
+    let op = |a: F, b: F| {
+        if max {
+            super::engine::fmax(a, b)
+        } else {
+            super::engine::fmin(a, b)
+        }
+    };
+    let w = window;
+    let mut start = 0;
+    while start < m {
+        // Windows starting at start..end lie in this block and the next.
+        let end = (start + w).min(m);
+        // Suffix extremes of the block (read to the block's end, which may
+        // lie beyond the last window's start but never beyond x).
+        let block_end = (start + w).min(x.len());
+        let mut acc = x[block_end - 1];
+        for j in (end..block_end - 1).rev() {
+            acc = op(x[j], acc);
+        }
+        for j in (start..end).rev() {
+            if j < block_end - 1 {
+                acc = op(x[j], acc);
             }
-        });
+            out[j] = acc;
+        }
+        // The window at `start` is the whole block; each later one adds the
+        // next block's head, one element more each step.
+        let mut head: Option<F> = None;
+        for i in start + 1..end {
+            let v = x[i + w - 1];
+            let h = match head {
+                None => v,
+                Some(h) => op(h, v),
+            };
+            head = Some(h);
+            out[i] = op(out[i], h);
+        }
+        start = end;
     }
     Ok(())
 }
