@@ -92,12 +92,22 @@ fn modes() -> [bool; 2] {
 }
 
 /// The tiers besides scalar that run here.
+/// The tiers besides scalar this CPU runs; where there is none, the
+/// tier-versus-scalar comparisons of the caller are skipped, and it says so.
+#[track_caller]
 fn other_tiers() -> Vec<Tier> {
-    Tier::ALL
+    let tiers: Vec<Tier> = Tier::ALL
         .iter()
         .copied()
         .filter(|&t| t != Tier::Scalar && t.available() && cast_table(t).is_some())
-        .collect()
+        .collect();
+    if tiers.is_empty() {
+        eprintln!(
+            "skipped ({}): no tier besides scalar runs on this CPU, so no tier is compared with it",
+            std::panic::Location::caller()
+        );
+    }
+    tiers
 }
 
 /// Every (source, destination) pair.

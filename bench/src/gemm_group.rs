@@ -556,7 +556,7 @@ pub fn run_int(quick: bool) -> (String, bool, Chart) {
             let (mut c8, mut c16, mut cf) =
                 (vec![0i32; n * n], vec![0i32; n * n], vec![0f32; n * n]);
             let mut run8 = || {
-                tessera::contract::quant::qmatmul_i8(
+                tessera::contract::qmatmul::qmatmul_i8(
                     &ArrayView::from_slice(&a8, &[n, n]).expect("view"),
                     &ArrayView::from_slice(&b8, &[n, n]).expect("view"),
                     &mut ArrayViewMut::from_slice(&mut c8, &[n, n]).expect("view"),

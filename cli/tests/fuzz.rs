@@ -8,54 +8,8 @@ mod common;
 use common::*;
 use tessera_cli::call::Call;
 use tessera_cli::npy;
+use tessera_testkit::mutate::mutate;
 use tessera_testkit::rng::Rng;
-
-/// One random mutation of `base`.
-fn mutate(rng: &mut Rng, base: &[u8], dictionary: &[&[u8]]) -> Vec<u8> {
-    let mut v = base.to_vec();
-    for _ in 0..1 + rng.below_usize(3) {
-        match rng.below_usize(7) {
-            0 if !v.is_empty() => {
-                let i = rng.below_usize(v.len());
-                v[i] ^= 1 << rng.below_usize(8);
-            }
-            1 if !v.is_empty() => {
-                let i = rng.below_usize(v.len());
-                v[i] = rng.next_u64() as u8;
-            }
-            2 => {
-                let i = rng.below_usize(v.len() + 1);
-                v.insert(i, rng.next_u64() as u8);
-            }
-            3 if !v.is_empty() => {
-                let i = rng.below_usize(v.len());
-                let n = 1 + rng.below_usize(8.min(v.len() - i));
-                v.drain(i..i + n);
-            }
-            4 => {
-                let cut = rng.below_usize(v.len() + 1);
-                v.truncate(cut);
-            }
-            5 => {
-                let word = dictionary[rng.below_usize(dictionary.len())];
-                let i = rng.below_usize(v.len() + 1);
-                v.splice(i..i, word.iter().copied());
-            }
-            _ if !v.is_empty() => {
-                // Overwrite with a dictionary word in place.
-                let word = dictionary[rng.below_usize(dictionary.len())];
-                let i = rng.below_usize(v.len());
-                for (k, &b) in word.iter().enumerate() {
-                    if i + k < v.len() {
-                        v[i + k] = b;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    v
-}
 
 const NPY_WORDS: &[&[u8]] = &[
     b"(",

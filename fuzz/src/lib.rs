@@ -28,7 +28,9 @@
 
 pub mod calls;
 pub mod hostile;
-pub mod mutate;
+/// The byte mutator, shared with the command line's tests (it lives in the
+/// testkit).
+pub use tessera_testkit::mutate;
 pub mod npy_gen;
 pub mod program;
 pub mod views;

@@ -19,7 +19,8 @@
 //! other layout goes through the general engine.
 
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::elementwise::{broadcasts_to, check_destination};
+use crate::checks::check_destination;
+use crate::elementwise::broadcasts_to;
 use crate::error::{Error, Result};
 use crate::tier::cast_table;
 use crate::tier::Exec;

@@ -12,7 +12,7 @@
 //! holds exactly. Not cryptographic.
 
 use crate::array::ArrayViewMut;
-use crate::elementwise::check_destination;
+use crate::checks::check_destination;
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 use crate::DType;

@@ -67,9 +67,11 @@
 #![deny(missing_docs)]
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
+mod alloc;
 pub mod array;
 pub mod assembly;
 pub mod cast;
+mod checks;
 pub mod contract;
 pub mod elementwise;
 pub mod error;

@@ -107,13 +107,11 @@ pub fn view_mut<'a, T: Element, D: Dimension>(
 /// ([`Error::Alloc`] where the allocator refuses): a copy the size of the
 /// view's elements.
 fn dense_values<T: Element, D: Dimension>(a: &NdView<'_, T, D>, what: &str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(a.len()).map_err(|_| Error::Alloc {
-        what: format!("a dense copy of {what}"),
-        elements: a.len(),
-    })?;
-    v.extend(a.iter().copied());
-    Ok(v)
+    crate::alloc::try_collect(
+        a.len(),
+        a.iter().copied(),
+        format_args!("a dense copy of {what}"),
+    )
 }
 
 /// A dense (C-order) owned copy of `a`, allocated fallibly.

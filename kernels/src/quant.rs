@@ -198,12 +198,7 @@ impl Params {
 fn read<T: crate::Element + Default + Clone>(v: &ArrayView<'_>) -> Result<Vec<T>> {
     // One value per channel (the data's extent along its channel axis).
     let n = v.layout().len();
-    let mut out = Vec::new();
-    out.try_reserve_exact(n).map_err(|_| Error::Alloc {
-        what: "quantisation parameters".into(),
-        elements: n,
-    })?;
-    out.resize(n, T::default());
+    let mut out: Vec<T> = crate::alloc::try_zeroed(n, "quantisation parameters")?;
     let shape = v.shape().to_vec();
     cast(
         CastMode::Default,

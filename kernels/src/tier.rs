@@ -216,3 +216,101 @@ fn features_of(tier: Tier) -> (bool, bool) {
 pub fn runs_avx2(tier: Tier) -> bool {
     features_of(tier).0
 }
+
+/// CPU features the engines ask about beyond a tier's declared ones (a tier
+/// is chosen wholesale; these pick a kernel within it, never a result bit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CpuFeature {
+    /// AVX (256-bit non-temporal stores).
+    Avx,
+    /// AVX-512 F.
+    Avx512f,
+    /// AVX-512 VNNI (`vpdpbusd`, `vpdpwssd`).
+    Avx512Vnni,
+}
+
+/// Whether this CPU runs `feature` (the one place, with
+/// [`Tier::available`], where the library asks the CPU what it runs).
+pub(crate) fn cpu_runs(feature: CpuFeature) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        match feature {
+            CpuFeature::Avx => std::arch::is_x86_feature_detected!("avx"),
+            CpuFeature::Avx512f => std::arch::is_x86_feature_detected!("avx512f"),
+            CpuFeature::Avx512Vnni => std::arch::is_x86_feature_detected!("avx512vnni"),
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = feature;
+        false
+    }
+}
+
+/// Whether the CPU's vendor string (CPUID leaf 0) is Intel's.
+pub(crate) fn cpu_vendor_is_intel() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::__cpuid;
+        // SAFETY: CPUID leaf 0 exists on every x86-64 CPU. (Older compilers
+        // mark it unsafe.)
+        #[allow(unused_unsafe)]
+        let r = unsafe { __cpuid(0) };
+        let mut v = [0u8; 12];
+        v[..4].copy_from_slice(&r.ebx.to_le_bytes());
+        v[4..8].copy_from_slice(&r.edx.to_le_bytes());
+        v[8..].copy_from_slice(&r.ecx.to_le_bytes());
+        &v == b"GenuineIntel"
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// The data and unified cache sizes `[L1, L2, L3]` in bytes from CPUID's
+/// deterministic cache parameters (leaf 4 on Intel, 0x8000001D on AMD,
+/// which share one layout), where the CPU reports them.
+pub(crate) fn cpuid_cache_sizes() -> Option<[usize; 3]> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{__cpuid, __cpuid_count};
+        // SAFETY: CPUID is available on every x86-64 CPU; leaves above the
+        // reported maxima are not queried. (Older compilers mark it unsafe.)
+        #[allow(unused_unsafe)]
+        let (max_basic, max_ext) = unsafe { (__cpuid(0).eax, __cpuid(0x8000_0000).eax) };
+        let leaf = if max_ext >= 0x8000_001D {
+            0x8000_001D
+        } else if max_basic >= 4 {
+            4
+        } else {
+            return None;
+        };
+        let mut sizes = [0usize; 3];
+        for sub in 0..16 {
+            // SAFETY: the leaf is at most the reported maximum (above).
+            #[allow(unused_unsafe)]
+            let r = unsafe { __cpuid_count(leaf, sub) };
+            let kind = r.eax & 0x1f;
+            if kind == 0 {
+                break;
+            }
+            if kind == 2 {
+                continue; // instruction cache
+            }
+            let level = (r.eax >> 5) & 0x7;
+            let ways = ((r.ebx >> 22) & 0x3ff) as usize + 1;
+            let parts = ((r.ebx >> 12) & 0x3ff) as usize + 1;
+            let line = (r.ebx & 0xfff) as usize + 1;
+            let sets = r.ecx as usize + 1;
+            let size = ways * parts * line * sets;
+            match level {
+                1 => sizes[0] = size,
+                2 => sizes[1] = size,
+                3 | 4 => sizes[2] = sizes[2].max(size),
+                _ => {}
+            }
+        }
+        (sizes[0] > 0).then_some(sizes)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    None
+}

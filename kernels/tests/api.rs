@@ -69,19 +69,20 @@ fn every_call_takes_attributes_inputs_destinations_then_exec() {
     ) -> Result<()> = contract_with_scratch;
     let _: fn(&V, &V, &mut M, &Exec) -> Result<()> = tessera::matmul;
     let _: fn(&V, &V, &mut M, &Exec) -> Result<()> = tessera::contract::gemv;
-    let _: fn(&V, &V, &mut M, &Exec) -> Result<()> = tessera::contract::dot;
+    let _: fn(&V, &V, &mut M, &Exec) -> Result<()> = tessera::contract::inner_product;
     let _: fn(&ContractSpec, &Operand, &Operand, Option<&V>, &mut M, &Exec) -> Result<()> =
         tessera::contract::scaled::contract_scaled;
     let _: fn(DType, &V, &V, &'static [u32], Option<&V>, &mut M, &Exec) -> Result<()> =
-        tessera::contract::segments::contract_grouped_rows::<&'static [u32]>;
+        tessera::contract::grouped::contract_grouped_rows::<&'static [u32]>;
     let _: fn(DType, &V, &V, &'static [i64], Option<&V>, &mut M, &Exec) -> Result<()> =
-        tessera::contract::segments::contract_grouped_rows::<&'static [i64]>;
+        tessera::contract::grouped::contract_grouped_rows::<&'static [i64]>;
     let _: fn(DType, usize, &V, &V, &'static [u32], Option<&V>, &mut M, &Exec) -> Result<()> =
-        tessera::contract::segments::contract_grouped_depth::<&'static [u32]>;
+        tessera::contract::grouped::contract_grouped_depth::<&'static [u32]>;
     let _: fn(DType, usize, &V, &V, &'static [i64], Option<&V>, &mut M, &Exec) -> Result<()> =
-        tessera::contract::segments::contract_grouped_depth::<&'static [i64]>;
-    let _: fn(&V, &V, &mut M, &Exec) -> Result<()> = tessera::contract::quant::qmatmul_i8;
-    let _: fn(f32, i32, &V, &mut M, &Exec) -> Result<()> = tessera::contract::quant::requantize_i8;
+        tessera::contract::grouped::contract_grouped_depth::<&'static [i64]>;
+    let _: fn(&V, &V, &mut M, &Exec) -> Result<()> = tessera::contract::qmatmul::qmatmul_i8;
+    let _: fn(f32, i32, &V, &mut M, &Exec) -> Result<()> =
+        tessera::contract::qmatmul::requantize_i8;
     let _: fn(u64, &mut M, &Exec) -> Result<()> = tessera::fill::random;
     let _: fn(&[f64], &V, &mut M, &Exec) -> Result<()> = tessera::poly::polyval;
     let _: fn(&tessera::quant::QParams, &V, &mut M, &Exec) -> Result<()> = tessera::quant::quantize;

@@ -10,7 +10,7 @@
 //! f32) or double-double (for f64) oracle; integer results must be exact.
 
 use half::{bf16, f16};
-use tessera::contract::{dot, gemv, ContractSpec};
+use tessera::contract::{gemv, inner_product, ContractSpec};
 use tessera::{available_tiers, contract, ArrayView, ArrayViewMut, DType, Error, Exec};
 use tessera_testkit::rng::Rng;
 
@@ -843,7 +843,7 @@ fn gemv_rows_are_dots() {
             .unwrap();
             for i in 0..m {
                 let mut d = [0f32];
-                dot(
+                inner_product(
                     &ArrayView::from_slice(&a[i * k..(i + 1) * k], &[k]).unwrap(),
                     &ArrayView::from_slice(&x, &[k]).unwrap(),
                     &mut ArrayViewMut::from_slice(&mut d, &[]).unwrap(),
@@ -1120,7 +1120,7 @@ fn complex_casts_in_and_out() {
 
 #[test]
 fn qmatmul_i8_is_exact() {
-    use tessera::contract::quant::qmatmul_i8;
+    use tessera::contract::qmatmul::qmatmul_i8;
     let mut rng = Rng::new(1234);
     let (m, k, n) = (13, 300, 19);
     let a: Vec<i8> = (0..m * k).map(|_| rng.next_u64() as i8).collect();
@@ -1162,7 +1162,7 @@ fn qmatmul_i8_is_exact() {
 
 #[test]
 fn requantize_rounds_half_to_even_and_saturates() {
-    use tessera::contract::quant::requantize_i8;
+    use tessera::contract::qmatmul::requantize_i8;
     let mut rng = Rng::new(42);
     // Scales of 8 significant bits and accumulators below 2^24: the product is
     // exact in f64, so f64's round_ties_even is the oracle.
@@ -1375,7 +1375,7 @@ fn model_one(xs: &[f32], ys: &[f32], init: Option<f32>, chain: bool) -> f32 {
 
 #[test]
 fn grouped_rows_and_depth_match_model() {
-    use tessera::contract::segments::{contract_grouped_depth, contract_grouped_rows};
+    use tessera::contract::grouped::{contract_grouped_depth, contract_grouped_rows};
     let mut rng = Rng::new(2718);
     // (R, K, N, G): chain and lane for the whole call.
     for (r, k, n, g) in [

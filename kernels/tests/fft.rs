@@ -1191,3 +1191,115 @@ fn refusals_write_nothing() {
     // The dtype names are the API's.
     assert_eq!(<Complex<f32> as Element>::DTYPE, DType::C64);
 }
+
+/// `fft::error_factor` is the documented formula (`kernels/src/fft/bound.rs`,
+/// ARCHITECTURE.md §5.8), computed here from the recipe's rules alone:
+/// passes give 8·Σ p^{3/2} + 8 over the prime factors; a prime factor above
+/// 61 runs Bluestein through m points, m the least power of two or three
+/// times one not below 2n − 1, for 6·e(m) + 26; an even real length from
+/// 512 on adds 8 to the complex half-length line's; a normalised transform
+/// adds 2; axes add. (The bound tests above take ε from the function; this
+/// pins the function.)
+#[test]
+fn the_error_factor_is_the_documented_formula() {
+    fn factors(mut n: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut p = 2;
+        while p * p <= n {
+            while n.is_multiple_of(p) {
+                out.push(p);
+                n /= p;
+            }
+            p += 1;
+        }
+        if n > 1 {
+            out.push(n);
+        }
+        out
+    }
+    fn passes(n: usize) -> f64 {
+        if n <= 1 {
+            return 8.0;
+        }
+        8.0 * factors(n)
+            .iter()
+            .map(|&p| (p as f64).powf(1.5))
+            .sum::<f64>()
+            + 8.0
+    }
+    fn complex_line(n: usize) -> f64 {
+        if factors(n).iter().any(|&p| p > 61) {
+            let least = 2 * n - 1;
+            let m = (0..64)
+                .flat_map(|k| [1usize << k, 3usize << k])
+                .filter(|&m| m >= least)
+                .min()
+                .unwrap();
+            6.0 * passes(m) + 26.0
+        } else {
+            passes(n)
+        }
+    }
+    fn real_line(n: usize) -> f64 {
+        if n.is_multiple_of(2) && n >= 512 {
+            complex_line(n / 2) + 8.0
+        } else {
+            complex_line(n)
+        }
+    }
+    let lengths = [
+        1usize,
+        2,
+        3,
+        7,
+        8,
+        12,
+        61,
+        64,
+        67,
+        97,
+        210,
+        512,
+        1000,
+        1024,
+        4096,
+        5183,
+        49152,
+        65536,
+        1 << 20,
+    ];
+    for double in [false, true] {
+        for &n in &lengths {
+            for dir in [Direction::Forward, Direction::Inverse] {
+                let got = fft::error_factor(Transform::C2c, &[n], Norm::None, double, dir).unwrap();
+                assert_eq!(got, complex_line(n), "c2c {n} {dir:?} double {double}");
+                let got =
+                    fft::error_factor(Transform::C2c, &[n], Norm::Ortho, double, dir).unwrap();
+                assert_eq!(got, complex_line(n) + 2.0, "c2c ortho {n}");
+            }
+            let got =
+                fft::error_factor(Transform::R2c, &[n], Norm::None, double, Direction::Forward)
+                    .unwrap();
+            assert_eq!(got, real_line(n), "r2c {n} double {double}");
+            let got = fft::error_factor(
+                Transform::C2r,
+                &[n],
+                Norm::Backward,
+                double,
+                Direction::Inverse,
+            )
+            .unwrap();
+            assert_eq!(got, real_line(n) + 2.0, "c2r {n} double {double}");
+        }
+        // Axes add; for a real transform the last axis is the real one.
+        let got = fft::error_factor(
+            Transform::R2c,
+            &[67, 12, 1024],
+            Norm::None,
+            double,
+            Direction::Forward,
+        )
+        .unwrap();
+        assert_eq!(got, complex_line(67) + complex_line(12) + real_line(1024));
+    }
+}

@@ -246,7 +246,7 @@ fn qmatmul_i8_takes_the_same_path() {
     let want = model(&a, &b, m, k, n);
     for exec in execs() {
         let mut c = vec![0i32; m * n];
-        tessera::contract::quant::qmatmul_i8(
+        tessera::contract::qmatmul::qmatmul_i8(
             &ArrayView::from_slice(&a, &[m, k]).unwrap(),
             &ArrayView::from_slice(&b, &[k, n]).unwrap(),
             &mut ArrayViewMut::from_slice(&mut c, &[m, n]).unwrap(),

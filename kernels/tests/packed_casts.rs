@@ -19,11 +19,21 @@ fn packed_dtypes() -> Vec<DType> {
         .collect()
 }
 
+/// The tiers besides scalar this CPU runs; where there is none, the
+/// tier-versus-scalar comparisons of the caller are skipped, and it says so.
+#[track_caller]
 fn vector_tiers() -> Vec<Tier> {
-    tessera::available_tiers()
+    let tiers: Vec<Tier> = tessera::available_tiers()
         .into_iter()
         .filter(|&t| t != Tier::Scalar)
-        .collect()
+        .collect();
+    if tiers.is_empty() {
+        eprintln!(
+            "skipped ({}): no tier besides scalar runs on this CPU, so no tier is compared with it",
+            std::panic::Location::caller()
+        );
+    }
+    tiers
 }
 
 const MODES: [CastMode; 2] = [CastMode::Default, CastMode::Saturating];

@@ -11,7 +11,7 @@
 //! tree, the lane order of a block, and exact sums of values whose sums are
 //! exact.
 
-use tessera::contract::segments::{contract_grouped_depth, contract_grouped_rows};
+use tessera::contract::grouped::{contract_grouped_depth, contract_grouped_rows};
 use tessera::contract::{self, ContractSpec};
 use tessera::map::{MapPlan, Program};
 use tessera::reduce::lanes::{combine_block_products, combine_blocks};
@@ -417,7 +417,7 @@ fn a_long_lane_order_dot_walks_its_depth_with_the_bits_of_the_tree() {
             Exec::default().threads(7),
         ] {
             let mut out = [0f32];
-            contract::dot(
+            contract::inner_product(
                 &va,
                 &vb,
                 &mut ArrayViewMut::from_slice(&mut out, &[]).unwrap(),
@@ -429,7 +429,7 @@ fn a_long_lane_order_dot_walks_its_depth_with_the_bits_of_the_tree() {
             // strided (every other element) contiguous one.
             let a2: Vec<f32> = a.iter().flat_map(|&v| [v, 0.0]).collect();
             let va2 = ArrayView::from_slice_strided(&a2, &[k], &[2], 0).unwrap();
-            contract::dot(
+            contract::inner_product(
                 &vb,
                 &va2,
                 &mut ArrayViewMut::from_slice(&mut out, &[]).unwrap(),
@@ -569,7 +569,7 @@ fn empty_operands_of_huge_other_extents_run_every_call() {
             &exec,
         )
         .unwrap();
-        contract::quant::requantize_i8(0.5, 0, &e(DType::I32), &mut q, &exec).unwrap();
+        contract::qmatmul::requantize_i8(0.5, 0, &e(DType::I32), &mut q, &exec).unwrap();
         // Reductions: no output at all, for every op (Max of no term is
         // refused only where there is an output).
         let mut r = ArrayViewMut::contiguous(DType::F32, &[1 << 40, 0], &mut none).unwrap();
@@ -774,7 +774,7 @@ fn the_other_calls_take_empty_operands_too() {
         let qa = ArrayView::contiguous(DType::I8, &[0, 1 << 40], &[]).unwrap();
         let qb = ArrayView::contiguous(DType::U8, &[1 << 40, 0], &[]).unwrap();
         let mut qd = ArrayViewMut::contiguous(DType::I32, &[0, 0], &mut []).unwrap();
-        contract::quant::qmatmul_i8(&qa, &qb, &mut qd, &exec).unwrap();
+        contract::qmatmul::qmatmul_i8(&qa, &qb, &mut qd, &exec).unwrap();
         let scaled = contract::scaled::Operand::Scaled(contract::scaled::Scaled {
             format: Format::Mxfp8E4m3,
             shape: &[0, 1 << 40, 32],

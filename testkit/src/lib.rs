@@ -23,5 +23,6 @@ pub mod differential;
 pub mod edges;
 pub mod math_ref;
 pub mod mini;
+pub mod mutate;
 pub mod rng;
 pub mod values;

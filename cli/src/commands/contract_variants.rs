@@ -28,7 +28,7 @@
 //!
 //! Both write `y` (dtype defaulting to `acc`, shape the call's) only after
 //! it is computed; every refusal comes first. Order, bound and refusals are
-//! the library's (`tessera::contract::scaled`, `tessera::contract::segments`).
+//! the library's (`tessera::contract::scaled`, `tessera::contract::grouped`).
 
 use super::contract::pairs_of;
 use super::{count_attr, expect_attrs, expect_names, string_attr, whole_byte_view};
@@ -40,8 +40,8 @@ use crate::npy;
 use crate::operand::{self, Loaded};
 use crate::results::Results;
 use std::path::Path;
+use tessera::contract::grouped::{contract_grouped_depth, contract_grouped_rows, Ids};
 use tessera::contract::scaled::{contract_scaled, Blocked, Operand};
-use tessera::contract::segments::{contract_grouped_depth, contract_grouped_rows, Ids};
 use tessera::contract::{default_acc, output_shape, ContractSpec};
 use tessera::{ArrayView, ArrayViewMut, Class, DType, Exec};
 

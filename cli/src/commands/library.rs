@@ -1,7 +1,7 @@
 //! The library's remaining calls as `tessera run` kernels: `random`
 //! (`tessera::fill::random`), `quantize` and `dequantize`
 //! (`tessera::quant`), `polyval` (`tessera::poly`), `qmatmul_i8` and
-//! `requantize_i8` (`tessera::contract::quant`) and `sum_lanes`
+//! `requantize_i8` (`tessera::contract::qmatmul`) and `sum_lanes`
 //! (`tessera::reduce::lanes`). Each checks its call file strictly, runs the
 //! call and stores its result; none takes sub-byte dtypes.
 //!
@@ -359,7 +359,7 @@ pub fn call(
             };
             let shape = result_shape(k, spec, Some(&shape))?;
             compute_and_store(results, k, dtype, &shape, |y| {
-                tessera::contract::quant::qmatmul_i8(&av, &bv, y, exec)
+                tessera::contract::qmatmul::qmatmul_i8(&av, &bv, y, exec)
             })?
         }
         LibraryKernel::RequantizeI8 => {
@@ -376,7 +376,7 @@ pub fn call(
             let dtype = result_dtype(k, spec, Some(DType::I8))?;
             let shape = result_shape(k, spec, Some(&x.shape))?;
             compute_and_store(results, k, dtype, &shape, |y| {
-                tessera::contract::quant::requantize_i8(scale as f32, zero_point, &xv, y, exec)
+                tessera::contract::qmatmul::requantize_i8(scale as f32, zero_point, &xv, y, exec)
             })?
         }
         LibraryKernel::SumLanes => {

@@ -3,7 +3,7 @@
 use super::pad::Pad;
 use crate::array::{c_strides, element_count, ArrayView, ArrayViewMut, Element};
 use crate::cast::{cast, CastMode};
-use crate::elementwise::check_destination;
+use crate::checks::check_destination;
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 use crate::{Class, DType};
@@ -103,15 +103,7 @@ pub fn fold(pad: &Pad, x: &ArrayView<'_>, dst: &mut ArrayViewMut<'_>, exec: &Exe
     }
 }
 
-fn filled<T: Clone>(n: usize, v: T, what: &str) -> Result<Vec<T>> {
-    let mut out = Vec::new();
-    out.try_reserve_exact(n).map_err(|_| Error::Alloc {
-        what: what.into(),
-        elements: n,
-    })?;
-    out.resize(n, v);
-    Ok(out)
-}
+use crate::alloc::try_filled as filled;
 
 fn run<C: Adds>(
     pad: &Pad,

@@ -19,7 +19,7 @@ pub use fold::fold;
 pub use pad::{AxisPad, Pad, PaddedLoad, Window};
 
 use crate::array::{ArrayView, ArrayViewMut, Layout};
-use crate::elementwise::check_destination;
+use crate::checks::check_destination;
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 use element::{Cells, Positions, MAX_ITEM};

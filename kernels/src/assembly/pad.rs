@@ -164,11 +164,7 @@ impl PaddedLoad {
             code[..cells.item].copy_from_slice(f);
         }
         let (held, copy_shape, count, bytes) = copy_geometry(pad, x, cells.item)?;
-        let mut copy = Vec::new();
-        copy.try_reserve_exact(bytes).map_err(|_| Error::Alloc {
-            what: "the padded load's copy".into(),
-            elements: count,
-        })?;
+        let mut copy = crate::alloc::try_vec(bytes, "the padded load's copy (bytes)")?;
         if code[..cells.item].iter().all(|&b| b == 0) {
             copy.resize(bytes, 0);
         } else {

@@ -6,8 +6,8 @@
 //! compute, at any blocking, tier or split of rows over threads.
 
 use super::acc::{Acc, Src};
+use super::geometry::Tables;
 use super::micro::{self, ComplexKernel};
-use super::Tables;
 use crate::error::Result;
 use crate::Tier;
 use num_complex::Complex;

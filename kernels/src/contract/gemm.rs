@@ -8,7 +8,7 @@
 //! take disjoint blocks of rows or of columns, never of depth.
 
 use super::acc::{Acc, Src};
-pub(crate) use super::block::Blocking;
+pub(crate) use super::cache_blocking::Blocking;
 use super::micro::Micro;
 use super::pack::{pack_a, pack_b};
 use crate::array::{as_bytes, ArrayView, ArrayViewMut};
@@ -234,14 +234,37 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
     /// Every position the tables reach from the bases is inside the operands'
     /// validated views of dtype `T`; `kernel` runs on this CPU.
     pub(crate) unsafe fn run(&self, c: &mut [T], threads: usize, tier: crate::Tier) -> Result<()> {
-        let (m, n, k) = (self.a_rows.len(), self.b_cols.len(), self.a_ks.len());
+        let (m, n) = (self.a_rows.len(), self.b_cols.len());
         assert_eq!(c.len(), m * n);
+        // SAFETY: c holds the m × n tile row-major (row stride n); the rest
+        // is the caller's contract.
+        unsafe { self.run_strided(c.as_mut_ptr(), n, threads, tier) }
+    }
+
+    /// [`Chain::run`] into a row-major C of row stride `ldc` (≥ its columns)
+    /// at `c`.
+    ///
+    /// # Safety
+    /// As `run`; `c` is valid for reads and writes of the `rows × cols`
+    /// tile at row stride `ldc`, which no one else touches during the call.
+    pub(crate) unsafe fn run_strided(
+        &self,
+        c: *mut T,
+        ldc: usize,
+        threads: usize,
+        tier: crate::Tier,
+    ) -> Result<()> {
+        let (m, n, k) = (self.a_rows.len(), self.b_cols.len(), self.a_ks.len());
+        assert!(ldc >= n, "a row stride of {ldc} for {n} columns");
         if m == 0 || n == 0 {
             return Ok(());
         }
         if k == 0 {
             if !self.c_holds_init {
-                c.fill(T::ZERO);
+                for i in 0..m {
+                    // SAFETY: row i of the tile (the caller's contract).
+                    unsafe { core::slice::from_raw_parts_mut(c.add(i * ldc), n) }.fill(T::ZERO);
+                }
             }
             return Ok(());
         }
@@ -260,7 +283,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
             (n.div_ceil(nr), nr)
         };
         let parts = threads.min(units).max(1);
-        let ptr = SendPtr(c.as_mut_ptr());
+        let ptr = SendPtr(c);
         let task = |p: usize| {
             let lo = (units * p / parts) * unit;
             let hi = ((units * (p + 1) / parts) * unit).min(if by_rows { m } else { n });
@@ -271,7 +294,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
             };
             // SAFETY: each task writes only its own rows or columns of C; the
             // operands are as the caller promised.
-            unsafe { self.block(ptr.get(), n, r, cc, tier, p) }
+            unsafe { self.block(ptr.get(), ldc, r, cc, tier, p) }
         };
         if parts == 1 {
             task(0)

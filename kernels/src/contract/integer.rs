@@ -69,7 +69,7 @@ pub(super) fn plan(tier: Tier, a: DType, b: DType, acc: DType) -> Option<Plan> {
     {
         let bytes = a != DType::I16 && b != DType::I16;
         if crate::tier::runs_avx512(tier) {
-            let vnni = std::arch::is_x86_feature_detected!("avx512vnni");
+            let vnni = crate::tier::cpu_runs(crate::tier::CpuFeature::Avx512Vnni);
             return Some(match (bytes && vnni, vnni) {
                 (true, _) => Plan {
                     tier,

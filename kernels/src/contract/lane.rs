@@ -10,7 +10,8 @@
 //! round-to-nearest sum is −0 only when both addends are), so folding it in
 //! changes no bit: it takes no part, as the order states.
 
-use super::acc::Acc;
+use super::acc::{Acc, Src};
+use super::pack;
 use crate::reduce::lanes::{tree_of, tree_parallel};
 use crate::Tier;
 
@@ -96,6 +97,200 @@ pub(crate) fn dot<T: Acc>(tier: Tier, a: &[T], b: &[T], threads: usize) -> T {
         }
     };
     tree_parallel(blocks, threads, T::ZERO, &nodes, &op).unwrap_or(T::ZERO)
+}
+
+/// The elements at `base + ks[q]` for each q: the operand's own memory where
+/// they are consecutive and aligned, else a gathered copy.
+///
+/// # Safety
+/// Every position is inside the operand's validated view of dtype `T`.
+pub(super) unsafe fn sequence<'a, T: Acc>(
+    src: Src<'a>,
+    base: isize,
+    ks: &[isize],
+    unit: bool,
+) -> std::borrow::Cow<'a, [T]> {
+    if let (true, Some(&k0)) = (unit, ks.first()) {
+        // SAFETY: the first position is inside the view (caller's contract).
+        let p = unsafe { src.ptr::<T>(base + k0) };
+        if (p as usize).is_multiple_of(align_of::<T>()) {
+            // SAFETY: `ks.len()` consecutive elements of the view, aligned,
+            // borrowed for as long as the operand's bytes; every bit pattern
+            // is a valid T.
+            return std::borrow::Cow::Borrowed(unsafe { std::slice::from_raw_parts(p, ks.len()) });
+        }
+    }
+    // SAFETY: the caller's contract.
+    std::borrow::Cow::Owned(
+        ks.iter()
+            .map(|&ko| unsafe { src.get::<T>(base + ko) })
+            .collect(),
+    )
+}
+
+/// Lane order for one batch element: each output is the lane-order dot of its
+/// row of a and column of b (the operands' own memory where consecutive, else
+/// gathered copies), then plus its init (already in `tile`).
+///
+/// # Safety
+/// Every position the tables reach from the bases is inside the operands.
+#[allow(clippy::too_many_arguments)]
+pub(super) unsafe fn lane_tile<T: Acc>(
+    tier: Tier,
+    sa: Src<'_>,
+    a_base: isize,
+    a_rows: &[isize],
+    a_ks: &[isize],
+    sb: Src<'_>,
+    b_base: isize,
+    b_ks: &[isize],
+    b_cols: &[isize],
+    tile: &mut [T],
+    threads: usize,
+) {
+    let k = a_ks.len();
+    let c = b_cols.len();
+    let (a_unit, b_unit) = (pack::unit(a_ks), pack::unit(b_ks));
+    // SAFETY: the caller's contract.
+    let rows: Vec<std::borrow::Cow<'_, [T]>> = a_rows
+        .iter()
+        .map(|&ro| unsafe { sequence(sa, a_base + ro, a_ks, a_unit) })
+        .collect();
+    let cols: Vec<std::borrow::Cow<'_, [T]>> = b_cols
+        .iter()
+        // SAFETY: the caller's contract.
+        .map(|&co| unsafe { sequence(sb, b_base + co, b_ks, b_unit) })
+        .collect();
+    let outputs = tile.len();
+    let work = outputs as u128 * k as u128;
+    let one = |o: usize, threads: usize| -> T {
+        let (i, j) = (o / c, o % c);
+        dot(tier, &rows[i], &cols[j], threads)
+    };
+    if threads <= 1 || work < 1 << 18 {
+        for (o, v) in tile.iter_mut().enumerate() {
+            *v = one(o, 1).plus(*v);
+        }
+    } else if outputs >= threads * 4 {
+        // Many outputs: threads take whole outputs.
+        use rayon::prelude::*;
+        let per = outputs.div_ceil(threads);
+        tile.par_chunks_mut(per).enumerate().for_each(|(ch, vs)| {
+            for (i, v) in vs.iter_mut().enumerate() {
+                *v = one(ch * per + i, 1).plus(*v);
+            }
+        });
+    } else {
+        // Few outputs, long depth: threads share each output's blocks.
+        for (o, v) in tile.iter_mut().enumerate() {
+            *v = one(o, threads).plus(*v);
+        }
+    }
+}
+
+/// One block of the depth of one row (or column): the values at `base +
+/// ks[q]`, read in place where they are consecutive and aligned, else
+/// gathered into `buf`.
+///
+/// # Safety
+/// Every position `base + ks[q]` is inside the operand's validated view of
+/// dtype `T`.
+#[inline]
+pub(super) unsafe fn depth_block<'s, T: Acc>(
+    src: Src<'s>,
+    base: isize,
+    ks: &[isize],
+    unit: bool,
+    buf: &'s mut [T; BLOCK],
+) -> &'s [T] {
+    let len = ks.len();
+    if let (true, Some(&k0)) = (unit, ks.first()) {
+        // SAFETY: the first position is inside the view (caller's contract).
+        let p = unsafe { src.ptr::<T>(base + k0) };
+        if (p as usize).is_multiple_of(align_of::<T>()) {
+            // SAFETY: `len` consecutive elements of the view, aligned; every
+            // bit pattern is a valid T.
+            return unsafe { std::slice::from_raw_parts(p, len) };
+        }
+    }
+    for (v, &ko) in buf[..len].iter_mut().zip(ks) {
+        // SAFETY: positions of the view (caller's contract).
+        *v = unsafe { src.get(base + ko) };
+    }
+    &buf[..len]
+}
+
+/// [`lane_tile`] for many long rows and columns: each output's row and
+/// column are read block by block (in place where consecutive, else
+/// gathered into a block's buffer) and the block sums combine by the block
+/// tree as they come, so the scratch is a few blocks per thread. The same
+/// blocks, so the same bits.
+///
+/// # Safety
+/// Every position the tables reach from the bases is inside the operands.
+pub(super) unsafe fn lane_tile_streamed<T: Acc>(
+    tier: Tier,
+    (sa, a_base, a_rows, a_ks): (Src<'_>, isize, &[isize], &[isize]),
+    (sb, b_base, b_cols, b_ks): (Src<'_>, isize, &[isize], &[isize]),
+    tile: &mut [T],
+    threads: usize,
+) {
+    use crate::reduce::lanes::{tree_of, tree_parallel};
+    let k = a_ks.len();
+    let c = b_cols.len();
+    let (a_unit, b_unit) = (pack::unit(a_ks), pack::unit(b_ks));
+    let blocks = k.div_ceil(BLOCK);
+    let op = |p: T, q: T| p.plus(q);
+    let bufs = || ([T::ZERO; BLOCK], [T::ZERO; BLOCK]);
+    type Bufs<T> = ([T; BLOCK], [T; BLOCK]);
+    // Blocks q0 .. q0 + m of output o, by the tree of their own count.
+    let node = |o: usize, q0: usize, m: usize, (ba, bb): &mut Bufs<T>| -> T {
+        let (pa, pb) = (a_base + a_rows[o / c], b_base + b_cols[o % c]);
+        let block = |i: usize| {
+            let r = (q0 + i) * BLOCK..((q0 + i + 1) * BLOCK).min(k);
+            // SAFETY: the caller's contract.
+            let (x, y) = unsafe {
+                (
+                    depth_block(sa, pa, &a_ks[r.clone()], a_unit, ba),
+                    depth_block(sb, pb, &b_ks[r], b_unit, bb),
+                )
+            };
+            block_sum(tier, x, y)
+        };
+        tree_of(m, T::ZERO, block, &op).unwrap_or(T::ZERO)
+    };
+    let outputs = tile.len();
+    let work = outputs as u128 * k as u128;
+    if threads <= 1 || work < 1 << 18 {
+        let mut w = bufs();
+        for (o, v) in tile.iter_mut().enumerate() {
+            *v = node(o, 0, blocks, &mut w).plus(*v);
+        }
+    } else if outputs >= threads * 4 {
+        // Many outputs: threads take whole outputs.
+        use rayon::prelude::*;
+        let per = outputs.div_ceil(threads);
+        tile.par_chunks_mut(per).enumerate().for_each(|(ch, vs)| {
+            let mut w = bufs();
+            for (i, v) in vs.iter_mut().enumerate() {
+                *v = node(ch * per + i, 0, blocks, &mut w).plus(*v);
+            }
+        });
+    } else {
+        // Few outputs, long depth: threads share each output's blocks (nodes
+        // of its block tree).
+        for (o, v) in tile.iter_mut().enumerate() {
+            let nodes = |list: &[(usize, usize)], vals: &mut [T]| {
+                let mut w = bufs();
+                for (val, &(q0, m)) in vals.iter_mut().zip(list) {
+                    *val = node(o, q0, m, &mut w);
+                }
+            };
+            *v = tree_parallel(blocks, threads, T::ZERO, &nodes, &op)
+                .unwrap_or(T::ZERO)
+                .plus(*v);
+        }
+    }
 }
 
 #[cfg(test)]

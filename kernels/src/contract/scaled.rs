@@ -2,7 +2,7 @@
 //! `spec/formats.toml` ([`Scaled`]), and values of any dtype with an array of
 //! scales, one per block ([`Blocked`]).
 
-use super::{blocked, contract, ContractSpec};
+use super::{block_scaled, contract, ContractSpec};
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
 use crate::formats;
@@ -169,19 +169,21 @@ pub fn contract_scaled<'a>(
     // Every blocked operand is checked before either is decoded.
     for (name, op) in [("a", a), ("b", b)] {
         if let Operand::Blocked(bl) = op {
-            blocked::check(bl, name)?;
+            block_scaled::check(bl, name)?;
         }
     }
     let decode = |op: &'a Operand<'a>, name: &str| -> Result<Decoded<'a>> {
         Ok(match op {
             Operand::Plain(v) => Decoded::Plain(v.clone()),
             Operand::Scaled(s) => Decoded::Bytes(decoded(&exec, s, spec.acc, name)?, s.shape),
-            Operand::Blocked(bl) if spec.acc == DType::F32 => {
-                Decoded::F32(blocked::decode::<f32>(&exec, bl, name)?, bl.values.shape())
-            }
-            Operand::Blocked(bl) => {
-                Decoded::F64(blocked::decode::<f64>(&exec, bl, name)?, bl.values.shape())
-            }
+            Operand::Blocked(bl) if spec.acc == DType::F32 => Decoded::F32(
+                block_scaled::decode::<f32>(&exec, bl, name)?,
+                bl.values.shape(),
+            ),
+            Operand::Blocked(bl) => Decoded::F64(
+                block_scaled::decode::<f64>(&exec, bl, name)?,
+                bl.values.shape(),
+            ),
         })
     };
     let (da, db) = (decode(a, "a")?, decode(b, "b")?);

@@ -10,11 +10,11 @@
 //! output's row and column as one block of the lane order (K ≤ 1024 is one
 //! block), then adds init (or +0), exactly as the lane path does.
 
-use super::order::{choose as choose_order, Order};
+use super::association::{choose as choose_order, Order};
+use super::select::Chained;
 use super::try_filled;
-use super::Chained;
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::elementwise::check_destination;
+use crate::checks::check_destination;
 use crate::error::Result;
 use crate::{DType, Element, Tier};
 

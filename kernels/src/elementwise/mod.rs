@@ -12,7 +12,7 @@
 pub(crate) mod packed;
 pub(crate) mod plan;
 pub(crate) mod stream;
-pub(crate) mod tile;
+pub(crate) mod sub_byte;
 
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
@@ -198,16 +198,7 @@ pub fn elementwise(
     Ok(())
 }
 
-/// Refuse a destination that reaches one element twice (see [`self_overlap`]).
-pub(crate) fn check_destination(out: &ArrayViewMut<'_>) -> Result<()> {
-    match self_overlap(out.shape(), out.strides()) {
-        Some(reason) => Err(Error::Layout {
-            operand: "destination".into(),
-            reason,
-        }),
-        None => Ok(()),
-    }
-}
+pub(crate) use crate::checks::check_destination;
 
 /// Whether `shape` broadcasts to exactly `target` (numpy's rules).
 pub fn broadcasts_to(shape: &[usize], target: &[usize]) -> bool {

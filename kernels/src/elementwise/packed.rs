@@ -1,7 +1,7 @@
 //! Fused casts between f32 and the packed dtypes (1 and 4 bits per value)
 //! on contiguous runs: one pass reads the f32 values and writes whole packed
 //! bytes, or the reverse, 32 values at a time in AVX2 registers. The general
-//! path (`tile::run_packed`) writes one code per byte into a tile and packs
+//! path (`sub_byte::run_packed`) writes one code per byte into a tile and packs
 //! it in a second pass; these kernels do both in registers.
 //!
 //! They carry no conversion rule of their own. At first use each is derived

@@ -1,7 +1,7 @@
 //! How one elementwise call walks its operands: axes merged where every operand
 //! is contiguous across them, an innermost run per row, rows split across threads.
 
-use super::tile;
+use super::sub_byte;
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::{Args, LoopFn, Variant};
 use rayon::prelude::*;
@@ -179,7 +179,7 @@ impl Plan {
         let contig = pick(Variant::Contig);
         if self.packed {
             // SAFETY: forwarded.
-            unsafe { tile::run_packed(self, contig, 0, self.rows()) };
+            unsafe { sub_byte::run_packed(self, contig, 0, self.rows()) };
             return;
         }
         let f = pick(self.variant());

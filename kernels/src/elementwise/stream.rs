@@ -39,21 +39,7 @@ pub(crate) fn enabled() -> bool {
 
 /// Whether the CPU's vendor string is Intel's.
 fn intel() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::__cpuid;
-        // SAFETY: CPUID leaf 0 exists on every x86-64 CPU. (Older compilers
-        // mark it unsafe.)
-        #[allow(unused_unsafe)]
-        let r = unsafe { __cpuid(0) };
-        let mut v = [0u8; 12];
-        v[..4].copy_from_slice(&r.ebx.to_le_bytes());
-        v[4..8].copy_from_slice(&r.edx.to_le_bytes());
-        v[8..].copy_from_slice(&r.ecx.to_le_bytes());
-        &v == b"GenuineIntel"
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    crate::tier::cpu_vendor_is_intel()
 }
 
 /// A copy of `len` bytes (a multiple of 64) from `src` to a 64-byte aligned
@@ -64,10 +50,10 @@ type Copier = unsafe fn(*const u8, *mut u8, usize);
 fn copier() -> Option<Copier> {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f") {
+        if crate::tier::cpu_runs(crate::tier::CpuFeature::Avx512f) {
             return Some(copy_avx512);
         }
-        if std::arch::is_x86_feature_detected!("avx") {
+        if crate::tier::cpu_runs(crate::tier::CpuFeature::Avx) {
             return Some(copy_avx);
         }
     }

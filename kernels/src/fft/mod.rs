@@ -56,7 +56,7 @@ pub use plan::{Algorithm, FftPlan, FftPlanner, BLUESTEIN_PRIME, FOUR_STEP_BYTES}
 pub use real::{RealFftPlan, HALF_LENGTH_MIN};
 
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::elementwise::check_destination;
+use crate::checks::{check_destination, shape_err};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 use crate::DType;
@@ -229,29 +229,6 @@ pub fn error_factor(
     Ok(if norm == Norm::None { e } else { e + 2.0 })
 }
 
-fn check_axes(axes: &[usize], rank: usize, call: &str) -> Result<()> {
-    if axes.is_empty() {
-        return Err(Error::Attribute {
-            name: format!("{call} axes"),
-            reason: "no axis named: name at least one".into(),
-        });
-    }
-    if axes.windows(2).any(|w| w[0] >= w[1]) {
-        return Err(Error::Attribute {
-            name: format!("{call} axes"),
-            reason: format!("{axes:?} are not strictly increasing"),
-        });
-    }
-    if let Some(&a) = axes.iter().find(|&&a| a >= rank) {
-        return Err(Error::Axis {
-            operand: "x".into(),
-            axis: a,
-            reason: format!("out of range for rank {rank}"),
-        });
-    }
-    Ok(())
-}
-
 fn complex_of(d: DType) -> Option<DType> {
     match d {
         DType::F32 => Some(DType::C64),
@@ -279,14 +256,6 @@ fn check_dst_dtype(expected: DType, dst: &ArrayViewMut<'_>) -> Result<()> {
     Ok(())
 }
 
-fn shape_err(operand: &str, shape: &[usize], target: Vec<usize>) -> Error {
-    Error::Shape {
-        operand: operand.into(),
-        shape: shape.to_vec(),
-        target,
-    }
-}
-
 /// The complex transform `direction` of `x` along each of `axes` into `dst`
 /// (same shape and dtype, complex64 or complex128), scaled as `norm` says;
 /// the module documentation states the contract.
@@ -311,7 +280,7 @@ pub fn c2c(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    check_axes(axes, x.shape().len(), "c2c")?;
+    crate::checks::increasing_axes(axes, x.shape().len(), "c2c")?;
     if real_of(x.dtype()).is_none() {
         return Err(Error::DTypeUnsupported {
             operand: "x".into(),
@@ -321,7 +290,7 @@ pub fn c2c(
     }
     check_dst_dtype(x.dtype(), dst)?;
     if dst.shape() != x.shape() {
-        return Err(shape_err("destination", dst.shape(), x.shape().to_vec()));
+        return Err(shape_err("destination", dst.shape(), x.shape()));
     }
     check_destination(dst)?;
     let tier = exec.resolve_tier()?;
@@ -342,7 +311,7 @@ pub fn r2c(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    check_axes(axes, x.shape().len(), "r2c")?;
+    crate::checks::increasing_axes(axes, x.shape().len(), "r2c")?;
     let Some(cd) = complex_of(x.dtype()) else {
         return Err(Error::DTypeUnsupported {
             operand: "x".into(),
@@ -355,7 +324,7 @@ pub fn r2c(
     let mut want = x.shape().to_vec();
     want[last] = want[last] / 2 + 1;
     if dst.shape() != want.as_slice() {
-        return Err(shape_err("destination", dst.shape(), want));
+        return Err(shape_err("destination", dst.shape(), &want));
     }
     check_destination(dst)?;
     let tier = exec.resolve_tier()?;
@@ -376,7 +345,7 @@ pub fn c2r(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    check_axes(axes, dst.shape().len(), "c2r")?;
+    crate::checks::increasing_axes(axes, dst.shape().len(), "c2r")?;
     let Some(rd) = real_of(x.dtype()) else {
         return Err(Error::DTypeUnsupported {
             operand: "x".into(),
@@ -389,7 +358,7 @@ pub fn c2r(
     let mut want = dst.shape().to_vec();
     want[last] = want[last] / 2 + 1;
     if x.shape() != want.as_slice() {
-        return Err(shape_err("x", x.shape(), want));
+        return Err(shape_err("x", x.shape(), &want));
     }
     check_destination(dst)?;
     let tier = exec.resolve_tier()?;

@@ -37,21 +37,15 @@ pub const BLUESTEIN_PRIME: usize = 61;
 /// run by Bailey's four steps.
 pub const FOUR_STEP_BYTES: usize = 1 << 24;
 
-/// An empty vector with room for `n` elements, or [`Error::Alloc`].
-pub(crate) fn try_vec<T>(n: usize, what: &str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
-        what: format!("fft {what}"),
-        elements: n,
-    })?;
-    Ok(v)
-}
+pub(crate) use crate::alloc::try_vec;
 
 /// A zero-filled vector of `n` points, or [`Error::Alloc`].
 pub(crate) fn try_zeros<T: FftFloat>(n: usize, what: &str) -> Result<Vec<Complex<T>>> {
-    let mut v = try_vec(n, what)?;
-    v.resize(n, Complex::new(T::ZERO, T::ZERO));
-    Ok(v)
+    crate::alloc::try_filled(
+        n,
+        Complex::new(T::ZERO, T::ZERO),
+        format_args!("fft {what}"),
+    )
 }
 
 pub(crate) enum Algo<T> {

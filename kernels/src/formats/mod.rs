@@ -95,11 +95,7 @@ fn row_offsets(layout: &Layout) -> Result<Vec<isize>> {
     let rank = layout.shape.len();
     let outer = &layout.shape[..rank - 1];
     let rows = crate::array::extent_product(outer.iter().copied());
-    let mut out = Vec::new();
-    out.try_reserve_exact(rows).map_err(|_| Error::Alloc {
-        what: "formats scratch (row offsets)".into(),
-        elements: rows,
-    })?;
+    let mut out = crate::alloc::try_vec(rows, "formats scratch (row offsets)")?;
     let mut idx = vec![0usize; outer.len()];
     for _ in 0..rows {
         let mut p = layout.offset as isize;
@@ -121,13 +117,7 @@ fn row_offsets(layout: &Layout) -> Result<Vec<isize>> {
 /// `n` zeros in a vector reserved fallibly ([`Error::Alloc`]): scratch
 /// proportional to a row of the tensor, or to its rows.
 fn try_zeros<T: Clone + Default>(n: usize, what: &str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
-        what: format!("formats scratch ({what})"),
-        elements: n,
-    })?;
-    v.resize(n, T::default());
-    Ok(v)
+    crate::alloc::try_zeroed(n, format_args!("formats scratch ({what})"))
 }
 
 /// floor(log2 |v|) of a finite non-zero f64, from its bits.
@@ -503,7 +493,7 @@ pub fn decode(
     check_len("scales", scales.len(), sizes.blocks)?;
     // A destination that reaches one element twice (a zero stride, axes that
     // interleave) would keep whichever row landed last.
-    crate::elementwise::check_destination(dst)?;
+    crate::checks::check_destination(dst)?;
     let t = match (info.tensor_scale, tensor_scale) {
         (Some(_), Some(t)) => Some(t as f64),
         (Some(_), None) => {

@@ -14,7 +14,7 @@
 //! tier and at every thread count.
 
 use crate::elementwise::packed::{fused, Fused};
-use crate::elementwise::tile::pack;
+use crate::elementwise::sub_byte::pack;
 use crate::{cast_index, Args, DType, LoopFn, Tier, Variant};
 
 /// Most values per tile: 4 KiB of f32 scratch beside the source, in L1.

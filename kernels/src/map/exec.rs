@@ -5,7 +5,7 @@
 use super::program::{node_args, NodeId, Op, Program, Scalar};
 use crate::array::{extent_product, ArrayView, ArrayViewMut};
 use crate::elementwise::plan::Addr;
-use crate::elementwise::{broadcasts_to, call_dtype, self_overlap, tile, PARALLEL_MIN};
+use crate::elementwise::{broadcasts_to, call_dtype, self_overlap, sub_byte, PARALLEL_MIN};
 use crate::error::{Error, Result};
 use crate::tier::cast_table;
 use crate::tier::kernel_table;
@@ -650,7 +650,7 @@ pub(crate) fn bind(
                 Load::Uniform(a) => {
                     debug_assert!(r.is_uni[i]);
                     // SAFETY: the operand's one element lies at its offset (validated).
-                    unsafe { tile::gather(a, a.offset, &mut uni[i][..r.item[i]]) };
+                    unsafe { sub_byte::gather(a, a.offset, &mut uni[i][..r.item[i]]) };
                 }
                 Load::Strided {
                     addr,
@@ -1168,10 +1168,10 @@ unsafe fn gather_seg(a: &Addr, p0: isize, s: isize, m: usize, dst: *mut u8) {
         // SAFETY: dst holds m codes.
         let out = unsafe { core::slice::from_raw_parts_mut(dst, m) };
         // SAFETY: forwarded.
-        if !unsafe { tile::gather_run(a, p0, s, m, out) } {
+        if !unsafe { sub_byte::gather_run(a, p0, s, m, out) } {
             for (j, o) in out.iter_mut().enumerate() {
                 // SAFETY: each position is a validated position of the operand.
-                unsafe { tile::gather(a, p0 + j as isize * s, core::slice::from_mut(o)) };
+                unsafe { sub_byte::gather(a, p0 + j as isize * s, core::slice::from_mut(o)) };
             }
         }
         return;
@@ -1197,10 +1197,10 @@ unsafe fn scatter_seg(a: &Addr, p0: isize, s: isize, m: usize, src: *const u8) {
         // SAFETY: src holds m codes.
         let vals = unsafe { core::slice::from_raw_parts(src, m) };
         // SAFETY: forwarded.
-        if !unsafe { tile::scatter_run(a, p0, s, m, vals) } {
+        if !unsafe { sub_byte::scatter_run(a, p0, s, m, vals) } {
             for (j, v) in vals.iter().enumerate() {
                 // SAFETY: each position is a validated position of the output, written by this thread alone.
-                unsafe { tile::scatter(a, p0 + j as isize * s, core::slice::from_ref(v)) };
+                unsafe { sub_byte::scatter(a, p0 + j as isize * s, core::slice::from_ref(v)) };
             }
         }
         return;

@@ -90,27 +90,7 @@ pub(crate) fn work_bytes(d: DType) -> usize {
     }
 }
 
-/// A buffer of `n` zero bytes, or [`Error::Alloc`].
-pub(crate) fn zeroed(n: usize, what: &str) -> Result<Vec<u8>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
-        what: what.to_string(),
-        elements: n,
-    })?;
-    v.resize(n, 0);
-    Ok(v)
-}
-
-/// A vector of `n` copies of `x`, or [`Error::Alloc`].
-pub(crate) fn filled<T: Clone>(n: usize, x: T, what: &str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
-        what: what.to_string(),
-        elements: n,
-    })?;
-    v.resize(n, x);
-    Ok(v)
-}
+pub(crate) use crate::alloc::{try_filled as filled, try_zeroed as zeroed};
 
 /// Visit the element positions of a layout in C order (positions in
 /// elements from the start of the bytes).
@@ -284,17 +264,7 @@ pub(crate) fn check_same(d: DType, expected: DType, name: &str) -> Result<()> {
     Ok(())
 }
 
-/// Refuse an axis at or past `rank`.
-pub(crate) fn check_axis(axis: usize, rank: usize, name: &str) -> Result<()> {
-    if axis >= rank {
-        return Err(Error::Axis {
-            operand: name.to_string(),
-            axis,
-            reason: format!("is out of range for rank {rank}"),
-        });
-    }
-    Ok(())
-}
+pub(crate) use crate::checks::check_axis;
 
 /// Refuse `shape` unless it equals `target` on every axis but `skip`
 /// (and has its rank).

@@ -126,10 +126,7 @@ fn push(segs: &mut Vec<Seg>, s: Seg) -> Result<()> {
     if s.len == 0 {
         return Ok(());
     }
-    segs.try_reserve(1).map_err(|_| Error::Alloc {
-        what: "gather_ranges runs".into(),
-        elements: segs.len() + 1,
-    })?;
+    crate::alloc::try_reserve(segs, 1, "gather_ranges runs")?;
     segs.push(s);
     Ok(())
 }

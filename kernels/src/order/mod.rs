@@ -39,7 +39,6 @@ pub use select::{median, quantile};
 pub use sets::{difference, intersect};
 
 use crate::array::{extent_product, ArrayView, ArrayViewMut};
-use crate::elementwise::self_overlap;
 use crate::error::{Error, Result};
 use crate::{DType, Exec};
 use key::{KeyMap, RadixKey};
@@ -101,43 +100,7 @@ pub fn argsort(
     order(axis, descending, x, None, Some(positions), exec)
 }
 
-/// The byte range a slice of bytes occupies.
-pub(crate) fn span(b: &[u8]) -> core::ops::Range<usize> {
-    let s = b.as_ptr() as usize;
-    s..s + b.len()
-}
-
-/// Whether two byte slices share a byte.
-pub(crate) fn overlaps(a: &[u8], b: &[u8]) -> bool {
-    let (a, b) = (span(a), span(b));
-    !a.is_empty() && !b.is_empty() && a.start < b.end && b.start < a.end
-}
-
-/// [`Error::Layout`] where `dst` reaches an element twice or overlaps `src`.
-pub(crate) fn check_destination(
-    dst: &ArrayViewMut<'_>,
-    name: &str,
-    inputs: &[&ArrayView<'_>],
-) -> Result<()> {
-    if let Some(reason) = self_overlap(dst.shape(), dst.strides()) {
-        return Err(Error::Layout {
-            operand: name.into(),
-            reason,
-        });
-    }
-    for x in inputs {
-        if extent_product(dst.shape().iter().copied()) > 0
-            && !x.layout().is_empty()
-            && overlaps(dst.view().data(), x.data())
-        {
-            return Err(Error::Layout {
-                operand: name.into(),
-                reason: "its bytes overlap an operand's".into(),
-            });
-        }
-    }
-    Ok(())
-}
+pub(crate) use crate::checks::check_destination_of as check_destination;
 
 /// The element positions of every slice's first element along `axis`, in C
 /// order of the other axes.
@@ -154,11 +117,7 @@ pub(crate) fn slice_bases(
             .filter(|&(i, _)| i != axis)
             .map(|(_, &e)| e),
     );
-    let mut v = Vec::new();
-    v.try_reserve_exact(outer).map_err(|_| Error::Alloc {
-        what: "slice offsets".into(),
-        elements: outer,
-    })?;
+    let mut v = crate::alloc::try_vec(outer, "slice offsets")?;
     if outer == 0 {
         return Ok(v);
     }
@@ -190,14 +149,7 @@ pub(crate) fn check_axis(x: &ArrayView<'_>, axis: usize, call: &str) -> Result<(
             expected: format!("{call} takes an array of rank 1 or more"),
         });
     }
-    if axis >= x.shape().len() {
-        return Err(Error::Axis {
-            operand: "x".into(),
-            axis,
-            reason: format!("is out of range for rank {}", x.shape().len()),
-        });
-    }
-    Ok(())
+    crate::checks::check_axis(axis, x.shape().len(), "x")
 }
 
 /// `dst`'s shape is `x`'s but along `axis`, where it is at most `x`'s.
@@ -395,10 +347,7 @@ fn run<M: KeyMap>(m: &M, job: &Job) -> Result<()> {
     let mut lasts: Vec<(u16, usize)> = Vec::new();
     let mut len = job.n;
     if top_k {
-        lasts.try_reserve_exact(slices).map_err(|_| Error::Alloc {
-            what: "top-k bounds".into(),
-            elements: slices,
-        })?;
+        crate::alloc::try_reserve(&mut lasts, slices, "top-k bounds")?;
         for s in 0..slices {
             lasts.push(top_digit(m, job, s));
         }

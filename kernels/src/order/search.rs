@@ -62,11 +62,7 @@ pub fn lower_bound(
     let n = a.shape()[0];
     let (ab, astep) = (a.layout().offset as isize, a.strides()[0]);
     with_key_map!(a.dtype(), |m| {
-        let mut keys = Vec::new();
-        keys.try_reserve_exact(n).map_err(|_| Error::Alloc {
-            what: "search keys".into(),
-            elements: n,
-        })?;
+        let mut keys = crate::alloc::try_vec(n, "search keys")?;
         // SAFETY: i < n is an element of the validated view a.
         keys.extend(
             (0..n).map(|i| unsafe { m.key_at(a.data().as_ptr(), ab + i as isize * astep) }),

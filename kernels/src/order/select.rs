@@ -121,17 +121,8 @@ fn stat(
     let n = x.shape()[axis];
     // The elements decoded to f64, in C order (exact: cast is exact into f64
     // for every real dtype but 64-bit integers, which round monotonically).
-    let mut vals: Vec<f64> = Vec::new();
-    vals.try_reserve_exact(total).map_err(|_| Error::Alloc {
-        what: "decoded elements".into(),
-        elements: total,
-    })?;
-    vals.resize(total, 0.0);
-    let mut lane: Vec<f64> = Vec::new();
-    lane.try_reserve_exact(n).map_err(|_| Error::Alloc {
-        what: "a slice".into(),
-        elements: n,
-    })?;
+    let mut vals: Vec<f64> = crate::alloc::try_filled(total, 0.0, "decoded elements")?;
+    let mut lane: Vec<f64> = crate::alloc::try_vec(n, "a slice")?;
     let dl = dst.layout().clone();
     let mut dshape = dl.shape.clone();
     dshape.push(1);

@@ -5,7 +5,7 @@
 
 use super::lanes::{apply_in_place, tree_in_place, tree_parallel, LaneFloat, TreeFold, BLOCK};
 use super::source::{MapTerms, Scratch, Source};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::{Element, LoopFn, Tier};
 use num_complex::Complex;
 use rayon::prelude::*;
@@ -46,15 +46,7 @@ const BATCH: usize = 64;
 
 /// `n` copies of `x` in a vector reserved fallibly ([`Error::Alloc`] where
 /// the allocator refuses): scratch proportional to a call's sizes.
-pub(crate) fn try_filled<T: Clone>(n: usize, x: T, what: &str) -> Result<Vec<T>> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
-        what: what.to_string(),
-        elements: n,
-    })?;
-    v.resize(n, x);
-    Ok(v)
-}
+pub(crate) use crate::alloc::try_filled;
 
 /// Run `pass` over every output of `src` with up to `threads` threads: a
 /// value per output, each its blocks' values combined by the block tree as

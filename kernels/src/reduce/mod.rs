@@ -52,7 +52,7 @@ mod source;
 pub mod sparse;
 
 use crate::array::{count_of, extent_product, ArrayView, ArrayViewMut};
-use crate::elementwise::check_destination;
+use crate::checks::check_destination;
 use crate::error::{Error, Result};
 use crate::map::Program;
 use crate::tier::Exec;
@@ -356,28 +356,7 @@ fn unsupported(op: ReduceOp, dtype: DType) -> Error {
     }
 }
 
-/// Sorted, distinct axes, each below `rank`.
-pub(crate) fn check_axes(axes: &[usize], rank: usize) -> Result<Vec<usize>> {
-    let mut v = axes.to_vec();
-    v.sort_unstable();
-    for w in v.windows(2) {
-        if w[0] == w[1] {
-            return Err(Error::Axis {
-                operand: "axes".into(),
-                axis: w[0],
-                reason: "is named twice".into(),
-            });
-        }
-    }
-    if let Some(&a) = v.iter().find(|&&a| a >= rank) {
-        return Err(Error::Axis {
-            operand: "axes".into(),
-            axis: a,
-            reason: format!("is out of range for an operand of rank {rank}"),
-        });
-    }
-    Ok(v)
-}
+pub(crate) use crate::checks::distinct_axes as check_axes;
 
 /// Whether `dst` fits a reduction of `shape` along `axes`: the reduced shape,
 /// or the same rank with extent 1 at every reduced axis.

@@ -45,7 +45,7 @@ use super::lanes::{tree_of, LaneFloat, BLOCK};
 use super::source::{Source, TermMap};
 use super::{carrier, check_axes, reduced_shape, Terms};
 use crate::array::{c_strides, ArrayView, ArrayViewMut};
-use crate::elementwise::check_destination;
+use crate::checks::check_destination;
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 use crate::{Class, DType, Tier};
@@ -816,9 +816,7 @@ fn run_network<F: LaneFloat + Carrier>(src: &Source, op: ScanOp, threads: usize)
     // Each task holds one slice's terms and the network's states with the
     // pairs' scratch (2n states): scratch proportional to a destination row.
     let tasks = threads.min(outs);
-    let mut bufs: Vec<NetBufs<F>> = Vec::new();
-    bufs.try_reserve_exact(tasks)
-        .map_err(|_| alloc_err("scan states", tasks))?;
+    let mut bufs: Vec<NetBufs<F>> = crate::alloc::try_vec(tasks, "scan states")?;
     for _ in 0..tasks {
         bufs.push(NetBufs::new(op, n)?);
     }
@@ -862,10 +860,7 @@ struct NetBufs<F> {
 impl<F: LaneFloat> NetBufs<F> {
     fn new(op: ScanOp, n: usize) -> Result<Self> {
         fn room<T>(n: usize) -> Result<Vec<T>> {
-            let mut v = Vec::new();
-            v.try_reserve_exact(n)
-                .map_err(|_| alloc_err("scan states", n))?;
-            Ok(v)
+            crate::alloc::try_vec(n, "scan states")
         }
         let two = n.saturating_mul(2);
         Ok(NetBufs {
@@ -873,12 +868,5 @@ impl<F: LaneFloat> NetBufs<F> {
             lse: room(if op == ScanOp::Logsumexp { two } else { 0 })?,
             moments: room(if op == ScanOp::Logsumexp { 0 } else { two })?,
         })
-    }
-}
-
-fn alloc_err(what: &str, elements: usize) -> Error {
-    Error::Alloc {
-        what: what.into(),
-        elements,
     }
 }

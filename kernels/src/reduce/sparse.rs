@@ -77,14 +77,7 @@ pub fn sparse_dot(
         });
     }
     let n = v.shape()[0];
-    let alloc = |what: &str| Error::Alloc {
-        what: what.into(),
-        elements: n,
-    };
-    let mut cols: Vec<i64> = Vec::new();
-    cols.try_reserve_exact(n)
-        .map_err(|_| alloc("sparse_dot columns"))?;
-    cols.resize(n, 0);
+    let mut cols: Vec<i64> = crate::alloc::try_filled(n, 0, "sparse_dot columns")?;
     cast(
         CastMode::Default,
         idx,
@@ -142,12 +135,7 @@ fn terms<F: Term>(
     exec: &Exec,
 ) -> Result<Vec<F>> {
     let n = cols.len();
-    let mut t: Vec<F> = Vec::new();
-    t.try_reserve_exact(n).map_err(|_| Error::Alloc {
-        what: "sparse_dot terms".into(),
-        elements: n,
-    })?;
-    t.resize(n, F::default());
+    let mut t: Vec<F> = crate::alloc::try_zeroed(n, "sparse_dot terms")?;
     cast(
         CastMode::Default,
         v,

@@ -2,7 +2,7 @@
 //! spans multiply to few values find their number at their place among
 //! those values, without a hash.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// The most values a direct table holds.
 pub(crate) const DIRECT_MAX: u128 = 1 << 20;
@@ -66,14 +66,7 @@ pub(crate) struct Direct {
 
 impl Direct {
     pub(crate) fn new(spans: Spans) -> Result<Self> {
-        let mut table = Vec::new();
-        table
-            .try_reserve_exact(spans.values)
-            .map_err(|_| Error::Alloc {
-                what: "unique direct table".into(),
-                elements: spans.values,
-            })?;
-        table.resize(spans.values, 0);
+        let table = crate::alloc::try_filled(spans.values, 0, "unique direct table")?;
         Ok(Direct { spans, table })
     }
 

@@ -1,6 +1,6 @@
 //! The keyed hash and the linear-probing tables of `unique`.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use std::collections::hash_map::RandomState;
 use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -95,12 +95,7 @@ fn too_full(len: usize, slots: usize) -> bool {
     len * 2 > slots || (slots < SMALL_SLOTS && len * 4 > slots)
 }
 
-pub(crate) fn reserve<T: Clone>(v: &mut Vec<T>, n: usize, what: &str) -> Result<()> {
-    v.try_reserve_exact(n).map_err(|_| Error::Alloc {
-        what: what.to_string(),
-        elements: n,
-    })
-}
+pub(crate) use crate::alloc::try_reserve as reserve;
 
 /// A table of one-word keys: each slot the key and its number + 1 (0:
 /// empty). Both buffers are reserved up front for `max_keys` keys, so that

@@ -307,14 +307,8 @@ impl Numberer {
             _ => Finder::Many(TableW::new(max_keys, s)?),
         };
         let cap = if w == 0 { max_keys.min(1) } else { max_keys };
-        let mut firsts = Vec::new();
-        let mut counts = Vec::new();
-        for v in [&mut firsts, &mut counts] {
-            v.try_reserve_exact(cap).map_err(|_| Error::Alloc {
-                what: "unique keys".into(),
-                elements: cap,
-            })?;
-        }
+        let firsts = crate::alloc::try_vec(cap, "unique keys")?;
+        let counts = crate::alloc::try_vec(cap, "unique keys")?;
         Ok(Numberer {
             finder,
             firsts,

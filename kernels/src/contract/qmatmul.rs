@@ -3,7 +3,7 @@
 
 use super::{contract, ContractSpec};
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::elementwise::check_destination;
+use crate::checks::check_destination;
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 use crate::DType;

@@ -69,57 +69,9 @@ fn read_sysfs() -> Option<CacheSizes> {
     (sizes.l1 > 0).then_some(sizes)
 }
 
-/// Cache sizes from CPUID's deterministic cache parameters: leaf 4 (Intel)
-/// or leaf 0x8000001D (AMD), which share one layout.
-#[cfg(target_arch = "x86_64")]
+/// Cache sizes from CPUID (`crate::tier::cpuid_cache_sizes`).
 fn read_cpuid() -> Option<CacheSizes> {
-    use core::arch::x86_64::{__cpuid, __cpuid_count};
-    // SAFETY: CPUID is available on every x86-64 CPU; leaves above the
-    // reported maxima are not queried. (Older compilers mark it unsafe.)
-    #[allow(unused_unsafe)]
-    let (max_basic, max_ext) = unsafe { (__cpuid(0).eax, __cpuid(0x8000_0000).eax) };
-    let leaf = if max_ext >= 0x8000_001D {
-        0x8000_001D
-    } else if max_basic >= 4 {
-        4
-    } else {
-        return None;
-    };
-    let mut sizes = CacheSizes {
-        l1: 0,
-        l2: 0,
-        l3: 0,
-    };
-    for sub in 0..16 {
-        // SAFETY: as above.
-        #[allow(unused_unsafe)]
-        let r = unsafe { __cpuid_count(leaf, sub) };
-        let kind = r.eax & 0x1f;
-        if kind == 0 {
-            break;
-        }
-        if kind == 2 {
-            continue; // instruction cache
-        }
-        let level = (r.eax >> 5) & 0x7;
-        let ways = ((r.ebx >> 22) & 0x3ff) as usize + 1;
-        let parts = ((r.ebx >> 12) & 0x3ff) as usize + 1;
-        let line = (r.ebx & 0xfff) as usize + 1;
-        let sets = r.ecx as usize + 1;
-        let size = ways * parts * line * sets;
-        match level {
-            1 => sizes.l1 = size,
-            2 => sizes.l2 = size,
-            3 | 4 => sizes.l3 = sizes.l3.max(size),
-            _ => {}
-        }
-    }
-    (sizes.l1 > 0).then_some(sizes)
-}
-
-#[cfg(not(target_arch = "x86_64"))]
-fn read_cpuid() -> Option<CacheSizes> {
-    None
+    crate::tier::cpuid_cache_sizes().map(|[l1, l2, l3]| CacheSizes { l1, l2, l3 })
 }
 
 /// The cache sizes of this CPU (sysfs on Linux, else CPUID), each one missing

@@ -29,7 +29,8 @@ use super::gemm::Panels;
 use super::{choose_order, contract_in, ContractSpec};
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::cast::{cast, CastMode};
-use crate::elementwise::{broadcasts_to, check_destination};
+use crate::checks::check_destination;
+use crate::elementwise::broadcasts_to;
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 use crate::DType;
@@ -215,13 +216,7 @@ fn rank_err(a: &ArrayView<'_>, b: &ArrayView<'_>, a_ok: bool, expected: &str) ->
     }
 }
 
-fn shape_err(operand: &str, shape: &[usize], target: &[usize]) -> Error {
-    Error::Shape {
-        operand: operand.into(),
-        shape: shape.to_vec(),
-        target: target.to_vec(),
-    }
-}
+use crate::checks::shape_err;
 
 /// The batch extents of `a`'s and `b`'s leading `n` axes (equal, or one of
 /// them 1), or the refusal of b's shape (`b_target` with its batch extents
@@ -279,103 +274,7 @@ pub fn contract_grouped_rows<'i, I: Into<Ids<'i>>>(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    let exec = *exec;
-    let ids = ids.into();
-    let mut views = vec![("a", a), ("b", b)];
-    if let Some(i) = init {
-        views.push(("init", i));
-    }
-    check_common(&exec, acc, &views, dst)?;
-    let rank = a.shape().len();
-    if rank < 2 || b.shape().len() != rank + 1 {
-        return Err(rank_err(
-            a,
-            b,
-            rank >= 2,
-            "row groups take a of shape [B.., R, K] and b of shape [B.., G, K, N]",
-        ));
-    }
-    let nbat = rank - 2;
-    let (&[r, k], &[g, kb, n]) = (&a.shape()[nbat..], &b.shape()[nbat..]) else {
-        return Err(rank_err(
-            a,
-            b,
-            true,
-            "row groups take b of shape [B.., G, K, N]",
-        ));
-    };
-    let bat = batch_extents(a.shape(), b.shape(), nbat, &[g, k, n])?;
-    if kb != k {
-        let mut target = bat.clone();
-        target.extend([g, k, n]);
-        return Err(shape_err("b", b.shape(), &target));
-    }
-    let mut target = bat.clone();
-    target.extend([r, n]);
-    let nb = crate::array::count_of(&bat, "contract: the batch extents")?;
-    let ids = read_ids(ids, r, nb, g, "rows")?;
-    if dst.shape() != target.as_slice() {
-        return Err(shape_err("destination", dst.shape(), &target));
-    }
-    if let Some(i) = init {
-        if !broadcasts_to(i.shape(), &target) {
-            return Err(shape_err("init", i.shape(), &target));
-        }
-    }
-    if dst.layout().is_empty() {
-        return Ok(());
-    }
-    let order = choose_order(r, n, k);
-    let item = dst.dtype().info().item_bytes;
-    // The destination's bytes (its element count is checked).
-    let per = r * n * item;
-    let mut out = super::try_filled(nb * per, 0u8, "the destination")?;
-    let a_off = batch_offsets(a.layout().offset, &lead_strides(a, nbat), &bat)?;
-    let b_off = batch_offsets(b.layout().offset, &lead_strides(b, nbat), &bat)?;
-    let init_str = init.map(|i| aligned(i, &target));
-    let init_off = match (init, &init_str) {
-        (Some(i), Some(s)) => batch_offsets(i.layout().offset, &s[..nbat], &bat)?,
-        _ => Vec::new(),
-    };
-    let (sa, sb) = (a.strides(), b.strides());
-    for bi in 0..nb {
-        let va = ArrayView::new(a.dtype(), &[r, k], &sa[nbat..], a_off[bi], a.data())?;
-        let vb = ArrayView::new(b.dtype(), &[g, k, n], &sb[nbat..], b_off[bi], b.data())?;
-        let vi = match (init, &init_str) {
-            (Some(i), Some(s)) => Some(ArrayView::new(
-                i.dtype(),
-                &[r, n],
-                &s[nbat..],
-                init_off[bi],
-                i.data(),
-            )?),
-            _ => None,
-        };
-        let own = if ids.len() == r {
-            &ids[..]
-        } else {
-            &ids[bi * r..(bi + 1) * r]
-        };
-        let part = &mut out[bi * per..(bi + 1) * per];
-        rows_one(
-            acc,
-            order,
-            &va,
-            &vb,
-            own,
-            vi.as_ref(),
-            dst.dtype(),
-            part,
-            exec,
-        )?;
-    }
-    let dtype = dst.dtype();
-    cast(
-        CastMode::Default,
-        &ArrayView::contiguous(dtype, &target, &out)?,
-        dst,
-        &exec,
-    )
+    grouped(acc, By::Rows, a, b, ids.into(), init, dst, *exec)
 }
 
 /// One batch element of row groups: `a` `[R, K]`, `b` `[G, K, N]`, its
@@ -468,41 +367,75 @@ pub fn contract_grouped_depth<'i, I: Into<Ids<'i>>>(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    let exec = *exec;
-    let ids = ids.into();
+    grouped(acc, By::Depth(groups), a, b, ids.into(), init, dst, *exec)
+}
+
+/// How a grouped contraction groups: rows by their own b, or the depth
+/// into this many groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum By {
+    Rows,
+    Depth(usize),
+}
+
+/// The one driver of both groupings: checks every operand (before any
+/// write), then computes each batch element on its own into a C-order
+/// buffer of the destination's dtype, which is cast into the destination.
+#[allow(clippy::too_many_arguments)]
+fn grouped(
+    acc: DType,
+    by: By,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    ids: Ids<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    exec: Exec,
+) -> Result<()> {
     let mut views = vec![("a", a), ("b", b)];
     if let Some(i) = init {
         views.push(("init", i));
     }
     check_common(&exec, acc, &views, dst)?;
-    let rank = a.shape().len();
-    if rank < 2 || b.shape().len() != rank {
-        return Err(rank_err(
-            a,
-            b,
-            rank >= 2,
+    let (form, b_extra) = match by {
+        By::Rows => (
+            "row groups take a of shape [B.., R, K] and b of shape [B.., G, K, N]",
+            1,
+        ),
+        By::Depth(_) => (
             "depth groups take a of shape [B.., R, K] and b of shape [B.., K, N]",
-        ));
+            0,
+        ),
+    };
+    let rank = a.shape().len();
+    if rank < 2 || b.shape().len() != rank + b_extra {
+        return Err(rank_err(a, b, rank >= 2, form));
     }
     let nbat = rank - 2;
-    let (&[r, k], &[kb, n]) = (&a.shape()[nbat..], &b.shape()[nbat..]) else {
-        return Err(rank_err(
-            a,
-            b,
-            true,
-            "depth groups take b of shape [B.., K, N]",
-        ));
-    };
-    let bat = batch_extents(a.shape(), b.shape(), nbat, &[k, n])?;
+    let (r, k) = (a.shape()[nbat], a.shape()[nbat + 1]);
+    // b's own axes: [G, K, N] by rows, [K, N] by depth.
+    let b_own = &b.shape()[nbat..];
+    let (kb, n) = (b_own[b_own.len() - 2], b_own[b_own.len() - 1]);
+    let bat = batch_extents(a.shape(), b.shape(), nbat, b_own)?;
     if kb != k {
         let mut target = bat.clone();
-        target.extend([k, n]);
+        target.extend(b_own);
+        target[nbat + b_extra] = k;
         return Err(shape_err("b", b.shape(), &target));
     }
     let nb = crate::array::count_of(&bat, "contract: the batch extents")?;
-    let ids = read_ids(ids, k, nb, groups, "contracted indices")?;
+    // Ids per row (below G) or per contracted index (below the groups); the
+    // destination's own axes.
+    let (ids, own_out) = match by {
+        By::Rows => (read_ids(ids, r, nb, b_own[0], "rows")?, vec![r, n]),
+        By::Depth(groups) => (
+            read_ids(ids, k, nb, groups, "contracted indices")?,
+            vec![groups, r, n],
+        ),
+    };
+    let per_ids = if by == By::Rows { r } else { k };
     let mut target = bat.clone();
-    target.extend([groups, r, n]);
+    target.extend(&own_out);
     if dst.shape() != target.as_slice() {
         return Err(shape_err("destination", dst.shape(), &target));
     }
@@ -516,9 +449,10 @@ pub fn contract_grouped_depth<'i, I: Into<Ids<'i>>>(
         return Ok(());
     }
     let order = choose_order(r, n, k);
-    let item = dst.dtype().info().item_bytes;
-    // groups · r · n per batch element (the destination's count is checked).
-    let per = groups * r * n * item;
+    let dtype = dst.dtype();
+    // One batch element's outputs in bytes (the destination's count is
+    // checked).
+    let per = own_out.iter().product::<usize>() * dtype.info().item_bytes;
     let mut out = super::try_filled(nb * per, 0u8, "the destination")?;
     let a_off = batch_offsets(a.layout().offset, &lead_strides(a, nbat), &bat)?;
     let b_off = batch_offsets(b.layout().offset, &lead_strides(b, nbat), &bat)?;
@@ -530,37 +464,40 @@ pub fn contract_grouped_depth<'i, I: Into<Ids<'i>>>(
     let (sa, sb) = (a.strides(), b.strides());
     for bi in 0..nb {
         let va = ArrayView::new(a.dtype(), &[r, k], &sa[nbat..], a_off[bi], a.data())?;
-        let vb = ArrayView::new(b.dtype(), &[k, n], &sb[nbat..], b_off[bi], b.data())?;
+        let vb = ArrayView::new(b.dtype(), b_own, &sb[nbat..], b_off[bi], b.data())?;
         let vi = match (init, &init_str) {
             (Some(i), Some(s)) => Some(ArrayView::new(
                 i.dtype(),
-                &[groups, r, n],
+                &own_out,
                 &s[nbat..],
                 init_off[bi],
                 i.data(),
             )?),
             _ => None,
         };
-        let own = if ids.len() == k {
+        // Ids shared by every batch element, or this element's own.
+        let own = if ids.len() == per_ids {
             &ids[..]
         } else {
-            &ids[bi * k..(bi + 1) * k]
+            &ids[bi * per_ids..(bi + 1) * per_ids]
         };
         let part = &mut out[bi * per..(bi + 1) * per];
-        depth_one(
-            acc,
-            groups,
-            order,
-            &va,
-            &vb,
-            own,
-            vi.as_ref(),
-            dst.dtype(),
-            part,
-            exec,
-        )?;
+        match by {
+            By::Rows => rows_one(acc, order, &va, &vb, own, vi.as_ref(), dtype, part, exec)?,
+            By::Depth(groups) => depth_one(
+                acc,
+                groups,
+                order,
+                &va,
+                &vb,
+                own,
+                vi.as_ref(),
+                dtype,
+                part,
+                exec,
+            )?,
+        }
     }
-    let dtype = dst.dtype();
     cast(
         CastMode::Default,
         &ArrayView::contiguous(dtype, &target, &out)?,

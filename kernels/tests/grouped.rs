@@ -8,7 +8,7 @@
 mod common;
 
 use common::{place, store, Dt, Lay, ALL_LAYS};
-use tessera::contract::segments::{contract_grouped_depth, contract_grouped_rows, Ids};
+use tessera::contract::grouped::{contract_grouped_depth, contract_grouped_rows, Ids};
 use tessera::{contract, ArrayView, ArrayViewMut, ContractSpec, DType, Error, Exec, Par};
 use tessera_testkit::rng::Rng;
 

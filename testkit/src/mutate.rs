@@ -3,7 +3,7 @@
 //! duplicated or repeated (which nests a text deeper or lengthens a chain),
 //! and numbers replaced by extreme ones.
 
-use tessera_testkit::rng::Rng;
+use crate::rng::Rng;
 
 /// Numbers a mutation may write in place of a number of the seed.
 pub const NUMBERS: &[&str] = &[
