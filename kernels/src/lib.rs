@@ -45,9 +45,10 @@
 //! [`Error::Axis`], an [`Error::Shape`], an [`Error::Attribute`], …) and
 //! names the operand. Queries that compute nothing (a result's dtype or
 //! shape, an encoded size, a scratch size) take no `exec`. Where planning
-//! costs, a plan is built once and run many times ([`MapPlan`]); where a call
-//! needs scratch, its size can be asked for and the caller's buffer used
-//! ([`contract::contract_scratch_size`], [`contract::contract_with_scratch`]).
+//! costs, a plan is built once from shapes, dtypes and attributes and run
+//! many times ([`MapPlan`], [`contract::ContractPlan`]); where a run needs
+//! scratch, the plan says how much (`scratch_bytes()`) and the caller's
+//! buffer can be used (`run_with_scratch`).
 //!
 //! ```
 //! use tessera::{elementwise, ArrayView, ArrayViewMut, Exec, Kind};

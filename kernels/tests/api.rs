@@ -7,9 +7,7 @@ mod common;
 
 use num_complex::Complex;
 use tessera::contract::scaled::Operand;
-use tessera::contract::{
-    contract_scratch_size, contract_with_scratch, ContractScratch, ContractSpec,
-};
+use tessera::contract::{ContractPlan, ContractScratch, ContractSpec};
 use tessera::map::{MapPlan, Program, Source};
 use tessera::reduce::series;
 use tessera::{
@@ -58,15 +56,19 @@ fn every_call_takes_attributes_inputs_destinations_then_exec() {
     let _: fn(usize, &[f32], &mut [f32], &Exec) -> Result<()> = series::rolling_mean::<f32>;
     let _: fn(f32, &[f32], &mut [f32], &Exec) -> Result<()> = series::ema::<f32>;
     let _: fn(&ContractSpec, &V, &V, Option<&V>, &mut M, &Exec) -> Result<()> = tessera::contract;
+    let _: fn(&ContractPlan, &V, &V, Option<&V>, &mut M, &Exec) -> Result<()> = ContractPlan::run;
     let _: fn(
-        &ContractSpec,
+        &ContractPlan,
         &V,
         &V,
         Option<&V>,
         &mut M,
         &mut ContractScratch,
         &Exec,
-    ) -> Result<()> = contract_with_scratch;
+    ) -> Result<()> = ContractPlan::run_with_scratch;
+    let _: fn(&ContractSpec, (&[usize], DType), (&[usize], DType)) -> Result<ContractPlan> =
+        ContractPlan::new;
+    let _: fn(&ContractPlan) -> usize = ContractPlan::scratch_bytes;
     let _: fn(&V, &V, &mut M, &Exec) -> Result<()> = tessera::matmul;
     let _: fn(&V, &V, &mut M, &Exec) -> Result<()> = tessera::contract::gemv;
     let _: fn(&V, &V, &mut M, &Exec) -> Result<()> = tessera::contract::inner_product;
@@ -428,35 +430,53 @@ fn contraction_scratch_gives_the_same_bits_and_is_sized_by_the_query() {
                 &exec,
             )
             .unwrap();
-            let size = contract_scratch_size(&spec, (&[m, k], dt), (&[k, n], dt), &exec).unwrap();
+            let plan = ContractPlan::new(&spec, (&[m, k], dt), (&[k, n], dt)).unwrap();
+            assert_eq!(plan.output_shape(), &[m, n]);
+            let size = plan.scratch_bytes();
             // No packed real float GEMM: lane order, the packed integer
-            // products of the vector tiers and the complex microkernels
-            // (which keep their own panels).
-            let packed_ints =
-                dt == DType::I8 && tessera::tier::runs_avx2(exec.resolve_tier().unwrap());
+            // products (which keep their own panels on the vector tiers, and
+            // plan for the scalar tier's f64 GEMM otherwise) and the complex
+            // microkernels (which keep their own panels).
             let complex = acc == DType::C64;
-            let lane = k == 0 || (m <= 4 || n <= 4) || packed_ints || complex;
+            let lane = k == 0 || (m <= 4 || n <= 4) || complex;
             assert_eq!(size == 0, lane, "({m}, {k}, {n}) {dt}: size {size}");
-            let mut scratch = ContractScratch::with_size(size).unwrap();
-            let before = scratch.size();
+            // The plan's run and a run with a scratch of one thread, of
+            // every thread, and empty (grown), each with contract's bits.
             let mut got = vec![0xa5u8; out_bytes];
-            contract_with_scratch(
-                &spec,
+            plan.run(
                 &a,
                 &b,
                 None,
                 &mut ArrayViewMut::contiguous(acc, &[m, n], &mut got).unwrap(),
-                &mut scratch,
                 &exec,
             )
             .unwrap();
-            assert_eq!(got, want, "({m}, {k}, {n}) {dt} into {acc} on {exec:?}");
-            assert_eq!(scratch.size(), before, "a scratch of the asked size grew");
-            // An empty scratch grows to what the call needs.
+            assert_eq!(
+                got, want,
+                "run: ({m}, {k}, {n}) {dt} into {acc} on {exec:?}"
+            );
+            for threads in [1, exec.thread_count()] {
+                let mut scratch = ContractScratch::with_size(size * threads).unwrap();
+                let before = scratch.size();
+                let mut got = vec![0xa5u8; out_bytes];
+                plan.run_with_scratch(
+                    &a,
+                    &b,
+                    None,
+                    &mut ArrayViewMut::contiguous(acc, &[m, n], &mut got).unwrap(),
+                    &mut scratch,
+                    &exec,
+                )
+                .unwrap();
+                assert_eq!(
+                    got, want,
+                    "({m}, {k}, {n}) {dt} into {acc} on {exec:?}, {threads}"
+                );
+                assert_eq!(scratch.size(), before, "a scratch of the asked size grew");
+            }
             let mut empty = ContractScratch::new();
             let mut again = vec![0u8; out_bytes];
-            contract_with_scratch(
-                &spec,
+            plan.run_with_scratch(
                 &a,
                 &b,
                 None,
@@ -467,6 +487,21 @@ fn contraction_scratch_gives_the_same_bits_and_is_sized_by_the_query() {
             .unwrap();
             assert_eq!(again, want);
             assert!(empty.size() >= size);
+            // Views of other shapes or dtypes than planned are refused.
+            let other = ArrayView::contiguous(dt, &[k, m], &ab).unwrap();
+            if m != k {
+                let mut y = vec![0u8; out_bytes];
+                assert!(matches!(
+                    plan.run(
+                        &other,
+                        &b,
+                        None,
+                        &mut ArrayViewMut::contiguous(acc, &[m, n], &mut y).unwrap(),
+                        &exec
+                    ),
+                    Err(Error::Shape { .. })
+                ));
+            }
         }
     }
 }

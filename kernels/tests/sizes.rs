@@ -134,13 +134,7 @@ fn contraction_queries_of_shapes_whose_size_overflows_are_refused() {
         "contract: a",
     );
     is_overflow(
-        contract::contract_scratch_size(
-            &spec,
-            (&huge, DType::F32),
-            (&huge, DType::F32),
-            &Exec::SEQ,
-        )
-        .map(|_| ()),
+        contract::ContractPlan::new(&spec, (&huge, DType::F32), (&huge, DType::F32)).map(|_| ()),
         "contract: a",
     );
     // Empty operands whose product would have 2^64 elements.
@@ -150,13 +144,10 @@ fn contraction_queries_of_shapes_whose_size_overflows_are_refused() {
         "destination",
     );
     // And empty ones with an empty product: nothing to pack.
-    let size = contract::contract_scratch_size(
-        &spec,
-        (&[1 << 40, 0], DType::F32),
-        (&[0, 0], DType::F32),
-        &Exec::SEQ,
-    )
-    .expect("an empty product");
+    let size =
+        contract::ContractPlan::new(&spec, (&[1 << 40, 0], DType::F32), (&[0, 0], DType::F32))
+            .expect("an empty product")
+            .scratch_bytes();
     assert_eq!(size, 0);
 }
 
@@ -761,16 +752,10 @@ fn the_other_calls_take_empty_operands_too() {
         let b = ArrayView::from_slice_strided(&one, &[1 << 40, 3], &[0, 0], 0).unwrap();
         let mut d = ArrayViewMut::contiguous(DType::F32, &[1 << 40, 0, 3], &mut []).unwrap();
         let mut scratch = contract::ContractScratch::new();
-        contract::contract_with_scratch(
-            &spec,
-            &e(DType::F32),
-            &b,
-            None,
-            &mut d,
-            &mut scratch,
-            &exec,
-        )
-        .unwrap();
+        contract::ContractPlan::new(&spec, (&huge, DType::F32), (&[1 << 40, 3], DType::F32))
+            .unwrap()
+            .run_with_scratch(&e(DType::F32), &b, None, &mut d, &mut scratch, &exec)
+            .unwrap();
         let qa = ArrayView::contiguous(DType::I8, &[0, 1 << 40], &[]).unwrap();
         let qb = ArrayView::contiguous(DType::U8, &[1 << 40, 0], &[]).unwrap();
         let mut qd = ArrayViewMut::contiguous(DType::I32, &[0, 0], &mut []).unwrap();

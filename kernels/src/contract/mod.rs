@@ -118,7 +118,7 @@ use self::select::panel_need;
 use crate::array::{c_strides, ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
-use crate::DType;
+use crate::{DType, Tier};
 
 /// What to contract: the batch and contracted axis pairs and the accumulator.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -247,14 +247,15 @@ pub fn contract(
     contract_in(a, b, init, dst, spec, exec, None, Panels::Cache)
 }
 
-/// Scratch memory for the packed GEMM of [`contract_with_scratch`], owned
-/// by the caller: the panels of A and B (and the raw codes they are cast
-/// from) for every task the call may run. [`contract`] uses buffers kept
-/// per thread instead (up to 16 MiB each, kept between calls); this form
-/// lets a caller size, own and reuse them. Size one with
-/// [`contract_scratch_size`] ([`ContractScratch::with_size`]) and a call of
-/// that geometry allocates nothing for its panels; a smaller one grows
-/// (fallibly: [`Error::Alloc`]) to what the call needs.
+/// Scratch memory for the packed GEMM of [`ContractPlan::run_with_scratch`],
+/// owned by the caller: the panels of A and B (and the raw codes they are
+/// cast from) for every thread the run uses. [`contract`] and
+/// [`ContractPlan::run`] use buffers kept per thread instead (up to 16 MiB
+/// each, kept between calls); this form lets a caller size, own and reuse
+/// them. Size one with [`ContractPlan::scratch_bytes`] times the threads
+/// ([`ContractScratch::with_size`]) and a run allocates nothing for its
+/// panels; a smaller one grows (fallibly: [`Error::Alloc`]) to one
+/// thread's need.
 #[derive(Clone, Debug, Default)]
 pub struct ContractScratch {
     /// 64-byte blocks, so every region is aligned for any element.
@@ -288,67 +289,145 @@ impl ContractScratch {
     }
 }
 
-/// The bytes of scratch [`contract_with_scratch`] needs to contract
-/// operands of these shapes and dtypes by `spec` on `exec`'s tier and
-/// threads (0 where the call runs no packed float GEMM: lane order, the
-/// small products of at most 64 in each extent, the packed integer products
-/// of `i8`/`u8`/`i16` into `i32` — which hold panels of their own, about the
-/// size of `a` plus 384 KiB — complex accumulators, whose microkernels pack
-/// a few hundred KiB of their own, other integer accumulators, empty
-/// products).
-/// Refuses what [`contract`] refuses of the
-/// shapes, the accumulator and the tier.
-pub fn contract_scratch_size(
-    spec: &ContractSpec,
-    a: (&[usize], DType),
-    b: (&[usize], DType),
-    exec: &Exec,
-) -> Result<usize> {
-    let tier = exec.resolve_tier()?;
-    match panel_need(tier, spec, a, b)? {
-        None => Ok(0),
-        Some(need) => need
-            .task_bytes()
-            .checked_mul(exec.thread_count())
-            .ok_or(Error::Overflow {
-                operand: "contract scratch".into(),
-            }),
-    }
+/// A contraction planned once from its spec and its operands' shapes and
+/// dtypes (no `exec`): the checks of the spec against the shapes, the
+/// destination's shape, and the scratch a run needs, made before any run
+/// (ARCHITECTURE.md §4, the plan convention). [`ContractPlan::run`] and
+/// [`ContractPlan::run_with_scratch`] take views of those shapes and dtypes
+/// in any layout and give [`contract`]'s bits; [`contract`] is the one-shot
+/// form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContractPlan {
+    spec: ContractSpec,
+    a: (Vec<usize>, DType),
+    b: (Vec<usize>, DType),
+    out_shape: Vec<usize>,
+    /// Scratch bytes one thread of a run needs, on whichever tier it runs.
+    task_bytes: usize,
 }
 
-/// [`contract`] with the GEMM's packing buffers in `scratch` (grown first,
-/// fallibly, if it is smaller than [`contract_scratch_size`] says): the same
-/// bits, refusals and order.
-pub fn contract_with_scratch(
-    spec: &ContractSpec,
-    a: &ArrayView<'_>,
-    b: &ArrayView<'_>,
-    init: Option<&ArrayView<'_>>,
-    dst: &mut ArrayViewMut<'_>,
-    scratch: &mut ContractScratch,
-    exec: &Exec,
-) -> Result<()> {
-    let tier = exec.resolve_tier()?;
-    let panels = match panel_need(tier, spec, (a.shape(), a.dtype()), (b.shape(), b.dtype()))? {
-        None => Panels::Cache,
-        Some(need) => {
-            let tasks = exec.thread_count();
-            let bytes = need
-                .task_bytes()
-                .checked_mul(tasks)
-                .ok_or(Error::Overflow {
-                    operand: "contract scratch".into(),
-                })?;
-            scratch.reserve(bytes)?;
-            Panels::Caller {
-                base: SendPtr(scratch.buf.as_mut_ptr() as *mut u8),
-                need,
-                first: 0,
-                tasks,
+impl ContractPlan {
+    /// Plan contracting operands of shapes and dtypes `a` and `b` by `spec`.
+    /// Refuses what [`contract`] refuses of the spec and the shapes (an
+    /// unsupported accumulator, axes out of range or named twice, extents
+    /// that differ, sizes that overflow).
+    pub fn new(spec: &ContractSpec, a: (&[usize], DType), b: (&[usize], DType)) -> Result<Self> {
+        let mut task_bytes = 0;
+        // The packing buffers of every tier the library has: a plan's
+        // scratch serves a run on any of them.
+        for tier in Tier::ALL {
+            if let Some(need) = panel_need(tier, spec, a, b)? {
+                task_bytes = task_bytes.max(need.task_bytes());
             }
         }
-    };
-    contract_in(a, b, init, dst, spec, *exec, None, panels)
+        Ok(ContractPlan {
+            spec: spec.clone(),
+            a: (a.0.to_vec(), a.1),
+            b: (b.0.to_vec(), b.1),
+            out_shape: output_shape(a.0, b.0, spec)?,
+            task_bytes,
+        })
+    }
+
+    /// The destination's shape.
+    pub fn output_shape(&self) -> &[usize] {
+        &self.out_shape
+    }
+
+    /// The spec the plan contracts by.
+    pub fn spec(&self) -> &ContractSpec {
+        &self.spec
+    }
+
+    /// Bytes of scratch one thread of a run needs (0 where a run packs no
+    /// float GEMM panels: lane order, the small products of at most 64 in
+    /// each extent, the packed integer products of `i8`/`u8`/`i16` into
+    /// `i32` and the complex microkernels, which hold panels of their own,
+    /// other integer accumulators, empty products). A scratch of `t` times
+    /// this lets a run use up to `t` threads.
+    pub fn scratch_bytes(&self) -> usize {
+        self.task_bytes
+    }
+
+    fn check(&self, a: &ArrayView<'_>, b: &ArrayView<'_>) -> Result<()> {
+        for (name, v, (shape, dtype)) in [("a", a, &self.a), ("b", b, &self.b)] {
+            if v.dtype() != *dtype {
+                return Err(Error::DTypeMismatch {
+                    operand: format!("contract plan: {name}"),
+                    expected: *dtype,
+                    got: v.dtype(),
+                });
+            }
+            if v.shape() != shape.as_slice() {
+                return Err(Error::Shape {
+                    operand: format!("contract plan: {name}"),
+                    shape: v.shape().to_vec(),
+                    target: shape.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Contract `a` with `b` (of the planned shapes and dtypes, any layout)
+    /// into `dst`, plus `init`: [`contract`]'s bits and refusals, the
+    /// packing buffers kept per thread between calls.
+    pub fn run(
+        &self,
+        a: &ArrayView<'_>,
+        b: &ArrayView<'_>,
+        init: Option<&ArrayView<'_>>,
+        dst: &mut ArrayViewMut<'_>,
+        exec: &Exec,
+    ) -> Result<()> {
+        self.check(a, b)?;
+        contract_in(a, b, init, dst, &self.spec, *exec, None, Panels::Cache)
+    }
+
+    /// [`ContractPlan::run`] with the packing buffers in the caller's
+    /// `scratch`, grown (fallibly) to [`ContractPlan::scratch_bytes`] where
+    /// it is smaller; a run uses as many of `exec`'s threads as `scratch`
+    /// holds regions for (the bits are the same at any count).
+    pub fn run_with_scratch(
+        &self,
+        a: &ArrayView<'_>,
+        b: &ArrayView<'_>,
+        init: Option<&ArrayView<'_>>,
+        dst: &mut ArrayViewMut<'_>,
+        scratch: &mut ContractScratch,
+        exec: &Exec,
+    ) -> Result<()> {
+        self.check(a, b)?;
+        let tier = exec.resolve_tier()?;
+        let need = panel_need(
+            tier,
+            &self.spec,
+            (a.shape(), a.dtype()),
+            (b.shape(), b.dtype()),
+        )?;
+        scratch.reserve(self.task_bytes)?;
+        let Some(need) = need else {
+            return contract_in(a, b, init, dst, &self.spec, *exec, None, Panels::Cache);
+        };
+        let per = need.task_bytes().max(1);
+        let tasks = (scratch.size() / per).clamp(1, exec.thread_count());
+        let panels = Panels::Caller {
+            base: SendPtr(scratch.buf.as_mut_ptr() as *mut u8),
+            need,
+            first: 0,
+            tasks,
+        };
+        contract_in(
+            a,
+            b,
+            init,
+            dst,
+            &self.spec,
+            exec.threads(tasks),
+            None,
+            panels,
+        )
+    }
 }
 
 /// The matrix product `dst = a · b` of `[.., M, K]` and `[.., K, N]` (equal
