@@ -92,22 +92,10 @@ fn modes() -> [bool; 2] {
 }
 
 /// The tiers besides scalar that run here.
-/// The tiers besides scalar this CPU runs; where there is none, the
-/// tier-versus-scalar comparisons of the caller are skipped, and it says so.
+/// The tiers compared with scalar (saying so where there is none).
 #[track_caller]
 fn other_tiers() -> Vec<Tier> {
-    let tiers: Vec<Tier> = Tier::ALL
-        .iter()
-        .copied()
-        .filter(|&t| t != Tier::Scalar && t.available() && cast_table(t).is_some())
-        .collect();
-    if tiers.is_empty() {
-        eprintln!(
-            "skipped ({}): no tier besides scalar runs on this CPU, so no tier is compared with it",
-            std::panic::Location::caller()
-        );
-    }
-    tiers
+    tessera_testkit::differential::compared_tiers(|t| cast_table(t).is_some())
 }
 
 /// Every (source, destination) pair.

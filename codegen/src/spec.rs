@@ -1,43 +1,8 @@
 //! The typed spec, after validation.
 
-/// A dtype class.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Class {
-    /// bool
-    Bool,
-    /// signed integer
-    Int,
-    /// unsigned integer
-    Uint,
-    /// float
-    Float,
-    /// complex
-    Complex,
-}
-
-impl Class {
-    /// Parse a spec name.
-    pub fn parse(s: &str) -> Option<Class> {
-        Some(match s {
-            "bool" => Class::Bool,
-            "int" => Class::Int,
-            "uint" => Class::Uint,
-            "float" => Class::Float,
-            "complex" => Class::Complex,
-            _ => return None,
-        })
-    }
-    /// The runtime enum variant.
-    pub fn variant(self) -> &'static str {
-        match self {
-            Class::Bool => "Bool",
-            Class::Int => "Int",
-            Class::Uint => "Uint",
-            Class::Float => "Float",
-            Class::Complex => "Complex",
-        }
-    }
-}
+pub use tessera_meta::{
+    Accuracy, Class, NanStyle, NanTo, Negative, OperandRule, Overflow, ResultRule, ScaleRule,
+};
 
 /// The float parameters of a dtype, with the limits derived from them.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,8 +19,8 @@ pub struct FloatParams {
     pub subnormals: bool,
     /// infinities present
     pub infinities: bool,
-    /// NaN style: `Ieee`, `AllOnes`, `SignOnly` or `None`
-    pub nan: &'static str,
+    /// NaN style
+    pub nan: NanStyle,
     /// -0 present
     pub negative_zero: bool,
     /// largest finite value
@@ -70,14 +35,14 @@ pub struct FloatParams {
     pub epsilon: f64,
     /// ties round away from zero (else to even)
     pub ties_away: bool,
-    /// default overflow rule variant name
-    pub overflow_default: &'static str,
-    /// saturating overflow rule variant name
-    pub overflow_saturating: &'static str,
-    /// NanTo variant name
-    pub nan_to: &'static str,
-    /// Negative variant name
-    pub negative: &'static str,
+    /// overflow rule of the default cast mode
+    pub overflow_default: Overflow,
+    /// overflow rule of the saturating cast mode
+    pub overflow_saturating: Overflow,
+    /// what a NaN becomes
+    pub nan_to: NanTo,
+    /// what a negative input becomes
+    pub negative: Negative,
 }
 
 /// A validated dtype.
@@ -168,12 +133,12 @@ pub struct Kind {
     pub arity: usize,
     /// accepted classes
     pub accepts: Vec<Class>,
-    /// `Same` or `CondFirst`
-    pub operands: &'static str,
-    /// `Same`, `Bool` or `Real`
-    pub result: &'static str,
-    /// `Exact`, `Ulp1`, `Ulp35`
-    pub accuracy: &'static str,
+    /// input typing
+    pub operands: OperandRule,
+    /// result typing
+    pub result: ResultRule,
+    /// accuracy class
+    pub accuracy: Accuracy,
     /// the runtime's operation: the op struct of `runtime/src/ops.rs` and its
     /// `Operation` variant (the `algorithm` in CamelCase)
     pub op: String,
@@ -252,8 +217,8 @@ pub struct Format {
     pub tensor_scale: Option<String>,
     /// fraction bits of an integer element
     pub fraction_bits: u32,
-    /// `Floor`, `Ceil`, `Nvfp4`
-    pub scale_rule: &'static str,
+    /// scale derivation
+    pub scale_rule: ScaleRule,
     /// doc
     pub doc: String,
 }
@@ -446,7 +411,7 @@ impl Spec {
                 }
                 for v in self.variants_for(k.arity) {
                     let (call, extra) = self.call_for(k, d, v);
-                    let through = d.is_mini() && !k.raw_floats && k.operands == "Same";
+                    let through = d.is_mini() && !k.raw_floats && k.operands == OperandRule::Same;
                     out.push(KernelPlan {
                         kind: ki,
                         dtype: di,
@@ -469,13 +434,13 @@ impl Spec {
             d.codec()
         };
         let out = match k.result {
-            "Bool" => "Bool".to_string(),
-            "Real" if d.class == Class::Complex => format!("Native<f{}>", d.bits / 2),
+            ResultRule::Bool => "Bool".to_string(),
+            ResultRule::Real if d.class == Class::Complex => format!("Native<f{}>", d.bits / 2),
             _ => codec.clone(),
         };
         let ins: Vec<String> = (0..k.arity)
             .map(|i| {
-                if i == 0 && k.operands == "CondFirst" {
+                if i == 0 && k.operands == OperandRule::CondFirst {
                     "Bool".to_string()
                 } else {
                     codec.clone()
@@ -487,7 +452,11 @@ impl Spec {
         } else {
             (d.name == "f32" || d.name == "f64") && v != Variant::Contig
         };
-        if k.accuracy != "Exact" && d.class == Class::Float && via && k.result == "Same" {
+        if k.accuracy != Accuracy::Exact
+            && d.class == Class::Float
+            && via
+            && k.result == ResultRule::Same
+        {
             // A transcendental on a narrow float, or in a variant other than
             // the contiguous one, runs its carrier's contiguous kernel over
             // blocks of decoded values: the same bits as inlining the function

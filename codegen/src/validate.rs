@@ -211,7 +211,7 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
                 ));
             }
         }
-        let class = Class::parse(&raw.class).ok_or_else(|| {
+        let class = Class::from_name(&raw.class).ok_or_else(|| {
             SpecError::new(
                 DTYPES,
                 t,
@@ -342,11 +342,11 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
     Ok(out)
 }
 
-fn overflow_rule(t: &str, key: &str, s: &str, f: &RawFloat) -> Result<&'static str, SpecError> {
+fn overflow_rule(t: &str, key: &str, s: &str, f: &RawFloat) -> Result<Overflow, SpecError> {
     let v = match s {
-        "infinity" => "Infinity",
-        "nan" => "Nan",
-        "max-finite" => "MaxFinite",
+        "infinity" => Overflow::Infinity,
+        "nan" => Overflow::Nan,
+        "max-finite" => Overflow::MaxFinite,
         _ => {
             return Err(SpecError::new(
                 DTYPES,
@@ -356,7 +356,7 @@ fn overflow_rule(t: &str, key: &str, s: &str, f: &RawFloat) -> Result<&'static s
             ));
         }
     };
-    if v == "Infinity" && !f.infinities {
+    if v == Overflow::Infinity && !f.infinities {
         return Err(SpecError::new(
             DTYPES,
             t,
@@ -364,7 +364,7 @@ fn overflow_rule(t: &str, key: &str, s: &str, f: &RawFloat) -> Result<&'static s
             "overflow to infinity needs `infinities = true`",
         ));
     }
-    if v == "Nan" && f.nan == "none" {
+    if v == Overflow::Nan && f.nan == "none" {
         return Err(SpecError::new(
             DTYPES,
             t,
@@ -454,10 +454,10 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
         }
     }
     let nan = match f.nan.as_str() {
-        "ieee" => "Ieee",
-        "all-ones" => "AllOnes",
-        "sign-only" => "SignOnly",
-        "none" => "None",
+        "ieee" => NanStyle::Ieee,
+        "all-ones" => NanStyle::AllOnes,
+        "sign-only" => NanStyle::SignOnly,
+        "none" => NanStyle::None,
         s => {
             return Err(SpecError::new(
                 DTYPES,
@@ -467,7 +467,7 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
             ))
         }
     };
-    if nan == "Ieee" && m == 0 {
+    if nan == NanStyle::Ieee && m == 0 {
         return Err(SpecError::new(
             DTYPES,
             t,
@@ -475,7 +475,7 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
             "IEEE NaNs need at least one mantissa bit",
         ));
     }
-    if nan == "Ieee" && !f.infinities {
+    if nan == NanStyle::Ieee && !f.infinities {
         return Err(SpecError::new(
             DTYPES,
             t,
@@ -483,7 +483,7 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
             "the ieee NaN style reserves the all-ones exponent, which also holds the infinities",
         ));
     }
-    if f.infinities && nan != "Ieee" {
+    if f.infinities && nan != NanStyle::Ieee {
         return Err(SpecError::new(
             DTYPES,
             t,
@@ -491,7 +491,7 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
             "infinities are supported with the ieee NaN style only",
         ));
     }
-    if nan == "SignOnly" && (f.negative_zero || !f.signed) {
+    if nan == NanStyle::SignOnly && (f.negative_zero || !f.signed) {
         return Err(SpecError::new(
             DTYPES,
             t,
@@ -527,7 +527,7 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
             "f32 and f64 compute as themselves and round to nearest even",
         ));
     }
-    if !f.subnormals && nan == "None" {
+    if !f.subnormals && nan == NanStyle::None {
         return Err(SpecError::new(
             DTYPES,
             t,
@@ -538,17 +538,17 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
     let overflow_default = overflow_rule(t, "overflow", &f.overflow.default, f)?;
     let overflow_saturating = overflow_rule(t, "overflow", &f.overflow.saturating, f)?;
     let nan_to = match (nan, f.nan_to.as_deref()) {
-        ("None", Some("zero")) => "Zero",
-        ("None", Some("max-finite")) => "MaxFinite",
-        ("None", Some("zero-opposite-sign")) if f.signed && f.negative_zero => "ZeroOppositeSign",
-        ("None", Some("zero-opposite-sign")) => return Err(SpecError::new(DTYPES, t, "nan_to", "zero-opposite-sign needs a signed dtype with -0")),
-        ("None", Some(s)) => return Err(SpecError::new(DTYPES, t, "nan_to", format!("unknown rule `{s}` (zero, max-finite, zero-opposite-sign)"))),
-        ("None", None) => return Err(SpecError::new(DTYPES, t, "nan_to", "a dtype without NaN must say what a NaN becomes (zero, max-finite or zero-opposite-sign)")),
+        (NanStyle::None, Some("zero")) => NanTo::Zero,
+        (NanStyle::None, Some("max-finite")) => NanTo::MaxFinite,
+        (NanStyle::None, Some("zero-opposite-sign")) if f.signed && f.negative_zero => NanTo::ZeroOppositeSign,
+        (NanStyle::None, Some("zero-opposite-sign")) => return Err(SpecError::new(DTYPES, t, "nan_to", "zero-opposite-sign needs a signed dtype with -0")),
+        (NanStyle::None, Some(s)) => return Err(SpecError::new(DTYPES, t, "nan_to", format!("unknown rule `{s}` (zero, max-finite, zero-opposite-sign)"))),
+        (NanStyle::None, None) => return Err(SpecError::new(DTYPES, t, "nan_to", "a dtype without NaN must say what a NaN becomes (zero, max-finite or zero-opposite-sign)")),
         (_, Some(_)) => return Err(SpecError::new(DTYPES, t, "nan_to", "only a dtype with nan = \"none\" takes nan_to")),
-        (_, None) => "Nan",
+        (_, None) => NanTo::Nan,
     };
     let negative = match (f.signed, f.negative.as_deref()) {
-        (false, Some("nan")) if nan != "None" => "Nan",
+        (false, Some("nan")) if nan != NanStyle::None => Negative::Nan,
         (false, Some("nan")) => {
             return Err(SpecError::new(
                 DTYPES,
@@ -557,7 +557,7 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
                 "negative = \"nan\" needs a NaN code",
             ))
         }
-        (false, Some("abs")) => "Abs",
+        (false, Some("abs")) => Negative::Abs,
         (false, Some(s)) => {
             return Err(SpecError::new(
                 DTYPES,
@@ -582,14 +582,14 @@ fn validate_float(t: &str, raw: &RawDType, f: &RawFloat) -> Result<FloatParams, 
                 "only an unsigned float takes `negative`",
             ))
         }
-        (true, None) => "Keep",
+        (true, None) => Negative::Keep,
     };
     // Largest finite magnitude code and its value.
     let all_exp = (1u64 << e) - 1;
     let all_man = (1u64 << m) - 1;
     let max_code = match nan {
-        "Ieee" => ((all_exp - 1) << m) | all_man,
-        "AllOnes" => ((all_exp << m) | all_man) - 1,
+        NanStyle::Ieee => ((all_exp - 1) << m) | all_man,
+        NanStyle::AllOnes => ((all_exp << m) | all_man) - 1,
         _ => (all_exp << m) | all_man,
     };
     let value_of = |code: u64| -> f64 {
@@ -696,7 +696,7 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
             ));
         }
         for c in &raw.accepts {
-            let class = Class::parse(c).ok_or_else(|| {
+            let class = Class::from_name(c).ok_or_else(|| {
                 SpecError::new(
                     KINDS,
                     t,
@@ -715,8 +715,8 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
             accepts.push(class);
         }
         let operands = match raw.operands.as_str() {
-            "same" => "Same",
-            "cond-first" => "CondFirst",
+            "same" => OperandRule::Same,
+            "cond-first" => OperandRule::CondFirst,
             s => {
                 return Err(SpecError::new(
                     KINDS,
@@ -726,7 +726,7 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                 ))
             }
         };
-        if operands == "CondFirst" && raw.arity < 2 {
+        if operands == OperandRule::CondFirst && raw.arity < 2 {
             return Err(SpecError::new(
                 KINDS,
                 t,
@@ -739,9 +739,9 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
             ));
         }
         let result = match raw.result.as_str() {
-            "same" => "Same",
-            "bool" => "Bool",
-            "real" => "Real",
+            "same" => ResultRule::Same,
+            "bool" => ResultRule::Bool,
+            "real" => ResultRule::Real,
             s => {
                 return Err(SpecError::new(
                     KINDS,
@@ -752,9 +752,9 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
             }
         };
         let accuracy = match raw.accuracy.as_str() {
-            "exact" => "Exact",
-            "ulp1" => "Ulp1",
-            "ulp35" => "Ulp35",
+            "exact" => Accuracy::Exact,
+            "ulp1" => Accuracy::Ulp1,
+            "ulp35" => Accuracy::Ulp35,
             s => {
                 return Err(SpecError::new(
                     KINDS,
@@ -772,7 +772,7 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                 "raw_floats = true changes how float dtypes pass, and this kind accepts no float",
             ));
         }
-        if raw.raw_floats && accuracy != "Exact" {
+        if raw.raw_floats && accuracy != Accuracy::Exact {
             return Err(SpecError::new(
                 KINDS,
                 t,
@@ -973,7 +973,7 @@ fn validate_tiers(file: TiersFile, dtypes: &[DType]) -> Result<Vec<Tier>, SpecEr
                     (f.exponent_bits == 5
                         && f.mantissa_bits == 10
                         && f.bias == 15
-                        && f.nan == "Ieee")
+                        && f.nan == NanStyle::Ieee)
                         .then(|| format!("{}Params", d.ident()))
                 })
             };
@@ -1159,9 +1159,9 @@ fn validate_formats(file: FormatsFile, dtypes: &[DType]) -> Result<Vec<Format>, 
             (_, None) => 0,
         };
         let scale_rule = match raw.scale_rule.as_str() {
-            "floor" => "Floor",
-            "ceil" | "rceil" => "Ceil",
-            "nvfp4" => "Nvfp4",
+            "floor" => ScaleRule::Floor,
+            "ceil" | "rceil" => ScaleRule::Ceil,
+            "nvfp4" => ScaleRule::Nvfp4,
             s => {
                 return Err(SpecError::new(
                     FORMATS,
@@ -1171,7 +1171,7 @@ fn validate_formats(file: FormatsFile, dtypes: &[DType]) -> Result<Vec<Format>, 
                 ))
             }
         };
-        if scale_rule == "Nvfp4" && raw.tensor_scale.is_none() {
+        if scale_rule == ScaleRule::Nvfp4 && raw.tensor_scale.is_none() {
             return Err(SpecError::new(
                 FORMATS,
                 t,

@@ -19,21 +19,10 @@ fn packed_dtypes() -> Vec<DType> {
         .collect()
 }
 
-/// The tiers besides scalar this CPU runs; where there is none, the
-/// tier-versus-scalar comparisons of the caller are skipped, and it says so.
+/// The tiers compared with scalar (saying so where there is none).
 #[track_caller]
 fn vector_tiers() -> Vec<Tier> {
-    let tiers: Vec<Tier> = tessera::available_tiers()
-        .into_iter()
-        .filter(|&t| t != Tier::Scalar)
-        .collect();
-    if tiers.is_empty() {
-        eprintln!(
-            "skipped ({}): no tier besides scalar runs on this CPU, so no tier is compared with it",
-            std::panic::Location::caller()
-        );
-    }
-    tiers
+    tessera_testkit::differential::compared_tiers(|_| true)
 }
 
 const MODES: [CastMode; 2] = [CastMode::Default, CastMode::Saturating];

@@ -22,6 +22,6 @@ pub mod codec;
 pub mod fast_x86;
 pub mod loops;
 pub mod math;
-pub mod meta;
+pub use tessera_meta as meta;
 pub mod minifloat;
 pub mod ops;

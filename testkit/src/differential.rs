@@ -510,6 +510,25 @@ pub fn check(subject: &Subject, case: &Case) -> Outcome {
     }
 }
 
+/// The tiers besides scalar this CPU runs that `keep` accepts: the ones a
+/// tier-versus-scalar comparison compares. Where there is none, it says so
+/// on stderr, naming the caller: its comparisons are skipped, not passed.
+#[track_caller]
+pub fn compared_tiers(keep: impl Fn(Tier) -> bool) -> Vec<Tier> {
+    let tiers: Vec<Tier> = Tier::ALL
+        .iter()
+        .copied()
+        .filter(|&t| t != Tier::Scalar && t.available() && keep(t))
+        .collect();
+    if tiers.is_empty() {
+        eprintln!(
+            "skipped ({}): no tier besides scalar runs on this CPU, so no tier is compared with it",
+            std::panic::Location::caller()
+        );
+    }
+    tiers
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

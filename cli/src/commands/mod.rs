@@ -1,4 +1,8 @@
-//! One module per command of the `tessera` tool.
+//! The commands of the `tessera` tool (`run`, `kernels`, `coverage`,
+//! `selftest`, `ulp`), and one module per family of kernels `tessera run`
+//! routes a call file to (elementwise, cast, contract, reduce and scan, map,
+//! series, FFT, formats, assembly, movement, order, the library's others),
+//! with the argument and call-file helpers they share.
 
 pub mod assembly;
 pub mod cast;

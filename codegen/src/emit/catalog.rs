@@ -128,7 +128,7 @@ fn emit_dtypes(spec: &Spec, c: &mut Code) {
         c.line(format!("int_range: {int_range},"));
         c.line(format!("name: {},", str_lit(&d.name)));
         c.line(format!("aliases: {},", str_slice(&d.aliases)));
-        c.line(format!("class: Class::{},", d.class.variant()));
+        c.line(format!("class: Class::{:?},", d.class));
         c.line(format!("bits: {},", d.bits));
         c.line(format!("values_per_byte: {},", d.values_per_byte));
         c.line(format!("item_bytes: {},", d.item_bytes()));
@@ -152,7 +152,7 @@ fn emit_dtypes(spec: &Spec, c: &mut Code) {
                 c.line(format!("signed: {},", f.signed));
                 c.line(format!("subnormals: {},", f.subnormals));
                 c.line(format!("infinities: {},", f.infinities));
-                c.line(format!("nan: NanStyle::{},", f.nan));
+                c.line(format!("nan: NanStyle::{:?},", f.nan));
                 c.line(format!("negative_zero: {},", f.negative_zero));
                 c.line(format!("max_finite: {},", f64_lit(f.max_finite)));
                 c.line(format!("min_normal: {},", f64_lit(f.min_normal)));
@@ -160,15 +160,15 @@ fn emit_dtypes(spec: &Spec, c: &mut Code) {
                 c.line(format!("epsilon: {},", f64_lit(f.epsilon)));
                 c.line(format!("ties_away: {},", f.ties_away));
                 c.line(format!(
-                    "overflow_default: Overflow::{},",
+                    "overflow_default: Overflow::{:?},",
                     f.overflow_default
                 ));
                 c.line(format!(
-                    "overflow_saturating: Overflow::{},",
+                    "overflow_saturating: Overflow::{:?},",
                     f.overflow_saturating
                 ));
-                c.line(format!("nan_to: NanTo::{},", f.nan_to));
-                c.line(format!("negative: Negative::{},", f.negative));
+                c.line(format!("nan_to: NanTo::{:?},", f.nan_to));
+                c.line(format!("negative: Negative::{:?},", f.negative));
                 c.close("}),");
             }
         }
@@ -219,19 +219,15 @@ fn emit_kinds(spec: &Spec, c: &mut Code) {
     c.doc("The metadata of every kind, in `Kind` order.");
     c.open(format!("pub static KIND_INFO: [KindInfo; {n}] = ["));
     for k in &spec.kinds {
-        let accepts: Vec<String> = k
-            .accepts
-            .iter()
-            .map(|a| format!("Class::{}", a.variant()))
-            .collect();
+        let accepts: Vec<String> = k.accepts.iter().map(|a| format!("Class::{a:?}")).collect();
         let specials: Vec<String> = k.specials.iter().map(|s| str_slice(s)).collect();
         c.open("KindInfo {");
         c.line(format!("name: {},", str_lit(&k.name)));
         c.line(format!("arity: {},", k.arity));
         c.line(format!("accepts: &[{}],", accepts.join(", ")));
-        c.line(format!("operands: OperandRule::{},", k.operands));
-        c.line(format!("result: ResultRule::{},", k.result));
-        c.line(format!("accuracy: Accuracy::{},", k.accuracy));
+        c.line(format!("operands: OperandRule::{:?},", k.operands));
+        c.line(format!("result: ResultRule::{:?},", k.result));
+        c.line(format!("accuracy: Accuracy::{:?},", k.accuracy));
         c.line(format!("specials: &[{}],", specials.join(", ")));
         c.line(format!("doc: {},", str_lit(&k.doc)));
         c.close("},");
@@ -382,7 +378,7 @@ fn emit_formats(spec: &Spec, c: &mut Code) {
         c.line(format!("block: {},", f.block));
         c.line(format!("tensor_scale: {},", opt_str(&f.tensor_scale)));
         c.line(format!("fraction_bits: {},", f.fraction_bits));
-        c.line(format!("scale_rule: ScaleRule::{},", f.scale_rule));
+        c.line(format!("scale_rule: ScaleRule::{:?},", f.scale_rule));
         c.line(format!("doc: {},", str_lit(&f.doc)));
         c.close("},");
     }

@@ -22,21 +22,21 @@ pub fn emit(spec: &Spec, c: &mut Code) {
         c.line(format!("const SIGNED: bool = {};", f.signed));
         c.line(format!("const SUBNORMALS: bool = {};", f.subnormals));
         c.line(format!("const INFINITIES: bool = {};", f.infinities));
-        c.line(format!("const NAN: NanStyle = NanStyle::{};", f.nan));
+        c.line(format!("const NAN: NanStyle = NanStyle::{:?};", f.nan));
         c.line(format!("const NEG_ZERO: bool = {};", f.negative_zero));
         c.line(format!("const TIES_AWAY: bool = {};", f.ties_away));
         c.line(format!("const MAX_CODE: u32 = {};", f.max_code as u32));
         c.line(format!(
-            "const OVERFLOW: Overflow = Overflow::{};",
+            "const OVERFLOW: Overflow = Overflow::{:?};",
             f.overflow_default
         ));
         c.line(format!(
-            "const OVERFLOW_SAT: Overflow = Overflow::{};",
+            "const OVERFLOW_SAT: Overflow = Overflow::{:?};",
             f.overflow_saturating
         ));
-        c.line(format!("const NAN_TO: NanTo = NanTo::{};", f.nan_to));
+        c.line(format!("const NAN_TO: NanTo = NanTo::{:?};", f.nan_to));
         c.line(format!(
-            "const NEGATIVE: Negative = Negative::{};",
+            "const NEGATIVE: Negative = Negative::{:?};",
             f.negative
         ));
         c.close("}");

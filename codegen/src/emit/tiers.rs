@@ -5,7 +5,7 @@
 //! tables; `dispatch!()` defines the functions that pick a tier's tables.
 
 use super::code::{str_lit, Code};
-use crate::spec::{camel, CastPlan, FastCast, KernelPlan, Spec, Tier, Variant};
+use crate::spec::{camel, CastPlan, FastCast, KernelPlan, ResultRule, Spec, Tier, Variant};
 use std::collections::HashMap;
 
 /// The crate that holds a tier's kernels (`tiers/<name>/`).
@@ -310,7 +310,7 @@ fn through_call(spec: &Spec, k: &KernelPlan, paths: &Paths) -> (String, Option<S
         v => ("contig", v.name()),
     };
     let cast = |src: &str, dst: &str| paths.of(&format!("cast_{src}_{dst}_dflt_{io}"));
-    let (result, out_size, store) = if kind.result == "Bool" {
+    let (result, out_size, store) = if kind.result == ResultRule::Bool {
         ("bool", 1, cast("bool", "bool"))
     } else {
         (carrier, d.item_bytes(), cast(carrier, &d.name))

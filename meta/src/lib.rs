@@ -1,4 +1,10 @@
-//! Metadata types the generated tables are made of.
+//! Metadata types the generated tables are made of, and the generator's
+//! vocabulary for the spec: one definition of each enum, which
+//! `tessera-codegen` parses the spec's names into and prints as variants, and
+//! which `tessera-runtime` (as `tessera_runtime::meta`) the generated
+//! tables are built from.
+
+#![deny(missing_docs)]
 
 /// The class of a dtype, as `spec/dtypes.toml` declares it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -16,6 +22,19 @@ pub enum Class {
 }
 
 impl Class {
+    /// The class a spec name names (`bool`, `int`, `uint`, `float`,
+    /// `complex`).
+    pub fn from_name(name: &str) -> Option<Class> {
+        Some(match name {
+            "bool" => Class::Bool,
+            "int" => Class::Int,
+            "uint" => Class::Uint,
+            "float" => Class::Float,
+            "complex" => Class::Complex,
+            _ => return None,
+        })
+    }
+
     /// The name used in the spec.
     pub const fn name(self) -> &'static str {
         match self {
