@@ -1,48 +1,27 @@
 //! The typed spec, after validation.
 
 pub use tessera_meta::{
-    Accuracy, Class, NanStyle, NanTo, Negative, OperandRule, Overflow, ResultRule, ScaleRule,
+    Accuracy, Class, FloatInfo, NanStyle, NanTo, Negative, OperandRule, Overflow, ResultRule,
+    ScaleRule,
 };
 
-/// The float parameters of a dtype, with the limits derived from them.
-#[derive(Clone, Debug, PartialEq)]
+/// The float parameters of a dtype with the limits derived from them: the
+/// runtime's [`FloatInfo`] (one definition, in `tessera-meta`), which the
+/// generator prints into the catalogue, and the largest finite magnitude
+/// code, which it prints into the codecs. Reads as a `FloatInfo` (`Deref`).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FloatParams {
-    /// exponent field bits
-    pub exponent_bits: u32,
-    /// mantissa field bits
-    pub mantissa_bits: u32,
-    /// bias
-    pub bias: i32,
-    /// sign bit present
-    pub signed: bool,
-    /// exponent 0 holds subnormals
-    pub subnormals: bool,
-    /// infinities present
-    pub infinities: bool,
-    /// NaN style
-    pub nan: NanStyle,
-    /// -0 present
-    pub negative_zero: bool,
-    /// largest finite value
-    pub max_finite: f64,
+    /// The parameters and limits as the runtime holds them.
+    pub info: FloatInfo,
     /// largest finite magnitude code
     pub max_code: u64,
-    /// smallest positive normal
-    pub min_normal: f64,
-    /// smallest positive value
-    pub min_positive: f64,
-    /// 2^-mantissa_bits
-    pub epsilon: f64,
-    /// ties round away from zero (else to even)
-    pub ties_away: bool,
-    /// overflow rule of the default cast mode
-    pub overflow_default: Overflow,
-    /// overflow rule of the saturating cast mode
-    pub overflow_saturating: Overflow,
-    /// what a NaN becomes
-    pub nan_to: NanTo,
-    /// what a negative input becomes
-    pub negative: Negative,
+}
+
+impl std::ops::Deref for FloatParams {
+    type Target = FloatInfo;
+    fn deref(&self) -> &FloatInfo {
+        &self.info
+    }
 }
 
 /// A validated dtype.
