@@ -124,6 +124,12 @@ pub fn blocking(mr: usize, nr: usize, size: usize, caches: CacheSizes) -> Blocki
     Blocking { mr, nr, kc, mc, nc }
 }
 
+/// [`blocking`] of an `mr × nr` microkernel of elements of `size` bytes
+/// for this CPU's caches ([`cache_sizes`]).
+pub(crate) fn for_tile(mr: usize, nr: usize, size: usize) -> Blocking {
+    blocking(mr, nr, size, cache_sizes())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

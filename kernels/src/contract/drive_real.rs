@@ -8,7 +8,7 @@ use super::gemm::{Chain, Operand, Panels};
 use super::geometry::Tables;
 use super::lane::{lane_tile, lane_tile_streamed};
 use super::select::Chained;
-use super::{cache_blocking, geometry, pack, ContractSpec};
+use super::{geometry, ContractSpec};
 use crate::alloc::try_filled;
 use crate::array::{c_strides, extent_product, ArrayView, ArrayViewMut};
 use crate::cast::{cast, CastMode};
@@ -97,34 +97,25 @@ pub(super) unsafe fn batch_outputs<T: Chained>(
     let one = |bi: usize, tile: &mut [T], threads: usize, panels: Panels| -> Result<()> {
         let (a_base, b_base) = (t.a_batch[bi], t.b_batch[bi]);
         if let Some(micro) = chain {
-            let blk = cache_blocking::blocking(
-                micro.mr,
-                micro.nr,
-                size_of::<T>(),
-                cache_blocking::cache_sizes(),
-            );
-            let job = Chain {
+            let job = Chain::new(
                 micro,
-                blk,
-                a: Operand {
+                Operand {
                     src: sa,
                     base: a_base,
                     raw: raw_a,
                 },
-                a_rows: &t.a_rows,
-                a_ks: &t.a_ks,
-                a_ks_unit: pack::unit(&t.a_ks),
-                b: Operand {
+                &t.a_rows,
+                &t.a_ks,
+                Operand {
                     src: sb,
                     base: b_base,
                     raw: raw_b,
                 },
-                b_ks: &t.b_ks,
-                b_cols: &t.b_cols,
-                b_cols_unit: pack::unit(&t.b_cols),
-                c_holds_init: holds_init,
+                &t.b_ks,
+                &t.b_cols,
+                holds_init,
                 panels,
-            };
+            );
             // SAFETY: the caller's contract; the kernel is the resolved tier's.
             unsafe { job.run(tile, threads, tier)? };
         } else {

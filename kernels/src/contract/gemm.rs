@@ -10,7 +10,7 @@
 use super::acc::{Acc, Src};
 pub(crate) use super::cache_blocking::Blocking;
 use super::micro::Micro;
-use super::pack::{pack_a, pack_b};
+use super::pack::{self, pack_a, pack_b};
 use crate::array::{as_bytes, ArrayView, ArrayViewMut};
 use crate::error::Result;
 
@@ -40,6 +40,39 @@ pub(crate) struct Chain<'a, T> {
     pub c_holds_init: bool,
     /// Where the packing buffers come from.
     pub panels: Panels,
+}
+
+impl<'a, T> Chain<'a, T> {
+    /// A chain-order product of `a`'s rows and `b`'s columns through the
+    /// position tables, with `micro`'s cache blocking on this CPU and the
+    /// tables' unit-stride flags derived from them.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(
+        micro: Micro<T>,
+        a: Operand<'a>,
+        a_rows: &'a [isize],
+        a_ks: &'a [isize],
+        b: Operand<'a>,
+        b_ks: &'a [isize],
+        b_cols: &'a [isize],
+        c_holds_init: bool,
+        panels: Panels,
+    ) -> Self {
+        Chain {
+            blk: super::cache_blocking::for_tile(micro.mr, micro.nr, size_of::<T>()),
+            micro,
+            a,
+            a_rows,
+            a_ks,
+            a_ks_unit: pack::unit(a_ks),
+            b,
+            b_ks,
+            b_cols,
+            b_cols_unit: pack::unit(b_cols),
+            c_holds_init,
+            panels,
+        }
+    }
 }
 
 /// The packing buffers one task of a product needs: A and B panels in the

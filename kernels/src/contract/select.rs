@@ -44,8 +44,7 @@ pub(super) fn panel_need(
         raw: [Option<DType>; 2],
     ) -> Option<PanelNeed> {
         let Micro { mr, nr, .. } = T::micro(tier)?;
-        let blk: Blocking =
-            cache_blocking::blocking(mr, nr, size_of::<T>(), cache_blocking::cache_sizes());
+        let blk: Blocking = cache_blocking::for_tile(mr, nr, size_of::<T>());
         let bytes = |d: Option<DType>| d.map_or(0, |d| d.info().item_bytes);
         Some(PanelNeed::of(
             blk,

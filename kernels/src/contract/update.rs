@@ -22,7 +22,6 @@
 use super::acc::Src;
 use super::gemm::{Chain, Operand, Panels};
 use super::select::Chained;
-use super::{cache_blocking, pack};
 use crate::alloc::try_collect;
 use crate::array::as_bytes;
 use crate::error::{Error, Result};
@@ -184,34 +183,25 @@ pub(crate) fn gemm_update<T: Chained>(
     let a_ks = positions(k, a.col_stride, 0, "depth of a")?;
     let b_ks = positions(k, b.row_stride, b.offset, "depth of b")?;
     let b_cols = positions(cols, b.col_stride, 0, "columns")?;
-    let blk = cache_blocking::blocking(
-        micro.mr,
-        micro.nr,
-        size_of::<T>(),
-        cache_blocking::cache_sizes(),
-    );
-    let job = Chain {
+    let job = Chain::new(
         micro,
-        blk,
-        a: Operand {
+        Operand {
             src: Src::new(as_bytes(a.data)),
             base: 0,
             raw: None,
         },
-        a_rows: &a_rows,
-        a_ks: &a_ks,
-        a_ks_unit: pack::unit(&a_ks),
-        b: Operand {
+        &a_rows,
+        &a_ks,
+        Operand {
             src: Src::new(as_bytes(b.data)),
             base: 0,
             raw: None,
         },
-        b_ks: &b_ks,
-        b_cols: &b_cols,
-        b_cols_unit: pack::unit(&b_cols),
-        c_holds_init: accumulate,
-        panels: Panels::Cache,
-    };
+        &b_ks,
+        &b_cols,
+        accumulate,
+        Panels::Cache,
+    );
     // SAFETY: every position the tables reach is inside a's and b's slices
     // (their spans were checked above), which hold elements of T, the
     // accumulator; the tier's kernel runs on this CPU (resolved above); C's
