@@ -5,7 +5,7 @@
 //!
 //! Cases: c2c f32 and f64 at n = 64, 1024, 4096, 65536, 2^20, 1000, 4093
 //! (prime), 5183 (71·73), 49152 (2^14·3), each an in-place line through the
-//! plan objects (`FftPlan::process_with_scratch`, rustfft's
+//! plan objects (`FftPlan::run_with_scratch`, rustfft's
 //! `process_with_scratch`); r2c and c2r f32 at 4096 and 2^20
 //! (`RealFftPlan` against realfft); the 2-D 1024×1024 c2c and r2c f32
 //! through the array API (`tessera::fft::c2c` / `r2c` over axes [0, 1],
@@ -124,13 +124,13 @@ fn c2c_line<T: F>(n: usize, quick: bool, rng: &mut Rng) -> Row {
     let mut b = x.clone();
     let mut sa = vec![Complex::new(T::ZERO, T::ZERO); plan.scratch_len()];
     let mut sb = vec![Complex::new(T::ZERO, T::ZERO); rplan.get_inplace_scratch_len()];
-    plan.process_with_scratch(&mut a, &mut sa, &exec)
+    plan.run_with_scratch(&mut a, &mut sa, &exec)
         .expect("tessera");
     rplan.process_with_scratch(&mut b, &mut sb);
     let ok = rel_l2(&a, &b) <= T::TOL;
     let mut ft = || {
         a.copy_from_slice(&x);
-        plan.process_with_scratch(&mut a, &mut sa, &exec)
+        plan.run_with_scratch(&mut a, &mut sa, &exec)
             .expect("tessera");
     };
     let mut fr = || {

@@ -295,7 +295,6 @@ fn scatter_case(m: usize, n: usize, hot: Option<usize>, quick: bool, rng: &mut R
     let mut f1 = || {
         scatter(
             Combine::Add,
-            false,
             0,
             &iv,
             &pv,
@@ -308,7 +307,6 @@ fn scatter_case(m: usize, n: usize, hot: Option<usize>, quick: bool, rng: &mut R
     let mut f2 = || {
         scatter(
             Combine::Add,
-            false,
             0,
             &iv,
             &pv,
@@ -407,15 +405,14 @@ fn unique_case(label: &str, keys: Vec<i64>, quick: bool) -> Row {
                  first: &mut [i64],
                  counts: &mut [i64],
                  count: &mut [i64; 1]| {
-        tessera::unique(
+        count[0] = tessera::unique(
             &kv,
             &mut ArrayViewMut::from_slice(ids, &[n]).unwrap(),
             &mut ArrayViewMut::from_slice(first, &[n]).unwrap(),
             &mut ArrayViewMut::from_slice(counts, &[n]).unwrap(),
-            &mut ArrayViewMut::from_slice(count, &[]).unwrap(),
             exec,
         )
-        .unwrap();
+        .unwrap() as i64;
     };
     let mut f1 = || run_t(&Exec::SEQ, &mut ids, &mut first, &mut counts, &mut count);
     f1();
@@ -425,15 +422,14 @@ fn unique_case(label: &str, keys: Vec<i64>, quick: bool) -> Row {
     {
         let run_2 =
             |ids: &mut [i64], first: &mut [i64], counts: &mut [i64], count: &mut [i64; 1]| {
-                tessera::unique(
+                count[0] = tessera::unique(
                     &kv,
                     &mut ArrayViewMut::from_slice(ids, &[n]).unwrap(),
                     &mut ArrayViewMut::from_slice(first, &[n]).unwrap(),
                     &mut ArrayViewMut::from_slice(counts, &[n]).unwrap(),
-                    &mut ArrayViewMut::from_slice(count, &[]).unwrap(),
                     &two(),
                 )
-                .unwrap();
+                .unwrap() as i64;
             };
         let mut f2 = || run_2(&mut ids2, &mut first2, &mut counts2, &mut count2);
         let mut f1 = || run_t(&Exec::SEQ, &mut ids, &mut first, &mut counts, &mut count);

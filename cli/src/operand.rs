@@ -136,7 +136,11 @@ fn padded(
         crate::budget::steps(&load_shape),
         &format!("operand {name}: the padded load's {load_shape:?} elements"),
     )?;
-    let load = PaddedLoad::new(&pad, &view, fill_bytes.as_deref()).map_err(fail)?;
+    let fill_view = match &fill_bytes {
+        Some(b) => Some(tessera::ArrayView::contiguous(x.dtype, &[], b).map_err(fail)?),
+        None => None,
+    };
+    let load = PaddedLoad::new(&pad, &view, fill_view.as_ref()).map_err(fail)?;
     let (layout, data) = load.into_parts();
     Ok(Loaded {
         name: name.to_string(),

@@ -664,10 +664,19 @@ fn assembly_case(rng: &mut Rng) -> Case {
                 ins.push(input(rng, pd, &ext));
             }
             let outs = vec![output(rng, d, &shape)];
-            let item = d.info().item_bytes.max(1);
-            let fill: Option<Vec<u8>> = rng.chance(1, 2).then(|| {
-                let len = if rng.chance(1, 20) { item + 1 } else { item };
-                (0..len).map(|_| rng.next_u64() as u8 & 0x0f).collect()
+            // A fill of the destination's dtype, now and then of another.
+            let fill: Option<(DType, Vec<u8>)> = rng.chance(1, 2).then(|| {
+                let fd = if rng.chance(1, 20) {
+                    if d == DType::U8 {
+                        DType::I8
+                    } else {
+                        DType::U8
+                    }
+                } else {
+                    d
+                };
+                let item = fd.info().item_bytes.max(1);
+                (fd, (0..item).map(|_| rng.next_u64() as u8 & 0x0f).collect())
             });
             Case {
                 what: format!("assemble of {n} pieces into {d} {shape:?} at {starts:?}"),
@@ -684,7 +693,11 @@ fn assembly_case(rng: &mut Rng) -> Case {
                             x: x.clone(),
                         })
                         .collect();
-                    tessera::assembly::assemble(fill.as_deref(), &pieces, &mut o[0], e)
+                    let fv = match &fill {
+                        Some((fd, b)) => Some(ArrayView::contiguous(*fd, &[], b)?),
+                        None => None,
+                    };
+                    tessera::assembly::assemble(fv.as_ref(), &pieces, &mut o[0], e)
                 }),
                 model: None,
             }
@@ -794,9 +807,7 @@ fn movement_case(rng: &mut Rng) -> Case {
                 raw: vec![],
                 in_place: None,
                 call: Box::new(move |i, o, _, e, _| {
-                    tessera::movement::scatter(
-                        combine, false, axis, &i[0], &i[1], &i[2], &mut o[0], e,
-                    )
+                    tessera::movement::scatter(combine, axis, &i[0], &i[1], &i[2], &mut o[0], e)
                 }),
                 model: None,
             }
@@ -815,7 +826,6 @@ fn movement_case(rng: &mut Rng) -> Case {
                 output(rng, DType::I64, &ids),
                 output(rng, DType::I64, &[m]),
                 output(rng, DType::I64, &[m]),
-                output(rng, DType::I64, &[]),
             ];
             Case {
                 what: format!("unique of [{n}; {w}] keys, {m} first/counts"),
@@ -825,9 +835,8 @@ fn movement_case(rng: &mut Rng) -> Case {
                 in_place: None,
                 call: Box::new(move |i, o, _, e, _| {
                     let (a, rest) = o.split_at_mut(1);
-                    let (b, rest) = rest.split_at_mut(1);
-                    let (c, dd) = rest.split_at_mut(1);
-                    tessera::unique::unique(&i[0], &mut a[0], &mut b[0], &mut c[0], &mut dd[0], e)
+                    let (b, c) = rest.split_at_mut(1);
+                    tessera::unique::unique(&i[0], &mut a[0], &mut b[0], &mut c[0], e).map(|_| ())
                 }),
                 model: None,
             }

@@ -197,7 +197,6 @@ fn main() {
                 let mut y = vec![0f32; 1 << 16];
                 scatter(
                     Combine::Add,
-                    false,
                     0,
                     &ArrayView::from_slice(&into, &[1 << 16]).unwrap(),
                     &ArrayView::from_slice(&positions, &[n / 4]).unwrap(),
@@ -213,17 +212,15 @@ fn main() {
             "unique u64 keys",
             Box::new(|e| {
                 let m = keys.len();
-                let (mut ids, mut first, mut cnt, mut count) =
-                    (vec![0i64; m], vec![0i64; m], vec![0i64; m], [0i64]);
-                unique(
+                let (mut ids, mut first, mut cnt) = (vec![0i64; m], vec![0i64; m], vec![0i64; m]);
+                let count = [unique(
                     &ArrayView::from_slice(&keys, &[m, 1]).unwrap(),
                     &mut ArrayViewMut::from_slice(&mut ids, &[m]).unwrap(),
                     &mut ArrayViewMut::from_slice(&mut first, &[m]).unwrap(),
                     &mut ArrayViewMut::from_slice(&mut cnt, &[m]).unwrap(),
-                    &mut ArrayViewMut::from_slice(&mut count, &[]).unwrap(),
                     e,
                 )
-                .unwrap();
+                .unwrap() as i64];
                 let mut out = bytes(&ids);
                 out.extend(bytes(&first));
                 out.extend(bytes(&cnt));

@@ -91,6 +91,34 @@ pub(crate) fn cast_results<T: Element>(
     cast_results_strided(res, &shape, &crate::array::c_strides(&shape), dst, exec)
 }
 
+/// Make every NaN (every NaN part of a complex number) among `bytes`, the
+/// elements of `dtype`, the positive quiet NaN; other dtypes are left as
+/// they are (ARCHITECTURE.md §5.1).
+pub(crate) fn positive_nans(bytes: &mut [u8], dtype: DType) {
+    match dtype {
+        DType::F32 | DType::C64 => {
+            let nan = f32::NAN.to_ne_bytes();
+            for part in bytes.chunks_exact_mut(4) {
+                let v = u32::from_ne_bytes([part[0], part[1], part[2], part[3]]);
+                if v & 0x7fff_ffff > 0x7f80_0000 {
+                    part.copy_from_slice(&nan);
+                }
+            }
+        }
+        DType::F64 | DType::C128 => {
+            let nan = f64::NAN.to_ne_bytes();
+            for part in bytes.chunks_exact_mut(8) {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(part);
+                if u64::from_ne_bytes(w) & (u64::MAX >> 1) > 0x7ff0_0000_0000_0000 {
+                    part.copy_from_slice(&nan);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// [`cast_results`] for results laid out in `res` by `strides` (elements,
 /// from element 0) over `shape`, `dst`'s shape.
 pub(crate) fn cast_results_strided<T: Element>(
@@ -107,20 +135,7 @@ pub(crate) fn cast_results_strided<T: Element>(
     };
     let canonical: Option<Vec<u8>> = (width > 0).then(|| {
         let mut bytes = crate::array::as_bytes(res).to_vec();
-        for part in bytes.chunks_exact_mut(width) {
-            if width == 4 {
-                let v = f32::from_le_bytes([part[0], part[1], part[2], part[3]]);
-                if v.is_nan() {
-                    part.copy_from_slice(&f32::NAN.to_le_bytes());
-                }
-            } else {
-                let mut w = [0u8; 8];
-                w.copy_from_slice(part);
-                if f64::from_le_bytes(w).is_nan() {
-                    part.copy_from_slice(&f64::NAN.to_le_bytes());
-                }
-            }
-        }
+        positive_nans(&mut bytes, T::DTYPE);
         bytes
     });
     let view = match &canonical {

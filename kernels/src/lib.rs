@@ -87,6 +87,7 @@ pub mod order;
 pub mod poly;
 pub mod quant;
 pub mod reduce;
+pub mod scratch;
 pub mod tier;
 pub mod typed;
 pub mod unique;
@@ -104,6 +105,7 @@ pub use reduce::{
     dot, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan,
     scan_many, scan_terms, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
 };
+pub use scratch::Scratch;
 pub use tessera_generated::{
     cast_index, kernel_index, variants_for, Accuracy, Args, Class, DType, DTypeInfo, FloatInfo,
     Format, FormatInfo, KernelInfo, Kind, KindInfo, LoopFn, NanStyle, NanTo, Negative, OperandRule,

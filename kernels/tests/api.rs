@@ -1,18 +1,18 @@
 //! The public API's shape and its conveniences: every call that computes
 //! takes (attributes, inputs, destinations, exec) in that order (checked by
-//! the compiler below); the typed slice and ndarray forms, the map plan and
-//! the caller's contraction scratch give the view-based calls' bits.
+//! the compiler below); the typed slice and ndarray forms, the map plan, the
+//! transform plans and the caller's scratch give the view-based calls' bits.
 
 mod common;
 
 use num_complex::Complex;
 use tessera::contract::scaled::Operand;
-use tessera::contract::{ContractPlan, ContractScratch, ContractSpec};
+use tessera::contract::{ContractPlan, ContractSpec};
 use tessera::map::{MapPlan, Program, Source};
 use tessera::reduce::series;
 use tessera::{
     typed, ArrayView, ArrayViewMut, CastMode, DType, Error, Exec, Kind, Par, ReduceOp, Result,
-    ScanOp, Terms,
+    ScanOp, Scratch, Terms,
 };
 use tessera_testkit::rng::Rng;
 
@@ -31,6 +31,9 @@ fn every_call_takes_attributes_inputs_destinations_then_exec() {
     let _: fn(&Program, &[Source], &mut [M], &Exec) -> Result<()> = tessera::map_in_place;
     let _: fn(&MapPlan, &[V], &mut [M], &Exec) -> Result<()> = MapPlan::run;
     let _: fn(&MapPlan, &[Source], &mut [M], &Exec) -> Result<()> = MapPlan::run_in_place;
+    let _: fn(&MapPlan, &[V], &mut [M], &mut Scratch, &Exec) -> Result<()> =
+        MapPlan::run_with_scratch;
+    let _: fn(&MapPlan) -> usize = MapPlan::scratch_bytes;
     let _: fn(ReduceOp, &[usize], &V, &mut M, &Exec) -> Result<()> = tessera::reduce;
     let _: fn(&[usize], &V, &mut [(ReduceOp, &mut M)], &Exec) -> Result<()> = tessera::reduce_many;
     let _: fn(&[usize], Terms, &mut [(ReduceOp, &mut M)], &Exec) -> Result<()> =
@@ -57,15 +60,8 @@ fn every_call_takes_attributes_inputs_destinations_then_exec() {
     let _: fn(f32, &[f32], &mut [f32], &Exec) -> Result<()> = series::ema::<f32>;
     let _: fn(&ContractSpec, &V, &V, Option<&V>, &mut M, &Exec) -> Result<()> = tessera::contract;
     let _: fn(&ContractPlan, &V, &V, Option<&V>, &mut M, &Exec) -> Result<()> = ContractPlan::run;
-    let _: fn(
-        &ContractPlan,
-        &V,
-        &V,
-        Option<&V>,
-        &mut M,
-        &mut ContractScratch,
-        &Exec,
-    ) -> Result<()> = ContractPlan::run_with_scratch;
+    let _: fn(&ContractPlan, &V, &V, Option<&V>, &mut M, &mut Scratch, &Exec) -> Result<()> =
+        ContractPlan::run_with_scratch;
     let _: fn(&ContractSpec, (&[usize], DType), (&[usize], DType)) -> Result<ContractPlan> =
         ContractPlan::new;
     let _: fn(&ContractPlan) -> usize = ContractPlan::scratch_bytes;
@@ -108,6 +104,68 @@ fn every_call_takes_attributes_inputs_destinations_then_exec() {
         &Exec,
     ) -> Result<Option<f32>>;
     let _: Transcode = tessera::formats::transcode;
+    let _: fn(tessera::Format, &[usize]) -> Result<tessera::formats::EncodedSizes> =
+        tessera::formats::encoded_sizes;
+    // Transforms: the one-shot calls, the plan of a whole transform and the
+    // one-line plans.
+    use tessera::fft::{Direction, FftPlan, NdPlan, Norm, RealFftPlan, Transform};
+    let _: fn(&[usize], Direction, Norm, &V, &mut M, &Exec) -> Result<()> = tessera::fft::c2c;
+    let _: fn(&[usize], Norm, &V, &mut M, &Exec) -> Result<()> = tessera::fft::r2c;
+    let _: fn(&[usize], Norm, &V, &mut M, &Exec) -> Result<()> = tessera::fft::c2r;
+    let _: fn(&[usize], Direction, Norm, &[usize], DType) -> Result<NdPlan> = NdPlan::c2c;
+    let _: fn(&[usize], Norm, &[usize], DType) -> Result<NdPlan> = NdPlan::r2c;
+    let _: fn(&[usize], Norm, &[usize], DType) -> Result<NdPlan> = NdPlan::c2r;
+    let _: fn(&NdPlan) -> usize = NdPlan::scratch_bytes;
+    let _: fn(&NdPlan, &V, &mut M, &Exec) -> Result<()> = NdPlan::run;
+    let _: fn(&NdPlan, &V, &mut M, &mut Scratch, &Exec) -> Result<()> = NdPlan::run_with_scratch;
+    let _: fn(usize, Direction) -> Result<FftPlan<f32>> = FftPlan::<f32>::new;
+    let _: fn(&FftPlan<f64>) -> usize = FftPlan::<f64>::scratch_bytes;
+    let _: fn(&FftPlan<f32>, &mut [Complex<f32>], &Exec) -> Result<()> = FftPlan::<f32>::run;
+    let _: fn(&FftPlan<f32>, &mut [Complex<f32>], &mut [Complex<f32>], &Exec) -> Result<()> =
+        FftPlan::<f32>::run_with_scratch;
+    let _: fn(usize, Direction) -> Result<RealFftPlan<f64>> = RealFftPlan::<f64>::new;
+    let _: fn(&RealFftPlan<f64>) -> usize = RealFftPlan::<f64>::scratch_bytes;
+    let _: fn(
+        &RealFftPlan<f64>,
+        &[f64],
+        &mut [Complex<f64>],
+        &mut [Complex<f64>],
+        &Exec,
+    ) -> Result<()> = RealFftPlan::<f64>::r2c_with_scratch;
+    let _: fn(
+        &RealFftPlan<f64>,
+        &[Complex<f64>],
+        &mut [f64],
+        &mut [Complex<f64>],
+        &Exec,
+    ) -> Result<()> = RealFftPlan::<f64>::c2r_with_scratch;
+    let _: fn(Transform, &[usize], Norm, bool, Direction) -> Result<f64> =
+        tessera::fft::error_factor;
+    // Ordering, selection, sets: a call that counts what it wrote returns
+    // the count (`usize`), as `unique` does.
+    let _: for<'a> fn(usize, bool, &V, &mut M<'a>, Option<&mut M<'a>>, &Exec) -> Result<()> =
+        tessera::order::sort;
+    let _: fn(usize, bool, &V, &mut M, &Exec) -> Result<()> = tessera::order::argsort;
+    let _: fn(&V, &V, &mut M, &Exec) -> Result<usize> = tessera::order::compress;
+    let _: fn(&V, &V, &mut M, &Exec) -> Result<usize> = tessera::order::partition;
+    let _: fn(&V, &V, &mut M, &Exec) -> Result<usize> = tessera::order::intersect;
+    let _: fn(&V, &V, &mut M, &Exec) -> Result<usize> = tessera::order::difference;
+    let _: fn(&V, &V, &mut M, &Exec) -> Result<()> = tessera::order::lower_bound;
+    let _: fn(usize, &V, &mut M, &Exec) -> Result<()> = tessera::order::median;
+    let _: fn(f64, usize, &V, &mut M, &Exec) -> Result<()> = tessera::order::quantile;
+    let _: for<'a> fn(&V, &mut M<'a>, &mut M<'a>, &mut M<'a>, &Exec) -> Result<usize> =
+        tessera::unique::unique;
+    // Movement and assembly; fills are typed views of one element.
+    let _: fn(usize, &V, &V, &mut M, &Exec) -> Result<()> = tessera::movement::gather;
+    let _: fn(&V, &V, &V, &mut M, &Exec) -> Result<()> = tessera::movement::gather_ranges;
+    let _: fn(tessera::Combine, usize, &V, &V, &V, &mut M, &Exec) -> Result<()> =
+        tessera::movement::scatter;
+    let _: fn(Option<&V>, &[tessera::assembly::Piece], &mut M, &Exec) -> Result<()> =
+        tessera::assembly::assemble;
+    let _: fn(&V, &mut M, &Exec) -> Result<()> = tessera::assembly::tile;
+    let _: fn(&tessera::Pad, &V, &mut M, &Exec) -> Result<()> = tessera::assembly::fold;
+    let _: fn(&tessera::Pad, &V, Option<&V>) -> Result<tessera::PaddedLoad> =
+        tessera::PaddedLoad::new;
     // The typed forms follow the same rule.
     let _: fn(Kind, &[&[f32]], &mut [f32], &Exec) -> Result<()> = typed::elementwise::<f32, f32>;
     let _: fn(CastMode, &[f32], &mut [u8], &Exec) -> Result<()> = typed::cast::<f32, u8>;
@@ -385,6 +443,67 @@ fn a_map_plan_runs_with_the_bits_of_map() {
     assert!(y.iter().zip(&a).all(|(y, a)| *y == a * 2.0));
 }
 
+/// A map plan run with the caller's scratch (one thread's size, every
+/// thread's, and an empty one that grows) gives map's bits; a scratch of the
+/// size asked for does not grow.
+#[test]
+fn a_map_plan_runs_with_the_callers_scratch() {
+    let mut rng = Rng::new(17);
+    let p = Program::parse(
+        "t = x0 * x1 - 1f32; y0 = select(t < 0f32, -t, t * t); y1 = cast<f64>(t) * 0.5f64",
+        &[DType::F32, DType::F32],
+    )
+    .unwrap();
+    let (r, c) = (601, 517);
+    let a = f32s(&mut rng, r * c);
+    let b = f32s(&mut rng, c);
+    let plan = MapPlan::new(&p, &[&[r, c], &[1, c]], &[r, c]).unwrap();
+    let size = plan.scratch_bytes();
+    assert!(size > 0);
+    let ins = [
+        ArrayView::from_slice(&a, &[r, c]).unwrap(),
+        ArrayView::from_slice(&b, &[1, c]).unwrap(),
+    ];
+    for exec in execs() {
+        let (mut w0, mut w1) = (vec![0f32; r * c], vec![0f64; r * c]);
+        tessera::map(
+            &p,
+            &ins,
+            &mut [
+                ArrayViewMut::from_slice(&mut w0, &[r, c]).unwrap(),
+                ArrayViewMut::from_slice(&mut w1, &[r, c]).unwrap(),
+            ],
+            &exec,
+        )
+        .unwrap();
+        for bytes in [Some(size), Some(size * exec.thread_count()), None] {
+            let mut scratch = match bytes {
+                Some(n) => Scratch::with_size(n).unwrap(),
+                None => Scratch::new(),
+            };
+            let before = scratch.size();
+            let (mut g0, mut g1) = (vec![7f32; r * c], vec![7f64; r * c]);
+            plan.run_with_scratch(
+                &ins,
+                &mut [
+                    ArrayViewMut::from_slice(&mut g0, &[r, c]).unwrap(),
+                    ArrayViewMut::from_slice(&mut g1, &[r, c]).unwrap(),
+                ],
+                &mut scratch,
+                &exec,
+            )
+            .unwrap();
+            assert_eq!(bits(&g0), bits(&w0), "{bytes:?} {exec:?}");
+            assert_eq!(bits(&g1), bits(&w1), "{bytes:?} {exec:?}");
+            if bytes.is_some() {
+                assert_eq!(scratch.size(), before, "a scratch of the asked size grew");
+            } else {
+                assert!(scratch.size() >= size);
+            }
+        }
+    }
+}
+
 /// A product through the caller's scratch has the bits of the default path,
 /// and a scratch of the size asked for is not grown.
 #[test]
@@ -456,7 +575,7 @@ fn contraction_scratch_gives_the_same_bits_and_is_sized_by_the_query() {
                 "run: ({m}, {k}, {n}) {dt} into {acc} on {exec:?}"
             );
             for threads in [1, exec.thread_count()] {
-                let mut scratch = ContractScratch::with_size(size * threads).unwrap();
+                let mut scratch = Scratch::with_size(size * threads).unwrap();
                 let before = scratch.size();
                 let mut got = vec![0xa5u8; out_bytes];
                 plan.run_with_scratch(
@@ -474,7 +593,7 @@ fn contraction_scratch_gives_the_same_bits_and_is_sized_by_the_query() {
                 );
                 assert_eq!(scratch.size(), before, "a scratch of the asked size grew");
             }
-            let mut empty = ContractScratch::new();
+            let mut empty = Scratch::new();
             let mut again = vec![0u8; out_bytes];
             plan.run_with_scratch(
                 &a,
@@ -504,4 +623,176 @@ fn contraction_scratch_gives_the_same_bits_and_is_sized_by_the_query() {
             }
         }
     }
+}
+
+/// A transform's plan (c2c, r2c, c2r over several axes, strided and reversed
+/// layouts): `run`, and `run_with_scratch` with a scratch of one thread's
+/// size, of every thread's and an empty one, give the one-shot call's bits;
+/// a scratch of the asked size does not grow; views of other shapes or
+/// dtypes are refused before any write. The c2c of one axis is checked
+/// against a direct f64 DFT too.
+#[test]
+fn transform_plans_run_with_the_bits_of_the_one_shot_calls() {
+    use tessera::fft::{c2c, c2r, r2c, Direction, NdPlan, Norm};
+    let mut rng = Rng::new(16);
+    let shape = [6usize, 10, 9];
+    let count: usize = shape.iter().product();
+    let reals: Vec<f64> = (0..count)
+        .map(|_| rng.below(2001) as f64 / 1000.0 - 1.0)
+        .collect();
+    let cplx: Vec<Complex<f64>> = (0..count)
+        .map(|i| Complex::new(reals[i], reals[(i * 7 + 3) % count]))
+        .collect();
+    // The operand reversed along axis 1 (a negative stride).
+    let rev_strides = [90isize, -9, 1];
+    let rev_offset = 81;
+    let views = [
+        ArrayView::from_slice(&cplx, &shape).unwrap(),
+        ArrayView::from_slice_strided(&cplx, &shape, &rev_strides, rev_offset).unwrap(),
+    ];
+    for exec in execs() {
+        for axes in [vec![2usize], vec![0, 2], vec![0, 1, 2], vec![1]] {
+            // c2c, forward, orthonormal.
+            let plan =
+                NdPlan::c2c(&axes, Direction::Forward, Norm::Ortho, &shape, DType::C128).unwrap();
+            for x in views.iter() {
+                let mut want = vec![Complex::new(0.0, 0.0); count];
+                c2c(
+                    &axes,
+                    Direction::Forward,
+                    Norm::Ortho,
+                    x,
+                    &mut ArrayViewMut::from_slice(&mut want, &shape).unwrap(),
+                    &exec,
+                )
+                .unwrap();
+                let size = plan.scratch_bytes();
+                for scratch in [Some(size), Some(size * exec.thread_count()), None] {
+                    let mut got = vec![Complex::new(7.0, 7.0); count];
+                    let mut y = ArrayViewMut::from_slice(&mut got, &shape).unwrap();
+                    match scratch {
+                        Some(bytes) => {
+                            let mut s = Scratch::with_size(bytes).unwrap();
+                            let before = s.size();
+                            plan.run_with_scratch(x, &mut y, &mut s, &exec).unwrap();
+                            assert_eq!(s.size(), before, "a scratch of the asked size grew");
+                        }
+                        None => {
+                            let mut s = Scratch::new();
+                            plan.run_with_scratch(x, &mut y, &mut s, &exec).unwrap();
+                            assert!(s.size() >= size);
+                        }
+                    }
+                    assert_eq!(bits(&got), bits(&want), "c2c {axes:?} {scratch:?} {exec:?}");
+                }
+                let mut got = vec![Complex::new(7.0, 7.0); count];
+                plan.run(
+                    x,
+                    &mut ArrayViewMut::from_slice(&mut got, &shape).unwrap(),
+                    &exec,
+                )
+                .unwrap();
+                assert_eq!(bits(&got), bits(&want));
+            }
+            // r2c then c2r (the real side of the shape), contiguous operands.
+            let last = *axes.last().unwrap();
+            let mut bins_shape = shape.to_vec();
+            bins_shape[last] = shape[last] / 2 + 1;
+            let nb: usize = bins_shape.iter().product();
+            let rp = NdPlan::r2c(&axes, Norm::None, &shape, DType::F64).unwrap();
+            assert_eq!(rp.output(), (&bins_shape[..], DType::C128));
+            let xr = ArrayView::from_slice(&reals, &shape).unwrap();
+            let mut want = vec![Complex::new(0.0, 0.0); nb];
+            r2c(
+                &axes,
+                Norm::None,
+                &xr,
+                &mut ArrayViewMut::from_slice(&mut want, &bins_shape).unwrap(),
+                &exec,
+            )
+            .unwrap();
+            let mut got = vec![Complex::new(7.0, 7.0); nb];
+            let mut s = Scratch::with_size(rp.scratch_bytes()).unwrap();
+            rp.run_with_scratch(
+                &xr,
+                &mut ArrayViewMut::from_slice(&mut got, &bins_shape).unwrap(),
+                &mut s,
+                &exec,
+            )
+            .unwrap();
+            assert_eq!(bits(&got), bits(&want), "r2c {axes:?} {exec:?}");
+            let ip = NdPlan::c2r(&axes, Norm::Backward, &shape, DType::C128).unwrap();
+            assert_eq!(ip.input(), (&bins_shape[..], DType::C128));
+            let xb = ArrayView::from_slice(&want, &bins_shape).unwrap();
+            let mut back = vec![0.0f64; count];
+            c2r(
+                &axes,
+                Norm::Backward,
+                &xb,
+                &mut ArrayViewMut::from_slice(&mut back, &shape).unwrap(),
+                &exec,
+            )
+            .unwrap();
+            for scratch_bytes in [ip.scratch_bytes(), 0] {
+                let mut got = vec![7.0f64; count];
+                let mut s = Scratch::with_size(scratch_bytes).unwrap();
+                ip.run_with_scratch(
+                    &xb,
+                    &mut ArrayViewMut::from_slice(&mut got, &shape).unwrap(),
+                    &mut s,
+                    &exec,
+                )
+                .unwrap();
+                assert_eq!(bits(&got), bits(&back), "c2r {axes:?} {exec:?}");
+            }
+            // The round trip returns the operand (a check of the pair, not
+            // of the bits).
+            for (g, w) in back.iter().zip(&reals) {
+                assert!((g - w).abs() < 1e-12, "{g} {w}");
+            }
+        }
+    }
+    // One axis against a direct DFT in f64 (the bound of the module is far
+    // below the tolerance here).
+    let n = shape[2];
+    let plan = NdPlan::c2c(&[2], Direction::Inverse, Norm::None, &shape, DType::C128).unwrap();
+    let mut got = vec![Complex::new(0.0, 0.0); count];
+    plan.run(
+        &ArrayView::from_slice(&cplx, &shape).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut got, &shape).unwrap(),
+        &Exec::default(),
+    )
+    .unwrap();
+    for line in 0..count / n {
+        for k in 0..n {
+            let mut acc = Complex::new(0.0, 0.0);
+            for j in 0..n {
+                let t = 2.0 * std::f64::consts::PI * ((j * k) % n) as f64 / n as f64;
+                acc += cplx[line * n + j] * Complex::new(t.cos(), t.sin());
+            }
+            assert!((got[line * n + k] - acc).norm() < 1e-12, "{line} {k}");
+        }
+    }
+    // Refusals before any write: another shape, another dtype.
+    let plan = NdPlan::c2c(&[0], Direction::Forward, Norm::None, &shape, DType::C128).unwrap();
+    let mut kept = vec![Complex::new(7.0, 7.0); count];
+    let small = ArrayView::from_slice(&cplx[..count / 2], &[3, 10, 9]).unwrap();
+    let r = plan.run(
+        &small,
+        &mut ArrayViewMut::from_slice(&mut kept, &shape).unwrap(),
+        &Exec::default(),
+    );
+    assert!(matches!(r, Err(Error::Shape { .. })), "{r:?}");
+    let as_real = ArrayView::from_slice(&reals, &shape).unwrap();
+    let r = plan.run(
+        &as_real,
+        &mut ArrayViewMut::from_slice(&mut kept, &shape).unwrap(),
+        &Exec::default(),
+    );
+    assert!(matches!(r, Err(Error::DTypeMismatch { .. })), "{r:?}");
+    assert!(kept.iter().all(|z| *z == Complex::new(7.0, 7.0)));
+    // Plans refuse what the calls refuse of axes and dtypes.
+    assert!(NdPlan::c2c(&[1, 0], Direction::Forward, Norm::None, &shape, DType::C128).is_err());
+    assert!(NdPlan::r2c(&[0], Norm::None, &shape, DType::C64).is_err());
+    assert!(NdPlan::c2r(&[3], Norm::None, &shape, DType::C64).is_err());
 }

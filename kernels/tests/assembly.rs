@@ -114,7 +114,13 @@ fn assemble_keeps_the_last_piece_and_the_fill_elsewhere() {
                 // dst[i][j] stored at j * shape[0] + i.
                 let st = [1isize, shape[0] as isize];
                 let mut dv = ArrayViewMut::from_slice_strided(&mut out, &shape, &st, 0).unwrap();
-                assemble(Some(&fill.to_le_bytes()), &pieces, &mut dv, &exec).unwrap();
+                assemble(
+                    Some(&ArrayView::from_slice(&[fill], &[]).unwrap()),
+                    &pieces,
+                    &mut dv,
+                    &exec,
+                )
+                .unwrap();
                 let mut back = vec![0u32; n];
                 for i in 0..shape[0] {
                     for j in 0..shape[1] {
@@ -124,7 +130,13 @@ fn assemble_keeps_the_last_piece_and_the_fill_elsewhere() {
                 back
             } else {
                 let mut dv = ArrayViewMut::from_slice(&mut out, &shape).unwrap();
-                assemble(Some(&fill.to_le_bytes()), &pieces, &mut dv, &exec).unwrap();
+                assemble(
+                    Some(&ArrayView::from_slice(&[fill], &[]).unwrap()),
+                    &pieces,
+                    &mut dv,
+                    &exec,
+                )
+                .unwrap();
                 out.iter().map(|v| v.to_bits()).collect()
             };
             assert_eq!(got, want, "case {case} {exec:?}");
@@ -134,8 +146,10 @@ fn assemble_keeps_the_last_piece_and_the_fill_elsewhere() {
 
 #[test]
 fn assemble_of_packed_codes_and_its_refusals() {
-    // u4: two codes a byte, element 0 in the high half.
-    let fill = [0x5u8];
+    // u4: two codes a byte, element 0 in the high half (a 0-d u4 view of
+    // code 5 holds it there too).
+    let fill_byte = [0x50u8];
+    let fill = ArrayView::contiguous(DType::U4, &[], &fill_byte).unwrap();
     let a = [0xabu8, 0xcd]; // codes a b c d as a [1, 4] piece
     let pieces = [Piece {
         start: vec![1, 2],
@@ -163,8 +177,15 @@ fn assemble_of_packed_codes_and_its_refusals() {
         let mut dv = ArrayViewMut::contiguous(DType::U4, &[2, 6], &mut kept).unwrap();
         assert!(assemble(Some(&fill), pieces, &mut dv, &Exec::default()).is_err());
     }
-    let mut dv = ArrayViewMut::contiguous(DType::U4, &[2, 6], &mut kept).unwrap();
-    assert!(assemble(Some(&[1, 2]), &[], &mut dv, &Exec::default()).is_err());
+    // A fill of another dtype, a fill of two elements.
+    let two = [0x12u8];
+    for f in [
+        ArrayView::contiguous(DType::U8, &[], &two).unwrap(),
+        ArrayView::contiguous(DType::U4, &[2], &two).unwrap(),
+    ] {
+        let mut dv = ArrayViewMut::contiguous(DType::U4, &[2, 6], &mut kept).unwrap();
+        assert!(assemble(Some(&f), &[], &mut dv, &Exec::default()).is_err());
+    }
     assert_eq!(kept, [0x77; 6]);
 }
 
@@ -257,7 +278,9 @@ fn padded_loads_read_what_their_definition_says_and_feed_reduce() {
                 pad,
             )
         };
-        let load = PaddedLoad::new(&pad, &xv, Some(&fill.to_le_bytes())).unwrap();
+        let fv = [fill];
+        let load =
+            PaddedLoad::new(&pad, &xv, Some(&ArrayView::from_slice(&fv, &[]).unwrap())).unwrap();
         let view = load.view();
         let ls = pad.load_shape(&full_shape).unwrap();
         assert_eq!(view.shape(), ls.as_slice());

@@ -1046,18 +1046,18 @@ fn plans_are_shared_and_report_their_recipe() {
     let x = rand_c::<f64>(&mut rng, 24);
     let mut d = x.clone();
     let mut s = vec![Complex::new(0.0, 0.0); p.scratch_len()];
-    p.process_with_scratch(&mut d, &mut s, &seq()).unwrap();
+    p.run_with_scratch(&mut d, &mut s, &seq()).unwrap();
     let want = run_c2c(&[2, 12], &[1], Direction::Forward, &x, &seq());
     assert_eq!(bits_c(&d), bits_c(&want));
     let mut d2 = x.clone();
-    p.process(&mut d2, &seq()).unwrap();
+    p.run(&mut d2, &seq()).unwrap();
     assert_eq!(bits_c(&d2), bits_c(&want));
     assert!(matches!(
-        p.process(&mut d2[..5], &seq()),
+        p.run(&mut d2[..5], &seq()),
         Err(Error::Length { .. })
     ));
     assert!(matches!(
-        p.process_with_scratch(&mut d2, &mut s[..1], &seq()),
+        p.run_with_scratch(&mut d2, &mut s[..1], &seq()),
         Err(Error::Length { .. })
     ));
     let std::sync::Arc { .. } = a;

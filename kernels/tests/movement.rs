@@ -794,7 +794,6 @@ fn scatter_matches_the_model_for_every_dtype_and_combine() {
                 let e = *rng.pick(&ex);
                 scatter(
                     c,
-                    rng.chance(1, 2),
                     axis,
                     &view(dt, &shape, &si),
                     &view(DType::I64, &us, &sp),
@@ -823,7 +822,6 @@ fn scatter_add_keeps_negative_zero_and_untouched_signalling_nans() {
     let mut out = [0f32; 3];
     scatter(
         Combine::Add,
-        false,
         0,
         &ArrayView::from_slice(&into, &[3]).unwrap(),
         &ArrayView::from_slice(&pos, &[3]).unwrap(),
@@ -884,7 +882,6 @@ fn scatter_bits_are_the_same_on_every_thread_count_and_tier() {
                     let mut out = vec![0u8; targets * eb(dt)];
                     scatter(
                         c,
-                        false,
                         0,
                         &ArrayView::contiguous(dt, &[targets], &into.data).unwrap(),
                         &ArrayView::contiguous(DType::I64, &[m], &pos.data).unwrap(),
@@ -923,7 +920,6 @@ fn empty_and_single_element_operands() {
     let nopos: [i64; 0] = [];
     scatter(
         Combine::Add,
-        false,
         0,
         &ArrayView::from_slice(&into, &[2]).unwrap(),
         &ArrayView::from_slice(&nopos, &[0]).unwrap(),
@@ -991,7 +987,6 @@ fn refusals_write_nothing() {
     check(r, &out, "gather i32 positions");
     let r = scatter(
         Combine::Add,
-        false,
         0,
         &xv,
         &ArrayView::from_slice(&pos32, &[2]).unwrap(),
@@ -1012,7 +1007,6 @@ fn refusals_write_nothing() {
     check(r, &out, "gather shape");
     let r = scatter(
         Combine::Set,
-        false,
         0,
         &xv,
         &pv,
@@ -1024,7 +1018,6 @@ fn refusals_write_nothing() {
     check(r, &out, "scatter shape");
     let r = scatter(
         Combine::Set,
-        false,
         0,
         &ArrayView::from_slice(&x[..3], &[3]).unwrap(),
         &pv,
@@ -1055,7 +1048,6 @@ fn refusals_write_nothing() {
     check(r, &out, "overlapping gather dst");
     let r = scatter(
         Combine::Add,
-        false,
         0,
         &ArrayView::from_slice(&x[..2], &[2]).unwrap(),
         &pv,
@@ -1106,7 +1098,6 @@ fn refusals_write_nothing() {
     let mut bout = [false; 2];
     let r = scatter(
         Combine::Add,
-        false,
         0,
         &ArrayView::from_slice(&b, &[2]).unwrap(),
         &pv,
@@ -1119,7 +1110,6 @@ fn refusals_write_nothing() {
     let mut cout = [num_complex::Complex::new(9.0f32, 9.0); 2];
     let r = scatter(
         Combine::Max,
-        false,
         0,
         &ArrayView::from_slice(&cz, &[2]).unwrap(),
         &pv,
@@ -1133,7 +1123,6 @@ fn refusals_write_nothing() {
     let xd = [1.0f64; 4];
     let r = scatter(
         Combine::Set,
-        false,
         0,
         &ArrayView::from_slice(&xd, &[4]).unwrap(),
         &pv,
@@ -1168,7 +1157,6 @@ fn threaded_scatter_along_an_outer_axis_keeps_c_order() {
         let mut out = vec![0u8; rows * cols * eb(dt)];
         scatter(
             Combine::Add,
-            false,
             0,
             &ArrayView::contiguous(dt, &[rows, cols], &into.data).unwrap(),
             &ArrayView::contiguous(DType::I64, &[mu, cols], &pos.data).unwrap(),

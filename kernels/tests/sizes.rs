@@ -751,7 +751,7 @@ fn the_other_calls_take_empty_operands_too() {
         let spec = ContractSpec::new(DType::F32).contracting(2, 0);
         let b = ArrayView::from_slice_strided(&one, &[1 << 40, 3], &[0, 0], 0).unwrap();
         let mut d = ArrayViewMut::contiguous(DType::F32, &[1 << 40, 0, 3], &mut []).unwrap();
-        let mut scratch = contract::ContractScratch::new();
+        let mut scratch = tessera::Scratch::new();
         contract::ContractPlan::new(&spec, (&huge, DType::F32), (&[1 << 40, 3], DType::F32))
             .unwrap()
             .run_with_scratch(&e(DType::F32), &b, None, &mut d, &mut scratch, &exec)

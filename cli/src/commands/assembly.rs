@@ -212,7 +212,11 @@ pub fn assemble_call(
         .map_err(|e| Failure::run(format!("result y: {e}")))?;
     let mut out = operand::zeroed(bytes)?;
     let mut yv = ArrayViewMut::contiguous(work, &shape, &mut out).map_err(fail)?;
-    tessera::assembly::assemble(fill.as_deref(), &views, &mut yv, exec).map_err(fail)?;
+    let fill = match &fill {
+        Some(e) => Some(ArrayView::contiguous(work, &[], e).map_err(fail)?),
+        None => None,
+    };
+    tessera::assembly::assemble(fill.as_ref(), &views, &mut yv, exec).map_err(fail)?;
     let path = results.add("y", dtype, &shape, &out)?;
     Ok(vec![format!(
         "assemble of {n} pieces into y = {dtype} {shape:?} -> {} (tier {})",

@@ -14,7 +14,8 @@
 //!   (default: the greatest end, or 0); result `y` `[lead…; size; cells…]`.
 //! * `scatter`: operands `into`, `positions` and `updates`; attributes
 //!   `combine` (`set`, the default, `add`, `max`, `min`), `axis` (default
-//!   0) and `unique` (a bool, default false); result `y` of `into`'s shape.
+//!   0) and `unique` (a bool, default false: the promise that no two updates
+//!   share a target, which changes no result); result `y` of `into`'s shape.
 //! * `unique`: operand `keys` (`[n, w]`, u64 or i64); results `ids` (`[n]`),
 //!   `first` and `counts` (`[m]`, m from `first`'s `shape`, default n) and
 //!   `count` (0-d), all int64.
@@ -182,16 +183,19 @@ pub fn call(
                         ))
                     })?,
                 };
-                let unique = match call.attrs.0.get("unique") {
-                    None => false,
-                    Some(serde_json::Value::Bool(b)) => *b,
+                // `unique` is the caller's promise that no two updates share
+                // a target; the library's scatter combines every target's
+                // updates in C order whether or not it holds, so the promise
+                // is checked for its type and changes no result.
+                match call.attrs.0.get("unique") {
+                    None | Some(serde_json::Value::Bool(_)) => {}
                     Some(v) => {
                         return Err(Failure::usage(format!(
                             "kernel `{k}`: attribute unique must be true or false, not {}",
                             truncate(&v.to_string(), 40)
                         )))
                     }
-                };
+                }
                 let into = load_view(k, call_path, call, "into", &mut s0)?;
                 let p = load_view(k, call_path, call, "positions", &mut s1)?;
                 let u = load_view(k, call_path, call, "updates", &mut s2)?;
@@ -200,8 +204,7 @@ pub fn call(
                 check_dtype(call, "y", into.dtype())?;
                 let mut out = zeros("y", into.dtype(), &shape)?;
                 let mut y = super::result_view("y", into.dtype(), &shape, &mut out)?;
-                tessera::scatter(combine, unique, axis, &into, &p, &u, &mut y, exec)
-                    .map_err(fail)?;
+                tessera::scatter(combine, axis, &into, &p, &u, &mut y, exec).map_err(fail)?;
                 (
                     "into",
                     shape,
@@ -277,23 +280,21 @@ pub fn call(
             let mut ids = zeros("ids", DType::I64, &[n])?;
             let mut first = zeros("first", DType::I64, &[m])?;
             let mut counts = zeros("counts", DType::I64, &[m])?;
-            let mut count = zeros("count", DType::I64, &[])?;
-            tessera::unique(
+            let kk = tessera::unique(
                 &keys,
                 &mut super::result_view("ids", DType::I64, &[n], &mut ids)?,
                 &mut super::result_view("first", DType::I64, &[m], &mut first)?,
                 &mut super::result_view("counts", DType::I64, &[m], &mut counts)?,
-                &mut super::result_view("count", DType::I64, &[], &mut count)?,
                 exec,
             )
             .map_err(fail)?;
-            let kk = i64::from_ne_bytes(count[..8].try_into().expect("8 bytes"));
+            let count = (kk as i64).to_ne_bytes();
             let mut lines = Vec::new();
             for (name, shape, data) in [
-                ("ids", vec![n], &ids),
-                ("first", vec![m], &first),
-                ("counts", vec![m], &counts),
-                ("count", vec![], &count),
+                ("ids", vec![n], &ids[..]),
+                ("first", vec![m], &first[..]),
+                ("counts", vec![m], &counts[..]),
+                ("count", vec![], &count[..]),
             ] {
                 let path = results.add(name, DType::I64, &shape, data)?;
                 lines.push(format!("{name} -> {}", path.display()));

@@ -2,7 +2,8 @@
 //! dtypes as their bytes, sub-byte dtypes as codes packed element 0 in the
 //! most significant bits of its byte.
 
-use crate::array::Layout;
+use crate::array::{ArrayView, Layout};
+use crate::error::{Error, Result};
 use crate::DType;
 
 /// The bytes of an element of the widest dtype (c128).
@@ -62,6 +63,39 @@ impl Cells {
             data[at..at + self.item].copy_from_slice(&code[..self.item]);
         }
     }
+}
+
+/// The code (as [`Cells::read`] gives it) of `fill`, a view of one element
+/// of `dtype` (rank 0, or every extent 1), or of the element of zero bits
+/// where there is none. Refuses a fill of another dtype
+/// ([`Error::DTypeMismatch`]) or of another number of elements
+/// ([`Error::Shape`]).
+pub(crate) fn fill_code(
+    fill: Option<&ArrayView<'_>>,
+    dtype: DType,
+    operand: &str,
+) -> Result<[u8; MAX_ITEM]> {
+    let mut code = [0u8; MAX_ITEM];
+    let Some(f) = fill else {
+        return Ok(code);
+    };
+    if f.dtype() != dtype {
+        return Err(Error::DTypeMismatch {
+            operand: operand.into(),
+            expected: dtype,
+            got: f.dtype(),
+        });
+    }
+    if f.layout().len() != 1 {
+        return Err(Error::Shape {
+            operand: operand.into(),
+            shape: f.shape().to_vec(),
+            target: Vec::new(),
+        });
+    }
+    // One element, every extent 1: it lies at the offset (validated).
+    Cells::of(dtype).read(f.data(), f.layout().offset, &mut code);
+    Ok(code)
 }
 
 /// The element positions of a layout in C order of its index.

@@ -36,17 +36,17 @@ pub struct Piece<'a> {
 
 /// Store into `dst`, at each index, the element at that index of the last
 /// piece whose region holds it (`pieces` in order; a region is
-/// `start .. start + shape` along each axis), or `fill` (one element of
-/// `dst`'s dtype, as its bytes; for a sub-byte dtype its code in the low bits
-/// of one byte; `None`: the element of zero bits) where no region does. Bits
-/// are copied, NaN payloads included; every dtype, sub-byte ones too; any
-/// layouts.
+/// `start .. start + shape` along each axis), or `fill`'s element (a view of
+/// one element of `dst`'s dtype, rank 0 or every extent 1; `None`: the
+/// element of zero bits) where no region does. Bits are copied, NaN
+/// payloads included; every dtype, sub-byte ones too; any layouts.
 ///
 /// Refuses (before any write) a piece of another dtype or rank, a region
-/// that leaves `dst`, a fill of another size, a destination that reaches an
-/// element twice, an unavailable tier.
+/// that leaves `dst`, a fill of another dtype ([`Error::DTypeMismatch`]) or
+/// of more or fewer than one element ([`Error::Shape`]), a destination that
+/// reaches an element twice, an unavailable tier.
 pub fn assemble(
-    fill: Option<&[u8]>,
+    fill: Option<&ArrayView<'_>>,
     pieces: &[Piece<'_>],
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
@@ -55,18 +55,7 @@ pub fn assemble(
     let dtype = dst.dtype();
     let cells = Cells::of(dtype);
     let shape = dst.shape().to_vec();
-    let mut code = [0u8; MAX_ITEM];
-    if let Some(f) = fill {
-        if f.len() != cells.item {
-            return Err(Error::Length {
-                operand: "fill (one element of the destination's dtype)".into(),
-                len: f.len(),
-                expected: cells.item,
-                unit: "bytes",
-            });
-        }
-        code[..cells.item].copy_from_slice(f);
-    }
+    let code = element::fill_code(fill, dtype, "fill")?;
     for (k, p) in pieces.iter().enumerate() {
         let name = format!("piece {k}");
         if p.x.dtype() != dtype {

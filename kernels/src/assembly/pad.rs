@@ -135,12 +135,14 @@ pub struct PaddedLoad {
 }
 
 impl PaddedLoad {
-    /// Pad `x` by `pad`, the fill being `fill` (the bytes of one element of
-    /// `x`'s dtype) or the element of zero bits. Refuses (before the copy is
-    /// made) what [`Pad::load_shape`] refuses, a sub-byte dtype (a window
-    /// view of packed elements has no byte address), a fill of another size,
-    /// and a copy that cannot be allocated.
-    pub fn new(pad: &Pad, x: &ArrayView<'_>, fill: Option<&[u8]>) -> Result<PaddedLoad> {
+    /// Pad `x` by `pad`, the fill being `fill`'s element (a view of one
+    /// element of `x`'s dtype, rank 0 or every extent 1) or the element of
+    /// zero bits. Refuses (before the copy is made) what [`Pad::load_shape`]
+    /// refuses, a sub-byte dtype (a window view of packed elements has no
+    /// byte address), a fill of another dtype ([`Error::DTypeMismatch`]) or
+    /// number of elements ([`Error::Shape`]), and a copy that cannot be
+    /// allocated.
+    pub fn new(pad: &Pad, x: &ArrayView<'_>, fill: Option<&ArrayView<'_>>) -> Result<PaddedLoad> {
         let dtype = x.dtype();
         let cells = Cells::of(dtype);
         if cells.packed() {
@@ -151,18 +153,7 @@ impl PaddedLoad {
             });
         }
         let load_shape = pad.load_shape(x.shape())?;
-        let mut code = [0u8; MAX_ITEM];
-        if let Some(f) = fill {
-            if f.len() != cells.item {
-                return Err(Error::Length {
-                    operand: "fill (one element of the operand's dtype)".into(),
-                    len: f.len(),
-                    expected: cells.item,
-                    unit: "bytes",
-                });
-            }
-            code[..cells.item].copy_from_slice(f);
-        }
+        let code = super::element::fill_code(fill, dtype, "fill")?;
         let (held, copy_shape, count, bytes) = copy_geometry(pad, x, cells.item)?;
         let mut copy = crate::alloc::try_vec(bytes, "the padded load's copy (bytes)")?;
         if code[..cells.item].iter().all(|&b| b == 0) {

@@ -255,7 +255,7 @@ pub(super) fn run<'a, T: Chained>(
         debug_assert!(pre.is_empty() && out.len() == len);
         // SAFETY: the tables come from the validated views' shapes and
         // strides (or the C-order copies cast into acc).
-        return unsafe {
+        unsafe {
             batch_outputs(
                 tier,
                 threads,
@@ -266,8 +266,12 @@ pub(super) fn run<'a, T: Chained>(
                 out,
                 init.is_some(),
                 panels,
-            )
+            )?
         };
+        // Every NaN result the positive NaN, as the final cast makes it on
+        // the other paths.
+        crate::cast::positive_nans(crate::array::as_bytes_mut(out), T::DTYPE);
+        return Ok(());
     }
     let mut out = try_filled(len, T::ZERO, "the destination in acc")?;
     if let Some(i) = init {

@@ -242,19 +242,7 @@ impl Panels {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct SendPtr<T>(pub(crate) *mut T);
-// SAFETY: the pointer is only used for disjoint tiles by the tasks (see `run`).
-unsafe impl<T> Send for SendPtr<T> {}
-// SAFETY: as above.
-unsafe impl<T> Sync for SendPtr<T> {}
-
-impl<T> SendPtr<T> {
-    /// The pointer (a method, so closures capture the whole wrapper).
-    pub(crate) fn get(self) -> *mut T {
-        self.0
-    }
-}
+pub(crate) use crate::scratch::SendPtr;
 
 /// Multiply-adds below which a product stays on the calling thread.
 const PARALLEL_MIN: u128 = 1 << 20;

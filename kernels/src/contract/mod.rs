@@ -117,6 +117,7 @@ pub(crate) use self::select::contract_in;
 use self::select::panel_need;
 use crate::array::{c_strides, ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
+use crate::scratch::Scratch;
 use crate::tier::Exec;
 use crate::{DType, Tier};
 
@@ -247,48 +248,6 @@ pub fn contract(
     contract_in(a, b, init, dst, spec, exec, None, Panels::Cache)
 }
 
-/// Scratch memory for the packed GEMM of [`ContractPlan::run_with_scratch`],
-/// owned by the caller: the panels of A and B (and the raw codes they are
-/// cast from) for every thread the run uses. [`contract`] and
-/// [`ContractPlan::run`] use buffers kept per thread instead (up to 16 MiB
-/// each, kept between calls); this form lets a caller size, own and reuse
-/// them. Size one with [`ContractPlan::scratch_bytes`] times the threads
-/// ([`ContractScratch::with_size`]) and a run allocates nothing for its
-/// panels; a smaller one grows (fallibly: [`Error::Alloc`]) to one
-/// thread's need.
-#[derive(Clone, Debug, Default)]
-pub struct ContractScratch {
-    /// 64-byte blocks, so every region is aligned for any element.
-    buf: Vec<[u64; 8]>,
-}
-
-impl ContractScratch {
-    /// An empty scratch (it grows to what the first call needs).
-    pub fn new() -> Self {
-        ContractScratch::default()
-    }
-    /// A scratch of at least `bytes` bytes; refuses ([`Error::Alloc`]) what
-    /// cannot be allocated.
-    pub fn with_size(bytes: usize) -> Result<Self> {
-        let mut s = ContractScratch::new();
-        s.reserve(bytes)?;
-        Ok(s)
-    }
-    /// Its size in bytes.
-    pub fn size(&self) -> usize {
-        self.buf.len() * 64
-    }
-    fn reserve(&mut self, bytes: usize) -> Result<()> {
-        let blocks = bytes.div_ceil(64);
-        if blocks > self.buf.len() {
-            let more = blocks - self.buf.len();
-            crate::alloc::try_reserve(&mut self.buf, more, "contract scratch (64-byte blocks)")?;
-            self.buf.resize(blocks, [0; 8]);
-        }
-        Ok(())
-    }
-}
-
 /// A contraction planned once from its spec and its operands' shapes and
 /// dtypes (no `exec`): the checks of the spec against the shapes, the
 /// destination's shape, and the scratch a run needs, made before any run
@@ -394,7 +353,7 @@ impl ContractPlan {
         b: &ArrayView<'_>,
         init: Option<&ArrayView<'_>>,
         dst: &mut ArrayViewMut<'_>,
-        scratch: &mut ContractScratch,
+        scratch: &mut Scratch,
         exec: &Exec,
     ) -> Result<()> {
         self.check(a, b)?;
@@ -412,7 +371,7 @@ impl ContractPlan {
         let per = need.task_bytes().max(1);
         let tasks = (scratch.size() / per).clamp(1, exec.thread_count());
         let panels = Panels::Caller {
-            base: SendPtr(scratch.buf.as_mut_ptr() as *mut u8),
+            base: SendPtr(scratch.as_mut_ptr()),
             need,
             first: 0,
             tasks,

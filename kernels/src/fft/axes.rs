@@ -20,11 +20,10 @@
 //! normalised transform multiplies each result of its final pass by the
 //! scale (`1/N` or `1/√N`, computed in f64 and rounded once).
 
-use super::plan::{try_vec, try_zeros, FftPlan};
+use super::plan::FftPlan;
 use super::real::RealFftPlan;
 use super::simd::Simd;
 use super::FftFloat;
-use crate::error::Result;
 use num_complex::Complex;
 use std::sync::Arc;
 
@@ -76,6 +75,7 @@ unsafe impl Send for Side {}
 unsafe impl Sync for Side {}
 
 /// The one-line transform of a pass.
+#[derive(Clone)]
 pub(crate) enum LineOp<T> {
     C2c(Arc<FftPlan<T>>),
     R2c(Arc<RealFftPlan<T>>),
@@ -129,56 +129,73 @@ pub(crate) struct Pass<T> {
     pub scale: Option<T>,
 }
 
+/// Lines per gathered block of a pass of `op`: 1 where both sides' lines
+/// are side by side (`unit_steps`; copied whole, one at a time stays in L1),
+/// else as many as fit 16384 points, at most [`BLOCK`].
+fn block_of<T: FftFloat>(op: &LineOp<T>, unit_steps: bool) -> usize {
+    if unit_steps {
+        return 1;
+    }
+    let n = op.n_in().max(op.n_out()).max(1);
+    (16384 / n).clamp(1, BLOCK)
+}
+
+/// How a pass of `lines` lines of `op` splits its work on `threads`:
+/// (tasks over lines, tasks inside a line).
+fn split_of<T: FftFloat>(op: &LineOp<T>, lines: usize, threads: usize) -> (usize, usize) {
+    let points = lines.saturating_mul(op.n_in().max(op.n_out()));
+    if threads <= 1 || points < PARALLEL_POINTS {
+        (1, 1)
+    } else if lines == 1 {
+        (1, threads)
+    } else {
+        (threads.min(lines), 1)
+    }
+}
+
+/// Complex points of scratch one task of such a pass needs.
+fn units_of<T: FftFloat>(op: &LineOp<T>, lines: usize, threads: usize, unit_steps: bool) -> usize {
+    let (_, inner) = split_of(op, lines, threads);
+    let b = block_of(op, unit_steps);
+    (b * op.n_in() * op.in_parts()).div_ceil(2)
+        + (b * op.n_out() * op.out_parts()).div_ceil(2)
+        + op.scratch_for(inner)
+}
+
+/// The tasks and the complex points per task that passes of `ops` (each with
+/// its lines) need on `threads`, for any layout (the gathered block at its
+/// largest): what a plan sizes its scratch by before it sees a view.
+pub(crate) fn task_need<T: FftFloat>(
+    ops: &[(&LineOp<T>, usize)],
+    threads: usize,
+) -> (usize, usize) {
+    let tasks = ops
+        .iter()
+        .map(|&(op, lines)| split_of(op, lines, threads).0)
+        .max()
+        .unwrap_or(1);
+    let units = ops
+        .iter()
+        .map(|&(op, lines)| units_of(op, lines, threads, false))
+        .max()
+        .unwrap_or(0);
+    (tasks, units)
+}
+
 impl<T: FftFloat> Pass<T> {
     fn lines(&self) -> usize {
         self.other_shape.iter().product()
     }
+    fn unit_steps(&self) -> bool {
+        self.src.step == 1 && self.dst.step == 1
+    }
     fn block(&self) -> usize {
-        if self.src.step == 1 && self.dst.step == 1 {
-            // Lines side by side are copied whole: one at a time stays in L1.
-            return 1;
-        }
-        let n = self.op.n_in().max(self.op.n_out()).max(1);
-        (16384 / n).clamp(1, BLOCK)
+        block_of(&self.op, self.unit_steps())
     }
     /// How the pass splits its work: (tasks over lines, tasks inside a line).
     fn split(&self, threads: usize) -> (usize, usize) {
-        let lines = self.lines();
-        let points = lines.saturating_mul(self.op.n_in().max(self.op.n_out()));
-        if threads <= 1 || points < PARALLEL_POINTS {
-            (1, 1)
-        } else if lines == 1 {
-            (1, threads)
-        } else {
-            (threads.min(lines), 1)
-        }
+        split_of(&self.op, self.lines(), threads)
     }
-    /// Complex points of scratch one task needs.
-    fn task_units(&self, threads: usize) -> usize {
-        let (_, inner) = self.split(threads);
-        let b = self.block();
-        (b * self.op.n_in() * self.op.in_parts()).div_ceil(2)
-            + (b * self.op.n_out() * self.op.out_parts()).div_ceil(2)
-            + self.op.scratch_for(inner)
-    }
-}
-
-/// The per-task scratch of every pass of a call, allocated before any write.
-pub(crate) fn alloc_scratch<T: FftFloat>(
-    passes: &[Pass<T>],
-    threads: usize,
-) -> Result<Vec<Vec<Complex<T>>>> {
-    let tasks = passes.iter().map(|p| p.split(threads).0).max().unwrap_or(1);
-    let units = passes
-        .iter()
-        .map(|p| p.task_units(threads))
-        .max()
-        .unwrap_or(0);
-    let mut out = try_vec(tasks, "task scratch")?;
-    for _ in 0..tasks {
-        out.push(try_zeros::<T>(units, "scratch")?);
-    }
-    Ok(out)
 }
 
 #[derive(Clone, Copy)]
@@ -196,7 +213,8 @@ impl Ptr {
     }
 }
 
-/// Run the passes in order.
+/// Run the passes in order; `scratch` holds a region per task of at least
+/// the points [`task_need`] gives for the passes on `threads`.
 ///
 /// # Safety
 /// Each side's pointer, offset, step and strides must address valid elements
@@ -204,7 +222,7 @@ impl Ptr {
 /// overlap no source but its own lines (an in-place pass).
 pub(crate) unsafe fn run<T: FftFloat>(
     passes: &[Pass<T>],
-    scratch: &mut [Vec<Complex<T>>],
+    scratch: &mut [&mut [Complex<T>]],
     simd: Simd,
     threads: usize,
 ) {
@@ -232,7 +250,7 @@ fn scale_c<T: FftFloat>(z: Complex<T>, s: Option<T>) -> Complex<T> {
 #[allow(clippy::needless_range_loop)] // the block's lines index three arrays
 unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
     pass: &Pass<T>,
-    scratch: &mut [Vec<Complex<T>>],
+    scratch: &mut [&mut [Complex<T>]],
     simd: Simd,
     threads: usize,
 ) {
@@ -369,7 +387,7 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
         }
     };
     if tasks == 1 {
-        task(0, &mut scratch[0]);
+        task(0, &mut *scratch[0]);
     } else {
         use rayon::prelude::*;
         scratch[..tasks]
@@ -441,7 +459,7 @@ fn apply_line<T: FftFloat, S: Elem<T>, D: Elem<T>>(
             if let Some(x) = x {
                 y.copy_from_slice(retype::<S, Complex<T>>(x));
             }
-            p.run(y, work, simd, inner);
+            p.run_line(y, work, simd, inner);
             scale_all(y, scale);
         }
         LineOp::R2c(p) => {

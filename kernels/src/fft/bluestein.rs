@@ -60,7 +60,7 @@ impl<T: FftFloat> Bluestein<T> {
         }
         let plan64 = FftPlan::<f64>::new(m, Direction::Forward)?;
         let mut s = try_zeros::<f64>(plan64.scratch_len(), "scratch")?;
-        plan64.run(&mut b, &mut s, Simd::Scalar, 1);
+        plan64.run_line(&mut b, &mut s, Simd::Scalar, 1);
         let cap = 2.0 * ((2 * n - 1) as f64).sqrt();
         if b.iter().any(|z| z.norm() > cap) {
             return Ok(None);
@@ -110,13 +110,13 @@ impl<T: FftFloat> Bluestein<T> {
                 *z = Complex::new(T::ZERO, T::ZERO);
             }
         });
-        self.fwd.run(a, rest, simd, 1);
+        self.fwd.run_line(a, rest, simd, 1);
         with_simd(simd, || {
             for (z, k) in a.iter_mut().zip(&self.kernel) {
                 *z = cmul(*z, *k);
             }
         });
-        self.inv.run(a, rest, simd, 1);
+        self.inv.run_line(a, rest, simd, 1);
         with_simd(simd, || {
             for ((y, &z), &c) in line[..n].iter_mut().zip(&a[..n]).zip(chirp) {
                 *y = cmul(z, c);

@@ -34,18 +34,7 @@ pub(crate) struct FourStep<T> {
     tw: Vec<Complex<T>>,
 }
 
-#[derive(Clone, Copy)]
-struct SendPtr<T>(*mut Complex<T>);
-// SAFETY: the pointer is only used by tasks that write disjoint points.
-unsafe impl<T> Send for SendPtr<T> {}
-// SAFETY: as above.
-unsafe impl<T> Sync for SendPtr<T> {}
-
-impl<T> SendPtr<T> {
-    fn get(self) -> *mut Complex<T> {
-        self.0
-    }
-}
+use crate::scratch::SendPtr;
 
 impl<T: FftFloat> FourStep<T> {
     pub(crate) fn new(n1: usize, n2: usize, inverse: bool) -> Result<Self> {
@@ -118,7 +107,8 @@ impl<T: FftFloat> FourStep<T> {
                     }
                 }
                 for c in 0..cols {
-                    self.p1.run(&mut buf[c * n1..(c + 1) * n1], sub, simd, 1);
+                    self.p1
+                        .run_line(&mut buf[c * n1..(c + 1) * n1], sub, simd, 1);
                 }
                 for k1 in 0..n1 {
                     let tw = &self.tw[k1 * n2 + c0..k1 * n2 + c0 + cols];
@@ -145,7 +135,7 @@ impl<T: FftFloat> FourStep<T> {
         let rows_per = n1.div_ceil(threads);
         if threads == 1 {
             for row in mat.chunks_exact_mut(n2) {
-                self.p2.run(row, &mut work[..ts], simd, 1);
+                self.p2.run_line(row, &mut work[..ts], simd, 1);
             }
         } else {
             use rayon::prelude::*;
@@ -153,7 +143,7 @@ impl<T: FftFloat> FourStep<T> {
                 .zip(work.par_chunks_mut(ts))
                 .for_each(|(rows, w)| {
                     for row in rows.chunks_exact_mut(n2) {
-                        self.p2.run(row, w, simd, 1);
+                        self.p2.run_line(row, w, simd, 1);
                     }
                 });
         }

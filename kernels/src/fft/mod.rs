@@ -1,6 +1,8 @@
 //! Fourier transforms: [`c2c`], [`r2c`] and [`c2r`] over any non-empty,
 //! strictly increasing set of axes of arrays of any layout and batch, and the
-//! plans behind them ([`FftPlanner`], [`FftPlan`], [`RealFftPlan`]).
+//! plans behind them: [`NdPlan`] (a whole transform planned once, with
+//! `scratch_bytes`, `run` and `run_with_scratch`), and the one-line plans
+//! [`FftPlan`] and [`RealFftPlan`] (cached by [`FftPlanner`]).
 //!
 //! # Contract
 //!
@@ -46,23 +48,21 @@ mod bluestein;
 pub mod bound;
 mod butterflies;
 mod four_step;
+mod nd_plan;
 mod plan;
 mod radix;
 mod real;
 mod simd;
 mod twiddle;
 
+pub use nd_plan::NdPlan;
 pub use plan::{Algorithm, FftPlan, FftPlanner, BLUESTEIN_PRIME, FOUR_STEP_BYTES};
 pub use real::{RealFftPlan, HALF_LENGTH_MIN};
 
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::checks::{check_destination, shape_err};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::tier::Exec;
 use crate::DType;
-use axes::{LineOp, Pass, Side};
-use num_complex::Complex;
-use std::sync::Arc;
 
 mod sealed {
     pub trait Sealed {}
@@ -245,17 +245,6 @@ fn real_of(d: DType) -> Option<DType> {
     }
 }
 
-fn check_dst_dtype(expected: DType, dst: &ArrayViewMut<'_>) -> Result<()> {
-    if dst.dtype() != expected {
-        return Err(Error::DTypeMismatch {
-            operand: "destination".into(),
-            expected,
-            got: dst.dtype(),
-        });
-    }
-    Ok(())
-}
-
 /// The complex transform `direction` of `x` along each of `axes` into `dst`
 /// (same shape and dtype, complex64 or complex128), scaled as `norm` says;
 /// the module documentation states the contract.
@@ -280,24 +269,7 @@ pub fn c2c(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    crate::checks::increasing_axes(axes, x.shape().len(), "c2c")?;
-    if real_of(x.dtype()).is_none() {
-        return Err(Error::DTypeUnsupported {
-            operand: "x".into(),
-            dtype: x.dtype(),
-            reason: "c2c takes complex64 or complex128".into(),
-        });
-    }
-    check_dst_dtype(x.dtype(), dst)?;
-    if dst.shape() != x.shape() {
-        return Err(shape_err("destination", dst.shape(), x.shape()));
-    }
-    check_destination(dst)?;
-    let tier = exec.resolve_tier()?;
-    match x.dtype() {
-        DType::C64 => run_c2c::<f32>(axes, direction, norm, x, dst, exec, tier),
-        _ => run_c2c::<f64>(axes, direction, norm, x, dst, exec, tier),
-    }
+    NdPlan::c2c(axes, direction, norm, x.shape(), x.dtype())?.run(x, dst, exec)
 }
 
 /// The forward real transform of `x` (f32 or f64) along each of `axes` into
@@ -311,27 +283,7 @@ pub fn r2c(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    crate::checks::increasing_axes(axes, x.shape().len(), "r2c")?;
-    let Some(cd) = complex_of(x.dtype()) else {
-        return Err(Error::DTypeUnsupported {
-            operand: "x".into(),
-            dtype: x.dtype(),
-            reason: "r2c takes f32 or f64".into(),
-        });
-    };
-    check_dst_dtype(cd, dst)?;
-    let last = *axes.last().unwrap_or(&0);
-    let mut want = x.shape().to_vec();
-    want[last] = want[last] / 2 + 1;
-    if dst.shape() != want.as_slice() {
-        return Err(shape_err("destination", dst.shape(), &want));
-    }
-    check_destination(dst)?;
-    let tier = exec.resolve_tier()?;
-    match x.dtype() {
-        DType::F32 => run_r2c::<f32>(axes, norm, x, dst, exec, tier),
-        _ => run_r2c::<f64>(axes, norm, x, dst, exec, tier),
-    }
+    NdPlan::r2c(axes, norm, x.shape(), x.dtype())?.run(x, dst, exec)
 }
 
 /// The inverse real transform of `x` (complex64 or complex128) along each
@@ -345,241 +297,5 @@ pub fn c2r(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    crate::checks::increasing_axes(axes, dst.shape().len(), "c2r")?;
-    let Some(rd) = real_of(x.dtype()) else {
-        return Err(Error::DTypeUnsupported {
-            operand: "x".into(),
-            dtype: x.dtype(),
-            reason: "c2r takes complex64 or complex128".into(),
-        });
-    };
-    check_dst_dtype(rd, dst)?;
-    let last = *axes.last().unwrap_or(&0);
-    let mut want = dst.shape().to_vec();
-    want[last] = want[last] / 2 + 1;
-    if x.shape() != want.as_slice() {
-        return Err(shape_err("x", x.shape(), &want));
-    }
-    check_destination(dst)?;
-    let tier = exec.resolve_tier()?;
-    match x.dtype() {
-        DType::C64 => run_c2r::<f32>(axes, norm, x, dst, exec, tier),
-        _ => run_c2r::<f64>(axes, norm, x, dst, exec, tier),
-    }
-}
-
-/// The side of a view along `axis`.
-fn side(base: *mut u8, shape_len: usize, strides: &[isize], offset: usize, axis: usize) -> Side {
-    let _ = shape_len;
-    Side {
-        base,
-        offset: offset as isize,
-        step: strides[axis],
-        others: strides
-            .iter()
-            .enumerate()
-            .filter(|&(a, _)| a != axis)
-            .map(|(_, &s)| s)
-            .collect(),
-    }
-}
-
-fn others(shape: &[usize], axis: usize) -> Vec<usize> {
-    shape
-        .iter()
-        .enumerate()
-        .filter(|&(a, _)| a != axis)
-        .map(|(_, &e)| e)
-        .collect()
-}
-
-fn points(shape: &[usize], axes: &[usize]) -> usize {
-    axes.iter().map(|&a| shape[a]).product()
-}
-
-fn scale_of<T: FftFloat>(norm: Norm, n: usize, dir: Direction) -> Option<T> {
-    norm.scale(n, dir).map(T::from_f64)
-}
-
-fn execute<T: FftFloat>(passes: &[Pass<T>], exec: &Exec, tier: crate::Tier) -> Result<()> {
-    let threads = exec.thread_count();
-    let mut scratch = axes::alloc_scratch(passes, threads)?;
-    // SAFETY: the passes were built from validated views (every line inside
-    // its bytes), the destination reaches no element twice, and an in-place
-    // pass reads only the lines it writes.
-    unsafe { axes::run(passes, &mut scratch, simd::Simd::of(tier), threads) };
-    Ok(())
-}
-
-fn zero_fill<T: FftFloat>(dst: &mut ArrayViewMut<'_>) {
-    let l = dst.layout().clone();
-    let base = dst.data_mut().as_mut_ptr() as *mut Complex<T>;
-    let rank = l.shape.len();
-    let mut idx = vec![0usize; rank];
-    let count: usize = l.shape.iter().product();
-    for _ in 0..count {
-        let off = l.offset as isize
-            + idx
-                .iter()
-                .zip(&l.strides)
-                .map(|(&i, &s)| i as isize * s)
-                .sum::<isize>();
-        // SAFETY: the validated layout addresses this element inside the bytes.
-        unsafe {
-            base.offset(off)
-                .write_unaligned(Complex::new(T::ZERO, T::ZERO))
-        };
-        for a in (0..rank).rev() {
-            idx[a] += 1;
-            if idx[a] < l.shape[a] {
-                break;
-            }
-            idx[a] = 0;
-        }
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_c2c<T: FftFloat>(
-    axes: &[usize],
-    direction: Direction,
-    norm: Norm,
-    x: &ArrayView<'_>,
-    dst: &mut ArrayViewMut<'_>,
-    exec: &Exec,
-    tier: crate::Tier,
-) -> Result<()> {
-    let shape = x.shape().to_vec();
-    if shape.contains(&0) {
-        return Ok(());
-    }
-    let scale = scale_of::<T>(norm, points(&shape, axes), direction);
-    let xl = x.layout().clone();
-    let dl = dst.layout().clone();
-    let xb = x.data().as_ptr() as *mut u8;
-    let db = dst.data_mut().as_mut_ptr();
-    let mut passes = Vec::new();
-    for (i, &a) in axes.iter().rev().enumerate() {
-        let plan = plan::global().plan::<T>(shape[a], direction)?;
-        let src = if i == 0 {
-            side(xb, shape.len(), &xl.strides, xl.offset, a)
-        } else {
-            side(db, shape.len(), &dl.strides, dl.offset, a)
-        };
-        passes.push(Pass {
-            op: LineOp::C2c(plan),
-            other_shape: others(&shape, a),
-            src,
-            dst: side(db, shape.len(), &dl.strides, dl.offset, a),
-            scale: if i + 1 == axes.len() { scale } else { None },
-        });
-    }
-    execute(&passes, exec, tier)
-}
-
-fn run_r2c<T: FftFloat>(
-    axes: &[usize],
-    norm: Norm,
-    x: &ArrayView<'_>,
-    dst: &mut ArrayViewMut<'_>,
-    exec: &Exec,
-    tier: crate::Tier,
-) -> Result<()> {
-    let xs = x.shape().to_vec();
-    let ds = dst.shape().to_vec();
-    if ds.contains(&0) {
-        return Ok(());
-    }
-    if xs.contains(&0) {
-        zero_fill::<T>(dst);
-        return Ok(());
-    }
-    let scale = scale_of::<T>(norm, points(&xs, axes), Direction::Forward);
-    let xl = x.layout().clone();
-    let dl = dst.layout().clone();
-    let xb = x.data().as_ptr() as *mut u8;
-    let db = dst.data_mut().as_mut_ptr();
-    let last = axes[axes.len() - 1];
-    let mut passes = Vec::new();
-    let rplan = Arc::new(RealFftPlan::<T>::new(xs[last], Direction::Forward)?);
-    passes.push(Pass {
-        op: LineOp::R2c(rplan),
-        other_shape: others(&xs, last),
-        src: side(xb, xs.len(), &xl.strides, xl.offset, last),
-        dst: side(db, ds.len(), &dl.strides, dl.offset, last),
-        scale: if axes.len() == 1 { scale } else { None },
-    });
-    for (i, &a) in axes[..axes.len() - 1].iter().rev().enumerate() {
-        let plan = plan::global().plan::<T>(ds[a], Direction::Forward)?;
-        passes.push(Pass {
-            op: LineOp::C2c(plan),
-            other_shape: others(&ds, a),
-            src: side(db, ds.len(), &dl.strides, dl.offset, a),
-            dst: side(db, ds.len(), &dl.strides, dl.offset, a),
-            scale: if i + 2 == axes.len() { scale } else { None },
-        });
-    }
-    execute(&passes, exec, tier)
-}
-
-fn run_c2r<T: FftFloat>(
-    axes: &[usize],
-    norm: Norm,
-    x: &ArrayView<'_>,
-    dst: &mut ArrayViewMut<'_>,
-    exec: &Exec,
-    tier: crate::Tier,
-) -> Result<()> {
-    let xs = x.shape().to_vec();
-    let ds = dst.shape().to_vec();
-    if ds.contains(&0) {
-        return Ok(());
-    }
-    let scale = scale_of::<T>(norm, points(&ds, axes), Direction::Inverse);
-    let xl = x.layout().clone();
-    let dl = dst.layout().clone();
-    let xb = x.data().as_ptr() as *mut u8;
-    let db = dst.data_mut().as_mut_ptr();
-    let last = axes[axes.len() - 1];
-    let mut passes = Vec::new();
-    // The other axes, into a C-order complex buffer of x's shape.
-    let mut tmp: Vec<Complex<T>> = Vec::new();
-    let (mut lsrc, lsrc_strides, lsrc_off) = (xb, xl.strides.clone(), xl.offset);
-    let mut lsrc_strides = lsrc_strides;
-    let mut lsrc_off = lsrc_off;
-    if axes.len() > 1 {
-        let count: usize = xs.iter().product();
-        tmp = plan::try_zeros::<T>(count, "c2r buffer")?;
-        let tb = tmp.as_mut_ptr() as *mut u8;
-        let ts = crate::array::c_strides(&xs);
-        for (i, &a) in axes[..axes.len() - 1].iter().rev().enumerate() {
-            let plan = plan::global().plan::<T>(xs[a], Direction::Inverse)?;
-            let src = if i == 0 {
-                side(xb, xs.len(), &xl.strides, xl.offset, a)
-            } else {
-                side(tb, xs.len(), &ts, 0, a)
-            };
-            passes.push(Pass {
-                op: LineOp::C2c(plan),
-                other_shape: others(&xs, a),
-                src,
-                dst: side(tb, xs.len(), &ts, 0, a),
-                scale: None,
-            });
-        }
-        lsrc = tb;
-        lsrc_strides = ts;
-        lsrc_off = 0;
-    }
-    let rplan = Arc::new(RealFftPlan::<T>::new(ds[last], Direction::Inverse)?);
-    passes.push(Pass {
-        op: LineOp::C2r(rplan),
-        other_shape: others(&xs, last),
-        src: side(lsrc, xs.len(), &lsrc_strides, lsrc_off, last),
-        dst: side(db, ds.len(), &dl.strides, dl.offset, last),
-        scale,
-    });
-    let r = execute(&passes, exec, tier);
-    drop(tmp);
-    r
+    NdPlan::c2r(axes, norm, dst.shape(), x.dtype())?.run(x, dst, exec)
 }

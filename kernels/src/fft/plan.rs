@@ -174,9 +174,15 @@ impl<T: FftFloat> FftPlan<T> {
         }
     }
 
-    /// The points of scratch [`FftPlan::process_with_scratch`] needs.
+    /// The points of scratch [`FftPlan::run_with_scratch`] needs.
     pub fn scratch_len(&self) -> usize {
         self.scratch
+    }
+
+    /// The bytes of scratch [`FftPlan::run_with_scratch`] needs
+    /// ([`FftPlan::scratch_len`] points of `Complex<T>`).
+    pub fn scratch_bytes(&self) -> usize {
+        self.scratch * core::mem::size_of::<Complex<T>>()
     }
 
     /// ε of the bound `‖ŷ − y‖₂ ≤ ε·u·√n·‖x‖₂` for one line (u the unit
@@ -188,15 +194,15 @@ impl<T: FftFloat> FftPlan<T> {
     /// Transform each line of `data` (`data.len()` a multiple of the length)
     /// in place, allocating its scratch. Refused ([`Error::Length`]) where
     /// `data` is not whole lines; [`Error::Alloc`] where scratch is short.
-    pub fn process(&self, data: &mut [Complex<T>], exec: &Exec) -> Result<()> {
+    pub fn run(&self, data: &mut [Complex<T>], exec: &Exec) -> Result<()> {
         let mut scratch = try_zeros::<T>(self.scratch, "scratch")?;
-        self.process_with_scratch(data, &mut scratch, exec)
+        self.run_with_scratch(data, &mut scratch, exec)
     }
 
-    /// [`FftPlan::process`] with the caller's scratch of at least
+    /// [`FftPlan::run`] with the caller's scratch of at least
     /// [`FftPlan::scratch_len`] points ([`Error::Length`] otherwise). Lines
     /// run one after another on the calling thread, on `exec`'s tier.
-    pub fn process_with_scratch(
+    pub fn run_with_scratch(
         &self,
         data: &mut [Complex<T>],
         scratch: &mut [Complex<T>],
@@ -223,7 +229,7 @@ impl<T: FftFloat> FftPlan<T> {
             });
         }
         for line in data.chunks_exact_mut(self.n) {
-            self.run(line, scratch, simd, 1);
+            self.run_line(line, scratch, simd, 1);
         }
         Ok(())
     }
@@ -237,7 +243,7 @@ impl<T: FftFloat> FftPlan<T> {
     }
 
     /// One line, in place. `scratch` holds `scratch_for(threads)` points.
-    pub(crate) fn run(
+    pub(crate) fn run_line(
         &self,
         line: &mut [Complex<T>],
         scratch: &mut [Complex<T>],

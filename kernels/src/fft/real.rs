@@ -110,6 +110,12 @@ impl<T: FftFloat> RealFftPlan<T> {
         }
     }
 
+    /// The bytes of scratch a line needs ([`RealFftPlan::scratch_len`]
+    /// points of `Complex<T>`).
+    pub fn scratch_bytes(&self) -> usize {
+        self.scratch_len() * core::mem::size_of::<Complex<T>>()
+    }
+
     /// e(n) of the line (see the module documentation of `fft`).
     pub fn error_factor(&self) -> f64 {
         match &self.kind {
@@ -206,14 +212,14 @@ impl<T: FftFloat> RealFftPlan<T> {
                 for (z, &v) in buf.iter_mut().zip(x) {
                     *z = Complex::new(v, T::ZERO);
                 }
-                p.run(buf, rest, simd, threads);
+                p.run_line(buf, rest, simd, threads);
                 out.copy_from_slice(&buf[..n / 2 + 1]);
             }
             Kind::Half(p, w) => {
                 let h = n / 2;
                 let (z, rest) = scratch.split_at_mut(h);
                 as_points_mut(z).copy_from_slice(x);
-                p.run(z, rest, simd, threads);
+                p.run_line(z, rest, simd, threads);
                 with_simd(simd, || unpack_r2c(z, w, out));
             }
         }
@@ -244,7 +250,7 @@ impl<T: FftFloat> RealFftPlan<T> {
                 for k in nb..n {
                     buf[k] = conj(buf[n - k]);
                 }
-                p.run(buf, rest, simd, threads);
+                p.run_line(buf, rest, simd, threads);
                 for (v, z) in x.iter_mut().zip(buf.iter()) {
                     *v = z.re;
                 }
@@ -253,7 +259,7 @@ impl<T: FftFloat> RealFftPlan<T> {
                 let h = n / 2;
                 let (z, rest) = scratch.split_at_mut(h);
                 with_simd(simd, || pack_c2r(bins, w, z));
-                p.run(z, rest, simd, threads);
+                p.run_line(z, rest, simd, threads);
                 x.copy_from_slice(as_points_mut(z));
             }
         }

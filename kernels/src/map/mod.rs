@@ -149,6 +149,7 @@ pub use text::MAX_NESTING;
 
 use crate::array::{count_of, ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
+use crate::scratch::Scratch;
 use crate::tier::Exec;
 
 /// Where an input of [`map_in_place`] comes from.
@@ -227,6 +228,16 @@ impl MapPlan {
         &self.program
     }
 
+    /// Bytes of tile scratch one thread of a run needs (a tile of the widest
+    /// element per live node and per output), on any tier. A run uses as
+    /// many of its `exec`'s threads as its scratch holds regions for, and the
+    /// bits are the same at any count. A run still makes small allocations of
+    /// the program's size for its bookkeeping.
+    pub fn scratch_bytes(&self) -> usize {
+        self.resolved
+            .scratch_bytes(self.program.output_dtypes().len())
+    }
+
     /// Run the plan on `inputs` and `outputs` of the planned shapes (and the
     /// program's dtypes), on `exec`'s tier and threads: [`map`]'s results.
     /// Refuses, before any write, operands of other shapes and everything
@@ -239,6 +250,32 @@ impl MapPlan {
     ) -> Result<()> {
         let ins: Vec<exec::In<'_, '_>> = inputs.iter().map(exec::In::View).collect();
         self.run_sources(&ins, outputs, exec)
+    }
+
+    /// [`MapPlan::run`] with the tile scratch in the caller's `scratch`,
+    /// grown (fallibly) to [`MapPlan::scratch_bytes`] where it is smaller;
+    /// the run uses as many of `exec`'s threads as `scratch` holds regions
+    /// for.
+    pub fn run_with_scratch(
+        &self,
+        inputs: &[ArrayView<'_>],
+        outputs: &mut [ArrayViewMut<'_>],
+        scratch: &mut Scratch,
+        exec: &Exec,
+    ) -> Result<()> {
+        let ins: Vec<exec::In<'_, '_>> = inputs.iter().map(exec::In::View).collect();
+        let tier = exec.resolve_tier()?;
+        self.check_sources(&ins, outputs)?;
+        scratch.reserve(self.scratch_bytes().div_ceil(64) * 64)?;
+        exec::execute(
+            tier,
+            exec,
+            &self.program,
+            &self.resolved,
+            &ins,
+            outputs,
+            Some(scratch),
+        )
     }
 
     /// [`MapPlan::run`] where an input may be an output's current contents
@@ -261,6 +298,24 @@ impl MapPlan {
         exec: &Exec,
     ) -> Result<()> {
         let tier = exec.resolve_tier()?;
+        self.check_sources(inputs, outputs)?;
+        exec::execute(
+            tier,
+            exec,
+            &self.program,
+            &self.resolved,
+            inputs,
+            outputs,
+            None,
+        )
+    }
+
+    /// The operands against the plan, before any write.
+    fn check_sources(
+        &self,
+        inputs: &[exec::In<'_, '_>],
+        outputs: &mut [ArrayViewMut<'_>],
+    ) -> Result<()> {
         let shape = exec::check_call(&self.program, inputs, outputs)?;
         if shape != self.shape {
             return Err(Error::Shape {
@@ -282,7 +337,7 @@ impl MapPlan {
                 });
             }
         }
-        exec::execute(tier, exec, &self.program, &self.resolved, inputs, outputs)
+        Ok(())
     }
 }
 

@@ -62,10 +62,6 @@ impl Combine {
 /// An element no update reaches is `into`'s, its bits unchanged
 /// (signalling NaNs included).
 ///
-/// `unique` is the caller's promise that no two updates share a target;
-/// this implementation does not rely on it, and computes the same result
-/// either way.
-///
 /// Shapes: `dst` has `into`'s shape; `positions` has `updates`' shape,
 /// which is `into`'s but along `axis`, where its extent is any.
 ///
@@ -88,7 +84,6 @@ impl Combine {
 #[allow(clippy::too_many_arguments)]
 pub fn scatter(
     combine: Combine,
-    unique: bool,
     axis: usize,
     into: &ArrayView<'_>,
     positions: &ArrayView<'_>,
@@ -96,7 +91,6 @@ pub fn scatter(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    let _ = unique;
     exec.resolve_tier()?;
     let dt = dst.dtype();
     check_i64(positions.dtype(), "positions")?;

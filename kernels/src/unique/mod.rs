@@ -58,15 +58,15 @@ pub const MAX_ROWS: usize = (1 << 40) - 2;
 /// words. Of k keys, numbered from 0 in order of their first rows: `ids`
 /// (`[n]`, int64) gets each row's key's number; `first` and `counts`
 /// (int64, `[m]` both) get at entry g below min(m, k) key g's first row
-/// and its number of rows, and at entries from k on n and 0; `count` (0-d
-/// int64) gets k.
+/// and its number of rows, and at entries from k on n and 0. Returns k,
+/// as every call that counts what it wrote returns its count.
 ///
 /// The results never depend on the hash's secret, the threads, the tier
 /// or the layouts (the module documentation says how keys are found).
 ///
 /// # Errors
 /// Before any write: `keys` not of u64 or i64 ([`Error::DTypeUnsupported`]);
-/// `keys` not of rank 2 or `count` not 0-d ([`Error::Rank`]); n of 2^40 − 1
+/// `keys` not of rank 2 ([`Error::Rank`]); n of 2^40 − 1
 /// rows or more ([`Error::Length`]); a destination not int64
 /// ([`Error::DTypeMismatch`]); `ids` not `[n]`, or `first` and `counts` not
 /// of one rank-1 shape ([`Error::Shape`]); a destination that reaches an
@@ -77,9 +77,8 @@ pub fn unique(
     ids: &mut ArrayViewMut<'_>,
     first: &mut ArrayViewMut<'_>,
     counts: &mut ArrayViewMut<'_>,
-    count: &mut ArrayViewMut<'_>,
     exec: &Exec,
-) -> Result<()> {
+) -> Result<usize> {
     exec.resolve_tier()?;
     if !matches!(keys.dtype(), DType::U64 | DType::I64) {
         return Err(Error::DTypeUnsupported {
@@ -105,12 +104,7 @@ pub fn unique(
         });
     }
     count_of(keys.shape(), "keys")?;
-    for (v, name) in [
-        (&*ids, "ids"),
-        (&*first, "first"),
-        (&*counts, "counts"),
-        (&*count, "count"),
-    ] {
+    for (v, name) in [(&*ids, "ids"), (&*first, "first"), (&*counts, "counts")] {
         if v.dtype() != DType::I64 {
             return Err(Error::DTypeMismatch {
                 operand: name.into(),
@@ -138,13 +132,6 @@ pub fn unique(
             operand: "counts".into(),
             shape: counts.shape().to_vec(),
             target: first.shape().to_vec(),
-        });
-    }
-    if !count.shape().is_empty() {
-        return Err(Error::Rank {
-            operand: "count".into(),
-            shape: count.shape().to_vec(),
-            expected: "count is 0-d".into(),
         });
     }
     check_dst(ids, "ids")?;
@@ -203,8 +190,7 @@ pub fn unique(
     if let Some(t) = &counts_tmp {
         store_c(as_bytes(t), counts);
     }
-    store_i64(&[k as i64], count);
-    Ok(())
+    Ok(k)
 }
 
 /// `out[g] = src[g]` below `src.len()`, `rest` after it (a plain copy and
@@ -249,13 +235,6 @@ fn i64s_mut(b: &mut [u8]) -> &mut [i64] {
     // int64s; every bit pattern is a valid i64, and the borrow is carried
     // over.
     unsafe { std::slice::from_raw_parts_mut(b.as_mut_ptr() as *mut i64, b.len() / 8) }
-}
-
-fn store_i64(v: &[i64], dst: &mut ArrayViewMut<'_>) {
-    match direct_c(dst) {
-        Some(b) => b.copy_from_slice(as_bytes(v)),
-        None => store_c(as_bytes(v), dst),
-    }
 }
 
 /// The keys' words in C order, borrowed where they lie aligned in place.

@@ -1,0 +1,422 @@
+//! Running a bound plan: the per-thread tile scratch and the evaluation of
+//! the program over tiles, with the strided gathers and scatters between the
+//! operands and the scratch slots.
+
+use super::*;
+
+/// Copy `m` elements of `item` bytes from `src` at a byte stride into `dst`.
+///
+/// # Safety
+/// Every element read and the `m * item` bytes of `dst` must be valid.
+unsafe fn copy_strided(src: *const u8, step: isize, dst: *mut u8, m: usize, item: usize) {
+    macro_rules! typed {
+        ($t:ty) => {{
+            let d = dst as *mut $t;
+            for i in 0..m {
+                // SAFETY: forwarded from this function's contract.
+                unsafe {
+                    d.add(i).write_unaligned(
+                        (src.offset(i as isize * step) as *const $t).read_unaligned(),
+                    )
+                };
+            }
+        }};
+    }
+    match item {
+        1 => typed!(u8),
+        2 => typed!(u16),
+        4 => typed!(u32),
+        8 => typed!(u64),
+        16 => typed!(u128),
+        _ => {
+            for i in 0..m {
+                // SAFETY: forwarded from this function's contract.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(
+                        src.offset(i as isize * step),
+                        dst.add(i * item),
+                        item,
+                    )
+                };
+            }
+        }
+    }
+}
+
+/// Copy `m` contiguous elements of `item` bytes from `src` to `dst` at a byte stride.
+///
+/// # Safety
+/// As [`copy_strided`], for writes.
+unsafe fn scatter_strided(src: *const u8, dst: *mut u8, step: isize, m: usize, item: usize) {
+    macro_rules! typed {
+        ($t:ty) => {{
+            let s = src as *const $t;
+            for i in 0..m {
+                // SAFETY: forwarded from this function's contract.
+                unsafe {
+                    (dst.offset(i as isize * step) as *mut $t)
+                        .write_unaligned(s.add(i).read_unaligned())
+                };
+            }
+        }};
+    }
+    match item {
+        1 => typed!(u8),
+        2 => typed!(u16),
+        4 => typed!(u32),
+        8 => typed!(u64),
+        16 => typed!(u128),
+        _ => {
+            for i in 0..m {
+                // SAFETY: forwarded from this function's contract.
+                unsafe {
+                    core::ptr::copy_nonoverlapping(
+                        src.add(i * item),
+                        dst.offset(i as isize * step),
+                        item,
+                    )
+                };
+            }
+        }
+    }
+}
+
+/// Bytes of one thread's tile scratch: a slot of [`TILE`] elements of the
+/// widest dtype per live node and per output (a uniform output's cells),
+/// and 64 bytes to align it.
+pub(crate) fn tile_scratch_bytes(slots: usize, outputs: usize) -> usize {
+    (slots + outputs) * SLOT + 64
+}
+
+/// One thread's scratch for [`Plan::eval`]: the slots, and where each
+/// node's values are after a tile.
+pub(crate) struct TileScratch {
+    _buf: Vec<u8>,
+    ptrs: Vec<*const u8>,
+    slot_ptr: Vec<*mut u8>,
+    /// Each node's own slot (null for uniform nodes).
+    home: Vec<*mut u8>,
+    store_src: Vec<*const u8>,
+}
+
+impl Plan {
+    /// Element position of row `r`, inner index `i`, of geometry `g`.
+    fn pos(&self, g: &Geom, mut r: usize, i: usize) -> isize {
+        let last = self.dims.len() - 1;
+        let mut p = g.addr.offset + i as isize * g.strides[last];
+        for d in (0..last).rev() {
+            let e = self.dims[d];
+            p += (r % e) as isize * g.strides[d];
+            r /= e;
+        }
+        p
+    }
+
+    /// Call `f(row, inner index, length, offset in the tile)` for each run of
+    /// one row in the tile of `len` indices from `f0`.
+    fn segments(&self, f0: usize, len: usize, mut f: impl FnMut(usize, usize, usize, usize)) {
+        let inner = *self.dims.last().expect("a plan has an axis");
+        let end = f0 + len;
+        let mut at = f0;
+        while at < end {
+            let (r, i) = (at / inner, at % inner);
+            let m = (inner - i).min(end - at);
+            f(r, i, m, at - f0);
+            at += m;
+        }
+    }
+
+    /// Scratch for one thread: a slot per live node and a cell per uniform
+    /// output, sized once.
+    pub(crate) fn scratch(&self) -> TileScratch {
+        let mut buf = vec![0u8; tile_scratch_bytes(self.slots, self.stores.len())];
+        let pad = buf.as_ptr().align_offset(64);
+        // SAFETY: pad < 64, inside the buffer.
+        let base = unsafe { buf.as_mut_ptr().add(pad) };
+        // SAFETY: from `base` on lie at least the slots and cells (the 64
+        // bytes of padding cover `pad`), owned by `buf`, which the scratch
+        // keeps.
+        unsafe { self.scratch_at(base, buf) }
+    }
+
+    /// [`Plan::scratch`] in memory the caller lends: `base`, 64-byte
+    /// aligned, with [`tile_scratch_bytes`] of this plan's slots and outputs
+    /// writable from it (less the 64 bytes of alignment padding), kept by
+    /// `buf` or by the caller while the scratch is used.
+    ///
+    /// # Safety
+    /// `base` must be as stated, and no other thread may use those bytes
+    /// while the returned scratch lives.
+    pub(crate) unsafe fn scratch_at(&self, base: *mut u8, buf: Vec<u8>) -> TileScratch {
+        let outs = self.stores.len();
+        let uni = self.uni.as_ptr() as *const u8;
+        let ptrs: Vec<*const u8> = (0..self.item.len())
+            .map(|i| match self.slot[i] {
+                // SAFETY: slot s < slots lies inside the buffer.
+                Some(s) => unsafe { base.add(s * SLOT) as *const u8 },
+                // SAFETY: i indexes `uni`.
+                None => unsafe { uni.add(16 * i) },
+            })
+            .collect();
+        let slot_ptr: Vec<*mut u8> = (0..self.item.len())
+            .map(|i| match self.slot[i] {
+                // SAFETY: as above.
+                Some(s) => unsafe { base.add(s * SLOT) },
+                None => core::ptr::null_mut(),
+            })
+            .collect();
+        // Uniform outputs are stored from a tile of copies of their value.
+        let mut store_src: Vec<*const u8> = Vec::with_capacity(outs);
+        for (k, &(node, _)) in self.stores.iter().enumerate() {
+            if self.is_uni[node] {
+                let it = self.item[node];
+                // SAFETY: output k's cell lies past the slots, inside the buffer.
+                let cell = unsafe { base.add((self.slots + k) * SLOT) };
+                for j in 0..TILE {
+                    // SAFETY: TILE cells of `it` <= 16 bytes fit a slot.
+                    unsafe {
+                        core::ptr::copy_nonoverlapping(uni.add(16 * node), cell.add(j * it), it)
+                    };
+                }
+                store_src.push(cell);
+            } else {
+                store_src.push(core::ptr::null());
+            }
+        }
+        TileScratch {
+            _buf: buf,
+            ptrs,
+            home: slot_ptr.clone(),
+            slot_ptr,
+            store_src,
+        }
+    }
+
+    /// The values of `node` after [`Plan::eval`]: a pointer to the tile's
+    /// values (one code per byte when packed), and whether it is one value
+    /// that holds at every index.
+    pub(crate) fn values(&self, s: &TileScratch, node: usize) -> (*const u8, bool) {
+        (s.ptrs[node], self.is_uni[node])
+    }
+
+    /// Run the program's steps for indices `f0 .. f0 + len` (C order of the
+    /// loop's shape; `len` at most [`TILE`]) into `s`.
+    ///
+    /// # Safety
+    /// The plan's operands must be valid for the call (the validation of
+    /// `run` or of the caller that built it), the range inside the loop.
+    pub(crate) unsafe fn eval(&self, f0: usize, len: usize, s: &mut TileScratch) {
+        debug_assert!(len <= TILE && f0 + len <= self.n);
+        let inner = *self.dims.last().expect("a plan has an axis");
+        let one_row = f0 % inner + len <= inner;
+        let TileScratch { ptrs, slot_ptr, .. } = s;
+        for step in &self.steps {
+            match *step {
+                Step::Load { node, geom, direct } => {
+                    let g = &self.geoms[geom];
+                    if direct && one_row {
+                        let p = self.pos(g, f0 / inner, f0 % inner);
+                        // SAFETY: a validated element position of the operand;
+                        // the tile's `len` elements follow it at unit stride.
+                        ptrs[node] = unsafe { g.addr.base.offset(p * g.addr.item as isize) };
+                        continue;
+                    }
+                    let dst = slot_ptr[node];
+                    ptrs[node] = dst;
+                    let it = self.item[node];
+                    let s = *g.strides.last().unwrap();
+                    self.segments(f0, len, |r, i, m, off| {
+                        let p0 = self.pos(g, r, i);
+                        // SAFETY: the run's positions are validated positions
+                        // of the operand; the slot holds TILE elements.
+                        unsafe { gather_seg(&g.addr, p0, s, m, dst.add(off * it)) };
+                    });
+                }
+                Step::Coord {
+                    node,
+                    inner: step_len,
+                    extent,
+                } => {
+                    let d = slot_ptr[node] as *mut i64;
+                    let mut c = f0 % step_len;
+                    let mut v = ((f0 / step_len) % extent) as i64;
+                    for j in 0..len {
+                        // SAFETY: the slot holds TILE i64 values.
+                        unsafe { d.add(j).write(v) };
+                        c += 1;
+                        if c == step_len {
+                            c = 0;
+                            v += 1;
+                            if v == extent as i64 {
+                                v = 0;
+                            }
+                        }
+                    }
+                }
+                Step::Call {
+                    node,
+                    f,
+                    args,
+                    arity,
+                    stride,
+                    nan_fix,
+                } => {
+                    let mut a = Args {
+                        n: len,
+                        src: [core::ptr::null(); 3],
+                        src_stride: stride,
+                        dst: slot_ptr[node],
+                        dst_stride: 1,
+                    };
+                    for j in 0..arity {
+                        a.src[j] = ptrs[args[j]];
+                    }
+                    // SAFETY: each source holds `len` elements of its dtype
+                    // (a slot, a unit-stride run of an input, or one uniform
+                    // value at stride 0); the destination is a slot that is
+                    // either no source's or exactly one of the same size.
+                    unsafe { f(&a) };
+                    if let Some(fix) = nan_fix {
+                        // SAFETY: the cast's one source holds `len` elements
+                        // at its stride (a slot, a unit-stride run of an input
+                        // or one uniform value), and its destination `len`
+                        // one-byte codes (a slot or a unit-stride output run).
+                        unsafe { fix.apply(a.src[0], stride[0], a.dst, len) };
+                    }
+                }
+            }
+        }
+    }
+
+    /// Run tiles `t0..t1` on this thread, with scratch of its own (at
+    /// `mem`, lent by the caller, or allocated where `mem` is null),
+    /// storing every output.
+    ///
+    /// # Safety
+    /// The plan's operands must be valid (the validation of `run`), and no
+    /// other thread may run these tiles; a `mem` that is not null must be as
+    /// [`Plan::scratch_at`] asks, used by no other thread.
+    pub(super) unsafe fn run_tiles(&self, t0: usize, t1: usize, mem: *mut u8) {
+        if t0 >= t1 {
+            return;
+        }
+        let mut sc = if mem.is_null() {
+            self.scratch()
+        } else {
+            // SAFETY: forwarded from this function's contract.
+            unsafe { self.scratch_at(mem, Vec::new()) }
+        };
+        let inner = *self.dims.last().expect("a plan has an axis");
+        // Outputs written in place by their node's kernel in the current tile.
+        let mut direct = vec![false; self.stores.len()];
+        for t in t0..t1 {
+            let f0 = t * TILE;
+            let len = TILE.min(self.n - f0);
+            let one_row = f0 % inner + len <= inner;
+            for (k, &(node, geom)) in self.stores.iter().enumerate() {
+                direct[k] = one_row && self.store_direct[k];
+                if direct[k] {
+                    let g = &self.geoms[geom];
+                    let p = self.pos(g, f0 / inner, f0 % inner);
+                    // SAFETY: a validated element position of the output; the
+                    // tile's `len` elements follow it at unit stride, and this
+                    // task alone writes them.
+                    let at = unsafe { g.addr.base.offset(p * g.addr.item as isize) };
+                    sc.slot_ptr[node] = at;
+                    sc.ptrs[node] = at;
+                }
+            }
+            // SAFETY: forwarded from this function's contract.
+            unsafe { self.eval(f0, len, &mut sc) };
+            let (ptrs, store_src) = (&sc.ptrs, &sc.store_src);
+            for (k, &(node, geom)) in self.stores.iter().enumerate() {
+                if direct[k] {
+                    continue;
+                }
+                let g = &self.geoms[geom];
+                let src = if self.is_uni[node] {
+                    store_src[k]
+                } else {
+                    ptrs[node]
+                };
+                let it = self.item[node];
+                let s = *g.strides.last().unwrap();
+                self.segments(f0, len, |r, i, m, off| {
+                    let p0 = self.pos(g, r, i);
+                    // SAFETY: validated positions of the output, which this
+                    // task alone writes; the source holds the tile's values.
+                    unsafe { scatter_seg(&g.addr, p0, s, m, src.add(off * it)) };
+                });
+            }
+            // Back to the slots for a tile that is not one row.
+            for (k, &(node, _)) in self.stores.iter().enumerate() {
+                if direct[k] {
+                    sc.slot_ptr[node] = sc.home[node];
+                    sc.ptrs[node] = sc.home[node];
+                }
+            }
+        }
+    }
+}
+
+/// Read `m` values from position `p0` at element stride `s` into `dst` (one
+/// code per byte when packed).
+///
+/// # Safety
+/// The positions must be validated positions of the operand; `dst` must hold
+/// `m` scratch elements.
+unsafe fn gather_seg(a: &Addr, p0: isize, s: isize, m: usize, dst: *mut u8) {
+    if a.vpb > 1 {
+        // SAFETY: dst holds m codes.
+        let out = unsafe { core::slice::from_raw_parts_mut(dst, m) };
+        // SAFETY: forwarded.
+        if !unsafe { sub_byte::gather_run(a, p0, s, m, out) } {
+            for (j, o) in out.iter_mut().enumerate() {
+                // SAFETY: each position is a validated position of the operand.
+                unsafe { sub_byte::gather(a, p0 + j as isize * s, core::slice::from_mut(o)) };
+            }
+        }
+        return;
+    }
+    let item = a.item;
+    // SAFETY: p0 is a validated position.
+    let src = unsafe { a.base.offset(p0 * item as isize) };
+    if s == 1 {
+        // SAFETY: the run is inside the operand; dst holds m elements.
+        unsafe { core::ptr::copy_nonoverlapping(src, dst, m * item) };
+    } else {
+        // SAFETY: forwarded.
+        unsafe { copy_strided(src, s * item as isize, dst, m, item) };
+    }
+}
+
+/// Write `m` scratch values from `src` to positions from `p0` at stride `s`.
+///
+/// # Safety
+/// As [`gather_seg`], for writes by this thread alone.
+unsafe fn scatter_seg(a: &Addr, p0: isize, s: isize, m: usize, src: *const u8) {
+    if a.vpb > 1 {
+        // SAFETY: src holds m codes.
+        let vals = unsafe { core::slice::from_raw_parts(src, m) };
+        // SAFETY: forwarded.
+        if !unsafe { sub_byte::scatter_run(a, p0, s, m, vals) } {
+            for (j, v) in vals.iter().enumerate() {
+                // SAFETY: each position is a validated position of the output, written by this thread alone.
+                unsafe { sub_byte::scatter(a, p0 + j as isize * s, core::slice::from_ref(v)) };
+            }
+        }
+        return;
+    }
+    let item = a.item;
+    // SAFETY: p0 is a validated position.
+    let dst = unsafe { a.base.offset(p0 * item as isize) };
+    if s == 1 {
+        // SAFETY: the run is inside the output; src holds m elements and
+        // overlaps it at most exactly (an aliased input read into a slot
+        // never is; a direct read is never of an aliased input).
+        unsafe { core::ptr::copy(src, dst, m * item) };
+    } else {
+        // SAFETY: forwarded.
+        unsafe { scatter_strided(src, dst, s * item as isize, m, item) };
+    }
+}

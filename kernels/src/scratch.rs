@@ -1,0 +1,74 @@
+//! Scratch memory a caller owns and lends to a plan's `run_with_scratch`
+//! (ARCHITECTURE.md §4, the plan convention): one type for every engine.
+
+use crate::error::Result;
+
+/// Scratch memory owned by the caller and lent to a plan's
+/// `run_with_scratch` (the contraction's and the transforms' plans): size
+/// it with the plan's `scratch_bytes()` (times the threads a run may use,
+/// where the plan says a run uses as many threads as its scratch holds
+/// regions for) and a run allocates nothing for it; a smaller one grows
+/// (fallibly: [`crate::Error::Alloc`]) to one thread's need. Its contents
+/// between runs mean nothing: a run never reads what it did not write.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    /// 64-byte blocks, so every region is aligned for any element.
+    buf: Vec<[u64; 8]>,
+}
+
+impl Scratch {
+    /// An empty scratch (it grows to what the first run needs).
+    pub fn new() -> Self {
+        Scratch::default()
+    }
+
+    /// A scratch of at least `bytes` bytes; refuses ([`crate::Error::Alloc`])
+    /// what cannot be allocated.
+    pub fn with_size(bytes: usize) -> Result<Self> {
+        let mut s = Scratch::new();
+        s.reserve(bytes)?;
+        Ok(s)
+    }
+
+    /// Its size in bytes.
+    pub fn size(&self) -> usize {
+        self.buf.len() * 64
+    }
+
+    /// Grow to at least `bytes` bytes (new blocks zeroed).
+    pub(crate) fn reserve(&mut self, bytes: usize) -> Result<()> {
+        let blocks = bytes.div_ceil(64);
+        if blocks > self.buf.len() {
+            let more = blocks - self.buf.len();
+            crate::alloc::try_reserve(&mut self.buf, more, "scratch (64-byte blocks)")?;
+            self.buf.resize(blocks, [0; 8]);
+        }
+        Ok(())
+    }
+
+    /// The first byte, 64-byte aligned; [`Scratch::size`] bytes follow,
+    /// initialised.
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.buf.as_mut_ptr() as *mut u8
+    }
+}
+
+/// A raw pointer that tasks of one run share, each reaching only the
+/// elements (or the scratch region) that are its own: what every engine's
+/// parallel loops hand to their tasks.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SendPtr<T>(pub(crate) *mut T);
+// SAFETY: a `SendPtr` is only dereferenced by tasks that reach disjoint
+// elements (each engine's run states how it splits them), so moving it to
+// another thread creates no data race.
+unsafe impl<T> Send for SendPtr<T> {}
+// SAFETY: shared references to it only copy the pointer out; the tasks that
+// dereference it reach disjoint elements (see `Send`).
+unsafe impl<T> Sync for SendPtr<T> {}
+
+impl<T> SendPtr<T> {
+    /// The pointer (a method, so closures capture the whole wrapper).
+    pub(crate) fn get(self) -> *mut T {
+        self.0
+    }
+}
