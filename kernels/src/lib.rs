@@ -87,6 +87,7 @@ pub mod order;
 pub mod poly;
 pub mod quant;
 pub mod reduce;
+mod simd;
 pub mod tier;
 pub mod typed;
 pub mod unique;
