@@ -88,6 +88,7 @@ pub mod poly;
 pub mod quant;
 pub mod reduce;
 pub mod scratch;
+mod simd;
 pub mod tier;
 pub mod typed;
 pub mod unique;

@@ -15,7 +15,9 @@ use core::arch::x86_64::*;
 /// Runs of 1 MiB of source and more ask for it ahead (`loops::prefetch_ahead`).
 ///
 /// # Safety
-/// As `LoopFn` (contiguous variant), on a CPU with AVX2 and F16C.
+/// The `LoopFn` contract for the contiguous variant: `x.src[0]` holds `x.n`
+/// readable 16-bit codes and `x.dst` room for `x.n` f32 values, contiguous, not
+/// overlapping the source; the CPU runs AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
 pub unsafe fn f16c_widen<P: MiniFloat, const SAT: bool>(x: &Args) {
     let n = x.n;
@@ -46,7 +48,8 @@ pub unsafe fn f16c_widen<P: MiniFloat, const SAT: bool>(x: &Args) {
         i += 8;
     }
     while i < n {
-        // SAFETY: i < n.
+        // SAFETY: i < n: element i of the source and of the destination,
+        // which hold n each (this function's contract).
         unsafe {
             let v = decode::<P>(src.add(i).read_unaligned() as u32);
             let v = if SAT && v.is_infinite() {
@@ -66,7 +69,9 @@ pub unsafe fn f16c_widen<P: MiniFloat, const SAT: bool>(x: &Args) {
 /// and more ask for it ahead (`loops::prefetch_ahead`).
 ///
 /// # Safety
-/// As `LoopFn` (contiguous variant), on a CPU with AVX2 and F16C.
+/// The `LoopFn` contract for the contiguous variant: `x.src[0]` holds `x.n`
+/// readable f32 values and `x.dst` room for `x.n` 16-bit codes, contiguous, not
+/// overlapping the source; the CPU runs AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
 pub unsafe fn f16c_narrow<P: MiniFloat, const SAT: bool>(x: &Args) {
     let n = x.n;
@@ -106,7 +111,8 @@ pub unsafe fn f16c_narrow<P: MiniFloat, const SAT: bool>(x: &Args) {
         i += 8;
     }
     while i < n {
-        // SAFETY: i < n.
+        // SAFETY: i < n: element i of the source and of the destination,
+        // which hold n each (this function's contract).
         unsafe {
             let v = src.add(i).read_unaligned();
             dst.add(i).write_unaligned(encode::<P, SAT>(v) as u16);
@@ -124,7 +130,9 @@ pub unsafe fn f16c_narrow<P: MiniFloat, const SAT: bool>(x: &Args) {
 /// generic conversion, element by element, so every bit is the generic kernel's.
 ///
 /// # Safety
-/// As `LoopFn` (contiguous variant), on a CPU with AVX2.
+/// The `LoopFn` contract for the contiguous variant: `x.src[0]` holds `x.n`
+/// readable f32 values and `x.dst` room for `x.n` 8-byte integers, contiguous, not
+/// overlapping the source; the CPU runs AVX2.
 #[target_feature(enable = "avx2")]
 pub unsafe fn f32_to_int64<T, const SAT: bool>(x: &Args)
 where
@@ -179,7 +187,8 @@ where
         i += 8;
     }
     while i < n {
-        // SAFETY: i < n.
+        // SAFETY: i < n: element i of the source and of the destination,
+        // which hold n each (this function's contract).
         unsafe {
             let v = src.add(i).read_unaligned();
             dst.add(i)

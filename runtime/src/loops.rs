@@ -338,7 +338,8 @@ unsafe fn run1_split<A: Codec, O: Codec, K: Op1<A, O>>(x: &Args) {
         }
         if all {
             for j in 0..m {
-                // SAFETY: as above.
+                // SAFETY: i0 + j < n: element i0 + j of the source and the
+                // destination, which hold n (this function's contract).
                 unsafe {
                     let a = A::decode(pa.add(i0 + j).read_unaligned());
                     po.add(i0 + j).write_unaligned(O::encode(K::f_small(a)));
@@ -346,7 +347,8 @@ unsafe fn run1_split<A: Codec, O: Codec, K: Op1<A, O>>(x: &Args) {
             }
         } else {
             for j in 0..m {
-                // SAFETY: as above.
+                // SAFETY: i0 + j < n: element i0 + j of the source and the
+                // destination, which hold n (this function's contract).
                 unsafe {
                     let a = A::decode(pa.add(i0 + j).read_unaligned());
                     po.add(i0 + j).write_unaligned(O::encode(K::f(a)));

@@ -86,29 +86,38 @@ impl<'a> Src<'a> {
     #[inline(always)]
     pub(crate) unsafe fn get<T: Copy>(&self, e: isize) -> T {
         debug_assert!(e >= 0 && (e as usize + 1) * size_of::<T>() <= self.bytes.len());
-        // SAFETY: in bounds by the caller's contract; unaligned reads are allowed
-        // and every bit pattern is a valid float or integer.
+        // SAFETY: `e` is a position of the view and T its dtype (this
+        // function's contract), so the element's bytes lie inside `bytes`;
+        // the read is unaligned, and every bit pattern is a value of a
+        // float or integer dtype.
         unsafe { (self.bytes.as_ptr() as *const T).offset(e).read_unaligned() }
     }
 
     /// A pointer to the element at position `e`, for unaligned vector loads.
     ///
     /// # Safety
-    /// As [`Src::get`].
+    /// `e` must be a position the validated view of these bytes reaches, with
+    /// `T` the view's dtype, so that the pointer lies inside the bytes.
+    /// (Reads through it are the caller's to keep to the view's positions.)
     #[inline(always)]
     pub(crate) unsafe fn ptr<T>(&self, e: isize) -> *const T {
-        // SAFETY: in bounds by the caller's contract.
+        // SAFETY: `e` is a position of the view and T its dtype (this
+        // function's contract): the offset stays inside `bytes`.
         unsafe { (self.bytes.as_ptr() as *const T).offset(e) }
     }
 
     /// [`Src::get`] for any plain-data element (complex pairs).
     ///
     /// # Safety
-    /// As [`Src::get`].
+    /// `e` must be a position the validated view of these bytes reaches, with
+    /// `T` the view's dtype, so that the element's bytes lie inside them.
     #[inline(always)]
     pub(crate) unsafe fn get_any<T: crate::Element>(&self, e: isize) -> T {
         debug_assert!(e >= 0 && (e as usize + 1) * size_of::<T>() <= self.bytes.len());
-        // SAFETY: as in `get`; `Element` types are plain data.
+        // SAFETY: `e` is a position of the view and T its dtype (this
+        // function's contract), so the element's bytes lie inside `bytes`;
+        // the read is unaligned, and `Element` types are plain data (any
+        // bits a value).
         unsafe { (self.bytes.as_ptr() as *const T).offset(e).read_unaligned() }
     }
 }

@@ -66,7 +66,8 @@ impl Part for f64 {
 ///
 /// # Safety
 /// Every position the tables reach is an element (`Complex<T>`) of `sa`
-/// (resp. `sb`); the planes hold `batch · R · C` values each.
+/// (resp. `sb`); `tier` is one this CPU runs (its microkernel is called);
+/// the planes hold `batch · R · C` values each.
 pub(super) unsafe fn chain<T: Part>(
     tier: Tier,
     threads: usize,
@@ -122,7 +123,9 @@ where
                             } else {
                                 row + t.b_cols[first + q]
                             };
-                            // SAFETY: a position of b (the caller's contract).
+                            // SAFETY: `b_base + k + col` for a k and a column
+                            // of b's tables: an element of b (this function's
+                            // contract).
                             let x: Complex<T> = unsafe { sb.get_any(pos) };
                             res[q] = x.re;
                             ims[q] = x.im;

@@ -77,7 +77,8 @@ where
     for bi in 0..nb {
         for &ro in &t.a_rows {
             for &ko in &t.a_ks {
-                // SAFETY: positions of the validated (or copied) operand.
+                // SAFETY: `a_batch + row + k` from a's tables is a position
+                // of the validated (or copied) operand, of Complex<T>.
                 let x: C<T> = unsafe { sa.get_any(t.a_batch[bi] + ro + ko) };
                 a_re.extend([x.re, -x.im]);
                 a_im.extend([x.re, x.im]);
@@ -87,7 +88,8 @@ where
             let row: Vec<C<T>> = t
                 .b_cols
                 .iter()
-                // SAFETY: as above.
+                // SAFETY: `b_batch + k + col` from b's tables is a position
+                // of the validated (or copied) operand, of Complex<T>.
                 .map(|&co| unsafe { sb.get_any(t.b_batch[bi] + ko + co) })
                 .collect();
             b_re.extend(row.iter().map(|x| x.re));

@@ -71,7 +71,9 @@ pub(super) const LANE_COPY_MAX: usize = 1 << 22;
 ///
 /// # Safety
 /// Every position the tables reach is inside `sa` (resp. `sb`) as elements
-/// of `T`; `out` holds `batch · R · C` elements.
+/// of `T` (of the raw dtype where one is given); `tier` is one this CPU runs
+/// (its microkernels are called). (`out` is a slice: it should hold
+/// `batch · R · C` elements.)
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn batch_outputs<T: Chained>(
     tier: Tier,
@@ -116,7 +118,10 @@ pub(super) unsafe fn batch_outputs<T: Chained>(
                 holds_init,
                 panels,
             );
-            // SAFETY: the caller's contract; the kernel is the resolved tier's.
+            // SAFETY: the tables' positions from these bases are in the
+            // operands (this function's contract), `tile` is this batch
+            // element's R × C outputs, and the microkernel is the resolved
+            // tier's, which this CPU runs.
             unsafe { job.run(tile, threads, tier)? };
         } else {
             // Lane order; and integers in either order, whose sums are exact
@@ -126,7 +131,8 @@ pub(super) unsafe fn batch_outputs<T: Chained>(
             }
             if k > 0 {
                 if t.streamed {
-                    // SAFETY: the caller's contract.
+                    // SAFETY: the tables' positions from these bases are in
+                    // the operands, of dtype T (this function's contract).
                     unsafe {
                         lane_tile_streamed(
                             tier,
@@ -137,7 +143,8 @@ pub(super) unsafe fn batch_outputs<T: Chained>(
                         )
                     }
                 } else {
-                    // SAFETY: the caller's contract.
+                    // SAFETY: the tables' positions from these bases are in
+                    // the operands, of dtype T (this function's contract).
                     unsafe {
                         lane_tile(
                             tier, sa, a_base, &t.a_rows, &t.a_ks, sb, b_base, &t.b_ks, &t.b_cols,
@@ -282,7 +289,9 @@ pub(super) fn run<'a, T: Chained>(
             &exec,
         )?;
     }
-    // SAFETY: as above.
+    // SAFETY: the tables come from the validated views' shapes and strides
+    // (or the C-order copies cast into acc); `out` holds the destination's
+    // `len` = batch · R · C elements.
     unsafe { batch_outputs(tier, threads, order, sa, sb, &t, &mut out, true, panels)? };
     crate::cast::cast_results(&out, dst, &exec)
 }

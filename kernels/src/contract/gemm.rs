@@ -252,13 +252,15 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
     /// `cols = b_cols.len()`), with up to `threads` threads.
     ///
     /// # Safety
-    /// Every position the tables reach from the bases is inside the operands'
-    /// validated views of dtype `T`; `kernel` runs on this CPU.
+    /// Every position the tables reach from the bases (`a.base + row + k`,
+    /// `b.base + k + col`) is inside the operands' validated views, of their
+    /// dtypes; the microkernel (and its packer) run on this CPU.
     pub(crate) unsafe fn run(&self, c: &mut [T], threads: usize, tier: crate::Tier) -> Result<()> {
         let (m, n) = (self.a_rows.len(), self.b_cols.len());
         assert_eq!(c.len(), m * n);
-        // SAFETY: c holds the m × n tile row-major (row stride n); the rest
-        // is the caller's contract.
+        // SAFETY: c holds the m × n tile row-major (row stride n), and this
+        // call holds it alone (`&mut`); the operands' positions and the
+        // kernel are this function's contract, which is run_strided's.
         unsafe { self.run_strided(c.as_mut_ptr(), n, threads, tier) }
     }
 
@@ -266,8 +268,11 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
     /// at `c`.
     ///
     /// # Safety
-    /// As `run`; `c` is valid for reads and writes of the `rows × cols`
-    /// tile at row stride `ldc`, which no one else touches during the call.
+    /// Every position the tables reach from the bases is inside the
+    /// operands' validated views, of their dtypes; the microkernel (and its
+    /// packer) run on this CPU; `c` is valid for reads and writes of the
+    /// `rows × cols` tile at row stride `ldc`, which no one else touches
+    /// during the call.
     pub(crate) unsafe fn run_strided(
         &self,
         c: *mut T,
@@ -283,7 +288,8 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
         if k == 0 {
             if !self.c_holds_init {
                 for i in 0..m {
-                    // SAFETY: row i of the tile (the caller's contract).
+                    // SAFETY: i < m: row i's n elements at c + i·ldc lie in
+                    // the tile this function may write (its contract).
                     unsafe { core::slice::from_raw_parts_mut(c.add(i * ldc), n) }.fill(T::ZERO);
                 }
             }
@@ -313,8 +319,9 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
             } else {
                 (0..m, lo..hi)
             };
-            // SAFETY: each task writes only its own rows or columns of C; the
-            // operands are as the caller promised.
+            // SAFETY: each task writes only its own rows (lo..hi) or columns
+            // of C, disjoint from the other tasks'; the operands' positions
+            // and the kernel are this function's contract, which block's is.
             unsafe { self.block(ptr.get(), ldc, r, cc, tier, p) }
         };
         if parts == 1 {
@@ -339,7 +346,9 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
     /// Pack an A block into `pa` (in the accumulator's dtype).
     ///
     /// # Safety
-    /// As `run`.
+    /// Every `a.base + row + k` for `row` in `rows` and `k` in `ks` is inside
+    /// A's validated view, of its dtype; the microkernel's packer runs on
+    /// this CPU.
     unsafe fn fill_a(
         &self,
         tier: crate::Tier,
@@ -351,7 +360,9 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
         let mr = self.blk.mr;
         let len = rows.len().div_ceil(mr) * mr * ks.len();
         let Some(dt) = self.a.raw else {
-            // SAFETY: the caller's contract.
+            // SAFETY: A's positions for these rows and ks are in its view, of
+            // dtype T (no raw dtype), and the packer runs on this CPU (this
+            // function's contract).
             unsafe {
                 pack_a(
                     self.a.src,
@@ -369,7 +380,9 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
         macro_rules! raw {
             ($u:ty) => {{
                 let mut buf = self.panels.take::<$u>(task, 2, len);
-                // SAFETY: the caller's contract, with elements of `dt`.
+                // SAFETY: A's positions for these rows and ks are in its view
+                // (this function's contract), read as `$u`, a type of `dt`'s
+                // item size; no packer is passed.
                 unsafe {
                     pack_a::<$u>(
                         self.a.src,
@@ -404,7 +417,8 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
     /// Pack a B block into `pb` (in the accumulator's dtype).
     ///
     /// # Safety
-    /// As `run`.
+    /// Every `b.base + k + col` for `k` in `ks` and `col` in `cols` is inside
+    /// B's validated view, of its dtype.
     unsafe fn fill_b(
         &self,
         tier: crate::Tier,
@@ -416,14 +430,17 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
         let nr = self.blk.nr;
         let len = cols.len().div_ceil(nr) * nr * ks.len();
         let Some(dt) = self.b.raw else {
-            // SAFETY: the caller's contract.
+            // SAFETY: B's positions for these ks and columns are in its view,
+            // of dtype T (no raw dtype; this function's contract).
             unsafe { pack_b(self.b.src, self.b.base, ks, cols, self.b_cols_unit, nr, pb) };
             return Ok(());
         };
         macro_rules! raw {
             ($u:ty) => {{
                 let mut buf = self.panels.take::<$u>(task, 3, len);
-                // SAFETY: the caller's contract, with elements of `dt`.
+                // SAFETY: B's positions for these ks and columns are in its
+                // view (this function's contract), read as `$u`, a type of
+                // `dt`'s item size.
                 unsafe {
                     pack_b::<$u>(
                         self.b.src,
@@ -457,8 +474,11 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
     /// The sequential loops over rows `rows` and columns `cols` of C.
     ///
     /// # Safety
-    /// As `run`; `c` is the row-major C of row stride `ldc`, and no other
-    /// thread touches this rectangle.
+    /// Every position the tables reach from the bases is inside the
+    /// operands' validated views, of their dtypes; the microkernel (and its
+    /// packer) run on this CPU; `c` is the row-major C of row stride `ldc`,
+    /// valid for reads and writes of rows `rows` × columns `cols`, which no
+    /// other thread touches.
     unsafe fn block(
         &self,
         c: *mut T,
@@ -484,7 +504,8 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
             while pc < k {
                 let kcb = kc.min(k - pc);
                 let load = pc > 0 || self.c_holds_init;
-                // SAFETY: positions from the tables (caller's contract).
+                // SAFETY: ks and columns are slices of the tables, whose
+                // positions are in B's view (this function's contract).
                 unsafe {
                     self.fill_b(
                         tier,
@@ -497,7 +518,9 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
                 let mut ic = rows.start;
                 while ic < rows.end {
                     let mcb = mc.min(rows.end - ic);
-                    // SAFETY: as above.
+                    // SAFETY: rows and ks are slices of the tables, whose
+                    // positions are in A's view; the packer runs on this CPU
+                    // (this function's contract).
                     unsafe {
                         self.fill_a(
                             tier,
@@ -518,14 +541,19 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
                             // SAFETY: the tile lies in this task's rectangle.
                             let ct = unsafe { c.add((ic + ir) * ldc + jc + jr) };
                             if mw == mr && nw == nr {
-                                // SAFETY: full micro-panels of kcb steps and a
-                                // full tile of C.
+                                // SAFETY: full micro-panels of kcb steps (mr and
+                                // nr values a step) and a full tile of C in this
+                                // task's rectangle; the kernel runs on this CPU
+                                // (this function's contract).
                                 unsafe {
                                     (self.micro.full)(kcb, ap, bp, nr as isize, ct, ldc, load)
                                 };
                             } else {
-                                // SAFETY: the edge tile's rows and columns of
-                                // C; its b micro-panel is packed to nr.
+                                // SAFETY: the edge tile's mw ≤ mr rows and nw ≤
+                                // nr columns of C in this task's rectangle; its
+                                // micro-panels are packed to mr and nr; the
+                                // kernel runs on this CPU (this function's
+                                // contract).
                                 unsafe {
                                     (self.micro.edge)(
                                         kcb,

@@ -30,8 +30,9 @@ use crate::{DType, Tier};
 /// then column).
 ///
 /// # Safety (of calling one)
-/// The pointers hold what the description says and the tile is writable
-/// and read by no one else.
+/// `a` holds `kg·MR` readable words and `b` `kg·NR`; `c` addresses an
+/// `MR × NR` tile of row stride `rs`, readable and writable and touched by no
+/// one else; the CPU runs the kernel's instructions.
 type Kernel = unsafe fn(usize, *const u32, *const u32, *mut i32, usize);
 
 /// How the depth is grouped into 32-bit words.
@@ -132,7 +133,8 @@ unsafe fn word_at<T: Narrow, const G: usize>(p: *const T, offset: i32) -> u32 {
     let (bits, mask) = (32 / G, if G == 4 { 0xff } else { 0xffff });
     let mut w = 0u32;
     for u in 0..G {
-        // SAFETY: the caller's contract.
+        // SAFETY: u < G, and `p` addresses G readable elements (this
+        // function's contract).
         let v = unsafe { p.add(u).read_unaligned() }.value() + offset;
         w |= (v as u32 & mask) << (bits * u);
     }
@@ -171,7 +173,8 @@ pub(super) struct Side<'a> {
 ///
 /// # Safety
 /// Every position `base + free[i] + ks[k]` of each side is an element of its
-/// bytes (as the validated view's dtype).
+/// bytes (as the validated view's dtype); the plan's kernel and packer run
+/// on this CPU (its tier is one this CPU runs).
 pub(super) unsafe fn product(
     plan: Plan,
     threads: usize,
@@ -191,7 +194,8 @@ pub(super) unsafe fn product(
         };
         (@b $at:ty, [$($bd:ident => $bt:ty),*]) => {
             match b.dtype {
-                // SAFETY: the caller's contract, with each side's own dtype.
+                // SAFETY: each side's positions are elements of its dtype
+                // (this function's contract), read as that dtype's type.
                 $(DType::$bd => unsafe {
                     product_typed::<$at, $bt>(plan, threads, (a, a_base), (b, b_base), out)
                 },)*
@@ -205,7 +209,9 @@ pub(super) unsafe fn product(
 /// [`product`] for inputs of types `A` and `B`.
 ///
 /// # Safety
-/// As [`product`].
+/// `A` and `B` are the types of the sides' dtypes, every position
+/// `base + free[i] + ks[k]` of each side is an element of its bytes, and the
+/// plan's kernel and packer run on this CPU.
 unsafe fn product_typed<A: Narrow, B: Narrow>(
     plan: Plan,
     threads: usize,
@@ -213,7 +219,7 @@ unsafe fn product_typed<A: Narrow, B: Narrow>(
     b: (&Side<'_>, isize),
     out: &mut [i32],
 ) -> Result<()> {
-    // SAFETY: forwarded.
+    // SAFETY: `grouped` asks exactly this function's contract.
     unsafe {
         match plan.grouping {
             Grouping::Quads => grouped::<A, B, 4>(plan, threads, a, b, out),
@@ -233,11 +239,12 @@ impl<T: Narrow> Reader<'_, T> {
     /// The value at free index `f`, depth `s`.
     ///
     /// # Safety
-    /// `f` and `s` are inside the tables (the positions they name are the
-    /// operand's: [`product`]'s contract).
+    /// `f < free.len()` and `s < ks.len()`, and the position they name from
+    /// `base` is an element of the operand ([`product`]'s contract).
     #[inline(always)]
     unsafe fn at(&self, f: usize, s: usize) -> i32 {
-        // SAFETY: the caller's contract.
+        // SAFETY: f and s index the tables, and the position is an element
+        // of the operand, of type T (this function's contract).
         unsafe {
             let off = *self.free.get_unchecked(f) + *self.ks.get_unchecked(s);
             self.base.offset(off).read_unaligned().value()
@@ -247,10 +254,12 @@ impl<T: Narrow> Reader<'_, T> {
     /// A pointer to the element at free index `f`, depth `s`.
     ///
     /// # Safety
-    /// As [`Reader::at`].
+    /// `f < free.len()` and `s < ks.len()`, and the position they name from
+    /// `base` is an element of the operand ([`product`]'s contract).
     #[inline(always)]
     unsafe fn ptr(&self, f: usize, s: usize) -> *const T {
-        // SAFETY: the caller's contract.
+        // SAFETY: f and s index the tables, and the offset names an element
+        // of the operand (this function's contract).
         unsafe {
             let off = *self.free.get_unchecked(f) + *self.ks.get_unchecked(s);
             self.base.offset(off)
@@ -265,7 +274,9 @@ unsafe impl<T> Sync for Reader<'_, T> {}
 /// [`product`] with `G` steps per word (4: quads, 2: pairs).
 ///
 /// # Safety
-/// As [`product`].
+/// As for [`product_typed`]: `A` and `B` are the types of the sides'
+/// dtypes, every position `base + free[i] + ks[k]` of each side is an
+/// element of its bytes, and the plan's kernel and packer run on this CPU.
 unsafe fn grouped<A: Narrow, B: Narrow, const G: usize>(
     plan: Plan,
     threads: usize,
@@ -299,7 +310,8 @@ unsafe fn grouped<A: Narrow, B: Narrow, const G: usize>(
     // a's depth steps consecutive (a row-major a): words read whole.
     let a_ks_unit = super::pack::unit(a.ks);
     let rb = Reader::<B> {
-        // SAFETY: as above.
+        // SAFETY: the base is a position of b (r, c and k are not 0, so its
+        // first element exists, at the base).
         base: unsafe { b.src.ptr::<B>(b_base) },
         free: b.free,
         ks: b.ks,
@@ -455,7 +467,8 @@ unsafe fn grouped<A: Narrow, B: Narrow, const G: usize>(
                             // and the columns are consecutive.
                             let row = unsafe { rb.ptr(jp, s) };
                             for (x, wx) in w[..cn].iter_mut().enumerate() {
-                                // SAFETY: as above.
+                                // SAFETY: x < cn: column jp + x < c of step
+                                // s, consecutive from `row`.
                                 let v = unsafe { row.add(x).read_unaligned() }.value() - sb;
                                 *wx |= (v as u32 & mask) << (bits * t);
                             }
@@ -468,7 +481,8 @@ unsafe fn grouped<A: Narrow, B: Narrow, const G: usize>(
                         }
                         if oa != 0 {
                             for (x, cs) in col_sums[jp..jp + cn].iter_mut().enumerate() {
-                                // SAFETY: as above.
+                                // SAFETY: jp + x < c and s < k: inside b's
+                                // tables, an element of b.
                                 *cs = cs.wrapping_add(unsafe { rb.at(jp + x, s) } - sb);
                             }
                         }
@@ -575,7 +589,8 @@ fn a_word_packer(tier: Tier) -> Option<super::pack::PackRows<f32>> {
 #[target_feature(enable = "avx2")]
 unsafe fn interleave_bytes_32(rows: [*const u8; 4], flip: u8, out: *mut u32) {
     use core::arch::x86_64::*;
-    // SAFETY: the caller's contract.
+    // SAFETY: AVX2 runs; each row's 32 loaded bytes are readable and the 4
+    // stores cover `out`'s 32 writable words (this function's contract).
     unsafe {
         let f = _mm256_set1_epi8(flip as i8);
         let r: [__m256i; 4] = core::array::from_fn(|i| {
@@ -598,14 +613,24 @@ unsafe fn interleave_bytes_32(rows: [*const u8; 4], flip: u8, out: *mut u32) {
     }
 }
 
-/// The packed kernels: one body, [`simd::tile`], over a register of 32-bit
-/// lanes and its dot-product step.
+/// The packed kernels: one body, `tile`, over a register of 32-bit lanes
+/// and its dot-product step. (Integer registers with VNNI and `vpmaddwd`
+/// steps are this engine's alone, so they live here rather than in
+/// [`crate::simd`].)
 #[cfg(target_arch = "x86_64")]
 mod kernels {
     use core::arch::x86_64::*;
 
     /// A register of `LANES` 32-bit lanes and the step that adds one group's
     /// products to each lane.
+    ///
+    /// # Safety
+    /// This contract covers every method (all are `unsafe fn`) in every
+    /// impl: the CPU runs the register's instructions (AVX2 for
+    /// [`YPairs`]; AVX-512 F and BW for [`ZPairs`], with VNNI for
+    /// [`ZQuads`] and [`ZPairsVnni`]), the caller being compiled with them;
+    /// `load`, `load_words` read and `store` writes the `LANES` elements
+    /// from `p` (unaligned), `splat` reads the word at `p`.
     trait Dot: Copy {
         /// Lanes per register.
         const LANES: usize;
@@ -645,22 +670,26 @@ mod kernels {
             }
             #[inline(always)]
             unsafe fn load(p: *const i32) -> Self {
-                // SAFETY: the caller's contract (16 readable values).
+                // SAFETY: the 16 values from `p` are readable (Dot's
+                // memory contract); the CPU runs the instructions.
                 Self(unsafe { _mm512_loadu_si512(p as *const _) })
             }
             #[inline(always)]
             unsafe fn load_words(p: *const u32) -> Self {
-                // SAFETY: the caller's contract (16 readable words).
+                // SAFETY: the 16 words from `p` are readable (Dot's memory
+                // contract); the CPU runs the instructions.
                 Self(unsafe { _mm512_loadu_si512(p as *const _) })
             }
             #[inline(always)]
             unsafe fn store(self, p: *mut i32) {
-                // SAFETY: the caller's contract (16 writable values).
+                // SAFETY: the 16 values from `p` are writable (Dot's
+                // memory contract); the CPU runs the instructions.
                 unsafe { _mm512_storeu_si512(p as *mut _, self.0) }
             }
             #[inline(always)]
             unsafe fn splat(p: *const u32) -> Self {
-                // SAFETY: the caller's contract (one readable word).
+                // SAFETY: the word at `p` is readable (Dot's memory
+                // contract).
                 Self(_mm512_set1_epi32(unsafe { p.read_unaligned() } as i32))
             }
         };
@@ -696,22 +725,25 @@ mod kernels {
         }
         #[inline(always)]
         unsafe fn load(p: *const i32) -> Self {
-            // SAFETY: the caller's contract (8 readable values).
+            // SAFETY: the 8 values from `p` are readable (Dot's memory
+            // contract); the CPU runs AVX2.
             Self(unsafe { _mm256_loadu_si256(p as *const _) })
         }
         #[inline(always)]
         unsafe fn load_words(p: *const u32) -> Self {
-            // SAFETY: the caller's contract (8 readable words).
+            // SAFETY: the 8 words from `p` are readable (Dot's memory
+            // contract); the CPU runs AVX2.
             Self(unsafe { _mm256_loadu_si256(p as *const _) })
         }
         #[inline(always)]
         unsafe fn store(self, p: *mut i32) {
-            // SAFETY: the caller's contract (8 writable values).
+            // SAFETY: the 8 values from `p` are writable (Dot's memory
+            // contract); the CPU runs AVX2.
             unsafe { _mm256_storeu_si256(p as *mut _, self.0) }
         }
         #[inline(always)]
         unsafe fn splat(p: *const u32) -> Self {
-            // SAFETY: the caller's contract (one readable word).
+            // SAFETY: the word at `p` is readable (Dot's memory contract).
             Self(_mm256_set1_epi32(unsafe { p.read_unaligned() } as i32))
         }
         #[inline(always)]
@@ -724,9 +756,10 @@ mod kernels {
     /// into each lane, stores it.
     ///
     /// # Safety
-    /// As [`super::Kernel`] with this MR and NR = NV·LANES, inside a
-    /// function that enables the register's instructions on a CPU that runs
-    /// them.
+    /// The CPU runs `R`'s instructions ([`Dot`]'s contract: the caller
+    /// enables them); `a` holds `kg·MR` readable words and `b` `kg·NR`
+    /// (NR = NV·LANES); `c` addresses an `MR × NR` tile of row stride `rs`,
+    /// readable and writable and touched by no one else.
     #[inline(always)]
     unsafe fn tile<R: Dot, const MR: usize, const NV: usize>(
         kg: usize,
@@ -736,8 +769,10 @@ mod kernels {
         rs: usize,
     ) {
         let w = R::LANES;
-        // SAFETY: every pointer stays inside the tile and the panels (the
-        // caller's contract); loads and stores are unaligned.
+        // SAFETY: R's instructions run (this function's contract); the tile
+        // is touched at row r < MR, columns v·w .. (v + 1)·w ≤ NR, and group
+        // g < kg reads a's MR words at g·MR and b's NR at g·NR: all inside
+        // what the contract makes readable and writable.
         unsafe {
             let mut acc = [[R::zero(); NV]; MR];
             for (r, row) in acc.iter_mut().enumerate() {
@@ -771,7 +806,9 @@ mod kernels {
     /// AVX-512 VNNI quads, 14 × 32.
     ///
     /// # Safety
-    /// As [`super::Kernel`], and the CPU runs AVX-512 F, BW and VNNI.
+    /// The CPU runs AVX-512 F, BW and VNNI; `a` holds `kg·MR` readable words and `b`
+    /// `kg·NR`; `c` addresses the `MR × NR` tile of row stride `rs`,
+    /// readable and writable and touched by no one else ([`super::Kernel`]).
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     pub(super) unsafe fn avx512_quads_14x32(
         kg: usize,
@@ -780,14 +817,18 @@ mod kernels {
         c: *mut i32,
         rs: usize,
     ) {
-        // SAFETY: forwarded; this function enables the instructions.
+        // SAFETY: this function enables the register's instructions, which
+        // run (its contract), and `tile` asks the Kernel contract it was
+        // given for this tile.
         unsafe { tile::<ZQuads, 14, 2>(kg, a, b, c, rs) }
     }
 
     /// AVX-512 VNNI pairs, 14 × 32.
     ///
     /// # Safety
-    /// As [`super::Kernel`], and the CPU runs AVX-512 F, BW and VNNI.
+    /// The CPU runs AVX-512 F, BW and VNNI; `a` holds `kg·MR` readable words and `b`
+    /// `kg·NR`; `c` addresses the `MR × NR` tile of row stride `rs`,
+    /// readable and writable and touched by no one else ([`super::Kernel`]).
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni")]
     pub(super) unsafe fn avx512_vnni_pairs_14x32(
         kg: usize,
@@ -796,14 +837,18 @@ mod kernels {
         c: *mut i32,
         rs: usize,
     ) {
-        // SAFETY: forwarded; this function enables the instructions.
+        // SAFETY: this function enables the register's instructions, which
+        // run (its contract), and `tile` asks the Kernel contract it was
+        // given for this tile.
         unsafe { tile::<ZPairsVnni, 14, 2>(kg, a, b, c, rs) }
     }
 
     /// AVX-512 BW pairs, 14 × 32.
     ///
     /// # Safety
-    /// As [`super::Kernel`], and the CPU runs AVX-512 F and BW.
+    /// The CPU runs AVX-512 F and BW; `a` holds `kg·MR` readable words and `b`
+    /// `kg·NR`; `c` addresses the `MR × NR` tile of row stride `rs`,
+    /// readable and writable and touched by no one else ([`super::Kernel`]).
     #[target_feature(enable = "avx512f,avx512bw")]
     pub(super) unsafe fn avx512_pairs_14x32(
         kg: usize,
@@ -812,14 +857,18 @@ mod kernels {
         c: *mut i32,
         rs: usize,
     ) {
-        // SAFETY: forwarded; this function enables the instructions.
+        // SAFETY: this function enables the register's instructions, which
+        // run (its contract), and `tile` asks the Kernel contract it was
+        // given for this tile.
         unsafe { tile::<ZPairs, 14, 2>(kg, a, b, c, rs) }
     }
 
     /// AVX2 pairs, 6 × 16.
     ///
     /// # Safety
-    /// As [`super::Kernel`], and the CPU runs AVX2.
+    /// The CPU runs AVX2; `a` holds `kg·MR` readable words and `b`
+    /// `kg·NR`; `c` addresses the `MR × NR` tile of row stride `rs`,
+    /// readable and writable and touched by no one else ([`super::Kernel`]).
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn avx2_pairs_6x16(
         kg: usize,
@@ -828,7 +877,9 @@ mod kernels {
         c: *mut i32,
         rs: usize,
     ) {
-        // SAFETY: forwarded; this function enables the instructions.
+        // SAFETY: this function enables the register's instructions, which
+        // run (its contract), and `tile` asks the Kernel contract it was
+        // given for this tile.
         unsafe { tile::<YPairs, 6, 2>(kg, a, b, c, rs) }
     }
 }

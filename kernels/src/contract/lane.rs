@@ -12,7 +12,7 @@
 
 use super::acc::{Acc, Src};
 use super::pack;
-use crate::reduce::lanes::{tree_of, tree_parallel};
+use crate::reduce::tree::{tree_of, tree_parallel};
 use crate::Tier;
 
 /// Products per block.
@@ -46,6 +46,12 @@ fn block_generic<T: Acc>(a: &[T], b: &[T]) -> T {
     l[0]
 }
 
+/// [`block_generic`] compiled with AVX2 and FMA enabled (the compiler's
+/// vectorisation of the same lane loop: the same operations, so the same
+/// bits).
+///
+/// # Safety
+/// The CPU runs AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn block_avx2<T: Acc>(a: &[T], b: &[T]) -> T {
@@ -69,7 +75,7 @@ pub(crate) fn block_sum<T: Acc>(tier: Tier, a: &[T], b: &[T]) -> T {
 /// engine's tree; +0 for no block).
 #[cfg(test)]
 pub(crate) fn tree<T: Acc>(parts: &[T]) -> T {
-    crate::reduce::lanes::tree(parts, &|p: T, q: T| p.plus(q)).unwrap_or(T::ZERO)
+    crate::reduce::tree::tree(parts, &|p: T, q: T| p.plus(q)).unwrap_or(T::ZERO)
 }
 
 /// The lane-order sum of `a[k]·b[k]` over all k, the blocks shared by up to
@@ -111,7 +117,8 @@ pub(super) unsafe fn sequence<'a, T: Acc>(
     unit: bool,
 ) -> std::borrow::Cow<'a, [T]> {
     if let (true, Some(&k0)) = (unit, ks.first()) {
-        // SAFETY: the first position is inside the view (caller's contract).
+        // SAFETY: `base + k0` is a position of the view, of dtype T (this
+        // function's contract).
         let p = unsafe { src.ptr::<T>(base + k0) };
         if (p as usize).is_multiple_of(align_of::<T>()) {
             // SAFETY: `ks.len()` consecutive elements of the view, aligned,
@@ -120,7 +127,8 @@ pub(super) unsafe fn sequence<'a, T: Acc>(
             return std::borrow::Cow::Borrowed(unsafe { std::slice::from_raw_parts(p, ks.len()) });
         }
     }
-    // SAFETY: the caller's contract.
+    // SAFETY: every `base + ko` is a position of the view, of dtype T (this
+    // function's contract).
     std::borrow::Cow::Owned(
         ks.iter()
             .map(|&ko| unsafe { src.get::<T>(base + ko) })
@@ -133,7 +141,9 @@ pub(super) unsafe fn sequence<'a, T: Acc>(
 /// gathered copies), then plus its init (already in `tile`).
 ///
 /// # Safety
-/// Every position the tables reach from the bases is inside the operands.
+/// Every position the tables reach from the bases (`a_base + row + k`,
+/// `b_base + k + col`) is inside the operands' validated views, of dtype
+/// `T`.
 #[allow(clippy::too_many_arguments)]
 pub(super) unsafe fn lane_tile<T: Acc>(
     tier: Tier,
@@ -151,14 +161,16 @@ pub(super) unsafe fn lane_tile<T: Acc>(
     let k = a_ks.len();
     let c = b_cols.len();
     let (a_unit, b_unit) = (pack::unit(a_ks), pack::unit(b_ks));
-    // SAFETY: the caller's contract.
+    // SAFETY: `a_base + ro + k` for each k of `a_ks` is a position of a,
+    // of dtype T (this function's contract).
     let rows: Vec<std::borrow::Cow<'_, [T]>> = a_rows
         .iter()
         .map(|&ro| unsafe { sequence(sa, a_base + ro, a_ks, a_unit) })
         .collect();
     let cols: Vec<std::borrow::Cow<'_, [T]>> = b_cols
         .iter()
-        // SAFETY: the caller's contract.
+        // SAFETY: `b_base + co + k` for each k of `b_ks` is a position of b,
+        // of dtype T (this function's contract).
         .map(|&co| unsafe { sequence(sb, b_base + co, b_ks, b_unit) })
         .collect();
     let outputs = tile.len();
@@ -205,7 +217,8 @@ pub(super) unsafe fn depth_block<'s, T: Acc>(
 ) -> &'s [T] {
     let len = ks.len();
     if let (true, Some(&k0)) = (unit, ks.first()) {
-        // SAFETY: the first position is inside the view (caller's contract).
+        // SAFETY: `base + k0` is a position of the view, of dtype T (this
+        // function's contract).
         let p = unsafe { src.ptr::<T>(base + k0) };
         if (p as usize).is_multiple_of(align_of::<T>()) {
             // SAFETY: `len` consecutive elements of the view, aligned; every
@@ -214,7 +227,8 @@ pub(super) unsafe fn depth_block<'s, T: Acc>(
         }
     }
     for (v, &ko) in buf[..len].iter_mut().zip(ks) {
-        // SAFETY: positions of the view (caller's contract).
+        // SAFETY: `base + ko` is a position of the view, of dtype T (this
+        // function's contract).
         *v = unsafe { src.get(base + ko) };
     }
     &buf[..len]
@@ -227,7 +241,9 @@ pub(super) unsafe fn depth_block<'s, T: Acc>(
 /// blocks, so the same bits.
 ///
 /// # Safety
-/// Every position the tables reach from the bases is inside the operands.
+/// Every position the tables reach from the bases (`a_base + row + k`,
+/// `b_base + k + col`) is inside the operands' validated views, of dtype
+/// `T`.
 pub(super) unsafe fn lane_tile_streamed<T: Acc>(
     tier: Tier,
     (sa, a_base, a_rows, a_ks): (Src<'_>, isize, &[isize], &[isize]),
@@ -235,7 +251,7 @@ pub(super) unsafe fn lane_tile_streamed<T: Acc>(
     tile: &mut [T],
     threads: usize,
 ) {
-    use crate::reduce::lanes::{tree_of, tree_parallel};
+    use crate::reduce::tree::{tree_of, tree_parallel};
     let k = a_ks.len();
     let c = b_cols.len();
     let (a_unit, b_unit) = (pack::unit(a_ks), pack::unit(b_ks));
@@ -248,7 +264,9 @@ pub(super) unsafe fn lane_tile_streamed<T: Acc>(
         let (pa, pb) = (a_base + a_rows[o / c], b_base + b_cols[o % c]);
         let block = |i: usize| {
             let r = (q0 + i) * BLOCK..((q0 + i + 1) * BLOCK).min(k);
-            // SAFETY: the caller's contract.
+            // SAFETY: the block's ks are a range of the tables, so every
+            // `pa + k` and `pb + k` is a position of a and b, of dtype T
+            // (this function's contract).
             let (x, y) = unsafe {
                 (
                     depth_block(sa, pa, &a_ks[r.clone()], a_unit, ba),

@@ -30,8 +30,10 @@ pub(crate) type Kernel<T> = unsafe fn(usize, *const T, *const T, isize, *mut T, 
 /// the bits of the whole tile's kernel.
 ///
 /// # Safety (of calling one)
-/// As [`Kernel`], with `NR` replaced by `cols` for b and the tile `rows ×
-/// cols`; `1 ≤ rows ≤ MR`, `cols ≤ NR`.
+/// `1 ≤ rows ≤ MR`, `cols ≤ NR`; `a` holds `kc·MR` readable elements;
+/// `b + t·b_step` holds `cols` readable elements for each step `t < kc`; `c`
+/// addresses a `rows × cols` tile of row stride `rs`, writable and not read
+/// by anyone else.
 pub(crate) type EdgeKernel<T> =
     unsafe fn(usize, *const T, *const T, isize, *mut T, usize, bool, usize, usize);
 
@@ -61,7 +63,9 @@ impl<T> Copy for Micro<T> {}
 /// The scalar tier's microkernel, the reference: plain `mul_add` in k order.
 ///
 /// # Safety
-/// As [`Kernel`].
+/// The [`Kernel`] contract: `a` holds `kc·MR` readable elements; `b + t·bs`
+/// holds `NR` readable elements for each `t < kc`; `c` addresses an
+/// `MR × NR` tile of row stride `rs`, writable and not read by anyone else.
 pub(crate) unsafe fn scalar<T: Acc, const MR: usize, const NR: usize>(
     kc: usize,
     a: *const T,
@@ -74,25 +78,28 @@ pub(crate) unsafe fn scalar<T: Acc, const MR: usize, const NR: usize>(
     let mut t = [[T::ZERO; NR]; MR];
     for (r, row) in t.iter_mut().enumerate().filter(|_| load) {
         for (j, v) in row.iter_mut().enumerate() {
-            // SAFETY: inside the tile (caller's contract).
+            // SAFETY: r < MR and j < NR: an element of the tile, readable
+            // (this function's contract).
             *v = unsafe { *c.add(r * rs + j) };
         }
     }
     for k in 0..kc {
-        // SAFETY: k < kc, so both operands hold these elements.
+        // SAFETY: k < kc, so a's step k starts inside its kc·MR elements and
+        // b's step k at b + k·bs (this function's contract).
         let (ak, bk) = unsafe { (a.add(k * MR), b.offset(k as isize * bs)) };
         for (r, row) in t.iter_mut().enumerate() {
-            // SAFETY: as above.
+            // SAFETY: r < MR: one of the MR values of a's step k.
             let av = unsafe { *ak.add(r) };
             for (j, v) in row.iter_mut().enumerate() {
-                // SAFETY: as above.
+                // SAFETY: j < NR: one of the NR values of b's step k.
                 *v = v.madd(av, unsafe { *bk.add(j) });
             }
         }
     }
     for (r, row) in t.iter().enumerate() {
         for (j, v) in row.iter().enumerate() {
-            // SAFETY: inside the tile.
+            // SAFETY: r < MR and j < NR: an element of the tile, writable
+            // (this function's contract).
             unsafe { *c.add(r * rs + j) = *v };
         }
     }
@@ -102,7 +109,10 @@ pub(crate) unsafe fn scalar<T: Acc, const MR: usize, const NR: usize>(
 /// and `cols` columns.
 ///
 /// # Safety
-/// As [`EdgeKernel`].
+/// The [`EdgeKernel`] contract: `1 ≤ rows ≤ MR`, `cols ≤ NR`; `a` holds
+/// `kc·MR` readable elements; `b + t·bs` holds `cols` readable elements for
+/// each `t < kc`; `c` addresses a `rows × cols` tile of row stride `rs`,
+/// writable and not read by anyone else.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn scalar_edge<T: Acc, const MR: usize, const NR: usize>(
     kc: usize,
@@ -118,273 +128,39 @@ pub(crate) unsafe fn scalar_edge<T: Acc, const MR: usize, const NR: usize>(
     let mut t = [[T::ZERO; NR]; MR];
     for (r, row) in t.iter_mut().enumerate().take(rows).filter(|_| load) {
         for (j, v) in row.iter_mut().enumerate().take(cols) {
-            // SAFETY: inside the edge tile (caller's contract).
+            // SAFETY: r < rows and j < cols: an element of the edge tile,
+            // readable (this function's contract).
             *v = unsafe { *c.add(r * rs + j) };
         }
     }
     for k in 0..kc {
-        // SAFETY: k < kc, so both operands hold these elements.
+        // SAFETY: k < kc, so a's step k starts inside its kc·MR elements and
+        // b's step k at b + k·bs (this function's contract).
         let (ak, bk) = unsafe { (a.add(k * MR), b.offset(k as isize * bs)) };
         for (r, row) in t.iter_mut().enumerate().take(rows) {
-            // SAFETY: as above.
+            // SAFETY: r < rows ≤ MR: one of the MR values of a's step k.
             let av = unsafe { *ak.add(r) };
             for (j, v) in row.iter_mut().enumerate().take(cols) {
-                // SAFETY: as above (j < cols).
+                // SAFETY: j < cols: one of the cols values of b's step k.
                 *v = v.madd(av, unsafe { *bk.add(j) });
             }
         }
     }
     for (r, row) in t.iter().enumerate().take(rows) {
         for (j, v) in row.iter().enumerate().take(cols) {
-            // SAFETY: inside the edge tile.
+            // SAFETY: r < rows and j < cols: an element of the edge tile,
+            // writable (this function's contract).
             unsafe { *c.add(r * rs + j) = *v };
         }
     }
 }
 
-/// The vector microkernels: one body, [`simd::tile`], over a register of
-/// f32 or f64 lanes (256-bit for AVX2, 512-bit for AVX-512).
+/// The vector microkernels: one body, [`tiles::tile`], over a register of
+/// f32 or f64 lanes ([`crate::simd::RealReg`]: 256-bit for AVX2, 512-bit for
+/// AVX-512).
 #[cfg(target_arch = "x86_64")]
-mod simd {
-    use core::arch::x86_64::*;
-
-    /// A vector register of `LANES` lanes of `T`, with the operations the
-    /// microkernel needs. Every method is inlined into the caller, whose
-    /// `#[target_feature]` enables the instructions.
-    pub(super) trait Reg: Copy {
-        /// The lane type.
-        type T: Copy;
-        /// Lanes per register.
-        const LANES: usize;
-        /// Every lane +0.
-        unsafe fn zero() -> Self;
-        /// `LANES` values from `p` (unaligned).
-        unsafe fn load(p: *const Self::T) -> Self;
-        /// Store to `p` (unaligned).
-        unsafe fn store(self, p: *mut Self::T);
-        /// `*p` in every lane.
-        unsafe fn splat(p: *const Self::T) -> Self;
-        /// `a·b + c` in each lane, one rounding.
-        unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self;
-        /// `−a·b + c` in each lane, one rounding (the bits of
-        /// `fmadd(−a, b, c)`).
-        unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self;
-        /// A lane mask.
-        type Mask: Copy;
-        /// The mask of the first `n` lanes (all of them where `n ≥ LANES`).
-        unsafe fn first(n: usize) -> Self::Mask;
-        /// The masked lanes from `p`, +0 elsewhere; only the masked lanes'
-        /// addresses are read.
-        unsafe fn load_m(p: *const Self::T, m: Self::Mask) -> Self;
-        /// Store the masked lanes to `p`; no other address is written.
-        unsafe fn store_m(self, p: *mut Self::T, m: Self::Mask);
-    }
-
-    impl Reg for __m256 {
-        type T = f32;
-        const LANES: usize = 8;
-        #[inline(always)]
-        unsafe fn zero() -> Self {
-            _mm256_setzero_ps()
-        }
-        #[inline(always)]
-        unsafe fn load(p: *const f32) -> Self {
-            // SAFETY: the caller's contract (8 readable values).
-            unsafe { _mm256_loadu_ps(p) }
-        }
-        #[inline(always)]
-        unsafe fn store(self, p: *mut f32) {
-            // SAFETY: the caller's contract (8 writable values).
-            unsafe { _mm256_storeu_ps(p, self) }
-        }
-        #[inline(always)]
-        unsafe fn splat(p: *const f32) -> Self {
-            // SAFETY: the caller's contract (one readable value).
-            unsafe { _mm256_broadcast_ss(&*p) }
-        }
-        #[inline(always)]
-        unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
-            // SAFETY: the CPU runs FMA (the caller's contract).
-            unsafe { _mm256_fmadd_ps(a, b, c) }
-        }
-        #[inline(always)]
-        unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
-            // SAFETY: the CPU runs FMA (the caller's contract).
-            unsafe { _mm256_fnmadd_ps(a, b, c) }
-        }
-        type Mask = __m256i;
-        #[inline(always)]
-        unsafe fn first(n: usize) -> __m256i {
-            // SAFETY: AVX2 (the caller's contract).
-            unsafe {
-                let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-                _mm256_cmpgt_epi32(_mm256_set1_epi32(n.min(8) as i32), iota)
-            }
-        }
-        #[inline(always)]
-        unsafe fn load_m(p: *const f32, m: __m256i) -> Self {
-            // SAFETY: the masked lanes are readable (the caller's contract).
-            unsafe { _mm256_maskload_ps(p, m) }
-        }
-        #[inline(always)]
-        unsafe fn store_m(self, p: *mut f32, m: __m256i) {
-            // SAFETY: the masked lanes are writable (the caller's contract).
-            unsafe { _mm256_maskstore_ps(p, m, self) }
-        }
-    }
-
-    impl Reg for __m256d {
-        type T = f64;
-        const LANES: usize = 4;
-        #[inline(always)]
-        unsafe fn zero() -> Self {
-            _mm256_setzero_pd()
-        }
-        #[inline(always)]
-        unsafe fn load(p: *const f64) -> Self {
-            // SAFETY: the caller's contract (4 readable values).
-            unsafe { _mm256_loadu_pd(p) }
-        }
-        #[inline(always)]
-        unsafe fn store(self, p: *mut f64) {
-            // SAFETY: the caller's contract (4 writable values).
-            unsafe { _mm256_storeu_pd(p, self) }
-        }
-        #[inline(always)]
-        unsafe fn splat(p: *const f64) -> Self {
-            // SAFETY: the caller's contract (one readable value).
-            unsafe { _mm256_broadcast_sd(&*p) }
-        }
-        #[inline(always)]
-        unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
-            // SAFETY: the CPU runs FMA (the caller's contract).
-            unsafe { _mm256_fmadd_pd(a, b, c) }
-        }
-        #[inline(always)]
-        unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
-            // SAFETY: the CPU runs FMA (the caller's contract).
-            unsafe { _mm256_fnmadd_pd(a, b, c) }
-        }
-        type Mask = __m256i;
-        #[inline(always)]
-        unsafe fn first(n: usize) -> __m256i {
-            // SAFETY: AVX2 (the caller's contract).
-            unsafe {
-                let iota = _mm256_setr_epi64x(0, 1, 2, 3);
-                _mm256_cmpgt_epi64(_mm256_set1_epi64x(n.min(4) as i64), iota)
-            }
-        }
-        #[inline(always)]
-        unsafe fn load_m(p: *const f64, m: __m256i) -> Self {
-            // SAFETY: the masked lanes are readable (the caller's contract).
-            unsafe { _mm256_maskload_pd(p, m) }
-        }
-        #[inline(always)]
-        unsafe fn store_m(self, p: *mut f64, m: __m256i) {
-            // SAFETY: the masked lanes are writable (the caller's contract).
-            unsafe { _mm256_maskstore_pd(p, m, self) }
-        }
-    }
-
-    impl Reg for __m512 {
-        type T = f32;
-        const LANES: usize = 16;
-        #[inline(always)]
-        unsafe fn zero() -> Self {
-            _mm512_setzero_ps()
-        }
-        #[inline(always)]
-        unsafe fn load(p: *const f32) -> Self {
-            // SAFETY: the caller's contract (16 readable values).
-            unsafe { _mm512_loadu_ps(p) }
-        }
-        #[inline(always)]
-        unsafe fn store(self, p: *mut f32) {
-            // SAFETY: the caller's contract (16 writable values).
-            unsafe { _mm512_storeu_ps(p, self) }
-        }
-        #[inline(always)]
-        unsafe fn splat(p: *const f32) -> Self {
-            // SAFETY: the caller's contract (one readable value).
-            unsafe { _mm512_set1_ps(*p) }
-        }
-        #[inline(always)]
-        unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
-            // SAFETY: the CPU runs AVX-512 F (the caller's contract).
-            unsafe { _mm512_fmadd_ps(a, b, c) }
-        }
-        #[inline(always)]
-        unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
-            // SAFETY: the CPU runs AVX-512 F (the caller's contract).
-            unsafe { _mm512_fnmadd_ps(a, b, c) }
-        }
-        type Mask = __mmask16;
-        #[inline(always)]
-        unsafe fn first(n: usize) -> __mmask16 {
-            ((1u32 << n.min(16)) - 1) as __mmask16
-        }
-        #[inline(always)]
-        unsafe fn load_m(p: *const f32, m: __mmask16) -> Self {
-            // SAFETY: the masked lanes are readable (the caller's contract);
-            // masked-off lanes are not accessed.
-            unsafe { _mm512_maskz_loadu_ps(m, p) }
-        }
-        #[inline(always)]
-        unsafe fn store_m(self, p: *mut f32, m: __mmask16) {
-            // SAFETY: the masked lanes are writable (the caller's contract).
-            unsafe { _mm512_mask_storeu_ps(p, m, self) }
-        }
-    }
-
-    impl Reg for __m512d {
-        type T = f64;
-        const LANES: usize = 8;
-        #[inline(always)]
-        unsafe fn zero() -> Self {
-            _mm512_setzero_pd()
-        }
-        #[inline(always)]
-        unsafe fn load(p: *const f64) -> Self {
-            // SAFETY: the caller's contract (8 readable values).
-            unsafe { _mm512_loadu_pd(p) }
-        }
-        #[inline(always)]
-        unsafe fn store(self, p: *mut f64) {
-            // SAFETY: the caller's contract (8 writable values).
-            unsafe { _mm512_storeu_pd(p, self) }
-        }
-        #[inline(always)]
-        unsafe fn splat(p: *const f64) -> Self {
-            // SAFETY: the caller's contract (one readable value).
-            unsafe { _mm512_set1_pd(*p) }
-        }
-        #[inline(always)]
-        unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
-            // SAFETY: the CPU runs AVX-512 F (the caller's contract).
-            unsafe { _mm512_fmadd_pd(a, b, c) }
-        }
-        #[inline(always)]
-        unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
-            // SAFETY: the CPU runs AVX-512 F (the caller's contract).
-            unsafe { _mm512_fnmadd_pd(a, b, c) }
-        }
-        type Mask = __mmask8;
-        #[inline(always)]
-        unsafe fn first(n: usize) -> __mmask8 {
-            ((1u32 << n.min(8)) - 1) as __mmask8
-        }
-        #[inline(always)]
-        unsafe fn load_m(p: *const f64, m: __mmask8) -> Self {
-            // SAFETY: the masked lanes are readable (the caller's contract);
-            // masked-off lanes are not accessed.
-            unsafe { _mm512_maskz_loadu_pd(m, p) }
-        }
-        #[inline(always)]
-        unsafe fn store_m(self, p: *mut f64, m: __mmask8) {
-            // SAFETY: the masked lanes are writable (the caller's contract).
-            unsafe { _mm512_mask_storeu_pd(p, m, self) }
-        }
-    }
+mod tiles {
+    use crate::simd::RealReg;
 
     /// An `MR × (NV·LANES)` tile: `MR·NV` accumulators; each k step loads
     /// `NV` vectors of b, broadcasts a's value for each row and adds one
@@ -394,12 +170,14 @@ mod simd {
     /// read and written (masked loads and stores); else `cols` is unused.
     ///
     /// # Safety
-    /// As [`super::Kernel`] (or [`super::EdgeKernel`] with `EDGE`) with this
-    /// MR and NR = NV·LANES, inside a function that enables the register's
-    /// instructions and FMA on a CPU that runs them.
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract:
+    /// the caller enables it). Memory: the [`super::Kernel`] contract with
+    /// this MR and NR = NV·LANES, `a`'s steps `a_step` apart (or, with
+    /// `EDGE`, the [`super::EdgeKernel`] contract for `MR` rows and `cols`
+    /// columns).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    pub(super) unsafe fn tile<R: Reg, const MR: usize, const NV: usize, const EDGE: bool>(
+    pub(super) unsafe fn tile<R: RealReg, const MR: usize, const NV: usize, const EDGE: bool>(
         kc: usize,
         a: *const R::T,
         a_step: usize,
@@ -411,9 +189,11 @@ mod simd {
         cols: usize,
     ) {
         let w = R::LANES;
-        // SAFETY: every pointer stays inside the tile and the operands (the
-        // caller's contract); loads and stores are unaligned, and with EDGE
-        // masked to the tile's columns.
+        // SAFETY: R's instructions run (this function's contract). Every
+        // load and store is of row r < MR at columns v·w .. (v + 1)·w ≤ NR of
+        // the tile, or of b's step t < kc at the same columns, or one value
+        // r < MR of a's step: inside what the contract makes readable and
+        // writable; with EDGE the masks keep them to columns < cols.
         unsafe {
             let mut masks = [R::first(w); NV];
             if EDGE {
@@ -474,11 +254,11 @@ mod simd {
     /// `+ ar·bi`, then `+ ai·br` (one fused multiply-add each).
     ///
     /// # Safety
-    /// As [`super::ComplexKernel`] with this MR and NR = NV·LANES, inside a
-    /// function that enables the register's instructions and FMA on a CPU
-    /// that runs them.
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract:
+    /// the caller enables it). Memory: the [`super::ComplexKernel`] contract
+    /// with this MR and NR = NV·LANES.
     #[inline(always)]
-    pub(super) unsafe fn ctile<R: Reg, const MR: usize, const NV: usize>(
+    pub(super) unsafe fn ctile<R: RealReg, const MR: usize, const NV: usize>(
         kc: usize,
         a: *const R::T,
         b: *const R::T,
@@ -486,8 +266,10 @@ mod simd {
         rs: usize,
     ) {
         let w = R::LANES;
-        // SAFETY: every pointer stays inside the tiles and the micro-panels
-        // (the caller's contract); loads and stores are unaligned.
+        // SAFETY: R's instructions run (this function's contract). Every
+        // load and store is of row r < MR at columns v·w .. (v + 1)·w ≤ NR of
+        // a plane, or inside step t < kc of a micro-panel (2·MR values of a,
+        // 2·NR of b): what the contract makes readable and writable.
         unsafe {
             let mut re = [[R::zero(); NV]; MR];
             let mut im = [[R::zero(); NV]; MR];
@@ -537,7 +319,10 @@ macro_rules! real_kernels {
         $(#[$doc])*
         ///
         /// # Safety
-        /// As [`Kernel`], and the CPU runs the enabled features.
+        #[doc = concat!("The CPU runs ", $feat, "; the [`Kernel`] contract for this tile")]
+        /// (`a`: `kc·MR` readable elements; `b + t·bs`: `NR` readable for
+        /// each `t < kc`; `c`: the `MR × NR` tile of row stride `rs`,
+        /// writable, read by no one else).
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = $feat)]
         pub(crate) unsafe fn $full(
@@ -549,14 +334,20 @@ macro_rules! real_kernels {
             rs: usize,
             load: bool,
         ) {
-            // SAFETY: forwarded; this function enables the instructions.
-            unsafe { simd::tile::<$reg, $mr, $nv, false>(kc, a, $mr, b, bs, c, rs, load, 0) }
+            // SAFETY: this function enables the register's features, which
+            // run (its contract), and `tile` with a_step = MR asks the Kernel
+            // contract this function was given.
+            unsafe { tiles::tile::<$reg, $mr, $nv, false>(kc, a, $mr, b, bs, c, rs, load, 0) }
         }
 
         /// The edge tiles of the kernel beside (masked columns, any rows).
         ///
         /// # Safety
-        /// As [`EdgeKernel`], and the CPU runs the enabled features.
+        #[doc = concat!("The CPU runs ", $feat, "; the [`EdgeKernel`] contract for this tile")]
+        /// (`1 ≤ rows ≤ MR`, `cols ≤ NR`; `a`: `kc·MR` readable elements;
+        /// `b + t·bs`: `cols` readable for each `t < kc`; `c`: the
+        /// `rows × cols` tile of row stride `rs`, writable, read by no one
+        /// else).
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = $feat)]
         #[allow(clippy::too_many_arguments)]
@@ -571,11 +362,12 @@ macro_rules! real_kernels {
             rows: usize,
             cols: usize,
         ) {
-            // SAFETY: forwarded (1 ≤ rows ≤ MR by the contract); this
-            // function enables the instructions.
+            // SAFETY: this function enables the register's features, which
+            // run (its contract); `tile` with `rows` rows asks the EdgeKernel
+            // contract this function was given (1 ≤ rows ≤ MR selects an arm).
             unsafe {
                 match rows {
-                    $($rows => simd::tile::<$reg, $rows, $nv, true>(
+                    $($rows => tiles::tile::<$reg, $rows, $nv, true>(
                         kc, a, $mr, b, bs, c, rs, load, cols,
                     ),)*
                     _ => unreachable!("an edge tile of {rows} rows"),
@@ -633,7 +425,9 @@ pub(crate) type ComplexKernel<T> = unsafe fn(usize, *const T, *const T, (*mut T,
 /// The scalar tier's complex microkernel, the reference.
 ///
 /// # Safety
-/// As [`ComplexKernel`].
+/// The [`ComplexKernel`] contract: `a` holds `2·kc·MR` and `b` `2·kc·NR`
+/// readable elements; `c_re` and `c_im` address `MR × NR` tiles of row
+/// stride `rs`, writable and read by no one else.
 pub(crate) unsafe fn cscalar<T, const MR: usize, const NR: usize>(
     kc: usize,
     a: *const T,
@@ -647,7 +441,8 @@ pub(crate) unsafe fn cscalar<T, const MR: usize, const NR: usize>(
     let mut im = [[T::ZERO; NR]; MR];
     for r in 0..MR {
         for j in 0..NR {
-            // SAFETY: inside the tiles (caller's contract).
+            // SAFETY: r < MR and j < NR: an element of each plane's tile
+            // (this function's contract).
             unsafe {
                 re[r][j] = *cre.add(r * rs + j);
                 im[r][j] = *cim.add(r * rs + j);
@@ -655,13 +450,14 @@ pub(crate) unsafe fn cscalar<T, const MR: usize, const NR: usize>(
         }
     }
     for k in 0..kc {
-        // SAFETY: k < kc, so both micro-panels hold these elements.
+        // SAFETY: k < kc, so step k's 2·MR values of a and 2·NR of b lie
+        // inside the micro-panels (this function's contract).
         let (ak, bk) = unsafe { (a.add(2 * k * MR), b.add(2 * k * NR)) };
         for r in 0..MR {
-            // SAFETY: as above.
+            // SAFETY: 2·r + 1 < 2·MR: inside a's step k.
             let (xr, xi) = unsafe { (*ak.add(2 * r), *ak.add(2 * r + 1)) };
             for j in 0..NR {
-                // SAFETY: as above.
+                // SAFETY: NR + j < 2·NR: inside b's step k.
                 let (br, bi) = unsafe { (*bk.add(j), *bk.add(NR + j)) };
                 re[r][j] = re[r][j].madd(xr, br).madd(-xi, bi);
                 im[r][j] = im[r][j].madd(xr, bi).madd(xi, br);
@@ -670,7 +466,8 @@ pub(crate) unsafe fn cscalar<T, const MR: usize, const NR: usize>(
     }
     for r in 0..MR {
         for j in 0..NR {
-            // SAFETY: inside the tiles.
+            // SAFETY: r < MR and j < NR: an element of each plane's tile,
+            // writable (this function's contract).
             unsafe {
                 *cre.add(r * rs + j) = re[r][j];
                 *cim.add(r * rs + j) = im[r][j];
@@ -684,7 +481,10 @@ macro_rules! complex_kernel {
         $(#[$doc])*
         ///
         /// # Safety
-        /// As [`ComplexKernel`], and the CPU runs the enabled features.
+        #[doc = concat!("The CPU runs ", $feat, "; the [`ComplexKernel`] contract for this tile")]
+        /// (`a`: `2·kc·MR` readable elements, `b`: `2·kc·NR`; both planes:
+        /// `MR × NR` tiles of row stride `rs`, writable, read by no one
+        /// else).
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = $feat)]
         pub(crate) unsafe fn $name(
@@ -694,8 +494,10 @@ macro_rules! complex_kernel {
             c: (*mut $t, *mut $t),
             rs: usize,
         ) {
-            // SAFETY: forwarded; this function enables the instructions.
-            unsafe { simd::ctile::<$reg, $mr, $nv>(kc, a, b, c, rs) }
+            // SAFETY: this function enables the register's features, which
+            // run (its contract), and `ctile` asks the ComplexKernel contract
+            // this function was given.
+            unsafe { tiles::ctile::<$reg, $mr, $nv>(kc, a, b, c, rs) }
         }
     };
 }

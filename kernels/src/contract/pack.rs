@@ -89,7 +89,9 @@ pub(crate) unsafe fn pack_a<T: Bits>(
                     }
                 } else {
                     for (k, &ko) in ks.iter().enumerate() {
-                        // SAFETY: caller's contract.
+                        // SAFETY: `start + ko` is `base + row + k` for a row
+                        // of `rows` and a k of `ks`: a position the validated
+                        // view reaches, of dtype T (this function's contract).
                         panel[k * mr + r] = unsafe { src.get(start + ko) };
                     }
                 }
@@ -107,7 +109,9 @@ pub(crate) unsafe fn pack_a<T: Bits>(
 /// `nr` values of its columns (zero past the last column).
 ///
 /// # Safety
-/// As [`pack_a`], with `out` of `ceil(cols/nr)·nr·ks.len()` elements.
+/// Every `base + k + col` is a position the operand's validated view
+/// reaches, of dtype `T`. (`out` is a slice, indexed with checks; it must
+/// hold `ceil(cols/nr)·nr·ks.len()` elements or the call panics.)
 pub(crate) unsafe fn pack_b<T: Bits>(
     src: Src<'_>,
     base: isize,
@@ -150,7 +154,10 @@ pub(crate) unsafe fn pack_b<T: Bits>(
             } else {
                 for (j, v) in row.iter_mut().enumerate() {
                     *v = match chunk.get(j) {
-                        // SAFETY: caller's contract.
+                        // SAFETY: `start + co` is `base + k + col` for a k
+                        // of `ks` and a column of `cols`: a position the
+                        // validated view reaches, of dtype T (this function's
+                        // contract).
                         Some(&co) => unsafe { src.get(start + co) },
                         None => T::ZERO,
                     };
@@ -175,11 +182,13 @@ pub(crate) type PackRows<T> = unsafe fn(&[*const T], usize, *mut T, usize);
 /// not take.
 ///
 /// # Safety
-/// As [`PackRows`].
+/// The [`PackRows`] contract without the CPU: each of the `rows.len() ≤ mr`
+/// row pointers is readable for `kc` elements, `out` writable for `mr·kc`.
 unsafe fn pack_rows_plain<T: Bits>(rows: &[*const T], kc: usize, out: *mut T, mr: usize) {
     for k in 0..kc {
         for r in 0..mr {
-            // SAFETY: k < kc elements of a row; out holds mr·kc.
+            // SAFETY: k < kc: inside row r's kc readable elements; k·mr + r <
+            // mr·kc: inside `out` (this function's contract).
             unsafe {
                 *out.add(k * mr + r) = match rows.get(r) {
                     Some(p) => p.add(k).read_unaligned(),
@@ -199,7 +208,9 @@ const PREFETCH_F32: usize = 128;
 /// each step stored as `mr` lanes.
 ///
 /// # Safety
-/// As [`PackRows`]; the CPU runs AVX-512 F.
+/// The [`PackRows`] contract: each of the `1 ≤ rows.len() ≤ mr ≤ 16` row
+/// pointers is readable for `kc` elements, `out` writable for `mr·kc`, and
+/// the CPU runs AVX-512 F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 pub(crate) unsafe fn pack_rows_f32_avx512(
@@ -266,7 +277,9 @@ pub(crate) unsafe fn pack_rows_f32_avx512(
 /// masked), each step stored as `mr` lanes.
 ///
 /// # Safety
-/// As [`PackRows`]; the CPU runs AVX-512 F.
+/// The [`PackRows`] contract: each of the `1 ≤ rows.len() ≤ mr ≤ 16` row
+/// pointers is readable for `kc` elements, `out` writable for `mr·kc`, and
+/// the CPU runs AVX-512 F.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 pub(crate) unsafe fn pack_rows_f64_avx512(
@@ -327,14 +340,17 @@ pub(crate) unsafe fn pack_rows_f64_avx512(
 /// steps at a time, stored as 4 + 2 values per step; data movement only.
 ///
 /// # Safety
-/// As [`PackRows`]; the CPU runs AVX2. Six rows of a panel of six take
-/// the transposes, other counts a plain loop.
+/// The [`PackRows`] contract: each of the `rows.len() ≤ mr` row pointers is
+/// readable for `kc` elements, `out` writable for `mr·kc`, and the CPU runs
+/// AVX2. (Six rows of a panel of six take the transposes, other counts a
+/// plain loop.)
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn pack6_f32_avx2(rows: &[*const f32], kc: usize, out: *mut f32, mr: usize) {
     use core::arch::x86_64::*;
     if rows.len() != 6 || mr != 6 {
-        // SAFETY: forwarded.
+        // SAFETY: the rows and `out` are this function's, with the same
+        // contract `pack_rows_plain` asks (less the CPU).
         return unsafe { pack_rows_plain(rows, kc, out, mr) };
     }
     let mut k = 0;
@@ -395,14 +411,17 @@ pub(crate) unsafe fn pack6_f32_avx2(rows: &[*const f32], kc: usize, out: *mut f3
 /// rows 4–5, four steps at a time; data movement only.
 ///
 /// # Safety
-/// As [`PackRows`]; the CPU runs AVX2. Six rows of a panel of six take
-/// the transposes, other counts a plain loop.
+/// The [`PackRows`] contract: each of the `rows.len() ≤ mr` row pointers is
+/// readable for `kc` elements, `out` writable for `mr·kc`, and the CPU runs
+/// AVX2. (Six rows of a panel of six take the transposes, other counts a
+/// plain loop.)
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn pack6_f64_avx2(rows: &[*const f64], kc: usize, out: *mut f64, mr: usize) {
     use core::arch::x86_64::*;
     if rows.len() != 6 || mr != 6 {
-        // SAFETY: forwarded.
+        // SAFETY: the rows and `out` are this function's, with the same
+        // contract `pack_rows_plain` asks (less the CPU).
         return unsafe { pack_rows_plain(rows, kc, out, mr) };
     }
     let mut k = 0;

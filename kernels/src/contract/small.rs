@@ -32,10 +32,11 @@ impl<T: Copy> Strided<T> {
     /// Element (i, j).
     ///
     /// # Safety
-    /// (i, j) is inside the view this was made from.
+    /// (i, j) is inside the view this was made from, whose dtype is `T`.
     #[inline(always)]
     unsafe fn at(&self, i: usize, j: usize) -> T {
-        // SAFETY: the caller's contract.
+        // SAFETY: (i, j) is an element of the view, of type T (this
+        // function's contract); the read is unaligned.
         unsafe {
             self.base
                 .offset(i as isize * self.rows + j as isize * self.cols)
@@ -217,7 +218,9 @@ fn try_typed<T: Chained + Element>(
                         // tile is inside C.
                         unsafe { (mi.full)(k, ap, b, b_step, ct, ldc, iv.is_some()) };
                     } else {
-                        // SAFETY: as above, for the edge's rows and columns.
+                        // SAFETY: `ap` holds k·mr values; b holds `cols`
+                        // readable values per step; the edge tile's `rows`
+                        // rows and `cols` columns are inside C.
                         unsafe { (mi.edge)(k, ap, b, b_step, ct, ldc, iv.is_some(), rows, cols) };
                     }
                 }

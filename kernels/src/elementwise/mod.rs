@@ -225,8 +225,11 @@ pub(crate) fn call_threads(exec: &Exec, n: usize) -> usize {
 /// plan otherwise.
 ///
 /// # Safety
-/// The operands must have been validated as `elementwise` and `cast`
-/// do, and `select` must give the call's kernels.
+/// The operands must have been validated as `elementwise` and `cast` do
+/// (every element position they name inside their bytes, the destination
+/// reaching no element twice and overlapping no input it must not), and
+/// `select` must give the call's kernels for the operands' dtypes, on a tier
+/// this CPU runs.
 pub(crate) unsafe fn run(
     exec: &Exec,
     inputs: &[ArrayView<'_>],
@@ -245,7 +248,9 @@ pub(crate) unsafe fn run(
     let threads = call_threads(exec, n);
     if !flat_ok {
         let plan = Plan::new(inputs, out);
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: the plan's positions are the validated views' (this
+        // function's contract) and `select` gives the call's kernels, what
+        // `Plan::run` asks.
         unsafe { plan.run(select, threads) };
         return;
     }
@@ -309,7 +314,8 @@ pub(crate) unsafe fn run(
             // SAFETY: i0 < n lies inside every non-broadcast operand.
             a.src[k] = unsafe { a.src[k].add(i0 * item * a.src_stride[k] as usize) };
         }
-        // SAFETY: as above, for the destination; chunks are disjoint.
+        // SAFETY: i0 < n lies inside the contiguous destination; the
+        // tasks' chunks i0..i1 are disjoint.
         a.dst = unsafe { a.dst.add(i0 * out_item) };
         // SAFETY: the chunk stays inside every operand.
         unsafe { stream::run_flat(f, &a, items, out_item) };
@@ -328,5 +334,6 @@ impl SendArgs {
 // SAFETY: the pointers address validated operands; tasks write disjoint chunks
 // of the destination and only read the inputs.
 unsafe impl Send for SendArgs {}
-// SAFETY: as above.
+// SAFETY: a shared `SendArgs` is only copied out (`get`); each task then
+// writes its own disjoint chunk of the destination and only reads the inputs.
 unsafe impl Sync for SendArgs {}

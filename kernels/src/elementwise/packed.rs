@@ -355,8 +355,10 @@ impl Fused {
     pub(crate) unsafe fn encode(&self, src: *const f32, dst: *mut u8, n: usize) {
         let groups = n / GROUP;
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: forwarded; the kernel touches groups·32 values and
-        // groups·32/per_byte bytes.
+        // SAFETY: AVX2 runs (this function's contract); the kernel reads
+        // groups·32 ≤ n values of `src` and writes groups·32/per_byte ≤
+        // ceil(n / per_byte) bytes of `dst`, both inside what the contract
+        // gives.
         unsafe {
             avx2::encode(self, src, dst, groups)
         };
@@ -386,7 +388,9 @@ impl Fused {
         let lut = self.dec.unwrap_or([0.0; 16]);
         let groups = n / GROUP;
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: forwarded.
+        // SAFETY: AVX2 runs (this function's contract); the kernel reads
+        // groups·32/per_byte ≤ ceil(n / per_byte) bytes of `src` and writes
+        // groups·32 ≤ n values of `dst`, both inside what the contract gives.
         unsafe {
             avx2::decode(self.bits, &lut, src, dst, groups)
         };
@@ -415,10 +419,12 @@ mod avx2 {
     /// group `g` of `dst`.
     ///
     /// # Safety
-    /// AVX2; group `g`'s bytes are inside `dst`.
+    /// The CPU runs AVX2 (the caller is compiled with it); group `g`'s
+    /// `32·BITS/8` bytes from `dst + g·32·BITS/8` are writable.
     #[inline(always)]
     unsafe fn store<const BITS: u32>(c: [__m256i; 4], dst: *mut u8, g: usize) {
-        // SAFETY: register operations, and a store inside dst.
+        // SAFETY: AVX2 runs; the one store writes group g's 4 (BITS = 1) or
+        // 16 (BITS = 4) bytes, writable (this function's contract).
         unsafe {
             let w = _mm256_packus_epi16(
                 _mm256_packs_epi32(c[0], c[1]),
@@ -446,7 +452,9 @@ mod avx2 {
     /// Integer codes: clamp, truncate, NaN → 0, low BITS.
     ///
     /// # Safety
-    /// As `Fused::encode`, for `groups * 32` values.
+    /// The CPU runs AVX2; `src` holds `groups·32` readable f32 values and
+    /// `dst` `groups·32·BITS/8` writable bytes that nothing else accesses
+    /// during the call.
     #[target_feature(enable = "avx2")]
     unsafe fn encode_int<const BITS: u32>(
         lo: f32,
@@ -463,7 +471,8 @@ mod avx2 {
             let v = _mm256_min_ps(_mm256_max_ps(x, lo), hi);
             _mm256_and_si256(_mm256_andnot_si256(isnan, _mm256_cvttps_epi32(v)), mask)
         };
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: AVX2 runs and `src`, `dst` hold the groups (this
+        // function's contract, which is each_group's).
         unsafe { each_group::<BITS>(src, dst, groups, |x| x.map(one)) };
     }
 
@@ -472,8 +481,10 @@ mod avx2 {
     /// source ahead.
     ///
     /// # Safety
-    /// As `Fused::encode`, for `groups * 32` values; called from an AVX2
-    /// function, into which it is inlined.
+    /// The CPU runs AVX2; `src` holds `groups·32` readable f32 values and
+    /// `dst` `groups·32·BITS/8` writable bytes that nothing else accesses
+    /// during the call. (Called from an AVX2 function, into which it is
+    /// inlined.)
     #[inline(always)]
     unsafe fn each_group<const BITS: u32>(
         src: *const f32,
@@ -506,7 +517,9 @@ mod avx2 {
     /// test per group).
     ///
     /// # Safety
-    /// As [`each_group`].
+    /// The CPU runs AVX2; `src` holds `groups·32` readable f32 values and
+    /// `dst` `groups·32·BITS/8` writable bytes that nothing else accesses
+    /// during the call.
     #[inline(always)]
     unsafe fn float_groups<const BITS: u32>(
         src: *const f32,
@@ -528,14 +541,17 @@ mod avx2 {
             }
             c
         };
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: AVX2 runs and `src`, `dst` hold the groups (this
+        // function's contract, which is each_group's).
         unsafe { each_group::<BITS>(src, dst, groups, codes) };
     }
 
     /// Sign-magnitude float codes by thresholds.
     ///
     /// # Safety
-    /// As `Fused::encode`, for `groups * 32` values.
+    /// The CPU runs AVX2; `src` holds `groups·32` readable f32 values and
+    /// `dst` `groups·32·BITS/8` writable bytes that nothing else accesses
+    /// during the call.
     #[target_feature(enable = "avx2")]
     unsafe fn encode_float<const BITS: u32>(
         t: [f32; 7],
@@ -569,14 +585,17 @@ mod avx2 {
             let fix = _mm256_blendv_epi8(fix0, fix1, neg);
             _mm256_xor_si256(code, _mm256_and_si256(isnan, fix))
         };
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: AVX2 runs and `src`, `dst` hold the groups (this
+        // function's contract, which is float_groups').
         unsafe { float_groups::<BITS>(src, dst, groups, one, nan_fix) };
     }
 
     /// 4-bit minifloat codes by rounding the bits (`Encode::Mini`).
     ///
     /// # Safety
-    /// As `Fused::encode`, for `groups * 32` values.
+    /// The CPU runs AVX2; `src` holds `groups·32` readable f32 values and
+    /// `dst` `groups·32·BITS/8` writable bytes that nothing else accesses
+    /// during the call.
     #[target_feature(enable = "avx2")]
     unsafe fn encode_mini(
         m: u32,
@@ -621,16 +640,20 @@ mod avx2 {
             let isnan = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_UNORD_Q>(x, x));
             _mm256_blendv_epi8(c, _mm256_blendv_epi8(nan0, nan1, neg), isnan)
         };
-        // SAFETY: forwarded from this function's contract.
+        // SAFETY: AVX2 runs and `src`, `dst` hold the groups of 4-bit codes
+        // (this function's contract, which is float_groups').
         unsafe { float_groups::<4>(src, dst, groups, code, nan_fix) };
     }
 
     /// `groups` groups of 32 values → packed bytes.
     ///
     /// # Safety
-    /// As `Fused::encode`, for `groups * 32` values.
+    /// The CPU runs AVX2; `src` holds `groups·32` readable f32 values and
+    /// `dst` `groups·32·f.bits/8` writable bytes that nothing else accesses
+    /// during the call.
     pub(super) unsafe fn encode(f: &Fused, src: *const f32, dst: *mut u8, groups: usize) {
-        // SAFETY: forwarded; the caller has checked AVX2.
+        // SAFETY: AVX2 runs and `src`, `dst` hold the groups at `f.bits`
+        // bits a code (this function's contract, the encoders' own).
         unsafe {
             match (f.enc, f.bits) {
                 (Some(Encode::Int { lo, hi }), 1) => encode_int::<1>(lo, hi, src, dst, groups),
@@ -648,7 +671,9 @@ mod avx2 {
     /// `groups` groups of 32 packed values → f32 through `lut`.
     ///
     /// # Safety
-    /// As `Fused::decode`, for `groups * 32` values.
+    /// The CPU runs AVX2; `src` holds `groups·32·bits/8` readable bytes and
+    /// `dst` room for `groups·32` f32 values that nothing else accesses
+    /// during the call.
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn decode(
         bits: u32,

@@ -178,7 +178,9 @@ impl Plan {
         };
         let contig = pick(Variant::Contig);
         if self.packed {
-            // SAFETY: forwarded.
+            // SAFETY: every row of the plan, whose positions the operands
+            // hold and whose kernels are the call's (this function's
+            // contract).
             unsafe { sub_byte::run_packed(self, contig, 0, self.rows()) };
             return;
         }
@@ -188,14 +190,18 @@ impl Plan {
         // More threads than elements buy nothing (and would overflow the task count).
         let threads = threads.min(self.total()).max(1);
         if threads <= 1 {
-            // SAFETY: forwarded.
+            // SAFETY: every row and element of the plan, whose positions the
+            // operands hold (this function's contract); `f` is the call's
+            // kernel for the plan's variant.
             unsafe { self.run_rows(f, 0, rows, 0, n) };
         } else if rows >= threads {
             let chunk = rows.div_ceil(threads);
             (0..threads).into_par_iter().for_each(|t| {
                 let r0 = (t * chunk).min(rows);
                 let r1 = ((t + 1) * chunk).min(rows);
-                // SAFETY: disjoint rows of the destination.
+                // SAFETY: rows r0..r1 of the plan, whose positions the
+                // operands hold (this function's contract), disjoint from the
+                // other tasks' rows of the destination.
                 unsafe { self.run_rows(f, r0, r1, 0, n) };
             });
         } else {
@@ -204,13 +210,21 @@ impl Plan {
                 let (r, t) = (task / threads, task % threads);
                 let i0 = (t * chunk).min(n);
                 let i1 = ((t + 1) * chunk).min(n);
-                // SAFETY: disjoint ranges of one row of the destination.
+                // SAFETY: elements i0..i1 of row r of the plan, whose
+                // positions the operands hold (this function's contract),
+                // disjoint from the other tasks' ranges of the destination.
                 unsafe { self.run_rows(f, r, r + 1, i0, i1) };
             });
         }
     }
 
     /// Rows `r0..r1`, inner elements `i0..i1`.
+    ///
+    /// # Safety
+    /// `r1 ≤ rows()` and `i1 ≤` the inner extent; the plan's operands are
+    /// valid for every position it visits (the caller's validation), `f` is
+    /// a kernel of the operands' dtypes this CPU runs, and no other thread
+    /// writes these rows' elements of the destination.
     unsafe fn run_rows(&self, f: LoopFn, r0: usize, r1: usize, i0: usize, i1: usize) {
         if i0 >= i1 {
             return;

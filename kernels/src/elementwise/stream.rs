@@ -83,7 +83,8 @@ unsafe fn copy_avx512(src: *const u8, dst: *mut u8, len: usize) {
 /// [`Copier`] by 256-bit non-temporal stores.
 ///
 /// # Safety
-/// As [`copy_avx512`]; the CPU runs AVX.
+/// `src` readable and `dst` writable for `len` bytes, `dst` 32-byte aligned,
+/// `len` a multiple of 32; the CPU runs AVX.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 unsafe fn copy_avx(src: *const u8, dst: *mut u8, len: usize) {
@@ -105,9 +106,10 @@ unsafe fn copy_avx(src: *const u8, dst: *mut u8, len: usize) {
 /// streams and the destination is large; else one plain call.
 ///
 /// # Safety
-/// As calling `f(args)`: every operand holds `args.n` elements from its
-/// pointer (or one, at stride 0), the destination is writable and read by no
-/// one else.
+/// `f` is a kernel of these operands' dtypes that this CPU runs; every
+/// input holds `args.n` elements of `items[k]` bytes from its pointer at
+/// stride 1 (or one, at stride 0); the destination holds `args.n` writable
+/// elements of `out_item` bytes, contiguous, read by no one else.
 pub(crate) unsafe fn run_flat(
     f: crate::LoopFn,
     args: &crate::Args,
@@ -118,10 +120,12 @@ pub(crate) unsafe fn run_flat(
     let large = args.n.saturating_mul(out_item) >= STREAM_MIN_BYTES && out_item <= 16;
     match if large { copier() } else { None } {
         Some(c) if enabled() => {
-            // SAFETY: forwarded.
+            // SAFETY: the operands and `f` are as run_through asks (this
+            // function's contract), and `copier` gave a copy this CPU runs.
             unsafe { run_through(f, args, items, out_item, c) }
         }
-        // SAFETY: forwarded.
+        // SAFETY: the operands hold what `f` reads and writes, and the CPU
+        // runs it (this function's contract).
         _ => unsafe { f(args) },
     }
 }
@@ -130,7 +134,11 @@ pub(crate) unsafe fn run_flat(
 /// through the scratch and `copy`.
 ///
 /// # Safety
-/// As [`run_flat`]; `copy` runs on this CPU.
+/// As for [`run_flat`]: `f` is a kernel of these operands' dtypes that this
+/// CPU runs; every input holds `args.n` elements of `items[k]` bytes (or
+/// one, at stride 0); the destination holds `args.n` writable elements of
+/// `out_item` bytes, contiguous, read by no one else; and `copy` runs on this
+/// CPU.
 unsafe fn run_through(
     f: crate::LoopFn,
     args: &crate::Args,
@@ -140,7 +148,8 @@ unsafe fn run_through(
 ) {
     let addr = args.dst as usize;
     if !addr.is_multiple_of(out_item) {
-        // SAFETY: forwarded.
+        // SAFETY: the operands hold what `f` reads and writes, and the CPU
+        // runs it (this function's contract).
         return unsafe { f(args) };
     }
     #[repr(C, align(64))]
@@ -184,9 +193,10 @@ unsafe fn run_through(
     }
     if done < args.n {
         step(&mut a, args.n - done, done);
-        // SAFETY: the rest of every operand.
+        // SAFETY: done < n: the destination's element `done`, inside it.
         a.dst = unsafe { args.dst.add(done * out_item) };
-        // SAFETY: as above.
+        // SAFETY: the last n − done elements of every operand (`step` moved
+        // the inputs to `done`) and of the destination.
         unsafe { f(&a) };
     }
     // The non-temporal stores are ordered before anything that follows.
@@ -204,7 +214,8 @@ mod tests {
     /// A kernel that widens bytes into f32 (x + 0.5), a stand-in for a cast.
     ///
     /// # Safety
-    /// As a generated kernel's.
+    /// `a.src[0]` holds `a.n` bytes at its stride (or one, at stride 0) and
+    /// `a.dst` room for `a.n` f32.
     unsafe fn widen(a: &crate::Args) {
         for i in 0..a.n {
             // SAFETY: i < n elements of each operand.

@@ -58,7 +58,8 @@ pub(crate) unsafe fn scatter(a: &Addr, p: isize, src: &[u8]) {
 /// run is whole bytes (packed) or plain elements; false when it is neither.
 ///
 /// # Safety
-/// The run must lie inside the validated operand.
+/// Positions `p0 .. p0 + len` (where `stride` is 1) must lie inside the
+/// validated operand, and `dst` hold `len` items (codes or elements).
 pub(crate) unsafe fn gather_run(
     a: &Addr,
     p0: isize,
@@ -247,7 +248,9 @@ mod x86 {
 /// bytes for a packed destination); false when the run is not of that shape.
 ///
 /// # Safety
-/// The run must lie inside the validated destination.
+/// Positions `p0 .. p0 + len` (where `stride` is 1) must lie inside the
+/// validated destination, written by no other thread, and `src` hold `len`
+/// items (codes or elements).
 pub(crate) unsafe fn scatter_run(
     a: &Addr,
     p0: isize,
@@ -283,7 +286,11 @@ pub(crate) unsafe fn scatter_run(
 /// Run rows `r0..r1` of a plan with a packed operand through tiles.
 ///
 /// # Safety
-/// As `Plan::run`.
+/// The plan's operands must be valid for every position rows `r0..r1`
+/// visit (the caller's validation), no other thread writes those rows of
+/// the destination, and `contig` is the call's contiguous kernel for the
+/// operands' dtypes (on codes one per byte for packed ones), which this CPU
+/// runs.
 pub(super) unsafe fn run_packed(plan: &Plan, contig: LoopFn, r0: usize, r1: usize) {
     let arity = plan.arity();
     let (n, s) = plan.inner_run();

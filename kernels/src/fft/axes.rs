@@ -71,7 +71,8 @@ pub(crate) struct Side {
 // SAFETY: a side is only dereferenced by the tasks of a pass, each on its own
 // lines (see `Ptr`).
 unsafe impl Send for Side {}
-// SAFETY: as above.
+// SAFETY: sharing a side only copies its pointer and strides: each task of a
+// pass dereferences it on its own lines alone (see `Ptr`).
 unsafe impl Sync for Side {}
 
 /// The one-line transform of a pass.
@@ -204,7 +205,8 @@ struct Ptr(*mut u8);
 // its own lines, which no other task reaches (a destination reaches no element
 // twice; the operand is only read).
 unsafe impl Send for Ptr {}
-// SAFETY: as above.
+// SAFETY: sharing one only copies the address: each task reads and writes
+// through it only its own lines, which no other task reaches.
 unsafe impl Sync for Ptr {}
 
 impl Ptr {
@@ -228,13 +230,19 @@ pub(crate) unsafe fn run<T: FftFloat>(
 ) {
     for pass in passes {
         match (pass.op.in_parts(), pass.op.out_parts()) {
-            // SAFETY: the caller's promise, for this pass's element types.
+            // SAFETY: the sides address valid elements of this pass's types
+            // (complex in, complex out) for every line, and the destination
+            // reaches no element twice (this function's contract).
             (2, 2) => unsafe {
                 run_pass::<T, Complex<T>, Complex<T>>(pass, scratch, simd, threads)
             },
-            // SAFETY: as above.
+            // SAFETY: the sides address valid elements of this pass's types
+            // (real in, complex out) for every line, and the destination
+            // reaches no element twice (this function's contract).
             (1, 2) => unsafe { run_pass::<T, T, Complex<T>>(pass, scratch, simd, threads) },
-            // SAFETY: as above.
+            // SAFETY: the sides address valid elements of this pass's types
+            // (complex in, real out) for every line, and the destination
+            // reaches no element twice (this function's contract).
             _ => unsafe { run_pass::<T, Complex<T>, T>(pass, scratch, simd, threads) },
         }
     }
@@ -247,6 +255,15 @@ fn scale_c<T: FftFloat>(z: Complex<T>, s: Option<T>) -> Complex<T> {
     }
 }
 
+/// One pass: every line's transform, from the source side (elements `S`) to
+/// the destination side (elements `D`), on up to `threads` tasks over
+/// disjoint lines.
+///
+/// # Safety
+/// Each side's pointer, offset, step and strides must address valid
+/// elements of its type (`S` for the source, `D` for the destination) for
+/// every line; the destination must reach no element twice and overlap no
+/// source but its own lines (an in-place pass).
 #[allow(clippy::needless_range_loop)] // the block's lines index three arrays
 unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
     pass: &Pass<T>,

@@ -11,11 +11,12 @@
 //! same operations in the same order, a point per lane.
 //!
 //! The radix-8, 4, 2, 3 and 5 passes also have explicit vector loops, written
-//! once over a vector type: AVX2 (4 points of complex64, 2 of complex128)
-//! on the avx2 tier, and AVX-512 (8 and 4 points) on the avx512 tier, which
-//! falls back to the AVX2 loop for a pass whose shape the wider vectors do
-//! not fit. A vector holds consecutive complex points in their memory order, real and imaginary
-//! parts side by side. A product by a twiddle `w` is `a·w.re` and
+//! once over a register of complex points ([`crate::simd::ComplexReg`], the
+//! crate's one home of vector code): AVX2 (4 points of complex64, 2 of
+//! complex128) on the avx2 tier, and AVX-512 (8 and 4 points) on the avx512
+//! tier, which falls back to the AVX2 loop for a pass whose shape the wider
+//! vectors do not fit. A vector holds consecutive complex points in their
+//! memory order, real and imaginary parts side by side. A product by a twiddle `w` is `a·w.re` and
 //! `swap(a)·w.im` combined by `addsub` (`re·w.re − im·w.im`,
 //! `im·w.re + re·w.im`: the scalar `cmul`'s roundings, the sum of two
 //! products being commutative; AVX-512, which has no `addsub`, adds the
@@ -60,386 +61,16 @@ impl Simd {
 mod avx {
     use super::{Butterfly, FftFloat, Pass};
     use crate::fft::butterflies::{Consts3, Consts5, Consts8};
-    use core::arch::x86_64::*;
+    use crate::simd::{Cf32x8, Cf64x4, ComplexReg};
     use num_complex::Complex;
 
-    /// A vector of `L` complex points of `T`.
-    pub(super) trait Cv: Copy {
-        type T: FftFloat;
-        const L: usize;
-        unsafe fn load(p: *const Complex<Self::T>) -> Self;
-        unsafe fn store(self, p: *mut Complex<Self::T>);
-        unsafe fn add(self, o: Self) -> Self;
-        unsafe fn sub(self, o: Self) -> Self;
-        /// `−i·z` (forward) or `+i·z` (inverse).
-        unsafe fn rot(self, inverse: bool) -> Self;
-        /// `w.re` and `w.im` in every lane.
-        unsafe fn splat(w: Complex<Self::T>) -> (Self, Self);
-        /// The real parts and the imaginary parts of L twiddles, each duplicated.
-        unsafe fn dup(w: Self) -> (Self, Self);
-        /// `self·w` from `w`'s parts as `splat` or `dup` give them.
-        unsafe fn cmul(self, wr: Self, wi: Self) -> Self;
-        /// Both parts times the real `c`.
-        unsafe fn mulr(self, c: Self::T) -> Self;
-        /// `p[row·i + k] = b[k][i]` for `i < L`, `k < 4` (`row ≥ 4`, a
-        /// multiple of 4: the rows of four points `row` points apart).
-        unsafe fn store4(b: [Self; 4], p: *mut Complex<Self::T>, row: usize);
-    }
-
-    #[derive(Clone, Copy)]
-    pub(super) struct V32(__m256);
-    #[derive(Clone, Copy)]
-    pub(super) struct V64(__m256d);
-
-    impl Cv for V32 {
-        type T = f32;
-        const L: usize = 4;
-        #[inline(always)]
-        unsafe fn load(p: *const Complex<f32>) -> Self {
-            V32(_mm256_loadu_ps(p as *const f32))
-        }
-        #[inline(always)]
-        unsafe fn store(self, p: *mut Complex<f32>) {
-            _mm256_storeu_ps(p as *mut f32, self.0)
-        }
-        #[inline(always)]
-        unsafe fn add(self, o: Self) -> Self {
-            V32(_mm256_add_ps(self.0, o.0))
-        }
-        #[inline(always)]
-        unsafe fn sub(self, o: Self) -> Self {
-            V32(_mm256_sub_ps(self.0, o.0))
-        }
-        #[inline(always)]
-        unsafe fn rot(self, inverse: bool) -> Self {
-            let sw = _mm256_permute_ps(self.0, 0xB1);
-            let m = if inverse {
-                _mm256_setr_ps(-0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0)
-            } else {
-                _mm256_setr_ps(0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0)
-            };
-            V32(_mm256_xor_ps(sw, m))
-        }
-        #[inline(always)]
-        unsafe fn splat(w: Complex<f32>) -> (Self, Self) {
-            (V32(_mm256_set1_ps(w.re)), V32(_mm256_set1_ps(w.im)))
-        }
-        #[inline(always)]
-        unsafe fn dup(w: Self) -> (Self, Self) {
-            (V32(_mm256_moveldup_ps(w.0)), V32(_mm256_movehdup_ps(w.0)))
-        }
-        #[inline(always)]
-        unsafe fn cmul(self, wr: Self, wi: Self) -> Self {
-            let a = _mm256_mul_ps(self.0, wr.0);
-            let b = _mm256_mul_ps(_mm256_permute_ps(self.0, 0xB1), wi.0);
-            V32(_mm256_addsub_ps(a, b))
-        }
-        #[inline(always)]
-        unsafe fn mulr(self, c: f32) -> Self {
-            V32(_mm256_mul_ps(_mm256_set1_ps(c), self.0))
-        }
-        #[inline(always)]
-        unsafe fn store4(b: [Self; 4], p: *mut Complex<f32>, row: usize) {
-            let (d0, d1) = (_mm256_castps_pd(b[0].0), _mm256_castps_pd(b[1].0));
-            let (d2, d3) = (_mm256_castps_pd(b[2].0), _mm256_castps_pd(b[3].0));
-            let t0 = _mm256_unpacklo_pd(d0, d1);
-            let t1 = _mm256_unpackhi_pd(d0, d1);
-            let t2 = _mm256_unpacklo_pd(d2, d3);
-            let t3 = _mm256_unpackhi_pd(d2, d3);
-            // One complex64 per f64 unit; a row of four points is one vector.
-            let q = p as *mut f64;
-            _mm256_storeu_pd(q, _mm256_permute2f128_pd(t0, t2, 0x20));
-            _mm256_storeu_pd(q.add(row), _mm256_permute2f128_pd(t1, t3, 0x20));
-            _mm256_storeu_pd(q.add(2 * row), _mm256_permute2f128_pd(t0, t2, 0x31));
-            _mm256_storeu_pd(q.add(3 * row), _mm256_permute2f128_pd(t1, t3, 0x31));
-        }
-    }
-
-    impl Cv for V64 {
-        type T = f64;
-        const L: usize = 2;
-        #[inline(always)]
-        unsafe fn load(p: *const Complex<f64>) -> Self {
-            V64(_mm256_loadu_pd(p as *const f64))
-        }
-        #[inline(always)]
-        unsafe fn store(self, p: *mut Complex<f64>) {
-            _mm256_storeu_pd(p as *mut f64, self.0)
-        }
-        #[inline(always)]
-        unsafe fn add(self, o: Self) -> Self {
-            V64(_mm256_add_pd(self.0, o.0))
-        }
-        #[inline(always)]
-        unsafe fn sub(self, o: Self) -> Self {
-            V64(_mm256_sub_pd(self.0, o.0))
-        }
-        #[inline(always)]
-        unsafe fn rot(self, inverse: bool) -> Self {
-            let sw = _mm256_permute_pd(self.0, 0b0101);
-            let m = if inverse {
-                _mm256_setr_pd(-0.0, 0.0, -0.0, 0.0)
-            } else {
-                _mm256_setr_pd(0.0, -0.0, 0.0, -0.0)
-            };
-            V64(_mm256_xor_pd(sw, m))
-        }
-        #[inline(always)]
-        unsafe fn splat(w: Complex<f64>) -> (Self, Self) {
-            (V64(_mm256_set1_pd(w.re)), V64(_mm256_set1_pd(w.im)))
-        }
-        #[inline(always)]
-        unsafe fn dup(w: Self) -> (Self, Self) {
-            (
-                V64(_mm256_movedup_pd(w.0)),
-                V64(_mm256_permute_pd(w.0, 0b1111)),
-            )
-        }
-        #[inline(always)]
-        unsafe fn cmul(self, wr: Self, wi: Self) -> Self {
-            let a = _mm256_mul_pd(self.0, wr.0);
-            let b = _mm256_mul_pd(_mm256_permute_pd(self.0, 0b0101), wi.0);
-            V64(_mm256_addsub_pd(a, b))
-        }
-        #[inline(always)]
-        unsafe fn mulr(self, c: f64) -> Self {
-            V64(_mm256_mul_pd(_mm256_set1_pd(c), self.0))
-        }
-        #[inline(always)]
-        unsafe fn store4(b: [Self; 4], p: *mut Complex<f64>, row: usize) {
-            // Two f64 units per complex128: a row of four points is two vectors.
-            let q = p as *mut f64;
-            let r1 = q.add(2 * row);
-            _mm256_storeu_pd(q, _mm256_permute2f128_pd(b[0].0, b[1].0, 0x20));
-            _mm256_storeu_pd(q.add(4), _mm256_permute2f128_pd(b[2].0, b[3].0, 0x20));
-            _mm256_storeu_pd(r1, _mm256_permute2f128_pd(b[0].0, b[1].0, 0x31));
-            _mm256_storeu_pd(r1.add(4), _mm256_permute2f128_pd(b[2].0, b[3].0, 0x31));
-        }
-    }
-
-    /// Eight complex64 points in a zmm register.
-    #[derive(Clone, Copy)]
-    pub(super) struct W32(__m512);
-    /// Four complex128 points in a zmm register.
-    #[derive(Clone, Copy)]
-    pub(super) struct W64(__m512d);
-
-    /// `a + (b with the real parts negated)`: `addsub`'s bits (an exact
-    /// negation, then one rounded addition per lane), which AVX-512 lacks.
+    /// The radix-4 butterfly of `butterflies::bf4`, the same operations.
+    ///
+    /// # Safety
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature contract:
+    /// the caller is compiled with it); no memory is touched.
     #[inline(always)]
-    unsafe fn addsub512_ps(a: __m512, b: __m512) -> __m512 {
-        let m = _mm512_castsi512_ps(_mm512_set1_epi64(0x0000_0000_8000_0000));
-        _mm512_add_ps(a, _mm512_xor_ps(b, m))
-    }
-    #[inline(always)]
-    unsafe fn addsub512_pd(a: __m512d, b: __m512d) -> __m512d {
-        let m = _mm512_castsi512_pd(_mm512_set_epi64(
-            0,
-            i64::MIN,
-            0,
-            i64::MIN,
-            0,
-            i64::MIN,
-            0,
-            i64::MIN,
-        ));
-        _mm512_add_pd(a, _mm512_xor_pd(b, m))
-    }
-
-    impl W32 {
-        /// The 4 × 8 transpose of `b` (complex64 points as 64-bit units):
-        /// vector j holds rows 2j and 2j + 1 (row i: `b[0][i] … b[3][i]`), the
-        /// low and high halves.
-        #[inline(always)]
-        unsafe fn rows4(b: [W32; 4]) -> [__m512d; 4] {
-            // Each complex64 is one 64-bit unit: a 4 × 8 transpose of units.
-            let (d0, d1) = (_mm512_castps_pd(b[0].0), _mm512_castps_pd(b[1].0));
-            let (d2, d3) = (_mm512_castps_pd(b[2].0), _mm512_castps_pd(b[3].0));
-            let l01 = _mm512_unpacklo_pd(d0, d1); // b0[2j], b1[2j] per 128-bit lane j
-            let h01 = _mm512_unpackhi_pd(d0, d1); // b0[2j+1], b1[2j+1]
-            let l23 = _mm512_unpacklo_pd(d2, d3);
-            let h23 = _mm512_unpackhi_pd(d2, d3);
-            // Lanes j = 0, 1 of each, then j = 2, 3.
-            let lo = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
-            let hi = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
-            let u0 = _mm512_permutex2var_pd(l01, lo, l23); // l01.0 l23.0 l01.1 l23.1
-            let v0 = _mm512_permutex2var_pd(h01, lo, h23); // h01.0 h23.0 h01.1 h23.1
-            let u1 = _mm512_permutex2var_pd(l01, hi, l23);
-            let v1 = _mm512_permutex2var_pd(h01, hi, h23);
-            // Row 2j: l01.j l23.j; row 2j + 1: h01.j h23.j.
-            [
-                _mm512_shuffle_f64x2(u0, v0, 0x44),
-                _mm512_shuffle_f64x2(u0, v0, 0xEE),
-                _mm512_shuffle_f64x2(u1, v1, 0x44),
-                _mm512_shuffle_f64x2(u1, v1, 0xEE),
-            ]
-        }
-
-        /// The 8 × 8 transpose: vector i is `b[0][i] … b[7][i]`.
-        #[inline(always)]
-        pub(super) unsafe fn transpose8(b: [W32; 8]) -> [W32; 8] {
-            let lo = W32::rows4([b[0], b[1], b[2], b[3]]);
-            let hi = W32::rows4([b[4], b[5], b[6], b[7]]);
-            let mut out = [b[0]; 8];
-            for j in 0..4 {
-                out[2 * j] = W32(_mm512_castpd_ps(_mm512_shuffle_f64x2(lo[j], hi[j], 0x44)));
-                out[2 * j + 1] = W32(_mm512_castpd_ps(_mm512_shuffle_f64x2(lo[j], hi[j], 0xEE)));
-            }
-            out
-        }
-    }
-
-    impl Cv for W32 {
-        type T = f32;
-        const L: usize = 8;
-        #[inline(always)]
-        unsafe fn load(p: *const Complex<f32>) -> Self {
-            W32(_mm512_loadu_ps(p as *const f32))
-        }
-        #[inline(always)]
-        unsafe fn store(self, p: *mut Complex<f32>) {
-            _mm512_storeu_ps(p as *mut f32, self.0)
-        }
-        #[inline(always)]
-        unsafe fn add(self, o: Self) -> Self {
-            W32(_mm512_add_ps(self.0, o.0))
-        }
-        #[inline(always)]
-        unsafe fn sub(self, o: Self) -> Self {
-            W32(_mm512_sub_ps(self.0, o.0))
-        }
-        #[inline(always)]
-        unsafe fn rot(self, inverse: bool) -> Self {
-            let sw = _mm512_permute_ps(self.0, 0xB1);
-            // Negate the real parts (inverse: +i·z = (−im, re)) or the
-            // imaginary parts (forward: −i·z = (im, −re)) of the swapped pairs.
-            let bits: i64 = if inverse {
-                0x0000_0000_8000_0000
-            } else {
-                0x8000_0000_0000_0000u64 as i64
-            };
-            W32(_mm512_xor_ps(
-                sw,
-                _mm512_castsi512_ps(_mm512_set1_epi64(bits)),
-            ))
-        }
-        #[inline(always)]
-        unsafe fn splat(w: Complex<f32>) -> (Self, Self) {
-            (W32(_mm512_set1_ps(w.re)), W32(_mm512_set1_ps(w.im)))
-        }
-        #[inline(always)]
-        unsafe fn dup(w: Self) -> (Self, Self) {
-            (W32(_mm512_moveldup_ps(w.0)), W32(_mm512_movehdup_ps(w.0)))
-        }
-        #[inline(always)]
-        unsafe fn cmul(self, wr: Self, wi: Self) -> Self {
-            let a = _mm512_mul_ps(self.0, wr.0);
-            let b = _mm512_mul_ps(_mm512_permute_ps(self.0, 0xB1), wi.0);
-            W32(addsub512_ps(a, b))
-        }
-        #[inline(always)]
-        unsafe fn mulr(self, c: f32) -> Self {
-            W32(_mm512_mul_ps(_mm512_set1_ps(c), self.0))
-        }
-        #[inline(always)]
-        unsafe fn store4(b: [Self; 4], p: *mut Complex<f32>, row: usize) {
-            let q = p as *mut f64;
-            let rows = W32::rows4(b);
-            if row == 4 {
-                for (j, v) in rows.iter().enumerate() {
-                    _mm512_storeu_pd(q.add(8 * j), *v);
-                }
-            } else {
-                for (j, v) in rows.iter().enumerate() {
-                    _mm256_storeu_pd(q.add(2 * j * row), _mm512_castpd512_pd256(*v));
-                    _mm256_storeu_pd(q.add((2 * j + 1) * row), _mm512_extractf64x4_pd(*v, 1));
-                }
-            }
-        }
-    }
-
-    impl Cv for W64 {
-        type T = f64;
-        const L: usize = 4;
-        #[inline(always)]
-        unsafe fn load(p: *const Complex<f64>) -> Self {
-            W64(_mm512_loadu_pd(p as *const f64))
-        }
-        #[inline(always)]
-        unsafe fn store(self, p: *mut Complex<f64>) {
-            _mm512_storeu_pd(p as *mut f64, self.0)
-        }
-        #[inline(always)]
-        unsafe fn add(self, o: Self) -> Self {
-            W64(_mm512_add_pd(self.0, o.0))
-        }
-        #[inline(always)]
-        unsafe fn sub(self, o: Self) -> Self {
-            W64(_mm512_sub_pd(self.0, o.0))
-        }
-        #[inline(always)]
-        unsafe fn rot(self, inverse: bool) -> Self {
-            let sw = _mm512_permute_pd(self.0, 0b0101_0101);
-            let (re, im) = if inverse {
-                (i64::MIN, 0)
-            } else {
-                (0, i64::MIN)
-            };
-            let m = _mm512_set_epi64(im, re, im, re, im, re, im, re);
-            W64(_mm512_xor_pd(sw, _mm512_castsi512_pd(m)))
-        }
-        #[inline(always)]
-        unsafe fn splat(w: Complex<f64>) -> (Self, Self) {
-            (W64(_mm512_set1_pd(w.re)), W64(_mm512_set1_pd(w.im)))
-        }
-        #[inline(always)]
-        unsafe fn dup(w: Self) -> (Self, Self) {
-            (
-                W64(_mm512_movedup_pd(w.0)),
-                W64(_mm512_permute_pd(w.0, 0b1111_1111)),
-            )
-        }
-        #[inline(always)]
-        unsafe fn cmul(self, wr: Self, wi: Self) -> Self {
-            let a = _mm512_mul_pd(self.0, wr.0);
-            let b = _mm512_mul_pd(_mm512_permute_pd(self.0, 0b0101_0101), wi.0);
-            W64(addsub512_pd(a, b))
-        }
-        #[inline(always)]
-        unsafe fn mulr(self, c: f64) -> Self {
-            W64(_mm512_mul_pd(_mm512_set1_pd(c), self.0))
-        }
-        #[inline(always)]
-        unsafe fn store4(b: [Self; 4], p: *mut Complex<f64>, row: usize) {
-            // Two f64 units per complex128: a row of four points is one vector.
-            let q = p as *mut f64;
-            let t = W64::transpose4(b);
-            for (i, v) in t.iter().enumerate() {
-                _mm512_storeu_pd(q.add(2 * i * row), v.0);
-            }
-        }
-    }
-
-    impl W64 {
-        /// The 4 × 4 transpose of complex128 points (128-bit lanes): vector
-        /// i is `b[0][i] … b[3][i]`.
-        #[inline(always)]
-        pub(super) unsafe fn transpose4(b: [W64; 4]) -> [W64; 4] {
-            let t0 = _mm512_shuffle_f64x2(b[0].0, b[1].0, 0x44); // b0.0 b0.1 b1.0 b1.1
-            let t1 = _mm512_shuffle_f64x2(b[2].0, b[3].0, 0x44); // b2.0 b2.1 b3.0 b3.1
-            let t2 = _mm512_shuffle_f64x2(b[0].0, b[1].0, 0xEE); // b0.2 b0.3 b1.2 b1.3
-            let t3 = _mm512_shuffle_f64x2(b[2].0, b[3].0, 0xEE);
-            [
-                W64(_mm512_shuffle_f64x2(t0, t1, 0x88)),
-                W64(_mm512_shuffle_f64x2(t0, t1, 0xDD)),
-                W64(_mm512_shuffle_f64x2(t2, t3, 0x88)),
-                W64(_mm512_shuffle_f64x2(t2, t3, 0xDD)),
-            ]
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn bf4<V: Cv>(a: [V; 4], inverse: bool) -> [V; 4] {
+    unsafe fn bf4<V: ComplexReg>(a: [V; 4], inverse: bool) -> [V; 4] {
         let t0 = a[0].add(a[2]);
         let t1 = a[0].sub(a[2]);
         let t2 = a[1].add(a[3]);
@@ -450,32 +81,37 @@ mod avx {
     /// One pass in AVX2 vectors (see [`pass_body`]).
     ///
     /// # Safety
-    /// The CPU runs AVX2; `x` and `y` hold the pass's n points.
+    /// The CPU runs AVX2 and FMA, and `V` is a 256-bit register
+    /// ([`crate::simd::Cf32x4`] or [`crate::simd::Cf64x2`]), whose
+    /// instructions are those. (The slices are checked against the pass.)
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn pass<V: Cv>(
+    pub(super) unsafe fn pass<V: ComplexReg>(
         pass: &Pass<V::T>,
         s: usize,
         inverse: bool,
         x: &[Complex<V::T>],
         y: &mut [Complex<V::T>],
     ) -> bool {
-        // SAFETY: the caller's promise, AVX2 runs.
+        // SAFETY: this function enables AVX2 and FMA, which run (its
+        // contract), and `V` needs no more.
         unsafe { pass_body::<V>(pass, s, inverse, x, y) }
     }
 
     /// One pass in AVX-512 vectors (see [`pass_body`]).
     ///
     /// # Safety
-    /// The CPU runs AVX-512 F/DQ/VL/BW; `x` and `y` hold the pass's n points.
+    /// The CPU runs AVX-512 F/DQ/VL/BW, AVX2 and FMA (which cover every
+    /// [`ComplexReg`]). (The slices are checked against the pass.)
     #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
-    pub(super) unsafe fn pass512<V: Cv>(
+    pub(super) unsafe fn pass512<V: ComplexReg>(
         pass: &Pass<V::T>,
         s: usize,
         inverse: bool,
         x: &[Complex<V::T>],
         y: &mut [Complex<V::T>],
     ) -> bool {
-        // SAFETY: the caller's promise, AVX-512 runs.
+        // SAFETY: this function enables AVX-512 F/DQ/VL/BW, AVX2 and FMA,
+        // which run (its contract): every register's instruction set.
         unsafe { pass_body::<V>(pass, s, inverse, x, y) }
     }
 
@@ -487,10 +123,13 @@ mod avx {
     /// the same places of `y`, which is not `x`.
     ///
     /// # Safety
-    /// The CPU runs `V`'s instructions; `x` and `y` hold the pass's n points.
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature
+    /// contract). Memory needs nothing of the caller: `x` and `y` are checked
+    /// to hold the pass's `p·m·s` points before any access, and every access
+    /// is inside them (each vector's `L` points at `r ≤ s − L`).
     #[inline(always)]
     #[allow(clippy::needless_range_loop)] // k names the output and its twiddle
-    unsafe fn pass_body<V: Cv>(
+    unsafe fn pass_body<V: ComplexReg>(
         pass: &Pass<V::T>,
         s: usize,
         inverse: bool,
@@ -576,10 +215,11 @@ mod avx {
     /// scalar loop (the same operations).
     ///
     /// # Safety
-    /// The CPU runs `V`'s instructions; `x` and `y` hold the pass's n points;
-    /// `pass.twk` is filled (`s = 1`, `m > 1`).
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature
+    /// contract); `x` and `y` hold the pass's `p·m` points; `pass.twk` is
+    /// filled (`s = 1`, `m > 1`: `(p − 1)·m` twiddles by `k`).
     #[inline(always)]
-    unsafe fn first_pass<V: Cv>(
+    unsafe fn first_pass<V: ComplexReg>(
         pass: &Pass<V::T>,
         inverse: bool,
         x: &[Complex<V::T>],
@@ -658,7 +298,9 @@ mod avx {
     /// shape.
     ///
     /// # Safety
-    /// The CPU runs AVX-512 F/DQ/VL/BW.
+    /// The CPU runs AVX-512 F/DQ/VL/BW, AVX2 and FMA. (Memory needs nothing
+    /// of the caller: the shape is checked first, `data` holding 64 points
+    /// and the first pass 56 twiddles by `k`.)
     #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
     pub(super) unsafe fn line64(
         passes: &[Pass<f32>],
@@ -669,11 +311,11 @@ mod avx {
             return false;
         };
         let xp = data.as_mut_ptr();
-        let mut b = bf8(loads::<W32, 8>(xp, 8), c1, inverse);
+        let mut b = bf8(loads::<Cf32x8, 8>(xp, 8), c1, inverse);
         for (k, bk) in b.iter_mut().enumerate().skip(1) {
             *bk = twiddle(*bk, tk.add((k - 1) * 8));
         }
-        let out = bf8(W32::transpose8(b), c2, inverse);
+        let out = bf8(Cf32x8::transpose8(b), c2, inverse);
         for (k, v) in out.iter().enumerate() {
             v.store(xp.add(8 * k));
         }
@@ -686,7 +328,9 @@ mod avx {
     /// two passes through memory.
     ///
     /// # Safety
-    /// The CPU runs AVX-512 F/DQ/VL/BW.
+    /// The CPU runs AVX-512 F/DQ/VL/BW, AVX2 and FMA. (Memory needs nothing
+    /// of the caller: the shape is checked first, `data` holding 64 points
+    /// and the first pass 56 twiddles by `k`.)
     #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
     pub(super) unsafe fn line64_f64(
         passes: &[Pass<f64>],
@@ -698,14 +342,14 @@ mod avx {
         };
         let xp = data.as_mut_ptr();
         // rows[j][h]: points 4h..4h + 4 of row j (y[8j + 4h..]) after the first pass.
-        let mut rows = [[W64::load(xp); 2]; 8];
+        let mut rows = [[Cf64x4::load(xp); 2]; 8];
         for g in 0..2 {
-            let mut b = bf8(loads::<W64, 8>(xp.add(4 * g), 8), c1, inverse);
+            let mut b = bf8(loads::<Cf64x4, 8>(xp.add(4 * g), 8), c1, inverse);
             for (k, bk) in b.iter_mut().enumerate().skip(1) {
                 *bk = twiddle(*bk, tk.add((k - 1) * 8 + 4 * g));
             }
-            let lo = W64::transpose4([b[0], b[1], b[2], b[3]]);
-            let hi = W64::transpose4([b[4], b[5], b[6], b[7]]);
+            let lo = Cf64x4::transpose4([b[0], b[1], b[2], b[3]]);
+            let hi = Cf64x4::transpose4([b[4], b[5], b[6], b[7]]);
             for i in 0..4 {
                 rows[4 * g + i] = [lo[i], hi[i]];
             }
@@ -725,8 +369,13 @@ mod avx {
 
     /// `o[s·k] = b[k]`, each `k ≥ 1` times its twiddle `w[k − 1]` where
     /// `twid` (a pass's results for one `q`, `s` sequences apart).
+    ///
+    /// # Safety
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature
+    /// contract); the `L` points from `o + s·k` are writable for every
+    /// `k < b.len()`.
     #[inline(always)]
-    unsafe fn store_rows<V: Cv>(
+    unsafe fn store_rows<V: ComplexReg>(
         b: &[V],
         w: &[(V, V)],
         twid: bool,
@@ -742,8 +391,12 @@ mod avx {
 
     /// The twiddles `w^(q·k)`, `k = 1..=K`, of a pass of radix `K + 1` as
     /// splats; ones where the pass has none (`twid` false).
+    ///
+    /// # Safety
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature contract:
+    /// the caller is compiled with it); `tw` is read by checked indexing.
     #[inline(always)]
-    unsafe fn splats<V: Cv, const K: usize>(
+    unsafe fn splats<V: ComplexReg, const K: usize>(
         tw: &[Complex<V::T>],
         q: usize,
         twid: bool,
@@ -766,17 +419,27 @@ mod avx {
     }
 
     /// `b` times the `L` twiddles at `t`.
+    ///
+    /// # Safety
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature
+    /// contract); the `L` points from `t` are readable.
     #[inline(always)]
-    unsafe fn twiddle<V: Cv>(b: V, t: *const Complex<V::T>) -> V {
+    unsafe fn twiddle<V: ComplexReg>(b: V, t: *const Complex<V::T>) -> V {
         let (wr, wi) = V::dup(V::load(t));
         b.cmul(wr, wi)
     }
 
     /// `o[p·i + k] = b[k][i]` for `i < L`, `k < p = b.len()` (through the stack).
+    ///
+    /// # Safety
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature
+    /// contract); `b.len()·L ≤ 40` (the stack buffer: radix 2, 3 and 5 of at
+    /// most 8 points a vector); the `p·L` points from `o` are writable.
     #[inline(always)]
-    unsafe fn store_interleaved<V: Cv>(b: &[V], o: *mut Complex<V::T>) {
+    unsafe fn store_interleaved<V: ComplexReg>(b: &[V], o: *mut Complex<V::T>) {
         const MAX: usize = 5 * 8;
         let (p, l) = (b.len(), V::L);
+        debug_assert!(p * l <= MAX);
         let mut t = [Complex::new(V::T::ZERO, V::T::ZERO); MAX];
         for (k, v) in b.iter().enumerate() {
             v.store(t.as_mut_ptr().add(k * l));
@@ -788,8 +451,13 @@ mod avx {
         }
     }
 
+    /// The radix-3 butterfly of `butterflies::bf3`, the same operations.
+    ///
+    /// # Safety
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature contract:
+    /// the caller is compiled with it); no memory is touched.
     #[inline(always)]
-    unsafe fn bf3<V: Cv>(a: [V; 3], c: &Consts3<V::T>, inverse: bool) -> [V; 3] {
+    unsafe fn bf3<V: ComplexReg>(a: [V; 3], c: &Consts3<V::T>, inverse: bool) -> [V; 3] {
         let t1 = a[1].add(a[2]);
         let t2 = a[1].sub(a[2]);
         let b0 = a[0].add(t1);
@@ -799,16 +467,25 @@ mod avx {
     }
 
     /// `butterflies::mul45`: `(z ∓ i·z)·(1/√2)`.
+    ///
+    /// # Safety
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature contract:
+    /// the caller is compiled with it); no memory is touched.
     #[inline(always)]
-    unsafe fn mul45<V: Cv>(z: V, c: V::T, inverse: bool) -> V {
+    unsafe fn mul45<V: ComplexReg>(z: V, c: V::T, inverse: bool) -> V {
         z.add(z.rot(inverse)).mulr(c)
     }
 
     /// `P` vectors at `p + j·d`, `j < P` (a loop, not a closure: closures
     /// do not inherit the target features of the function that inlines them,
     /// and would call the intrinsics out of line).
+    ///
+    /// # Safety
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature
+    /// contract); the `L` points from `p + j·d` are readable for every
+    /// `j < P`.
     #[inline(always)]
-    unsafe fn loads<V: Cv, const P: usize>(p: *const Complex<V::T>, d: usize) -> [V; P] {
+    unsafe fn loads<V: ComplexReg, const P: usize>(p: *const Complex<V::T>, d: usize) -> [V; P] {
         let mut a = [V::load(p); P];
         for (j, aj) in a.iter_mut().enumerate().skip(1) {
             *aj = V::load(p.add(j * d));
@@ -817,8 +494,12 @@ mod avx {
     }
 
     /// The radix-8 butterfly of `butterflies::bf8`, the same operations.
+    ///
+    /// # Safety
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature contract:
+    /// the caller is compiled with it); no memory is touched.
     #[inline(always)]
-    unsafe fn bf8<V: Cv>(a: [V; 8], c: &Consts8<V::T>, inverse: bool) -> [V; 8] {
+    unsafe fn bf8<V: ComplexReg>(a: [V; 8], c: &Consts8<V::T>, inverse: bool) -> [V; 8] {
         let e = bf4([a[0], a[2], a[4], a[6]], inverse);
         let o = bf4([a[1], a[3], a[5], a[7]], inverse);
         let o1 = mul45(o[1], c.c, inverse);
@@ -836,8 +517,13 @@ mod avx {
         ]
     }
 
+    /// The radix-5 butterfly of `butterflies::bf5`, the same operations.
+    ///
+    /// # Safety
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature contract:
+    /// the caller is compiled with it); no memory is touched.
     #[inline(always)]
-    unsafe fn bf5<V: Cv>(a: [V; 5], c: &Consts5<V::T>, inverse: bool) -> [V; 5] {
+    unsafe fn bf5<V: ComplexReg>(a: [V; 5], c: &Consts5<V::T>, inverse: bool) -> [V; 5] {
         let t1 = a[1].add(a[4]);
         let t2 = a[2].add(a[3]);
         let t3 = a[1].sub(a[4]);
@@ -879,10 +565,12 @@ unsafe fn vector_pass<T: FftFloat>(
                 core::slice::from_raw_parts_mut(y.as_mut_ptr() as *mut Complex<f64>, y.len()),
             )
         };
-        // SAFETY: the caller's promise: AVX2 runs, and AVX-512 where `wide`.
+        // SAFETY: this function's contract: AVX2 and FMA run (`pass` with a
+        // 256-bit register needs no more), and AVX-512 F/VL/DQ/BW where
+        // `wide` (all `pass512` needs).
         unsafe {
-            (wide && avx::pass512::<avx::W64>(pass, s, inverse, x, y))
-                || avx::pass::<avx::V64>(pass, s, inverse, x, y)
+            (wide && avx::pass512::<crate::simd::Cf64x4>(pass, s, inverse, x, y))
+                || avx::pass::<crate::simd::Cf64x2>(pass, s, inverse, x, y)
         }
     } else {
         // SAFETY: `T` is f32, the sealed trait's other type.
@@ -893,14 +581,21 @@ unsafe fn vector_pass<T: FftFloat>(
                 core::slice::from_raw_parts_mut(y.as_mut_ptr() as *mut Complex<f32>, y.len()),
             )
         };
-        // SAFETY: as above.
+        // SAFETY: this function's contract, as for f64: AVX2 and FMA run
+        // (all `pass` needs for the 256-bit Cf32x4), and AVX-512 F/VL/DQ/BW
+        // where `wide` (all `pass512` needs).
         unsafe {
-            (wide && avx::pass512::<avx::W32>(pass, s, inverse, x, y))
-                || avx::pass::<avx::V32>(pass, s, inverse, x, y)
+            (wide && avx::pass512::<crate::simd::Cf32x8>(pass, s, inverse, x, y))
+                || avx::pass::<crate::simd::Cf32x4>(pass, s, inverse, x, y)
         }
     }
 }
 
+/// The passes over one line, each in AVX2 vectors where its shape allows
+/// ([`vector_pass`]), else by the scalar loop compiled for AVX2.
+///
+/// # Safety
+/// The CPU runs AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn passes_avx2<T: FftFloat>(
@@ -909,12 +604,20 @@ unsafe fn passes_avx2<T: FftFloat>(
     data: &mut [Complex<T>],
     scratch: &mut [Complex<T>],
 ) {
-    // SAFETY: this function runs only where AVX2 and FMA do.
+    // SAFETY: AVX2 and FMA run (this function's contract), all that
+    // `vector_pass` asks without `wide`.
     run_passes_with(passes, inverse, data, scratch, |p, s, x, y| unsafe {
         vector_pass(p, s, inverse, x, y, false)
     })
 }
 
+/// The passes over one line: a 64-point line of two radix-8 passes in
+/// registers ([`avx::line64`], [`avx::line64_f64`]), else each pass in
+/// AVX-512 or AVX2 vectors where its shape allows ([`vector_pass`]), else by
+/// the scalar loop compiled for AVX-512.
+///
+/// # Safety
+/// The CPU runs AVX-512 F/VL/DQ/BW, AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
 unsafe fn passes_avx512<T: FftFloat>(
@@ -925,7 +628,8 @@ unsafe fn passes_avx512<T: FftFloat>(
 ) {
     if T::TWIDDLE_DD && data.len() == 64 {
         // SAFETY: `T` is f64 (the sealed trait's type with double-double
-        // twiddles), so these are the same references retyped; AVX-512 runs.
+        // twiddles), so these are the same references retyped, `data`'s 64
+        // points; AVX-512 F/VL/DQ/BW run (this function's contract).
         let done = unsafe {
             avx::line64_f64(
                 core::slice::from_raw_parts(passes.as_ptr() as *const Pass<f64>, passes.len()),
@@ -939,7 +643,8 @@ unsafe fn passes_avx512<T: FftFloat>(
     }
     if !T::TWIDDLE_DD && data.len() == 64 {
         // SAFETY: `T` is f32 (the sealed trait's type without double-double
-        // twiddles), so these are the same references retyped; AVX-512 runs.
+        // twiddles), so these are the same references retyped, `data`'s 64
+        // points; AVX-512 F/VL/DQ/BW run (this function's contract).
         let done = unsafe {
             avx::line64(
                 core::slice::from_raw_parts(passes.as_ptr() as *const Pass<f32>, passes.len()),
@@ -951,8 +656,8 @@ unsafe fn passes_avx512<T: FftFloat>(
             return;
         }
     }
-    // SAFETY: this function runs only where AVX-512 F/VL/DQ/BW, AVX2 and
-    // FMA do.
+    // SAFETY: AVX-512 F/VL/DQ/BW, AVX2 and FMA run (this function's
+    // contract), all that `vector_pass` asks with `wide`.
     run_passes_with(passes, inverse, data, scratch, |p, s, x, y| unsafe {
         vector_pass(p, s, inverse, x, y, true)
     })
@@ -985,10 +690,18 @@ pub(crate) fn run_passes<T: FftFloat>(
 pub(crate) fn with_simd<R>(simd: Simd, f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     {
+        /// `f()` with AVX2 and FMA enabled.
+        ///
+        /// # Safety
+        /// The CPU runs AVX2 and FMA.
         #[target_feature(enable = "avx2,fma")]
         unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {
             f()
         }
+        /// `f()` with AVX-512 F/VL/DQ/BW, AVX2 and FMA enabled.
+        ///
+        /// # Safety
+        /// The CPU runs AVX-512 F/VL/DQ/BW, AVX2 and FMA.
         #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
         unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
             f()

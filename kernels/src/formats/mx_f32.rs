@@ -120,11 +120,16 @@ impl Kernel {
     /// packed dtype without a fused kernel.
     ///
     /// # Safety
-    /// `src` must hold `n` readable f32 values, `dst` the destination's bytes
-    /// for them, and neither may overlap the other or `codes`.
+    /// `src` must hold `n` readable f32 values, `dst` the destination's
+    /// `n / per_byte` writable bytes for them (`n` items where unpacked), and
+    /// neither may overlap the other or `codes`; `codes` holds `n` bytes for a
+    /// packed dtype; the kernel's tier is one this CPU runs.
     unsafe fn run(&self, src: *const f32, n: usize, dst: *mut u8, codes: &mut [u8]) {
         match *self {
-            // SAFETY: forwarded; the fused kernel writes n / per_byte bytes.
+            // SAFETY: `src` holds n values and `dst` n / per_byte bytes
+            // (this function's contract), which is what the fused kernel
+            // reads and writes; it was chosen only where the tier runs AVX2
+            // (`Kernel::new`), a tier this CPU runs, and `encodes()` holds.
             Kernel::Packed(f) => unsafe { f.encode(src, dst, n) },
             Kernel::Loop { f, bits, per_byte } => {
                 let out = if per_byte > 1 {
@@ -208,8 +213,9 @@ impl MxEncoder {
     /// at `codes` and `n / block` scale bytes at `scales`.
     ///
     /// # Safety
-    /// `src` must hold `n` readable f32 values; `codes` and `scales` must be
-    /// valid for those writes and overlap nothing else.
+    /// `src` must hold `n` readable f32 values; `codes` (`n / per_byte`
+    /// bytes) and `scales` (`n / block` bytes) must be valid for those writes
+    /// and overlap nothing else; the encoder's tier is one this CPU runs.
     pub unsafe fn encode(
         &self,
         src: *const f32,
@@ -223,16 +229,20 @@ impl MxEncoder {
         debug_assert!(n.is_multiple_of(block) && n <= self.tile());
         #[cfg(target_arch = "x86_64")]
         if self.avx2 {
-            // SAFETY: forwarded; the tier runs AVX2; the scratch holds a tile.
+            // SAFETY: `src` holds nb·block = n values (this function's
+            // contract); the tier runs AVX2 and this CPU runs the tier; the
+            // scratch holds a tile ≥ n values and its scales.
             unsafe {
                 avx2::scale_blocks(&self.rule, self.far, src, nb, &mut s.scaled, &mut s.scales)
             };
         } else {
-            // SAFETY: forwarded.
+            // SAFETY: `src` holds nb·block = n values (this function's
+            // contract); the scratch holds a tile ≥ n values and its scales.
             unsafe { scale_blocks(&self.rule, src, nb, &mut s.scaled, &mut s.scales) };
         }
         #[cfg(not(target_arch = "x86_64"))]
-        // SAFETY: forwarded.
+        // SAFETY: `src` holds nb·block = n values (this function's
+        // contract); the scratch holds a tile ≥ n values and its scales.
         unsafe {
             scale_blocks(&self.rule, src, nb, &mut s.scaled, &mut s.scales)
         };
@@ -249,8 +259,8 @@ impl MxEncoder {
 /// scale into `scaled`.
 ///
 /// # Safety
-/// `src` must hold `nb · block` readable f32 values (any alignment), and the
-/// scratch that many values and `nb` scales.
+/// `src` must hold `nb · r.block` readable f32 values (any alignment). (The
+/// scratch slices are indexed with checks.)
 unsafe fn scale_blocks(
     r: &MxRule,
     src: *const f32,
@@ -292,7 +302,8 @@ mod avx2 {
     /// other sizes the portable pass. `far`: ask for the source ahead.
     ///
     /// # Safety
-    /// As [`super::scale_blocks`], on a CPU with AVX2.
+    /// `src` must hold `nb · r.block` readable f32 values (any alignment);
+    /// the CPU runs AVX2. (The scratch slices are checked.)
     #[target_feature(enable = "avx2")]
     pub(super) unsafe fn scale_blocks(
         r: &MxRule,
@@ -302,7 +313,8 @@ mod avx2 {
         scaled: &mut [f32],
         scales: &mut [f32],
     ) {
-        // SAFETY: forwarded.
+        // SAFETY: `src` holds nb·block values and AVX2 runs (this
+        // function's contract); each arm's B is `r.block`, as `blocks` asks.
         unsafe {
             match (r.block, r.int_unit.is_some()) {
                 (16, false) => blocks::<16, false>(r, far, src, nb, scaled, scales),
@@ -320,7 +332,8 @@ mod avx2 {
     /// `far`: the source comes from memory, asked for ahead.
     ///
     /// # Safety
-    /// As [`scale_blocks`], with `r.block == B`.
+    /// `src` must hold `nb · B` readable f32 values (any alignment); the CPU
+    /// runs AVX2. (`r.block == B` and the scratch are checked.)
     #[target_feature(enable = "avx2")]
     unsafe fn blocks<const B: usize, const INT: bool>(
         r: &MxRule,

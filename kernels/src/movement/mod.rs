@@ -46,7 +46,8 @@ pub(crate) struct Shared<T>(pub(crate) *mut T);
 // SAFETY: the tasks that share one write disjoint elements only (each use
 // states which), and the buffer outlives the scoped tasks.
 unsafe impl<T> Send for Shared<T> {}
-// SAFETY: as above.
+// SAFETY: sharing one only copies the address: the tasks write disjoint
+// elements through it (each use states which) while the buffer outlives them.
 unsafe impl<T> Sync for Shared<T> {}
 
 impl<T> Shared<T> {

@@ -504,7 +504,9 @@ const BATCH: usize = 512;
 /// order whatever the thread count.
 ///
 /// # Safety
-/// As [`core`]; and no other task writes task r's targets.
+/// `upd` holds `g.m` values, `tgt` and (for `MARK`) `marks` one per target
+/// of `[outer; d; inner]` (as for [`core`]); and no other task writes task
+/// r's targets.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 unsafe fn owned<T: Copy, F: Fn(T, T) -> T, const MARK: bool>(

@@ -153,6 +153,9 @@ radix_key!(u8 => 8, u16 => 8, u32 => 11, u64 => 11, u128 => 8);
 
 /// How the elements of one dtype become keys, and (where it can) how a key
 /// becomes the element's bits again.
+///
+/// Each `unsafe` method states its contract in its own `# Safety` section;
+/// every impl relies on that contract alone.
 pub(crate) trait KeyMap: Sync + Copy {
     /// The key type.
     type K: RadixKey;
@@ -368,19 +371,25 @@ pub(crate) struct ByteKey {
 
 impl ByteKey {
     /// The code at element position `pos`.
+    ///
+    /// # Safety
+    /// `pos` must be an element of a validated view over `data` (so the byte
+    /// that holds its code is inside `data`).
     #[inline(always)]
     unsafe fn code(&self, data: *const u8, pos: isize) -> u8 {
         match self.vpb {
-            // SAFETY: the caller's promise: `pos` is an element of the view,
-            // so its byte is inside `data`.
+            // SAFETY: `pos` is an element of the view (this function's
+            // contract), one byte each, so its byte is inside `data`.
             1 => unsafe { *data.offset(pos) },
             2 => {
-                // SAFETY: as above.
+                // SAFETY: `pos` is an element of the view (this function's
+                // contract), two a byte, so byte pos / 2 is inside `data`.
                 let b = unsafe { *data.offset(pos.div_euclid(2)) };
                 (b >> (4 * (1 - pos.rem_euclid(2)))) & 0xf
             }
             _ => {
-                // SAFETY: as above.
+                // SAFETY: `pos` is an element of the view (this function's
+                // contract), eight a byte, so byte pos / 8 is inside `data`.
                 let b = unsafe { *data.offset(pos.div_euclid(8)) };
                 (b >> (7 - pos.rem_euclid(8))) & 1
             }
@@ -393,7 +402,8 @@ impl KeyMap for ByteKey {
     const INVERTIBLE: bool = false;
     #[inline(always)]
     unsafe fn key_at(&self, data: *const u8, pos: isize) -> u8 {
-        // SAFETY: the caller's promise, passed on.
+        // SAFETY: `pos` is an element of the view (key_at's contract), as
+        // `code` asks.
         self.rank[unsafe { self.code(data, pos) } as usize]
     }
     fn collapses(&self, _k: u8) -> bool {

@@ -580,7 +580,9 @@ unsafe fn emit<M: KeyMap>(
                 unsafe { m.copy(job.x, xb + *ip.add(j) as isize * xs, vp.0, d) };
             } else if m.collapses(kk) {
                 // SAFETY: the sorted keys hold as many collapsing keys as the
-                // slice, so one is found before n; d as above.
+                // slice, so one is found before n, an element of x's slice;
+                // d is element j of this slice of the validated destination,
+                // the caller's.
                 unsafe {
                     while !m.collapses(m.key_at(job.x, xb + next as isize * xs)) {
                         next += 1;
@@ -589,8 +591,9 @@ unsafe fn emit<M: KeyMap>(
                 }
                 next += 1;
             } else {
-                // SAFETY: d as above; the key does not collapse, so it maps
-                // back to its element's bits.
+                // SAFETY: d is element j of this slice of the validated
+                // destination, the caller's alone; the key does not collapse,
+                // so it maps back to its element's bits.
                 unsafe { m.write_key(kk, vp.0, d) };
             }
         }

@@ -34,7 +34,8 @@ pub(crate) struct Shared<T>(pub(crate) *mut T);
 // SAFETY: the pointer is only used for writes to disjoint elements (and reads
 // of elements no task writes in the same phase), as each use states.
 unsafe impl<T> Send for Shared<T> {}
-// SAFETY: as above.
+// SAFETY: sharing one only copies the address: writes through it go to
+// disjoint elements, and reads to elements no task writes in that phase.
 unsafe impl<T> Sync for Shared<T> {}
 
 impl<T> Shared<T> {
@@ -251,7 +252,8 @@ unsafe fn scatter_top<K: RadixKey, F: Fn(usize) -> K, D: Fn(K) -> usize>(
     } else {
         for i in lo..hi {
             let k = key(i);
-            // SAFETY: as above.
+            // SAFETY: the bucket indexes `off`; the slot is the caller's
+            // (its place in `dk` written by this task alone).
             unsafe {
                 let slot = off.get_unchecked_mut(bucket_of(k));
                 let o = *slot as usize;
@@ -495,7 +497,8 @@ unsafe fn lsd<K: RadixKey>(
     let masks: Vec<(u32, usize)> = ds.iter().map(|&(l, w)| (l, (1usize << w) - 1)).collect();
     let mut hist = vec![[0u32; BUCKETS]; ds.len()];
     for i in lo..hi {
-        // SAFETY: the caller's promise.
+        // SAFETY: lo ≤ i < hi: an element buffer a holds (this function's
+        // contract).
         let k = unsafe { *ka.ptr().add(i) };
         for (h, &(l, m)) in hist.iter_mut().zip(&masks) {
             // SAFETY: the digit is masked below 2^w ≤ BUCKETS.

@@ -3,8 +3,9 @@
 //! block values), on the calling thread or over rayon threads (whole outputs,
 //! or whole nodes of one output's tree), with the same bits either way.
 
-use super::lanes::{apply_in_place, tree_in_place, tree_parallel, LaneFloat, TreeFold, BLOCK};
+use super::lanes::{apply_in_place, LaneFloat, BLOCK};
 use super::source::{MapTerms, Scratch, Source};
+use super::tree::{tree_in_place, tree_parallel, TreeFold};
 use crate::error::Result;
 use crate::{Element, LoopFn, Tier};
 use num_complex::Complex;

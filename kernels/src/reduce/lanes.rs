@@ -7,13 +7,16 @@
 //! → 2 → 1 (lane `i` takes lane `i + 8` for `i < 8`, then `i + 4`, `i + 2`,
 //! and lane 0 takes lane 1); the blocks combine by [`combine_blocks`]'s tree.
 //!
-//! The AVX2 tier keeps the 16 lanes in registers (two `__m256` for f32, four
-//! `__m256d` for f64); the scalar tier keeps them in an array of 16. A sum's
-//! lanes start from +0 and a product's from 1: a lane sum that starts from +0 is
-//! never -0, so an empty lane (+0) changes nothing it is added to, and
-//! multiplying by 1 is exact, so both give the bits of "a lane with no term
-//! takes no part".
+//! The vector tiers keep the 16 lanes in registers, one generic body over
+//! `crate::simd::RealReg` instantiated per instruction set and carrier (on
+//! AVX2 two `__m256` for f32, four `__m256d` for f64; on AVX-512 one
+//! `__m512`, two `__m512d`); the scalar tier keeps them in an array of 16.
+//! The block tree itself is `tree.rs`'s. A sum's lanes start from +0 and a
+//! product's from 1: a lane sum that starts from +0 is never -0, so an empty
+//! lane (+0) changes nothing it is added to, and multiplying by 1 is exact,
+//! so both give the bits of "a lane with no term takes no part".
 
+use super::tree::tree;
 use crate::error::{Error, Result};
 use crate::tier::kernel_table;
 use crate::tier::Exec;
@@ -180,12 +183,15 @@ macro_rules! lane_float {
                 debug_assert!(x.len() <= BLOCK);
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx512(tier) && tier.available() {
-                    // SAFETY: the CPU runs AVX-512 F (the tier is available).
+                    // SAFETY: the CPU runs AVX-512 F, AVX2 and FMA: the tier
+                    // executes them (`runs_avx512`) and this CPU runs the tier
+                    // (`available`).
                     return unsafe { $zmm::lanes::<false>(x) };
                 }
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx2(tier) && tier.available() {
-                    // SAFETY: the CPU runs AVX2 and FMA (the tier is available).
+                    // SAFETY: the CPU runs AVX2 and FMA: the tier executes them
+                    // (`runs_avx2`) and this CPU runs the tier (`available`).
                     return unsafe { $avx::lanes::<false>(x) };
                 }
                 let _ = tier;
@@ -195,12 +201,15 @@ macro_rules! lane_float {
             fn prod_lanes_on(tier: Tier, x: &[Self]) -> [Self; LANES] {
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx512(tier) && tier.available() {
-                    // SAFETY: the CPU runs AVX-512 F (the tier is available).
+                    // SAFETY: the CPU runs AVX-512 F, AVX2 and FMA: the tier
+                    // executes them (`runs_avx512`) and this CPU runs the tier
+                    // (`available`).
                     return unsafe { $zmm::lanes::<true>(x) };
                 }
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx2(tier) && tier.available() {
-                    // SAFETY: as above.
+                    // SAFETY: the CPU runs AVX2 and FMA: the tier executes them
+                    // (`runs_avx2`) and this CPU runs the tier (`available`).
                     return unsafe { $avx::lanes::<true>(x) };
                 }
                 let _ = tier;
@@ -210,12 +219,15 @@ macro_rules! lane_float {
             fn sum_block_on(tier: Tier, x: &[Self]) -> Self {
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx512(tier) && tier.available() {
-                    // SAFETY: the CPU runs AVX-512 F (the tier is available).
+                    // SAFETY: the CPU runs AVX-512 F, AVX2 and FMA: the tier
+                    // executes them (`runs_avx512`) and this CPU runs the tier
+                    // (`available`).
                     return unsafe { $zmm::block::<false>(x) };
                 }
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx2(tier) && tier.available() {
-                    // SAFETY: as above.
+                    // SAFETY: the CPU runs AVX2 and FMA: the tier executes them
+                    // (`runs_avx2`) and this CPU runs the tier (`available`).
                     return unsafe { $avx::block::<false>(x) };
                 }
                 fold(lanes_scalar(x, 0.0, |a, b| a + b), |a, b| a + b)
@@ -224,12 +236,15 @@ macro_rules! lane_float {
             fn prod_block_on(tier: Tier, x: &[Self]) -> Self {
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx512(tier) && tier.available() {
-                    // SAFETY: the CPU runs AVX-512 F (the tier is available).
+                    // SAFETY: the CPU runs AVX-512 F, AVX2 and FMA: the tier
+                    // executes them (`runs_avx512`) and this CPU runs the tier
+                    // (`available`).
                     return unsafe { $zmm::block::<true>(x) };
                 }
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx2(tier) && tier.available() {
-                    // SAFETY: as above.
+                    // SAFETY: the CPU runs AVX2 and FMA: the tier executes them
+                    // (`runs_avx2`) and this CPU runs the tier (`available`).
                     return unsafe { $avx::block::<true>(x) };
                 }
                 fold(lanes_scalar(x, 1.0, |a, b| a * b), |a, b| a * b)
@@ -241,12 +256,15 @@ macro_rules! lane_float {
                 let (x, out) = (&x[..(nb * BLOCK).min(x.len())], &mut out[..nb]);
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx512(tier) && tier.available() {
-                    // SAFETY: the CPU runs AVX-512 F (the tier is available).
+                    // SAFETY: the CPU runs AVX-512 F, AVX2 and FMA: the tier
+                    // executes them (`runs_avx512`) and this CPU runs the tier
+                    // (`available`).
                     return unsafe { $zmm::sums(x, out) };
                 }
                 #[cfg(target_arch = "x86_64")]
                 if crate::tier::runs_avx2(tier) && tier.available() {
-                    // SAFETY: the CPU runs AVX2; out has one slot per block.
+                    // SAFETY: the CPU runs AVX2 and FMA: the tier executes them
+                    // (`runs_avx2`) and this CPU runs the tier (`available`).
                     return unsafe { $avx::sums(x, out) };
                 }
                 for (o, c) in out.iter_mut().zip(x.chunks(BLOCK)) {
@@ -293,591 +311,285 @@ pub(crate) fn apply_in_place<F: LaneFloat>(f: LoopFn, x: &mut [F]) {
     unsafe { f(&args) };
 }
 
+/// The lane order in vector registers ([`crate::simd::RealReg`]), one body
+/// for every instruction set and carrier: `N` registers of `R::LANES` lanes
+/// hold the 16 lanes (lane `i` in register `i / R::LANES`), each lane a chain
+/// of vector adds (or multiplies) in term order, and the fold is
+/// [`fold`]'s, from registers. The same operations in the same order as the
+/// scalar tier: the same bits.
+///
+/// Each function here is `#[inline(always)]` and instantiated by
+/// [`lane_kernels!`] inside a function compiled for the register's
+/// instruction set.
 #[cfg(target_arch = "x86_64")]
-mod avx_f32 {
-    use core::arch::x86_64::*;
+mod vector {
+    use super::{LaneFloat, BLOCK, LANES};
+    use crate::simd::RealReg;
+    use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
 
-    /// The two registers of lanes 0..8 and 8..16 after one block.
+    /// Bytes of a cache line: the unit of the block sums' prefetches.
+    const LINE_BYTES: usize = 64;
+
+    /// `acc · u` for a product, else `acc + u`.
     ///
     /// # Safety
-    /// The CPU must run AVX2.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn regs<const PROD: bool>(x: &[f32]) -> (__m256, __m256) {
-        let (mut a, mut b) = if PROD {
-            (_mm256_set1_ps(1.0), _mm256_set1_ps(1.0))
-        } else {
-            (_mm256_setzero_ps(), _mm256_setzero_ps())
-        };
-        let full = x.len() / 16 * 16;
-        let p = x.as_ptr();
-        let mut i = 0;
-        while i < full {
-            // SAFETY: i + 16 <= x.len().
-            let (u, v) = unsafe { (_mm256_loadu_ps(p.add(i)), _mm256_loadu_ps(p.add(i + 8))) };
-            if PROD {
-                a = _mm256_mul_ps(a, u);
-                b = _mm256_mul_ps(b, v);
-            } else {
-                a = _mm256_add_ps(a, u);
-                b = _mm256_add_ps(b, v);
-            }
-            i += 16;
-        }
-        if full < x.len() {
-            // The tail: lanes past the last term keep the identity.
-            let mut t = [if PROD { 1.0f32 } else { 0.0 }; 16];
-            t[..x.len() - full].copy_from_slice(&x[full..]);
-            // SAFETY: t holds 16 floats.
-            let (u, v) = unsafe {
-                (
-                    _mm256_loadu_ps(t.as_ptr()),
-                    _mm256_loadu_ps(t.as_ptr().add(8)),
-                )
-            };
-            if PROD {
-                a = _mm256_mul_ps(a, u);
-                b = _mm256_mul_ps(b, v);
-            } else {
-                a = _mm256_add_ps(a, u);
-                b = _mm256_add_ps(b, v);
-            }
-        }
-        (a, b)
-    }
-
-    /// The 16 lanes of one block.
-    ///
-    /// # Safety
-    /// The CPU must run AVX2.
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn lanes<const PROD: bool>(x: &[f32]) -> [f32; 16] {
-        // SAFETY: forwarded.
-        let (a, b) = unsafe { regs::<PROD>(x) };
-        let mut out = [0.0f32; 16];
-        // SAFETY: out holds 16 floats.
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
+    #[inline(always)]
+    unsafe fn op<R: RealReg, const PROD: bool>(acc: R, u: R) -> R {
+        // SAFETY: the CPU runs R's instruction set (this function's
+        // contract); no memory is touched.
         unsafe {
-            _mm256_storeu_ps(out.as_mut_ptr(), a);
-            _mm256_storeu_ps(out.as_mut_ptr().add(8), b);
-        }
-        out
-    }
-
-    /// One block, folded.
-    ///
-    /// # Safety
-    /// The CPU must run AVX2.
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn block<const PROD: bool>(x: &[f32]) -> f32 {
-        // SAFETY: forwarded.
-        let (a, b) = unsafe { regs::<PROD>(x) };
-        fold_regs::<PROD>(a, b)
-    }
-
-    /// Fold lanes 0..8 (`a`) and 8..16 (`b`) in the lane order.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    fn fold_regs<const PROD: bool>(a: __m256, b: __m256) -> f32 {
-        let op = |u: __m128, v: __m128| {
             if PROD {
-                _mm_mul_ps(u, v)
+                R::mul(acc, u)
             } else {
-                _mm_add_ps(u, v)
+                R::add(acc, u)
             }
-        };
-        // i takes i + 8.
-        let s8 = if PROD {
-            _mm256_mul_ps(a, b)
-        } else {
-            _mm256_add_ps(a, b)
-        };
-        // i takes i + 4.
-        let s4 = op(_mm256_castps256_ps128(s8), _mm256_extractf128_ps::<1>(s8));
-        // i takes i + 2.
-        let s2 = op(s4, _mm_movehl_ps(s4, s4));
-        // 0 takes 1.
-        let s1 = op(s2, _mm_movehdup_ps(s2));
-        _mm_cvtss_f32(s1)
+        }
     }
 
-    /// The sums of consecutive blocks of `x` into `out` (one per block, the
-    /// last possibly partial), `K` full blocks side by side (one: the two lane
-    /// registers' adds keep ahead of memory) with a software prefetch of the
-    /// lines two groups ahead, which is what brings the sum to the core's read
-    /// bandwidth.
+    /// The `N` registers of the 16 lanes after one block (at most
+    /// [`BLOCK`] terms; any count is computed right). The terms of a last
+    /// partial row of 16 go to their lanes by masked loads where the masks
+    /// are mask registers, else through a row of the identity on the stack;
+    /// either way a lane past the last term keeps its value.
     ///
     /// # Safety
-    /// The CPU must run AVX2; `out.len()` must be the block count of `x`.
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn sums(x: &[f32], out: &mut [f32]) {
-        const K: usize = 1;
-        let full = x.len() / super::BLOCK;
-        let mut b = 0;
-        while b + K <= full {
-            let p = x[b * super::BLOCK..].as_ptr();
-            let mut r = [_mm256_setzero_ps(); 2 * K];
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
+    #[inline(always)]
+    unsafe fn regs<R, const N: usize, const PROD: bool>(x: &[R::T]) -> [R; N]
+    where
+        R: RealReg,
+        R::T: LaneFloat,
+    {
+        const { assert!(N * R::LANES == LANES) };
+        let w = R::LANES;
+        // SAFETY: the CPU runs R's instruction set (this function's
+        // contract); every load is inside `x` or `t` (below).
+        unsafe {
+            let mut r = [if PROD { R::set1(R::T::ONE) } else { R::zero() }; N];
+            let full = x.len() / LANES * LANES;
+            let p = x.as_ptr();
             let mut i = 0;
-            while i < super::BLOCK {
-                for k in 0..K {
-                    // SAFETY: block b + k is full, i + 16 <= BLOCK.
-                    unsafe {
-                        let q = p.add(k * super::BLOCK + i);
-                        // The next group's line (a hint; never dereferenced).
-                        _mm_prefetch::<_MM_HINT_T0>(
-                            q.wrapping_add(2 * K * super::BLOCK) as *const i8
-                        );
-                        r[2 * k] = _mm256_add_ps(r[2 * k], _mm256_loadu_ps(q));
-                        r[2 * k + 1] = _mm256_add_ps(r[2 * k + 1], _mm256_loadu_ps(q.add(8)));
-                    }
+            while i < full {
+                for (h, acc) in r.iter_mut().enumerate() {
+                    // Elements i + w·h .. i + w·(h + 1) ≤ i + 16 ≤ x.len().
+                    *acc = op::<R, PROD>(*acc, R::load(p.add(i + w * h)));
                 }
-                i += 16;
+                i += LANES;
             }
-            for k in 0..K {
-                out[b + k] = fold_regs::<false>(r[2 * k], r[2 * k + 1]);
-            }
-            b += K;
-        }
-        for (o, c) in out[b..]
-            .iter_mut()
-            .zip(x[b * super::BLOCK..].chunks(super::BLOCK))
-        {
-            // SAFETY: forwarded.
-            *o = unsafe { block::<false>(c) };
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx_f64 {
-    use core::arch::x86_64::*;
-
-    /// The four registers of lanes 0..4, 4..8, 8..12, 12..16 after one block.
-    ///
-    /// # Safety
-    /// The CPU must run AVX2.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    unsafe fn regs<const PROD: bool>(x: &[f64]) -> [__m256d; 4] {
-        let init = if PROD {
-            _mm256_set1_pd(1.0)
-        } else {
-            _mm256_setzero_pd()
-        };
-        let mut r = [init; 4];
-        let full = x.len() / 16 * 16;
-        let p = x.as_ptr();
-        let mut i = 0;
-        let step = |r: &mut [__m256d; 4], q: *const f64| {
-            for (k, acc) in r.iter_mut().enumerate() {
-                // SAFETY: the caller passes a pointer to 16 readable doubles.
-                let v = unsafe { _mm256_loadu_pd(q.add(4 * k)) };
-                *acc = if PROD {
-                    _mm256_mul_pd(*acc, v)
+            if full < x.len() {
+                let rest = x.len() - full;
+                if R::MASK_REGISTERS {
+                    for (h, acc) in r.iter_mut().enumerate() {
+                        let n = rest.saturating_sub(w * h).min(w);
+                        if n > 0 {
+                            let m = R::first(n);
+                            // Only the first n lanes, elements full + w·h ..
+                            // full + w·h + n ≤ x.len(), are read.
+                            let u = R::load_m(p.add(full + w * h), m);
+                            *acc = if PROD {
+                                R::mul_m(*acc, u, m)
+                            } else {
+                                R::add(*acc, u)
+                            };
+                        }
+                    }
                 } else {
-                    _mm256_add_pd(*acc, v)
-                };
-            }
-        };
-        while i < full {
-            // SAFETY: i + 16 <= x.len().
-            step(&mut r, unsafe { p.add(i) });
-            i += 16;
-        }
-        if full < x.len() {
-            let mut t = [if PROD { 1.0f64 } else { 0.0 }; 16];
-            t[..x.len() - full].copy_from_slice(&x[full..]);
-            step(&mut r, t.as_ptr());
-        }
-        r
-    }
-
-    /// The 16 lanes of one block.
-    ///
-    /// # Safety
-    /// The CPU must run AVX2.
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn lanes<const PROD: bool>(x: &[f64]) -> [f64; 16] {
-        // SAFETY: forwarded.
-        let r = unsafe { regs::<PROD>(x) };
-        let mut out = [0.0f64; 16];
-        for (k, v) in r.iter().enumerate() {
-            // SAFETY: out holds 16 doubles.
-            unsafe { _mm256_storeu_pd(out.as_mut_ptr().add(4 * k), *v) };
-        }
-        out
-    }
-
-    /// One block, folded.
-    ///
-    /// # Safety
-    /// The CPU must run AVX2.
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn block<const PROD: bool>(x: &[f64]) -> f64 {
-        // SAFETY: forwarded.
-        let r = unsafe { regs::<PROD>(x) };
-        fold_regs::<PROD>(r)
-    }
-
-    /// Fold lanes 0..4, 4..8, 8..12, 12..16 in the lane order.
-    #[inline]
-    #[target_feature(enable = "avx2,fma")]
-    fn fold_regs<const PROD: bool>(r: [__m256d; 4]) -> f64 {
-        let op4 = |u, v| {
-            if PROD {
-                _mm256_mul_pd(u, v)
-            } else {
-                _mm256_add_pd(u, v)
-            }
-        };
-        let op2 = |u, v| {
-            if PROD {
-                _mm_mul_pd(u, v)
-            } else {
-                _mm_add_pd(u, v)
-            }
-        };
-        // i takes i + 8: lanes 0..4 take 8..12, 4..8 take 12..16.
-        let a = op4(r[0], r[2]);
-        let b = op4(r[1], r[3]);
-        // i takes i + 4.
-        let s4 = op4(a, b);
-        // i takes i + 2.
-        let s2 = op2(_mm256_castpd256_pd128(s4), _mm256_extractf128_pd::<1>(s4));
-        // 0 takes 1.
-        let s1 = op2(s2, _mm_unpackhi_pd(s2, s2));
-        _mm_cvtsd_f64(s1)
-    }
-
-    /// The sums of consecutive blocks of `x` into `out`, `K` full blocks side
-    /// by side (one: four lane registers), prefetching two groups ahead.
-    ///
-    /// # Safety
-    /// The CPU must run AVX2; `out.len()` must be the block count of `x`.
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn sums(x: &[f64], out: &mut [f64]) {
-        const K: usize = 1;
-        let full = x.len() / super::BLOCK;
-        let mut b = 0;
-        while b + K <= full {
-            let p = x[b * super::BLOCK..].as_ptr();
-            let mut r = [[_mm256_setzero_pd(); 4]; K];
-            let mut i = 0;
-            while i < super::BLOCK {
-                for (k, rk) in r.iter_mut().enumerate() {
-                    let q = p.wrapping_add(k * super::BLOCK + i);
-                    // The next group's lines (a hint; never dereferenced).
-                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(2 * K * super::BLOCK) as *const i8);
-                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(K * super::BLOCK + 8) as *const i8);
-                    for (j, acc) in rk.iter_mut().enumerate() {
-                        // SAFETY: block b + k is full, i + 16 <= BLOCK.
-                        let v = unsafe { _mm256_loadu_pd(p.add(k * super::BLOCK + i + 4 * j)) };
-                        *acc = _mm256_add_pd(*acc, v);
+                    let mut t = [if PROD { R::T::ONE } else { R::T::ZERO }; LANES];
+                    t[..rest].copy_from_slice(&x[full..]);
+                    for (h, acc) in r.iter_mut().enumerate() {
+                        // Elements w·h .. w·(h + 1) ≤ 16 of `t`.
+                        *acc = op::<R, PROD>(*acc, R::load(t.as_ptr().add(w * h)));
                     }
                 }
-                i += 16;
             }
-            for (k, rk) in r.iter().enumerate() {
-                out[b + k] = fold_regs::<false>(*rk);
-            }
-            b += K;
-        }
-        for (o, c) in out[b..]
-            .iter_mut()
-            .zip(x[b * super::BLOCK..].chunks(super::BLOCK))
-        {
-            // SAFETY: forwarded.
-            *o = unsafe { block::<false>(c) };
+            r
         }
     }
-}
 
-/// The lane order on AVX-512: the 16 lanes of f32 are one register (of f64,
-/// two), so a block is one chain of vector adds (or multiplies) per
-/// register and the fold is the AVX2 path's, from a wider start. The same
-/// operations in the same order as the scalar tier: the same bits.
-#[cfg(target_arch = "x86_64")]
-mod zmm_f32 {
-    use core::arch::x86_64::*;
-
-    /// The register of lanes 0..16 after one block.
+    /// Fold the 16 lanes in the lane order: the registers by halves (lane
+    /// `i` takes lane `i + 8`, then `i + 4`, … while they are in different
+    /// registers), then inside the last register by halving.
     ///
     /// # Safety
-    /// The CPU must run AVX-512 F.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    unsafe fn reg<const PROD: bool>(x: &[f32]) -> __m512 {
-        let mut a = if PROD {
-            _mm512_set1_ps(1.0)
-        } else {
-            _mm512_setzero_ps()
-        };
-        let full = x.len() / 16 * 16;
-        let p = x.as_ptr();
-        let mut i = 0;
-        while i < full {
-            // SAFETY: i + 16 <= x.len().
-            let u = unsafe { _mm512_loadu_ps(p.add(i)) };
-            a = if PROD {
-                _mm512_mul_ps(a, u)
-            } else {
-                _mm512_add_ps(a, u)
-            };
-            i += 16;
-        }
-        if full < x.len() {
-            // The tail: lanes past the last term take the identity.
-            let m = ((1u32 << (x.len() - full)) - 1) as __mmask16;
-            // SAFETY: only the masked lanes, inside x, are read.
-            let u = unsafe { _mm512_maskz_loadu_ps(m, p.add(full)) };
-            a = if PROD {
-                _mm512_mask_mul_ps(a, m, a, u)
-            } else {
-                _mm512_add_ps(a, u)
-            };
-        }
-        a
-    }
-
-    /// Fold the 16 lanes in the lane order: i takes i + 8 (the two halves),
-    /// then i + 4, i + 2, and 0 takes 1.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    fn fold<const PROD: bool>(a: __m512) -> f32 {
-        let lo = _mm512_castps512_ps256(a);
-        let hi = _mm256_castpd_ps(_mm512_extractf64x4_pd::<1>(_mm512_castps_pd(a)));
-        let op = |u: __m128, v: __m128| {
-            if PROD {
-                _mm_mul_ps(u, v)
-            } else {
-                _mm_add_ps(u, v)
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
+    #[inline(always)]
+    unsafe fn fold<R: RealReg, const N: usize, const PROD: bool>(mut r: [R; N]) -> R::T {
+        // SAFETY: the CPU runs R's instruction set (this function's
+        // contract); no memory is touched.
+        unsafe {
+            let mut n = N;
+            while n > 1 {
+                n /= 2;
+                for k in 0..n {
+                    r[k] = op::<R, PROD>(r[k], r[k + n]);
+                }
             }
-        };
-        let s8 = if PROD {
-            _mm256_mul_ps(lo, hi)
-        } else {
-            _mm256_add_ps(lo, hi)
-        };
-        let s4 = op(_mm256_castps256_ps128(s8), _mm256_extractf128_ps::<1>(s8));
-        let s2 = op(s4, _mm_movehl_ps(s4, s4));
-        let s1 = op(s2, _mm_movehdup_ps(s2));
-        _mm_cvtss_f32(s1)
+            if PROD {
+                r[0].reduce_mul()
+            } else {
+                r[0].reduce_add()
+            }
+        }
     }
 
     /// The 16 lanes of one block.
     ///
     /// # Safety
-    /// The CPU must run AVX-512 F.
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    pub(super) unsafe fn lanes<const PROD: bool>(x: &[f32]) -> [f32; 16] {
-        let mut out = [0.0f32; 16];
-        // SAFETY: forwarded; out holds 16 floats.
-        unsafe { _mm512_storeu_ps(out.as_mut_ptr(), reg::<PROD>(x)) };
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
+    #[inline(always)]
+    pub(super) unsafe fn lanes<R, const N: usize, const PROD: bool>(x: &[R::T]) -> [R::T; LANES]
+    where
+        R: RealReg,
+        R::T: LaneFloat,
+    {
+        let mut out = [R::T::ZERO; LANES];
+        // SAFETY: the CPU runs R's instruction set (this function's
+        // contract); register h stores lanes w·h .. w·(h + 1) ≤ 16 of `out`.
+        unsafe {
+            for (h, v) in regs::<R, N, PROD>(x).iter().enumerate() {
+                v.store(out.as_mut_ptr().add(R::LANES * h));
+            }
+        }
         out
     }
 
     /// One block, folded.
     ///
     /// # Safety
-    /// The CPU must run AVX-512 F.
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    pub(super) unsafe fn block<const PROD: bool>(x: &[f32]) -> f32 {
-        // SAFETY: forwarded.
-        fold::<PROD>(unsafe { reg::<PROD>(x) })
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
+    #[inline(always)]
+    pub(super) unsafe fn block<R, const N: usize, const PROD: bool>(x: &[R::T]) -> R::T
+    where
+        R: RealReg,
+        R::T: LaneFloat,
+    {
+        // SAFETY: the CPU runs R's instruction set (this function's contract).
+        unsafe { fold::<R, N, PROD>(regs::<R, N, PROD>(x)) }
     }
 
     /// The sums of consecutive blocks of `x` into `out` (one per block, the
-    /// last possibly partial), four full blocks side by side: four
-    /// independent chains keep both adders busy where the data is in cache;
-    /// from memory the read stream is the limit, kept full by a software
-    /// prefetch of the lines two groups ahead (as the AVX2 path).
+    /// last possibly partial; as many as `out` holds), `K` full blocks side
+    /// by side (independent chains keep the adders busy where the data is in
+    /// cache) with a software prefetch of each line two groups ahead, which
+    /// keeps the read stream full from memory.
     ///
     /// # Safety
-    /// The CPU must run AVX-512 F; `out.len()` must be the block count of `x`.
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    pub(super) unsafe fn sums(x: &[f32], out: &mut [f32]) {
-        const K: usize = 4;
-        let full = x.len() / super::BLOCK;
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
+    /// (Memory needs nothing of the caller: the blocks read are whole blocks
+    /// of `x`, and `out` is indexed with checks.)
+    #[inline(always)]
+    pub(super) unsafe fn sums<R, const N: usize, const K: usize>(x: &[R::T], out: &mut [R::T])
+    where
+        R: RealReg,
+        R::T: LaneFloat,
+    {
+        let w = R::LANES;
+        let line = LINE_BYTES / core::mem::size_of::<R::T>();
+        let full = x.len() / BLOCK;
         let mut b = 0;
         while b + K <= full {
-            let p = x[b * super::BLOCK..].as_ptr();
-            let mut r = [_mm512_setzero_ps(); K];
+            let p = x[b * BLOCK..].as_ptr();
+            // SAFETY: the CPU runs R's instruction set (this function's
+            // contract).
+            let mut r = [[unsafe { R::zero() }; N]; K];
             let mut i = 0;
-            while i < super::BLOCK {
-                for (k, acc) in r.iter_mut().enumerate() {
-                    let q = p.wrapping_add(k * super::BLOCK + i);
-                    // The line two groups ahead (a hint; never dereferenced).
-                    _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(2 * K * super::BLOCK) as *const i8);
-                    // SAFETY: block b + k is full, i + 16 <= BLOCK.
-                    *acc = _mm512_add_ps(*acc, unsafe { _mm512_loadu_ps(q) });
-                }
-                i += 16;
-            }
-            for (k, acc) in r.iter().enumerate() {
-                out[b + k] = fold::<false>(*acc);
-            }
-            b += K;
-        }
-        for (o, c) in out[b..]
-            .iter_mut()
-            .zip(x[b * super::BLOCK..].chunks(super::BLOCK))
-        {
-            // SAFETY: forwarded.
-            *o = unsafe { block::<false>(c) };
-        }
-    }
-}
-
-/// As [`zmm_f32`] for f64: lanes 0..8 and 8..16 in two registers.
-#[cfg(target_arch = "x86_64")]
-mod zmm_f64 {
-    use core::arch::x86_64::*;
-
-    /// The registers of lanes 0..8 and 8..16 after one block.
-    ///
-    /// # Safety
-    /// The CPU must run AVX-512 F.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    unsafe fn regs<const PROD: bool>(x: &[f64]) -> [__m512d; 2] {
-        let init = if PROD {
-            _mm512_set1_pd(1.0)
-        } else {
-            _mm512_setzero_pd()
-        };
-        let mut r = [init; 2];
-        let full = x.len() / 16 * 16;
-        let p = x.as_ptr();
-        let op = |a: __m512d, u: __m512d| {
-            if PROD {
-                _mm512_mul_pd(a, u)
-            } else {
-                _mm512_add_pd(a, u)
-            }
-        };
-        let mut i = 0;
-        while i < full {
-            // SAFETY: i + 16 <= x.len().
-            unsafe {
-                r[0] = op(r[0], _mm512_loadu_pd(p.add(i)));
-                r[1] = op(r[1], _mm512_loadu_pd(p.add(i + 8)));
-            }
-            i += 16;
-        }
-        if full < x.len() {
-            let rest = x.len() - full;
-            for (h, acc) in r.iter_mut().enumerate() {
-                let n = rest.saturating_sub(8 * h).min(8);
-                if n > 0 {
-                    let m = ((1u32 << n) - 1) as __mmask8;
-                    // SAFETY: only the masked lanes, inside x, are read.
-                    let u = unsafe { _mm512_maskz_loadu_pd(m, p.add(full + 8 * h)) };
-                    *acc = if PROD {
-                        _mm512_mask_mul_pd(*acc, m, *acc, u)
-                    } else {
-                        _mm512_add_pd(*acc, u)
-                    };
-                }
-            }
-        }
-        r
-    }
-
-    /// Fold lanes 0..8 and 8..16 in the lane order.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    fn fold<const PROD: bool>(r: [__m512d; 2]) -> f64 {
-        let s8 = if PROD {
-            _mm512_mul_pd(r[0], r[1])
-        } else {
-            _mm512_add_pd(r[0], r[1])
-        };
-        let (lo, hi) = (_mm512_castpd512_pd256(s8), _mm512_extractf64x4_pd::<1>(s8));
-        let s4 = if PROD {
-            _mm256_mul_pd(lo, hi)
-        } else {
-            _mm256_add_pd(lo, hi)
-        };
-        let op2 = |u, v| {
-            if PROD {
-                _mm_mul_pd(u, v)
-            } else {
-                _mm_add_pd(u, v)
-            }
-        };
-        let s2 = op2(_mm256_castpd256_pd128(s4), _mm256_extractf128_pd::<1>(s4));
-        let s1 = op2(s2, _mm_unpackhi_pd(s2, s2));
-        _mm_cvtsd_f64(s1)
-    }
-
-    /// The 16 lanes of one block.
-    ///
-    /// # Safety
-    /// The CPU must run AVX-512 F.
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    pub(super) unsafe fn lanes<const PROD: bool>(x: &[f64]) -> [f64; 16] {
-        // SAFETY: forwarded.
-        let r = unsafe { regs::<PROD>(x) };
-        let mut out = [0.0f64; 16];
-        // SAFETY: out holds 16 doubles.
-        unsafe {
-            _mm512_storeu_pd(out.as_mut_ptr(), r[0]);
-            _mm512_storeu_pd(out.as_mut_ptr().add(8), r[1]);
-        }
-        out
-    }
-
-    /// One block, folded.
-    ///
-    /// # Safety
-    /// The CPU must run AVX-512 F.
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    pub(super) unsafe fn block<const PROD: bool>(x: &[f64]) -> f64 {
-        // SAFETY: forwarded.
-        fold::<PROD>(unsafe { regs::<PROD>(x) })
-    }
-
-    /// The sums of consecutive blocks of `x` into `out`, two full blocks
-    /// side by side (four chains), prefetching two groups ahead.
-    ///
-    /// # Safety
-    /// The CPU must run AVX-512 F; `out.len()` must be the block count of `x`.
-    #[target_feature(enable = "avx512f,avx2,fma")]
-    pub(super) unsafe fn sums(x: &[f64], out: &mut [f64]) {
-        const K: usize = 2;
-        let full = x.len() / super::BLOCK;
-        let mut b = 0;
-        while b + K <= full {
-            let p = x[b * super::BLOCK..].as_ptr();
-            let mut r = [[_mm512_setzero_pd(); 2]; K];
-            let mut i = 0;
-            while i < super::BLOCK {
+            while i < BLOCK {
                 for (k, rk) in r.iter_mut().enumerate() {
                     for (h, acc) in rk.iter_mut().enumerate() {
-                        let q = p.wrapping_add(k * super::BLOCK + i + 8 * h);
-                        // The line two groups ahead (a hint; never dereferenced).
-                        _mm_prefetch::<_MM_HINT_T0>(
-                            q.wrapping_add(2 * K * super::BLOCK) as *const i8
-                        );
-                        // SAFETY: block b + k is full, i + 16 <= BLOCK.
-                        *acc = _mm512_add_pd(*acc, unsafe { _mm512_loadu_pd(q) });
+                        let q = p.wrapping_add(k * BLOCK + i + w * h);
+                        if w * h % line == 0 {
+                            // The line two groups ahead (a hint; never
+                            // dereferenced, so it may lie past `x`).
+                            _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(2 * K * BLOCK) as *const i8);
+                        }
+                        // SAFETY: block b + k < full is whole and
+                        // i + w·(h + 1) ≤ BLOCK, so the w elements from q lie
+                        // inside `x`; the CPU runs R's instruction set.
+                        *acc = unsafe { R::add(*acc, R::load(q)) };
                     }
                 }
-                i += 16;
+                i += LANES;
             }
             for (k, rk) in r.iter().enumerate() {
-                out[b + k] = fold::<false>(*rk);
+                // SAFETY: the CPU runs R's instruction set.
+                out[b + k] = unsafe { fold::<R, N, false>(*rk) };
             }
             b += K;
         }
-        for (o, c) in out[b..]
-            .iter_mut()
-            .zip(x[b * super::BLOCK..].chunks(super::BLOCK))
-        {
-            // SAFETY: forwarded.
-            *o = unsafe { block::<false>(c) };
+        for (o, c) in out[b..].iter_mut().zip(x[b * BLOCK..].chunks(BLOCK)) {
+            // SAFETY: the CPU runs R's instruction set.
+            *o = unsafe { block::<R, N, false>(c) };
         }
     }
 }
+
+/// The lane kernels of one carrier on one instruction set: the generic
+/// bodies of [`vector`] over register `$reg` (`$n` of them hold the 16
+/// lanes), compiled with the features `$feat`, `$k` blocks side by side in
+/// the block sums.
+macro_rules! lane_kernels {
+    ($(#[$doc:meta])* $name:ident, $t:ty, $reg:ty, $n:literal, $k:literal, $feat:literal) => {
+        $(#[$doc])*
+        #[cfg(target_arch = "x86_64")]
+        mod $name {
+            use super::{vector, LANES};
+
+            /// The 16 lanes of one block (at most `BLOCK` terms).
+            ///
+            /// # Safety
+            #[doc = concat!("The CPU runs ", $feat, ".")]
+            #[target_feature(enable = $feat)]
+            pub(super) unsafe fn lanes<const PROD: bool>(x: &[$t]) -> [$t; LANES] {
+                // SAFETY: this function enables the register's features,
+                // which the CPU runs (its contract).
+                unsafe { vector::lanes::<$reg, $n, PROD>(x) }
+            }
+
+            /// One block, folded.
+            ///
+            /// # Safety
+            #[doc = concat!("The CPU runs ", $feat, ".")]
+            #[target_feature(enable = $feat)]
+            pub(super) unsafe fn block<const PROD: bool>(x: &[$t]) -> $t {
+                // SAFETY: this function enables the register's features,
+                // which the CPU runs (its contract).
+                unsafe { vector::block::<$reg, $n, PROD>(x) }
+            }
+
+            /// The sums of consecutive blocks of `x` into `out`, one per
+            /// block, as many as `out` holds.
+            ///
+            /// # Safety
+            #[doc = concat!("The CPU runs ", $feat, ".")]
+            #[target_feature(enable = $feat)]
+            pub(super) unsafe fn sums(x: &[$t], out: &mut [$t]) {
+                // SAFETY: this function enables the register's features,
+                // which the CPU runs (its contract).
+                unsafe { vector::sums::<$reg, $n, $k>(x, out) }
+            }
+        }
+    };
+}
+
+lane_kernels!(
+    /// AVX2: f32 lanes 0..8 and 8..16 in two `__m256`, one block at a time
+    /// (the two chains keep ahead of memory).
+    avx_f32, f32, core::arch::x86_64::__m256, 2, 1, "avx2,fma"
+);
+lane_kernels!(
+    /// AVX2: f64 lanes in four `__m256d`, one block at a time.
+    avx_f64, f64, core::arch::x86_64::__m256d, 4, 1, "avx2,fma"
+);
+lane_kernels!(
+    /// AVX-512: the 16 f32 lanes in one `__m512`, four blocks side by side.
+    zmm_f32, f32, core::arch::x86_64::__m512, 1, 4, "avx512f,avx2,fma"
+);
+lane_kernels!(
+    /// AVX-512: f64 lanes 0..8 and 8..16 in two `__m512d`, two blocks side
+    /// by side.
+    zmm_f64, f64, core::arch::x86_64::__m512d, 2, 2, "avx512f,avx2,fma"
+);
 
 /// Fold 16 sum lanes into the block's sum: lane `i` takes lane `i + 8` for
 /// `i < 8`, then `i + 4`, then `i + 2`, then lane 0 takes lane 1.
@@ -888,224 +600,6 @@ pub fn fold_sum_lanes<F: LaneFloat>(lanes: &[F; LANES]) -> F {
 /// Fold 16 product lanes as [`fold_sum_lanes`] does, multiplying.
 pub fn fold_prod_lanes<F: LaneFloat>(lanes: &[F; LANES]) -> F {
     fold(*lanes, |a, b| a * b)
-}
-
-/// The largest power of two strictly below `n` (n ≥ 2).
-#[inline]
-pub(crate) fn left_part(n: usize) -> usize {
-    debug_assert!(n >= 2);
-    1usize << (usize::BITS - 1 - (n - 1).leading_zeros())
-}
-
-/// Entries a [`TreeFold`] holds at most: ⌊log₂ n⌋ + 2 ≤ 65 for any `n`.
-const TREE_DEPTH: usize = usize::BITS as usize + 2;
-
-/// The block tree (ARCHITECTURE.md §5.3) of `n` values evaluated as they
-/// arrive, left to right, in O(log n) state: the same association, so the
-/// same bits, as the recursive evaluation over a vector of all `n` values.
-///
-/// The tree of `n` values is `op(tree(p), tree(n − p))`, `p` the largest
-/// power of two strictly below `n`; unrolled, it is `op(P₁, op(P₂, … op(Pₘ₋₁,
-/// Pₘ)))` over consecutive parts whose sizes are the successive left parts
-/// of what remains (`p₁ = p`, then that of `n − p₁`, …, a last part of one
-/// value), each part of 2^k values the complete pairwise tree. A part is
-/// built as a binary counter (a value enters at height 0, two neighbours of
-/// equal height combine into one a level up), which is exactly the complete
-/// tree's association; a finished part stays on the stack until
-/// [`TreeFold::finish`] folds the parts from the right. The parts' sizes are
-/// distinct powers of two (but for the last two, of one each), so the stack
-/// holds at most ⌊log₂ n⌋ + 2 entries.
-pub(crate) struct TreeFold<V> {
-    /// Values still to come in the current part.
-    left: usize,
-    /// Values after the current part.
-    rest: usize,
-    /// Finished parts at the bottom of the stack.
-    parts: usize,
-    /// Entries in use.
-    len: usize,
-    /// Finished parts, then the current part's complete subtrees with their
-    /// heights, left to right.
-    stack: [(u32, V); TREE_DEPTH],
-}
-
-impl<V: Copy> TreeFold<V> {
-    /// The tree of `n` values (`fill` initialises unused entries; never read).
-    pub(crate) fn new(n: usize, fill: V) -> Self {
-        TreeFold {
-            left: 0,
-            rest: n,
-            parts: 0,
-            len: 0,
-            stack: [(0, fill); TREE_DEPTH],
-        }
-    }
-
-    /// The next value (at most `n` of them).
-    #[inline]
-    pub(crate) fn push(&mut self, v: V, op: &impl Fn(V, V) -> V) {
-        if self.left == 0 {
-            debug_assert!(self.rest > 0, "more values than the tree was made for");
-            let size = match self.rest {
-                0 | 1 => 1,
-                r => left_part(r),
-            };
-            self.left = size;
-            self.rest = self.rest.saturating_sub(size);
-        }
-        self.stack[self.len] = (0, v);
-        self.len += 1;
-        self.left -= 1;
-        // Complete subtrees of one height inside the current part combine,
-        // the earlier on the left.
-        while self.len >= self.parts + 2 && self.stack[self.len - 1].0 == self.stack[self.len - 2].0
-        {
-            let (h, b) = self.stack[self.len - 1];
-            let a = self.stack[self.len - 2].1;
-            self.len -= 1;
-            self.stack[self.len - 1] = (h + 1, op(a, b));
-        }
-        if self.left == 0 {
-            self.parts = self.len;
-        }
-    }
-
-    /// The tree's value once all `n` values have been pushed (None for `n` = 0).
-    pub(crate) fn finish(self, op: &impl Fn(V, V) -> V) -> Option<V> {
-        debug_assert!(self.left == 0 && self.rest == 0, "values missing");
-        let (mut i, mut acc) = match self.len {
-            0 => return None,
-            n => (n - 1, self.stack[n - 1].1),
-        };
-        while i > 0 {
-            i -= 1;
-            acc = op(self.stack[i].1, acc);
-        }
-        Some(acc)
-    }
-}
-
-/// The block tree of a buffer's values, the buffer its scratch: a part of
-/// 2^k values is the complete pairwise tree, combined level by level in
-/// place; only the right parts recurse (depth ⌈log₂ n⌉). For the engines'
-/// small, fixed buffers of block values; [`TreeFold`] for longer runs.
-pub(crate) fn tree_in_place<V: Copy>(v: &mut [V], op: &impl Fn(V, V) -> V) -> Option<V> {
-    match v.len() {
-        0 => None,
-        1 => Some(v[0]),
-        n => {
-            let p = left_part(n);
-            let (left, right) = v.split_at_mut(p);
-            let mut len = p;
-            while len > 1 {
-                for i in 0..len / 2 {
-                    left[i] = op(left[2 * i], left[2 * i + 1]);
-                }
-                len /= 2;
-            }
-            Some(op(left[0], tree_in_place(right, op)?))
-        }
-    }
-}
-
-/// Values a tree of which [`tree_of`] combines in a buffer on the stack.
-const SMALL_TREE: usize = 32;
-
-/// The block tree of `n` values, value `i` given by `value(i)` in order:
-/// in place in a small buffer where they fit one (no state to set up),
-/// else as they come ([`TreeFold`]). None for `n` = 0.
-#[inline]
-pub(crate) fn tree_of<V: Copy>(
-    n: usize,
-    fill: V,
-    mut value: impl FnMut(usize) -> V,
-    op: &impl Fn(V, V) -> V,
-) -> Option<V> {
-    if n <= SMALL_TREE {
-        let mut buf = [fill; SMALL_TREE];
-        for (i, b) in buf[..n].iter_mut().enumerate() {
-            *b = value(i);
-        }
-        return tree_in_place(&mut buf[..n], op);
-    }
-    let mut t = TreeFold::new(n, fill);
-    for i in 0..n {
-        t.push(value(i), op);
-    }
-    t.finish(op)
-}
-
-/// The block tree of the values of a slice, read once in order with
-/// O(log n) state (no copy).
-pub(crate) fn tree<V: Copy>(v: &[V], op: &impl Fn(V, V) -> V) -> Option<V> {
-    tree_of(v.len(), *v.first()?, |i| v[i], op)
-}
-
-/// Most tasks a tree is split into for threads (bounds the split's state).
-const MAX_TASKS: usize = 1024;
-
-/// The nodes of the tree of `n` values from `lo` that hold at most `chunk`
-/// values and whose parents hold more, left to right, as `(first, count)`:
-/// each is the tree of its own count (the tree's recursion holds at every
-/// node), so threads can evaluate them apart.
-fn tree_nodes(lo: usize, n: usize, chunk: usize, out: &mut Vec<(usize, usize)>) {
-    if n <= chunk.max(1) {
-        out.push((lo, n));
-        return;
-    }
-    let p = left_part(n);
-    tree_nodes(lo, p, chunk, out);
-    tree_nodes(lo + p, n - p, chunk, out);
-}
-
-/// Combine the values of [`tree_nodes`]`(0, n, chunk)`, in order, by the
-/// tree above them.
-fn tree_join<V: Copy>(
-    n: usize,
-    chunk: usize,
-    vals: &mut impl Iterator<Item = V>,
-    op: &impl Fn(V, V) -> V,
-) -> Option<V> {
-    if n <= chunk.max(1) {
-        return vals.next();
-    }
-    let p = left_part(n);
-    let a = tree_join(p, chunk, vals, op)?;
-    let b = tree_join(n - p, chunk, vals, op)?;
-    Some(op(a, b))
-}
-
-/// The block tree of `n` values on up to `threads` rayon tasks: the tree is
-/// cut into nodes of at most ⌈n / threads⌉ values, `nodes(list, out)`
-/// evaluates consecutive nodes (`(first, count)`, each the tree of its own
-/// values, e.g. by a [`TreeFold`]) into `out`, one task per run of nodes, and
-/// the nodes' values combine by the tree above them: the bits of the
-/// sequential evaluation, with O(threads + log n) state. None for `n` = 0.
-pub(crate) fn tree_parallel<V: Copy + Send + Sync>(
-    n: usize,
-    threads: usize,
-    fill: V,
-    nodes: &(impl Fn(&[(usize, usize)], &mut [V]) + Sync),
-    op: &impl Fn(V, V) -> V,
-) -> Option<V> {
-    use rayon::prelude::*;
-    if n == 0 {
-        return None;
-    }
-    let threads = threads.clamp(1, MAX_TASKS);
-    let chunk = n.div_ceil(threads);
-    let mut list = Vec::new();
-    tree_nodes(0, n, chunk, &mut list);
-    let mut vals = vec![fill; list.len()];
-    let per = list.len().div_ceil(threads);
-    if per >= list.len() {
-        nodes(&list, &mut vals);
-    } else {
-        vals.par_chunks_mut(per)
-            .zip(list.par_chunks(per))
-            .for_each(|(v, l)| nodes(l, v));
-    }
-    tree_join(n, chunk, &mut vals.into_iter(), op)
 }
 
 /// Combine per-block sums into the total by the block tree (+0 for none): the
@@ -1165,91 +659,4 @@ fn lanes_with<F: LaneFloat>(
         };
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{left_part, tree_parallel, TreeFold};
-
-    /// The block tree by its definition (recursion over a slice).
-    fn model(v: &[f64]) -> f64 {
-        match v.len() {
-            1 => v[0],
-            n => {
-                let p = left_part(n);
-                model(&v[..p]) + model(&v[p..])
-            }
-        }
-    }
-
-    /// Values of spread magnitudes (a fixed LCG; no association of their
-    /// sum gives the bits of another, almost surely).
-    fn values(n: usize) -> Vec<f64> {
-        let mut z = 0x2545_f491_4f6c_dd1du64;
-        (0..n)
-            .map(|_| {
-                z = z
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                let m = 1.0 + (z >> 11) as f64 / (1u64 << 53) as f64;
-                let e = ((z >> 3) % 40) as i32 - 20;
-                if z & 1 == 1 {
-                    -m * 2f64.powi(e)
-                } else {
-                    m * 2f64.powi(e)
-                }
-            })
-            .collect()
-    }
-
-    fn fold(v: &[f64]) -> (f64, usize) {
-        let add = |a: f64, b: f64| a + b;
-        let mut t = TreeFold::new(v.len(), 0.0);
-        let mut most = 0;
-        for &x in v {
-            t.push(x, &add);
-            most = most.max(t.len);
-        }
-        (t.finish(&add).expect("values"), most)
-    }
-
-    #[test]
-    fn the_fold_and_its_parallel_split_follow_the_definition() {
-        let v = values(2100);
-        let add = |a: f64, b: f64| a + b;
-        for n in 1..=v.len() {
-            let want = model(&v[..n]).to_bits();
-            let (got, most) = fold(&v[..n]);
-            assert_eq!(got.to_bits(), want, "{n} values");
-            // One entry per level (and one more for the last part of one).
-            assert!(most <= n.ilog2() as usize + 2, "{n} values held {most}");
-            for threads in [2, 3, 4, 7, 16] {
-                let nodes = |list: &[(usize, usize)], out: &mut [f64]| {
-                    for (o, &(lo, m)) in out.iter_mut().zip(list) {
-                        *o = fold(&v[lo..lo + m]).0;
-                    }
-                };
-                let got = tree_parallel(n, threads, 0.0, &nodes, &add).expect("values");
-                assert_eq!(got.to_bits(), want, "{n} values on {threads} threads");
-            }
-        }
-    }
-
-    #[test]
-    fn the_state_is_logarithmic_for_long_trees() {
-        // Counts around powers of two up to 2^21 (pushing zeros: only the
-        // stack's depth is measured).
-        for k in [10u32, 15, 20, 21] {
-            for n in [(1usize << k) - 1, 1 << k, (1 << k) + 1, (3 << k) / 2] {
-                let mut t = TreeFold::new(n, 0u8);
-                let mut most = 0;
-                for _ in 0..n {
-                    t.push(0, &|a, _| a);
-                    most = most.max(t.len);
-                }
-                assert!(t.finish(&|a, _| a).is_some());
-                assert!(most <= n.ilog2() as usize + 2, "{n}: {most}");
-            }
-        }
-    }
 }

@@ -50,6 +50,7 @@ pub mod scan;
 pub mod series;
 mod source;
 pub mod sparse;
+pub(crate) mod tree;
 
 use crate::array::{count_of, extent_product, ArrayView, ArrayViewMut};
 use crate::checks::check_destination;

@@ -41,8 +41,9 @@
 //! and are exact; Max/Min follow IEEE 754-2019 (NaN propagates, -0 < +0).
 
 use super::engine::{fmax, fmin, try_filled, Carrier, IntCarrier, PARALLEL_MIN};
-use super::lanes::{tree_of, LaneFloat, BLOCK};
+use super::lanes::{LaneFloat, BLOCK};
 use super::source::{Source, TermMap};
+use super::tree::tree_of;
 use super::{carrier, check_axes, reduced_shape, Terms};
 use crate::array::{c_strides, ArrayView, ArrayViewMut};
 use crate::checks::check_destination;

@@ -4,7 +4,8 @@
 //! depends on threads or tier. Like every call, each takes an [`Exec`] last
 //! (only its tier is used: the series kernels run on the calling thread).
 
-use super::lanes::{tree_of, LaneFloat, BLOCK};
+use super::lanes::{LaneFloat, BLOCK};
+use super::tree::tree_of;
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 

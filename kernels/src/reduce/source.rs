@@ -96,7 +96,8 @@ pub(crate) struct Source {
 
 // SAFETY: a source only reads the validated operands it borrows for the call.
 unsafe impl Sync for Source {}
-// SAFETY: as above.
+// SAFETY: moving a source to another thread moves only pointers into the
+// validated operands it borrows for the call, which it only reads.
 unsafe impl Send for Source {}
 
 impl Source {
@@ -313,7 +314,8 @@ impl Source {
             }
             let [b0, _, out] = &mut s.buf;
             let x: &[C] = match direct {
-                // SAFETY: as above.
+                // SAFETY: `fetch_one` returns a pointer to `len` carrier
+                // elements of the borrowed operand.
                 Some(p) => unsafe { core::slice::from_raw_parts(p as *const C, len) },
                 None => &b0[..len],
             };
@@ -529,7 +531,9 @@ unsafe fn convert(f: LoopFn, src: *const u8, n: usize, dst: *mut u8) {
         dst,
         dst_stride: 1,
     };
-    // SAFETY: forwarded from this function's contract.
+    // SAFETY: `src` holds n readable source elements and `dst` n writable
+    // destination elements, contiguous (this function's contract), which is
+    // what a contiguous cast reads and writes.
     unsafe { f(&args) };
 }
 
@@ -550,7 +554,8 @@ unsafe fn gather_run<T: Copy>(
     let item = core::mem::size_of::<T>() as isize;
     let d = dst as *mut T;
     for j in 0..run {
-        // SAFETY: forwarded from the caller.
+        // SAFETY: j < run: position pos + j·stride is inside the operand's
+        // bytes and slot j inside dst's room (this function's contract).
         unsafe {
             let v = (base.offset((pos + j as isize * stride) * item) as *const T).read_unaligned();
             d.add(j).write_unaligned(v);

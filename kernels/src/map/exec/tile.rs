@@ -13,7 +13,9 @@ unsafe fn copy_strided(src: *const u8, step: isize, dst: *mut u8, m: usize, item
         ($t:ty) => {{
             let d = dst as *mut $t;
             for i in 0..m {
-                // SAFETY: forwarded from this function's contract.
+                // SAFETY: i < m: element i read at `src + i·step` and written
+                // in dst's m·item bytes, both valid (this function's
+                // contract).
                 unsafe {
                     d.add(i).write_unaligned(
                         (src.offset(i as isize * step) as *const $t).read_unaligned(),
@@ -30,7 +32,9 @@ unsafe fn copy_strided(src: *const u8, step: isize, dst: *mut u8, m: usize, item
         16 => typed!(u128),
         _ => {
             for i in 0..m {
-                // SAFETY: forwarded from this function's contract.
+                // SAFETY: i < m: element i read at `src + i·step` and written
+                // in dst's m·item bytes, both valid (this function's
+                // contract).
                 unsafe {
                     core::ptr::copy_nonoverlapping(
                         src.offset(i as isize * step),
@@ -46,13 +50,15 @@ unsafe fn copy_strided(src: *const u8, step: isize, dst: *mut u8, m: usize, item
 /// Copy `m` contiguous elements of `item` bytes from `src` to `dst` at a byte stride.
 ///
 /// # Safety
-/// As [`copy_strided`], for writes.
+/// The `m · item` bytes of `src` must be readable and every element written
+/// (`dst + i·step`, `i < m`) writable, by this thread alone.
 unsafe fn scatter_strided(src: *const u8, dst: *mut u8, step: isize, m: usize, item: usize) {
     macro_rules! typed {
         ($t:ty) => {{
             let s = src as *const $t;
             for i in 0..m {
-                // SAFETY: forwarded from this function's contract.
+                // SAFETY: i < m: element i of src's m and the element at
+                // `dst + i·step`, both valid (this function's contract).
                 unsafe {
                     (dst.offset(i as isize * step) as *mut $t)
                         .write_unaligned(s.add(i).read_unaligned())
@@ -68,7 +74,8 @@ unsafe fn scatter_strided(src: *const u8, dst: *mut u8, step: isize, m: usize, i
         16 => typed!(u128),
         _ => {
             for i in 0..m {
-                // SAFETY: forwarded from this function's contract.
+                // SAFETY: i < m: element i of src's m and the element at
+                // `dst + i·step`, both valid (this function's contract).
                 unsafe {
                     core::ptr::copy_nonoverlapping(
                         src.add(i * item),
@@ -160,7 +167,7 @@ impl Plan {
             .collect();
         let slot_ptr: Vec<*mut u8> = (0..self.item.len())
             .map(|i| match self.slot[i] {
-                // SAFETY: as above.
+                // SAFETY: slot s < slots lies inside the buffer.
                 Some(s) => unsafe { base.add(s * SLOT) },
                 None => core::ptr::null_mut(),
             })
@@ -303,7 +310,9 @@ impl Plan {
         let mut sc = if mem.is_null() {
             self.scratch()
         } else {
-            // SAFETY: forwarded from this function's contract.
+            // SAFETY: a lent `mem` is 64-byte aligned with this plan's tile
+            // scratch bytes, this task's alone (this function's contract);
+            // the caller keeps it while the scratch lives.
             unsafe { self.scratch_at(mem, Vec::new()) }
         };
         let inner = *self.dims.last().expect("a plan has an axis");
@@ -326,7 +335,8 @@ impl Plan {
                     sc.ptrs[node] = at;
                 }
             }
-            // SAFETY: forwarded from this function's contract.
+            // SAFETY: the plan's operands are valid for the call (this
+            // function's contract), and tile t < t1 is inside the loop.
             unsafe { self.eval(f0, len, &mut sc) };
             let (ptrs, store_src) = (&sc.ptrs, &sc.store_src);
             for (k, &(node, geom)) in self.stores.iter().enumerate() {
@@ -369,7 +379,8 @@ unsafe fn gather_seg(a: &Addr, p0: isize, s: isize, m: usize, dst: *mut u8) {
     if a.vpb > 1 {
         // SAFETY: dst holds m codes.
         let out = unsafe { core::slice::from_raw_parts_mut(dst, m) };
-        // SAFETY: forwarded.
+        // SAFETY: the m positions from p0 are validated positions of the
+        // operand and `out` holds m codes (this function's contract).
         if !unsafe { sub_byte::gather_run(a, p0, s, m, out) } {
             for (j, o) in out.iter_mut().enumerate() {
                 // SAFETY: each position is a validated position of the operand.
@@ -385,7 +396,8 @@ unsafe fn gather_seg(a: &Addr, p0: isize, s: isize, m: usize, dst: *mut u8) {
         // SAFETY: the run is inside the operand; dst holds m elements.
         unsafe { core::ptr::copy_nonoverlapping(src, dst, m * item) };
     } else {
-        // SAFETY: forwarded.
+        // SAFETY: the m positions from p0 at stride s are the operand's and
+        // dst holds m elements (this function's contract).
         unsafe { copy_strided(src, s * item as isize, dst, m, item) };
     }
 }
@@ -393,12 +405,15 @@ unsafe fn gather_seg(a: &Addr, p0: isize, s: isize, m: usize, dst: *mut u8) {
 /// Write `m` scratch values from `src` to positions from `p0` at stride `s`.
 ///
 /// # Safety
-/// As [`gather_seg`], for writes by this thread alone.
+/// The positions must be validated positions of the output, written by
+/// this thread alone; `src` must hold `m` scratch elements.
 unsafe fn scatter_seg(a: &Addr, p0: isize, s: isize, m: usize, src: *const u8) {
     if a.vpb > 1 {
         // SAFETY: src holds m codes.
         let vals = unsafe { core::slice::from_raw_parts(src, m) };
-        // SAFETY: forwarded.
+        // SAFETY: the m positions from p0 are validated positions of the
+        // output, this thread's alone, and `vals` holds m codes (this
+        // function's contract).
         if !unsafe { sub_byte::scatter_run(a, p0, s, m, vals) } {
             for (j, v) in vals.iter().enumerate() {
                 // SAFETY: each position is a validated position of the output, written by this thread alone.
@@ -416,7 +431,9 @@ unsafe fn scatter_seg(a: &Addr, p0: isize, s: isize, m: usize, src: *const u8) {
         // never is; a direct read is never of an aliased input).
         unsafe { core::ptr::copy(src, dst, m * item) };
     } else {
-        // SAFETY: forwarded.
+        // SAFETY: the m positions from p0 at stride s are the output's, this
+        // thread's alone, and src holds m elements (this function's
+        // contract).
         unsafe { scatter_strided(src, dst, s * item as isize, m, item) };
     }
 }

@@ -1,0 +1,426 @@
+//! The 256-bit registers (AVX2 and FMA): [`RealReg`] for `__m256` (8 × f32)
+//! and `__m256d` (4 × f64), [`ComplexReg`] for [`Cf32x4`] and [`Cf64x2`].
+//!
+//! Every `unsafe` block below relies on the trait's `# Safety` contract: the
+//! caller runs AVX2 and FMA (its `#[target_feature]`), and the pointers it
+//! passes address the elements the method reads or writes.
+
+use super::{ComplexReg, RealReg};
+use core::arch::x86_64::*;
+use num_complex::Complex;
+
+/// The 8 lanes of `a` folded by halving (lane `i` takes `i + 4`, then
+/// `i + 2`, then lane 0 takes lane 1), by products where `MUL`, else by sums.
+///
+/// # Safety
+/// The CPU runs AVX2 (the caller's `#[target_feature]`).
+#[inline(always)]
+pub(super) unsafe fn halving_ps<const MUL: bool>(a: __m256) -> f32 {
+    // SAFETY: AVX and SSE3 run (AVX2 does, this function's contract); no
+    // memory is touched.
+    unsafe {
+        let op = |u: __m128, v: __m128| {
+            if MUL {
+                _mm_mul_ps(u, v)
+            } else {
+                _mm_add_ps(u, v)
+            }
+        };
+        // i takes i + 4.
+        let s4 = op(_mm256_castps256_ps128(a), _mm256_extractf128_ps::<1>(a));
+        // i takes i + 2.
+        let s2 = op(s4, _mm_movehl_ps(s4, s4));
+        // 0 takes 1.
+        let s1 = op(s2, _mm_movehdup_ps(s2));
+        _mm_cvtss_f32(s1)
+    }
+}
+
+/// The 4 lanes of `a` folded by halving (lanes 0, 1 take 2, 3, then lane 0
+/// takes lane 1), by products where `MUL`, else by sums.
+///
+/// # Safety
+/// The CPU runs AVX2 (the caller's `#[target_feature]`).
+#[inline(always)]
+pub(super) unsafe fn halving_pd<const MUL: bool>(a: __m256d) -> f64 {
+    // SAFETY: AVX and SSE2 run (AVX2 does, this function's contract); no
+    // memory is touched.
+    unsafe {
+        let op = |u: __m128d, v: __m128d| {
+            if MUL {
+                _mm_mul_pd(u, v)
+            } else {
+                _mm_add_pd(u, v)
+            }
+        };
+        let s2 = op(_mm256_castpd256_pd128(a), _mm256_extractf128_pd::<1>(a));
+        let s1 = op(s2, _mm_unpackhi_pd(s2, s2));
+        _mm_cvtsd_f64(s1)
+    }
+}
+
+impl RealReg for __m256 {
+    type T = f32;
+    const LANES: usize = 8;
+    type Mask = __m256i;
+    const MASK_REGISTERS: bool = false;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_setzero_ps() }
+    }
+    #[inline(always)]
+    unsafe fn set1(v: f32) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_set1_ps(v) }
+    }
+    #[inline(always)]
+    unsafe fn splat(p: *const f32) -> Self {
+        // SAFETY: `*p` is readable (the trait's memory contract); AVX runs.
+        unsafe { _mm256_broadcast_ss(&*p) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Self {
+        // SAFETY: the 8 elements from `p` are readable (the trait's memory
+        // contract); AVX runs.
+        unsafe { _mm256_loadu_ps(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut f32) {
+        // SAFETY: the 8 elements from `p` are writable (the trait's memory
+        // contract); AVX runs.
+        unsafe { _mm256_storeu_ps(p, self) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_add_ps(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn sub(a: Self, b: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_sub_ps(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn mul(a: Self, b: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_mul_ps(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: FMA runs (the trait's feature contract).
+        unsafe { _mm256_fmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: FMA runs (the trait's feature contract).
+        unsafe { _mm256_fnmadd_ps(a, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn first(n: usize) -> __m256i {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe {
+            let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            _mm256_cmpgt_epi32(_mm256_set1_epi32(n.min(8) as i32), iota)
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_m(p: *const f32, m: __m256i) -> Self {
+        // SAFETY: the masked lanes' elements are readable (the trait's memory
+        // contract; `vmaskmovps` reads no other); AVX runs.
+        unsafe { _mm256_maskload_ps(p, m) }
+    }
+    #[inline(always)]
+    unsafe fn store_m(self, p: *mut f32, m: __m256i) {
+        // SAFETY: the masked lanes' elements are writable (the trait's memory
+        // contract; `vmaskmovps` writes no other); AVX runs.
+        unsafe { _mm256_maskstore_ps(p, m, self) }
+    }
+    #[inline(always)]
+    unsafe fn mul_m(a: Self, b: Self, m: __m256i) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_blendv_ps(a, _mm256_mul_ps(a, b), _mm256_castsi256_ps(m)) }
+    }
+    #[inline(always)]
+    unsafe fn reduce_add(self) -> f32 {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { halving_ps::<false>(self) }
+    }
+    #[inline(always)]
+    unsafe fn reduce_mul(self) -> f32 {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { halving_ps::<true>(self) }
+    }
+}
+
+impl RealReg for __m256d {
+    type T = f64;
+    const LANES: usize = 4;
+    type Mask = __m256i;
+    const MASK_REGISTERS: bool = false;
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_setzero_pd() }
+    }
+    #[inline(always)]
+    unsafe fn set1(v: f64) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_set1_pd(v) }
+    }
+    #[inline(always)]
+    unsafe fn splat(p: *const f64) -> Self {
+        // SAFETY: `*p` is readable (the trait's memory contract); AVX runs.
+        unsafe { _mm256_broadcast_sd(&*p) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f64) -> Self {
+        // SAFETY: the 4 elements from `p` are readable (the trait's memory
+        // contract); AVX runs.
+        unsafe { _mm256_loadu_pd(p) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut f64) {
+        // SAFETY: the 4 elements from `p` are writable (the trait's memory
+        // contract); AVX runs.
+        unsafe { _mm256_storeu_pd(p, self) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_add_pd(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn sub(a: Self, b: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_sub_pd(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn mul(a: Self, b: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_mul_pd(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: FMA runs (the trait's feature contract).
+        unsafe { _mm256_fmadd_pd(a, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: FMA runs (the trait's feature contract).
+        unsafe { _mm256_fnmadd_pd(a, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn first(n: usize) -> __m256i {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe {
+            let iota = _mm256_setr_epi64x(0, 1, 2, 3);
+            _mm256_cmpgt_epi64(_mm256_set1_epi64x(n.min(4) as i64), iota)
+        }
+    }
+    #[inline(always)]
+    unsafe fn load_m(p: *const f64, m: __m256i) -> Self {
+        // SAFETY: the masked lanes' elements are readable (the trait's memory
+        // contract; `vmaskmovpd` reads no other); AVX runs.
+        unsafe { _mm256_maskload_pd(p, m) }
+    }
+    #[inline(always)]
+    unsafe fn store_m(self, p: *mut f64, m: __m256i) {
+        // SAFETY: the masked lanes' elements are writable (the trait's memory
+        // contract; `vmaskmovpd` writes no other); AVX runs.
+        unsafe { _mm256_maskstore_pd(p, m, self) }
+    }
+    #[inline(always)]
+    unsafe fn mul_m(a: Self, b: Self, m: __m256i) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_blendv_pd(a, _mm256_mul_pd(a, b), _mm256_castsi256_pd(m)) }
+    }
+    #[inline(always)]
+    unsafe fn reduce_add(self) -> f64 {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { halving_pd::<false>(self) }
+    }
+    #[inline(always)]
+    unsafe fn reduce_mul(self) -> f64 {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { halving_pd::<true>(self) }
+    }
+}
+
+/// Four complex64 points in a ymm register.
+#[derive(Clone, Copy)]
+pub(crate) struct Cf32x4(__m256);
+/// Two complex128 points in a ymm register.
+#[derive(Clone, Copy)]
+pub(crate) struct Cf64x2(__m256d);
+
+impl ComplexReg for Cf32x4 {
+    type T = f32;
+    const L: usize = 4;
+    #[inline(always)]
+    unsafe fn load(p: *const Complex<f32>) -> Self {
+        // SAFETY: 4 points are the 8 floats from `p`, readable (the trait's
+        // memory contract); AVX2 and FMA run (its feature contract).
+        unsafe { Cf32x4(RealReg::load(p as *const f32)) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut Complex<f32>) {
+        // SAFETY: 4 points are the 8 floats from `p`, writable (the trait's
+        // memory contract); AVX2 and FMA run.
+        unsafe { self.0.store(p as *mut f32) }
+    }
+    #[inline(always)]
+    unsafe fn add(self, o: Self) -> Self {
+        // SAFETY: AVX2 and FMA run (the trait's feature contract).
+        unsafe { Cf32x4(RealReg::add(self.0, o.0)) }
+    }
+    #[inline(always)]
+    unsafe fn sub(self, o: Self) -> Self {
+        // SAFETY: AVX2 and FMA run (the trait's feature contract).
+        unsafe { Cf32x4(RealReg::sub(self.0, o.0)) }
+    }
+    #[inline(always)]
+    unsafe fn rot(self, inverse: bool) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe {
+            let sw = _mm256_permute_ps(self.0, 0xB1);
+            let m = if inverse {
+                _mm256_setr_ps(-0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0)
+            } else {
+                _mm256_setr_ps(0.0, -0.0, 0.0, -0.0, 0.0, -0.0, 0.0, -0.0)
+            };
+            Cf32x4(_mm256_xor_ps(sw, m))
+        }
+    }
+    #[inline(always)]
+    unsafe fn splat(w: Complex<f32>) -> (Self, Self) {
+        // SAFETY: AVX2 and FMA run (the trait's feature contract).
+        unsafe { (Cf32x4(RealReg::set1(w.re)), Cf32x4(RealReg::set1(w.im))) }
+    }
+    #[inline(always)]
+    unsafe fn dup(w: Self) -> (Self, Self) {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe {
+            (
+                Cf32x4(_mm256_moveldup_ps(w.0)),
+                Cf32x4(_mm256_movehdup_ps(w.0)),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn cmul(self, wr: Self, wi: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe {
+            let a = _mm256_mul_ps(self.0, wr.0);
+            let b = _mm256_mul_ps(_mm256_permute_ps(self.0, 0xB1), wi.0);
+            Cf32x4(_mm256_addsub_ps(a, b))
+        }
+    }
+    #[inline(always)]
+    unsafe fn mulr(self, c: f32) -> Self {
+        // SAFETY: AVX2 and FMA run (the trait's feature contract).
+        unsafe { Cf32x4(RealReg::mul(<__m256 as RealReg>::set1(c), self.0)) }
+    }
+    #[inline(always)]
+    unsafe fn store4(b: [Self; 4], p: *mut Complex<f32>, row: usize) {
+        // SAFETY: one complex64 is one f64 unit, so a row of four points is
+        // the 4 units from `q + row·i`, i < 4: the rows the trait's memory
+        // contract makes writable; AVX runs.
+        unsafe {
+            let (d0, d1) = (_mm256_castps_pd(b[0].0), _mm256_castps_pd(b[1].0));
+            let (d2, d3) = (_mm256_castps_pd(b[2].0), _mm256_castps_pd(b[3].0));
+            let t0 = _mm256_unpacklo_pd(d0, d1);
+            let t1 = _mm256_unpackhi_pd(d0, d1);
+            let t2 = _mm256_unpacklo_pd(d2, d3);
+            let t3 = _mm256_unpackhi_pd(d2, d3);
+            let q = p as *mut f64;
+            _mm256_storeu_pd(q, _mm256_permute2f128_pd(t0, t2, 0x20));
+            _mm256_storeu_pd(q.add(row), _mm256_permute2f128_pd(t1, t3, 0x20));
+            _mm256_storeu_pd(q.add(2 * row), _mm256_permute2f128_pd(t0, t2, 0x31));
+            _mm256_storeu_pd(q.add(3 * row), _mm256_permute2f128_pd(t1, t3, 0x31));
+        }
+    }
+}
+
+impl ComplexReg for Cf64x2 {
+    type T = f64;
+    const L: usize = 2;
+    #[inline(always)]
+    unsafe fn load(p: *const Complex<f64>) -> Self {
+        // SAFETY: 2 points are the 4 doubles from `p`, readable (the trait's
+        // memory contract); AVX2 and FMA run (its feature contract).
+        unsafe { Cf64x2(RealReg::load(p as *const f64)) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut Complex<f64>) {
+        // SAFETY: 2 points are the 4 doubles from `p`, writable (the trait's
+        // memory contract); AVX2 and FMA run.
+        unsafe { self.0.store(p as *mut f64) }
+    }
+    #[inline(always)]
+    unsafe fn add(self, o: Self) -> Self {
+        // SAFETY: AVX2 and FMA run (the trait's feature contract).
+        unsafe { Cf64x2(RealReg::add(self.0, o.0)) }
+    }
+    #[inline(always)]
+    unsafe fn sub(self, o: Self) -> Self {
+        // SAFETY: AVX2 and FMA run (the trait's feature contract).
+        unsafe { Cf64x2(RealReg::sub(self.0, o.0)) }
+    }
+    #[inline(always)]
+    unsafe fn rot(self, inverse: bool) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe {
+            let sw = _mm256_permute_pd(self.0, 0b0101);
+            let m = if inverse {
+                _mm256_setr_pd(-0.0, 0.0, -0.0, 0.0)
+            } else {
+                _mm256_setr_pd(0.0, -0.0, 0.0, -0.0)
+            };
+            Cf64x2(_mm256_xor_pd(sw, m))
+        }
+    }
+    #[inline(always)]
+    unsafe fn splat(w: Complex<f64>) -> (Self, Self) {
+        // SAFETY: AVX2 and FMA run (the trait's feature contract).
+        unsafe { (Cf64x2(RealReg::set1(w.re)), Cf64x2(RealReg::set1(w.im))) }
+    }
+    #[inline(always)]
+    unsafe fn dup(w: Self) -> (Self, Self) {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe {
+            (
+                Cf64x2(_mm256_movedup_pd(w.0)),
+                Cf64x2(_mm256_permute_pd(w.0, 0b1111)),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn cmul(self, wr: Self, wi: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe {
+            let a = _mm256_mul_pd(self.0, wr.0);
+            let b = _mm256_mul_pd(_mm256_permute_pd(self.0, 0b0101), wi.0);
+            Cf64x2(_mm256_addsub_pd(a, b))
+        }
+    }
+    #[inline(always)]
+    unsafe fn mulr(self, c: f64) -> Self {
+        // SAFETY: AVX2 and FMA run (the trait's feature contract).
+        unsafe { Cf64x2(RealReg::mul(<__m256d as RealReg>::set1(c), self.0)) }
+    }
+    #[inline(always)]
+    unsafe fn store4(b: [Self; 4], p: *mut Complex<f64>, row: usize) {
+        // SAFETY: a complex128 is two f64 units, so row i of four points is
+        // the 8 units from `q + 2·row·i`, i < 2: the rows the trait's memory
+        // contract makes writable; AVX runs.
+        unsafe {
+            let q = p as *mut f64;
+            let r1 = q.add(2 * row);
+            _mm256_storeu_pd(q, _mm256_permute2f128_pd(b[0].0, b[1].0, 0x20));
+            _mm256_storeu_pd(q.add(4), _mm256_permute2f128_pd(b[2].0, b[3].0, 0x20));
+            _mm256_storeu_pd(r1, _mm256_permute2f128_pd(b[0].0, b[1].0, 0x31));
+            _mm256_storeu_pd(r1.add(4), _mm256_permute2f128_pd(b[2].0, b[3].0, 0x31));
+        }
+    }
+}

@@ -1,0 +1,164 @@
+//! The one home of the engines' hand-written vector code: a register trait
+//! per kind of lane, implemented once per instruction set, and nothing else.
+//!
+//! - [`RealReg`]: a register of float lanes (f32 or f64), the operations of
+//!   the GEMM microkernels (`contract/micro.rs`) and of the lane order of
+//!   sums and products (`reduce/lanes.rs`);
+//! - [`ComplexReg`]: a register of complex points, real and imaginary parts
+//!   side by side, the operations of the FFT's butterflies (`fft/simd.rs`).
+//!
+//! `avx2.rs` implements them for the 256-bit registers (AVX2 and FMA),
+//! `avx512.rs` for the 512-bit ones (AVX-512 F, with the AVX2 features
+//! besides); the test-only `scalar.rs` is an array of lanes that states each
+//! method's meaning in plain Rust and checks the vector impls lane by lane.
+//!
+//! Nothing here asks the CPU what it runs: detection lives in
+//! [`crate::tier`] alone. A kernel written over these traits is a generic
+//! `#[inline(always)]` body; the engine instantiates it inside a
+//! `#[target_feature(enable = …)]` function per instruction set and calls that
+//! function only for a tier that runs those features on this CPU
+//! ([`crate::tier::runs_avx2`], [`crate::tier::runs_avx512`] and
+//! [`Tier::available`](crate::Tier::available)). Every method is
+//! `#[inline(always)]`, so it is compiled with the features of the kernel it
+//! is inlined into.
+//!
+//! Each method is one fixed sequence of instructions: a lane computes exactly
+//! the IEEE operation the method names (a fused multiply-add only where the
+//! name says so), so a kernel's bits are fixed by the order in which it calls
+//! them.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(test)]
+mod scalar;
+
+#[cfg(target_arch = "x86_64")]
+pub(crate) use avx2::{Cf32x4, Cf64x2};
+#[cfg(target_arch = "x86_64")]
+pub(crate) use avx512::{Cf32x8, Cf64x4};
+
+use num_complex::Complex;
+
+/// A vector register of [`LANES`](RealReg::LANES) lanes of a float `T`
+/// (`f32` or `f64`), lane 0 at the lowest address when loaded or stored.
+///
+/// # Safety
+/// This contract covers every method of the trait (all are `unsafe fn`), in
+/// every impl:
+/// - **CPU features.** The register's instruction set must be running: AVX2
+///   and FMA for the 256-bit registers (`__m256`, `__m256d`), AVX-512 F with
+///   AVX2 and FMA for the 512-bit ones (`__m512`, `__m512d`). The caller
+///   guarantees it by calling the method from a function compiled with
+///   `#[target_feature(enable = …)]` of those features, which the tier model
+///   calls only on a CPU that has them ([`crate::tier`]).
+/// - **Memory.** [`load`](RealReg::load) reads and [`store`](RealReg::store)
+///   writes the `LANES` consecutive elements from `p`; [`splat`](RealReg::splat)
+///   reads the one element at `p`; [`load_m`](RealReg::load_m) reads and
+///   [`store_m`](RealReg::store_m) writes only the elements `p + i` of the
+///   lanes `i` set in the mask, and those must be readable (writable). No
+///   alignment is required beyond the element's. The other methods touch no
+///   memory.
+pub(crate) trait RealReg: Copy {
+    /// The lane type.
+    type T: Copy;
+    /// Lanes per register.
+    const LANES: usize;
+    /// A set of lanes.
+    type Mask: Copy;
+    /// Whether a [`Mask`](RealReg::Mask) is a mask register, so that masked
+    /// loads and arithmetic cost what the plain ones do (AVX-512), rather
+    /// than a vector of lane masks (AVX2).
+    const MASK_REGISTERS: bool;
+
+    /// Every lane +0.
+    unsafe fn zero() -> Self;
+    /// `v` in every lane.
+    unsafe fn set1(v: Self::T) -> Self;
+    /// The element at `p` in every lane (a broadcast from memory).
+    unsafe fn splat(p: *const Self::T) -> Self;
+    /// The `LANES` elements from `p`.
+    unsafe fn load(p: *const Self::T) -> Self;
+    /// The lanes to the `LANES` elements from `p`.
+    unsafe fn store(self, p: *mut Self::T);
+    /// `a + b` in each lane, one rounding.
+    unsafe fn add(a: Self, b: Self) -> Self;
+    /// `a − b` in each lane, one rounding.
+    unsafe fn sub(a: Self, b: Self) -> Self;
+    /// `a · b` in each lane, one rounding.
+    unsafe fn mul(a: Self, b: Self) -> Self;
+    /// `a·b + c` in each lane, one rounding.
+    unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self;
+    /// `−a·b + c` in each lane, one rounding (the bits of `fmadd(−a, b, c)`).
+    unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self;
+    /// The mask of the first `n` lanes (all of them where `n ≥ LANES`).
+    unsafe fn first(n: usize) -> Self::Mask;
+    /// The masked lanes' elements from `p`, +0 in the other lanes (whose
+    /// addresses are not read).
+    unsafe fn load_m(p: *const Self::T, m: Self::Mask) -> Self;
+    /// The masked lanes to their elements from `p`; no other address is
+    /// written.
+    unsafe fn store_m(self, p: *mut Self::T, m: Self::Mask);
+    /// `a · b` in the masked lanes (one rounding), `a` unchanged in the
+    /// others.
+    unsafe fn mul_m(a: Self, b: Self, m: Self::Mask) -> Self;
+    /// The lanes added by halving: lane `i` takes lane `i + LANES/2` for
+    /// `i < LANES/2`, then `i + LANES/4`, …, then lane 0 takes lane 1 (each
+    /// step `lane i + lane j`, the lower lane on the left); lane 0's value.
+    unsafe fn reduce_add(self) -> Self::T;
+    /// The lanes multiplied in [`reduce_add`](RealReg::reduce_add)'s order.
+    unsafe fn reduce_mul(self) -> Self::T;
+}
+
+/// A vector register of [`L`](ComplexReg::L) complex points of `T`, in their
+/// memory order, each point's real and imaginary parts side by side (as
+/// `Complex<T>` lies in memory).
+///
+/// # Safety
+/// This contract covers every method of the trait (all are `unsafe fn`), in
+/// every impl:
+/// - **CPU features.** As [`RealReg`]'s: AVX2 and FMA for the 256-bit
+///   registers ([`Cf32x4`], [`Cf64x2`]); AVX-512 F and DQ with AVX2 and FMA
+///   for the 512-bit ones ([`Cf32x8`], [`Cf64x4`]), running because the
+///   caller is a function compiled with those features, which the tier model
+///   calls only on a CPU that has them.
+/// - **Memory.** [`load`](ComplexReg::load) reads and
+///   [`store`](ComplexReg::store) writes the `L` consecutive points from `p`;
+///   [`store4`](ComplexReg::store4) writes the four points from
+///   `p + row·i` for each `i < L`. The other methods touch no memory.
+pub(crate) trait ComplexReg: Copy {
+    /// The type of a point's parts.
+    type T: crate::fft::FftFloat;
+    /// Points per register.
+    const L: usize;
+    /// The `L` points from `p`.
+    unsafe fn load(p: *const Complex<Self::T>) -> Self;
+    /// The points to the `L` points from `p`.
+    unsafe fn store(self, p: *mut Complex<Self::T>);
+    /// `self + o`, part by part.
+    unsafe fn add(self, o: Self) -> Self;
+    /// `self − o`, part by part.
+    unsafe fn sub(self, o: Self) -> Self;
+    /// `−i·z` (forward) or `+i·z` (inverse): the parts swapped and one of
+    /// them negated, exactly.
+    unsafe fn rot(self, inverse: bool) -> Self;
+    /// `w.re` and `w.im` in every part of every point.
+    unsafe fn splat(w: Complex<Self::T>) -> (Self, Self);
+    /// The real parts and the imaginary parts of the `L` points of `w`, each
+    /// in both parts of its point.
+    unsafe fn dup(w: Self) -> (Self, Self);
+    /// `self·w` from `w`'s parts as [`splat`](ComplexReg::splat) or
+    /// [`dup`](ComplexReg::dup) give them: `re·w.re − im·w.im` and
+    /// `im·w.re + re·w.im`, each the two products rounded, then their sum
+    /// (the scalar complex product's roundings).
+    unsafe fn cmul(self, wr: Self, wi: Self) -> Self;
+    /// Both parts of every point times the real `c`.
+    unsafe fn mulr(self, c: Self::T) -> Self;
+    /// `p[row·i + k] = b[k][i]` for `i < L`, `k < 4`: point `i` of the four
+    /// registers, as a row of four points, the rows `row` points apart
+    /// (`row ≥ 4`, a multiple of 4).
+    unsafe fn store4(b: [Self; 4], p: *mut Complex<Self::T>, row: usize);
+}

@@ -1,0 +1,275 @@
+//! [`RealReg`] as an array of lanes in plain Rust: what each method means,
+//! lane by lane, and the unit test that holds every vector impl to it, bit
+//! for bit (a NaN counts as any NaN: which operand's payload a NaN result
+//! carries is the hardware's rule, and Rust's arithmetic does not fix it).
+
+use super::RealReg;
+
+/// `N` lanes of `T` in an array; a mask is a bit per lane.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Lanes<T, const N: usize>(pub [T; N]);
+
+macro_rules! model {
+    ($t:ty) => {
+        impl<const N: usize> RealReg for Lanes<$t, N> {
+            type T = $t;
+            const LANES: usize = N;
+            type Mask = u32;
+            const MASK_REGISTERS: bool = false;
+            unsafe fn zero() -> Self {
+                Lanes([0.0; N])
+            }
+            unsafe fn set1(v: $t) -> Self {
+                Lanes([v; N])
+            }
+            unsafe fn splat(p: *const $t) -> Self {
+                // SAFETY: `*p` is readable (the trait's memory contract).
+                Lanes([unsafe { *p }; N])
+            }
+            unsafe fn load(p: *const $t) -> Self {
+                // SAFETY: the N elements from `p` are readable (the trait's
+                // memory contract).
+                Lanes(core::array::from_fn(|i| unsafe {
+                    p.add(i).read_unaligned()
+                }))
+            }
+            unsafe fn store(self, p: *mut $t) {
+                for (i, v) in self.0.iter().enumerate() {
+                    // SAFETY: the N elements from `p` are writable (the
+                    // trait's memory contract).
+                    unsafe { p.add(i).write_unaligned(*v) };
+                }
+            }
+            unsafe fn add(a: Self, b: Self) -> Self {
+                Lanes(core::array::from_fn(|i| a.0[i] + b.0[i]))
+            }
+            unsafe fn sub(a: Self, b: Self) -> Self {
+                Lanes(core::array::from_fn(|i| a.0[i] - b.0[i]))
+            }
+            unsafe fn mul(a: Self, b: Self) -> Self {
+                Lanes(core::array::from_fn(|i| a.0[i] * b.0[i]))
+            }
+            unsafe fn fmadd(a: Self, b: Self, c: Self) -> Self {
+                Lanes(core::array::from_fn(|i| a.0[i].mul_add(b.0[i], c.0[i])))
+            }
+            unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
+                Lanes(core::array::from_fn(|i| (-a.0[i]).mul_add(b.0[i], c.0[i])))
+            }
+            unsafe fn first(n: usize) -> u32 {
+                ((1u64 << n.min(N)) - 1) as u32
+            }
+            unsafe fn load_m(p: *const $t, m: u32) -> Self {
+                Lanes(core::array::from_fn(|i| {
+                    if m >> i & 1 == 1 {
+                        // SAFETY: a masked lane's element is readable (the
+                        // trait's memory contract).
+                        unsafe { p.add(i).read_unaligned() }
+                    } else {
+                        0.0
+                    }
+                }))
+            }
+            unsafe fn store_m(self, p: *mut $t, m: u32) {
+                for (i, v) in self.0.iter().enumerate() {
+                    if m >> i & 1 == 1 {
+                        // SAFETY: a masked lane's element is writable (the
+                        // trait's memory contract).
+                        unsafe { p.add(i).write_unaligned(*v) };
+                    }
+                }
+            }
+            unsafe fn mul_m(a: Self, b: Self, m: u32) -> Self {
+                Lanes(core::array::from_fn(|i| {
+                    if m >> i & 1 == 1 {
+                        a.0[i] * b.0[i]
+                    } else {
+                        a.0[i]
+                    }
+                }))
+            }
+            unsafe fn reduce_add(self) -> $t {
+                let mut l = self.0;
+                let mut h = N / 2;
+                while h > 0 {
+                    for i in 0..h {
+                        l[i] += l[i + h];
+                    }
+                    h /= 2;
+                }
+                l[0]
+            }
+            unsafe fn reduce_mul(self) -> $t {
+                let mut l = self.0;
+                let mut h = N / 2;
+                while h > 0 {
+                    for i in 0..h {
+                        l[i] *= l[i + h];
+                    }
+                    h /= 2;
+                }
+                l[0]
+            }
+        }
+    };
+}
+
+model!(f32);
+model!(f64);
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::{Lanes, RealReg};
+    use crate::tier::{runs_avx2, runs_avx512};
+    use crate::Tier;
+    use core::arch::x86_64::{__m256, __m256d, __m512, __m512d};
+
+    /// A float's bits (every NaN the same) and a float from an LCG's bits.
+    trait Bits: Copy + core::fmt::Debug {
+        fn bits(self) -> u64;
+        fn from_draw(z: u64) -> Self;
+    }
+    impl Bits for f32 {
+        fn bits(self) -> u64 {
+            if self.is_nan() {
+                u64::MAX
+            } else {
+                self.to_bits() as u64
+            }
+        }
+        fn from_draw(z: u64) -> f32 {
+            match z % 16 {
+                0 => f32::NAN,
+                1 => -0.0,
+                2 => f32::INFINITY,
+                3 => f32::from_bits(0x7fa0_0001 | ((z >> 8) as u32 & 0x8000_0000)),
+                _ => {
+                    ((z >> 11) as f32 / (1u64 << 53) as f32 - 0.5) * 2f32.powi((z % 40) as i32 - 20)
+                }
+            }
+        }
+    }
+    impl Bits for f64 {
+        fn bits(self) -> u64 {
+            if self.is_nan() {
+                u64::MAX
+            } else {
+                self.to_bits()
+            }
+        }
+        fn from_draw(z: u64) -> f64 {
+            match z % 16 {
+                0 => f64::NAN,
+                1 => -0.0,
+                2 => f64::INFINITY,
+                3 => f64::from_bits(0x7ff4_0000_0000_0001 | (z & 1 << 63)),
+                _ => {
+                    ((z >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 2f64.powi((z % 80) as i32 - 40)
+                }
+            }
+        }
+    }
+
+    /// `R` against the model of as many lanes, method by method, on drawn
+    /// operands: every lane's bits equal.
+    ///
+    /// # Safety
+    /// The CPU runs `R`'s instruction set and the caller enables it.
+    #[inline(always)]
+    unsafe fn check<R, const N: usize>(seed: u64)
+    where
+        R: RealReg,
+        R::T: Bits,
+        Lanes<R::T, N>: RealReg<T = R::T>,
+    {
+        assert_eq!(R::LANES, N);
+        let mut z = seed;
+        let mut draw = || {
+            z = z
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            R::T::from_draw(z >> 1)
+        };
+        let x: [R::T; 3 * 16] = core::array::from_fn(|_| draw());
+        let (a, b, c) = (x.as_ptr(), x[N..].as_ptr(), x[2 * N..].as_ptr());
+        let bits = |v: &[R::T]| v.iter().map(|f| f.bits()).collect::<Vec<_>>();
+        // SAFETY: `x` holds 3·16 ≥ 3·N elements, so a, b, c each address N
+        // readable ones and `out` N writable ones; the caller runs R's
+        // instructions.
+        unsafe {
+            let out_of = |r: R| {
+                let mut o = [x[0]; 16];
+                r.store(o.as_mut_ptr());
+                bits(&o[..N])
+            };
+            let model_of = |r: Lanes<R::T, N>| bits(&r.0);
+            type M<T, const N: usize> = Lanes<T, N>;
+            let (ra, rb, rc) = (R::load(a), R::load(b), R::load(c));
+            let (ma, mb, mc) = (M::<R::T, N>::load(a), M::load(b), M::load(c));
+            assert_eq!(out_of(R::zero()), model_of(M::zero()), "zero");
+            assert_eq!(out_of(R::set1(x[5])), model_of(M::set1(x[5])), "set1");
+            assert_eq!(out_of(R::splat(c)), model_of(M::splat(c)), "splat");
+            assert_eq!(out_of(ra), model_of(ma), "load");
+            assert_eq!(out_of(R::add(ra, rb)), model_of(M::add(ma, mb)), "add");
+            assert_eq!(out_of(R::sub(ra, rb)), model_of(M::sub(ma, mb)), "sub");
+            assert_eq!(out_of(R::mul(ra, rb)), model_of(M::mul(ma, mb)), "mul");
+            let (rf, mf) = (R::fmadd(ra, rb, rc), M::fmadd(ma, mb, mc));
+            assert_eq!(out_of(rf), model_of(mf), "fmadd");
+            let (rf, mf) = (R::fnmadd(ra, rb, rc), M::fnmadd(ma, mb, mc));
+            assert_eq!(out_of(rf), model_of(mf), "fnmadd");
+            assert_eq!(ra.reduce_add().bits(), ma.reduce_add().bits(), "reduce_add");
+            assert_eq!(ra.reduce_mul().bits(), ma.reduce_mul().bits(), "reduce_mul");
+            for n in 0..=N + 1 {
+                let (rm, mm) = (R::first(n), M::<R::T, N>::first(n));
+                assert_eq!(
+                    out_of(R::load_m(a, rm)),
+                    model_of(M::load_m(a, mm)),
+                    "load_m {n}"
+                );
+                let (rp, mp) = (R::mul_m(ra, rb, rm), M::mul_m(ma, mb, mm));
+                assert_eq!(out_of(rp), model_of(mp), "mul_m {n}");
+                let (mut ro, mut mo) = ([x[1]; 16], [x[1]; 16]);
+                rb.store_m(ro.as_mut_ptr(), rm);
+                mb.store_m(mo.as_mut_ptr(), mm);
+                assert_eq!(bits(&ro), bits(&mo), "store_m {n}");
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU runs AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    unsafe fn check_avx2(seed: u64) {
+        // SAFETY: this function enables AVX2 and FMA, which its caller runs.
+        unsafe {
+            check::<__m256, 8>(seed);
+            check::<__m256d, 4>(seed);
+        }
+    }
+
+    /// # Safety
+    /// The CPU runs AVX-512 F, AVX2 and FMA.
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    unsafe fn check_avx512(seed: u64) {
+        // SAFETY: this function enables AVX-512 F, AVX2 and FMA, which its
+        // caller runs.
+        unsafe {
+            check::<__m512, 16>(seed);
+            check::<__m512d, 8>(seed);
+        }
+    }
+
+    #[test]
+    fn every_vector_register_computes_the_models_bits() {
+        let runs = |f: fn(Tier) -> bool| Tier::ALL.iter().any(|&t| f(t) && t.available());
+        for seed in 0..200 {
+            if runs(runs_avx2) {
+                // SAFETY: an available tier runs AVX2 and FMA.
+                unsafe { check_avx2(seed) };
+            }
+            if runs(runs_avx512) {
+                // SAFETY: an available tier runs AVX-512 F, AVX2 and FMA.
+                unsafe { check_avx512(seed) };
+            }
+        }
+    }
+}
