@@ -160,21 +160,8 @@ impl NanFix {
 /// fit a byte) in the given mode, on the scalar tier (every tier gives its
 /// bits: no NaN operand order is involved).
 fn positive_nan_code(to: DType, sat: bool) -> u8 {
-    let casts = cast_table(crate::Tier::ALL[0]).expect("the scalar tier always runs");
-    let f = casts[cast_index(DType::F64, to, sat, Variant::Contig).expect("every cast exists")];
-    let src = f64::NAN.to_le_bytes();
-    let mut out = [0u8; 16];
-    let args = Args {
-        n: 1,
-        src: [src.as_ptr(), core::ptr::null(), core::ptr::null()],
-        src_stride: [1; 3],
-        dst: out.as_mut_ptr(),
-        dst_stride: 1,
-    };
-    // SAFETY: one f64 read and one code (one byte) of `to` written; the
-    // buffers are of 8 and 16 bytes.
-    unsafe { f(&args) };
-    out[0]
+    bind::cast_one(DType::F64, f64::NAN.to_le_bytes(), to, sat)
+        .expect("the scalar tier always runs")[0]
 }
 
 pub(crate) struct Plan {

@@ -455,16 +455,22 @@ pub(crate) fn bind(
 /// packed), as a default-mode cast from its natural dtype rounds it (on the
 /// scalar tier: every tier gives its bits).
 fn const_bytes(value: Scalar, dtype: DType) -> Result<[u8; 16]> {
-    let casts =
-        cast_table(crate::Tier::ALL[0]).ok_or(Error::TierUnavailable(crate::Tier::ALL[0]))?;
     let (from, src): (DType, [u8; 8]) = match value {
         Scalar::Bool(b) => (DType::Bool, [b as u8, 0, 0, 0, 0, 0, 0, 0]),
         Scalar::Int(v) => (DType::I64, v.to_le_bytes()),
         Scalar::UInt(v) => (DType::U64, v.to_le_bytes()),
         Scalar::Float(v) => (DType::F64, v.to_le_bytes()),
     };
+    cast_one(from, src, dtype, false)
+}
+
+/// One element of `from` (its bytes, at most 8) cast into `to` (one code
+/// per byte when packed) by the scalar tier's cast of that mode.
+pub(super) fn cast_one(from: DType, src: [u8; 8], to: DType, sat: bool) -> Result<[u8; 16]> {
+    let casts =
+        cast_table(crate::Tier::ALL[0]).ok_or(Error::TierUnavailable(crate::Tier::ALL[0]))?;
     let mut out = [0u8; 16];
-    let f = casts[cast_index(from, dtype, false, Variant::Contig).expect("every cast exists")];
+    let f = casts[cast_index(from, to, sat, Variant::Contig).expect("every cast exists")];
     let args = Args {
         n: 1,
         src: [src.as_ptr(), core::ptr::null(), core::ptr::null()],
@@ -472,7 +478,8 @@ fn const_bytes(value: Scalar, dtype: DType) -> Result<[u8; 16]> {
         dst: out.as_mut_ptr(),
         dst_stride: 1,
     };
-    // SAFETY: one element of `from` in, one of `dtype` (at most 16 bytes) out.
+    // SAFETY: one element of `from` (at most 8 bytes) in, one of `to` (at
+    // most 16 bytes) out.
     unsafe { f(&args) };
     Ok(out)
 }
