@@ -275,9 +275,8 @@ pub(super) fn run<'a, T: Chained>(
                 panels,
             )?
         };
-        // Every NaN result the positive NaN, as the final cast makes it on
-        // the other paths.
-        crate::cast::positive_nans(crate::array::as_bytes_mut(out), T::DTYPE);
+        // The accumulator's own dtype holds NaN codes: a NaN's sign here is
+        // the exception of ARCHITECTURE.md §5.1, and no pass is spent on it.
         return Ok(());
     }
     let mut out = try_filled(len, T::ZERO, "the destination in acc")?;

@@ -252,14 +252,6 @@ fn try_typed<T: Chained + Element>(
             }
         }
     }
-    // Every NaN result the positive NaN (ARCHITECTURE.md §5.1), row by row.
-    for i in 0..m {
-        // SAFETY: row i's n results lie at cp + i·ldc, inside C (the
-        // destination's rows, disjoint, or the C-order buffer), and nothing
-        // else refers to them now.
-        let row = unsafe { core::slice::from_raw_parts_mut(cp.add(i * ldc), n) };
-        crate::cast::positive_nans(crate::array::as_bytes_mut(row), T::DTYPE);
-    }
     // Into the destination, through its strides.
     if !direct {
         let base = dst.data_mut().as_mut_ptr() as *mut T;
