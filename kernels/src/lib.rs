@@ -78,6 +78,7 @@ pub mod elementwise;
 pub mod error;
 pub mod fft;
 pub mod fill;
+pub mod linalg;
 pub mod formats;
 pub mod map;
 pub mod movement;

@@ -1,0 +1,284 @@
+//! The batch around every routine: the leading axes of each operand and
+//! destination, broadcast against one another, and the copy of each matrix
+//! into (and out of) a column-major working buffer. Every routine computes
+//! on that buffer alone, so a matrix's bits depend on its values, never on
+//! its layout, its place in the batch or the threads.
+
+use crate::array::{ArrayView, ArrayViewMut};
+use crate::error::{Error, Result};
+use crate::linalg::field::Field;
+use crate::scratch::SendPtr;
+use crate::tier::Exec;
+use rayon::prelude::*;
+
+/// The batch shape the leading axes of `ops` (name, shape, trailing matrix
+/// rank 2 or 1) broadcast to: extents equal or 1 (numpy's rule, aligned at
+/// the right). Refuses a rank below the matrix rank ([`Error::Rank`]) and
+/// extents that do not broadcast ([`Error::Shape`]).
+pub(crate) fn broadcast_batch(ops: &[(&str, &[usize], usize)]) -> Result<Vec<usize>> {
+    let mut out: Vec<usize> = Vec::new();
+    for &(name, shape, rank) in ops {
+        if shape.len() < rank {
+            return Err(Error::Rank {
+                operand: name.into(),
+                shape: shape.to_vec(),
+                expected: format!("at least {rank} axes (the batch, then the matrix)"),
+            });
+        }
+        let lead = &shape[..shape.len() - rank];
+        if lead.len() > out.len() {
+            let mut grown = vec![1; lead.len() - out.len()];
+            grown.extend_from_slice(&out);
+            out = grown;
+        }
+        let skip = out.len() - lead.len();
+        for (i, &e) in lead.iter().enumerate() {
+            let o = &mut out[skip + i];
+            if *o == 1 {
+                *o = e;
+            } else if e != 1 && e != *o {
+                return Err(Error::Shape {
+                    operand: name.into(),
+                    shape: shape.to_vec(),
+                    target: out.clone(),
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The element offset of each batch index (C order over `batch`) of an
+/// operand of `shape`/`strides`/`offset` whose last `rank` axes are its
+/// matrix: its leading axes broadcast to `batch` (stride 0 where its extent
+/// is 1 or the axis is missing).
+fn batch_offsets(
+    shape: &[usize],
+    strides: &[isize],
+    offset: usize,
+    rank: usize,
+    batch: &[usize],
+) -> Result<Vec<isize>> {
+    let count = crate::array::extent_product(batch.iter().copied());
+    let mut v = crate::alloc::try_vec(count, "batch offsets")?;
+    if count == 0 {
+        return Ok(v);
+    }
+    let lead = shape.len() - rank;
+    let skip = batch.len() - lead;
+    let eff: Vec<isize> = (0..batch.len())
+        .map(|i| {
+            if i < skip || shape[i - skip] == 1 {
+                0
+            } else {
+                strides[i - skip]
+            }
+        })
+        .collect();
+    let mut idx = vec![0usize; batch.len()];
+    let mut pos = offset as isize;
+    for _ in 0..count {
+        v.push(pos);
+        for ax in (0..batch.len()).rev() {
+            idx[ax] += 1;
+            pos += eff[ax];
+            if idx[ax] < batch[ax] {
+                break;
+            }
+            pos -= eff[ax] * batch[ax] as isize;
+            idx[ax] = 0;
+        }
+    }
+    Ok(v)
+}
+
+/// Refuse `x` unless its dtype is `T`'s.
+pub(crate) fn check_dtype<T: Field>(name: &str, got: crate::DType) -> Result<()> {
+    if got != T::DTYPE {
+        return Err(Error::DTypeMismatch {
+            operand: name.into(),
+            expected: T::DTYPE,
+            got,
+        });
+    }
+    Ok(())
+}
+
+/// Refuse a destination whose shape is not `batch` then `tail` exactly.
+pub(crate) fn check_shape(name: &str, shape: &[usize], batch: &[usize], tail: &[usize]) -> Result<()> {
+    let want: Vec<usize> = batch.iter().chain(tail).copied().collect();
+    if shape != want.as_slice() {
+        return Err(Error::Shape {
+            operand: name.into(),
+            shape: shape.to_vec(),
+            target: want,
+        });
+    }
+    Ok(())
+}
+
+/// The matrices (or vectors) of a read operand, by batch index.
+pub(crate) struct Mats<'a> {
+    data: &'a [u8],
+    offsets: Vec<isize>,
+    /// Rows (the vector's length for a vector operand).
+    pub rows: usize,
+    /// Columns (1 for a vector operand).
+    pub cols: usize,
+    rs: isize,
+    cs: isize,
+}
+
+impl<'a> Mats<'a> {
+    /// The matrices (`rank` 2) or vectors (`rank` 1) of a validated view,
+    /// broadcast over `batch`.
+    pub(crate) fn new(x: &ArrayView<'a>, rank: usize, batch: &[usize]) -> Result<Self> {
+        let l = x.layout();
+        let r = l.shape.len();
+        let (rows, cols, rs, cs) = if rank == 2 {
+            (l.shape[r - 2], l.shape[r - 1], l.strides[r - 2], l.strides[r - 1])
+        } else {
+            (l.shape[r - 1], 1, l.strides[r - 1], 0)
+        };
+        Ok(Mats {
+            data: x.data(),
+            offsets: batch_offsets(&l.shape, &l.strides, l.offset, rank, batch)?,
+            rows,
+            cols,
+            rs,
+            cs,
+        })
+    }
+
+    /// Matrix `b` into `out` column-major (`out[i + j·rows]`).
+    pub(crate) fn read<T: Field>(&self, b: usize, out: &mut [T]) {
+        let base = self.offsets[b];
+        for j in 0..self.cols {
+            for i in 0..self.rows {
+                let p = (base + i as isize * self.rs + j as isize * self.cs) as usize;
+                let bytes = &self.data[p * size_of::<T>()..(p + 1) * size_of::<T>()];
+                // SAFETY: `bytes` holds exactly one element of the view's
+                // dtype, which is T's (checked by the caller); `read_unaligned`
+                // takes any alignment and every bit pattern is a valid T.
+                out[i + j * self.rows] = unsafe { (bytes.as_ptr() as *const T).read_unaligned() };
+            }
+        }
+    }
+}
+
+/// The matrices (or vectors) of a destination, by batch index; distinct
+/// batch indices reach distinct elements (the destination is checked not to
+/// reach an element twice), so tasks write distinct matrices at once.
+pub(crate) struct MatsMut {
+    ptr: SendPtr<u8>,
+    offsets: Vec<isize>,
+    /// Rows (the vector's length for a vector destination).
+    pub rows: usize,
+    /// Columns (1 for a vector destination).
+    pub cols: usize,
+    rs: isize,
+    cs: isize,
+}
+
+impl MatsMut {
+    /// The matrices (`rank` 2) or vectors (`rank` 1) of a validated
+    /// destination whose batch axes are `batch` exactly.
+    pub(crate) fn new(x: &mut ArrayViewMut<'_>, rank: usize, batch: &[usize]) -> Result<Self> {
+        let l = x.layout().clone();
+        let r = l.shape.len();
+        let (rows, cols, rs, cs) = if rank == 2 {
+            (l.shape[r - 2], l.shape[r - 1], l.strides[r - 2], l.strides[r - 1])
+        } else {
+            (l.shape[r - 1], 1, l.strides[r - 1], 0)
+        };
+        Ok(MatsMut {
+            ptr: SendPtr(x.data_mut().as_mut_ptr()),
+            offsets: batch_offsets(&l.shape, &l.strides, l.offset, rank, batch)?,
+            rows,
+            cols,
+            rs,
+            cs,
+        })
+    }
+
+    /// Write matrix `b` from `src` (column-major with leading dimension
+    /// `ld`).
+    ///
+    /// # Safety
+    /// The destination's view was validated, is of T's dtype, reaches no
+    /// element twice and is borrowed mutably for the whole call; no other
+    /// task writes batch index `b` at the same time.
+    pub(crate) unsafe fn write<T: Field>(&self, b: usize, src: &[T], ld: usize) {
+        let base = self.offsets[b];
+        for j in 0..self.cols {
+            for i in 0..self.rows {
+                let p = (base + i as isize * self.rs + j as isize * self.cs) as usize;
+                // SAFETY: p is an element the validated view reaches (the
+                // caller's contract); no other task touches batch index b.
+                unsafe {
+                    (self.ptr.get().add(p * size_of::<T>()) as *mut T)
+                        .write_unaligned(src[i + j * ld])
+                };
+            }
+        }
+    }
+
+    /// Write `value` to every element of matrix `b`.
+    ///
+    /// # Safety
+    /// As for [`MatsMut::write`].
+    pub(crate) unsafe fn fill<T: Field>(&self, b: usize, value: T) {
+        for j in 0..self.cols {
+            for i in 0..self.rows {
+                let p = (self.offsets[b] + i as isize * self.rs + j as isize * self.cs) as usize;
+                // SAFETY: as in `write`.
+                unsafe { (self.ptr.get().add(p * size_of::<T>()) as *mut T).write_unaligned(value) };
+            }
+        }
+    }
+}
+
+/// Run `job(b, work, inner)` for each batch index `b` in `0..count`, with a
+/// work area `make()` builds once per task (all of them before any job runs,
+/// so a refusal comes before any write).
+/// Matrices run on `exec`'s threads (each matrix on one, `inner` sequential)
+/// where there are at least two of them, else one after another with `exec`
+/// itself as `inner` (a lone large matrix uses the threads inside its
+/// updates). Neither choice changes a bit: each matrix is computed on its
+/// own, by an order that does not depend on the threads.
+pub(crate) fn for_each_matrix<W: Send>(
+    count: usize,
+    make: impl Fn() -> Result<W>,
+    exec: &Exec,
+    job: impl Fn(usize, &mut W, &Exec) + Sync,
+) -> Result<()> {
+    let threads = exec.thread_count();
+    let work = make;
+    if count == 0 {
+        return Ok(());
+    }
+    if threads <= 1 || count == 1 {
+        let mut w = work()?;
+        for b in 0..count {
+            job(b, &mut w, exec);
+        }
+        return Ok(());
+    }
+    let inner = Exec {
+        par: crate::Par::Seq,
+        ..*exec
+    };
+    let tasks = threads.min(count);
+    // Allocate every task's area first, so a refusal comes before any write.
+    let mut areas = crate::alloc::try_vec(tasks, "linear algebra work areas")?;
+    for _ in 0..tasks {
+        areas.push(work()?);
+    }
+    let per = count.div_ceil(tasks);
+    areas.par_iter_mut().enumerate().for_each(|(t, w)| {
+        for b in t * per..((t + 1) * per).min(count) {
+            job(b, w, &inner);
+        }
+    });
+    Ok(())
+}
