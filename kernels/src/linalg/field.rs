@@ -72,6 +72,8 @@ pub(crate) trait Real:
     + PartialOrd
     + Div<Output = Self>
 {
+    /// The complex scalar of its precision.
+    type Complex: Field<Real = Self>;
     /// Its dtype's unit roundoff, 2^-24 or 2^-53.
     const UNIT: Self;
     /// The least positive normal number.
@@ -173,6 +175,7 @@ macro_rules! real {
             }
         }
         impl Real for $t {
+            type Complex = Complex<$t>;
             const UNIT: Self = $unit;
             const MIN_NORMAL: Self = <$t>::MIN_POSITIVE;
             const MIN_SUBNORMAL: Self = <$t>::from_bits(1);
