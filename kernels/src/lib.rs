@@ -78,8 +78,8 @@ pub mod elementwise;
 pub mod error;
 pub mod fft;
 pub mod fill;
-pub mod linalg;
 pub mod formats;
+pub mod linalg;
 pub mod map;
 pub mod movement;
 #[cfg(feature = "ndarray")]

@@ -4,7 +4,7 @@
 //! on that buffer alone, so a matrix's bits depend on its values, never on
 //! its layout, its place in the batch or the threads.
 
-use crate::array::{ArrayView, ArrayViewMut};
+use crate::array::{ArrayView, ArrayViewMut, Element};
 use crate::error::{Error, Result};
 use crate::linalg::field::Field;
 use crate::scratch::SendPtr;
@@ -104,8 +104,20 @@ pub(crate) fn check_dtype<T: Field>(name: &str, got: crate::DType) -> Result<()>
     Ok(())
 }
 
+/// A vector of `n` copies of `value`, or [`Error::Alloc`] naming `what`.
+pub(crate) fn filled<T: Clone>(n: usize, value: T, what: &str) -> Result<Vec<T>> {
+    let mut v = crate::alloc::try_vec(n, what)?;
+    v.resize(n, value);
+    Ok(v)
+}
+
 /// Refuse a destination whose shape is not `batch` then `tail` exactly.
-pub(crate) fn check_shape(name: &str, shape: &[usize], batch: &[usize], tail: &[usize]) -> Result<()> {
+pub(crate) fn check_shape(
+    name: &str,
+    shape: &[usize],
+    batch: &[usize],
+    tail: &[usize],
+) -> Result<()> {
     let want: Vec<usize> = batch.iter().chain(tail).copied().collect();
     if shape != want.as_slice() {
         return Err(Error::Shape {
@@ -136,7 +148,12 @@ impl<'a> Mats<'a> {
         let l = x.layout();
         let r = l.shape.len();
         let (rows, cols, rs, cs) = if rank == 2 {
-            (l.shape[r - 2], l.shape[r - 1], l.strides[r - 2], l.strides[r - 1])
+            (
+                l.shape[r - 2],
+                l.shape[r - 1],
+                l.strides[r - 2],
+                l.strides[r - 1],
+            )
         } else {
             (l.shape[r - 1], 1, l.strides[r - 1], 0)
         };
@@ -187,7 +204,12 @@ impl MatsMut {
         let l = x.layout().clone();
         let r = l.shape.len();
         let (rows, cols, rs, cs) = if rank == 2 {
-            (l.shape[r - 2], l.shape[r - 1], l.strides[r - 2], l.strides[r - 1])
+            (
+                l.shape[r - 2],
+                l.shape[r - 1],
+                l.strides[r - 2],
+                l.strides[r - 1],
+            )
         } else {
             (l.shape[r - 1], 1, l.strides[r - 1], 0)
         };
@@ -208,7 +230,7 @@ impl MatsMut {
     /// The destination's view was validated, is of T's dtype, reaches no
     /// element twice and is borrowed mutably for the whole call; no other
     /// task writes batch index `b` at the same time.
-    pub(crate) unsafe fn write<T: Field>(&self, b: usize, src: &[T], ld: usize) {
+    pub(crate) unsafe fn write<T: Element>(&self, b: usize, src: &[T], ld: usize) {
         let base = self.offsets[b];
         for j in 0..self.cols {
             for i in 0..self.rows {
@@ -223,16 +245,18 @@ impl MatsMut {
         }
     }
 
-    /// Write `value` to every element of matrix `b`.
+    /// Write `f(i, j)` to each element (i, j) of matrix `b`.
     ///
     /// # Safety
     /// As for [`MatsMut::write`].
-    pub(crate) unsafe fn fill<T: Field>(&self, b: usize, value: T) {
+    pub(crate) unsafe fn write_with<T: Element>(&self, b: usize, f: impl Fn(usize, usize) -> T) {
         for j in 0..self.cols {
             for i in 0..self.rows {
                 let p = (self.offsets[b] + i as isize * self.rs + j as isize * self.cs) as usize;
                 // SAFETY: as in `write`.
-                unsafe { (self.ptr.get().add(p * size_of::<T>()) as *mut T).write_unaligned(value) };
+                unsafe {
+                    (self.ptr.get().add(p * size_of::<T>()) as *mut T).write_unaligned(f(i, j))
+                };
             }
         }
     }
@@ -281,4 +305,63 @@ pub(crate) fn for_each_matrix<W: Send>(
         }
     });
     Ok(())
+}
+
+/// The extents of the last two axes of `x` (rows, columns), refusing a rank
+/// below 2 ([`Error::Rank`]).
+pub(crate) fn matrix_of(name: &str, shape: &[usize]) -> Result<(usize, usize)> {
+    let r = shape.len();
+    if r < 2 {
+        return Err(Error::Rank {
+            operand: name.into(),
+            shape: shape.to_vec(),
+            expected: "at least 2 axes (the batch, then the matrix)".into(),
+        });
+    }
+    Ok((shape[r - 2], shape[r - 1]))
+}
+
+/// The order of a square matrix operand, refusing a non-square one
+/// ([`Error::Shape`]).
+pub(crate) fn square_of(name: &str, shape: &[usize]) -> Result<usize> {
+    let (m, n) = matrix_of(name, shape)?;
+    if m != n {
+        let mut target = shape.to_vec();
+        let r = target.len();
+        target[r - 1] = m;
+        return Err(Error::Shape {
+            operand: name.into(),
+            shape: shape.to_vec(),
+            target,
+        });
+    }
+    Ok(n)
+}
+
+/// Refuse destinations that reach an element twice, overlap an input, or
+/// overlap one another ([`Error::Layout`]).
+pub(crate) fn check_destinations(
+    dsts: &[(&str, &ArrayViewMut<'_>)],
+    inputs: &[&ArrayView<'_>],
+) -> Result<()> {
+    for (i, (name, d)) in dsts.iter().enumerate() {
+        crate::checks::check_destination_of(d, name, inputs)?;
+        for (other, e) in &dsts[..i] {
+            if !d.layout().is_empty()
+                && !e.layout().is_empty()
+                && crate::checks::overlaps(d.view().data(), e.view().data())
+            {
+                return Err(Error::Layout {
+                    operand: (*name).into(),
+                    reason: format!("its bytes overlap destination {other}'s"),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The number of matrices of a batch shape.
+pub(crate) fn count_of(batch: &[usize]) -> Result<usize> {
+    crate::array::count_of(batch, "batch")
 }

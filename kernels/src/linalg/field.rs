@@ -58,6 +58,13 @@ pub(crate) trait Field:
     /// `self / d` with no overflow or underflow a scaled division would
     /// avoid (Smith's method on a complex type).
     fn div(self, d: Self) -> Self;
+    /// Each part divided by a real.
+    fn div_real(self, r: Self::Real) -> Self;
+    /// `acc + a·b`: [`Field::fms`] of `−a`.
+    #[inline(always)]
+    fn fma_add(acc: Self, a: Self, b: Self) -> Self {
+        Self::fms(acc, -a, b)
+    }
     /// A quiet NaN (both parts on a complex type).
     fn nan() -> Self;
     /// Whether every part is finite.
@@ -67,11 +74,7 @@ pub(crate) trait Field:
 }
 
 /// A real scalar (f32 or f64).
-pub(crate) trait Real:
-    Field<Real = Self>
-    + PartialOrd
-    + Div<Output = Self>
-{
+pub(crate) trait Real: Field<Real = Self> + PartialOrd + Div<Output = Self> {
     /// The complex scalar of its precision.
     type Complex: Field<Real = Self>;
     /// Its dtype's unit roundoff, 2^-24 or 2^-53.
@@ -160,6 +163,10 @@ macro_rules! real {
             #[inline(always)]
             fn div(self, d: Self) -> Self {
                 self / d
+            }
+            #[inline(always)]
+            fn div_real(self, r: $t) -> Self {
+                self / r
             }
             #[inline(always)]
             fn nan() -> Self {
@@ -289,6 +296,13 @@ macro_rules! complex {
                         re: self.re.mul_add(r, self.im) / den,
                         im: self.im.mul_add(r, -self.re) / den,
                     }
+                }
+            }
+            #[inline(always)]
+            fn div_real(self, r: $r) -> Self {
+                Complex {
+                    re: self.re / r,
+                    im: self.im / r,
                 }
             }
             #[inline(always)]

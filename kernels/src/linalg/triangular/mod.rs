@@ -1,0 +1,144 @@
+//! The public `solve_triangular` call (the substitution is `solve.rs`).
+
+mod solve;
+
+use super::batch::{
+    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, filled,
+    for_each_matrix, matrix_of, square_of, Mats, MatsMut,
+};
+use super::field::Field;
+use super::update::Isa;
+use super::{by_dtype, Triangle};
+use crate::array::{ArrayView, ArrayViewMut};
+use crate::error::{Error, Result};
+use crate::tier::Exec;
+
+/// x with `a x = b` (or `aᴴ x = b` under `adjoint`) for each triangular
+/// matrix of `a` (`[batch…, n, n]`) and right-hand sides `b`
+/// (`[batch…, n, r]`), into `x` (`[batch…, n, r]`, the broadcast batch),
+/// all of one dtype.
+///
+/// Reads a's triangle `triangle` alone, without its diagonal under
+/// `unit_diagonal` (whose ones it takes instead). A zero on a diagonal it
+/// reads makes that matrix's x NaN. Each matrix's a and b are read into
+/// copies the call holds before its x is written.
+///
+/// **Order and bound.** With op a the triangle read (conjugate-transposed
+/// under `adjoint`), `x_i = (b_i − Σ_k (op a)_ik·x_k) / (op a)_ii` over the
+/// k already solved, in the order of solving (increasing i for a lower op
+/// a, decreasing for an upper one), the sum a chain of fused steps,
+/// whatever the blocking or the threads; `(op a + Δ) x = b + δ` with
+/// `|Δ| ≤ γ(2n)·|op a|` and `|δ_i| ≤ ε(2n)·(1 + |(op a)_ii|)` for each column
+/// of b. Refusals: the module's.
+pub fn solve_triangular(
+    triangle: Triangle,
+    adjoint: bool,
+    unit_diagonal: bool,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    x: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    let isa = Isa::of(exec.resolve_tier()?);
+    by_dtype!(a.dtype(), "a", T => run::<T>((triangle, adjoint, unit_diagonal), a, b, x, isa, exec))
+}
+
+fn run<T: Field>(
+    (triangle, adjoint, unit): (Triangle, bool, bool),
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    x: &mut ArrayViewMut<'_>,
+    isa: Isa,
+    exec: &Exec,
+) -> Result<()> {
+    check_dtype::<T>("b", b.dtype())?;
+    check_dtype::<T>("x", x.dtype())?;
+    let n = square_of("a", a.shape())?;
+    let (bn, r) = matrix_of("b", b.shape())?;
+    if bn != n {
+        let mut target = b.shape().to_vec();
+        let len = target.len();
+        target[len - 2] = n;
+        return Err(Error::Shape {
+            operand: "b".into(),
+            shape: b.shape().to_vec(),
+            target,
+        });
+    }
+    let batch = broadcast_batch(&[("a", a.shape(), 2), ("b", b.shape(), 2)])?;
+    check_shape("x", x.shape(), &batch, &[n, r])?;
+    check_destinations(&[("x", x)], &[a, b])?;
+    let count = count_of(&batch)?;
+    let overflow = || Error::Overflow {
+        operand: "a".into(),
+    };
+    let nn = n.checked_mul(n).ok_or_else(overflow)?;
+    let nr = n.checked_mul(r).ok_or_else(overflow)?;
+    let src_a = Mats::new(a, 2, &batch)?;
+    let src_b = Mats::new(b, 2, &batch)?;
+    let out = MatsMut::new(x, 2, &batch)?;
+    let panel = solve::PANEL;
+    // The solve runs forward on M = op a, reversed (rows and columns in
+    // the opposite order) where op a is upper triangular.
+    let upper = (triangle == Triangle::Upper) != adjoint;
+    type Work<T> = (Vec<T>, Vec<T>, Vec<T>, Vec<T>, Vec<T>);
+    let make = || -> Result<Work<T>> {
+        Ok((
+            filled(nn, T::ZERO, "solve_triangular work")?,
+            filled(nn, T::ZERO, "solve_triangular work")?,
+            filled(nr, T::ZERO, "solve_triangular work")?,
+            filled(panel.min(n) * r, T::ZERO, "solve_triangular work")?,
+            filled(n * panel.min(n), T::ZERO, "solve_triangular work")?,
+        ))
+    };
+    for_each_matrix(count, make, exec, |bi, (raw, m, xs, tmp, neg), inner| {
+        src_a.read(bi, raw);
+        // Element (i, j) of op a, from the triangle read.
+        let op = |i: usize, j: usize| -> T {
+            let (p, q, c) = if adjoint { (j, i, true) } else { (i, j, false) };
+            let inside = match triangle {
+                Triangle::Lower => p >= q,
+                Triangle::Upper => p <= q,
+            };
+            if !inside {
+                T::ZERO
+            } else if p == q && unit {
+                T::ONE
+            } else if c {
+                raw[p + q * n].conj()
+            } else {
+                raw[p + q * n]
+            }
+        };
+        let at = |i: usize| if upper { n - 1 - i } else { i };
+        let mut singular = false;
+        for j in 0..n {
+            for i in 0..n {
+                m[i + j * n] = op(at(i), at(j));
+            }
+            singular |= m[j + j * n] == T::ZERO;
+        }
+        let xs = &mut xs[..];
+        if !singular {
+            src_b.read(bi, xs);
+            if upper {
+                for col in xs.chunks_exact_mut(n.max(1)) {
+                    col.reverse();
+                }
+            }
+            solve::forward(n, r, m, unit, xs, tmp, neg, isa, inner);
+        }
+        let xs = &*xs;
+        // SAFETY: x was validated, is of T's dtype (checked), reaches no
+        // element twice and overlaps neither a nor b (checked), and is
+        // borrowed mutably for this call; batch index bi is this task's
+        // alone.
+        unsafe {
+            if singular {
+                out.write_with(bi, |_, _| T::nan());
+            } else {
+                out.write_with(bi, |i, q| xs[at(i) + q * n]);
+            }
+        }
+    })
+}
