@@ -125,6 +125,10 @@
 //!   positions) beside `slice::sort` and `slice::sort_unstable`, and top-k
 //!   of 1% beside the full sort, in ns/element on one thread (see
 //!   `sort_group.rs`; numpy's from `bench/scripts/sort_numpy.py`); only when named.
+//! * `linalg`: cholesky, lu, qr, solve_triangular, eigh, svd and eig at
+//!   n = 64, 256, 1024 (2048 for the factorisations) in f64 and f32, and
+//!   batches of 10^5 small matrices, beside faer at one and two threads
+//!   (see `linalg_group.rs`); only when named.
 //! * `reduce/sum-f32`, `reduce/sum-f64`, `reduce/sum-squares-f32`: the sum of
 //!   `--size-mib` MiB beside a naive loop, `iter().sum()`, ndarray and a read
 //!   of the buffer; Σ x² three ways (see `reduce.rs`).
@@ -142,6 +146,7 @@ mod elementwise;
 mod fft_group;
 mod gemm_group;
 mod harness;
+mod linalg_group;
 mod math_group;
 mod movement_group;
 mod reduce;
@@ -328,6 +333,7 @@ fn main() -> ExitCode {
     let scatter_g = !o.filters.is_empty() && selected(movement_group::SCATTER, &o.filters);
     let unique_g = !o.filters.is_empty() && selected(movement_group::UNIQUE, &o.filters);
     let sort_group = !o.filters.is_empty() && selected(sort_group::NAME, &o.filters);
+    let linalg_g = !o.filters.is_empty() && selected(linalg_group::NAME, &o.filters);
     let math = !o.filters.is_empty() && o.filters.iter().any(|f| f.starts_with(math_group::NAME));
     if o.list {
         for g in group_names() {
@@ -347,6 +353,7 @@ fn main() -> ExitCode {
         && !scatter_g
         && !unique_g
         && !sort_group
+        && !linalg_g
     {
         eprintln!(
             "tessera-bench: no group matches {:?}; groups: {}, {}",
@@ -470,6 +477,7 @@ fn main() -> ExitCode {
         (fft_group, fft_group::run as NamedRun),
         (gemm_group, gemm_group::run),
         (sort_group, sort_group::run),
+        (linalg_g, linalg_group::run),
         (gemm_int, gemm_group::run_int),
         (gemm_complex, gemm_group::run_complex),
         (gather_g, movement_group::run_gather),

@@ -301,6 +301,17 @@ fn other_kernels() -> Vec<serde_json::Value> {
             "doc": k.doc(),
         }));
     }
+    for k in super::linalg::LinalgKernel::ALL {
+        let (operands, results, attrs) = k.io();
+        list.push(json!({
+            "name": k.name(),
+            "family": "linalg",
+            "operands": operands,
+            "results": results,
+            "attrs": attrs,
+            "doc": k.doc(),
+        }));
+    }
     for k in LibraryKernel::ALL {
         let (operands, results, attrs) = k.io();
         list.push(json!({

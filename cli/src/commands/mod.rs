@@ -14,6 +14,7 @@ pub mod engines_check;
 pub mod fft;
 pub mod formats;
 pub mod kernels;
+pub mod linalg;
 pub mod library;
 pub mod map;
 pub mod movement;

@@ -75,6 +75,8 @@ pub enum Kernel {
     /// `sort`, `argsort`, `median`, `quantile`, `lower_bound`, `intersect`,
     /// `difference`, `compress`, `partition`.
     Order(super::order::OrderKernel),
+    /// `cholesky`, `lu`, `qr`, `solve_triangular`, `eigh`, `svd`, `eig`.
+    Linalg(super::linalg::LinalgKernel),
     /// `random`, `quantize`, `dequantize`, `polyval`, `qmatmul_i8`,
     /// `requantize_i8`, `sum_lanes`.
     Library(LibraryKernel),
@@ -127,6 +129,9 @@ impl Kernel {
         }
         if let Some(k) = super::order::OrderKernel::from_name(name) {
             return Ok(Kernel::Order(k));
+        }
+        if let Some(k) = super::linalg::LinalgKernel::from_name(name) {
+            return Ok(Kernel::Linalg(k));
         }
         if let Some(k) = FormatKernel::from_name(name) {
             return Ok(Kernel::Format(k));
@@ -209,6 +214,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::SparseDot => super::assembly::sparse_dot_call(path, &call, &exec, r)?,
         Kernel::Movement(k) => super::movement::call(path, &call, k, &exec, r)?,
         Kernel::Order(k) => super::order::call(path, &call, k, &exec, r)?,
+        Kernel::Linalg(k) => super::linalg::call(path, &call, k, &exec, r)?,
     };
     results.commit()?;
     if let Some(note) = tessera::tier::tier_env_note() {

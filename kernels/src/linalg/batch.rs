@@ -104,11 +104,9 @@ pub(crate) fn check_dtype<T: Field>(name: &str, got: crate::DType) -> Result<()>
     Ok(())
 }
 
-/// A vector of `n` copies of `value`, or [`Error::Alloc`] naming `what`.
-pub(crate) fn filled<T: Clone>(n: usize, value: T, what: &str) -> Result<Vec<T>> {
-    let mut v = crate::alloc::try_vec(n, what)?;
-    v.resize(n, value);
-    Ok(v)
+/// `n` zeros (+0, or index 0), or [`Error::Alloc`] naming `what`.
+pub(crate) fn zeros<T: Element>(n: usize, what: &str) -> Result<Vec<T>> {
+    crate::alloc::try_zeroed_elements(n, what)
 }
 
 /// Refuse a destination whose shape is not `batch` then `tail` exactly.
@@ -169,15 +167,76 @@ impl<'a> Mats<'a> {
 
     /// Matrix `b` into `out` column-major (`out[i + j·rows]`).
     pub(crate) fn read<T: Field>(&self, b: usize, out: &mut [T]) {
+        let (rows, cols) = (self.rows, self.cols);
+        if rows == 0 || cols == 0 {
+            return;
+        }
+        let out = &mut out[..rows * cols];
+        // Every position the matrix reaches lies in the validated view.
         let base = self.offsets[b];
-        for j in 0..self.cols {
-            for i in 0..self.rows {
-                let p = (base + i as isize * self.rs + j as isize * self.cs) as usize;
-                let bytes = &self.data[p * size_of::<T>()..(p + 1) * size_of::<T>()];
-                // SAFETY: `bytes` holds exactly one element of the view's
-                // dtype, which is T's (checked by the caller); `read_unaligned`
-                // takes any alignment and every bit pattern is a valid T.
-                out[i + j * self.rows] = unsafe { (bytes.as_ptr() as *const T).read_unaligned() };
+        let last = base + (rows as isize - 1) * self.rs.max(0) + (cols as isize - 1) * self.cs.max(0);
+        let first = base + (rows as isize - 1) * self.rs.min(0) + (cols as isize - 1) * self.cs.min(0);
+        assert!(
+            first >= 0 && (last as usize + 1) * size_of::<T>() <= self.data.len(),
+            "a matrix outside its validated view"
+        );
+        let p = self.data.as_ptr() as *const T;
+        if self.cs == 1 && self.rs != 1 {
+            // Rows contiguous: eight elements of a row at a time, into
+            // eight columns.
+            let mut j0 = 0;
+            while j0 + 8 <= cols {
+                for i in 0..rows {
+                    let at = base + i as isize * self.rs + j0 as isize;
+                    // SAFETY: elements (i, j0..j0 + 8) lie at at..at + 8,
+                    // inside the view (asserted above), of T's dtype.
+                    let v = unsafe { (p.offset(at) as *const [T; 8]).read_unaligned() };
+                    for (l, x) in v.into_iter().enumerate() {
+                        out[i + (j0 + l) * rows] = x;
+                    }
+                }
+                j0 += 8;
+            }
+            for j in j0..cols {
+                for i in 0..rows {
+                    let at = base + i as isize * self.rs + j as isize;
+                    // SAFETY: as above, one element.
+                    out[i + j * rows] = unsafe { p.offset(at).read_unaligned() };
+                }
+            }
+            return;
+        }
+        tiles(rows, cols, self.rs, self.cs, |i, j| {
+            let at = base + i as isize * self.rs + j as isize * self.cs;
+            // SAFETY: `at` lies between `first` and `last` (its indices are
+            // in range), inside the view's bytes (asserted above), which
+            // hold elements of T's dtype (checked by the caller);
+            // `read_unaligned` takes any alignment.
+            out[i + j * rows] = unsafe { p.offset(at).read_unaligned() };
+        });
+    }
+}
+
+/// Visit every (i, j) of a `rows × cols` matrix whose elements lie at
+/// `i·rs + j·cs`: in tiles of 16 × 16 where neither stride is 1 along the
+/// walk of a column-major buffer, so both sides of a copy stay in cache.
+#[inline(always)]
+fn tiles(rows: usize, cols: usize, rs: isize, _cs: isize, mut f: impl FnMut(usize, usize)) {
+    if rs.unsigned_abs() <= 1 || cols == 1 {
+        for j in 0..cols {
+            for i in 0..rows {
+                f(i, j);
+            }
+        }
+        return;
+    }
+    const B: usize = 16;
+    for j0 in (0..cols).step_by(B) {
+        for i0 in (0..rows).step_by(B) {
+            for j in j0..(j0 + B).min(cols) {
+                for i in i0..(i0 + B).min(rows) {
+                    f(i, j);
+                }
             }
         }
     }
@@ -231,18 +290,34 @@ impl MatsMut {
     /// element twice and is borrowed mutably for the whole call; no other
     /// task writes batch index `b` at the same time.
     pub(crate) unsafe fn write<T: Element>(&self, b: usize, src: &[T], ld: usize) {
-        let base = self.offsets[b];
-        for j in 0..self.cols {
-            for i in 0..self.rows {
-                let p = (base + i as isize * self.rs + j as isize * self.cs) as usize;
-                // SAFETY: p is an element the validated view reaches (the
-                // caller's contract); no other task touches batch index b.
-                unsafe {
-                    (self.ptr.get().add(p * size_of::<T>()) as *mut T)
-                        .write_unaligned(src[i + j * ld])
-                };
+        let (rows, cols) = (self.rows, self.cols);
+        if self.cs == 1 && self.rs != 1 && rows > 0 {
+            // Rows contiguous: eight elements of a row at a time.
+            let base = self.offsets[b];
+            let p = self.ptr.get() as *mut T;
+            let mut j0 = 0;
+            while j0 + 8 <= cols {
+                for i in 0..rows {
+                    let v: [T; 8] = std::array::from_fn(|l| src[i + (j0 + l) * ld]);
+                    let at = base + i as isize * self.rs + j0 as isize;
+                    // SAFETY: elements (i, j0..j0 + 8) of the validated
+                    // view (the caller's contract) lie at at..at + 8; no
+                    // other task touches batch index b.
+                    unsafe { (p.offset(at) as *mut [T; 8]).write_unaligned(v) };
+                }
+                j0 += 8;
             }
+            for j in j0..cols {
+                for i in 0..rows {
+                    let at = base + i as isize * self.rs + j as isize;
+                    // SAFETY: as above, one element.
+                    unsafe { p.offset(at).write_unaligned(src[i + j * ld]) };
+                }
+            }
+            return;
         }
+        // SAFETY: the caller's contract.
+        unsafe { self.write_with(b, |i, j| src[i + j * ld]) }
     }
 
     /// Write `f(i, j)` to each element (i, j) of matrix `b`.
@@ -250,15 +325,15 @@ impl MatsMut {
     /// # Safety
     /// As for [`MatsMut::write`].
     pub(crate) unsafe fn write_with<T: Element>(&self, b: usize, f: impl Fn(usize, usize) -> T) {
-        for j in 0..self.cols {
-            for i in 0..self.rows {
-                let p = (self.offsets[b] + i as isize * self.rs + j as isize * self.cs) as usize;
-                // SAFETY: as in `write`.
-                unsafe {
-                    (self.ptr.get().add(p * size_of::<T>()) as *mut T).write_unaligned(f(i, j))
-                };
-            }
-        }
+        let base = self.offsets[b];
+        let p = self.ptr.get() as *mut T;
+        tiles(self.rows, self.cols, self.rs, self.cs, |i, j| {
+            let at = base + i as isize * self.rs + j as isize * self.cs;
+            // SAFETY: `at` is an element the validated view reaches (the
+            // caller's contract: its indices are in range); no other task
+            // touches batch index b; `write_unaligned` takes any alignment.
+            unsafe { p.offset(at).write_unaligned(f(i, j)) };
+        });
     }
 }
 

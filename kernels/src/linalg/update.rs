@@ -41,62 +41,140 @@ impl Isa {
 }
 
 #[inline(always)]
-fn axpy_body<T: Field>(y: &mut [T], x: &[T], s: T) {
+fn axpy_body<T: Field, const REV: bool>(y: &mut [T], x: &[T], s: T) {
     for (y, &x) in y.iter_mut().zip(x) {
-        *y = T::fms(*y, x, s);
+        *y = if REV { T::fms(*y, s, x) } else { T::fms(*y, x, s) };
     }
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn axpy_avx2<T: Field>(y: &mut [T], x: &[T], s: T) {
-    axpy_body(y, x, s)
+#[inline(always)]
+fn dot_body<T: Field>(x: &[T], y: &[T]) -> T {
+    let n = x.len().min(y.len());
+    let mut acc = [T::ZERO; 8];
+    let (xc, yc) = (x[..n].chunks_exact(8), y[..n].chunks_exact(8));
+    let (xr, yr) = (xc.remainder(), yc.remainder());
+    for (xs, ys) in xc.zip(yc) {
+        for l in 0..8 {
+            acc[l] = T::fma_add(acc[l], xs[l].conj(), ys[l]);
+        }
+    }
+    for l in 0..xr.len() {
+        acc[l] = T::fma_add(acc[l], xr[l].conj(), yr[l]);
+    }
+    for h in [4, 2, 1] {
+        for l in 0..h {
+            acc[l] = acc[l] + acc[l + h];
+        }
+    }
+    acc[0]
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma,avx512f")]
-unsafe fn axpy_avx512<T: Field>(y: &mut [T], x: &[T], s: T) {
-    axpy_body(y, x, s)
+macro_rules! tiered {
+    ($(#[$m:meta])* $name:ident, $body:ident $(::<$c:ident>)?, ($($a:ident: $t:ty),*) $(-> $r:ty)?) => {
+        $(#[$m])*
+        #[inline]
+        pub(crate) fn $name<T: Field $(, const $c: bool)?>(isa: Isa, $($a: $t),*) $(-> $r)? {
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn avx2<T: Field $(, const $c: bool)?>($($a: $t),*) $(-> $r)? {
+                $body::<T $(, $c)?>($($a),*)
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[target_feature(enable = "avx2,fma,avx512f")]
+            unsafe fn avx512<T: Field $(, const $c: bool)?>($($a: $t),*) $(-> $r)? {
+                $body::<T $(, $c)?>($($a),*)
+            }
+            match isa {
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which
+                // has AVX2 and FMA (`Isa::of`).
+                Isa::Avx2 => unsafe { avx2::<T $(, $c)?>($($a),*) },
+                #[cfg(target_arch = "x86_64")]
+                // SAFETY: `Isa::Avx512` comes from a tier this CPU runs,
+                // which has AVX-512 F, AVX2 and FMA (`Isa::of`).
+                Isa::Avx512 => unsafe { avx512::<T $(, $c)?>($($a),*) },
+                _ => $body::<T $(, $c)?>($($a),*),
+            }
+        }
+    };
 }
 
-/// `y[i] ← y[i] − x[i]·s` for each i (one [`Field::fms`] each).
+tiered!(
+    /// `y[i] ← y[i] − x[i]·s` (`REV`: `y[i] − s·x[i]`), one [`Field::fms`]
+    /// each, the operands in that order.
+    axpy_any, axpy_body::<REV>, (y: &mut [T], x: &[T], s: T)
+);
+
+tiered!(
+    /// `Σ conj(x_i)·y_i`: term i into lane `i mod 8` by fused steps, then
+    /// lanes `l` and `l + 4`, `l + 2`, `l + 1` added: a function of the
+    /// length alone.
+    dot, dot_body, (x: &[T], y: &[T]) -> T
+);
+
+/// `y[i] ← y[i] − x[i]·s` for each i (one [`Field::fms`] each, x first).
 #[inline]
 pub(crate) fn axpy_sub<T: Field>(isa: Isa, y: &mut [T], x: &[T], s: T) {
     let n = y.len().min(x.len());
-    let (y, x) = (&mut y[..n], &x[..n]);
-    match isa {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which has
-        // AVX2 and FMA (`Isa::of`).
-        Isa::Avx2 => unsafe { axpy_avx2(y, x, s) },
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `Isa::Avx512` comes from a tier this CPU runs, which has
-        // AVX-512 F, AVX2 and FMA (`Isa::of`).
-        Isa::Avx512 => unsafe { axpy_avx512(y, x, s) },
-        _ => axpy_body(y, x, s),
-    }
+    axpy_any::<T, false>(isa, &mut y[..n], &x[..n], s)
 }
 
-/// A column-major block: element (i, j) at `data[i + j·ld]`.
+/// `y[i] ← y[i] − s·x[i]` for each i (one [`Field::fms`] each, s first).
+#[inline]
+pub(crate) fn axpy_sub_rev<T: Field>(isa: Isa, y: &mut [T], s: T, x: &[T]) {
+    let n = y.len().min(x.len());
+    axpy_any::<T, true>(isa, &mut y[..n], &x[..n], s)
+}
+
+/// A column-major operand: element (i, j) of op(X) is `data[i + j·ld]`, or
+/// under `adjoint` `conj(data[j + i·ld])`.
 #[derive(Clone, Copy)]
-pub(crate) struct Block<'a, T> {
+pub(crate) struct Op<'a, T> {
     /// The elements from (0, 0).
     pub data: &'a [T],
     /// The column stride.
     pub ld: usize,
+    /// Whether op(X) is the conjugate transpose of what is stored.
+    pub adjoint: bool,
 }
 
-/// `C ← C − A·op(B)`, A `m × k`, op(B) `k × n`, C `m × n`, all
-/// column-major; op(B) is B (`k × n`) or, under `adjoint`, Bᴴ with B
-/// `n × k`. `neg` is room for `m·k` elements (the negated copy of A the
-/// microkernels read). Each element's chain is as the module states.
+impl<'a, T: Field> Op<'a, T> {
+    /// op(X) = X.
+    pub(crate) fn plain(data: &'a [T], ld: usize) -> Self {
+        Op {
+            data,
+            ld,
+            adjoint: false,
+        }
+    }
+    /// op(X) = Xᴴ.
+    pub(crate) fn adjoint(data: &'a [T], ld: usize) -> Self {
+        Op {
+            data,
+            ld,
+            adjoint: true,
+        }
+    }
+    #[inline(always)]
+    fn at(&self, i: usize, j: usize) -> T {
+        if self.adjoint {
+            self.data[j + i * self.ld].conj()
+        } else {
+            self.data[i + j * self.ld]
+        }
+    }
+}
+
+/// `C ← C − op(A)·op(B)`, op(A) `m × k`, op(B) `k × n`, C `m × n`
+/// column-major with leading dimension `ldc`. `neg` is room for `m·k`
+/// elements (where −op(A) is copied for [`gemm_neg`]). Each element's
+/// chain is as the module states, `a·b` with op(A)'s element first.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn gemm_sub<T: Field>(
     isa: Isa,
     (m, n, k): (usize, usize, usize),
-    a: Block<'_, T>,
-    b: Block<'_, T>,
-    adjoint: bool,
+    a: Op<'_, T>,
+    b: Op<'_, T>,
     c: &mut [T],
     ldc: usize,
     neg: &mut [T],
@@ -105,22 +183,44 @@ pub(crate) fn gemm_sub<T: Field>(
     if m == 0 || n == 0 || k == 0 {
         return;
     }
-    if !T::COMPLEX && m * n * k >= 24 * 24 * 24 && neg.len() >= m * k {
-        // Real: the microkernels on −A (conjugation is nothing on a real B).
-        for kk in 0..k {
-            for i in 0..m {
-                neg[i + kk * m] = -a.data[i + kk * a.ld];
-            }
+    let neg = &mut neg[..m * k];
+    for kk in 0..k {
+        for (i, x) in neg[kk * m..(kk + 1) * m].iter_mut().enumerate() {
+            *x = -a.at(i, kk);
         }
+    }
+    gemm_neg(isa, (m, n, k), neg, m, b, c, ldc, exec);
+}
+
+/// [`gemm_sub`] from `na` = −op(A) (`m × k`, column-major, leading
+/// dimension `lda`), which a caller that updates several blocks from one A
+/// negates once. The same chains: `c − a·s` is `fms(c, −a, −s)` exactly
+/// (negations are exact), and the microkernels' `fma(−a, s, c)` is that
+/// step too.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm_neg<T: Field>(
+    isa: Isa,
+    (m, n, k): (usize, usize, usize),
+    na: &[T],
+    lda: usize,
+    b: Op<'_, T>,
+    c: &mut [T],
+    ldc: usize,
+    exec: &Exec,
+) {
+    if m == 0 || n == 0 || k == 0 {
+        return;
+    }
+    if !T::COMPLEX && m * n * k >= 24 * 24 * 24 {
         let ar = MatRef {
-            data: &neg[..m * k],
+            data: na,
             offset: 0,
             rows: m,
             cols: k,
             row_stride: 1,
-            col_stride: m as isize,
+            col_stride: lda as isize,
         };
-        let (brs, bcs) = if adjoint {
+        let (brs, bcs) = if b.adjoint {
             (b.ld as isize, 1)
         } else {
             (1, b.ld as isize)
@@ -142,12 +242,7 @@ pub(crate) fn gemm_sub<T: Field>(
     for j in 0..n {
         let col = &mut c[j * ldc..j * ldc + m];
         for kk in 0..k {
-            let s = if adjoint {
-                b.data[j + kk * b.ld].conj()
-            } else {
-                b.data[kk + j * b.ld]
-            };
-            axpy_sub(isa, col, &a.data[kk * a.ld..kk * a.ld + m], s);
+            axpy_sub(isa, col, &na[kk * lda..kk * lda + m], -b.at(kk, j));
         }
     }
 }

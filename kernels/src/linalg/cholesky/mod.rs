@@ -3,7 +3,7 @@
 mod factor;
 
 use super::batch::{
-    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, filled,
+    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, zeros,
     for_each_matrix, square_of, Mats, MatsMut,
 };
 use super::field::Field;
@@ -56,18 +56,23 @@ fn run<T: Field>(
     })?;
     let src = Mats::new(a, 2, &batch)?;
     let out = MatsMut::new(dst, 2, &batch)?;
-    let make = || -> Result<(Vec<T>, Vec<T>)> {
+    let make = || -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
         Ok((
-            filled(nn, T::ZERO, "cholesky work")?,
-            filled(n * factor::PANEL, T::ZERO, "cholesky work")?,
+            zeros(nn, "cholesky work")?,
+            zeros(factor::tmp_len(n), "cholesky work")?,
+            zeros(factor::neg_len(n), "cholesky work")?,
         ))
     };
-    for_each_matrix(count, make, exec, |b, (w, neg), inner| {
+    for_each_matrix(count, make, exec, |b, (w, tmp, neg), inner| {
         src.read(b, w);
         for j in 0..n {
             w[j + j * n] = T::from_real(w[j + j * n].re());
         }
-        let ok = factor::factor(n, w, neg, isa, inner);
+        let ok = factor::factor(n, w, n, tmp, neg, isa, inner);
+        // +0 above the diagonal.
+        for j in 1..n {
+            w[j * n..j * n + j].fill(T::ZERO);
+        }
         let w = &*w;
         // SAFETY: `dst` was validated, is of T's dtype (checked), reaches no
         // element twice (checked) and is borrowed mutably for this call;
@@ -76,8 +81,9 @@ fn run<T: Field>(
             if !ok {
                 out.write_with(b, |_, _| T::nan());
             } else if triangle == Triangle::Lower {
-                out.write_with(b, |i, j| if i >= j { w[i + j * n] } else { T::ZERO });
+                out.write(b, w, n);
             } else {
+                // Uᵢⱼ = conj(Lⱼᵢ), and +0 below the diagonal.
                 out.write_with(b, |i, j| if i <= j { w[j + i * n].conj() } else { T::ZERO });
             }
         }

@@ -7,20 +7,23 @@
 //! and the pivot row are then swapped across the whole matrix. A zero pivot
 //! stays in U and its column of L is not divided.
 //!
-//! **Order.** Right-looking by panels of [`PANEL`] columns (the panel
-//! factored column by column, its rows of U then solved, the trailing
-//! matrix updated through [`gemm_sub`]), so every element is
-//! `a_ij − Σ_{k<min(i,j)} l_ik·u_kj`, a chain of fused steps in increasing k
-//! from a_ij (then divided by the pivot below the diagonal): the panel
-//! width and the threads change no bit, and the pivots searched are those
-//! of the unblocked algorithm.
+//! **Order.** Every element is `a_ij − Σ_{k<min(i,j)} l_ik·u_kj`, a chain of
+//! [`Field::fms`] steps in increasing k from a_ij, divided by the pivot
+//! below the diagonal. Recursive over columns (Toledo's shape, as faer's):
+//! the left half factored, its rows of U solved
+//! ([`lower_left`](crate::linalg::triangular::lower_left)), the rows below
+//! updated through [`gemm_sub`], the right half factored; panels of at most
+//! [`PANEL`] columns right-looking. Every piece keeps the chains, so the
+//! splits and the threads change no bit, and the pivots searched are the
+//! unblocked algorithm's.
 
 use crate::linalg::field::{Field, Real};
-use crate::linalg::update::{axpy_sub, gemm_sub, Block, Isa};
+use crate::linalg::triangular::{half, lower_left};
+use crate::linalg::update::{axpy_sub, gemm_sub, Isa, Op};
 use crate::tier::Exec;
 
-/// The panel width.
-pub(crate) const PANEL: usize = 64;
+/// The widest panel factored column by column.
+pub(crate) const PANEL: usize = 16;
 
 /// Whether `x` is a better pivot magnitude than `current` (strictly
 /// greater; a NaN is never greater and nothing is greater than a NaN).
@@ -29,10 +32,37 @@ fn greater<R: Real>(x: R, current: R) -> bool {
     !current.is_nan() && x > current
 }
 
+/// The elements of `tmp` [`factor`] needs for an `m × n` matrix.
+pub(crate) fn tmp_len(m: usize, n: usize) -> usize {
+    let k = m.min(n);
+    let h = half(k) + 8;
+    2 * h * h + k * (n - k) + 1
+}
+
+/// The elements of `neg` [`factor`] needs for an `m × n` matrix.
+pub(crate) fn neg_len(m: usize, n: usize) -> usize {
+    let k = m.min(n);
+    m * (half(k) + 8) + k * k / 4 + 1
+}
+
+/// The matrix being factored and what its steps share.
+struct Lu<'a, T> {
+    m: usize,
+    n: usize,
+    a: &'a mut [T],
+    pivots: &'a mut [usize],
+    perm: &'a mut [usize],
+    tmp: &'a mut [T],
+    neg: &'a mut [T],
+    isa: Isa,
+    exec: &'a Exec,
+}
+
 /// Factor the `m × n` matrix `a` (column-major, leading dimension m) in
 /// place into L (unit, below the diagonal) and U (on and above), writing
 /// `pivots` (min(m, n) rows) and `perm` (m rows: row i of L·U is row
-/// `perm[i]` of a). `tmp` holds `PANEL·n` elements, `neg` `m·PANEL`.
+/// `perm[i]` of a). `tmp` and `neg` hold [`tmp_len`] and [`neg_len`]
+/// elements.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn factor<T: Field>(
     m: usize,
@@ -45,15 +75,70 @@ pub(crate) fn factor<T: Field>(
     isa: Isa,
     exec: &Exec,
 ) {
-    let k = m.min(n);
     for (i, p) in perm.iter_mut().enumerate().take(m) {
         *p = i;
     }
-    let mut j = 0;
-    while j < k {
-        let b = PANEL.min(k - j);
-        for c in j..j + b {
-            // The search.
+    let k = m.min(n);
+    let mut lu = Lu {
+        m,
+        n,
+        a,
+        pivots,
+        perm,
+        tmp,
+        neg,
+        isa,
+        exec,
+    };
+    lu.columns(0, k);
+    if n > k {
+        // m < n: U's columns right of the square part.
+        let (left, right) = lu.a.split_at_mut(k * m);
+        lower_left((k, n - k), left, m, true, right, m, lu.tmp, lu.neg, isa, exec);
+    }
+}
+
+impl<T: Field> Lu<'_, T> {
+    /// Factor columns `j..j + w` (rows j..m), every earlier column applied.
+    fn columns(&mut self, j: usize, w: usize) {
+        if w <= PANEL {
+            self.panel(j, w);
+            return;
+        }
+        let (m, isa, exec) = (self.m, self.isa, self.exec);
+        let w1 = half(w);
+        let w2 = w - w1;
+        self.columns(j, w1);
+        let (left, right) = self.a.split_at_mut((j + w1) * m);
+        let right = &mut right[..w2 * m];
+        // U₁₂: the unit lower solve of the left half's rows.
+        lower_left((w1, w2), &left[j + j * m..], m, true, &mut right[j..], m, self.tmp, self.neg, isa, exec);
+        if j + w1 < m {
+            // A₂₂ ← A₂₂ − L₂₁·U₁₂, from a copy of U₁₂ (it shares columns
+            // with A₂₂).
+            let t = &mut self.tmp[..w1 * w2];
+            for q in 0..w2 {
+                t[q * w1..(q + 1) * w1].copy_from_slice(&right[j + q * m..j + w1 + q * m]);
+            }
+            gemm_sub(
+                isa,
+                (m - j - w1, w2, w1),
+                Op::plain(&left[j + w1 + j * m..], m),
+                Op::plain(t, w1),
+                &mut right[j + w1..],
+                m,
+                self.neg,
+                exec,
+            );
+        }
+        self.columns(j + w1, w2);
+    }
+
+    /// Columns `j..j + w`, right-looking column by column.
+    fn panel(&mut self, j: usize, w: usize) {
+        let (m, n, isa) = (self.m, self.n, self.isa);
+        let a = &mut *self.a;
+        for c in j..j + w {
             let col = &a[c * m..(c + 1) * m];
             let mut p = c;
             let mut best = col[c].abs1();
@@ -64,12 +149,12 @@ pub(crate) fn factor<T: Field>(
                     p = r;
                 }
             }
-            pivots[c] = p;
+            self.pivots[c] = p;
             if p != c {
                 for q in 0..n {
                     a.swap(c + q * m, p + q * m);
                 }
-                perm.swap(c, p);
+                self.perm.swap(c, p);
             }
             let piv = a[c + c * m];
             if piv != T::ZERO {
@@ -79,50 +164,11 @@ pub(crate) fn factor<T: Field>(
             }
             let (left, right) = a.split_at_mut((c + 1) * m);
             let l = &left[c * m..];
-            for c2 in c + 1..j + b {
+            for c2 in c + 1..j + w {
                 let o = (c2 - c - 1) * m;
                 let s = right[o + c];
                 axpy_sub(isa, &mut right[o + c + 1..o + m], &l[c + 1..m], s);
             }
         }
-        if j + b < n {
-            // U's panel rows right of the panel: the unit lower solve.
-            let (left, right) = a.split_at_mut((j + b) * m);
-            for q in 0..n - j - b {
-                let col = &mut right[q * m..(q + 1) * m];
-                for c in j..j + b {
-                    let s = col[c];
-                    axpy_sub(
-                        isa,
-                        &mut col[c + 1..j + b],
-                        &left[c + 1 + c * m..j + b + c * m],
-                        s,
-                    );
-                }
-            }
-            // The trailing matrix, from a copy of those rows (they share
-            // columns with it).
-            if j + b < m {
-                let w = n - j - b;
-                for q in 0..w {
-                    tmp[q * b..(q + 1) * b].copy_from_slice(&right[j + q * m..j + b + q * m]);
-                }
-                gemm_sub(
-                    isa,
-                    (m - j - b, w, b),
-                    Block {
-                        data: &left[j + b + j * m..],
-                        ld: m,
-                    },
-                    Block { data: tmp, ld: b },
-                    false,
-                    &mut right[j + b..],
-                    m,
-                    neg,
-                    exec,
-                );
-            }
-        }
-        j += b;
     }
 }

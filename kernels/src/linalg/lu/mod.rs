@@ -3,7 +3,7 @@
 mod factor;
 
 use super::batch::{
-    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, filled,
+    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, zeros,
     for_each_matrix, matrix_of, Mats, MatsMut,
 };
 use super::by_dtype;
@@ -84,16 +84,15 @@ fn run<T: Field>(
     let out = MatsMut::new(lu, 2, &batch)?;
     let piv_out = MatsMut::new(pivots, 1, &batch)?;
     let perm_out = MatsMut::new(permutation, 1, &batch)?;
-    let panel = factor::PANEL;
     type Work<T> = (Vec<T>, Vec<T>, Vec<T>, Vec<usize>, Vec<usize>, Vec<i64>);
     let make = || -> Result<Work<T>> {
         Ok((
-            filled(mn, T::ZERO, "lu work")?,
-            filled(panel.min(k) * n, T::ZERO, "lu work")?,
-            filled(m * panel.min(k), T::ZERO, "lu work")?,
-            filled(k, 0, "lu pivots")?,
-            filled(m, 0, "lu permutation")?,
-            filled(m, 0, "lu indices")?,
+            zeros(mn, "lu work")?,
+            zeros(factor::tmp_len(m, n), "lu work")?,
+            zeros(factor::neg_len(m, n), "lu work")?,
+            crate::alloc::try_zeroed(k, "lu pivots")?,
+            crate::alloc::try_zeroed(m, "lu permutation")?,
+            zeros(m, "lu indices")?,
         ))
     };
     for_each_matrix(

@@ -1,30 +1,13 @@
 //! Householder reflectors `H = I − τ v vᴴ` (v₀ = 1) in column-major
 //! buffers: their making, their application and the sums they need.
 //!
-//! **Order.** A dot product or a sum of squares adds term i into lane
-//! `i mod 8` by fused steps (term 0 first), then lanes `l` and `l + 4`,
-//! `l + 2`, `l + 1`: a fixed function of the length alone, whatever the
-//! tier (the lanes are named in the code, not left to a vectoriser).
+//! **Order.** A dot product ([`dot`]) or a sum of squares adds term i into
+//! lane `i mod 8` by fused steps (term 0 first), then lanes `l` and
+//! `l + 4`, `l + 2`, `l + 1`: a fixed function of the length alone, whatever
+//! the tier (the lanes are named in the code, not left to a vectoriser).
 
 use crate::linalg::field::{Field, Real};
-
-/// `Σ conj(x_i)·y_i` in the module's lane order.
-#[inline]
-pub(crate) fn dot<T: Field>(x: &[T], y: &[T]) -> T {
-    let n = x.len().min(y.len());
-    let mut acc = [T::ZERO; 8];
-    let mut i = 0;
-    while i + 8 <= n {
-        for l in 0..8 {
-            acc[l] = T::fma_add(acc[l], x[i + l].conj(), y[i + l]);
-        }
-        i += 8;
-    }
-    for (l, a) in acc.iter_mut().enumerate().take(n - i) {
-        *a = T::fma_add(*a, x[i + l].conj(), y[i + l]);
-    }
-    fold(acc)
-}
+use crate::linalg::update::{axpy_sub, dot, Isa};
 
 /// The lanes folded: `l + 4`, `l + 2`, `l + 1`.
 #[inline]
@@ -108,15 +91,13 @@ pub(crate) fn make<T: Field>(alpha: T, x: &mut [T]) -> (T::Real, T) {
 /// to the column `y` (the reflector's rows): `y ← y − τ' v (vᴴ y)`.
 /// `v` holds v below v₀ = 1.
 #[inline]
-pub(crate) fn apply<T: Field>(v: &[T], tau: T, adjoint: bool, y: &mut [T]) {
+pub(crate) fn apply<T: Field>(v: &[T], tau: T, adjoint: bool, y: &mut [T], isa: Isa) {
     if tau == T::ZERO || y.is_empty() {
         return;
     }
-    let w = y[0] + dot(v, &y[1..]);
+    let w = y[0] + dot(isa, v, &y[1..]);
     let t = if adjoint { tau.conj() } else { tau };
     let s = t * w;
     y[0] = y[0] - s;
-    for (y, &v) in y[1..].iter_mut().zip(v) {
-        *y = T::fms(*y, v, s);
-    }
+    axpy_sub(isa, &mut y[1..], v, s);
 }

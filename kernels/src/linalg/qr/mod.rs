@@ -5,7 +5,7 @@ mod factor;
 pub(crate) mod householder;
 
 use super::batch::{
-    broadcast_batch, check_destinations, check_dtype, count_of, filled, for_each_matrix, matrix_of,
+    broadcast_batch, check_destinations, check_dtype, count_of, zeros, for_each_matrix, matrix_of,
     Mats, MatsMut,
 };
 use super::by_dtype;
@@ -35,14 +35,15 @@ pub fn qr(
     r: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    exec.resolve_tier()?;
-    by_dtype!(a.dtype(), "a", T => run::<T>(a, q, r, exec))
+    let isa = Isa::of(exec.resolve_tier()?);
+    by_dtype!(a.dtype(), "a", T => run::<T>(a, q, r, isa, exec))
 }
 
 fn run<T: Field>(
     a: &ArrayView<'_>,
     q: &mut ArrayViewMut<'_>,
     r: &mut ArrayViewMut<'_>,
+    isa: Isa,
     exec: &Exec,
 ) -> Result<()> {
     check_dtype::<T>("q", q.dtype())?;
@@ -78,19 +79,19 @@ fn run<T: Field>(
     let src = Mats::new(a, 2, &batch)?;
     let q_out = MatsMut::new(q, 2, &batch)?;
     let r_out = MatsMut::new(r, 2, &batch)?;
-    type Work<T> = (Vec<T>, Vec<T>, Vec<T>);
+    type Work<T> = (Vec<T>, Vec<T>, Vec<T>, Vec<T>);
     let make = || -> Result<Work<T>> {
         Ok((
-            filled(mn, T::ZERO, "qr work")?,
-            filled(k, T::ZERO, "qr work")?,
-            filled(mq, T::ZERO, "qr work")?,
+            zeros(mn, "qr work")?,
+            zeros(k, "qr work")?,
+            zeros(mq, "qr work")?,
+            zeros(factor::work_len(m, n, qc), "qr work")?,
         ))
     };
-    let _ = Isa::Plain;
-    for_each_matrix(count, make, exec, |b, (w, tau, qs), _inner| {
+    for_each_matrix(count, make, exec, |b, (w, tau, qs, work), inner| {
         src.read(b, w);
-        factor::factor(m, n, w, tau);
-        factor::form_q(m, k, w, tau, qs, qc);
+        factor::factor(m, n, w, tau, work, isa, inner);
+        factor::form_q(m, k, w, tau, qs, qc, work, isa, inner);
         let (w, qs) = (&*w, &*qs);
         // SAFETY: q and r were validated, are of T's dtype (checked), reach
         // no element twice and do not overlap (checked), and are borrowed

@@ -2,8 +2,10 @@
 
 mod solve;
 
+pub(crate) use solve::{half, lower_left, BASE};
+
 use super::batch::{
-    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, filled,
+    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, zeros,
     for_each_matrix, matrix_of, square_of, Mats, MatsMut,
 };
 use super::field::Field;
@@ -77,18 +79,17 @@ fn run<T: Field>(
     let src_a = Mats::new(a, 2, &batch)?;
     let src_b = Mats::new(b, 2, &batch)?;
     let out = MatsMut::new(x, 2, &batch)?;
-    let panel = solve::PANEL;
     // The solve runs forward on M = op a, reversed (rows and columns in
     // the opposite order) where op a is upper triangular.
     let upper = (triangle == Triangle::Upper) != adjoint;
     type Work<T> = (Vec<T>, Vec<T>, Vec<T>, Vec<T>, Vec<T>);
     let make = || -> Result<Work<T>> {
         Ok((
-            filled(nn, T::ZERO, "solve_triangular work")?,
-            filled(nn, T::ZERO, "solve_triangular work")?,
-            filled(nr, T::ZERO, "solve_triangular work")?,
-            filled(panel.min(n) * r, T::ZERO, "solve_triangular work")?,
-            filled(n * panel.min(n), T::ZERO, "solve_triangular work")?,
+            zeros(nn, "solve_triangular work")?,
+            zeros(nn, "solve_triangular work")?,
+            zeros(nr, "solve_triangular work")?,
+            zeros(nr, "solve_triangular work")?,
+            zeros(n * n / 4 + 1, "solve_triangular work")?,
         ))
     };
     for_each_matrix(count, make, exec, |bi, (raw, m, xs, tmp, neg), inner| {
@@ -126,7 +127,7 @@ fn run<T: Field>(
                     col.reverse();
                 }
             }
-            solve::forward(n, r, m, unit, xs, tmp, neg, isa, inner);
+            lower_left((n, r), m, n, unit, xs, n, tmp, neg, isa, inner);
         }
         let xs = &*xs;
         // SAFETY: x was validated, is of T's dtype (checked), reaches no

@@ -1,74 +1,109 @@
-//! Forward substitution of one lower triangular system in column-major
-//! buffers (the call reduces every other case to it: an upper triangle by
-//! reversing the order of rows and columns, the adjoint by reading the
-//! triangle conjugate-transposed).
+//! Forward substitution `L X = B` in column-major buffers: the one lower
+//! triangular solve every routine uses (`solve_triangular` reduces its
+//! other cases to it; lu solves its rows of U with it).
 //!
-//! **Order.** `x_i = (b_i − Σ_{k<i} m_ik·x_k) / m_ii` (no division on a unit
-//! diagonal), the sum a chain of fused steps in increasing k from b_i;
-//! blocked by panels of [`PANEL`] rows whose trailing update runs through
-//! [`gemm_sub`] with the same chains, so neither the panel height nor the
+//! **Order.** `x_i = (b_i − Σ_{k<i} l_ik·x_k) / l_ii` (no division on a unit
+//! diagonal), the sum a chain of [`Field::fms`] steps `acc − l_ik·x_k` in
+//! increasing k from b_i. Recursive: the rows split in halves (at a size
+//! that depends on the order alone), the lower half updated through
+//! [`gemm_sub`] with the same chains; blocks of at most [`BASE`] rows run
+//! row by row across the right-hand sides. Neither the split nor the
 //! threads change a bit.
 
 use crate::linalg::field::Field;
-use crate::linalg::update::{axpy_sub, gemm_sub, Block, Isa};
+use crate::linalg::update::{axpy_sub_rev, gemm_sub, Isa, Op};
 use crate::tier::Exec;
 
-/// The panel height.
-pub(crate) const PANEL: usize = 64;
+/// The largest block solved without splitting.
+pub(crate) const BASE: usize = 32;
 
-/// Solve `M X = B` in place of `x` (`n × r`, column-major, leading
-/// dimension n), M `n × n` lower triangular (column-major, leading
-/// dimension n; its diagonal taken as ones where `unit`). `tmp` holds
-/// `PANEL·r` elements, `neg` `n·PANEL`.
+/// The split of `p` rows (a multiple of 8 near the middle).
+pub(crate) fn half(p: usize) -> usize {
+    (p / 2).div_ceil(8) * 8
+}
+
+/// Solve `L X = B` in place of `x` (`p × r`, column-major, leading
+/// dimension `ldx`), L `p × p` lower triangular (column-major, leading
+/// dimension `ldl`, ones on its diagonal taken where `unit`). `tmp` holds
+/// at least `p·r` elements, `neg` `p²/4 + 1`.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn forward<T: Field>(
-    n: usize,
-    r: usize,
-    m: &[T],
+pub(crate) fn lower_left<T: Field>(
+    (p, r): (usize, usize),
+    l: &[T],
+    ldl: usize,
     unit: bool,
     x: &mut [T],
+    ldx: usize,
     tmp: &mut [T],
     neg: &mut [T],
     isa: Isa,
     exec: &Exec,
 ) {
-    let mut j = 0;
-    while j < n {
-        let b = PANEL.min(n - j);
-        for q in 0..r {
-            let col = &mut x[q * n..(q + 1) * n];
-            for c in j..j + b {
-                if !unit {
-                    col[c] = col[c].div(m[c + c * n]);
-                }
-                let s = col[c];
-                axpy_sub(
-                    isa,
-                    &mut col[c + 1..j + b],
-                    &m[c + 1 + c * n..j + b + c * n],
-                    s,
-                );
+    if p == 0 || r == 0 {
+        return;
+    }
+    if p <= BASE {
+        base(p, r, l, ldl, unit, x, ldx, tmp, isa);
+        return;
+    }
+    let p1 = half(p);
+    let p2 = p - p1;
+    lower_left((p1, r), l, ldl, unit, x, ldx, tmp, neg, isa, exec);
+    // X₂ ← X₂ − L₂₁·X₁, from a copy of X₁ (it shares columns with X₂).
+    let (t, rest) = tmp.split_at_mut(p1 * r);
+    for q in 0..r {
+        t[q * p1..(q + 1) * p1].copy_from_slice(&x[q * ldx..q * ldx + p1]);
+    }
+    gemm_sub(
+        isa,
+        (p2, r, p1),
+        Op::plain(&l[p1..], ldl),
+        Op::plain(t, p1),
+        &mut x[p1..],
+        ldx,
+        neg,
+        exec,
+    );
+    lower_left((p2, r), &l[p1 + p1 * ldl..], ldl, unit, &mut x[p1..], ldx, rest, neg, isa, exec);
+}
+
+/// A block of at most [`BASE`] rows: its rows copied out (each contiguous
+/// across the right-hand sides), solved row by row, copied back.
+#[allow(clippy::too_many_arguments)]
+fn base<T: Field>(
+    p: usize,
+    r: usize,
+    l: &[T],
+    ldl: usize,
+    unit: bool,
+    x: &mut [T],
+    ldx: usize,
+    tmp: &mut [T],
+    isa: Isa,
+) {
+    let rows = &mut tmp[..p * r];
+    for q in 0..r {
+        for c in 0..p {
+            rows[c * r + q] = x[c + q * ldx];
+        }
+    }
+    for c in 0..p {
+        let (done, later) = rows.split_at_mut((c + 1) * r);
+        let row = &mut done[c * r..];
+        if !unit {
+            let d = l[c + c * ldl];
+            for v in row.iter_mut() {
+                *v = v.div(d);
             }
         }
-        if j + b < n {
-            for q in 0..r {
-                tmp[q * b..(q + 1) * b].copy_from_slice(&x[j + q * n..j + b + q * n]);
-            }
-            gemm_sub(
-                isa,
-                (n - j - b, r, b),
-                Block {
-                    data: &m[j + b + j * n..],
-                    ld: n,
-                },
-                Block { data: tmp, ld: b },
-                false,
-                &mut x[j + b..],
-                n,
-                neg,
-                exec,
-            );
+        for i in c + 1..p {
+            let o = (i - c - 1) * r;
+            axpy_sub_rev(isa, &mut later[o..o + r], l[i + c * ldl], row);
         }
-        j += b;
+    }
+    for q in 0..r {
+        for c in 0..p {
+            x[c + q * ldx] = rows[c * r + q];
+        }
     }
 }

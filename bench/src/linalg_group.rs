@@ -1,0 +1,351 @@
+//! The `linalg` group: tessera's cholesky, lu, qr, solve_triangular, eigh,
+//! svd and eig beside faer (`Par::Seq` and two rayon threads) in one
+//! process, f64 and f32, n = 64, 256, 1024 (and 2048 for cholesky, lu and
+//! qr), plus batches of 10^5 matrices of 4×4, 8×8 and 16×16 (cholesky, lu,
+//! solve_triangular) beside faer called per matrix. Times are the best of
+//! alternating samples (one call per sample); ratios are faer's time over
+//! tessera's (above 1: tessera faster). Inputs: a random symmetric positive
+//! definite matrix (cholesky, eigh, solve's lower triangle) or a random
+//! matrix (lu, qr, svd, eig); solve_triangular has n right-hand sides.
+//! `--quick` runs n = 64 and 256 and batches of 10^4.
+
+use crate::chart::{speed_ratio, Chart};
+use faer::{Mat, Par, Side};
+use std::time::Instant;
+use tessera::linalg::{cholesky, eig, eigh, lu, qr, solve_triangular, svd, Triangle};
+use tessera::{ArrayView, ArrayViewMut, Exec};
+use tessera_testkit::rng::Rng;
+
+/// The group's name on the command line.
+pub const NAME: &str = "linalg";
+
+/// Best seconds per call of each closure, sampled alternately.
+fn race(fs: &mut [&mut dyn FnMut()], rounds: usize) -> Vec<f64> {
+    let mut best = vec![f64::INFINITY; fs.len()];
+    for _ in 0..rounds {
+        for (i, f) in fs.iter_mut().enumerate() {
+            let t = Instant::now();
+            f();
+            best[i] = best[i].min(t.elapsed().as_secs_f64());
+        }
+    }
+    best
+}
+
+trait Real:
+    tessera::Element + faer::traits::RealField + Copy + Default + Send + Sync + 'static
+{
+    const NAME: &'static str;
+    fn of(x: f64) -> Self;
+}
+impl Real for f64 {
+    const NAME: &'static str = "f64";
+    fn of(x: f64) -> f64 {
+        x
+    }
+}
+impl Real for f32 {
+    const NAME: &'static str = "f32";
+    fn of(x: f64) -> f32 {
+        x as f32
+    }
+}
+
+/// A random n × n matrix (row-major), and its symmetric positive definite
+/// companion `B Bᵀ / n + I`.
+fn inputs<T: Real>(n: usize, rng: &mut Rng) -> (Vec<T>, Vec<T>) {
+    let b: Vec<f64> = (0..n * n).map(|_| rng.unit() - 0.5).collect();
+    let mut spd = vec![0f64; n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            let mut s = 0.0;
+            for k in 0..n {
+                s += b[i * n + k] * b[j * n + k];
+            }
+            let v = s / n as f64 + if i == j { 1.0 } else { 0.0 };
+            spd[i * n + j] = v;
+            spd[j * n + i] = v;
+        }
+    }
+    (
+        b.iter().map(|&x| T::of(x)).collect(),
+        spd.iter().map(|&x| T::of(x)).collect(),
+    )
+}
+
+fn faer_mat<T: Real>(n: usize, v: &[T]) -> Mat<T> {
+    Mat::from_fn(n, n, |i, j| v[i * n + j])
+}
+
+/// One row: tessera at 1 and 2 threads, faer at 1 and 2 threads.
+struct Row {
+    case: String,
+    t1: f64,
+    t2: f64,
+    f1: f64,
+    f2: f64,
+}
+
+fn square_rows<T: Real>(n: usize, rounds: usize, rng: &mut Rng, out: &mut Vec<Row>) {
+    let (a, spd) = inputs::<T>(n, rng);
+    let fa = faer_mat(n, &a);
+    let fs = faer_mat(n, &spd);
+    let mut o1 = vec![T::default(); n * n];
+    let mut o2 = vec![T::default(); n * n];
+    let mut piv = vec![0i64; n];
+    let mut perm = vec![0i64; n];
+    let mut wr = vec![T::default(); n];
+    let mut wc = vec![num_complex::Complex::<T>::default(); n];
+    let mut vc = vec![num_complex::Complex::<T>::default(); n * n];
+    let av = ArrayView::from_slice(&a, &[n, n]).unwrap();
+    let sv = ArrayView::from_slice(&spd, &[n, n]).unwrap();
+    let big = n >= 2048;
+    let routines: &[&str] = if big {
+        &["cholesky", "lu", "qr"]
+    } else {
+        &["cholesky", "lu", "qr", "solve_triangular", "eigh", "svd", "eig"]
+    };
+    for &r in routines {
+        let mut run_t = |exec: &Exec| match r {
+            "cholesky" => cholesky(
+                Triangle::Lower,
+                &sv,
+                &mut ArrayViewMut::from_slice(&mut o1, &[n, n]).unwrap(),
+                exec,
+            )
+            .unwrap(),
+            "lu" => lu(
+                &av,
+                &mut ArrayViewMut::from_slice(&mut o1, &[n, n]).unwrap(),
+                &mut ArrayViewMut::from_slice(&mut piv, &[n]).unwrap(),
+                &mut ArrayViewMut::from_slice(&mut perm, &[n]).unwrap(),
+                exec,
+            )
+            .unwrap(),
+            "qr" => qr(
+                &av,
+                &mut ArrayViewMut::from_slice(&mut o1, &[n, n]).unwrap(),
+                &mut ArrayViewMut::from_slice(&mut o2, &[n, n]).unwrap(),
+                exec,
+            )
+            .unwrap(),
+            "solve_triangular" => solve_triangular(
+                Triangle::Lower,
+                false,
+                false,
+                &sv,
+                &av,
+                &mut ArrayViewMut::from_slice(&mut o1, &[n, n]).unwrap(),
+                exec,
+            )
+            .unwrap(),
+            "eigh" => eigh(
+                &sv,
+                &mut ArrayViewMut::from_slice(&mut wr, &[n]).unwrap(),
+                Some(&mut ArrayViewMut::from_slice(&mut o1, &[n, n]).unwrap()),
+                exec,
+            )
+            .unwrap(),
+            "svd" => svd(
+                &av,
+                &mut ArrayViewMut::from_slice(&mut wr, &[n]).unwrap(),
+                Some((
+                    &mut ArrayViewMut::from_slice(&mut o1, &[n, n]).unwrap(),
+                    &mut ArrayViewMut::from_slice(&mut o2, &[n, n]).unwrap(),
+                )),
+                exec,
+            )
+            .unwrap(),
+            _ => eig(
+                &av,
+                &mut ArrayViewMut::from_slice(&mut wc, &[n]).unwrap(),
+                Some(&mut ArrayViewMut::from_slice(&mut vc, &[n, n]).unwrap()),
+                exec,
+            )
+            .unwrap(),
+        };
+        let run_f = |par: Par| {
+            faer::set_global_parallelism(par);
+            match r {
+                "cholesky" => {
+                    std::hint::black_box(fs.llt(Side::Lower).unwrap());
+                }
+                "lu" => {
+                    std::hint::black_box(fa.partial_piv_lu());
+                }
+                "qr" => {
+                    let q = fa.qr();
+                    std::hint::black_box((q.compute_Q(), q.R()));
+                }
+                "solve_triangular" => {
+                    let mut x = fa.clone();
+                    fs.solve_lower_triangular_in_place(&mut x);
+                    std::hint::black_box(x);
+                }
+                "eigh" => {
+                    std::hint::black_box(fs.self_adjoint_eigen(Side::Lower).unwrap());
+                }
+                "svd" => {
+                    std::hint::black_box(fa.svd().unwrap());
+                }
+                _ => {
+                    std::hint::black_box(fa.eigen().unwrap());
+                }
+            }
+        };
+        let two = Par::rayon(2);
+        let b = {
+            let mut c1 = || run_t(&Exec::SEQ);
+            // Reborrow through a cell: the closures share run_t.
+            let cell = std::cell::RefCell::new(&mut c1);
+            let mut a1 = || (cell.borrow_mut())();
+            let mut a2 = || run_f(Par::Seq);
+            let first = race(&mut [&mut a1, &mut a2], rounds);
+            drop(cell);
+            let mut c2 = || run_t(&Exec::default().threads(2));
+            let mut a4 = || run_f(two);
+            let second = race(&mut [&mut c2, &mut a4], rounds);
+            [first[0], second[0], first[1], second[1]]
+        };
+        out.push(Row {
+            case: format!("{r} {} n={n}", T::NAME),
+            t1: b[0],
+            t2: b[1],
+            f1: b[2],
+            f2: b[3],
+        });
+    }
+    faer::set_global_parallelism(Par::Seq);
+}
+
+fn batch_rows<T: Real>(n: usize, count: usize, rounds: usize, rng: &mut Rng, out: &mut Vec<Row>) {
+    let mut a = Vec::with_capacity(count * n * n);
+    let mut s = Vec::with_capacity(count * n * n);
+    for _ in 0..count.min(64) {
+        let (x, y) = inputs::<T>(n, rng);
+        a.extend(x);
+        s.extend(y);
+    }
+    while a.len() < count * n * n {
+        let l = a.len().min(count * n * n - a.len());
+        a.extend_from_within(..l);
+        s.extend_from_within(..l);
+    }
+    let fa: Vec<Mat<T>> = (0..count).map(|b| faer_mat(n, &a[b * n * n..])).collect();
+    let fs: Vec<Mat<T>> = (0..count).map(|b| faer_mat(n, &s[b * n * n..])).collect();
+    let mut o = vec![T::default(); count * n * n];
+    let mut piv = vec![0i64; count * n];
+    let mut perm = vec![0i64; count * n];
+    let shape = [count, n, n];
+    for r in ["cholesky", "lu", "solve_triangular"] {
+        let mut t = |exec: &Exec| {
+            let mut ov = ArrayViewMut::from_slice(&mut o, &shape).unwrap();
+            match r {
+                "cholesky" => cholesky(
+                    Triangle::Lower,
+                    &ArrayView::from_slice(&s, &shape).unwrap(),
+                    &mut ov,
+                    exec,
+                ),
+                "lu" => lu(
+                    &ArrayView::from_slice(&a, &shape).unwrap(),
+                    &mut ov,
+                    &mut ArrayViewMut::from_slice(&mut piv, &[count, n]).unwrap(),
+                    &mut ArrayViewMut::from_slice(&mut perm, &[count, n]).unwrap(),
+                    exec,
+                ),
+                _ => solve_triangular(
+                    Triangle::Lower,
+                    false,
+                    false,
+                    &ArrayView::from_slice(&s, &shape).unwrap(),
+                    &ArrayView::from_slice(&a, &shape).unwrap(),
+                    &mut ov,
+                    exec,
+                ),
+            }
+            .unwrap()
+        };
+        let f = || {
+            faer::set_global_parallelism(Par::Seq);
+            for b in 0..count {
+                match r {
+                    "cholesky" => {
+                        std::hint::black_box(fs[b].llt(Side::Lower).unwrap());
+                    }
+                    "lu" => {
+                        std::hint::black_box(fa[b].partial_piv_lu());
+                    }
+                    _ => {
+                        let mut x = fa[b].clone();
+                        fs[b].solve_lower_triangular_in_place(&mut x);
+                        std::hint::black_box(x);
+                    }
+                }
+            }
+        };
+        let cell = std::cell::RefCell::new(&mut t);
+        let mut t1 = || (cell.borrow_mut())(&Exec::SEQ);
+        let mut f1 = f;
+        let first = race(&mut [&mut t1, &mut f1], rounds);
+        let mut t2 = || (cell.borrow_mut())(&Exec::default().threads(2));
+        let second = race(&mut [&mut t2], rounds);
+        out.push(Row {
+            case: format!("{r} {} {count}×{n}×{n}", T::NAME),
+            t1: first[0],
+            t2: second[0],
+            f1: first[1],
+            f2: f64::NAN,
+        });
+    }
+}
+
+/// Run the group; returns its table, whether every case ran, and its chart.
+pub fn run(quick: bool) -> (String, bool, Chart) {
+    let mut rng = Rng::for_label("bench linalg", 1);
+    let rounds = if quick { 1 } else { 3 };
+    let sizes: &[usize] = if quick { &[64, 256] } else { &[64, 256, 1024, 2048] };
+    let count = if quick { 10_000 } else { 100_000 };
+    let mut rows = Vec::new();
+    for &n in sizes {
+        square_rows::<f64>(n, rounds, &mut rng, &mut rows);
+        square_rows::<f32>(n, rounds, &mut rng, &mut rows);
+    }
+    for n in [4, 8, 16] {
+        batch_rows::<f64>(n, count, rounds, &mut rng, &mut rows);
+    }
+    let mut out = format!(
+        "{NAME}: ms per call, best of {rounds} alternating samples; ratio = faer / tessera (above 1: tessera faster); batches: faer called per matrix\n"
+    );
+    out.push_str(&format!(
+        "{:<34} {:>10} {:>10} {:>10} {:>10} {:>8} {:>8} {:>7}\n",
+        "case", "tessera 1T", "tessera 2T", "faer seq", "faer 2T", "1T", "2T", "2T/1T"
+    ));
+    let mut chart = Chart::new(NAME, "one process, best of alternating samples", "ms")
+        .lower_is_better()
+        .ratio_note("faer's time ÷ tessera's, one thread (above 1: tessera faster)");
+    for r in &rows {
+        chart.add_row(
+            r.case.clone(),
+            &[
+                ("tessera", Some(r.t1 * 1e3)),
+                ("tessera 2T", Some(r.t2 * 1e3)),
+                ("faer", Some(r.f1 * 1e3)),
+                ("faer 2T", (r.f2.is_finite()).then_some(r.f2 * 1e3)),
+            ],
+            speed_ratio(r.t1, r.f1, true),
+        );
+        out.push_str(&format!(
+            "{:<34} {:>10.3} {:>10.3} {:>10.3} {:>10.3} {:>7.2}x {:>7.2}x {:>6.2}x\n",
+            r.case,
+            r.t1 * 1e3,
+            r.t2 * 1e3,
+            r.f1 * 1e3,
+            r.f2 * 1e3,
+            r.f1 / r.t1,
+            r.f2 / r.t2,
+            r.t1 / r.t2,
+        ));
+    }
+    (out, true, chart)
+}
