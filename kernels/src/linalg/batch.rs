@@ -165,6 +165,30 @@ impl<'a> Mats<'a> {
         })
     }
 
+    /// The same matrices read transposed (rows and columns swapped).
+    pub(crate) fn transposed(mut self) -> Self {
+        std::mem::swap(&mut self.rows, &mut self.cols);
+        std::mem::swap(&mut self.rs, &mut self.cs);
+        self
+    }
+
+    /// The same matrices read with their rows (and, where `columns`, their
+    /// columns) in the opposite order.
+    pub(crate) fn reversed(mut self, columns: bool) -> Self {
+        let shift = |o: &mut isize, n: usize, s: isize| *o += n.saturating_sub(1) as isize * s;
+        for o in &mut self.offsets {
+            shift(o, self.rows, self.rs);
+            if columns {
+                shift(o, self.cols, self.cs);
+            }
+        }
+        self.rs = -self.rs;
+        if columns {
+            self.cs = -self.cs;
+        }
+        self
+    }
+
     /// Matrix `b` into `out` column-major (`out[i + j·rows]`).
     pub(crate) fn read<T: Field>(&self, b: usize, out: &mut [T]) {
         let (rows, cols) = (self.rows, self.cols);
@@ -280,6 +304,15 @@ impl MatsMut {
             rs,
             cs,
         })
+    }
+
+    /// The same matrices written with their rows in the opposite order.
+    pub(crate) fn rows_reversed(mut self) -> Self {
+        for o in &mut self.offsets {
+            *o += self.rows.saturating_sub(1) as isize * self.rs;
+        }
+        self.rs = -self.rs;
+        self
     }
 
     /// Write matrix `b` from `src` (column-major with leading dimension

@@ -76,57 +76,50 @@ fn run<T: Field>(
     };
     let nn = n.checked_mul(n).ok_or_else(overflow)?;
     let nr = n.checked_mul(r).ok_or_else(overflow)?;
-    let src_a = Mats::new(a, 2, &batch)?;
-    let src_b = Mats::new(b, 2, &batch)?;
-    let out = MatsMut::new(x, 2, &batch)?;
-    // The solve runs forward on M = op a, reversed (rows and columns in
-    // the opposite order) where op a is upper triangular.
+    // The solve runs forward on M = op a, rows and columns reversed where
+    // op a is upper triangular: a read transposed under adjoint (and
+    // conjugated), reversed where upper.
     let upper = (triangle == Triangle::Upper) != adjoint;
-    type Work<T> = (Vec<T>, Vec<T>, Vec<T>, Vec<T>, Vec<T>);
+    let mut src_a = Mats::new(a, 2, &batch)?;
+    if adjoint {
+        src_a = src_a.transposed();
+    }
+    let mut src_b = Mats::new(b, 2, &batch)?;
+    let mut out = MatsMut::new(x, 2, &batch)?;
+    if upper {
+        src_a = src_a.reversed(true);
+        src_b = src_b.reversed(false);
+        out = out.rows_reversed();
+    }
+    type Work<T> = (Vec<T>, Vec<T>, Vec<T>, Vec<T>);
     let make = || -> Result<Work<T>> {
         Ok((
-            zeros(nn, "solve_triangular work")?,
             zeros(nn, "solve_triangular work")?,
             zeros(nr, "solve_triangular work")?,
             zeros(nr, "solve_triangular work")?,
             zeros(n * n / 4 + 1, "solve_triangular work")?,
         ))
     };
-    for_each_matrix(count, make, exec, |bi, (raw, m, xs, tmp, neg), inner| {
-        src_a.read(bi, raw);
-        // Element (i, j) of op a, from the triangle read.
-        let op = |i: usize, j: usize| -> T {
-            let (p, q, c) = if adjoint { (j, i, true) } else { (i, j, false) };
-            let inside = match triangle {
-                Triangle::Lower => p >= q,
-                Triangle::Upper => p <= q,
-            };
-            if !inside {
-                T::ZERO
-            } else if p == q && unit {
-                T::ONE
-            } else if c {
-                raw[p + q * n].conj()
-            } else {
-                raw[p + q * n]
-            }
-        };
-        let at = |i: usize| if upper { n - 1 - i } else { i };
+    for_each_matrix(count, make, exec, |bi, (m, xs, tmp, neg), inner| {
+        src_a.read(bi, m);
+        // M's lower triangle: op a's read triangle, conjugated under
+        // adjoint, ones on the diagonal under unit_diagonal.
         let mut singular = false;
         for j in 0..n {
-            for i in 0..n {
-                m[i + j * n] = op(at(i), at(j));
-            }
-            singular |= m[j + j * n] == T::ZERO;
-        }
-        let xs = &mut xs[..];
-        if !singular {
-            src_b.read(bi, xs);
-            if upper {
-                for col in xs.chunks_exact_mut(n.max(1)) {
-                    col.reverse();
+            let col = &mut m[j * n..(j + 1) * n];
+            col[..j].fill(T::ZERO);
+            if adjoint {
+                for v in &mut col[j..] {
+                    *v = v.conj();
                 }
             }
+            if unit {
+                col[j] = T::ONE;
+            }
+            singular |= col[j] == T::ZERO;
+        }
+        if !singular {
+            src_b.read(bi, xs);
             lower_left((n, r), m, n, unit, xs, n, tmp, neg, isa, inner);
         }
         let xs = &*xs;
@@ -138,7 +131,7 @@ fn run<T: Field>(
             if singular {
                 out.write_with(bi, |_, _| T::nan());
             } else {
-                out.write_with(bi, |i, q| xs[at(i) + q * n]);
+                out.write(bi, xs, n);
             }
         }
     })
