@@ -5,5 +5,7 @@
 #![allow(dead_code)] // the routines land next
 
 pub(crate) mod batch;
+pub(crate) mod eigh;
 pub(crate) mod field;
+pub(crate) mod svd;
 pub(crate) mod update;

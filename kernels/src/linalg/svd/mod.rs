@@ -1,0 +1,1 @@
+//! The singular value decomposition of one matrix (in progress).
