@@ -372,3 +372,118 @@ fn bits_independent_of_threads_and_tiers() {
         same_bits::<Complex<f64>>(n);
     }
 }
+
+fn extremes<T: Field>() {
+    let big = T::Real::MAX * T::Real::of(0.25);
+    let tiny = T::Real::MIN_SUBNORMAL;
+    let one = T::Real::ONE;
+    let n = 3;
+    let cases: [[T::Real; 6]; 4] = [
+        // lower triangle by columns: (0,0) (1,0) (2,0) (1,1) (2,1) (2,2)
+        [big, big, -big, big, tiny, -big],
+        [tiny, tiny, tiny, tiny, tiny, tiny],
+        [big * T::Real::of(0.5), tiny, T::Real::ZERO, tiny, one, one],
+        [T::Real::ZERO; 6],
+    ];
+    let g = gamma(16 * n * if T::COMPLEX { 2 } else { 1 }, unit::<T>());
+    for c in cases {
+        let mut a = vec![T::nan(); n * n];
+        let mut it = c.iter();
+        for j in 0..n {
+            for i in j..n {
+                a[i + j * n] = T::from_real(*it.next().unwrap());
+            }
+        }
+        let mut work = EighWork::<T>::new(n, true).unwrap();
+        let mut w = vec![T::Real::nan(); n];
+        let mut v = vec![T::nan(); n * n];
+        let mut a1 = a.clone();
+        assert!(eigh_one(
+            n,
+            &mut a1,
+            &mut w,
+            Some(&mut v),
+            &mut work,
+            Isa::Plain,
+            &Exec::default()
+        ));
+        assert!(
+            w.iter().all(|x| x.is_finite()) && v.iter().all(|x| x.is_finite()),
+            "{c:?}"
+        );
+        assert!(w.windows(2).all(|p| p[0] <= p[1]));
+        let vf: Vec<C> = v.iter().map(|&x| of_t(x)).collect();
+        assert!(orth_cols(&vf, n, n) <= g, "{c:?}");
+        // The trace is kept (to the bound).
+        let tr: f64 = (0..n).map(|i| of_t(a[i + i * n]).re).sum();
+        let sw: f64 = w.iter().map(|x| x.to_f64()).sum();
+        let scale = w.iter().fold(0.0f64, |m, x| m.max(x.to_f64().abs()));
+        assert!(
+            (tr - sw).abs() <= 3.0 * g * scale + 1e-300,
+            "{c:?}: trace {tr:e} vs {sw:e}"
+        );
+        let mut a2 = a.clone();
+        assert!(eigh_one(
+            n,
+            &mut a2,
+            &mut w,
+            None,
+            &mut work,
+            Isa::Plain,
+            &Exec::default()
+        ));
+        assert!(w.iter().all(|x| x.is_finite()));
+    }
+}
+
+#[test]
+fn extreme_values() {
+    extremes::<f32>();
+    extremes::<f64>();
+    extremes::<Complex<f32>>();
+    extremes::<Complex<f64>>();
+}
+
+/// Times of order 1024 (run in release: `cargo test --release … -- --ignored
+/// timing`).
+#[test]
+#[ignore = "timing"]
+fn timing() {
+    fn one<T: Field>(n: usize) {
+        let mut rng = Rng::new(1);
+        let w = spectrum(0, n, unit::<T>(), true, &mut rng);
+        let mut a: Vec<T> = (0..n * n)
+            .map(|_| to_t(C::new(rng.next(), rng.next())))
+            .collect();
+        for j in 0..n {
+            a[j + j * n] = T::from_real(T::Real::of(w[j]));
+        }
+        let isa = Isa::of(crate::best_tier());
+        for vectors in [true, false] {
+            let mut work = EighWork::<T>::new(n, vectors).unwrap();
+            let mut a1 = a.clone();
+            let mut ww = vec![T::Real::ZERO; n];
+            let mut v = vec![T::ZERO; n * n];
+            let t = std::time::Instant::now();
+            let vv = if vectors { Some(&mut v[..]) } else { None };
+            assert!(eigh_one(
+                n,
+                &mut a1,
+                &mut ww,
+                vv,
+                &mut work,
+                isa,
+                &Exec::default()
+            ));
+            eprintln!(
+                "eigh {} n {n} vectors {vectors}: {:.3} s",
+                std::any::type_name::<T>(),
+                t.elapsed().as_secs_f64()
+            );
+        }
+    }
+    one::<f32>(1024);
+    one::<f64>(1024);
+    one::<Complex<f32>>(1024);
+    one::<Complex<f64>>(1024);
+}

@@ -346,3 +346,75 @@ fn bits_independent_of_threads_and_tiers() {
         same_bits::<Complex<f64>>(m, n);
     }
 }
+
+fn extremes<T: Field>() {
+    let big = T::Real::MAX * T::Real::of(0.25);
+    let tiny = T::Real::MIN_SUBNORMAL;
+    let (m, n) = (3, 2);
+    let cases: [[T::Real; 6]; 4] = [
+        [big, big, -big, big, tiny, -big],
+        [tiny; 6],
+        [big, tiny, T::Real::ZERO, tiny, T::Real::ONE, T::Real::ONE],
+        [T::Real::ZERO; 6],
+    ];
+    let g = gamma((16 * 3 + 100) * if T::COMPLEX { 2 } else { 1 }, unit::<T>());
+    for c in cases {
+        let a: Vec<T> = c.iter().map(|&x| T::from_real(x)).collect();
+        let at: Vec<T> = (0..6).map(|i| a[(i % 2) * 3 + i / 2]).collect();
+        for (mm, nn, a) in [(m, n, &a), (n, m, &at)] {
+            for vec in [None, Some(false), Some(true)] {
+                let o = run::<T>(mm, nn, a, vec, Isa::Plain, &Exec::default()).expect("converges");
+                assert!(
+                    o.s.iter().all(|x| x.is_finite() && *x >= T::Real::ZERO),
+                    "{c:?}"
+                );
+                assert!(o.s.windows(2).all(|p| p[0] >= p[1]));
+                if let Some(full) = vec {
+                    let (uc, vr) = if full { (mm, nn) } else { (2, 2) };
+                    let uf: Vec<C> = o.u.iter().map(|&x| of_t(x)).collect();
+                    let vf: Vec<C> = o.vh.iter().map(|&x| of_t(x)).collect();
+                    assert!(
+                        orth_cols(&uf, mm, uc) <= g && orth_rows(&vf, vr, nn) <= g,
+                        "{c:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn extreme_values() {
+    extremes::<f32>();
+    extremes::<f64>();
+    extremes::<Complex<f32>>();
+    extremes::<Complex<f64>>();
+}
+
+/// Times of order 1024 (run in release: `cargo test --release … -- --ignored
+/// timing`).
+#[test]
+#[ignore = "timing"]
+fn timing() {
+    fn one<T: Field>(m: usize, n: usize) {
+        let mut rng = Rng::new(1);
+        let a: Vec<T> = (0..m * n)
+            .map(|_| to_t(C::new(rng.next(), rng.next())))
+            .collect();
+        let isa = Isa::of(crate::best_tier());
+        for vec in [Some(false), None] {
+            let t = std::time::Instant::now();
+            assert!(run::<T>(m, n, &a, vec, isa, &Exec::default()).is_some());
+            eprintln!(
+                "svd {} {m}×{n} vectors {}: {:.3} s",
+                std::any::type_name::<T>(),
+                vec.is_some(),
+                t.elapsed().as_secs_f64()
+            );
+        }
+    }
+    one::<f32>(1024, 1024);
+    one::<f64>(1024, 1024);
+    one::<Complex<f32>>(1024, 1024);
+    one::<Complex<f64>>(1024, 1024);
+}
