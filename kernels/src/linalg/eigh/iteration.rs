@@ -2,7 +2,7 @@
 //! tridiagonal matrix (EISPACK's `tql2`), the rotations accumulated into the
 //! columns of a (real or complex) matrix, and the ascending sort.
 
-use super::ops::{rot_cols, swap_cols};
+use super::ops::{swap_cols, Rotations};
 use crate::linalg::field::{Field, Real};
 use crate::linalg::update::Isa;
 
@@ -10,7 +10,8 @@ use crate::linalg::update::Isa;
 /// and `d[i+1]`, `e[n−1]` unused) in place: `d` ends as the eigenvalues
 /// (unsorted). Where `z` (n×n column-major) is given, its columns are
 /// rotated along (`z ← z·G`). False where the iteration takes more than
-/// `30 n` QL sweeps. `d` and `e` are finite, with magnitudes at most a few
+/// `30 n` QL sweeps. The rotations go through `rots` (flushed before the
+/// return). `d` and `e` are finite, with magnitudes at most a few
 /// units (the caller normalises them).
 pub(crate) fn tql<T: Field>(
     isa: Isa,
@@ -18,6 +19,7 @@ pub(crate) fn tql<T: Field>(
     d: &mut [T::Real],
     e: &mut [T::Real],
     mut z: Option<&mut [T]>,
+    rots: &mut Rotations<T::Real>,
 ) -> bool {
     if n == 0 {
         return true;
@@ -47,6 +49,9 @@ pub(crate) fn tql<T: Field>(
             }
             sweeps += 1;
             if sweeps > cap {
+                if let Some(z) = z.as_deref_mut() {
+                    rots.flush(isa, z, n);
+                }
                 return false;
             }
             // Wilkinson's shift from the leading 2×2 block.
@@ -78,7 +83,7 @@ pub(crate) fn tql<T: Field>(
                 g = c.mul_add(r, -b);
                 if let Some(z) = z.as_deref_mut() {
                     // (z_i, z_{i+1}) ← (c z_i − s z_{i+1}, s z_i + c z_{i+1})
-                    rot_cols(isa, z, n, i, i + 1, c, s);
+                    rots.push(isa, z, n, i, c, s);
                 }
             }
             if collapsed {
@@ -88,6 +93,9 @@ pub(crate) fn tql<T: Field>(
             e[l] = g;
             e[m] = zero;
         }
+    }
+    if let Some(z) = z {
+        rots.flush(isa, z, n);
     }
     true
 }

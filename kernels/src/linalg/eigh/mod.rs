@@ -19,6 +19,10 @@ use crate::linalg::update::Isa;
 use crate::tier::Exec;
 use ops::{normalising_exponent, scale_pow2};
 
+/// Rotations queued per unit of the order before they are applied to the
+/// vectors by blocks of rows (the bits do not depend on it).
+const ROTATIONS_PER_ORDER: usize = 64;
+
 /// The working memory of [`eigh_one`] for matrices of one order.
 pub(crate) struct EighWork<T: Field> {
     n: usize,
@@ -26,19 +30,20 @@ pub(crate) struct EighWork<T: Field> {
     e: Vec<T::Real>,
     tau: Vec<T>,
     p: Vec<T>,
+    rots: ops::Rotations<T::Real>,
 }
 
 impl<T: Field> EighWork<T> {
     /// Work for matrices of order `n` (`vectors`: whether eigenvectors will
     /// be asked for).
     pub(crate) fn new(n: usize, vectors: bool) -> Result<Self> {
-        let _ = vectors;
         Ok(EighWork {
             n,
             d: try_filled(n, T::Real::ZERO, "eigh work")?,
             e: try_filled(n, T::Real::ZERO, "eigh work")?,
             tau: try_filled(n, T::ZERO, "eigh work")?,
             p: try_filled(n, T::ZERO, "eigh work")?,
+            rots: ops::Rotations::new(if vectors { ROTATIONS_PER_ORDER * n } else { 0 })?,
         })
     }
 }
@@ -87,14 +92,16 @@ pub(crate) fn eigh_one<T: Field>(
             ops::scale_slice(&mut a[j + j * n..(j + 1) * n], sc);
         }
     }
-    let EighWork { d, e, tau, p, .. } = work;
+    let EighWork {
+        d, e, tau, p, rots, ..
+    } = work;
     let (d, e, tau, p) = (&mut d[..n], &mut e[..n], &mut tau[..n], &mut p[..n]);
     tridiagonal::tridiagonalise(isa, n, a, d, e, tau, p);
     if let Some(v) = v.as_deref_mut() {
         tridiagonal::form_q(isa, n, a, tau, &mut v[..n * n]);
     }
     let z = v.as_deref_mut().map(|v| &mut v[..n * n]);
-    if !iteration::tql(isa, n, d, e, z) {
+    if !iteration::tql(isa, n, d, e, z, rots) {
         return false;
     }
     iteration::sort_ascending(d, v.map(|v| &mut v[..n * n]), n);

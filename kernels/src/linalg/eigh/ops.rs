@@ -256,3 +256,113 @@ pub(crate) fn reflect<T: Field>(isa: Isa, v: &[T], tau: T, y: &mut [T]) {
     let s = dotc(isa, v, y);
     axpy_sub(isa, y, v, tau * s);
 }
+
+#[inline(always)]
+fn apply_body<R: Real>(z: &mut [R], ld: usize, block: usize, idx: &[u32], c: &[R], s: &[R]) {
+    let mut r0 = 0;
+    while r0 < ld {
+        let r1 = (r0 + block).min(ld);
+        for ((&i, &c), &s) in idx.iter().zip(c).zip(s) {
+            let i = i as usize;
+            let (lo, hi) = z.split_at_mut((i + 1) * ld);
+            rot_body(&mut lo[i * ld + r0..i * ld + r1], &mut hi[r0..r1], c, s);
+        }
+        r0 = r1;
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn apply_avx2<R: Real>(z: &mut [R], ld: usize, block: usize, idx: &[u32], c: &[R], s: &[R]) {
+    apply_body(z, ld, block, idx, c, s)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,avx512f")]
+unsafe fn apply_avx512<R: Real>(
+    z: &mut [R],
+    ld: usize,
+    block: usize,
+    idx: &[u32],
+    c: &[R],
+    s: &[R],
+) {
+    apply_body(z, ld, block, idx, c, s)
+}
+
+/// A queue of plane rotations of adjacent columns, applied to a matrix's
+/// rows block by block (each row's chain of roundings is the one
+/// [`rot_cols`] gives, rotation after rotation, whatever the blocks and
+/// whenever the queue is flushed: rows are rotated independently).
+pub(crate) struct Rotations<R> {
+    idx: Vec<u32>,
+    c: Vec<R>,
+    s: Vec<R>,
+    cap: usize,
+}
+
+impl<R: Real> Rotations<R> {
+    /// Room for `cap` rotations (none: a queue that applies at once).
+    pub(crate) fn new(cap: usize) -> crate::error::Result<Self> {
+        Ok(Rotations {
+            idx: crate::alloc::try_vec(cap, "rotations")?,
+            c: crate::alloc::try_vec(cap, "rotations")?,
+            s: crate::alloc::try_vec(cap, "rotations")?,
+            cap,
+        })
+    }
+
+    /// Queues `(x, y) ← (c·x − s·y, s·x + c·y)` on columns `i` and `i + 1`
+    /// of `z` (`rows` rows), flushing first when the queue is full.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn push<T: Field<Real = R>>(
+        &mut self,
+        isa: Isa,
+        z: &mut [T],
+        rows: usize,
+        i: usize,
+        c: R,
+        s: R,
+    ) {
+        if self.cap == 0 {
+            rot_cols(isa, z, rows, i, i + 1, c, s);
+            return;
+        }
+        if self.idx.len() == self.cap {
+            self.flush(isa, z, rows);
+        }
+        self.idx.push(i as u32);
+        self.c.push(c);
+        self.s.push(s);
+    }
+
+    /// Applies the queued rotations to `z` (`rows` rows) and empties the
+    /// queue.
+    pub(crate) fn flush<T: Field<Real = R>>(&mut self, isa: Isa, z: &mut [T], rows: usize) {
+        if self.idx.is_empty() {
+            return;
+        }
+        let parts = if T::COMPLEX { 2 } else { 1 };
+        let ld = rows * parts;
+        let cols = z.len() / rows.max(1);
+        // Row blocks of about 256 KiB of the matrix.
+        let block = ((262_144 / std::mem::size_of::<R>()) / cols.max(1)).max(16) & !7;
+        let zr = as_real_mut(z);
+        let (idx, c, s) = (&self.idx[..], &self.c[..], &self.s[..]);
+        match isa {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which
+            // has AVX2 and FMA (`Isa::of`).
+            Isa::Avx2 => unsafe { apply_avx2(zr, ld, block, idx, c, s) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Isa::Avx512` comes from a tier this CPU runs, which
+            // has AVX-512 F, AVX2 and FMA (`Isa::of`).
+            Isa::Avx512 => unsafe { apply_avx512(zr, ld, block, idx, c, s) },
+            _ => apply_body(zr, ld, block, idx, c, s),
+        }
+        self.idx.clear();
+        self.c.clear();
+        self.s.clear();
+    }
+}

@@ -349,6 +349,24 @@ fn same_bits<T: Field>(n: usize) {
         assert!(eigh_one(n, &mut a, &mut ww, vv, &mut work, isa, &exec));
         bits::<T>(&ww, &v)
     };
+    // Rotations applied at once (a work made without vectors) or queued
+    // and applied by blocks of rows: the same bits.
+    {
+        let mut work = EighWork::<T>::new(n, false).unwrap();
+        let mut a = a0.clone();
+        let mut ww = vec![T::Real::ZERO; n];
+        let mut v = vec![T::ZERO; n * n];
+        assert!(eigh_one(
+            n,
+            &mut a,
+            &mut ww,
+            Some(&mut v),
+            &mut work,
+            Isa::Plain,
+            &Exec::default()
+        ));
+        assert!(bits::<T>(&ww, &v) == run(Isa::Plain, Exec::default(), true));
+    }
     for vectors in [true, false] {
         let first = run(Isa::Plain, Exec::default().threads(1), vectors);
         for t in [2, 7] {
@@ -365,7 +383,7 @@ fn same_bits<T: Field>(n: usize) {
 
 #[test]
 fn bits_independent_of_threads_and_tiers() {
-    for n in [1, 7, 40] {
+    for n in [1, 7, 40, 90] {
         same_bits::<f32>(n);
         same_bits::<f64>(n);
         same_bits::<Complex<f32>>(n);
@@ -486,4 +504,40 @@ fn timing() {
     one::<f64>(1024);
     one::<Complex<f32>>(1024);
     one::<Complex<f64>>(1024);
+}
+
+fn queued_rotations<T: Field>() {
+    let (rows, cols) = (50, 2100); // several row blocks, a partial one
+    let mut rng = Rng::new(21);
+    let z0: Vec<T> = (0..rows * cols)
+        .map(|_| to_t(C::new(rng.next(), rng.next())))
+        .collect();
+    let rots: Vec<(usize, T::Real, T::Real)> = (0..700)
+        .map(|_| {
+            let i = ((rng.next() + 1.0) * 0.5 * (cols - 1) as f64) as usize;
+            let t = rng.next() * 3.0;
+            (i.min(cols - 2), T::Real::of(t.cos()), T::Real::of(t.sin()))
+        })
+        .collect();
+    for isa in crate::available_tiers().into_iter().map(Isa::of) {
+        let mut direct = z0.clone();
+        for &(i, c, s) in &rots {
+            ops::rot_cols(isa, &mut direct, rows, i, i + 1, c, s);
+        }
+        let mut queued = z0.clone();
+        let mut q = ops::Rotations::<T::Real>::new(64).unwrap();
+        for &(i, c, s) in &rots {
+            q.push(isa, &mut queued, rows, i, c, s);
+        }
+        q.flush(isa, &mut queued, rows);
+        assert!(bits::<T>(&[], &direct) == bits::<T>(&[], &queued));
+    }
+}
+
+#[test]
+fn queued_rotations_same_bits() {
+    queued_rotations::<f32>();
+    queued_rotations::<f64>();
+    queued_rotations::<Complex<f32>>();
+    queued_rotations::<Complex<f64>>();
 }
