@@ -83,7 +83,7 @@ pub(crate) fn tql<T: Field>(
                 g = c.mul_add(r, -b);
                 if let Some(z) = z.as_deref_mut() {
                     // (z_i, z_{i+1}) ← (c z_i − s z_{i+1}, s z_i + c z_{i+1})
-                    rots.push(isa, z, n, i, c, s);
+                    rots.push(isa, z, n, (i, i + 1), c, s);
                 }
             }
             if collapsed {

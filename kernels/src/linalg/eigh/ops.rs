@@ -258,13 +258,13 @@ pub(crate) fn reflect<T: Field>(isa: Isa, v: &[T], tau: T, y: &mut [T]) {
 }
 
 #[inline(always)]
-fn apply_body<R: Real>(z: &mut [R], ld: usize, block: usize, idx: &[u32], c: &[R], s: &[R]) {
+fn apply_body<R: Real>(z: &mut [R], ld: usize, block: usize, idx: &[(u32, u32)], c: &[R], s: &[R]) {
     let mut r0 = 0;
     while r0 < ld {
         let r1 = (r0 + block).min(ld);
-        for ((&i, &c), &s) in idx.iter().zip(c).zip(s) {
-            let i = i as usize;
-            let (lo, hi) = z.split_at_mut((i + 1) * ld);
+        for ((&(i, j), &c), &s) in idx.iter().zip(c).zip(s) {
+            let (i, j) = (i as usize, j as usize);
+            let (lo, hi) = z.split_at_mut(j * ld);
             rot_body(&mut lo[i * ld + r0..i * ld + r1], &mut hi[r0..r1], c, s);
         }
         r0 = r1;
@@ -273,7 +273,14 @@ fn apply_body<R: Real>(z: &mut [R], ld: usize, block: usize, idx: &[u32], c: &[R
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn apply_avx2<R: Real>(z: &mut [R], ld: usize, block: usize, idx: &[u32], c: &[R], s: &[R]) {
+unsafe fn apply_avx2<R: Real>(
+    z: &mut [R],
+    ld: usize,
+    block: usize,
+    idx: &[(u32, u32)],
+    c: &[R],
+    s: &[R],
+) {
     apply_body(z, ld, block, idx, c, s)
 }
 
@@ -283,19 +290,19 @@ unsafe fn apply_avx512<R: Real>(
     z: &mut [R],
     ld: usize,
     block: usize,
-    idx: &[u32],
+    idx: &[(u32, u32)],
     c: &[R],
     s: &[R],
 ) {
     apply_body(z, ld, block, idx, c, s)
 }
 
-/// A queue of plane rotations of adjacent columns, applied to a matrix's
+/// A queue of plane rotations of pairs of columns, applied to a matrix's
 /// rows block by block (each row's chain of roundings is the one
 /// [`rot_cols`] gives, rotation after rotation, whatever the blocks and
 /// whenever the queue is flushed: rows are rotated independently).
 pub(crate) struct Rotations<R> {
-    idx: Vec<u32>,
+    idx: Vec<(u32, u32)>,
     c: Vec<R>,
     s: Vec<R>,
     cap: usize,
@@ -312,27 +319,28 @@ impl<R: Real> Rotations<R> {
         })
     }
 
-    /// Queues `(x, y) ← (c·x − s·y, s·x + c·y)` on columns `i` and `i + 1`
-    /// of `z` (`rows` rows), flushing first when the queue is full.
-    #[allow(clippy::too_many_arguments)]
+    /// Queues `(x, y) ← (c·x − s·y, s·x + c·y)` on columns `i` and `j`
+    /// (`i < j`) of `z` (`rows` rows), flushing first when the queue is
+    /// full.
     #[inline]
     pub(crate) fn push<T: Field<Real = R>>(
         &mut self,
         isa: Isa,
         z: &mut [T],
         rows: usize,
-        i: usize,
+        (i, j): (usize, usize),
         c: R,
         s: R,
     ) {
+        debug_assert!(i < j);
         if self.cap == 0 {
-            rot_cols(isa, z, rows, i, i + 1, c, s);
+            rot_cols(isa, z, rows, i, j, c, s);
             return;
         }
         if self.idx.len() == self.cap {
             self.flush(isa, z, rows);
         }
-        self.idx.push(i as u32);
+        self.idx.push((i as u32, j as u32));
         self.c.push(c);
         self.s.push(s);
     }

@@ -512,22 +512,29 @@ fn queued_rotations<T: Field>() {
     let z0: Vec<T> = (0..rows * cols)
         .map(|_| to_t(C::new(rng.next(), rng.next())))
         .collect();
-    let rots: Vec<(usize, T::Real, T::Real)> = (0..700)
+    let rots: Vec<(usize, usize, T::Real, T::Real)> = (0..700)
         .map(|_| {
             let i = ((rng.next() + 1.0) * 0.5 * (cols - 1) as f64) as usize;
             let t = rng.next() * 3.0;
-            (i.min(cols - 2), T::Real::of(t.cos()), T::Real::of(t.sin()))
+            let i = i.min(cols - 2);
+            // Adjacent columns mostly, some farther apart.
+            let j = if rng.next() < 0.5 {
+                i + 1
+            } else {
+                (i + 1 + i / 3).min(cols - 1)
+            };
+            (i, j, T::Real::of(t.cos()), T::Real::of(t.sin()))
         })
         .collect();
     for isa in crate::available_tiers().into_iter().map(Isa::of) {
         let mut direct = z0.clone();
-        for &(i, c, s) in &rots {
-            ops::rot_cols(isa, &mut direct, rows, i, i + 1, c, s);
+        for &(i, j, c, s) in &rots {
+            ops::rot_cols(isa, &mut direct, rows, i, j, c, s);
         }
         let mut queued = z0.clone();
         let mut q = ops::Rotations::<T::Real>::new(64).unwrap();
-        for &(i, c, s) in &rots {
-            q.push(isa, &mut queued, rows, i, c, s);
+        for &(i, j, c, s) in &rots {
+            q.push(isa, &mut queued, rows, (i, j), c, s);
         }
         q.flush(isa, &mut queued, rows);
         assert!(bits::<T>(&[], &direct) == bits::<T>(&[], &queued));

@@ -3,7 +3,7 @@
 //! of the left and right factors, the signs made non-negative and the
 //! descending sort.
 
-use crate::linalg::eigh::ops::{rot_cols, swap_cols};
+use crate::linalg::eigh::ops::{swap_cols, Rotations};
 use crate::linalg::field::{Field, Real};
 use crate::linalg::update::Isa;
 
@@ -25,7 +25,8 @@ pub(crate) struct Factor<'a, T> {
 /// Diagonalises the bidiagonal `d` (k) / `rv` (k, `rv[i]` at (i−1, i),
 /// `rv[0]` unused) in place: `d` ends as the singular values, non-negative
 /// and unsorted. Rotations from the left act on `left`'s first k columns,
-/// those from the right on `right`'s. False beyond `6 k²` QR sweeps. The
+/// those from the right on `right`'s, through the queues `rots` (flushed
+/// before the return). False beyond `6 k²` QR sweeps. The
 /// values are finite and of magnitudes near 1 or less (the caller
 /// normalises them).
 pub(crate) fn golub_kahan<T: Field>(
@@ -34,7 +35,9 @@ pub(crate) fn golub_kahan<T: Field>(
     rv: &mut [T::Real],
     mut left: Option<Factor<'_, T>>,
     mut right: Option<Factor<'_, T>>,
+    rots: (&mut Rotations<T::Real>, &mut Rotations<T::Real>),
 ) -> bool {
+    let (rl, rr) = rots;
     let k = d.len();
     if k == 0 {
         return true;
@@ -53,10 +56,11 @@ pub(crate) fn golub_kahan<T: Field>(
     let dneg = u * anorm; // a diagonal element below this is negligible
     let cap = 6 * k * k;
     let mut sweeps = 0usize;
+    let mut converged = true;
     let mut rot_left = |i: usize, j: usize, c: T::Real, s: T::Real| {
         if let Some(f) = left.as_mut() {
             // (x, y) ← (c x + s y, c y − s x)
-            rot_cols(isa, f.data, f.rows, i, j, c, -s);
+            rl.push(isa, f.data, f.rows, (i, j), c, -s);
         }
     };
     for kk in (0..k).rev() {
@@ -98,19 +102,14 @@ pub(crate) fn golub_kahan<T: Field>(
             }
             let z = d[kk];
             if l == kk {
-                if z < zero {
-                    d[kk] = -z;
-                    if let Some(f) = right.as_mut() {
-                        for x in &mut f.data[kk * f.rows..(kk + 1) * f.rows] {
-                            *x = -*x;
-                        }
-                    }
-                }
+                // Converged; a negative value is made positive (with its
+                // right vector) at the end, when the queues are flushed.
                 break;
             }
             sweeps += 1;
             if sweeps > cap {
-                return false;
+                converged = false;
+                break;
             }
             // The shift from the trailing 2×2 block of BᵀB.
             let mut x = d[l];
@@ -137,7 +136,7 @@ pub(crate) fn golub_kahan<T: Field>(
                 h = y * s;
                 y = y * c;
                 if let Some(fr) = right.as_mut() {
-                    rot_cols(isa, fr.data, fr.rows, j, i, c, -s);
+                    rr.push(isa, fr.data, fr.rows, (j, i), c, -s);
                 }
                 zz = f.hypot(h);
                 d[j] = zz;
@@ -154,9 +153,28 @@ pub(crate) fn golub_kahan<T: Field>(
             rv[kk] = f;
             d[kk] = x;
         }
+        if !converged {
+            break;
+        }
     }
-    for x in d.iter_mut() {
-        if *x == zero {
+    if let Some(f) = left.as_mut() {
+        rl.flush(isa, f.data, f.rows);
+    }
+    if let Some(f) = right.as_mut() {
+        rr.flush(isa, f.data, f.rows);
+    }
+    if !converged {
+        return false;
+    }
+    for (kk, x) in d.iter_mut().enumerate() {
+        if *x < zero {
+            *x = -*x;
+            if let Some(f) = right.as_mut() {
+                for y in &mut f.data[kk * f.rows..(kk + 1) * f.rows] {
+                    *y = -*y;
+                }
+            }
+        } else if *x == zero {
             *x = zero; // +0
         }
     }

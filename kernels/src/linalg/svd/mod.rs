@@ -11,11 +11,15 @@ pub(crate) mod iteration;
 
 use crate::alloc::try_filled;
 use crate::error::Result;
-use crate::linalg::eigh::ops::{normalising_exponent, scale_pow2, scale_slice};
+use crate::linalg::eigh::ops::{normalising_exponent, scale_pow2, scale_slice, Rotations};
 use crate::linalg::field::{Field, Real};
 use crate::linalg::update::Isa;
 use crate::tier::Exec;
 use iteration::Factor;
+
+/// Rotations queued per unit of min(m, n) before they are applied to the
+/// factors by blocks of rows (the bits do not depend on it).
+const ROTATIONS_PER_ORDER: usize = 64;
 
 /// The working memory of [`svd_one`] for m×n matrices.
 pub(crate) struct SvdWork<T: Field> {
@@ -35,6 +39,8 @@ pub(crate) struct SvdWork<T: Field> {
     taup: Vec<T>,
     row: Vec<T>,
     y: Vec<T>,
+    rl: Rotations<T::Real>,
+    rr: Rotations<T::Real>,
 }
 
 impl<T: Field> SvdWork<T> {
@@ -58,6 +64,8 @@ impl<T: Field> SvdWork<T> {
             taup: try_filled(k, T::ZERO, what)?,
             row: try_filled(k, T::ZERO, what)?,
             y: try_filled(p, T::ZERO, what)?,
+            rl: Rotations::new(if vectors { ROTATIONS_PER_ORDER * k } else { 0 })?,
+            rr: Rotations::new(if vectors { ROTATIONS_PER_ORDER * k } else { 0 })?,
         })
     }
 }
@@ -109,6 +117,8 @@ pub(crate) fn svd_one<T: Field>(
         taup,
         row,
         y,
+        rl,
+        rr,
         ..
     } = work;
     let b: &mut [T] = if wide {
@@ -156,6 +166,7 @@ pub(crate) fn svd_one<T: Field>(
                     rv,
                     Some(Factor { data: ub, rows: p }),
                     Some(Factor { data: rw, rows: q }),
+                    (&mut *rl, &mut *rr),
                 ) {
                     return false;
                 }
@@ -189,6 +200,7 @@ pub(crate) fn svd_one<T: Field>(
                         rows: p,
                     }),
                     Some(Factor { data: ub, rows: q }),
+                    (&mut *rl, &mut *rr),
                 ) {
                     return false;
                 }
@@ -220,7 +232,7 @@ pub(crate) fn svd_one<T: Field>(
             }
         }
         _ => {
-            if !iteration::golub_kahan::<T>(isa, d, rv, None, None) {
+            if !iteration::golub_kahan::<T>(isa, d, rv, None, None, (rl, rr)) {
                 return false;
             }
             iteration::sort_descending::<T>(d, None, None);
