@@ -33,9 +33,11 @@
 
 pub(crate) mod batch;
 mod cholesky;
+pub(crate) mod eigh;
 pub(crate) mod field;
 mod lu;
 mod qr;
+pub(crate) mod svd;
 mod triangular;
 pub(crate) mod update;
 

@@ -1,0 +1,115 @@
+//! The Hermitian (symmetric) eigenproblem of one matrix on a column-major
+//! buffer: Householder tridiagonalisation ([`tridiagonal`]), the implicit
+//! QL iteration with Wilkinson shifts ([`iteration`]), the ascending sort.
+//! Every choice is a function of the order and the dtype alone, and every
+//! operation a fixed chain of roundings, so the bits are those of the values
+//! whatever the threads or the tier.
+
+pub(crate) mod iteration;
+pub(crate) mod ops;
+pub(crate) mod tridiagonal;
+
+#[cfg(test)]
+pub(crate) mod testutil;
+
+use crate::alloc::try_filled;
+use crate::error::Result;
+use crate::linalg::field::{Field, Real};
+use crate::linalg::update::Isa;
+use crate::tier::Exec;
+use ops::{normalising_exponent, scale_pow2};
+
+/// Rotations queued per unit of the order before they are applied to the
+/// vectors by blocks of rows (the bits do not depend on it).
+const ROTATIONS_PER_ORDER: usize = 64;
+
+/// The working memory of [`eigh_one`] for matrices of one order.
+pub(crate) struct EighWork<T: Field> {
+    n: usize,
+    d: Vec<T::Real>,
+    e: Vec<T::Real>,
+    tau: Vec<T>,
+    p: Vec<T>,
+    rots: ops::Rotations<T::Real>,
+}
+
+impl<T: Field> EighWork<T> {
+    /// Work for matrices of order `n` (`vectors`: whether eigenvectors will
+    /// be asked for).
+    pub(crate) fn new(n: usize, vectors: bool) -> Result<Self> {
+        Ok(EighWork {
+            n,
+            d: try_filled(n, T::Real::ZERO, "eigh work")?,
+            e: try_filled(n, T::Real::ZERO, "eigh work")?,
+            tau: try_filled(n, T::ZERO, "eigh work")?,
+            p: try_filled(n, T::ZERO, "eigh work")?,
+            rots: ops::Rotations::new(if vectors { ROTATIONS_PER_ORDER * n } else { 0 })?,
+        })
+    }
+}
+
+/// The eigenvalues `w` (ascending) and, where `v` is given, orthonormal
+/// eigenvectors (n×n column-major, `a v = v diag w`) of the Hermitian
+/// matrix of order `n` named by `a`'s lower triangle and the real parts of
+/// its diagonal (column-major `a[i + j n]`; the rest is never read; `a` is
+/// overwritten). False where what is read holds NaN or an infinity, or the
+/// iteration does not converge.
+pub(crate) fn eigh_one<T: Field>(
+    n: usize,
+    a: &mut [T],
+    w: &mut [T::Real],
+    mut v: Option<&mut [T]>,
+    work: &mut EighWork<T>,
+    isa: Isa,
+    exec: &Exec,
+) -> bool {
+    let _ = exec; // results never depend on it; the routine is sequential
+    if n == 0 {
+        return true;
+    }
+    debug_assert!(work.n >= n);
+    let a = &mut a[..n * n];
+    // Finite? The largest part read, and a clean (real) diagonal.
+    let mut amax = T::Real::ZERO;
+    for j in 0..n {
+        let dj = a[j + j * n].re();
+        if !dj.is_finite() {
+            return false;
+        }
+        a[j + j * n] = T::from_real(dj);
+        amax = amax.max_nan(dj.fabs());
+        for x in &a[j + 1 + j * n..(j + 1) * n] {
+            if !x.is_finite() {
+                return false;
+            }
+            amax = amax.max_nan(x.re().fabs()).max_nan(x.im().fabs());
+        }
+    }
+    // Scaled by a power of two so the largest part is in [1, 2).
+    let sc = normalising_exponent(amax);
+    if sc != 0 {
+        for j in 0..n {
+            ops::scale_slice(&mut a[j + j * n..(j + 1) * n], sc);
+        }
+    }
+    let EighWork {
+        d, e, tau, p, rots, ..
+    } = work;
+    let (d, e, tau, p) = (&mut d[..n], &mut e[..n], &mut tau[..n], &mut p[..n]);
+    tridiagonal::tridiagonalise(isa, n, a, d, e, tau, p);
+    if let Some(v) = v.as_deref_mut() {
+        tridiagonal::form_q(isa, n, a, tau, &mut v[..n * n]);
+    }
+    let z = v.as_deref_mut().map(|v| &mut v[..n * n]);
+    if !iteration::tql(isa, n, d, e, z, rots) {
+        return false;
+    }
+    iteration::sort_ascending(d, v.map(|v| &mut v[..n * n]), n);
+    for (w, &x) in w[..n].iter_mut().zip(d.iter()) {
+        *w = scale_pow2(x, -sc);
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests;
