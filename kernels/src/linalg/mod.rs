@@ -5,5 +5,6 @@
 #![allow(dead_code)] // the routines land next
 
 pub(crate) mod batch;
+pub(crate) mod eig;
 pub(crate) mod field;
 pub(crate) mod update;
