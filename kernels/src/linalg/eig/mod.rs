@@ -209,6 +209,7 @@ fn run_real<T: Field>(
         h,
         if want { Some(&mut work.zr[..]) } else { None },
         w,
+        isa,
     );
     if !ok {
         return false;
@@ -266,6 +267,7 @@ fn run_complex<T: Field>(
         h,
         if want { Some(&mut work.zc[..]) } else { None },
         w,
+        isa,
     );
     if !ok {
         return false;

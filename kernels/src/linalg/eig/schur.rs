@@ -4,6 +4,7 @@
 
 use super::hessenberg::larfg;
 use crate::linalg::field::{Field, Real};
+use crate::linalg::update::Isa;
 
 /// Exceptional shifts every `KEXSH` iterations without deflation.
 const KEXSH: usize = 10;
@@ -179,6 +180,33 @@ fn rot<R: Real>(h: &mut [R], xi: usize, yi: usize, step: usize, len: usize, c: R
     }
 }
 
+/// The reflector `I − t1·[1 v2 v3]ᵀ[1 v2 v3]` applied from the right to
+/// rows `r0..r1` of columns `k..k+3` of the column-major `a` (order n):
+/// LAPACK's expressions, on contiguous column slices.
+#[inline]
+fn reflect3_cols<R: Real>(
+    a: &mut [R],
+    n: usize,
+    k: usize,
+    r0: usize,
+    r1: usize,
+    (v2, v3, t1, t2, t3): (R, R, R, R, R),
+) {
+    let block = &mut a[k * n..(k + 3) * n];
+    let (c0, rest) = block.split_at_mut(n);
+    let (c1, c2) = rest.split_at_mut(n);
+    for ((x, y), w) in c0[r0..r1]
+        .iter_mut()
+        .zip(c1[r0..r1].iter_mut())
+        .zip(c2[r0..r1].iter_mut())
+    {
+        let sum = *x + v2 * *y + v3 * *w;
+        *x = *x - sum * t1;
+        *y = *y - sum * t2;
+        *w = *w - sum * t3;
+    }
+}
+
 /// The real Schur form of the upper Hessenberg n×n `h` over rows and
 /// columns `ilo..=ihi` (dlahqr): with `z`, the whole of `h` is updated to
 /// T and the transformations accumulated into `z` (rows `ilo..=ihi`);
@@ -186,6 +214,59 @@ fn rot<R: Real>(h: &mut [R], xi: usize, yi: usize, step: usize, len: usize, c: R
 /// `(re, +im), (re, −im)`, a real one with +0 imaginary part). False where
 /// an eigenvalue takes more than 30·max(10, ihi − ilo + 1) iterations.
 pub(super) fn real_schur<R: Real>(
+    n: usize,
+    ilo: usize,
+    ihi: usize,
+    h: &mut [R],
+    z: Option<&mut [R]>,
+    w: &mut [R::Complex],
+    isa: Isa,
+) -> bool {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which has
+        // AVX2 and FMA (`Isa::of`).
+        Isa::Avx2 => unsafe { real_schur_avx2(n, ilo, ihi, h, z, w) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Isa::Avx512` comes from a tier this CPU runs, which has
+        // AVX-512 F, AVX2 and FMA (`Isa::of`).
+        Isa::Avx512 => unsafe { real_schur_avx512(n, ilo, ihi, h, z, w) },
+        _ => real_schur_body(n, ilo, ihi, h, z, w),
+    }
+}
+
+/// [`real_schur_body`] compiled for AVX2 (plain operations: the same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn real_schur_avx2<R: Real>(
+    n: usize,
+    ilo: usize,
+    ihi: usize,
+    h: &mut [R],
+    z: Option<&mut [R]>,
+    w: &mut [R::Complex],
+) -> bool {
+    real_schur_body(n, ilo, ihi, h, z, w)
+}
+
+/// [`real_schur_body`] compiled for AVX-512 (plain operations: the same
+/// bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,avx512f")]
+unsafe fn real_schur_avx512<R: Real>(
+    n: usize,
+    ilo: usize,
+    ihi: usize,
+    h: &mut [R],
+    z: Option<&mut [R]>,
+    w: &mut [R::Complex],
+) -> bool {
+    real_schur_body(n, ilo, ihi, h, z, w)
+}
+
+/// The body of [`real_schur`].
+#[inline(always)]
+fn real_schur_body<R: Real>(
     n: usize,
     ilo: usize,
     ihi: usize,
@@ -372,19 +453,10 @@ pub(super) fn real_schur<R: Real>(
                         h[k + 1 + c] = h[k + 1 + c] - sum * t2;
                         h[k + 2 + c] = h[k + 2 + c] - sum * t3;
                     }
-                    for j in i1..=(k + 3).min(iu) {
-                        let sum = h[at(j, k)] + v2 * h[at(j, k + 1)] + v3 * h[at(j, k + 2)];
-                        h[at(j, k)] = h[at(j, k)] - sum * t1;
-                        h[at(j, k + 1)] = h[at(j, k + 1)] - sum * t2;
-                        h[at(j, k + 2)] = h[at(j, k + 2)] - sum * t3;
-                    }
+                    let tv = (v2, v3, t1, t2, t3);
+                    reflect3_cols(h, n, k, i1, (k + 3).min(iu) + 1, tv);
                     if let Some(z) = z.as_deref_mut() {
-                        for j in ilo..=ihi {
-                            let sum = z[at(j, k)] + v2 * z[at(j, k + 1)] + v3 * z[at(j, k + 2)];
-                            z[at(j, k)] = z[at(j, k)] - sum * t1;
-                            z[at(j, k + 1)] = z[at(j, k + 1)] - sum * t2;
-                            z[at(j, k + 2)] = z[at(j, k + 2)] - sum * t3;
-                        }
+                        reflect3_cols(z, n, k, ilo, ihi + 1, tv);
                     }
                 } else if nr == 2 {
                     for j in k..=i2 {
@@ -480,6 +552,60 @@ pub(super) fn csqrt<C: Field>(z: C) -> C {
 /// columns `ilo..=ihi` (zlahqr), as [`real_schur`] for the complex case;
 /// eigenvalues into `w`.
 pub(super) fn complex_schur<C: Field>(
+    n: usize,
+    ilo: usize,
+    ihi: usize,
+    h: &mut [C],
+    z: Option<&mut [C]>,
+    w: &mut [C],
+    isa: Isa,
+) -> bool {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which has
+        // AVX2 and FMA (`Isa::of`).
+        Isa::Avx2 => unsafe { complex_schur_avx2(n, ilo, ihi, h, z, w) },
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `Isa::Avx512` comes from a tier this CPU runs, which has
+        // AVX-512 F, AVX2 and FMA (`Isa::of`).
+        Isa::Avx512 => unsafe { complex_schur_avx512(n, ilo, ihi, h, z, w) },
+        _ => complex_schur_body(n, ilo, ihi, h, z, w),
+    }
+}
+
+/// [`complex_schur_body`] compiled for AVX2 (plain operations: the same
+/// bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn complex_schur_avx2<C: Field>(
+    n: usize,
+    ilo: usize,
+    ihi: usize,
+    h: &mut [C],
+    z: Option<&mut [C]>,
+    w: &mut [C],
+) -> bool {
+    complex_schur_body(n, ilo, ihi, h, z, w)
+}
+
+/// [`complex_schur_body`] compiled for AVX-512 (plain operations: the
+/// same bits).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma,avx512f")]
+unsafe fn complex_schur_avx512<C: Field>(
+    n: usize,
+    ilo: usize,
+    ihi: usize,
+    h: &mut [C],
+    z: Option<&mut [C]>,
+    w: &mut [C],
+) -> bool {
+    complex_schur_body(n, ilo, ihi, h, z, w)
+}
+
+/// The body of [`complex_schur`].
+#[inline(always)]
+fn complex_schur_body<C: Field>(
     n: usize,
     ilo: usize,
     ihi: usize,

@@ -761,3 +761,31 @@ fn perf_1024() {
         );
     }
 }
+
+/// The phases' times at order 1024, f64 with vectors (run with
+/// `--release --ignored --nocapture`).
+#[test]
+#[ignore = "timing"]
+fn perf_phases_1024() {
+    let n = 1024;
+    let mut rng = Rng(5);
+    let mut h: Vec<f64> = (0..n * n).map(|_| rng.next()).collect();
+    let isa = Isa::of(crate::best_tier());
+    let (mut s, mut p) = (vec![0.0; n], vec![0; n]);
+    let (mut tau, mut y, mut vt) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let mut z = vec![0.0; n * n];
+    let mut w = vec![Complex::new(0.0, 0.0); n];
+    let t = std::time::Instant::now();
+    let (lo, hi) = balance::balance(n, &mut h, &mut s, &mut p);
+    eprintln!("balance {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    hessenberg::reduce(n, lo, hi, &mut h, &mut tau, &mut y, &mut vt, isa);
+    eprintln!("hessenberg {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    hessenberg::form_q(n, lo, hi, &h, &tau, &mut z, &mut vt, isa);
+    hessenberg::clear_below(n, &mut h);
+    eprintln!("form q {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let ok = schur::real_schur(n, lo, hi, &mut h, Some(&mut z), &mut w, isa);
+    eprintln!("schur {:?} {ok}", t.elapsed());
+}
