@@ -297,6 +297,14 @@ pub(super) fn real_vectors<R: Real>(
                 axpy_add(isa, &mut yi[..n], col, xi[q]);
             }
         }
+        // Largest part 1 before the balancing's scales (which reach
+        // 1/safmin), as trevc leaves its back-transformed columns.
+        let m = max_part(&yr[..n]).max_nan(max_part(&yi[..n]));
+        if m > zero {
+            for e in yr[..n].iter_mut().chain(yi[..n].iter_mut()) {
+                *e = *e / m;
+            }
+        }
         if pair {
             balance::back(n, (ilo, ihi), scale, perm, yr, Some(&mut yi[..]));
             finish(&mut yr[..n], Some(&mut yi[..n]));
@@ -314,6 +322,11 @@ pub(super) fn real_vectors<R: Real>(
             ki += 1;
         }
     }
+}
+
+/// The largest magnitude in `x`.
+fn max_part<R: Real>(x: &[R]) -> R {
+    x.iter().fold(R::ZERO, |m, e| m.max_nan(e.fabs()))
 }
 
 /// The greater of two reals.
@@ -381,6 +394,14 @@ pub(super) fn complex_vectors<T: Field>(
         for q in 0..=ki {
             axpy_add(isa, &mut y[..n], &z[at(0, q)..at(n, q)], x[q]);
         }
+        let m = y[..n]
+            .iter()
+            .fold(zero, |m, e| m.max_nan(e.re().fabs()).max_nan(e.im().fabs()));
+        if m > zero {
+            for e in y[..n].iter_mut() {
+                *e = Cx::<T>::from_parts(e.re() / m, e.im() / m);
+            }
+        }
         balance::back_complex(n, (ilo, ihi), scale, perm, &mut y[..n]);
         for r in 0..n {
             yr[r] = y[r].re();
@@ -391,5 +412,4 @@ pub(super) fn complex_vectors<T: Field>(
             v[at(r, ki)] = Cx::<T>::from_parts(yr[r], yi[r]);
         }
     }
-    let _ = zero;
 }
