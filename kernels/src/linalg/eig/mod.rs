@@ -209,6 +209,7 @@ fn run_real<T: Field>(
         h,
         if want { Some(&mut work.zr[..]) } else { None },
         w,
+        (&mut work.r2, &mut work.r3, &mut work.r4),
         isa,
     );
     if !ok {

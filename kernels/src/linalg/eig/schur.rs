@@ -207,12 +207,44 @@ fn reflect3_cols<R: Real>(
     }
 }
 
+/// The sweep's left reflectors `m..kend` (order: `nr = min(3, iu − k + 1)`
+/// rows from k) applied in turn to one column, LAPACK's expressions.
+#[inline(always)]
+fn left_pending<R: Real>(
+    col: &mut [R],
+    m: usize,
+    kend: usize,
+    iu: usize,
+    rv2: &[R],
+    rv3: &[R],
+    rt1: &[R],
+) {
+    for k in m..kend {
+        let (v2, v3, t1) = (rv2[k], rv3[k], rt1[k]);
+        let t2 = t1 * v2;
+        if iu - k + 1 >= 3 {
+            let t3 = t1 * v3;
+            let c = &mut col[k..k + 3];
+            let sum = c[0] + v2 * c[1] + v3 * c[2];
+            c[0] = c[0] - sum * t1;
+            c[1] = c[1] - sum * t2;
+            c[2] = c[2] - sum * t3;
+        } else {
+            let c = &mut col[k..k + 2];
+            let sum = c[0] + v2 * c[1];
+            c[0] = c[0] - sum * t1;
+            c[1] = c[1] - sum * t2;
+        }
+    }
+}
+
 /// The real Schur form of the upper Hessenberg n×n `h` over rows and
 /// columns `ilo..=ihi` (dlahqr): with `z`, the whole of `h` is updated to
 /// T and the transformations accumulated into `z` (rows `ilo..=ihi`);
 /// without, only the active block. Eigenvalues into `w` (a pair as
 /// `(re, +im), (re, −im)`, a real one with +0 imaginary part). False where
 /// an eigenvalue takes more than 30·max(10, ihi − ilo + 1) iterations.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn real_schur<R: Real>(
     n: usize,
     ilo: usize,
@@ -220,20 +252,24 @@ pub(super) fn real_schur<R: Real>(
     h: &mut [R],
     z: Option<&mut [R]>,
     w: &mut [R::Complex],
+    sc: Sweep<'_, R>,
     isa: Isa,
 ) -> bool {
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which has
         // AVX2 and FMA (`Isa::of`).
-        Isa::Avx2 => unsafe { real_schur_avx2(n, ilo, ihi, h, z, w) },
+        Isa::Avx2 => unsafe { real_schur_avx2(n, ilo, ihi, h, z, w, sc) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx512` comes from a tier this CPU runs, which has
         // AVX-512 F, AVX2 and FMA (`Isa::of`).
-        Isa::Avx512 => unsafe { real_schur_avx512(n, ilo, ihi, h, z, w) },
-        _ => real_schur_body(n, ilo, ihi, h, z, w),
+        Isa::Avx512 => unsafe { real_schur_avx512(n, ilo, ihi, h, z, w, sc) },
+        _ => real_schur_body(n, ilo, ihi, h, z, w, sc),
     }
 }
+
+/// Scratch of order n for a sweep's reflectors: `(v2, v3, τ)` by row.
+pub(super) type Sweep<'a, R> = (&'a mut [R], &'a mut [R], &'a mut [R]);
 
 /// [`real_schur_body`] compiled for AVX2 (plain operations: the same bits).
 #[cfg(target_arch = "x86_64")]
@@ -245,8 +281,9 @@ unsafe fn real_schur_avx2<R: Real>(
     h: &mut [R],
     z: Option<&mut [R]>,
     w: &mut [R::Complex],
+    sc: Sweep<'_, R>,
 ) -> bool {
-    real_schur_body(n, ilo, ihi, h, z, w)
+    real_schur_body(n, ilo, ihi, h, z, w, sc)
 }
 
 /// [`real_schur_body`] compiled for AVX-512 (plain operations: the same
@@ -260,8 +297,9 @@ unsafe fn real_schur_avx512<R: Real>(
     h: &mut [R],
     z: Option<&mut [R]>,
     w: &mut [R::Complex],
+    sc: Sweep<'_, R>,
 ) -> bool {
-    real_schur_body(n, ilo, ihi, h, z, w)
+    real_schur_body(n, ilo, ihi, h, z, w, sc)
 }
 
 /// The body of [`real_schur`].
@@ -273,6 +311,7 @@ fn real_schur_body<R: Real>(
     h: &mut [R],
     mut z: Option<&mut [R]>,
     w: &mut [R::Complex],
+    (rv2, rv3, rt1): Sweep<'_, R>,
 ) -> bool {
     let zero = R::ZERO;
     let one = R::ONE;
@@ -422,7 +461,13 @@ fn real_schur_body<R: Real>(
                 }
                 m -= 1;
             }
-            // The double-shift QR sweep.
+            // The double-shift QR sweep. The left reflectors reach a
+            // column when the sweep first touches it (all pending ones, in
+            // order, down the column: contiguous), and the columns past the
+            // sweep after it; each element sees the same operations in the
+            // same order as LAPACK's row-wise loops.
+            let (rv2, rv3, rt1) = (&mut *rv2, &mut *rv3, &mut *rt1);
+            let mut ent = m; // columns m..ent have every reflector so far
             for k in m..iu {
                 let nr = 3.min(iu - k + 1);
                 if k > m {
@@ -442,11 +487,21 @@ fn real_schur_body<R: Real>(
                     h[at(k, k - 1)] = h[at(k, k - 1)] * (one - t1);
                 }
                 let v2 = v[1];
+                let v3 = if nr == 3 { v[2] } else { zero };
+                rv2[k] = v2;
+                rv3[k] = v3;
+                rt1[k] = t1;
                 let t2 = t1 * v2;
+                let t3 = t1 * v3;
+                // Columns k..k+2 enter with the reflectors before k.
+                let upto = (k + 3).min(i2 + 1);
+                while ent < upto {
+                    let col = &mut h[ent * n..(ent + 1) * n];
+                    left_pending(col, m, k, iu, rv2, rv3, rt1);
+                    ent += 1;
+                }
                 if nr == 3 {
-                    let v3 = v[2];
-                    let t3 = t1 * v3;
-                    for j in k..=i2 {
+                    for j in k..upto {
                         let c = j * n;
                         let sum = h[k + c] + v2 * h[k + 1 + c] + v3 * h[k + 2 + c];
                         h[k + c] = h[k + c] - sum * t1;
@@ -459,7 +514,7 @@ fn real_schur_body<R: Real>(
                         reflect3_cols(z, n, k, ilo, ihi + 1, tv);
                     }
                 } else if nr == 2 {
-                    for j in k..=i2 {
+                    for j in k..upto {
                         let c = j * n;
                         let sum = h[k + c] + v2 * h[k + 1 + c];
                         h[k + c] = h[k + c] - sum * t1;
@@ -478,6 +533,11 @@ fn real_schur_body<R: Real>(
                         }
                     }
                 }
+            }
+            // The columns past the sweep: every reflector.
+            for j in ent..=i2 {
+                let col = &mut h[j * n..(j + 1) * n];
+                left_pending(col, m, iu, iu, rv2, rv3, rt1);
             }
         }
         if !done {

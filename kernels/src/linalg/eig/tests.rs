@@ -786,7 +786,9 @@ fn perf_phases_1024() {
     hessenberg::clear_below(n, &mut h);
     eprintln!("form q {:?}", t.elapsed());
     let t = std::time::Instant::now();
-    let ok = schur::real_schur(n, lo, hi, &mut h, Some(&mut z), &mut w, isa);
+    let (mut r2, mut r3, mut r4) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    let sc = (&mut r2[..], &mut r3[..], &mut r4[..]);
+    let ok = schur::real_schur(n, lo, hi, &mut h, Some(&mut z), &mut w, sc, isa);
     eprintln!("schur {:?} {ok}", t.elapsed());
 }
 
@@ -862,4 +864,25 @@ fn special_values() {
     special::<f64>(52);
     special::<Complex<f32>>(53);
     special::<Complex<f64>>(54);
+}
+
+#[test]
+fn tmp_hash() {
+    use std::hash::{Hash, Hasher};
+    for (seed, n) in [(1u64, 120usize), (2, 77), (3, 31)] {
+        let mut rng = Rng(seed);
+        let a: Vec<f64> = (0..n * n).map(|_| rng.next()).collect();
+        for vectors in [false, true] {
+            let o = run(n, &a, vectors);
+            let mut hs = std::collections::hash_map::DefaultHasher::new();
+            for x in
+                o.w.iter()
+                    .chain(if vectors { o.v.iter() } else { [].iter() })
+            {
+                x.re.to_bits().hash(&mut hs);
+                x.im.to_bits().hash(&mut hs);
+            }
+            eprintln!("HASH {n} {vectors} {:x}", hs.finish());
+        }
+    }
 }
