@@ -268,6 +268,7 @@ fn run_complex<T: Field>(
         h,
         if want { Some(&mut work.zc[..]) } else { None },
         w,
+        (&mut work.c2, &mut work.c3),
         isa,
     );
     if !ok {

@@ -608,9 +608,55 @@ pub(super) fn csqrt<C: Field>(z: C) -> C {
     C::from_parts(re * back, im * back)
 }
 
+/// zlahqr's scaling that keeps h[m, m−1] real, on column `c`: its rows
+/// `j < c` of `m..=iu` (but m + 1) by `tmp`, then, where `c` is such a row
+/// index, its rows `i1..c` by `conj(tmp)`, in zlahqr's order.
+#[inline(always)]
+fn scale_column<C: Field>(col: &mut [C], c: usize, (m, iu, i1): (usize, usize, usize), tmp: C) {
+    let tc = tmp.conj();
+    for j in m..=iu {
+        if j == m + 1 {
+            continue;
+        }
+        if j < c {
+            col[j] = col[j] * tmp;
+        } else if j == c {
+            for e in col[i1..j].iter_mut() {
+                *e = *e * tc;
+            }
+        }
+    }
+}
+
+/// The single-shift sweep's left reflectors `m..kend` applied in turn to
+/// column `c`, the scaling `scl` of [`scale_column`] after the first.
+#[inline(always)]
+fn complex_pending<C: Field>(
+    col: &mut [C],
+    c: usize,
+    (m, kend, iu, i1): (usize, usize, usize, usize),
+    st1: &[C],
+    sv2: &[C],
+    scl: Option<C>,
+) {
+    for k in m..kend {
+        let (t1, v2) = (st1[k], sv2[k]);
+        let t2 = (t1 * v2).re();
+        let sum = t1.conj() * col[k] + col[k + 1].scale(t2);
+        col[k] = col[k] - sum;
+        col[k + 1] = col[k + 1] - sum * v2;
+        if k == m {
+            if let Some(tmp) = scl {
+                scale_column(col, c, (m, iu, i1), tmp);
+            }
+        }
+    }
+}
+
 /// The Schur form of the upper Hessenberg complex n×n `h` over rows and
 /// columns `ilo..=ihi` (zlahqr), as [`real_schur`] for the complex case;
 /// eigenvalues into `w`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn complex_schur<C: Field>(
     n: usize,
     ilo: usize,
@@ -618,18 +664,19 @@ pub(super) fn complex_schur<C: Field>(
     h: &mut [C],
     z: Option<&mut [C]>,
     w: &mut [C],
+    sc: (&mut [C], &mut [C]),
     isa: Isa,
 ) -> bool {
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which has
         // AVX2 and FMA (`Isa::of`).
-        Isa::Avx2 => unsafe { complex_schur_avx2(n, ilo, ihi, h, z, w) },
+        Isa::Avx2 => unsafe { complex_schur_avx2(n, ilo, ihi, h, z, w, sc) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx512` comes from a tier this CPU runs, which has
         // AVX-512 F, AVX2 and FMA (`Isa::of`).
-        Isa::Avx512 => unsafe { complex_schur_avx512(n, ilo, ihi, h, z, w) },
-        _ => complex_schur_body(n, ilo, ihi, h, z, w),
+        Isa::Avx512 => unsafe { complex_schur_avx512(n, ilo, ihi, h, z, w, sc) },
+        _ => complex_schur_body(n, ilo, ihi, h, z, w, sc),
     }
 }
 
@@ -644,8 +691,9 @@ unsafe fn complex_schur_avx2<C: Field>(
     h: &mut [C],
     z: Option<&mut [C]>,
     w: &mut [C],
+    sc: (&mut [C], &mut [C]),
 ) -> bool {
-    complex_schur_body(n, ilo, ihi, h, z, w)
+    complex_schur_body(n, ilo, ihi, h, z, w, sc)
 }
 
 /// [`complex_schur_body`] compiled for AVX-512 (plain operations: the
@@ -659,8 +707,9 @@ unsafe fn complex_schur_avx512<C: Field>(
     h: &mut [C],
     z: Option<&mut [C]>,
     w: &mut [C],
+    sc: (&mut [C], &mut [C]),
 ) -> bool {
-    complex_schur_body(n, ilo, ihi, h, z, w)
+    complex_schur_body(n, ilo, ihi, h, z, w, sc)
 }
 
 /// The body of [`complex_schur`].
@@ -672,6 +721,7 @@ fn complex_schur_body<C: Field>(
     h: &mut [C],
     mut z: Option<&mut [C]>,
     w: &mut [C],
+    (st1, sv2): (&mut [C], &mut [C]),
 ) -> bool {
     let zero = <C::Real as Field>::ZERO;
     let one = <C::Real as Field>::ONE;
@@ -816,7 +866,13 @@ fn complex_schur_body<C: Field>(
                 }
                 m -= 1;
             }
-            // The single-shift QR sweep.
+            // The single-shift QR sweep, the left reflectors (and the
+            // scaling that keeps h[m, m−1] real) reaching a column when the
+            // sweep first touches it, as in the real sweep: the same
+            // operations in the same order per element as zlahqr's loops.
+            let (st1, sv2) = (&mut *st1, &mut *sv2);
+            let mut ent = m;
+            let mut scl: Option<C> = None;
             for k in m..iu {
                 if k > m {
                     v[0] = h[at(k, k - 1)];
@@ -829,9 +885,17 @@ fn complex_schur_body<C: Field>(
                     h[at(k + 1, k - 1)] = C::ZERO;
                 }
                 let v2 = v[1];
+                st1[k] = t1;
+                sv2[k] = v2;
                 let t2 = (t1 * v2).re();
                 let t1c = t1.conj();
-                for j in k..=i2 {
+                let upto = (k + 2).min(i2 + 1);
+                while ent < upto {
+                    let col = &mut h[ent * n..(ent + 1) * n];
+                    complex_pending(col, ent, (m, k, iu, i1), st1, sv2, scl);
+                    ent += 1;
+                }
+                for j in k..upto {
                     let sum = t1c * h[at(k, j)] + h[at(k + 1, j)].scale(t2);
                     h[at(k, j)] = h[at(k, j)] - sum;
                     h[at(k + 1, j)] = h[at(k + 1, j)] - sum * v2;
@@ -859,15 +923,14 @@ fn complex_schur_body<C: Field>(
                     if m + 2 <= iu {
                         h[at(m + 2, m + 1)] = h[at(m + 2, m + 1)] * tmp;
                     }
-                    for j in m..=iu {
-                        if j != m + 1 {
-                            for c in j + 1..=i2 {
-                                h[at(j, c)] = h[at(j, c)] * tmp;
-                            }
-                            for r in i1..j {
-                                h[at(r, j)] = h[at(r, j)] * tc;
-                            }
-                            if let Some(z) = z.as_deref_mut() {
+                    for c in m..ent {
+                        let col = &mut h[c * n..(c + 1) * n];
+                        scale_column(col, c, (m, iu, i1), tmp);
+                    }
+                    scl = Some(tmp);
+                    if let Some(z) = z.as_deref_mut() {
+                        for j in m..=iu {
+                            if j != m + 1 {
                                 for r in ilo..=ihi {
                                     z[at(r, j)] = z[at(r, j)] * tc;
                                 }
@@ -875,6 +938,10 @@ fn complex_schur_body<C: Field>(
                         }
                     }
                 }
+            }
+            for c in ent..=i2 {
+                let col = &mut h[c * n..(c + 1) * n];
+                complex_pending(col, c, (m, iu, iu, i1), st1, sv2, scl);
             }
             // Keep h[i, i−1] real.
             let tmp = h[at(iu, iu - 1)];

@@ -883,6 +883,17 @@ fn tmp_hash() {
                 x.im.to_bits().hash(&mut hs);
             }
             eprintln!("HASH {n} {vectors} {:x}", hs.finish());
+            let ac: Vec<Complex<f64>> = a.iter().map(|&x| Complex::new(x, x * 0.5 - 0.1)).collect();
+            let o = run(n, &ac, vectors);
+            let mut hs = std::collections::hash_map::DefaultHasher::new();
+            for x in
+                o.w.iter()
+                    .chain(if vectors { o.v.iter() } else { [].iter() })
+            {
+                x.re.to_bits().hash(&mut hs);
+                x.im.to_bits().hash(&mut hs);
+            }
+            eprintln!("HASHC {n} {vectors} {:x}", hs.finish());
         }
     }
 }
