@@ -33,10 +33,12 @@
 
 pub(crate) mod batch;
 mod cholesky;
+pub(crate) mod eig;
 pub(crate) mod eigh;
 pub(crate) mod field;
 mod lu;
 mod qr;
+mod spectral;
 pub(crate) mod svd;
 mod triangular;
 pub(crate) mod update;
@@ -44,6 +46,7 @@ pub(crate) mod update;
 pub use cholesky::cholesky;
 pub use lu::lu;
 pub use qr::qr;
+pub use spectral::{eig, eigh, svd};
 pub use triangular::solve_triangular;
 
 use crate::error::{Error, Result};
