@@ -25,6 +25,7 @@ const ROTATIONS_PER_ORDER: usize = 64;
 pub(crate) struct SvdWork<T: Field> {
     m: usize,
     n: usize,
+    vectors: bool,
     /// The conjugate transpose of a wide matrix (n×m).
     t: Vec<T>,
     /// The left factor of a wide matrix's transpose, reduced (n×m).
@@ -45,7 +46,8 @@ pub(crate) struct SvdWork<T: Field> {
 
 impl<T: Field> SvdWork<T> {
     /// Work for m×n matrices (`vectors`: whether u and vh will be asked
-    /// for).
+    /// for; [`svd_one`] refuses a work of another shape, or one made
+    /// without vectors when they are asked for).
     pub(crate) fn new(m: usize, n: usize, vectors: bool) -> Result<Self> {
         let k = m.min(n);
         let p = m.max(n);
@@ -54,6 +56,7 @@ impl<T: Field> SvdWork<T> {
         Ok(SvdWork {
             m,
             n,
+            vectors,
             t: try_filled(if wide { m * n } else { 0 }, T::ZERO, what)?,
             lw: try_filled(if wide && vectors { m * n } else { 0 }, T::ZERO, what)?,
             rw: try_filled(if !wide && vectors { n * n } else { 0 }, T::ZERO, what)?,
@@ -94,7 +97,13 @@ pub(crate) fn svd_one<T: Field>(
     if k == 0 {
         return true;
     }
-    debug_assert!(work.m == m && work.n == n);
+    let vectors = u.is_some() && vh.is_some();
+    // A work made for another shape, or without vectors when they are
+    // asked for, is the caller's error: refused, never a panic.
+    debug_assert!(work.m == m && work.n == n && (work.vectors || !vectors));
+    if work.m != m || work.n != n || (vectors && !work.vectors) {
+        return false;
+    }
     let a = &mut a[..m * n];
     let mut amax = T::Real::ZERO;
     for x in a.iter() {
@@ -134,7 +143,6 @@ pub(crate) fn svd_one<T: Field>(
     };
     scale_slice(b, sc);
     let (d, e) = (&mut d[..k], &mut e[..k]);
-    let vectors = u.is_some() && vh.is_some();
     bidiagonal::bidiagonalise(
         isa,
         (p, q),
