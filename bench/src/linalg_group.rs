@@ -36,16 +36,20 @@ trait Real:
     tessera::Element + faer::traits::RealField + Copy + Default + Send + Sync + 'static
 {
     const NAME: &'static str;
+    /// The complex type of its precision (eig's results).
+    type C: tessera::Element + Default + Copy;
     fn of(x: f64) -> Self;
 }
 impl Real for f64 {
     const NAME: &'static str = "f64";
+    type C = num_complex::Complex<f64>;
     fn of(x: f64) -> f64 {
         x
     }
 }
 impl Real for f32 {
     const NAME: &'static str = "f32";
+    type C = num_complex::Complex<f32>;
     fn of(x: f64) -> f32 {
         x as f32
     }
@@ -95,8 +99,8 @@ fn square_rows<T: Real>(n: usize, rounds: usize, rng: &mut Rng, out: &mut Vec<Ro
     let mut piv = vec![0i64; n];
     let mut perm = vec![0i64; n];
     let mut wr = vec![T::default(); n];
-    let mut wc = vec![num_complex::Complex::<T>::default(); n];
-    let mut vc = vec![num_complex::Complex::<T>::default(); n * n];
+    let mut wc = vec![T::C::default(); n];
+    let mut vc = vec![T::C::default(); n * n];
     let av = ArrayView::from_slice(&a, &[n, n]).unwrap();
     let sv = ArrayView::from_slice(&spd, &[n, n]).unwrap();
     let big = n >= 2048;

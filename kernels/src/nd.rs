@@ -26,6 +26,8 @@
 //! # Ok::<(), tessera::Error>(())
 //! ```
 
+pub mod linalg;
+
 use crate::array::{ArrayView, ArrayViewMut, Element};
 use crate::cast::CastMode;
 use crate::contract::ContractSpec;

@@ -21,6 +21,8 @@
 //! # Ok::<(), tessera::Error>(())
 //! ```
 
+pub mod linalg;
+
 use crate::array::{ArrayView, ArrayViewMut, Element};
 use crate::cast::CastMode;
 use crate::contract::ContractSpec;
