@@ -209,7 +209,6 @@ fn run_real<T: Field>(
         h,
         if want { Some(&mut work.zr[..]) } else { None },
         w,
-        (&mut work.r2, &mut work.r3, &mut work.r4),
         isa,
     );
     if !ok {
@@ -268,7 +267,6 @@ fn run_complex<T: Field>(
         h,
         if want { Some(&mut work.zc[..]) } else { None },
         w,
-        (&mut work.c2, &mut work.c3),
         isa,
     );
     if !ok {

@@ -207,44 +207,12 @@ fn reflect3_cols<R: Real>(
     }
 }
 
-/// The sweep's left reflectors `m..kend` (order: `nr = min(3, iu − k + 1)`
-/// rows from k) applied in turn to one column, LAPACK's expressions.
-#[inline(always)]
-fn left_pending<R: Real>(
-    col: &mut [R],
-    m: usize,
-    kend: usize,
-    iu: usize,
-    rv2: &[R],
-    rv3: &[R],
-    rt1: &[R],
-) {
-    for k in m..kend {
-        let (v2, v3, t1) = (rv2[k], rv3[k], rt1[k]);
-        let t2 = t1 * v2;
-        if iu - k + 1 >= 3 {
-            let t3 = t1 * v3;
-            let c = &mut col[k..k + 3];
-            let sum = c[0] + v2 * c[1] + v3 * c[2];
-            c[0] = c[0] - sum * t1;
-            c[1] = c[1] - sum * t2;
-            c[2] = c[2] - sum * t3;
-        } else {
-            let c = &mut col[k..k + 2];
-            let sum = c[0] + v2 * c[1];
-            c[0] = c[0] - sum * t1;
-            c[1] = c[1] - sum * t2;
-        }
-    }
-}
-
 /// The real Schur form of the upper Hessenberg n×n `h` over rows and
 /// columns `ilo..=ihi` (dlahqr): with `z`, the whole of `h` is updated to
 /// T and the transformations accumulated into `z` (rows `ilo..=ihi`);
 /// without, only the active block. Eigenvalues into `w` (a pair as
 /// `(re, +im), (re, −im)`, a real one with +0 imaginary part). False where
 /// an eigenvalue takes more than 30·max(10, ihi − ilo + 1) iterations.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn real_schur<R: Real>(
     n: usize,
     ilo: usize,
@@ -252,24 +220,20 @@ pub(super) fn real_schur<R: Real>(
     h: &mut [R],
     z: Option<&mut [R]>,
     w: &mut [R::Complex],
-    sc: Sweep<'_, R>,
     isa: Isa,
 ) -> bool {
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which has
         // AVX2 and FMA (`Isa::of`).
-        Isa::Avx2 => unsafe { real_schur_avx2(n, ilo, ihi, h, z, w, sc) },
+        Isa::Avx2 => unsafe { real_schur_avx2(n, ilo, ihi, h, z, w) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx512` comes from a tier this CPU runs, which has
         // AVX-512 F, AVX2 and FMA (`Isa::of`).
-        Isa::Avx512 => unsafe { real_schur_avx512(n, ilo, ihi, h, z, w, sc) },
-        _ => real_schur_body(n, ilo, ihi, h, z, w, sc),
+        Isa::Avx512 => unsafe { real_schur_avx512(n, ilo, ihi, h, z, w) },
+        _ => real_schur_body(n, ilo, ihi, h, z, w),
     }
 }
-
-/// Scratch of order n for a sweep's reflectors: `(v2, v3, τ)` by row.
-pub(super) type Sweep<'a, R> = (&'a mut [R], &'a mut [R], &'a mut [R]);
 
 /// [`real_schur_body`] compiled for AVX2 (plain operations: the same bits).
 #[cfg(target_arch = "x86_64")]
@@ -281,9 +245,8 @@ unsafe fn real_schur_avx2<R: Real>(
     h: &mut [R],
     z: Option<&mut [R]>,
     w: &mut [R::Complex],
-    sc: Sweep<'_, R>,
 ) -> bool {
-    real_schur_body(n, ilo, ihi, h, z, w, sc)
+    real_schur_body(n, ilo, ihi, h, z, w)
 }
 
 /// [`real_schur_body`] compiled for AVX-512 (plain operations: the same
@@ -297,9 +260,8 @@ unsafe fn real_schur_avx512<R: Real>(
     h: &mut [R],
     z: Option<&mut [R]>,
     w: &mut [R::Complex],
-    sc: Sweep<'_, R>,
 ) -> bool {
-    real_schur_body(n, ilo, ihi, h, z, w, sc)
+    real_schur_body(n, ilo, ihi, h, z, w)
 }
 
 /// The body of [`real_schur`].
@@ -311,7 +273,6 @@ fn real_schur_body<R: Real>(
     h: &mut [R],
     mut z: Option<&mut [R]>,
     w: &mut [R::Complex],
-    (rv2, rv3, rt1): Sweep<'_, R>,
 ) -> bool {
     let zero = R::ZERO;
     let one = R::ONE;
@@ -461,13 +422,7 @@ fn real_schur_body<R: Real>(
                 }
                 m -= 1;
             }
-            // The double-shift QR sweep. The left reflectors reach a
-            // column when the sweep first touches it (all pending ones, in
-            // order, down the column: contiguous), and the columns past the
-            // sweep after it; each element sees the same operations in the
-            // same order as LAPACK's row-wise loops.
-            let (rv2, rv3, rt1) = (&mut *rv2, &mut *rv3, &mut *rt1);
-            let mut ent = m; // columns m..ent have every reflector so far
+            // The double-shift QR sweep.
             for k in m..iu {
                 let nr = 3.min(iu - k + 1);
                 if k > m {
@@ -487,21 +442,11 @@ fn real_schur_body<R: Real>(
                     h[at(k, k - 1)] = h[at(k, k - 1)] * (one - t1);
                 }
                 let v2 = v[1];
-                let v3 = if nr == 3 { v[2] } else { zero };
-                rv2[k] = v2;
-                rv3[k] = v3;
-                rt1[k] = t1;
                 let t2 = t1 * v2;
-                let t3 = t1 * v3;
-                // Columns k..k+2 enter with the reflectors before k.
-                let upto = (k + 3).min(i2 + 1);
-                while ent < upto {
-                    let col = &mut h[ent * n..(ent + 1) * n];
-                    left_pending(col, m, k, iu, rv2, rv3, rt1);
-                    ent += 1;
-                }
                 if nr == 3 {
-                    for j in k..upto {
+                    let v3 = v[2];
+                    let t3 = t1 * v3;
+                    for j in k..=i2 {
                         let c = j * n;
                         let sum = h[k + c] + v2 * h[k + 1 + c] + v3 * h[k + 2 + c];
                         h[k + c] = h[k + c] - sum * t1;
@@ -514,7 +459,7 @@ fn real_schur_body<R: Real>(
                         reflect3_cols(z, n, k, ilo, ihi + 1, tv);
                     }
                 } else if nr == 2 {
-                    for j in k..upto {
+                    for j in k..=i2 {
                         let c = j * n;
                         let sum = h[k + c] + v2 * h[k + 1 + c];
                         h[k + c] = h[k + c] - sum * t1;
@@ -533,11 +478,6 @@ fn real_schur_body<R: Real>(
                         }
                     }
                 }
-            }
-            // The columns past the sweep: every reflector.
-            for j in ent..=i2 {
-                let col = &mut h[j * n..(j + 1) * n];
-                left_pending(col, m, iu, iu, rv2, rv3, rt1);
             }
         }
         if !done {
@@ -608,55 +548,9 @@ pub(super) fn csqrt<C: Field>(z: C) -> C {
     C::from_parts(re * back, im * back)
 }
 
-/// zlahqr's scaling that keeps h[m, m−1] real, on column `c`: its rows
-/// `j < c` of `m..=iu` (but m + 1) by `tmp`, then, where `c` is such a row
-/// index, its rows `i1..c` by `conj(tmp)`, in zlahqr's order.
-#[inline(always)]
-fn scale_column<C: Field>(col: &mut [C], c: usize, (m, iu, i1): (usize, usize, usize), tmp: C) {
-    let tc = tmp.conj();
-    for j in m..=iu {
-        if j == m + 1 {
-            continue;
-        }
-        if j < c {
-            col[j] = col[j] * tmp;
-        } else if j == c {
-            for e in col[i1..j].iter_mut() {
-                *e = *e * tc;
-            }
-        }
-    }
-}
-
-/// The single-shift sweep's left reflectors `m..kend` applied in turn to
-/// column `c`, the scaling `scl` of [`scale_column`] after the first.
-#[inline(always)]
-fn complex_pending<C: Field>(
-    col: &mut [C],
-    c: usize,
-    (m, kend, iu, i1): (usize, usize, usize, usize),
-    st1: &[C],
-    sv2: &[C],
-    scl: Option<C>,
-) {
-    for k in m..kend {
-        let (t1, v2) = (st1[k], sv2[k]);
-        let t2 = (t1 * v2).re();
-        let sum = t1.conj() * col[k] + col[k + 1].scale(t2);
-        col[k] = col[k] - sum;
-        col[k + 1] = col[k + 1] - sum * v2;
-        if k == m {
-            if let Some(tmp) = scl {
-                scale_column(col, c, (m, iu, i1), tmp);
-            }
-        }
-    }
-}
-
 /// The Schur form of the upper Hessenberg complex n×n `h` over rows and
 /// columns `ilo..=ihi` (zlahqr), as [`real_schur`] for the complex case;
 /// eigenvalues into `w`.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn complex_schur<C: Field>(
     n: usize,
     ilo: usize,
@@ -664,19 +558,18 @@ pub(super) fn complex_schur<C: Field>(
     h: &mut [C],
     z: Option<&mut [C]>,
     w: &mut [C],
-    sc: (&mut [C], &mut [C]),
     isa: Isa,
 ) -> bool {
     match isa {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which has
         // AVX2 and FMA (`Isa::of`).
-        Isa::Avx2 => unsafe { complex_schur_avx2(n, ilo, ihi, h, z, w, sc) },
+        Isa::Avx2 => unsafe { complex_schur_avx2(n, ilo, ihi, h, z, w) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx512` comes from a tier this CPU runs, which has
         // AVX-512 F, AVX2 and FMA (`Isa::of`).
-        Isa::Avx512 => unsafe { complex_schur_avx512(n, ilo, ihi, h, z, w, sc) },
-        _ => complex_schur_body(n, ilo, ihi, h, z, w, sc),
+        Isa::Avx512 => unsafe { complex_schur_avx512(n, ilo, ihi, h, z, w) },
+        _ => complex_schur_body(n, ilo, ihi, h, z, w),
     }
 }
 
@@ -691,9 +584,8 @@ unsafe fn complex_schur_avx2<C: Field>(
     h: &mut [C],
     z: Option<&mut [C]>,
     w: &mut [C],
-    sc: (&mut [C], &mut [C]),
 ) -> bool {
-    complex_schur_body(n, ilo, ihi, h, z, w, sc)
+    complex_schur_body(n, ilo, ihi, h, z, w)
 }
 
 /// [`complex_schur_body`] compiled for AVX-512 (plain operations: the
@@ -707,9 +599,8 @@ unsafe fn complex_schur_avx512<C: Field>(
     h: &mut [C],
     z: Option<&mut [C]>,
     w: &mut [C],
-    sc: (&mut [C], &mut [C]),
 ) -> bool {
-    complex_schur_body(n, ilo, ihi, h, z, w, sc)
+    complex_schur_body(n, ilo, ihi, h, z, w)
 }
 
 /// The body of [`complex_schur`].
@@ -721,7 +612,6 @@ fn complex_schur_body<C: Field>(
     h: &mut [C],
     mut z: Option<&mut [C]>,
     w: &mut [C],
-    (st1, sv2): (&mut [C], &mut [C]),
 ) -> bool {
     let zero = <C::Real as Field>::ZERO;
     let one = <C::Real as Field>::ONE;
@@ -866,13 +756,7 @@ fn complex_schur_body<C: Field>(
                 }
                 m -= 1;
             }
-            // The single-shift QR sweep, the left reflectors (and the
-            // scaling that keeps h[m, m−1] real) reaching a column when the
-            // sweep first touches it, as in the real sweep: the same
-            // operations in the same order per element as zlahqr's loops.
-            let (st1, sv2) = (&mut *st1, &mut *sv2);
-            let mut ent = m;
-            let mut scl: Option<C> = None;
+            // The single-shift QR sweep.
             for k in m..iu {
                 if k > m {
                     v[0] = h[at(k, k - 1)];
@@ -885,17 +769,9 @@ fn complex_schur_body<C: Field>(
                     h[at(k + 1, k - 1)] = C::ZERO;
                 }
                 let v2 = v[1];
-                st1[k] = t1;
-                sv2[k] = v2;
                 let t2 = (t1 * v2).re();
                 let t1c = t1.conj();
-                let upto = (k + 2).min(i2 + 1);
-                while ent < upto {
-                    let col = &mut h[ent * n..(ent + 1) * n];
-                    complex_pending(col, ent, (m, k, iu, i1), st1, sv2, scl);
-                    ent += 1;
-                }
-                for j in k..upto {
+                for j in k..=i2 {
                     let sum = t1c * h[at(k, j)] + h[at(k + 1, j)].scale(t2);
                     h[at(k, j)] = h[at(k, j)] - sum;
                     h[at(k + 1, j)] = h[at(k + 1, j)] - sum * v2;
@@ -923,14 +799,15 @@ fn complex_schur_body<C: Field>(
                     if m + 2 <= iu {
                         h[at(m + 2, m + 1)] = h[at(m + 2, m + 1)] * tmp;
                     }
-                    for c in m..ent {
-                        let col = &mut h[c * n..(c + 1) * n];
-                        scale_column(col, c, (m, iu, i1), tmp);
-                    }
-                    scl = Some(tmp);
-                    if let Some(z) = z.as_deref_mut() {
-                        for j in m..=iu {
-                            if j != m + 1 {
+                    for j in m..=iu {
+                        if j != m + 1 {
+                            for c in j + 1..=i2 {
+                                h[at(j, c)] = h[at(j, c)] * tmp;
+                            }
+                            for r in i1..j {
+                                h[at(r, j)] = h[at(r, j)] * tc;
+                            }
+                            if let Some(z) = z.as_deref_mut() {
                                 for r in ilo..=ihi {
                                     z[at(r, j)] = z[at(r, j)] * tc;
                                 }
@@ -938,10 +815,6 @@ fn complex_schur_body<C: Field>(
                         }
                     }
                 }
-            }
-            for c in ent..=i2 {
-                let col = &mut h[c * n..(c + 1) * n];
-                complex_pending(col, c, (m, iu, iu, i1), st1, sv2, scl);
             }
             // Keep h[i, i−1] real.
             let tmp = h[at(iu, iu - 1)];
