@@ -1,7 +1,7 @@
 //! Fuzz target: random views against every public call of `tessera`
 //! (elementwise, cast, map and map in place, reduce, scan, contract and
 //! matmul, formats encode and decode, quantize and dequantize, the random
-//! fill, polyval). Shapes with 0 and 1 extents, zero, negative, padded and
+//! fill, polyval, the linear-algebra routines). Shapes with 0 and 1 extents, zero, negative, padded and
 //! huge strides, offsets, packed dtypes, wrong layouts, mismatched shapes,
 //! dtypes that do not fit, destinations that reach an element twice, an
 //! input that is an output's own memory. Every destination is filled with
@@ -879,8 +879,103 @@ fn order_case(rng: &mut Rng) -> Case {
     }
 }
 
+/// One of the linear-algebra routines on a batch of small matrices:
+/// square or not, any dtype (the four it takes, mostly), values that may
+/// be NaN, infinite or huge, destinations sometimes of the wrong shape or
+/// dtype.
+/// A destination of `shape`, sometimes of another.
+fn wrong_out(rng: &mut Rng, d: DType, shape: &[usize]) -> Buf {
+    let s = maybe_wrong(rng, d, shape);
+    output(rng, d, &s)
+}
+
+fn linalg_case(rng: &mut Rng) -> Case {
+    use tessera::linalg::{self, Triangle};
+    let d = pick_dtype(rng, |d| {
+        matches!(d, DType::F32 | DType::F64 | DType::C64 | DType::C128)
+    });
+    let (real, cplx) = match d {
+        DType::F32 | DType::C64 => (DType::F32, DType::C64),
+        _ => (DType::F64, DType::C128),
+    };
+    let lead: Vec<usize> = (0..rng.below_usize(3)).map(|_| rng.below_usize(3)).collect();
+    let m = rng.below_usize(6);
+    let n = if rng.chance(2, 3) { m } else { rng.below_usize(6) };
+    let k = m.min(n);
+    let with = |tail: &[usize]| -> Vec<usize> { lead.iter().chain(tail).copied().collect() };
+    let routine = rng.below(7);
+    let a = input(rng, d, &with(&[m, n]));
+    let tri = if rng.chance(1, 2) { Triangle::Lower } else { Triangle::Upper };
+    let (adjoint, unit, vectors, complete) =
+        (rng.chance(1, 2), rng.chance(1, 3), rng.chance(3, 4), rng.chance(1, 2));
+    let mut ins = vec![a];
+    let outs: Vec<Buf> = match routine {
+        0 => vec![wrong_out(rng, d, &with(&[m, n]))],
+        1 => vec![
+            output(rng, d, &with(&[m, n])),
+            wrong_out(rng, DType::I64, &with(&[k])),
+            output(rng, DType::I64, &with(&[m])),
+        ],
+        2 => {
+            let qc = if complete { m } else { k };
+            vec![output(rng, d, &with(&[m, qc])), wrong_out(rng, d, &with(&[qc, n]))]
+        }
+        3 => {
+            let r = rng.below_usize(4);
+            let b = broadcast_shape(rng, &with(&[m, r]));
+            let b = if b.len() < 2 { vec![m, r] } else { b };
+            ins.push(input(rng, d, &b));
+            vec![wrong_out(rng, d, &with(&[m, r]))]
+        }
+        4 | 6 => {
+            let wd = if routine == 4 { real } else { cplx };
+            let vd = if routine == 4 { d } else { cplx };
+            let mut o = vec![wrong_out(rng, wd, &with(&[m]))];
+            if vectors {
+                o.push(output(rng, vd, &with(&[m, n])));
+            }
+            o
+        }
+        _ => {
+            let (uc, vr) = if complete { (m, n) } else { (k, k) };
+            let mut o = vec![output(rng, real, &with(&[k]))];
+            if vectors {
+                o.push(wrong_out(rng, d, &with(&[m, uc])));
+                o.push(output(rng, d, &with(&[vr, n])));
+            }
+            o
+        }
+    };
+    let what = format!(
+        "linalg routine {routine} of {d} {:?} (triangle {tri:?}, adjoint {adjoint}, unit {unit}, vectors {vectors}, complete {complete})",
+        with(&[m, n])
+    );
+    Case {
+        what,
+        ins,
+        outs,
+        raw: vec![],
+        in_place: None,
+        call: Box::new(move |i, o, _, e, _| match (routine, o) {
+            (0, [l]) => linalg::cholesky(tri, &i[0], l, e),
+            (1, [f, p, q]) => linalg::lu(&i[0], f, p, q, e),
+            (2, [q, r]) => linalg::qr(&i[0], q, r, e),
+            (3, [x]) => linalg::solve_triangular(tri, adjoint, unit, &i[0], &i[1], x, e),
+            (4, [w]) => linalg::eigh(&i[0], w, None, e),
+            (4, [w, v]) => linalg::eigh(&i[0], w, Some(v), e),
+            (6, [w]) => linalg::eig(&i[0], w, None, e),
+            (6, [w, v]) => linalg::eig(&i[0], w, Some(v), e),
+            (_, [s]) => linalg::svd(&i[0], s, None, e),
+            (_, [s, u, vh]) => linalg::svd(&i[0], s, Some((u, vh)), e),
+            _ => unreachable!("the destinations made above"),
+        }),
+        model: None,
+    }
+}
+
 fn generate(rng: &mut Rng, _: u64) -> Case {
-    match rng.below(26) {
+    match rng.below(28) {
+        26..=27 => linalg_case(rng),
         22 => assembly_case(rng),
         23 => movement_case(rng),
         24..=25 => order_case(rng),
