@@ -107,7 +107,15 @@ fn square_rows<T: Real>(n: usize, rounds: usize, rng: &mut Rng, out: &mut Vec<Ro
     let routines: &[&str] = if big {
         &["cholesky", "lu", "qr"]
     } else {
-        &["cholesky", "lu", "qr", "solve_triangular", "eigh", "svd", "eig"]
+        &[
+            "cholesky",
+            "lu",
+            "qr",
+            "solve_triangular",
+            "eigh",
+            "svd",
+            "eig",
+        ]
     };
     for &r in routines {
         let mut run_t = |exec: &Exec| match r {
@@ -198,19 +206,17 @@ fn square_rows<T: Real>(n: usize, rounds: usize, rng: &mut Rng, out: &mut Vec<Ro
             }
         };
         let two = Par::rayon(2);
-        let b = {
-            let mut c1 = || run_t(&Exec::SEQ);
-            // Reborrow through a cell: the closures share run_t.
-            let cell = std::cell::RefCell::new(&mut c1);
-            let mut a1 = || (cell.borrow_mut())();
+        let first = {
+            let mut a1 = || run_t(&Exec::SEQ);
             let mut a2 = || run_f(Par::Seq);
-            let first = race(&mut [&mut a1, &mut a2], rounds);
-            drop(cell);
-            let mut c2 = || run_t(&Exec::default().threads(2));
-            let mut a4 = || run_f(two);
-            let second = race(&mut [&mut c2, &mut a4], rounds);
-            [first[0], second[0], first[1], second[1]]
+            race(&mut [&mut a1, &mut a2], rounds)
         };
+        let second = {
+            let mut a3 = || run_t(&Exec::default().threads(2));
+            let mut a4 = || run_f(two);
+            race(&mut [&mut a3, &mut a4], rounds)
+        };
+        let b = [first[0], second[0], first[1], second[1]];
         out.push(Row {
             case: format!("{r} {} n={n}", T::NAME),
             t1: b[0],
@@ -288,12 +294,15 @@ fn batch_rows<T: Real>(n: usize, count: usize, rounds: usize, rng: &mut Rng, out
                 }
             }
         };
-        let cell = std::cell::RefCell::new(&mut t);
-        let mut t1 = || (cell.borrow_mut())(&Exec::SEQ);
-        let mut f1 = f;
-        let first = race(&mut [&mut t1, &mut f1], rounds);
-        let mut t2 = || (cell.borrow_mut())(&Exec::default().threads(2));
-        let second = race(&mut [&mut t2], rounds);
+        let first = {
+            let mut t1 = || t(&Exec::SEQ);
+            let mut f1 = f;
+            race(&mut [&mut t1, &mut f1], rounds)
+        };
+        let second = {
+            let mut t2 = || t(&Exec::default().threads(2));
+            race(&mut [&mut t2], rounds)
+        };
         out.push(Row {
             case: format!("{r} {} {count}×{n}×{n}", T::NAME),
             t1: first[0],
@@ -308,7 +317,11 @@ fn batch_rows<T: Real>(n: usize, count: usize, rounds: usize, rng: &mut Rng, out
 pub fn run(quick: bool) -> (String, bool, Chart) {
     let mut rng = Rng::for_label("bench linalg", 1);
     let rounds = if quick { 1 } else { 3 };
-    let sizes: &[usize] = if quick { &[64, 256] } else { &[64, 256, 1024, 2048] };
+    let sizes: &[usize] = if quick {
+        &[64, 256]
+    } else {
+        &[64, 256, 1024, 2048]
+    };
     let count = if quick { 10_000 } else { 100_000 };
     let mut rows = Vec::new();
     for &n in sizes {

@@ -3,6 +3,8 @@
 //! Fortran-order operands, and malformed calls refused without writing any
 //! result.
 
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use common::*;
@@ -80,9 +82,23 @@ fn cholesky_lu_qr_and_solve() {
     let perm = i64s(&read_npy(&dir.path("perm.npy")).data);
     // Column 0: 4 is the largest; after it, 5 − 2·½ = 4 beats 1 − 0.4·½.
     assert_eq!(i64s(&read_npy(&dir.path("p.npy")).data), [0, 1, 2]);
-    let l: Vec<f64> = (0..9).map(|p| if p / 3 > p % 3 { f[p] } else if p / 3 == p % 3 { 1.0 } else { 0.0 }).collect();
-    let uu: Vec<f64> = (0..9).map(|p| if p / 3 <= p % 3 { f[p] } else { 0.0 }).collect();
-    let pa: Vec<f64> = (0..9).map(|p| SPD[perm[p / 3] as usize * 3 + p % 3]).collect();
+    let l: Vec<f64> = (0..9)
+        .map(|p| {
+            if p / 3 > p % 3 {
+                f[p]
+            } else if p / 3 == p % 3 {
+                1.0
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    let uu: Vec<f64> = (0..9)
+        .map(|p| if p / 3 <= p % 3 { f[p] } else { 0.0 })
+        .collect();
+    let pa: Vec<f64> = (0..9)
+        .map(|p| SPD[perm[p / 3] as usize * 3 + p % 3])
+        .collect();
     assert!(close(&mul(&l, &uu, 3, 3, 3), &pa, 1e-14));
 
     let run = run_call(
@@ -104,8 +120,19 @@ fn cholesky_lu_qr_and_solve() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let x = f64s(&read_npy(&dir.path("x.npy")).data);
     // aᴴ x = b with a's lower triangle: an upper system.
-    let lt: Vec<f64> = (0..9).map(|p| if p / 3 <= p % 3 { SPD[(p % 3) * 3 + p / 3] } else { 0.0 }).collect();
-    assert!(close(&mul(&lt, &x, 3, 3, 1), &[1.0, 2.0, 3.0], 1e-14), "{x:?}");
+    let lt: Vec<f64> = (0..9)
+        .map(|p| {
+            if p / 3 <= p % 3 {
+                SPD[(p % 3) * 3 + p / 3]
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    assert!(
+        close(&mul(&lt, &x, 3, 3, 1), &[1.0, 2.0, 3.0], 1e-14),
+        "{x:?}"
+    );
 }
 
 #[test]
@@ -122,7 +149,11 @@ fn eigh_svd_and_eig_in_a_batch() {
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let w = f64s(&read_npy(&dir.path("w.npy")).data);
-    assert!(close(&w[3..], &w[..3].iter().map(|x| 2.0 * x).collect::<Vec<_>>(), 1e-13));
+    assert!(close(
+        &w[3..],
+        &w[..3].iter().map(|x| 2.0 * x).collect::<Vec<_>>(),
+        1e-13
+    ));
     let tr: f64 = w[..3].iter().sum();
     assert!((tr - 12.0).abs() < 1e-13, "{w:?}");
 

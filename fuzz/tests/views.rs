@@ -898,16 +898,30 @@ fn linalg_case(rng: &mut Rng) -> Case {
         DType::F32 | DType::C64 => (DType::F32, DType::C64),
         _ => (DType::F64, DType::C128),
     };
-    let lead: Vec<usize> = (0..rng.below_usize(3)).map(|_| rng.below_usize(3)).collect();
+    let lead: Vec<usize> = (0..rng.below_usize(3))
+        .map(|_| rng.below_usize(3))
+        .collect();
     let m = rng.below_usize(6);
-    let n = if rng.chance(2, 3) { m } else { rng.below_usize(6) };
+    let n = if rng.chance(2, 3) {
+        m
+    } else {
+        rng.below_usize(6)
+    };
     let k = m.min(n);
     let with = |tail: &[usize]| -> Vec<usize> { lead.iter().chain(tail).copied().collect() };
     let routine = rng.below(7);
     let a = input(rng, d, &with(&[m, n]));
-    let tri = if rng.chance(1, 2) { Triangle::Lower } else { Triangle::Upper };
-    let (adjoint, unit, vectors, complete) =
-        (rng.chance(1, 2), rng.chance(1, 3), rng.chance(3, 4), rng.chance(1, 2));
+    let tri = if rng.chance(1, 2) {
+        Triangle::Lower
+    } else {
+        Triangle::Upper
+    };
+    let (adjoint, unit, vectors, complete) = (
+        rng.chance(1, 2),
+        rng.chance(1, 3),
+        rng.chance(3, 4),
+        rng.chance(1, 2),
+    );
     let mut ins = vec![a];
     let outs: Vec<Buf> = match routine {
         0 => vec![wrong_out(rng, d, &with(&[m, n]))],
@@ -918,7 +932,10 @@ fn linalg_case(rng: &mut Rng) -> Case {
         ],
         2 => {
             let qc = if complete { m } else { k };
-            vec![output(rng, d, &with(&[m, qc])), wrong_out(rng, d, &with(&[qc, n]))]
+            vec![
+                output(rng, d, &with(&[m, qc])),
+                wrong_out(rng, d, &with(&[qc, n])),
+            ]
         }
         3 => {
             let r = rng.below_usize(4);

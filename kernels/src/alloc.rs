@@ -35,7 +35,10 @@ pub(crate) fn try_zeroed<T: Clone + Default>(n: usize, what: impl Display) -> Re
 
 /// `n` elements of all-zero bits (+0 for every number dtype), from the
 /// allocator's zeroed memory (no pass over it here).
-pub(crate) fn try_zeroed_elements<T: crate::Element>(n: usize, what: impl Display) -> Result<Vec<T>> {
+pub(crate) fn try_zeroed_elements<T: crate::Element>(
+    n: usize,
+    what: impl Display,
+) -> Result<Vec<T>> {
     if n == 0 || size_of::<T>() == 0 {
         return Ok(Vec::new());
     }

@@ -3,6 +3,8 @@
 //! the identity of bits across layouts, batches, threads and tiers, a
 //! failing matrix NaN alone in its batch, and the refusals.
 
+#![allow(clippy::needless_range_loop)]
+
 mod linalg_support;
 
 use linalg_support::*;
@@ -46,7 +48,13 @@ fn run_eigh<T: P>(a: &[T], n: usize, vectors: bool, exec: &Exec) -> (Vec<T::R>, 
     (w, v)
 }
 
-fn run_svd<T: P>(a: &[T], m: usize, n: usize, complete: bool, exec: &Exec) -> (Vec<T::R>, Vec<T>, Vec<T>) {
+fn run_svd<T: P>(
+    a: &[T],
+    m: usize,
+    n: usize,
+    complete: bool,
+    exec: &Exec,
+) -> (Vec<T::R>, Vec<T>, Vec<T>) {
     let k = m.min(n);
     let (uc, vr) = if complete { (m, n) } else { (k, k) };
     let mut s = vec![T::R::of(7.0, 0.0); k];
@@ -83,7 +91,11 @@ fn check_eigh<T: P>() {
     for n in [0usize, 1, 2, 3, 5, 10, 40] {
         for cond in [2.0, (0.1 / T::U).sqrt(), 0.1 / T::U] {
             // A spectrum of both signs, a repeated pair.
-            let mut w0: Vec<f64> = geometric(n, cond).iter().enumerate().map(|(i, x)| if i % 2 == 0 { *x } else { -*x }).collect();
+            let mut w0: Vec<f64> = geometric(n, cond)
+                .iter()
+                .enumerate()
+                .map(|(i, x)| if i % 2 == 0 { *x } else { -*x })
+                .collect();
             if n > 3 {
                 w0[1] = w0[0];
             }
@@ -105,7 +117,10 @@ fn check_eigh<T: P>() {
                 }
             }
             let res = a_m.sub(&vw.mul(&vm.h())).fro();
-            assert!(res <= g * a_m.fro() + h, "n {n} cond {cond:e}: residual {res:e}");
+            assert!(
+                res <= g * a_m.fro() + h,
+                "n {n} cond {cond:e}: residual {res:e}"
+            );
             let orth = vm.h().mul(&vm).sub(&M::identity(n)).fro();
             assert!(orth <= g, "n {n}: orthogonality {orth:e}");
             // Each eigenvalue within g‖a‖₂ + h of the exact one (of the
@@ -115,7 +130,10 @@ fn check_eigh<T: P>() {
             let norm2 = w0.iter().fold(0f64, |m, x| m.max(x.abs()));
             for (i, x) in w.iter().enumerate() {
                 let d = (x.c().0 - want[i]).abs();
-                assert!(d <= (g + 2.0 * n as f64 * T::U) * norm2 + h, "n {n}: eigenvalue {i} off by {d:e}");
+                assert!(
+                    d <= (g + 2.0 * n as f64 * T::U) * norm2 + h,
+                    "n {n}: eigenvalue {i} off by {d:e}"
+                );
             }
             // Values alone: the same bound.
             let (w2, _) = run_eigh(&a, n, false, &Exec::default());
@@ -136,18 +154,34 @@ fn eigh_meets_its_bound_through_the_public_call() {
 
 fn check_svd<T: P>() {
     let mut rng = Rng(202);
-    for &(m, n) in &[(0, 0), (0, 3), (3, 0), (1, 1), (2, 3), (5, 5), (12, 7), (7, 12), (30, 30)] {
+    for &(m, n) in &[
+        (0, 0),
+        (0, 3),
+        (3, 0),
+        (1, 1),
+        (2, 3),
+        (5, 5),
+        (12, 7),
+        (7, 12),
+        (30, 30),
+    ] {
         let am = random(m, n, T::CPLX, &mut rng);
         let a: Vec<T> = am.to();
         let a_m = M::of(m, n, &a);
         let k = m.min(n);
         let big = m.max(n) as f64;
-        let (g, h) = (gamma::<T>(16.0 * big + 100.0), eps_sub::<T>(16.0 * big + 100.0));
+        let (g, h) = (
+            gamma::<T>(16.0 * big + 100.0),
+            eps_sub::<T>(16.0 * big + 100.0),
+        );
         for complete in [false, true] {
             let (s, u, vh) = run_svd(&a, m, n, complete, &Exec::default());
             let (uc, vr) = if complete { (m, n) } else { (k, k) };
             for i in 1..k {
-                assert!(s[i - 1].c().0 >= s[i].c().0 && s[i].c().0 >= 0.0, "{m}×{n}: s descending, not negative");
+                assert!(
+                    s[i - 1].c().0 >= s[i].c().0 && s[i].c().0 >= 0.0,
+                    "{m}×{n}: s descending, not negative"
+                );
             }
             let um = M::of(m, uc, &u);
             let vm = M::of(vr, n, &vh);
@@ -167,9 +201,18 @@ fn check_svd<T: P>() {
                 }
             }
             let res = a_m.sub(&us.mul(&vk)).fro();
-            assert!(res <= g * a_m.fro() + h, "{m}×{n} complete {complete}: residual {res:e}");
-            assert!(um.h().mul(&um).sub(&M::identity(uc)).fro() <= g, "{m}×{n}: uᴴu");
-            assert!(vm.mul(&vm.h()).sub(&M::identity(vr)).fro() <= g, "{m}×{n}: vh vhᴴ");
+            assert!(
+                res <= g * a_m.fro() + h,
+                "{m}×{n} complete {complete}: residual {res:e}"
+            );
+            assert!(
+                um.h().mul(&um).sub(&M::identity(uc)).fro() <= g,
+                "{m}×{n}: uᴴu"
+            );
+            assert!(
+                vm.mul(&vm.h()).sub(&M::identity(vr)).fro() <= g,
+                "{m}×{n}: vh vhᴴ"
+            );
         }
     }
 }
@@ -192,7 +235,11 @@ fn check_eig<T: P>() {
         let vm = M::of(n, n, &v);
         for j in 0..n {
             let col: Vec<(f64, f64)> = (0..n).map(|i| vm.at(i, j)).collect();
-            let norm = col.iter().map(|x| x.0 * x.0 + x.1 * x.1).sum::<f64>().sqrt();
+            let norm = col
+                .iter()
+                .map(|x| x.0 * x.0 + x.1 * x.1)
+                .sum::<f64>()
+                .sqrt();
             assert!((norm - 1.0).abs() <= g, "n {n} column {j}: norm {norm}");
             // The residual ratio ‖a v − w v‖ / (‖a‖ n ε) below 60.
             let wj = w[j].c();
@@ -257,7 +304,11 @@ fn check_identity<T: P>() {
     let alone: Vec<_> = (0..batch)
         .map(|i| {
             let ai = &a[i * n * n..(i + 1) * n * n];
-            (run_eigh(ai, n, true, &one), run_svd(ai, n, n, false, &one), run_eig(ai, n, &one))
+            (
+                run_eigh(ai, n, true, &one),
+                run_svd(ai, n, n, false, &one),
+                run_eig(ai, n, &one),
+            )
         })
         .collect();
     let shape = [batch, n, n];
@@ -270,17 +321,38 @@ fn check_identity<T: P>() {
                 let av = view(&abuf, &shape, &ast, aoff);
                 let mut w = vec![T::R::default(); batch * n];
                 let (mut vbuf, vst, voff) = place(&a, &shape, lay, T::of(3.0, 0.0));
-                eigh(&av, &mut ArrayViewMut::from_slice(&mut w, &[batch, n]).unwrap(), Some(&mut view_mut(&mut vbuf, &shape, &vst, voff)), &exec).unwrap();
+                eigh(
+                    &av,
+                    &mut ArrayViewMut::from_slice(&mut w, &[batch, n]).unwrap(),
+                    Some(&mut view_mut(&mut vbuf, &shape, &vst, voff)),
+                    &exec,
+                )
+                .unwrap();
                 let v = gather(&vbuf, &shape, &vst, voff);
                 let mut s = vec![T::R::default(); batch * n];
                 let (mut ubuf, ust, uoff) = place(&a, &shape, lay, T::of(3.0, 0.0));
                 let (mut hbuf, hst, hoff) = place(&a, &shape, lay, T::of(3.0, 0.0));
-                svd(&av, &mut ArrayViewMut::from_slice(&mut s, &[batch, n]).unwrap(), Some((&mut view_mut(&mut ubuf, &shape, &ust, uoff), &mut view_mut(&mut hbuf, &shape, &hst, hoff))), &exec).unwrap();
+                svd(
+                    &av,
+                    &mut ArrayViewMut::from_slice(&mut s, &[batch, n]).unwrap(),
+                    Some((
+                        &mut view_mut(&mut ubuf, &shape, &ust, uoff),
+                        &mut view_mut(&mut hbuf, &shape, &hst, hoff),
+                    )),
+                    &exec,
+                )
+                .unwrap();
                 let u = gather(&ubuf, &shape, &ust, uoff);
                 let vh = gather(&hbuf, &shape, &hst, hoff);
                 let mut ew = vec![T::C::default(); batch * n];
                 let mut ev = vec![T::C::default(); batch * n * n];
-                eig(&av, &mut ArrayViewMut::from_slice(&mut ew, &[batch, n]).unwrap(), Some(&mut ArrayViewMut::from_slice(&mut ev, &shape).unwrap()), &exec).unwrap();
+                eig(
+                    &av,
+                    &mut ArrayViewMut::from_slice(&mut ew, &[batch, n]).unwrap(),
+                    Some(&mut ArrayViewMut::from_slice(&mut ev, &shape).unwrap()),
+                    &exec,
+                )
+                .unwrap();
                 for (i, ((w1, v1), (s1, u1, h1), (ew1, ev1))) in alone.iter().enumerate() {
                     let m = i * n * n..(i + 1) * n * n;
                     let r = i * n..(i + 1) * n;
@@ -318,7 +390,13 @@ fn a_failing_matrix_is_nan_alone() {
     let (w1, v1) = run_eigh(&good, n, true, &Exec::default());
     let mut w = vec![0.0; 3 * n];
     let mut v = vec![0.0; 3 * n * n];
-    eigh(&ArrayView::from_slice(&a, &[3, n, n]).unwrap(), &mut ArrayViewMut::from_slice(&mut w, &[3, n]).unwrap(), Some(&mut ArrayViewMut::from_slice(&mut v, &[3, n, n]).unwrap()), &Exec::default()).unwrap();
+    eigh(
+        &ArrayView::from_slice(&a, &[3, n, n]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut w, &[3, n]).unwrap(),
+        Some(&mut ArrayViewMut::from_slice(&mut v, &[3, n, n]).unwrap()),
+        &Exec::default(),
+    )
+    .unwrap();
     assert_eq!(bits(&w[..n]), bits(&w1));
     assert_eq!(bits(&v[..n * n]), bits(&v1));
     assert!(all_nan(&w[n..2 * n]) && all_nan(&v[n * n..2 * n * n]));
@@ -332,10 +410,22 @@ fn a_failing_matrix_is_nan_alone() {
     assert_eq!(bits(&v2), bits(&v1));
     // svd and eig: NaN anywhere.
     let mut s = vec![0.0f64; 3 * n];
-    svd(&ArrayView::from_slice(&a, &[3, n, n]).unwrap(), &mut ArrayViewMut::from_slice(&mut s, &[3, n]).unwrap(), None, &Exec::default()).unwrap();
+    svd(
+        &ArrayView::from_slice(&a, &[3, n, n]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut s, &[3, n]).unwrap(),
+        None,
+        &Exec::default(),
+    )
+    .unwrap();
     assert!(all_nan(&s[n..2 * n]) && s[..n].iter().all(|x| x.is_finite()));
     let mut ew = vec![Complex::new(0.0f64, 0.0); 3 * n];
-    eig(&ArrayView::from_slice(&a, &[3, n, n]).unwrap(), &mut ArrayViewMut::from_slice(&mut ew, &[3, n]).unwrap(), None, &Exec::default()).unwrap();
+    eig(
+        &ArrayView::from_slice(&a, &[3, n, n]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut ew, &[3, n]).unwrap(),
+        None,
+        &Exec::default(),
+    )
+    .unwrap();
     assert!(all_nan(&ew[n..2 * n]) && ew[..n].iter().all(|x| x.re.is_finite()));
 }
 
@@ -345,29 +435,57 @@ fn spectral_refusals_come_before_any_write() {
     let e = Exec::default();
     // eigh: non-square; w of a's dtype rather than the real one (complex a).
     let mut w = [5.0f64; 3];
-    let r = eigh(&ArrayView::from_slice(&a, &[2, 3]).unwrap(), &mut ArrayViewMut::from_slice(&mut w[..2], &[2]).unwrap(), None, &e);
+    let r = eigh(
+        &ArrayView::from_slice(&a, &[2, 3]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut w[..2], &[2]).unwrap(),
+        None,
+        &e,
+    );
     assert!(matches!(r, Err(Error::Shape { .. })), "{r:?}");
     let ac = [Complex::new(1.0f64, 0.0); 4];
     let mut wc = [Complex::new(5.0f64, 0.0); 2];
-    let r = eigh(&ArrayView::from_slice(&ac, &[2, 2]).unwrap(), &mut ArrayViewMut::from_slice(&mut wc, &[2]).unwrap(), None, &e);
+    let r = eigh(
+        &ArrayView::from_slice(&ac, &[2, 2]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut wc, &[2]).unwrap(),
+        None,
+        &e,
+    );
     assert!(matches!(r, Err(Error::DTypeMismatch { .. })), "{r:?}");
     assert_eq!(wc, [Complex::new(5.0, 0.0); 2]);
     // svd: u and vh neither both reduced nor both complete.
     let mut s = [5.0f64; 2];
     let mut u = [5.0f64; 6];
     let mut vh = [5.0f64; 4];
-    let r = svd(&ArrayView::from_slice(&a, &[3, 2]).unwrap(), &mut ArrayViewMut::from_slice(&mut s, &[2]).unwrap(), Some((&mut ArrayViewMut::from_slice(&mut u[..6], &[3, 2]).unwrap(), &mut ArrayViewMut::from_slice(&mut vh[..2], &[1, 2]).unwrap())), &e);
+    let r = svd(
+        &ArrayView::from_slice(&a, &[3, 2]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut s, &[2]).unwrap(),
+        Some((
+            &mut ArrayViewMut::from_slice(&mut u[..6], &[3, 2]).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut vh[..2], &[1, 2]).unwrap(),
+        )),
+        &e,
+    );
     assert!(matches!(r, Err(Error::Shape { .. })), "{r:?}");
     assert_eq!(s, [5.0; 2]);
     // eig: w real where it must be complex.
     let mut wr = [5.0f64; 2];
-    let r = eig(&ArrayView::from_slice(&a[..4], &[2, 2]).unwrap(), &mut ArrayViewMut::from_slice(&mut wr, &[2]).unwrap(), None, &e);
+    let r = eig(
+        &ArrayView::from_slice(&a[..4], &[2, 2]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut wr, &[2]).unwrap(),
+        None,
+        &e,
+    );
     assert!(matches!(r, Err(Error::DTypeMismatch { .. })), "{r:?}");
     assert_eq!(wr, [5.0; 2]);
     // A half-precision matrix.
     let ah = [half::f16::ONE; 4];
     let mut wh = [half::f16::ONE; 2];
-    let r = eigh(&ArrayView::from_slice(&ah, &[2, 2]).unwrap(), &mut ArrayViewMut::from_slice(&mut wh, &[2]).unwrap(), None, &e);
+    let r = eigh(
+        &ArrayView::from_slice(&ah, &[2, 2]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut wh, &[2]).unwrap(),
+        None,
+        &e,
+    );
     assert!(matches!(r, Err(Error::DTypeUnsupported { .. })), "{r:?}");
     let _ = <f64 as Element>::DTYPE;
 }

@@ -264,8 +264,7 @@ pub fn call(
             let [o0, o1, o2] = &mut outs[..] else {
                 unreachable!("three results")
             };
-            linalg::lu(a, &mut o0.view()?, &mut o1.view()?, &mut o2.view()?, exec)
-                .map_err(fail)?;
+            linalg::lu(a, &mut o0.view()?, &mut o1.view()?, &mut o2.view()?, exec).map_err(fail)?;
         }
         LinalgKernel::Qr => {
             let qc = if complete { m } else { kk };
@@ -317,9 +316,7 @@ pub fn call(
             let (s, rest) = outs.split_at_mut(1);
             let mut sv = s[0].view()?;
             match rest {
-                [u, vh] => {
-                    linalg::svd(a, &mut sv, Some((&mut u.view()?, &mut vh.view()?)), exec)
-                }
+                [u, vh] => linalg::svd(a, &mut sv, Some((&mut u.view()?, &mut vh.view()?)), exec),
                 _ => linalg::svd(a, &mut sv, None, exec),
             }
             .map_err(fail)?;

@@ -198,8 +198,10 @@ impl<'a> Mats<'a> {
         let out = &mut out[..rows * cols];
         // Every position the matrix reaches lies in the validated view.
         let base = self.offsets[b];
-        let last = base + (rows as isize - 1) * self.rs.max(0) + (cols as isize - 1) * self.cs.max(0);
-        let first = base + (rows as isize - 1) * self.rs.min(0) + (cols as isize - 1) * self.cs.min(0);
+        let last =
+            base + (rows as isize - 1) * self.rs.max(0) + (cols as isize - 1) * self.cs.max(0);
+        let first =
+            base + (rows as isize - 1) * self.rs.min(0) + (cols as isize - 1) * self.cs.min(0);
         assert!(
             first >= 0 && (last as usize + 1) * size_of::<T>() <= self.data.len(),
             "a matrix outside its validated view"

@@ -4,7 +4,6 @@
 //! `mul_add` computes exactly rounded whatever the target).
 
 use crate::array::Element;
-use crate::DType;
 use num_complex::Complex;
 use std::fmt::Debug;
 use std::ops::{Add, Div, Mul, Neg, Sub};
@@ -44,8 +43,6 @@ pub(crate) trait Field:
     fn conj(self) -> Self;
     /// `|re| + |im|`: the pivot search's magnitude.
     fn abs1(self) -> Self::Real;
-    /// `re² + im²`, rounded as `fma(im, im, re·re)`.
-    fn abs2(self) -> Self::Real;
     /// The modulus, by `hypot` (no overflow or underflow on the way).
     fn abs(self) -> Self::Real;
     /// Times a real.
@@ -81,12 +78,11 @@ pub(crate) trait Real: Field<Real = Self> + PartialOrd + Div<Output = Self> {
     const UNIT: Self;
     /// The least positive normal number.
     const MIN_NORMAL: Self;
-    /// The least positive subnormal number.
+    /// The least positive subnormal number (the tests' η).
+    #[cfg_attr(not(test), allow(dead_code))]
     const MIN_SUBNORMAL: Self;
     /// The greatest finite number.
     const MAX: Self;
-    /// The complex dtype of its precision.
-    const COMPLEX_DTYPE: DType;
     /// From an f64 (rounded once).
     fn of(x: f64) -> Self;
     /// To f64 (exact).
@@ -114,7 +110,7 @@ pub(crate) trait Real: Field<Real = Self> + PartialOrd + Div<Output = Self> {
 }
 
 macro_rules! real {
-    ($t:ty, $unit:expr, $dt:ident) => {
+    ($t:ty, $unit:expr) => {
         impl Field for $t {
             type Real = $t;
             const COMPLEX: bool = false;
@@ -143,10 +139,6 @@ macro_rules! real {
             #[inline(always)]
             fn abs1(self) -> $t {
                 self.abs()
-            }
-            #[inline(always)]
-            fn abs2(self) -> $t {
-                self * self
             }
             #[inline(always)]
             fn abs(self) -> $t {
@@ -187,7 +179,6 @@ macro_rules! real {
             const MIN_NORMAL: Self = <$t>::MIN_POSITIVE;
             const MIN_SUBNORMAL: Self = <$t>::from_bits(1);
             const MAX: Self = <$t>::MAX;
-            const COMPLEX_DTYPE: DType = DType::$dt;
             #[inline(always)]
             fn of(x: f64) -> Self {
                 x as $t
@@ -220,8 +211,8 @@ macro_rules! real {
     };
 }
 
-real!(f32, 1.0 / 16_777_216.0, C64);
-real!(f64, 1.0 / 9_007_199_254_740_992.0, C128);
+real!(f32, 1.0 / 16_777_216.0);
+real!(f64, 1.0 / 9_007_199_254_740_992.0);
 
 macro_rules! complex {
     ($r:ty) => {
@@ -256,10 +247,6 @@ macro_rules! complex {
             #[inline(always)]
             fn abs1(self) -> $r {
                 self.re.abs() + self.im.abs()
-            }
-            #[inline(always)]
-            fn abs2(self) -> $r {
-                self.im.mul_add(self.im, self.re * self.re)
             }
             #[inline(always)]
             fn abs(self) -> $r {

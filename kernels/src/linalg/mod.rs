@@ -1,7 +1,7 @@
 //! LAPACK-style linear algebra: [`cholesky`], [`lu`], [`qr`],
 //! [`solve_triangular`], [`eigh`], [`svd`] and [`eig`], for f32, f64,
 //! complex64 and complex128, batched over leading axes, any layout
-//! (ARCHITECTURE.md §5.11).
+//! (ARCHITECTURE.md §5.12).
 //!
 //! **Batches.** A routine's operands end in their matrix axes; the axes
 //! before them are the batch, which broadcast against one another (numpy's

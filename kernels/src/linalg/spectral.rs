@@ -2,8 +2,8 @@
 //! kernels are `eigh/`, `svd/` and `eig/`).
 
 use super::batch::{
-    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, zeros,
-    for_each_matrix, matrix_of, square_of, Mats, MatsMut,
+    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, for_each_matrix,
+    matrix_of, square_of, zeros, Mats, MatsMut,
 };
 use super::by_dtype;
 use super::eig::{eig_one, EigWork};
@@ -47,7 +47,7 @@ pub fn eigh(
 fn eigh_run<T: Field>(
     a: &ArrayView<'_>,
     w: &mut ArrayViewMut<'_>,
-    mut v: Option<&mut ArrayViewMut<'_>>,
+    v: Option<&mut ArrayViewMut<'_>>,
     isa: Isa,
     exec: &Exec,
 ) -> Result<()> {
@@ -68,7 +68,7 @@ fn eigh_run<T: Field>(
     let vectors = v.is_some();
     let src = Mats::new(a, 2, &batch)?;
     let w_out = MatsMut::new(w, 1, &batch)?;
-    let v_out = match v.as_deref_mut() {
+    let v_out = match v {
         Some(v) => Some(MatsMut::new(v, 2, &batch)?),
         None => None,
     };
@@ -270,7 +270,7 @@ pub fn eig(
 fn eig_run<T: Field>(
     a: &ArrayView<'_>,
     w: &mut ArrayViewMut<'_>,
-    mut v: Option<&mut ArrayViewMut<'_>>,
+    v: Option<&mut ArrayViewMut<'_>>,
     isa: Isa,
     exec: &Exec,
 ) -> Result<()> {
@@ -292,7 +292,7 @@ fn eig_run<T: Field>(
     let vectors = v.is_some();
     let src = Mats::new(a, 2, &batch)?;
     let w_out = MatsMut::new(w, 1, &batch)?;
-    let v_out = match v.as_deref_mut() {
+    let v_out = match v {
         Some(v) => Some(MatsMut::new(v, 2, &batch)?),
         None => None,
     };

@@ -43,7 +43,11 @@ impl Isa {
 #[inline(always)]
 fn axpy_body<T: Field, const REV: bool>(y: &mut [T], x: &[T], s: T) {
     for (y, &x) in y.iter_mut().zip(x) {
-        *y = if REV { T::fms(*y, s, x) } else { T::fms(*y, x, s) };
+        *y = if REV {
+            T::fms(*y, s, x)
+        } else {
+            T::fms(*y, x, s)
+        };
     }
 }
 

@@ -50,7 +50,9 @@ pub fn qr<T: Element, D: Dimension>(
 ) -> Result<()> {
     let ia = In::of(&a)?;
     let va = ia.tessera()?;
-    with_out(&mut q, |qv| with_out(&mut r, |rv| linalg::qr(&va, qv, rv, exec)))
+    with_out(&mut q, |qv| {
+        with_out(&mut r, |rv| linalg::qr(&va, qv, rv, exec))
+    })
 }
 
 /// [`linalg::solve_triangular`] of `a` and `b` into `x`.

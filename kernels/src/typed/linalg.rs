@@ -100,7 +100,11 @@ pub fn qr<T: Element>(
 ) -> Result<()> {
     let (m, n) = dims;
     let av = sized("a", a, m, n)?;
-    let qc = if q.len() == m * m && m > 0 { m } else { m.min(n) };
+    let qc = if q.len() == m * m && m > 0 {
+        m
+    } else {
+        m.min(n)
+    };
     linalg::qr(
         &av,
         &mut sized_mut("q", q, &[m, qc])?,

@@ -3,7 +3,7 @@
 //! products, random unitary matrices by Gram–Schmidt in f64, matrices of
 //! known spectra, and placement of a batch of matrices into any layout.
 
-#![allow(dead_code)]
+#![allow(dead_code, clippy::needless_range_loop)]
 
 use num_complex::Complex;
 use tessera::{ArrayView, ArrayViewMut, DType, Element};
@@ -27,7 +27,7 @@ pub trait S: Element + Copy + PartialEq + std::fmt::Debug + Send + Sync {
 impl S for f32 {
     const CPLX: bool = false;
     const U: f64 = 1.0 / 16_777_216.0;
-    const ETA: f64 = 1.401298464324817e-45;
+    const ETA: f64 = f32::from_bits(1) as f64;
     const REAL: DType = DType::F32;
     const CDT: DType = DType::C64;
     fn c(self) -> (f64, f64) {
@@ -43,7 +43,7 @@ impl S for f32 {
 impl S for f64 {
     const CPLX: bool = false;
     const U: f64 = 1.0 / 9_007_199_254_740_992.0;
-    const ETA: f64 = 4.9406564584124654e-324;
+    const ETA: f64 = f64::from_bits(1);
     const REAL: DType = DType::F64;
     const CDT: DType = DType::C128;
     fn c(self) -> (f64, f64) {
@@ -59,7 +59,7 @@ impl S for f64 {
 impl S for Complex<f32> {
     const CPLX: bool = true;
     const U: f64 = 1.0 / 16_777_216.0;
-    const ETA: f64 = 1.401298464324817e-45;
+    const ETA: f64 = f32::from_bits(1) as f64;
     const REAL: DType = DType::F32;
     const CDT: DType = DType::C64;
     fn c(self) -> (f64, f64) {
@@ -75,7 +75,7 @@ impl S for Complex<f32> {
 impl S for Complex<f64> {
     const CPLX: bool = true;
     const U: f64 = 1.0 / 9_007_199_254_740_992.0;
-    const ETA: f64 = 4.9406564584124654e-324;
+    const ETA: f64 = f64::from_bits(1);
     const REAL: DType = DType::F64;
     const CDT: DType = DType::C128;
     fn c(self) -> (f64, f64) {

@@ -87,7 +87,7 @@ pub(crate) fn factor<T: Field>(
 fn unblocked<T: Field>(n: usize, a: &mut [T], ld: usize, isa: Isa) -> bool {
     for c in 0..n {
         let d = a[c + c * ld].re();
-        if !(d > T::Real::ZERO) {
+        if d.is_nan() || d <= T::Real::ZERO {
             return false;
         }
         let s = d.sqrt();

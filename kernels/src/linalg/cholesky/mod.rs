@@ -3,8 +3,8 @@
 mod factor;
 
 use super::batch::{
-    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, zeros,
-    for_each_matrix, square_of, Mats, MatsMut,
+    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, for_each_matrix,
+    square_of, zeros, Mats, MatsMut,
 };
 use super::field::Field;
 use super::update::Isa;

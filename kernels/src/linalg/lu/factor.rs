@@ -94,7 +94,18 @@ pub(crate) fn factor<T: Field>(
     if n > k {
         // m < n: U's columns right of the square part.
         let (left, right) = lu.a.split_at_mut(k * m);
-        lower_left((k, n - k), left, m, true, right, m, lu.tmp, lu.neg, isa, exec);
+        lower_left(
+            (k, n - k),
+            left,
+            m,
+            true,
+            right,
+            m,
+            lu.tmp,
+            lu.neg,
+            isa,
+            exec,
+        );
     }
 }
 
@@ -112,7 +123,18 @@ impl<T: Field> Lu<'_, T> {
         let (left, right) = self.a.split_at_mut((j + w1) * m);
         let right = &mut right[..w2 * m];
         // U₁₂: the unit lower solve of the left half's rows.
-        lower_left((w1, w2), &left[j + j * m..], m, true, &mut right[j..], m, self.tmp, self.neg, isa, exec);
+        lower_left(
+            (w1, w2),
+            &left[j + j * m..],
+            m,
+            true,
+            &mut right[j..],
+            m,
+            self.tmp,
+            self.neg,
+            isa,
+            exec,
+        );
         if j + w1 < m {
             // A₂₂ ← A₂₂ − L₂₁·U₁₂, from a copy of U₁₂ (it shares columns
             // with A₂₂).

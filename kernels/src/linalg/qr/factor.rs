@@ -124,7 +124,16 @@ fn apply_wy<T: Field>(
         col.copy_from_slice(&y[..b]);
     }
     // C ← C − V·W.
-    gemm_sub(isa, (rows, cols, b), Op::plain(v, rows), Op::plain(w, b), c, ldc, neg, exec);
+    gemm_sub(
+        isa,
+        (rows, cols, b),
+        Op::plain(v, rows),
+        Op::plain(w, b),
+        c,
+        ldc,
+        neg,
+        exec,
+    );
 }
 
 /// Factor the `m × n` matrix `a` (column-major, leading dimension m) in

@@ -46,7 +46,7 @@ pub(crate) fn norm2<T: Field>(x: &[T]) -> T::Real {
     for v in x {
         big = big.max_nan(v.re().fabs()).max_nan(v.im().fabs());
     }
-    if !(big > T::Real::ZERO) || !big.is_finite() {
+    if big.is_nan() || big <= T::Real::ZERO || !big.is_finite() {
         return if big.is_nan() { T::Real::nan() } else { big };
     }
     // s = 2^-e with big·s in [1, 2): exact scaling.

@@ -5,7 +5,7 @@ mod factor;
 pub(crate) mod householder;
 
 use super::batch::{
-    broadcast_batch, check_destinations, check_dtype, count_of, zeros, for_each_matrix, matrix_of,
+    broadcast_batch, check_destinations, check_dtype, count_of, for_each_matrix, matrix_of, zeros,
     Mats, MatsMut,
 };
 use super::by_dtype;

@@ -5,8 +5,8 @@ mod solve;
 pub(crate) use solve::{half, lower_left, BASE};
 
 use super::batch::{
-    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, zeros,
-    for_each_matrix, matrix_of, square_of, Mats, MatsMut,
+    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, for_each_matrix,
+    matrix_of, square_of, zeros, Mats, MatsMut,
 };
 use super::field::Field;
 use super::update::Isa;

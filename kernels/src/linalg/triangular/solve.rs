@@ -64,7 +64,18 @@ pub(crate) fn lower_left<T: Field>(
         neg,
         exec,
     );
-    lower_left((p2, r), &l[p1 + p1 * ldl..], ldl, unit, &mut x[p1..], ldx, rest, neg, isa, exec);
+    lower_left(
+        (p2, r),
+        &l[p1 + p1 * ldl..],
+        ldl,
+        unit,
+        &mut x[p1..],
+        ldx,
+        rest,
+        neg,
+        isa,
+        exec,
+    );
 }
 
 /// A block of at most [`BASE`] rows: its rows copied out (each contiguous
