@@ -73,34 +73,54 @@ fn dot_body<T: Field>(x: &[T], y: &[T]) -> T {
     acc[0]
 }
 
+/// `pub(crate) fn $name<T: Field>(isa, args…)`: `$body` (an
+/// `#[inline(always)]` generic function) compiled once per instruction set
+/// (baseline, AVX2 with FMA, AVX-512 F) and chosen by `isa`. The bodies use
+/// plain operations and `mul_add`, exactly rounded on every set, so the
+/// choice changes speed, never a bit.
 macro_rules! tiered {
     ($(#[$m:meta])* $name:ident, $body:ident $(::<$c:ident>)?, ($($a:ident: $t:ty),*) $(-> $r:ty)?) => {
         $(#[$m])*
         #[inline]
-        pub(crate) fn $name<T: Field $(, const $c: bool)?>(isa: Isa, $($a: $t),*) $(-> $r)? {
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) fn $name<T: $crate::linalg::field::Field $(, const $c: bool)?>(
+            isa: $crate::linalg::update::Isa,
+            $($a: $t),*
+        ) $(-> $r)? {
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx2,fma")]
-            unsafe fn avx2<T: Field $(, const $c: bool)?>($($a: $t),*) $(-> $r)? {
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn avx2<T: $crate::linalg::field::Field $(, const $c: bool)?>($($a: $t),*) $(-> $r)? {
                 $body::<T $(, $c)?>($($a),*)
             }
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx2,fma,avx512f")]
-            unsafe fn avx512<T: Field $(, const $c: bool)?>($($a: $t),*) $(-> $r)? {
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn avx512<T: $crate::linalg::field::Field $(, const $c: bool)?>($($a: $t),*) $(-> $r)? {
                 $body::<T $(, $c)?>($($a),*)
             }
             match isa {
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which
                 // has AVX2 and FMA (`Isa::of`).
-                Isa::Avx2 => unsafe { avx2::<T $(, $c)?>($($a),*) },
+                $crate::linalg::update::Isa::Avx2 => unsafe { avx2::<T $(, $c)?>($($a),*) },
                 #[cfg(target_arch = "x86_64")]
                 // SAFETY: `Isa::Avx512` comes from a tier this CPU runs,
                 // which has AVX-512 F, AVX2 and FMA (`Isa::of`).
-                Isa::Avx512 => unsafe { avx512::<T $(, $c)?>($($a),*) },
+                $crate::linalg::update::Isa::Avx512 => unsafe { avx512::<T $(, $c)?>($($a),*) },
                 _ => $body::<T $(, $c)?>($($a),*),
             }
         }
     };
+}
+pub(crate) use tiered;
+
+/// [`axpy_sub`]'s loop (`REV`: [`axpy_sub_rev`]'s), for bodies that
+/// [`tiered`] compiles whole.
+#[inline(always)]
+pub(crate) fn axpy_inline<T: Field, const REV: bool>(y: &mut [T], x: &[T], s: T) {
+    let n = y.len().min(x.len());
+    axpy_body::<T, REV>(&mut y[..n], &x[..n], s)
 }
 
 tiered!(
@@ -121,13 +141,6 @@ tiered!(
 pub(crate) fn axpy_sub<T: Field>(isa: Isa, y: &mut [T], x: &[T], s: T) {
     let n = y.len().min(x.len());
     axpy_any::<T, false>(isa, &mut y[..n], &x[..n], s)
-}
-
-/// `y[i] ← y[i] − s·x[i]` for each i (one [`Field::fms`] each, s first).
-#[inline]
-pub(crate) fn axpy_sub_rev<T: Field>(isa: Isa, y: &mut [T], s: T, x: &[T]) {
-    let n = y.len().min(x.len());
-    axpy_any::<T, true>(isa, &mut y[..n], &x[..n], s)
 }
 
 /// A column-major operand: element (i, j) of op(X) is `data[i + j·ld]`, or

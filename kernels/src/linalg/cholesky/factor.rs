@@ -11,7 +11,7 @@
 
 use crate::linalg::field::{Field, Real};
 use crate::linalg::triangular::{half, BASE};
-use crate::linalg::update::{axpy_sub, gemm_neg, gemm_sub, Isa, Op};
+use crate::linalg::update::{axpy_inline, axpy_sub, gemm_neg, gemm_sub, tiered, Isa, Op};
 use crate::tier::Exec;
 
 /// The block columns of the trailing update.
@@ -43,7 +43,7 @@ pub(crate) fn factor<T: Field>(
     exec: &Exec,
 ) -> bool {
     if n <= BASE {
-        return unblocked(n, a, ld, isa);
+        return unblocked(isa, n, a, ld);
     }
     let n1 = half(n);
     let n2 = n - n1;
@@ -83,8 +83,14 @@ pub(crate) fn factor<T: Field>(
     factor(n2, &mut right[n1..], ld, tmp, neg, isa, exec)
 }
 
-/// Right-looking, column by column.
-fn unblocked<T: Field>(n: usize, a: &mut [T], ld: usize, isa: Isa) -> bool {
+tiered!(
+    /// Right-looking, column by column (compiled whole per instruction
+    /// set: small matrices pay no dispatch per column).
+    unblocked, unblocked_body, (n: usize, a: &mut [T], ld: usize) -> bool
+);
+
+#[inline(always)]
+fn unblocked_body<T: Field>(n: usize, a: &mut [T], ld: usize) -> bool {
     for c in 0..n {
         let d = a[c + c * ld].re();
         if d.is_nan() || d <= T::Real::ZERO {
@@ -103,7 +109,7 @@ fn unblocked<T: Field>(n: usize, a: &mut [T], ld: usize, isa: Isa) -> bool {
         for c2 in c + 1..n {
             let s = col[c2].conj();
             let o = (c2 - c - 1) * ld;
-            axpy_sub(isa, &mut right[o + c2..o + n], &col[c2..n], s);
+            axpy_inline::<T, false>(&mut right[o + c2..o + n], &col[c2..n], s);
         }
     }
     true

@@ -19,7 +19,7 @@
 
 use crate::linalg::field::{Field, Real};
 use crate::linalg::triangular::{half, lower_left};
-use crate::linalg::update::{axpy_sub, gemm_sub, Isa, Op};
+use crate::linalg::update::{axpy_inline, gemm_sub, tiered, Isa, Op};
 use crate::tier::Exec;
 
 /// The widest panel factored column by column.
@@ -158,39 +158,63 @@ impl<T: Field> Lu<'_, T> {
 
     /// Columns `j..j + w`, right-looking column by column.
     fn panel(&mut self, j: usize, w: usize) {
-        let (m, n, isa) = (self.m, self.n, self.isa);
-        let a = &mut *self.a;
-        for c in j..j + w {
-            let col = &a[c * m..(c + 1) * m];
-            let mut p = c;
-            let mut best = col[c].abs1();
-            for (r, x) in col.iter().enumerate().skip(c + 1) {
-                let v = x.abs1();
-                if greater(v, best) {
-                    best = v;
-                    p = r;
-                }
+        let (m, n) = (self.m, self.n);
+        panel(
+            self.isa,
+            (m, n),
+            &mut *self.a,
+            (j, w),
+            &mut *self.pivots,
+            &mut *self.perm,
+        );
+    }
+}
+
+tiered!(
+    /// Columns `j..j + w` of the `m × n` matrix, right-looking column by
+    /// column (compiled whole per instruction set).
+    panel, panel_body,
+    (dims: (usize, usize), a: &mut [T], cols: (usize, usize), pivots: &mut [usize], perm: &mut [usize])
+);
+
+#[inline(always)]
+fn panel_body<T: Field>(
+    (m, n): (usize, usize),
+    a: &mut [T],
+    (j, w): (usize, usize),
+    pivots: &mut [usize],
+    perm: &mut [usize],
+) {
+    for c in j..j + w {
+        let col = &a[c * m..(c + 1) * m];
+        let mut p = c;
+        let mut best = col[c].abs1();
+        for (r, x) in col.iter().enumerate().skip(c + 1) {
+            let v = x.abs1();
+            if greater(v, best) {
+                best = v;
+                p = r;
             }
-            self.pivots[c] = p;
-            if p != c {
-                for q in 0..n {
-                    a.swap(c + q * m, p + q * m);
-                }
-                self.perm.swap(c, p);
+        }
+        pivots[c] = p;
+        if p != c {
+            for q in 0..n {
+                a.swap(c + q * m, p + q * m);
             }
-            let piv = a[c + c * m];
-            if piv != T::ZERO {
-                for x in &mut a[c + 1 + c * m..(c + 1) * m] {
-                    *x = x.div(piv);
-                }
+            perm.swap(c, p);
+        }
+        let piv = a[c + c * m];
+        if piv != T::ZERO {
+            for x in &mut a[c + 1 + c * m..(c + 1) * m] {
+                *x = x.div(piv);
             }
-            let (left, right) = a.split_at_mut((c + 1) * m);
-            let l = &left[c * m..];
-            for c2 in c + 1..j + w {
-                let o = (c2 - c - 1) * m;
-                let s = right[o + c];
-                axpy_sub(isa, &mut right[o + c + 1..o + m], &l[c + 1..m], s);
-            }
+        }
+        let (left, right) = a.split_at_mut((c + 1) * m);
+        let l = &left[c * m..];
+        for c2 in c + 1..j + w {
+            let o = (c2 - c - 1) * m;
+            let s = right[o + c];
+            axpy_inline::<T, false>(&mut right[o + c + 1..o + m], &l[c + 1..m], s);
         }
     }
 }

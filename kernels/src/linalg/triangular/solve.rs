@@ -11,7 +11,7 @@
 //! threads change a bit.
 
 use crate::linalg::field::Field;
-use crate::linalg::update::{axpy_sub_rev, gemm_sub, Isa, Op};
+use crate::linalg::update::{axpy_inline, gemm_sub, tiered, Isa, Op};
 use crate::tier::Exec;
 
 /// The largest block solved without splitting.
@@ -43,7 +43,7 @@ pub(crate) fn lower_left<T: Field>(
         return;
     }
     if p <= BASE {
-        base(p, r, l, ldl, unit, x, ldx, tmp, isa);
+        base(isa, p, r, l, ldl, unit, x, ldx, tmp);
         return;
     }
     let p1 = half(p);
@@ -78,10 +78,17 @@ pub(crate) fn lower_left<T: Field>(
     );
 }
 
-/// A block of at most [`BASE`] rows: its rows copied out (each contiguous
-/// across the right-hand sides), solved row by row, copied back.
+tiered!(
+    /// A block of at most [`BASE`] rows: its rows copied out (each
+    /// contiguous across the right-hand sides), solved row by row, copied
+    /// back; compiled whole per instruction set.
+    base, base_body,
+    (p: usize, r: usize, l: &[T], ldl: usize, unit: bool, x: &mut [T], ldx: usize, tmp: &mut [T])
+);
+
 #[allow(clippy::too_many_arguments)]
-fn base<T: Field>(
+#[inline(always)]
+fn base_body<T: Field>(
     p: usize,
     r: usize,
     l: &[T],
@@ -90,7 +97,6 @@ fn base<T: Field>(
     x: &mut [T],
     ldx: usize,
     tmp: &mut [T],
-    isa: Isa,
 ) {
     let rows = &mut tmp[..p * r];
     for q in 0..r {
@@ -109,7 +115,7 @@ fn base<T: Field>(
         }
         for i in c + 1..p {
             let o = (i - c - 1) * r;
-            axpy_sub_rev(isa, &mut later[o..o + r], l[i + c * ldl], row);
+            axpy_inline::<T, true>(&mut later[o..o + r], row, l[i + c * ldl]);
         }
     }
     for q in 0..r {
