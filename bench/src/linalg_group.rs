@@ -7,7 +7,9 @@
 //! tessera's (above 1: tessera faster). Inputs: a random symmetric positive
 //! definite matrix (cholesky, eigh, solve's lower triangle) or a random
 //! matrix (lu, qr, svd, eig); solve_triangular has n right-hand sides.
-//! `--quick` runs n = 64 and 256 and batches of 10^4.
+//! `--quick` runs n = 64 and 256 and batches of 10^4. LAPACK's figures
+//! (scipy's OpenBLAS, MKL's LAPACKE) come from
+//! `bench/scripts/linalg_lapack.py` (same cases, one thread).
 
 use crate::chart::{speed_ratio, Chart};
 use faer::{Mat, Par, Side};
