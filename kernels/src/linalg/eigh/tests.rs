@@ -219,6 +219,22 @@ fn known_spectra_large() {
     sweep::<Complex<f64>>(&[200], 1000);
 }
 
+/// Orders above the blocking cutoff (panels of the blocked reduction, the
+/// trailing update through the matrix products, then the unblocked tail):
+/// the same bounds, and the same bits at any thread count and tier.
+#[test]
+fn blocked_reduction() {
+    const { assert!(100 > super::tridiagonal::UNBLOCKED + super::tridiagonal::PANEL) };
+    sweep::<f32>(&[100], 120);
+    sweep::<f64>(&[100], 1000);
+    sweep::<Complex<f32>>(&[100], 120);
+    sweep::<Complex<f64>>(&[100], 1000);
+    same_bits::<f32>(100);
+    same_bits::<f64>(100);
+    same_bits::<Complex<f32>>(100);
+    same_bits::<Complex<f64>>(100);
+}
+
 /// A diagonal matrix, zeros and a 1×1: exact results.
 #[test]
 fn trivial_matrices() {

@@ -246,6 +246,27 @@ fn known_values_large() {
     sweep::<Complex<f64>>(&shapes, 1000);
 }
 
+/// Shapes above the blocking cutoff (one or two panels of the blocked
+/// reduction, the trailing update through the matrix products, then the
+/// unblocked tail), tall and wide: the same bounds, and the same bits at
+/// any thread count and tier.
+#[test]
+fn blocked_reduction() {
+    const { assert!(90 > super::bidiagonal::UNBLOCKED) };
+    const { assert!(100 > super::bidiagonal::UNBLOCKED + super::bidiagonal::PANEL) };
+    let shapes = [(120, 90), (90, 120), (130, 100)];
+    sweep::<f32>(&shapes, 120);
+    sweep::<f64>(&shapes, 1000);
+    sweep::<Complex<f32>>(&shapes, 120);
+    sweep::<Complex<f64>>(&shapes, 1000);
+    for (m, n) in [(120, 90), (100, 130)] {
+        same_bits::<f32>(m, n);
+        same_bits::<f64>(m, n);
+        same_bits::<Complex<f32>>(m, n);
+        same_bits::<Complex<f64>>(m, n);
+    }
+}
+
 /// Rank-deficient: rank r < k, the rest exact zeros (+0) up to rounding.
 #[test]
 fn rank_deficient() {
