@@ -478,8 +478,16 @@ fn extreme_values() {
     extremes::<Complex<f64>>();
 }
 
-/// Times of order 1024 (run in release: `cargo test --release … -- --ignored
-/// timing`).
+/// The order of the timing tests: `TESSERA_TIMING_N`, else 1024.
+pub(crate) fn timing_order() -> usize {
+    std::env::var("TESSERA_TIMING_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1024)
+}
+
+/// Times of order 1024, or `TESSERA_TIMING_N` (run in release:
+/// `cargo test --release … -- --ignored timing`).
 #[test]
 #[ignore = "timing"]
 fn timing() {
@@ -516,10 +524,11 @@ fn timing() {
             );
         }
     }
-    one::<f32>(1024);
-    one::<f64>(1024);
-    one::<Complex<f32>>(1024);
-    one::<Complex<f64>>(1024);
+    let n = timing_order();
+    one::<f32>(n);
+    one::<f64>(n);
+    one::<Complex<f32>>(n);
+    one::<Complex<f64>>(n);
 }
 
 fn queued_rotations<T: Field>() {

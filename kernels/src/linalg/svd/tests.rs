@@ -412,8 +412,8 @@ fn extreme_values() {
     extremes::<Complex<f64>>();
 }
 
-/// Times of order 1024 (run in release: `cargo test --release … -- --ignored
-/// timing`).
+/// Times of order 1024, or `TESSERA_TIMING_N` (run in release:
+/// `cargo test --release … -- --ignored timing`).
 #[test]
 #[ignore = "timing"]
 fn timing() {
@@ -434,8 +434,12 @@ fn timing() {
             );
         }
     }
-    one::<f32>(1024, 1024);
-    one::<f64>(1024, 1024);
-    one::<Complex<f32>>(1024, 1024);
-    one::<Complex<f64>>(1024, 1024);
+    let n = std::env::var("TESSERA_TIMING_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1024);
+    one::<f32>(n, n);
+    one::<f64>(n, n);
+    one::<Complex<f32>>(n, n);
+    one::<Complex<f64>>(n, n);
 }
