@@ -30,6 +30,10 @@ pub(crate) struct EighWork<T: Field> {
     e: Vec<T::Real>,
     tau: Vec<T>,
     p: Vec<T>,
+    /// The blocked reduction's W and update operands.
+    blk: Vec<T>,
+    /// The forming of Q's panels.
+    wy: Vec<T>,
     rots: ops::Rotations<T::Real>,
 }
 
@@ -43,6 +47,10 @@ impl<T: Field> EighWork<T> {
             e: try_filled(n, T::Real::ZERO, "eigh work")?,
             tau: try_filled(n, T::ZERO, "eigh work")?,
             p: try_filled(n, T::ZERO, "eigh work")?,
+            blk: try_filled(tridiagonal::reduce_work_len(n), T::ZERO, "eigh work")?,
+            // O(n), so kept for a work made without vectors too (which
+            // may still be asked for them).
+            wy: try_filled(tridiagonal::form_work_len(n), T::ZERO, "eigh work")?,
             rots: ops::Rotations::new(if vectors { ROTATIONS_PER_ORDER * n } else { 0 })?,
         })
     }
@@ -63,11 +71,16 @@ pub(crate) fn eigh_one<T: Field>(
     isa: Isa,
     exec: &Exec,
 ) -> bool {
-    let _ = exec; // results never depend on it; the routine is sequential
+    // The threads only share the matrix products; the bits never depend
+    // on them.
     if n == 0 {
         return true;
     }
     debug_assert!(work.n >= n);
+    if work.n != n {
+        // The blocked reduction's work is sized for one order.
+        return false;
+    }
     let a = &mut a[..n * n];
     // Finite? The largest part read, and a clean (real) diagonal.
     let mut amax = T::Real::ZERO;
@@ -93,12 +106,19 @@ pub(crate) fn eigh_one<T: Field>(
         }
     }
     let EighWork {
-        d, e, tau, p, rots, ..
+        d,
+        e,
+        tau,
+        p,
+        blk,
+        wy,
+        rots,
+        ..
     } = work;
     let (d, e, tau, p) = (&mut d[..n], &mut e[..n], &mut tau[..n], &mut p[..n]);
-    tridiagonal::tridiagonalise(isa, n, a, d, e, tau, p);
+    tridiagonal::tridiagonalise(isa, n, a, d, e, tau, p, blk, exec);
     if let Some(v) = v.as_deref_mut() {
-        tridiagonal::form_q(isa, n, a, tau, &mut v[..n * n]);
+        tridiagonal::form_q(isa, n, a, tau, &mut v[..n * n], wy, exec);
     }
     let z = v.as_deref_mut().map(|v| &mut v[..n * n]);
     if !iteration::tql(isa, n, d, e, z, rots) {

@@ -6,7 +6,7 @@
 //! [`Isa`].
 
 use crate::linalg::field::{Field, Real};
-use crate::linalg::update::{axpy_sub, Isa};
+use crate::linalg::update::Isa;
 
 #[inline(always)]
 fn dotc_body<T: Field>(x: &[T], y: &[T]) -> T {
@@ -248,13 +248,6 @@ pub(crate) fn larfg<T: Field>(alpha: T, x: &mut [T]) -> (T::Real, T) {
         beta = beta * safmin;
     }
     (beta, tau)
-}
-
-/// `y ← H y = y − τ v (vᴴ y)` on one column (`v` with its leading 1).
-#[inline]
-pub(crate) fn reflect<T: Field>(isa: Isa, v: &[T], tau: T, y: &mut [T]) {
-    let s = dotc(isa, v, y);
-    axpy_sub(isa, y, v, tau * s);
 }
 
 #[inline(always)]

@@ -219,6 +219,22 @@ fn known_spectra_large() {
     sweep::<Complex<f64>>(&[200], 1000);
 }
 
+/// Orders above the blocking cutoff (panels of the blocked reduction, the
+/// trailing update through the matrix products, then the unblocked tail):
+/// the same bounds, and the same bits at any thread count and tier.
+#[test]
+fn blocked_reduction() {
+    const { assert!(100 > super::tridiagonal::UNBLOCKED + super::tridiagonal::PANEL) };
+    sweep::<f32>(&[100], 120);
+    sweep::<f64>(&[100], 1000);
+    sweep::<Complex<f32>>(&[100], 120);
+    sweep::<Complex<f64>>(&[100], 1000);
+    same_bits::<f32>(100);
+    same_bits::<f64>(100);
+    same_bits::<Complex<f32>>(100);
+    same_bits::<Complex<f64>>(100);
+}
+
 /// A diagonal matrix, zeros and a 1×1: exact results.
 #[test]
 fn trivial_matrices() {
@@ -462,8 +478,16 @@ fn extreme_values() {
     extremes::<Complex<f64>>();
 }
 
-/// Times of order 1024 (run in release: `cargo test --release … -- --ignored
-/// timing`).
+/// The order of the timing tests: `TESSERA_TIMING_N`, else 1024.
+pub(crate) fn timing_order() -> usize {
+    std::env::var("TESSERA_TIMING_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1024)
+}
+
+/// Times of order 1024, or `TESSERA_TIMING_N` (run in release:
+/// `cargo test --release … -- --ignored timing`).
 #[test]
 #[ignore = "timing"]
 fn timing() {
@@ -500,10 +524,11 @@ fn timing() {
             );
         }
     }
-    one::<f32>(1024);
-    one::<f64>(1024);
-    one::<Complex<f32>>(1024);
-    one::<Complex<f64>>(1024);
+    let n = timing_order();
+    one::<f32>(n);
+    one::<f64>(n);
+    one::<Complex<f32>>(n);
+    one::<Complex<f64>>(n);
 }
 
 fn queued_rotations<T: Field>() {

@@ -26,11 +26,12 @@ pub(crate) fn work_len(m: usize, n: usize, qc: usize) -> usize {
 }
 
 /// The panel's V (`rows × b`, unit lower trapezoidal, zeros above its
-/// diagonal) from the reflectors stored below the diagonal of `a` at
-/// (j, j), and its T (`b × b` upper triangular: `H₁⋯H_b = I − V T Vᴴ`).
+/// diagonal) from the reflectors stored below the diagonal of `a` (`m`
+/// rows, leading dimension `lda`) at (j, j), and its T (`b × b` upper
+/// triangular: `H₁⋯H_b = I − V T Vᴴ`).
 #[allow(clippy::too_many_arguments)]
 fn panel_wy<T: Field>(
-    m: usize,
+    (m, lda): (usize, usize),
     j: usize,
     b: usize,
     a: &[T],
@@ -48,7 +49,7 @@ fn panel_wy<T: Field>(
             } else if i == c {
                 T::ONE
             } else {
-                a[j + i + (j + c) * m]
+                a[j + i + (j + c) * lda]
             };
         }
     }
@@ -167,7 +168,7 @@ pub(crate) fn factor<T: Field>(
             }
         }
         if j + b < n {
-            panel_wy(m, j, b, a, tau, v, t, isa);
+            panel_wy((m, m), j, b, a, tau, v, t, isa);
             let rows = m - j;
             apply_wy(
                 (rows, n - j - b, b),
@@ -202,11 +203,29 @@ pub(crate) fn form_q<T: Field>(
     isa: Isa,
     exec: &Exec,
 ) {
+    form_q_ld((m, k, qc), (a, m), tau, (q, m), work, isa, exec);
+}
+
+/// [`form_q`] on strided storage: q (`m × qc`, leading dimension `ldq`)
+/// ← the first qc columns of `H₀ ⋯ H_{k−1}`, reflector i stored below
+/// (i, i) of `a` (leading dimension `lda`, its leading 1 not read), τᵢ in
+/// `tau[i]`. Only q's first m rows of each column are written. `work`
+/// holds [`work_len`]`(m, qc, qc)`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn form_q_ld<T: Field>(
+    (m, k, qc): (usize, usize, usize),
+    (a, lda): (&[T], usize),
+    tau: &[T],
+    (q, ldq): (&mut [T], usize),
+    work: &mut [T],
+    isa: Isa,
+    exec: &Exec,
+) {
     if m == 0 {
         return;
     }
-    for (c, col) in q.chunks_exact_mut(m).take(qc).enumerate() {
-        for (i, x) in col.iter_mut().enumerate() {
+    for c in 0..qc {
+        for (i, x) in q[c * ldq..c * ldq + m].iter_mut().enumerate() {
             *x = if i == c { T::ONE } else { T::ZERO };
         }
     }
@@ -218,7 +237,7 @@ pub(crate) fn form_q<T: Field>(
     loop {
         if j < k {
             let b = PANEL.min(k - j);
-            panel_wy(m, j, b, a, tau, v, t, isa);
+            panel_wy((m, lda), j, b, a, tau, v, t, isa);
             let rows = m - j;
             // Columns left of j are zero in rows j.. (the identity's).
             apply_wy(
@@ -226,8 +245,8 @@ pub(crate) fn form_q<T: Field>(
                 &v[..rows * b],
                 &t[..b * b],
                 false,
-                &mut q[j + j * m..],
-                m,
+                &mut q[j + j * ldq..],
+                ldq,
                 w,
                 neg,
                 isa,
@@ -239,4 +258,40 @@ pub(crate) fn form_q<T: Field>(
         }
         j -= PANEL;
     }
+}
+
+/// q (`n × n`, leading dimension `ldq`) ← `H₀ ⋯ H_{n−2}`, reflector i
+/// stored from (i + 1, i) down (its leading 1 not read) in `a` (leading
+/// dimension `lda`), τᵢ in `tau[i]`: the Q of a Hermitian tridiagonal
+/// reduction or the right factor of a bidiagonal one. `work` holds
+/// [`work_len`]`(n, n, n)`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn form_q_shifted<T: Field>(
+    n: usize,
+    (a, lda): (&[T], usize),
+    tau: &[T],
+    (q, ldq): (&mut [T], usize),
+    work: &mut [T],
+    isa: Isa,
+    exec: &Exec,
+) {
+    if n == 0 {
+        return;
+    }
+    for j in 0..n {
+        q[j * ldq..j * ldq + n].fill(T::ZERO);
+    }
+    q[0] = T::ONE;
+    if n == 1 {
+        return;
+    }
+    form_q_ld(
+        (n - 1, n - 1, n - 1),
+        (&a[1..], lda),
+        tau,
+        (&mut q[1 + ldq..], ldq),
+        work,
+        isa,
+        exec,
+    );
 }

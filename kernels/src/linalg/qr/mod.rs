@@ -1,7 +1,7 @@
 //! The public `qr` call (reflectors in `householder.rs`, the factorisation
 //! and q's forming in `factor.rs`).
 
-mod factor;
+pub(crate) mod factor;
 pub(crate) mod householder;
 
 use super::batch::{

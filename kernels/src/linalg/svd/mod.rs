@@ -40,6 +40,10 @@ pub(crate) struct SvdWork<T: Field> {
     taup: Vec<T>,
     row: Vec<T>,
     y: Vec<T>,
+    /// The blocked reduction's X, Y, U and update operands.
+    blk: Vec<T>,
+    /// The forming of the factors' panels (with vectors).
+    wy: Vec<T>,
     rl: Rotations<T::Real>,
     rr: Rotations<T::Real>,
 }
@@ -67,6 +71,16 @@ impl<T: Field> SvdWork<T> {
             taup: try_filled(k, T::ZERO, what)?,
             row: try_filled(k, T::ZERO, what)?,
             y: try_filled(p, T::ZERO, what)?,
+            blk: try_filled(bidiagonal::reduce_work_len(p, k), T::ZERO, what)?,
+            wy: try_filled(
+                if vectors {
+                    bidiagonal::form_work_len(p, k, p)
+                } else {
+                    0
+                },
+                T::ZERO,
+                what,
+            )?,
             rl: Rotations::new(if vectors { ROTATIONS_PER_ORDER * k } else { 0 })?,
             rr: Rotations::new(if vectors { ROTATIONS_PER_ORDER * k } else { 0 })?,
         })
@@ -92,7 +106,8 @@ pub(crate) fn svd_one<T: Field>(
     isa: Isa,
     exec: &Exec,
 ) -> bool {
-    let _ = exec; // results never depend on it; the routine is sequential
+    // The threads only share the matrix products; the bits never depend
+    // on them.
     let k = m.min(n);
     if k == 0 {
         return true;
@@ -126,6 +141,8 @@ pub(crate) fn svd_one<T: Field>(
         taup,
         row,
         y,
+        blk,
+        wy,
         rl,
         rr,
         ..
@@ -154,6 +171,8 @@ pub(crate) fn svd_one<T: Field>(
         if vectors { Some(&mut pv[..]) } else { None },
         row,
         y,
+        blk,
+        exec,
     );
     // The superdiagonal shifted in place: rv[i] couples d[i−1] and d[i].
     for i in (1..k).rev() {
@@ -166,8 +185,8 @@ pub(crate) fn svd_one<T: Field>(
             if !wide {
                 // u (m×ucols) = Q·(rotations); vh = (P·rotations)ᴴ.
                 let ub = &mut ub[..m * ucols];
-                bidiagonal::form_left(isa, (p, q, ucols), b, tauq, ub);
-                bidiagonal::form_right(isa, q, pv, taup, rw);
+                bidiagonal::form_left(isa, (p, q, ucols), b, tauq, ub, wy, exec);
+                bidiagonal::form_right(isa, q, pv, taup, rw, wy, exec);
                 if !iteration::golub_kahan(
                     isa,
                     d,
@@ -197,8 +216,8 @@ pub(crate) fn svd_one<T: Field>(
                 } else {
                     &mut lw[..n * m]
                 };
-                bidiagonal::form_left(isa, (p, q, vhrows), b, tauq, lbuf);
-                bidiagonal::form_right(isa, q, pv, taup, ub);
+                bidiagonal::form_left(isa, (p, q, vhrows), b, tauq, lbuf, wy, exec);
+                bidiagonal::form_right(isa, q, pv, taup, ub, wy, exec);
                 if !iteration::golub_kahan(
                     isa,
                     d,

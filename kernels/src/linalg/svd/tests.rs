@@ -246,6 +246,27 @@ fn known_values_large() {
     sweep::<Complex<f64>>(&shapes, 1000);
 }
 
+/// Shapes above the blocking cutoff (one or two panels of the blocked
+/// reduction, the trailing update through the matrix products, then the
+/// unblocked tail), tall and wide: the same bounds, and the same bits at
+/// any thread count and tier.
+#[test]
+fn blocked_reduction() {
+    const { assert!(90 > super::bidiagonal::UNBLOCKED) };
+    const { assert!(100 > super::bidiagonal::UNBLOCKED + super::bidiagonal::PANEL) };
+    let shapes = [(120, 90), (90, 120), (130, 100)];
+    sweep::<f32>(&shapes, 120);
+    sweep::<f64>(&shapes, 1000);
+    sweep::<Complex<f32>>(&shapes, 120);
+    sweep::<Complex<f64>>(&shapes, 1000);
+    for (m, n) in [(120, 90), (100, 130)] {
+        same_bits::<f32>(m, n);
+        same_bits::<f64>(m, n);
+        same_bits::<Complex<f32>>(m, n);
+        same_bits::<Complex<f64>>(m, n);
+    }
+}
+
 /// Rank-deficient: rank r < k, the rest exact zeros (+0) up to rounding.
 #[test]
 fn rank_deficient() {
@@ -391,8 +412,8 @@ fn extreme_values() {
     extremes::<Complex<f64>>();
 }
 
-/// Times of order 1024 (run in release: `cargo test --release … -- --ignored
-/// timing`).
+/// Times of order 1024, or `TESSERA_TIMING_N` (run in release:
+/// `cargo test --release … -- --ignored timing`).
 #[test]
 #[ignore = "timing"]
 fn timing() {
@@ -413,8 +434,12 @@ fn timing() {
             );
         }
     }
-    one::<f32>(1024, 1024);
-    one::<f64>(1024, 1024);
-    one::<Complex<f32>>(1024, 1024);
-    one::<Complex<f64>>(1024, 1024);
+    let n = std::env::var("TESSERA_TIMING_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1024);
+    one::<f32>(n, n);
+    one::<f64>(n, n);
+    one::<Complex<f32>>(n, n);
+    one::<Complex<f64>>(n, n);
 }
