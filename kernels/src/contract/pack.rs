@@ -63,6 +63,26 @@ pub(crate) unsafe fn pack_a<T: Bits>(
             unsafe { f(&ptrs[..chunk.len()], kc, panel.as_mut_ptr(), mr) };
             continue;
         }
+        if !ks_unit && chunk.len() == mr && unit(chunk) {
+            // Whole panel of consecutive rows (a column-major block): each
+            // depth step is `mr` consecutive elements, copied as they lie.
+            let r0 = base + chunk[0];
+            for (step, &ko) in panel.chunks_exact_mut(mr).zip(ks) {
+                // SAFETY: `r0 + ko + r` for r < mr is `base + row + k` for
+                // the panel's consecutive rows and a k of `ks`: positions
+                // the validated view reaches, of dtype T (this function's
+                // contract); copied as bytes (the view may be unaligned)
+                // into the step's `mr` elements.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        src.ptr::<T>(r0 + ko) as *const u8,
+                        step.as_mut_ptr() as *mut u8,
+                        mr * size_of::<T>(),
+                    )
+                };
+            }
+            continue;
+        }
         if ks_unit && chunk.len() == mr && mr <= 16 {
             // Whole panel, consecutive depth: one pass in k, the rows side by
             // side, so the panel is written in order.

@@ -48,7 +48,6 @@ pub(crate) fn neg_len(m: usize, n: usize) -> usize {
 /// The matrix being factored and what its steps share.
 struct Lu<'a, T> {
     m: usize,
-    n: usize,
     a: &'a mut [T],
     pivots: &'a mut [usize],
     perm: &'a mut [usize],
@@ -81,7 +80,6 @@ pub(crate) fn factor<T: Field>(
     let k = m.min(n);
     let mut lu = Lu {
         m,
-        n,
         a,
         pivots,
         perm,
@@ -92,6 +90,7 @@ pub(crate) fn factor<T: Field>(
     };
     lu.columns(0, k);
     if n > k {
+        lu.swap_rows(0, k, k, n - k);
         // m < n: U's columns right of the square part.
         let (left, right) = lu.a.split_at_mut(k * m);
         lower_left(
@@ -120,6 +119,7 @@ impl<T: Field> Lu<'_, T> {
         let w1 = half(w);
         let w2 = w - w1;
         self.columns(j, w1);
+        self.swap_rows(j, w1, j + w1, w2);
         let (left, right) = self.a.split_at_mut((j + w1) * m);
         let right = &mut right[..w2 * m];
         // U₁₂: the unit lower solve of the left half's rows.
@@ -154,14 +154,28 @@ impl<T: Field> Lu<'_, T> {
             );
         }
         self.columns(j + w1, w2);
+        self.swap_rows(j + w1, w2, j, w1);
     }
 
-    /// Columns `j..j + w`, right-looking column by column.
+    /// Apply the row swaps of pivots `p0..p0 + np` (in order) to columns
+    /// `c0..c0 + nc`, a column at a time (each swap of a column stays in
+    /// that column's stretch of memory).
+    fn swap_rows(&mut self, p0: usize, np: usize, c0: usize, nc: usize) {
+        let m = self.m;
+        for q in c0..c0 + nc {
+            let col = &mut self.a[q * m..(q + 1) * m];
+            for (c, &p) in self.pivots[p0..p0 + np].iter().enumerate() {
+                col.swap(p0 + c, p);
+            }
+        }
+    }
+
+    /// Columns `j..j + w`, right-looking column by column (row swaps within
+    /// these columns only).
     fn panel(&mut self, j: usize, w: usize) {
-        let (m, n) = (self.m, self.n);
         panel(
             self.isa,
-            (m, n),
+            self.m,
             &mut *self.a,
             (j, w),
             &mut *self.pivots,
@@ -174,12 +188,12 @@ tiered!(
     /// Columns `j..j + w` of the `m × n` matrix, right-looking column by
     /// column (compiled whole per instruction set).
     panel, panel_body,
-    (dims: (usize, usize), a: &mut [T], cols: (usize, usize), pivots: &mut [usize], perm: &mut [usize])
+    (m: usize, a: &mut [T], cols: (usize, usize), pivots: &mut [usize], perm: &mut [usize])
 );
 
 #[inline(always)]
 fn panel_body<T: Field>(
-    (m, n): (usize, usize),
+    m: usize,
     a: &mut [T],
     (j, w): (usize, usize),
     pivots: &mut [usize],
@@ -198,7 +212,9 @@ fn panel_body<T: Field>(
         }
         pivots[c] = p;
         if p != c {
-            for q in 0..n {
+            // Within the panel's columns only: the callers apply the swap
+            // to the other columns (`Lu::swap_rows`).
+            for q in j..j + w {
                 a.swap(c + q * m, p + q * m);
             }
             perm.swap(c, p);

@@ -76,6 +76,12 @@ fn run<T: Field>(
     };
     let nn = n.checked_mul(n).ok_or_else(overflow)?;
     let nr = n.checked_mul(r).ok_or_else(overflow)?;
+    // Room for the copy of the upper rows at the first split, and for a
+    // block of rows solved at once (rows padded by eight elements).
+    let tmp_len = half(n)
+        .max(BASE.min(n))
+        .checked_mul(r.checked_add(8).ok_or_else(overflow)?)
+        .ok_or_else(overflow)?;
     // The solve runs forward on M = op a, rows and columns reversed where
     // op a is upper triangular: a read transposed under adjoint (and
     // conjugated), reversed where upper.
@@ -96,7 +102,7 @@ fn run<T: Field>(
         Ok((
             zeros(nn, "solve_triangular work")?,
             zeros(nr, "solve_triangular work")?,
-            zeros(nr, "solve_triangular work")?,
+            zeros(tmp_len, "solve_triangular work")?,
             zeros(n * n / 4 + 1, "solve_triangular work")?,
         ))
     };
