@@ -1,10 +1,95 @@
 //! Profiling aid: one routine in a loop (`linalg_profile ROUTINE N DTYPE SECONDS`).
 use std::time::Instant;
-use tessera::linalg::{cholesky, lu, qr, solve_triangular, Triangle};
+use tessera::linalg::{cholesky, eig, eigh, lu, qr, solve_triangular, svd, Triangle};
 use tessera::{ArrayView, ArrayViewMut, Exec};
+
+fn batch(r: &str, n: usize, count: usize) {
+    let mut s = 7u64;
+    let mut rnd = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((s >> 11) as f64 / (1u64 << 53) as f64) - 0.5
+    };
+    let a: Vec<f64> = (0..count * n * n).map(|_| rnd()).collect();
+    let mut spd = vec![0f64; count * n * n];
+    for b in 0..count {
+        for i in 0..n {
+            for j in 0..n {
+                spd[b * n * n + i * n + j] = if i == j { n as f64 } else { 0.0 }
+                    + a[b * n * n + i * n + j] * a[b * n * n + j * n + i] * 0.1;
+            }
+        }
+    }
+    let shape = [count, n, n];
+    let mut o = vec![0f64; count * n * n];
+    let mut piv = vec![0i64; count * n];
+    let mut perm = vec![0i64; count * n];
+    let fa: Vec<faer::Mat<f64>> = (0..count)
+        .map(|b| faer::Mat::from_fn(n, n, |i, j| a[b * n * n + i * n + j]))
+        .collect();
+    let fs: Vec<faer::Mat<f64>> = (0..count)
+        .map(|b| faer::Mat::from_fn(n, n, |i, j| spd[b * n * n + i * n + j]))
+        .collect();
+    faer::set_global_parallelism(faer::Par::Seq);
+    let (mut tb, mut fb) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..5 {
+        let t = Instant::now();
+        let mut ov = ArrayViewMut::from_slice(&mut o, &shape).unwrap();
+        match r {
+            "cholesky" => cholesky(
+                Triangle::Lower,
+                &ArrayView::from_slice(&spd, &shape).unwrap(),
+                &mut ov,
+                &Exec::SEQ,
+            ),
+            "lu" => lu(
+                &ArrayView::from_slice(&a, &shape).unwrap(),
+                &mut ov,
+                &mut ArrayViewMut::from_slice(&mut piv, &[count, n]).unwrap(),
+                &mut ArrayViewMut::from_slice(&mut perm, &[count, n]).unwrap(),
+                &Exec::SEQ,
+            ),
+            _ => solve_triangular(
+                Triangle::Lower,
+                false,
+                false,
+                &ArrayView::from_slice(&spd, &shape).unwrap(),
+                &ArrayView::from_slice(&a, &shape).unwrap(),
+                &mut ov,
+                &Exec::SEQ,
+            ),
+        }
+        .unwrap();
+        tb = tb.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        for b in 0..count {
+            match r {
+                "cholesky" => {
+                    std::hint::black_box(fs[b].llt(faer::Side::Lower).unwrap());
+                }
+                "lu" => {
+                    std::hint::black_box(fa[b].partial_piv_lu());
+                }
+                _ => {
+                    let mut x = fa[b].clone();
+                    fs[b].solve_lower_triangular_in_place(&mut x);
+                    std::hint::black_box(x);
+                }
+            }
+        }
+        fb = fb.min(t.elapsed().as_secs_f64());
+    }
+    println!("batch {r} {count}×{n}×{n}: tessera {:.1} ns/matrix, faer {:.1} ns/matrix, faer/tessera {:.2}", tb / count as f64 * 1e9, fb / count as f64 * 1e9, fb / tb);
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("batch") {
+        let n = args[3].parse().unwrap();
+        batch(&args[2], n, 100_000);
+        return;
+    }
     let r = args.get(1).map(String::as_str).unwrap_or("cholesky");
     let n: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1024);
     let secs: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(3.0);
@@ -27,6 +112,9 @@ fn main() {
     let mut o2 = vec![0f64; n * n];
     let mut piv = vec![0i64; n];
     let mut perm = vec![0i64; n];
+    let mut piv_f = vec![0f64; n];
+    let mut wc = vec![num_complex::Complex::<f64>::default(); n];
+    let mut vc = vec![num_complex::Complex::<f64>::default(); n * n];
     let av = ArrayView::from_slice(&a, &[n, n]).unwrap();
     let sv = ArrayView::from_slice(&spd, &[n, n]).unwrap();
     let exec = Exec::SEQ;
@@ -55,6 +143,30 @@ fn main() {
                 &av,
                 &mut ArrayViewMut::from_slice(&mut o1, &[n, n]).unwrap(),
                 &mut ArrayViewMut::from_slice(&mut o2, &[n, n]).unwrap(),
+                &exec,
+            )
+            .unwrap(),
+            "eigh" => eigh(
+                &sv,
+                &mut ArrayViewMut::from_slice(&mut piv_f, &[n]).unwrap(),
+                Some(&mut ArrayViewMut::from_slice(&mut o1, &[n, n]).unwrap()),
+                &exec,
+            )
+            .unwrap(),
+            "svd" => svd(
+                &av,
+                &mut ArrayViewMut::from_slice(&mut piv_f, &[n]).unwrap(),
+                Some((
+                    &mut ArrayViewMut::from_slice(&mut o1, &[n, n]).unwrap(),
+                    &mut ArrayViewMut::from_slice(&mut o2, &[n, n]).unwrap(),
+                )),
+                &exec,
+            )
+            .unwrap(),
+            "eig" => eig(
+                &av,
+                &mut ArrayViewMut::from_slice(&mut wc, &[n]).unwrap(),
+                Some(&mut ArrayViewMut::from_slice(&mut vc, &[n, n]).unwrap()),
                 &exec,
             )
             .unwrap(),

@@ -190,6 +190,65 @@ fn cholesky_follows_its_stated_chain() {
             let got = chol(&a, n, Triangle::Lower, &Exec::default());
             assert_eq!(bits(&got), bits(&want), "n {n}");
         }
+        // Batches of small matrices (computed eight at a time, one per
+        // vector lane): each matrix the model's bits, a group left partly
+        // empty, a failing matrix NaN alone, on every tier and thread count.
+        for n in [1, 2, 5, 8, 13, 16] {
+            let count = 11;
+            let mut a: Vec<T> = Vec::new();
+            let mut want = Vec::new();
+            for b in 0..count {
+                let mut m: Vec<T> = with_spectrum(&geometric(n, 100.0), T::CPLX, &mut rng).to();
+                if b == 3 {
+                    m[n * n - 1] = T::of(-1.0, 0.0);
+                    want.push(vec![T::of(f64::NAN, 0.0); n * n]);
+                } else {
+                    want.push(model::<T>(&M::of(n, n, &m)));
+                }
+                a.extend(m);
+            }
+            for tier in available_tiers() {
+                for threads in [1, 2] {
+                    let exec = Exec::on(tier).threads(threads);
+                    let mut out = vec![T::of(7.0, 0.0); count * n * n];
+                    cholesky(
+                        Triangle::Lower,
+                        &ArrayView::from_slice(&a, &[count, n, n]).unwrap(),
+                        &mut ArrayViewMut::from_slice(&mut out, &[count, n, n]).unwrap(),
+                        &exec,
+                    )
+                    .unwrap();
+                    for (b, w) in want.iter().enumerate() {
+                        let got = &out[b * n * n..(b + 1) * n * n];
+                        if b == 3 {
+                            assert!(all_nan(got), "n {n} {tier:?}: the failing matrix");
+                        } else {
+                            assert_eq!(bits(got), bits(w), "n {n} matrix {b} {tier:?} {threads}");
+                        }
+                    }
+                    let mut up = vec![T::of(7.0, 0.0); count * n * n];
+                    cholesky(
+                        Triangle::Upper,
+                        &ArrayView::from_slice(&a, &[count, n, n]).unwrap(),
+                        &mut ArrayViewMut::from_slice(&mut up, &[count, n, n]).unwrap(),
+                        &exec,
+                    )
+                    .unwrap();
+                    for b in (0..count).filter(|&b| b != 3) {
+                        for i in 0..n {
+                            for j in i..n {
+                                let (re, im) = out[b * n * n + j * n + i].c();
+                                assert_eq!(
+                                    bits(&[up[b * n * n + i * n + j]]),
+                                    bits(&[T::of(re, -im)]),
+                                    "upper = lower's conjugate transpose, n {n} matrix {b}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
     check::<f32>();
     check::<f64>();

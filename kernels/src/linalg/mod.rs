@@ -36,6 +36,7 @@ mod cholesky;
 pub(crate) mod eig;
 pub(crate) mod eigh;
 pub(crate) mod field;
+mod lanes;
 mod lu;
 mod qr;
 mod spectral;

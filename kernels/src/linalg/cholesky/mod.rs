@@ -1,12 +1,14 @@
 //! The public `cholesky` call (the factorisation is `factor.rs`).
 
 mod factor;
+mod lanes;
 
 use super::batch::{
     broadcast_batch, check_destinations, check_dtype, check_shape, count_of, for_each_matrix,
     square_of, zeros, Mats, MatsMut,
 };
 use super::field::Field;
+use super::lanes::{put, take, use_lanes, LANES};
 use super::update::Isa;
 use super::{by_dtype, Triangle};
 use crate::array::{ArrayView, ArrayViewMut};
@@ -56,19 +58,9 @@ fn run<T: Field>(
     })?;
     let src = Mats::new(a, 2, &batch)?;
     let out = MatsMut::new(dst, 2, &batch)?;
-    let make = || -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
-        Ok((
-            zeros(nn, "cholesky work")?,
-            zeros(factor::tmp_len(n), "cholesky work")?,
-            zeros(factor::neg_len(n), "cholesky work")?,
-        ))
-    };
-    for_each_matrix(count, make, exec, |b, (w, tmp, neg), inner| {
-        src.read(b, w);
-        for j in 0..n {
-            w[j + j * n] = T::from_real(w[j + j * n].re());
-        }
-        let ok = factor::factor(n, w, n, tmp, neg, isa, inner);
+    // Matrix b from the column-major factor `w` (`ok`: its pivots were
+    // positive).
+    let emit = |b: usize, w: &mut [T], ok: bool| {
         // +0 above the diagonal.
         for j in 1..n {
             w[j * n..j * n + j].fill(T::ZERO);
@@ -87,5 +79,45 @@ fn run<T: Field>(
                 out.write_with(b, |i, j| if i <= j { w[j + i * n].conj() } else { T::ZERO });
             }
         }
+    };
+    // a's matrix b into `w`, the imaginary parts of its diagonal dropped.
+    let load = |b: usize, w: &mut [T]| {
+        src.read(b, w);
+        for j in 0..n {
+            w[j + j * n] = T::from_real(w[j + j * n].re());
+        }
+    };
+    if use_lanes(n, count) {
+        let make = || -> Result<(Vec<T>, Vec<[T; LANES]>)> {
+            Ok((
+                zeros(nn, "cholesky work")?,
+                crate::alloc::try_filled(nn, [T::ZERO; LANES], "cholesky work")?,
+            ))
+        };
+        return for_each_matrix(count.div_ceil(LANES), make, exec, |g, (w, x), _| {
+            let lanes = g * LANES..(g * LANES + LANES).min(count);
+            for (l, b) in lanes.clone().enumerate() {
+                load(b, w);
+                put(x, l, w);
+            }
+            let mut bad = [false; LANES];
+            lanes::factor(isa, n, x, &mut bad);
+            for (l, b) in lanes.enumerate() {
+                take(x, l, w);
+                emit(b, w, !bad[l]);
+            }
+        });
+    }
+    let make = || -> Result<(Vec<T>, Vec<T>, Vec<T>)> {
+        Ok((
+            zeros(nn, "cholesky work")?,
+            zeros(factor::tmp_len(n), "cholesky work")?,
+            zeros(factor::neg_len(n), "cholesky work")?,
+        ))
+    };
+    for_each_matrix(count, make, exec, |b, (w, tmp, neg), inner| {
+        load(b, w);
+        let ok = factor::factor(n, w, n, tmp, neg, isa, inner);
+        emit(b, w, ok);
     })
 }

@@ -12,7 +12,7 @@
 
 use super::householder;
 use crate::linalg::field::Field;
-use crate::linalg::update::{dot, gemm_sub, Isa, Op};
+use crate::linalg::update::{dot, gemm_sub, tiered, Isa, Op};
 use crate::tier::Exec;
 
 /// The panel width.
@@ -105,6 +105,30 @@ fn apply_wy<T: Field>(
         exec,
     );
     // W ← −op(T)·W = op(T) Vᴴ C, column by column (T is b × b).
+    times_t(isa, b, cols, t, adjoint, w);
+    // C ← C − V·W.
+    gemm_sub(
+        isa,
+        (rows, cols, b),
+        Op::plain(v, rows),
+        Op::plain(w, b),
+        c,
+        ldc,
+        neg,
+        exec,
+    );
+}
+
+tiered!(
+    /// `W ← −op(T)·W` for the `b × cols` W (leading dimension b), T upper
+    /// triangular `b × b`: each element a chain of fused steps in
+    /// increasing l from +0, negated (compiled whole per instruction set).
+    times_t, times_t_body,
+    (b: usize, cols: usize, t: &[T], adjoint: bool, w: &mut [T])
+);
+
+#[inline(always)]
+fn times_t_body<T: Field>(b: usize, cols: usize, t: &[T], adjoint: bool, w: &mut [T]) {
     let mut y = [T::ZERO; PANEL];
     for q in 0..cols {
         let col = &mut w[q * b..(q + 1) * b];
@@ -124,17 +148,6 @@ fn apply_wy<T: Field>(
         }
         col.copy_from_slice(&y[..b]);
     }
-    // C ← C − V·W.
-    gemm_sub(
-        isa,
-        (rows, cols, b),
-        Op::plain(v, rows),
-        Op::plain(w, b),
-        c,
-        ldc,
-        neg,
-        exec,
-    );
 }
 
 /// Factor the `m × n` matrix `a` (column-major, leading dimension m) in

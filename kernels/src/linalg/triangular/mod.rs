@@ -97,19 +97,11 @@ fn run<T: Field>(
         src_b = src_b.reversed(false);
         out = out.rows_reversed();
     }
-    type Work<T> = (Vec<T>, Vec<T>, Vec<T>, Vec<T>);
-    let make = || -> Result<Work<T>> {
-        Ok((
-            zeros(nn, "solve_triangular work")?,
-            zeros(nr, "solve_triangular work")?,
-            zeros(tmp_len, "solve_triangular work")?,
-            zeros(n * n / 4 + 1, "solve_triangular work")?,
-        ))
-    };
-    for_each_matrix(count, make, exec, |bi, (m, xs, tmp, neg), inner| {
+    // op a's matrix bi into `m` as M's lower triangle (conjugated under
+    // adjoint, ones on the diagonal under unit_diagonal); true where M has a
+    // zero on its diagonal.
+    let load = |bi: usize, m: &mut [T]| -> bool {
         src_a.read(bi, m);
-        // M's lower triangle: op a's read triangle, conjugated under
-        // adjoint, ones on the diagonal under unit_diagonal.
         let mut singular = false;
         for j in 0..n {
             let col = &mut m[j * n..(j + 1) * n];
@@ -124,11 +116,9 @@ fn run<T: Field>(
             }
             singular |= col[j] == T::ZERO;
         }
-        if !singular {
-            src_b.read(bi, xs);
-            lower_left((n, r), m, n, unit, xs, n, tmp, neg, isa, inner);
-        }
-        let xs = &*xs;
+        singular
+    };
+    let emit = |bi: usize, xs: &[T], singular: bool| {
         // SAFETY: x was validated, is of T's dtype (checked), reaches no
         // element twice and overlaps neither a nor b (checked), and is
         // borrowed mutably for this call; batch index bi is this task's
@@ -140,5 +130,22 @@ fn run<T: Field>(
                 out.write(bi, xs, n);
             }
         }
+    };
+    type Work<T> = (Vec<T>, Vec<T>, Vec<T>, Vec<T>);
+    let make = || -> Result<Work<T>> {
+        Ok((
+            zeros(nn, "solve_triangular work")?,
+            zeros(nr, "solve_triangular work")?,
+            zeros(tmp_len, "solve_triangular work")?,
+            zeros(n * n / 4 + 1, "solve_triangular work")?,
+        ))
+    };
+    for_each_matrix(count, make, exec, |bi, (m, xs, tmp, neg), inner| {
+        let singular = load(bi, m);
+        if !singular {
+            src_b.read(bi, xs);
+            lower_left((n, r), m, n, unit, xs, n, tmp, neg, isa, inner);
+        }
+        emit(bi, xs, singular);
     })
 }
