@@ -7,7 +7,11 @@
 //! tessera's (above 1: tessera faster). Inputs: a random symmetric positive
 //! definite matrix (cholesky, eigh, solve's lower triangle) or a random
 //! matrix (lu, qr, svd, eig); solve_triangular has n right-hand sides.
-//! `--quick` runs n = 64 and 256 and batches of 10^4. LAPACK's figures
+//! `--quick` runs n = 64 and 256 and batches of 10^4. `linalg:TOKENS`
+//! (comma-separated) keeps only the named routines, orders (64, 256, 1024,
+//! 2048 for the square rows; 4, 8, 16 for the batches) and dtypes (f32,
+//! f64), each list empty meaning all: `linalg:cholesky,lu,1024,f64`.
+//! LAPACK's figures
 //! (scipy's OpenBLAS, MKL's LAPACKE) come from
 //! `bench/scripts/linalg_lapack.py` (same cases, one thread).
 
@@ -20,6 +24,62 @@ use tessera_testkit::rng::Rng;
 
 /// The group's name on the command line.
 pub const NAME: &str = "linalg";
+
+/// The routines of the group, in the order its rows run.
+const ROUTINES: [&str; 7] = [
+    "cholesky",
+    "lu",
+    "qr",
+    "solve_triangular",
+    "eigh",
+    "svd",
+    "eig",
+];
+
+/// What `linalg:…` filters keep (an empty list keeps all).
+#[derive(Debug, Default, PartialEq)]
+pub struct Only {
+    routines: Vec<&'static str>,
+    orders: Vec<usize>,
+    dtypes: Vec<&'static str>,
+}
+
+impl Only {
+    fn routine(&self, r: &str) -> bool {
+        self.routines.is_empty() || self.routines.contains(&r)
+    }
+    fn order(&self, n: usize) -> bool {
+        self.orders.is_empty() || self.orders.contains(&n)
+    }
+    fn dtype(&self, d: &str) -> bool {
+        self.dtypes.is_empty() || self.dtypes.contains(&d)
+    }
+}
+
+/// The restriction the `linalg:TOKENS` filters name (routines, orders,
+/// dtypes); an unknown token is refused.
+pub fn restriction(filters: &[String]) -> Result<Only, String> {
+    let mut only = Only::default();
+    for f in filters {
+        let Some(list) = f.strip_prefix(&format!("{NAME}:")) else {
+            continue;
+        };
+        for t in list.split(',') {
+            if let Some(&r) = ROUTINES.iter().find(|&&r| r == t) {
+                only.routines.push(r);
+            } else if let Some(&d) = ["f32", "f64"].iter().find(|&&d| d == t) {
+                only.dtypes.push(d);
+            } else if let Ok(n) = t.parse() {
+                only.orders.push(n);
+            } else {
+                return Err(format!(
+                    "{NAME}: unknown `{t}` (a routine of {ROUTINES:?}, an order or f32/f64)"
+                ));
+            }
+        }
+    }
+    Ok(only)
+}
 
 /// Best seconds per call of each closure, sampled alternately.
 fn race(fs: &mut [&mut dyn FnMut()], rounds: usize) -> Vec<f64> {
@@ -92,7 +152,7 @@ struct Row {
     f2: f64,
 }
 
-fn square_rows<T: Real>(n: usize, rounds: usize, rng: &mut Rng, out: &mut Vec<Row>) {
+fn square_rows<T: Real>(n: usize, rounds: usize, only: &Only, rng: &mut Rng, out: &mut Vec<Row>) {
     let (a, spd) = inputs::<T>(n, rng);
     let fa = faer_mat(n, &a);
     let fs = faer_mat(n, &spd);
@@ -106,20 +166,8 @@ fn square_rows<T: Real>(n: usize, rounds: usize, rng: &mut Rng, out: &mut Vec<Ro
     let av = ArrayView::from_slice(&a, &[n, n]).unwrap();
     let sv = ArrayView::from_slice(&spd, &[n, n]).unwrap();
     let big = n >= 2048;
-    let routines: &[&str] = if big {
-        &["cholesky", "lu", "qr"]
-    } else {
-        &[
-            "cholesky",
-            "lu",
-            "qr",
-            "solve_triangular",
-            "eigh",
-            "svd",
-            "eig",
-        ]
-    };
-    for &r in routines {
+    let routines = if big { &ROUTINES[..3] } else { &ROUTINES[..] };
+    for &r in routines.iter().filter(|r| only.routine(r)) {
         let mut run_t = |exec: &Exec| match r {
             "cholesky" => cholesky(
                 Triangle::Lower,
@@ -230,7 +278,14 @@ fn square_rows<T: Real>(n: usize, rounds: usize, rng: &mut Rng, out: &mut Vec<Ro
     faer::set_global_parallelism(Par::Seq);
 }
 
-fn batch_rows<T: Real>(n: usize, count: usize, rounds: usize, rng: &mut Rng, out: &mut Vec<Row>) {
+fn batch_rows<T: Real>(
+    n: usize,
+    count: usize,
+    rounds: usize,
+    only: &Only,
+    rng: &mut Rng,
+    out: &mut Vec<Row>,
+) {
     let mut a = Vec::with_capacity(count * n * n);
     let mut s = Vec::with_capacity(count * n * n);
     for _ in 0..count.min(64) {
@@ -249,7 +304,10 @@ fn batch_rows<T: Real>(n: usize, count: usize, rounds: usize, rng: &mut Rng, out
     let mut piv = vec![0i64; count * n];
     let mut perm = vec![0i64; count * n];
     let shape = [count, n, n];
-    for r in ["cholesky", "lu", "solve_triangular"] {
+    for r in ["cholesky", "lu", "solve_triangular"]
+        .into_iter()
+        .filter(|r| only.routine(r))
+    {
         let mut t = |exec: &Exec| {
             let mut ov = ArrayViewMut::from_slice(&mut o, &shape).unwrap();
             match r {
@@ -315,8 +373,9 @@ fn batch_rows<T: Real>(n: usize, count: usize, rounds: usize, rng: &mut Rng, out
     }
 }
 
-/// Run the group; returns its table, whether every case ran, and its chart.
-pub fn run(quick: bool) -> (String, bool, Chart) {
+/// Run the group (the cases `only` keeps); returns its table, whether
+/// every case ran, and its chart.
+pub fn run(quick: bool, only: &Only) -> (String, bool, Chart) {
     let mut rng = Rng::for_label("bench linalg", 1);
     let rounds = if quick { 1 } else { 3 };
     let sizes: &[usize] = if quick {
@@ -326,12 +385,18 @@ pub fn run(quick: bool) -> (String, bool, Chart) {
     };
     let count = if quick { 10_000 } else { 100_000 };
     let mut rows = Vec::new();
-    for &n in sizes {
-        square_rows::<f64>(n, rounds, &mut rng, &mut rows);
-        square_rows::<f32>(n, rounds, &mut rng, &mut rows);
+    for &n in sizes.iter().filter(|&&n| only.order(n)) {
+        if only.dtype("f64") {
+            square_rows::<f64>(n, rounds, only, &mut rng, &mut rows);
+        }
+        if only.dtype("f32") {
+            square_rows::<f32>(n, rounds, only, &mut rng, &mut rows);
+        }
     }
-    for n in [4, 8, 16] {
-        batch_rows::<f64>(n, count, rounds, &mut rng, &mut rows);
+    if only.dtype("f64") {
+        for n in [4, 8, 16].into_iter().filter(|&n| only.order(n)) {
+            batch_rows::<f64>(n, count, rounds, only, &mut rng, &mut rows);
+        }
     }
     let mut out = format!(
         "{NAME}: ms per call, best of {rounds} alternating samples; ratio = faer / tessera (above 1: tessera faster); batches: faer called per matrix\n"
@@ -367,4 +432,24 @@ pub fn run(quick: bool) -> (String, bool, Chart) {
         ));
     }
     (out, true, chart)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn restriction_reads_routines_orders_and_dtypes() {
+        let f = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        assert_eq!(restriction(&f("linalg")).unwrap(), Only::default());
+        let o = restriction(&f("linalg:cholesky,1024,f64 linalg:lu")).unwrap();
+        assert_eq!(o.routines, ["cholesky", "lu"]);
+        assert_eq!(o.orders, [1024]);
+        assert_eq!(o.dtypes, ["f64"]);
+        assert!(o.routine("lu") && !o.routine("qr"));
+        assert!(o.order(1024) && !o.order(64));
+        assert!(o.dtype("f64") && !o.dtype("f32"));
+        assert!(restriction(&f("linalg:cholesky,f16")).is_err());
+        assert!(restriction(&f("linalg:chol")).is_err());
+    }
 }

@@ -128,7 +128,8 @@
 //! * `linalg`: cholesky, lu, qr, solve_triangular, eigh, svd and eig at
 //!   n = 64, 256, 1024 (2048 for the factorisations) in f64 and f32, and
 //!   batches of 10^5 small matrices, beside faer at one and two threads
-//!   (see `linalg_group.rs`); only when named.
+//!   (see `linalg_group.rs`); only when named; `linalg:cholesky,1024,f64`
+//!   keeps some routines, orders and dtypes.
 //! * `reduce/sum-f32`, `reduce/sum-f64`, `reduce/sum-squares-f32`: the sum of
 //!   `--size-mib` MiB beside a naive loop, `iter().sum()`, ndarray and a read
 //!   of the buffer; Σ x² three ways (see `reduce.rs`).
@@ -333,7 +334,9 @@ fn main() -> ExitCode {
     let scatter_g = !o.filters.is_empty() && selected(movement_group::SCATTER, &o.filters);
     let unique_g = !o.filters.is_empty() && selected(movement_group::UNIQUE, &o.filters);
     let sort_group = !o.filters.is_empty() && selected(sort_group::NAME, &o.filters);
-    let linalg_g = !o.filters.is_empty() && selected(linalg_group::NAME, &o.filters);
+    let linalg_g = !o.filters.is_empty()
+        && (selected(linalg_group::NAME, &o.filters)
+            || o.filters.iter().any(|f| f.starts_with(linalg_group::NAME)));
     let math = !o.filters.is_empty() && o.filters.iter().any(|f| f.starts_with(math_group::NAME));
     if o.list {
         for g in group_names() {
@@ -477,13 +480,29 @@ fn main() -> ExitCode {
         (fft_group, fft_group::run as NamedRun),
         (gemm_group, gemm_group::run),
         (sort_group, sort_group::run),
-        (linalg_g, linalg_group::run),
         (gemm_int, gemm_group::run_int),
         (gemm_complex, gemm_group::run_complex),
         (gather_g, movement_group::run_gather),
         (scatter_g, movement_group::run_scatter),
         (unique_g, movement_group::run_unique),
     ];
+    if linalg_g {
+        let only = match linalg_group::restriction(&o.filters) {
+            Ok(only) => only,
+            Err(e) => {
+                eprintln!("tessera-bench: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let (text, ok, c) = linalg_group::run(o.quick, &only);
+        if o.json {
+            eprintln!("{text}");
+        } else {
+            println!("{text}");
+        }
+        sweep_ok &= ok;
+        svg_ok &= emit(svg, &c, &host);
+    }
     for (_, run) in named_runs.iter().filter(|g| g.0) {
         let (text, ok, c) = run(o.quick);
         if o.json {

@@ -348,23 +348,7 @@ impl MatsMut {
             let p = self.ptr.get() as *mut T;
             let mut j0 = 0;
             while j0 + 8 <= cols {
-                // Tiles of 8 × 8, as `Mats::read` reads them.
-                let mut i0 = 0;
-                while i0 + 8 <= rows {
-                    for r in 0..8 {
-                        let at = base + (i0 + r) as isize * self.rs + j0 as isize;
-                        let mut row = [src[i0 + r + j0 * ld]; 8];
-                        for (l, x) in row.iter_mut().enumerate().skip(1) {
-                            *x = src[i0 + r + (j0 + l) * ld];
-                        }
-                        // SAFETY: elements (i0 + r, j0..j0 + 8) of the
-                        // validated view (the caller's contract) lie at
-                        // at..at + 8; no other task touches batch index b.
-                        unsafe { (p.offset(at) as *mut [T; 8]).write_unaligned(row) };
-                    }
-                    i0 += 8;
-                }
-                for i in i0..rows {
+                for i in 0..rows {
                     let v: [T; 8] = std::array::from_fn(|l| src[i + (j0 + l) * ld]);
                     let at = base + i as isize * self.rs + j0 as isize;
                     // SAFETY: elements (i, j0..j0 + 8) of the validated

@@ -6,7 +6,17 @@
 #![allow(dead_code, clippy::needless_range_loop)]
 
 use num_complex::Complex;
-use tessera::{ArrayView, ArrayViewMut, DType, Element};
+use tessera::{available_tiers, ArrayView, ArrayViewMut, DType, Element, Tier};
+
+/// The tiers an identity test runs, saying on stderr that the comparison
+/// between tiers is skipped where this CPU runs the scalar tier alone.
+pub fn compared_tiers() -> Vec<Tier> {
+    let tiers = available_tiers();
+    if tiers.len() < 2 {
+        eprintln!("tier comparison skipped: only the scalar tier runs on this CPU");
+    }
+    tiers
+}
 
 /// A scalar under test, seen as a complex f64 pair.
 pub trait S: Element + Copy + PartialEq + std::fmt::Debug + Send + Sync {

@@ -76,9 +76,10 @@ pub(crate) fn eigh_one<T: Field>(
     if n == 0 {
         return true;
     }
-    debug_assert!(work.n >= n);
+    // A work made for another order is the caller's error: refused, never
+    // a panic (the blocked reduction's work is sized for one order).
+    debug_assert_eq!(work.n, n);
     if work.n != n {
-        // The blocked reduction's work is sized for one order.
         return false;
     }
     let a = &mut a[..n * n];

@@ -6,7 +6,7 @@
 //! [`Isa`].
 
 use crate::linalg::field::{Field, Real};
-use crate::linalg::update::Isa;
+use crate::linalg::update::{axpy_sub, Isa};
 
 #[inline(always)]
 fn dotc_body<T: Field>(x: &[T], y: &[T]) -> T {
@@ -248,6 +248,29 @@ pub(crate) fn larfg<T: Field>(alpha: T, x: &mut [T]) -> (T::Real, T) {
         beta = beta * safmin;
     }
     (beta, tau)
+}
+
+/// The most columns [`sub_projection`] takes.
+pub(crate) const PROJECTED: usize = 32;
+
+/// `y ← y − Σ_{l<c} b_l·(a_lᴴ v)`, `(a_l, b_l) = cols(l)`, c ≤
+/// [`PROJECTED`]: the c dots [`dotc`] first, then the c column updates
+/// [`axpy_sub`], each in increasing l (the blocked reductions' panel step).
+pub(crate) fn sub_projection<'a, T: Field + 'a>(
+    isa: Isa,
+    y: &mut [T],
+    c: usize,
+    v: &[T],
+    cols: impl Fn(usize) -> (&'a [T], &'a [T]),
+) {
+    debug_assert!(c <= PROJECTED);
+    let mut s = [T::ZERO; PROJECTED];
+    for (l, x) in s.iter_mut().enumerate().take(c) {
+        *x = dotc(isa, cols(l).0, v);
+    }
+    for (l, &x) in s.iter().enumerate().take(c) {
+        axpy_sub(isa, y, cols(l).1, x);
+    }
 }
 
 #[inline(always)]

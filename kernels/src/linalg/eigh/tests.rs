@@ -388,7 +388,7 @@ fn same_bits<T: Field>(n: usize) {
         for t in [2, 7] {
             assert!(first == run(Isa::Plain, Exec::default().threads(t), vectors));
         }
-        for tier in crate::available_tiers() {
+        for tier in compared_tiers() {
             assert!(
                 first == run(Isa::of(tier), Exec::on(tier).threads(2), vectors),
                 "{tier:?}"
@@ -478,14 +478,6 @@ fn extreme_values() {
     extremes::<Complex<f64>>();
 }
 
-/// The order of the timing tests: `TESSERA_TIMING_N`, else 1024.
-pub(crate) fn timing_order() -> usize {
-    std::env::var("TESSERA_TIMING_N")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1024)
-}
-
 /// Times of order 1024, or `TESSERA_TIMING_N` (run in release:
 /// `cargo test --release … -- --ignored timing`).
 #[test]
@@ -551,7 +543,7 @@ fn queued_rotations<T: Field>() {
             (i, j, T::Real::of(t.cos()), T::Real::of(t.sin()))
         })
         .collect();
-    for isa in crate::available_tiers().into_iter().map(Isa::of) {
+    for isa in compared_tiers().into_iter().map(Isa::of) {
         let mut direct = z0.clone();
         for &(i, j, c, s) in &rots {
             ops::rot_cols(isa, &mut direct, rows, i, j, c, s);

@@ -5,6 +5,25 @@
 use crate::linalg::field::{Field, Real};
 use num_complex::Complex;
 
+/// The tiers a bit-identity test compares, saying on stderr that the
+/// comparison between tiers is skipped where this CPU runs the scalar tier
+/// alone.
+pub(crate) fn compared_tiers() -> Vec<crate::Tier> {
+    let tiers = crate::available_tiers();
+    if tiers.len() < 2 {
+        eprintln!("tier comparison skipped: only the scalar tier runs on this CPU");
+    }
+    tiers
+}
+
+/// The order of the timing tests: `TESSERA_TIMING_N`, else 1024.
+pub(crate) fn timing_order() -> usize {
+    std::env::var("TESSERA_TIMING_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1024)
+}
+
 /// A complex f64.
 pub(crate) type C = Complex<f64>;
 

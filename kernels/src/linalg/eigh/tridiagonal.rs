@@ -12,7 +12,7 @@
 //! formed in compact WY panels through [`gemm_sub`](crate::linalg::update::gemm_sub).
 //! Every choice is a function of the order alone.
 
-use super::ops::{dotc, larfg};
+use super::ops::{dotc, larfg, sub_projection};
 use crate::linalg::field::{Field, Real};
 use crate::linalg::qr::factor::{form_q_shifted, work_len};
 use crate::linalg::update::{axpy_sub, gemm_neg, Isa, Op};
@@ -20,6 +20,7 @@ use crate::tier::Exec;
 
 /// The panel width of the blocked reduction.
 pub(crate) const PANEL: usize = 32;
+const _: () = assert!(PANEL <= crate::linalg::eigh::ops::PROJECTED);
 
 /// The columns left to the unblocked reduction: a matrix of order at most
 /// this is reduced one column at a time.
@@ -173,7 +174,6 @@ fn reduce_panel<T: Field>(
     let (w, rest) = work.split_at_mut(r0 * nb);
     let (na, rest) = rest.split_at_mut(2 * r0 * nb);
     let bb = &mut rest[..2 * r0 * nb];
-    let mut tmp = [T::ZERO; PANEL];
     for c in 0..nb {
         let i = i0 + c;
         // Column i (rows i..) brought up to date with the panel's earlier
@@ -208,18 +208,10 @@ fn reduce_panel<T: Field>(
         let v = &head[c0..col_end];
         // W[:, c] = τ (A22 v − V (Wᴴ v) − W (Vᴴ v)), then − (τ/2)(wᴴv) v.
         hemv_lower(isa, m, tail, i + 1, n, v, wc);
-        for (l, x) in tmp.iter_mut().enumerate().take(c) {
-            *x = dotc(isa, &wl[l * r0 + (i + 1 - i0)..(l + 1) * r0], v);
-        }
-        for (l, &x) in tmp.iter().enumerate().take(c) {
-            axpy_sub(isa, wc, &head[(i0 + l) * n + i + 1..(i0 + l + 1) * n], x);
-        }
-        for (l, x) in tmp.iter_mut().enumerate().take(c) {
-            *x = dotc(isa, &head[(i0 + l) * n + i + 1..(i0 + l + 1) * n], v);
-        }
-        for (l, &x) in tmp.iter().enumerate().take(c) {
-            axpy_sub(isa, wc, &wl[l * r0 + (i + 1 - i0)..(l + 1) * r0], x);
-        }
+        let w_col = |l: usize| &wl[l * r0 + (i + 1 - i0)..(l + 1) * r0];
+        let v_col = |l: usize| &head[(i0 + l) * n + i + 1..(i0 + l + 1) * n];
+        sub_projection(isa, wc, c, v, |l| (w_col(l), v_col(l)));
+        sub_projection(isa, wc, c, v, |l| (v_col(l), w_col(l)));
         for x in wc.iter_mut() {
             *x = t * *x;
         }

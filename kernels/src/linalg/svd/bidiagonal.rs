@@ -12,7 +12,7 @@
 //! WY panels through [`gemm_sub`](crate::linalg::update::gemm_sub). Every
 //! choice is a function of the shape alone.
 
-use crate::linalg::eigh::ops::{dotc, larfg};
+use crate::linalg::eigh::ops::{dotc, larfg, sub_projection};
 use crate::linalg::field::Field;
 use crate::linalg::qr::factor::{form_q_ld, form_q_shifted, work_len};
 use crate::linalg::update::{axpy_sub, gemm_neg, Isa, Op};
@@ -20,6 +20,7 @@ use crate::tier::Exec;
 
 /// The panel width of the blocked reduction.
 pub(crate) const PANEL: usize = 32;
+const _: () = assert!(PANEL <= crate::linalg::eigh::ops::PROJECTED);
 
 /// The columns left to the unblocked reduction: a matrix of at most this
 /// many columns is reduced one column at a time.
@@ -202,7 +203,6 @@ fn reduce_panel<T: Field>(
     let (um, rest) = rest.split_at_mut(rq * nb);
     let (na, rest) = rest.split_at_mut(2 * rp * nb);
     let bb = &mut rest[..2 * rq * nb];
-    let mut tmp = [T::ZERO; PANEL];
     for c in 0..nb {
         let i = i0 + c;
         // Column i (rows i..) brought up to date: − V Y[i, ..c]ᴴ − X U[i, ..c]ᴴ.
@@ -222,8 +222,6 @@ fn reduce_panel<T: Field>(
         d[i] = beta;
         tauq[i] = tq;
         b[c0] = T::ONE;
-        let mq = q - i - 1; // the columns right of i
-        let mp = p - i - 1; // the rows below i
         {
             let (yl, yr) = ym.split_at_mut(c * rq);
             let yc = &mut yr[i + 1 - i0..rq];
@@ -236,18 +234,18 @@ fn reduce_panel<T: Field>(
                 for (jj, x) in yc.iter_mut().enumerate() {
                     *x = dotc(isa, &tail[jj * p + i..(jj + 1) * p], v);
                 }
-                for (l, x) in tmp.iter_mut().enumerate().take(c) {
-                    *x = dotc(isa, &head[(i0 + l) * p + i..(i0 + l + 1) * p], v);
-                }
-                for (l, &x) in tmp.iter().enumerate().take(c) {
-                    axpy_sub(isa, yc, &yl[l * rq + (i + 1 - i0)..(l + 1) * rq], x);
-                }
-                for (l, x) in tmp.iter_mut().enumerate().take(c) {
-                    *x = dotc(isa, &xm[l * rp + (i - i0)..(l + 1) * rp], v);
-                }
-                for (l, &x) in tmp.iter().enumerate().take(c) {
-                    axpy_sub(isa, yc, &um[l * rq + (i + 1 - i0)..(l + 1) * rq], x);
-                }
+                sub_projection(isa, yc, c, v, |l| {
+                    (
+                        &head[(i0 + l) * p + i..(i0 + l + 1) * p],
+                        &yl[l * rq + (i + 1 - i0)..(l + 1) * rq],
+                    )
+                });
+                sub_projection(isa, yc, c, v, |l| {
+                    (
+                        &xm[l * rp + (i - i0)..(l + 1) * rp],
+                        &um[l * rq + (i + 1 - i0)..(l + 1) * rq],
+                    )
+                });
                 for x in yc.iter_mut() {
                     *x = tq * *x;
                 }
@@ -290,23 +288,21 @@ fn reduce_panel<T: Field>(
         for (jj, &uj) in u.iter().enumerate() {
             axpy_sub(isa, xc, &b[(i + 1 + jj) * p + i + 1..(i + 2 + jj) * p], -uj);
         }
-        for (l, x) in tmp.iter_mut().enumerate().take(c + 1) {
-            *x = dotc(isa, &ym[l * rq + (i + 1 - i0)..(l + 1) * rq], u);
-        }
-        for (l, &x) in tmp.iter().enumerate().take(c + 1) {
-            axpy_sub(isa, xc, &b[(i0 + l) * p + i + 1..(i0 + l + 1) * p], x);
-        }
-        for (l, x) in tmp.iter_mut().enumerate().take(c) {
-            *x = dotc(isa, &ul[l * rq + (i + 1 - i0)..(l + 1) * rq], u);
-        }
-        for (l, &x) in tmp.iter().enumerate().take(c) {
-            axpy_sub(isa, xc, &xl[l * rp + (i + 1 - i0)..(l + 1) * rp], x);
-        }
+        sub_projection(isa, xc, c + 1, u, |l| {
+            (
+                &ym[l * rq + (i + 1 - i0)..(l + 1) * rq],
+                &b[(i0 + l) * p + i + 1..(i0 + l + 1) * p],
+            )
+        });
+        sub_projection(isa, xc, c, u, |l| {
+            (
+                &ul[l * rq + (i + 1 - i0)..(l + 1) * rq],
+                &xl[l * rp + (i + 1 - i0)..(l + 1) * rp],
+            )
+        });
         for x in xc.iter_mut() {
             *x = tp * *x;
         }
-        debug_assert_eq!(xc.len(), mp);
-        debug_assert_eq!(u.len(), mq);
     }
     // The trailing matrix (rows sp.., columns sq..):
     // A ← A − [V X]·[Y U]ᴴ.

@@ -351,7 +351,7 @@ fn same_bits<T: Field>(m: usize, n: usize) {
             let o = run::<T>(m, n, &a0, vec, Isa::Plain, &Exec::default().threads(t)).unwrap();
             assert!(first == bits(&o));
         }
-        for tier in crate::available_tiers() {
+        for tier in compared_tiers() {
             let o = run::<T>(m, n, &a0, vec, Isa::of(tier), &Exec::on(tier).threads(2)).unwrap();
             assert!(first == bits(&o), "{tier:?}");
         }
@@ -434,10 +434,7 @@ fn timing() {
             );
         }
     }
-    let n = std::env::var("TESSERA_TIMING_N")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1024);
+    let n = timing_order();
     one::<f32>(n, n);
     one::<f64>(n, n);
     one::<Complex<f32>>(n, n);

@@ -25,7 +25,9 @@ pub(crate) fn half(p: usize) -> usize {
 /// Solve `L X = B` in place of `x` (`p × r`, column-major, leading
 /// dimension `ldx`), L `p × p` lower triangular (column-major, leading
 /// dimension `ldl`, ones on its diagonal taken where `unit`). `tmp` holds
-/// at least `max(half(p), 32)·r` elements (`p·(r + 8)` solves faster), `neg` `p²/4 + 1`.
+/// at least `max(half(p), min(p, BASE))·r` elements (the copy of the upper
+/// rows at a split, a block of rows at the base; `r + 8` in place of r
+/// keeps the base's rows off one cache set), `neg` `p²/4 + 1`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn lower_left<T: Field>(
     (p, r): (usize, usize),
