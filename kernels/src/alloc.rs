@@ -33,25 +33,21 @@ pub(crate) fn try_zeroed<T: Clone + Default>(n: usize, what: impl Display) -> Re
     try_filled(n, T::default(), what)
 }
 
-/// `n` elements of all-zero bits (+0 for every number dtype), from the
-/// allocator's zeroed memory (no pass over it here).
-pub(crate) fn try_zeroed_elements<T: crate::Element>(
-    n: usize,
-    what: impl Display,
-) -> Result<Vec<T>> {
-    if n == 0 || size_of::<T>() == 0 {
+/// `n` zeroed 64-byte blocks, from the allocator's zeroed memory (fresh
+/// pages need no writing pass).
+pub(crate) fn try_zeroed_blocks(n: usize, what: impl Display) -> Result<Vec<[u64; 8]>> {
+    if n == 0 {
         return Ok(Vec::new());
     }
-    let layout = std::alloc::Layout::array::<T>(n).map_err(|_| refused(&what, n))?;
-    // SAFETY: the layout's size is not zero (n > 0 and T is not zero-sized).
-    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut T;
+    let layout = std::alloc::Layout::array::<[u64; 8]>(n).map_err(|_| refused(&what, n))?;
+    // SAFETY: the layout's size is not zero (n > 0 blocks of 64 bytes).
+    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut [u64; 8];
     if p.is_null() {
         return Err(refused(what, n));
     }
     // SAFETY: `p` comes from the global allocator with the layout of `n`
-    // elements of T, all of them initialised to zero bytes, which every
-    // `Element` type holds as a valid value (the trait's contract: plain
-    // numbers, and bool's 0 is false); length and capacity are both n.
+    // blocks, all initialised to zero bytes, a valid `[u64; 8]`; length and
+    // capacity are both n.
     Ok(unsafe { Vec::from_raw_parts(p, n, n) })
 }
 

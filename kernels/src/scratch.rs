@@ -4,7 +4,8 @@
 use crate::error::Result;
 
 /// Scratch memory owned by the caller and lent to a plan's
-/// `run_with_scratch` (the contraction's and the transforms' plans): size
+/// `run_with_scratch` (the contraction's, the transforms' and the
+/// linear-algebra plans): size
 /// it with the plan's `scratch_bytes()` (times the threads a run may use,
 /// where the plan says a run uses as many threads as its scratch holds
 /// regions for) and a run allocates nothing for it; a smaller one grows
@@ -30,6 +31,15 @@ impl Scratch {
         Ok(s)
     }
 
+    /// A scratch of at least `bytes` zero bytes taken from the allocator's
+    /// zeroed memory (no writing pass over fresh pages); refuses
+    /// ([`crate::Error::Alloc`]) what cannot be allocated.
+    pub(crate) fn zeroed(bytes: usize) -> Result<Self> {
+        Ok(Scratch {
+            buf: crate::alloc::try_zeroed_blocks(bytes.div_ceil(64), "scratch (64-byte blocks)")?,
+        })
+    }
+
     /// Its size in bytes.
     pub fn size(&self) -> usize {
         self.buf.len() * 64
@@ -44,6 +54,11 @@ impl Scratch {
             self.buf.resize(blocks, [0; 8]);
         }
         Ok(())
+    }
+
+    /// Its 64-byte blocks, initialised.
+    pub(crate) fn blocks_mut(&mut self) -> &mut [[u64; 8]] {
+        &mut self.buf
     }
 
     /// The first byte, 64-byte aligned; [`Scratch::size`] bytes follow,

@@ -8,8 +8,6 @@ use crate::array::{ArrayView, ArrayViewMut, Element};
 use crate::error::{Error, Result};
 use crate::linalg::field::Field;
 use crate::scratch::SendPtr;
-use crate::tier::Exec;
-use rayon::prelude::*;
 
 /// The batch shape the leading axes of `ops` (name, shape, trailing matrix
 /// rank 2 or 1) broadcast to: extents equal or 1 (numpy's rule, aligned at
@@ -102,11 +100,6 @@ pub(crate) fn check_dtype<T: Field>(name: &str, got: crate::DType) -> Result<()>
         });
     }
     Ok(())
-}
-
-/// `n` zeros (+0, or index 0), or [`Error::Alloc`] naming `what`.
-pub(crate) fn zeros<T: Element>(n: usize, what: &str) -> Result<Vec<T>> {
-    crate::alloc::try_zeroed_elements(n, what)
 }
 
 /// Refuse a destination whose shape is not `batch` then `tail` exactly.
@@ -386,51 +379,6 @@ impl MatsMut {
             unsafe { p.offset(at).write_unaligned(f(i, j)) };
         });
     }
-}
-
-/// Run `job(b, work, inner)` for each batch index `b` in `0..count`, with a
-/// work area `make()` builds once per task (all of them before any job runs,
-/// so a refusal comes before any write).
-/// Matrices run on `exec`'s threads (each matrix on one, `inner` sequential)
-/// where there are at least two of them, else one after another with `exec`
-/// itself as `inner` (a lone large matrix uses the threads inside its
-/// updates). Neither choice changes a bit: each matrix is computed on its
-/// own, by an order that does not depend on the threads.
-pub(crate) fn for_each_matrix<W: Send>(
-    count: usize,
-    make: impl Fn() -> Result<W>,
-    exec: &Exec,
-    job: impl Fn(usize, &mut W, &Exec) + Sync,
-) -> Result<()> {
-    let threads = exec.thread_count();
-    let work = make;
-    if count == 0 {
-        return Ok(());
-    }
-    if threads <= 1 || count == 1 {
-        let mut w = work()?;
-        for b in 0..count {
-            job(b, &mut w, exec);
-        }
-        return Ok(());
-    }
-    let inner = Exec {
-        par: crate::Par::Seq,
-        ..*exec
-    };
-    let tasks = threads.min(count);
-    // Allocate every task's area first, so a refusal comes before any write.
-    let mut areas = crate::alloc::try_vec(tasks, "linear algebra work areas")?;
-    for _ in 0..tasks {
-        areas.push(work()?);
-    }
-    let per = count.div_ceil(tasks);
-    areas.par_iter_mut().enumerate().for_each(|(t, w)| {
-        for b in t * per..((t + 1) * per).min(count) {
-            job(b, w, &inner);
-        }
-    });
-    Ok(())
 }
 
 /// The extents of the last two axes of `x` (rows, columns), refusing a rank

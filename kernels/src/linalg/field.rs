@@ -11,6 +11,7 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 /// A scalar of a matrix: real (f32, f64) or complex (complex64, complex128).
 pub(crate) trait Field:
     Element
+    + super::work::Plain
     + Copy
     + Send
     + Sync

@@ -43,12 +43,13 @@ mod spectral;
 pub(crate) mod svd;
 mod triangular;
 pub(crate) mod update;
+pub(crate) mod work;
 
-pub use cholesky::cholesky;
-pub use lu::lu;
-pub use qr::qr;
-pub use spectral::{eig, eigh, svd};
-pub use triangular::solve_triangular;
+pub use cholesky::{cholesky, CholeskyPlan};
+pub use lu::{lu, LuPlan};
+pub use qr::{qr, QrPlan};
+pub use spectral::{eig, eigh, svd, EigPlan, EighPlan, SvdPlan, SvdVectors};
+pub use triangular::{solve_triangular, SolveTriangularPlan};
 
 use crate::error::{Error, Result};
 use crate::DType;

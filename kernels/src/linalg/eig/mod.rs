@@ -16,80 +16,75 @@ mod vectors;
 #[cfg(test)]
 mod tests;
 
-use crate::error::Result;
 use crate::linalg::field::{Field, Real};
 use crate::linalg::update::{axpy_sub, Isa};
+use crate::linalg::work::Carve;
 use crate::tier::Exec;
 
 /// The complex scalar of a field's precision.
 pub(crate) type Cx<T> = <<T as Field>::Real as Real>::Complex;
 
 /// The working storage of [`eig_one`] for matrices of one order.
-pub(crate) struct EigWork<T: Field> {
+pub(crate) struct EigWork<'a, T: Field> {
     /// The order.
     n: usize,
     /// Whether eigenvectors are computed.
     vectors: bool,
     /// The matrix, real (real input).
-    hr: Vec<T::Real>,
+    hr: &'a mut [T::Real],
     /// The Schur vectors, real (real input with vectors).
-    zr: Vec<T::Real>,
+    zr: &'a mut [T::Real],
     /// The matrix, complex (complex input).
-    hc: Vec<Cx<T>>,
+    hc: &'a mut [Cx<T>],
     /// The Schur vectors, complex (complex input with vectors).
-    zc: Vec<Cx<T>>,
+    zc: &'a mut [Cx<T>],
     /// The balancing's scale factors.
-    scale: Vec<T::Real>,
+    scale: &'a mut [T::Real],
     /// The balancing's permutation (LAPACK's scale for isolated rows).
-    perm: Vec<usize>,
+    perm: &'a mut [usize],
     /// Scratch of order n, real (reflectors, back-substitution).
-    r1: Vec<T::Real>,
+    r1: &'a mut [T::Real],
     /// Scratch of order n, real.
-    r2: Vec<T::Real>,
+    r2: &'a mut [T::Real],
     /// Scratch of order n, real.
-    r3: Vec<T::Real>,
+    r3: &'a mut [T::Real],
     /// Scratch of order n, real.
-    r4: Vec<T::Real>,
+    r4: &'a mut [T::Real],
     /// Scratch of order n, real.
-    r5: Vec<T::Real>,
+    r5: &'a mut [T::Real],
     /// Scratch of order n, complex.
-    c1: Vec<Cx<T>>,
+    c1: &'a mut [Cx<T>],
     /// Scratch of order n, complex.
-    c2: Vec<Cx<T>>,
+    c2: &'a mut [Cx<T>],
     /// Scratch of order n, complex.
-    c3: Vec<Cx<T>>,
+    c3: &'a mut [Cx<T>],
 }
 
-impl<T: Field> EigWork<T> {
-    /// Work for matrices of order n; all allocation here, fallible.
-    pub(crate) fn new(n: usize, vectors: bool) -> Result<Self> {
-        use crate::alloc::try_filled;
-        // An order whose square overflows asks for more than can be had.
+impl<'a, T: Field> EigWork<'a, T> {
+    /// Work for matrices of order n, carved from `area`.
+    pub(crate) fn new(area: &mut Carve<'a>, n: usize, vectors: bool) -> Self {
         let nn = n.saturating_mul(n);
-        let what = "eig work";
         let (rn, cn) = if T::COMPLEX { (0, nn) } else { (nn, 0) };
         let rz = if vectors { rn } else { 0 };
         let cz = if vectors { cn } else { 0 };
-        let zr = <T::Real as Field>::ZERO;
-        let zc = <Cx<T> as Field>::ZERO;
-        Ok(EigWork {
+        EigWork {
             n,
             vectors,
-            hr: try_filled(rn, zr, what)?,
-            zr: try_filled(rz, zr, what)?,
-            hc: try_filled(cn, zc, what)?,
-            zc: try_filled(cz, zc, what)?,
-            scale: try_filled(n, zr, what)?,
-            perm: try_filled(n, 0usize, what)?,
-            r1: try_filled(n, zr, what)?,
-            r2: try_filled(n, zr, what)?,
-            r3: try_filled(n, zr, what)?,
-            r4: try_filled(n, zr, what)?,
-            r5: try_filled(n, zr, what)?,
-            c1: try_filled(n, zc, what)?,
-            c2: try_filled(n, zc, what)?,
-            c3: try_filled(n, zc, what)?,
-        })
+            hr: area.take(rn),
+            zr: area.take(rz),
+            hc: area.take(cn),
+            zc: area.take(cz),
+            scale: area.take(n),
+            perm: area.take(n),
+            r1: area.take(n),
+            r2: area.take(n),
+            r3: area.take(n),
+            r4: area.take(n),
+            r5: area.take(n),
+            c1: area.take(n),
+            c2: area.take(n),
+            c3: area.take(n),
+        }
     }
 }
 
@@ -187,19 +182,10 @@ fn run_real<T: Field>(
 ) -> bool {
     let want = v.is_some();
     let h = &mut work.hr[..n * n];
-    let (ilo, ihi) = balance::balance(n, h, &mut work.scale, &mut work.perm);
-    hessenberg::reduce(
-        n,
-        ilo,
-        ihi,
-        h,
-        &mut work.r1,
-        &mut work.r2,
-        &mut work.r3,
-        isa,
-    );
+    let (ilo, ihi) = balance::balance(n, h, work.scale, work.perm);
+    hessenberg::reduce(n, ilo, ihi, h, work.r1, work.r2, work.r3, isa);
     if want {
-        hessenberg::form_q(n, ilo, ihi, h, &work.r1, &mut work.zr, &mut work.r2, isa);
+        hessenberg::form_q(n, ilo, ihi, h, work.r1, work.zr, work.r2, isa);
     }
     hessenberg::clear_below(n, h);
     let ok = schur::real_schur(
@@ -217,11 +203,11 @@ fn run_real<T: Field>(
     if let Some(v) = v {
         vectors::real_vectors(
             n,
-            &work.hr,
-            &work.zr,
+            work.hr,
+            work.zr,
             w,
             v,
-            (ilo, ihi, &work.scale, &work.perm),
+            (ilo, ihi, work.scale, work.perm),
             (
                 &mut work.r1,
                 &mut work.r2,
@@ -245,19 +231,10 @@ fn run_complex<T: Field>(
 ) -> bool {
     let want = v.is_some();
     let h = &mut work.hc[..n * n];
-    let (ilo, ihi) = balance::balance(n, h, &mut work.scale, &mut work.perm);
-    hessenberg::reduce(
-        n,
-        ilo,
-        ihi,
-        h,
-        &mut work.c1,
-        &mut work.c2,
-        &mut work.c3,
-        isa,
-    );
+    let (ilo, ihi) = balance::balance(n, h, work.scale, work.perm);
+    hessenberg::reduce(n, ilo, ihi, h, work.c1, work.c2, work.c3, isa);
     if want {
-        hessenberg::form_q(n, ilo, ihi, h, &work.c1, &mut work.zc, &mut work.c2, isa);
+        hessenberg::form_q(n, ilo, ihi, h, work.c1, work.zc, work.c2, isa);
     }
     hessenberg::clear_below(n, h);
     let ok = schur::complex_schur(
@@ -275,11 +252,11 @@ fn run_complex<T: Field>(
     if let Some(v) = v {
         vectors::complex_vectors::<T>(
             n,
-            &work.hc,
-            &work.zc,
+            work.hc,
+            work.zc,
             w,
             v,
-            (ilo, ihi, &work.scale, &work.perm),
+            (ilo, ihi, work.scale, work.perm),
             (
                 &mut work.c1,
                 &mut work.c2,

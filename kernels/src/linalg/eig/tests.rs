@@ -184,7 +184,14 @@ struct Out<T: Field> {
 }
 
 fn run_on<T: Field>(n: usize, a: &[T], vectors: bool, isa: Isa, exec: &Exec) -> Out<T> {
-    let mut work = EigWork::<T>::new(n, vectors).unwrap();
+    let mut area_work = crate::linalg::work::test_area(|c| {
+        EigWork::<T>::new(c, n, vectors);
+    });
+    let mut work = EigWork::<T>::new(
+        &mut crate::linalg::work::Carve::new(&mut area_work),
+        n,
+        vectors,
+    );
     let mut aa = a.to_vec();
     let mut w = vec![Cx::<T>::nan(); n];
     let mut v = vec![Cx::<T>::nan(); n * n];
@@ -368,7 +375,14 @@ fn known_spectra_200() {
 
 #[test]
 fn order_zero() {
-    let mut work = EigWork::<f64>::new(0, true).unwrap();
+    let mut area_work = crate::linalg::work::test_area(|c| {
+        EigWork::<f64>::new(c, 0, true);
+    });
+    let mut work = EigWork::<f64>::new(
+        &mut crate::linalg::work::Carve::new(&mut area_work),
+        0,
+        true,
+    );
     let mut w: Vec<Complex<f64>> = vec![];
     let mut v: Vec<Complex<f64>> = vec![];
     assert!(eig_one(

@@ -12,10 +12,9 @@ pub(crate) mod tridiagonal;
 #[cfg(test)]
 pub(crate) mod testutil;
 
-use crate::alloc::try_filled;
-use crate::error::Result;
 use crate::linalg::field::{Field, Real};
 use crate::linalg::update::Isa;
+use crate::linalg::work::Carve;
 use crate::tier::Exec;
 use ops::{normalising_exponent, scale_pow2};
 
@@ -24,35 +23,42 @@ use ops::{normalising_exponent, scale_pow2};
 const ROTATIONS_PER_ORDER: usize = 64;
 
 /// The working memory of [`eigh_one`] for matrices of one order.
-pub(crate) struct EighWork<T: Field> {
+pub(crate) struct EighWork<'a, T: Field> {
     n: usize,
-    d: Vec<T::Real>,
-    e: Vec<T::Real>,
-    tau: Vec<T>,
-    p: Vec<T>,
+    d: &'a mut [T::Real],
+    e: &'a mut [T::Real],
+    tau: &'a mut [T],
+    p: &'a mut [T],
     /// The blocked reduction's W and update operands.
-    blk: Vec<T>,
+    blk: &'a mut [T],
     /// The forming of Q's panels.
-    wy: Vec<T>,
-    rots: ops::Rotations<T::Real>,
+    wy: &'a mut [T],
+    rots: ops::Rotations<'a, T::Real>,
 }
 
-impl<T: Field> EighWork<T> {
+impl<'a, T: Field> EighWork<'a, T> {
     /// Work for matrices of order `n` (`vectors`: whether eigenvectors will
-    /// be asked for).
-    pub(crate) fn new(n: usize, vectors: bool) -> Result<Self> {
-        Ok(EighWork {
+    /// be asked for), carved from `area`.
+    pub(crate) fn new(area: &mut Carve<'a>, n: usize, vectors: bool) -> Self {
+        EighWork {
             n,
-            d: try_filled(n, T::Real::ZERO, "eigh work")?,
-            e: try_filled(n, T::Real::ZERO, "eigh work")?,
-            tau: try_filled(n, T::ZERO, "eigh work")?,
-            p: try_filled(n, T::ZERO, "eigh work")?,
-            blk: try_filled(tridiagonal::reduce_work_len(n), T::ZERO, "eigh work")?,
+            d: area.take(n),
+            e: area.take(n),
+            tau: area.take(n),
+            p: area.take(n),
+            blk: area.take(tridiagonal::reduce_work_len(n)),
             // O(n), so kept for a work made without vectors too (which
             // may still be asked for them).
-            wy: try_filled(tridiagonal::form_work_len(n), T::ZERO, "eigh work")?,
-            rots: ops::Rotations::new(if vectors { ROTATIONS_PER_ORDER * n } else { 0 })?,
-        })
+            wy: area.take(tridiagonal::form_work_len(n)),
+            rots: ops::Rotations::new(
+                area,
+                if vectors {
+                    ROTATIONS_PER_ORDER.saturating_mul(n)
+                } else {
+                    0
+                },
+            ),
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 
 use crate::linalg::field::{Field, Real};
 use crate::linalg::update::{axpy_sub, Isa};
+use crate::linalg::work::Carve;
 
 #[inline(always)]
 fn dotc_body<T: Field>(x: &[T], y: &[T]) -> T {
@@ -274,11 +275,11 @@ pub(crate) fn sub_projection<'a, T: Field + 'a>(
 }
 
 #[inline(always)]
-fn apply_body<R: Real>(z: &mut [R], ld: usize, block: usize, idx: &[(u32, u32)], c: &[R], s: &[R]) {
+fn apply_body<R: Real>(z: &mut [R], ld: usize, block: usize, idx: &[[u32; 2]], c: &[R], s: &[R]) {
     let mut r0 = 0;
     while r0 < ld {
         let r1 = (r0 + block).min(ld);
-        for ((&(i, j), &c), &s) in idx.iter().zip(c).zip(s) {
+        for ((&[i, j], &c), &s) in idx.iter().zip(c).zip(s) {
             let (i, j) = (i as usize, j as usize);
             let (lo, hi) = z.split_at_mut(j * ld);
             rot_body(&mut lo[i * ld + r0..i * ld + r1], &mut hi[r0..r1], c, s);
@@ -293,7 +294,7 @@ unsafe fn apply_avx2<R: Real>(
     z: &mut [R],
     ld: usize,
     block: usize,
-    idx: &[(u32, u32)],
+    idx: &[[u32; 2]],
     c: &[R],
     s: &[R],
 ) {
@@ -306,7 +307,7 @@ unsafe fn apply_avx512<R: Real>(
     z: &mut [R],
     ld: usize,
     block: usize,
-    idx: &[(u32, u32)],
+    idx: &[[u32; 2]],
     c: &[R],
     s: &[R],
 ) {
@@ -317,22 +318,24 @@ unsafe fn apply_avx512<R: Real>(
 /// rows block by block (each row's chain of roundings is the one
 /// [`rot_cols`] gives, rotation after rotation, whatever the blocks and
 /// whenever the queue is flushed: rows are rotated independently).
-pub(crate) struct Rotations<R> {
-    idx: Vec<(u32, u32)>,
-    c: Vec<R>,
-    s: Vec<R>,
-    cap: usize,
+pub(crate) struct Rotations<'a, R> {
+    idx: &'a mut [[u32; 2]],
+    c: &'a mut [R],
+    s: &'a mut [R],
+    /// Rotations queued.
+    len: usize,
 }
 
-impl<R: Real> Rotations<R> {
-    /// Room for `cap` rotations (none: a queue that applies at once).
-    pub(crate) fn new(cap: usize) -> crate::error::Result<Self> {
-        Ok(Rotations {
-            idx: crate::alloc::try_vec(cap, "rotations")?,
-            c: crate::alloc::try_vec(cap, "rotations")?,
-            s: crate::alloc::try_vec(cap, "rotations")?,
-            cap,
-        })
+impl<'a, R: Real> Rotations<'a, R> {
+    /// Room for `cap` rotations (none: a queue that applies at once),
+    /// carved from `area`.
+    pub(crate) fn new(area: &mut Carve<'a>, cap: usize) -> Self {
+        Rotations {
+            idx: area.take(cap),
+            c: area.take(cap),
+            s: area.take(cap),
+            len: 0,
+        }
     }
 
     /// Queues `(x, y) ← (c·x − s·y, s·x + c·y)` on columns `i` and `j`
@@ -349,22 +352,24 @@ impl<R: Real> Rotations<R> {
         s: R,
     ) {
         debug_assert!(i < j);
-        if self.cap == 0 {
+        if self.idx.is_empty() {
             rot_cols(isa, z, rows, i, j, c, s);
             return;
         }
-        if self.idx.len() == self.cap {
+        if self.len == self.idx.len() {
             self.flush(isa, z, rows);
         }
-        self.idx.push((i as u32, j as u32));
-        self.c.push(c);
-        self.s.push(s);
+        let at = self.len;
+        self.idx[at] = [i as u32, j as u32];
+        self.c[at] = c;
+        self.s[at] = s;
+        self.len = at + 1;
     }
 
     /// Applies the queued rotations to `z` (`rows` rows) and empties the
     /// queue.
     pub(crate) fn flush<T: Field<Real = R>>(&mut self, isa: Isa, z: &mut [T], rows: usize) {
-        if self.idx.is_empty() {
+        if self.len == 0 {
             return;
         }
         let parts = if T::COMPLEX { 2 } else { 1 };
@@ -373,7 +378,8 @@ impl<R: Real> Rotations<R> {
         // Row blocks of about 256 KiB of the matrix.
         let block = ((262_144 / std::mem::size_of::<R>()) / cols.max(1)).max(16) & !7;
         let zr = as_real_mut(z);
-        let (idx, c, s) = (&self.idx[..], &self.c[..], &self.s[..]);
+        let q = self.len;
+        let (idx, c, s) = (&self.idx[..q], &self.c[..q], &self.s[..q]);
         match isa {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which
@@ -385,8 +391,6 @@ impl<R: Real> Rotations<R> {
             Isa::Avx512 => unsafe { apply_avx512(zr, ld, block, idx, c, s) },
             _ => apply_body(zr, ld, block, idx, c, s),
         }
-        self.idx.clear();
-        self.c.clear();
-        self.s.clear();
+        self.len = 0;
     }
 }

@@ -2,6 +2,7 @@
 
 use super::testutil::*;
 use super::*;
+use crate::linalg::work::{blocks_of, Carve};
 use num_complex::Complex;
 
 fn unit<T: Field>() -> f64 {
@@ -66,7 +67,14 @@ fn case<T: Field>(n: usize, kind: usize, sc: i32, seed: u64) -> Seen {
     let mut w_exact = spectrum(kind, n, u, true, &mut rng);
     let a0 = input::<T>(n, &w_exact, sc, &mut rng);
     let h_a = named(n, &a0, sc);
-    let mut work = EighWork::<T>::new(n, true).unwrap();
+    let mut area_work = crate::linalg::work::test_area(|c| {
+        EighWork::<T>::new(c, n, true);
+    });
+    let mut work = EighWork::<T>::new(
+        &mut crate::linalg::work::Carve::new(&mut area_work),
+        n,
+        true,
+    );
     let mut a = a0.clone();
     let mut w = vec![T::Real::nan(); n];
     let mut v = vec![T::nan(); n * n];
@@ -82,7 +90,14 @@ fn case<T: Field>(n: usize, kind: usize, sc: i32, seed: u64) -> Seen {
     assert!(ok, "n {n} kind {} sc {sc}: no convergence", KINDS[kind]);
     let mut a = a0.clone();
     let mut w2 = vec![T::Real::nan(); n];
-    let mut work2 = EighWork::<T>::new(n, false).unwrap();
+    let mut area_work2 = crate::linalg::work::test_area(|c| {
+        EighWork::<T>::new(c, n, false);
+    });
+    let mut work2 = EighWork::<T>::new(
+        &mut crate::linalg::work::Carve::new(&mut area_work2),
+        n,
+        false,
+    );
     assert!(eigh_one(
         n,
         &mut a,
@@ -238,7 +253,14 @@ fn blocked_reduction() {
 /// A diagonal matrix, zeros and a 1×1: exact results.
 #[test]
 fn trivial_matrices() {
-    let mut work = EighWork::<f64>::new(3, true).unwrap();
+    let mut area_work = crate::linalg::work::test_area(|c| {
+        EighWork::<f64>::new(c, 3, true);
+    });
+    let mut work = EighWork::<f64>::new(
+        &mut crate::linalg::work::Carve::new(&mut area_work),
+        3,
+        true,
+    );
     let mut a = vec![3.0, f64::NAN, f64::NAN, 0.0, -1.0, f64::NAN, 0.0, 0.0, 2.0];
     a[1] = 0.0;
     a[2] = 0.0;
@@ -270,7 +292,10 @@ fn trivial_matrices() {
     let mut empty: [f64; 0] = [];
     let mut w0: [f64; 0] = [];
     let mut v0: [f64; 0] = [];
-    let mut w1 = EighWork::<f64>::new(0, true).unwrap();
+    let mut area_w1 = crate::linalg::work::test_area(|c| {
+        EighWork::<f64>::new(c, 0, true);
+    });
+    let mut w1 = EighWork::<f64>::new(&mut crate::linalg::work::Carve::new(&mut area_w1), 0, true);
     assert!(eigh_one(
         0,
         &mut empty,
@@ -287,7 +312,14 @@ fn nonfinite<T: Field>() {
     let mut rng = Rng::new(99);
     let w: Vec<f64> = (0..n).map(|i| i as f64).collect();
     let a0 = input::<T>(n, &w, 0, &mut rng);
-    let mut work = EighWork::<T>::new(n, true).unwrap();
+    let mut area_work = crate::linalg::work::test_area(|c| {
+        EighWork::<T>::new(c, n, true);
+    });
+    let mut work = EighWork::<T>::new(
+        &mut crate::linalg::work::Carve::new(&mut area_work),
+        n,
+        true,
+    );
     for bad in [
         T::Real::nan(),
         T::Real::of(f64::INFINITY),
@@ -357,7 +389,14 @@ fn same_bits<T: Field>(n: usize) {
     let w = spectrum(1, n, unit::<T>(), true, &mut rng);
     let a0 = input::<T>(n, &w, 0, &mut rng);
     let run = |isa: Isa, exec: Exec, vectors: bool| {
-        let mut work = EighWork::<T>::new(n, vectors).unwrap();
+        let mut area_work = crate::linalg::work::test_area(|c| {
+            EighWork::<T>::new(c, n, vectors);
+        });
+        let mut work = EighWork::<T>::new(
+            &mut crate::linalg::work::Carve::new(&mut area_work),
+            n,
+            vectors,
+        );
         let mut a = a0.clone();
         let mut ww = vec![T::Real::ZERO; n];
         let mut v = vec![T::ZERO; n * n];
@@ -368,7 +407,14 @@ fn same_bits<T: Field>(n: usize) {
     // Rotations applied at once (a work made without vectors) or queued
     // and applied by blocks of rows: the same bits.
     {
-        let mut work = EighWork::<T>::new(n, false).unwrap();
+        let mut area_work = crate::linalg::work::test_area(|c| {
+            EighWork::<T>::new(c, n, false);
+        });
+        let mut work = EighWork::<T>::new(
+            &mut crate::linalg::work::Carve::new(&mut area_work),
+            n,
+            false,
+        );
         let mut a = a0.clone();
         let mut ww = vec![T::Real::ZERO; n];
         let mut v = vec![T::ZERO; n * n];
@@ -428,7 +474,14 @@ fn extremes<T: Field>() {
                 a[i + j * n] = T::from_real(*it.next().unwrap());
             }
         }
-        let mut work = EighWork::<T>::new(n, true).unwrap();
+        let mut area_work = crate::linalg::work::test_area(|c| {
+            EighWork::<T>::new(c, n, true);
+        });
+        let mut work = EighWork::<T>::new(
+            &mut crate::linalg::work::Carve::new(&mut area_work),
+            n,
+            true,
+        );
         let mut w = vec![T::Real::nan(); n];
         let mut v = vec![T::nan(); n * n];
         let mut a1 = a.clone();
@@ -494,7 +547,14 @@ fn timing() {
         }
         let isa = Isa::of(crate::best_tier());
         for vectors in [true, false] {
-            let mut work = EighWork::<T>::new(n, vectors).unwrap();
+            let mut area_work = crate::linalg::work::test_area(|c| {
+                EighWork::<T>::new(c, n, vectors);
+            });
+            let mut work = EighWork::<T>::new(
+                &mut crate::linalg::work::Carve::new(&mut area_work),
+                n,
+                vectors,
+            );
             let mut a1 = a.clone();
             let mut ww = vec![T::Real::ZERO; n];
             let mut v = vec![T::ZERO; n * n];
@@ -549,7 +609,11 @@ fn queued_rotations<T: Field>() {
             ops::rot_cols(isa, &mut direct, rows, i, j, c, s);
         }
         let mut queued = z0.clone();
-        let mut q = ops::Rotations::<T::Real>::new(64).unwrap();
+        let blocks = blocks_of(|c| {
+            ops::Rotations::<T::Real>::new(c, 64);
+        });
+        let mut area = vec![[0u64; 8]; blocks];
+        let mut q = ops::Rotations::<T::Real>::new(&mut Carve::new(&mut area), 64);
         for &(i, j, c, s) in &rots {
             q.push(isa, &mut queued, rows, (i, j), c, s);
         }

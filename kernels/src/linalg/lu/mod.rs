@@ -3,16 +3,17 @@
 mod factor;
 
 use super::batch::{
-    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, for_each_matrix,
-    matrix_of, zeros, Mats, MatsMut,
+    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, matrix_of, Mats,
+    MatsMut,
 };
 use super::by_dtype;
 use super::field::Field;
 use super::update::Isa;
+use super::work::{blocks_of, for_each_matrix, Areas, Carve, Planned};
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
-use crate::DType;
+use crate::{DType, Scratch};
 
 /// The LU factorisation with partial pivoting of each matrix of `a`
 /// (`[batch…, m, n]`): into `lu` (`[batch…, m, n]`, a's dtype) the unit
@@ -40,8 +41,134 @@ pub fn lu(
     permutation: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
+    run_in(a, lu, pivots, permutation, Areas::Fresh, exec)
+}
+
+fn run_in(
+    a: &ArrayView<'_>,
+    lu: &mut ArrayViewMut<'_>,
+    pivots: &mut ArrayViewMut<'_>,
+    permutation: &mut ArrayViewMut<'_>,
+    areas: Areas<'_>,
+    exec: &Exec,
+) -> Result<()> {
     let isa = Isa::of(exec.resolve_tier()?);
-    by_dtype!(a.dtype(), "a", T => run::<T>(a, lu, pivots, permutation, isa, exec))
+    by_dtype!(a.dtype(), "a", T => run::<T>(a, lu, pivots, permutation, areas, isa, exec))
+}
+
+/// A task's regions for m×n matrices: the column-major matrix, the
+/// factorisation's two work arrays, the pivots and the permutation, and
+/// their i64 copy.
+#[allow(clippy::type_complexity)]
+fn regions<'a, T: Field>(
+    c: &mut Carve<'a>,
+    m: usize,
+    n: usize,
+) -> (
+    &'a mut [T],
+    &'a mut [T],
+    &'a mut [T],
+    &'a mut [usize],
+    &'a mut [usize],
+    &'a mut [i64],
+) {
+    (
+        c.take(m.saturating_mul(n)),
+        c.take(factor::tmp_len(m, n)),
+        c.take(factor::neg_len(m, n)),
+        c.take(m.min(n)),
+        c.take(m),
+        c.take(m),
+    )
+}
+
+/// [`lu`] planned once for operands of one shape and dtype (no `exec`):
+/// the checks of the shape and the size of a run's work area, made before
+/// any run (ARCHITECTURE.md §4, the plan convention). Runs give [`lu`]'s
+/// bits and refusals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LuPlan {
+    planned: Planned,
+}
+
+impl LuPlan {
+    /// Plan factoring `a` (`[batch…, m, n]`) of dtype `a.1`. Refuses what
+    /// [`lu`] refuses of the shape and the dtype.
+    pub fn new(a: (&[usize], DType)) -> Result<Self> {
+        let (m, n) = matrix_of("a", a.0)?;
+        let batch = broadcast_batch(&[("a", a.0, 2)])?;
+        count_of(&batch)?;
+        let blocks = by_dtype!(a.1, "a", T => Ok(blocks_of(|c| {
+            regions::<T>(c, m, n);
+        })))?;
+        let with = |tail: &[usize]| batch.iter().chain(tail).copied().collect::<Vec<_>>();
+        let op = Some((a.1, a.0.to_vec()));
+        Ok(LuPlan {
+            planned: Planned::new(
+                vec![
+                    ("a", op.clone()),
+                    ("lu", op),
+                    ("pivots", Some((DType::I64, with(&[m.min(n)])))),
+                    ("permutation", Some((DType::I64, with(&[m])))),
+                ],
+                blocks,
+            ),
+        })
+    }
+
+    /// The shapes of `lu`, `pivots` and `permutation`.
+    pub fn output_shapes(&self) -> [&[usize]; 3] {
+        ["lu", "pivots", "permutation"].map(|o| self.planned.shape(o))
+    }
+
+    /// Bytes of scratch one thread of a run needs; a scratch of `t` times
+    /// this lets a run of a batch use up to `t` threads (the bits are the
+    /// same at any count). The contraction engine's packing buffers, kept
+    /// per thread between calls, are not part of it.
+    pub fn scratch_bytes(&self) -> usize {
+        self.planned.scratch_bytes()
+    }
+
+    fn check(&self, a: &ArrayView<'_>, outs: [&ArrayViewMut<'_>; 3]) -> Result<()> {
+        let [lu, p, q] = outs;
+        self.planned.check(&[
+            Some((a.dtype(), a.shape())),
+            Some((lu.dtype(), lu.shape())),
+            Some((p.dtype(), p.shape())),
+            Some((q.dtype(), q.shape())),
+        ])
+    }
+
+    /// Factor `a` (the planned shapes and dtypes, any layout): [`lu`]'s
+    /// bits and refusals, the work area allocated for the call.
+    pub fn run(
+        &self,
+        a: &ArrayView<'_>,
+        lu: &mut ArrayViewMut<'_>,
+        pivots: &mut ArrayViewMut<'_>,
+        permutation: &mut ArrayViewMut<'_>,
+        exec: &Exec,
+    ) -> Result<()> {
+        self.check(a, [lu, pivots, permutation])?;
+        run_in(a, lu, pivots, permutation, Areas::Fresh, exec)
+    }
+
+    /// [`LuPlan::run`] with the work areas in the caller's `scratch`,
+    /// grown (fallibly) to [`LuPlan::scratch_bytes`] where it is smaller; a
+    /// batch runs on as many of `exec`'s threads as `scratch` holds areas
+    /// for.
+    pub fn run_with_scratch(
+        &self,
+        a: &ArrayView<'_>,
+        lu: &mut ArrayViewMut<'_>,
+        pivots: &mut ArrayViewMut<'_>,
+        permutation: &mut ArrayViewMut<'_>,
+        scratch: &mut Scratch,
+        exec: &Exec,
+    ) -> Result<()> {
+        self.check(a, [lu, pivots, permutation])?;
+        run_in(a, lu, pivots, permutation, Areas::Lent(scratch), exec)
+    }
 }
 
 fn index_dtype(name: &str, got: DType) -> Result<()> {
@@ -60,6 +187,7 @@ fn run<T: Field>(
     lu: &mut ArrayViewMut<'_>,
     pivots: &mut ArrayViewMut<'_>,
     permutation: &mut ArrayViewMut<'_>,
+    areas: Areas<'_>,
     isa: Isa,
     exec: &Exec,
 ) -> Result<()> {
@@ -77,46 +205,34 @@ fn run<T: Field>(
         &[a],
     )?;
     let count = count_of(&batch)?;
-    let mn = m.checked_mul(n).ok_or(Error::Overflow {
+    m.checked_mul(n).ok_or(Error::Overflow {
         operand: "a".into(),
     })?;
     let src = Mats::new(a, 2, &batch)?;
     let out = MatsMut::new(lu, 2, &batch)?;
     let piv_out = MatsMut::new(pivots, 1, &batch)?;
     let perm_out = MatsMut::new(permutation, 1, &batch)?;
-    type Work<T> = (Vec<T>, Vec<T>, Vec<T>, Vec<usize>, Vec<usize>, Vec<i64>);
-    let make = || -> Result<Work<T>> {
-        Ok((
-            zeros(mn, "lu work")?,
-            zeros(factor::tmp_len(m, n), "lu work")?,
-            zeros(factor::neg_len(m, n), "lu work")?,
-            crate::alloc::try_zeroed(k, "lu pivots")?,
-            crate::alloc::try_zeroed(m, "lu permutation")?,
-            zeros(m, "lu indices")?,
-        ))
-    };
-    for_each_matrix(
-        count,
-        make,
-        exec,
-        |b, (w, tmp, neg, piv, perm, idx), inner| {
-            src.read(b, w);
-            factor::factor(m, n, w, piv, perm, tmp, neg, isa, inner);
-            // SAFETY: the destinations were validated, are of T's and i64's
-            // dtypes (checked), reach no element twice and do not overlap
-            // (checked) and are borrowed mutably for this call; batch index b
-            // is this task's alone.
-            unsafe {
-                out.write(b, w, m);
-                for (x, &p) in idx.iter_mut().zip(piv.iter()) {
-                    *x = p as i64;
-                }
-                piv_out.write(b, &idx[..k], k);
-                for (x, &p) in idx.iter_mut().zip(perm.iter()) {
-                    *x = p as i64;
-                }
-                perm_out.write(b, &idx[..m], m);
+    let blocks = blocks_of(|c| {
+        regions::<T>(c, m, n);
+    });
+    for_each_matrix(count, blocks, areas, exec, |b, area, inner| {
+        let (w, tmp, neg, piv, perm, idx) = regions::<T>(&mut Carve::new(area), m, n);
+        src.read(b, w);
+        factor::factor(m, n, w, piv, perm, tmp, neg, isa, inner);
+        // SAFETY: the destinations were validated, are of T's and i64's
+        // dtypes (checked), reach no element twice and do not overlap
+        // (checked) and are borrowed mutably for this call; batch index b
+        // is this task's alone.
+        unsafe {
+            out.write(b, w, m);
+            for (x, &p) in idx.iter_mut().zip(piv.iter()) {
+                *x = p as i64;
             }
-        },
-    )
+            piv_out.write(b, &idx[..k], k);
+            for (x, &p) in idx.iter_mut().zip(perm.iter()) {
+                *x = p as i64;
+            }
+            perm_out.write(b, &idx[..m], m);
+        }
+    })
 }

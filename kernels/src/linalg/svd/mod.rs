@@ -9,11 +9,10 @@
 pub(crate) mod bidiagonal;
 pub(crate) mod iteration;
 
-use crate::alloc::try_filled;
-use crate::error::Result;
 use crate::linalg::eigh::ops::{normalising_exponent, scale_pow2, scale_slice, Rotations};
 use crate::linalg::field::{Field, Real};
 use crate::linalg::update::Isa;
+use crate::linalg::work::Carve;
 use crate::tier::Exec;
 use iteration::Factor;
 
@@ -22,68 +21,73 @@ use iteration::Factor;
 const ROTATIONS_PER_ORDER: usize = 64;
 
 /// The working memory of [`svd_one`] for m×n matrices.
-pub(crate) struct SvdWork<T: Field> {
+pub(crate) struct SvdWork<'a, T: Field> {
     m: usize,
     n: usize,
     vectors: bool,
     /// The conjugate transpose of a wide matrix (n×m).
-    t: Vec<T>,
+    t: &'a mut [T],
     /// The left factor of a wide matrix's transpose, reduced (n×m).
-    lw: Vec<T>,
+    lw: &'a mut [T],
     /// The right factor of a tall matrix (n×n).
-    rw: Vec<T>,
+    rw: &'a mut [T],
     /// The right reflectors (k×k).
-    pv: Vec<T>,
-    d: Vec<T::Real>,
-    e: Vec<T::Real>,
-    tauq: Vec<T>,
-    taup: Vec<T>,
-    row: Vec<T>,
-    y: Vec<T>,
+    pv: &'a mut [T],
+    d: &'a mut [T::Real],
+    e: &'a mut [T::Real],
+    tauq: &'a mut [T],
+    taup: &'a mut [T],
+    row: &'a mut [T],
+    y: &'a mut [T],
     /// The blocked reduction's X, Y, U and update operands.
-    blk: Vec<T>,
+    blk: &'a mut [T],
     /// The forming of the factors' panels (with vectors).
-    wy: Vec<T>,
-    rl: Rotations<T::Real>,
-    rr: Rotations<T::Real>,
+    wy: &'a mut [T],
+    rl: Rotations<'a, T::Real>,
+    rr: Rotations<'a, T::Real>,
 }
 
-impl<T: Field> SvdWork<T> {
+impl<'a, T: Field> SvdWork<'a, T> {
     /// Work for m×n matrices (`vectors`: whether u and vh will be asked
     /// for; [`svd_one`] refuses a work of another shape, or one made
-    /// without vectors when they are asked for).
-    pub(crate) fn new(m: usize, n: usize, vectors: bool) -> Result<Self> {
+    /// without vectors when they are asked for), carved from `area`.
+    pub(crate) fn new(area: &mut Carve<'a>, m: usize, n: usize, vectors: bool) -> Self {
         let k = m.min(n);
         let p = m.max(n);
         let wide = m < n;
-        let what = "svd work";
-        Ok(SvdWork {
+        let mn = m.saturating_mul(n);
+        let rots = if vectors {
+            ROTATIONS_PER_ORDER.saturating_mul(k)
+        } else {
+            0
+        };
+        SvdWork {
             m,
             n,
             vectors,
-            t: try_filled(if wide { m * n } else { 0 }, T::ZERO, what)?,
-            lw: try_filled(if wide && vectors { m * n } else { 0 }, T::ZERO, what)?,
-            rw: try_filled(if !wide && vectors { n * n } else { 0 }, T::ZERO, what)?,
-            pv: try_filled(if vectors { k * k } else { 0 }, T::ZERO, what)?,
-            d: try_filled(k, T::Real::ZERO, what)?,
-            e: try_filled(k, T::Real::ZERO, what)?,
-            tauq: try_filled(k, T::ZERO, what)?,
-            taup: try_filled(k, T::ZERO, what)?,
-            row: try_filled(k, T::ZERO, what)?,
-            y: try_filled(p, T::ZERO, what)?,
-            blk: try_filled(bidiagonal::reduce_work_len(p, k), T::ZERO, what)?,
-            wy: try_filled(
-                if vectors {
-                    bidiagonal::form_work_len(p, k, p)
-                } else {
-                    0
-                },
-                T::ZERO,
-                what,
-            )?,
-            rl: Rotations::new(if vectors { ROTATIONS_PER_ORDER * k } else { 0 })?,
-            rr: Rotations::new(if vectors { ROTATIONS_PER_ORDER * k } else { 0 })?,
-        })
+            t: area.take(if wide { mn } else { 0 }),
+            lw: area.take(if wide && vectors { mn } else { 0 }),
+            rw: area.take(if !wide && vectors {
+                n.saturating_mul(n)
+            } else {
+                0
+            }),
+            pv: area.take(if vectors { k.saturating_mul(k) } else { 0 }),
+            d: area.take(k),
+            e: area.take(k),
+            tauq: area.take(k),
+            taup: area.take(k),
+            row: area.take(k),
+            y: area.take(p),
+            blk: area.take(bidiagonal::reduce_work_len(p, k)),
+            wy: area.take(if vectors {
+                bidiagonal::form_work_len(p, k, p)
+            } else {
+                0
+            }),
+            rl: Rotations::new(area, rots),
+            rr: Rotations::new(area, rots),
+        }
     }
 }
 

@@ -44,7 +44,15 @@ fn run<T: Field>(
         Some(true) => (m, n),
         _ => (k, k),
     };
-    let mut work = SvdWork::<T>::new(m, n, complete.is_some()).unwrap();
+    let mut area_work = crate::linalg::work::test_area(|c| {
+        SvdWork::<T>::new(c, m, n, complete.is_some());
+    });
+    let mut work = SvdWork::<T>::new(
+        &mut crate::linalg::work::Carve::new(&mut area_work),
+        m,
+        n,
+        complete.is_some(),
+    );
     let mut a = a0.to_vec();
     let mut s = vec![T::Real::nan(); k];
     let mut u = vec![T::nan(); m * uc];

@@ -5,15 +5,17 @@ mod solve;
 pub(crate) use solve::{half, lower_left, BASE};
 
 use super::batch::{
-    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, for_each_matrix,
-    matrix_of, square_of, zeros, Mats, MatsMut,
+    broadcast_batch, check_destinations, check_dtype, check_shape, count_of, matrix_of, square_of,
+    Mats, MatsMut,
 };
 use super::field::Field;
 use super::update::Isa;
+use super::work::{blocks_of, for_each_matrix, Areas, Carve, Planned};
 use super::{by_dtype, Triangle};
 use crate::array::{ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
+use crate::{DType, Scratch};
 
 /// x with `a x = b` (or `aᴴ x = b` under `adjoint`) for each triangular
 /// matrix of `a` (`[batch…, n, n]`) and right-hand sides `b`
@@ -41,47 +43,176 @@ pub fn solve_triangular(
     x: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    let isa = Isa::of(exec.resolve_tier()?);
-    by_dtype!(a.dtype(), "a", T => run::<T>((triangle, adjoint, unit_diagonal), a, b, x, isa, exec))
+    run_in(
+        (triangle, adjoint, unit_diagonal),
+        a,
+        b,
+        x,
+        Areas::Fresh,
+        exec,
+    )
 }
 
-fn run<T: Field>(
-    (triangle, adjoint, unit): (Triangle, bool, bool),
+/// The attributes: triangle, adjoint, unit diagonal.
+type Attrs = (Triangle, bool, bool);
+
+fn run_in(
+    attrs: Attrs,
     a: &ArrayView<'_>,
     b: &ArrayView<'_>,
     x: &mut ArrayViewMut<'_>,
+    areas: Areas<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    let isa = Isa::of(exec.resolve_tier()?);
+    by_dtype!(a.dtype(), "a", T => run::<T>(attrs, a, b, x, areas, isa, exec))
+}
+
+/// The order and the right-hand sides of a and b's shapes, and the
+/// broadcast batch.
+fn shapes(a: &[usize], b: &[usize]) -> Result<(usize, usize, Vec<usize>)> {
+    let n = square_of("a", a)?;
+    let (bn, r) = matrix_of("b", b)?;
+    if bn != n {
+        let mut target = b.to_vec();
+        let len = target.len();
+        target[len - 2] = n;
+        return Err(Error::Shape {
+            operand: "b".into(),
+            shape: b.to_vec(),
+            target,
+        });
+    }
+    let batch = broadcast_batch(&[("a", a, 2), ("b", b, 2)])?;
+    count_of(&batch)?;
+    let overflow = || Error::Overflow {
+        operand: "a".into(),
+    };
+    n.checked_mul(n).ok_or_else(overflow)?;
+    n.checked_mul(r).ok_or_else(overflow)?;
+    Ok((n, r, batch))
+}
+
+/// A task's regions for order n and r right-hand sides: M, x, the copy of
+/// upper rows and of a block of rows (padded by eight elements), and the
+/// negated blocks of M.
+fn regions<'a, T: Field>(c: &mut Carve<'a>, n: usize, r: usize) -> [&'a mut [T]; 4] {
+    let tmp_len = half(n).max(BASE.min(n)).saturating_mul(r.saturating_add(8));
+    [
+        c.take(n.saturating_mul(n)),
+        c.take(n.saturating_mul(r)),
+        c.take(tmp_len),
+        c.take(n * n / 4 + 1),
+    ]
+}
+
+/// [`solve_triangular`] planned once for operands of one shape and dtype
+/// (no `exec`): the checks of the shapes and the size of a run's work area,
+/// made before any run (ARCHITECTURE.md §4, the plan convention). Runs give
+/// [`solve_triangular`]'s bits and refusals.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolveTriangularPlan {
+    attrs: Attrs,
+    planned: Planned,
+}
+
+impl SolveTriangularPlan {
+    /// Plan solving with `a` (`[batch…, n, n]`) and `b` (`[batch…, n, r]`)
+    /// of one dtype `dtype` under the attributes [`solve_triangular`]
+    /// takes. Refuses what it refuses of the shapes and the dtype.
+    pub fn new(
+        triangle: Triangle,
+        adjoint: bool,
+        unit_diagonal: bool,
+        a: &[usize],
+        b: &[usize],
+        dtype: DType,
+    ) -> Result<Self> {
+        let (n, r, batch) = shapes(a, b)?;
+        let blocks = by_dtype!(dtype, "a", T => Ok(blocks_of(|c| {
+            regions::<T>(c, n, r);
+        })))?;
+        let x = batch.iter().chain(&[n, r]).copied().collect();
+        Ok(SolveTriangularPlan {
+            attrs: (triangle, adjoint, unit_diagonal),
+            planned: Planned::new(
+                vec![
+                    ("a", Some((dtype, a.to_vec()))),
+                    ("b", Some((dtype, b.to_vec()))),
+                    ("x", Some((dtype, x))),
+                ],
+                blocks,
+            ),
+        })
+    }
+
+    /// x's shape.
+    pub fn output_shape(&self) -> &[usize] {
+        self.planned.shape("x")
+    }
+
+    /// Bytes of scratch one thread of a run needs; a scratch of `t` times
+    /// this lets a run of a batch use up to `t` threads (the bits are the
+    /// same at any count). The contraction engine's packing buffers, kept
+    /// per thread between calls, are not part of it.
+    pub fn scratch_bytes(&self) -> usize {
+        self.planned.scratch_bytes()
+    }
+
+    fn check(&self, a: &ArrayView<'_>, b: &ArrayView<'_>, x: &ArrayViewMut<'_>) -> Result<()> {
+        self.planned.check(&[
+            Some((a.dtype(), a.shape())),
+            Some((b.dtype(), b.shape())),
+            Some((x.dtype(), x.shape())),
+        ])
+    }
+
+    /// Solve into `x` (the planned shapes and dtype, any layout):
+    /// [`solve_triangular`]'s bits and refusals, the work area allocated for
+    /// the call.
+    pub fn run(
+        &self,
+        a: &ArrayView<'_>,
+        b: &ArrayView<'_>,
+        x: &mut ArrayViewMut<'_>,
+        exec: &Exec,
+    ) -> Result<()> {
+        self.check(a, b, x)?;
+        run_in(self.attrs, a, b, x, Areas::Fresh, exec)
+    }
+
+    /// [`SolveTriangularPlan::run`] with the work areas in the caller's
+    /// `scratch`, grown (fallibly) to [`SolveTriangularPlan::scratch_bytes`]
+    /// where it is smaller; a batch runs on as many of `exec`'s threads as
+    /// `scratch` holds areas for.
+    pub fn run_with_scratch(
+        &self,
+        a: &ArrayView<'_>,
+        b: &ArrayView<'_>,
+        x: &mut ArrayViewMut<'_>,
+        scratch: &mut Scratch,
+        exec: &Exec,
+    ) -> Result<()> {
+        self.check(a, b, x)?;
+        run_in(self.attrs, a, b, x, Areas::Lent(scratch), exec)
+    }
+}
+
+fn run<T: Field>(
+    (triangle, adjoint, unit): Attrs,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    x: &mut ArrayViewMut<'_>,
+    areas: Areas<'_>,
     isa: Isa,
     exec: &Exec,
 ) -> Result<()> {
     check_dtype::<T>("b", b.dtype())?;
     check_dtype::<T>("x", x.dtype())?;
-    let n = square_of("a", a.shape())?;
-    let (bn, r) = matrix_of("b", b.shape())?;
-    if bn != n {
-        let mut target = b.shape().to_vec();
-        let len = target.len();
-        target[len - 2] = n;
-        return Err(Error::Shape {
-            operand: "b".into(),
-            shape: b.shape().to_vec(),
-            target,
-        });
-    }
-    let batch = broadcast_batch(&[("a", a.shape(), 2), ("b", b.shape(), 2)])?;
+    let (n, r, batch) = shapes(a.shape(), b.shape())?;
     check_shape("x", x.shape(), &batch, &[n, r])?;
     check_destinations(&[("x", x)], &[a, b])?;
     let count = count_of(&batch)?;
-    let overflow = || Error::Overflow {
-        operand: "a".into(),
-    };
-    let nn = n.checked_mul(n).ok_or_else(overflow)?;
-    let nr = n.checked_mul(r).ok_or_else(overflow)?;
-    // Room for the copy of the upper rows at the first split, and for a
-    // block of rows solved at once (rows padded by eight elements).
-    let tmp_len = half(n)
-        .max(BASE.min(n))
-        .checked_mul(r.checked_add(8).ok_or_else(overflow)?)
-        .ok_or_else(overflow)?;
     // The solve runs forward on M = op a, rows and columns reversed where
     // op a is upper triangular: a read transposed under adjoint (and
     // conjugated), reversed where upper.
@@ -131,16 +262,11 @@ fn run<T: Field>(
             }
         }
     };
-    type Work<T> = (Vec<T>, Vec<T>, Vec<T>, Vec<T>);
-    let make = || -> Result<Work<T>> {
-        Ok((
-            zeros(nn, "solve_triangular work")?,
-            zeros(nr, "solve_triangular work")?,
-            zeros(tmp_len, "solve_triangular work")?,
-            zeros(n * n / 4 + 1, "solve_triangular work")?,
-        ))
-    };
-    for_each_matrix(count, make, exec, |bi, (m, xs, tmp, neg), inner| {
+    let blocks = blocks_of(|c| {
+        regions::<T>(c, n, r);
+    });
+    for_each_matrix(count, blocks, areas, exec, |bi, area, inner| {
+        let [m, xs, tmp, neg] = regions::<T>(&mut Carve::new(area), n, r);
         let singular = load(bi, m);
         if !singular {
             src_b.read(bi, xs);
