@@ -336,6 +336,7 @@ fn batch_rows<T: Real>(
             }
             .unwrap()
         };
+        let mut xs = fa.clone();
         let f = || {
             faer::set_global_parallelism(Par::Seq);
             for b in 0..count {
@@ -347,8 +348,10 @@ fn batch_rows<T: Real>(
                         std::hint::black_box(fa[b].partial_piv_lu());
                     }
                     _ => {
-                        let mut x = fa[b].clone();
-                        fs[b].solve_lower_triangular_in_place(&mut x);
+                        // Into a kept destination, as tessera writes into `o`.
+                        let x = &mut xs[b];
+                        x.copy_from(&fa[b]);
+                        fs[b].solve_lower_triangular_in_place(&mut *x);
                         std::hint::black_box(x);
                     }
                 }

@@ -511,6 +511,73 @@ fn lu_pivot_rule_on_ties_zeros_and_nan() {
     assert_eq!(piv[0], 1);
 }
 
+/// Equal bits, or NaN in both (a NaN's sign and payload are not promised:
+/// ARCHITECTURE.md §5.1), part by part.
+fn same_or_nan<T: S>(got: &[T], want: &[T]) -> bool {
+    let part = |g: f64, w: f64, gb: u64, wb: u64| (g.is_nan() && w.is_nan()) || gb == wb;
+    got.len() == want.len()
+        && got.iter().zip(want).all(|(&g, &w)| {
+            let (gc, wc, gb, wb) = (g.c(), w.c(), g.bits(), w.bits());
+            part(gc.0, wc.0, gb.0, wb.0) && part(gc.1, wc.1, gb.1, wb.1)
+        })
+}
+
+/// Batches of 11 small matrices (run eight at a time, one per lane, where
+/// the order is at most 16) with ties, zero columns and NaN among them:
+/// every matrix's factors, pivots and permutation are the unblocked
+/// model's, bit for bit, on every tier and thread count.
+fn check_lu_batches<T: S>() {
+    let mut rng = Rng(77);
+    let count = 11;
+    for n in [1, 2, 5, 8, 13, 16, 17] {
+        let mut mats = Vec::new();
+        for b in 0..count {
+            let mut x = random(n, n, T::CPLX, &mut rng);
+            match b {
+                // Ties: column 0 of equal magnitudes.
+                2 => (0..n).for_each(|i| x.set(i, 0, (if i % 2 == 0 { 0.5 } else { -0.5 }, 0.0))),
+                // A zero column.
+                5 => (0..n).for_each(|i| x.set(i, n / 2, (0.0, 0.0))),
+                // A NaN.
+                7 => x.set(n - 1, n / 3, (f64::NAN, 0.0)),
+                _ => {}
+            }
+            mats.push(x);
+        }
+        let a: Vec<T> = mats.iter().flat_map(|x| x.to::<T>()).collect();
+        let want: Vec<_> = mats.iter().map(|x| lu_model::<T>(x)).collect();
+        for tier in compared_tiers() {
+            for threads in [1, 2] {
+                let exec = Exec::on(tier).threads(threads);
+                let mut f = vec![T::of(7.0, 7.0); count * n * n];
+                let (mut p, mut q) = (vec![-1i64; count * n], vec![-1i64; count * n]);
+                lu(
+                    &ArrayView::from_slice(&a, &[count, n, n]).unwrap(),
+                    &mut ArrayViewMut::from_slice(&mut f, &[count, n, n]).unwrap(),
+                    &mut ArrayViewMut::from_slice(&mut p, &[count, n]).unwrap(),
+                    &mut ArrayViewMut::from_slice(&mut q, &[count, n]).unwrap(),
+                    &exec,
+                )
+                .unwrap();
+                for (b, (wf, wp, wq)) in want.iter().enumerate() {
+                    let what = format!("n {n} matrix {b} {tier:?} {threads}T");
+                    assert!(same_or_nan(&f[b * n * n..(b + 1) * n * n], wf), "lu {what}");
+                    assert_eq!(&p[b * n..(b + 1) * n], &wp[..], "pivots {what}");
+                    assert_eq!(&q[b * n..(b + 1) * n], &wq[..], "permutation {what}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn lu_batches_follow_the_stated_order() {
+    check_lu_batches::<f32>();
+    check_lu_batches::<f64>();
+    check_lu_batches::<Complex<f32>>();
+    check_lu_batches::<Complex<f64>>();
+}
+
 // ---------------------------------------------------------------- solve_triangular
 
 fn run_solve<T: S>(
@@ -602,6 +669,148 @@ fn solve_triangular_meets_its_bound_in_every_case() {
     check_solve::<f64>();
     check_solve::<Complex<f32>>();
     check_solve::<Complex<f64>>();
+}
+
+/// The documented chain of the solve, unblocked: op a's rows in the order
+/// of solving, each `x_i = (b_i − Σ_k op_ik·x_k) / op_ii` with the sum's
+/// fused steps over the k already solved, in the order they were solved.
+fn solve_model<T: S>(op: &M, b: &M, lower: bool, unit: bool) -> M {
+    let (n, r) = (b.rows, b.cols);
+    let mut x = M::zeros(n, r);
+    let order: Vec<usize> = if lower {
+        (0..n).collect()
+    } else {
+        (0..n).rev().collect()
+    };
+    for q in 0..r {
+        for (p, &i) in order.iter().enumerate() {
+            let mut acc = b.at(i, q);
+            for &k in &order[..p] {
+                acc = fms::<T>(acc, op.at(i, k), x.at(k, q));
+            }
+            x.set(
+                i,
+                q,
+                if unit {
+                    acc
+                } else {
+                    div::<T>(acc, op.at(i, i))
+                },
+            );
+        }
+    }
+    x
+}
+
+fn check_solve_chain<T: S>() {
+    let mut rng = Rng(57);
+    let count = 11;
+    for n in [1, 2, 5, 8, 13, 16, 20] {
+        for r in [1, 3, 16] {
+            for (tri, adj, unit) in [
+                (Triangle::Lower, false, false),
+                (Triangle::Upper, false, false),
+                (Triangle::Lower, true, false),
+                (Triangle::Upper, true, true),
+                (Triangle::Lower, false, true),
+            ] {
+                let mut a = Vec::new();
+                let mut b = Vec::new();
+                let mut ops = Vec::new();
+                for m in 0..count {
+                    let mut am = random(n, n, T::CPLX, &mut rng).scaled(0.5);
+                    for i in 0..n {
+                        let d = am.at(i, i);
+                        // Matrix 4 has a zero on its diagonal.
+                        let d = if m == 4 && i == n / 2 {
+                            (0.0, 0.0)
+                        } else {
+                            (d.0.signum() * (1.0 + d.0.abs()), d.1)
+                        };
+                        am.set(i, i, d);
+                    }
+                    let av: Vec<T> = am.to();
+                    let a_m = M::of(n, n, &av);
+                    let mut op = M::zeros(n, n);
+                    for i in 0..n {
+                        for j in 0..n {
+                            let (p, q) = if adj { (j, i) } else { (i, j) };
+                            let inside = if tri == Triangle::Lower {
+                                p >= q
+                            } else {
+                                p <= q
+                            };
+                            let v = if !inside {
+                                (0.0, 0.0)
+                            } else if p == q && unit {
+                                (1.0, 0.0)
+                            } else if adj {
+                                conj(a_m.at(p, q))
+                            } else {
+                                a_m.at(p, q)
+                            };
+                            op.set(i, j, v);
+                        }
+                    }
+                    a.extend(av);
+                    let bv: Vec<T> = random(n, r, T::CPLX, &mut rng).to();
+                    b.extend(bv.iter().copied());
+                    ops.push((op, M::of(n, r, &bv)));
+                }
+                let lower = (tri == Triangle::Lower) != adj;
+                let want: Vec<Vec<T>> = ops
+                    .iter()
+                    .enumerate()
+                    .map(|(m, (op, bm))| {
+                        if m == 4 && !unit {
+                            return vec![T::of(f64::NAN, f64::NAN); n * r];
+                        }
+                        let x = solve_model::<T>(op, bm, lower, unit);
+                        x.v.iter().map(|&(re, im)| T::of(re, im)).collect()
+                    })
+                    .collect();
+                for tier in compared_tiers() {
+                    for threads in [1, 2] {
+                        let exec = Exec::on(tier).threads(threads);
+                        let mut x = vec![T::of(7.0, 7.0); count * n * r];
+                        solve_triangular(
+                            tri,
+                            adj,
+                            unit,
+                            &ArrayView::from_slice(&a, &[count, n, n]).unwrap(),
+                            &ArrayView::from_slice(&b, &[count, n, r]).unwrap(),
+                            &mut ArrayViewMut::from_slice(&mut x, &[count, n, r]).unwrap(),
+                            &exec,
+                        )
+                        .unwrap();
+                        for (m, w) in want.iter().enumerate() {
+                            let got = &x[m * n * r..(m + 1) * n * r];
+                            let ok = if m == 4 && !unit {
+                                all_nan(got)
+                            } else {
+                                bits(got) == bits(w)
+                            };
+                            assert!(
+                                ok,
+                                "{tri:?} adj {adj} unit {unit} n {n} r {r} matrix {m} {tier:?} {threads}T"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Batches of 11 (run eight matrices at a time where the order is small)
+/// and orders past the lanes' limit: every matrix's x is the documented
+/// chain's, bit for bit, on every tier and thread count.
+#[test]
+fn solve_triangular_follows_its_stated_chain() {
+    check_solve_chain::<f32>();
+    check_solve_chain::<f64>();
+    check_solve_chain::<Complex<f32>>();
+    check_solve_chain::<Complex<f64>>();
 }
 
 #[test]

@@ -163,12 +163,19 @@ pub const AHEAD_BYTES: usize = 2048;
 /// with no effect on any result (none where the target has no such hint).
 #[inline(always)]
 pub fn prefetch_ahead(p: *const u8, len: usize) {
+    prefetch_lines(p.wrapping_add(AHEAD_BYTES), len);
+}
+
+/// Ask for the cache lines of the `len` bytes at `p`: a hint, with no effect
+/// on any result (none where the target has no such hint).
+#[inline(always)]
+pub fn prefetch_lines(p: *const u8, len: usize) {
     #[cfg(target_arch = "x86_64")]
     for off in (0..len).step_by(64) {
         // SAFETY: a prefetch never faults, whatever the address.
         unsafe {
             core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                p.wrapping_add(AHEAD_BYTES + off) as *const i8,
+                p.wrapping_add(off) as *const i8,
             )
         };
     }

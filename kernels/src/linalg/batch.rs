@@ -7,7 +7,9 @@
 use crate::array::{ArrayView, ArrayViewMut, Element};
 use crate::error::{Error, Result};
 use crate::linalg::field::Field;
+use crate::linalg::lanes::LANES;
 use crate::scratch::SendPtr;
+use tessera_generated::runtime::loops::prefetch_lines;
 
 /// The batch shape the leading axes of `ops` (name, shape, trailing matrix
 /// rank 2 or 1) broadcast to: extents equal or 1 (numpy's rule, aligned at
@@ -182,6 +184,70 @@ impl<'a> Mats<'a> {
         self
     }
 
+    /// Matrices `first..first + count` (`count` ≤ [`LANES`], at least one)
+    /// into `x` lane by lane, column-major (`x[i + j·rows][l]` is element
+    /// (i, j) of matrix `first + l`); lanes past `count` repeat the first
+    /// matrix.
+    pub(crate) fn read_lanes<T: Field>(&self, first: usize, count: usize, x: &mut [[T; LANES]]) {
+        let (rows, cols) = (self.rows, self.cols);
+        if rows == 0 || cols == 0 || count == 0 {
+            return;
+        }
+        let x = &mut x[..rows * cols];
+        let mut bases = [0isize; LANES];
+        for (l, b) in bases.iter_mut().enumerate() {
+            *b = self.offsets[first + l.min(count - 1)];
+            self.assert_inside::<T>(*b);
+        }
+        let p = self.data.as_ptr() as *const T;
+        let mut one = |i: usize, j: usize| {
+            let at = i as isize * self.rs + j as isize * self.cs;
+            x[i + j * rows] = std::array::from_fn(|l| {
+                // SAFETY: element (i, j) of a matrix whose reach was asserted
+                // inside the view, of T's dtype (checked by the caller);
+                // `read_unaligned` takes any alignment.
+                unsafe { p.offset(bases[l] + at).read_unaligned() }
+            });
+        };
+        // In the order of the source's memory where its rows are contiguous.
+        if self.cs.unsigned_abs() == 1 {
+            for i in 0..rows {
+                for j in 0..cols {
+                    one(i, j);
+                }
+            }
+        } else {
+            for j in 0..cols {
+                for i in 0..rows {
+                    one(i, j);
+                }
+            }
+        }
+        // The next group's lines, while this group is worked on.
+        self.prefetch_group::<T>(first + LANES);
+    }
+
+    /// Asks for the cache lines of matrices `first..first + LANES` (those
+    /// that exist): the next lane group arrives while this one is worked
+    /// on. A hint only.
+    fn prefetch_group<T>(&self, first: usize) {
+        let (rows, cols, rs, cs) = (self.rows, self.cols, self.rs, self.cs);
+        let near = self.offsets.iter().skip(first).take(LANES);
+        prefetch_matrices::<T>(self.data.as_ptr(), near, (rows, cols, rs, cs));
+    }
+
+    /// Panics unless every element of the matrix at `base` lies in the
+    /// validated view.
+    fn assert_inside<T>(&self, base: isize) {
+        let (rows, cols) = (self.rows as isize, self.cols as isize);
+        let last = base + (rows - 1) * self.rs.max(0) + (cols - 1) * self.cs.max(0);
+        let first = base + (rows - 1) * self.rs.min(0) + (cols - 1) * self.cs.min(0);
+        assert!(
+            first >= 0 && (last as usize + 1) * size_of::<T>() <= self.data.len(),
+            "a matrix outside its validated view"
+        );
+    }
+
     /// Matrix `b` into `out` column-major (`out[i + j·rows]`).
     pub(crate) fn read<T: Field>(&self, b: usize, out: &mut [T]) {
         let (rows, cols) = (self.rows, self.cols);
@@ -191,14 +257,7 @@ impl<'a> Mats<'a> {
         let out = &mut out[..rows * cols];
         // Every position the matrix reaches lies in the validated view.
         let base = self.offsets[b];
-        let last =
-            base + (rows as isize - 1) * self.rs.max(0) + (cols as isize - 1) * self.cs.max(0);
-        let first =
-            base + (rows as isize - 1) * self.rs.min(0) + (cols as isize - 1) * self.cs.min(0);
-        assert!(
-            first >= 0 && (last as usize + 1) * size_of::<T>() <= self.data.len(),
-            "a matrix outside its validated view"
-        );
+        self.assert_inside::<T>(base);
         let p = self.data.as_ptr() as *const T;
         if self.cs == 1 && self.rs != 1 {
             // Rows contiguous: eight elements of a row at a time, into
@@ -243,8 +302,8 @@ impl<'a> Mats<'a> {
         }
         tiles(rows, cols, self.rs, self.cs, |i, j| {
             let at = base + i as isize * self.rs + j as isize * self.cs;
-            // SAFETY: `at` lies between `first` and `last` (its indices are
-            // in range), inside the view's bytes (asserted above), which
+            // SAFETY: `at` is an element of the matrix (its indices are in
+            // range), inside the view's bytes (asserted above), which
             // hold elements of T's dtype (checked by the caller);
             // `read_unaligned` takes any alignment.
             out[i + j * rows] = unsafe { p.offset(at).read_unaligned() };
@@ -252,11 +311,38 @@ impl<'a> Mats<'a> {
     }
 }
 
+/// Asks for the cache lines of the matrices at `bases` (in elements of T from
+/// `p`) of the given `(rows, cols, rs, cs)`, where their rows or columns are
+/// contiguous (nothing otherwise). A hint only: no address is read.
+fn prefetch_matrices<'a, T>(
+    p: *const u8,
+    bases: impl Iterator<Item = &'a isize>,
+    (rows, cols, rs, cs): (usize, usize, isize, isize),
+) {
+    // `runs` pieces of `run` contiguous elements, `step` apart, each walked
+    // with stride `unit` (±1).
+    let (runs, run, step, unit) = match (rs.unsigned_abs(), cs.unsigned_abs()) {
+        (_, 1) => (rows, cols, rs, cs),
+        (1, _) => (cols, rows, cs, rs),
+        _ => return,
+    };
+    // The lowest element of a piece.
+    let back = if unit < 0 { run as isize - 1 } else { 0 };
+    let size = size_of::<T>() as isize;
+    for &base in bases {
+        for r in 0..runs {
+            let at = base + r as isize * step - back;
+            prefetch_lines(p.wrapping_offset(at * size), run * size as usize);
+        }
+    }
+}
+
 /// Visit every (i, j) of a `rows × cols` matrix whose elements lie at
 /// `i·rs + j·cs`: in tiles of 16 × 16 where neither stride is 1 along the
-/// walk of a column-major buffer, so both sides of a copy stay in cache.
+/// walk of a column-major buffer, so both sides of a copy stay in cache,
+/// each tile row by row where the rows are contiguous.
 #[inline(always)]
-fn tiles(rows: usize, cols: usize, rs: isize, _cs: isize, mut f: impl FnMut(usize, usize)) {
+fn tiles(rows: usize, cols: usize, rs: isize, cs: isize, mut f: impl FnMut(usize, usize)) {
     if rs.unsigned_abs() <= 1 || cols == 1 {
         for j in 0..cols {
             for i in 0..rows {
@@ -266,11 +352,22 @@ fn tiles(rows: usize, cols: usize, rs: isize, _cs: isize, mut f: impl FnMut(usiz
         return;
     }
     const B: usize = 16;
+    let across = cs.unsigned_abs() == 1;
     for j0 in (0..cols).step_by(B) {
         for i0 in (0..rows).step_by(B) {
-            for j in j0..(j0 + B).min(cols) {
-                for i in i0..(i0 + B).min(rows) {
-                    f(i, j);
+            let (ie, je) = ((i0 + B).min(rows), (j0 + B).min(cols));
+            if across {
+                // Rows contiguous: each row's piece in memory order.
+                for i in i0..ie {
+                    for j in j0..je {
+                        f(i, j);
+                    }
+                }
+            } else {
+                for j in j0..je {
+                    for i in i0..ie {
+                        f(i, j);
+                    }
                 }
             }
         }

@@ -6,8 +6,6 @@
 //! of a matrix computed alone (tested), whichever lanes its neighbours
 //! take or leave empty.
 
-use super::field::Field;
-
 /// Matrices per group.
 pub(crate) const LANES: usize = 8;
 
@@ -19,18 +17,16 @@ pub(crate) fn use_lanes(n: usize, count: usize) -> bool {
     n <= MAX_ORDER && count > 1
 }
 
-/// Lane `l` of `x` set from the column-major `w` (`x.len()` elements).
-#[inline]
-pub(crate) fn put<T: Field>(x: &mut [[T; LANES]], l: usize, w: &[T]) {
-    for (v, &e) in x.iter_mut().zip(w) {
-        v[l] = e;
-    }
-}
-
-/// Lane `l` of `x` copied out into `w`.
-#[inline]
-pub(crate) fn take<T: Field>(x: &[[T; LANES]], l: usize, w: &mut [T]) {
-    for (e, v) in w.iter_mut().zip(x) {
-        *e = v[l];
+/// Marks a loop whose body works on whole lane groups, so that the loop
+/// vectoriser leaves it to the body's own vector operations (eight lanes
+/// side by side) instead of vectorising across iterations with gathers.
+/// An empty assembly block: no instruction, no memory, no flags.
+#[inline(always)]
+pub(crate) fn lane_loop() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the block is empty: it reads and writes nothing, touches no
+    // stack or flags (as its options state).
+    unsafe {
+        core::arch::asm!("", options(nomem, nostack, preserves_flags));
     }
 }

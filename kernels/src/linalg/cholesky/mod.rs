@@ -8,7 +8,7 @@ use super::batch::{
     MatsMut,
 };
 use super::field::Field;
-use super::lanes::{put, take, use_lanes, LANES};
+use super::lanes::{use_lanes, LANES};
 use super::update::Isa;
 use super::work::{blocks_of, for_each_matrix, Areas, Carve, Planned};
 use super::{by_dtype, Triangle};
@@ -52,8 +52,8 @@ fn run_in(
     by_dtype!(a.dtype(), "a", T => run::<T>(triangle, a, dst, areas, isa, exec))
 }
 
-/// A task's regions for matrices of order `n`: the column-major matrix,
-/// and either the blocked factorisation's two work arrays or (`lanes`) the
+/// A task's regions for matrices of order `n`: the column-major matrix and
+/// the blocked factorisation's two work arrays, or (`lanes`) the
 /// interleaved matrices of a group of [`LANES`].
 #[allow(clippy::type_complexity)]
 fn regions<'a, T: Field>(
@@ -205,17 +205,34 @@ fn run<T: Field>(
     });
     if lanes {
         return for_each_matrix(count.div_ceil(LANES), blocks, areas, exec, |g, area, _| {
-            let (w, _, _, x) = regions::<T>(&mut Carve::new(area), n, true);
-            let lanes = g * LANES..(g * LANES + LANES).min(count);
-            for (l, b) in lanes.clone().enumerate() {
-                load(b, w);
-                put(x, l, w);
+            let (_, _, _, x) = regions::<T>(&mut Carve::new(area), n, true);
+            let first = g * LANES;
+            let group = first..(first + LANES).min(count);
+            src.read_lanes(first, group.len(), x);
+            // The imaginary parts of the diagonal dropped.
+            for j in 0..n {
+                x[j + j * n] = x[j + j * n].map(|v| T::from_real(v.re()));
             }
             let mut bad = [false; LANES];
             lanes::factor(isa, n, x, &mut bad);
-            for (l, b) in lanes.enumerate() {
-                take(x, l, w);
-                emit(b, w, !bad[l]);
+            let x = &*x;
+            for (l, b) in group.enumerate() {
+                // SAFETY: as for `emit`.
+                unsafe {
+                    if bad[l] {
+                        out.write_with(b, |_, _| T::nan());
+                    } else if triangle == Triangle::Lower {
+                        out.write_with(b, |i, j| if i >= j { x[i + j * n][l] } else { T::ZERO });
+                    } else {
+                        out.write_with(b, |i, j| {
+                            if i <= j {
+                                x[j + i * n][l].conj()
+                            } else {
+                                T::ZERO
+                            }
+                        });
+                    }
+                }
             }
         });
     }

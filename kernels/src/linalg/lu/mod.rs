@@ -1,6 +1,7 @@
 //! The public `lu` call (the factorisation is `factor.rs`).
 
 mod factor;
+mod lanes;
 
 use super::batch::{
     broadcast_batch, check_destinations, check_dtype, check_shape, count_of, matrix_of, Mats,
@@ -8,6 +9,7 @@ use super::batch::{
 };
 use super::by_dtype;
 use super::field::Field;
+use super::lanes::{use_lanes, LANES};
 use super::update::Isa;
 use super::work::{blocks_of, for_each_matrix, Areas, Carve, Planned};
 use crate::array::{ArrayView, ArrayViewMut};
@@ -56,30 +58,45 @@ fn run_in(
     by_dtype!(a.dtype(), "a", T => run::<T>(a, lu, pivots, permutation, areas, isa, exec))
 }
 
-/// A task's regions for m×n matrices: the column-major matrix, the
-/// factorisation's two work arrays, the pivots and the permutation, and
-/// their i64 copy.
-#[allow(clippy::type_complexity)]
-fn regions<'a, T: Field>(
-    c: &mut Carve<'a>,
-    m: usize,
-    n: usize,
-) -> (
-    &'a mut [T],
-    &'a mut [T],
-    &'a mut [T],
-    &'a mut [usize],
-    &'a mut [usize],
-    &'a mut [i64],
-) {
-    (
-        c.take(m.saturating_mul(n)),
-        c.take(factor::tmp_len(m, n)),
-        c.take(factor::neg_len(m, n)),
-        c.take(m.min(n)),
-        c.take(m),
-        c.take(m),
-    )
+/// Whether a batch of `count` m×n matrices runs eight at a time, one per
+/// lane.
+fn lanes_for(m: usize, n: usize, count: usize) -> bool {
+    m == n && use_lanes(n, count)
+}
+
+/// A task's regions.
+struct Regions<'a, T> {
+    /// The column-major matrix.
+    w: &'a mut [T],
+    /// The factorisation's two work arrays.
+    tmp: &'a mut [T],
+    neg: &'a mut [T],
+    /// The pivots and the permutation.
+    piv: &'a mut [usize],
+    perm: &'a mut [usize],
+    /// The i64 copy of either.
+    idx: &'a mut [i64],
+    /// Eight matrices, their pivots and permutations, lane by lane.
+    x: &'a mut [[T; LANES]],
+    piv_l: &'a mut [[usize; LANES]],
+    perm_l: &'a mut [[usize; LANES]],
+}
+
+/// A task's regions for m×n matrices, one at a time or (`lanes`) eight.
+fn regions<'a, T: Field>(c: &mut Carve<'a>, m: usize, n: usize, lanes: bool) -> Regions<'a, T> {
+    let one = !lanes;
+    let nn = m.saturating_mul(n);
+    Regions {
+        w: c.take(if one { nn } else { 0 }),
+        tmp: c.take(if one { factor::tmp_len(m, n) } else { 0 }),
+        neg: c.take(if one { factor::neg_len(m, n) } else { 0 }),
+        piv: c.take(if one { m.min(n) } else { 0 }),
+        perm: c.take(if one { m } else { 0 }),
+        idx: c.take(m),
+        x: c.take(if lanes { nn } else { 0 }),
+        piv_l: c.take(if lanes { n } else { 0 }),
+        perm_l: c.take(if lanes { n } else { 0 }),
+    }
 }
 
 /// [`lu`] planned once for operands of one shape and dtype (no `exec`):
@@ -97,9 +114,9 @@ impl LuPlan {
     pub fn new(a: (&[usize], DType)) -> Result<Self> {
         let (m, n) = matrix_of("a", a.0)?;
         let batch = broadcast_batch(&[("a", a.0, 2)])?;
-        count_of(&batch)?;
+        let lanes = lanes_for(m, n, count_of(&batch)?);
         let blocks = by_dtype!(a.1, "a", T => Ok(blocks_of(|c| {
-            regions::<T>(c, m, n);
+            regions::<T>(c, m, n, lanes);
         })))?;
         let with = |tail: &[usize]| batch.iter().chain(tail).copied().collect::<Vec<_>>();
         let op = Some((a.1, a.0.to_vec()));
@@ -212,11 +229,44 @@ fn run<T: Field>(
     let out = MatsMut::new(lu, 2, &batch)?;
     let piv_out = MatsMut::new(pivots, 1, &batch)?;
     let perm_out = MatsMut::new(permutation, 1, &batch)?;
+    let lanes = lanes_for(m, n, count);
     let blocks = blocks_of(|c| {
-        regions::<T>(c, m, n);
+        regions::<T>(c, m, n, lanes);
     });
+    if lanes {
+        return for_each_matrix(count.div_ceil(LANES), blocks, areas, exec, |g, area, _| {
+            let r = regions::<T>(&mut Carve::new(area), m, n, true);
+            let first = g * LANES;
+            let group = first..(first + LANES).min(count);
+            src.read_lanes(first, group.len(), r.x);
+            lanes::factor(isa, n, r.x, r.piv_l, r.perm_l);
+            let x = &*r.x;
+            for (l, b) in group.enumerate() {
+                // SAFETY: as below.
+                unsafe {
+                    out.write_with(b, |i, j| x[i + j * m][l]);
+                    for (d, p) in r.idx.iter_mut().zip(r.piv_l.iter()) {
+                        *d = p[l] as i64;
+                    }
+                    piv_out.write(b, &r.idx[..k], k);
+                    for (d, p) in r.idx.iter_mut().zip(r.perm_l.iter()) {
+                        *d = p[l] as i64;
+                    }
+                    perm_out.write(b, &r.idx[..m], m);
+                }
+            }
+        });
+    }
     for_each_matrix(count, blocks, areas, exec, |b, area, inner| {
-        let (w, tmp, neg, piv, perm, idx) = regions::<T>(&mut Carve::new(area), m, n);
+        let Regions {
+            w,
+            tmp,
+            neg,
+            piv,
+            perm,
+            idx,
+            ..
+        } = regions::<T>(&mut Carve::new(area), m, n, false);
         src.read(b, w);
         factor::factor(m, n, w, piv, perm, tmp, neg, isa, inner);
         // SAFETY: the destinations were validated, are of T's and i64's

@@ -1,5 +1,6 @@
 //! The public `solve_triangular` call (the substitution is `solve.rs`).
 
+mod lanes;
 mod solve;
 
 pub(crate) use solve::{half, lower_left, BASE};
@@ -9,6 +10,7 @@ use super::batch::{
     Mats, MatsMut,
 };
 use super::field::Field;
+use super::lanes::{use_lanes, LANES};
 use super::update::Isa;
 use super::work::{blocks_of, for_each_matrix, Areas, Carve, Planned};
 use super::{by_dtype, Triangle};
@@ -93,17 +95,36 @@ fn shapes(a: &[usize], b: &[usize]) -> Result<(usize, usize, Vec<usize>)> {
     Ok((n, r, batch))
 }
 
+/// Whether a batch of `count` solves of order n with r right-hand sides
+/// runs eight matrices at once, one per lane.
+fn lanes_for(n: usize, r: usize, count: usize) -> bool {
+    use_lanes(n, count) && r <= super::lanes::MAX_ORDER
+}
+
 /// A task's regions for order n and r right-hand sides: M, x, the copy of
-/// upper rows and of a block of rows (padded by eight elements), and the
-/// negated blocks of M.
-fn regions<'a, T: Field>(c: &mut Carve<'a>, n: usize, r: usize) -> [&'a mut [T]; 4] {
+/// upper rows and of a block of rows (padded by eight elements) and the
+/// negated blocks of M, or (`lanes`) the interleaved M and x of a group of
+/// [`LANES`].
+#[allow(clippy::type_complexity)]
+fn regions<'a, T: Field>(
+    c: &mut Carve<'a>,
+    n: usize,
+    r: usize,
+    lanes: bool,
+) -> ([&'a mut [T]; 4], [&'a mut [[T; LANES]]; 2]) {
+    if lanes {
+        return (
+            [&mut [], &mut [], &mut [], &mut []],
+            [c.take(n.saturating_mul(n)), c.take(n.saturating_mul(r))],
+        );
+    }
+    let m = c.take(n.saturating_mul(n));
+    let xs = c.take(n.saturating_mul(r));
     let tmp_len = half(n).max(BASE.min(n)).saturating_mul(r.saturating_add(8));
-    [
-        c.take(n.saturating_mul(n)),
-        c.take(n.saturating_mul(r)),
-        c.take(tmp_len),
-        c.take(n * n / 4 + 1),
-    ]
+    (
+        [m, xs, c.take(tmp_len), c.take(n * n / 4 + 1)],
+        [&mut [], &mut []],
+    )
 }
 
 /// [`solve_triangular`] planned once for operands of one shape and dtype
@@ -129,8 +150,9 @@ impl SolveTriangularPlan {
         dtype: DType,
     ) -> Result<Self> {
         let (n, r, batch) = shapes(a, b)?;
+        let lanes = lanes_for(n, r, count_of(&batch)?);
         let blocks = by_dtype!(dtype, "a", T => Ok(blocks_of(|c| {
-            regions::<T>(c, n, r);
+            regions::<T>(c, n, r, lanes);
         })))?;
         let x = batch.iter().chain(&[n, r]).copied().collect();
         Ok(SolveTriangularPlan {
@@ -262,11 +284,50 @@ fn run<T: Field>(
             }
         }
     };
+    let lanes = lanes_for(n, r, count);
     let blocks = blocks_of(|c| {
-        regions::<T>(c, n, r);
+        regions::<T>(c, n, r, lanes);
     });
+    if lanes {
+        return for_each_matrix(count.div_ceil(LANES), blocks, areas, exec, |g, area, _| {
+            let (_, [ml, xl]) = regions::<T>(&mut Carve::new(area), n, r, true);
+            let first = g * LANES;
+            let group = first..(first + LANES).min(count);
+            src_a.read_lanes(first, group.len(), ml);
+            src_b.read_lanes(first, group.len(), xl);
+            // M as `load` makes it, eight matrices at a time.
+            let mut singular = [false; LANES];
+            for j in 0..n {
+                let col = &mut ml[j * n..(j + 1) * n];
+                col[..j].fill([T::ZERO; LANES]);
+                if adjoint {
+                    for v in &mut col[j..] {
+                        *v = v.map(|e| e.conj());
+                    }
+                }
+                if unit {
+                    col[j] = [T::ONE; LANES];
+                }
+                for (s, &d) in singular.iter_mut().zip(&col[j]) {
+                    *s |= d == T::ZERO;
+                }
+            }
+            lanes::solve(isa, n, r, unit, ml, xl);
+            let xl = &*xl;
+            for (l, bi) in group.enumerate() {
+                // SAFETY: as for `emit`.
+                unsafe {
+                    if singular[l] {
+                        out.write_with(bi, |_, _| T::nan());
+                    } else {
+                        out.write_with(bi, |i, q| xl[i + q * n][l]);
+                    }
+                }
+            }
+        });
+    }
     for_each_matrix(count, blocks, areas, exec, |bi, area, inner| {
-        let [m, xs, tmp, neg] = regions::<T>(&mut Carve::new(area), n, r);
+        let ([m, xs, tmp, neg], _) = regions::<T>(&mut Carve::new(area), n, r, false);
         let singular = load(bi, m);
         if !singular {
             src_b.read(bi, xs);
