@@ -430,10 +430,7 @@ pub fn run(quick: bool, only: &Only) -> (String, bool, Chart) {
         );
         // No two-thread faer row for the batches (faer is called per matrix).
         let (f2, r2) = if r.f2.is_finite() {
-            (
-                format!("{:.3}", r.f2 * 1e3),
-                format!("{:.2}x", r.f2 / r.t2),
-            )
+            (format!("{:.3}", r.f2 * 1e3), format!("{:.2}x", r.f2 / r.t2))
         } else {
             ("-".to_string(), "-".to_string())
         };

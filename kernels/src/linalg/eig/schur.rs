@@ -171,7 +171,7 @@ pub(super) fn lanv2<R: Real>(
 
 /// Applies the plane rotation `(x, y) ← (c x + s y, c y − s x)` to the
 /// elements of `h` at `xi + k·step`, `yi + k·step`, `k < len`.
-#[inline]
+#[inline(always)]
 fn rot<R: Real>(h: &mut [R], xi: usize, yi: usize, step: usize, len: usize, c: R, s: R) {
     for k in 0..len {
         let (x, y) = (h[xi + k * step], h[yi + k * step]);
@@ -181,20 +181,23 @@ fn rot<R: Real>(h: &mut [R], xi: usize, yi: usize, step: usize, len: usize, c: R
 }
 
 /// The reflector `I − t1·[1 v2 v3]ᵀ[1 v2 v3]` applied from the right to
-/// rows `r0..r1` of columns `k..k+3` of the column-major `a` (order n):
+/// rows `r0..r1` of columns `k..k+3` of the column-major `a` (columns `ld`
+/// apart):
 /// LAPACK's expressions, on contiguous column slices.
-#[inline]
+// Inlined into each tier's compiled body (an outlined copy would be built
+// for the baseline instruction set).
+#[inline(always)]
 fn reflect3_cols<R: Real>(
     a: &mut [R],
-    n: usize,
+    ld: usize,
     k: usize,
     r0: usize,
     r1: usize,
     (v2, v3, t1, t2, t3): (R, R, R, R, R),
 ) {
-    let block = &mut a[k * n..(k + 3) * n];
-    let (c0, rest) = block.split_at_mut(n);
-    let (c1, c2) = rest.split_at_mut(n);
+    let block = &mut a[k * ld..k * ld + 2 * ld + r1];
+    let (c0, rest) = block.split_at_mut(ld);
+    let (c1, c2) = rest.split_at_mut(ld);
     for ((x, y), w) in c0[r0..r1]
         .iter_mut()
         .zip(c1[r0..r1].iter_mut())
@@ -207,14 +210,17 @@ fn reflect3_cols<R: Real>(
     }
 }
 
-/// The real Schur form of the upper Hessenberg n×n `h` over rows and
+/// The real Schur form of the upper Hessenberg n×n `h` (columns `ld` apart,
+/// as `z`'s) over rows and
 /// columns `ilo..=ihi` (dlahqr): with `z`, the whole of `h` is updated to
 /// T and the transformations accumulated into `z` (rows `ilo..=ihi`);
 /// without, only the active block. Eigenvalues into `w` (a pair as
 /// `(re, +im), (re, −im)`, a real one with +0 imaginary part). False where
 /// an eigenvalue takes more than 30·max(10, ihi − ilo + 1) iterations.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn real_schur<R: Real>(
     n: usize,
+    ld: usize,
     ilo: usize,
     ihi: usize,
     h: &mut [R],
@@ -226,12 +232,12 @@ pub(super) fn real_schur<R: Real>(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which has
         // AVX2 and FMA (`Isa::of`).
-        Isa::Avx2 => unsafe { real_schur_avx2(n, ilo, ihi, h, z, w) },
+        Isa::Avx2 => unsafe { real_schur_avx2(n, ld, ilo, ihi, h, z, w) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx512` comes from a tier this CPU runs, which has
         // AVX-512 F, AVX2 and FMA (`Isa::of`).
-        Isa::Avx512 => unsafe { real_schur_avx512(n, ilo, ihi, h, z, w) },
-        _ => real_schur_body(n, ilo, ihi, h, z, w),
+        Isa::Avx512 => unsafe { real_schur_avx512(n, ld, ilo, ihi, h, z, w) },
+        _ => real_schur_body(n, ld, ilo, ihi, h, z, w),
     }
 }
 
@@ -240,13 +246,14 @@ pub(super) fn real_schur<R: Real>(
 #[target_feature(enable = "avx2,fma")]
 unsafe fn real_schur_avx2<R: Real>(
     n: usize,
+    ld: usize,
     ilo: usize,
     ihi: usize,
     h: &mut [R],
     z: Option<&mut [R]>,
     w: &mut [R::Complex],
 ) -> bool {
-    real_schur_body(n, ilo, ihi, h, z, w)
+    real_schur_body(n, ld, ilo, ihi, h, z, w)
 }
 
 /// [`real_schur_body`] compiled for AVX-512 (plain operations: the same
@@ -255,19 +262,21 @@ unsafe fn real_schur_avx2<R: Real>(
 #[target_feature(enable = "avx2,fma,avx512f")]
 unsafe fn real_schur_avx512<R: Real>(
     n: usize,
+    ld: usize,
     ilo: usize,
     ihi: usize,
     h: &mut [R],
     z: Option<&mut [R]>,
     w: &mut [R::Complex],
 ) -> bool {
-    real_schur_body(n, ilo, ihi, h, z, w)
+    real_schur_body(n, ld, ilo, ihi, h, z, w)
 }
 
 /// The body of [`real_schur`].
 #[inline(always)]
 fn real_schur_body<R: Real>(
     n: usize,
+    ld: usize,
     ilo: usize,
     ihi: usize,
     h: &mut [R],
@@ -279,10 +288,10 @@ fn real_schur_body<R: Real>(
     let wantt = z.is_some();
     let cx = |re: R, im: R| R::Complex::from_parts(pz(re), pz(im));
     for i in (0..ilo).chain(ihi + 1..n) {
-        w[i] = cx(h[i + i * n], zero);
+        w[i] = cx(h[i + i * ld], zero);
     }
     if ilo == ihi {
-        w[ilo] = cx(h[ilo + ilo * n], zero);
+        w[ilo] = cx(h[ilo + ilo * ld], zero);
         return true;
     }
     let nh = ihi - ilo + 1;
@@ -294,7 +303,7 @@ fn real_schur_body<R: Real>(
     let itmax = 30 * nh.max(10);
     let mut kdefl = 0usize;
     let mut i = ihi as isize;
-    let at = |r: usize, c: usize| r + c * n;
+    let at = |r: usize, c: usize| r + c * ld;
     while i >= ilo as isize {
         let iu = i as usize;
         let mut l = ilo;
@@ -447,20 +456,20 @@ fn real_schur_body<R: Real>(
                     let v3 = v[2];
                     let t3 = t1 * v3;
                     for j in k..=i2 {
-                        let c = j * n;
+                        let c = j * ld;
                         let sum = h[k + c] + v2 * h[k + 1 + c] + v3 * h[k + 2 + c];
                         h[k + c] = h[k + c] - sum * t1;
                         h[k + 1 + c] = h[k + 1 + c] - sum * t2;
                         h[k + 2 + c] = h[k + 2 + c] - sum * t3;
                     }
                     let tv = (v2, v3, t1, t2, t3);
-                    reflect3_cols(h, n, k, i1, (k + 3).min(iu) + 1, tv);
+                    reflect3_cols(h, ld, k, i1, (k + 3).min(iu) + 1, tv);
                     if let Some(z) = z.as_deref_mut() {
-                        reflect3_cols(z, n, k, ilo, ihi + 1, tv);
+                        reflect3_cols(z, ld, k, ilo, ihi + 1, tv);
                     }
                 } else if nr == 2 {
                     for j in k..=i2 {
-                        let c = j * n;
+                        let c = j * ld;
                         let sum = h[k + c] + v2 * h[k + 1 + c];
                         h[k + c] = h[k + c] - sum * t1;
                         h[k + 1 + c] = h[k + 1 + c] - sum * t2;
@@ -498,7 +507,7 @@ fn real_schur_body<R: Real>(
             w[iu] = cx(rt2r, rt2i);
             if wantt {
                 if i2 > iu {
-                    rot(h, at(p, iu + 1), at(iu, iu + 1), n, i2 - iu, cs, sn);
+                    rot(h, at(p, iu + 1), at(iu, iu + 1), ld, i2 - iu, cs, sn);
                 }
                 rot(h, at(i1, p), at(i1, iu), 1, p - i1, cs, sn);
             }
@@ -548,11 +557,14 @@ pub(super) fn csqrt<C: Field>(z: C) -> C {
     C::from_parts(re * back, im * back)
 }
 
-/// The Schur form of the upper Hessenberg complex n×n `h` over rows and
+/// The Schur form of the upper Hessenberg complex n×n `h` (columns `ld`
+/// apart, as `z`'s) over rows and
 /// columns `ilo..=ihi` (zlahqr), as [`real_schur`] for the complex case;
 /// eigenvalues into `w`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn complex_schur<C: Field>(
     n: usize,
+    ld: usize,
     ilo: usize,
     ihi: usize,
     h: &mut [C],
@@ -564,12 +576,12 @@ pub(super) fn complex_schur<C: Field>(
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx2` comes from a tier this CPU runs, which has
         // AVX2 and FMA (`Isa::of`).
-        Isa::Avx2 => unsafe { complex_schur_avx2(n, ilo, ihi, h, z, w) },
+        Isa::Avx2 => unsafe { complex_schur_avx2(n, ld, ilo, ihi, h, z, w) },
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `Isa::Avx512` comes from a tier this CPU runs, which has
         // AVX-512 F, AVX2 and FMA (`Isa::of`).
-        Isa::Avx512 => unsafe { complex_schur_avx512(n, ilo, ihi, h, z, w) },
-        _ => complex_schur_body(n, ilo, ihi, h, z, w),
+        Isa::Avx512 => unsafe { complex_schur_avx512(n, ld, ilo, ihi, h, z, w) },
+        _ => complex_schur_body(n, ld, ilo, ihi, h, z, w),
     }
 }
 
@@ -579,13 +591,14 @@ pub(super) fn complex_schur<C: Field>(
 #[target_feature(enable = "avx2,fma")]
 unsafe fn complex_schur_avx2<C: Field>(
     n: usize,
+    ld: usize,
     ilo: usize,
     ihi: usize,
     h: &mut [C],
     z: Option<&mut [C]>,
     w: &mut [C],
 ) -> bool {
-    complex_schur_body(n, ilo, ihi, h, z, w)
+    complex_schur_body(n, ld, ilo, ihi, h, z, w)
 }
 
 /// [`complex_schur_body`] compiled for AVX-512 (plain operations: the
@@ -594,19 +607,21 @@ unsafe fn complex_schur_avx2<C: Field>(
 #[target_feature(enable = "avx2,fma,avx512f")]
 unsafe fn complex_schur_avx512<C: Field>(
     n: usize,
+    ld: usize,
     ilo: usize,
     ihi: usize,
     h: &mut [C],
     z: Option<&mut [C]>,
     w: &mut [C],
 ) -> bool {
-    complex_schur_body(n, ilo, ihi, h, z, w)
+    complex_schur_body(n, ld, ilo, ihi, h, z, w)
 }
 
 /// The body of [`complex_schur`].
 #[inline(always)]
 fn complex_schur_body<C: Field>(
     n: usize,
+    ld: usize,
     ilo: usize,
     ihi: usize,
     h: &mut [C],
@@ -616,7 +631,7 @@ fn complex_schur_body<C: Field>(
     let zero = <C::Real as Field>::ZERO;
     let one = <C::Real as Field>::ONE;
     let wantt = z.is_some();
-    let at = |r: usize, c: usize| r + c * n;
+    let at = |r: usize, c: usize| r + c * ld;
     for i in (0..ilo).chain(ihi + 1..n) {
         w[i] = h[at(i, i)];
     }
