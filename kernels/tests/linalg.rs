@@ -621,28 +621,7 @@ fn check_solve<T: S>() {
                         let b: Vec<T> = random(n, r, T::CPLX, &mut rng).to();
                         let x = run_solve(tri, adj, unit, &a, &b, n, r, &Exec::default());
                         // op a, the triangle read.
-                        let a_m = M::of(n, n, &a);
-                        let mut op = M::zeros(n, n);
-                        for i in 0..n {
-                            for j in 0..n {
-                                let (p, q) = if adj { (j, i) } else { (i, j) };
-                                let inside = if tri == Triangle::Lower {
-                                    p >= q
-                                } else {
-                                    p <= q
-                                };
-                                let v = if !inside {
-                                    (0.0, 0.0)
-                                } else if p == q && unit {
-                                    (1.0, 0.0)
-                                } else if adj {
-                                    conj(a_m.at(p, q))
-                                } else {
-                                    a_m.at(p, q)
-                                };
-                                op.set(i, j, v);
-                            }
-                        }
+                        let op = op_as_read(&M::of(n, n, &a), tri, adj, unit);
                         // (op a + Δ) x = b + δ: the residual within
                         // γ(2n)|op a||x| + ε(2n)(1 + |op a_ii|).
                         let xm = M::of(n, r, &x);
@@ -674,6 +653,35 @@ fn solve_triangular_meets_its_bound_in_every_case() {
 /// The documented chain of the solve, unblocked: op a's rows in the order
 /// of solving, each `x_i = (b_i − Σ_k op_ik·x_k) / op_ii` with the sum's
 /// fused steps over the k already solved, in the order they were solved.
+/// op(a) as solve_triangular reads it: the named triangle of a (its
+/// conjugate transpose under `adj`), ones on the diagonal where `unit`,
+/// zeros elsewhere.
+fn op_as_read(a: &M, tri: Triangle, adj: bool, unit: bool) -> M {
+    let n = a.rows;
+    let mut op = M::zeros(n, n);
+    for i in 0..n {
+        for j in 0..n {
+            let (p, q) = if adj { (j, i) } else { (i, j) };
+            let inside = if tri == Triangle::Lower {
+                p >= q
+            } else {
+                p <= q
+            };
+            let v = if !inside {
+                (0.0, 0.0)
+            } else if p == q && unit {
+                (1.0, 0.0)
+            } else if adj {
+                conj(a.at(p, q))
+            } else {
+                a.at(p, q)
+            };
+            op.set(i, j, v);
+        }
+    }
+    op
+}
+
 fn solve_model<T: S>(op: &M, b: &M, lower: bool, unit: bool) -> M {
     let (n, r) = (b.rows, b.cols);
     let mut x = M::zeros(n, r);
@@ -730,28 +738,7 @@ fn check_solve_chain<T: S>() {
                         am.set(i, i, d);
                     }
                     let av: Vec<T> = am.to();
-                    let a_m = M::of(n, n, &av);
-                    let mut op = M::zeros(n, n);
-                    for i in 0..n {
-                        for j in 0..n {
-                            let (p, q) = if adj { (j, i) } else { (i, j) };
-                            let inside = if tri == Triangle::Lower {
-                                p >= q
-                            } else {
-                                p <= q
-                            };
-                            let v = if !inside {
-                                (0.0, 0.0)
-                            } else if p == q && unit {
-                                (1.0, 0.0)
-                            } else if adj {
-                                conj(a_m.at(p, q))
-                            } else {
-                                a_m.at(p, q)
-                            };
-                            op.set(i, j, v);
-                        }
-                    }
+                    let op = op_as_read(&M::of(n, n, &av), tri, adj, unit);
                     a.extend(av);
                     let bv: Vec<T> = random(n, r, T::CPLX, &mut rng).to();
                     b.extend(bv.iter().copied());

@@ -375,6 +375,15 @@ fn known_spectra_spread_columns() {
     known::<Complex<f32>>(&[64], 12);
 }
 
+/// The n×n column-major `x` on columns `ld` apart, `gap` between them.
+fn spread<E: Copy>(x: &[E], n: usize, ld: usize, gap: E) -> Vec<E> {
+    let mut y = vec![gap; n * ld];
+    for c in 0..n {
+        y[c * ld..c * ld + n].copy_from_slice(&x[c * n..c * n + n]);
+    }
+    y
+}
+
 /// The Schur iteration on columns `ld` apart gives the bits it gives on
 /// columns n apart, real and complex, and leaves the gaps alone.
 #[test]
@@ -397,13 +406,6 @@ fn schur_bits_do_not_depend_on_the_column_distance() {
             }
             z
         };
-        let spread = |x: &[f64], ld: usize| {
-            let mut y = vec![f64::NAN; n * ld];
-            for c in 0..n {
-                y[c * ld..c * ld + n].copy_from_slice(&x[c * n..c * n + n]);
-            }
-            y
-        };
         let ld = n + 3;
         // Real.
         let (mut h1, mut z1) = (h0.clone(), eye(n));
@@ -418,7 +420,10 @@ fn schur_bits_do_not_depend_on_the_column_distance() {
             &mut w1,
             isa
         ));
-        let (mut h2, mut z2) = (spread(&h0, ld), spread(&eye(n), ld));
+        let (mut h2, mut z2) = (
+            spread(&h0, n, ld, f64::NAN),
+            spread(&eye(n), n, ld, f64::NAN),
+        );
         let mut w2 = vec![Complex::new(0.0, 0.0); n];
         assert!(schur::real_schur(
             n,
@@ -457,13 +462,6 @@ fn schur_bits_do_not_depend_on_the_column_distance() {
         let ceye = |ld: usize| -> Vec<Complex<f64>> {
             eye(ld).iter().map(|&x| Complex::new(x, 0.0)).collect()
         };
-        let cspread = |x: &[Complex<f64>], ld: usize| {
-            let mut y = vec![Complex::new(f64::NAN, f64::NAN); n * ld];
-            for c in 0..n {
-                y[c * ld..c * ld + n].copy_from_slice(&x[c * n..c * n + n]);
-            }
-            y
-        };
         let (mut h1, mut z1) = (hc0.clone(), ceye(n));
         assert!(schur::complex_schur(
             n,
@@ -475,7 +473,8 @@ fn schur_bits_do_not_depend_on_the_column_distance() {
             &mut w1,
             isa
         ));
-        let (mut h2, mut z2) = (cspread(&hc0, ld), cspread(&ceye(n), ld));
+        let gap = Complex::new(f64::NAN, f64::NAN);
+        let (mut h2, mut z2) = (spread(&hc0, n, ld, gap), spread(&ceye(n), n, ld, gap));
         assert!(schur::complex_schur(
             n,
             ld,
