@@ -71,6 +71,7 @@
 mod alloc;
 pub mod array;
 pub mod assembly;
+pub mod attention;
 pub mod cast;
 mod checks;
 pub mod contract;
@@ -96,6 +97,7 @@ pub mod unique;
 
 pub use array::{ArrayView, ArrayViewMut, Element, Layout};
 pub use assembly::{assemble, fold, Pad, PaddedLoad};
+pub use attention::{attention, attention_refusal, AttentionPlan, Kv};
 pub use cast::{cast, CastMode};
 pub use contract::{contract, matmul, ContractSpec};
 pub use elementwise::{elementwise, result_dtype};

@@ -114,6 +114,8 @@ use self::gemm::{Panels, SendPtr};
 pub(crate) use self::geometry::check_accumulator;
 use self::geometry::geometry;
 pub(crate) use self::select::contract_in;
+pub(crate) use self::micro::Micro;
+pub(crate) use self::select::Chained;
 use self::select::panel_need;
 use crate::array::{c_strides, ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};

@@ -44,6 +44,8 @@ unsafe impl Plain for usize {}
 unsafe impl Plain for i64 {}
 // SAFETY: as above.
 unsafe impl Plain for u32 {}
+// SAFETY: as above.
+unsafe impl Plain for u8 {}
 // SAFETY: an array of plain elements is plain: no padding between them, the
 // element's alignment, every bit pattern of each element a value.
 unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}

@@ -142,9 +142,11 @@
 mod exec;
 pub(crate) use exec::{plan_terms, TermPlan, TileScratch, TILE};
 mod program;
+mod ranges;
 mod text;
 
 pub use program::{Node, NodeId, Op, Program, ProgramBuilder, Scalar};
+pub use ranges::Range;
 pub use text::MAX_NESTING;
 
 use crate::array::{count_of, ArrayView, ArrayViewMut};

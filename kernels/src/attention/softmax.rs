@@ -1,0 +1,252 @@
+//! The online softmax of one key block for the rows of a unit: each row's
+//! new maximum, the block's weights, the 8-lane block sum, α, the running
+//! sum and the rescaled accumulator (seed 000's steps, in its order).
+//!
+//! One generic body, compiled for each instruction set inside a
+//! `#[target_feature]` function: the weights' `exp` is the runtime's
+//! branch-free `exp_f32`/`exp_f64` (IEEE operations and fused
+//! multiply-adds only), so every tier computes the same bits and the
+//! vector tiers vectorise the loops over keys and over the accumulator.
+
+use crate::contract::Chained;
+use crate::Tier;
+use std::ops::{Add, Div, Mul, Sub};
+
+/// An accumulator of attention: f32 or f64.
+pub(crate) trait AccFloat:
+    Chained
+    + crate::linalg::work::Plain
+    + Copy
+    + PartialOrd
+    + Send
+    + Sync
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+{
+    const PLUS_ZERO: Self;
+    const ONE: Self;
+    const NEG_INF: Self;
+    const POS_INF: Self;
+    /// The positive quiet NaN.
+    const NAN: Self;
+    /// The runtime's `exp` (within 1 ulp).
+    fn exp(self) -> Self;
+    /// The runtime's `log`.
+    fn ln(self) -> Self;
+    /// `self` rounded into this type from f64 (round to nearest even).
+    fn of_f64(v: f64) -> Self;
+    fn is_nan(self) -> bool;
+    /// `self + a·b`, rounded once.
+    fn fused(self, a: Self, b: Self) -> Self;
+}
+
+impl AccFloat for f32 {
+    const PLUS_ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
+    const NEG_INF: f32 = f32::NEG_INFINITY;
+    const POS_INF: f32 = f32::INFINITY;
+    const NAN: f32 = f32::NAN;
+    #[inline(always)]
+    fn exp(self) -> f32 {
+        tessera_generated::runtime::math::exp::exp_f32(self)
+    }
+    #[inline(always)]
+    fn ln(self) -> f32 {
+        tessera_generated::runtime::math::log::log_f32(self)
+    }
+    fn of_f64(v: f64) -> f32 {
+        v as f32
+    }
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+    #[inline(always)]
+    fn fused(self, a: f32, b: f32) -> f32 {
+        a.mul_add(b, self)
+    }
+}
+
+impl AccFloat for f64 {
+    const PLUS_ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+    const NEG_INF: f64 = f64::NEG_INFINITY;
+    const POS_INF: f64 = f64::INFINITY;
+    const NAN: f64 = f64::NAN;
+    #[inline(always)]
+    fn exp(self) -> f64 {
+        tessera_generated::runtime::math::exp::exp_f64(self)
+    }
+    #[inline(always)]
+    fn ln(self) -> f64 {
+        tessera_generated::runtime::math::log::log_f64(self)
+    }
+    fn of_f64(v: f64) -> f64 {
+        v
+    }
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+    #[inline(always)]
+    fn fused(self, a: f64, b: f64) -> f64 {
+        a.mul_add(b, self)
+    }
+}
+
+/// Keys of a block (and the row stride of the score and weight tiles).
+pub(super) const BLOCK: usize = 64;
+
+/// One block's softmax step for `m.len()` rows.
+pub(super) struct Rows<'a, T> {
+    /// The block's scores, row `i` at `i·BLOCK`, `nk` of them.
+    pub s: &'a [T],
+    /// Visibility (nonzero: visible) in the same layout, or None where every
+    /// pair of the block is visible.
+    pub vis: Option<&'a [u8]>,
+    /// Keys in the block.
+    pub nk: usize,
+    /// Running maxima.
+    pub m: &'a mut [T],
+    /// Running sums.
+    pub l: &'a mut [T],
+    /// Accumulators, row `i` at `i·dv`.
+    pub a: &'a mut [T],
+    /// Values per row of the accumulator.
+    pub dv: usize,
+    /// The block's weights (written), laid out as `s`.
+    pub w: &'a mut [T],
+    /// Whether the block changed each row (written): false where the row has
+    /// no visible pair in it or its new maximum is −∞.
+    pub active: &'a mut [bool],
+}
+
+/// One row's step. Returns whether the row takes the block.
+#[inline(always)]
+fn row<T: AccFloat>(
+    s: &[T],
+    vis: Option<&[u8]>,
+    m: &mut T,
+    l: &mut T,
+    a: &mut [T],
+    w: &mut [T],
+) -> bool {
+    let nk = s.len();
+    // m′: the greatest of m and the visible scores, a NaN where one is.
+    let mut mx = *m;
+    let mut nan = m.is_nan();
+    let mut any = false;
+    match vis {
+        None => {
+            any = nk > 0;
+            for &x in s {
+                nan |= x.is_nan();
+                if x > mx {
+                    mx = x;
+                }
+            }
+        }
+        Some(v) => {
+            for (&x, &b) in s.iter().zip(v) {
+                if b != 0 {
+                    any = true;
+                    nan |= x.is_nan();
+                    if x > mx {
+                        mx = x;
+                    }
+                }
+            }
+        }
+    }
+    if !any {
+        return false;
+    }
+    if nan {
+        mx = T::NAN;
+    }
+    if mx == T::NEG_INF {
+        return false;
+    }
+    // The weights exp(x − m′), 0 at a hidden pair.
+    for (wj, &x) in w.iter_mut().zip(s) {
+        *wj = (x - mx).exp();
+    }
+    if let Some(v) = vis {
+        for (wj, &b) in w.iter_mut().zip(v) {
+            if b == 0 {
+                *wj = T::PLUS_ZERO;
+            }
+        }
+    }
+    // Term j into lane j mod 8, then lanes i + (i+4), (i+2), (i+1).
+    let mut lanes = [T::PLUS_ZERO; 8];
+    for (j, &x) in w.iter().enumerate() {
+        lanes[j % 8] = lanes[j % 8] + x;
+    }
+    let t: [T; 4] = core::array::from_fn(|i| lanes[i] + lanes[i + 4]);
+    let u: [T; 2] = core::array::from_fn(|i| t[i] + t[i + 2]);
+    let sum = u[0] + u[1];
+    let alpha = (*m - mx).exp();
+    *l = alpha * *l + sum;
+    if alpha != T::ONE {
+        for x in a.iter_mut() {
+            *x = alpha * *x;
+        }
+    }
+    *m = mx;
+    true
+}
+
+#[inline(always)]
+fn rows_body<T: AccFloat>(r: Rows<'_, T>) {
+    let n = r.m.len();
+    for i in 0..n {
+        let at = i * BLOCK;
+        let vis = r.vis.map(|v| &v[at..at + r.nk]);
+        r.active[i] = row(
+            &r.s[at..at + r.nk],
+            vis,
+            &mut r.m[i],
+            &mut r.l[i],
+            &mut r.a[i * r.dv..(i + 1) * r.dv],
+            &mut r.w[at..at + r.nk],
+        );
+    }
+}
+
+/// # Safety
+/// The CPU runs AVX-512 F, AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx2,fma")]
+unsafe fn rows_avx512<T: AccFloat>(r: Rows<'_, T>) {
+    rows_body(r)
+}
+
+/// # Safety
+/// The CPU runs AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn rows_avx2<T: AccFloat>(r: Rows<'_, T>) {
+    rows_body(r)
+}
+
+/// The block's step for every row, on `tier`'s instructions (the same bits
+/// on every tier).
+pub(super) fn update<T: AccFloat>(tier: Tier, r: Rows<'_, T>) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::tier::runs_avx512(tier) && tier.available() {
+        // SAFETY: the tier executes AVX-512 F, AVX2 and FMA (`runs_avx512`)
+        // and this CPU runs the tier (`available`).
+        return unsafe { rows_avx512(r) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if crate::tier::runs_avx2(tier) && tier.available() {
+        // SAFETY: the tier executes AVX2 and FMA (`runs_avx2`) and this CPU
+        // runs the tier (`available`).
+        return unsafe { rows_avx2(r) };
+    }
+    let _ = tier;
+    rows_body(r)
+}
