@@ -125,6 +125,11 @@
 //!   positions) beside `slice::sort` and `slice::sort_unstable`, and top-k
 //!   of 1% beside the full sort, in ns/element on one thread (see
 //!   `sort_group.rs`; numpy's from `bench/scripts/sort_numpy.py`); only when named.
+//! * `attention`: flash attention prefill (2048 × 2048, d 128, 32/8 heads,
+//!   causal and full) and decode (tk 32768), f32 and bf16, in GFLOP/s at
+//!   one and two threads, beside a naive tessera pipeline, tessera's f32
+//!   GEMM and a plain read of K and V (see `attention_group.rs`; numpy's
+//!   and PyTorch's from `bench/scripts/attention_peers.py`); only when named.
 //! * `linalg`: cholesky, lu, qr, solve_triangular, eigh, svd and eig at
 //!   n = 64, 256, 1024 (2048 for the factorisations) in f64 and f32, and
 //!   batches of 10^5 small matrices, beside faer at one and two threads
@@ -140,6 +145,7 @@
 
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
+mod attention_group;
 mod cast_sweep;
 mod casts;
 mod chart;
@@ -334,6 +340,7 @@ fn main() -> ExitCode {
     let scatter_g = !o.filters.is_empty() && selected(movement_group::SCATTER, &o.filters);
     let unique_g = !o.filters.is_empty() && selected(movement_group::UNIQUE, &o.filters);
     let sort_group = !o.filters.is_empty() && selected(sort_group::NAME, &o.filters);
+    let attention_g = !o.filters.is_empty() && selected(attention_group::NAME, &o.filters);
     let linalg_g = !o.filters.is_empty()
         && (selected(linalg_group::NAME, &o.filters)
             || o.filters.iter().any(|f| f.starts_with(linalg_group::NAME)));
@@ -356,6 +363,7 @@ fn main() -> ExitCode {
         && !scatter_g
         && !unique_g
         && !sort_group
+        && !attention_g
         && !linalg_g
     {
         eprintln!(
@@ -480,6 +488,7 @@ fn main() -> ExitCode {
         (fft_group, fft_group::run as NamedRun),
         (gemm_group, gemm_group::run),
         (sort_group, sort_group::run),
+        (attention_g, attention_group::run),
         (gemm_int, gemm_group::run_int),
         (gemm_complex, gemm_group::run_complex),
         (gather_g, movement_group::run_gather),

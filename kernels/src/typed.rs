@@ -21,6 +21,7 @@
 //! # Ok::<(), tessera::Error>(())
 //! ```
 
+pub mod attention;
 pub mod linalg;
 
 use crate::array::{ArrayView, ArrayViewMut, Element};

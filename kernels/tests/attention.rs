@@ -4,7 +4,9 @@
 //! (within the bound the module states); and the refusals.
 
 use half::{bf16, f16};
-use tessera::attention::{attention, attention_refusal, programs, AttentionPlan, AttentionShapes, Kv};
+use tessera::attention::{
+    attention, attention_refusal, programs, AttentionPlan, AttentionShapes, Kv,
+};
 use tessera::generated::runtime::math;
 use tessera::map::Program;
 use tessera::{available_tiers, ArrayView, ArrayViewMut, DType, Error, Exec};
@@ -14,7 +16,10 @@ use tessera::{available_tiers, ArrayView, ArrayViewMut, DType, Error, Exec};
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let mut z = self.0;
         z = (z ^ (z >> 33)).wrapping_mul(0xff51afd7ed558ccd);
         z ^ (z >> 33)
@@ -32,8 +37,16 @@ fn round_to(v: f64, p: i32, emin: i32) -> f64 {
     }
     let e = (v.abs().log2().floor() as i32).max(emin);
     // log2 may be off by one near powers of two: fix e so 2^e ≤ |v| < 2^(e+1).
-    let e = if e > emin && 2f64.powi(e) > v.abs() { e - 1 } else { e };
-    let e = if 2f64.powi(e + 1) <= v.abs() { e + 1 } else { e };
+    let e = if e > emin && 2f64.powi(e) > v.abs() {
+        e - 1
+    } else {
+        e
+    };
+    let e = if 2f64.powi(e + 1) <= v.abs() {
+        e + 1
+    } else {
+        e
+    };
     let ulp = 2f64.powi(e - p);
     (v / ulp).round_ties_even() * ulp
 }
@@ -50,8 +63,12 @@ fn exact(dt: DType, v: f64) -> f64 {
 
 fn put(dt: DType, v: f64, out: &mut [u8]) {
     match dt {
-        DType::F16 => out[..2].copy_from_slice(&f16::from_f64(exact(dt, v)).to_bits().to_ne_bytes()),
-        DType::Bf16 => out[..2].copy_from_slice(&bf16::from_f64(exact(dt, v)).to_bits().to_ne_bytes()),
+        DType::F16 => {
+            out[..2].copy_from_slice(&f16::from_f64(exact(dt, v)).to_bits().to_ne_bytes())
+        }
+        DType::Bf16 => {
+            out[..2].copy_from_slice(&bf16::from_f64(exact(dt, v)).to_bits().to_ne_bytes())
+        }
         DType::F32 => out[..4].copy_from_slice(&(v as f32).to_ne_bytes()),
         DType::F64 => out[..8].copy_from_slice(&v.to_ne_bytes()),
         DType::I64 => out[..8].copy_from_slice(&(v as i64).to_ne_bytes()),
@@ -129,10 +146,24 @@ fn place(dt: DType, shape: &[usize], values: &[f64], perm: &[usize], pad: usize)
 
 impl Placed {
     fn view(&self) -> ArrayView<'_> {
-        ArrayView::new(self.dt, &self.shape, &self.strides, self.offset, &self.bytes).unwrap()
+        ArrayView::new(
+            self.dt,
+            &self.shape,
+            &self.strides,
+            self.offset,
+            &self.bytes,
+        )
+        .unwrap()
     }
     fn view_mut(&mut self) -> ArrayViewMut<'_> {
-        ArrayViewMut::new(self.dt, &self.shape, &self.strides, self.offset, &mut self.bytes).unwrap()
+        ArrayViewMut::new(
+            self.dt,
+            &self.shape,
+            &self.strides,
+            self.offset,
+            &mut self.bytes,
+        )
+        .unwrap()
     }
     /// Element bits in logical C order.
     fn read_bits(&self) -> Vec<u64> {
@@ -245,9 +276,15 @@ fn data(c: &Case, seed: u64) -> Data {
     let q = (0..nq).map(|_| exact(c.input, g.unit() * c.mag)).collect();
     let k = (0..nk).map(|_| exact(c.input, g.unit() * c.mag)).collect();
     let v = (0..nv).map(|_| exact(c.input, g.unit())).collect();
-    let slopes = (0..c.hq).map(|h| exact(c.acc, 0.5f64.powi(h as i32 + 1))).collect();
-    let qdoc = (0..leads * c.tq).map(|i| ((i % c.tq.max(1)) / 37) as f64).collect();
-    let kdoc = (0..leads * c.tk).map(|i| ((i % c.tk.max(1)) / 37) as f64).collect();
+    let slopes = (0..c.hq)
+        .map(|h| exact(c.acc, 0.5f64.powi(h as i32 + 1)))
+        .collect();
+    let qdoc = (0..leads * c.tq)
+        .map(|i| ((i % c.tq.max(1)) / 37) as f64)
+        .collect();
+    let kdoc = (0..leads * c.tk)
+        .map(|i| ((i % c.tk.max(1)) / 37) as f64)
+        .collect();
     Data {
         q,
         k,
@@ -260,7 +297,14 @@ fn data(c: &Case, seed: u64) -> Data {
 
 // ------------------------------------------------- the model of the order
 
-trait F: Copy + PartialOrd + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> + std::ops::Mul<Output = Self> + std::ops::Div<Output = Self> {
+trait F:
+    Copy
+    + PartialOrd
+    + std::ops::Add<Output = Self>
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+{
     fn of(v: f64) -> Self;
     fn f(self) -> f64;
     fn fma(a: Self, b: Self, c: Self) -> Self;
@@ -493,10 +537,15 @@ fn run(c: &Case, d: &Data, layout: Layout, exec: &Exec) -> Out {
     let lp: Vec<usize> = (0..rank - 1).collect();
     let mut lse = place(c.acc, &lsh, &[], &lp, 2);
     let leads: usize = c.lead.iter().product();
-    let lens = c
-        .lengths
-        .as_ref()
-        .map(|l| place(DType::I64, &c.lead, &l.iter().map(|&x| x as f64).collect::<Vec<_>>(), &(0..c.lead.len()).collect::<Vec<_>>(), 0));
+    let lens = c.lengths.as_ref().map(|l| {
+        place(
+            DType::I64,
+            &c.lead,
+            &l.iter().map(|&x| x as f64).collect::<Vec<_>>(),
+            &(0..c.lead.len()).collect::<Vec<_>>(),
+            0,
+        )
+    });
     let nl = c.lead.len();
     let mut loads: Vec<Placed> = Vec::new();
     match c.prog {
@@ -516,11 +565,25 @@ fn run(c: &Case, d: &Data, layout: Layout, exec: &Exec) -> Out {
     let prog = c.prog.program(c.acc, rank);
     let lv: Vec<ArrayView<'_>> = loads.iter().map(|l| l.view()).collect();
     let lenv = lens.as_ref().map(|l| l.view());
-    let kv = Kv { k: k.view(), v: v.view() };
+    let kv = Kv {
+        k: k.view(),
+        v: v.view(),
+    };
     {
         let mut ov = o.view_mut();
         let mut lv2 = lse.view_mut();
-        attention(&prog, c.scale, &q.view(), &kv, &lv, lenv.as_ref(), &mut ov, &mut lv2, exec).unwrap();
+        attention(
+            &prog,
+            c.scale,
+            &q.view(),
+            &kv,
+            &lv,
+            lenv.as_ref(),
+            &mut ov,
+            &mut lv2,
+            exec,
+        )
+        .unwrap();
     }
     Out {
         o: o.read_bits(),
@@ -801,9 +864,15 @@ fn check_bound(c: &Case, seed: u64) {
         }
         let el = (lambda * u).exp();
         let eps = el * (13.0 * n + 9.0 + t.ln()) * up + (el - 1.0) * t.ln() + up * rl[r].abs();
-        let lse_bound = el * (7.0 * n + 9.0 + t.ln()) * up + (el - 1.0) * t.ln() + up * rl[r].abs() + score_err;
+        let lse_bound =
+            el * (7.0 * n + 9.0 + t.ln()) * up + (el - 1.0) * t.ln() + up * rl[r].abs() + score_err;
         let err = (got.lse_vals[r] - rl[r]).abs();
-        assert!(err <= lse_bound, "{c:?} row {r}: lse {} want {} err {err:e} bound {lse_bound:e}", got.lse_vals[r], rl[r]);
+        assert!(
+            err <= lse_bound,
+            "{c:?} row {r}: lse {} want {} err {err:e} bound {lse_bound:e}",
+            got.lse_vals[r],
+            rl[r]
+        );
         // Each weight's relative error, then the chain and the rounding.
         let b = c.mag * c.mag * c.dk as f64 * c.scale + 2.0;
         let dw = (1.0 + u) * eps + (2.0 * b + t.ln()) * u + 5.0 * up + 2.0 * score_err;
@@ -812,16 +881,28 @@ fn check_bound(c: &Case, seed: u64) {
             let i = r * c.dv + e;
             let bound = rel * absum[i] * 1.01 + uo * ro[i].abs() + 1e-300;
             let err = (got.o_vals[i] - ro[i]).abs();
-            assert!(err <= bound, "{c:?} row {r} col {e}: o {} want {} err {err:e} bound {bound:e}", got.o_vals[i], ro[i]);
+            assert!(
+                err <= bound,
+                "{c:?} row {r} col {e}: o {} want {} err {err:e} bound {bound:e}",
+                got.o_vals[i],
+                ro[i]
+            );
         }
     }
 }
 
 #[test]
 fn within_the_stated_bound_of_an_f64_reference() {
-    for (n, p) in [Prog::Full, Prog::Causal(60), Prog::Window(60, 40), Prog::Alibi(60), Prog::Softcap(8.0), Prog::Document]
-        .into_iter()
-        .enumerate()
+    for (n, p) in [
+        Prog::Full,
+        Prog::Causal(60),
+        Prog::Window(60, 40),
+        Prog::Alibi(60),
+        Prog::Softcap(8.0),
+        Prog::Document,
+    ]
+    .into_iter()
+    .enumerate()
     {
         for (input, acc, mag) in [
             (DType::F32, DType::F32, 1.0),
@@ -872,7 +953,11 @@ fn hidden_nan_and_infinity_never_reach_o() {
         if pois.is_nan() {
             assert!(g.is_nan(), "element {i}");
         } else {
-            assert_eq!(g.to_bits(), clean.to_bits(), "element {i}: a hidden value reached o");
+            assert_eq!(
+                g.to_bits(),
+                clean.to_bits(),
+                "element {i}: a hidden value reached o"
+            );
             checked += 1;
         }
     }
@@ -912,25 +997,72 @@ fn refusals_come_before_any_write() {
     let mut o = place(DType::F32, &[2, 4, 5, 3], &[7.0; 120], &[0, 1, 2, 3], 0);
     let mut lse = place(DType::F32, &[2, 4, 5], &[7.0; 40], &[0, 1, 2], 0);
     let full = programs::full(acc).unwrap();
-    let kv = Kv { k: k.view(), v: v.view() };
-    let try_call = |prog: &Program, q: &ArrayView<'_>, kv: &Kv<'_>, loads: &[ArrayView<'_>], lens: Option<&ArrayView<'_>>, o: &mut Placed, lse: &mut Placed| -> Error {
+    let kv = Kv {
+        k: k.view(),
+        v: v.view(),
+    };
+    let try_call = |prog: &Program,
+                    q: &ArrayView<'_>,
+                    kv: &Kv<'_>,
+                    loads: &[ArrayView<'_>],
+                    lens: Option<&ArrayView<'_>>,
+                    o: &mut Placed,
+                    lse: &mut Placed|
+     -> Error {
         let before = (o.bytes.clone(), lse.bytes.clone());
         let (mut ov, mut lv) = (o.view_mut(), lse.view_mut());
         let refusal = attention_refusal(prog, 1.0, q, kv, loads, lens, &ov, &lv);
-        let e = attention(prog, 1.0, q, kv, loads, lens, &mut ov, &mut lv, &Exec::default()).unwrap_err();
+        let e = attention(
+            prog,
+            1.0,
+            q,
+            kv,
+            loads,
+            lens,
+            &mut ov,
+            &mut lv,
+            &Exec::default(),
+        )
+        .unwrap_err();
         assert!(refusal.is_some(), "the query agrees: {e}");
-        assert_eq!((o.bytes.clone(), lse.bytes.clone()), before, "nothing written: {e}");
+        assert_eq!(
+            (o.bytes.clone(), lse.bytes.clone()),
+            before,
+            "nothing written: {e}"
+        );
         e
     };
     // Head counts that do not divide.
     let k3 = place(DType::F32, &[2, 3, 6, 8], &[0.5; 288], &[0, 1, 2, 3], 0);
     let v3 = place(DType::F32, &[2, 3, 6, 3], &[0.5; 108], &[0, 1, 2, 3], 0);
-    let e = try_call(&full, &q.view(), &Kv { k: k3.view(), v: v3.view() }, &[], None, &mut o, &mut lse);
+    let e = try_call(
+        &full,
+        &q.view(),
+        &Kv {
+            k: k3.view(),
+            v: v3.view(),
+        },
+        &[],
+        None,
+        &mut o,
+        &mut lse,
+    );
     assert!(matches!(e, Error::Shape { .. }), "{e}");
     // Dtypes: k of another dtype; f64 inputs in an f32 accumulator; o of
     // a third dtype.
     let kb = place(DType::F64, &[2, 2, 6, 8], &[0.5; 192], &[0, 1, 2, 3], 0);
-    let e = try_call(&full, &q.view(), &Kv { k: kb.view(), v: v.view() }, &[], None, &mut o, &mut lse);
+    let e = try_call(
+        &full,
+        &q.view(),
+        &Kv {
+            k: kb.view(),
+            v: v.view(),
+        },
+        &[],
+        None,
+        &mut o,
+        &mut lse,
+    );
     assert!(matches!(e, Error::DTypeMismatch { .. }), "{e}");
     let mut o16 = place(DType::F16, &[2, 4, 5, 3], &[7.0; 120], &[0, 1, 2, 3], 0);
     let e = try_call(&full, &q.view(), &kv, &[], None, &mut o16, &mut lse);
@@ -950,18 +1082,50 @@ fn refusals_come_before_any_write() {
     assert!(matches!(e, Error::Axis { .. }), "{e}");
     // Lengths out of range, of another shape.
     let lens = place(DType::I64, &[2], &[3.0, 7.0], &[0], 0);
-    let e = try_call(&full, &q.view(), &kv, &[], Some(&lens.view()), &mut o, &mut lse);
+    let e = try_call(
+        &full,
+        &q.view(),
+        &kv,
+        &[],
+        Some(&lens.view()),
+        &mut o,
+        &mut lse,
+    );
     assert!(matches!(e, Error::Attribute { .. }), "{e}");
     let lens = place(DType::I64, &[2], &[3.0, -1.0], &[0], 0);
-    let e = try_call(&full, &q.view(), &kv, &[], Some(&lens.view()), &mut o, &mut lse);
+    let e = try_call(
+        &full,
+        &q.view(),
+        &kv,
+        &[],
+        Some(&lens.view()),
+        &mut o,
+        &mut lse,
+    );
     assert!(matches!(e, Error::Attribute { .. }), "{e}");
     let lens = place(DType::I64, &[3], &[3.0, 1.0, 1.0], &[0], 0);
-    let e = try_call(&full, &q.view(), &kv, &[], Some(&lens.view()), &mut o, &mut lse);
+    let e = try_call(
+        &full,
+        &q.view(),
+        &kv,
+        &[],
+        Some(&lens.view()),
+        &mut o,
+        &mut lse,
+    );
     assert!(matches!(e, Error::Shape { .. }), "{e}");
     // A load that does not broadcast to the pair space.
     let withload = Program::parse("y0 = x1 > 0f32; y1 = x0", &[acc, acc]).unwrap();
     let bad = place(DType::F32, &[7], &[1.0; 7], &[0], 0);
-    let e = try_call(&withload, &q.view(), &kv, &[bad.view()], None, &mut o, &mut lse);
+    let e = try_call(
+        &withload,
+        &q.view(),
+        &kv,
+        &[bad.view()],
+        None,
+        &mut o,
+        &mut lse,
+    );
     assert!(matches!(e, Error::Shape { .. }), "{e}");
     // A destination that reaches an element twice.
     let mut twice = place(DType::F32, &[2, 4, 5, 3], &[7.0; 120], &[0, 1, 2, 3], 0);
@@ -978,25 +1142,43 @@ fn plans_share_scratch_and_match_the_call() {
     let want = run(&c, &d, Layout::C, &Exec::default());
     let rank = c.lead.len() + 3;
     let (p, pad) = perm(rank, Layout::C);
-    let sh = |h: usize, t: usize, e: usize| -> Vec<usize> { c.lead.iter().copied().chain([h, t, e]).collect() };
+    let sh = |h: usize, t: usize, e: usize| -> Vec<usize> {
+        c.lead.iter().copied().chain([h, t, e]).collect()
+    };
     let q = place(c.input, &sh(c.hq, c.tq, c.dk), &d.q, &p, pad);
     let k = place(c.input, &sh(c.hk, c.tk, c.dk), &d.k, &p, pad);
     let v = place(c.input, &sh(c.hk, c.tk, c.dv), &d.v, &p, pad);
     let mut o = place(c.out, &sh(c.hq, c.tq, c.dv), &[], &p, pad);
     let lsh: Vec<usize> = c.lead.iter().copied().chain([c.hq, c.tq]).collect();
     let mut lse = place(c.acc, &lsh, &[], &(0..rank - 1).collect::<Vec<_>>(), 2);
-    let kv = Kv { k: k.view(), v: v.view() };
+    let kv = Kv {
+        k: k.view(),
+        v: v.view(),
+    };
     let prog = c.prog.program(c.acc, rank);
     let shapes = AttentionShapes::of(&q.view(), &kv, &[], None, &o.view_mut(), &lse.view_mut());
     let plan = AttentionPlan::new(&prog, c.scale, &shapes).unwrap();
     let mut scratch = tessera::Scratch::with_size(2 * plan.scratch_bytes()).unwrap();
     for threads in [1, 2, 5] {
         let (mut ov, mut lv) = (o.view_mut(), lse.view_mut());
-        plan.run_with_scratch(&q.view(), &kv, &[], None, &mut ov, &mut lv, &mut scratch, &Exec::default().threads(threads))
-            .unwrap();
+        plan.run_with_scratch(
+            &q.view(),
+            &kv,
+            &[],
+            None,
+            &mut ov,
+            &mut lv,
+            &mut scratch,
+            &Exec::default().threads(threads),
+        )
+        .unwrap();
         drop((ov, lv));
         assert_eq!(o.read_bits(), want.o);
         assert_eq!(lse.read_bits(), want.lse);
-        assert_eq!(scratch.size(), 2 * plan.scratch_bytes(), "the scratch never grows");
+        assert_eq!(
+            scratch.size(),
+            2 * plan.scratch_bytes(),
+            "the scratch never grows"
+        );
     }
 }

@@ -312,6 +312,14 @@ fn other_kernels() -> Vec<serde_json::Value> {
             "doc": k.doc(),
         }));
     }
+    list.push(json!({
+        "name": super::attention::NAME,
+        "family": "attention",
+        "operands": ["q", "k", "v", "lengths", "x1…"],
+        "results": ["o", "lse"],
+        "attrs": ["scale", "acc", "program"],
+        "doc": super::attention::DOC,
+    }));
     for k in LibraryKernel::ALL {
         let (operands, results, attrs) = k.io();
         list.push(json!({

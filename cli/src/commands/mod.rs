@@ -5,6 +5,7 @@
 //! with the argument and call-file helpers they share.
 
 pub mod assembly;
+pub mod attention;
 pub mod cast;
 pub mod contract;
 pub mod contract_variants;

@@ -77,6 +77,8 @@ pub enum Kernel {
     Order(super::order::OrderKernel),
     /// `cholesky`, `lu`, `qr`, `solve_triangular`, `eigh`, `svd`, `eig`.
     Linalg(super::linalg::LinalgKernel),
+    /// `attention`: flash attention with a mask-and-score program.
+    Attention,
     /// `random`, `quantize`, `dequantize`, `polyval`, `qmatmul_i8`,
     /// `requantize_i8`, `sum_lanes`.
     Library(LibraryKernel),
@@ -105,6 +107,9 @@ impl Kernel {
         }
         if name == map::NAME {
             return Ok(Kernel::Map);
+        }
+        if name == super::attention::NAME {
+            return Ok(Kernel::Attention);
         }
         if name == super::series::NAME {
             return Ok(Kernel::Series);
@@ -215,6 +220,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Movement(k) => super::movement::call(path, &call, k, &exec, r)?,
         Kernel::Order(k) => super::order::call(path, &call, k, &exec, r)?,
         Kernel::Linalg(k) => super::linalg::call(path, &call, k, &exec, r)?,
+        Kernel::Attention => super::attention::call(path, &call, &exec, r)?,
     };
     results.commit()?;
     if let Some(note) = tessera::tier::tier_env_note() {

@@ -21,6 +21,7 @@
 //! infinity, and a row the block leaves as it was, are kept out of that
 //! product and done alone over their visible pairs, in the same order.
 
+use super::pack;
 use super::programs::{Analysed, Class};
 use super::softmax::{self, AccFloat, Rows, BLOCK};
 use crate::array::{ArrayView, ArrayViewMut};
@@ -146,6 +147,7 @@ impl Units {
 struct Regions<'a, T> {
     qpack: &'a mut [T],
     kt: &'a mut [T],
+    krows: &'a mut [T],
     s: &'a mut [T],
     s2: &'a mut [T],
     w: &'a mut [T],
@@ -165,6 +167,7 @@ fn regions<'a, T: AccFloat>(c: &mut Carve<'a>, dk: usize, dv: usize) -> Regions<
     Regions {
         qpack: c.take(PANEL_ROWS * dk),
         kt: c.take(dk * BLOCK),
+        krows: c.take(dk * BLOCK),
         s: c.take(UNIT_ROWS * BLOCK),
         s2: c.take(UNIT_ROWS * BLOCK),
         w: c.take(UNIT_ROWS * BLOCK),
@@ -202,13 +205,19 @@ pub(super) fn run(call: &Call<'_>, scratch: &mut Scratch, exec: &Exec) -> Result
 }
 
 /// The cast kernel from `from` into `to` (strided variant).
-fn cast_fn(tier: Tier, from: DType, to: DType, variant: crate::generated::Variant) -> Result<LoopFn> {
+fn cast_fn(
+    tier: Tier,
+    from: DType,
+    to: DType,
+    variant: crate::generated::Variant,
+) -> Result<LoopFn> {
     let table = crate::tier::cast_table(tier).ok_or(Error::TierUnavailable(tier))?;
-    let i = crate::generated::cast_index(from, to, false, variant).ok_or(Error::DTypeUnsupported {
-        operand: "attention".into(),
-        dtype: from,
-        reason: format!("no cast into {to}"),
-    })?;
+    let i =
+        crate::generated::cast_index(from, to, false, variant).ok_or(Error::DTypeUnsupported {
+            operand: "attention".into(),
+            dtype: from,
+            reason: format!("no cast into {to}"),
+        })?;
     Ok(table[i])
 }
 
@@ -385,6 +394,7 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
     coords.push((0, 0));
     let mut in_ranges = vec![Range::Any; c.loads.len() + 1];
     let v_in_place = c.input == c.acc && (c.v.strides[nl + 2] == 1 || dv <= 1);
+    let k_in_place = c.input == c.acc && (c.k.strides[nl + 2] == 1 || dk <= 1);
     let mut active = [false; UNIT_ROWS];
     let mut protect = [false; UNIT_ROWS];
     let mut careful = [false; UNIT_ROWS];
@@ -421,25 +431,38 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
                 continue;
             }
         }
-        // K block → kt (dk × 64).
+        // K block → kt (dk × 64): read in place where the keys are of the
+        // accumulator's dtype with unit stride along the dimension, else
+        // first cast row by row into krows.
         idx[..nl].copy_from_slice(&lead);
         idx[nl] = kh;
+        idx[nl + 1] = k0;
         idx[nl + 2] = 0;
-        for j in 0..if dk == 0 { 0 } else { nk } {
-            idx[nl + 1] = k0 + j;
-            let src = c.k.at(&idx);
-            // SAFETY: k's row of dk elements (stride strides[nl+2]); kt has
-            // dk·64 elements, column j written at j + d·64.
-            unsafe {
-                conv(
-                    kn.load,
-                    dk,
-                    src,
-                    c.k.strides[nl + 2],
-                    r.kt[j..].as_mut_ptr() as *mut u8,
-                    BLOCK as isize,
-                )
+        if dk > 0 {
+            let (src, rs): (*const T, isize) = if k_in_place {
+                (c.k.at(&idx) as *const T, c.k.strides[nl + 1])
+            } else {
+                for j in 0..nk {
+                    idx[nl + 1] = k0 + j;
+                    let src = c.k.at(&idx);
+                    // SAFETY: k's row of dk elements (stride strides[nl+2]);
+                    // krows row j has dk elements.
+                    unsafe {
+                        conv(
+                            kn.load,
+                            dk,
+                            src,
+                            c.k.strides[nl + 2],
+                            r.krows[j * dk..].as_mut_ptr() as *mut u8,
+                            1,
+                        )
+                    };
+                }
+                (r.krows.as_ptr(), dk as isize)
             };
+            // SAFETY: rows j < nk of dk values from src (in place: a
+            // validated view's rows of the block; or krows).
+            unsafe { pack::keys(c.tier, src, rs, nk, dk, r.kt) };
         }
         // S = Q·Kᵀ, chains over the dimension from +0.
         for ti in 0..tiles {
@@ -548,9 +571,8 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
                 any_bad |= bad;
             }
             for i in 0..nrows {
-                careful[i] = any_bad
-                    && active[i]
-                    && (0..nk).any(|j| v[i * BLOCK + j] == 0 && r.bad[j] != 0);
+                careful[i] =
+                    any_bad && active[i] && (0..nk).any(|j| v[i * BLOCK + j] == 0 && r.bad[j] != 0);
             }
         } else {
             careful[..nrows].fill(false);
@@ -646,7 +668,11 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
                 let v = y / l + T::PLUS_ZERO;
                 *x = if v.is_nan() { T::NAN } else { v };
             }
-            let v = if m == T::POS_INF { T::POS_INF } else { m + l.ln() };
+            let v = if m == T::POS_INF {
+                T::POS_INF
+            } else {
+                m + l.ln()
+            };
             if v.is_nan() {
                 T::NAN
             } else {
@@ -784,13 +810,31 @@ impl Acc {
             DType::U8 => int(b[0] as i128, self),
             DType::I16 => int(i16::from_ne_bytes([b[0], b[1]]) as i128, self),
             DType::U16 => int(u16::from_ne_bytes([b[0], b[1]]) as i128, self),
-            DType::I32 => int(i32::from_ne_bytes(b.try_into().unwrap_or([0; 4])) as i128, self),
-            DType::U32 => int(u32::from_ne_bytes(b.try_into().unwrap_or([0; 4])) as i128, self),
-            DType::I64 => int(i64::from_ne_bytes(b.try_into().unwrap_or([0; 8])) as i128, self),
-            DType::U64 => int(u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])) as i128, self),
-            DType::F32 => fl(f32::from_ne_bytes(b.try_into().unwrap_or([0; 4])) as f64, self),
+            DType::I32 => int(
+                i32::from_ne_bytes(b.try_into().unwrap_or([0; 4])) as i128,
+                self,
+            ),
+            DType::U32 => int(
+                u32::from_ne_bytes(b.try_into().unwrap_or([0; 4])) as i128,
+                self,
+            ),
+            DType::I64 => int(
+                i64::from_ne_bytes(b.try_into().unwrap_or([0; 8])) as i128,
+                self,
+            ),
+            DType::U64 => int(
+                u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])) as i128,
+                self,
+            ),
+            DType::F32 => fl(
+                f32::from_ne_bytes(b.try_into().unwrap_or([0; 4])) as f64,
+                self,
+            ),
             DType::F64 => fl(f64::from_ne_bytes(b.try_into().unwrap_or([0; 8])), self),
-            DType::F16 => fl(half::f16::from_bits(u16::from_ne_bytes([b[0], b[1]])).to_f64(), self),
+            DType::F16 => fl(
+                half::f16::from_bits(u16::from_ne_bytes([b[0], b[1]])).to_f64(),
+                self,
+            ),
             DType::Bf16 => fl(
                 half::bf16::from_bits(u16::from_ne_bytes([b[0], b[1]])).to_f64(),
                 self,
@@ -885,7 +929,11 @@ fn run_mask(
     vis: &mut [u8],
     exec: &Exec,
 ) -> Result<()> {
-    let prog = c.program.mask_boxed.as_ref().expect("a mixed block has a mask");
+    let prog = c
+        .program
+        .mask_boxed
+        .as_ref()
+        .expect("a mixed block has a mask");
     let offs = offsets(lead, h0, r0, k0);
     let (shape, loads) = box_inputs(c, lead, h0, hn, r0, rn, k0, nk, &offs)?;
     let dummy = [0u8; 8];

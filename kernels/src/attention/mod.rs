@@ -117,6 +117,7 @@
 //! refused.
 
 mod engine;
+mod pack;
 pub mod programs;
 mod softmax;
 
@@ -276,14 +277,22 @@ impl AttentionPlan {
         let q = &s.q.1;
         let r = q.len();
         if r < 3 {
-            return Err(rank_err("q", q, "rank 3 or more: [lead…, heads, rows, dk]".into()));
+            return Err(rank_err(
+                "q",
+                q,
+                "rank 3 or more: [lead…, heads, rows, dk]".into(),
+            ));
         }
         let nl = r - 3;
         let lead = &q[..nl];
         let (hq, tq, dk) = (q[nl], q[nl + 1], q[nl + 2]);
         let k = &s.k.1;
         if k.len() != r {
-            return Err(rank_err("k", k, format!("q's rank, {r}: [lead…, key heads, keys, dk]")));
+            return Err(rank_err(
+                "k",
+                k,
+                format!("q's rank, {r}: [lead…, key heads, keys, dk]"),
+            ));
         }
         let (hk, tk) = (k[nl], k[nl + 1]);
         let want_k: Vec<usize> = lead.iter().copied().chain([hk, tk, dk]).collect();
@@ -299,7 +308,11 @@ impl AttentionPlan {
         }
         let v = &s.v.1;
         if v.len() != r {
-            return Err(rank_err("v", v, format!("q's rank, {r}: [lead…, key heads, keys, dv]")));
+            return Err(rank_err(
+                "v",
+                v,
+                format!("q's rank, {r}: [lead…, key heads, keys, dv]"),
+            ));
         }
         let dv = v[nl + 2];
         let want_v: Vec<usize> = lead.iter().copied().chain([hk, tk, dv]).collect();
@@ -496,9 +509,7 @@ impl AttentionPlan {
                     if v < 0 || v as u128 > tk as u128 {
                         return Err(Error::Attribute {
                             name: "attention lengths".into(),
-                            reason: format!(
-                                "length {v} at lead index {idx:?} is outside 0..={tk}"
-                            ),
+                            reason: format!("length {v} at lead index {idx:?} is outside 0..={tk}"),
                         });
                     }
                     out.push(v as usize);

@@ -123,7 +123,10 @@ pub fn softcap(acc: DType, rank: usize, cap: f64, offset: i64, causal: bool) -> 
 }
 
 /// The row and key coordinates of the pair space of rank `rank`.
-fn row_key(b: &mut ProgramBuilder, rank: usize) -> Result<(crate::map::NodeId, crate::map::NodeId)> {
+fn row_key(
+    b: &mut ProgramBuilder,
+    rank: usize,
+) -> Result<(crate::map::NodeId, crate::map::NodeId)> {
     if rank < 3 {
         return Err(Error::Attribute {
             name: "attention program rank".into(),
@@ -153,7 +156,12 @@ pub(super) struct Analysed {
 /// `rank` with loads of `loads` dtypes, and analyse it. Refuses an arity,
 /// input dtype or output dtype other than the call's, an output 0 that
 /// reads operand 0 and a coordinate axis not below `rank`.
-pub(super) fn analyse(program: &Program, acc: DType, rank: usize, loads: &[DType]) -> Result<Analysed> {
+pub(super) fn analyse(
+    program: &Program,
+    acc: DType,
+    rank: usize,
+    loads: &[DType],
+) -> Result<Analysed> {
     let bad = |reason: String| Error::Attribute {
         name: "attention program".into(),
         reason,

@@ -184,7 +184,13 @@ fn compare_int(kind: Kind, (alo, ahi): (i128, i128), (blo, bhi): (i128, i128)) -
 fn compare_float(kind: Kind, a: (f64, f64, bool), b: (f64, f64, bool)) -> Range {
     let (alo, ahi, an) = a;
     let (blo, bhi, bn) = b;
-    compare(kind, alo < bhi, alo <= bhi && blo <= ahi, ahi > blo, an || bn)
+    compare(
+        kind,
+        alo < bhi,
+        alo <= bhi && blo <= ahi,
+        ahi > blo,
+        an || bn,
+    )
 }
 
 /// The least and greatest of four values (none a NaN).
@@ -412,9 +418,13 @@ fn union(dtype: DType, a: Range, b: Range) -> Range {
 fn cast_range(a: Range, to: DType) -> Range {
     let class = to.info().class;
     match (a, class) {
-        (Range::Bool { may_false, may_true }, Class::Int | Class::Uint) => {
-            int_in(to, (!may_false) as i128, may_true as i128)
-        }
+        (
+            Range::Bool {
+                may_false,
+                may_true,
+            },
+            Class::Int | Class::Uint,
+        ) => int_in(to, (!may_false) as i128, may_true as i128),
         (Range::Bool { .. }, Class::Bool) => a,
         (Range::Int { lo, hi }, Class::Int | Class::Uint) => int_in(to, lo, hi),
         (Range::Int { lo, hi }, Class::Float) => float_in(to, lo as f64, hi as f64, false),

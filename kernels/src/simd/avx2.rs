@@ -424,3 +424,75 @@ impl ComplexReg for Cf64x2 {
         }
     }
 }
+
+/// An 8 × 8 tile of f32 transposed: row `j` of the source (eight values
+/// from `src + j·rs`) becomes column `j` of the destination (eight rows
+/// from `dst + d·ds`). A move of bits: no arithmetic.
+///
+/// # Safety
+/// The CPU runs AVX2 (the caller's `#[target_feature]`); `src + j·rs + d`
+/// is readable and `dst + d·ds + j` writable for `j, d < 8`.
+#[inline(always)]
+pub(crate) unsafe fn transpose8_f32(src: *const f32, rs: isize, dst: *mut f32, ds: isize) {
+    // SAFETY: AVX runs; the loads and stores address the tile (the
+    // contract).
+    unsafe {
+        let r: [__m256; 8] = core::array::from_fn(|j| _mm256_loadu_ps(src.offset(j as isize * rs)));
+        let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+        let t1 = _mm256_unpackhi_ps(r[0], r[1]);
+        let t2 = _mm256_unpacklo_ps(r[2], r[3]);
+        let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+        let t4 = _mm256_unpacklo_ps(r[4], r[5]);
+        let t5 = _mm256_unpackhi_ps(r[4], r[5]);
+        let t6 = _mm256_unpacklo_ps(r[6], r[7]);
+        let t7 = _mm256_unpackhi_ps(r[6], r[7]);
+        let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+        let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+        let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+        let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+        let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+        let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+        let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+        let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+        let o = [
+            _mm256_permute2f128_ps::<0x20>(u0, u4),
+            _mm256_permute2f128_ps::<0x20>(u1, u5),
+            _mm256_permute2f128_ps::<0x20>(u2, u6),
+            _mm256_permute2f128_ps::<0x20>(u3, u7),
+            _mm256_permute2f128_ps::<0x31>(u0, u4),
+            _mm256_permute2f128_ps::<0x31>(u1, u5),
+            _mm256_permute2f128_ps::<0x31>(u2, u6),
+            _mm256_permute2f128_ps::<0x31>(u3, u7),
+        ];
+        for (d, v) in o.into_iter().enumerate() {
+            _mm256_storeu_ps(dst.offset(d as isize * ds), v);
+        }
+    }
+}
+
+/// A 4 × 4 tile of f64 transposed, as [`transpose8_f32`].
+///
+/// # Safety
+/// The CPU runs AVX2; `src + j·rs + d` is readable and `dst + d·ds + j`
+/// writable for `j, d < 4`.
+#[inline(always)]
+pub(crate) unsafe fn transpose4_f64(src: *const f64, rs: isize, dst: *mut f64, ds: isize) {
+    // SAFETY: AVX runs; the loads and stores address the tile.
+    unsafe {
+        let r: [__m256d; 4] =
+            core::array::from_fn(|j| _mm256_loadu_pd(src.offset(j as isize * rs)));
+        let t0 = _mm256_unpacklo_pd(r[0], r[1]);
+        let t1 = _mm256_unpackhi_pd(r[0], r[1]);
+        let t2 = _mm256_unpacklo_pd(r[2], r[3]);
+        let t3 = _mm256_unpackhi_pd(r[2], r[3]);
+        let o = [
+            _mm256_permute2f128_pd::<0x20>(t0, t2),
+            _mm256_permute2f128_pd::<0x20>(t1, t3),
+            _mm256_permute2f128_pd::<0x31>(t0, t2),
+            _mm256_permute2f128_pd::<0x31>(t1, t3),
+        ];
+        for (d, v) in o.into_iter().enumerate() {
+            _mm256_storeu_pd(dst.offset(d as isize * ds), v);
+        }
+    }
+}
