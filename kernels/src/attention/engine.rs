@@ -170,15 +170,15 @@ fn regions<'a, T: AccFloat>(c: &mut Carve<'a>, dk: usize, dv: usize) -> Regions<
         krows: c.take(dk * BLOCK),
         s: c.take(UNIT_ROWS * BLOCK),
         s2: c.take(UNIT_ROWS * BLOCK),
-        w: c.take(UNIT_ROWS * BLOCK),
-        ppack: c.take(PANEL_ROWS * BLOCK),
+        w: c.take((PANEL_ROWS + 2) * BLOCK),
+        ppack: c.take(PANEL_ROWS * BLOCK + 8),
         vt: c.take(BLOCK * dv),
         a: c.take(UNIT_ROWS * dv),
         saved: c.take(UNIT_ROWS * dv),
         m: c.take(UNIT_ROWS),
         l: c.take(UNIT_ROWS),
         row: c.take(dv.max(1)),
-        wround: c.take(UNIT_ROWS * BLOCK),
+        wround: c.take(PANEL_ROWS * BLOCK),
         vis: c.take(UNIT_ROWS * BLOCK),
         bad: c.take(BLOCK),
     }
@@ -516,20 +516,22 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
                 dv,
                 w: &mut r.w[..],
                 active: &mut active[..nrows],
+                packed: &mut r.ppack[..],
+                mr,
             },
         );
         if !active[..nrows].iter().any(|&x| x) || dv == 0 {
             continue;
         }
-        // The weights through the values' dtype.
+        // The packed weights through the values' dtype.
         if let Some((to, back)) = kn.round {
-            let n = nrows * BLOCK;
+            let n = tiles * mr * BLOCK;
             let tmp = r.wround.as_mut_ptr() as *mut u8;
-            // SAFETY: w and wround hold 64·64 elements of T (≥ n); the
-            // narrow values take fewer bytes than T.
+            // SAFETY: ppack and wround hold PANEL_ROWS·64 elements of T (≥
+            // n); the narrow values take fewer bytes than T.
             unsafe {
-                conv(to, n, r.w.as_ptr() as *const u8, 1, tmp, 1);
-                conv(back, n, tmp, 1, r.w.as_mut_ptr() as *mut u8, 1);
+                conv(to, n, r.ppack.as_ptr() as *const u8, 1, tmp, 1);
+                conv(back, n, tmp, 1, r.ppack.as_mut_ptr() as *mut u8, 1);
             }
         }
         // V block: in place, or copied into vt (64 × dv).
@@ -580,22 +582,6 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
         for i in 0..nrows {
             protect[i] = !active[i] || careful[i];
         }
-        // P packed as A panels: tile ti, step j, mr rows.
-        for ti in 0..tiles {
-            let base = ti * mr * BLOCK;
-            for ii in 0..mr {
-                let i = ti * mr + ii;
-                if i < nrows && !protect[i] {
-                    for j in 0..nk {
-                        r.ppack[base + j * mr + ii] = r.w[i * BLOCK + j];
-                    }
-                } else {
-                    for j in 0..nk {
-                        r.ppack[base + j * mr + ii] = T::PLUS_ZERO;
-                    }
-                }
-            }
-        }
         for i in 0..nrows {
             if protect[i] {
                 r.saved[i * dv..(i + 1) * dv].copy_from_slice(&r.a[i * dv..(i + 1) * dv]);
@@ -638,7 +624,7 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
                     if v[i * BLOCK + j] == 0 {
                         continue;
                     }
-                    let wj = r.w[i * BLOCK + j];
+                    let wj = r.ppack[(i / mr) * mr * BLOCK + j * mr + i % mr];
                     for (e, x) in arow.iter_mut().enumerate() {
                         // SAFETY: as for the bad-value scan.
                         let vj = unsafe { *vp.offset(j as isize * vs + e as isize) };

@@ -121,6 +121,12 @@ pub(super) struct Rows<'a, T> {
     /// Whether the block changed each row (written): false where the row has
     /// no visible pair in it or its new maximum is −∞.
     pub active: &'a mut [bool],
+    /// The weights again, packed for the values' product: row `i`'s weight
+    /// of key `j` at `(i / mr)·mr·64 + j·mr + i mod mr` (rows the block
+    /// leaves as they were hold stale values, which the caller discards).
+    pub packed: &'a mut [T],
+    /// The rows of a packed panel.
+    pub mr: usize,
 }
 
 /// One row's step. Returns whether the row takes the block.
@@ -134,30 +140,54 @@ fn row<T: AccFloat>(
     w: &mut [T],
 ) -> bool {
     let nk = s.len();
-    // m′: the greatest of m and the visible scores, a NaN where one is.
-    let mut mx = *m;
+    // m′: the greatest of m and the visible scores, a NaN where one is. The
+    // maximum is taken in 16 lanes (a value, whatever the order: only the
+    // sign of a zero maximum could differ, and no result depends on it:
+    // exp(x − m′), α and m + log l are the same for either zero).
+    let mut lanes = [T::NEG_INF; 16];
     let mut nan = m.is_nan();
     let mut any = false;
     match vis {
         None => {
             any = nk > 0;
-            for &x in s {
-                nan |= x.is_nan();
-                if x > mx {
-                    mx = x;
+            let mut chunks = s.chunks_exact(16);
+            for c in &mut chunks {
+                for k in 0..16 {
+                    let x = c[k];
+                    nan |= x.is_nan();
+                    lanes[k] = if x > lanes[k] { x } else { lanes[k] };
                 }
+            }
+            for (k, &x) in chunks.remainder().iter().enumerate() {
+                nan |= x.is_nan();
+                lanes[k] = if x > lanes[k] { x } else { lanes[k] };
             }
         }
         Some(v) => {
-            for (&x, &b) in s.iter().zip(v) {
-                if b != 0 {
-                    any = true;
+            let mut chunks = s.chunks_exact(16).zip(v.chunks_exact(16));
+            for (c, b) in &mut chunks {
+                for k in 0..16 {
+                    let shown = b[k] != 0;
+                    any |= shown;
+                    let x = if shown { c[k] } else { T::NEG_INF };
                     nan |= x.is_nan();
-                    if x > mx {
-                        mx = x;
-                    }
+                    lanes[k] = if x > lanes[k] { x } else { lanes[k] };
                 }
             }
+            let done = nk / 16 * 16;
+            for k in done..nk {
+                let shown = v[k] != 0;
+                any |= shown;
+                let x = if shown { s[k] } else { T::NEG_INF };
+                nan |= x.is_nan();
+                lanes[k - done] = if x > lanes[k - done] { x } else { lanes[k - done] };
+            }
+        }
+    }
+    let mut mx = *m;
+    for &x in &lanes {
+        if x > mx {
+            mx = x;
         }
     }
     if !any {
@@ -182,8 +212,14 @@ fn row<T: AccFloat>(
     }
     // Term j into lane j mod 8, then lanes i + (i+4), (i+2), (i+1).
     let mut lanes = [T::PLUS_ZERO; 8];
-    for (j, &x) in w.iter().enumerate() {
-        lanes[j % 8] = lanes[j % 8] + x;
+    let mut chunks = w.chunks_exact(8);
+    for c in &mut chunks {
+        for k in 0..8 {
+            lanes[k] = lanes[k] + c[k];
+        }
+    }
+    for (k, &x) in chunks.remainder().iter().enumerate() {
+        lanes[k] = lanes[k] + x;
     }
     let t: [T; 4] = core::array::from_fn(|i| lanes[i] + lanes[i + 4]);
     let u: [T; 2] = core::array::from_fn(|i| t[i] + t[i + 2]);
@@ -199,8 +235,59 @@ fn row<T: AccFloat>(
     true
 }
 
+/// The first `n` rows of `w` (64 apart, `nk` weights each) packed in
+/// panels of `mr` rows. On a vector tier with panels of 14 rows of f32 (the
+/// AVX-512 kernel's), each panel goes through the 256-bit 8 × 8
+/// transposes: rows 8–15 first (their last two land in the next step's
+/// first two places, or past the panel), then rows 0–7 over them; `w` holds
+/// two rows and `packed` eight values past what the panels use. Else one
+/// value at a time.
 #[inline(always)]
-fn rows_body<T: AccFloat>(r: Rows<'_, T>) {
+fn pack_weights<T: AccFloat, const VEC: bool>(w: &[T], n: usize, nk: usize, packed: &mut [T], mr: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if VEC && mr == 14 && size_of::<T>() == 4 {
+        let tiles = n.div_ceil(14);
+        let jf = nk / 8 * 8;
+        assert!(w.len() >= (tiles * 14 + 2) * BLOCK && packed.len() >= tiles * 14 * BLOCK + 8);
+        for ti in 0..tiles {
+            let base = ti * 14 * BLOCK;
+            for group in [8usize, 0] {
+                let mut j0 = 0;
+                while j0 < jf {
+                    // SAFETY: rows ti·14 + group .. +8 of w (≤ tiles·14 + 2
+                    // rows, asserted) at keys j0 .. +8 ≤ 64; the panel's
+                    // steps j0 .. +8 at places group .. group + 8, the last
+                    // at most base + 63·14 + 16 ≤ packed's length
+                    // (asserted); VEC: the caller runs AVX2.
+                    unsafe {
+                        crate::simd::avx2::transpose8_f32(
+                            w.as_ptr().add((ti * 14 + group) * BLOCK + j0) as *const f32,
+                            BLOCK as isize,
+                            packed.as_mut_ptr().add(base + j0 * 14 + group) as *mut f32,
+                            14,
+                        )
+                    };
+                    j0 += 8;
+                }
+            }
+            for j in jf..nk {
+                for ii in 0..14 {
+                    packed[base + j * 14 + ii] = w[(ti * 14 + ii) * BLOCK + j];
+                }
+            }
+        }
+        return;
+    }
+    for i in 0..n {
+        let base = (i / mr) * mr * BLOCK + i % mr;
+        for j in 0..nk {
+            packed[base + j * mr] = w[i * BLOCK + j];
+        }
+    }
+}
+
+#[inline(always)]
+fn rows_body<T: AccFloat, const VEC: bool>(r: Rows<'_, T>) {
     let n = r.m.len();
     for i in 0..n {
         let at = i * BLOCK;
@@ -214,6 +301,7 @@ fn rows_body<T: AccFloat>(r: Rows<'_, T>) {
             &mut r.w[at..at + r.nk],
         );
     }
+    pack_weights::<T, VEC>(r.w, n, r.nk, r.packed, r.mr);
 }
 
 /// # Safety
@@ -221,7 +309,7 @@ fn rows_body<T: AccFloat>(r: Rows<'_, T>) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512dq,avx2,fma")]
 unsafe fn rows_avx512<T: AccFloat>(r: Rows<'_, T>) {
-    rows_body(r)
+    rows_body::<T, true>(r)
 }
 
 /// # Safety
@@ -229,7 +317,7 @@ unsafe fn rows_avx512<T: AccFloat>(r: Rows<'_, T>) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn rows_avx2<T: AccFloat>(r: Rows<'_, T>) {
-    rows_body(r)
+    rows_body::<T, true>(r)
 }
 
 /// The block's step for every row, on `tier`'s instructions (the same bits
@@ -248,5 +336,5 @@ pub(super) fn update<T: AccFloat>(tier: Tier, r: Rows<'_, T>) {
         return unsafe { rows_avx2(r) };
     }
     let _ = tier;
-    rows_body(r)
+    rows_body::<T, false>(r)
 }
