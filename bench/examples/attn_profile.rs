@@ -7,10 +7,21 @@ use tessera::{ArrayView, ArrayViewMut, DType, Exec};
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let decode = args.get(1).map(|s| s == "decode").unwrap_or(true);
-    let tkd: usize = std::env::var("TK").ok().and_then(|s| s.parse().ok()).unwrap_or(32768);
-    let (hq, hk, tq, tk, d) = if decode { (32, 8, 1, tkd, 128) } else { (32, 8, 2048, 2048, 128) };
-    let q: Vec<f32> = (0..hq * tq * d).map(|i| ((i * 7919) % 1000) as f32 / 1000.0 - 0.5).collect();
-    let k: Vec<f32> = (0..hk * tk * d).map(|i| ((i * 104729) % 1000) as f32 / 1000.0 - 0.5).collect();
+    let tkd: usize = std::env::var("TK")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(32768);
+    let (hq, hk, tq, tk, d) = if decode {
+        (32, 8, 1, tkd, 128)
+    } else {
+        (32, 8, 2048, 2048, 128)
+    };
+    let q: Vec<f32> = (0..hq * tq * d)
+        .map(|i| ((i * 7919) % 1000) as f32 / 1000.0 - 0.5)
+        .collect();
+    let k: Vec<f32> = (0..hk * tk * d)
+        .map(|i| ((i * 104729) % 1000) as f32 / 1000.0 - 0.5)
+        .collect();
     let v = k.clone();
     let mut o = vec![0f32; hq * tq * d];
     let mut lse = vec![0f32; hq * tq];
@@ -30,7 +41,18 @@ fn main() {
         };
         let mut ov = ArrayViewMut::from_slice(&mut o, &[hq, tq, d]).unwrap();
         let mut lv = ArrayViewMut::from_slice(&mut lse, &[hq, tq]).unwrap();
-        attention(&prog, 0.088, &qv, &kv, &[], None, &mut ov, &mut lv, &Exec::SEQ).unwrap();
+        attention(
+            &prog,
+            0.088,
+            &qv,
+            &kv,
+            &[],
+            None,
+            &mut ov,
+            &mut lv,
+            &Exec::SEQ,
+        )
+        .unwrap();
         best = best.min(t.elapsed().as_secs_f64());
     }
     let bytes = (2 * hk * tk * d * 4) as f64;

@@ -60,18 +60,28 @@ fn causal_grouped_heads_with_lengths() {
                 let s: Vec<f64> = (0..t)
                     .map(|j| {
                         let kr = &k[((bi * hk + kh) * tk + j) * d..][..d];
-                        0.5 * qr.iter().zip(kr).map(|(x, y)| *x as f64 * *y as f64).sum::<f64>()
+                        0.5 * qr
+                            .iter()
+                            .zip(kr)
+                            .map(|(x, y)| *x as f64 * *y as f64)
+                            .sum::<f64>()
                     })
                     .collect();
                 let m = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
                 let z: f64 = s.iter().map(|x| (x - m).exp()).sum();
                 let row = (bi * hq + h) * tq + i;
-                assert!((lse[row] as f64 - (m + z.ln())).abs() < 1e-5, "lse row {row}");
+                assert!(
+                    (lse[row] as f64 - (m + z.ln())).abs() < 1e-5,
+                    "lse row {row}"
+                );
                 for e in 0..d {
                     let want: f64 = (0..t)
                         .map(|j| (s[j] - m).exp() / z * v[((bi * hk + kh) * tk + j) * d + e] as f64)
                         .sum();
-                    assert!((o[row * d + e] as f64 - want).abs() < 1e-5, "o row {row} col {e}");
+                    assert!(
+                        (o[row * d + e] as f64 - want).abs() < 1e-5,
+                        "o row {row} col {e}"
+                    );
                 }
             }
         }
@@ -114,7 +124,11 @@ fn malformed_calls_write_nothing() {
         // A length beyond the keys.
         (r#"{}"#, r#""lengths": {"npy": "len.npy"},"#, "outside"),
         // A program reading a load the call does not give.
-        (r#"{"program": "y0 = x2 > 0; y1 = x0"}"#, r#""x1": {"npy": "len.npy"},"#, "x2"),
+        (
+            r#"{"program": "y0 = x2 > 0; y1 = x0"}"#,
+            r#""x1": {"npy": "len.npy"},"#,
+            "x2",
+        ),
         // Loads with a gap.
         (r#"{}"#, r#""x2": {"npy": "len.npy"},"#, "x1"),
     ];
@@ -131,6 +145,9 @@ fn malformed_calls_write_nothing() {
             ),
         );
         assert_ne!(run.code, Some(0), "case {n} ran: {}", run.stdout);
-        assert!(!dir.path("o.npy").exists() && !dir.path("lse.npy").exists(), "case {n} wrote a result");
+        assert!(
+            !dir.path("o.npy").exists() && !dir.path("lse.npy").exists(),
+            "case {n} wrote a result"
+        );
     }
 }

@@ -9,7 +9,10 @@ use tessera::{ArrayView, ArrayViewMut, DType, Exec};
 struct Rng(u64);
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let z = self.0 ^ (self.0 >> 29);
         z.wrapping_mul(0xbf58476d1ce4e5b9) ^ (z >> 32)
     }
@@ -21,7 +24,10 @@ impl Rng {
 /// Whether `v` (an output's element, as f64; bools 0/1) lies in `r`.
 fn inside(r: &Range, v: f64) -> bool {
     match *r {
-        Range::Bool { may_false, may_true } => (v != 0.0 && may_true) || (v == 0.0 && may_false),
+        Range::Bool {
+            may_false,
+            may_true,
+        } => (v != 0.0 && may_true) || (v == 0.0 && may_false),
         Range::Int { lo, hi } => (lo as f64) <= v && v <= hi as f64,
         Range::Float { lo, hi, nan } => (v.is_nan() && nan) || (lo <= v && v <= hi),
         Range::Any => true,
@@ -61,7 +67,11 @@ fn every_value_lies_in_its_range() {
     for text in PROGRAMS {
         let p = Program::parse(text, &ins).unwrap();
         for _ in 0..40 {
-            let shape = [1 + g.below(3) as usize, 1 + g.below(9) as usize, 1 + g.below(9) as usize];
+            let shape = [
+                1 + g.below(3) as usize,
+                1 + g.below(9) as usize,
+                1 + g.below(9) as usize,
+            ];
             let n: usize = shape.iter().product();
             let lo = g.below(20) as i32 - 10;
             let x0: Vec<i32> = (0..shape[2]).map(|_| lo + g.below(6) as i32).collect();
@@ -69,13 +79,30 @@ fn every_value_lies_in_its_range() {
             let x2: Vec<bool> = (0..n).map(|_| g.below(2) == 0).collect();
             let special = [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0];
             let x3: Vec<f32> = (0..shape[2])
-                .map(|_| if g.below(10) == 0 { special[g.below(4) as usize] } else { (g.below(400) as f32 - 200.0) / 16.0 })
+                .map(|_| {
+                    if g.below(10) == 0 {
+                        special[g.below(4) as usize]
+                    } else {
+                        (g.below(400) as f32 - 200.0) / 16.0
+                    }
+                })
                 .collect();
             // The inputs' ranges from their elements.
-            let irange = |v: &[i32]| Range::Int { lo: *v.iter().min().unwrap() as i128, hi: *v.iter().max().unwrap() as i128 };
-            let finite: Vec<f64> = x3.iter().filter(|x| !x.is_nan()).map(|&x| x as f64).collect();
+            let irange = |v: &[i32]| Range::Int {
+                lo: *v.iter().min().unwrap() as i128,
+                hi: *v.iter().max().unwrap() as i128,
+            };
+            let finite: Vec<f64> = x3
+                .iter()
+                .filter(|x| !x.is_nan())
+                .map(|&x| x as f64)
+                .collect();
             let frange = if finite.is_empty() {
-                Range::Float { lo: 0.0, hi: 0.0, nan: true }
+                Range::Float {
+                    lo: 0.0,
+                    hi: 0.0,
+                    nan: true,
+                }
             } else {
                 Range::Float {
                     lo: finite.iter().cloned().fold(f64::INFINITY, f64::min),
@@ -87,13 +114,23 @@ fn every_value_lies_in_its_range() {
                 &[
                     irange(&x0),
                     irange(&x1),
-                    Range::Bool { may_false: x2.iter().any(|&b| !b), may_true: x2.iter().any(|&b| b) },
+                    Range::Bool {
+                        may_false: x2.iter().any(|&b| !b),
+                        may_true: x2.iter().any(|&b| b),
+                    },
                     frange,
                 ],
-                &[(0, shape[0] as i64 - 1), (0, shape[1] as i64 - 1), (0, shape[2] as i64 - 1)],
+                &[
+                    (0, shape[0] as i64 - 1),
+                    (0, shape[1] as i64 - 1),
+                    (0, shape[2] as i64 - 1),
+                ],
             );
             let outs = p.output_dtypes();
-            let mut bufs: Vec<Vec<u8>> = outs.iter().map(|d| vec![0u8; n * d.info().item_bytes]).collect();
+            let mut bufs: Vec<Vec<u8>> = outs
+                .iter()
+                .map(|d| vec![0u8; n * d.info().item_bytes])
+                .collect();
             {
                 let views = [
                     ArrayView::from_slice(&x0, &[shape[2]]).unwrap(),
@@ -111,7 +148,11 @@ fn every_value_lies_in_its_range() {
             for (k, (b, &d)) in bufs.iter().zip(&outs).enumerate() {
                 for i in 0..n {
                     let v = read(d, b, i);
-                    assert!(inside(&ranges[k], v), "{text}: output {k} = {v} at {i} of {shape:?} outside {:?}", ranges[k]);
+                    assert!(
+                        inside(&ranges[k], v),
+                        "{text}: output {k} = {v} at {i} of {shape:?} outside {:?}",
+                        ranges[k]
+                    );
                     checked += 1;
                 }
             }
@@ -123,17 +164,26 @@ fn every_value_lies_in_its_range() {
 #[test]
 fn masks_are_decided_off_the_diagonal() {
     let causal = Program::parse("y0 = coord(2) <= coord(1)", &[]).unwrap();
-    let r = |p: &Program, rows: (i64, i64), keys: (i64, i64)| p.ranges(&[], &[(0, 0), rows, keys])[0];
+    let r =
+        |p: &Program, rows: (i64, i64), keys: (i64, i64)| p.ranges(&[], &[(0, 0), rows, keys])[0];
     assert!(r(&causal, (64, 127), (0, 63)).is_always(true));
     assert!(r(&causal, (0, 63), (64, 127)).is_always(false));
     let mixed = r(&causal, (0, 63), (0, 63));
     assert!(!mixed.is_always(true) && !mixed.is_always(false));
-    let window = Program::parse("y0 = logical_and(coord(2) <= coord(1), coord(2) > coord(1) - 100)", &[]).unwrap();
+    let window = Program::parse(
+        "y0 = logical_and(coord(2) <= coord(1), coord(2) > coord(1) - 100)",
+        &[],
+    )
+    .unwrap();
     assert!(r(&window, (500, 563), (0, 63)).is_always(false));
     assert!(r(&window, (100, 163), (64, 99)).is_always(true));
-    let doc = Program::parse("y0 = x0 == x1; y1 = x0 - x1 * 2147483647", &[DType::I64, DType::I64]).unwrap();
+    let doc = Program::parse(
+        "y0 = x0 == x1; y1 = x0 - x1 * 2147483647",
+        &[DType::I64, DType::I64],
+    )
+    .unwrap();
     let ids = |a: i128, b: i128| Range::Int { lo: a, hi: b };
-    assert!(doc.ranges(&[ids(3, 3), ids(4, 9)], &[]) [0].is_always(false));
+    assert!(doc.ranges(&[ids(3, 3), ids(4, 9)], &[])[0].is_always(false));
     assert!(doc.ranges(&[ids(3, 3), ids(3, 3)], &[])[0].is_always(true));
     // Unmodelled kinds take their whole range.
     let rem = Program::parse("y0 = coord(0) % 5 == 0", &[]).unwrap();

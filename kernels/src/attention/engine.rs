@@ -93,6 +93,7 @@ pub(super) struct Call<'a> {
     pub hq: usize,
     pub hk: usize,
     pub tq: usize,
+    pub tk: usize,
     pub dk: usize,
     pub dv: usize,
     pub q: Addr,
@@ -106,6 +107,10 @@ pub(super) struct Call<'a> {
     /// broadcasts).
     pub loads: Vec<(ArrayView<'a>, Vec<isize>)>,
     pub program: &'a Analysed,
+    /// Where output 0 is shared across lead indices and heads: each query
+    /// row's class of each key block (0 every pair hidden, 1 every pair
+    /// visible, 2 mixed), row `i`, block `b` at `i·⌈tk/64⌉ + b`.
+    pub shared: Option<Vec<u8>>,
 }
 
 // SAFETY: the raw pointers address the call's operands, borrowed for the
@@ -404,6 +409,23 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
         // The block's class.
         let class = match &c.program.mask {
             None => Class::Shown,
+            Some(_) if c.shared.is_some() => {
+                let tab = c.shared.as_deref().unwrap_or(&[]);
+                let nb = c.tk.div_ceil(BLOCK);
+                let (mut hidden, mut shown) = (true, true);
+                for row in r0..r0 + rn {
+                    let v = tab[row * nb + b];
+                    hidden &= v == 0;
+                    shown &= v == 1;
+                }
+                if hidden {
+                    Class::Hidden
+                } else if shown {
+                    Class::Shown
+                } else {
+                    Class::Mixed
+                }
+            }
             Some(mask) => {
                 coords[rank - 1] = (k0 as i64, (k0 + nk - 1) as i64);
                 for &li in &c.program.mask_loads {
@@ -430,6 +452,17 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
             if (0..nrows).all(|i| v[i * BLOCK..i * BLOCK + nk].iter().all(|&x| x == 0)) {
                 continue;
             }
+        }
+        // Few rows read each block once and briefly: ask for the next
+        // block's keys and values while this one is worked on (a hint).
+        if nrows <= 16 && b + 1 < nblocks {
+            let mut pidx = lead.clone();
+            pidx.extend([kh, (b + 1) * BLOCK, 0]);
+            let kp = c.k.at(&pidx);
+            let vp = c.v.at(&pidx);
+            let n = BLOCK.min(t - (b + 1) * BLOCK);
+            tessera_generated::runtime::loops::prefetch_lines(kp, n * dk * c.k.item);
+            tessera_generated::runtime::loops::prefetch_lines(vp, n * dv * c.v.item);
         }
         // K block → kt (dk × 64): read in place where the keys are of the
         // accumulator's dtype with unit stride along the dimension, else
@@ -690,6 +723,90 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
         // of the accumulator's dtype (checked).
         unsafe { dst.write_unaligned(lse) };
     }
+}
+
+/// Whether output 0 may be shared across lead indices and heads: it reads
+/// no coordinate of the lead axes or the heads and no load that steps
+/// along them, and more than one (lead index, query head) shares the rows.
+pub(super) fn shareable(c: &Call<'_>) -> bool {
+    let Some(mask) = &c.program.mask else {
+        return false;
+    };
+    let nl = c.lead.len();
+    let leads: usize = c.lead.iter().product();
+    if leads.saturating_mul(c.hq) < 2 || c.tq == 0 || c.tk == 0 {
+        return false;
+    }
+    let coords_ok = mask.nodes().iter().all(|n| match n.op {
+        crate::map::Op::Coord(a) => a > nl,
+        _ => true,
+    });
+    let loads_ok = c.program.mask_loads.iter().all(|&li| {
+        let strides = &c.loads[li - 1].1;
+        strides[..=nl].iter().all(|&s| s == 0)
+    });
+    coords_ok && loads_ok
+}
+
+/// The shared classes of every query row and key block, at lead index 0
+/// and head 0: the ranges of output 0 over each 64-row chunk and block,
+/// then output 0 itself on the pairs of a block they leave mixed.
+pub(super) fn shared_classes(c: &Call<'_>) -> Result<Vec<u8>> {
+    let mask = c.program.mask.as_ref().expect("a shared mask");
+    let nb = c.tk.div_ceil(BLOCK);
+    let n = c.tq.checked_mul(nb).ok_or(Error::Alloc {
+        what: "attention's shared mask classes".into(),
+        elements: usize::MAX,
+    })?;
+    let mut tab: Vec<u8> = Vec::new();
+    tab.try_reserve_exact(n).map_err(|_| Error::Alloc {
+        what: "attention's shared mask classes".into(),
+        elements: n,
+    })?;
+    tab.resize(n, 0);
+    let nl = c.lead.len();
+    let lead = vec![0usize; nl];
+    let exec1 = Exec {
+        tier: Some(c.tier),
+        par: Par::Seq,
+    };
+    let mut vis = vec![0u8; UNIT_ROWS * BLOCK];
+    let mut in_ranges = vec![Range::Any; c.loads.len() + 1];
+    let mut coords: Vec<(i64, i64)> = vec![(0, 0); nl + 3];
+    for r0 in (0..c.tq).step_by(UNIT_ROWS) {
+        let rn = UNIT_ROWS.min(c.tq - r0);
+        coords[nl + 1] = (r0 as i64, (r0 + rn - 1) as i64);
+        for b in 0..nb {
+            let k0 = b * BLOCK;
+            let nk = BLOCK.min(c.tk - k0);
+            coords[nl + 2] = (k0 as i64, (k0 + nk - 1) as i64);
+            for &li in &c.program.mask_loads {
+                in_ranges[li] = load_range(&c.loads[li - 1], &coords);
+            }
+            let class = Class::of(mask.ranges(&in_ranges, &coords)[0]);
+            for i in 0..rn {
+                tab[(r0 + i) * nb + b] = match class {
+                    Class::Hidden => 0,
+                    Class::Shown => 1,
+                    Class::Mixed => 2,
+                };
+            }
+            if class == Class::Mixed {
+                run_mask(c, &lead, 0, 1, r0, rn, k0, nk, &mut vis, &exec1)?;
+                for i in 0..rn {
+                    let row = &vis[i * BLOCK..i * BLOCK + nk];
+                    tab[(r0 + i) * nb + b] = if row.iter().all(|&x| x == 0) {
+                        0
+                    } else if row.iter().all(|&x| x != 0) {
+                        1
+                    } else {
+                        2
+                    };
+                }
+            }
+        }
+    }
+    Ok(tab)
 }
 
 /// A load's range over the box `coords` of the pair space: its least and

@@ -560,6 +560,7 @@ impl AttentionPlan {
             hq: qs[nl],
             hk: self.shapes.k.1[nl],
             tq: qs[nl + 1],
+            tk: self.shapes.k.1[nl + 1],
             dk: qs[nl + 2],
             dv: self.shapes.v.1[nl + 2],
             q: Addr::of(q),
@@ -570,7 +571,12 @@ impl AttentionPlan {
             lengths,
             loads,
             program: &self.program,
+            shared: None,
         };
+        let mut call = call;
+        if engine::shareable(&call) {
+            call.shared = Some(engine::shared_classes(&call)?);
+        }
         // An empty o or lse: nothing to write (every row count is then 0,
         // or dv is 0 and lse still has rows).
         engine::run(&call, scratch, exec)

@@ -66,10 +66,12 @@ unsafe fn body_vec<T: AccFloat>(src: *const T, rs: isize, nk: usize, dk: usize, 
     let w = 32 / size_of::<T>();
     let (jf, df) = (nk / w * w, dk / w * w);
     let dst = kt.as_mut_ptr();
-    let mut d0 = 0;
-    while d0 < df {
-        let mut j0 = 0;
-        while j0 < jf {
+    // Keys outer: w rows are read along their length (sequential memory
+    // where the block's rows lie one after the other).
+    let mut j0 = 0;
+    while j0 < jf {
+        let mut d0 = 0;
+        while d0 < df {
             // SAFETY: keys j0.. j0 + w ≤ nk and dimensions d0.. d0 + w ≤ dk
             // of the source; rows d0.. of 64 values of kt (dk·64 values).
             unsafe {
@@ -81,15 +83,15 @@ unsafe fn body_vec<T: AccFloat>(src: *const T, rs: isize, nk: usize, dk: usize, 
                     transpose4_f64(s as *const f64, rs, d as *mut f64, BLOCK as isize);
                 }
             }
-            j0 += w;
+            d0 += w;
         }
-        for j in jf..nk {
-            for d in d0..d0 + w {
-                // SAFETY: j < nk, d < dk.
-                kt[d * BLOCK + j] = unsafe { *src.offset(j as isize * rs + d as isize) };
-            }
+        j0 += w;
+    }
+    for j in jf..nk {
+        for d in 0..df {
+            // SAFETY: j < nk, d < dk.
+            kt[d * BLOCK + j] = unsafe { *src.offset(j as isize * rs + d as isize) };
         }
-        d0 += w;
     }
     for d in df..dk {
         for j in 0..nk {

@@ -180,7 +180,11 @@ fn row<T: AccFloat>(
                 any |= shown;
                 let x = if shown { s[k] } else { T::NEG_INF };
                 nan |= x.is_nan();
-                lanes[k - done] = if x > lanes[k - done] { x } else { lanes[k - done] };
+                lanes[k - done] = if x > lanes[k - done] {
+                    x
+                } else {
+                    lanes[k - done]
+                };
             }
         }
     }
@@ -243,7 +247,13 @@ fn row<T: AccFloat>(
 /// two rows and `packed` eight values past what the panels use. Else one
 /// value at a time.
 #[inline(always)]
-fn pack_weights<T: AccFloat, const VEC: bool>(w: &[T], n: usize, nk: usize, packed: &mut [T], mr: usize) {
+fn pack_weights<T: AccFloat, const VEC: bool>(
+    w: &[T],
+    n: usize,
+    nk: usize,
+    packed: &mut [T],
+    mr: usize,
+) {
     #[cfg(target_arch = "x86_64")]
     if VEC && mr == 14 && size_of::<T>() == 4 {
         let tiles = n.div_ceil(14);
