@@ -1,6 +1,6 @@
 //! tessera's fuzz harness, on stable Rust: structured generators on the
 //! testkit's splitmix64 ([`tessera_testkit::rng::Rng`]) and byte mutations of
-//! valid seeds, for five targets (one test file each under `tests/`):
+//! valid seeds, for six targets (one test file each under `tests/`):
 //!
 //! - `call_files`: call files of `tessera run`, every routed kernel, run
 //!   in-process; a refusal changes and creates no file, a success of a
@@ -17,7 +17,11 @@
 //!   twice, in-place inputs) against every public call of `tessera`; a
 //!   refusal leaves the destination's canary bytes as they were, a success
 //!   equals the same call on contiguous copies on the scalar tier and
-//!   touches no byte the destination does not address.
+//!   touches no byte the destination does not address;
+//! - `attention`: random shapes, head groupings, lengths, programs and
+//!   values (NaN and infinities anywhere) against `tessera::attention`; a
+//!   refusal leaves o and lse as they were, a success equals the contiguous
+//!   scalar one-thread call, and a row that sees no key holds +0 and −∞.
 //!
 //! Each case is generated from its own generator, seeded by the run's seed
 //! and the case's number ([`case_rng`]), so a failure names the seed and the

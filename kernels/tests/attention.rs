@@ -3,6 +3,11 @@
 //! count, layout and head grouping) and an f64 reference of softmax(q·kᵀ)·v
 //! (within the bound the module states); and the refusals.
 
+#![allow(
+    clippy::needless_range_loop,
+    clippy::too_many_arguments,
+    clippy::type_complexity
+)]
 use half::{bf16, f16};
 use tessera::attention::{
     attention, attention_refusal, programs, AttentionPlan, AttentionShapes, Kv,

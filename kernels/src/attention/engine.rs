@@ -600,7 +600,7 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
                     // SAFETY: row j of the block has dv elements at stride 1
                     // from vp + j·vs (in place: unit stride checked; or vt).
                     let x = unsafe { *vp.offset(j as isize * vs + e as isize) };
-                    bad |= !(x - x == T::PLUS_ZERO);
+                    bad |= !x.finite();
                 }
                 r.bad[j] = bad as u8;
                 any_bad |= bad;
@@ -612,13 +612,11 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
         } else {
             careful[..nrows].fill(false);
         }
-        for i in 0..nrows {
-            protect[i] = !active[i] || careful[i];
+        for ((p, &a), &cf) in protect.iter_mut().zip(&active).zip(&careful).take(nrows) {
+            *p = !a || cf;
         }
-        for i in 0..nrows {
-            if protect[i] {
-                r.saved[i * dv..(i + 1) * dv].copy_from_slice(&r.a[i * dv..(i + 1) * dv]);
-            }
+        for (i, _) in protect.iter().enumerate().take(nrows).filter(|p| *p.1) {
+            r.saved[i * dv..(i + 1) * dv].copy_from_slice(&r.a[i * dv..(i + 1) * dv]);
         }
         // A ← A + P·V, chains over the block's keys in increasing order.
         for ti in 0..tiles {
@@ -635,7 +633,7 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
                 // readable values of row j (c0 + cols ≤ dv); c is rows × cols
                 // of row stride dv inside the accumulators.
                 unsafe {
-                    let bp = vp.offset(c0 as isize);
+                    let bp = vp.add(c0);
                     if rows == mr && cols == nr {
                         full(nk, ap, bp, vs, cp, dv, true)
                     } else {
@@ -1070,7 +1068,7 @@ fn run_score<T: AccFloat>(
     let nl = lead.len();
     let mut str_ = vec![0isize; nl];
     str_.extend([(rn * BLOCK) as isize, BLOCK as isize, 1]);
-    let sb = crate::array::as_bytes(&s[..]);
+    let sb = crate::array::as_bytes(s);
     let mut inputs = vec![ArrayView::new(c.acc, &shape, &str_, 0, sb)?];
     inputs.extend(loads);
     let s2b = crate::array::as_bytes_mut(&mut s2[..]);

@@ -95,11 +95,12 @@
 //! Keys are copied into the accumulator by blocks of 64 (`dk × 64`); values
 //! of the accumulator's dtype whose dimension steps one element are read in
 //! place, others copied by blocks. Each task holds one work area of
-//! [`AttentionPlan::scratch_bytes`] bytes, about `w·(134·dk + 192·dv +
-//! 21 000)` for an accumulator of `w` bytes, whatever `tq` and `tk`; the
-//! scores' and values' products run on the contraction's microkernels. Threads take whole
-//! units (never a part of a row's keys), so the bits are the same at any
-//! count.
+//! [`AttentionPlan::scratch_bytes`] bytes, about `w·(198·dk + 193·dv +
+//! 22 000)` for an accumulator of `w` bytes, whatever `tq` and `tk`; where
+//! output 0 is shared across lead indices and heads the call also holds
+//! one byte per query row and key block. The scores' and values' products
+//! run on the contraction's microkernels. Threads take whole units (never a
+//! part of a row's keys), so the bits are the same at any count.
 //!
 //! # Refusals
 //!

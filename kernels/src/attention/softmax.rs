@@ -40,6 +40,8 @@ pub(crate) trait AccFloat:
     fn is_nan(self) -> bool;
     /// `self + a·b`, rounded once.
     fn fused(self, a: Self, b: Self) -> Self;
+    /// Neither a NaN nor an infinity.
+    fn finite(self) -> bool;
 }
 
 impl AccFloat for f32 {
@@ -67,6 +69,10 @@ impl AccFloat for f32 {
     fn fused(self, a: f32, b: f32) -> f32 {
         a.mul_add(b, self)
     }
+    #[inline(always)]
+    fn finite(self) -> bool {
+        f32::is_finite(self)
+    }
 }
 
 impl AccFloat for f64 {
@@ -93,6 +99,10 @@ impl AccFloat for f64 {
     #[inline(always)]
     fn fused(self, a: f64, b: f64) -> f64 {
         a.mul_add(b, self)
+    }
+    #[inline(always)]
+    fn finite(self) -> bool {
+        f64::is_finite(self)
     }
 }
 
