@@ -20,8 +20,8 @@ fn kernels_lists_every_kind() {
     assert_eq!(kinds.len(), Kind::ALL.len());
     // Then cast, contract (plain, scaled, grouped), map, the three calls of the block-scaled formats,
     // reduce, scan, series, the Fourier transforms, the assembly calls, the
-    // movement calls, the ordering kernels, the linear-algebra routines and
-    // the library's other calls.
+    // movement calls, the ordering kernels, the linear-algebra routines,
+    // attention and the library's other calls.
     let others: Vec<&str> = list[Kind::ALL.len()..]
         .iter()
         .map(|e| e["name"].as_str().unwrap())
@@ -67,6 +67,7 @@ fn kernels_lists_every_kind() {
             "eigh",
             "svd",
             "eig",
+            "attention",
             "random",
             "quantize",
             "dequantize",

@@ -347,6 +347,7 @@ const OTHER_KERNELS: &[&str] = &[
     "qmatmul_i8",
     "requantize_i8",
     "sum_lanes",
+    "attention",
 ];
 
 const DTYPES: &[&str] = &[
@@ -547,6 +548,11 @@ fn signature(kernel: &str) -> (Vec<&'static str>, Vec<&'static str>, Vec<&'stati
         "qmatmul_i8" => (vec!["a", "b"], vec!["y"], vec![]),
         "requantize_i8" => (vec!["x"], vec!["y"], vec!["scale", "zero_point"]),
         "sum_lanes" => (vec!["x"], vec!["y"], vec![]),
+        "attention" => (
+            vec!["q", "k", "v", "lengths", "x1"],
+            vec!["o", "lse"],
+            vec!["scale", "acc", "program"],
+        ),
         _ => (vec!["x"], vec!["y"], vec![]),
     }
 }

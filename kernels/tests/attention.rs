@@ -909,14 +909,16 @@ fn within_the_stated_bound_of_an_f64_reference() {
     .into_iter()
     .enumerate()
     {
-        for (input, acc, mag) in [
-            (DType::F32, DType::F32, 1.0),
-            (DType::F32, DType::F32, 3.0), // |score| ~ 100
-            (DType::Bf16, DType::F32, 1.0),
-            (DType::F64, DType::F64, 3.0),
+        for (input, acc, mag, scale) in [
+            (DType::F32, DType::F32, 1.0, 0.3),
+            // Scores of magnitude ~100 (up to 360).
+            (DType::F32, DType::F32, 3.0, 2.0),
+            (DType::Bf16, DType::F32, 1.0, 0.3),
+            (DType::F64, DType::F64, 3.0, 2.0),
         ] {
             let mut c = case(p, input, acc);
             c.mag = mag;
+            c.scale = scale;
             c.tk = 260;
             c.lengths = Some(vec![260, 133]);
             check_bound(&c, 40 + n as u64);
