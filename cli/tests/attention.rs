@@ -9,22 +9,6 @@ use common::*;
 use tessera::attention::{attention, programs, Kv};
 use tessera::{ArrayView, ArrayViewMut, DType, Exec};
 
-fn run_call(dir: &TempDir, json: &str) -> Run {
-    dir.write("call.json", json.as_bytes());
-    tessera(&dir.0, &["run", "call.json"])
-}
-
-fn f32s(d: &[u8]) -> Vec<f32> {
-    d.chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-fn npy_i64(shape: &[usize], v: &[i64]) -> Vec<u8> {
-    let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-    npy_bytes("<i8", false, shape, &data, 1)
-}
-
 #[test]
 fn causal_grouped_heads_with_lengths() {
     let (b, hq, hk, tq, tk, d) = (2usize, 4usize, 2usize, 5usize, 70usize, 6usize);

@@ -6,17 +6,6 @@ mod common;
 
 use common::*;
 
-fn run_call(dir: &TempDir, json: &str) -> Run {
-    dir.write("call.json", json.as_bytes());
-    tessera(&dir.0, &["run", "call.json"])
-}
-
-fn f32s(d: &[u8]) -> Vec<f32> {
-    d.chunks_exact(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
 fn i64s(d: &[u8]) -> Vec<i64> {
     d.chunks_exact(8)
         .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
@@ -27,11 +16,6 @@ fn f64s(d: &[u8]) -> Vec<f64> {
     d.chunks_exact(8)
         .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
         .collect()
-}
-
-fn npy_i64(shape: &[usize], v: &[i64]) -> Vec<u8> {
-    let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
-    npy_bytes("<i8", false, shape, &data, 1)
 }
 
 #[test]

@@ -131,20 +131,8 @@ pub fn matmul<T: Element, U: Element>(
     exec: &Exec,
 ) -> Result<()> {
     let (m, k, n) = dims;
-    let len = |what: &str, got: usize, r: usize, c: usize| -> Result<()> {
-        let expected = r.checked_mul(c).ok_or(Error::Overflow {
-            operand: what.into(),
-        })?;
-        if got == expected {
-            Ok(())
-        } else {
-            Err(Error::Length {
-                operand: format!("matmul: {what} ({r} × {c})"),
-                len: got,
-                expected,
-                unit: "values",
-            })
-        }
+    let len = |what: &str, got: usize, r: usize, c: usize| {
+        check_len(what, format!("matmul: {what} ({r} × {c})"), got, &[r, c])
     };
     len("a", a.len(), m, k)?;
     len("b", b.len(), k, n)?;
@@ -175,4 +163,26 @@ pub fn contract<T: Element, U: Element>(
         &mut ArrayViewMut::from_slice(out.0, out.1)?,
         exec,
     )
+}
+
+/// [`Error::Length`] naming `label` where a slice of `got` values is not
+/// the product of `dims` long ([`Error::Overflow`] naming `what` where that
+/// product overflows): the length check of every typed call.
+pub(crate) fn check_len(what: &str, label: String, got: usize, dims: &[usize]) -> Result<()> {
+    let expected = dims
+        .iter()
+        .try_fold(1usize, |a, &b| a.checked_mul(b))
+        .ok_or(Error::Overflow {
+            operand: what.into(),
+        })?;
+    if got == expected {
+        Ok(())
+    } else {
+        Err(Error::Length {
+            operand: label,
+            len: got,
+            expected,
+            unit: "values",
+        })
+    }
 }

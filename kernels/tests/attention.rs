@@ -317,46 +317,42 @@ trait F:
     fn ln(self) -> Self;
     fn tanh(self) -> Self;
 }
-impl F for f32 {
-    fn of(v: f64) -> f32 {
-        v as f32
-    }
-    fn f(self) -> f64 {
-        self as f64
-    }
-    fn fma(a: f32, b: f32, c: f32) -> f32 {
-        a.mul_add(b, c)
-    }
-    fn exp(self) -> f32 {
-        math::exp::exp_f32(self)
-    }
-    fn ln(self) -> f32 {
-        math::log::log_f32(self)
-    }
-    fn tanh(self) -> f32 {
-        math::exp::tanh_f32(self)
-    }
+macro_rules! float {
+    ($t:ty, $exp:path, $ln:path, $tanh:path) => {
+        impl F for $t {
+            fn of(v: f64) -> $t {
+                v as $t
+            }
+            fn f(self) -> f64 {
+                self as f64
+            }
+            fn fma(a: $t, b: $t, c: $t) -> $t {
+                a.mul_add(b, c)
+            }
+            fn exp(self) -> $t {
+                $exp(self)
+            }
+            fn ln(self) -> $t {
+                $ln(self)
+            }
+            fn tanh(self) -> $t {
+                $tanh(self)
+            }
+        }
+    };
 }
-impl F for f64 {
-    fn of(v: f64) -> f64 {
-        v
-    }
-    fn f(self) -> f64 {
-        self
-    }
-    fn fma(a: f64, b: f64, c: f64) -> f64 {
-        a.mul_add(b, c)
-    }
-    fn exp(self) -> f64 {
-        math::exp::exp_f64(self)
-    }
-    fn ln(self) -> f64 {
-        math::log::log_f64(self)
-    }
-    fn tanh(self) -> f64 {
-        math::exp::tanh_f64(self)
-    }
-}
+float!(
+    f32,
+    math::exp::exp_f32,
+    math::log::log_f32,
+    math::exp::tanh_f32
+);
+float!(
+    f64,
+    math::exp::exp_f64,
+    math::log::log_f64,
+    math::exp::tanh_f64
+);
 
 fn visible(c: &Case, d: &Data, lead: usize, h: usize, i: usize, j: usize) -> bool {
     let (i, j) = (i as i64, j as i64);
@@ -605,6 +601,15 @@ fn canon(dt: DType, v: f64) -> u64 {
     bits(dt, &b)
 }
 
+/// Say which tiers this CPU cannot run (their comparisons are skipped).
+fn report_skipped_tiers() {
+    for t in tessera::Tier::ALL {
+        if !available_tiers().contains(&t) {
+            eprintln!("skipped on this CPU: tier {t:?} (the model is compared on the others)");
+        }
+    }
+}
+
 fn check_model(c: &Case, seed: u64) {
     let d = data(c, seed);
     let (mo, ml) = if c.acc == DType::F32 {
@@ -660,6 +665,7 @@ fn case(prog: Prog, input: DType, acc: DType) -> Case {
 
 #[test]
 fn follows_the_stated_order_bit_for_bit() {
+    report_skipped_tiers();
     let progs = [
         Prog::Full,
         Prog::Causal(80),
@@ -688,6 +694,7 @@ fn follows_the_stated_order_bit_for_bit() {
 
 #[test]
 fn head_groupings_shapes_and_lengths() {
+    report_skipped_tiers();
     // Multi-query (one key head), groups of more than 64 heads, one row,
     // long keys, no lead axis, empty lengths.
     let mut shapes = vec![];

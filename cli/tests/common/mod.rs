@@ -189,3 +189,22 @@ pub fn tessera_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
+
+/// Write `json` as `call.json` in `dir` and run it.
+pub fn run_call(dir: &TempDir, json: &str) -> Run {
+    dir.write("call.json", json.as_bytes());
+    tessera(&dir.0, &["run", "call.json"])
+}
+
+/// Little-endian f32 values.
+pub fn f32s(d: &[u8]) -> Vec<f32> {
+    d.chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// An `.npy` file of little-endian i64 values.
+pub fn npy_i64(shape: &[usize], v: &[i64]) -> Vec<u8> {
+    let data: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+    npy_bytes("<i8", false, shape, &data, 1)
+}

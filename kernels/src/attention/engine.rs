@@ -31,7 +31,7 @@ use crate::linalg::work::{Block, Carve};
 use crate::map::Range;
 use crate::scratch::Scratch;
 use crate::tier::Exec;
-use crate::{Args, Class as DClass, DType, LoopFn, Par, Tier};
+use crate::{Args, Class as DClass, DType, LoopFn, Tier};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Rows of a unit, and the most rows of packed panels (64 rounded up to
@@ -166,9 +166,16 @@ struct Regions<'a, T> {
     wround: &'a mut [T],
     vis: &'a mut [u8],
     bad: &'a mut [u8],
+    /// The programs' tiles (lent to `map`).
+    tiles: &'a mut [Block],
 }
 
-fn regions<'a, T: AccFloat>(c: &mut Carve<'a>, dk: usize, dv: usize) -> Regions<'a, T> {
+fn regions<'a, T: AccFloat>(
+    c: &mut Carve<'a>,
+    dk: usize,
+    dv: usize,
+    tile_blocks: usize,
+) -> Regions<'a, T> {
     Regions {
         qpack: c.take(PANEL_ROWS * dk),
         kt: c.take(dk * BLOCK),
@@ -186,17 +193,18 @@ fn regions<'a, T: AccFloat>(c: &mut Carve<'a>, dk: usize, dv: usize) -> Regions<
         wround: c.take(PANEL_ROWS * BLOCK),
         vis: c.take(UNIT_ROWS * BLOCK),
         bad: c.take(BLOCK),
+        tiles: c.take(tile_blocks),
     }
 }
 
 /// Blocks of work area one task needs.
-pub(super) fn blocks_per_task(acc: DType, dk: usize, dv: usize) -> usize {
+pub(super) fn blocks_per_task(acc: DType, dk: usize, dv: usize, tile_blocks: usize) -> usize {
     match acc {
         DType::F64 => crate::linalg::work::blocks_of(|c| {
-            regions::<f64>(c, dk, dv);
+            regions::<f64>(c, dk, dv, tile_blocks);
         }),
         _ => crate::linalg::work::blocks_of(|c| {
-            regions::<f32>(c, dk, dv);
+            regions::<f32>(c, dk, dv, tile_blocks);
         }),
     }
 }
@@ -284,7 +292,7 @@ fn run_typed<T: AccFloat>(call: &Call<'_>, scratch: &mut Scratch, exec: &Exec) -
     if total == 0 {
         return Ok(());
     }
-    let blocks = blocks_per_task(call.acc, call.dk, call.dv);
+    let blocks = blocks_per_task(call.acc, call.dk, call.dv, call.program.tile_blocks);
     let per_bytes = blocks.checked_mul(64).ok_or(Error::Alloc {
         what: "attention work areas (64-byte blocks)".into(),
         elements: usize::MAX,
@@ -301,15 +309,21 @@ fn run_typed<T: AccFloat>(call: &Call<'_>, scratch: &mut Scratch, exec: &Exec) -
     };
     let all: &mut [Block] = &mut scratch.blocks_mut()[..blocks * tasks];
     let next = AtomicUsize::new(0);
+    let failed: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
     let job = |area: &mut [Block]| {
         let mut carve = Carve::new(area);
-        let mut r = regions::<T>(&mut carve, call.dk, call.dv);
+        let mut r = regions::<T>(&mut carve, call.dk, call.dv, call.program.tile_blocks);
         loop {
             let u = next.fetch_add(1, Ordering::Relaxed);
             if u >= total {
                 break;
             }
-            unit::<T>(call, &kernels, units, u, &mut r);
+            if let Err(e) = unit::<T>(call, &kernels, units, u, &mut r) {
+                // Stop every task; the first error is the call's.
+                next.store(total, Ordering::Relaxed);
+                let mut f = failed.lock().unwrap_or_else(|p| p.into_inner());
+                f.get_or_insert(e);
+            }
         }
     };
     if tasks == 1 {
@@ -318,11 +332,20 @@ fn run_typed<T: AccFloat>(call: &Call<'_>, scratch: &mut Scratch, exec: &Exec) -
         use rayon::prelude::*;
         all.par_chunks_mut(blocks).for_each(job);
     }
-    Ok(())
+    match failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// Run unit `u`.
-fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut Regions<'_, T>) {
+fn unit<T: AccFloat>(
+    c: &Call<'_>,
+    kn: &Kernels<T>,
+    us: Units,
+    u: usize,
+    r: &mut Regions<'_, T>,
+) -> Result<()> {
     let per_lead = us.per_lead(c.hk);
     let lead_flat = u / per_lead;
     let rest = u % per_lead;
@@ -349,7 +372,6 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
         full, edge, mr, nr, ..
     } = kn.micro;
     let tiles = nrows.div_ceil(mr);
-    let acc_item = size_of::<T>() as isize;
 
     // Pack Q: tile ti holds rows ti·mr… as dk steps of mr values.
     let mut idx = lead.clone();
@@ -386,10 +408,6 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
     r.l[..nrows].fill(T::PLUS_ZERO);
     r.a[..nrows * dv].fill(T::PLUS_ZERO);
     let scale = T::of_f64(c.scale);
-    let exec1 = Exec {
-        tier: Some(c.tier),
-        par: Par::Seq,
-    };
     // The pair space's box of this unit (the key axis set per block).
     let rank = nl + 3;
     let nblocks = t.div_ceil(BLOCK);
@@ -438,12 +456,16 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
             continue;
         }
         let vis: Option<&[u8]> = if class == Class::Mixed {
-            let ok = run_mask(c, &lead, h0, hn, r0, rn, k0, nk, &mut r.vis[..], &exec1);
-            if ok.is_err() {
-                // The program was checked for these shapes: a failure here
-                // is a defect; hide nothing rather than write garbage.
-                r.vis[..nrows * BLOCK].fill(1);
-            }
+            let bx = PairBox {
+                lead: &lead,
+                h0,
+                hn,
+                r0,
+                rn,
+                k0,
+                nk,
+            };
+            run_mask(c, &bx, r.vis, r.tiles)?;
             Some(&r.vis[..])
         } else {
             None
@@ -469,30 +491,9 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
         // first cast row by row into krows.
         idx[..nl].copy_from_slice(&lead);
         idx[nl] = kh;
-        idx[nl + 1] = k0;
-        idx[nl + 2] = 0;
         if dk > 0 {
-            let (src, rs): (*const T, isize) = if k_in_place {
-                (c.k.at(&idx) as *const T, c.k.strides[nl + 1])
-            } else {
-                for j in 0..nk {
-                    idx[nl + 1] = k0 + j;
-                    let src = c.k.at(&idx);
-                    // SAFETY: k's row of dk elements (stride strides[nl+2]);
-                    // krows row j has dk elements.
-                    unsafe {
-                        conv(
-                            kn.load,
-                            dk,
-                            src,
-                            c.k.strides[nl + 2],
-                            r.krows[j * dk..].as_mut_ptr() as *mut u8,
-                            1,
-                        )
-                    };
-                }
-                (r.krows.as_ptr(), dk as isize)
-            };
+            let (src, rs) =
+                block_rows(&c.k, kn.load, &mut idx, nl, k0, nk, dk, k_in_place, r.krows);
             // SAFETY: rows j < nk of dk values from src (in place: a
             // validated view's rows of the block; or krows).
             unsafe { pack::keys(c.tier, src, rs, nk, dk, r.kt) };
@@ -529,10 +530,16 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
             }
         }
         let scores: &[T] = if c.program.score_boxed.is_some() {
-            let ok = run_score(c, &lead, h0, hn, r0, rn, k0, nk, r.s, r.s2, &exec1);
-            if ok.is_err() {
-                r.s2.copy_from_slice(r.s);
-            }
+            let bx = PairBox {
+                lead: &lead,
+                h0,
+                hn,
+                r0,
+                rn,
+                k0,
+                nk,
+            };
+            run_score(c, &bx, r.s, r.s2, r.tiles)?;
             &r.s2[..]
         } else {
             &r.s[..]
@@ -569,28 +576,7 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
         }
         // V block: in place, or copied into vt (64 × dv).
         idx[nl] = kh;
-        idx[nl + 1] = k0;
-        idx[nl + 2] = 0;
-        let (vp, vs): (*const T, isize) = if v_in_place {
-            (c.v.at(&idx) as *const T, c.v.strides[nl + 1])
-        } else {
-            for j in 0..nk {
-                idx[nl + 1] = k0 + j;
-                let src = c.v.at(&idx);
-                // SAFETY: v's row of dv elements; vt row j has dv elements.
-                unsafe {
-                    conv(
-                        kn.load,
-                        dv,
-                        src,
-                        c.v.strides[nl + 2],
-                        r.vt[j * dv..].as_mut_ptr() as *mut u8,
-                        1,
-                    )
-                };
-            }
-            (r.vt.as_ptr(), dv as isize)
-        };
+        let (vp, vs) = block_rows(&c.v, kn.load, &mut idx, nl, k0, nk, dv, v_in_place, r.vt);
         // Rows with a hidden pair at a value that is not finite.
         if let Some(v) = vis {
             let mut any_bad = false;
@@ -664,7 +650,6 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
                 }
             }
         }
-        let _ = acc_item;
     }
     // o = a / l + 0, lse = m + log l.
     let mut oidx = lead.clone();
@@ -721,6 +706,48 @@ fn unit<T: AccFloat>(c: &Call<'_>, kn: &Kernels<T>, us: Units, u: usize, r: &mut
         // of the accumulator's dtype (checked).
         unsafe { dst.write_unaligned(lse) };
     }
+    Ok(())
+}
+
+/// Rows `k0 .. k0 + n` of key head `idx[nl]` of a key or value operand
+/// (`d` values each) as the accumulator reads them: where they lie when
+/// `in_place` (of the accumulator's dtype, unit stride along `d`), else
+/// cast row by row into `buf` (`n·d` values). Returns the first row and the
+/// distance between rows, in elements.
+#[allow(clippy::too_many_arguments)]
+fn block_rows<T: AccFloat>(
+    a: &Addr,
+    load: LoopFn,
+    idx: &mut [usize],
+    nl: usize,
+    k0: usize,
+    n: usize,
+    d: usize,
+    in_place: bool,
+    buf: &mut [T],
+) -> (*const T, isize) {
+    idx[nl + 1] = k0;
+    idx[nl + 2] = 0;
+    if in_place {
+        return (a.at(idx) as *const T, a.strides[nl + 1]);
+    }
+    for j in 0..n {
+        idx[nl + 1] = k0 + j;
+        let src = a.at(idx);
+        // SAFETY: the operand's row of d elements (stride strides[nl + 2],
+        // a validated view, the index in its shape); buf's row j holds d.
+        unsafe {
+            conv(
+                load,
+                d,
+                src,
+                a.strides[nl + 2],
+                buf[j * d..].as_mut_ptr() as *mut u8,
+                1,
+            )
+        };
+    }
+    (buf.as_ptr(), d as isize)
 }
 
 /// Whether output 0 may be shared across lead indices and heads: it reads
@@ -764,10 +791,7 @@ pub(super) fn shared_classes(c: &Call<'_>) -> Result<Vec<u8>> {
     tab.resize(n, 0);
     let nl = c.lead.len();
     let lead = vec![0usize; nl];
-    let exec1 = Exec {
-        tier: Some(c.tier),
-        par: Par::Seq,
-    };
+    let mut lent = Scratch::with_size(c.program.tile_blocks * 64)?;
     let mut vis = vec![0u8; UNIT_ROWS * BLOCK];
     let mut in_ranges = vec![Range::Any; c.loads.len() + 1];
     let mut coords: Vec<(i64, i64)> = vec![(0, 0); nl + 3];
@@ -790,7 +814,16 @@ pub(super) fn shared_classes(c: &Call<'_>) -> Result<Vec<u8>> {
                 };
             }
             if class == Class::Mixed {
-                run_mask(c, &lead, 0, 1, r0, rn, k0, nk, &mut vis, &exec1)?;
+                let bx = PairBox {
+                    lead: &lead,
+                    h0: 0,
+                    hn: 1,
+                    r0,
+                    rn,
+                    k0,
+                    nk,
+                };
+                run_mask(c, &bx, &mut vis, lent.blocks_mut())?;
                 for i in 0..rn {
                     let row = &vis[i * BLOCK..i * BLOCK + nk];
                     tab[(r0 + i) * nb + b] = if row.iter().all(|&x| x == 0) {
@@ -834,7 +867,7 @@ fn load_range(load: &(ArrayView<'_>, Vec<isize>), coords: &[(i64, i64)]) -> Rang
         let p = e as usize * item;
         &bytes[p..p + item]
     };
-    let mut acc = Acc::new(dt);
+    let mut acc = Extremes::new(dt);
     let mut pos = vec![0usize; axes.len()];
     loop {
         let mut e = base;
@@ -861,7 +894,7 @@ fn load_range(load: &(ArrayView<'_>, Vec<isize>), coords: &[(i64, i64)]) -> Rang
 }
 
 /// The least and greatest of a load's elements seen so far.
-struct Acc {
+struct Extremes {
     dt: DType,
     ilo: i128,
     ihi: i128,
@@ -872,9 +905,9 @@ struct Acc {
     seen_true: bool,
 }
 
-impl Acc {
-    fn new(dt: DType) -> Acc {
-        Acc {
+impl Extremes {
+    fn new(dt: DType) -> Extremes {
+        Extremes {
             dt,
             ilo: i128::MAX,
             ihi: i128::MIN,
@@ -887,11 +920,11 @@ impl Acc {
     }
     /// Take one element's bytes; false for a dtype not modelled.
     fn add(&mut self, b: &[u8]) -> bool {
-        let int = |v: i128, s: &mut Acc| {
+        let int = |v: i128, s: &mut Extremes| {
             s.ilo = s.ilo.min(v);
             s.ihi = s.ihi.max(v);
         };
-        let fl = |v: f64, s: &mut Acc| {
+        let fl = |v: f64, s: &mut Extremes| {
             if v.is_nan() {
                 s.nan = true;
             } else {
@@ -970,27 +1003,45 @@ impl Acc {
     }
 }
 
-/// The box's views of the loads and offsets, for the boxed programs: each
-/// load's view over the box, then one 0-d i64 view per pair axis holding
-/// the box's offset along it (in `offs`).
-#[allow(clippy::too_many_arguments)]
-fn box_inputs<'v>(
-    c: &'v Call<'_>,
-    lead: &[usize],
+/// A block's box in the pair space: one lead index, `hn` heads from `h0`,
+/// `rn` rows from `r0`, `nk` keys from `k0`.
+struct PairBox<'l> {
+    lead: &'l [usize],
     h0: usize,
     hn: usize,
     r0: usize,
     rn: usize,
     k0: usize,
     nk: usize,
-    offs: &'v [u8],
-) -> Result<(Vec<usize>, Vec<ArrayView<'v>>)> {
-    let nl = lead.len();
-    let mut shape = vec![1usize; nl];
-    shape.extend([hn, rn, nk]);
-    let mut start: Vec<usize> = lead.to_vec();
-    start.extend([h0, r0, k0]);
-    let mut views = Vec::with_capacity(c.loads.len() + nl + 3);
+}
+
+impl PairBox<'_> {
+    /// The box's first index along every pair axis.
+    fn start(&self) -> Vec<usize> {
+        let mut v = self.lead.to_vec();
+        v.extend([self.h0, self.r0, self.k0]);
+        v
+    }
+    /// The box's shape (1 along the lead axes).
+    fn shape(&self) -> Vec<usize> {
+        let mut v = vec![1usize; self.lead.len()];
+        v.extend([self.hn, self.rn, self.nk]);
+        v
+    }
+    /// The strides of a tile of the box's rows 64 apart (heads `rn·64`).
+    fn tile_strides(&self) -> Vec<isize> {
+        let mut v = vec![0isize; self.lead.len()];
+        v.extend([(self.rn * BLOCK) as isize, BLOCK as isize, 1]);
+        v
+    }
+}
+
+/// The box's views of the loads, then one 0-d i64 view per pair axis holding
+/// the box's offset along it (from `offs`, the offsets' bytes).
+fn box_inputs<'v>(c: &'v Call<'_>, bx: &PairBox<'_>, offs: &'v [u8]) -> Result<Vec<ArrayView<'v>>> {
+    let shape = bx.shape();
+    let start = bx.start();
+    let mut views = Vec::with_capacity(c.loads.len() + start.len());
     for (view, strides) in &c.loads {
         let mut off = view.layout().offset as isize;
         for (a, &s) in strides.iter().enumerate() {
@@ -1004,74 +1055,56 @@ fn box_inputs<'v>(
             view.data(),
         )?);
     }
-    for a in 0..nl + 3 {
+    for a in 0..start.len() {
         views.push(ArrayView::new(DType::I64, &[], &[], a, offs)?);
     }
-    Ok((shape, views))
+    Ok(views)
 }
 
-fn offsets(lead: &[usize], h0: usize, r0: usize, k0: usize) -> Vec<u8> {
-    let mut v: Vec<i64> = lead.iter().map(|&x| x as i64).collect();
-    v.extend([h0 as i64, r0 as i64, k0 as i64]);
-    v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+/// The bytes of the box's offsets, as i64.
+fn offsets(bx: &PairBox<'_>) -> Vec<u8> {
+    bx.start()
+        .iter()
+        .flat_map(|&x| (x as i64).to_ne_bytes())
+        .collect()
 }
 
-/// Run output 0 on the block's box into `vis` (row stride 64).
-#[allow(clippy::too_many_arguments)]
-fn run_mask(
-    c: &Call<'_>,
-    lead: &[usize],
-    h0: usize,
-    hn: usize,
-    r0: usize,
-    rn: usize,
-    k0: usize,
-    nk: usize,
-    vis: &mut [u8],
-    exec: &Exec,
-) -> Result<()> {
-    let prog = c
-        .program
-        .mask_boxed
-        .as_ref()
-        .expect("a mixed block has a mask");
-    let offs = offsets(lead, h0, r0, k0);
-    let (shape, loads) = box_inputs(c, lead, h0, hn, r0, rn, k0, nk, &offs)?;
+/// Run output 0 on the box into `vis` (rows 64 apart), its tiles in `lent`.
+fn run_mask(c: &Call<'_>, bx: &PairBox<'_>, vis: &mut [u8], lent: &mut [Block]) -> Result<()> {
+    let Some(prog) = c.program.mask_boxed.as_ref() else {
+        return Ok(());
+    };
+    let offs = offsets(bx);
     let dummy = [0u8; 8];
     let mut inputs = vec![ArrayView::new(c.acc, &[], &[], 0, &dummy)?];
-    inputs.extend(loads);
-    let nl = lead.len();
-    let mut ostr = vec![0isize; nl];
-    ostr.extend([(rn * BLOCK) as isize, BLOCK as isize, 1]);
-    let mut out = ArrayViewMut::new(DType::Bool, &shape, &ostr, 0, vis)?;
-    crate::map::map(prog, &inputs, std::slice::from_mut(&mut out), exec)
+    inputs.extend(box_inputs(c, bx, &offs)?);
+    let mut out = ArrayViewMut::new(DType::Bool, &bx.shape(), &bx.tile_strides(), 0, vis)?;
+    crate::map::map_lent(prog, &inputs, std::slice::from_mut(&mut out), lent, c.tier)
 }
 
-/// Run output 1 on the block's scores `s` into `s2` (row stride 64).
-#[allow(clippy::too_many_arguments)]
+/// Run output 1 on the box's scores `s` into `s2` (rows 64 apart), its tiles
+/// in `lent`.
 fn run_score<T: AccFloat>(
     c: &Call<'_>,
-    lead: &[usize],
-    h0: usize,
-    hn: usize,
-    r0: usize,
-    rn: usize,
-    k0: usize,
-    nk: usize,
+    bx: &PairBox<'_>,
     s: &[T],
     s2: &mut [T],
-    exec: &Exec,
+    lent: &mut [Block],
 ) -> Result<()> {
-    let prog = c.program.score_boxed.as_ref().expect("output 1 runs");
-    let offs = offsets(lead, h0, r0, k0);
-    let (shape, loads) = box_inputs(c, lead, h0, hn, r0, rn, k0, nk, &offs)?;
-    let nl = lead.len();
-    let mut str_ = vec![0isize; nl];
-    str_.extend([(rn * BLOCK) as isize, BLOCK as isize, 1]);
-    let sb = crate::array::as_bytes(s);
-    let mut inputs = vec![ArrayView::new(c.acc, &shape, &str_, 0, sb)?];
-    inputs.extend(loads);
-    let s2b = crate::array::as_bytes_mut(&mut s2[..]);
-    let mut out = ArrayViewMut::new(c.acc, &shape, &str_, 0, s2b)?;
-    crate::map::map(prog, &inputs, std::slice::from_mut(&mut out), exec)
+    let Some(prog) = c.program.score_boxed.as_ref() else {
+        return Ok(());
+    };
+    let offs = offsets(bx);
+    let (shape, strides) = (bx.shape(), bx.tile_strides());
+    let mut inputs = vec![ArrayView::new(
+        c.acc,
+        &shape,
+        &strides,
+        0,
+        crate::array::as_bytes(s),
+    )?];
+    inputs.extend(box_inputs(c, bx, &offs)?);
+    let s2b = crate::array::as_bytes_mut(s2);
+    let mut out = ArrayViewMut::new(c.acc, &shape, &strides, 0, s2b)?;
+    crate::map::map_lent(prog, &inputs, std::slice::from_mut(&mut out), lent, c.tier)
 }

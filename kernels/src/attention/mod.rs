@@ -96,7 +96,9 @@
 //! of the accumulator's dtype whose dimension steps one element are read in
 //! place, others copied by blocks. Each task holds one work area of
 //! [`AttentionPlan::scratch_bytes`] bytes, about `w·(198·dk + 193·dv +
-//! 22 000)` for an accumulator of `w` bytes, whatever `tq` and `tk`; where
+//! 22 000) + 4 200` for an accumulator of `w` bytes, whatever `tq` and
+//! `tk`, plus 32 KiB per node of a program that runs (its tiles, lent to
+//! `map`, so a run allocates nothing for them); where
 //! output 0 is shared across lead indices and heads the call also holds
 //! one byte per query row and key block. The scores' and values' products
 //! run on the contraction's microkernels. Threads take whole units (never a
@@ -341,12 +343,13 @@ impl AttentionPlan {
         }
         let load_dtypes: Vec<DType> = s.loads.iter().map(|l| l.0).collect();
         let program = programs::analyse(program, acc, r, &load_dtypes)?;
+        let blocks = engine::blocks_per_task(acc, dk, dv, program.tile_blocks);
         Ok(AttentionPlan {
             shapes: shapes.clone(),
             scale,
             program,
             acc,
-            blocks: engine::blocks_per_task(acc, dk, dv),
+            blocks,
         })
     }
 
@@ -435,14 +438,17 @@ impl AttentionPlan {
         }
         if got != self.shapes {
             // Name the first operand that differs.
-            let pairs = [
-                ("q", &got.q, &self.shapes.q),
-                ("k", &got.k, &self.shapes.k),
-                ("v", &got.v, &self.shapes.v),
-                ("o", &got.o, &self.shapes.o),
-                ("lse", &got.lse, &self.shapes.lse),
+            let named = [
+                ("q".to_string(), &got.q, &self.shapes.q),
+                ("k".to_string(), &got.k, &self.shapes.k),
+                ("v".to_string(), &got.v, &self.shapes.v),
+                ("o".to_string(), &got.o, &self.shapes.o),
+                ("lse".to_string(), &got.lse, &self.shapes.lse),
             ];
-            for (name, g, w) in pairs {
+            let loads = (got.loads.iter().zip(&self.shapes.loads))
+                .enumerate()
+                .map(|(i, (g, w))| (format!("load {i}"), g, w));
+            for (name, g, w) in named.into_iter().chain(loads) {
                 if g.0 != w.0 {
                     return Err(Error::DTypeMismatch {
                         operand: format!("attention {name}"),
@@ -451,19 +457,7 @@ impl AttentionPlan {
                     });
                 }
                 if g.1 != w.1 {
-                    return Err(shape_err(name, &g.1, w.1.clone()));
-                }
-            }
-            for (i, (g, w)) in got.loads.iter().zip(&self.shapes.loads).enumerate() {
-                if g.0 != w.0 {
-                    return Err(Error::DTypeMismatch {
-                        operand: format!("attention load {i}"),
-                        expected: w.0,
-                        got: g.0,
-                    });
-                }
-                if g.1 != w.1 {
-                    return Err(shape_err(&format!("load {i}"), &g.1, w.1.clone()));
+                    return Err(shape_err(&name, &g.1, w.1.clone()));
                 }
             }
             if got.lengths != self.shapes.lengths {

@@ -150,6 +150,9 @@ pub(super) struct Analysed {
     pub score_boxed: Option<Program>,
     /// The loads (by program input, 1…) output 0 reads.
     pub mask_loads: Vec<usize>,
+    /// 64-byte blocks of tile scratch that suffice for either boxed
+    /// program on one thread.
+    pub tile_blocks: usize,
 }
 
 /// Check `program` for an attention of accumulator `acc` over q of rank
@@ -228,7 +231,7 @@ pub(super) fn analyse(
     let nodes = program.nodes();
     let mask = match nodes[out0.index()].op {
         Op::Const(Scalar::Bool(true)) => None,
-        _ => Some(single(program, 0, false)?),
+        _ => Some(single(program, 0)?),
     };
     if let Some(m) = &mask {
         if m.nodes().iter().any(|n| n.op == Op::Load(0)) {
@@ -262,16 +265,23 @@ pub(super) fn analyse(
         Op::Load(0) => None,
         _ => Some(boxed(program, 1, rank)?),
     };
+    let tile_blocks = [&mask_boxed, &score_boxed]
+        .iter()
+        .filter_map(|p| p.as_ref())
+        .map(|p| crate::map::tile_bytes_bound(p).div_ceil(64))
+        .max()
+        .unwrap_or(0);
     Ok(Analysed {
         mask,
         mask_boxed,
         score_boxed,
         mask_loads,
+        tile_blocks,
     })
 }
 
 /// Output `k` of `program` alone (same inputs).
-fn single(program: &Program, k: usize, _boxed: bool) -> Result<Program> {
+fn single(program: &Program, k: usize) -> Result<Program> {
     Program::new(
         program.inputs(),
         program.nodes().to_vec(),

@@ -46,6 +46,8 @@ unsafe impl Plain for i64 {}
 unsafe impl Plain for u32 {}
 // SAFETY: as above.
 unsafe impl Plain for u8 {}
+// SAFETY: as above.
+unsafe impl Plain for u64 {}
 // SAFETY: an array of plain elements is plain: no padding between them, the
 // element's alignment, every bit pattern of each element a value.
 unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}

@@ -17,7 +17,7 @@ mod tile;
 
 use bind::{addr_of, full_strides};
 pub(crate) use bind::{bind, resolve, Load, Resolved};
-pub(crate) use tile::TileScratch;
+pub(crate) use tile::{tile_scratch_bytes, TileScratch};
 
 /// Indices per tile: 8 KiB of f32 per node, so a program of a few nodes
 /// keeps its tile in L1 and L2 (2048 measured faster than 1024 and 4096 on
@@ -364,9 +364,9 @@ pub(crate) fn resolve_shapes(
 }
 
 /// Bind a resolved call to its checked operands and run it on `exec`'s
-/// threads, each with its tile scratch in `scratch` where one is lent (as
-/// many threads as it holds [`Resolved::scratch_bytes`] for, at least one:
-/// the caller has grown it to one thread's need), else allocated.
+/// threads, each with its tile scratch in `lent` where blocks are lent (as
+/// many threads as they hold [`Resolved::scratch_bytes`] for, at least one:
+/// the caller has lent at least one thread's need), else allocated.
 pub(crate) fn execute(
     tier: crate::Tier,
     exec: &Exec,
@@ -374,7 +374,7 @@ pub(crate) fn execute(
     r: &Resolved,
     inputs: &[In<'_, '_>],
     outputs: &mut [ArrayViewMut<'_>],
-    scratch: Option<&mut crate::scratch::Scratch>,
+    lent: Option<&mut [[u64; 8]]>,
 ) -> Result<()> {
     let n = r.n;
     if n == 0 {
@@ -410,10 +410,10 @@ pub(crate) fn execute(
     // Each task's region of a lent scratch (64-byte aligned: the scratch's
     // blocks are, and a region is a whole number of them); null: allocate.
     let region = r.scratch_bytes(outputs.len()).div_ceil(64) * 64;
-    let mem = match scratch {
-        Some(s) => {
-            threads = threads.min(s.size() / region.max(1)).max(1);
-            crate::scratch::SendPtr(s.as_mut_ptr())
+    let mem = match lent {
+        Some(b) => {
+            threads = threads.min(b.len() * 64 / region.max(1)).max(1);
+            crate::scratch::SendPtr(b.as_mut_ptr() as *mut u8)
         }
         None => crate::scratch::SendPtr(core::ptr::null_mut()),
     };
@@ -422,8 +422,8 @@ pub(crate) fn execute(
         if m.is_null() {
             m
         } else {
-            // SAFETY: task t < threads ≤ size / region: its region lies
-            // inside the lent scratch.
+            // SAFETY: task t < threads ≤ lent bytes / region: its region
+            // lies inside the lent blocks.
             unsafe { m.add(t * region) }
         }
     };

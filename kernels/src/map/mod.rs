@@ -276,7 +276,7 @@ impl MapPlan {
             &self.resolved,
             &ins,
             outputs,
-            Some(scratch),
+            Some(scratch.blocks_mut()),
         )
     }
 
@@ -372,6 +372,33 @@ pub fn map(
 ) -> Result<()> {
     let ins: Vec<exec::In<'_, '_>> = inputs.iter().map(exec::In::View).collect();
     exec::run(exec, program, &ins, outputs)
+}
+
+/// Bytes of tile scratch that suffice for one thread of any run of
+/// `program`, whatever the shapes: a slot per node and per output (the
+/// slots a run uses are at most those).
+pub(crate) fn tile_bytes_bound(program: &Program) -> usize {
+    exec::tile_scratch_bytes(program.nodes().len(), program.outputs().len())
+}
+
+/// [`map`] on one thread with its tile scratch in `lent`, which holds at
+/// least [`tile_bytes_bound`] bytes: the run allocates no tile scratch
+/// (only the bookkeeping of the program's size).
+pub(crate) fn map_lent(
+    program: &Program,
+    inputs: &[ArrayView<'_>],
+    outputs: &mut [ArrayViewMut<'_>],
+    lent: &mut [[u64; 8]],
+    tier: crate::Tier,
+) -> Result<()> {
+    let ins: Vec<exec::In<'_, '_>> = inputs.iter().map(exec::In::View).collect();
+    let shape = exec::check_call(program, &ins, outputs)?;
+    let r = exec::resolve_for(program, &shape, &ins)?;
+    let exec1 = Exec {
+        tier: Some(tier),
+        par: crate::Par::Seq,
+    };
+    exec::execute(tier, &exec1, program, &r, &ins, outputs, Some(lent))
 }
 
 /// [`map`] where an input may be an output's current contents

@@ -2,7 +2,7 @@
 //! `q` `[batch, hq, tq, dk]`, `k` `[batch, hk, tk, dk]`, `v` `[batch, hk,
 //! tk, dv]`, `o` `[batch, hq, tq, dv]`, `lse` `[batch, hq, tq]`, optional
 //! `lengths` `[batch]` — the view-based call's results, bit for bit. Every
-//! slice's length must be its shape's ([`Error::Length`]); the rest of the
+//! slice's length must be its shape's ([`Error::Length`](crate::Error::Length)); the rest of the
 //! refusals are the view-based call's.
 //!
 //! ```
@@ -23,7 +23,7 @@
 
 use crate::array::{ArrayView, ArrayViewMut, Element};
 use crate::attention::Kv;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::map::Program;
 use crate::tier::Exec;
 
@@ -61,22 +61,7 @@ fn sized_mut<'a, T: Element>(
 }
 
 fn check(what: &str, got: usize, shape: &[usize]) -> Result<()> {
-    let expected = shape
-        .iter()
-        .try_fold(1usize, |a, &b| a.checked_mul(b))
-        .ok_or(Error::Overflow {
-            operand: what.into(),
-        })?;
-    if got == expected {
-        Ok(())
-    } else {
-        Err(Error::Length {
-            operand: format!("{what} {shape:?}"),
-            len: got,
-            expected,
-            unit: "values",
-        })
-    }
+    super::check_len(what, format!("{what} {shape:?}"), got, shape)
 }
 
 /// [`crate::attention::attention`] on slices of `dims`' shapes; `loads` are

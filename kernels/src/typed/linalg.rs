@@ -1,7 +1,7 @@
 //! The linear-algebra routines on typed slices holding one C-order matrix
 //! each (`tessera::linalg`'s calls, bit for bit): f32, f64, complex64 and
 //! complex128. Every slice's length must be its matrix's
-//! ([`Error::Length`]); the rest of the refusals are the view-based
+//! ([`Error::Length`](crate::Error::Length)); the rest of the refusals are the view-based
 //! calls'.
 //!
 //! ```
@@ -16,7 +16,7 @@
 //! ```
 
 use crate::array::{ArrayView, ArrayViewMut, Element};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::linalg::{self, Triangle};
 use crate::tier::Exec;
 
@@ -40,19 +40,7 @@ fn sized_mut<'a, T: Element>(
 }
 
 fn check(what: &str, got: usize, r: usize, c: usize) -> Result<()> {
-    let expected = r.checked_mul(c).ok_or(Error::Overflow {
-        operand: what.into(),
-    })?;
-    if got == expected {
-        Ok(())
-    } else {
-        Err(Error::Length {
-            operand: format!("{what} ({r} × {c})"),
-            len: got,
-            expected,
-            unit: "values",
-        })
-    }
+    super::check_len(what, format!("{what} ({r} × {c})"), got, &[r, c])
 }
 
 /// [`linalg::cholesky`] of the `n × n` matrix `a` into `out` (`n × n`).
