@@ -46,6 +46,12 @@ pub enum DType {
     C64,
     /// `c128`: Complex number of two f64 (real, imaginary).
     C128,
+    /// `df32`: Double-float: the unevaluated sum hi + lo of two f32 (hi first),
+    /// about 48 bits of precision in f32's range.
+    Df32,
+    /// `dd64`: Double-double: the unevaluated sum hi + lo of two f64 (hi first),
+    /// about 106 bits of precision in f64's range.
+    Dd64,
     /// `e4m3fn`: FP8 E4M3 (OCP): no infinities, NaN only at S.1111.111, range
     /// ±448.
     E4m3fn,
@@ -82,7 +88,7 @@ pub enum DType {
 }
 
 /// The metadata of every dtype, in `DType` order.
-pub static DTYPE_INFO: [DTypeInfo; 30] = [
+pub static DTYPE_INFO: [DTypeInfo; 32] = [
     DTypeInfo {
         int_range: Some((0, 1)),
         name: "bool",
@@ -423,6 +429,36 @@ pub static DTYPE_INFO: [DTypeInfo; 30] = [
         accumulation_unit_roundoff: 1.1102230246251565e-16,
         numpy: Some("<c16"),
         doc: "Complex number of two f64 (real, imaginary).",
+        float: None,
+    },
+    DTypeInfo {
+        int_range: None,
+        name: "df32",
+        aliases: &["double_float"],
+        class: Class::Pair,
+        bits: 64,
+        values_per_byte: 1,
+        item_bytes: 8,
+        carrier: "df32",
+        accumulator: "df32",
+        accumulation_unit_roundoff: 5.960464477539063e-8,
+        numpy: None,
+        doc: "Double-float: the unevaluated sum hi + lo of two f32 (hi first), about 48 bits of precision in f32's range.",
+        float: None,
+    },
+    DTypeInfo {
+        int_range: None,
+        name: "dd64",
+        aliases: &["double_double"],
+        class: Class::Pair,
+        bits: 128,
+        values_per_byte: 1,
+        item_bytes: 16,
+        carrier: "dd64",
+        accumulator: "dd64",
+        accumulation_unit_roundoff: 1.1102230246251565e-16,
+        numpy: None,
+        doc: "Double-double: the unevaluated sum hi + lo of two f64 (hi first), about 106 bits of precision in f64's range.",
         float: None,
     },
     DTypeInfo {
@@ -825,7 +861,7 @@ pub static DTYPE_INFO: [DTypeInfo; 30] = [
 
 impl DType {
     /// Every dtype, in spec order.
-    pub const ALL: [DType; 30] = [
+    pub const ALL: [DType; 32] = [
         DType::Bool,
         DType::I8,
         DType::I16,
@@ -844,6 +880,8 @@ impl DType {
         DType::F64,
         DType::C64,
         DType::C128,
+        DType::Df32,
+        DType::Dd64,
         DType::E4m3fn,
         DType::E5m2,
         DType::E4m3,
@@ -886,6 +924,8 @@ impl DType {
             "f64" | "float64" | "double" => Some(DType::F64),
             "c64" | "complex64" => Some(DType::C64),
             "c128" | "complex128" => Some(DType::C128),
+            "df32" | "double_float" => Some(DType::Df32),
+            "dd64" | "double_double" => Some(DType::Dd64),
             "e4m3fn" | "float8_e4m3fn" => Some(DType::E4m3fn),
             "e5m2" | "float8_e5m2" => Some(DType::E5m2),
             "e4m3" | "float8_e4m3" => Some(DType::E4m3),
@@ -912,21 +952,26 @@ impl core::fmt::Display for DType {
 /// An elementwise kind of `spec/kinds.toml`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kind {
-    /// `add`: a + b. Integers wrap; floats round once to nearest even.
+    /// `add`: a + b. Integers wrap; floats round once to nearest even. Pairs (df32,
+    /// dd64): AccurateDWPlusDW, within 3u² + 13u³ of the exact sum (u = 2^-24 /
+    /// 2^-53).
     Add,
-    /// `sub`: a - b. Integers wrap; floats round once to nearest even.
+    /// `sub`: a - b. Integers wrap; floats round once to nearest even. Pairs: a +
+    /// (-b) by the pair add, within 3u² + 13u³.
     Sub,
     /// `mul`: a * b. Integers wrap; complex: (ac - bd) + i(ad + bc), each product
-    /// and sum rounded.
+    /// and sum rounded. Pairs: DWTimesDW3 with fused multiply-adds, within 4u² of
+    /// the exact product.
     Mul,
     /// `div`: a / b. Integers truncate toward zero; x / 0 is 0 and MIN / -1 is MIN
-    /// (wraps). Complex uses Smith's scaling.
+    /// (wraps). Complex uses Smith's scaling. Pairs: DWDivDW2, within 15u² + 56u³
+    /// of the exact quotient.
     Div,
     /// `rem`: Remainder with the sign of a (C fmod, exact for floats). Integers: x
     /// rem 0 is 0, MIN rem -1 is 0.
     Rem,
     /// `neg`: -a: flips a float's sign bit; integers wrap (MIN stays MIN, unsigned
-    /// wraps modulo 2^w).
+    /// wraps modulo 2^w). Pairs: both parts negated.
     Neg,
     /// `abs`: |a|: clears a float's sign bit; signed MIN stays MIN; complex gives
     /// the scaled hypotenuse in its component dtype, within 1 ulp.
@@ -938,7 +983,8 @@ pub enum Kind {
     /// `fma`: a * b + c with one rounding in the carrier, then once into the dtype.
     Fma,
     /// `sqrt`: Correctly rounded square root; sqrt(-0) = -0, negative inputs give
-    /// NaN.
+    /// NaN. Pairs: SQRTDWtoDW, within 25/8·u² of the exact root; hi ≤ 0, inf
+    /// and NaN give (sqrt(hi), 0).
     Sqrt,
     /// `floor`: Largest integer not above a; signed zeros and infinities pass
     /// through.
@@ -1011,7 +1057,9 @@ pub enum Kind {
     Conj,
     /// `exp`: e^a within 1 ulp in the carrier, then rounded once into the dtype;
     /// overflow gives inf (then the dtype's overflow rule), underflow rounds into
-    /// the subnormals.
+    /// the subnormals. Pairs: reduction by k·ln2 in pair arithmetic, Taylor series
+    /// of the quarter-halved remainder, squared back; within 32u² in the normal
+    /// range.
     Exp,
     /// `exp2`: 2^a within 1 ulp; exact at integers.
     Exp2,
@@ -1099,49 +1147,68 @@ pub enum Kind {
     /// `lerp`: a + (b - a) * t in the carrier (each operation rounded), exactly b
     /// at t = 1, rounded once into the dtype.
     Lerp,
+    /// `two_sum`: Knuth's TwoSum of two f32 (f64): the pair (s, e) with s = a + b
+    /// rounded once and s + e = a + b exactly, for any finite a and b; e = +0 where
+    /// s is not finite.
+    TwoSum,
+    /// `fast_two_sum`: Dekker's FastTwoSum: (s, b - (s - a)), exact where |a| >=
+    /// |b| or a = 0 (other operands: no claim); e = +0 where s is not finite.
+    FastTwoSum,
+    /// `two_prod`: TwoProd by one fused multiply-add: (p, fma(a, b, -p)) with p =
+    /// a·b rounded once and p + e = a·b exactly where the error does not
+    /// underflow; e = +0 where p is not finite.
+    TwoProd,
+    /// `pair_from`: The pair (a, b) of two f32 (f64), stored as given: normalise it
+    /// with fast_two_sum where |b| may exceed half an ulp of a.
+    PairFrom,
+    /// `pair_hi`: A pair's leading part, bit for bit (a normalised pair's value
+    /// rounded to one float).
+    PairHi,
+    /// `pair_lo`: A pair's trailing part, bit for bit.
+    PairLo,
 }
 
 /// The metadata of every kind, in `Kind` order.
-pub static KIND_INFO: [KindInfo; 79] = [
+pub static KIND_INFO: [KindInfo; 85] = [
     KindInfo {
         name: "add",
         arity: 2,
-        accepts: &[Class::Int, Class::Uint, Class::Float, Class::Complex],
+        accepts: &[Class::Int, Class::Uint, Class::Float, Class::Complex, Class::Pair],
         operands: OperandRule::Same,
         result: ResultRule::Same,
         accuracy: Accuracy::Exact,
         specials: &[&["1", "2", "3"], &["inf", "-inf", "nan"], &["-0", "-0", "-0"], &["-0", "0", "0"], &["nan", "1", "nan"]],
-        doc: "a + b. Integers wrap; floats round once to nearest even.",
+        doc: "a + b. Integers wrap; floats round once to nearest even. Pairs (df32, dd64): AccurateDWPlusDW, within 3u² + 13u³ of the exact sum (u = 2^-24 / 2^-53).",
     },
     KindInfo {
         name: "sub",
         arity: 2,
-        accepts: &[Class::Int, Class::Uint, Class::Float, Class::Complex],
+        accepts: &[Class::Int, Class::Uint, Class::Float, Class::Complex, Class::Pair],
         operands: OperandRule::Same,
         result: ResultRule::Same,
         accuracy: Accuracy::Exact,
         specials: &[&["3", "2", "1"], &["inf", "inf", "nan"], &["0", "0", "0"], &["-0", "0", "-0"]],
-        doc: "a - b. Integers wrap; floats round once to nearest even.",
+        doc: "a - b. Integers wrap; floats round once to nearest even. Pairs: a + (-b) by the pair add, within 3u² + 13u³.",
     },
     KindInfo {
         name: "mul",
         arity: 2,
-        accepts: &[Class::Int, Class::Uint, Class::Float, Class::Complex],
+        accepts: &[Class::Int, Class::Uint, Class::Float, Class::Complex, Class::Pair],
         operands: OperandRule::Same,
         result: ResultRule::Same,
         accuracy: Accuracy::Exact,
         specials: &[&["2", "3", "6"], &["0", "inf", "nan"], &["-0", "1", "-0"], &["-1", "-1", "1"]],
-        doc: "a * b. Integers wrap; complex: (ac - bd) + i(ad + bc), each product and sum rounded.",
+        doc: "a * b. Integers wrap; complex: (ac - bd) + i(ad + bc), each product and sum rounded. Pairs: DWTimesDW3 with fused multiply-adds, within 4u² of the exact product.",
     },
     KindInfo {
         name: "div",
         arity: 2,
-        accepts: &[Class::Int, Class::Uint, Class::Float, Class::Complex],
+        accepts: &[Class::Int, Class::Uint, Class::Float, Class::Complex, Class::Pair],
         operands: OperandRule::Same,
         result: ResultRule::Same,
         accuracy: Accuracy::Exact,
         specials: &[&["1", "0", "inf"], &["-1", "0", "-inf"], &["0", "0", "nan"], &["6", "3", "2"], &["1", "inf", "0"]],
-        doc: "a / b. Integers truncate toward zero; x / 0 is 0 and MIN / -1 is MIN (wraps). Complex uses Smith's scaling.",
+        doc: "a / b. Integers truncate toward zero; x / 0 is 0 and MIN / -1 is MIN (wraps). Complex uses Smith's scaling. Pairs: DWDivDW2, within 15u² + 56u³ of the exact quotient.",
     },
     KindInfo {
         name: "rem",
@@ -1156,12 +1223,12 @@ pub static KIND_INFO: [KindInfo; 79] = [
     KindInfo {
         name: "neg",
         arity: 1,
-        accepts: &[Class::Int, Class::Uint, Class::Float, Class::Complex],
+        accepts: &[Class::Int, Class::Uint, Class::Float, Class::Complex, Class::Pair],
         operands: OperandRule::Same,
         result: ResultRule::Same,
         accuracy: Accuracy::Exact,
         specials: &[&["1", "-1"], &["0", "-0"], &["inf", "-inf"], &["nan", "nan"]],
-        doc: "-a: flips a float's sign bit; integers wrap (MIN stays MIN, unsigned wraps modulo 2^w).",
+        doc: "-a: flips a float's sign bit; integers wrap (MIN stays MIN, unsigned wraps modulo 2^w). Pairs: both parts negated.",
     },
     KindInfo {
         name: "abs",
@@ -1206,12 +1273,12 @@ pub static KIND_INFO: [KindInfo; 79] = [
     KindInfo {
         name: "sqrt",
         arity: 1,
-        accepts: &[Class::Float],
+        accepts: &[Class::Float, Class::Pair],
         operands: OperandRule::Same,
         result: ResultRule::Same,
         accuracy: Accuracy::Exact,
         specials: &[&["4", "2"], &["-0", "-0"], &["-1", "nan"], &["inf", "inf"], &["nan", "nan"]],
-        doc: "Correctly rounded square root; sqrt(-0) = -0, negative inputs give NaN.",
+        doc: "Correctly rounded square root; sqrt(-0) = -0, negative inputs give NaN. Pairs: SQRTDWtoDW, within 25/8·u² of the exact root; hi ≤ 0, inf and NaN give (sqrt(hi), 0).",
     },
     KindInfo {
         name: "floor",
@@ -1516,12 +1583,12 @@ pub static KIND_INFO: [KindInfo; 79] = [
     KindInfo {
         name: "exp",
         arity: 1,
-        accepts: &[Class::Float],
+        accepts: &[Class::Float, Class::Pair],
         operands: OperandRule::Same,
         result: ResultRule::Same,
         accuracy: Accuracy::Ulp1,
         specials: &[&["0", "1"], &["-0", "1"], &["-inf", "0"], &["inf", "inf"], &["nan", "nan"]],
-        doc: "e^a within 1 ulp in the carrier, then rounded once into the dtype; overflow gives inf (then the dtype's overflow rule), underflow rounds into the subnormals.",
+        doc: "e^a within 1 ulp in the carrier, then rounded once into the dtype; overflow gives inf (then the dtype's overflow rule), underflow rounds into the subnormals. Pairs: reduction by k·ln2 in pair arithmetic, Taylor series of the quarter-halved remainder, squared back; within 32u² in the normal range.",
     },
     KindInfo {
         name: "exp2",
@@ -1893,11 +1960,71 @@ pub static KIND_INFO: [KindInfo; 79] = [
         specials: &[&["1", "3", "0.5", "2"], &["1", "3", "1", "3"], &["1", "3", "0", "1"]],
         doc: "a + (b - a) * t in the carrier (each operation rounded), exactly b at t = 1, rounded once into the dtype.",
     },
+    KindInfo {
+        name: "two_sum",
+        arity: 2,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Pair,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "Knuth's TwoSum of two f32 (f64): the pair (s, e) with s = a + b rounded once and s + e = a + b exactly, for any finite a and b; e = +0 where s is not finite.",
+    },
+    KindInfo {
+        name: "fast_two_sum",
+        arity: 2,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Pair,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "Dekker's FastTwoSum: (s, b - (s - a)), exact where |a| >= |b| or a = 0 (other operands: no claim); e = +0 where s is not finite.",
+    },
+    KindInfo {
+        name: "two_prod",
+        arity: 2,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Pair,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "TwoProd by one fused multiply-add: (p, fma(a, b, -p)) with p = a·b rounded once and p + e = a·b exactly where the error does not underflow; e = +0 where p is not finite.",
+    },
+    KindInfo {
+        name: "pair_from",
+        arity: 2,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Pair,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "The pair (a, b) of two f32 (f64), stored as given: normalise it with fast_two_sum where |b| may exceed half an ulp of a.",
+    },
+    KindInfo {
+        name: "pair_hi",
+        arity: 1,
+        accepts: &[Class::Pair],
+        operands: OperandRule::Same,
+        result: ResultRule::Real,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "A pair's leading part, bit for bit (a normalised pair's value rounded to one float).",
+    },
+    KindInfo {
+        name: "pair_lo",
+        arity: 1,
+        accepts: &[Class::Pair],
+        operands: OperandRule::Same,
+        result: ResultRule::Real,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "A pair's trailing part, bit for bit.",
+    },
 ];
 
 impl Kind {
     /// Every kind, in spec order.
-    pub const ALL: [Kind; 79] = [
+    pub const ALL: [Kind; 85] = [
         Kind::Add,
         Kind::Sub,
         Kind::Mul,
@@ -1977,6 +2104,12 @@ impl Kind {
         Kind::Mul3,
         Kind::Axpy,
         Kind::Lerp,
+        Kind::TwoSum,
+        Kind::FastTwoSum,
+        Kind::TwoProd,
+        Kind::PairFrom,
+        Kind::PairHi,
+        Kind::PairLo,
     ];
     /// Its metadata.
     pub fn info(self) -> &'static KindInfo {
@@ -2068,6 +2201,12 @@ impl Kind {
             "mul3" => Some(Kind::Mul3),
             "axpy" => Some(Kind::Axpy),
             "lerp" => Some(Kind::Lerp),
+            "two_sum" => Some(Kind::TwoSum),
+            "fast_two_sum" => Some(Kind::FastTwoSum),
+            "two_prod" => Some(Kind::TwoProd),
+            "pair_from" => Some(Kind::PairFrom),
+            "pair_hi" => Some(Kind::PairHi),
+            "pair_lo" => Some(Kind::PairLo),
             _ => None,
         }
     }
@@ -2154,6 +2293,12 @@ impl Kind {
             Kind::Mul3 => Operation::Mul3,
             Kind::Axpy => Operation::Axpy,
             Kind::Lerp => Operation::Lerp,
+            Kind::TwoSum => Operation::TwoSum,
+            Kind::FastTwoSum => Operation::FastTwoSum,
+            Kind::TwoProd => Operation::TwoProd,
+            Kind::PairFrom => Operation::PairFrom,
+            Kind::PairHi => Operation::PairHi,
+            Kind::PairLo => Operation::PairLo,
         }
     }
     /// The kind that an operation of the runtime computes (each computes one).
@@ -2238,6 +2383,12 @@ impl Kind {
             Operation::Mul3 => Kind::Mul3,
             Operation::Axpy => Kind::Axpy,
             Operation::Lerp => Kind::Lerp,
+            Operation::TwoSum => Kind::TwoSum,
+            Operation::FastTwoSum => Kind::FastTwoSum,
+            Operation::TwoProd => Kind::TwoProd,
+            Operation::PairFrom => Kind::PairFrom,
+            Operation::PairHi => Kind::PairHi,
+            Operation::PairLo => Kind::PairLo,
         }
     }
 }

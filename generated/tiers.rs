@@ -86,6 +86,7 @@ macro_rules! __tier_body {
         use $crate::runtime::loops::*;
         use $crate::runtime::ops::*;
         use $crate::__num_complex::Complex;
+        use $crate::runtime::pair::Pair;
 
         pub mod own {
             use super::*;
@@ -164,6 +165,14 @@ macro_rules! __tier_body {
                 add_c128_bcast0 (run2::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Add, BCAST0>)
                 add_c128_bcast1 (run2::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Add, BCAST1>)
                 add_c128_strided (run2::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Add, STRIDED>)
+                add_df32_contig (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Add, CONTIG>)
+                add_df32_bcast0 (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Add, BCAST0>)
+                add_df32_bcast1 (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Add, BCAST1>)
+                add_df32_strided (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Add, STRIDED>)
+                add_dd64_contig (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Add, CONTIG>)
+                add_dd64_bcast0 (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Add, BCAST0>)
+                add_dd64_bcast1 (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Add, BCAST1>)
+                add_dd64_strided (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Add, STRIDED>)
                 add_e4m3fn_contig (run_through::<f32, f32, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_add::add_f32_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 add_e4m3fn_bcast0 (run_through::<f32, f32, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_add::add_f32_bcast0, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 add_e4m3fn_bcast1 (run_through::<f32, f32, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_add::add_f32_bcast1, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
@@ -287,6 +296,14 @@ macro_rules! __tier_body {
                 sub_c128_bcast0 (run2::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Sub, BCAST0>)
                 sub_c128_bcast1 (run2::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Sub, BCAST1>)
                 sub_c128_strided (run2::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Sub, STRIDED>)
+                sub_df32_contig (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Sub, CONTIG>)
+                sub_df32_bcast0 (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Sub, BCAST0>)
+                sub_df32_bcast1 (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Sub, BCAST1>)
+                sub_df32_strided (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Sub, STRIDED>)
+                sub_dd64_contig (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Sub, CONTIG>)
+                sub_dd64_bcast0 (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Sub, BCAST0>)
+                sub_dd64_bcast1 (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Sub, BCAST1>)
+                sub_dd64_strided (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Sub, STRIDED>)
                 sub_e4m3fn_contig (run_through::<f32, f32, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_sub::sub_f32_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 sub_e4m3fn_bcast0 (run_through::<f32, f32, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_sub::sub_f32_bcast0, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 sub_e4m3fn_bcast1 (run_through::<f32, f32, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_sub::sub_f32_bcast1, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
@@ -410,6 +427,14 @@ macro_rules! __tier_body {
                 mul_c128_bcast0 (run2::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Mul, BCAST0>)
                 mul_c128_bcast1 (run2::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Mul, BCAST1>)
                 mul_c128_strided (run2::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Mul, STRIDED>)
+                mul_df32_contig (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Mul, CONTIG>)
+                mul_df32_bcast0 (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Mul, BCAST0>)
+                mul_df32_bcast1 (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Mul, BCAST1>)
+                mul_df32_strided (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Mul, STRIDED>)
+                mul_dd64_contig (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Mul, CONTIG>)
+                mul_dd64_bcast0 (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Mul, BCAST0>)
+                mul_dd64_bcast1 (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Mul, BCAST1>)
+                mul_dd64_strided (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Mul, STRIDED>)
                 mul_e4m3fn_contig (run_through::<f32, f32, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_mul::mul_f32_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 mul_e4m3fn_bcast0 (run_through::<f32, f32, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_mul::mul_f32_bcast0, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 mul_e4m3fn_bcast1 (run_through::<f32, f32, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_mul::mul_f32_bcast1, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
@@ -533,6 +558,14 @@ macro_rules! __tier_body {
                 div_c128_bcast0 (run2::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Div, BCAST0>)
                 div_c128_bcast1 (run2::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Div, BCAST1>)
                 div_c128_strided (run2::<Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Div, STRIDED>)
+                div_df32_contig (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Div, CONTIG>)
+                div_df32_bcast0 (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Div, BCAST0>)
+                div_df32_bcast1 (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Div, BCAST1>)
+                div_df32_strided (run2::<Native<Pair<f32>>, Native<Pair<f32>>, Native<Pair<f32>>, Div, STRIDED>)
+                div_dd64_contig (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Div, CONTIG>)
+                div_dd64_bcast0 (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Div, BCAST0>)
+                div_dd64_bcast1 (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Div, BCAST1>)
+                div_dd64_strided (run2::<Native<Pair<f64>>, Native<Pair<f64>>, Native<Pair<f64>>, Div, STRIDED>)
                 div_e4m3fn_contig (run_through::<f32, f32, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_div::div_f32_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 div_e4m3fn_bcast0 (run_through::<f32, f32, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_div::div_f32_bcast0, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 div_e4m3fn_bcast1 (run_through::<f32, f32, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_div::div_f32_bcast1, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
@@ -737,6 +770,10 @@ macro_rules! __tier_body {
                 neg_c64_strided (run1::<Native<Complex<f32>>, Native<Complex<f32>>, Neg, STRIDED>)
                 neg_c128_contig (run1::<Native<Complex<f64>>, Native<Complex<f64>>, Neg, CONTIG>)
                 neg_c128_strided (run1::<Native<Complex<f64>>, Native<Complex<f64>>, Neg, STRIDED>)
+                neg_df32_contig (run1::<Native<Pair<f32>>, Native<Pair<f32>>, Neg, CONTIG>)
+                neg_df32_strided (run1::<Native<Pair<f32>>, Native<Pair<f32>>, Neg, STRIDED>)
+                neg_dd64_contig (run1::<Native<Pair<f64>>, Native<Pair<f64>>, Neg, CONTIG>)
+                neg_dd64_strided (run1::<Native<Pair<f64>>, Native<Pair<f64>>, Neg, STRIDED>)
                 neg_e4m3fn_contig (run_through::<f32, f32, 1, CONTIG>) ([1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_neg::neg_f32_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 neg_e4m3fn_strided (run_through::<f32, f32, 1, STRIDED>) ([1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_strided], super::kind_neg::neg_f32_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 neg_e5m2_contig (run_through::<f32, f32, 1, CONTIG>) ([1], 1, [super::cast_from_e5m2::cast_e5m2_f32_dflt_contig], super::kind_neg::neg_f32_contig, super::cast_from_f32::cast_f32_e5m2_dflt_contig)
@@ -1158,6 +1195,10 @@ macro_rules! __tier_body {
                 sqrt_f32_strided (run1::<Native<f32>, Native<f32>, Sqrt, STRIDED>)
                 sqrt_f64_contig (run1::<Native<f64>, Native<f64>, Sqrt, CONTIG>)
                 sqrt_f64_strided (run1::<Native<f64>, Native<f64>, Sqrt, STRIDED>)
+                sqrt_df32_contig (run1::<Native<Pair<f32>>, Native<Pair<f32>>, Sqrt, CONTIG>)
+                sqrt_df32_strided (run1::<Native<Pair<f32>>, Native<Pair<f32>>, Sqrt, STRIDED>)
+                sqrt_dd64_contig (run1::<Native<Pair<f64>>, Native<Pair<f64>>, Sqrt, CONTIG>)
+                sqrt_dd64_strided (run1::<Native<Pair<f64>>, Native<Pair<f64>>, Sqrt, STRIDED>)
                 sqrt_e4m3fn_contig (run_through::<f32, f32, 1, CONTIG>) ([1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_sqrt::sqrt_f32_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 sqrt_e4m3fn_strided (run_through::<f32, f32, 1, STRIDED>) ([1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_strided], super::kind_sqrt::sqrt_f32_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 sqrt_e5m2_contig (run_through::<f32, f32, 1, CONTIG>) ([1], 1, [super::cast_from_e5m2::cast_e5m2_f32_dflt_contig], super::kind_sqrt::sqrt_f32_contig, super::cast_from_f32::cast_f32_e5m2_dflt_contig)
@@ -3486,6 +3527,10 @@ macro_rules! __tier_body {
                 exp_f32_strided (run1_via::<f32, Native<f32>, Native<f32>, STRIDED>) (exp_f32_contig)
                 exp_f64_contig (run1::<Native<f64>, Native<f64>, Exp, CONTIG>)
                 exp_f64_strided (run1_via::<f64, Native<f64>, Native<f64>, STRIDED>) (exp_f64_contig)
+                exp_df32_contig (run1::<Native<Pair<f32>>, Native<Pair<f32>>, Exp, CONTIG>)
+                exp_df32_strided (run1::<Native<Pair<f32>>, Native<Pair<f32>>, Exp, STRIDED>)
+                exp_dd64_contig (run1::<Native<Pair<f64>>, Native<Pair<f64>>, Exp, CONTIG>)
+                exp_dd64_strided (run1::<Native<Pair<f64>>, Native<Pair<f64>>, Exp, STRIDED>)
                 exp_e4m3fn_contig (run_through::<f32, f32, 1, CONTIG>) ([1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_exp::exp_f32_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 exp_e4m3fn_strided (run_through::<f32, f32, 1, STRIDED>) ([1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_strided], super::kind_exp::exp_f32_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 exp_e5m2_contig (run_through::<f32, f32, 1, CONTIG>) ([1], 1, [super::cast_from_e5m2::cast_e5m2_f32_dflt_contig], super::kind_exp::exp_f32_contig, super::cast_from_f32::cast_f32_e5m2_dflt_contig)
@@ -5471,6 +5516,88 @@ macro_rules! __tier_body {
             }
         }
 
+        pub mod kind_two_sum {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                two_sum_f32_contig (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, TwoSum, CONTIG>)
+                two_sum_f32_bcast0 (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, TwoSum, BCAST0>)
+                two_sum_f32_bcast1 (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, TwoSum, BCAST1>)
+                two_sum_f32_strided (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, TwoSum, STRIDED>)
+                two_sum_f64_contig (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, TwoSum, CONTIG>)
+                two_sum_f64_bcast0 (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, TwoSum, BCAST0>)
+                two_sum_f64_bcast1 (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, TwoSum, BCAST1>)
+                two_sum_f64_strided (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, TwoSum, STRIDED>)
+            }
+        }
+
+        pub mod kind_fast_two_sum {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                fast_two_sum_f32_contig (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, FastTwoSum, CONTIG>)
+                fast_two_sum_f32_bcast0 (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, FastTwoSum, BCAST0>)
+                fast_two_sum_f32_bcast1 (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, FastTwoSum, BCAST1>)
+                fast_two_sum_f32_strided (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, FastTwoSum, STRIDED>)
+                fast_two_sum_f64_contig (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, FastTwoSum, CONTIG>)
+                fast_two_sum_f64_bcast0 (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, FastTwoSum, BCAST0>)
+                fast_two_sum_f64_bcast1 (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, FastTwoSum, BCAST1>)
+                fast_two_sum_f64_strided (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, FastTwoSum, STRIDED>)
+            }
+        }
+
+        pub mod kind_two_prod {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                two_prod_f32_contig (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, TwoProd, CONTIG>)
+                two_prod_f32_bcast0 (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, TwoProd, BCAST0>)
+                two_prod_f32_bcast1 (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, TwoProd, BCAST1>)
+                two_prod_f32_strided (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, TwoProd, STRIDED>)
+                two_prod_f64_contig (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, TwoProd, CONTIG>)
+                two_prod_f64_bcast0 (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, TwoProd, BCAST0>)
+                two_prod_f64_bcast1 (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, TwoProd, BCAST1>)
+                two_prod_f64_strided (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, TwoProd, STRIDED>)
+            }
+        }
+
+        pub mod kind_pair_from {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                pair_from_f32_contig (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, PairFrom, CONTIG>)
+                pair_from_f32_bcast0 (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, PairFrom, BCAST0>)
+                pair_from_f32_bcast1 (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, PairFrom, BCAST1>)
+                pair_from_f32_strided (run2::<Native<f32>, Native<f32>, Native<Pair<f32>>, PairFrom, STRIDED>)
+                pair_from_f64_contig (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, PairFrom, CONTIG>)
+                pair_from_f64_bcast0 (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, PairFrom, BCAST0>)
+                pair_from_f64_bcast1 (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, PairFrom, BCAST1>)
+                pair_from_f64_strided (run2::<Native<f64>, Native<f64>, Native<Pair<f64>>, PairFrom, STRIDED>)
+            }
+        }
+
+        pub mod kind_pair_hi {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                pair_hi_df32_contig (run1::<Native<Pair<f32>>, Native<f32>, PairHi, CONTIG>)
+                pair_hi_df32_strided (run1::<Native<Pair<f32>>, Native<f32>, PairHi, STRIDED>)
+                pair_hi_dd64_contig (run1::<Native<Pair<f64>>, Native<f64>, PairHi, CONTIG>)
+                pair_hi_dd64_strided (run1::<Native<Pair<f64>>, Native<f64>, PairHi, STRIDED>)
+            }
+        }
+
+        pub mod kind_pair_lo {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                pair_lo_df32_contig (run1::<Native<Pair<f32>>, Native<f32>, PairLo, CONTIG>)
+                pair_lo_df32_strided (run1::<Native<Pair<f32>>, Native<f32>, PairLo, STRIDED>)
+                pair_lo_dd64_contig (run1::<Native<Pair<f64>>, Native<f64>, PairLo, CONTIG>)
+                pair_lo_dd64_strided (run1::<Native<Pair<f64>>, Native<f64>, PairLo, STRIDED>)
+            }
+        }
+
         pub mod cast_from_bool {
             use super::*;
             $crate::__tier_fns! {
@@ -5547,6 +5674,14 @@ macro_rules! __tier_body {
                 cast_bool_c128_dflt_strided (run1::<Bool, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_bool_c128_sat_contig (run1::<Bool, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_bool_c128_sat_strided (run1::<Bool, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_bool_df32_dflt_contig (run1::<Bool, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_bool_df32_dflt_strided (run1::<Bool, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_bool_df32_sat_contig (run1::<Bool, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_bool_df32_sat_strided (run1::<Bool, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_bool_dd64_dflt_contig (run1::<Bool, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_bool_dd64_dflt_strided (run1::<Bool, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_bool_dd64_sat_contig (run1::<Bool, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_bool_dd64_sat_strided (run1::<Bool, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_bool_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_bool::cast_bool_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_bool_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_bool::cast_bool_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_bool_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_bool::cast_bool_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -5674,6 +5809,14 @@ macro_rules! __tier_body {
                 cast_i8_c128_dflt_strided (run1::<Native<i8>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_i8_c128_sat_contig (run1::<Native<i8>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_i8_c128_sat_strided (run1::<Native<i8>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_i8_df32_dflt_contig (run1::<Native<i8>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_i8_df32_dflt_strided (run1::<Native<i8>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_i8_df32_sat_contig (run1::<Native<i8>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_i8_df32_sat_strided (run1::<Native<i8>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_i8_dd64_dflt_contig (run1::<Native<i8>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_i8_dd64_dflt_strided (run1::<Native<i8>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_i8_dd64_sat_contig (run1::<Native<i8>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_i8_dd64_sat_strided (run1::<Native<i8>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_i8_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_i8::cast_i8_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_i8_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_i8::cast_i8_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_i8_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_i8::cast_i8_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -5801,6 +5944,14 @@ macro_rules! __tier_body {
                 cast_i16_c128_dflt_strided (run1::<Native<i16>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_i16_c128_sat_contig (run1::<Native<i16>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_i16_c128_sat_strided (run1::<Native<i16>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_i16_df32_dflt_contig (run1::<Native<i16>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_i16_df32_dflt_strided (run1::<Native<i16>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_i16_df32_sat_contig (run1::<Native<i16>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_i16_df32_sat_strided (run1::<Native<i16>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_i16_dd64_dflt_contig (run1::<Native<i16>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_i16_dd64_dflt_strided (run1::<Native<i16>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_i16_dd64_sat_contig (run1::<Native<i16>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_i16_dd64_sat_strided (run1::<Native<i16>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_i16_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (2, 1, super::cast_from_i16::cast_i16_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_i16_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (2, 1, super::cast_from_i16::cast_i16_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_i16_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (2, 1, super::cast_from_i16::cast_i16_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -5928,6 +6079,14 @@ macro_rules! __tier_body {
                 cast_i32_c128_dflt_strided (run1::<Native<i32>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_i32_c128_sat_contig (run1::<Native<i32>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_i32_c128_sat_strided (run1::<Native<i32>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_i32_df32_dflt_contig (run1::<Native<i32>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_i32_df32_dflt_strided (run1::<Native<i32>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_i32_df32_sat_contig (run1::<Native<i32>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_i32_df32_sat_strided (run1::<Native<i32>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_i32_dd64_dflt_contig (run1::<Native<i32>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_i32_dd64_dflt_strided (run1::<Native<i32>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_i32_dd64_sat_contig (run1::<Native<i32>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_i32_dd64_sat_strided (run1::<Native<i32>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_i32_e4m3fn_dflt_contig (run1::<Native<i32>, CastOut<E4m3fn>, Cast<E4m3fn, false>, CONTIG>)
                 cast_i32_e4m3fn_dflt_strided (run1::<Native<i32>, CastOut<E4m3fn>, Cast<E4m3fn, false>, STRIDED>)
                 cast_i32_e4m3fn_sat_contig (run1::<Native<i32>, CastOut<E4m3fn>, Cast<E4m3fn, true>, CONTIG>)
@@ -6055,6 +6214,14 @@ macro_rules! __tier_body {
                 cast_i64_c128_dflt_strided (run1::<Native<i64>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_i64_c128_sat_contig (run1::<Native<i64>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_i64_c128_sat_strided (run1::<Native<i64>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_i64_df32_dflt_contig (run1::<Native<i64>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_i64_df32_dflt_strided (run1::<Native<i64>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_i64_df32_sat_contig (run1::<Native<i64>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_i64_df32_sat_strided (run1::<Native<i64>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_i64_dd64_dflt_contig (run1::<Native<i64>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_i64_dd64_dflt_strided (run1::<Native<i64>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_i64_dd64_sat_contig (run1::<Native<i64>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_i64_dd64_sat_strided (run1::<Native<i64>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_i64_e4m3fn_dflt_contig (run1::<Native<i64>, CastOut<E4m3fn>, Cast<E4m3fn, false>, CONTIG>)
                 cast_i64_e4m3fn_dflt_strided (run1::<Native<i64>, CastOut<E4m3fn>, Cast<E4m3fn, false>, STRIDED>)
                 cast_i64_e4m3fn_sat_contig (run1::<Native<i64>, CastOut<E4m3fn>, Cast<E4m3fn, true>, CONTIG>)
@@ -6182,6 +6349,14 @@ macro_rules! __tier_body {
                 cast_u8_c128_dflt_strided (run1::<Native<u8>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_u8_c128_sat_contig (run1::<Native<u8>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_u8_c128_sat_strided (run1::<Native<u8>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_u8_df32_dflt_contig (run1::<Native<u8>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_u8_df32_dflt_strided (run1::<Native<u8>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_u8_df32_sat_contig (run1::<Native<u8>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_u8_df32_sat_strided (run1::<Native<u8>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_u8_dd64_dflt_contig (run1::<Native<u8>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_u8_dd64_dflt_strided (run1::<Native<u8>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_u8_dd64_sat_contig (run1::<Native<u8>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_u8_dd64_sat_strided (run1::<Native<u8>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_u8_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_u8::cast_u8_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_u8_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_u8::cast_u8_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_u8_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_u8::cast_u8_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -6309,6 +6484,14 @@ macro_rules! __tier_body {
                 cast_u16_c128_dflt_strided (run1::<Native<u16>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_u16_c128_sat_contig (run1::<Native<u16>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_u16_c128_sat_strided (run1::<Native<u16>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_u16_df32_dflt_contig (run1::<Native<u16>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_u16_df32_dflt_strided (run1::<Native<u16>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_u16_df32_sat_contig (run1::<Native<u16>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_u16_df32_sat_strided (run1::<Native<u16>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_u16_dd64_dflt_contig (run1::<Native<u16>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_u16_dd64_dflt_strided (run1::<Native<u16>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_u16_dd64_sat_contig (run1::<Native<u16>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_u16_dd64_sat_strided (run1::<Native<u16>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_u16_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (2, 1, super::cast_from_u16::cast_u16_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_u16_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (2, 1, super::cast_from_u16::cast_u16_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_u16_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (2, 1, super::cast_from_u16::cast_u16_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -6436,6 +6619,14 @@ macro_rules! __tier_body {
                 cast_u32_c128_dflt_strided (run1::<Native<u32>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_u32_c128_sat_contig (run1::<Native<u32>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_u32_c128_sat_strided (run1::<Native<u32>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_u32_df32_dflt_contig (run1::<Native<u32>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_u32_df32_dflt_strided (run1::<Native<u32>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_u32_df32_sat_contig (run1::<Native<u32>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_u32_df32_sat_strided (run1::<Native<u32>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_u32_dd64_dflt_contig (run1::<Native<u32>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_u32_dd64_dflt_strided (run1::<Native<u32>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_u32_dd64_sat_contig (run1::<Native<u32>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_u32_dd64_sat_strided (run1::<Native<u32>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_u32_e4m3fn_dflt_contig (run1::<Native<u32>, CastOut<E4m3fn>, Cast<E4m3fn, false>, CONTIG>)
                 cast_u32_e4m3fn_dflt_strided (run1::<Native<u32>, CastOut<E4m3fn>, Cast<E4m3fn, false>, STRIDED>)
                 cast_u32_e4m3fn_sat_contig (run1::<Native<u32>, CastOut<E4m3fn>, Cast<E4m3fn, true>, CONTIG>)
@@ -6563,6 +6754,14 @@ macro_rules! __tier_body {
                 cast_u64_c128_dflt_strided (run1::<Native<u64>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_u64_c128_sat_contig (run1::<Native<u64>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_u64_c128_sat_strided (run1::<Native<u64>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_u64_df32_dflt_contig (run1::<Native<u64>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_u64_df32_dflt_strided (run1::<Native<u64>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_u64_df32_sat_contig (run1::<Native<u64>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_u64_df32_sat_strided (run1::<Native<u64>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_u64_dd64_dflt_contig (run1::<Native<u64>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_u64_dd64_dflt_strided (run1::<Native<u64>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_u64_dd64_sat_contig (run1::<Native<u64>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_u64_dd64_sat_strided (run1::<Native<u64>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_u64_e4m3fn_dflt_contig (run1::<Native<u64>, CastOut<E4m3fn>, Cast<E4m3fn, false>, CONTIG>)
                 cast_u64_e4m3fn_dflt_strided (run1::<Native<u64>, CastOut<E4m3fn>, Cast<E4m3fn, false>, STRIDED>)
                 cast_u64_e4m3fn_sat_contig (run1::<Native<u64>, CastOut<E4m3fn>, Cast<E4m3fn, true>, CONTIG>)
@@ -6690,6 +6889,14 @@ macro_rules! __tier_body {
                 cast_i4_c128_dflt_strided (run1::<NarrowInt<4>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_i4_c128_sat_contig (run1::<NarrowInt<4>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_i4_c128_sat_strided (run1::<NarrowInt<4>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_i4_df32_dflt_contig (run1::<NarrowInt<4>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_i4_df32_dflt_strided (run1::<NarrowInt<4>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_i4_df32_sat_contig (run1::<NarrowInt<4>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_i4_df32_sat_strided (run1::<NarrowInt<4>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_i4_dd64_dflt_contig (run1::<NarrowInt<4>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_i4_dd64_dflt_strided (run1::<NarrowInt<4>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_i4_dd64_sat_contig (run1::<NarrowInt<4>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_i4_dd64_sat_strided (run1::<NarrowInt<4>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_i4_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_i4::cast_i4_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_i4_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_i4::cast_i4_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_i4_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_i4::cast_i4_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -6817,6 +7024,14 @@ macro_rules! __tier_body {
                 cast_u4_c128_dflt_strided (run1::<NarrowUint<4>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_u4_c128_sat_contig (run1::<NarrowUint<4>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_u4_c128_sat_strided (run1::<NarrowUint<4>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_u4_df32_dflt_contig (run1::<NarrowUint<4>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_u4_df32_dflt_strided (run1::<NarrowUint<4>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_u4_df32_sat_contig (run1::<NarrowUint<4>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_u4_df32_sat_strided (run1::<NarrowUint<4>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_u4_dd64_dflt_contig (run1::<NarrowUint<4>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_u4_dd64_dflt_strided (run1::<NarrowUint<4>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_u4_dd64_sat_contig (run1::<NarrowUint<4>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_u4_dd64_sat_strided (run1::<NarrowUint<4>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_u4_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_u4::cast_u4_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_u4_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_u4::cast_u4_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_u4_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_u4::cast_u4_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -6944,6 +7159,14 @@ macro_rules! __tier_body {
                 cast_u1_c128_dflt_strided (run1::<NarrowUint<1>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_u1_c128_sat_contig (run1::<NarrowUint<1>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_u1_c128_sat_strided (run1::<NarrowUint<1>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_u1_df32_dflt_contig (run1::<NarrowUint<1>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_u1_df32_dflt_strided (run1::<NarrowUint<1>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_u1_df32_sat_contig (run1::<NarrowUint<1>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_u1_df32_sat_strided (run1::<NarrowUint<1>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_u1_dd64_dflt_contig (run1::<NarrowUint<1>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_u1_dd64_dflt_strided (run1::<NarrowUint<1>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_u1_dd64_sat_contig (run1::<NarrowUint<1>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_u1_dd64_sat_strided (run1::<NarrowUint<1>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_u1_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_u1::cast_u1_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_u1_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_u1::cast_u1_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_u1_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_u1::cast_u1_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -7069,6 +7292,14 @@ macro_rules! __tier_body {
                 cast_f16_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (2, 16, super::cast_from_f16::cast_f16_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_f16_c128_sat_contig (run_cast_through::<f32, CONTIG>) (2, 16, super::own::cast_f16_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_f16_c128_sat_strided (run_cast_through::<f32, STRIDED>) (2, 16, super::cast_from_f16::cast_f16_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_f16_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (2, 8, super::own::cast_f16_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_f16_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (2, 8, super::cast_from_f16::cast_f16_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_f16_df32_sat_contig (run_cast_through::<f32, CONTIG>) (2, 8, super::own::cast_f16_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_f16_df32_sat_strided (run_cast_through::<f32, STRIDED>) (2, 8, super::cast_from_f16::cast_f16_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_f16_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (2, 16, super::own::cast_f16_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_f16_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (2, 16, super::cast_from_f16::cast_f16_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_f16_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (2, 16, super::own::cast_f16_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_f16_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (2, 16, super::cast_from_f16::cast_f16_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_f16_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (2, 1, super::own::cast_f16_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_f16_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (2, 1, super::cast_from_f16::cast_f16_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_f16_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (2, 1, super::own::cast_f16_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -7196,6 +7427,14 @@ macro_rules! __tier_body {
                 cast_bf16_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (2, 16, super::cast_from_bf16::cast_bf16_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_bf16_c128_sat_contig (run_cast_through::<f32, CONTIG>) (2, 16, super::cast_from_bf16::cast_bf16_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_bf16_c128_sat_strided (run_cast_through::<f32, STRIDED>) (2, 16, super::cast_from_bf16::cast_bf16_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_bf16_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (2, 8, super::cast_from_bf16::cast_bf16_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_bf16_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (2, 8, super::cast_from_bf16::cast_bf16_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_bf16_df32_sat_contig (run_cast_through::<f32, CONTIG>) (2, 8, super::cast_from_bf16::cast_bf16_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_bf16_df32_sat_strided (run_cast_through::<f32, STRIDED>) (2, 8, super::cast_from_bf16::cast_bf16_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_bf16_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (2, 16, super::cast_from_bf16::cast_bf16_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_bf16_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (2, 16, super::cast_from_bf16::cast_bf16_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_bf16_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (2, 16, super::cast_from_bf16::cast_bf16_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_bf16_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (2, 16, super::cast_from_bf16::cast_bf16_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_bf16_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (2, 1, super::cast_from_bf16::cast_bf16_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_bf16_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (2, 1, super::cast_from_bf16::cast_bf16_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_bf16_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (2, 1, super::cast_from_bf16::cast_bf16_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -7317,6 +7556,14 @@ macro_rules! __tier_body {
                 cast_f32_c128_dflt_strided (run1::<Native<f32>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_f32_c128_sat_contig (run1::<Native<f32>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_f32_c128_sat_strided (run1::<Native<f32>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_f32_df32_dflt_contig (run1::<Native<f32>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_f32_df32_dflt_strided (run1::<Native<f32>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_f32_df32_sat_contig (run1::<Native<f32>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_f32_df32_sat_strided (run1::<Native<f32>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_f32_dd64_dflt_contig (run1::<Native<f32>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_f32_dd64_dflt_strided (run1::<Native<f32>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_f32_dd64_sat_contig (run1::<Native<f32>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_f32_dd64_sat_strided (run1::<Native<f32>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_f32_e4m3fn_dflt_contig (run1::<Native<f32>, CastOut<E4m3fn>, Cast<E4m3fn, false>, CONTIG>)
                 cast_f32_e4m3fn_dflt_strided (run1::<Native<f32>, CastOut<E4m3fn>, Cast<E4m3fn, false>, STRIDED>)
                 cast_f32_e4m3fn_sat_contig (run1::<Native<f32>, CastOut<E4m3fn>, Cast<E4m3fn, true>, CONTIG>)
@@ -7444,6 +7691,14 @@ macro_rules! __tier_body {
                 cast_f64_c128_dflt_strided (run1::<Native<f64>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_f64_c128_sat_contig (run1::<Native<f64>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_f64_c128_sat_strided (run1::<Native<f64>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_f64_df32_dflt_contig (run1::<Native<f64>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_f64_df32_dflt_strided (run1::<Native<f64>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_f64_df32_sat_contig (run1::<Native<f64>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_f64_df32_sat_strided (run1::<Native<f64>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_f64_dd64_dflt_contig (run1::<Native<f64>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_f64_dd64_dflt_strided (run1::<Native<f64>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_f64_dd64_sat_contig (run1::<Native<f64>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_f64_dd64_sat_strided (run1::<Native<f64>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_f64_e4m3fn_dflt_contig (run1::<Native<f64>, CastOut<E4m3fn>, Cast<E4m3fn, false>, CONTIG>)
                 cast_f64_e4m3fn_dflt_strided (run1::<Native<f64>, CastOut<E4m3fn>, Cast<E4m3fn, false>, STRIDED>)
                 cast_f64_e4m3fn_sat_contig (run1::<Native<f64>, CastOut<E4m3fn>, Cast<E4m3fn, true>, CONTIG>)
@@ -7571,6 +7826,14 @@ macro_rules! __tier_body {
                 cast_c64_c128_dflt_strided (run1::<Native<Complex<f32>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_c64_c128_sat_contig (run1::<Native<Complex<f32>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_c64_c128_sat_strided (run1::<Native<Complex<f32>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_c64_df32_dflt_contig (run1::<Native<Complex<f32>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_c64_df32_dflt_strided (run1::<Native<Complex<f32>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_c64_df32_sat_contig (run1::<Native<Complex<f32>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_c64_df32_sat_strided (run1::<Native<Complex<f32>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_c64_dd64_dflt_contig (run1::<Native<Complex<f32>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_c64_dd64_dflt_strided (run1::<Native<Complex<f32>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_c64_dd64_sat_contig (run1::<Native<Complex<f32>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_c64_dd64_sat_strided (run1::<Native<Complex<f32>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_c64_e4m3fn_dflt_contig (run1::<Native<Complex<f32>>, CastOut<E4m3fn>, Cast<E4m3fn, false>, CONTIG>)
                 cast_c64_e4m3fn_dflt_strided (run1::<Native<Complex<f32>>, CastOut<E4m3fn>, Cast<E4m3fn, false>, STRIDED>)
                 cast_c64_e4m3fn_sat_contig (run1::<Native<Complex<f32>>, CastOut<E4m3fn>, Cast<E4m3fn, true>, CONTIG>)
@@ -7698,6 +7961,14 @@ macro_rules! __tier_body {
                 cast_c128_c128_dflt_strided (run1::<Native<Complex<f64>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
                 cast_c128_c128_sat_contig (run1::<Native<Complex<f64>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
                 cast_c128_c128_sat_strided (run1::<Native<Complex<f64>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_c128_df32_dflt_contig (run1::<Native<Complex<f64>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_c128_df32_dflt_strided (run1::<Native<Complex<f64>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_c128_df32_sat_contig (run1::<Native<Complex<f64>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_c128_df32_sat_strided (run1::<Native<Complex<f64>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_c128_dd64_dflt_contig (run1::<Native<Complex<f64>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_c128_dd64_dflt_strided (run1::<Native<Complex<f64>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_c128_dd64_sat_contig (run1::<Native<Complex<f64>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_c128_dd64_sat_strided (run1::<Native<Complex<f64>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
                 cast_c128_e4m3fn_dflt_contig (run1::<Native<Complex<f64>>, CastOut<E4m3fn>, Cast<E4m3fn, false>, CONTIG>)
                 cast_c128_e4m3fn_dflt_strided (run1::<Native<Complex<f64>>, CastOut<E4m3fn>, Cast<E4m3fn, false>, STRIDED>)
                 cast_c128_e4m3fn_sat_contig (run1::<Native<Complex<f64>>, CastOut<E4m3fn>, Cast<E4m3fn, true>, CONTIG>)
@@ -7746,6 +8017,276 @@ macro_rules! __tier_body {
                 cast_c128_ue4m3_dflt_strided (run1::<Native<Complex<f64>>, CastOut<Ue4m3>, Cast<Ue4m3, false>, STRIDED>)
                 cast_c128_ue4m3_sat_contig (run1::<Native<Complex<f64>>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
                 cast_c128_ue4m3_sat_strided (run1::<Native<Complex<f64>>, CastOut<Ue4m3>, Cast<Ue4m3, true>, STRIDED>)
+            }
+        }
+
+        pub mod cast_from_df32 {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                cast_df32_bool_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Bool>, Cast<Bool, false>, CONTIG>)
+                cast_df32_bool_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Bool>, Cast<Bool, false>, STRIDED>)
+                cast_df32_bool_sat_contig (run1::<Native<Pair<f32>>, CastOut<Bool>, Cast<Bool, true>, CONTIG>)
+                cast_df32_bool_sat_strided (run1::<Native<Pair<f32>>, CastOut<Bool>, Cast<Bool, true>, STRIDED>)
+                cast_df32_i8_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<i8>>, Cast<Native<i8>, false>, CONTIG>)
+                cast_df32_i8_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<i8>>, Cast<Native<i8>, false>, STRIDED>)
+                cast_df32_i8_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<i8>>, Cast<Native<i8>, true>, CONTIG>)
+                cast_df32_i8_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<i8>>, Cast<Native<i8>, true>, STRIDED>)
+                cast_df32_i16_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<i16>>, Cast<Native<i16>, false>, CONTIG>)
+                cast_df32_i16_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<i16>>, Cast<Native<i16>, false>, STRIDED>)
+                cast_df32_i16_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<i16>>, Cast<Native<i16>, true>, CONTIG>)
+                cast_df32_i16_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<i16>>, Cast<Native<i16>, true>, STRIDED>)
+                cast_df32_i32_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<i32>>, Cast<Native<i32>, false>, CONTIG>)
+                cast_df32_i32_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<i32>>, Cast<Native<i32>, false>, STRIDED>)
+                cast_df32_i32_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<i32>>, Cast<Native<i32>, true>, CONTIG>)
+                cast_df32_i32_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<i32>>, Cast<Native<i32>, true>, STRIDED>)
+                cast_df32_i64_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<i64>>, Cast<Native<i64>, false>, CONTIG>)
+                cast_df32_i64_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<i64>>, Cast<Native<i64>, false>, STRIDED>)
+                cast_df32_i64_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<i64>>, Cast<Native<i64>, true>, CONTIG>)
+                cast_df32_i64_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<i64>>, Cast<Native<i64>, true>, STRIDED>)
+                cast_df32_u8_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<u8>>, Cast<Native<u8>, false>, CONTIG>)
+                cast_df32_u8_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<u8>>, Cast<Native<u8>, false>, STRIDED>)
+                cast_df32_u8_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<u8>>, Cast<Native<u8>, true>, CONTIG>)
+                cast_df32_u8_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<u8>>, Cast<Native<u8>, true>, STRIDED>)
+                cast_df32_u16_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<u16>>, Cast<Native<u16>, false>, CONTIG>)
+                cast_df32_u16_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<u16>>, Cast<Native<u16>, false>, STRIDED>)
+                cast_df32_u16_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<u16>>, Cast<Native<u16>, true>, CONTIG>)
+                cast_df32_u16_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<u16>>, Cast<Native<u16>, true>, STRIDED>)
+                cast_df32_u32_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<u32>>, Cast<Native<u32>, false>, CONTIG>)
+                cast_df32_u32_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<u32>>, Cast<Native<u32>, false>, STRIDED>)
+                cast_df32_u32_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<u32>>, Cast<Native<u32>, true>, CONTIG>)
+                cast_df32_u32_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<u32>>, Cast<Native<u32>, true>, STRIDED>)
+                cast_df32_u64_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<u64>>, Cast<Native<u64>, false>, CONTIG>)
+                cast_df32_u64_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<u64>>, Cast<Native<u64>, false>, STRIDED>)
+                cast_df32_u64_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<u64>>, Cast<Native<u64>, true>, CONTIG>)
+                cast_df32_u64_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<u64>>, Cast<Native<u64>, true>, STRIDED>)
+                cast_df32_i4_dflt_contig (run1::<Native<Pair<f32>>, CastOut<NarrowInt<4>>, Cast<NarrowInt<4>, false>, CONTIG>)
+                cast_df32_i4_dflt_strided (run1::<Native<Pair<f32>>, CastOut<NarrowInt<4>>, Cast<NarrowInt<4>, false>, STRIDED>)
+                cast_df32_i4_sat_contig (run1::<Native<Pair<f32>>, CastOut<NarrowInt<4>>, Cast<NarrowInt<4>, true>, CONTIG>)
+                cast_df32_i4_sat_strided (run1::<Native<Pair<f32>>, CastOut<NarrowInt<4>>, Cast<NarrowInt<4>, true>, STRIDED>)
+                cast_df32_u4_dflt_contig (run1::<Native<Pair<f32>>, CastOut<NarrowUint<4>>, Cast<NarrowUint<4>, false>, CONTIG>)
+                cast_df32_u4_dflt_strided (run1::<Native<Pair<f32>>, CastOut<NarrowUint<4>>, Cast<NarrowUint<4>, false>, STRIDED>)
+                cast_df32_u4_sat_contig (run1::<Native<Pair<f32>>, CastOut<NarrowUint<4>>, Cast<NarrowUint<4>, true>, CONTIG>)
+                cast_df32_u4_sat_strided (run1::<Native<Pair<f32>>, CastOut<NarrowUint<4>>, Cast<NarrowUint<4>, true>, STRIDED>)
+                cast_df32_u1_dflt_contig (run1::<Native<Pair<f32>>, CastOut<NarrowUint<1>>, Cast<NarrowUint<1>, false>, CONTIG>)
+                cast_df32_u1_dflt_strided (run1::<Native<Pair<f32>>, CastOut<NarrowUint<1>>, Cast<NarrowUint<1>, false>, STRIDED>)
+                cast_df32_u1_sat_contig (run1::<Native<Pair<f32>>, CastOut<NarrowUint<1>>, Cast<NarrowUint<1>, true>, CONTIG>)
+                cast_df32_u1_sat_strided (run1::<Native<Pair<f32>>, CastOut<NarrowUint<1>>, Cast<NarrowUint<1>, true>, STRIDED>)
+                cast_df32_f16_dflt_contig (run1::<Native<Pair<f32>>, CastOut<F16>, Cast<F16, false>, CONTIG>)
+                cast_df32_f16_dflt_strided (run1::<Native<Pair<f32>>, CastOut<F16>, Cast<F16, false>, STRIDED>)
+                cast_df32_f16_sat_contig (run1::<Native<Pair<f32>>, CastOut<F16>, Cast<F16, true>, CONTIG>)
+                cast_df32_f16_sat_strided (run1::<Native<Pair<f32>>, CastOut<F16>, Cast<F16, true>, STRIDED>)
+                cast_df32_bf16_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Bf16>, Cast<Bf16, false>, CONTIG>)
+                cast_df32_bf16_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Bf16>, Cast<Bf16, false>, STRIDED>)
+                cast_df32_bf16_sat_contig (run1::<Native<Pair<f32>>, CastOut<Bf16>, Cast<Bf16, true>, CONTIG>)
+                cast_df32_bf16_sat_strided (run1::<Native<Pair<f32>>, CastOut<Bf16>, Cast<Bf16, true>, STRIDED>)
+                cast_df32_f32_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<f32>>, Cast<Native<f32>, false>, CONTIG>)
+                cast_df32_f32_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<f32>>, Cast<Native<f32>, false>, STRIDED>)
+                cast_df32_f32_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<f32>>, Cast<Native<f32>, true>, CONTIG>)
+                cast_df32_f32_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<f32>>, Cast<Native<f32>, true>, STRIDED>)
+                cast_df32_f64_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<f64>>, Cast<Native<f64>, false>, CONTIG>)
+                cast_df32_f64_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<f64>>, Cast<Native<f64>, false>, STRIDED>)
+                cast_df32_f64_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<f64>>, Cast<Native<f64>, true>, CONTIG>)
+                cast_df32_f64_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<f64>>, Cast<Native<f64>, true>, STRIDED>)
+                cast_df32_c64_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<Complex<f32>>>, Cast<Native<Complex<f32>>, false>, CONTIG>)
+                cast_df32_c64_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<Complex<f32>>>, Cast<Native<Complex<f32>>, false>, STRIDED>)
+                cast_df32_c64_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<Complex<f32>>>, Cast<Native<Complex<f32>>, true>, CONTIG>)
+                cast_df32_c64_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<Complex<f32>>>, Cast<Native<Complex<f32>>, true>, STRIDED>)
+                cast_df32_c128_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, CONTIG>)
+                cast_df32_c128_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
+                cast_df32_c128_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
+                cast_df32_c128_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_df32_df32_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_df32_df32_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_df32_df32_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_df32_df32_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_df32_dd64_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_df32_dd64_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_df32_dd64_sat_contig (run1::<Native<Pair<f32>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_df32_dd64_sat_strided (run1::<Native<Pair<f32>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
+                cast_df32_e4m3fn_dflt_contig (run1::<Native<Pair<f32>>, CastOut<E4m3fn>, Cast<E4m3fn, false>, CONTIG>)
+                cast_df32_e4m3fn_dflt_strided (run1::<Native<Pair<f32>>, CastOut<E4m3fn>, Cast<E4m3fn, false>, STRIDED>)
+                cast_df32_e4m3fn_sat_contig (run1::<Native<Pair<f32>>, CastOut<E4m3fn>, Cast<E4m3fn, true>, CONTIG>)
+                cast_df32_e4m3fn_sat_strided (run1::<Native<Pair<f32>>, CastOut<E4m3fn>, Cast<E4m3fn, true>, STRIDED>)
+                cast_df32_e5m2_dflt_contig (run1::<Native<Pair<f32>>, CastOut<E5m2>, Cast<E5m2, false>, CONTIG>)
+                cast_df32_e5m2_dflt_strided (run1::<Native<Pair<f32>>, CastOut<E5m2>, Cast<E5m2, false>, STRIDED>)
+                cast_df32_e5m2_sat_contig (run1::<Native<Pair<f32>>, CastOut<E5m2>, Cast<E5m2, true>, CONTIG>)
+                cast_df32_e5m2_sat_strided (run1::<Native<Pair<f32>>, CastOut<E5m2>, Cast<E5m2, true>, STRIDED>)
+                cast_df32_e4m3_dflt_contig (run1::<Native<Pair<f32>>, CastOut<E4m3>, Cast<E4m3, false>, CONTIG>)
+                cast_df32_e4m3_dflt_strided (run1::<Native<Pair<f32>>, CastOut<E4m3>, Cast<E4m3, false>, STRIDED>)
+                cast_df32_e4m3_sat_contig (run1::<Native<Pair<f32>>, CastOut<E4m3>, Cast<E4m3, true>, CONTIG>)
+                cast_df32_e4m3_sat_strided (run1::<Native<Pair<f32>>, CastOut<E4m3>, Cast<E4m3, true>, STRIDED>)
+                cast_df32_e3m4_dflt_contig (run1::<Native<Pair<f32>>, CastOut<E3m4>, Cast<E3m4, false>, CONTIG>)
+                cast_df32_e3m4_dflt_strided (run1::<Native<Pair<f32>>, CastOut<E3m4>, Cast<E3m4, false>, STRIDED>)
+                cast_df32_e3m4_sat_contig (run1::<Native<Pair<f32>>, CastOut<E3m4>, Cast<E3m4, true>, CONTIG>)
+                cast_df32_e3m4_sat_strided (run1::<Native<Pair<f32>>, CastOut<E3m4>, Cast<E3m4, true>, STRIDED>)
+                cast_df32_e4m3fnuz_dflt_contig (run1::<Native<Pair<f32>>, CastOut<E4m3fnuz>, Cast<E4m3fnuz, false>, CONTIG>)
+                cast_df32_e4m3fnuz_dflt_strided (run1::<Native<Pair<f32>>, CastOut<E4m3fnuz>, Cast<E4m3fnuz, false>, STRIDED>)
+                cast_df32_e4m3fnuz_sat_contig (run1::<Native<Pair<f32>>, CastOut<E4m3fnuz>, Cast<E4m3fnuz, true>, CONTIG>)
+                cast_df32_e4m3fnuz_sat_strided (run1::<Native<Pair<f32>>, CastOut<E4m3fnuz>, Cast<E4m3fnuz, true>, STRIDED>)
+                cast_df32_e5m2fnuz_dflt_contig (run1::<Native<Pair<f32>>, CastOut<E5m2fnuz>, Cast<E5m2fnuz, false>, CONTIG>)
+                cast_df32_e5m2fnuz_dflt_strided (run1::<Native<Pair<f32>>, CastOut<E5m2fnuz>, Cast<E5m2fnuz, false>, STRIDED>)
+                cast_df32_e5m2fnuz_sat_contig (run1::<Native<Pair<f32>>, CastOut<E5m2fnuz>, Cast<E5m2fnuz, true>, CONTIG>)
+                cast_df32_e5m2fnuz_sat_strided (run1::<Native<Pair<f32>>, CastOut<E5m2fnuz>, Cast<E5m2fnuz, true>, STRIDED>)
+                cast_df32_e4m3b11fnuz_dflt_contig (run1::<Native<Pair<f32>>, CastOut<E4m3b11fnuz>, Cast<E4m3b11fnuz, false>, CONTIG>)
+                cast_df32_e4m3b11fnuz_dflt_strided (run1::<Native<Pair<f32>>, CastOut<E4m3b11fnuz>, Cast<E4m3b11fnuz, false>, STRIDED>)
+                cast_df32_e4m3b11fnuz_sat_contig (run1::<Native<Pair<f32>>, CastOut<E4m3b11fnuz>, Cast<E4m3b11fnuz, true>, CONTIG>)
+                cast_df32_e4m3b11fnuz_sat_strided (run1::<Native<Pair<f32>>, CastOut<E4m3b11fnuz>, Cast<E4m3b11fnuz, true>, STRIDED>)
+                cast_df32_e8m0fnu_dflt_contig (run1::<Native<Pair<f32>>, CastOut<E8m0fnu>, Cast<E8m0fnu, false>, CONTIG>)
+                cast_df32_e8m0fnu_dflt_strided (run1::<Native<Pair<f32>>, CastOut<E8m0fnu>, Cast<E8m0fnu, false>, STRIDED>)
+                cast_df32_e8m0fnu_sat_contig (run1::<Native<Pair<f32>>, CastOut<E8m0fnu>, Cast<E8m0fnu, true>, CONTIG>)
+                cast_df32_e8m0fnu_sat_strided (run1::<Native<Pair<f32>>, CastOut<E8m0fnu>, Cast<E8m0fnu, true>, STRIDED>)
+                cast_df32_e2m3fn_dflt_contig (run1::<Native<Pair<f32>>, CastOut<E2m3fn>, Cast<E2m3fn, false>, CONTIG>)
+                cast_df32_e2m3fn_dflt_strided (run1::<Native<Pair<f32>>, CastOut<E2m3fn>, Cast<E2m3fn, false>, STRIDED>)
+                cast_df32_e2m3fn_sat_contig (run1::<Native<Pair<f32>>, CastOut<E2m3fn>, Cast<E2m3fn, true>, CONTIG>)
+                cast_df32_e2m3fn_sat_strided (run1::<Native<Pair<f32>>, CastOut<E2m3fn>, Cast<E2m3fn, true>, STRIDED>)
+                cast_df32_e3m2fn_dflt_contig (run1::<Native<Pair<f32>>, CastOut<E3m2fn>, Cast<E3m2fn, false>, CONTIG>)
+                cast_df32_e3m2fn_dflt_strided (run1::<Native<Pair<f32>>, CastOut<E3m2fn>, Cast<E3m2fn, false>, STRIDED>)
+                cast_df32_e3m2fn_sat_contig (run1::<Native<Pair<f32>>, CastOut<E3m2fn>, Cast<E3m2fn, true>, CONTIG>)
+                cast_df32_e3m2fn_sat_strided (run1::<Native<Pair<f32>>, CastOut<E3m2fn>, Cast<E3m2fn, true>, STRIDED>)
+                cast_df32_e2m1fn_dflt_contig (run1::<Native<Pair<f32>>, CastOut<E2m1fn>, Cast<E2m1fn, false>, CONTIG>)
+                cast_df32_e2m1fn_dflt_strided (run1::<Native<Pair<f32>>, CastOut<E2m1fn>, Cast<E2m1fn, false>, STRIDED>)
+                cast_df32_e2m1fn_sat_contig (run1::<Native<Pair<f32>>, CastOut<E2m1fn>, Cast<E2m1fn, true>, CONTIG>)
+                cast_df32_e2m1fn_sat_strided (run1::<Native<Pair<f32>>, CastOut<E2m1fn>, Cast<E2m1fn, true>, STRIDED>)
+                cast_df32_ue4m3_dflt_contig (run1::<Native<Pair<f32>>, CastOut<Ue4m3>, Cast<Ue4m3, false>, CONTIG>)
+                cast_df32_ue4m3_dflt_strided (run1::<Native<Pair<f32>>, CastOut<Ue4m3>, Cast<Ue4m3, false>, STRIDED>)
+                cast_df32_ue4m3_sat_contig (run1::<Native<Pair<f32>>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
+                cast_df32_ue4m3_sat_strided (run1::<Native<Pair<f32>>, CastOut<Ue4m3>, Cast<Ue4m3, true>, STRIDED>)
+            }
+        }
+
+        pub mod cast_from_dd64 {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                cast_dd64_bool_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Bool>, Cast<Bool, false>, CONTIG>)
+                cast_dd64_bool_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Bool>, Cast<Bool, false>, STRIDED>)
+                cast_dd64_bool_sat_contig (run1::<Native<Pair<f64>>, CastOut<Bool>, Cast<Bool, true>, CONTIG>)
+                cast_dd64_bool_sat_strided (run1::<Native<Pair<f64>>, CastOut<Bool>, Cast<Bool, true>, STRIDED>)
+                cast_dd64_i8_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<i8>>, Cast<Native<i8>, false>, CONTIG>)
+                cast_dd64_i8_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<i8>>, Cast<Native<i8>, false>, STRIDED>)
+                cast_dd64_i8_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<i8>>, Cast<Native<i8>, true>, CONTIG>)
+                cast_dd64_i8_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<i8>>, Cast<Native<i8>, true>, STRIDED>)
+                cast_dd64_i16_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<i16>>, Cast<Native<i16>, false>, CONTIG>)
+                cast_dd64_i16_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<i16>>, Cast<Native<i16>, false>, STRIDED>)
+                cast_dd64_i16_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<i16>>, Cast<Native<i16>, true>, CONTIG>)
+                cast_dd64_i16_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<i16>>, Cast<Native<i16>, true>, STRIDED>)
+                cast_dd64_i32_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<i32>>, Cast<Native<i32>, false>, CONTIG>)
+                cast_dd64_i32_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<i32>>, Cast<Native<i32>, false>, STRIDED>)
+                cast_dd64_i32_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<i32>>, Cast<Native<i32>, true>, CONTIG>)
+                cast_dd64_i32_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<i32>>, Cast<Native<i32>, true>, STRIDED>)
+                cast_dd64_i64_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<i64>>, Cast<Native<i64>, false>, CONTIG>)
+                cast_dd64_i64_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<i64>>, Cast<Native<i64>, false>, STRIDED>)
+                cast_dd64_i64_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<i64>>, Cast<Native<i64>, true>, CONTIG>)
+                cast_dd64_i64_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<i64>>, Cast<Native<i64>, true>, STRIDED>)
+                cast_dd64_u8_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<u8>>, Cast<Native<u8>, false>, CONTIG>)
+                cast_dd64_u8_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<u8>>, Cast<Native<u8>, false>, STRIDED>)
+                cast_dd64_u8_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<u8>>, Cast<Native<u8>, true>, CONTIG>)
+                cast_dd64_u8_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<u8>>, Cast<Native<u8>, true>, STRIDED>)
+                cast_dd64_u16_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<u16>>, Cast<Native<u16>, false>, CONTIG>)
+                cast_dd64_u16_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<u16>>, Cast<Native<u16>, false>, STRIDED>)
+                cast_dd64_u16_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<u16>>, Cast<Native<u16>, true>, CONTIG>)
+                cast_dd64_u16_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<u16>>, Cast<Native<u16>, true>, STRIDED>)
+                cast_dd64_u32_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<u32>>, Cast<Native<u32>, false>, CONTIG>)
+                cast_dd64_u32_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<u32>>, Cast<Native<u32>, false>, STRIDED>)
+                cast_dd64_u32_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<u32>>, Cast<Native<u32>, true>, CONTIG>)
+                cast_dd64_u32_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<u32>>, Cast<Native<u32>, true>, STRIDED>)
+                cast_dd64_u64_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<u64>>, Cast<Native<u64>, false>, CONTIG>)
+                cast_dd64_u64_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<u64>>, Cast<Native<u64>, false>, STRIDED>)
+                cast_dd64_u64_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<u64>>, Cast<Native<u64>, true>, CONTIG>)
+                cast_dd64_u64_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<u64>>, Cast<Native<u64>, true>, STRIDED>)
+                cast_dd64_i4_dflt_contig (run1::<Native<Pair<f64>>, CastOut<NarrowInt<4>>, Cast<NarrowInt<4>, false>, CONTIG>)
+                cast_dd64_i4_dflt_strided (run1::<Native<Pair<f64>>, CastOut<NarrowInt<4>>, Cast<NarrowInt<4>, false>, STRIDED>)
+                cast_dd64_i4_sat_contig (run1::<Native<Pair<f64>>, CastOut<NarrowInt<4>>, Cast<NarrowInt<4>, true>, CONTIG>)
+                cast_dd64_i4_sat_strided (run1::<Native<Pair<f64>>, CastOut<NarrowInt<4>>, Cast<NarrowInt<4>, true>, STRIDED>)
+                cast_dd64_u4_dflt_contig (run1::<Native<Pair<f64>>, CastOut<NarrowUint<4>>, Cast<NarrowUint<4>, false>, CONTIG>)
+                cast_dd64_u4_dflt_strided (run1::<Native<Pair<f64>>, CastOut<NarrowUint<4>>, Cast<NarrowUint<4>, false>, STRIDED>)
+                cast_dd64_u4_sat_contig (run1::<Native<Pair<f64>>, CastOut<NarrowUint<4>>, Cast<NarrowUint<4>, true>, CONTIG>)
+                cast_dd64_u4_sat_strided (run1::<Native<Pair<f64>>, CastOut<NarrowUint<4>>, Cast<NarrowUint<4>, true>, STRIDED>)
+                cast_dd64_u1_dflt_contig (run1::<Native<Pair<f64>>, CastOut<NarrowUint<1>>, Cast<NarrowUint<1>, false>, CONTIG>)
+                cast_dd64_u1_dflt_strided (run1::<Native<Pair<f64>>, CastOut<NarrowUint<1>>, Cast<NarrowUint<1>, false>, STRIDED>)
+                cast_dd64_u1_sat_contig (run1::<Native<Pair<f64>>, CastOut<NarrowUint<1>>, Cast<NarrowUint<1>, true>, CONTIG>)
+                cast_dd64_u1_sat_strided (run1::<Native<Pair<f64>>, CastOut<NarrowUint<1>>, Cast<NarrowUint<1>, true>, STRIDED>)
+                cast_dd64_f16_dflt_contig (run1::<Native<Pair<f64>>, CastOut<F16>, Cast<F16, false>, CONTIG>)
+                cast_dd64_f16_dflt_strided (run1::<Native<Pair<f64>>, CastOut<F16>, Cast<F16, false>, STRIDED>)
+                cast_dd64_f16_sat_contig (run1::<Native<Pair<f64>>, CastOut<F16>, Cast<F16, true>, CONTIG>)
+                cast_dd64_f16_sat_strided (run1::<Native<Pair<f64>>, CastOut<F16>, Cast<F16, true>, STRIDED>)
+                cast_dd64_bf16_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Bf16>, Cast<Bf16, false>, CONTIG>)
+                cast_dd64_bf16_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Bf16>, Cast<Bf16, false>, STRIDED>)
+                cast_dd64_bf16_sat_contig (run1::<Native<Pair<f64>>, CastOut<Bf16>, Cast<Bf16, true>, CONTIG>)
+                cast_dd64_bf16_sat_strided (run1::<Native<Pair<f64>>, CastOut<Bf16>, Cast<Bf16, true>, STRIDED>)
+                cast_dd64_f32_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<f32>>, Cast<Native<f32>, false>, CONTIG>)
+                cast_dd64_f32_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<f32>>, Cast<Native<f32>, false>, STRIDED>)
+                cast_dd64_f32_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<f32>>, Cast<Native<f32>, true>, CONTIG>)
+                cast_dd64_f32_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<f32>>, Cast<Native<f32>, true>, STRIDED>)
+                cast_dd64_f64_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<f64>>, Cast<Native<f64>, false>, CONTIG>)
+                cast_dd64_f64_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<f64>>, Cast<Native<f64>, false>, STRIDED>)
+                cast_dd64_f64_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<f64>>, Cast<Native<f64>, true>, CONTIG>)
+                cast_dd64_f64_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<f64>>, Cast<Native<f64>, true>, STRIDED>)
+                cast_dd64_c64_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<Complex<f32>>>, Cast<Native<Complex<f32>>, false>, CONTIG>)
+                cast_dd64_c64_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<Complex<f32>>>, Cast<Native<Complex<f32>>, false>, STRIDED>)
+                cast_dd64_c64_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<Complex<f32>>>, Cast<Native<Complex<f32>>, true>, CONTIG>)
+                cast_dd64_c64_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<Complex<f32>>>, Cast<Native<Complex<f32>>, true>, STRIDED>)
+                cast_dd64_c128_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, CONTIG>)
+                cast_dd64_c128_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, false>, STRIDED>)
+                cast_dd64_c128_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, CONTIG>)
+                cast_dd64_c128_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<Complex<f64>>>, Cast<Native<Complex<f64>>, true>, STRIDED>)
+                cast_dd64_df32_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, CONTIG>)
+                cast_dd64_df32_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, false>, STRIDED>)
+                cast_dd64_df32_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, CONTIG>)
+                cast_dd64_df32_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<Pair<f32>>>, Cast<Native<Pair<f32>>, true>, STRIDED>)
+                cast_dd64_dd64_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, CONTIG>)
+                cast_dd64_dd64_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, false>, STRIDED>)
+                cast_dd64_dd64_sat_contig (run1::<Native<Pair<f64>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, CONTIG>)
+                cast_dd64_dd64_sat_strided (run1::<Native<Pair<f64>>, CastOut<Native<Pair<f64>>>, Cast<Native<Pair<f64>>, true>, STRIDED>)
+                cast_dd64_e4m3fn_dflt_contig (run1::<Native<Pair<f64>>, CastOut<E4m3fn>, Cast<E4m3fn, false>, CONTIG>)
+                cast_dd64_e4m3fn_dflt_strided (run1::<Native<Pair<f64>>, CastOut<E4m3fn>, Cast<E4m3fn, false>, STRIDED>)
+                cast_dd64_e4m3fn_sat_contig (run1::<Native<Pair<f64>>, CastOut<E4m3fn>, Cast<E4m3fn, true>, CONTIG>)
+                cast_dd64_e4m3fn_sat_strided (run1::<Native<Pair<f64>>, CastOut<E4m3fn>, Cast<E4m3fn, true>, STRIDED>)
+                cast_dd64_e5m2_dflt_contig (run1::<Native<Pair<f64>>, CastOut<E5m2>, Cast<E5m2, false>, CONTIG>)
+                cast_dd64_e5m2_dflt_strided (run1::<Native<Pair<f64>>, CastOut<E5m2>, Cast<E5m2, false>, STRIDED>)
+                cast_dd64_e5m2_sat_contig (run1::<Native<Pair<f64>>, CastOut<E5m2>, Cast<E5m2, true>, CONTIG>)
+                cast_dd64_e5m2_sat_strided (run1::<Native<Pair<f64>>, CastOut<E5m2>, Cast<E5m2, true>, STRIDED>)
+                cast_dd64_e4m3_dflt_contig (run1::<Native<Pair<f64>>, CastOut<E4m3>, Cast<E4m3, false>, CONTIG>)
+                cast_dd64_e4m3_dflt_strided (run1::<Native<Pair<f64>>, CastOut<E4m3>, Cast<E4m3, false>, STRIDED>)
+                cast_dd64_e4m3_sat_contig (run1::<Native<Pair<f64>>, CastOut<E4m3>, Cast<E4m3, true>, CONTIG>)
+                cast_dd64_e4m3_sat_strided (run1::<Native<Pair<f64>>, CastOut<E4m3>, Cast<E4m3, true>, STRIDED>)
+                cast_dd64_e3m4_dflt_contig (run1::<Native<Pair<f64>>, CastOut<E3m4>, Cast<E3m4, false>, CONTIG>)
+                cast_dd64_e3m4_dflt_strided (run1::<Native<Pair<f64>>, CastOut<E3m4>, Cast<E3m4, false>, STRIDED>)
+                cast_dd64_e3m4_sat_contig (run1::<Native<Pair<f64>>, CastOut<E3m4>, Cast<E3m4, true>, CONTIG>)
+                cast_dd64_e3m4_sat_strided (run1::<Native<Pair<f64>>, CastOut<E3m4>, Cast<E3m4, true>, STRIDED>)
+                cast_dd64_e4m3fnuz_dflt_contig (run1::<Native<Pair<f64>>, CastOut<E4m3fnuz>, Cast<E4m3fnuz, false>, CONTIG>)
+                cast_dd64_e4m3fnuz_dflt_strided (run1::<Native<Pair<f64>>, CastOut<E4m3fnuz>, Cast<E4m3fnuz, false>, STRIDED>)
+                cast_dd64_e4m3fnuz_sat_contig (run1::<Native<Pair<f64>>, CastOut<E4m3fnuz>, Cast<E4m3fnuz, true>, CONTIG>)
+                cast_dd64_e4m3fnuz_sat_strided (run1::<Native<Pair<f64>>, CastOut<E4m3fnuz>, Cast<E4m3fnuz, true>, STRIDED>)
+                cast_dd64_e5m2fnuz_dflt_contig (run1::<Native<Pair<f64>>, CastOut<E5m2fnuz>, Cast<E5m2fnuz, false>, CONTIG>)
+                cast_dd64_e5m2fnuz_dflt_strided (run1::<Native<Pair<f64>>, CastOut<E5m2fnuz>, Cast<E5m2fnuz, false>, STRIDED>)
+                cast_dd64_e5m2fnuz_sat_contig (run1::<Native<Pair<f64>>, CastOut<E5m2fnuz>, Cast<E5m2fnuz, true>, CONTIG>)
+                cast_dd64_e5m2fnuz_sat_strided (run1::<Native<Pair<f64>>, CastOut<E5m2fnuz>, Cast<E5m2fnuz, true>, STRIDED>)
+                cast_dd64_e4m3b11fnuz_dflt_contig (run1::<Native<Pair<f64>>, CastOut<E4m3b11fnuz>, Cast<E4m3b11fnuz, false>, CONTIG>)
+                cast_dd64_e4m3b11fnuz_dflt_strided (run1::<Native<Pair<f64>>, CastOut<E4m3b11fnuz>, Cast<E4m3b11fnuz, false>, STRIDED>)
+                cast_dd64_e4m3b11fnuz_sat_contig (run1::<Native<Pair<f64>>, CastOut<E4m3b11fnuz>, Cast<E4m3b11fnuz, true>, CONTIG>)
+                cast_dd64_e4m3b11fnuz_sat_strided (run1::<Native<Pair<f64>>, CastOut<E4m3b11fnuz>, Cast<E4m3b11fnuz, true>, STRIDED>)
+                cast_dd64_e8m0fnu_dflt_contig (run1::<Native<Pair<f64>>, CastOut<E8m0fnu>, Cast<E8m0fnu, false>, CONTIG>)
+                cast_dd64_e8m0fnu_dflt_strided (run1::<Native<Pair<f64>>, CastOut<E8m0fnu>, Cast<E8m0fnu, false>, STRIDED>)
+                cast_dd64_e8m0fnu_sat_contig (run1::<Native<Pair<f64>>, CastOut<E8m0fnu>, Cast<E8m0fnu, true>, CONTIG>)
+                cast_dd64_e8m0fnu_sat_strided (run1::<Native<Pair<f64>>, CastOut<E8m0fnu>, Cast<E8m0fnu, true>, STRIDED>)
+                cast_dd64_e2m3fn_dflt_contig (run1::<Native<Pair<f64>>, CastOut<E2m3fn>, Cast<E2m3fn, false>, CONTIG>)
+                cast_dd64_e2m3fn_dflt_strided (run1::<Native<Pair<f64>>, CastOut<E2m3fn>, Cast<E2m3fn, false>, STRIDED>)
+                cast_dd64_e2m3fn_sat_contig (run1::<Native<Pair<f64>>, CastOut<E2m3fn>, Cast<E2m3fn, true>, CONTIG>)
+                cast_dd64_e2m3fn_sat_strided (run1::<Native<Pair<f64>>, CastOut<E2m3fn>, Cast<E2m3fn, true>, STRIDED>)
+                cast_dd64_e3m2fn_dflt_contig (run1::<Native<Pair<f64>>, CastOut<E3m2fn>, Cast<E3m2fn, false>, CONTIG>)
+                cast_dd64_e3m2fn_dflt_strided (run1::<Native<Pair<f64>>, CastOut<E3m2fn>, Cast<E3m2fn, false>, STRIDED>)
+                cast_dd64_e3m2fn_sat_contig (run1::<Native<Pair<f64>>, CastOut<E3m2fn>, Cast<E3m2fn, true>, CONTIG>)
+                cast_dd64_e3m2fn_sat_strided (run1::<Native<Pair<f64>>, CastOut<E3m2fn>, Cast<E3m2fn, true>, STRIDED>)
+                cast_dd64_e2m1fn_dflt_contig (run1::<Native<Pair<f64>>, CastOut<E2m1fn>, Cast<E2m1fn, false>, CONTIG>)
+                cast_dd64_e2m1fn_dflt_strided (run1::<Native<Pair<f64>>, CastOut<E2m1fn>, Cast<E2m1fn, false>, STRIDED>)
+                cast_dd64_e2m1fn_sat_contig (run1::<Native<Pair<f64>>, CastOut<E2m1fn>, Cast<E2m1fn, true>, CONTIG>)
+                cast_dd64_e2m1fn_sat_strided (run1::<Native<Pair<f64>>, CastOut<E2m1fn>, Cast<E2m1fn, true>, STRIDED>)
+                cast_dd64_ue4m3_dflt_contig (run1::<Native<Pair<f64>>, CastOut<Ue4m3>, Cast<Ue4m3, false>, CONTIG>)
+                cast_dd64_ue4m3_dflt_strided (run1::<Native<Pair<f64>>, CastOut<Ue4m3>, Cast<Ue4m3, false>, STRIDED>)
+                cast_dd64_ue4m3_sat_contig (run1::<Native<Pair<f64>>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
+                cast_dd64_ue4m3_sat_strided (run1::<Native<Pair<f64>>, CastOut<Ue4m3>, Cast<Ue4m3, true>, STRIDED>)
             }
         }
 
@@ -7825,6 +8366,14 @@ macro_rules! __tier_body {
                 cast_e4m3fn_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_e4m3fn_c128_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_e4m3fn_c128_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_e4m3fn_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_e4m3fn_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_e4m3fn_df32_sat_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_e4m3fn_df32_sat_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_e4m3fn_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_e4m3fn_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_e4m3fn_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_e4m3fn_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_e4m3fn_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_e4m3fn_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_e4m3fn_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -7952,6 +8501,14 @@ macro_rules! __tier_body {
                 cast_e5m2_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e5m2::cast_e5m2_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_e5m2_c128_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e5m2::cast_e5m2_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_e5m2_c128_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e5m2::cast_e5m2_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_e5m2_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e5m2::cast_e5m2_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_e5m2_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e5m2::cast_e5m2_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_e5m2_df32_sat_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e5m2::cast_e5m2_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_e5m2_df32_sat_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e5m2::cast_e5m2_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_e5m2_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e5m2::cast_e5m2_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_e5m2_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e5m2::cast_e5m2_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_e5m2_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e5m2::cast_e5m2_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_e5m2_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e5m2::cast_e5m2_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_e5m2_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e5m2::cast_e5m2_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_e5m2_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_e5m2::cast_e5m2_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_e5m2_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e5m2::cast_e5m2_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -8079,6 +8636,14 @@ macro_rules! __tier_body {
                 cast_e4m3_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3::cast_e4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_e4m3_c128_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e4m3::cast_e4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_e4m3_c128_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3::cast_e4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_e4m3_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e4m3::cast_e4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_e4m3_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e4m3::cast_e4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_e4m3_df32_sat_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e4m3::cast_e4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_e4m3_df32_sat_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e4m3::cast_e4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_e4m3_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e4m3::cast_e4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_e4m3_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3::cast_e4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_e4m3_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e4m3::cast_e4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_e4m3_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3::cast_e4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_e4m3_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e4m3::cast_e4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_e4m3_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_e4m3::cast_e4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_e4m3_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e4m3::cast_e4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -8206,6 +8771,14 @@ macro_rules! __tier_body {
                 cast_e3m4_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e3m4::cast_e3m4_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_e3m4_c128_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e3m4::cast_e3m4_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_e3m4_c128_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e3m4::cast_e3m4_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_e3m4_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e3m4::cast_e3m4_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_e3m4_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e3m4::cast_e3m4_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_e3m4_df32_sat_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e3m4::cast_e3m4_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_e3m4_df32_sat_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e3m4::cast_e3m4_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_e3m4_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e3m4::cast_e3m4_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_e3m4_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e3m4::cast_e3m4_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_e3m4_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e3m4::cast_e3m4_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_e3m4_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e3m4::cast_e3m4_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_e3m4_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e3m4::cast_e3m4_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_e3m4_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_e3m4::cast_e3m4_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_e3m4_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e3m4::cast_e3m4_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -8333,6 +8906,14 @@ macro_rules! __tier_body {
                 cast_e4m3fnuz_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_e4m3fnuz_c128_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_e4m3fnuz_c128_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_e4m3fnuz_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_e4m3fnuz_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_e4m3fnuz_df32_sat_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_e4m3fnuz_df32_sat_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_e4m3fnuz_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_e4m3fnuz_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_e4m3fnuz_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_e4m3fnuz_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_e4m3fnuz_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_e4m3fnuz_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_e4m3fnuz_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -8460,6 +9041,14 @@ macro_rules! __tier_body {
                 cast_e5m2fnuz_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_e5m2fnuz_c128_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_e5m2fnuz_c128_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_e5m2fnuz_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_e5m2fnuz_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_e5m2fnuz_df32_sat_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_e5m2fnuz_df32_sat_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_e5m2fnuz_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_e5m2fnuz_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_e5m2fnuz_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_e5m2fnuz_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_e5m2fnuz_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_e5m2fnuz_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_e5m2fnuz_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -8587,6 +9176,14 @@ macro_rules! __tier_body {
                 cast_e4m3b11fnuz_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_e4m3b11fnuz_c128_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_e4m3b11fnuz_c128_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_e4m3b11fnuz_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_e4m3b11fnuz_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_e4m3b11fnuz_df32_sat_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_e4m3b11fnuz_df32_sat_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_e4m3b11fnuz_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_e4m3b11fnuz_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_e4m3b11fnuz_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_e4m3b11fnuz_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_e4m3b11fnuz_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_e4m3b11fnuz_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_e4m3b11fnuz_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -8714,6 +9311,14 @@ macro_rules! __tier_body {
                 cast_e8m0fnu_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_e8m0fnu_c128_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_e8m0fnu_c128_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_e8m0fnu_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_e8m0fnu_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_e8m0fnu_df32_sat_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_e8m0fnu_df32_sat_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_e8m0fnu_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_e8m0fnu_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_e8m0fnu_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_e8m0fnu_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_e8m0fnu_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_e8m0fnu_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_e8m0fnu_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -8841,6 +9446,14 @@ macro_rules! __tier_body {
                 cast_e2m3fn_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_e2m3fn_c128_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_e2m3fn_c128_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_e2m3fn_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_e2m3fn_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_e2m3fn_df32_sat_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_e2m3fn_df32_sat_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_e2m3fn_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_e2m3fn_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_e2m3fn_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_e2m3fn_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_e2m3fn_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_e2m3fn_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_e2m3fn_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -8968,6 +9581,14 @@ macro_rules! __tier_body {
                 cast_e3m2fn_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_e3m2fn_c128_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_e3m2fn_c128_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_e3m2fn_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_e3m2fn_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_e3m2fn_df32_sat_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_e3m2fn_df32_sat_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_e3m2fn_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_e3m2fn_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_e3m2fn_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_e3m2fn_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_e3m2fn_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_e3m2fn_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_e3m2fn_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -9095,6 +9716,14 @@ macro_rules! __tier_body {
                 cast_e2m1fn_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_e2m1fn_c128_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_e2m1fn_c128_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_e2m1fn_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_e2m1fn_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_e2m1fn_df32_sat_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_e2m1fn_df32_sat_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_e2m1fn_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_e2m1fn_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_e2m1fn_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_e2m1fn_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_e2m1fn_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_e2m1fn_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_e2m1fn_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -9222,6 +9851,14 @@ macro_rules! __tier_body {
                 cast_ue4m3_c128_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_dflt_strided)
                 cast_ue4m3_c128_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_c128_sat_contig)
                 cast_ue4m3_c128_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_c128_sat_strided)
+                cast_ue4m3_df32_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_dflt_contig)
+                cast_ue4m3_df32_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_dflt_strided)
+                cast_ue4m3_df32_sat_contig (run_cast_through::<f32, CONTIG>) (1, 8, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_df32_sat_contig)
+                cast_ue4m3_df32_sat_strided (run_cast_through::<f32, STRIDED>) (1, 8, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_df32_sat_strided)
+                cast_ue4m3_dd64_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_dflt_contig)
+                cast_ue4m3_dd64_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_dflt_strided)
+                cast_ue4m3_dd64_sat_contig (run_cast_through::<f32, CONTIG>) (1, 16, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_dd64_sat_contig)
+                cast_ue4m3_dd64_sat_strided (run_cast_through::<f32, STRIDED>) (1, 16, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_dd64_sat_strided)
                 cast_ue4m3_e4m3fn_dflt_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_dflt_contig)
                 cast_ue4m3_e4m3fn_dflt_strided (run_cast_through::<f32, STRIDED>) (1, 1, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_strided, super::cast_from_f32::cast_f32_e4m3fn_dflt_strided)
                 cast_ue4m3_e4m3fn_sat_contig (run_cast_through::<f32, CONTIG>) (1, 1, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_e4m3fn_sat_contig)
@@ -9274,7 +9911,7 @@ macro_rules! __tier_body {
         }
 
         /// The tier's kernels, indexed by `kernel_index`.
-        pub static KERNELS: [LoopFn; 4826] = [
+        pub static KERNELS: [LoopFn; 4910] = [
             kind_add::add_i8_contig,
             kind_add::add_i8_bcast0,
             kind_add::add_i8_bcast1,
@@ -9343,6 +9980,14 @@ macro_rules! __tier_body {
             kind_add::add_c128_bcast0,
             kind_add::add_c128_bcast1,
             kind_add::add_c128_strided,
+            kind_add::add_df32_contig,
+            kind_add::add_df32_bcast0,
+            kind_add::add_df32_bcast1,
+            kind_add::add_df32_strided,
+            kind_add::add_dd64_contig,
+            kind_add::add_dd64_bcast0,
+            kind_add::add_dd64_bcast1,
+            kind_add::add_dd64_strided,
             kind_add::add_e4m3fn_contig,
             kind_add::add_e4m3fn_bcast0,
             kind_add::add_e4m3fn_bcast1,
@@ -9459,6 +10104,14 @@ macro_rules! __tier_body {
             kind_sub::sub_c128_bcast0,
             kind_sub::sub_c128_bcast1,
             kind_sub::sub_c128_strided,
+            kind_sub::sub_df32_contig,
+            kind_sub::sub_df32_bcast0,
+            kind_sub::sub_df32_bcast1,
+            kind_sub::sub_df32_strided,
+            kind_sub::sub_dd64_contig,
+            kind_sub::sub_dd64_bcast0,
+            kind_sub::sub_dd64_bcast1,
+            kind_sub::sub_dd64_strided,
             kind_sub::sub_e4m3fn_contig,
             kind_sub::sub_e4m3fn_bcast0,
             kind_sub::sub_e4m3fn_bcast1,
@@ -9575,6 +10228,14 @@ macro_rules! __tier_body {
             kind_mul::mul_c128_bcast0,
             kind_mul::mul_c128_bcast1,
             kind_mul::mul_c128_strided,
+            kind_mul::mul_df32_contig,
+            kind_mul::mul_df32_bcast0,
+            kind_mul::mul_df32_bcast1,
+            kind_mul::mul_df32_strided,
+            kind_mul::mul_dd64_contig,
+            kind_mul::mul_dd64_bcast0,
+            kind_mul::mul_dd64_bcast1,
+            kind_mul::mul_dd64_strided,
             kind_mul::mul_e4m3fn_contig,
             kind_mul::mul_e4m3fn_bcast0,
             kind_mul::mul_e4m3fn_bcast1,
@@ -9691,6 +10352,14 @@ macro_rules! __tier_body {
             kind_div::div_c128_bcast0,
             kind_div::div_c128_bcast1,
             kind_div::div_c128_strided,
+            kind_div::div_df32_contig,
+            kind_div::div_df32_bcast0,
+            kind_div::div_df32_bcast1,
+            kind_div::div_df32_strided,
+            kind_div::div_dd64_contig,
+            kind_div::div_dd64_bcast0,
+            kind_div::div_dd64_bcast1,
+            kind_div::div_dd64_strided,
             kind_div::div_e4m3fn_contig,
             kind_div::div_e4m3fn_bcast0,
             kind_div::div_e4m3fn_bcast1,
@@ -9881,6 +10550,10 @@ macro_rules! __tier_body {
             kind_neg::neg_c64_strided,
             kind_neg::neg_c128_contig,
             kind_neg::neg_c128_strided,
+            kind_neg::neg_df32_contig,
+            kind_neg::neg_df32_strided,
+            kind_neg::neg_dd64_contig,
+            kind_neg::neg_dd64_strided,
             kind_neg::neg_e4m3fn_contig,
             kind_neg::neg_e4m3fn_strided,
             kind_neg::neg_e5m2_contig,
@@ -10267,6 +10940,10 @@ macro_rules! __tier_body {
             kind_sqrt::sqrt_f32_strided,
             kind_sqrt::sqrt_f64_contig,
             kind_sqrt::sqrt_f64_strided,
+            kind_sqrt::sqrt_df32_contig,
+            kind_sqrt::sqrt_df32_strided,
+            kind_sqrt::sqrt_dd64_contig,
+            kind_sqrt::sqrt_dd64_strided,
             kind_sqrt::sqrt_e4m3fn_contig,
             kind_sqrt::sqrt_e4m3fn_strided,
             kind_sqrt::sqrt_e5m2_contig,
@@ -12378,6 +13055,10 @@ macro_rules! __tier_body {
             kind_exp::exp_f32_strided,
             kind_exp::exp_f64_contig,
             kind_exp::exp_f64_strided,
+            kind_exp::exp_df32_contig,
+            kind_exp::exp_df32_strided,
+            kind_exp::exp_dd64_contig,
+            kind_exp::exp_dd64_strided,
             kind_exp::exp_e4m3fn_contig,
             kind_exp::exp_e4m3fn_strided,
             kind_exp::exp_e5m2_contig,
@@ -14101,10 +14782,50 @@ macro_rules! __tier_body {
             kind_lerp::lerp_ue4m3_bcast1,
             kind_lerp::lerp_ue4m3_bcast2,
             kind_lerp::lerp_ue4m3_strided,
+            kind_two_sum::two_sum_f32_contig,
+            kind_two_sum::two_sum_f32_bcast0,
+            kind_two_sum::two_sum_f32_bcast1,
+            kind_two_sum::two_sum_f32_strided,
+            kind_two_sum::two_sum_f64_contig,
+            kind_two_sum::two_sum_f64_bcast0,
+            kind_two_sum::two_sum_f64_bcast1,
+            kind_two_sum::two_sum_f64_strided,
+            kind_fast_two_sum::fast_two_sum_f32_contig,
+            kind_fast_two_sum::fast_two_sum_f32_bcast0,
+            kind_fast_two_sum::fast_two_sum_f32_bcast1,
+            kind_fast_two_sum::fast_two_sum_f32_strided,
+            kind_fast_two_sum::fast_two_sum_f64_contig,
+            kind_fast_two_sum::fast_two_sum_f64_bcast0,
+            kind_fast_two_sum::fast_two_sum_f64_bcast1,
+            kind_fast_two_sum::fast_two_sum_f64_strided,
+            kind_two_prod::two_prod_f32_contig,
+            kind_two_prod::two_prod_f32_bcast0,
+            kind_two_prod::two_prod_f32_bcast1,
+            kind_two_prod::two_prod_f32_strided,
+            kind_two_prod::two_prod_f64_contig,
+            kind_two_prod::two_prod_f64_bcast0,
+            kind_two_prod::two_prod_f64_bcast1,
+            kind_two_prod::two_prod_f64_strided,
+            kind_pair_from::pair_from_f32_contig,
+            kind_pair_from::pair_from_f32_bcast0,
+            kind_pair_from::pair_from_f32_bcast1,
+            kind_pair_from::pair_from_f32_strided,
+            kind_pair_from::pair_from_f64_contig,
+            kind_pair_from::pair_from_f64_bcast0,
+            kind_pair_from::pair_from_f64_bcast1,
+            kind_pair_from::pair_from_f64_strided,
+            kind_pair_hi::pair_hi_df32_contig,
+            kind_pair_hi::pair_hi_df32_strided,
+            kind_pair_hi::pair_hi_dd64_contig,
+            kind_pair_hi::pair_hi_dd64_strided,
+            kind_pair_lo::pair_lo_df32_contig,
+            kind_pair_lo::pair_lo_df32_strided,
+            kind_pair_lo::pair_lo_dd64_contig,
+            kind_pair_lo::pair_lo_dd64_strided,
         ];
 
         /// The tier's casts, indexed by `cast_index`.
-        pub static CASTS: [LoopFn; 3600] = [
+        pub static CASTS: [LoopFn; 4096] = [
             cast_from_bool::cast_bool_bool_dflt_contig,
             cast_from_bool::cast_bool_bool_dflt_strided,
             cast_from_bool::cast_bool_bool_sat_contig,
@@ -14177,6 +14898,14 @@ macro_rules! __tier_body {
             cast_from_bool::cast_bool_c128_dflt_strided,
             cast_from_bool::cast_bool_c128_sat_contig,
             cast_from_bool::cast_bool_c128_sat_strided,
+            cast_from_bool::cast_bool_df32_dflt_contig,
+            cast_from_bool::cast_bool_df32_dflt_strided,
+            cast_from_bool::cast_bool_df32_sat_contig,
+            cast_from_bool::cast_bool_df32_sat_strided,
+            cast_from_bool::cast_bool_dd64_dflt_contig,
+            cast_from_bool::cast_bool_dd64_dflt_strided,
+            cast_from_bool::cast_bool_dd64_sat_contig,
+            cast_from_bool::cast_bool_dd64_sat_strided,
             cast_from_bool::cast_bool_e4m3fn_dflt_contig,
             cast_from_bool::cast_bool_e4m3fn_dflt_strided,
             cast_from_bool::cast_bool_e4m3fn_sat_contig,
@@ -14297,6 +15026,14 @@ macro_rules! __tier_body {
             cast_from_i8::cast_i8_c128_dflt_strided,
             cast_from_i8::cast_i8_c128_sat_contig,
             cast_from_i8::cast_i8_c128_sat_strided,
+            cast_from_i8::cast_i8_df32_dflt_contig,
+            cast_from_i8::cast_i8_df32_dflt_strided,
+            cast_from_i8::cast_i8_df32_sat_contig,
+            cast_from_i8::cast_i8_df32_sat_strided,
+            cast_from_i8::cast_i8_dd64_dflt_contig,
+            cast_from_i8::cast_i8_dd64_dflt_strided,
+            cast_from_i8::cast_i8_dd64_sat_contig,
+            cast_from_i8::cast_i8_dd64_sat_strided,
             cast_from_i8::cast_i8_e4m3fn_dflt_contig,
             cast_from_i8::cast_i8_e4m3fn_dflt_strided,
             cast_from_i8::cast_i8_e4m3fn_sat_contig,
@@ -14417,6 +15154,14 @@ macro_rules! __tier_body {
             cast_from_i16::cast_i16_c128_dflt_strided,
             cast_from_i16::cast_i16_c128_sat_contig,
             cast_from_i16::cast_i16_c128_sat_strided,
+            cast_from_i16::cast_i16_df32_dflt_contig,
+            cast_from_i16::cast_i16_df32_dflt_strided,
+            cast_from_i16::cast_i16_df32_sat_contig,
+            cast_from_i16::cast_i16_df32_sat_strided,
+            cast_from_i16::cast_i16_dd64_dflt_contig,
+            cast_from_i16::cast_i16_dd64_dflt_strided,
+            cast_from_i16::cast_i16_dd64_sat_contig,
+            cast_from_i16::cast_i16_dd64_sat_strided,
             cast_from_i16::cast_i16_e4m3fn_dflt_contig,
             cast_from_i16::cast_i16_e4m3fn_dflt_strided,
             cast_from_i16::cast_i16_e4m3fn_sat_contig,
@@ -14537,6 +15282,14 @@ macro_rules! __tier_body {
             cast_from_i32::cast_i32_c128_dflt_strided,
             cast_from_i32::cast_i32_c128_sat_contig,
             cast_from_i32::cast_i32_c128_sat_strided,
+            cast_from_i32::cast_i32_df32_dflt_contig,
+            cast_from_i32::cast_i32_df32_dflt_strided,
+            cast_from_i32::cast_i32_df32_sat_contig,
+            cast_from_i32::cast_i32_df32_sat_strided,
+            cast_from_i32::cast_i32_dd64_dflt_contig,
+            cast_from_i32::cast_i32_dd64_dflt_strided,
+            cast_from_i32::cast_i32_dd64_sat_contig,
+            cast_from_i32::cast_i32_dd64_sat_strided,
             cast_from_i32::cast_i32_e4m3fn_dflt_contig,
             cast_from_i32::cast_i32_e4m3fn_dflt_strided,
             cast_from_i32::cast_i32_e4m3fn_sat_contig,
@@ -14657,6 +15410,14 @@ macro_rules! __tier_body {
             cast_from_i64::cast_i64_c128_dflt_strided,
             cast_from_i64::cast_i64_c128_sat_contig,
             cast_from_i64::cast_i64_c128_sat_strided,
+            cast_from_i64::cast_i64_df32_dflt_contig,
+            cast_from_i64::cast_i64_df32_dflt_strided,
+            cast_from_i64::cast_i64_df32_sat_contig,
+            cast_from_i64::cast_i64_df32_sat_strided,
+            cast_from_i64::cast_i64_dd64_dflt_contig,
+            cast_from_i64::cast_i64_dd64_dflt_strided,
+            cast_from_i64::cast_i64_dd64_sat_contig,
+            cast_from_i64::cast_i64_dd64_sat_strided,
             cast_from_i64::cast_i64_e4m3fn_dflt_contig,
             cast_from_i64::cast_i64_e4m3fn_dflt_strided,
             cast_from_i64::cast_i64_e4m3fn_sat_contig,
@@ -14777,6 +15538,14 @@ macro_rules! __tier_body {
             cast_from_u8::cast_u8_c128_dflt_strided,
             cast_from_u8::cast_u8_c128_sat_contig,
             cast_from_u8::cast_u8_c128_sat_strided,
+            cast_from_u8::cast_u8_df32_dflt_contig,
+            cast_from_u8::cast_u8_df32_dflt_strided,
+            cast_from_u8::cast_u8_df32_sat_contig,
+            cast_from_u8::cast_u8_df32_sat_strided,
+            cast_from_u8::cast_u8_dd64_dflt_contig,
+            cast_from_u8::cast_u8_dd64_dflt_strided,
+            cast_from_u8::cast_u8_dd64_sat_contig,
+            cast_from_u8::cast_u8_dd64_sat_strided,
             cast_from_u8::cast_u8_e4m3fn_dflt_contig,
             cast_from_u8::cast_u8_e4m3fn_dflt_strided,
             cast_from_u8::cast_u8_e4m3fn_sat_contig,
@@ -14897,6 +15666,14 @@ macro_rules! __tier_body {
             cast_from_u16::cast_u16_c128_dflt_strided,
             cast_from_u16::cast_u16_c128_sat_contig,
             cast_from_u16::cast_u16_c128_sat_strided,
+            cast_from_u16::cast_u16_df32_dflt_contig,
+            cast_from_u16::cast_u16_df32_dflt_strided,
+            cast_from_u16::cast_u16_df32_sat_contig,
+            cast_from_u16::cast_u16_df32_sat_strided,
+            cast_from_u16::cast_u16_dd64_dflt_contig,
+            cast_from_u16::cast_u16_dd64_dflt_strided,
+            cast_from_u16::cast_u16_dd64_sat_contig,
+            cast_from_u16::cast_u16_dd64_sat_strided,
             cast_from_u16::cast_u16_e4m3fn_dflt_contig,
             cast_from_u16::cast_u16_e4m3fn_dflt_strided,
             cast_from_u16::cast_u16_e4m3fn_sat_contig,
@@ -15017,6 +15794,14 @@ macro_rules! __tier_body {
             cast_from_u32::cast_u32_c128_dflt_strided,
             cast_from_u32::cast_u32_c128_sat_contig,
             cast_from_u32::cast_u32_c128_sat_strided,
+            cast_from_u32::cast_u32_df32_dflt_contig,
+            cast_from_u32::cast_u32_df32_dflt_strided,
+            cast_from_u32::cast_u32_df32_sat_contig,
+            cast_from_u32::cast_u32_df32_sat_strided,
+            cast_from_u32::cast_u32_dd64_dflt_contig,
+            cast_from_u32::cast_u32_dd64_dflt_strided,
+            cast_from_u32::cast_u32_dd64_sat_contig,
+            cast_from_u32::cast_u32_dd64_sat_strided,
             cast_from_u32::cast_u32_e4m3fn_dflt_contig,
             cast_from_u32::cast_u32_e4m3fn_dflt_strided,
             cast_from_u32::cast_u32_e4m3fn_sat_contig,
@@ -15137,6 +15922,14 @@ macro_rules! __tier_body {
             cast_from_u64::cast_u64_c128_dflt_strided,
             cast_from_u64::cast_u64_c128_sat_contig,
             cast_from_u64::cast_u64_c128_sat_strided,
+            cast_from_u64::cast_u64_df32_dflt_contig,
+            cast_from_u64::cast_u64_df32_dflt_strided,
+            cast_from_u64::cast_u64_df32_sat_contig,
+            cast_from_u64::cast_u64_df32_sat_strided,
+            cast_from_u64::cast_u64_dd64_dflt_contig,
+            cast_from_u64::cast_u64_dd64_dflt_strided,
+            cast_from_u64::cast_u64_dd64_sat_contig,
+            cast_from_u64::cast_u64_dd64_sat_strided,
             cast_from_u64::cast_u64_e4m3fn_dflt_contig,
             cast_from_u64::cast_u64_e4m3fn_dflt_strided,
             cast_from_u64::cast_u64_e4m3fn_sat_contig,
@@ -15257,6 +16050,14 @@ macro_rules! __tier_body {
             cast_from_i4::cast_i4_c128_dflt_strided,
             cast_from_i4::cast_i4_c128_sat_contig,
             cast_from_i4::cast_i4_c128_sat_strided,
+            cast_from_i4::cast_i4_df32_dflt_contig,
+            cast_from_i4::cast_i4_df32_dflt_strided,
+            cast_from_i4::cast_i4_df32_sat_contig,
+            cast_from_i4::cast_i4_df32_sat_strided,
+            cast_from_i4::cast_i4_dd64_dflt_contig,
+            cast_from_i4::cast_i4_dd64_dflt_strided,
+            cast_from_i4::cast_i4_dd64_sat_contig,
+            cast_from_i4::cast_i4_dd64_sat_strided,
             cast_from_i4::cast_i4_e4m3fn_dflt_contig,
             cast_from_i4::cast_i4_e4m3fn_dflt_strided,
             cast_from_i4::cast_i4_e4m3fn_sat_contig,
@@ -15377,6 +16178,14 @@ macro_rules! __tier_body {
             cast_from_u4::cast_u4_c128_dflt_strided,
             cast_from_u4::cast_u4_c128_sat_contig,
             cast_from_u4::cast_u4_c128_sat_strided,
+            cast_from_u4::cast_u4_df32_dflt_contig,
+            cast_from_u4::cast_u4_df32_dflt_strided,
+            cast_from_u4::cast_u4_df32_sat_contig,
+            cast_from_u4::cast_u4_df32_sat_strided,
+            cast_from_u4::cast_u4_dd64_dflt_contig,
+            cast_from_u4::cast_u4_dd64_dflt_strided,
+            cast_from_u4::cast_u4_dd64_sat_contig,
+            cast_from_u4::cast_u4_dd64_sat_strided,
             cast_from_u4::cast_u4_e4m3fn_dflt_contig,
             cast_from_u4::cast_u4_e4m3fn_dflt_strided,
             cast_from_u4::cast_u4_e4m3fn_sat_contig,
@@ -15497,6 +16306,14 @@ macro_rules! __tier_body {
             cast_from_u1::cast_u1_c128_dflt_strided,
             cast_from_u1::cast_u1_c128_sat_contig,
             cast_from_u1::cast_u1_c128_sat_strided,
+            cast_from_u1::cast_u1_df32_dflt_contig,
+            cast_from_u1::cast_u1_df32_dflt_strided,
+            cast_from_u1::cast_u1_df32_sat_contig,
+            cast_from_u1::cast_u1_df32_sat_strided,
+            cast_from_u1::cast_u1_dd64_dflt_contig,
+            cast_from_u1::cast_u1_dd64_dflt_strided,
+            cast_from_u1::cast_u1_dd64_sat_contig,
+            cast_from_u1::cast_u1_dd64_sat_strided,
             cast_from_u1::cast_u1_e4m3fn_dflt_contig,
             cast_from_u1::cast_u1_e4m3fn_dflt_strided,
             cast_from_u1::cast_u1_e4m3fn_sat_contig,
@@ -15617,6 +16434,14 @@ macro_rules! __tier_body {
             cast_from_f16::cast_f16_c128_dflt_strided,
             cast_from_f16::cast_f16_c128_sat_contig,
             cast_from_f16::cast_f16_c128_sat_strided,
+            cast_from_f16::cast_f16_df32_dflt_contig,
+            cast_from_f16::cast_f16_df32_dflt_strided,
+            cast_from_f16::cast_f16_df32_sat_contig,
+            cast_from_f16::cast_f16_df32_sat_strided,
+            cast_from_f16::cast_f16_dd64_dflt_contig,
+            cast_from_f16::cast_f16_dd64_dflt_strided,
+            cast_from_f16::cast_f16_dd64_sat_contig,
+            cast_from_f16::cast_f16_dd64_sat_strided,
             cast_from_f16::cast_f16_e4m3fn_dflt_contig,
             cast_from_f16::cast_f16_e4m3fn_dflt_strided,
             cast_from_f16::cast_f16_e4m3fn_sat_contig,
@@ -15737,6 +16562,14 @@ macro_rules! __tier_body {
             cast_from_bf16::cast_bf16_c128_dflt_strided,
             cast_from_bf16::cast_bf16_c128_sat_contig,
             cast_from_bf16::cast_bf16_c128_sat_strided,
+            cast_from_bf16::cast_bf16_df32_dflt_contig,
+            cast_from_bf16::cast_bf16_df32_dflt_strided,
+            cast_from_bf16::cast_bf16_df32_sat_contig,
+            cast_from_bf16::cast_bf16_df32_sat_strided,
+            cast_from_bf16::cast_bf16_dd64_dflt_contig,
+            cast_from_bf16::cast_bf16_dd64_dflt_strided,
+            cast_from_bf16::cast_bf16_dd64_sat_contig,
+            cast_from_bf16::cast_bf16_dd64_sat_strided,
             cast_from_bf16::cast_bf16_e4m3fn_dflt_contig,
             cast_from_bf16::cast_bf16_e4m3fn_dflt_strided,
             cast_from_bf16::cast_bf16_e4m3fn_sat_contig,
@@ -15857,6 +16690,14 @@ macro_rules! __tier_body {
             cast_from_f32::cast_f32_c128_dflt_strided,
             cast_from_f32::cast_f32_c128_sat_contig,
             cast_from_f32::cast_f32_c128_sat_strided,
+            cast_from_f32::cast_f32_df32_dflt_contig,
+            cast_from_f32::cast_f32_df32_dflt_strided,
+            cast_from_f32::cast_f32_df32_sat_contig,
+            cast_from_f32::cast_f32_df32_sat_strided,
+            cast_from_f32::cast_f32_dd64_dflt_contig,
+            cast_from_f32::cast_f32_dd64_dflt_strided,
+            cast_from_f32::cast_f32_dd64_sat_contig,
+            cast_from_f32::cast_f32_dd64_sat_strided,
             cast_from_f32::cast_f32_e4m3fn_dflt_contig,
             cast_from_f32::cast_f32_e4m3fn_dflt_strided,
             cast_from_f32::cast_f32_e4m3fn_sat_contig,
@@ -15977,6 +16818,14 @@ macro_rules! __tier_body {
             cast_from_f64::cast_f64_c128_dflt_strided,
             cast_from_f64::cast_f64_c128_sat_contig,
             cast_from_f64::cast_f64_c128_sat_strided,
+            cast_from_f64::cast_f64_df32_dflt_contig,
+            cast_from_f64::cast_f64_df32_dflt_strided,
+            cast_from_f64::cast_f64_df32_sat_contig,
+            cast_from_f64::cast_f64_df32_sat_strided,
+            cast_from_f64::cast_f64_dd64_dflt_contig,
+            cast_from_f64::cast_f64_dd64_dflt_strided,
+            cast_from_f64::cast_f64_dd64_sat_contig,
+            cast_from_f64::cast_f64_dd64_sat_strided,
             cast_from_f64::cast_f64_e4m3fn_dflt_contig,
             cast_from_f64::cast_f64_e4m3fn_dflt_strided,
             cast_from_f64::cast_f64_e4m3fn_sat_contig,
@@ -16097,6 +16946,14 @@ macro_rules! __tier_body {
             cast_from_c64::cast_c64_c128_dflt_strided,
             cast_from_c64::cast_c64_c128_sat_contig,
             cast_from_c64::cast_c64_c128_sat_strided,
+            cast_from_c64::cast_c64_df32_dflt_contig,
+            cast_from_c64::cast_c64_df32_dflt_strided,
+            cast_from_c64::cast_c64_df32_sat_contig,
+            cast_from_c64::cast_c64_df32_sat_strided,
+            cast_from_c64::cast_c64_dd64_dflt_contig,
+            cast_from_c64::cast_c64_dd64_dflt_strided,
+            cast_from_c64::cast_c64_dd64_sat_contig,
+            cast_from_c64::cast_c64_dd64_sat_strided,
             cast_from_c64::cast_c64_e4m3fn_dflt_contig,
             cast_from_c64::cast_c64_e4m3fn_dflt_strided,
             cast_from_c64::cast_c64_e4m3fn_sat_contig,
@@ -16217,6 +17074,14 @@ macro_rules! __tier_body {
             cast_from_c128::cast_c128_c128_dflt_strided,
             cast_from_c128::cast_c128_c128_sat_contig,
             cast_from_c128::cast_c128_c128_sat_strided,
+            cast_from_c128::cast_c128_df32_dflt_contig,
+            cast_from_c128::cast_c128_df32_dflt_strided,
+            cast_from_c128::cast_c128_df32_sat_contig,
+            cast_from_c128::cast_c128_df32_sat_strided,
+            cast_from_c128::cast_c128_dd64_dflt_contig,
+            cast_from_c128::cast_c128_dd64_dflt_strided,
+            cast_from_c128::cast_c128_dd64_sat_contig,
+            cast_from_c128::cast_c128_dd64_sat_strided,
             cast_from_c128::cast_c128_e4m3fn_dflt_contig,
             cast_from_c128::cast_c128_e4m3fn_dflt_strided,
             cast_from_c128::cast_c128_e4m3fn_sat_contig,
@@ -16265,6 +17130,262 @@ macro_rules! __tier_body {
             cast_from_c128::cast_c128_ue4m3_dflt_strided,
             cast_from_c128::cast_c128_ue4m3_sat_contig,
             cast_from_c128::cast_c128_ue4m3_sat_strided,
+            cast_from_df32::cast_df32_bool_dflt_contig,
+            cast_from_df32::cast_df32_bool_dflt_strided,
+            cast_from_df32::cast_df32_bool_sat_contig,
+            cast_from_df32::cast_df32_bool_sat_strided,
+            cast_from_df32::cast_df32_i8_dflt_contig,
+            cast_from_df32::cast_df32_i8_dflt_strided,
+            cast_from_df32::cast_df32_i8_sat_contig,
+            cast_from_df32::cast_df32_i8_sat_strided,
+            cast_from_df32::cast_df32_i16_dflt_contig,
+            cast_from_df32::cast_df32_i16_dflt_strided,
+            cast_from_df32::cast_df32_i16_sat_contig,
+            cast_from_df32::cast_df32_i16_sat_strided,
+            cast_from_df32::cast_df32_i32_dflt_contig,
+            cast_from_df32::cast_df32_i32_dflt_strided,
+            cast_from_df32::cast_df32_i32_sat_contig,
+            cast_from_df32::cast_df32_i32_sat_strided,
+            cast_from_df32::cast_df32_i64_dflt_contig,
+            cast_from_df32::cast_df32_i64_dflt_strided,
+            cast_from_df32::cast_df32_i64_sat_contig,
+            cast_from_df32::cast_df32_i64_sat_strided,
+            cast_from_df32::cast_df32_u8_dflt_contig,
+            cast_from_df32::cast_df32_u8_dflt_strided,
+            cast_from_df32::cast_df32_u8_sat_contig,
+            cast_from_df32::cast_df32_u8_sat_strided,
+            cast_from_df32::cast_df32_u16_dflt_contig,
+            cast_from_df32::cast_df32_u16_dflt_strided,
+            cast_from_df32::cast_df32_u16_sat_contig,
+            cast_from_df32::cast_df32_u16_sat_strided,
+            cast_from_df32::cast_df32_u32_dflt_contig,
+            cast_from_df32::cast_df32_u32_dflt_strided,
+            cast_from_df32::cast_df32_u32_sat_contig,
+            cast_from_df32::cast_df32_u32_sat_strided,
+            cast_from_df32::cast_df32_u64_dflt_contig,
+            cast_from_df32::cast_df32_u64_dflt_strided,
+            cast_from_df32::cast_df32_u64_sat_contig,
+            cast_from_df32::cast_df32_u64_sat_strided,
+            cast_from_df32::cast_df32_i4_dflt_contig,
+            cast_from_df32::cast_df32_i4_dflt_strided,
+            cast_from_df32::cast_df32_i4_sat_contig,
+            cast_from_df32::cast_df32_i4_sat_strided,
+            cast_from_df32::cast_df32_u4_dflt_contig,
+            cast_from_df32::cast_df32_u4_dflt_strided,
+            cast_from_df32::cast_df32_u4_sat_contig,
+            cast_from_df32::cast_df32_u4_sat_strided,
+            cast_from_df32::cast_df32_u1_dflt_contig,
+            cast_from_df32::cast_df32_u1_dflt_strided,
+            cast_from_df32::cast_df32_u1_sat_contig,
+            cast_from_df32::cast_df32_u1_sat_strided,
+            cast_from_df32::cast_df32_f16_dflt_contig,
+            cast_from_df32::cast_df32_f16_dflt_strided,
+            cast_from_df32::cast_df32_f16_sat_contig,
+            cast_from_df32::cast_df32_f16_sat_strided,
+            cast_from_df32::cast_df32_bf16_dflt_contig,
+            cast_from_df32::cast_df32_bf16_dflt_strided,
+            cast_from_df32::cast_df32_bf16_sat_contig,
+            cast_from_df32::cast_df32_bf16_sat_strided,
+            cast_from_df32::cast_df32_f32_dflt_contig,
+            cast_from_df32::cast_df32_f32_dflt_strided,
+            cast_from_df32::cast_df32_f32_sat_contig,
+            cast_from_df32::cast_df32_f32_sat_strided,
+            cast_from_df32::cast_df32_f64_dflt_contig,
+            cast_from_df32::cast_df32_f64_dflt_strided,
+            cast_from_df32::cast_df32_f64_sat_contig,
+            cast_from_df32::cast_df32_f64_sat_strided,
+            cast_from_df32::cast_df32_c64_dflt_contig,
+            cast_from_df32::cast_df32_c64_dflt_strided,
+            cast_from_df32::cast_df32_c64_sat_contig,
+            cast_from_df32::cast_df32_c64_sat_strided,
+            cast_from_df32::cast_df32_c128_dflt_contig,
+            cast_from_df32::cast_df32_c128_dflt_strided,
+            cast_from_df32::cast_df32_c128_sat_contig,
+            cast_from_df32::cast_df32_c128_sat_strided,
+            cast_from_df32::cast_df32_df32_dflt_contig,
+            cast_from_df32::cast_df32_df32_dflt_strided,
+            cast_from_df32::cast_df32_df32_sat_contig,
+            cast_from_df32::cast_df32_df32_sat_strided,
+            cast_from_df32::cast_df32_dd64_dflt_contig,
+            cast_from_df32::cast_df32_dd64_dflt_strided,
+            cast_from_df32::cast_df32_dd64_sat_contig,
+            cast_from_df32::cast_df32_dd64_sat_strided,
+            cast_from_df32::cast_df32_e4m3fn_dflt_contig,
+            cast_from_df32::cast_df32_e4m3fn_dflt_strided,
+            cast_from_df32::cast_df32_e4m3fn_sat_contig,
+            cast_from_df32::cast_df32_e4m3fn_sat_strided,
+            cast_from_df32::cast_df32_e5m2_dflt_contig,
+            cast_from_df32::cast_df32_e5m2_dflt_strided,
+            cast_from_df32::cast_df32_e5m2_sat_contig,
+            cast_from_df32::cast_df32_e5m2_sat_strided,
+            cast_from_df32::cast_df32_e4m3_dflt_contig,
+            cast_from_df32::cast_df32_e4m3_dflt_strided,
+            cast_from_df32::cast_df32_e4m3_sat_contig,
+            cast_from_df32::cast_df32_e4m3_sat_strided,
+            cast_from_df32::cast_df32_e3m4_dflt_contig,
+            cast_from_df32::cast_df32_e3m4_dflt_strided,
+            cast_from_df32::cast_df32_e3m4_sat_contig,
+            cast_from_df32::cast_df32_e3m4_sat_strided,
+            cast_from_df32::cast_df32_e4m3fnuz_dflt_contig,
+            cast_from_df32::cast_df32_e4m3fnuz_dflt_strided,
+            cast_from_df32::cast_df32_e4m3fnuz_sat_contig,
+            cast_from_df32::cast_df32_e4m3fnuz_sat_strided,
+            cast_from_df32::cast_df32_e5m2fnuz_dflt_contig,
+            cast_from_df32::cast_df32_e5m2fnuz_dflt_strided,
+            cast_from_df32::cast_df32_e5m2fnuz_sat_contig,
+            cast_from_df32::cast_df32_e5m2fnuz_sat_strided,
+            cast_from_df32::cast_df32_e4m3b11fnuz_dflt_contig,
+            cast_from_df32::cast_df32_e4m3b11fnuz_dflt_strided,
+            cast_from_df32::cast_df32_e4m3b11fnuz_sat_contig,
+            cast_from_df32::cast_df32_e4m3b11fnuz_sat_strided,
+            cast_from_df32::cast_df32_e8m0fnu_dflt_contig,
+            cast_from_df32::cast_df32_e8m0fnu_dflt_strided,
+            cast_from_df32::cast_df32_e8m0fnu_sat_contig,
+            cast_from_df32::cast_df32_e8m0fnu_sat_strided,
+            cast_from_df32::cast_df32_e2m3fn_dflt_contig,
+            cast_from_df32::cast_df32_e2m3fn_dflt_strided,
+            cast_from_df32::cast_df32_e2m3fn_sat_contig,
+            cast_from_df32::cast_df32_e2m3fn_sat_strided,
+            cast_from_df32::cast_df32_e3m2fn_dflt_contig,
+            cast_from_df32::cast_df32_e3m2fn_dflt_strided,
+            cast_from_df32::cast_df32_e3m2fn_sat_contig,
+            cast_from_df32::cast_df32_e3m2fn_sat_strided,
+            cast_from_df32::cast_df32_e2m1fn_dflt_contig,
+            cast_from_df32::cast_df32_e2m1fn_dflt_strided,
+            cast_from_df32::cast_df32_e2m1fn_sat_contig,
+            cast_from_df32::cast_df32_e2m1fn_sat_strided,
+            cast_from_df32::cast_df32_ue4m3_dflt_contig,
+            cast_from_df32::cast_df32_ue4m3_dflt_strided,
+            cast_from_df32::cast_df32_ue4m3_sat_contig,
+            cast_from_df32::cast_df32_ue4m3_sat_strided,
+            cast_from_dd64::cast_dd64_bool_dflt_contig,
+            cast_from_dd64::cast_dd64_bool_dflt_strided,
+            cast_from_dd64::cast_dd64_bool_sat_contig,
+            cast_from_dd64::cast_dd64_bool_sat_strided,
+            cast_from_dd64::cast_dd64_i8_dflt_contig,
+            cast_from_dd64::cast_dd64_i8_dflt_strided,
+            cast_from_dd64::cast_dd64_i8_sat_contig,
+            cast_from_dd64::cast_dd64_i8_sat_strided,
+            cast_from_dd64::cast_dd64_i16_dflt_contig,
+            cast_from_dd64::cast_dd64_i16_dflt_strided,
+            cast_from_dd64::cast_dd64_i16_sat_contig,
+            cast_from_dd64::cast_dd64_i16_sat_strided,
+            cast_from_dd64::cast_dd64_i32_dflt_contig,
+            cast_from_dd64::cast_dd64_i32_dflt_strided,
+            cast_from_dd64::cast_dd64_i32_sat_contig,
+            cast_from_dd64::cast_dd64_i32_sat_strided,
+            cast_from_dd64::cast_dd64_i64_dflt_contig,
+            cast_from_dd64::cast_dd64_i64_dflt_strided,
+            cast_from_dd64::cast_dd64_i64_sat_contig,
+            cast_from_dd64::cast_dd64_i64_sat_strided,
+            cast_from_dd64::cast_dd64_u8_dflt_contig,
+            cast_from_dd64::cast_dd64_u8_dflt_strided,
+            cast_from_dd64::cast_dd64_u8_sat_contig,
+            cast_from_dd64::cast_dd64_u8_sat_strided,
+            cast_from_dd64::cast_dd64_u16_dflt_contig,
+            cast_from_dd64::cast_dd64_u16_dflt_strided,
+            cast_from_dd64::cast_dd64_u16_sat_contig,
+            cast_from_dd64::cast_dd64_u16_sat_strided,
+            cast_from_dd64::cast_dd64_u32_dflt_contig,
+            cast_from_dd64::cast_dd64_u32_dflt_strided,
+            cast_from_dd64::cast_dd64_u32_sat_contig,
+            cast_from_dd64::cast_dd64_u32_sat_strided,
+            cast_from_dd64::cast_dd64_u64_dflt_contig,
+            cast_from_dd64::cast_dd64_u64_dflt_strided,
+            cast_from_dd64::cast_dd64_u64_sat_contig,
+            cast_from_dd64::cast_dd64_u64_sat_strided,
+            cast_from_dd64::cast_dd64_i4_dflt_contig,
+            cast_from_dd64::cast_dd64_i4_dflt_strided,
+            cast_from_dd64::cast_dd64_i4_sat_contig,
+            cast_from_dd64::cast_dd64_i4_sat_strided,
+            cast_from_dd64::cast_dd64_u4_dflt_contig,
+            cast_from_dd64::cast_dd64_u4_dflt_strided,
+            cast_from_dd64::cast_dd64_u4_sat_contig,
+            cast_from_dd64::cast_dd64_u4_sat_strided,
+            cast_from_dd64::cast_dd64_u1_dflt_contig,
+            cast_from_dd64::cast_dd64_u1_dflt_strided,
+            cast_from_dd64::cast_dd64_u1_sat_contig,
+            cast_from_dd64::cast_dd64_u1_sat_strided,
+            cast_from_dd64::cast_dd64_f16_dflt_contig,
+            cast_from_dd64::cast_dd64_f16_dflt_strided,
+            cast_from_dd64::cast_dd64_f16_sat_contig,
+            cast_from_dd64::cast_dd64_f16_sat_strided,
+            cast_from_dd64::cast_dd64_bf16_dflt_contig,
+            cast_from_dd64::cast_dd64_bf16_dflt_strided,
+            cast_from_dd64::cast_dd64_bf16_sat_contig,
+            cast_from_dd64::cast_dd64_bf16_sat_strided,
+            cast_from_dd64::cast_dd64_f32_dflt_contig,
+            cast_from_dd64::cast_dd64_f32_dflt_strided,
+            cast_from_dd64::cast_dd64_f32_sat_contig,
+            cast_from_dd64::cast_dd64_f32_sat_strided,
+            cast_from_dd64::cast_dd64_f64_dflt_contig,
+            cast_from_dd64::cast_dd64_f64_dflt_strided,
+            cast_from_dd64::cast_dd64_f64_sat_contig,
+            cast_from_dd64::cast_dd64_f64_sat_strided,
+            cast_from_dd64::cast_dd64_c64_dflt_contig,
+            cast_from_dd64::cast_dd64_c64_dflt_strided,
+            cast_from_dd64::cast_dd64_c64_sat_contig,
+            cast_from_dd64::cast_dd64_c64_sat_strided,
+            cast_from_dd64::cast_dd64_c128_dflt_contig,
+            cast_from_dd64::cast_dd64_c128_dflt_strided,
+            cast_from_dd64::cast_dd64_c128_sat_contig,
+            cast_from_dd64::cast_dd64_c128_sat_strided,
+            cast_from_dd64::cast_dd64_df32_dflt_contig,
+            cast_from_dd64::cast_dd64_df32_dflt_strided,
+            cast_from_dd64::cast_dd64_df32_sat_contig,
+            cast_from_dd64::cast_dd64_df32_sat_strided,
+            cast_from_dd64::cast_dd64_dd64_dflt_contig,
+            cast_from_dd64::cast_dd64_dd64_dflt_strided,
+            cast_from_dd64::cast_dd64_dd64_sat_contig,
+            cast_from_dd64::cast_dd64_dd64_sat_strided,
+            cast_from_dd64::cast_dd64_e4m3fn_dflt_contig,
+            cast_from_dd64::cast_dd64_e4m3fn_dflt_strided,
+            cast_from_dd64::cast_dd64_e4m3fn_sat_contig,
+            cast_from_dd64::cast_dd64_e4m3fn_sat_strided,
+            cast_from_dd64::cast_dd64_e5m2_dflt_contig,
+            cast_from_dd64::cast_dd64_e5m2_dflt_strided,
+            cast_from_dd64::cast_dd64_e5m2_sat_contig,
+            cast_from_dd64::cast_dd64_e5m2_sat_strided,
+            cast_from_dd64::cast_dd64_e4m3_dflt_contig,
+            cast_from_dd64::cast_dd64_e4m3_dflt_strided,
+            cast_from_dd64::cast_dd64_e4m3_sat_contig,
+            cast_from_dd64::cast_dd64_e4m3_sat_strided,
+            cast_from_dd64::cast_dd64_e3m4_dflt_contig,
+            cast_from_dd64::cast_dd64_e3m4_dflt_strided,
+            cast_from_dd64::cast_dd64_e3m4_sat_contig,
+            cast_from_dd64::cast_dd64_e3m4_sat_strided,
+            cast_from_dd64::cast_dd64_e4m3fnuz_dflt_contig,
+            cast_from_dd64::cast_dd64_e4m3fnuz_dflt_strided,
+            cast_from_dd64::cast_dd64_e4m3fnuz_sat_contig,
+            cast_from_dd64::cast_dd64_e4m3fnuz_sat_strided,
+            cast_from_dd64::cast_dd64_e5m2fnuz_dflt_contig,
+            cast_from_dd64::cast_dd64_e5m2fnuz_dflt_strided,
+            cast_from_dd64::cast_dd64_e5m2fnuz_sat_contig,
+            cast_from_dd64::cast_dd64_e5m2fnuz_sat_strided,
+            cast_from_dd64::cast_dd64_e4m3b11fnuz_dflt_contig,
+            cast_from_dd64::cast_dd64_e4m3b11fnuz_dflt_strided,
+            cast_from_dd64::cast_dd64_e4m3b11fnuz_sat_contig,
+            cast_from_dd64::cast_dd64_e4m3b11fnuz_sat_strided,
+            cast_from_dd64::cast_dd64_e8m0fnu_dflt_contig,
+            cast_from_dd64::cast_dd64_e8m0fnu_dflt_strided,
+            cast_from_dd64::cast_dd64_e8m0fnu_sat_contig,
+            cast_from_dd64::cast_dd64_e8m0fnu_sat_strided,
+            cast_from_dd64::cast_dd64_e2m3fn_dflt_contig,
+            cast_from_dd64::cast_dd64_e2m3fn_dflt_strided,
+            cast_from_dd64::cast_dd64_e2m3fn_sat_contig,
+            cast_from_dd64::cast_dd64_e2m3fn_sat_strided,
+            cast_from_dd64::cast_dd64_e3m2fn_dflt_contig,
+            cast_from_dd64::cast_dd64_e3m2fn_dflt_strided,
+            cast_from_dd64::cast_dd64_e3m2fn_sat_contig,
+            cast_from_dd64::cast_dd64_e3m2fn_sat_strided,
+            cast_from_dd64::cast_dd64_e2m1fn_dflt_contig,
+            cast_from_dd64::cast_dd64_e2m1fn_dflt_strided,
+            cast_from_dd64::cast_dd64_e2m1fn_sat_contig,
+            cast_from_dd64::cast_dd64_e2m1fn_sat_strided,
+            cast_from_dd64::cast_dd64_ue4m3_dflt_contig,
+            cast_from_dd64::cast_dd64_ue4m3_dflt_strided,
+            cast_from_dd64::cast_dd64_ue4m3_sat_contig,
+            cast_from_dd64::cast_dd64_ue4m3_sat_strided,
             cast_from_e4m3fn::cast_e4m3fn_bool_dflt_contig,
             cast_from_e4m3fn::cast_e4m3fn_bool_dflt_strided,
             cast_from_e4m3fn::cast_e4m3fn_bool_sat_contig,
@@ -16337,6 +17458,14 @@ macro_rules! __tier_body {
             cast_from_e4m3fn::cast_e4m3fn_c128_dflt_strided,
             cast_from_e4m3fn::cast_e4m3fn_c128_sat_contig,
             cast_from_e4m3fn::cast_e4m3fn_c128_sat_strided,
+            cast_from_e4m3fn::cast_e4m3fn_df32_dflt_contig,
+            cast_from_e4m3fn::cast_e4m3fn_df32_dflt_strided,
+            cast_from_e4m3fn::cast_e4m3fn_df32_sat_contig,
+            cast_from_e4m3fn::cast_e4m3fn_df32_sat_strided,
+            cast_from_e4m3fn::cast_e4m3fn_dd64_dflt_contig,
+            cast_from_e4m3fn::cast_e4m3fn_dd64_dflt_strided,
+            cast_from_e4m3fn::cast_e4m3fn_dd64_sat_contig,
+            cast_from_e4m3fn::cast_e4m3fn_dd64_sat_strided,
             cast_from_e4m3fn::cast_e4m3fn_e4m3fn_dflt_contig,
             cast_from_e4m3fn::cast_e4m3fn_e4m3fn_dflt_strided,
             cast_from_e4m3fn::cast_e4m3fn_e4m3fn_sat_contig,
@@ -16457,6 +17586,14 @@ macro_rules! __tier_body {
             cast_from_e5m2::cast_e5m2_c128_dflt_strided,
             cast_from_e5m2::cast_e5m2_c128_sat_contig,
             cast_from_e5m2::cast_e5m2_c128_sat_strided,
+            cast_from_e5m2::cast_e5m2_df32_dflt_contig,
+            cast_from_e5m2::cast_e5m2_df32_dflt_strided,
+            cast_from_e5m2::cast_e5m2_df32_sat_contig,
+            cast_from_e5m2::cast_e5m2_df32_sat_strided,
+            cast_from_e5m2::cast_e5m2_dd64_dflt_contig,
+            cast_from_e5m2::cast_e5m2_dd64_dflt_strided,
+            cast_from_e5m2::cast_e5m2_dd64_sat_contig,
+            cast_from_e5m2::cast_e5m2_dd64_sat_strided,
             cast_from_e5m2::cast_e5m2_e4m3fn_dflt_contig,
             cast_from_e5m2::cast_e5m2_e4m3fn_dflt_strided,
             cast_from_e5m2::cast_e5m2_e4m3fn_sat_contig,
@@ -16577,6 +17714,14 @@ macro_rules! __tier_body {
             cast_from_e4m3::cast_e4m3_c128_dflt_strided,
             cast_from_e4m3::cast_e4m3_c128_sat_contig,
             cast_from_e4m3::cast_e4m3_c128_sat_strided,
+            cast_from_e4m3::cast_e4m3_df32_dflt_contig,
+            cast_from_e4m3::cast_e4m3_df32_dflt_strided,
+            cast_from_e4m3::cast_e4m3_df32_sat_contig,
+            cast_from_e4m3::cast_e4m3_df32_sat_strided,
+            cast_from_e4m3::cast_e4m3_dd64_dflt_contig,
+            cast_from_e4m3::cast_e4m3_dd64_dflt_strided,
+            cast_from_e4m3::cast_e4m3_dd64_sat_contig,
+            cast_from_e4m3::cast_e4m3_dd64_sat_strided,
             cast_from_e4m3::cast_e4m3_e4m3fn_dflt_contig,
             cast_from_e4m3::cast_e4m3_e4m3fn_dflt_strided,
             cast_from_e4m3::cast_e4m3_e4m3fn_sat_contig,
@@ -16697,6 +17842,14 @@ macro_rules! __tier_body {
             cast_from_e3m4::cast_e3m4_c128_dflt_strided,
             cast_from_e3m4::cast_e3m4_c128_sat_contig,
             cast_from_e3m4::cast_e3m4_c128_sat_strided,
+            cast_from_e3m4::cast_e3m4_df32_dflt_contig,
+            cast_from_e3m4::cast_e3m4_df32_dflt_strided,
+            cast_from_e3m4::cast_e3m4_df32_sat_contig,
+            cast_from_e3m4::cast_e3m4_df32_sat_strided,
+            cast_from_e3m4::cast_e3m4_dd64_dflt_contig,
+            cast_from_e3m4::cast_e3m4_dd64_dflt_strided,
+            cast_from_e3m4::cast_e3m4_dd64_sat_contig,
+            cast_from_e3m4::cast_e3m4_dd64_sat_strided,
             cast_from_e3m4::cast_e3m4_e4m3fn_dflt_contig,
             cast_from_e3m4::cast_e3m4_e4m3fn_dflt_strided,
             cast_from_e3m4::cast_e3m4_e4m3fn_sat_contig,
@@ -16817,6 +17970,14 @@ macro_rules! __tier_body {
             cast_from_e4m3fnuz::cast_e4m3fnuz_c128_dflt_strided,
             cast_from_e4m3fnuz::cast_e4m3fnuz_c128_sat_contig,
             cast_from_e4m3fnuz::cast_e4m3fnuz_c128_sat_strided,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_df32_dflt_contig,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_df32_dflt_strided,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_df32_sat_contig,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_df32_sat_strided,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_dd64_dflt_contig,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_dd64_dflt_strided,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_dd64_sat_contig,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_dd64_sat_strided,
             cast_from_e4m3fnuz::cast_e4m3fnuz_e4m3fn_dflt_contig,
             cast_from_e4m3fnuz::cast_e4m3fnuz_e4m3fn_dflt_strided,
             cast_from_e4m3fnuz::cast_e4m3fnuz_e4m3fn_sat_contig,
@@ -16937,6 +18098,14 @@ macro_rules! __tier_body {
             cast_from_e5m2fnuz::cast_e5m2fnuz_c128_dflt_strided,
             cast_from_e5m2fnuz::cast_e5m2fnuz_c128_sat_contig,
             cast_from_e5m2fnuz::cast_e5m2fnuz_c128_sat_strided,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_df32_dflt_contig,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_df32_dflt_strided,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_df32_sat_contig,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_df32_sat_strided,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_dd64_dflt_contig,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_dd64_dflt_strided,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_dd64_sat_contig,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_dd64_sat_strided,
             cast_from_e5m2fnuz::cast_e5m2fnuz_e4m3fn_dflt_contig,
             cast_from_e5m2fnuz::cast_e5m2fnuz_e4m3fn_dflt_strided,
             cast_from_e5m2fnuz::cast_e5m2fnuz_e4m3fn_sat_contig,
@@ -17057,6 +18226,14 @@ macro_rules! __tier_body {
             cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_c128_dflt_strided,
             cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_c128_sat_contig,
             cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_c128_sat_strided,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_df32_dflt_contig,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_df32_dflt_strided,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_df32_sat_contig,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_df32_sat_strided,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_dd64_dflt_contig,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_dd64_dflt_strided,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_dd64_sat_contig,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_dd64_sat_strided,
             cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_e4m3fn_dflt_contig,
             cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_e4m3fn_dflt_strided,
             cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_e4m3fn_sat_contig,
@@ -17177,6 +18354,14 @@ macro_rules! __tier_body {
             cast_from_e8m0fnu::cast_e8m0fnu_c128_dflt_strided,
             cast_from_e8m0fnu::cast_e8m0fnu_c128_sat_contig,
             cast_from_e8m0fnu::cast_e8m0fnu_c128_sat_strided,
+            cast_from_e8m0fnu::cast_e8m0fnu_df32_dflt_contig,
+            cast_from_e8m0fnu::cast_e8m0fnu_df32_dflt_strided,
+            cast_from_e8m0fnu::cast_e8m0fnu_df32_sat_contig,
+            cast_from_e8m0fnu::cast_e8m0fnu_df32_sat_strided,
+            cast_from_e8m0fnu::cast_e8m0fnu_dd64_dflt_contig,
+            cast_from_e8m0fnu::cast_e8m0fnu_dd64_dflt_strided,
+            cast_from_e8m0fnu::cast_e8m0fnu_dd64_sat_contig,
+            cast_from_e8m0fnu::cast_e8m0fnu_dd64_sat_strided,
             cast_from_e8m0fnu::cast_e8m0fnu_e4m3fn_dflt_contig,
             cast_from_e8m0fnu::cast_e8m0fnu_e4m3fn_dflt_strided,
             cast_from_e8m0fnu::cast_e8m0fnu_e4m3fn_sat_contig,
@@ -17297,6 +18482,14 @@ macro_rules! __tier_body {
             cast_from_e2m3fn::cast_e2m3fn_c128_dflt_strided,
             cast_from_e2m3fn::cast_e2m3fn_c128_sat_contig,
             cast_from_e2m3fn::cast_e2m3fn_c128_sat_strided,
+            cast_from_e2m3fn::cast_e2m3fn_df32_dflt_contig,
+            cast_from_e2m3fn::cast_e2m3fn_df32_dflt_strided,
+            cast_from_e2m3fn::cast_e2m3fn_df32_sat_contig,
+            cast_from_e2m3fn::cast_e2m3fn_df32_sat_strided,
+            cast_from_e2m3fn::cast_e2m3fn_dd64_dflt_contig,
+            cast_from_e2m3fn::cast_e2m3fn_dd64_dflt_strided,
+            cast_from_e2m3fn::cast_e2m3fn_dd64_sat_contig,
+            cast_from_e2m3fn::cast_e2m3fn_dd64_sat_strided,
             cast_from_e2m3fn::cast_e2m3fn_e4m3fn_dflt_contig,
             cast_from_e2m3fn::cast_e2m3fn_e4m3fn_dflt_strided,
             cast_from_e2m3fn::cast_e2m3fn_e4m3fn_sat_contig,
@@ -17417,6 +18610,14 @@ macro_rules! __tier_body {
             cast_from_e3m2fn::cast_e3m2fn_c128_dflt_strided,
             cast_from_e3m2fn::cast_e3m2fn_c128_sat_contig,
             cast_from_e3m2fn::cast_e3m2fn_c128_sat_strided,
+            cast_from_e3m2fn::cast_e3m2fn_df32_dflt_contig,
+            cast_from_e3m2fn::cast_e3m2fn_df32_dflt_strided,
+            cast_from_e3m2fn::cast_e3m2fn_df32_sat_contig,
+            cast_from_e3m2fn::cast_e3m2fn_df32_sat_strided,
+            cast_from_e3m2fn::cast_e3m2fn_dd64_dflt_contig,
+            cast_from_e3m2fn::cast_e3m2fn_dd64_dflt_strided,
+            cast_from_e3m2fn::cast_e3m2fn_dd64_sat_contig,
+            cast_from_e3m2fn::cast_e3m2fn_dd64_sat_strided,
             cast_from_e3m2fn::cast_e3m2fn_e4m3fn_dflt_contig,
             cast_from_e3m2fn::cast_e3m2fn_e4m3fn_dflt_strided,
             cast_from_e3m2fn::cast_e3m2fn_e4m3fn_sat_contig,
@@ -17537,6 +18738,14 @@ macro_rules! __tier_body {
             cast_from_e2m1fn::cast_e2m1fn_c128_dflt_strided,
             cast_from_e2m1fn::cast_e2m1fn_c128_sat_contig,
             cast_from_e2m1fn::cast_e2m1fn_c128_sat_strided,
+            cast_from_e2m1fn::cast_e2m1fn_df32_dflt_contig,
+            cast_from_e2m1fn::cast_e2m1fn_df32_dflt_strided,
+            cast_from_e2m1fn::cast_e2m1fn_df32_sat_contig,
+            cast_from_e2m1fn::cast_e2m1fn_df32_sat_strided,
+            cast_from_e2m1fn::cast_e2m1fn_dd64_dflt_contig,
+            cast_from_e2m1fn::cast_e2m1fn_dd64_dflt_strided,
+            cast_from_e2m1fn::cast_e2m1fn_dd64_sat_contig,
+            cast_from_e2m1fn::cast_e2m1fn_dd64_sat_strided,
             cast_from_e2m1fn::cast_e2m1fn_e4m3fn_dflt_contig,
             cast_from_e2m1fn::cast_e2m1fn_e4m3fn_dflt_strided,
             cast_from_e2m1fn::cast_e2m1fn_e4m3fn_sat_contig,
@@ -17657,6 +18866,14 @@ macro_rules! __tier_body {
             cast_from_ue4m3::cast_ue4m3_c128_dflt_strided,
             cast_from_ue4m3::cast_ue4m3_c128_sat_contig,
             cast_from_ue4m3::cast_ue4m3_c128_sat_strided,
+            cast_from_ue4m3::cast_ue4m3_df32_dflt_contig,
+            cast_from_ue4m3::cast_ue4m3_df32_dflt_strided,
+            cast_from_ue4m3::cast_ue4m3_df32_sat_contig,
+            cast_from_ue4m3::cast_ue4m3_df32_sat_strided,
+            cast_from_ue4m3::cast_ue4m3_dd64_dflt_contig,
+            cast_from_ue4m3::cast_ue4m3_dd64_dflt_strided,
+            cast_from_ue4m3::cast_ue4m3_dd64_sat_contig,
+            cast_from_ue4m3::cast_ue4m3_dd64_sat_strided,
             cast_from_ue4m3::cast_ue4m3_e4m3fn_dflt_contig,
             cast_from_ue4m3::cast_ue4m3_e4m3fn_dflt_strided,
             cast_from_ue4m3::cast_ue4m3_e4m3fn_sat_contig,

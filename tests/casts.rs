@@ -29,6 +29,7 @@
 
 mod oracle;
 
+use oracle::exact::{self, BigU, Dy, Fmt};
 use oracle::harness::{par_map, write_records, Failures};
 use std::collections::BTreeSet;
 use std::time::Instant;
@@ -39,8 +40,8 @@ use tessera_testkit::edges::{edge_elems, F32_EDGES};
 use tessera_testkit::mini::{mini, MiniOracle};
 use tessera_testkit::rng::{seed, Rng};
 use tessera_testkit::values::{
-    code_bytes, decode, int_bytes, int_range, push_random, random_f32, random_f64, same_result,
-    width, Val,
+    code_bytes, component_ulp, decode, int_bytes, int_range, pair_bytes, push_random, random_f32,
+    random_f64, same_result, width, Val,
 };
 
 // ------------------------------------------------------------------ records
@@ -200,16 +201,167 @@ fn to_f64(x: Real, sat: bool) -> f64 {
     }
 }
 
+/// The exact value of a finite pair source, hi + lo.
+fn pair_exact(hi: f64, lo: f64) -> Dy {
+    Dy::from_f64(hi).add(&Dy::from_f64(lo))
+}
+
+/// The exact value of a real source as a dyadic number (finite values only).
+fn real_exact(x: Real) -> Dy {
+    match x {
+        Real::B(b) => Dy::from_f64(b as u8 as f64),
+        Real::I(v) => Dy {
+            neg: v < 0,
+            mag: BigU::from_u128(v.unsigned_abs()),
+            exp: 0,
+        },
+        Real::F(x) => Dy::from_f64(x),
+    }
+}
+
+/// An exact value rounded once into f32 or f64 (`fmt`), the saturating mode
+/// turning an overflow into ±MAX.
+fn round_exact(x: &Dy, fmt: Fmt, sat: bool) -> f64 {
+    let r = x.round(fmt);
+    if sat && r.is_infinite() {
+        let max = if fmt.p == 24 {
+            f32::MAX as f64
+        } else {
+            f64::MAX
+        };
+        max.copysign(r)
+    } else {
+        r
+    }
+}
+
+/// An exact value truncated toward zero and clamped into `dst`'s range.
+fn trunc_exact(x: &Dy, min: i128, max: i128) -> i128 {
+    let t = if x.exp >= 0 {
+        if x.mag.bits() as i64 + x.exp > 126 {
+            return if x.neg { min } else { max };
+        }
+        x.mag.shl(x.exp as u64)
+    } else {
+        x.mag.shr((-x.exp) as u64)
+    };
+    if t.bits() > 126 {
+        return if x.neg { min } else { max };
+    }
+    let m = (t.shr(64).low_u64() as i128) << 64 | t.low_u64() as i128;
+    (if x.neg { -m } else { m }).clamp(min, max)
+}
+
+/// Compare an exact value's magnitude with a finite f64.
+fn cmp_mag(x: &Dy, v: f64) -> std::cmp::Ordering {
+    let d = Dy {
+        neg: false,
+        mag: x.mag.clone(),
+        exp: x.exp,
+    }
+    .add(&Dy::from_f64(v).negate());
+    if d.mag.is_zero() {
+        std::cmp::Ordering::Equal
+    } else if d.neg {
+        std::cmp::Ordering::Less
+    } else {
+        std::cmp::Ordering::Greater
+    }
+}
+
+/// An exact value into a narrow float: its magnitude placed between the
+/// neighbouring finite values and against their midpoint (or the overflow
+/// threshold) exactly, then `encode` given an f64 on the same side of each.
+fn exact_to_mini(m: &MiniOracle, x: &Dy, sat: bool) -> u32 {
+    use std::cmp::Ordering::*;
+    if x.mag.is_zero() {
+        return m.encode(if x.neg { -0.0 } else { 0.0 }, sat);
+    }
+    let t = &m.finite;
+    let i = t.partition_point(|&(v, _)| cmp_mag(x, v) == Greater);
+    let proxy = if i < t.len() && cmp_mag(x, t[i].0) == Equal {
+        t[i].0
+    } else if i == t.len() {
+        let thr = m.overflow_threshold;
+        match cmp_mag(x, thr) {
+            Less => (m.max + thr) / 2.0,
+            Equal => thr,
+            Greater => 2.0 * thr,
+        }
+    } else if i == 0 {
+        // Below the smallest value (a dtype without zero).
+        t[0].0 / 2.0
+    } else {
+        let (lo, hi) = (t[i - 1].0, t[i].0);
+        let mid = (lo + hi) / 2.0;
+        match cmp_mag(x, mid) {
+            Less => (lo + mid) / 2.0,
+            Equal => mid,
+            Greater => (mid + hi) / 2.0,
+        }
+    };
+    m.encode(if x.neg { -proxy } else { proxy }, sat)
+}
+
+/// The expected bytes of a pair destination from an exact value: the value
+/// rounded once into the leading part (±MAX in the saturating mode), the
+/// exact remainder rounded once into the trailing part; a non-finite leading
+/// part has a zero trailing part.
+fn pair_from_exact(dst: DType, sat: bool, x: &Dy) -> Vec<u8> {
+    let fmt = if dst == DType::Df32 {
+        exact::F32
+    } else {
+        exact::F64
+    };
+    let hi = round_exact(x, fmt, sat);
+    if !hi.is_finite() || x.round(fmt).is_infinite() {
+        return pair_bytes(dst, hi, 0.0);
+    }
+    let rest = x.add(&Dy::from_f64(hi).negate());
+    pair_bytes(dst, hi, rest.round(fmt))
+}
+
 /// The expected bytes of casting one source element.
 fn expected(src: DType, dst: DType, sat: bool, bytes: &[u8]) -> Vec<u8> {
-    let val = decode(src, bytes);
+    let mut val = decode(src, bytes);
     let info = dst.info();
+    // A pair whose parts are not both finite (or whose trailing part is
+    // zero) is the value hi + lo of f64 arithmetic; other pairs go exactly.
+    if let Val::P(hi, lo) = val {
+        if !(hi.is_finite() && lo.is_finite()) || lo == 0.0 {
+            val = Val::F(hi + lo);
+        } else {
+            return expected_pair_source(dst, sat, &pair_exact(hi, lo));
+        }
+    }
+    if info.class == Class::Pair {
+        return match val {
+            Val::B(b) => pair_from_exact(dst, sat, &real_exact(Real::B(b))),
+            Val::I(v) => pair_from_exact(dst, sat, &real_exact(Real::I(v))),
+            Val::F(x) | Val::C(x, _) if !x.is_finite() => {
+                let fmt = if dst == DType::Df32 {
+                    exact::F32
+                } else {
+                    exact::F64
+                };
+                let hi = if fmt.p == 24 {
+                    to_f32(Real::F(x), sat) as f64
+                } else {
+                    to_f64(Real::F(x), sat)
+                };
+                pair_bytes(dst, hi, 0.0)
+            }
+            Val::F(x) | Val::C(x, _) => pair_from_exact(dst, sat, &Dy::from_f64(x)),
+            Val::P(..) => unreachable!(),
+        };
+    }
     if info.class == Class::Bool {
         let t = match val {
             Val::B(b) => b,
             Val::I(v) => v != 0,
             Val::F(x) => x != 0.0,
             Val::C(re, im) => re != 0.0 || im != 0.0,
+            Val::P(..) => unreachable!("decided above"),
         };
         return vec![t as u8];
     }
@@ -219,6 +371,7 @@ fn expected(src: DType, dst: DType, sat: bool, bytes: &[u8]) -> Vec<u8> {
             Val::I(v) => (Real::I(v), Real::F(0.0)),
             Val::F(x) => (Real::F(x), Real::F(0.0)),
             Val::C(re, im) => (Real::F(re), Real::F(im)),
+            Val::P(..) => unreachable!("decided above"),
         };
         let mut out = Vec::new();
         if dst == DType::C64 {
@@ -235,6 +388,7 @@ fn expected(src: DType, dst: DType, sat: bool, bytes: &[u8]) -> Vec<u8> {
         Val::I(v) => Real::I(v),
         Val::F(x) => Real::F(x),
         Val::C(re, _) => Real::F(re),
+        Val::P(..) => unreachable!("decided above"),
     };
     match info.class {
         Class::Int | Class::Uint => {
@@ -262,6 +416,45 @@ fn expected(src: DType, dst: DType, sat: bool, bytes: &[u8]) -> Vec<u8> {
             }
         },
         c => unreachable!("{c:?}"),
+    }
+}
+
+/// The expected bytes of a finite pair source whose exact value `x` is not
+/// an f64 sum of its parts: rounded once into every destination.
+fn expected_pair_source(dst: DType, sat: bool, x: &Dy) -> Vec<u8> {
+    let info = dst.info();
+    match info.class {
+        Class::Bool => vec![(!x.mag.is_zero()) as u8],
+        Class::Pair => pair_from_exact(dst, sat, x),
+        Class::Complex => {
+            let (fmt, w) = if dst == DType::C64 {
+                (exact::F32, 4)
+            } else {
+                (exact::F64, 8)
+            };
+            let re = round_exact(x, fmt, sat);
+            let mut out = if w == 4 {
+                (re as f32).to_le_bytes().to_vec()
+            } else {
+                re.to_le_bytes().to_vec()
+            };
+            out.extend(vec![0u8; w]);
+            out
+        }
+        Class::Int | Class::Uint => {
+            let (_, min, max) = int_range(dst);
+            int_bytes(dst, trunc_exact(x, min, max))
+        }
+        Class::Float => match dst {
+            DType::F32 => (round_exact(x, exact::F32, sat) as f32)
+                .to_le_bytes()
+                .to_vec(),
+            DType::F64 => round_exact(x, exact::F64, sat).to_le_bytes().to_vec(),
+            _ => code_bytes(
+                dst,
+                exact_to_mini(mini(dst).expect("a narrow float"), x, sat),
+            ),
+        },
     }
 }
 
@@ -429,6 +622,24 @@ fn sampled_inputs(src: DType, dst: DType, rng: &mut Rng) -> Vec<Vec<u8>> {
                         b.extend(random_f64(rng).to_le_bytes());
                         out.push(b.clone());
                     }
+                }
+            }
+        }
+        Class::Pair => {
+            // Each boundary as a leading part, with trailing parts that
+            // break its ties either way.
+            for &x in &reals {
+                let hi = if src == DType::Df32 {
+                    x as f32 as f64
+                } else {
+                    x
+                };
+                if !hi.is_finite() || hi == 0.0 {
+                    continue;
+                }
+                let ulp = component_ulp(src, hi);
+                for lo in [0.0, ulp / 2.0, -ulp / 2.0, ulp / 4.0, -ulp / 4.0] {
+                    out.push(pair_bytes(src, hi, lo));
                 }
             }
         }

@@ -125,6 +125,10 @@
 //!   positions) beside `slice::sort` and `slice::sort_unstable`, and top-k
 //!   of 1% beside the full sort, in ns/element on one thread (see
 //!   `sort_group.rs`; numpy's from `bench/scripts/sort_numpy.py`); only when named.
+//! * `protected`: the compensated sum and dot (`sum2`, `dot2`) of 64 MiB of
+//!   f32 and f64 beside the plain lane-order ones and a Kahan loop, and the
+//!   pair kinds beside the plain kinds (see `protected_group.rs`); only when
+//!   named.
 //! * `attention`: flash attention prefill (2048 × 2048, d 128, 32/8 heads,
 //!   causal and full) and decode (tk 32768), f32 and bf16, in GFLOP/s at
 //!   one and two threads, beside a naive tessera pipeline, tessera's f32
@@ -156,6 +160,7 @@ mod harness;
 mod linalg_group;
 mod math_group;
 mod movement_group;
+mod protected_group;
 mod reduce;
 mod sort_group;
 
@@ -341,6 +346,7 @@ fn main() -> ExitCode {
     let unique_g = !o.filters.is_empty() && selected(movement_group::UNIQUE, &o.filters);
     let sort_group = !o.filters.is_empty() && selected(sort_group::NAME, &o.filters);
     let attention_g = !o.filters.is_empty() && selected(attention_group::NAME, &o.filters);
+    let protected_g = !o.filters.is_empty() && selected(protected_group::NAME, &o.filters);
     let linalg_g = !o.filters.is_empty()
         && (selected(linalg_group::NAME, &o.filters)
             || o.filters.iter().any(|f| f.starts_with(linalg_group::NAME)));
@@ -364,6 +370,7 @@ fn main() -> ExitCode {
         && !unique_g
         && !sort_group
         && !attention_g
+        && !protected_g
         && !linalg_g
     {
         eprintln!(
@@ -489,6 +496,7 @@ fn main() -> ExitCode {
         (gemm_group, gemm_group::run),
         (sort_group, sort_group::run),
         (attention_g, attention_group::run),
+        (protected_g, protected_group::run),
         (gemm_int, gemm_group::run_int),
         (gemm_complex, gemm_group::run_complex),
         (gather_g, movement_group::run_gather),

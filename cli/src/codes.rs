@@ -25,11 +25,21 @@ pub fn values_per_byte(dtype: DType) -> usize {
 
 /// The `.npy` type a file holding `dtype` must have: numpy's own type where
 /// numpy has one, else raw codes as `|u1` (one byte per code, or packed bytes)
-/// or `<u2` (two-byte codes such as bf16).
+/// or `<u2` (two-byte codes such as bf16); a pair dtype as the complex type of
+/// its component (`<c8` for df32, `<c16` for dd64: hi real, lo imaginary).
 pub fn npy_type(dtype: DType) -> NpyType {
     let info = dtype.info();
     if let Some((t, _)) = info.numpy.and_then(|d| NpyType::from_descr(d).ok()) {
         return t;
+    }
+    // A pair (df32, dd64) travels as numpy's complex of its component:
+    // the real part holds hi, the imaginary part lo (the same bytes).
+    if info.class == tessera::Class::Pair {
+        return if info.item_bytes == 8 {
+            NpyType::C64
+        } else {
+            NpyType::C128
+        };
     }
     match info.item_bytes {
         2 => NpyType::U16,
@@ -306,6 +316,15 @@ pub fn display(dtype: DType, bytes: &[u8]) -> String {
                 } else {
                     "+"
                 },
+                display(comp, &bytes[half..])
+            )
+        }
+        Class::Pair => {
+            let half = bytes.len() / 2;
+            let comp = if half == 4 { DType::F32 } else { DType::F64 };
+            format!(
+                "({} + {})",
+                display(comp, &bytes[..half]),
                 display(comp, &bytes[half..])
             )
         }

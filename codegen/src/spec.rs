@@ -68,6 +68,7 @@ impl DType {
             Class::Float if self.is_mini() => if self.bits <= 8 { "u8" } else { "u16" }.into(),
             Class::Float => format!("f{}", self.bits),
             Class::Complex => format!("Complex<f{}>", self.bits / 2),
+            Class::Pair => format!("Pair<f{}>", self.bits / 2),
         }
     }
     /// Bytes of one stored element (one unpacked code for sub-byte types).
@@ -349,7 +350,7 @@ impl Spec {
             Class::Float => d.is_mini() && d.carrier == "f32",
             Class::Bool => true,
             Class::Int | Class::Uint => d.bits <= 16,
-            Class::Complex => false,
+            Class::Complex | Class::Pair => false,
         };
         let narrow = |d: &DType| d.class == Class::Float && d.is_mini() && d.carrier == "f32";
         let integral = |d: &DType| matches!(d.class, Class::Bool | Class::Int | Class::Uint);
@@ -388,6 +389,11 @@ impl Spec {
                 if !k.accepts.contains(&d.class) {
                     continue;
                 }
+                // A pair holds two f32 or two f64: a kind that makes one
+                // exists for those two dtypes alone.
+                if k.result == ResultRule::Pair && d.is_mini() {
+                    continue;
+                }
                 for v in self.variants_for(k.arity) {
                     let (call, extra) = self.call_for(k, d, v);
                     let through = d.is_mini() && !k.raw_floats && k.operands == OperandRule::Same;
@@ -414,7 +420,10 @@ impl Spec {
         };
         let out = match k.result {
             ResultRule::Bool => "Bool".to_string(),
-            ResultRule::Real if d.class == Class::Complex => format!("Native<f{}>", d.bits / 2),
+            ResultRule::Real if matches!(d.class, Class::Complex | Class::Pair) => {
+                format!("Native<f{}>", d.bits / 2)
+            }
+            ResultRule::Pair => format!("Native<Pair<f{}>>", d.bits),
             _ => codec.clone(),
         };
         let ins: Vec<String> = (0..k.arity)

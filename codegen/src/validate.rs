@@ -217,7 +217,7 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
                 t,
                 "class",
                 format!(
-                    "unknown class `{}` (bool, int, uint, float, complex)",
+                    "unknown class `{}` (bool, int, uint, float, complex, pair)",
                     raw.class
                 ),
             )
@@ -226,7 +226,7 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
             Class::Bool => raw.bits == 8,
             Class::Int | Class::Uint => [1, 2, 4, 8, 16, 32, 64].contains(&raw.bits),
             Class::Float => (3..=16).contains(&raw.bits) || raw.bits == 32 || raw.bits == 64,
-            Class::Complex => raw.bits == 64 || raw.bits == 128,
+            Class::Complex | Class::Pair => raw.bits == 64 || raw.bits == 128,
         };
         if !bits_ok {
             return Err(SpecError::new(
@@ -703,7 +703,7 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                     KINDS,
                     t,
                     "accepts",
-                    format!("unknown class `{c}` (bool, int, uint, float, complex)"),
+                    format!("unknown class `{c}` (bool, int, uint, float, complex, pair)"),
                 )
             })?;
             if accepts.contains(&class) {
@@ -744,15 +744,25 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
             "same" => ResultRule::Same,
             "bool" => ResultRule::Bool,
             "real" => ResultRule::Real,
+            "pair" => ResultRule::Pair,
             s => {
                 return Err(SpecError::new(
                     KINDS,
                     t,
                     "result",
-                    format!("unknown result rule `{s}` (same, bool, real)"),
+                    format!("unknown result rule `{s}` (same, bool, real, pair)"),
                 ))
             }
         };
+        if result == ResultRule::Pair && accepts != [Class::Float] {
+            return Err(SpecError::new(
+                KINDS,
+                t,
+                "result",
+                "result = \"pair\" makes a pair of the call's float dtype: the kind must \
+                 accept the class float alone",
+            ));
+        }
         let accuracy = match raw.accuracy.as_str() {
             "exact" => Accuracy::Exact,
             "ulp1" => Accuracy::Ulp1,

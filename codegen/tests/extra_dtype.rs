@@ -106,8 +106,9 @@ fn with_e3m3() -> SpecSources {
 /// What the spec files say, read with a plain TOML parser.
 struct SpecFacts {
     dtypes: Vec<String>,
-    /// (name, arity, accepts)
-    kinds: Vec<(String, usize, Vec<String>)>,
+    /// (name, arity, accepts, whether its result is a pair: such a kind
+    /// exists for f32 and f64 alone)
+    kinds: Vec<(String, usize, Vec<String>, bool)>,
     /// loop shapes in file order
     shapes: Vec<String>,
     /// (name, arch, features)
@@ -140,6 +141,7 @@ fn facts(src: &SpecSources) -> SpecFacts {
                     x["name"].as_str().unwrap().to_string(),
                     x["arity"].as_integer().unwrap() as usize,
                     strs(&x["accepts"]),
+                    x["result"].as_str() == Some("pair"),
                 )
             })
             .collect(),
@@ -179,8 +181,9 @@ fn variants(facts: &SpecFacts, arity: usize) -> Vec<String> {
 /// The kernels the spec declares for `dtype` (class float): (kind, variant).
 fn float_kernels(facts: &SpecFacts) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for (kind, arity, accepts) in &facts.kinds {
-        if accepts.iter().any(|c| c == "float") {
+    for (kind, arity, accepts, pair) in &facts.kinds {
+        // (e3m3 is a narrow float: no pair of it.)
+        if accepts.iter().any(|c| c == "float") && !pair {
             for v in variants(facts, *arity) {
                 out.push((kind.clone(), v));
             }
@@ -699,7 +702,7 @@ fn e3m3_gets_table_entries_on_every_tier() {
     let kind_names: BTreeMap<String, String> = f
         .kinds
         .iter()
-        .map(|(k, _, _)| (camel(k), k.clone()))
+        .map(|(k, _, _, _)| (camel(k), k.clone()))
         .collect();
     let dtype_names: BTreeMap<String, String> =
         f.dtypes.iter().map(|d| (camel(d), d.clone())).collect();
@@ -759,14 +762,16 @@ fn e3m3_shows_in_the_library_summary() {
     let kernels: usize = f
         .kinds
         .iter()
-        .map(|(_, arity, accepts)| {
-            // Count the dtypes of each accepted class straight from the TOML.
+        .map(|(_, arity, accepts, pair)| {
+            // Count the dtypes of each accepted class straight from the TOML
+            // (a kind that makes a pair: f32 and f64 alone).
             let d = src.dtypes.parse::<toml::Table>().unwrap();
             let n = d["dtype"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .filter(|x| accepts.iter().any(|c| c == x["class"].as_str().unwrap()))
+                .filter(|x| !pair || matches!(x["name"].as_str(), Some("f32" | "f64")))
                 .count();
             n * variants(&f, *arity).len()
         })

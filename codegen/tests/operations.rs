@@ -157,11 +157,11 @@ fn a_new_kind_and_its_new_operation_reach_both_matches() {
          result = \"same\"\naccuracy = \"exact\"\nalgorithm = \"frob_nicate\"\n\
          doc = \"A kind for the test.\"\n",
     );
-    let close = "    Lerp,\n}";
+    let close = "    PairLo,\n}";
     assert_eq!(src.ops.matches(close).count(), 1);
     src.ops = src.ops.replacen(
         close,
-        "    Lerp,\n    /// For the test.\n    FrobNicate,\n}",
+        "    PairLo,\n    /// For the test.\n    FrobNicate,\n}",
         1,
     );
     assert!(runtime_operations(&src).contains(&"FrobNicate".to_string()));

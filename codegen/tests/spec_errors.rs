@@ -656,7 +656,7 @@ fn kind_with_an_unknown_result_rule() {
         "spec/kinds.toml",
         "[[kind]] \"lt\"",
         "result",
-        "unknown result rule `boolean` (same, bool, real)",
+        "unknown result rule `boolean` (same, bool, real, pair)",
     );
 }
 
@@ -807,8 +807,8 @@ fn operation_without_a_kind() {
     let mut src = real();
     src.ops = edit(
         &src.ops,
-        "    Lerp,\n}",
-        "    Lerp,\n    /// A new operation.\n    FrobNicate,\n}",
+        "    PairLo,\n}",
+        "    PairLo,\n    /// A new operation.\n    FrobNicate,\n}",
     );
     check(
         &refused(&src),
@@ -838,7 +838,11 @@ fn operation_whose_kind_was_removed() {
 fn new_kind_with_its_new_operation_is_accepted() {
     let mut src = real();
     src.kinds = with_new_kind(&src.kinds, "name = \"neg\"\n", "frob", "frob_nicate");
-    src.ops = edit(&src.ops, "    Lerp,\n}", "    Lerp,\n    FrobNicate,\n}");
+    src.ops = edit(
+        &src.ops,
+        "    PairLo,\n}",
+        "    PairLo,\n    FrobNicate,\n}",
+    );
     let spec = parse_spec(&src).unwrap_or_else(|e| panic!("refused: {e}"));
     let k = spec.kinds.last().expect("kinds");
     assert_eq!(k.name, "frob");
@@ -911,21 +915,21 @@ fn operations_block_not_closed() {
 #[test]
 fn operation_that_is_not_a_plain_variant() {
     let mut src = real();
-    src.ops = edit(&src.ops, "    Lerp,\n}", "    Lerp = 7,\n}");
-    let line = line_of(&src.ops, "    Lerp = 7,");
+    src.ops = edit(&src.ops, "    PairLo,\n}", "    PairLo = 7,\n}");
+    let line = line_of(&src.ops, "    PairLo = 7,");
     check_ops(
         &refused(&src),
-        &format!("line {line}: `Lerp = 7,` is not a plain variant"),
+        &format!("line {line}: `PairLo = 7,` is not a plain variant"),
     );
     let mut src = real();
-    src.ops = edit(&src.ops, "    Lerp,\n}", "    Lerp(u8),\n}");
-    check_ops(&refused(&src), "`Lerp(u8),` is not a plain variant");
+    src.ops = edit(&src.ops, "    PairLo,\n}", "    PairLo(u8),\n}");
+    check_ops(&refused(&src), "`PairLo(u8),` is not a plain variant");
 }
 
 #[test]
 fn operation_listed_twice() {
     let mut src = real();
-    src.ops = edit(&src.ops, "    Lerp,\n}", "    Lerp,\n    Add,\n}");
+    src.ops = edit(&src.ops, "    PairLo,\n}", "    PairLo,\n    Add,\n}");
     let e = refused(&src);
     check_ops(&e, "operation `Add` is listed twice");
     assert_eq!(e.key, "Add");

@@ -129,7 +129,7 @@ pub(crate) fn positive_nans(bytes: &mut [u8], dtype: DType) {
         one_by_one(tail);
     }
     match dtype {
-        DType::F32 | DType::C64 => parts::<u32>(
+        DType::F32 | DType::C64 | DType::Df32 => parts::<u32>(
             bytes,
             0x7fff_ffff,
             0x7f80_0000,
@@ -137,7 +137,7 @@ pub(crate) fn positive_nans(bytes: &mut [u8], dtype: DType) {
             |p| u32::from_ne_bytes([p[0], p[1], p[2], p[3]]),
             |w, p| p.copy_from_slice(&w.to_ne_bytes()),
         ),
-        DType::F64 | DType::C128 => parts::<u64>(
+        DType::F64 | DType::C128 | DType::Dd64 => parts::<u64>(
             bytes,
             u64::MAX >> 1,
             0x7ff0_0000_0000_0000,

@@ -110,6 +110,11 @@ pub use reduce::{
     scan_many, scan_terms, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
 };
 pub use scratch::Scratch;
+/// A value `hi + lo` of two f32 (the dtype df32) or two f64 (dd64), and the
+/// pair arithmetic every pair kind and cast runs (`tessera::pair::two_sum`,
+/// `Pair::add`, …; bounds on each function).
+pub use tessera_generated::runtime::pair;
+pub use tessera_generated::runtime::pair::Pair;
 pub use tessera_generated::{
     cast_index, kernel_index, variants_for, Accuracy, Args, Class, DType, DTypeInfo, FloatInfo,
     Format, FormatInfo, KernelInfo, Kind, KindInfo, LoopFn, NanStyle, NanTo, Negative, OperandRule,

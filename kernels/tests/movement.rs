@@ -749,8 +749,9 @@ fn taken(c: Combine, d: DType) -> bool {
     let class = d.info().class;
     match c {
         Combine::Set => true,
-        Combine::Add => class != Class::Bool,
-        _ => !matches!(class, Class::Bool | Class::Complex),
+        // Pairs are moved, not combined (scatter refuses them).
+        Combine::Add => !matches!(class, Class::Bool | Class::Pair),
+        _ => !matches!(class, Class::Bool | Class::Complex | Class::Pair),
     }
 }
 

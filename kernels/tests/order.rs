@@ -62,7 +62,7 @@ fn model(dt: Dt, codes: &[u8]) -> Vec<V> {
                 V::I(v)
             })
             .collect(),
-        Class::Complex => codes
+        Class::Complex | Class::Pair => codes
             .chunks(dt.item)
             .map(|c| {
                 let (re, im) = if dt.item == 8 {

@@ -19,11 +19,14 @@ pub enum Class {
     Float,
     /// A pair of floats (real, imaginary).
     Complex,
+    /// An unevaluated sum hi + lo of two floats of one format (double-float
+    /// of f32, double-double of f64), |lo| at most half an ulp of hi.
+    Pair,
 }
 
 impl Class {
     /// The class a spec name names (`bool`, `int`, `uint`, `float`,
-    /// `complex`).
+    /// `complex`, `pair`).
     pub fn from_name(name: &str) -> Option<Class> {
         Some(match name {
             "bool" => Class::Bool,
@@ -31,6 +34,7 @@ impl Class {
             "uint" => Class::Uint,
             "float" => Class::Float,
             "complex" => Class::Complex,
+            "pair" => Class::Pair,
             _ => return None,
         })
     }
@@ -43,6 +47,7 @@ impl Class {
             Class::Uint => "uint",
             Class::Float => "float",
             Class::Complex => "complex",
+            Class::Pair => "pair",
         }
     }
 }
@@ -182,8 +187,10 @@ pub enum ResultRule {
     Same,
     /// bool.
     Bool,
-    /// The component dtype for complex, the call's dtype otherwise.
+    /// The component dtype for complex and pair, the call's dtype otherwise.
     Real,
+    /// The pair of the call's float dtype (f32 → df32, f64 → dd64).
+    Pair,
 }
 
 /// A kind's accuracy class.

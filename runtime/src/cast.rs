@@ -10,6 +10,15 @@
 //! - int → int: wrap to the destination's width (default) or clamp (saturating).
 //! - bool → anything: 0 or 1; anything → bool: zero vs non-zero (NaN is true).
 //! - complex → real: the real part; real → complex: a +0 imaginary part.
+//! - pair (df32, dd64) → float, complex or bool: the exact value hi + lo
+//!   rounded once (through f64 rounded to odd, which keeps the final rounding
+//!   correct for every destination narrower than f64); → integer: the exact
+//!   value truncated toward zero, saturated, NaN → 0; → pair: rounded to the
+//!   destination's leading part, the remainder rounded once into its trailing
+//!   part. Float, integer or bool → pair: the value rounded once into the
+//!   leading part and the remainder into the trailing part (exact for every
+//!   f32, f64, integer of up to 48 bits (df32) or any i64/u64 (dd64), and for
+//!   an f64 into df32 within 2^-48 relative where no part is subnormal).
 //!
 //! The saturating mode clamps every value beyond the largest finite one,
 //! infinities included, to ±max for float destinations, and clamps integers to
@@ -20,6 +29,7 @@ use super::codec::{Bool, NarrowInt, NarrowUint, Native};
 use super::minifloat::{encode, encode_f64, Mini, MiniFloat};
 use super::ops::Op1;
 use crate::codec::Codec;
+use crate::pair::Pair;
 use core::marker::PhantomData;
 use num_complex::Complex;
 
@@ -47,6 +57,195 @@ pub trait CastDst: Codec {
     #[inline(always)]
     fn from_c64<const SAT: bool>(v: Complex<f64>) -> Self::Store {
         Self::from_f64::<SAT>(v.re)
+    }
+    /// From a double-float: by default its value rounded to odd in f64, then
+    /// rounded as an f64 (correct for every destination narrower than f64).
+    #[inline(always)]
+    fn from_p32<const SAT: bool>(v: Pair<f32>) -> Self::Store {
+        Self::from_f64::<SAT>(sum_to_odd(v.hi as f64, v.lo as f64))
+    }
+    /// From a double-double (as [`CastDst::from_p32`]).
+    #[inline(always)]
+    fn from_p64<const SAT: bool>(v: Pair<f64>) -> Self::Store {
+        Self::from_f64::<SAT>(sum_to_odd(v.hi, v.lo))
+    }
+}
+
+/// a + b rounded to odd in f64: the rounded-to-nearest sum where it is exact
+/// (or not finite), else the neighbour of the exact sum whose last bit is 1,
+/// so that one more rounding into a format of at most 51 bits is correct.
+#[inline(always)]
+pub fn sum_to_odd(a: f64, b: f64) -> f64 {
+    let p = crate::pair::ts(a, b);
+    let s = p.hi;
+    if !s.is_finite() || p.lo == 0.0 || s.to_bits() & 1 == 1 {
+        return s;
+    }
+    // The exact sum lies between s and its neighbour towards lo.
+    let away = (p.lo > 0.0) == (s > 0.0);
+    f64::from_bits(if away {
+        s.to_bits() + 1
+    } else {
+        s.to_bits() - 1
+    })
+}
+
+/// The exact value hi + lo (two f64) truncated toward zero, saturated to
+/// i128's range; NaN gives 0.
+#[inline(always)]
+fn pair_trunc(hi: f64, lo: f64) -> i128 {
+    if hi.is_nan() || lo.is_nan() {
+        return 0;
+    }
+    const BIG: f64 = 1.7014118346046923e38; // 2^127
+    if hi.abs() >= BIG / 2.0 || lo.abs() >= BIG / 2.0 {
+        // Beyond every integer destination: the sign decides.
+        let s = hi + lo;
+        return if s > 0.0 { i128::MAX } else { i128::MIN };
+    }
+    let (th, tl) = (hi.trunc(), lo.trunc());
+    let whole = th as i128 + tl as i128;
+    // The fractional parts are exact, each in (-1, 1); their exact sum f is
+    // fs + fe.
+    let f = crate::pair::ts(hi - th, lo - tl);
+    let fl = f.hi.floor();
+    let g = if fl == f.hi && f.lo < 0.0 {
+        fl - 1.0
+    } else {
+        fl
+    };
+    let base = whole + g as i128;
+    // value = base + (f - g), 0 ≤ f - g < 1.
+    let frac = !(g == f.hi && f.lo == 0.0);
+    if base < 0 && frac {
+        base + 1
+    } else {
+        base
+    }
+}
+
+/// A pair truncated into an integer destination `D` (float → integer rules:
+/// toward zero, saturating, NaN → 0).
+#[inline(always)]
+fn int_from_pair<D: CastDst>(hi: f64, lo: f64) -> D::Store {
+    let v = pair_trunc(hi, lo);
+    if v > i64::MAX as i128 {
+        D::from_u64::<true>(v.min(u64::MAX as i128) as u64)
+    } else {
+        D::from_i64::<true>(v.max(i64::MIN as i128) as i64)
+    }
+}
+
+/// Integer destinations take pairs by [`int_from_pair`].
+macro_rules! int_pair_methods {
+    () => {
+        #[inline(always)]
+        fn from_p32<const SAT: bool>(v: Pair<f32>) -> Self::Store {
+            int_from_pair::<Self>(v.hi as f64, v.lo as f64)
+        }
+        #[inline(always)]
+        fn from_p64<const SAT: bool>(v: Pair<f64>) -> Self::Store {
+            int_from_pair::<Self>(v.hi, v.lo)
+        }
+    };
+}
+
+/// f64 destinations take a pair's value rounded once to nearest.
+macro_rules! f64_pair_methods {
+    (()) => {
+        #[inline(always)]
+        fn from_p32<const SAT: bool>(v: Pair<f32>) -> Self::Store {
+            Self::from_f64::<SAT>(v.hi as f64 + v.lo as f64)
+        }
+        #[inline(always)]
+        fn from_p64<const SAT: bool>(v: Pair<f64>) -> Self::Store {
+            Self::from_f64::<SAT>(v.hi + v.lo)
+        }
+    };
+}
+
+macro_rules! pair_dst {
+    ($t:ty, $from_int:ident) => {
+        impl CastDst for Native<Pair<$t>> {
+            #[inline(always)]
+            fn from_f32<const SAT: bool>(v: f32) -> Pair<$t> {
+                Self::from_f64::<SAT>(v as f64)
+            }
+            #[inline(always)]
+            fn from_f64<const SAT: bool>(v: f64) -> Pair<$t> {
+                let hi = <Native<$t>>::from_f64::<SAT>(v);
+                if !(v as $t).is_finite() {
+                    return Pair::new(hi, 0.0);
+                }
+                // v − hi is exact (Sterbenz, or hi = 0).
+                Pair::new(hi, (v - hi as f64) as $t)
+            }
+            #[inline(always)]
+            fn from_i64<const SAT: bool>(v: i64) -> Pair<$t> {
+                $from_int(v as i128)
+            }
+            #[inline(always)]
+            fn from_u64<const SAT: bool>(v: u64) -> Pair<$t> {
+                $from_int(v as i128)
+            }
+            #[inline(always)]
+            fn from_bool(v: bool) -> Pair<$t> {
+                Pair::new(v as u8 as $t, 0.0)
+            }
+            #[inline(always)]
+            fn from_p32<const SAT: bool>(v: Pair<f32>) -> Pair<$t> {
+                Self::from_p64::<SAT>(Pair::new(v.hi as f64, v.lo as f64))
+            }
+            /// The leading part: the exact value rounded once (by the
+            /// component's own pair cast); the trailing part: the exact
+            /// remainder rounded once. Any source pair, normalised or not.
+            #[inline(always)]
+            fn from_p64<const SAT: bool>(v: Pair<f64>) -> Pair<$t> {
+                let hi = <Native<$t>>::from_p64::<SAT>(v);
+                let clamped = SAT && !<Native<$t>>::from_p64::<false>(v).is_finite();
+                if clamped || !hi.is_finite() || !(v.hi.is_finite() && v.lo.is_finite()) {
+                    return Pair::new(hi, 0.0);
+                }
+                // v = s + e exactly; s − hi is exact (Sterbenz: s and hi both
+                // round the same value, or hi = 0).
+                let t = crate::pair::ts(v.hi, v.lo);
+                Pair::new(
+                    hi,
+                    <Native<$t>>::from_f64::<false>(sum_to_odd(t.hi - hi as f64, t.lo)),
+                )
+            }
+        }
+    };
+}
+
+/// An integer into a double-float: the leading part rounded once, the
+/// remainder (below 2^104, exact in f64) rounded once.
+#[inline(always)]
+fn p32_from_int(v: i128) -> Pair<f32> {
+    let hi = v as f32;
+    Pair::new(hi, ((v - hi as i128) as f64) as f32)
+}
+
+/// An integer of at most 64 bits into a double-double (exact).
+#[inline(always)]
+fn p64_from_int(v: i128) -> Pair<f64> {
+    let hi = v as f64;
+    Pair::new(hi, (v - hi as i128) as f64)
+}
+
+pair_dst!(f32, p32_from_int);
+pair_dst!(f64, p64_from_int);
+
+impl CastSrc for Pair<f32> {
+    #[inline(always)]
+    fn cast<D: CastDst, const SAT: bool>(self) -> D::Store {
+        D::from_p32::<SAT>(self)
+    }
+}
+impl CastSrc for Pair<f64> {
+    #[inline(always)]
+    fn cast<D: CastDst, const SAT: bool>(self) -> D::Store {
+        D::from_p64::<SAT>(self)
     }
 }
 
@@ -189,8 +388,9 @@ impl<T: super::minifloat::CodeStore> FromCode for T {
 }
 
 macro_rules! float_dst {
-    ($t:ty) => {
+    ($t:ty $(, $pairs:ident)?) => {
         impl CastDst for Native<$t> {
+            $( $pairs!(()); )?
             #[inline(always)]
             fn from_f32<const SAT: bool>(v: f32) -> $t {
                 Self::from_f64::<SAT>(v as f64)
@@ -220,7 +420,7 @@ macro_rules! float_dst {
     };
 }
 float_dst!(f32);
-float_dst!(f64);
+float_dst!(f64, f64_pair_methods);
 
 /// f32 → an integer whose range lies inside i32's with bounds exact in f32
 /// (i8, i16, u8, u16 and the 4-bit and 1-bit integers): NaN → 0, clamp, truncate.
@@ -311,6 +511,7 @@ impl FromF32Sat for u64 {
 macro_rules! int_dst {
     ($t:ty) => {
         impl CastDst for Native<$t> {
+            int_pair_methods!();
             #[inline(always)]
             fn from_f32<const SAT: bool>(v: f32) -> $t {
                 <$t as FromF32Sat>::from_f32_sat(v)
@@ -353,6 +554,7 @@ int_dst!(u32);
 int_dst!(u64);
 
 impl<const BITS: u32> CastDst for NarrowInt<BITS> {
+    int_pair_methods!();
     /// Directly in f32 (every bound is exact in f32): the same result as via f64.
     #[inline(always)]
     fn from_f32<const SAT: bool>(v: f32) -> u8 {
@@ -396,6 +598,7 @@ impl<const BITS: u32> CastDst for NarrowInt<BITS> {
 }
 
 impl<const BITS: u32> CastDst for NarrowUint<BITS> {
+    int_pair_methods!();
     /// Directly in f32 (every bound is exact in f32): the same result as via f64.
     #[inline(always)]
     fn from_f32<const SAT: bool>(v: f32) -> u8 {
@@ -466,6 +669,14 @@ impl CastDst for Bool {
 macro_rules! complex_dst {
     ($t:ty) => {
         impl CastDst for Native<Complex<$t>> {
+            #[inline(always)]
+            fn from_p32<const SAT: bool>(v: Pair<f32>) -> Complex<$t> {
+                Complex::new(<Native<$t>>::from_p32::<SAT>(v), 0.0)
+            }
+            #[inline(always)]
+            fn from_p64<const SAT: bool>(v: Pair<f64>) -> Complex<$t> {
+                Complex::new(<Native<$t>>::from_p64::<SAT>(v), 0.0)
+            }
             #[inline(always)]
             fn from_f32<const SAT: bool>(v: f32) -> Complex<$t> {
                 Complex::new(<Native<$t>>::from_f32::<SAT>(v), 0.0)

@@ -25,3 +25,4 @@ pub mod math;
 pub use tessera_meta as meta;
 pub mod minifloat;
 pub mod ops;
+pub mod pair;

@@ -2,7 +2,8 @@
 //! `algorithm` in `spec/kinds.toml` names one of the unit structs here, in
 //! snake_case; [`Operation`] lists them all.
 
-use super::codec::{Bool, Codec, IntCodec};
+use super::codec::{Bool, Codec, IntCodec, Native};
+use super::pair::{Pair, PairFloat};
 use num_complex::Complex;
 
 mod carriers;
@@ -176,6 +177,18 @@ pub enum Operation {
     Axpy,
     /// lerp(a, b, t): a + (b − a)·t, exactly b at t = 1 ([`Lerp`]).
     Lerp,
+    /// a + b as the rounded sum and its exact error ([`TwoSum`]).
+    TwoSum,
+    /// a + b as a pair for |a| ≥ |b| ([`FastTwoSum`]).
+    FastTwoSum,
+    /// a × b as the rounded product and its exact error ([`TwoProd`]).
+    TwoProd,
+    /// The pair (a, b) as given ([`PairFrom`]).
+    PairFrom,
+    /// A pair's leading part ([`PairHi`]).
+    PairHi,
+    /// A pair's trailing part ([`PairLo`]).
+    PairLo,
 }
 
 /// A one-input operation from codec `A`'s carrier to codec `O`'s.
@@ -322,7 +335,8 @@ same2!(
     |a, b| a.maximum(b),
     "IEEE 754-2019 maximum"
 );
-same1!(Sqrt, FloatT, |a| a.sqrt(), "square root");
+same1!(Sqrt, SqrtT, |a| a.root(), "square root");
+same1!(Exp, ExpT, |a| a.expo(), "e^a");
 same1!(Floor, FloatT, |a| a.floor(), "floor");
 same1!(Ceil, FloatT, |a| a.ceil(), "ceil");
 same1!(Trunc, FloatT, |a| a.trunc(), "trunc");
@@ -501,7 +515,6 @@ use super::math::{atrig, erf, exp, log, pow, root, trig};
 
 math_ops! {
 unary {
-    Exp exp exp::exp_f32, exp::exp_f64, "e^a within 1 ulp";
     Exp2 exp2 exp::exp2_f32, exp::exp2_f64, "2^a within 1 ulp (exact at integers)";
     Expm1 expm1 exp::expm1_f32, exp::expm1_f64, "e^a - 1 within 1 ulp";
     Log log log::log_f32, log::log_f64, "natural logarithm within 1 ulp";
@@ -712,5 +725,59 @@ where
     #[inline(always)]
     fn f(a: C::Carrier, b: C::Carrier, t: C::Carrier) -> C::Carrier {
         a.lerp(b, t)
+    }
+}
+
+// ---------------------------------------------------------------- pairs
+
+macro_rules! to_pair2 {
+    ($name:ident, |$a:ident, $b:ident| $body:expr, $doc:literal) => {
+        #[doc = $doc]
+        pub struct $name;
+        impl<T: PairFloat> Op2<Native<T>, Native<T>, Native<Pair<T>>> for $name {
+            #[inline(always)]
+            fn f($a: T, $b: T) -> Pair<T> {
+                $body
+            }
+        }
+    };
+}
+
+to_pair2!(
+    TwoSum,
+    |a, b| crate::pair::two_sum(a, b),
+    "a + b as the rounded sum and its exact error (Knuth's TwoSum)"
+);
+to_pair2!(
+    FastTwoSum,
+    |a, b| crate::pair::fast_two_sum(a, b),
+    "a + b as a pair, exact for |a| ≥ |b| (Dekker's FastTwoSum)"
+);
+to_pair2!(
+    TwoProd,
+    |a, b| crate::pair::two_prod(a, b),
+    "a × b as the rounded product and its exact error (one fused multiply-add)"
+);
+to_pair2!(
+    PairFrom,
+    |a, b| Pair::new(a, b),
+    "the pair (a, b), stored as given"
+);
+
+/// A pair's leading part.
+pub struct PairHi;
+impl<T: PairFloat> Op1<Native<Pair<T>>, Native<T>> for PairHi {
+    #[inline(always)]
+    fn f(a: Pair<T>) -> T {
+        a.hi
+    }
+}
+
+/// A pair's trailing part.
+pub struct PairLo;
+impl<T: PairFloat> Op1<Native<Pair<T>>, Native<T>> for PairLo {
+    #[inline(always)]
+    fn f(a: Pair<T>) -> T {
+        a.lo
     }
 }

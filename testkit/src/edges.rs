@@ -135,6 +135,7 @@ pub fn edge_elems(d: DType) -> &'static [Vec<u8>] {
 fn make_edges(d: DType) -> Vec<Vec<u8>> {
     let info = d.info();
     match info.class {
+        Class::Pair => pair_edges(d),
         Class::Bool => vec![vec![0], vec![1], vec![2], vec![0xff]],
         Class::Int | Class::Uint => int_edges(d).into_iter().map(|v| int_bytes(d, v)).collect(),
         Class::Float => match d {
@@ -317,6 +318,7 @@ pub fn code_edges(dtype: DType) -> Vec<Vec<u8>> {
             .into_iter()
             .map(|c| to_bytes(c, item))
             .collect(),
+        Class::Pair => pair_edges(dtype),
         Class::Complex => {
             let (comp, half) = if item == 8 {
                 (DType::F32, 4)
@@ -335,6 +337,34 @@ pub fn code_edges(dtype: DType) -> Vec<Vec<u8>> {
             out
         }
     }
+}
+
+/// Edge pairs of a pair dtype: every component edge with a zero trailing
+/// part, and each finite non-zero one with +half its ulp (a tie) and −a
+/// quarter of it.
+fn pair_edges(d: DType) -> Vec<Vec<u8>> {
+    let comp = crate::values::pair_component(d);
+    let his: Vec<f64> = if comp == DType::F32 {
+        F32_EDGES
+            .iter()
+            .map(|&b| f32::from_bits(b) as f64)
+            .collect()
+    } else {
+        F64_EDGES.iter().map(|&b| f64::from_bits(b)).collect()
+    };
+    let mut out = Vec::new();
+    for h in his {
+        out.push(crate::values::pair_bytes(d, h, 0.0));
+        if h.is_finite() && h != 0.0 {
+            let ulp = crate::values::component_ulp(d, h);
+            for lo in [ulp * 0.5, -ulp * 0.25] {
+                if lo != 0.0 {
+                    out.push(crate::values::pair_bytes(d, h, lo));
+                }
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

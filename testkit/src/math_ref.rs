@@ -96,7 +96,13 @@ pub fn reference_of(kind: Kind, v: &[f64]) -> Option<(f64, f64)> {
         Kind::FastSigmoid => fast(sigmoid(x)),
         Kind::FastPow => fast(x.powf(v[1])),
         // Exact kinds (accuracy = "exact"): their oracles are in expect.rs.
-        Kind::Add
+        Kind::TwoSum
+        | Kind::FastTwoSum
+        | Kind::TwoProd
+        | Kind::PairFrom
+        | Kind::PairHi
+        | Kind::PairLo
+        | Kind::Add
         | Kind::Sub
         | Kind::Mul
         | Kind::Div

@@ -20,6 +20,8 @@ pub enum Val {
     F(f64),
     /// A complex dtype: (re, im), exactly.
     C(f64, f64),
+    /// A pair dtype: (hi, lo), exactly (its value is hi + lo).
+    P(f64, f64),
 }
 
 impl Val {
@@ -42,6 +44,13 @@ impl Val {
         match self {
             Val::B(x) => x,
             v => panic!("not a bool: {v:?}"),
+        }
+    }
+    /// The pair's parts.
+    pub fn p(self) -> (f64, f64) {
+        match self {
+            Val::P(h, l) => (h, l),
+            v => panic!("not a pair: {v:?}"),
         }
     }
     /// The complex value.
@@ -75,11 +84,81 @@ pub fn out_dtype(kind: Kind, d: DType) -> DType {
         ResultRule::Same => d,
         ResultRule::Bool => DType::Bool,
         ResultRule::Real => match d {
-            DType::C64 => DType::F32,
-            DType::C128 => DType::F64,
+            DType::C64 | DType::Df32 => DType::F32,
+            DType::C128 | DType::Dd64 => DType::F64,
             d => d,
         },
+        ResultRule::Pair => match d {
+            DType::F32 => DType::Df32,
+            _ => DType::Dd64,
+        },
     }
+}
+
+/// The component dtype of a pair dtype (f32 for df32, f64 for dd64).
+pub fn pair_component(d: DType) -> DType {
+    if d.info().item_bytes == 8 {
+        DType::F32
+    } else {
+        DType::F64
+    }
+}
+
+/// The bytes of the pair (hi, lo) of dtype `d` (each part rounded to the
+/// component, which is exact for parts that are component values).
+pub fn pair_bytes(d: DType, hi: f64, lo: f64) -> Vec<u8> {
+    if pair_component(d) == DType::F32 {
+        let mut b = (hi as f32).to_le_bytes().to_vec();
+        b.extend((lo as f32).to_le_bytes());
+        b
+    } else {
+        let mut b = hi.to_le_bytes().to_vec();
+        b.extend(lo.to_le_bytes());
+        b
+    }
+}
+
+/// The distance from `h` to the next component value away from zero (the
+/// ulp of `h` in the component of `d`); NaN for non-finite `h`.
+pub fn component_ulp(d: DType, h: f64) -> f64 {
+    if pair_component(d) == DType::F32 {
+        let x = (h as f32).abs();
+        (f32::from_bits(x.to_bits() + 1) - x) as f64
+    } else {
+        let x = h.abs();
+        f64::from_bits(x.to_bits() + 1) - x
+    }
+}
+
+/// A random normalised pair of `d`'s component: a random leading part and a
+/// trailing part of at most half its ulp (a tie now and then), or an
+/// unnormalised pair, or a special with a zero trailing part.
+pub fn random_pair(d: DType, rng: &mut Rng) -> (f64, f64) {
+    let hi = if pair_component(d) == DType::F32 {
+        random_f32(rng) as f64
+    } else {
+        random_f64(rng)
+    };
+    if !hi.is_finite() || hi == 0.0 || rng.chance(1, 8) {
+        return (hi, 0.0);
+    }
+    let ulp = component_ulp(d, hi);
+    let lo = match rng.below(8) {
+        0 => ulp * 0.5,
+        1 => -ulp * 0.5,
+        2 => ulp * (rng.range_i64(-64, 64) as f64) / 256.0,
+        _ => {
+            // A fraction of the half ulp with full precision.
+            let f = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 - 0.5;
+            let l = ulp * f;
+            if pair_component(d) == DType::F32 {
+                l as f32 as f64
+            } else {
+                l
+            }
+        }
+    };
+    (hi, lo)
 }
 
 /// Width in bits, smallest and largest value of an integer dtype.
@@ -163,6 +242,11 @@ pub fn decode(d: DType, b: &[u8]) -> Val {
             ),
             _ => panic!("unknown complex dtype {}", info.name),
         },
+        Class::Pair => {
+            let h = b.len() / 2;
+            let c = pair_component(d);
+            Val::P(decode(c, &b[..h]).f(), decode(c, &b[h..]).f())
+        }
     }
 }
 
@@ -252,6 +336,10 @@ pub fn push_random(d: DType, rng: &mut Rng, out: &mut Vec<u8>) {
                 }
             }
         },
+        Class::Pair => {
+            let (hi, lo) = random_pair(d, rng);
+            out.extend(pair_bytes(d, hi, lo));
+        }
     }
 }
 
@@ -294,7 +382,7 @@ pub fn same_result(d: DType, a: &[u8], b: &[u8]) -> bool {
     };
     match d.info().class {
         Class::Float => both_nan(decode(d, a), decode(d, b)),
-        Class::Complex => {
+        Class::Complex | Class::Pair => {
             let h = a.len() / 2;
             let c = if h == 4 { DType::F32 } else { DType::F64 };
             (a[..h] == b[..h] || both_nan(decode(c, &a[..h]), decode(c, &b[..h])))

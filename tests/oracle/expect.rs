@@ -61,6 +61,18 @@ pub enum Expect {
     },
     /// A complex output with at least one NaN component.
     ComplexSomeNan,
+    /// A pair output (hi, lo), each part as `Float`.
+    Pair(f64, f64),
+    /// A pair output within the stated bound of the reference of `op` at
+    /// `ins` (see `pair::check_near`).
+    PairNear {
+        /// The operation.
+        op: super::pair::PairOp,
+        /// The operand pairs.
+        ins: Vec<(f64, f64)>,
+        /// The component's precision.
+        p: u32,
+    },
     /// Nothing is claimed (the contract says nothing for these inputs).
     Unchecked,
 }
@@ -358,7 +370,12 @@ fn float_kind(kind: Kind, f: Fk, v: &[f64]) -> Expect {
         | Kind::Rotr
         | Kind::AddSat
         | Kind::SubSat
-        | Kind::Conj => no_oracle(kind, "float"),
+        | Kind::Conj
+        | Kind::PairHi
+        | Kind::PairLo => no_oracle(kind, "float"),
+        Kind::TwoSum | Kind::FastTwoSum | Kind::TwoProd | Kind::PairFrom => {
+            unreachable!("{kind} is decided by `expect`")
+        }
     }
 }
 
@@ -483,7 +500,13 @@ fn int_kind(kind: Kind, d: DType, v: &[i128]) -> Expect {
         | Kind::FastTanh
         | Kind::FastSigmoid
         | Kind::FastPow
-        | Kind::Lerp => no_oracle(kind, "integer"),
+        | Kind::Lerp
+        | Kind::TwoSum
+        | Kind::FastTwoSum
+        | Kind::TwoProd
+        | Kind::PairFrom
+        | Kind::PairHi
+        | Kind::PairLo => no_oracle(kind, "integer"),
     }
 }
 
@@ -565,7 +588,13 @@ fn bool_kind(kind: Kind, v: &[bool]) -> Expect {
         | Kind::Add3
         | Kind::Mul3
         | Kind::Axpy
-        | Kind::Lerp => no_oracle(kind, "bool"),
+        | Kind::Lerp
+        | Kind::TwoSum
+        | Kind::FastTwoSum
+        | Kind::TwoProd
+        | Kind::PairFrom
+        | Kind::PairHi
+        | Kind::PairLo => no_oracle(kind, "bool"),
     }
 }
 
@@ -750,7 +779,13 @@ fn complex_kind(kind: Kind, d: DType, a: &[(f64, f64)]) -> Expect {
         | Kind::FastTanh
         | Kind::FastSigmoid
         | Kind::FastPow
-        | Kind::Lerp => no_oracle(kind, "complex"),
+        | Kind::Lerp
+        | Kind::TwoSum
+        | Kind::FastTwoSum
+        | Kind::TwoProd
+        | Kind::PairFrom
+        | Kind::PairHi
+        | Kind::PairLo => no_oracle(kind, "complex"),
     }
 }
 
@@ -765,7 +800,18 @@ pub fn expect(kind: Kind, d: DType, ins: &[Val]) -> Expect {
             _ => Expect::Input(if c { 1 } else { 2 }),
         };
     }
+    if class == Class::Float
+        && matches!(
+            kind,
+            Kind::TwoSum | Kind::FastTwoSum | Kind::TwoProd | Kind::PairFrom
+        )
+    {
+        return super::pair::make_pair(kind, d, &ins.iter().map(|v| v.f()).collect::<Vec<_>>());
+    }
     match class {
+        Class::Pair => {
+            super::pair::pair_kind(kind, d, &ins.iter().map(|v| v.p()).collect::<Vec<_>>())
+        }
         Class::Bool => bool_kind(kind, &ins.iter().map(|v| v.b()).collect::<Vec<_>>()),
         Class::Int | Class::Uint => {
             int_kind(kind, d, &ins.iter().map(|v| v.i()).collect::<Vec<_>>())
@@ -881,7 +927,7 @@ pub fn check(d: DType, got: &[u8], want: &Expect, ins: &[&[u8]]) -> Result<(), S
                 fail("not one of the codes".into())
             }
         }
-        Expect::Complex(re, im) => {
+        Expect::Complex(re, im) | Expect::Pair(re, im) => {
             let h = got.len() / 2;
             let c = if h == 4 { DType::F32 } else { DType::F64 };
             if same_float(read_real(c, &got[..h]), *re) && same_float(read_real(c, &got[h..]), *im)
@@ -915,6 +961,15 @@ pub fn check(d: DType, got: &[u8], want: &Expect, ins: &[&[u8]]) -> Result<(), S
                 Ok(())
             } else {
                 fail(format!("distance {dist:e} > {tol:e}"))
+            }
+        }
+        Expect::PairNear { op, ins, p } => {
+            let h = got.len() / 2;
+            let c = if h == 4 { DType::F32 } else { DType::F64 };
+            let (gh, gl) = (read_real(c, &got[..h]), read_real(c, &got[h..]));
+            match super::pair::check_near(*op, ins, *p, gh, gl) {
+                Ok(()) => Ok(()),
+                Err(e) => fail(e),
             }
         }
         Expect::ComplexSomeNan => {

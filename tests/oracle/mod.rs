@@ -9,4 +9,5 @@
 pub mod exact;
 pub mod expect;
 pub mod harness;
+pub mod pair;
 pub mod values;

@@ -34,7 +34,10 @@ pub fn result_rule(kind: Kind) -> &'static str {
     match kind.info().result {
         ResultRule::Same => "the inputs' dtype",
         ResultRule::Bool => "bool",
-        ResultRule::Real => "the component dtype for complex inputs, else the inputs' dtype",
+        ResultRule::Real => {
+            "the component dtype for complex and pair inputs, else the inputs' dtype"
+        }
+        ResultRule::Pair => "the pair of the inputs' dtype (f32 -> df32, f64 -> dd64)",
     }
 }
 

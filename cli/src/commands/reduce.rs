@@ -7,7 +7,9 @@
 //! ```
 //!
 //! `reduce`: attribute `op` is one reduction (`sum`, `prod`, `max`, `min`,
-//! `argmax`, `argmin`, `logsumexp`, `mean`, `variance`, `l2norm`) with result `y`, or a
+//! `argmax`, `argmin`, `logsumexp`, `mean`, `variance`, `l2norm`, and `sum2`,
+//! the compensated sum; `sum2` with `terms: "product"` is the compensated dot
+//! product Dot2) with result `y`, or a
 //! list of them with results `y0`, `y1`, … (one loop, every result checked
 //! before any is written); `axes` (default: every axis); `terms` (default
 //! `value`; `square`, `abs` on `x`, or `product`, `squared_difference`,
@@ -15,7 +17,8 @@
 //! defaults to `x`'s (`i64` for argmax/argmin), its shape to `x`'s without the
 //! reduced axes.
 //!
-//! `scan`: attribute `op` (`sum`, `prod`, `max`, `min`) and `axis` (default 0),
+//! `scan`: attribute `op` (`sum`, `prod`, `max`, `min`, and the doubling-order
+//! `sum_doubling`, `prod_doubling`, …) and `axis` (default 0),
 //! operand `x` and, for sum and prod, an optional `carry` (of `x`'s shape
 //! without the axis, in the terms' carrier dtype); result `y` of `x`'s shape,
 //! its dtype defaulting to `x`'s.

@@ -21,7 +21,7 @@ fn unit_roundoff(spec: &Spec, acc: &str) -> f64 {
     let d = spec.dtype(acc).expect("validated");
     match d.class {
         Class::Float => 2f64.powi(-(d.float.as_ref().expect("float").mantissa_bits as i32) - 1),
-        Class::Complex => {
+        Class::Complex | Class::Pair => {
             let comp = if d.bits == 64 { 23 } else { 52 };
             2f64.powi(-comp - 1)
         }

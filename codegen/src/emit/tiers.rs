@@ -165,6 +165,7 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan], c: &mut Cod
     c.line("use $crate::runtime::loops::*;");
     c.line("use $crate::runtime::ops::*;");
     c.line("use $crate::__num_complex::Complex;");
+    c.line("use $crate::runtime::pair::Pair;");
     c.line("");
     c.open("pub mod own {");
     c.line("use super::*;");

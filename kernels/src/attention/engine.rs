@@ -998,7 +998,7 @@ impl Extremes {
                 hi: 0.0,
                 nan: true,
             },
-            DClass::Complex => Range::Any,
+            DClass::Complex | DClass::Pair => Range::Any,
         }
     }
 }

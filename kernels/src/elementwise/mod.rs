@@ -67,7 +67,7 @@ pub fn result_dtype(kind: Kind, dtype: DType) -> Result<DType> {
     Ok(match kind.info().result {
         ResultRule::Same => dtype,
         ResultRule::Bool => DType::Bool,
-        ResultRule::Real if dtype.info().class == Class::Complex => {
+        ResultRule::Real if matches!(dtype.info().class, Class::Complex | Class::Pair) => {
             if dtype.info().bits == 64 {
                 DType::F32
             } else {
@@ -75,6 +75,8 @@ pub fn result_dtype(kind: Kind, dtype: DType) -> Result<DType> {
             }
         }
         ResultRule::Real => dtype,
+        ResultRule::Pair if dtype == DType::F32 => DType::Df32,
+        ResultRule::Pair => DType::Dd64,
     })
 }
 

@@ -320,7 +320,7 @@ fn exact_in_f32(d: DType) -> bool {
         crate::Class::Float => info.bits < 64,
         crate::Class::Int | crate::Class::Uint => info.bits <= 16,
         crate::Class::Bool => true,
-        crate::Class::Complex => false,
+        crate::Class::Complex | crate::Class::Pair => false,
     }
 }
 

@@ -140,6 +140,7 @@
 //! ```
 
 mod exec;
+pub mod forms;
 pub(crate) use exec::{plan_terms, TermPlan, TileScratch, TILE};
 mod program;
 mod ranges;

@@ -68,7 +68,7 @@ impl Range {
                 hi: f64::INFINITY,
                 nan: true,
             },
-            Class::Complex => Range::Any,
+            Class::Complex | Class::Pair => Range::Any,
         }
     }
     /// Whether this bool range says the value is `v` at every index.

@@ -59,11 +59,13 @@ macro_rules! with_key_map {
                 };
                 $body
             }
-            DType::C64 => {
+            // A pair sorts as (hi, lo) lexicographically, as a complex
+            // number does: value order for normalised pairs.
+            DType::C64 | DType::Df32 => {
                 let $m = &C64Key;
                 $body
             }
-            DType::C128 => {
+            DType::C128 | DType::Dd64 => {
                 let $m = &C128Key;
                 $body
             }

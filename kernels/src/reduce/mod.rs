@@ -57,7 +57,9 @@ use crate::checks::check_destination;
 use crate::error::{Error, Result};
 use crate::map::Program;
 use crate::tier::Exec;
-use crate::{Class, DType, Element, Tier};
+use crate::{Class, DType, Element, Pair, Tier};
+use tessera_generated::runtime::pair::PairFloat;
+mod compensated;
 use engine::*;
 use lanes::LaneFloat;
 use num_complex::Complex;
@@ -94,11 +96,20 @@ pub enum ReduceOp {
     /// sum in lane order (s itself where s is 0, ∞ or NaN), so no square
     /// overflows or underflows where the norm is representable.
     L2Norm,
+    /// The compensated sum (Ogita–Rump–Oishi's Sum2 in the lane order,
+    /// `compensated.rs`): terms as pairs of the carrier, each lane's running
+    /// sum with the exact error of every addition gathered beside it, the
+    /// result rounded once. Within u·|S| + 2γ(r+1)²·Σ|tᵢ| of the exact sum S
+    /// (r as for [`ReduceOp::Sum`]): about twice the working precision, so
+    /// sums of condition up to about 1/u are accurate to the last bits.
+    /// Products ([`dot2`], [`Terms::square`]) are formed exactly (Dot2).
+    /// Float and pair dtypes.
+    Sum2,
 }
 
 impl ReduceOp {
     /// Every reduction.
-    pub const ALL: [ReduceOp; 10] = [
+    pub const ALL: [ReduceOp; 11] = [
         ReduceOp::Sum,
         ReduceOp::Prod,
         ReduceOp::Max,
@@ -109,6 +120,7 @@ impl ReduceOp {
         ReduceOp::Mean,
         ReduceOp::Variance,
         ReduceOp::L2Norm,
+        ReduceOp::Sum2,
     ];
     /// The name (as the CLI spells it).
     pub fn name(self) -> &'static str {
@@ -123,6 +135,7 @@ impl ReduceOp {
             ReduceOp::Mean => "mean",
             ReduceOp::Variance => "variance",
             ReduceOp::L2Norm => "l2norm",
+            ReduceOp::Sum2 => "sum2",
         }
     }
     /// The reduction of a name, if any.
@@ -133,9 +146,10 @@ impl ReduceOp {
     pub fn accepts(self, dtype: DType) -> bool {
         let class = dtype.info().class;
         match self {
-            ReduceOp::Sum | ReduceOp::Prod => true,
+            ReduceOp::Sum | ReduceOp::Prod => class != Class::Pair,
+            ReduceOp::Sum2 => matches!(class, Class::Float | Class::Pair),
             ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin => {
-                class != Class::Complex
+                !matches!(class, Class::Complex | Class::Pair)
             }
             ReduceOp::Logsumexp | ReduceOp::Mean | ReduceOp::Variance | ReduceOp::L2Norm => {
                 class == Class::Float
@@ -334,7 +348,19 @@ pub fn carrier(dtype: DType) -> DType {
     match info.class {
         Class::Bool | Class::Int => DType::I64,
         Class::Uint => DType::U64,
-        Class::Float | Class::Complex => DType::from_name(info.accumulator).unwrap_or(DType::F64),
+        Class::Float | Class::Complex | Class::Pair => {
+            DType::from_name(info.accumulator).unwrap_or(DType::F64)
+        }
+    }
+}
+
+/// The carrier of a compensated sum of `dtype`'s terms: the pair of its
+/// float carrier (df32 for f32 and narrower floats, dd64 for f64), a pair
+/// dtype itself.
+pub fn pair_carrier(dtype: DType) -> DType {
+    match carrier(dtype) {
+        DType::F32 | DType::Df32 => DType::Df32,
+        _ => DType::Dd64,
     }
 }
 
@@ -479,8 +505,23 @@ pub fn reduce_terms(
         }
     }
     let c = carrier(dtype);
-    let src = terms.source(&axes, c, tier)?;
     let threads = exec.thread_count();
+    // Compensated sums run over the terms as pairs: a source of their own.
+    if outs.iter().any(|(op, _)| *op == ReduceOp::Sum2) {
+        let src2 = terms.source(&axes, pair_carrier(dtype), tier)?;
+        for (op, dst) in outs.iter_mut() {
+            if *op == ReduceOp::Sum2 {
+                match pair_carrier(dtype) {
+                    DType::Df32 => pair_out::<f32>(&src2, tier, threads, dst, exec)?,
+                    _ => pair_out::<f64>(&src2, tier, threads, dst, exec)?,
+                }
+            }
+        }
+        if outs.iter().all(|(op, _)| *op == ReduceOp::Sum2) {
+            return Ok(());
+        }
+    }
+    let src = terms.source(&axes, c, tier)?;
     // One-pass float reductions of several outputs share one loop: each block
     // of terms is fetched (converted, mapped) once.
     let fusable = |op: ReduceOp| {
@@ -489,7 +530,9 @@ pub fn reduce_terms(
             ReduceOp::Logsumexp | ReduceOp::Variance | ReduceOp::L2Norm
         ) && matches!(c, DType::F32 | DType::F64)
     };
-    let fused: Vec<usize> = (0..outs.len()).filter(|&i| fusable(outs[i].0)).collect();
+    let fused: Vec<usize> = (0..outs.len())
+        .filter(|&i| outs[i].0 != ReduceOp::Sum2 && fusable(outs[i].0))
+        .collect();
     let mut done = vec![false; outs.len()];
     if fused.len() > 1 {
         for group in fused.chunks(FUSED) {
@@ -504,7 +547,7 @@ pub fn reduce_terms(
         }
     }
     for (k, (op, dst)) in outs.iter_mut().enumerate() {
-        if done[k] {
+        if done[k] || *op == ReduceOp::Sum2 {
             continue;
         }
         match c {
@@ -566,6 +609,22 @@ fn fused_out<F: LaneFloat + Carrier>(
     Ok(())
 }
 
+/// A compensated sum ([`ReduceOp::Sum2`]) of pair terms into `dst`.
+fn pair_out<F: PairFloat + Send + Sync>(
+    src: &Source,
+    tier: Tier,
+    threads: usize,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()>
+where
+    Pair<F>: Carrier,
+{
+    let res: Vec<Pair<F>> = run_pass(src, &compensated::PairSum(tier), threads)?;
+    let res: Vec<Pair<F>> = res.into_iter().map(compensated::settle).collect();
+    write(&res, dst, exec)
+}
+
 /// Round the carrier results into the destination (a cast of validated
 /// views: it cannot be refused), NaN results made the positive NaN first
 /// ([`crate::cast::cast_results`]).
@@ -598,6 +657,8 @@ fn float_out<F: LaneFloat + Carrier>(
         ReduceOp::Mean => mean::<F>(src, tier, threads)?,
         ReduceOp::Variance => variance::<F>(src, tier, threads)?,
         ReduceOp::L2Norm => l2::<F>(src, tier, threads)?,
+        // A source of pair terms of its own (`reduce_terms`).
+        ReduceOp::Sum2 => return Err(unsupported(op, F::CARRIER)),
     };
     write(&res, dst, exec)
 }
@@ -740,6 +801,26 @@ pub fn dot(
         axes,
         Terms::product(x, y),
         &mut [(ReduceOp::Sum, dst)],
+        exec,
+    )
+}
+
+/// The compensated dot product `Σ x·y` along `axes` into `dst`
+/// (Ogita–Rump–Oishi's Dot2 in the lane order: each product formed exactly
+/// as a pair by TwoProd, summed by [`ReduceOp::Sum2`], rounded once):
+/// within u·|S| + 2γ(r+1)²·Σ|xᵢyᵢ| of the exact dot product S. Float and
+/// pair dtypes.
+pub fn dot2(
+    axes: &[usize],
+    x: &ArrayView<'_>,
+    y: &ArrayView<'_>,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    reduce_terms(
+        axes,
+        Terms::product(x, y),
+        &mut [(ReduceOp::Sum2, dst)],
         exec,
     )
 }

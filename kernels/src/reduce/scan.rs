@@ -81,11 +81,21 @@ pub enum ScanOp {
     /// Running variance about the running mean, divided by the count
     /// (Moments scan, floats).
     Variance,
+    /// Running sum in the doubling order (Hillis–Steele, floats): level ℓ
+    /// (d = 2^ℓ, ℓ = 0, 1, … while d < n) replaces every yᵢ with i ≥ d by
+    /// y_{i−d} + yᵢ, all of a level from the previous level's values, the
+    /// terms being level 0. ⌈log₂ n⌉ roundings per result, O(n log n)
+    /// additions; for reproducing a computation written that way, bit for
+    /// bit. Within γ(⌈log₂ n⌉)·Σ|xⱼ| of each exact prefix sum.
+    SumDoubling,
+    /// Running product in the doubling order (as [`ScanOp::SumDoubling`],
+    /// y_{i−d} · yᵢ).
+    ProdDoubling,
 }
 
 impl ScanOp {
     /// Every scan.
-    pub const ALL: [ScanOp; 9] = [
+    pub const ALL: [ScanOp; 11] = [
         ScanOp::Sum,
         ScanOp::Prod,
         ScanOp::Max,
@@ -95,6 +105,8 @@ impl ScanOp {
         ScanOp::Logsumexp,
         ScanOp::Mean,
         ScanOp::Variance,
+        ScanOp::SumDoubling,
+        ScanOp::ProdDoubling,
     ];
     /// The name (as the CLI spells it).
     pub fn name(self) -> &'static str {
@@ -108,6 +120,8 @@ impl ScanOp {
             ScanOp::Logsumexp => "logsumexp",
             ScanOp::Mean => "mean",
             ScanOp::Variance => "variance",
+            ScanOp::SumDoubling => "sum_doubling",
+            ScanOp::ProdDoubling => "prod_doubling",
         }
     }
     /// The scan of a name, if any.
@@ -130,9 +144,11 @@ impl ScanOp {
             ScanOp::Max | ScanOp::Min | ScanOp::ArgMax | ScanOp::ArgMin => {
                 dtype.info().class != Class::Complex
             }
-            ScanOp::Logsumexp | ScanOp::Mean | ScanOp::Variance => {
-                dtype.info().class == Class::Float
-            }
+            ScanOp::Logsumexp
+            | ScanOp::Mean
+            | ScanOp::Variance
+            | ScanOp::SumDoubling
+            | ScanOp::ProdDoubling => dtype.info().class == Class::Float,
         }
     }
 }
@@ -356,7 +372,14 @@ pub fn scan_terms(
     for (op, dst) in outs.iter_mut() {
         let op = *op;
         let cs = carry_src.as_ref();
-        if matches!(op, ScanOp::Logsumexp | ScanOp::Mean | ScanOp::Variance) {
+        if matches!(
+            op,
+            ScanOp::Logsumexp
+                | ScanOp::Mean
+                | ScanOp::Variance
+                | ScanOp::SumDoubling
+                | ScanOp::ProdDoubling
+        ) {
             match c {
                 DType::F32 => {
                     let r = run_network::<f32>(&src, op, threads)?;
@@ -801,8 +824,27 @@ fn moments_scan<F: LaneFloat>(x: &[F], out: &mut [F], variance: bool, st: &mut V
     }
 }
 
-/// Logsumexp and Moments scans: each slice's terms fetched whole into the
-/// carrier, then the network; threads take whole slices.
+/// The doubling (Hillis–Steele) scan of `x` into `out` by `op`: level by
+/// level, each level's values from the previous level's (`tmp` holds one
+/// level; it grows to `x`'s length, within the task's reserved room).
+fn doubling_scan<F: Copy>(x: &[F], out: &mut [F], tmp: &mut Vec<F>, op: impl Fn(F, F) -> F) {
+    let n = x.len();
+    out.copy_from_slice(x);
+    tmp.clear();
+    tmp.extend_from_slice(x);
+    let mut d = 1;
+    while d < n {
+        // tmp holds the previous level; the new one goes into out.
+        for i in d..n {
+            out[i] = op(tmp[i - d], tmp[i]);
+        }
+        tmp[d..].copy_from_slice(&out[d..]);
+        d *= 2;
+    }
+}
+
+/// Logsumexp, Moments and doubling scans: each slice's terms fetched whole
+/// into the carrier, then the network; threads take whole slices.
 fn run_network<F: LaneFloat + Carrier>(src: &Source, op: ScanOp, threads: usize) -> Result<Vec<F>> {
     let (outs, n) = (src.outputs, src.n);
     let mut res = try_filled(outs * n, F::ZERO, "scan results")?;
@@ -829,6 +871,8 @@ fn run_network<F: LaneFloat + Carrier>(src: &Source, op: ScanOp, threads: usize)
         }
         match op {
             ScanOp::Logsumexp => lse_scan(&b.terms, row, &mut b.lse),
+            ScanOp::SumDoubling => doubling_scan(&b.terms, row, &mut b.ping, |a, b| a + b),
+            ScanOp::ProdDoubling => doubling_scan(&b.terms, row, &mut b.ping, |a, b| a * b),
             _ => moments_scan(&b.terms, row, op == ScanOp::Variance, &mut b.moments),
         }
     };
@@ -854,6 +898,7 @@ fn run_network<F: LaneFloat + Carrier>(src: &Source, op: ScanOp, threads: usize)
 /// One task's buffers for a network scan of slices of `n` terms.
 struct NetBufs<F> {
     terms: Vec<F>,
+    ping: Vec<F>,
     lse: Vec<(F, F)>,
     moments: Vec<(F, F, F)>,
 }
@@ -866,6 +911,13 @@ impl<F: LaneFloat> NetBufs<F> {
         let two = n.saturating_mul(2);
         Ok(NetBufs {
             terms: room(n)?,
+            ping: room(
+                if matches!(op, ScanOp::SumDoubling | ScanOp::ProdDoubling) {
+                    n
+                } else {
+                    0
+                },
+            )?,
             lse: room(if op == ScanOp::Logsumexp { two } else { 0 })?,
             moments: room(if op == ScanOp::Logsumexp { 0 } else { two })?,
         })

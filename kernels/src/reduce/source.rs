@@ -599,6 +599,50 @@ macro_rules! map_float {
 map_float!(f32);
 map_float!(f64);
 
+/// Terms of a compensated sum: the maps in pair arithmetic (a product of
+/// two operands cast into pairs (x, 0), (y, 0) is TwoProd's exact pair).
+macro_rules! map_pair {
+    ($t:ty) => {
+        impl MapTerms for crate::Pair<$t> {
+            fn map1(map: TermMap, x: &[Self], out: &mut [Self]) {
+                for (o, &v) in out.iter_mut().zip(x) {
+                    *o = match map {
+                        TermMap::Square => v.mul(v),
+                        TermMap::Abs => pair_abs(v),
+                        _ => v,
+                    };
+                }
+            }
+            fn map2(map: TermMap, x: &[Self], y: &[Self], out: &mut [Self]) {
+                for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
+                    *o = match map {
+                        TermMap::Product => a.mul(b),
+                        TermMap::SquaredDifference => {
+                            let d = a.sub(b);
+                            d.mul(d)
+                        }
+                        TermMap::AbsDifference => pair_abs(a.sub(b)),
+                        _ => a,
+                    };
+                }
+            }
+        }
+    };
+}
+map_pair!(f32);
+map_pair!(f64);
+
+/// |v| of a pair: both parts negated where the leading part is negative (or
+/// a negative zero with a negative trailing part).
+fn pair_abs<T: tessera_generated::runtime::pair::PairFloat>(v: crate::Pair<T>) -> crate::Pair<T> {
+    let neg = v.hi < T::ZERO || (v.hi == T::ZERO && v.lo < T::ZERO);
+    if neg {
+        v.neg()
+    } else {
+        v
+    }
+}
+
 macro_rules! map_plain {
     ($($t:ty),*) => {$(
         impl MapTerms for $t {

@@ -71,7 +71,7 @@ pub fn is_nan(dtype: DType, bytes: &[u8]) -> bool {
             let code = le(bytes);
             float_code_special(dtype, info.bits, code).0
         }
-        tessera::Class::Complex => {
+        tessera::Class::Complex | tessera::Class::Pair => {
             let half = bytes.len() / 2;
             let comp = if info.bits == 64 {
                 DType::F32
@@ -114,7 +114,7 @@ pub fn random_codes(dt: Dt, count: usize, rng: &mut Rng, specials: bool) -> Vec<
             tessera::Class::Float => {
                 put_float(dt.dtype, info.bits, el, rng, specials);
             }
-            tessera::Class::Complex => {
+            tessera::Class::Complex | tessera::Class::Pair => {
                 let comp = if info.bits == 64 {
                     DType::F32
                 } else {

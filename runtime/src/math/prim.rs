@@ -120,30 +120,22 @@ pub struct Dd {
 /// a + b exactly, as (rounded sum, error); any a and b (Knuth's TwoSum).
 #[inline(always)]
 pub fn two_sum(a: f64, b: f64) -> Dd {
-    let s = a + b;
-    let bb = s - a;
-    let e = (a - (s - bb)) + (b - bb);
-    Dd { hi: s, lo: e }
+    let p = crate::pair::ts(a, b);
+    Dd { hi: p.hi, lo: p.lo }
 }
 
 /// a + b exactly for |a| ≥ |b| (or a = 0) (Dekker's FastTwoSum).
 #[inline(always)]
 pub fn fast_two_sum(a: f64, b: f64) -> Dd {
-    let s = a + b;
-    Dd {
-        hi: s,
-        lo: b - (s - a),
-    }
+    let p = crate::pair::fts(a, b);
+    Dd { hi: p.hi, lo: p.lo }
 }
 
 /// a · b exactly, as (rounded product, error), by one fused multiply-add.
 #[inline(always)]
 pub fn two_prod(a: f64, b: f64) -> Dd {
-    let p = a * b;
-    Dd {
-        hi: p,
-        lo: a.mul_add(b, -p),
-    }
+    let p = crate::pair::tp(a, b);
+    Dd { hi: p.hi, lo: p.lo }
 }
 
 // Named methods, not operator traits: each states its error, which `+` would hide.

@@ -4,6 +4,7 @@
 //! numbers.
 
 use super::*;
+use crate::pair::{Pair, PairFloat};
 
 /// +, -, ×, ÷ and negation. Integers wrap; integer x / 0 is 0.
 pub trait Arith: Copy {
@@ -391,5 +392,74 @@ impl AbsT for Complex<f64> {
     #[inline(always)]
     fn abs(self) -> f64 {
         hypot64(self.re, self.im)
+    }
+}
+
+/// Square root (correctly rounded for floats; within 25/8·u² for pairs).
+pub trait SqrtT: Copy {
+    /// √a
+    fn root(self) -> Self;
+}
+
+/// The exponential (within 1 ulp for floats; within the bound of
+/// [`Pair::exp`] for pairs).
+pub trait ExpT: Copy {
+    /// e^a
+    fn expo(self) -> Self;
+}
+
+macro_rules! float_root_exp {
+    ($t:ty, $exp:path) => {
+        impl SqrtT for $t {
+            #[inline(always)]
+            fn root(self) -> Self {
+                <$t>::sqrt(self)
+            }
+        }
+        impl ExpT for $t {
+            #[inline(always)]
+            fn expo(self) -> Self {
+                $exp(self)
+            }
+        }
+    };
+}
+float_root_exp!(f32, crate::math::exp::exp_f32);
+float_root_exp!(f64, crate::math::exp::exp_f64);
+
+impl<T: PairFloat> Arith for Pair<T> {
+    #[inline(always)]
+    fn add(self, b: Self) -> Self {
+        Pair::add(self, b)
+    }
+    #[inline(always)]
+    fn sub(self, b: Self) -> Self {
+        Pair::sub(self, b)
+    }
+    #[inline(always)]
+    fn mul(self, b: Self) -> Self {
+        Pair::mul(self, b)
+    }
+    #[inline(always)]
+    fn div(self, b: Self) -> Self {
+        Pair::div(self, b)
+    }
+    #[inline(always)]
+    fn neg(self) -> Self {
+        Pair::neg(self)
+    }
+}
+
+impl<T: PairFloat> SqrtT for Pair<T> {
+    #[inline(always)]
+    fn root(self) -> Self {
+        Pair::sqrt(self)
+    }
+}
+
+impl<T: PairFloat> ExpT for Pair<T> {
+    #[inline(always)]
+    fn expo(self) -> Self {
+        Pair::exp(self)
     }
 }

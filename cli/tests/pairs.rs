@@ -1,0 +1,134 @@
+//! `tessera run` of the pair kinds and the compensated calls: `two_sum` of
+//! two f32 files into a df32 result (a complex64 .npy: hi real, lo
+//! imaginary) whose parts add to the exact sum; pair `add` of df32 files;
+//! `reduce` with op `sum2` and terms `product` (Dot2) against the exact dot
+//! product; a doubling scan; and a pair-kind program through `map`.
+
+mod common;
+
+use common::*;
+
+fn c64_parts(d: &[u8]) -> Vec<(f32, f32)> {
+    d.chunks_exact(8)
+        .map(|c| {
+            (
+                f32::from_le_bytes(c[..4].try_into().unwrap()),
+                f32::from_le_bytes(c[4..].try_into().unwrap()),
+            )
+        })
+        .collect()
+}
+
+fn npy_c64(shape: &[usize], parts: &[(f32, f32)]) -> Vec<u8> {
+    let data: Vec<u8> = parts
+        .iter()
+        .flat_map(|(h, l)| h.to_le_bytes().into_iter().chain(l.to_le_bytes()))
+        .collect();
+    npy_bytes("<c8", false, shape, &data, 1)
+}
+
+#[test]
+fn two_sum_writes_a_pair_whose_parts_add_exactly() {
+    let a = [1.0f32, 1e8, -3.5, 0.1];
+    let b = [2f32.powi(-30), 1.0, 3.5, 0.2];
+    let dir = TempDir::new("pairs-two-sum");
+    dir.write("a.npy", &npy_f32(&[4], &a));
+    dir.write("b.npy", &npy_f32(&[4], &b));
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "two_sum", "operands": {"x0": {"npy": "a.npy"}, "x1": {"npy": "b.npy"}},
+            "results": {"y": {"npy": "s.npy", "dtype": "df32"}}}"#,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let back = read_npy(&dir.path("s.npy"));
+    assert_eq!(back.descr, "<c8");
+    for (i, (h, l)) in c64_parts(&back.data).into_iter().enumerate() {
+        assert_eq!(h, a[i] + b[i]);
+        assert_eq!(
+            h as f64 + l as f64,
+            a[i] as f64 + b[i] as f64,
+            "element {i}"
+        );
+    }
+    // Pair add of the results with themselves: exactly twice.
+    let parts = c64_parts(&back.data);
+    dir.write("p.npy", &npy_c64(&[4], &parts));
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "add", "operands": {"x0": {"npy": "p.npy", "dtype": "df32"}, "x1": {"npy": "p.npy", "dtype": "df32"}},
+            "results": {"y": {"npy": "q.npy"}}}"#,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    for (i, (h, l)) in c64_parts(&read_npy(&dir.path("q.npy")).data)
+        .into_iter()
+        .enumerate()
+    {
+        assert_eq!(
+            h as f64 + l as f64,
+            2.0 * (a[i] as f64 + b[i] as f64),
+            "element {i}"
+        );
+    }
+}
+
+#[test]
+fn sum2_of_products_is_the_compensated_dot() {
+    // x·y = 1 + 2^-40 − 1 exactly 2^-40: the plain dot loses it in f32.
+    let x = [1.0f32, 1.0 + 2f32.powi(-20), -1.0, -1.0];
+    let y = [1.0f32, 1.0 + 2f32.powi(-20), 1.0, 2f32.powi(-19)];
+    let exact: f64 = x.iter().zip(&y).map(|(a, b)| *a as f64 * *b as f64).sum();
+    let dir = TempDir::new("pairs-dot2");
+    dir.write("x.npy", &npy_f32(&[4], &x));
+    dir.write("y.npy", &npy_f32(&[4], &y));
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "reduce", "attrs": {"op": "sum2", "terms": "product"},
+            "operands": {"x": {"npy": "x.npy"}, "x1": {"npy": "y.npy"}},
+            "results": {"y": {"npy": "d.npy", "dtype": "f64"}}}"#,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let d = f64::from_le_bytes(read_npy(&dir.path("d.npy")).data[..8].try_into().unwrap());
+    assert_eq!(d, exact);
+}
+
+#[test]
+fn doubling_scan_and_pair_programs() {
+    let x: Vec<f32> = (0..9).map(|i| 0.1 * i as f32 + 1.0).collect();
+    let dir = TempDir::new("pairs-scan");
+    dir.write("x.npy", &npy_f32(&[9], &x));
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "scan", "attrs": {"op": "sum_doubling"},
+            "operands": {"x": {"npy": "x.npy"}}, "results": {"y": {"npy": "s.npy"}}}"#,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let got = f32s(&read_npy(&dir.path("s.npy")).data);
+    // The level model.
+    let mut level = x.clone();
+    let mut d = 1;
+    while d < level.len() {
+        let prev = level.clone();
+        for i in d..level.len() {
+            level[i] = prev[i - d] + prev[i];
+        }
+        d *= 2;
+    }
+    assert_eq!(got, level);
+    // A program of pair kinds: the error of x + x·x, rounded.
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "map", "attrs": {"program": "t = two_sum(x0, x0) + two_prod(x0, x0); y0 = pair_lo(t)"},
+            "operands": {"x0": {"npy": "x.npy"}}, "results": {"y0": {"npy": "m.npy"}}}"#,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let got = f32s(&read_npy(&dir.path("m.npy")).data);
+    for (i, &v) in x.iter().enumerate() {
+        let exact = 2.0 * v as f64 + v as f64 * v as f64;
+        let hi = exact as f32;
+        assert_eq!(
+            got[i] as f64,
+            ((exact - hi as f64) as f32) as f64,
+            "element {i}"
+        );
+    }
+}
