@@ -167,14 +167,16 @@ macro_rules! f64_pair_methods {
 macro_rules! pair_dst {
     ($t:ty, $from_int:ident) => {
         impl CastDst for Native<Pair<$t>> {
+            /// An f32 is exact in either component: (v, +0).
             #[inline(always)]
             fn from_f32<const SAT: bool>(v: f32) -> Pair<$t> {
-                Self::from_f64::<SAT>(v as f64)
+                Pair::new(<Native<$t>>::from_f32::<SAT>(v), 0.0)
             }
             #[inline(always)]
             fn from_f64<const SAT: bool>(v: f64) -> Pair<$t> {
                 let hi = <Native<$t>>::from_f64::<SAT>(v);
-                if !(v as $t).is_finite() {
+                // An f64 is exact in a double-double's leading part.
+                if core::mem::size_of::<$t>() == 8 || !(v as $t).is_finite() {
                     return Pair::new(hi, 0.0);
                 }
                 // v − hi is exact (Sterbenz, or hi = 0).

@@ -47,20 +47,169 @@ pub(crate) fn join<F: PairFloat>(a: Pair<F>, b: Pair<F>) -> Pair<F> {
     }
 }
 
-/// One block's (s, c): the 16 lanes, then their fold.
+/// A term of a compensated sum: a pair, or one float (its trailing part
+/// +0, which adds nothing: c + (q + 0) is c + q, c never being −0).
+trait Term<F: PairFloat>: Copy {
+    fn step(self, s: &mut F, c: &mut F);
+}
+
+/// The explicit register form of [`block_body`] for float terms on the
+/// vector tiers: the 16 lanes' (s, c) in `N` registers of `R` each, every
+/// lane's operations those of [`Term::step`] for a float; the last partial
+/// row and the fold as [`block_body`] does them.
+#[cfg(target_arch = "x86_64")]
+mod vector {
+    use super::*;
+    use crate::simd::RealReg;
+
+    /// # Safety
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
+    #[inline(always)]
+    pub(super) unsafe fn block<R, const N: usize>(x: &[R::T]) -> Pair<R::T>
+    where
+        R: RealReg,
+        R::T: PairFloat,
+    {
+        const { assert!(N * R::LANES == LANES) };
+        let w = R::LANES;
+        let full = x.len() / LANES * LANES;
+        let mut s = [R::T::ZERO; LANES];
+        let mut c = [R::T::ZERO; LANES];
+        // SAFETY: the CPU runs R's instruction set (this function's
+        // contract); every load reads elements i + w·h .. i + w·(h + 1) ≤
+        // i + 16 ≤ full ≤ x.len(), every store lanes w·h .. w·(h + 1) ≤ 16
+        // of `s` and `c`.
+        unsafe {
+            let mut rs = [R::zero(); N];
+            let mut rc = [R::zero(); N];
+            let p = x.as_ptr();
+            let mut i = 0;
+            while i < full {
+                for h in 0..N {
+                    let t = R::load(p.add(i + w * h));
+                    let s1 = R::add(rs[h], t);
+                    let bb = R::sub(s1, rs[h]);
+                    let q = R::add(R::sub(rs[h], R::sub(s1, bb)), R::sub(t, bb));
+                    rc[h] = R::add(rc[h], q);
+                    rs[h] = s1;
+                }
+                i += LANES;
+            }
+            for h in 0..N {
+                rs[h].store(s.as_mut_ptr().add(w * h));
+                rc[h].store(c.as_mut_ptr().add(w * h));
+            }
+        }
+        for (l, &t) in x[full..].iter().enumerate() {
+            t.step(&mut s[l], &mut c[l]);
+        }
+        fold(s, c)
+    }
+
+    /// [`block`] for pair terms: the leading and trailing parts first
+    /// copied apart (at most [`BLOCK`] of each, on the stack), then each
+    /// lane's operations those of [`Term::step`] for a pair.
+    ///
+    /// # Safety
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
+    #[inline(always)]
+    pub(super) unsafe fn pair_block<R, const N: usize>(x: &[Pair<R::T>]) -> Pair<R::T>
+    where
+        R: RealReg,
+        R::T: PairFloat,
+    {
+        const { assert!(N * R::LANES == LANES) };
+        debug_assert!(x.len() <= BLOCK);
+        let w = R::LANES;
+        let full = x.len() / LANES * LANES;
+        let mut his = [R::T::ZERO; BLOCK];
+        let mut los = [R::T::ZERO; BLOCK];
+        for (i, t) in x[..full].iter().enumerate() {
+            his[i] = t.hi;
+            los[i] = t.lo;
+        }
+        let mut s = [R::T::ZERO; LANES];
+        let mut c = [R::T::ZERO; LANES];
+        // SAFETY: the CPU runs R's instruction set (this function's
+        // contract); every load reads elements i + w·h .. i + w·(h + 1) ≤
+        // full ≤ BLOCK of `his` and `los`, every store lanes w·h ..
+        // w·(h + 1) ≤ 16 of `s` and `c`.
+        unsafe {
+            let mut rs = [R::zero(); N];
+            let mut rc = [R::zero(); N];
+            let (ph, pl) = (his.as_ptr(), los.as_ptr());
+            let mut i = 0;
+            while i < full {
+                for h in 0..N {
+                    let t = R::load(ph.add(i + w * h));
+                    let e = R::load(pl.add(i + w * h));
+                    let s1 = R::add(rs[h], t);
+                    let bb = R::sub(s1, rs[h]);
+                    let q = R::add(R::sub(rs[h], R::sub(s1, bb)), R::sub(t, bb));
+                    rc[h] = R::add(rc[h], R::add(q, e));
+                    rs[h] = s1;
+                }
+                i += LANES;
+            }
+            for h in 0..N {
+                rs[h].store(s.as_mut_ptr().add(w * h));
+                rc[h].store(c.as_mut_ptr().add(w * h));
+            }
+        }
+        for (l, &t) in x[full..].iter().enumerate() {
+            t.step(&mut s[l], &mut c[l]);
+        }
+        fold(s, c)
+    }
+}
+
+impl<F: PairFloat> Term<F> for Pair<F> {
+    #[inline(always)]
+    fn step(self, s: &mut F, c: &mut F) {
+        step(s, c, self)
+    }
+}
+
+impl<F: PairFloat> Term<F> for F {
+    #[inline(always)]
+    fn step(self, s: &mut F, c: &mut F) {
+        let s1 = *s + self;
+        let bb = s1 - *s;
+        let q = (*s - (s1 - bb)) + (self - bb);
+        *c = *c + q;
+        *s = s1;
+    }
+}
+
+/// One block's (s, c): the 16 lanes, then their fold. The lanes are whole
+/// arrays updated together (one vector register or two per array on the
+/// vector tiers), each lane's operations those of [`Term::step`].
 #[inline(always)]
-fn block_body<F: PairFloat>(x: &[Pair<F>]) -> Pair<F> {
+fn block_body<F: PairFloat, T: Term<F>>(x: &[T]) -> Pair<F> {
     let mut s = [F::ZERO; LANES];
     let mut c = [F::ZERO; LANES];
     let mut chunks = x.chunks_exact(LANES);
     for ch in &mut chunks {
+        let ch: &[T; LANES] = ch.try_into().expect("a whole chunk");
+        let (mut ns, mut nc) = (s, c);
         for l in 0..LANES {
-            step(&mut s[l], &mut c[l], ch[l]);
+            let (mut sl, mut cl) = (s[l], c[l]);
+            ch[l].step(&mut sl, &mut cl);
+            ns[l] = sl;
+            nc[l] = cl;
         }
+        s = ns;
+        c = nc;
     }
     for (l, &t) in chunks.remainder().iter().enumerate() {
-        step(&mut s[l], &mut c[l], t);
+        t.step(&mut s[l], &mut c[l]);
     }
+    fold(s, c)
+}
+
+/// The lanes' fold: lane i takes lane i + 8, then i + 4, i + 2, i + 1.
+#[inline(always)]
+fn fold<F: PairFloat>(mut s: [F; LANES], mut c: [F; LANES]) -> Pair<F> {
     let mut w = LANES / 2;
     while w >= 1 {
         for i in 0..w {
@@ -79,48 +228,7 @@ fn block_body<F: PairFloat>(x: &[Pair<F>]) -> Pair<F> {
     Pair { hi: s[0], lo: c[0] }
 }
 
-#[cfg(target_arch = "x86_64")]
-mod x86 {
-    use super::*;
-
-    /// [`block_body`] compiled with AVX2.
-    ///
-    /// # Safety
-    /// The CPU must run AVX2 (the caller's tier does).
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn block_avx2<F: PairFloat>(x: &[Pair<F>]) -> Pair<F> {
-        block_body(x)
-    }
-
-    /// [`block_body`] compiled with AVX-512.
-    ///
-    /// # Safety
-    /// The CPU must run AVX-512 F/BW/VL/DQ (the caller's tier does).
-    #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")]
-    pub(super) unsafe fn block_avx512<F: PairFloat>(x: &[Pair<F>]) -> Pair<F> {
-        block_body(x)
-    }
-}
-
-/// One block's (s, c) on `tier` (the same bits on every tier: one body).
-pub(crate) fn block_on<F: PairFloat>(tier: Tier, x: &[Pair<F>]) -> Pair<F> {
-    debug_assert!(x.len() <= BLOCK);
-    #[cfg(target_arch = "x86_64")]
-    {
-        if crate::tier::runs_avx512(tier) {
-            // SAFETY: the tier was resolved against this CPU and runs AVX-512.
-            return unsafe { x86::block_avx512(x) };
-        }
-        if crate::tier::runs_avx2(tier) {
-            // SAFETY: the tier was resolved against this CPU and runs AVX2.
-            return unsafe { x86::block_avx2(x) };
-        }
-    }
-    let _ = tier;
-    block_body(x)
-}
-
-impl<F: PairFloat + Send + Sync> Pass<Pair<F>> for PairSum {
+impl<F: FloatBlock + Send + Sync> Pass<Pair<F>> for PairSum {
     type V = Pair<F>;
     fn empty(&self) -> Pair<F> {
         Pair {
@@ -129,12 +237,132 @@ impl<F: PairFloat + Send + Sync> Pass<Pair<F>> for PairSum {
         }
     }
     fn block(&self, _: usize, _: usize, x: &[Pair<F>]) -> Pair<F> {
-        block_on(self.0, x)
+        F::pair_block_on(self.0, x)
     }
     fn combine(&self, a: Pair<F>, b: Pair<F>) -> Pair<F> {
         join(a, b)
     }
 }
+
+/// The compensated-sum pass over float terms (the terms' own values, read
+/// in place where they lie contiguous): the bits of [`PairSum`] over the
+/// same terms as pairs (t, +0).
+pub(crate) struct FloatSum2(pub Tier);
+
+impl<F: FloatBlock + Send + Sync> Pass<F> for FloatSum2 {
+    type V = Pair<F>;
+    fn empty(&self) -> Pair<F> {
+        Pair {
+            hi: F::ZERO,
+            lo: F::ZERO,
+        }
+    }
+    fn block(&self, _: usize, _: usize, x: &[F]) -> Pair<F> {
+        F::float_block_on(self.0, x)
+    }
+    fn combine(&self, a: Pair<F>, b: Pair<F>) -> Pair<F> {
+        join(a, b)
+    }
+}
+
+/// A float carrier's compensated block on a tier: the register form where
+/// the tier has vector registers, else [`block_body`] (the same bits).
+pub(crate) trait FloatBlock: PairFloat {
+    fn float_block_on(tier: Tier, x: &[Self]) -> Pair<Self>;
+    fn pair_block_on(tier: Tier, x: &[Pair<Self>]) -> Pair<Self>;
+}
+
+macro_rules! float_block {
+    ($t:ty, $avx2:ident, $zmm:ident, $r2:ty, $n2:literal, $r5:ty, $n5:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        /// # Safety
+        /// The CPU runs AVX2 and FMA.
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn $avx2(x: &[$t]) -> Pair<$t> {
+            // SAFETY: this function enables AVX2, which the CPU runs.
+            unsafe { vector::block::<$r2, $n2>(x) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        /// # Safety
+        /// The CPU runs AVX-512 F.
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        unsafe fn $zmm(x: &[$t]) -> Pair<$t> {
+            // SAFETY: this function enables AVX-512 F, which the CPU runs.
+            unsafe { vector::block::<$r5, $n5>(x) }
+        }
+        impl FloatBlock for $t {
+            fn pair_block_on(tier: Tier, x: &[Pair<$t>]) -> Pair<$t> {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    /// # Safety
+                    /// The CPU runs AVX-512 F.
+                    #[target_feature(enable = "avx512f,avx2,fma")]
+                    unsafe fn zmm(x: &[Pair<$t>]) -> Pair<$t> {
+                        // SAFETY: this function enables AVX-512 F, which
+                        // the CPU runs.
+                        unsafe { vector::pair_block::<$r5, $n5>(x) }
+                    }
+                    /// # Safety
+                    /// The CPU runs AVX2 and FMA.
+                    #[target_feature(enable = "avx2,fma")]
+                    unsafe fn avx2(x: &[Pair<$t>]) -> Pair<$t> {
+                        // SAFETY: this function enables AVX2, which the CPU
+                        // runs.
+                        unsafe { vector::pair_block::<$r2, $n2>(x) }
+                    }
+                    if crate::tier::runs_avx512(tier) {
+                        // SAFETY: the tier was resolved against this CPU and
+                        // runs AVX-512.
+                        return unsafe { zmm(x) };
+                    }
+                    if crate::tier::runs_avx2(tier) {
+                        // SAFETY: the tier was resolved against this CPU and
+                        // runs AVX2.
+                        return unsafe { avx2(x) };
+                    }
+                }
+                let _ = tier;
+                block_body(x)
+            }
+            fn float_block_on(tier: Tier, x: &[$t]) -> Pair<$t> {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    if crate::tier::runs_avx512(tier) {
+                        // SAFETY: the tier was resolved against this CPU and
+                        // runs AVX-512.
+                        return unsafe { $zmm(x) };
+                    }
+                    if crate::tier::runs_avx2(tier) {
+                        // SAFETY: the tier was resolved against this CPU and
+                        // runs AVX2.
+                        return unsafe { $avx2(x) };
+                    }
+                }
+                let _ = tier;
+                block_body(x)
+            }
+        }
+    };
+}
+
+float_block!(
+    f32,
+    f32_avx2,
+    f32_zmm,
+    core::arch::x86_64::__m256,
+    2,
+    core::arch::x86_64::__m512,
+    1
+);
+float_block!(
+    f64,
+    f64_avx2,
+    f64_zmm,
+    core::arch::x86_64::__m256d,
+    4,
+    core::arch::x86_64::__m512d,
+    2
+);
 
 /// The value of a pass's (s, c): the pair itself where s is finite, else
 /// (s, +0) (an overflowed or NaN sum is the plain sum's).

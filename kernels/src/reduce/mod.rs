@@ -58,7 +58,6 @@ use crate::error::{Error, Result};
 use crate::map::Program;
 use crate::tier::Exec;
 use crate::{Class, DType, Element, Pair, Tier};
-use tessera_generated::runtime::pair::PairFloat;
 mod compensated;
 use engine::*;
 use lanes::LaneFloat;
@@ -506,14 +505,22 @@ pub fn reduce_terms(
     }
     let c = carrier(dtype);
     let threads = exec.thread_count();
-    // Compensated sums run over the terms as pairs: a source of their own.
+    // Compensated sums: float terms whose map rounds nothing (the values,
+    // their magnitudes) are read as they are; products, squares, programs
+    // and pair dtypes run over the terms as pairs, a source of their own.
     if outs.iter().any(|(op, _)| *op == ReduceOp::Sum2) {
-        let src2 = terms.source(&axes, pair_carrier(dtype), tier)?;
+        let exact_map = matches!(terms.map(), TermMap::Value | TermMap::Abs);
+        let plain = exact_map && matches!(c, DType::F32 | DType::F64);
+        let src2 = terms.source(&axes, if plain { c } else { pair_carrier(dtype) }, tier)?;
         for (op, dst) in outs.iter_mut() {
             if *op == ReduceOp::Sum2 {
-                match pair_carrier(dtype) {
-                    DType::Df32 => pair_out::<f32>(&src2, tier, threads, dst, exec)?,
-                    _ => pair_out::<f64>(&src2, tier, threads, dst, exec)?,
+                match (plain, c) {
+                    (true, DType::F32) => float_sum2::<f32>(&src2, tier, threads, dst, exec)?,
+                    (true, _) => float_sum2::<f64>(&src2, tier, threads, dst, exec)?,
+                    (false, _) => match pair_carrier(dtype) {
+                        DType::Df32 => pair_out::<f32>(&src2, tier, threads, dst, exec)?,
+                        _ => pair_out::<f64>(&src2, tier, threads, dst, exec)?,
+                    },
                 }
             }
         }
@@ -610,7 +617,7 @@ fn fused_out<F: LaneFloat + Carrier>(
 }
 
 /// A compensated sum ([`ReduceOp::Sum2`]) of pair terms into `dst`.
-fn pair_out<F: PairFloat + Send + Sync>(
+fn pair_out<F: compensated::FloatBlock + Send + Sync>(
     src: &Source,
     tier: Tier,
     threads: usize,
@@ -621,6 +628,22 @@ where
     Pair<F>: Carrier,
 {
     let res: Vec<Pair<F>> = run_pass(src, &compensated::PairSum(tier), threads)?;
+    let res: Vec<Pair<F>> = res.into_iter().map(compensated::settle).collect();
+    write(&res, dst, exec)
+}
+
+/// A compensated sum ([`ReduceOp::Sum2`]) of float terms into `dst`.
+fn float_sum2<F: compensated::FloatBlock + LaneFloat + Carrier>(
+    src: &Source,
+    tier: Tier,
+    threads: usize,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()>
+where
+    Pair<F>: Carrier,
+{
+    let res: Vec<Pair<F>> = run_pass(src, &compensated::FloatSum2(tier), threads)?;
     let res: Vec<Pair<F>> = res.into_iter().map(compensated::settle).collect();
     write(&res, dst, exec)
 }

@@ -90,6 +90,8 @@ pub(crate) struct Source {
     /// Outputs.
     pub outputs: usize,
     carrier: DType,
+    /// The tier the maps run on.
+    tier: Tier,
     /// Set when the terms are a program's output.
     program: Option<ProgramTerms>,
 }
@@ -186,6 +188,7 @@ impl Source {
             n,
             outputs,
             carrier,
+            tier,
             program: None,
         })
     }
@@ -231,6 +234,7 @@ impl Source {
             n,
             outputs,
             carrier,
+            tier,
             program: Some(ProgramTerms { terms, conv }),
         })
     }
@@ -319,7 +323,7 @@ impl Source {
                 Some(p) => unsafe { core::slice::from_raw_parts(p as *const C, len) },
                 None => &b0[..len],
             };
-            C::map1(self.map, x, &mut out[..len]);
+            C::map1(self.map, x, &mut out[..len], self.tier);
             return &s.buf[2][..len];
         }
         let [b0, b1, out] = &mut s.buf;
@@ -339,7 +343,7 @@ impl Source {
             }
             None => &b1[..len],
         };
-        C::map2(self.map, x, y, &mut out[..len]);
+        C::map2(self.map, x, y, &mut out[..len], self.tier);
         &s.buf[2][..len]
     }
 
@@ -566,15 +570,15 @@ unsafe fn gather_run<T: Copy>(
 /// Forming terms from operand values in a carrier.
 pub(crate) trait MapTerms: Copy {
     /// One-operand maps.
-    fn map1(map: TermMap, x: &[Self], out: &mut [Self]);
+    fn map1(map: TermMap, x: &[Self], out: &mut [Self], tier: Tier);
     /// Two-operand maps.
-    fn map2(map: TermMap, x: &[Self], y: &[Self], out: &mut [Self]);
+    fn map2(map: TermMap, x: &[Self], y: &[Self], out: &mut [Self], tier: Tier);
 }
 
 macro_rules! map_float {
     ($t:ty) => {
         impl MapTerms for $t {
-            fn map1(map: TermMap, x: &[Self], out: &mut [Self]) {
+            fn map1(map: TermMap, x: &[Self], out: &mut [Self], _: Tier) {
                 for (o, &v) in out.iter_mut().zip(x) {
                     *o = match map {
                         TermMap::Square => v * v,
@@ -583,7 +587,7 @@ macro_rules! map_float {
                     };
                 }
             }
-            fn map2(map: TermMap, x: &[Self], y: &[Self], out: &mut [Self]) {
+            fn map2(map: TermMap, x: &[Self], y: &[Self], out: &mut [Self], _: Tier) {
                 for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
                     *o = match map {
                         TermMap::Product => a * b,
@@ -600,31 +604,17 @@ map_float!(f32);
 map_float!(f64);
 
 /// Terms of a compensated sum: the maps in pair arithmetic (a product of
-/// two operands cast into pairs (x, 0), (y, 0) is TwoProd's exact pair).
+/// two operands cast into pairs (x, 0), (y, 0) is TwoProd's exact pair). One
+/// body, compiled under each tier's features (the same operations, so the
+/// same bits).
 macro_rules! map_pair {
     ($t:ty) => {
         impl MapTerms for crate::Pair<$t> {
-            fn map1(map: TermMap, x: &[Self], out: &mut [Self]) {
-                for (o, &v) in out.iter_mut().zip(x) {
-                    *o = match map {
-                        TermMap::Square => v.mul(v),
-                        TermMap::Abs => pair_abs(v),
-                        _ => v,
-                    };
-                }
+            fn map1(map: TermMap, x: &[Self], out: &mut [Self], tier: Tier) {
+                pair_maps::run1(map, x, out, tier)
             }
-            fn map2(map: TermMap, x: &[Self], y: &[Self], out: &mut [Self]) {
-                for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
-                    *o = match map {
-                        TermMap::Product => a.mul(b),
-                        TermMap::SquaredDifference => {
-                            let d = a.sub(b);
-                            d.mul(d)
-                        }
-                        TermMap::AbsDifference => pair_abs(a.sub(b)),
-                        _ => a,
-                    };
-                }
+            fn map2(map: TermMap, x: &[Self], y: &[Self], out: &mut [Self], tier: Tier) {
+                pair_maps::run2(map, x, y, out, tier)
             }
         }
     };
@@ -632,24 +622,120 @@ macro_rules! map_pair {
 map_pair!(f32);
 map_pair!(f64);
 
-/// |v| of a pair: both parts negated where the leading part is negative (or
-/// a negative zero with a negative trailing part).
-fn pair_abs<T: tessera_generated::runtime::pair::PairFloat>(v: crate::Pair<T>) -> crate::Pair<T> {
-    let neg = v.hi < T::ZERO || (v.hi == T::ZERO && v.lo < T::ZERO);
-    if neg {
-        v.neg()
-    } else {
-        v
+mod pair_maps {
+    use super::TermMap;
+    use crate::{Pair, Tier};
+    use tessera_generated::runtime::pair::PairFloat;
+
+    /// |v| of a pair: both parts negated where the leading part is negative
+    /// (or a negative zero with a negative trailing part).
+    #[inline(always)]
+    fn abs<T: PairFloat>(v: Pair<T>) -> Pair<T> {
+        let neg = v.hi < T::ZERO || (v.hi == T::ZERO && v.lo < T::ZERO);
+        if neg {
+            v.neg()
+        } else {
+            v
+        }
+    }
+
+    #[inline(always)]
+    fn body1<T: PairFloat>(map: TermMap, x: &[Pair<T>], out: &mut [Pair<T>]) {
+        match map {
+            TermMap::Square => out.iter_mut().zip(x).for_each(|(o, &v)| *o = v.mul(v)),
+            TermMap::Abs => out.iter_mut().zip(x).for_each(|(o, &v)| *o = abs(v)),
+            _ => out.copy_from_slice(x),
+        }
+    }
+
+    #[inline(always)]
+    fn body2<T: PairFloat>(map: TermMap, x: &[Pair<T>], y: &[Pair<T>], out: &mut [Pair<T>]) {
+        let each = |f: &dyn Fn(Pair<T>, Pair<T>) -> Pair<T>, out: &mut [Pair<T>]| {
+            for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
+                *o = f(a, b);
+            }
+        };
+        match map {
+            TermMap::Product => {
+                for ((o, &a), &b) in out.iter_mut().zip(x).zip(y) {
+                    *o = a.mul(b);
+                }
+            }
+            TermMap::SquaredDifference => each(
+                &|a, b| {
+                    let d = a.sub(b);
+                    d.mul(d)
+                },
+                out,
+            ),
+            TermMap::AbsDifference => each(&|a, b| abs(a.sub(b)), out),
+            _ => out.copy_from_slice(x),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    mod x86 {
+        use super::*;
+
+        /// # Safety
+        /// The CPU must run AVX2 and FMA (the caller's tier does).
+        #[target_feature(enable = "avx2,fma")]
+        pub(super) unsafe fn run2_avx2<T: PairFloat>(
+            map: TermMap,
+            x: &[Pair<T>],
+            y: &[Pair<T>],
+            out: &mut [Pair<T>],
+        ) {
+            body2(map, x, y, out)
+        }
+
+        /// # Safety
+        /// The CPU must run AVX-512 F/BW/VL/DQ (the caller's tier does).
+        #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,avx2,fma")]
+        pub(super) unsafe fn run2_avx512<T: PairFloat>(
+            map: TermMap,
+            x: &[Pair<T>],
+            y: &[Pair<T>],
+            out: &mut [Pair<T>],
+        ) {
+            body2(map, x, y, out)
+        }
+    }
+
+    pub(super) fn run1<T: PairFloat>(map: TermMap, x: &[Pair<T>], out: &mut [Pair<T>], _: Tier) {
+        body1(map, x, out)
+    }
+
+    pub(super) fn run2<T: PairFloat>(
+        map: TermMap,
+        x: &[Pair<T>],
+        y: &[Pair<T>],
+        out: &mut [Pair<T>],
+        tier: Tier,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if crate::tier::runs_avx512(tier) {
+                // SAFETY: the tier was resolved against this CPU and runs AVX-512.
+                return unsafe { x86::run2_avx512(map, x, y, out) };
+            }
+            if crate::tier::runs_avx2(tier) {
+                // SAFETY: the tier was resolved against this CPU and runs AVX2.
+                return unsafe { x86::run2_avx2(map, x, y, out) };
+            }
+        }
+        let _ = tier;
+        body2(map, x, y, out)
     }
 }
 
 macro_rules! map_plain {
     ($($t:ty),*) => {$(
         impl MapTerms for $t {
-            fn map1(_: TermMap, x: &[Self], out: &mut [Self]) {
+            fn map1(_: TermMap, x: &[Self], out: &mut [Self], _: Tier) {
                 out.copy_from_slice(x);
             }
-            fn map2(_: TermMap, x: &[Self], _: &[Self], out: &mut [Self]) {
+            fn map2(_: TermMap, x: &[Self], _: &[Self], out: &mut [Self], _: Tier) {
                 out.copy_from_slice(x);
             }
         }
