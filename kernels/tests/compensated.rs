@@ -277,3 +277,38 @@ fn pairs_sum_in_pairs() {
     );
     assert!(r.is_err());
 }
+
+#[test]
+fn dot2_is_the_compensated_sum_of_the_two_prod_pairs() {
+    // Dot2 reads its operands; the same products made by the `two_prod`
+    // kind and summed as pairs by Sum2 give the same bits.
+    let mut rng = Rng::for_label("compensated/dot-vs-pairs", 3);
+    for n in [1usize, 15, 16, 17, 1000, 1024, 1025, 5000] {
+        let x: Vec<f32> = (0..n).map(|_| (rng.unit() as f32 - 0.5) * 4.0).collect();
+        let y: Vec<f32> = (0..n).map(|_| (rng.unit() as f32 - 0.5) * 4.0).collect();
+        for tier in available_tiers() {
+            let exec = Exec::on(tier);
+            let mut pairs = vec![Pair::<f32>::default(); n];
+            tessera::typed::elementwise(tessera::Kind::TwoProd, &[&x, &y], &mut pairs, &exec).unwrap();
+            let mut a = [0f32];
+            reduce(
+                ReduceOp::Sum2,
+                &[0],
+                &ArrayView::from_slice(&pairs, &[n]).unwrap(),
+                &mut ArrayViewMut::from_slice(&mut a, &[]).unwrap(),
+                &exec,
+            )
+            .unwrap();
+            let mut b = [0f32];
+            dot2(
+                &[0],
+                &ArrayView::from_slice(&x, &[n]).unwrap(),
+                &ArrayView::from_slice(&y, &[n]).unwrap(),
+                &mut ArrayViewMut::from_slice(&mut b, &[]).unwrap(),
+                &exec,
+            )
+            .unwrap();
+            assert_eq!(a[0].to_bits(), b[0].to_bits(), "n {n} {tier:?}");
+        }
+    }
+}

@@ -106,6 +106,59 @@ mod vector {
         fold(s, c)
     }
 
+    /// [`block`] for the products of `x` and `y`, each formed exactly as
+    /// (p, e) = (x·y, fma(x, y, −p)) (TwoProd; −p as 0 − p, the same bits)
+    /// and added as a pair term.
+    ///
+    /// # Safety
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
+    #[inline(always)]
+    pub(super) unsafe fn dot_block<R, const N: usize>(x: &[R::T], y: &[R::T]) -> Pair<R::T>
+    where
+        R: RealReg,
+        R::T: PairFloat,
+    {
+        const { assert!(N * R::LANES == LANES) };
+        let w = R::LANES;
+        let n = x.len().min(y.len());
+        let full = n / LANES * LANES;
+        let mut s = [R::T::ZERO; LANES];
+        let mut c = [R::T::ZERO; LANES];
+        // SAFETY: the CPU runs R's instruction set (this function's
+        // contract); every load reads elements i + w·h .. i + w·(h + 1) ≤
+        // full ≤ n of `x` and `y`, every store lanes w·h .. w·(h + 1) ≤ 16
+        // of `s` and `c`.
+        unsafe {
+            let zero = R::zero();
+            let mut rs = [zero; N];
+            let mut rc = [zero; N];
+            let (px, py) = (x.as_ptr(), y.as_ptr());
+            let mut i = 0;
+            while i < full {
+                for h in 0..N {
+                    let a = R::load(px.add(i + w * h));
+                    let b = R::load(py.add(i + w * h));
+                    let t = R::mul(a, b);
+                    let e = R::fmadd(a, b, R::sub(zero, t));
+                    let s1 = R::add(rs[h], t);
+                    let bb = R::sub(s1, rs[h]);
+                    let q = R::add(R::sub(rs[h], R::sub(s1, bb)), R::sub(t, bb));
+                    rc[h] = R::add(rc[h], R::add(q, e));
+                    rs[h] = s1;
+                }
+                i += LANES;
+            }
+            for h in 0..N {
+                rs[h].store(s.as_mut_ptr().add(w * h));
+                rc[h].store(c.as_mut_ptr().add(w * h));
+            }
+        }
+        for l in 0..n - full {
+            product(x[full + l], y[full + l]).step(&mut s[l], &mut c[l]);
+        }
+        fold(s, c)
+    }
+
     /// [`block`] for pair terms: the leading and trailing parts first
     /// copied apart (at most [`BLOCK`] of each, on the stack), then each
     /// lane's operations those of [`Term::step`] for a pair.
@@ -179,6 +232,28 @@ impl<F: PairFloat> Term<F> for F {
         *c = *c + q;
         *s = s1;
     }
+}
+
+/// TwoProd as the compensated dot forms it: (x·y, fma(x, y, −p)).
+#[inline(always)]
+fn product<F: PairFloat>(a: F, b: F) -> Pair<F> {
+    let p = a * b;
+    Pair {
+        hi: p,
+        lo: a.fma(b, -p),
+    }
+}
+
+/// [`block_body`] of the products of `x` and `y` (the scalar tier's form).
+#[inline(always)]
+fn dot_body<F: PairFloat>(x: &[F], y: &[F]) -> Pair<F> {
+    let mut s = [F::ZERO; LANES];
+    let mut c = [F::ZERO; LANES];
+    for (j, (&a, &b)) in x.iter().zip(y).enumerate() {
+        let l = j % LANES;
+        product(a, b).step(&mut s[l], &mut c[l]);
+    }
+    fold(s, c)
 }
 
 /// One block's (s, c): the 16 lanes, then their fold. The lanes are whole
@@ -270,6 +345,7 @@ impl<F: FloatBlock + Send + Sync> Pass<F> for FloatSum2 {
 pub(crate) trait FloatBlock: PairFloat {
     fn float_block_on(tier: Tier, x: &[Self]) -> Pair<Self>;
     fn pair_block_on(tier: Tier, x: &[Pair<Self>]) -> Pair<Self>;
+    fn dot_block_on(tier: Tier, x: &[Self], y: &[Self]) -> Pair<Self>;
 }
 
 macro_rules! float_block {
@@ -291,6 +367,39 @@ macro_rules! float_block {
             unsafe { vector::block::<$r5, $n5>(x) }
         }
         impl FloatBlock for $t {
+            fn dot_block_on(tier: Tier, x: &[$t], y: &[$t]) -> Pair<$t> {
+                #[cfg(target_arch = "x86_64")]
+                {
+                    /// # Safety
+                    /// The CPU runs AVX-512 F.
+                    #[target_feature(enable = "avx512f,avx2,fma")]
+                    unsafe fn zmm(x: &[$t], y: &[$t]) -> Pair<$t> {
+                        // SAFETY: this function enables AVX-512 F, which
+                        // the CPU runs.
+                        unsafe { vector::dot_block::<$r5, $n5>(x, y) }
+                    }
+                    /// # Safety
+                    /// The CPU runs AVX2 and FMA.
+                    #[target_feature(enable = "avx2,fma")]
+                    unsafe fn avx2(x: &[$t], y: &[$t]) -> Pair<$t> {
+                        // SAFETY: this function enables AVX2 and FMA, which
+                        // the CPU runs.
+                        unsafe { vector::dot_block::<$r2, $n2>(x, y) }
+                    }
+                    if crate::tier::runs_avx512(tier) {
+                        // SAFETY: the tier was resolved against this CPU and
+                        // runs AVX-512.
+                        return unsafe { zmm(x, y) };
+                    }
+                    if crate::tier::runs_avx2(tier) {
+                        // SAFETY: the tier was resolved against this CPU and
+                        // runs AVX2.
+                        return unsafe { avx2(x, y) };
+                    }
+                }
+                let _ = tier;
+                dot_body(x, y)
+            }
             fn pair_block_on(tier: Tier, x: &[Pair<$t>]) -> Pair<$t> {
                 #[cfg(target_arch = "x86_64")]
                 {
@@ -363,6 +472,31 @@ float_block!(
     core::arch::x86_64::__m512d,
     2
 );
+
+/// The compensated dot product's pass over two float operands (Dot2: each
+/// product formed exactly by TwoProd, then added as a pair term): the bits
+/// of [`PairSum`] over the products formed in pairs.
+pub(crate) struct FloatDot2(pub Tier);
+
+impl<F: FloatBlock + Send + Sync> Pass<F> for FloatDot2 {
+    type V = Pair<F>;
+    const TWO: bool = true;
+    fn empty(&self) -> Pair<F> {
+        Pair {
+            hi: F::ZERO,
+            lo: F::ZERO,
+        }
+    }
+    fn block(&self, _: usize, _: usize, _: &[F]) -> Pair<F> {
+        unreachable!("a two-operand pass takes its blocks by block2")
+    }
+    fn block2(&self, _: usize, _: usize, x: &[F], y: &[F]) -> Pair<F> {
+        F::dot_block_on(self.0, x, y)
+    }
+    fn combine(&self, a: Pair<F>, b: Pair<F>) -> Pair<F> {
+        join(a, b)
+    }
+}
 
 /// The value of a pass's (s, c): the pair itself where s is finite, else
 /// (s, +0) (an overflowed or NaN sum is the plain sum's).

@@ -29,6 +29,15 @@ pub(crate) trait Pass<C>: Sync {
     fn block(&self, o: usize, t0: usize, x: &[C]) -> Self::V;
     /// Left run then right run.
     fn combine(&self, a: Self::V, b: Self::V) -> Self::V;
+    /// Whether the pass reads a two-operand source's operands themselves
+    /// ([`Pass::block2`]) instead of its mapped terms.
+    const TWO: bool = false;
+    /// The value of one block from the two operands' values `x`, `y` (a
+    /// pass with [`Pass::TWO`] set).
+    fn block2(&self, o: usize, t0: usize, x: &[C], y: &[C]) -> Self::V {
+        let _ = (o, t0, y);
+        self.block(o, t0, x)
+    }
     /// The values of consecutive blocks of output `o` from term `t0` (a
     /// multiple of the block), `out` one per block.
     fn blocks(&self, o: usize, t0: usize, x: &[C], out: &mut [Self::V]) {
@@ -71,18 +80,29 @@ pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(
         threads.max(1)
     };
     let combine = |a, b| pass.combine(a, b);
+    // One block of output o from term t0.
+    let one = |o: usize, t0: usize, len: usize, s: &mut Scratch<C>| -> P::V {
+        if P::TWO {
+            let (x, y) = src.fetch_two(o, t0, len, s);
+            pass.block2(o, t0, x, y)
+        } else {
+            pass.block(o, t0, src.fetch(o, t0, len, s))
+        }
+    };
     // Blocks b0 .. b0 + tt.len() of output o into tt.
     let fill = |o: usize, b0: usize, tt: &mut [P::V], s: &mut Scratch<C>| {
         let t0 = b0 * BLOCK;
         let t1 = ((b0 + tt.len()) * BLOCK).min(n);
-        if let Some(x) = src.direct::<C>(o, t0, t1 - t0) {
-            pass.blocks(o, t0, x, tt);
-            return;
+        if !P::TWO {
+            if let Some(x) = src.direct::<C>(o, t0, t1 - t0) {
+                pass.blocks(o, t0, x, tt);
+                return;
+            }
         }
         for (i, v) in tt.iter_mut().enumerate() {
             let b0 = t0 + i * BLOCK;
             let len = (n - b0).min(BLOCK);
-            *v = pass.block(o, b0, src.fetch(o, b0, len, s));
+            *v = one(o, b0, len, s);
         }
     };
     // The tree of blocks b0 .. b0 + m of output o (a node of its block
@@ -127,8 +147,7 @@ pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(
                     let t0 = b * BLOCK;
                     let len = (n - t0).min(BLOCK);
                     for i in 0..rg.len() {
-                        totals[i * blocks + b] =
-                            pass.block(og + i, t0, src.fetch(og + i, t0, len, &mut s));
+                        totals[i * blocks + b] = one(og + i, t0, len, &mut s);
                     }
                 }
                 for (i, v) in rg.iter_mut().enumerate() {
@@ -147,10 +166,7 @@ pub(crate) fn run_pass<C: Carrier, P: Pass<C>>(
                 let t0 = b * BLOCK;
                 let len = (n - t0).min(BLOCK);
                 for (i, tree) in trees.iter_mut().enumerate() {
-                    tree.push(
-                        pass.block(og + i, t0, src.fetch(og + i, t0, len, &mut s)),
-                        &combine,
-                    );
+                    tree.push(one(og + i, t0, len, &mut s), &combine);
                 }
             }
             for (v, tree) in rg.iter_mut().zip(trees.drain(..)) {

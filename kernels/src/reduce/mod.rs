@@ -509,12 +509,16 @@ pub fn reduce_terms(
     // their magnitudes) are read as they are; products, squares, programs
     // and pair dtypes run over the terms as pairs, a source of their own.
     if outs.iter().any(|(op, _)| *op == ReduceOp::Sum2) {
+        let float = matches!(c, DType::F32 | DType::F64);
         let exact_map = matches!(terms.map(), TermMap::Value | TermMap::Abs);
-        let plain = exact_map && matches!(c, DType::F32 | DType::F64);
+        let product = float && terms.map() == TermMap::Product;
+        let plain = float && exact_map || product;
         let src2 = terms.source(&axes, if plain { c } else { pair_carrier(dtype) }, tier)?;
         for (op, dst) in outs.iter_mut() {
             if *op == ReduceOp::Sum2 {
                 match (plain, c) {
+                    (true, DType::F32) if product => float_dot2::<f32>(&src2, tier, threads, dst, exec)?,
+                    (true, _) if product => float_dot2::<f64>(&src2, tier, threads, dst, exec)?,
                     (true, DType::F32) => float_sum2::<f32>(&src2, tier, threads, dst, exec)?,
                     (true, _) => float_sum2::<f64>(&src2, tier, threads, dst, exec)?,
                     (false, _) => match pair_carrier(dtype) {
@@ -644,6 +648,22 @@ where
     Pair<F>: Carrier,
 {
     let res: Vec<Pair<F>> = run_pass(src, &compensated::FloatSum2(tier), threads)?;
+    let res: Vec<Pair<F>> = res.into_iter().map(compensated::settle).collect();
+    write(&res, dst, exec)
+}
+
+/// A compensated dot product (Dot2) of two float operands into `dst`.
+fn float_dot2<F: compensated::FloatBlock + LaneFloat + Carrier>(
+    src: &Source,
+    tier: Tier,
+    threads: usize,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()>
+where
+    Pair<F>: Carrier,
+{
+    let res: Vec<Pair<F>> = run_pass(src, &compensated::FloatDot2(tier), threads)?;
     let res: Vec<Pair<F>> = res.into_iter().map(compensated::settle).collect();
     write(&res, dst, exec)
 }

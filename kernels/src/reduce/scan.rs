@@ -23,6 +23,12 @@
 //! threads may take whole slices or the chunks of one slice. They take no
 //! carry.
 //!
+//! The doubling scans ([`ScanOp::SumDoubling`], [`ScanOp::ProdDoubling`],
+//! floats) follow Hillis–Steele's order instead: level ℓ, d = 2^ℓ while
+//! d < n, replaces every yᵢ with i ≥ d by y_{i−d} + yᵢ (or ·), all of a
+//! level from the previous level's values; ⌈log₂ n⌉ levels, O(n log n)
+//! operations, threads taking whole slices; no carry.
+//!
 //! Logsumexp and Moments scans (floats) instead combine per-term states by the
 //! odd/even prefix network ([`odd_even_scan`]), whose association is a
 //! function of the slice's length alone: Logsumexp states are (m, s), a term

@@ -347,6 +347,33 @@ impl Source {
         &s.buf[2][..len]
     }
 
+    /// The two operands' values at terms `t0 .. t0 + len` of output `o`, in
+    /// the carrier, unmapped (a two-operand source).
+    pub(crate) fn fetch_two<'s, C: Element + Default + Clone>(
+        &self,
+        o: usize,
+        t0: usize,
+        len: usize,
+        s: &'s mut Scratch<C>,
+    ) -> (&'s [C], &'s [C]) {
+        debug_assert_eq!(self.arity, 2);
+        debug_assert!(len <= BLOCK && t0 + len <= self.n);
+        let [b0, b1, _] = &mut s.buf;
+        let dx = self.fetch_one(0, o, t0, len, &mut s.raw, b0, &mut s.idx);
+        let dy = self.fetch_one(1, o, t0, len, &mut s.raw, b1, &mut s.idx);
+        let x: &[C] = match dx {
+            // SAFETY: the fetch pointed at `len` contiguous values of C.
+            Some(p) => unsafe { core::slice::from_raw_parts(p as *const C, len) },
+            None => &b0[..len],
+        };
+        let y: &[C] = match dy {
+            // SAFETY: the fetch pointed at `len` contiguous values of C.
+            Some(p) => unsafe { core::slice::from_raw_parts(p as *const C, len) },
+            None => &b1[..len],
+        };
+        (x, y)
+    }
+
     /// A program's values at indices `f0 .. f0 + len` of its loop, in the
     /// carrier: one tile evaluated, then cast (a value that holds at every
     /// index is cast once and repeated).
