@@ -91,6 +91,7 @@ pub mod quant;
 pub mod reduce;
 pub mod scratch;
 mod simd;
+pub mod spline;
 pub mod tier;
 pub mod typed;
 pub mod unique;

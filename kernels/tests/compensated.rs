@@ -289,7 +289,8 @@ fn dot2_is_the_compensated_sum_of_the_two_prod_pairs() {
         for tier in available_tiers() {
             let exec = Exec::on(tier);
             let mut pairs = vec![Pair::<f32>::default(); n];
-            tessera::typed::elementwise(tessera::Kind::TwoProd, &[&x, &y], &mut pairs, &exec).unwrap();
+            tessera::typed::elementwise(tessera::Kind::TwoProd, &[&x, &y], &mut pairs, &exec)
+                .unwrap();
             let mut a = [0f32];
             reduce(
                 ReduceOp::Sum2,

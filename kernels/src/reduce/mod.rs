@@ -517,7 +517,9 @@ pub fn reduce_terms(
         for (op, dst) in outs.iter_mut() {
             if *op == ReduceOp::Sum2 {
                 match (plain, c) {
-                    (true, DType::F32) if product => float_dot2::<f32>(&src2, tier, threads, dst, exec)?,
+                    (true, DType::F32) if product => {
+                        float_dot2::<f32>(&src2, tier, threads, dst, exec)?
+                    }
                     (true, _) if product => float_dot2::<f64>(&src2, tier, threads, dst, exec)?,
                     (true, DType::F32) => float_sum2::<f32>(&src2, tier, threads, dst, exec)?,
                     (true, _) => float_sum2::<f64>(&src2, tier, threads, dst, exec)?,
