@@ -3,7 +3,8 @@
 //! only forwards its arguments to [`main_with`].
 //!
 //! Exit codes: 0 success; 1 a run failure (an operand file that is missing or
-//! malformed, a refused call, a selftest mismatch, a coverage gap); 2 a usage
+//! malformed, a refused call, a selftest mismatch, a probe over its bound, a
+//! coverage gap); 2 a usage
 //! error (bad command-line arguments, a call file that is missing, is not
 //! valid JSON, or names unknown kernels, dtypes or keys).
 
@@ -32,7 +33,8 @@ commands:
   run CALL.json                    run one kernel call described by a JSON call file
   kernels [--json]                 list every callable kernel
   coverage [--json] [--tested DIR] the generated/tested table of every declared kernel
-  selftest                         check this CPU's tiers against the scalar reference
+  selftest                         check this CPU's tiers against the scalar reference (and run the probes)
+  probe                            every dispatch family's error against its bound; exit 1 if one misses
   ulp KIND DTYPE [--exhaustive] [--samples N] [--tier T]
                                    a transcendental's largest error in ulps, and its worst input
   help                             this text (also COMMAND --help)
@@ -61,6 +63,7 @@ pub fn main_with(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         "kernels" => commands::kernels::main(rest, out),
         "coverage" => commands::coverage::main(rest, out),
         "selftest" => commands::selftest::main(rest, out),
+        "probe" => commands::probe::main(rest, out),
         "ulp" => commands::ulp::main(rest, out),
         "help" | "--help" | "-h" => {
             failure::write_out(out, format_args!("{USAGE}\n"))?;

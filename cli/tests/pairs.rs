@@ -2,7 +2,8 @@
 //! two f32 files into a df32 result (a complex64 .npy: hi real, lo
 //! imaginary) whose parts add to the exact sum; pair `add` of df32 files;
 //! `reduce` with op `sum2` and terms `product` (Dot2) against the exact dot
-//! product; a doubling scan; and a pair-kind program through `map`.
+//! product; a doubling scan; a pair-kind program through `map`; and `tessera
+//! probe`.
 
 mod common;
 
@@ -131,4 +132,16 @@ fn doubling_scan_and_pair_programs() {
             "element {i}"
         );
     }
+}
+
+#[test]
+fn probe_prints_the_table_and_passes() {
+    let dir = TempDir::new("probe");
+    let run = tessera(&dir.0, &["probe"]);
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("gemm f32 packed"), "{}", run.stdout);
+    assert!(run.stdout.contains("fft c2c f32 n=1009"), "{}", run.stdout);
+    assert!(run.stdout.contains("probes passed"), "{}", run.stdout);
+    // Arguments are refused.
+    assert_eq!(tessera(&dir.0, &["probe", "extra"]).code, Some(2));
 }

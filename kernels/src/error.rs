@@ -142,6 +142,17 @@ pub enum Error {
         /// What was expected or is wrong.
         reason: String,
     },
+    /// A dispatch family whose measured error misses its stated bound
+    /// ([`crate::probe`]): this process's build or CPU does not compute it
+    /// as the contract says.
+    Probe {
+        /// The family and tier.
+        family: String,
+        /// The measured error (as printed: the report holds the numbers).
+        measured: String,
+        /// The bound it had to meet.
+        bound: String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -193,6 +204,14 @@ impl fmt::Display for Error {
                 expected,
             } => write!(f, "{operand}: shape {shape:?}; {expected}"),
             Error::Attribute { name, reason } => write!(f, "{name}: {reason}"),
+            Error::Probe {
+                family,
+                measured,
+                bound,
+            } => write!(
+                f,
+                "probe {family}: measured error {measured} is above its bound {bound}: refused"
+            ),
             Error::DTypeUnsupported {
                 operand,
                 dtype,

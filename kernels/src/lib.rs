@@ -87,6 +87,7 @@ pub mod movement;
 pub mod nd;
 pub mod order;
 pub mod poly;
+pub mod probe;
 pub mod quant;
 pub mod reduce;
 pub mod scratch;

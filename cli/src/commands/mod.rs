@@ -20,6 +20,7 @@ pub mod linalg;
 pub mod map;
 pub mod movement;
 pub mod order;
+pub mod probe;
 pub mod reduce;
 pub mod run;
 pub mod selftest;

@@ -1,6 +1,7 @@
 //! `tessera selftest`: what this CPU runs, a short demonstration, the
-//! hand-written engines against written-out models (see `engines_check`), and
-//! a differential check of every generated kernel on every tier this CPU runs.
+//! hand-written engines against written-out models (see `engines_check`), a
+//! differential check of every generated kernel on every tier this CPU runs,
+//! and the accuracy probes (`tessera probe`).
 //!
 //! The differential check drives each kernel of the catalogue directly through
 //! its tier's table, on a few hundred elements of built-in data (the edge
@@ -88,6 +89,19 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         .chain(&casts.tiers)
         .map(|t| t.mismatches)
         .sum();
+    outln!(out)?;
+    outln!(
+        out,
+        "probes: every dispatch family on every tier against a reference of higher precision:"
+    )?;
+    let probes_failed = match super::probe::run(out) {
+        Ok(_) => 0,
+        Err(f) => {
+            outln!(out, "  {f}")?;
+            1
+        }
+    };
+    let demo_failures = demo_failures + probes_failed;
     if mismatches == 0 && demo_failures == 0 {
         outln!(out, "selftest passed")?;
         return Ok(0);

@@ -1,0 +1,655 @@
+//! Run-time accuracy probes: each dispatch family a process can take,
+//! measured on a discriminating problem against a reference of higher
+//! precision, its error compared with a stated bound; a family that misses
+//! its bound is refused ([`Error::Probe`]). A build whose compiler
+//! reassociated or contracted what the contract says it must not, a tier
+//! whose instructions compute differently, or a kernel computing in a
+//! narrower format (a TF32-like product, a transform with inexact twiddles)
+//! shows here as a measured error above its bound.
+//!
+//! The families, on every tier this CPU runs:
+//!
+//! - **Products** (`matmul`): f32 and f64 operands through each order and
+//!   path the contraction chooses by shape — the small path (8 × 9 × 13),
+//!   the packed chain-order GEMM (160 × 176 × 200) and the lane order (2 × 2 ×
+//!   4096) — and complex64/complex128 (48 × 40 × 56) of seeded data in
+//!   [−1, 1); measured normwise, ‖C − C_ref‖_F / ‖C_ref‖_F, against a
+//!   reference with every product exact and sums in double-double; bound
+//!   2^-17 for 32-bit parts (128u: a binary32 product of such data is near
+//!   √(k/2)·u ≤ 2^-19, one computed in TF32 near its 2^-11, so the bound
+//!   separates them by a factor of four on each side) and 128u = 2^-46 for
+//!   64-bit parts.
+//! - **Transforms** (`fft::c2c`, `fft::r2c`): radix lengths (1024), a prime
+//!   length (1009, Bluestein) and a long one (65 536) of a seeded signal,
+//!   f32 and f64, forward, measured normwise ‖X − X_ref‖₂ / ‖X_ref‖₂ against
+//!   a direct DFT in f64 (f32 transforms) or double-double (f64 transforms,
+//!   lengths up to 1024); bound 512·u·⌈log₂ n⌉ with u = 2^-23 or 2^-52
+//!   (binary32's and binary64's machine epsilon).
+//! - **Transcendentals**: each f32 kind of the 1-ulp and 3.5-ulp classes
+//!   with a reference in Rust's f64 functions (all but `erf` and `erfc`),
+//!   on 2 048 seeded points over the kind's domain, through the kind's
+//!   contiguous kernel of the tier; measured as the largest distance in f32
+//!   ulps; bound the kind's (1 or 3.5).
+//!
+//! [`probe`] runs them all and returns the table ([`ProbeReport`]);
+//! [`ProbeReport::check`] refuses the first family over its bound. The
+//! measuring functions ([`gemm_error_f32`], [`fft_error_f32`]) take the
+//! product or transform under test as a closure, so a caller (and the
+//! tests) can hold any implementation to the same bound.
+
+use crate::array::{ArrayView, ArrayViewMut};
+use crate::error::{Error, Result};
+use crate::fft::{Direction, Norm};
+use crate::tier::Exec;
+use crate::{available_tiers, typed, DType, Kind, Pair, Tier};
+use num_complex::Complex;
+
+/// A product under test: row-major a (m × k) and b (k × n) to c (m × n).
+pub type Product<'a, T> = dyn Fn(&[T], &[T]) -> Result<Vec<T>> + 'a;
+
+/// A transform under test: a signal to its forward, unscaled spectrum.
+pub type Transform<'a, T> = dyn Fn(&[Complex<T>]) -> Result<Vec<Complex<T>>> + 'a;
+
+/// One family's measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProbeRow {
+    /// The family (`gemm f32 packed`, `fft c2c f64 n=1009`, `exp f32`, …).
+    pub family: String,
+    /// The tier it ran on.
+    pub tier: Tier,
+    /// The stated bound.
+    pub bound: f64,
+    /// The measured error, in the bound's unit.
+    pub measured: f64,
+}
+
+impl ProbeRow {
+    /// bound ÷ measured (infinite for an exact result): above 1 passes.
+    pub fn margin(&self) -> f64 {
+        if self.measured == 0.0 {
+            f64::INFINITY
+        } else {
+            self.bound / self.measured
+        }
+    }
+    /// Whether the family stays within its bound (a NaN measurement fails).
+    pub fn passed(&self) -> bool {
+        self.measured <= self.bound
+    }
+}
+
+/// Every family's measurement.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProbeReport {
+    /// In the order they ran.
+    pub rows: Vec<ProbeRow>,
+}
+
+impl ProbeReport {
+    /// The rows over their bound.
+    pub fn failures(&self) -> Vec<&ProbeRow> {
+        self.rows.iter().filter(|r| !r.passed()).collect()
+    }
+    /// Refuse ([`Error::Probe`]) the first family over its bound.
+    pub fn check(&self) -> Result<()> {
+        match self.failures().first() {
+            None => Ok(()),
+            Some(r) => Err(Error::Probe {
+                family: format!("{} on {}", r.family, r.tier.name()),
+                measured: format!("{:.3e}", r.measured),
+                bound: format!("{:.3e}", r.bound),
+            }),
+        }
+    }
+    /// The table: family, tier, bound, measured, margin.
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "{:<34} {:<8} {:>11} {:>11} {:>9}\n",
+            "family", "tier", "bound", "measured", "margin"
+        );
+        for r in &self.rows {
+            s.push_str(&format!(
+                "{:<34} {:<8} {:>11.3e} {:>11.3e} {:>9} {}\n",
+                r.family,
+                r.tier.name(),
+                r.bound,
+                r.measured,
+                if r.margin().is_infinite() {
+                    "exact".to_string()
+                } else {
+                    format!("{:.1}", r.margin())
+                },
+                if r.passed() { "" } else { "REFUSED" }
+            ));
+        }
+        s
+    }
+}
+
+/// The normwise bound of a product of 32-bit parts: 2^-17.
+pub const GEMM_BOUND_32: f64 = 7.62939453125e-6;
+/// The normwise bound of a product of 64-bit parts: 2^-46.
+pub const GEMM_BOUND_64: f64 = 1.4210854715202004e-14;
+
+/// The transform bound 512·eps·⌈log₂ n⌉ for machine epsilon `eps`.
+pub fn fft_bound(eps: f64, n: usize) -> f64 {
+    512.0 * eps * (n.max(2) as f64).log2().ceil()
+}
+
+/// A seeded value in [−1, 1) (splitmix64 of the index).
+fn val(seed: u64, i: usize) -> f64 {
+    let mut z = seed.wrapping_add((i as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+}
+
+/// The normwise error of an f32 product `c = a·b` (row-major m × k, k × n)
+/// computed by `product`, against exact products summed in double-double.
+pub fn gemm_error_f32(m: usize, k: usize, n: usize, product: &Product<'_, f32>) -> Result<f64> {
+    let a: Vec<f32> = (0..m * k).map(|i| val(1, i) as f32).collect();
+    let b: Vec<f32> = (0..k * n).map(|i| val(2, i) as f32).collect();
+    let c = product(&a, &b)?;
+    let (mut num, mut den) = (0f64, 0f64);
+    for i in 0..m {
+        for j in 0..n {
+            let (mut s, mut g) = (Pair::from_hi(0f64), 0f64);
+            for l in 0..k {
+                let (x, y) = (a[i * k + l] as f64, b[l * n + j] as f64);
+                s = s.add(Pair::from_hi(x * y));
+                g += (x * y).abs();
+            }
+            let d = c[i * n + j] as f64 - s.hi - s.lo;
+            num += d * d;
+            den += (s.hi + s.lo) * (s.hi + s.lo);
+            let _ = g;
+        }
+    }
+    Ok((num / den).sqrt())
+}
+
+/// [`gemm_error_f32`] for f64 products (the reference's products exact by
+/// TwoProd).
+pub fn gemm_error_f64(m: usize, k: usize, n: usize, product: &Product<'_, f64>) -> Result<f64> {
+    let a: Vec<f64> = (0..m * k).map(|i| val(3, i)).collect();
+    let b: Vec<f64> = (0..k * n).map(|i| val(4, i)).collect();
+    let c = product(&a, &b)?;
+    let (mut num, mut den) = (0f64, 0f64);
+    for i in 0..m {
+        for j in 0..n {
+            let (mut s, mut g) = (Pair::from_hi(0f64), 0f64);
+            for l in 0..k {
+                let (x, y) = (a[i * k + l], b[l * n + j]);
+                s = s.add(crate::pair::two_prod(x, y));
+                g += (x * y).abs();
+            }
+            let d = (Pair::from_hi(c[i * n + j]).sub(s)).round();
+            num += d * d;
+            den += s.round() * s.round();
+            let _ = g;
+        }
+    }
+    Ok((num / den).sqrt())
+}
+
+/// The normwise error of an f32 complex transform of length `n` computed by
+/// `transform` (forward, unscaled), against a direct DFT in f64.
+pub fn fft_error_f32(n: usize, transform: &Transform<'_, f32>) -> Result<f64> {
+    fft_error_in(n, false, transform)
+}
+
+/// [`fft_error_f32`] of a real signal (imaginary parts +0): for the real
+/// transforms, given the whole spectrum.
+pub fn fft_error_real_f32(n: usize, transform: &Transform<'_, f32>) -> Result<f64> {
+    fft_error_in(n, true, transform)
+}
+
+fn fft_error_in(n: usize, real: bool, transform: &Transform<'_, f32>) -> Result<f64> {
+    let x: Vec<Complex<f32>> = (0..n)
+        .map(|i| {
+            let im = if real { 0.0 } else { val(5, 2 * i + 1) as f32 };
+            Complex::new(val(5, 2 * i) as f32, im)
+        })
+        .collect();
+    let got = transform(&x)?;
+    let (mut num, mut den) = (0f64, 0f64);
+    for (kk, g) in got.iter().enumerate() {
+        let mut s = Complex::new(0f64, 0f64);
+        for (j, v) in x.iter().enumerate() {
+            // The twiddle's angle reduced exactly: (j·k mod n)/n.
+            let r = ((j as u128 * kk as u128) % n as u128) as f64 / n as f64;
+            let t = -2.0 * core::f64::consts::PI * r;
+            s += Complex::new(v.re as f64, v.im as f64) * Complex::new(t.cos(), t.sin());
+        }
+        let d = Complex::new(g.re as f64, g.im as f64) - s;
+        num += d.norm_sqr();
+        den += s.norm_sqr();
+    }
+    Ok((num / den).sqrt())
+}
+
+/// [`fft_error_f32`] for f64 transforms, the direct DFT's products and sums
+/// in double-double and its twiddles from f64 cos/sin corrected by one
+/// double-double Newton step on the unit circle.
+pub fn fft_error_f64(n: usize, transform: &Transform<'_, f64>) -> Result<f64> {
+    let x: Vec<Complex<f64>> = (0..n)
+        .map(|i| Complex::new(val(6, 2 * i), val(6, 2 * i + 1)))
+        .collect();
+    let got = transform(&x)?;
+    // Twiddles w_r = exp(−2πi r/n), r < n, as double-double pairs: f64
+    // cos/sin (within an ulp), then the pair (c, s) scaled by
+    // 1/√(c² + s²) in pair arithmetic (the angle's error stays at the f64
+    // functions' level, ~2^-53, far below the bound's 2^-43).
+    let tw: Vec<(Pair<f64>, Pair<f64>)> = (0..n)
+        .map(|r| {
+            let t = -2.0 * core::f64::consts::PI * (r as f64 / n as f64);
+            let (c, s) = (Pair::from_hi(t.cos()), Pair::from_hi(t.sin()));
+            let norm = c.mul(c).add(s.mul(s)).sqrt();
+            (c.div(norm), s.div(norm))
+        })
+        .collect();
+    let (mut num, mut den) = (0f64, 0f64);
+    for (kk, g) in got.iter().enumerate() {
+        let (mut re, mut im) = (Pair::from_hi(0f64), Pair::from_hi(0f64));
+        for (j, v) in x.iter().enumerate() {
+            let (c, s) = tw[(j * kk) % n];
+            let (a, b) = (Pair::from_hi(v.re), Pair::from_hi(v.im));
+            re = re.add(a.mul(c).sub(b.mul(s)));
+            im = im.add(a.mul(s).add(b.mul(c)));
+        }
+        let dr = Pair::from_hi(g.re).sub(re).round();
+        let di = Pair::from_hi(g.im).sub(im).round();
+        num += dr * dr + di * di;
+        let (r, i) = (re.round(), im.round());
+        den += r * r + i * i;
+    }
+    Ok((num / den).sqrt())
+}
+
+fn matmul_f32(
+    exec: &Exec,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> impl Fn(&[f32], &[f32]) -> Result<Vec<f32>> + '_ {
+    move |a, b| {
+        let mut c = vec![0f32; m * n];
+        crate::matmul(
+            &ArrayView::from_slice(a, &[m, k])?,
+            &ArrayView::from_slice(b, &[k, n])?,
+            &mut ArrayViewMut::from_slice(&mut c, &[m, n])?,
+            exec,
+        )?;
+        Ok(c)
+    }
+}
+
+fn matmul_f64(
+    exec: &Exec,
+    m: usize,
+    k: usize,
+    n: usize,
+) -> impl Fn(&[f64], &[f64]) -> Result<Vec<f64>> + '_ {
+    move |a, b| {
+        let mut c = vec![0f64; m * n];
+        crate::matmul(
+            &ArrayView::from_slice(a, &[m, k])?,
+            &ArrayView::from_slice(b, &[k, n])?,
+            &mut ArrayViewMut::from_slice(&mut c, &[m, n])?,
+            exec,
+        )?;
+        Ok(c)
+    }
+}
+
+/// A complex product's error: the real and imaginary parts of a complex
+/// matmul against the reference of its four real products.
+fn complex_gemm_error<T>(m: usize, k: usize, n: usize, exec: &Exec) -> Result<f64>
+where
+    T: Copy + Default + crate::Element + Into<f64> + FromF64,
+    Complex<T>: crate::Element + Default,
+{
+    let a: Vec<Complex<T>> = (0..m * k)
+        .map(|i| Complex::new(T::from_f64(val(7, 2 * i)), T::from_f64(val(7, 2 * i + 1))))
+        .collect();
+    let b: Vec<Complex<T>> = (0..k * n)
+        .map(|i| Complex::new(T::from_f64(val(8, 2 * i)), T::from_f64(val(8, 2 * i + 1))))
+        .collect();
+    let mut c = vec![Complex::<T>::default(); m * n];
+    crate::matmul(
+        &ArrayView::from_slice(&a, &[m, k])?,
+        &ArrayView::from_slice(&b, &[k, n])?,
+        &mut ArrayViewMut::from_slice(&mut c, &[m, n])?,
+        exec,
+    )?;
+    let (mut num, mut den) = (0f64, 0f64);
+    for i in 0..m {
+        for j in 0..n {
+            let (mut re, mut im, mut g) = (Pair::from_hi(0f64), Pair::from_hi(0f64), 0f64);
+            for l in 0..k {
+                let (x, y) = (a[i * k + l], b[l * n + j]);
+                let (xr, xi, yr, yi): (f64, f64, f64, f64) =
+                    (x.re.into(), x.im.into(), y.re.into(), y.im.into());
+                re = re
+                    .add(crate::pair::two_prod(xr, yr))
+                    .sub(crate::pair::two_prod(xi, yi));
+                im = im
+                    .add(crate::pair::two_prod(xr, yi))
+                    .add(crate::pair::two_prod(xi, yr));
+                g += (xr * yr).abs() + (xi * yi).abs() + (xr * yi).abs() + (xi * yr).abs();
+            }
+            let got = c[i * n + j];
+            let dr = Pair::from_hi(got.re.into()).sub(re).round();
+            let di = Pair::from_hi(got.im.into()).sub(im).round();
+            num += dr * dr + di * di;
+            den += re.round() * re.round() + im.round() * im.round();
+            let _ = g;
+        }
+    }
+    Ok((num / den).sqrt())
+}
+
+/// f32 and f64 from an f64 (rounded).
+trait FromF64 {
+    fn from_f64(v: f64) -> Self;
+}
+impl FromF64 for f32 {
+    fn from_f64(v: f64) -> f32 {
+        v as f32
+    }
+}
+impl FromF64 for f64 {
+    fn from_f64(v: f64) -> f64 {
+        v
+    }
+}
+
+/// The transcendental f32 kinds with an f64 reference, each with the domain
+/// its probe points cover and its reference.
+#[allow(clippy::type_complexity)]
+fn math_kinds() -> Vec<(Kind, (f64, f64), fn(f64, f64) -> f64)> {
+    vec![
+        (Kind::Exp, (-87.0, 88.0), |x, _| x.exp()),
+        (Kind::Exp2, (-125.0, 127.0), |x, _| x.exp2()),
+        (Kind::Expm1, (-20.0, 20.0), |x, _| x.exp_m1()),
+        (Kind::Log, (1e-30, 1e30), |x, _| x.ln()),
+        (Kind::Log2, (1e-30, 1e30), |x, _| x.log2()),
+        (Kind::Log10, (1e-30, 1e30), |x, _| x.log10()),
+        (Kind::Log1p, (-0.99, 1e10), |x, _| x.ln_1p()),
+        (Kind::Sin, (-1e4, 1e4), |x, _| x.sin()),
+        (Kind::Cos, (-1e4, 1e4), |x, _| x.cos()),
+        (Kind::Tan, (-1e4, 1e4), |x, _| x.tan()),
+        (Kind::Asin, (-1.0, 1.0), |x, _| x.asin()),
+        (Kind::Acos, (-1.0, 1.0), |x, _| x.acos()),
+        (Kind::Atan, (-1e4, 1e4), |x, _| x.atan()),
+        (Kind::Atan2, (-1e3, 1e3), |x, y| x.atan2(y)),
+        (Kind::Sinh, (-88.0, 88.0), |x, _| x.sinh()),
+        (Kind::Cosh, (-88.0, 88.0), |x, _| x.cosh()),
+        (Kind::Tanh, (-20.0, 20.0), |x, _| x.tanh()),
+        (Kind::Asinh, (-1e10, 1e10), |x, _| x.asinh()),
+        (Kind::Acosh, (1.0, 1e10), |x, _| x.acosh()),
+        (Kind::Atanh, (-0.999, 0.999), |x, _| x.atanh()),
+        (Kind::Pow, (0.01, 100.0), |x, y| x.powf(y * 10.0 / 100.0)),
+        (Kind::Hypot, (-1e10, 1e10), |x, y| x.hypot(y)),
+        (Kind::Cbrt, (-1e30, 1e30), |x, _| x.cbrt()),
+        (Kind::Sigmoid, (-80.0, 80.0), |x, _| {
+            1.0 / (1.0 + (-x).exp())
+        }),
+        (Kind::Rsqrt, (1e-30, 1e30), |x, _| 1.0 / x.sqrt()),
+        (Kind::FastExp, (-87.0, 88.0), |x, _| x.exp()),
+        (Kind::FastLog, (1e-30, 1e30), |x, _| x.ln()),
+        (Kind::FastSin, (-1e4, 1e4), |x, _| x.sin()),
+        (Kind::FastCos, (-1e4, 1e4), |x, _| x.cos()),
+        (Kind::FastTanh, (-20.0, 20.0), |x, _| x.tanh()),
+        (Kind::FastSigmoid, (-80.0, 80.0), |x, _| {
+            1.0 / (1.0 + (-x).exp())
+        }),
+        (Kind::FastPow, (0.01, 100.0), |x, y| {
+            x.powf(y * 10.0 / 100.0)
+        }),
+    ]
+}
+
+/// Distance of an f32 result from an f64 reference in f32 ulps (of the
+/// reference's binade; subnormal spacing below the normal range).
+fn ulps_f32(got: f32, want: f64) -> f64 {
+    if want.is_nan() {
+        return if got.is_nan() { 0.0 } else { f64::INFINITY };
+    }
+    if want.is_infinite() || want.abs() > f32::MAX as f64 {
+        return if got as f64 == want || got.is_infinite() && (got > 0.0) == (want > 0.0) {
+            0.0
+        } else {
+            f64::INFINITY
+        };
+    }
+    let e = if want == 0.0 {
+        -126
+    } else {
+        (want.abs().log2().floor() as i32).max(-126)
+    };
+    let ulp = 2f64.powi(e - 23);
+    (got as f64 - want).abs() / ulp
+}
+
+/// The largest error, in f32 ulps, of `kind`'s kernel on `tier` over 2 048
+/// points of `domain` (logarithmically spread where the domain spans
+/// decades).
+fn math_error(
+    kind: Kind,
+    domain: (f64, f64),
+    reference: fn(f64, f64) -> f64,
+    tier: Tier,
+) -> Result<f64> {
+    let n = 2048;
+    let (lo, hi) = domain;
+    let point = |i: usize, seed: u64| -> f32 {
+        let u = (val(seed, i) + 1.0) / 2.0;
+        let v = if lo > 0.0 && hi / lo > 1e3 {
+            (lo.ln() + u * (hi.ln() - lo.ln())).exp()
+        } else {
+            lo + u * (hi - lo)
+        };
+        v as f32
+    };
+    let x: Vec<f32> = (0..n).map(|i| point(i, 9)).collect();
+    let y: Vec<f32> = (0..n).map(|i| point(i, 10)).collect();
+    let mut out = vec![0f32; n];
+    let exec = Exec::on(tier);
+    if kind.info().arity == 2 {
+        // pow's exponent: y mapped to [−10, 10] by the reference as here.
+        let yy: Vec<f32> = if matches!(kind, Kind::Pow | Kind::FastPow) {
+            y.iter()
+                .map(|&v| (v as f64 * 10.0 / 100.0) as f32)
+                .collect()
+        } else {
+            y.clone()
+        };
+        typed::elementwise(kind, &[&x, &yy], &mut out, &exec)?;
+        Ok(x.iter()
+            .zip(&yy)
+            .zip(&out)
+            .map(|((&a, &b), &g)| {
+                let want = if matches!(kind, Kind::Pow | Kind::FastPow) {
+                    (a as f64).powf(b as f64)
+                } else {
+                    reference(a as f64, b as f64)
+                };
+                ulps_f32(g, want)
+            })
+            .fold(0.0, f64::max))
+    } else {
+        typed::elementwise(kind, &[&x], &mut out, &exec)?;
+        Ok(x.iter()
+            .zip(&out)
+            .map(|(&a, &g)| ulps_f32(g, reference(a as f64, 0.0)))
+            .fold(0.0, f64::max))
+    }
+}
+
+/// Run every family on every tier this CPU runs (each at `exec`'s thread
+/// count; the tier of `exec` is not used) and return the table. Errors
+/// only where a call itself fails (an allocation).
+pub fn probe(exec: &Exec) -> Result<ProbeReport> {
+    let mut rows = Vec::new();
+    let threads = exec.thread_count();
+    for tier in available_tiers() {
+        let e = Exec::on(tier).threads(threads);
+        let mut row = |family: String, bound: f64, measured: f64| {
+            rows.push(ProbeRow {
+                family,
+                tier,
+                bound,
+                measured,
+            })
+        };
+        for (path, (m, k, n)) in [
+            ("small", (8, 13, 9)),
+            ("packed", (160, 200, 176)),
+            ("lane", (2, 4096, 2)),
+        ] {
+            let f = matmul_f32(&e, m, k, n);
+            row(
+                format!("gemm f32 {path}"),
+                GEMM_BOUND_32,
+                gemm_error_f32(m, k, n, &f)?,
+            );
+            let f = matmul_f64(&e, m, k, n);
+            row(
+                format!("gemm f64 {path}"),
+                GEMM_BOUND_64,
+                gemm_error_f64(m, k, n, &f)?,
+            );
+        }
+        row(
+            "gemm c64".into(),
+            GEMM_BOUND_32,
+            complex_gemm_error::<f32>(48, 56, 40, &e)?,
+        );
+        row(
+            "gemm c128".into(),
+            GEMM_BOUND_64,
+            complex_gemm_error::<f64>(48, 56, 40, &e)?,
+        );
+        for n in [1024usize, 1009, 65536] {
+            let f = |x: &[Complex<f32>]| -> Result<Vec<Complex<f32>>> {
+                let mut y = vec![Complex::<f32>::default(); x.len()];
+                crate::fft::c2c(
+                    &[0],
+                    Direction::Forward,
+                    Norm::None,
+                    &ArrayView::from_slice(x, &[x.len()])?,
+                    &mut ArrayViewMut::from_slice(&mut y, &[x.len()])?,
+                    &e,
+                )?;
+                Ok(y)
+            };
+            if n <= 4096 {
+                row(
+                    format!("fft c2c f32 n={n}"),
+                    fft_bound(2f64.powi(-23), n),
+                    fft_error_f32(n, &f)?,
+                );
+            } else {
+                // A long transform against its inverse: the round trip
+                // (two transforms) within twice the bound.
+                row(
+                    format!("fft c2c f32 round trip n={n}"),
+                    2.0 * fft_bound(2f64.powi(-23), n),
+                    round_trip_f32(n, &e)?,
+                );
+            }
+            if n <= 1024 {
+                let g = |x: &[Complex<f64>]| -> Result<Vec<Complex<f64>>> {
+                    let mut y = vec![Complex::<f64>::default(); x.len()];
+                    crate::fft::c2c(
+                        &[0],
+                        Direction::Forward,
+                        Norm::None,
+                        &ArrayView::from_slice(x, &[x.len()])?,
+                        &mut ArrayViewMut::from_slice(&mut y, &[x.len()])?,
+                        &e,
+                    )?;
+                    Ok(y)
+                };
+                row(
+                    format!("fft c2c f64 n={n}"),
+                    fft_bound(2f64.powi(-52), n),
+                    fft_error_f64(n, &g)?,
+                );
+            }
+        }
+        // The real transform: r2c of a real signal as the c2c of it with a
+        // zero imaginary part (the first n/2 + 1 outputs).
+        let n = 1024;
+        let r = |x: &[Complex<f32>]| -> Result<Vec<Complex<f32>>> {
+            let re: Vec<f32> = x.iter().map(|v| v.re).collect();
+            let mut y = vec![Complex::<f32>::default(); n / 2 + 1];
+            crate::fft::r2c(
+                &[0],
+                Norm::None,
+                &ArrayView::from_slice(&re, &[n])?,
+                &mut ArrayViewMut::from_slice(&mut y, &[n / 2 + 1])?,
+                &e,
+            )?;
+            // The rest by Hermitian symmetry, so the whole spectrum compares.
+            let mut full = y.clone();
+            for k in n / 2 + 1..n {
+                full.push(y[n - k].conj());
+            }
+            Ok(full)
+        };
+        row(
+            format!("fft r2c f32 n={n}"),
+            fft_bound(2f64.powi(-23), n),
+            fft_error_real_f32(n, &r)?,
+        );
+        for (kind, domain, reference) in math_kinds() {
+            let bound = match kind.info().accuracy {
+                crate::Accuracy::Ulp35 => 3.5,
+                _ => 1.0,
+            };
+            row(
+                format!("{} f32", kind.name()),
+                bound,
+                math_error(kind, domain, reference, tier)?,
+            );
+        }
+    }
+    let _ = DType::F32;
+    Ok(ProbeReport { rows })
+}
+
+/// The normwise error of an f32 forward-then-inverse transform of length
+/// `n` (Norm::Backward: the identity) against the operand.
+fn round_trip_f32(n: usize, e: &Exec) -> Result<f64> {
+    let x: Vec<Complex<f32>> = (0..n)
+        .map(|i| Complex::new(val(11, 2 * i) as f32, val(11, 2 * i + 1) as f32))
+        .collect();
+    let mut y = vec![Complex::<f32>::default(); n];
+    let mut z = vec![Complex::<f32>::default(); n];
+    crate::fft::c2c(
+        &[0],
+        Direction::Forward,
+        Norm::Backward,
+        &ArrayView::from_slice(&x, &[n])?,
+        &mut ArrayViewMut::from_slice(&mut y, &[n])?,
+        e,
+    )?;
+    crate::fft::c2c(
+        &[0],
+        Direction::Inverse,
+        Norm::Backward,
+        &ArrayView::from_slice(&y, &[n])?,
+        &mut ArrayViewMut::from_slice(&mut z, &[n])?,
+        e,
+    )?;
+    let (mut num, mut den) = (0f64, 0f64);
+    for (a, b) in x.iter().zip(&z) {
+        let d = Complex::new(a.re as f64 - b.re as f64, a.im as f64 - b.im as f64);
+        num += d.norm_sqr();
+        den += (a.re as f64).powi(2) + (a.im as f64).powi(2);
+    }
+    Ok((num / den).sqrt())
+}
