@@ -93,6 +93,7 @@ pub mod reduce;
 pub mod scratch;
 mod simd;
 pub mod spline;
+pub mod terms;
 pub mod tier;
 pub mod typed;
 pub mod unique;
