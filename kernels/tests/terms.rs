@@ -2,8 +2,9 @@
 //! 300-bit evaluations of the same f64 terms and weights (astro-float):
 //! the combination within u·|x| + (2 + 8T)·2^-48·Σ|w·T| per part, the
 //! exponential within 8u + 2^-45·(|Im x| + |Re x|) relative for phases up
-//! to 10^7 rad, the phasor's modulus kept at 1; the same bits on every tier
-//! and thread count; refusals before any write.
+//! to 10^7 rad, the phasor's modulus kept at 1; the φ functions within
+//! 2^-22 of 300-bit series across the join; the same bits on every tier and
+//! thread count; refusals before any write.
 
 use astro_float::{BigFloat, Consts, RoundingMode};
 use num_complex::Complex;
@@ -184,4 +185,141 @@ fn refusals_write_nothing() {
     )
     .unwrap();
     assert_eq!(y, [1.25, 2.0]);
+}
+
+/// Σ_m x^m/(m + k)! at 300 bits, x complex (re, im).
+fn phi_ref(re: f64, im: f64, k: usize) -> (BigFloat, BigFloat) {
+    let (xr, xi) = (big(re), big(im));
+    // term = x^m / (m + k)!, starting at 1/k!.
+    let mut f = big(1.0);
+    for j in 2..=k {
+        f = f.mul(&big(j as f64), P, RM);
+    }
+    let (mut tr, mut ti) = (big(1.0).div(&f, P, RM), big(0.0));
+    let (mut sr, mut si) = (tr.clone(), ti.clone());
+    for m in 1..400 {
+        let d = big((m + k) as f64);
+        let nr = tr
+            .mul(&xr, P, RM)
+            .sub(&ti.mul(&xi, P, RM), P, RM)
+            .div(&d, P, RM);
+        let ni = tr
+            .mul(&xi, P, RM)
+            .add(&ti.mul(&xr, P, RM), P, RM)
+            .div(&d, P, RM);
+        tr = nr;
+        ti = ni;
+        sr = sr.add(&tr, P, RM);
+        si = si.add(&ti, P, RM);
+    }
+    (sr, si)
+}
+
+#[test]
+fn phi_functions_within_their_bound() {
+    let mut rng = Rng::for_label("terms/phi", 3);
+    let mut xs: Vec<Complex<f64>> = vec![
+        Complex::new(0.0, 0.0),
+        Complex::new(1e-7, -2e-7),
+        Complex::new(1.9, 0.3),
+        Complex::new(2.1, -0.3),
+        Complex::new(-30.0, 5.0),
+        Complex::new(0.0, 39.0),
+        Complex::new(-0.5, 0.0),
+    ];
+    for _ in 0..40 {
+        let r = rng.unit() * 40.0 * rng.unit();
+        let a = rng.unit() * std::f64::consts::TAU;
+        xs.push(Complex::new(r * a.cos(), r * a.sin()));
+    }
+    let n = xs.len();
+    let count = tessera::terms::MAX_PHI_ORDER;
+    let plan = TermsPlan::upload(&ArrayView::from_slice(&xs, &[1, n]).unwrap()).unwrap();
+    let run_phi = |exec: &Exec| {
+        let mut flow = vec![Complex::<f32>::default(); n];
+        let mut mom = vec![Complex::<f32>::default(); count * n];
+        plan.phi(
+            &[1.0],
+            count,
+            &mut ArrayViewMut::from_slice(&mut flow, &[n]).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut mom, &[count, n]).unwrap(),
+            exec,
+        )
+        .unwrap();
+        (flow, mom)
+    };
+    let (flow, mom) = run_phi(&Exec::SEQ);
+    let mut worst = 0f64;
+    for (i, x) in xs.iter().enumerate() {
+        // The uploaded x: the f64 value split into a pair (within 2^-48).
+        let x = Complex::new(
+            x.re as f32 as f64 + (x.re - x.re as f32 as f64) as f32 as f64,
+            x.im as f32 as f64 + (x.im - x.im as f32 as f64) as f32 as f64,
+        );
+        let mut fact = 1.0;
+        for k in 0..=count {
+            let got = if k == 0 {
+                flow[i]
+            } else {
+                mom[(k - 1) * n + i]
+            };
+            let (wr, wi) = phi_ref(x.re, x.im, k);
+            // Output k ≥ 1 is (k − 1)!·φ_k.
+            if k >= 2 {
+                fact *= (k - 1) as f64;
+            }
+            let (wr, wi) = (wr.mul(&big(fact), P, RM), wi.mul(&big(fact), P, RM));
+            let dr = big(got.re as f64).sub(&wr, P, RM);
+            let di = big(got.im as f64).sub(&wi, P, RM);
+            let err = to_f64(
+                &dr.mul(&dr, P, RM)
+                    .add(&di.mul(&di, P, RM), P, RM)
+                    .sqrt(P, RM),
+            );
+            let mag = to_f64(
+                &wr.mul(&wr, P, RM)
+                    .add(&wi.mul(&wi, P, RM), P, RM)
+                    .sqrt(P, RM),
+            );
+            let rel = err / mag;
+            worst = worst.max(rel);
+            assert!(
+                rel <= 2f64.powi(-22),
+                "x {x} order {k}: relative error {rel:e}"
+            );
+        }
+    }
+    eprintln!(
+        "phi functions: worst relative error {worst:e} (2^{:.1})",
+        worst.log2()
+    );
+    for tier in available_tiers() {
+        for th in [1, 2, 7] {
+            let (f2, m2) = run_phi(&Exec::on(tier).threads(th));
+            assert!(
+                f2.iter()
+                    .zip(&flow)
+                    .all(|(a, b)| a.re.to_bits() == b.re.to_bits()
+                        && a.im.to_bits() == b.im.to_bits())
+            );
+            assert!(
+                m2.iter()
+                    .zip(&mom)
+                    .all(|(a, b)| a.re.to_bits() == b.re.to_bits()
+                        && a.im.to_bits() == b.im.to_bits())
+            );
+        }
+    }
+    // More orders than the maximum: refused.
+    let mut flow = vec![Complex::<f32>::default(); n];
+    let mut mom = vec![Complex::<f32>::default(); 9 * n];
+    assert!(plan
+        .phi(
+            &[1.0],
+            9,
+            &mut ArrayViewMut::from_slice(&mut flow, &[n]).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut mom, &[9, n]).unwrap(),
+            &Exec::SEQ
+        )
+        .is_err());
 }
