@@ -74,7 +74,9 @@ fn kernels_lists_every_kind() {
             "polyval",
             "qmatmul_i8",
             "requantize_i8",
-            "sum_lanes"
+            "sum_lanes",
+            "spline",
+            "terms"
         ]
     );
     for (entry, kind) in kinds.into_iter().zip(Kind::ALL) {

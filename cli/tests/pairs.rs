@@ -145,3 +145,52 @@ fn probe_prints_the_table_and_passes() {
     // Arguments are refused.
     assert_eq!(tessera(&dir.0, &["probe", "extra"]).code, Some(2));
 }
+
+#[test]
+fn spline_and_terms_calls() {
+    let dir = TempDir::new("spline-terms");
+    // A one-interval linear spline s = 2t + 1, t = ln(x / 1): y = 2 ln x + 1.
+    dir.write("x.npy", &npy_f32(&[3], &[1.0, 2.0, 4.0]));
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "spline",
+            "attrs": {"log_e0": 0, "width": 2, "coefficients": [[0, 0, 2, 1]],
+                      "x_min": 0.5, "x_max": 5, "above": 9, "output": "linear"},
+            "operands": {"x": {"npy": "x.npy"}}, "results": {"y": {"npy": "y.npy"}}}"#,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let y = f32s(&read_npy(&dir.path("y.npy")).data);
+    for (x, y) in [1.0f64, 2.0, 4.0].iter().zip(y) {
+        assert!((y as f64 - (2.0 * x.ln() + 1.0)).abs() < 1e-6, "{x}: {y}");
+    }
+    // Terms: 2 real terms of 2 points, combined with weights 0.5 and 0.25.
+    let data: Vec<u8> = [1.0f64, 2.0, 3.0, 4.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    dir.write("t.npy", &npy_bytes("<f8", false, &[2, 2], &data, 1));
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "terms", "attrs": {"weights": [0.5, 0.25]},
+            "operands": {"terms": {"npy": "t.npy"}}, "results": {"y": {"npy": "c.npy"}}}"#,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(f32s(&read_npy(&dir.path("c.npy")).data), vec![1.25, 2.0]);
+    // Its exponential: exp(1.25), exp(2) as complex64.
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "terms", "attrs": {"weights": [0.5, 0.25], "mode": "exp"},
+            "operands": {"terms": {"npy": "t.npy"}}, "results": {"y": {"npy": "e.npy"}}}"#,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let e = c64_parts(&read_npy(&dir.path("e.npy")).data);
+    assert!((e[0].0 as f64 - 1.25f64.exp()).abs() < 1e-6 && e[0].1 == 0.0);
+    // Refusals write nothing: a weight count other than T.
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "terms", "attrs": {"weights": [0.5]},
+            "operands": {"terms": {"npy": "t.npy"}}, "results": {"y": {"npy": "bad.npy"}}}"#,
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(!dir.path("bad.npy").exists());
+}

@@ -348,6 +348,8 @@ const OTHER_KERNELS: &[&str] = &[
     "requantize_i8",
     "sum_lanes",
     "attention",
+    "spline",
+    "terms",
 ];
 
 const DTYPES: &[&str] = &[
@@ -402,7 +404,21 @@ fn attr_value(rng: &mut Rng, kernel: &str, key: &str) -> Value {
         return random_json_value(rng);
     }
     match key {
+        "mode" if kernel == "terms" => json!(rng.pick(&["combine", "exp", "phi"])),
         "mode" => json!(rng.pick(&["default", "saturating", "wrap"])),
+        "weights" | "constant_tails" => {
+            json!(rng.pick(&[vec![1.0, 0.5], vec![], vec![0.25], vec![1e300, -1.0, 3.0]]))
+        }
+        "coefficients" => json!(rng.pick(&[
+            vec![vec![0.0, 0.0, 1.0, 0.5]],
+            vec![],
+            vec![vec![1.0, 2.0, 3.0]],
+            vec![vec![0.1, 0.2, 0.3, 0.4], vec![1e300, 0.0, 0.0, 0.0]]
+        ])),
+        "log_e0" | "x_min" | "x_max" | "below" | "above" | "width" | "sign" => {
+            json!(rng.pick(&[0.0, 1.0, -1.0, 0.5, 1e300, -1e-300, 40.0]))
+        }
+        "output" if kernel == "spline" => json!(rng.pick(&["exp", "linear", "log"])),
         "contracting" => json!(rng.pick(&[vec![[1, 0]], vec![[0, 0]], vec![[1, 1]], vec![[5, 0]]])),
         "batch" => json!(rng.pick(&[Vec::<[usize; 2]>::new(), vec![[0, 0]]])),
         "acc" => json!(rng.pick(&["f32", "f64", "i32", "i64", "c64", "c128", "u8"])),
@@ -432,6 +448,8 @@ fn attr_value(rng: &mut Rng, kernel: &str, key: &str) -> Value {
         ])),
         "op" => {
             let ops = [
+                "sum2",
+                "sum_doubling",
                 "sum",
                 "prod",
                 "max",
@@ -548,6 +566,22 @@ fn signature(kernel: &str) -> (Vec<&'static str>, Vec<&'static str>, Vec<&'stati
         "qmatmul_i8" => (vec!["a", "b"], vec!["y"], vec![]),
         "requantize_i8" => (vec!["x"], vec!["y"], vec!["scale", "zero_point"]),
         "sum_lanes" => (vec!["x"], vec!["y"], vec![]),
+        "spline" => (
+            vec!["x"],
+            vec!["y"],
+            vec![
+                "log_e0",
+                "width",
+                "coefficients",
+                "constant_tails",
+                "x_min",
+                "x_max",
+                "below",
+                "above",
+                "output",
+            ],
+        ),
+        "terms" => (vec!["terms"], vec!["y"], vec!["weights", "mode", "sign"]),
         "attention" => (
             vec!["q", "k", "v", "lengths", "x1"],
             vec!["o", "lse"],

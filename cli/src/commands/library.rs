@@ -2,7 +2,8 @@
 //! (`tessera::fill::random`), `quantize` and `dequantize`
 //! (`tessera::quant`), `polyval` (`tessera::poly`), `qmatmul_i8` and
 //! `requantize_i8` (`tessera::contract::qmatmul`) and `sum_lanes`
-//! (`tessera::reduce::lanes`). Each checks its call file strictly, runs the
+//! (`tessera::reduce::lanes`), `spline` (`tessera::spline`) and `terms`
+//! (`tessera::terms`). Each checks its call file strictly, runs the
 //! call and stores its result; none takes sub-byte dtypes.
 //!
 //! ```json
@@ -51,11 +52,16 @@ pub enum LibraryKernel {
     RequantizeI8,
     /// `sum_lanes`: the 16 lanes of every block of a lane-order sum.
     SumLanes,
+    /// `spline`: a cubic spline uniform in ln x (`tessera::spline`).
+    Spline,
+    /// `terms`: a combination of binary64 terms in double-float, or its
+    /// exponential (`tessera::terms`).
+    Terms,
 }
 
 impl LibraryKernel {
     /// Every kernel of this module.
-    pub const ALL: [LibraryKernel; 7] = [
+    pub const ALL: [LibraryKernel; 9] = [
         LibraryKernel::Random,
         LibraryKernel::Quantize,
         LibraryKernel::Dequantize,
@@ -63,6 +69,8 @@ impl LibraryKernel {
         LibraryKernel::QmatmulI8,
         LibraryKernel::RequantizeI8,
         LibraryKernel::SumLanes,
+        LibraryKernel::Spline,
+        LibraryKernel::Terms,
     ];
     /// Its name in call files.
     pub fn name(self) -> &'static str {
@@ -74,6 +82,8 @@ impl LibraryKernel {
             LibraryKernel::QmatmulI8 => "qmatmul_i8",
             LibraryKernel::RequantizeI8 => "requantize_i8",
             LibraryKernel::SumLanes => "sum_lanes",
+            LibraryKernel::Spline => "spline",
+            LibraryKernel::Terms => "terms",
         }
     }
     /// The kernel named `name`.
@@ -99,6 +109,22 @@ impl LibraryKernel {
             LibraryKernel::QmatmulI8 => (&["a", "b"], &["y"], &[]),
             LibraryKernel::RequantizeI8 => (&["x"], &["y"], &["scale", "zero_point"]),
             LibraryKernel::SumLanes => (&["x"], &["y"], &[]),
+            LibraryKernel::Spline => (
+                &["x"],
+                &["y"],
+                &[
+                    "log_e0",
+                    "width",
+                    "coefficients",
+                    "constant_tails",
+                    "x_min",
+                    "x_max",
+                    "below",
+                    "above",
+                    "output",
+                ],
+            ),
+            LibraryKernel::Terms => (&["terms"], &["y"], &["weights", "mode", "sign"]),
         }
     }
     /// What `tessera kernels` says of it.
@@ -133,6 +159,18 @@ impl LibraryKernel {
             LibraryKernel::SumLanes => {
                 "the 16 lane sums of every block of 1024 terms of a one-dimensional f32 or f64 x \
                  (ARCHITECTURE.md §5.3), as y of shape [blocks, 16]"
+            }
+            LibraryKernel::Spline => {
+                "a cubic spline uniform in ln x at every element of f32/f64 x: coefficients a \
+                 list of [c0, c1, c2, c3] per interval (c3 the constant term, constant_tails its \
+                 tails), intervals of width `width` from ln E0 = log_e0; below x_min `below`, \
+                 above x_max `above`; output `exp` (default: exp of the spline, a rate table) or \
+                 `linear`"
+            }
+            LibraryKernel::Terms => {
+                "x = sum_t weights[t] terms[t, :] of f64 or c128 terms [T, N] held as \
+                 double-float pairs, rounded once into y (f32 or c64, [N]): mode `combine` \
+                 (default), or `exp` for exp(sign x) (sign +1 default or -1, y c64)"
             }
         }
     }
@@ -409,8 +447,136 @@ pub fn call(
             let path = results.add("y", dtype, &shape, &bytes)?;
             format!("{k}: y = {dtype} {shape:?} -> {}", path.display())
         }
+        LibraryKernel::Spline => {
+            expect_names(k, "operand", &call.operands, &["x"])?;
+            let table = spline_table(k, call)?;
+            let x = load(call_path, call, "x")?;
+            let xv = whole_byte_view(k, &x)?;
+            let plan = tessera::spline::LogSplinePlan::new(x.dtype, &table)
+                .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))?;
+            let dtype = result_dtype(k, spec, Some(x.dtype))?;
+            let shape = result_shape(k, spec, Some(&x.shape))?;
+            compute_and_store(results, k, dtype, &shape, |y| plan.evaluate(&xv, y, exec))?
+        }
+        LibraryKernel::Terms => {
+            expect_names(k, "operand", &call.operands, &["terms"])?;
+            let weights = need(k, "attribute weights", numbers(k, call, "weights")?)?;
+            let exp = match super::string_attr(k, &call.attrs, "mode")? {
+                None | Some("combine") => false,
+                Some("exp") => true,
+                Some(m) => {
+                    return Err(Failure::usage(format!(
+                        "kernel `{k}`: attribute mode is `combine` or `exp`, not `{}`",
+                        truncate(m, 40)
+                    )))
+                }
+            };
+            let sign = number_attr(k, &call.attrs, "sign")?.unwrap_or(1.0);
+            let t = load(call_path, call, "terms")?;
+            let tv = whole_byte_view(k, &t)?;
+            let plan = tessera::terms::TermsPlan::upload(&tv)
+                .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))?;
+            let (_, n) = plan.shape();
+            let default = if exp || t.dtype == DType::C128 {
+                DType::C64
+            } else {
+                DType::F32
+            };
+            let dtype = result_dtype(k, spec, Some(default))?;
+            let shape = result_shape(k, spec, Some(&[n]))?;
+            budget::charge_work(
+                budget::steps(&[npy::element_count(&t.shape), 1]),
+                "the terms at every point",
+            )?;
+            compute_and_store(results, k, dtype, &shape, |y| {
+                if exp {
+                    plan.exponential(&weights, sign, y, exec)
+                } else {
+                    plan.combine(&weights, y, exec)
+                }
+            })?
+        }
     };
     Ok(vec![line])
+}
+
+/// A list of numbers attribute.
+fn numbers(k: &str, call: &Call, key: &str) -> Outcome<Option<Vec<f64>>> {
+    match call.attrs.0.get(key) {
+        None => Ok(None),
+        Some(serde_json::Value::Array(a)) => a
+            .iter()
+            .map(|v| {
+                v.as_f64().ok_or_else(|| {
+                    Failure::usage(format!(
+                        "kernel `{k}`: attribute {key} holds numbers, not {}",
+                        truncate(&v.to_string(), 40)
+                    ))
+                })
+            })
+            .collect::<Outcome<Vec<f64>>>()
+            .map(Some),
+        Some(v) => Err(Failure::usage(format!(
+            "kernel `{k}`: attribute {key} must be a list of numbers, not {}",
+            truncate(&v.to_string(), 40)
+        ))),
+    }
+}
+
+/// The spline table of a `spline` call.
+fn spline_table(k: &str, call: &Call) -> Outcome<tessera::spline::LogSpline> {
+    let num = |key: &str| -> Outcome<f64> {
+        need(
+            k,
+            &format!("attribute {key}"),
+            number_attr(k, &call.attrs, key)?,
+        )
+    };
+    let coefficients = match call.attrs.0.get("coefficients") {
+        Some(serde_json::Value::Array(rows)) => rows
+            .iter()
+            .map(|r| {
+                let row: Option<Vec<f64>> = r
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|v| v.as_f64()).collect());
+                match row {
+                    Some(v) if v.len() == 4 && r.as_array().is_some_and(|a| a.len() == 4) => {
+                        Ok([v[0], v[1], v[2], v[3]])
+                    }
+                    _ => Err(Failure::usage(format!(
+                        "kernel `{k}`: each coefficient row is a list of 4 numbers, not {}",
+                        truncate(&r.to_string(), 40)
+                    ))),
+                }
+            })
+            .collect::<Outcome<Vec<[f64; 4]>>>()?,
+        _ => {
+            return Err(Failure::usage(format!(
+                "kernel `{k}` needs attribute coefficients, a list of [c0, c1, c2, c3]"
+            )))
+        }
+    };
+    let output = match super::string_attr(k, &call.attrs, "output")? {
+        None | Some("exp") => tessera::spline::SplineOutput::Exp,
+        Some("linear") => tessera::spline::SplineOutput::Linear,
+        Some(o) => {
+            return Err(Failure::usage(format!(
+                "kernel `{k}`: attribute output is `exp` or `linear`, not `{}`",
+                truncate(o, 40)
+            )))
+        }
+    };
+    Ok(tessera::spline::LogSpline {
+        log_e0: num("log_e0")?,
+        width: num("width")?,
+        constant_tails: numbers(k, call, "constant_tails")?.unwrap_or_default(),
+        coefficients,
+        x_min: num("x_min")?,
+        x_max: num("x_max")?,
+        below: number_attr(k, &call.attrs, "below")?.unwrap_or(0.0),
+        above: num("above")?,
+        output,
+    })
 }
 
 /// The lanes of every block of a one-dimensional operand, as bytes.
