@@ -266,6 +266,53 @@ pub fn run(quick: bool) -> (String, bool, Chart) {
             );
         }
     }
+    // The combination of terms and its exponential (T = 8, N = 2^20 points;
+    // numpy's binary64 figures from bench/scripts/terms_numpy.py).
+    {
+        let (t, n) = (8usize, if quick { 1 << 16 } else { 1 << 20 });
+        let terms: Vec<num_complex::Complex<f64>> = (0..t * n)
+            .map(|_| {
+                num_complex::Complex::new((rng.unit() - 0.5) * 4.0, (rng.unit() - 0.5) * 100.0)
+            })
+            .collect();
+        let w: Vec<f64> = (0..t)
+            .map(|_| (rng.unit() - 0.5) * 2.0 / t as f64)
+            .collect();
+        let plan =
+            tessera::terms::TermsPlan::upload(&ArrayView::from_slice(&terms, &[t, n]).unwrap())
+                .unwrap();
+        let mut y = vec![num_complex::Complex::<f32>::default(); n];
+        let tm = race(
+            &mut [&mut || {
+                plan.combine(
+                    &w,
+                    &mut ArrayViewMut::from_slice(&mut y, &[n]).unwrap(),
+                    &Exec::SEQ,
+                )
+                .unwrap()
+            }],
+            rounds,
+        );
+        let mut z = vec![num_complex::Complex::<f32>::default(); n];
+        let te = race(
+            &mut [&mut || {
+                plan.exponential(
+                    &w,
+                    1.0,
+                    &mut ArrayViewMut::from_slice(&mut z, &[n]).unwrap(),
+                    &Exec::SEQ,
+                )
+                .unwrap()
+            }],
+            rounds,
+        );
+        out.push_str(&format!(
+            "terms (T = {t}, N = {n}, double-float, one thread): combine {:.1} Mpoints/s, exp {:.1} Mpoints/s \
+             (numpy binary64: bench/scripts/terms_numpy.py)\n",
+            n as f64 / tm[0] / 1e6,
+            n as f64 / te[0] / 1e6
+        ));
+    }
     (out, true, chart)
 }
 
