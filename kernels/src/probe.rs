@@ -25,6 +25,9 @@
 //!   a direct DFT in f64 (f32 transforms) or double-double (f64 transforms,
 //!   lengths up to 1024); bound 512·u·⌈log₂ n⌉ with u = 2^-23 or 2^-52
 //!   (binary32's and binary64's machine epsilon).
+//! - **Pair arithmetic**: add, sub, mul, div, sqrt and exp on df32 pairs
+//!   against the same operations in double-double, in units of u² (u =
+//!   2^-24), bounds those of ARCHITECTURE §5.2a (3, 3, 4, 15, 25/8, 32).
 //! - **Transcendentals**: each f32 kind of the 1-ulp and 3.5-ulp classes
 //!   with a reference in Rust's f64 functions (all but `erf` and `erfc`),
 //!   on 2 048 seeded points over the kind's domain, through the kind's
@@ -605,6 +608,20 @@ pub fn probe(exec: &Exec) -> Result<ProbeReport> {
             fft_bound(2f64.powi(-23), n),
             fft_error_real_f32(n, &r)?,
         );
+        for (kind, bound) in [
+            (Kind::Add, 3.0),
+            (Kind::Sub, 3.0),
+            (Kind::Mul, 4.0),
+            (Kind::Div, 15.0),
+            (Kind::Sqrt, 25.0 / 8.0),
+            (Kind::Exp, 32.0),
+        ] {
+            row(
+                format!("{} df32 (u²)", kind.name()),
+                bound,
+                pair_error(kind, tier)?,
+            );
+        }
         for (kind, domain, reference) in math_kinds() {
             let bound = match kind.info().accuracy {
                 crate::Accuracy::Ulp35 => 3.5,
@@ -619,6 +636,74 @@ pub fn probe(exec: &Exec) -> Result<ProbeReport> {
     }
     let _ = DType::F32;
     Ok(ProbeReport { rows })
+}
+
+/// The largest relative error, in units of u² (u = 2^-24), of `kind` on
+/// df32 pairs on `tier` over 2 048 seeded normalised operands, against the
+/// same operation in double-double (dd64) on the same values (whose own
+/// error, near 2^-104, is negligible beside 2^-48).
+fn pair_error(kind: Kind, tier: Tier) -> Result<f64> {
+    let n = 2048;
+    let operand = |seed: u64, i: usize| -> Pair<f32> {
+        let m = 1.0 + (val(seed, 2 * i) + 1.0) / 2.0;
+        let e = if kind == Kind::Exp {
+            0
+        } else {
+            (val(seed + 1, i) * 20.0) as i32
+        };
+        let v = m
+            * 2f64.powi(e)
+            * if kind == Kind::Sqrt || val(seed + 2, i) > 0.0 {
+                1.0
+            } else {
+                -1.0
+            };
+        // exp: |x| < 40, so the result and its trailing part stay normal
+        // (the bound's range).
+        let v = if kind == Kind::Exp { v * 20.0 } else { v };
+        // A value of ~48 bits split into a normalised pair.
+        let hi = v as f32;
+        Pair::new(
+            hi,
+            (v - hi as f64 + val(seed + 3, i) * 2f64.powi(-30) * v.abs()) as f32,
+        )
+    };
+    let x: Vec<Pair<f32>> = (0..n).map(|i| operand(12, i)).collect();
+    let y: Vec<Pair<f32>> = (0..n).map(|i| operand(16, i)).collect();
+    let x: Vec<Pair<f32>> = x
+        .iter()
+        .map(|p| crate::pair::fast_two_sum(p.hi, p.lo))
+        .collect();
+    let y: Vec<Pair<f32>> = y
+        .iter()
+        .map(|p| crate::pair::fast_two_sum(p.hi, p.lo))
+        .collect();
+    let mut out = vec![Pair::<f32>::default(); n];
+    let exec = Exec::on(tier);
+    if kind.info().arity == 2 {
+        typed::elementwise(kind, &[&x, &y], &mut out, &exec)?;
+    } else {
+        typed::elementwise(kind, &[&x], &mut out, &exec)?;
+    }
+    let wide = |p: Pair<f32>| crate::pair::two_sum(p.hi as f64, p.lo as f64);
+    let mut worst = 0f64;
+    for i in 0..n {
+        let (a, b) = (wide(x[i]), wide(y[i]));
+        let r = match kind {
+            Kind::Add => a.add(b),
+            Kind::Sub => a.sub(b),
+            Kind::Mul => a.mul(b),
+            Kind::Div => a.div(b),
+            Kind::Sqrt => a.sqrt(),
+            _ => a.exp(),
+        };
+        if r.hi == 0.0 || !r.hi.is_finite() {
+            continue;
+        }
+        let d = wide(out[i]).sub(r).round();
+        worst = worst.max((d / r.hi).abs() / 2f64.powi(-48));
+    }
+    Ok(worst)
 }
 
 /// The normwise error of an f32 forward-then-inverse transform of length
