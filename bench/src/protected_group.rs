@@ -3,7 +3,8 @@
 //! plain lane-order ones and a Kahan loop (the textbook compensated sum, one
 //! running pair, sequential), and the pair kinds (`add`, `mul` on df32 and
 //! dd64, `two_sum`, `two_prod`) beside the plain f32/f64 kind they protect,
-//! in one run, one thread, best of alternating samples. Ratios are tessera's
+//! and the square contraction of n = 1024 accumulated in df32/dd64 beside
+//! the same in f32/f64, in one run, one thread, best of alternating samples. Ratios are tessera's
 //! protected call ÷ the plain one (times: above 1 means slower by that
 //! factor is shown as its inverse, the speed ratio).
 
@@ -91,181 +92,15 @@ pub fn run(quick: bool) -> (String, bool, Chart) {
         "GB/s or Gelem/s",
     )
     .ratio_note("the protected call's speed ÷ the plain call's (1 = no cost)");
-    // Sums and dots, f32 and f64.
-    {
-        let n = bytes / 4;
-        let x: Vec<f32> = (0..n).map(|_| rng.unit() as f32 - 0.5).collect();
-        let y: Vec<f32> = (0..n).map(|_| rng.unit() as f32 - 0.5).collect();
-        let t = race(
-            &mut [
-                &mut || {
-                    black_box(sum_into(ReduceOp::Sum, &x));
-                },
-                &mut || {
-                    black_box(sum_into(ReduceOp::Sum2, &x));
-                },
-                &mut || {
-                    black_box(kahan(&x));
-                },
-            ],
-            rounds,
-        );
-        row(&mut out, &mut chart, "sum f32", bytes as f64, &t, "GB/s");
-        let t = race(
-            &mut [
-                &mut || {
-                    black_box(dot_into(false, &x, &y));
-                },
-                &mut || {
-                    black_box(dot_into(true, &x, &y));
-                },
-            ],
-            rounds,
-        );
-        row(
-            &mut out,
-            &mut chart,
-            "dot f32",
-            2.0 * bytes as f64,
-            &t,
-            "GB/s",
-        );
-    }
-    {
-        let n = bytes / 8;
-        let x: Vec<f64> = (0..n).map(|_| rng.unit() - 0.5).collect();
-        let y: Vec<f64> = (0..n).map(|_| rng.unit() - 0.5).collect();
-        let t = race(
-            &mut [
-                &mut || {
-                    black_box(sum_into(ReduceOp::Sum, &x));
-                },
-                &mut || {
-                    black_box(sum_into(ReduceOp::Sum2, &x));
-                },
-                &mut || {
-                    black_box(kahan(&x));
-                },
-            ],
-            rounds,
-        );
-        row(&mut out, &mut chart, "sum f64", bytes as f64, &t, "GB/s");
-        let t = race(
-            &mut [
-                &mut || {
-                    black_box(dot_into(false, &x, &y));
-                },
-                &mut || {
-                    black_box(dot_into(true, &x, &y));
-                },
-            ],
-            rounds,
-        );
-        row(
-            &mut out,
-            &mut chart,
-            "dot f64",
-            2.0 * bytes as f64,
-            &t,
-            "GB/s",
-        );
-    }
+    sums_and_dots::<f32>(&mut out, &mut chart, &mut rng, bytes, rounds);
+    sums_and_dots::<f64>(&mut out, &mut chart, &mut rng, bytes, rounds);
     // Pair kinds beside the plain kind, 1 Mi elements (in cache).
-    {
-        let n = 1 << 20;
-        let a: Vec<f32> = (0..n).map(|_| rng.unit() as f32 + 0.5).collect();
-        let b: Vec<f32> = (0..n).map(|_| rng.unit() as f32 + 0.5).collect();
-        let pa: Vec<Pair<f32>> = a
-            .iter()
-            .map(|&v| Pair {
-                hi: v,
-                lo: v * 1e-9,
-            })
-            .collect();
-        let pb: Vec<Pair<f32>> = b
-            .iter()
-            .map(|&v| Pair {
-                hi: v,
-                lo: v * 1e-9,
-            })
-            .collect();
-        let mut o = vec![0f32; n];
-        let mut po = vec![Pair::<f32>::default(); n];
-        for kind in [Kind::Add, Kind::Mul] {
-            let t = race(
-                &mut [
-                    &mut || typed::elementwise(kind, &[&a, &b], &mut o, &Exec::SEQ).unwrap(),
-                    &mut || typed::elementwise(kind, &[&pa, &pb], &mut po, &Exec::SEQ).unwrap(),
-                ],
-                rounds * 4,
-            );
-            row(
-                &mut out,
-                &mut chart,
-                &format!("{} df32 vs f32", kind.name()),
-                n as f64,
-                &t,
-                "Gelem/s",
-            );
-        }
-        for kind in [Kind::TwoSum, Kind::TwoProd] {
-            let plain = if kind == Kind::TwoSum {
-                Kind::Add
-            } else {
-                Kind::Mul
-            };
-            let t = race(
-                &mut [
-                    &mut || typed::elementwise(plain, &[&a, &b], &mut o, &Exec::SEQ).unwrap(),
-                    &mut || typed::elementwise(kind, &[&a, &b], &mut po, &Exec::SEQ).unwrap(),
-                ],
-                rounds * 4,
-            );
-            row(
-                &mut out,
-                &mut chart,
-                &format!("{} f32 vs {}", kind.name(), plain.name()),
-                n as f64,
-                &t,
-                "Gelem/s",
-            );
-        }
-        let a: Vec<f64> = a.iter().map(|&v| v as f64).collect();
-        let b: Vec<f64> = b.iter().map(|&v| v as f64).collect();
-        let pa: Vec<Pair<f64>> = a
-            .iter()
-            .map(|&v| Pair {
-                hi: v,
-                lo: v * 1e-18,
-            })
-            .collect();
-        let pb: Vec<Pair<f64>> = b
-            .iter()
-            .map(|&v| Pair {
-                hi: v,
-                lo: v * 1e-18,
-            })
-            .collect();
-        let mut o = vec![0f64; n];
-        let mut po = vec![Pair::<f64>::default(); n];
-        for kind in [Kind::Add, Kind::Mul] {
-            let t = race(
-                &mut [
-                    &mut || typed::elementwise(kind, &[&a, &b], &mut o, &Exec::SEQ).unwrap(),
-                    &mut || typed::elementwise(kind, &[&pa, &pb], &mut po, &Exec::SEQ).unwrap(),
-                ],
-                rounds * 4,
-            );
-            row(
-                &mut out,
-                &mut chart,
-                &format!("{} dd64 vs f64", kind.name()),
-                n as f64,
-                &t,
-                "Gelem/s",
-            );
-        }
-    }
+    pair_kinds::<f32>(&mut out, &mut chart, &mut rng, rounds, true);
+    pair_kinds::<f64>(&mut out, &mut chart, &mut rng, rounds, false);
+    // The pair contraction beside the plain one (square, n = 1024).
+    let n = if quick { 256 } else { 1024 };
+    pair_contraction::<f32>(&mut out, &mut chart, &mut rng, n, rounds);
+    pair_contraction::<f64>(&mut out, &mut chart, &mut rng, n, rounds);
     // The combination of terms and its exponential (T = 8, N = 2^20 points;
     // numpy's binary64 figures from bench/scripts/terms_numpy.py).
     {
@@ -314,6 +149,176 @@ pub fn run(quick: bool) -> (String, bool, Chart) {
         ));
     }
     (out, true, chart)
+}
+
+/// The part dtypes of the pairs: f32 (df32) and f64 (dd64).
+trait Part:
+    tessera::Element + Default + Copy + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self>
+{
+    const NAME: &'static str;
+    const PAIR: tessera::DType;
+    fn of(v: f64) -> Self;
+    fn pair(v: Self, rel: f64) -> Pair<Self>;
+    fn kinds(kind: Kind, x: &[&[Pair<Self>]], out: &mut [Pair<Self>]);
+    fn eft(kind: Kind, x: &[&[Self]], out: &mut [Pair<Self>]);
+}
+
+macro_rules! part {
+    ($t:ty, $name:literal, $pair:ident) => {
+        impl Part for $t {
+            const NAME: &'static str = $name;
+            const PAIR: tessera::DType = tessera::DType::$pair;
+            fn of(v: f64) -> Self {
+                v as $t
+            }
+            fn pair(v: Self, rel: f64) -> Pair<Self> {
+                Pair {
+                    hi: v,
+                    lo: v * rel as $t,
+                }
+            }
+            fn kinds(kind: Kind, x: &[&[Pair<Self>]], out: &mut [Pair<Self>]) {
+                typed::elementwise(kind, x, out, &Exec::SEQ).unwrap()
+            }
+            fn eft(kind: Kind, x: &[&[Self]], out: &mut [Pair<Self>]) {
+                typed::elementwise(kind, x, out, &Exec::SEQ).unwrap()
+            }
+        }
+    };
+}
+part!(f32, "f32", Df32);
+part!(f64, "f64", Dd64);
+
+/// Sum (plain, Sum2, Kahan) and dot (plain, Dot2) of `bytes` per operand.
+fn sums_and_dots<F: Part>(
+    out: &mut String,
+    chart: &mut Chart,
+    rng: &mut Rng,
+    bytes: usize,
+    rounds: usize,
+) {
+    let n = bytes / size_of::<F>();
+    let x: Vec<F> = (0..n).map(|_| F::of(rng.unit() - 0.5)).collect();
+    let y: Vec<F> = (0..n).map(|_| F::of(rng.unit() - 0.5)).collect();
+    let t = race(
+        &mut [
+            &mut || {
+                black_box(sum_into(ReduceOp::Sum, &x));
+            },
+            &mut || {
+                black_box(sum_into(ReduceOp::Sum2, &x));
+            },
+            &mut || {
+                black_box(kahan(&x));
+            },
+        ],
+        rounds,
+    );
+    row(
+        out,
+        chart,
+        &format!("sum {}", F::NAME),
+        bytes as f64,
+        &t,
+        "GB/s",
+    );
+    let t = race(
+        &mut [
+            &mut || {
+                black_box(dot_into(false, &x, &y));
+            },
+            &mut || {
+                black_box(dot_into(true, &x, &y));
+            },
+        ],
+        rounds,
+    );
+    row(
+        out,
+        chart,
+        &format!("dot {}", F::NAME),
+        2.0 * bytes as f64,
+        &t,
+        "GB/s",
+    );
+}
+
+/// The pair kinds `add`, `mul` beside the plain kind, and (f32) `two_sum`,
+/// `two_prod` beside `add`, `mul`: 1 Mi elements.
+fn pair_kinds<F: Part>(
+    out: &mut String,
+    chart: &mut Chart,
+    rng: &mut Rng,
+    rounds: usize,
+    eft: bool,
+) {
+    let n = 1 << 20;
+    let rel = if size_of::<F>() == 4 { 1e-9 } else { 1e-18 };
+    let a: Vec<F> = (0..n).map(|_| F::of(rng.unit() + 0.5)).collect();
+    let b: Vec<F> = (0..n).map(|_| F::of(rng.unit() + 0.5)).collect();
+    let pa: Vec<Pair<F>> = a.iter().map(|&v| F::pair(v, rel)).collect();
+    let pb: Vec<Pair<F>> = b.iter().map(|&v| F::pair(v, rel)).collect();
+    let mut o = vec![F::default(); n];
+    let mut po = vec![Pair::<F>::default(); n];
+    for kind in [Kind::Add, Kind::Mul] {
+        let t = race(
+            &mut [
+                &mut || typed::elementwise(kind, &[&a, &b], &mut o, &Exec::SEQ).unwrap(),
+                &mut || F::kinds(kind, &[&pa, &pb], &mut po),
+            ],
+            rounds * 4,
+        );
+        let case = format!("{} {} vs {}", kind.name(), F::PAIR.name(), F::NAME);
+        row(out, chart, &case, n as f64, &t, "Gelem/s");
+    }
+    if !eft {
+        return;
+    }
+    for (kind, plain) in [(Kind::TwoSum, Kind::Add), (Kind::TwoProd, Kind::Mul)] {
+        let t = race(
+            &mut [
+                &mut || typed::elementwise(plain, &[&a, &b], &mut o, &Exec::SEQ).unwrap(),
+                &mut || F::eft(kind, &[&a, &b], &mut po),
+            ],
+            rounds * 4,
+        );
+        let case = format!("{} {} vs {}", kind.name(), F::NAME, plain.name());
+        row(out, chart, &case, n as f64, &t, "Gelem/s");
+    }
+}
+
+/// The `n × n × n` product accumulated in `F` beside the same accumulated
+/// in its pair (destination `F` both), one thread: GFLOP/s (2n³ each).
+fn pair_contraction<F: Part>(
+    out: &mut String,
+    chart: &mut Chart,
+    rng: &mut Rng,
+    n: usize,
+    rounds: usize,
+) {
+    let a: Vec<F> = (0..n * n).map(|_| F::of(rng.unit() - 0.5)).collect();
+    let b: Vec<F> = (0..n * n).map(|_| F::of(rng.unit() - 0.5)).collect();
+    let run = |acc: tessera::DType, c: &mut [F]| {
+        tessera::contract(
+            &tessera::ContractSpec::new(acc).contracting(1, 0),
+            &ArrayView::from_slice(&a, &[n, n]).unwrap(),
+            &ArrayView::from_slice(&b, &[n, n]).unwrap(),
+            None,
+            &mut ArrayViewMut::from_slice(c, &[n, n]).unwrap(),
+            &Exec::SEQ,
+        )
+        .unwrap()
+    };
+    let (mut c0, mut c1) = (vec![F::default(); n * n], vec![F::default(); n * n]);
+    let t = race(
+        &mut [
+            &mut || run(<F as tessera::Element>::DTYPE, &mut c0),
+            &mut || run(F::PAIR, &mut c1),
+        ],
+        rounds.min(3),
+    );
+    let case = format!("contract {n}³ {} vs {}", F::PAIR.name(), F::NAME);
+    row(out, chart, &case, 2.0 * (n as f64).powi(3), &t, "GFLOP/s");
 }
 
 /// One table row: `work` bytes (or elements) per call, times `t` (plain,

@@ -421,7 +421,9 @@ fn attr_value(rng: &mut Rng, kernel: &str, key: &str) -> Value {
         "output" if kernel == "spline" => json!(rng.pick(&["exp", "linear", "log"])),
         "contracting" => json!(rng.pick(&[vec![[1, 0]], vec![[0, 0]], vec![[1, 1]], vec![[5, 0]]])),
         "batch" => json!(rng.pick(&[Vec::<[usize; 2]>::new(), vec![[0, 0]]])),
-        "acc" => json!(rng.pick(&["f32", "f64", "i32", "i64", "c64", "c128", "u8"])),
+        "acc" => {
+            json!(rng.pick(&["f32", "f64", "i32", "i64", "c64", "c128", "u8", "df32", "dd64"]))
+        }
         "format" | "from" | "to" => json!(rng.pick(FORMATS)),
         "rule" => json!(rng.pick(&["floor", "ceil", "nvfp4", "round"])),
         "program" => {

@@ -18,21 +18,30 @@
 //!   2^-17 for 32-bit parts (128u: a binary32 product of such data is near
 //!   √(k/2)·u ≤ 2^-19, one computed in TF32 near its 2^-11, so the bound
 //!   separates them by a factor of four on each side) and 128u = 2^-46 for
-//!   64-bit parts.
+//!   64-bit parts. The pair accumulators `df32` and `dd64` in chain order
+//!   (40 × 36 × 200) and lane order (2 × 2 × 4096), their pair outputs
+//!   measured the same way: bounds 2^-38 and 2^-90 (a compensated product
+//!   near √k·u², a plain one near √k·u: orders of magnitude apart). The
+//!   integer products (`i8` into `i32` on the packed kernels, `i16` into
+//!   `i64` on the exact f64 chain) must be exact: the count of outputs
+//!   that differ from an exact model, bound 0.
 //! - **Transforms** (`fft::c2c`, `fft::r2c`): radix lengths (1024), a prime
-//!   length (1009, Bluestein) and a long one (65 536) of a seeded signal,
-//!   f32 and f64, forward, measured normwise ‖X − X_ref‖₂ / ‖X_ref‖₂ against
+//!   length (1009, Bluestein) and long ones (65 536; 2^22, which Bailey's
+//!   four steps run; each by a round trip) of a seeded signal, f32 and f64,
+//!   forward, measured normwise ‖X − X_ref‖₂ / ‖X_ref‖₂ against
 //!   a direct DFT in f64 (f32 transforms) or double-double (f64 transforms,
 //!   lengths up to 1024); bound 512·u·⌈log₂ n⌉ with u = 2^-23 or 2^-52
 //!   (binary32's and binary64's machine epsilon).
 //! - **Pair arithmetic**: add, sub, mul, div, sqrt and exp on df32 pairs
 //!   against the same operations in double-double, in units of u² (u =
 //!   2^-24), bounds those of ARCHITECTURE §5.2a (3, 3, 4, 15, 25/8, 32).
-//! - **Transcendentals**: each f32 kind of the 1-ulp and 3.5-ulp classes
-//!   with a reference in Rust's f64 functions (all but `erf` and `erfc`),
-//!   on 2 048 seeded points over the kind's domain, through the kind's
-//!   contiguous kernel of the tier; measured as the largest distance in f32
-//!   ulps; bound the kind's (1 or 3.5).
+//! - **Transcendentals**: each kind of the 1-ulp and 3.5-ulp classes with a
+//!   reference in Rust's f64 functions (all but `erf` and `erfc`), on 2 048
+//!   seeded points over the kind's domain, through the kind's contiguous
+//!   kernel of the tier, f32 and f64; measured as the largest distance in
+//!   ulps of the result's format; bound the kind's (1 or 3.5) for f32, and
+//!   two more for f64, whose reference is itself only within an ulp or two
+//!   (acosh and atanh by forms free of std's cancellation near 1).
 //!
 //! [`probe`] runs them all and returns the table ([`ProbeReport`]);
 //! [`ProbeReport::check`] refuses the first family over its bound. The
@@ -47,8 +56,9 @@ use crate::tier::Exec;
 use crate::{available_tiers, typed, DType, Kind, Pair, Tier};
 use num_complex::Complex;
 
-/// A product under test: row-major a (m × k) and b (k × n) to c (m × n).
-pub type Product<'a, T> = dyn Fn(&[T], &[T]) -> Result<Vec<T>> + 'a;
+/// A product under test: row-major a (m × k) and b (k × n) of `T` to c
+/// (m × n) of `C`.
+pub type Product<'a, T, C = T> = dyn Fn(&[T], &[T]) -> Result<Vec<C>> + 'a;
 
 /// A transform under test: a signal to its forward, unscaled spectrum.
 pub type Transform<'a, T> = dyn Fn(&[Complex<T>]) -> Result<Vec<Complex<T>>> + 'a;
@@ -134,6 +144,15 @@ pub const GEMM_BOUND_32: f64 = 7.62939453125e-6;
 /// The normwise bound of a product of 64-bit parts: 2^-46.
 pub const GEMM_BOUND_64: f64 = 1.4210854715202004e-14;
 
+/// The normwise bound of a product accumulated in df32 pairs: 2^-38 (a
+/// compensated product of such data is near √k·u² ≤ 2^-41, a plain binary32
+/// one near 2^-20).
+pub const GEMM_BOUND_PAIR_32: f64 = 3.637978807091713e-12;
+/// The normwise bound of a product accumulated in dd64 pairs: 2^-90 (a
+/// compensated product near 2^-100, a plain binary64 one near 2^-49; the
+/// double-double reference is good to about 2^-94 here).
+pub const GEMM_BOUND_PAIR_64: f64 = 8.077935669463161e-28;
+
 /// The transform bound 512·eps·⌈log₂ n⌉ for machine epsilon `eps`.
 pub fn fft_bound(eps: f64, n: usize) -> f64 {
     512.0 * eps * (n.max(2) as f64).log2().ceil()
@@ -148,52 +167,62 @@ fn val(seed: u64, i: usize) -> f64 {
     (z >> 11) as f64 / (1u64 << 52) as f64 - 1.0
 }
 
-/// The normwise error of an f32 product `c = a·b` (row-major m × k, k × n)
-/// computed by `product`, against exact products summed in double-double.
-pub fn gemm_error_f32(m: usize, k: usize, n: usize, product: &Product<'_, f32>) -> Result<f64> {
-    let a: Vec<f32> = (0..m * k).map(|i| val(1, i) as f32).collect();
-    let b: Vec<f32> = (0..k * n).map(|i| val(2, i) as f32).collect();
+/// The normwise error of a product `c = a·b` of seeded values in [−1, 1)
+/// (rounded to f32 where `single`; row-major m × k and k × n) computed by
+/// `product`, which returns each output's value as a double-double (hi, lo),
+/// against exact products summed in double-double.
+fn product_error(
+    (m, k, n): (usize, usize, usize),
+    seeds: (u64, u64),
+    single: bool,
+    product: &Product<'_, f64, Pair<f64>>,
+) -> Result<f64> {
+    let v = |seed: u64, i: usize| {
+        let x = val(seed, i);
+        if single {
+            x as f32 as f64
+        } else {
+            x
+        }
+    };
+    let a: Vec<f64> = (0..m * k).map(|i| v(seeds.0, i)).collect();
+    let b: Vec<f64> = (0..k * n).map(|i| v(seeds.1, i)).collect();
     let c = product(&a, &b)?;
     let (mut num, mut den) = (0f64, 0f64);
     for i in 0..m {
         for j in 0..n {
-            let (mut s, mut g) = (Pair::from_hi(0f64), 0f64);
+            let mut s = Pair::from_hi(0f64);
             for l in 0..k {
-                let (x, y) = (a[i * k + l] as f64, b[l * n + j] as f64);
-                s = s.add(Pair::from_hi(x * y));
-                g += (x * y).abs();
+                s = s.add(crate::pair::two_prod(a[i * k + l], b[l * n + j]));
             }
-            let d = c[i * n + j] as f64 - s.hi - s.lo;
+            let d = c[i * n + j].sub(s).round();
             num += d * d;
-            den += (s.hi + s.lo) * (s.hi + s.lo);
-            let _ = g;
+            den += s.round() * s.round();
         }
     }
     Ok((num / den).sqrt())
 }
 
-/// [`gemm_error_f32`] for f64 products (the reference's products exact by
-/// TwoProd).
+/// The normwise error of an f32 product `c = a·b` (row-major m × k, k × n)
+/// computed by `product`, against exact products summed in double-double.
+pub fn gemm_error_f32(m: usize, k: usize, n: usize, product: &Product<'_, f32>) -> Result<f64> {
+    product_error((m, k, n), (1, 2), true, &|a, b| {
+        let (a, b): (Vec<f32>, Vec<f32>) = (
+            a.iter().map(|&x| x as f32).collect(),
+            b.iter().map(|&x| x as f32).collect(),
+        );
+        Ok(product(&a, &b)?
+            .into_iter()
+            .map(|x| Pair::from_hi(x as f64))
+            .collect())
+    })
+}
+
+/// [`gemm_error_f32`] for f64 products.
 pub fn gemm_error_f64(m: usize, k: usize, n: usize, product: &Product<'_, f64>) -> Result<f64> {
-    let a: Vec<f64> = (0..m * k).map(|i| val(3, i)).collect();
-    let b: Vec<f64> = (0..k * n).map(|i| val(4, i)).collect();
-    let c = product(&a, &b)?;
-    let (mut num, mut den) = (0f64, 0f64);
-    for i in 0..m {
-        for j in 0..n {
-            let (mut s, mut g) = (Pair::from_hi(0f64), 0f64);
-            for l in 0..k {
-                let (x, y) = (a[i * k + l], b[l * n + j]);
-                s = s.add(crate::pair::two_prod(x, y));
-                g += (x * y).abs();
-            }
-            let d = (Pair::from_hi(c[i * n + j]).sub(s)).round();
-            num += d * d;
-            den += s.round() * s.round();
-            let _ = g;
-        }
-    }
-    Ok((num / den).sqrt())
+    product_error((m, k, n), (3, 4), false, &|a, b| {
+        Ok(product(a, b)?.into_iter().map(Pair::from_hi).collect())
+    })
 }
 
 /// The normwise error of an f32 complex transform of length `n` computed by
@@ -270,14 +299,15 @@ pub fn fft_error_f64(n: usize, transform: &Transform<'_, f64>) -> Result<f64> {
     Ok((num / den).sqrt())
 }
 
-fn matmul_f32(
+/// `matmul` of `T` operands on `exec`.
+fn matmul<T: crate::Element + Default>(
     exec: &Exec,
     m: usize,
     k: usize,
     n: usize,
-) -> impl Fn(&[f32], &[f32]) -> Result<Vec<f32>> + '_ {
+) -> impl Fn(&[T], &[T]) -> Result<Vec<T>> + '_ {
     move |a, b| {
-        let mut c = vec![0f32; m * n];
+        let mut c = vec![T::default(); m * n];
         crate::matmul(
             &ArrayView::from_slice(a, &[m, k])?,
             &ArrayView::from_slice(b, &[k, n])?,
@@ -288,22 +318,80 @@ fn matmul_f32(
     }
 }
 
-fn matmul_f64(
-    exec: &Exec,
-    m: usize,
-    k: usize,
-    n: usize,
-) -> impl Fn(&[f64], &[f64]) -> Result<Vec<f64>> + '_ {
-    move |a, b| {
-        let mut c = vec![0f64; m * n];
-        crate::matmul(
-            &ArrayView::from_slice(a, &[m, k])?,
-            &ArrayView::from_slice(b, &[k, n])?,
-            &mut ArrayViewMut::from_slice(&mut c, &[m, n])?,
-            exec,
-        )?;
-        Ok(c)
+/// The error of the product accumulated in the pair `acc` (`df32` of f32
+/// operands, `dd64` of f64), its outputs the pairs themselves.
+fn pair_gemm_error(acc: DType, (m, k, n): (usize, usize, usize), exec: &Exec) -> Result<f64> {
+    let single = acc == DType::Df32;
+    let spec = crate::ContractSpec::new(acc).contracting(1, 0);
+    product_error((m, k, n), (5, 6), single, &|a, b| {
+        if single {
+            let (a, b): (Vec<f32>, Vec<f32>) = (
+                a.iter().map(|&x| x as f32).collect(),
+                b.iter().map(|&x| x as f32).collect(),
+            );
+            let mut c = vec![Pair::<f32>::default(); m * n];
+            crate::contract(
+                &spec,
+                &ArrayView::from_slice(&a, &[m, k])?,
+                &ArrayView::from_slice(&b, &[k, n])?,
+                None,
+                &mut ArrayViewMut::from_slice(&mut c, &[m, n])?,
+                exec,
+            )?;
+            Ok(c.into_iter()
+                .map(|p| Pair::new(p.hi as f64, 0.0).add(Pair::from_hi(p.lo as f64)))
+                .collect())
+        } else {
+            let mut c = vec![Pair::<f64>::default(); m * n];
+            crate::contract(
+                &spec,
+                &ArrayView::from_slice(a, &[m, k])?,
+                &ArrayView::from_slice(b, &[k, n])?,
+                None,
+                &mut ArrayViewMut::from_slice(&mut c, &[m, n])?,
+                exec,
+            )?;
+            Ok(c)
+        }
+    })
+}
+
+/// Whether the integer products (`i8` into `i32`: the packed kernels;
+/// `i16` into `i64`: the exact f64 chain) give the exact sums: the number
+/// of outputs that differ from an exact i64 model (0 passes).
+fn integer_gemm_misses((m, k, n): (usize, usize, usize), exec: &Exec) -> Result<f64> {
+    let a8: Vec<i8> = (0..m * k).map(|i| (val(9, i) * 128.0) as i8).collect();
+    let b8: Vec<i8> = (0..k * n).map(|i| (val(10, i) * 128.0) as i8).collect();
+    let mut c32 = vec![0i32; m * n];
+    crate::matmul(
+        &ArrayView::from_slice(&a8, &[m, k])?,
+        &ArrayView::from_slice(&b8, &[k, n])?,
+        &mut ArrayViewMut::from_slice(&mut c32, &[m, n])?,
+        exec,
+    )?;
+    let a16: Vec<i16> = a8.iter().map(|&x| x as i16 * 251).collect();
+    let b16: Vec<i16> = b8.iter().map(|&x| x as i16 * 257).collect();
+    let mut c64 = vec![0i64; m * n];
+    crate::contract(
+        &crate::ContractSpec::new(DType::I64).contracting(1, 0),
+        &ArrayView::from_slice(&a16, &[m, k])?,
+        &ArrayView::from_slice(&b16, &[k, n])?,
+        None,
+        &mut ArrayViewMut::from_slice(&mut c64, &[m, n])?,
+        exec,
+    )?;
+    let mut misses = 0;
+    for i in 0..m {
+        for j in 0..n {
+            let (mut s8, mut s16) = (0i64, 0i64);
+            for l in 0..k {
+                s8 += a8[i * k + l] as i64 * b8[l * n + j] as i64;
+                s16 += a16[i * k + l] as i64 * b16[l * n + j] as i64;
+            }
+            misses += (s8 != c32[i * n + j] as i64) as usize + (s16 != c64[i * n + j]) as usize;
+        }
     }
+    Ok(misses as f64)
 }
 
 /// A complex product's error: the real and imaginary parts of a complex
@@ -353,18 +441,37 @@ where
     Ok((num / den).sqrt())
 }
 
-/// f32 and f64 from an f64 (rounded).
-trait FromF64 {
+/// f32 and f64 from an f64 (rounded), and their formats' facts.
+trait FromF64: Copy + Default + crate::Element + Into<f64> {
     fn from_f64(v: f64) -> Self;
+    /// Stored significand bits.
+    const MANT: i32;
+    /// The least normal exponent.
+    const MIN_EXP: i32;
+    /// The greatest finite value.
+    const MAX: f64;
+    fn is_nan(self) -> bool;
 }
 impl FromF64 for f32 {
     fn from_f64(v: f64) -> f32 {
         v as f32
     }
+    const MANT: i32 = 23;
+    const MIN_EXP: i32 = -126;
+    const MAX: f64 = f32::MAX as f64;
+    fn is_nan(self) -> bool {
+        self.is_nan()
+    }
 }
 impl FromF64 for f64 {
     fn from_f64(v: f64) -> f64 {
         v
+    }
+    const MANT: i32 = 52;
+    const MIN_EXP: i32 = -1022;
+    const MAX: f64 = f64::MAX;
+    fn is_nan(self) -> bool {
+        self.is_nan()
     }
 }
 
@@ -391,8 +498,15 @@ fn math_kinds() -> Vec<(Kind, (f64, f64), fn(f64, f64) -> f64)> {
         (Kind::Cosh, (-88.0, 88.0), |x, _| x.cosh()),
         (Kind::Tanh, (-20.0, 20.0), |x, _| x.tanh()),
         (Kind::Asinh, (-1e10, 1e10), |x, _| x.asinh()),
-        (Kind::Acosh, (1.0, 1e10), |x, _| x.acosh()),
-        (Kind::Atanh, (-0.999, 0.999), |x, _| x.atanh()),
+        // Forms without the cancellation of std's acosh and atanh near 1
+        // (which miss by up to 8 and 169 f64 ulps there).
+        (Kind::Acosh, (1.0, 1e10), |x, _| {
+            let t = x - 1.0;
+            (t + (t * (x + 1.0)).sqrt()).ln_1p()
+        }),
+        (Kind::Atanh, (-0.999, 0.999), |x, _| {
+            0.5 * (x.ln_1p() - (-x).ln_1p())
+        }),
         (Kind::Pow, (0.01, 100.0), |x, y| x.powf(y * 10.0 / 100.0)),
         (Kind::Hypot, (-1e10, 1e10), |x, y| x.hypot(y)),
         (Kind::Cbrt, (-1e30, 1e30), |x, _| x.cbrt()),
@@ -414,32 +528,34 @@ fn math_kinds() -> Vec<(Kind, (f64, f64), fn(f64, f64) -> f64)> {
     ]
 }
 
-/// Distance of an f32 result from an f64 reference in f32 ulps (of the
-/// reference's binade; subnormal spacing below the normal range).
-fn ulps_f32(got: f32, want: f64) -> f64 {
+/// Distance of a result from an f64 reference in ulps of the result's
+/// format (of the reference's binade; subnormal spacing below the normal
+/// range).
+fn ulps<T: FromF64>(got: T, want: f64) -> f64 {
+    let g: f64 = got.into();
     if want.is_nan() {
         return if got.is_nan() { 0.0 } else { f64::INFINITY };
     }
-    if want.is_infinite() || want.abs() > f32::MAX as f64 {
-        return if got as f64 == want || got.is_infinite() && (got > 0.0) == (want > 0.0) {
+    if want.is_infinite() || want.abs() > T::MAX {
+        return if g == want || g.is_infinite() && (g > 0.0) == (want > 0.0) {
             0.0
         } else {
             f64::INFINITY
         };
     }
     let e = if want == 0.0 {
-        -126
+        T::MIN_EXP
     } else {
-        (want.abs().log2().floor() as i32).max(-126)
+        (want.abs().log2().floor() as i32).max(T::MIN_EXP)
     };
-    let ulp = 2f64.powi(e - 23);
-    (got as f64 - want).abs() / ulp
+    let ulp = 2f64.powi(e - T::MANT);
+    (g - want).abs() / ulp
 }
 
-/// The largest error, in f32 ulps, of `kind`'s kernel on `tier` over 2 048
-/// points of `domain` (logarithmically spread where the domain spans
+/// The largest error, in ulps of `T`, of `kind`'s kernel on `tier` over
+/// 2 048 points of `domain` (logarithmically spread where the domain spans
 /// decades).
-fn math_error(
+fn math_error<T: FromF64>(
     kind: Kind,
     domain: (f64, f64),
     reference: fn(f64, f64) -> f64,
@@ -447,48 +563,49 @@ fn math_error(
 ) -> Result<f64> {
     let n = 2048;
     let (lo, hi) = domain;
-    let point = |i: usize, seed: u64| -> f32 {
+    let point = |i: usize, seed: u64| -> T {
         let u = (val(seed, i) + 1.0) / 2.0;
         let v = if lo > 0.0 && hi / lo > 1e3 {
             (lo.ln() + u * (hi.ln() - lo.ln())).exp()
         } else {
             lo + u * (hi - lo)
         };
-        v as f32
+        T::from_f64(v)
     };
-    let x: Vec<f32> = (0..n).map(|i| point(i, 9)).collect();
-    let y: Vec<f32> = (0..n).map(|i| point(i, 10)).collect();
-    let mut out = vec![0f32; n];
+    let pow = matches!(kind, Kind::Pow | Kind::FastPow);
+    let x: Vec<T> = (0..n).map(|i| point(i, 9)).collect();
+    // pow's exponent: y mapped to [−10, 10] as the reference maps it.
+    let y: Vec<T> = (0..n)
+        .map(|i| point(i, 10))
+        .map(|v| {
+            if pow {
+                T::from_f64(v.into() * 10.0 / 100.0)
+            } else {
+                v
+            }
+        })
+        .collect();
+    let mut out = vec![T::default(); n];
     let exec = Exec::on(tier);
-    if kind.info().arity == 2 {
-        // pow's exponent: y mapped to [−10, 10] by the reference as here.
-        let yy: Vec<f32> = if matches!(kind, Kind::Pow | Kind::FastPow) {
-            y.iter()
-                .map(|&v| (v as f64 * 10.0 / 100.0) as f32)
-                .collect()
-        } else {
-            y.clone()
-        };
-        typed::elementwise(kind, &[&x, &yy], &mut out, &exec)?;
-        Ok(x.iter()
-            .zip(&yy)
-            .zip(&out)
-            .map(|((&a, &b), &g)| {
-                let want = if matches!(kind, Kind::Pow | Kind::FastPow) {
-                    (a as f64).powf(b as f64)
-                } else {
-                    reference(a as f64, b as f64)
-                };
-                ulps_f32(g, want)
-            })
-            .fold(0.0, f64::max))
+    let binary = kind.info().arity == 2;
+    if binary {
+        typed::elementwise(kind, &[&x, &y], &mut out, &exec)?;
     } else {
         typed::elementwise(kind, &[&x], &mut out, &exec)?;
-        Ok(x.iter()
-            .zip(&out)
-            .map(|(&a, &g)| ulps_f32(g, reference(a as f64, 0.0)))
-            .fold(0.0, f64::max))
     }
+    Ok(x.iter()
+        .zip(&y)
+        .zip(&out)
+        .map(|((&a, &b), &g)| {
+            let (a, b): (f64, f64) = (a.into(), b.into());
+            let want = match (pow, binary) {
+                (true, _) => a.powf(b),
+                (false, true) => reference(a, b),
+                (false, false) => reference(a, 0.0),
+            };
+            ulps(g, want)
+        })
+        .fold(0.0, f64::max))
 }
 
 /// Run every family on every tier this CPU runs (each at `exec`'s thread
@@ -512,19 +629,34 @@ pub fn probe(exec: &Exec) -> Result<ProbeReport> {
             ("packed", (160, 200, 176)),
             ("lane", (2, 4096, 2)),
         ] {
-            let f = matmul_f32(&e, m, k, n);
             row(
                 format!("gemm f32 {path}"),
                 GEMM_BOUND_32,
-                gemm_error_f32(m, k, n, &f)?,
+                gemm_error_f32(m, k, n, &matmul::<f32>(&e, m, k, n))?,
             );
-            let f = matmul_f64(&e, m, k, n);
             row(
                 format!("gemm f64 {path}"),
                 GEMM_BOUND_64,
-                gemm_error_f64(m, k, n, &f)?,
+                gemm_error_f64(m, k, n, &matmul::<f64>(&e, m, k, n))?,
             );
         }
+        for (path, shape) in [("chain", (40, 200, 36)), ("lane", (2, 4096, 2))] {
+            row(
+                format!("gemm df32 {path}"),
+                GEMM_BOUND_PAIR_32,
+                pair_gemm_error(DType::Df32, shape, &e)?,
+            );
+            row(
+                format!("gemm dd64 {path}"),
+                GEMM_BOUND_PAIR_64,
+                pair_gemm_error(DType::Dd64, shape, &e)?,
+            );
+        }
+        row(
+            "gemm i8→i32, i16→i64 (outputs off)".into(),
+            0.0,
+            integer_gemm_misses((40, 300, 36), &e)?,
+        );
         row(
             "gemm c64".into(),
             GEMM_BOUND_32,
@@ -535,7 +667,7 @@ pub fn probe(exec: &Exec) -> Result<ProbeReport> {
             GEMM_BOUND_64,
             complex_gemm_error::<f64>(48, 56, 40, &e)?,
         );
-        for n in [1024usize, 1009, 65536] {
+        for n in [1024usize, 1009, 65536, 1 << 22] {
             let f = |x: &[Complex<f32>]| -> Result<Vec<Complex<f32>>> {
                 let mut y = vec![Complex::<f32>::default(); x.len()];
                 crate::fft::c2c(
@@ -557,8 +689,15 @@ pub fn probe(exec: &Exec) -> Result<ProbeReport> {
             } else {
                 // A long transform against its inverse: the round trip
                 // (two transforms) within twice the bound.
+                // 2^22 c64 values (32 MiB) exceed FOUR_STEP_BYTES: Bailey's
+                // four steps.
+                let path = if n * 8 > crate::fft::FOUR_STEP_BYTES {
+                    "4-step trip"
+                } else {
+                    "round trip"
+                };
                 row(
-                    format!("fft c2c f32 round trip n={n}"),
+                    format!("fft c2c f32 {path} n={n}"),
                     2.0 * fft_bound(2f64.powi(-23), n),
                     round_trip_f32(n, &e)?,
                 );
@@ -630,11 +769,17 @@ pub fn probe(exec: &Exec) -> Result<ProbeReport> {
             row(
                 format!("{} f32", kind.name()),
                 bound,
-                math_error(kind, domain, reference, tier)?,
+                math_error::<f32>(kind, domain, reference, tier)?,
+            );
+            // f64 against Rust's f64 functions (and the forms above),
+            // themselves within about two ulps: the kind's bound plus two.
+            row(
+                format!("{} f64 (vs libm)", kind.name()),
+                bound + 2.0,
+                math_error::<f64>(kind, domain, reference, tier)?,
             );
         }
     }
-    let _ = DType::F32;
     Ok(ProbeReport { rows })
 }
 

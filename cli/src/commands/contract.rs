@@ -9,8 +9,10 @@
 //!
 //! `contracting` (required) and `batch` (default none) are lists of
 //! `[axis of a, axis of b]` pairs; `acc` is the accumulator (`f32`, `f64`,
-//! `c64`, `c128`, or an integer of 4 to 64 bits; default: `tessera::contract::default_acc` of a's and b's
-//! dtypes). `y`'s dtype defaults to `acc`, its shape to the contraction's
+//! `c64`, `c128`, the compensated pairs `df32` and `dd64`, or an integer
+//! of 4 to 64 bits; default: `tessera::contract::default_acc` of a's and
+//! b's dtypes). `y`'s dtype defaults to `acc` (a pair as complex .npy: hi
+//! real, lo imaginary), its shape to the contraction's
 //! (batch extents, a's free axes, b's free axes); `init` broadcasts to it.
 //! Order, bound and refusals are the library's (`tessera::contract`).
 //! Sub-byte dtypes are not taken here.

@@ -8,7 +8,7 @@ use super::drive_real::{batch_outputs, to_acc};
 use super::gemm::Panels;
 use super::geometry::Tables;
 use super::select::Chained;
-use super::{complex, geometry, ContractSpec};
+use super::{complex, geometry, planes, ContractSpec};
 use crate::alloc::{try_collect, try_filled, try_vec};
 use crate::array::{as_bytes, ArrayView, ArrayViewMut};
 use crate::cast::{cast, CastMode};
@@ -62,7 +62,7 @@ where
     if order == Order::Chain {
         // The complex microkernels continue both chains of each output.
         // SAFETY: the tables come from the validated (or copied) operands.
-        unsafe { complex::chain::<T>(tier, threads, sa, sb, &t, &mut re, &mut im)? };
+        unsafe { planes::chain::<C<T>>(T::kernel(tier), threads, sa, sb, &t, &mut re, &mut im)? };
         return finish_complex(exec, re, im, dst);
     }
     // Real operands, batch-major: a' [nb, R, 2K] and b' [nb, 2K, C] per part.

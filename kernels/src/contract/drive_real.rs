@@ -6,7 +6,7 @@ use super::acc::Src;
 use super::association::{choose as choose_order, Order};
 use super::gemm::{Chain, Operand, Panels};
 use super::geometry::Tables;
-use super::lane::{lane_tile, lane_tile_streamed};
+use super::lane::{lane_tile, lane_tile_streamed, Fused};
 use super::select::Chained;
 use super::{geometry, ContractSpec};
 use crate::alloc::try_filled;
@@ -135,7 +135,7 @@ pub(super) unsafe fn batch_outputs<T: Chained>(
                     // the operands, of dtype T (this function's contract).
                     unsafe {
                         lane_tile_streamed(
-                            tier,
+                            &Fused(tier, core::marker::PhantomData),
                             (sa, a_base, &t.a_rows, &t.a_ks),
                             (sb, b_base, &t.b_cols, &t.b_ks),
                             tile,

@@ -31,8 +31,8 @@ pub(crate) fn check_accumulator(acc: DType) -> Result<()> {
         Err(Error::DTypeUnsupported {
             operand: "contract: the accumulator".into(),
             dtype: acc,
-            reason: "the accumulator is one of f32, f64, c64, c128 or an integer of 4 to 64 bits \
-                     (i4, u4, i8, u8, i16, u16, i32, u32, i64, u64)"
+            reason: "the accumulator is one of f32, f64, c64, c128, df32, dd64 or an integer of 4 \
+                     to 64 bits (i4, u4, i8, u8, i16, u16, i32, u32, i64, u64)"
                 .into(),
         })
     }

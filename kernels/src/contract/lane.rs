@@ -234,21 +234,56 @@ pub(super) unsafe fn depth_block<'s, T: Acc>(
     &buf[..len]
 }
 
+/// How lane order sums one output's products: the value of a block of
+/// products, and the join of two values (left, right) that the block tree,
+/// and then the init, use.
+pub(super) trait LaneSum: Sync {
+    /// The operands' element (the accumulator's, or its part's).
+    type T: Acc + Send + Sync;
+    /// A block's (and a node's, and an output's) value.
+    type V: Copy + Send + Sync;
+    /// The value of no block.
+    fn zero(&self) -> Self::V;
+    /// The lane-order value of one block of products `x[k]·y[k]`.
+    fn block(&self, x: &[Self::T], y: &[Self::T]) -> Self::V;
+    /// Two values joined, left then right.
+    fn join(&self, l: Self::V, r: Self::V) -> Self::V;
+}
+
+/// Plain lane order: each lane's fused multiply-adds, the fold and the tree
+/// by additions ([`block_sum`]).
+pub(super) struct Fused<T>(pub(super) Tier, pub(super) core::marker::PhantomData<T>);
+
+impl<T: Acc + Send + Sync> LaneSum for Fused<T> {
+    type T = T;
+    type V = T;
+    fn zero(&self) -> T {
+        T::ZERO
+    }
+    fn block(&self, x: &[T], y: &[T]) -> T {
+        block_sum(self.0, x, y)
+    }
+    fn join(&self, l: T, r: T) -> T {
+        l.plus(r)
+    }
+}
+
 /// [`lane_tile`] for many long rows and columns: each output's row and
 /// column are read block by block (in place where consecutive, else
-/// gathered into a block's buffer) and the block sums combine by the block
+/// gathered into a block's buffer) and the block values combine by the block
 /// tree as they come, so the scratch is a few blocks per thread. The same
-/// blocks, so the same bits.
+/// blocks, so the same bits. Each output of `tile` holds its init on entry
+/// and becomes `join(sum, init)`.
 ///
 /// # Safety
 /// Every position the tables reach from the bases (`a_base + row + k`,
 /// `b_base + k + col`) is inside the operands' validated views, of dtype
-/// `T`.
-pub(super) unsafe fn lane_tile_streamed<T: Acc>(
-    tier: Tier,
+/// `L::T`.
+pub(super) unsafe fn lane_tile_streamed<L: LaneSum>(
+    sum: &L,
     (sa, a_base, a_rows, a_ks): (Src<'_>, isize, &[isize], &[isize]),
     (sb, b_base, b_cols, b_ks): (Src<'_>, isize, &[isize], &[isize]),
-    tile: &mut [T],
+    tile: &mut [L::V],
     threads: usize,
 ) {
     use crate::reduce::tree::{tree_of, tree_parallel};
@@ -256,16 +291,17 @@ pub(super) unsafe fn lane_tile_streamed<T: Acc>(
     let c = b_cols.len();
     let (a_unit, b_unit) = (pack::unit(a_ks), pack::unit(b_ks));
     let blocks = k.div_ceil(BLOCK);
-    let op = |p: T, q: T| p.plus(q);
-    let bufs = || ([T::ZERO; BLOCK], [T::ZERO; BLOCK]);
+    let op = |p: L::V, q: L::V| sum.join(p, q);
+    let zero = <L::T as super::acc::Bits>::ZERO;
+    let bufs = || ([zero; BLOCK], [zero; BLOCK]);
     type Bufs<T> = ([T; BLOCK], [T; BLOCK]);
     // Blocks q0 .. q0 + m of output o, by the tree of their own count.
-    let node = |o: usize, q0: usize, m: usize, (ba, bb): &mut Bufs<T>| -> T {
+    let node = |o: usize, q0: usize, m: usize, (ba, bb): &mut Bufs<L::T>| -> L::V {
         let (pa, pb) = (a_base + a_rows[o / c], b_base + b_cols[o % c]);
         let block = |i: usize| {
             let r = (q0 + i) * BLOCK..((q0 + i + 1) * BLOCK).min(k);
             // SAFETY: the block's ks are a range of the tables, so every
-            // `pa + k` and `pb + k` is a position of a and b, of dtype T
+            // `pa + k` and `pb + k` is a position of a and b, of dtype L::T
             // (this function's contract).
             let (x, y) = unsafe {
                 (
@@ -273,16 +309,16 @@ pub(super) unsafe fn lane_tile_streamed<T: Acc>(
                     depth_block(sb, pb, &b_ks[r], b_unit, bb),
                 )
             };
-            block_sum(tier, x, y)
+            sum.block(x, y)
         };
-        tree_of(m, T::ZERO, block, &op).unwrap_or(T::ZERO)
+        tree_of(m, sum.zero(), block, &op).unwrap_or(sum.zero())
     };
     let outputs = tile.len();
     let work = outputs as u128 * k as u128;
     if threads <= 1 || work < 1 << 18 {
         let mut w = bufs();
         for (o, v) in tile.iter_mut().enumerate() {
-            *v = node(o, 0, blocks, &mut w).plus(*v);
+            *v = op(node(o, 0, blocks, &mut w), *v);
         }
     } else if outputs >= threads * 4 {
         // Many outputs: threads take whole outputs.
@@ -291,22 +327,22 @@ pub(super) unsafe fn lane_tile_streamed<T: Acc>(
         tile.par_chunks_mut(per).enumerate().for_each(|(ch, vs)| {
             let mut w = bufs();
             for (i, v) in vs.iter_mut().enumerate() {
-                *v = node(ch * per + i, 0, blocks, &mut w).plus(*v);
+                *v = op(node(ch * per + i, 0, blocks, &mut w), *v);
             }
         });
     } else {
         // Few outputs, long depth: threads share each output's blocks (nodes
         // of its block tree).
         for (o, v) in tile.iter_mut().enumerate() {
-            let nodes = |list: &[(usize, usize)], vals: &mut [T]| {
+            let nodes = |list: &[(usize, usize)], vals: &mut [L::V]| {
                 let mut w = bufs();
                 for (val, &(q0, m)) in vals.iter_mut().zip(list) {
                     *val = node(o, q0, m, &mut w);
                 }
             };
-            *v = tree_parallel(blocks, threads, T::ZERO, &nodes, &op)
-                .unwrap_or(T::ZERO)
-                .plus(*v);
+            let total =
+                tree_parallel(blocks, threads, sum.zero(), &nodes, &op).unwrap_or(sum.zero());
+            *v = op(total, *v);
         }
     }
 }

@@ -255,7 +255,7 @@ mod tiles {
     ///
     /// # Safety
     /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract:
-    /// the caller enables it). Memory: the [`super::ComplexKernel`] contract
+    /// the caller enables it). Memory: the [`super::PlaneKernel`] contract
     /// with this MR and NR = NV·LANES.
     #[inline(always)]
     pub(super) unsafe fn ctile<R: RealReg, const MR: usize, const NV: usize>(
@@ -304,6 +304,77 @@ mod tiles {
                 for v in 0..NV {
                     re[r][v].store(cre.add(r * rs + v * w));
                     im[r][v].store(cim.add(r * rs + v * w));
+                }
+            }
+        }
+    }
+
+    /// A compensated `MR × (NV·LANES)` tile held as the planes s and c:
+    /// each k step loads the `NV` vectors of b, broadcasts a's value for
+    /// each row and takes every output through [`super::pair_step`]'s
+    /// operations in k order. Two of its additions run as fused
+    /// multiply-adds by 1 (`x·1 + y` and `−y·1 + x` round as `x + y` and
+    /// `x − y` do, signed zeros included), so that the step's eight
+    /// operations split four and four between the multiply and the add
+    /// units where a CPU has both.
+    ///
+    /// # Safety
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract:
+    /// the caller enables it). Memory: the [`super::PlaneKernel`] contract
+    /// with `W` = 1, this MR and NR = NV·LANES.
+    #[inline(always)]
+    pub(super) unsafe fn ptile<R: RealReg, const MR: usize, const NV: usize>(
+        kc: usize,
+        a: *const R::T,
+        b: *const R::T,
+        (cs, cc): (*mut R::T, *mut R::T),
+        rs: usize,
+    ) where
+        R::T: crate::pair::PairFloat,
+    {
+        let w = R::LANES;
+        // SAFETY: R's instructions run (this function's contract). Every
+        // load and store is of row r < MR at columns v·w .. (v + 1)·w ≤ NR of
+        // a plane, or inside step t < kc of a micro-panel (MR values of a,
+        // NR of b): what the contract makes readable and writable.
+        unsafe {
+            // Opaque to the compiler, which would otherwise fold the fused
+            // multiply-adds by 1 back into additions.
+            let one = core::hint::black_box(R::set1(<R::T as crate::pair::PairFloat>::ONE));
+            let mut s = [[R::zero(); NV]; MR];
+            let mut c = [[R::zero(); NV]; MR];
+            for r in 0..MR {
+                for v in 0..NV {
+                    s[r][v] = R::load(cs.add(r * rs + v * w));
+                    c[r][v] = R::load(cc.add(r * rs + v * w));
+                }
+            }
+            let (mut ap, mut bp) = (a, b);
+            for _ in 0..kc {
+                let mut bv = [R::zero(); NV];
+                for (v, x) in bv.iter_mut().enumerate() {
+                    *x = R::load(bp.add(v * w));
+                }
+                for r in 0..MR {
+                    let x = R::splat(ap.add(r));
+                    for v in 0..NV {
+                        let p = R::mul(x, bv[v]);
+                        let s0 = s[r][v];
+                        let s1 = R::add(s0, p);
+                        let bb = R::sub(s1, s0);
+                        let t = R::sub(s0, R::fnmadd(bb, one, s1));
+                        let w = R::fmadd(t, one, R::fmsub(x, bv[v], bb));
+                        c[r][v] = R::add(c[r][v], w);
+                        s[r][v] = s1;
+                    }
+                }
+                ap = ap.add(MR);
+                bp = bp.add(NV * w);
+            }
+            for r in 0..MR {
+                for v in 0..NV {
+                    s[r][v].store(cs.add(r * rs + v * w));
+                    c[r][v].store(cc.add(r * rs + v * w));
                 }
             }
         }
@@ -409,23 +480,98 @@ real_kernels!(
     "avx512f,avx2,fma", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]
 );
 
-/// A complex microkernel: `(kc, a, b, (c_re, c_im), rs)` continues the
-/// chains of an `MR × NR` tile held as two real planes (row stride `rs`),
-/// from a packed a micro-panel (`kc` steps of `MR` pairs `(re, im)`) and a
-/// packed b micro-panel (`kc` steps of `NR` real parts then `NR` imaginary
-/// parts): per step, real `+ ar·br` then `− ai·bi`, imaginary `+ ar·bi` then
-/// `+ ai·br`, each one fused multiply-add.
+/// A microkernel over a tile held as two planes: `(kc, a, b, (c0, c1), rs)`
+/// continues the two running values of each output of an `MR × NR` tile
+/// (planes of row stride `rs`) from a packed a micro-panel (`kc` steps of
+/// `MR` elements of `W` parts each, side by side) and a packed b micro-panel
+/// (`kc` steps of `NR` first parts, then `NR` second parts where `W` = 2).
+///
+/// - Complex (`W` = 2, planes real and imaginary): per step, real `+ ar·br`
+///   then `− ai·bi`, imaginary `+ ar·bi` then `+ ai·br`, each one fused
+///   multiply-add.
+/// - Compensated (`W` = 1, planes s and c): per step the Dot2 step of
+///   [`pair_step`].
 ///
 /// # Safety (of calling one)
-/// `a` holds `2·kc·MR` and `b` `2·kc·NR` readable elements; both planes
+/// `a` holds `W·kc·MR` and `b` `W·kc·NR` readable elements; both planes
 /// address `MR × NR` tiles of row stride `rs`, writable and read by no one
 /// else.
-pub(crate) type ComplexKernel<T> = unsafe fn(usize, *const T, *const T, (*mut T, *mut T), usize);
+pub(crate) type PlaneKernel<T> = unsafe fn(usize, *const T, *const T, (*mut T, *mut T), usize);
+
+/// One step of a compensated chain: `s' = s + p` with `p = a·b` rounded,
+/// and the part of `s + a·b` that `s'` misses added to the compensation
+/// `c`, that part formed as `t + fma(a, b, −b')`, where `b' = s' − s` and
+/// `t = s − (s' − b')` are TwoSum's intermediate values (exact: `s + p =
+/// s' + t + (p − b')`), so that the fused multiply-add captures both the
+/// product's error and TwoSum's trailing part `p − b'` at once (8
+/// operations a step, against Dot2's 10; the bound of Ogita–Rump–Oishi's
+/// Dot2 with one more rounding a step).
+#[inline(always)]
+pub(crate) fn pair_step<F: crate::pair::PairFloat>(s: &mut F, c: &mut F, a: F, b: F) {
+    let p = a * b;
+    let s1 = *s + p;
+    let bb = s1 - *s;
+    let t = *s - (s1 - bb);
+    let v = a.fma(b, -bb);
+    *c = *c + (t + v);
+    *s = s1;
+}
+
+/// The scalar tier's compensated microkernel, the reference: [`pair_step`]
+/// for each output, in k order.
+///
+/// # Safety
+/// The [`PlaneKernel`] contract with `W` = 1: `a` holds `kc·MR` and `b`
+/// `kc·NR` readable elements; `c_s` and `c_c` address `MR × NR` tiles of
+/// row stride `rs`, writable and read by no one else.
+pub(crate) unsafe fn pscalar<F: crate::pair::PairFloat, const MR: usize, const NR: usize>(
+    kc: usize,
+    a: *const F,
+    b: *const F,
+    (cs, cc): (*mut F, *mut F),
+    rs: usize,
+) {
+    let mut s = [[F::ZERO; NR]; MR];
+    let mut c = [[F::ZERO; NR]; MR];
+    for r in 0..MR {
+        for j in 0..NR {
+            // SAFETY: r < MR and j < NR: an element of each plane's tile
+            // (this function's contract).
+            unsafe {
+                s[r][j] = *cs.add(r * rs + j);
+                c[r][j] = *cc.add(r * rs + j);
+            }
+        }
+    }
+    for k in 0..kc {
+        // SAFETY: k < kc, so step k's MR values of a and NR of b lie inside
+        // the micro-panels (this function's contract).
+        let (ak, bk) = unsafe { (a.add(k * MR), b.add(k * NR)) };
+        for r in 0..MR {
+            // SAFETY: r < MR: inside a's step k.
+            let x = unsafe { *ak.add(r) };
+            for j in 0..NR {
+                // SAFETY: j < NR: inside b's step k.
+                pair_step(&mut s[r][j], &mut c[r][j], x, unsafe { *bk.add(j) });
+            }
+        }
+    }
+    for r in 0..MR {
+        for j in 0..NR {
+            // SAFETY: r < MR and j < NR: an element of each plane's tile,
+            // writable (this function's contract).
+            unsafe {
+                *cs.add(r * rs + j) = s[r][j];
+                *cc.add(r * rs + j) = c[r][j];
+            }
+        }
+    }
+}
 
 /// The scalar tier's complex microkernel, the reference.
 ///
 /// # Safety
-/// The [`ComplexKernel`] contract: `a` holds `2·kc·MR` and `b` `2·kc·NR`
+/// The [`PlaneKernel`] contract: `a` holds `2·kc·MR` and `b` `2·kc·NR`
 /// readable elements; `c_re` and `c_im` address `MR × NR` tiles of row
 /// stride `rs`, writable and read by no one else.
 pub(crate) unsafe fn cscalar<T, const MR: usize, const NR: usize>(
@@ -481,7 +627,7 @@ macro_rules! complex_kernel {
         $(#[$doc])*
         ///
         /// # Safety
-        #[doc = concat!("The CPU runs ", $feat, "; the [`ComplexKernel`] contract for this tile")]
+        #[doc = concat!("The CPU runs ", $feat, "; the [`PlaneKernel`] contract for this tile")]
         /// (`a`: `2·kc·MR` readable elements, `b`: `2·kc·NR`; both planes:
         /// `MR × NR` tiles of row stride `rs`, writable, read by no one
         /// else).
@@ -495,7 +641,7 @@ macro_rules! complex_kernel {
             rs: usize,
         ) {
             // SAFETY: this function enables the register's features, which
-            // run (its contract), and `ctile` asks the ComplexKernel contract
+            // run (its contract), and `ctile` asks the PlaneKernel contract
             // this function was given.
             unsafe { tiles::ctile::<$reg, $mr, $nv>(kc, a, b, c, rs) }
         }
@@ -517,4 +663,48 @@ complex_kernel!(
 complex_kernel!(
     /// AVX-512, c128 (f64 planes), 6 × 16: twenty-four accumulators.
     avx512_c128_6x16, f64, core::arch::x86_64::__m512d, 6, 2, "avx512f,avx2,fma"
+);
+
+macro_rules! pair_kernel {
+    ($(#[$doc:meta])* $name:ident, $t:ty, $reg:ty, $mr:literal, $nv:literal, $feat:literal) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        #[doc = concat!("The CPU runs ", $feat, "; the [`PlaneKernel`] contract for this tile")]
+        /// with `W` = 1 (`a`: `kc·MR` readable elements, `b`: `kc·NR`; both
+        /// planes: `MR × NR` tiles of row stride `rs`, writable, read by no
+        /// one else).
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $feat)]
+        pub(crate) unsafe fn $name(
+            kc: usize,
+            a: *const $t,
+            b: *const $t,
+            c: (*mut $t, *mut $t),
+            rs: usize,
+        ) {
+            // SAFETY: this function enables the register's features, which
+            // run (its contract), and `ptile` asks the PlaneKernel contract
+            // this function was given.
+            unsafe { tiles::ptile::<$reg, $mr, $nv>(kc, a, b, c, rs) }
+        }
+    };
+}
+
+pair_kernel!(
+    /// AVX2 + FMA, df32 accumulators (f32 planes), 4 × 8.
+    avx2_df32_4x8, f32, core::arch::x86_64::__m256, 4, 1, "avx2,fma"
+);
+pair_kernel!(
+    /// AVX2 + FMA, dd64 accumulators (f64 planes), 4 × 4.
+    avx2_dd64_4x4, f64, core::arch::x86_64::__m256d, 4, 1, "avx2,fma"
+);
+pair_kernel!(
+    /// AVX-512, df32 accumulators (f32 planes), 4 × 32: sixteen pairs of
+    /// accumulators.
+    avx512_df32_4x32, f32, core::arch::x86_64::__m512, 4, 2, "avx512f,avx2,fma"
+);
+pair_kernel!(
+    /// AVX-512, dd64 accumulators (f64 planes), 4 × 16.
+    avx512_dd64_4x16, f64, core::arch::x86_64::__m512d, 4, 2, "avx512f,avx2,fma"
 );

@@ -9,7 +9,8 @@
 //! # Contract
 //!
 //! * **Accumulator.** Everything is computed in `acc`: `f32`, `f64`, `c64`,
-//!   `c128` or an integer of 4 to 64 bits (signed or unsigned). Each element
+//!   `c128`, the compensated pairs `df32` and `dd64` (see [`pair`]) or an
+//!   integer of 4 to 64 bits (signed or unsigned). Each element
 //!   of `a`, `b` and `init` enters the accumulator as
 //!   [`cast`](fn@crate::cast) casts it (default mode: exact where `acc` holds the
 //!   value, else rounded to nearest; a float into an integer `acc` truncates
@@ -40,6 +41,11 @@
 //!   entered `acc`, γ(n) = n·u/(1 − n·u), before the final rounding into `dst`;
 //!   for a complex `acc` the error's modulus is within γ(2K+2)·(|init| +
 //!   Σ|a||b|), u its parts' unit roundoff.
+//! * **Pairs** (`df32`, `dd64`): operands enter the pair's part (f32,
+//!   f64); each output keeps a sum and a compensation, in the same chain and
+//!   lane orders, and is rounded once into `dst`: within `u·|x| +
+//!   γ(K+2)²·(|init| + Σ|a||b|)` with γ of the part's unit roundoff (the
+//!   steps and the bound: [`pair`]).
 //! * **Integers** (w bits, 4 ≤ w ≤ 64): products and sums wrap, so the result
 //!   is the exact sum of the casts, modulo 2^w, in any order (an unsigned
 //!   `acc` as the residue in `[0, 2^w)`, a signed one in `[−2^(w−1),
@@ -82,7 +88,10 @@
 //! path. A complex contraction in chain order runs the complex microkernels
 //! of [`complex`] (each output's real and imaginary chains side by side,
 //! from operands packed as re/im pairs and planes); in lane order it runs as
-//! two real ones over 2K terms.
+//! two real ones over 2K terms. A pair contraction in chain order runs the
+//! compensated microkernels (each output's sum and compensation side by
+//! side as two planes, [`planes`]); in lane order the compensated dot
+//! product's blocks of the reduction engine.
 
 mod acc;
 pub mod association;
@@ -100,6 +109,8 @@ mod integer;
 mod lane;
 mod micro;
 mod pack;
+pub mod pair;
+mod planes;
 pub mod qmatmul;
 pub mod scaled;
 mod select;
@@ -132,9 +143,9 @@ pub struct ContractSpec {
     /// `(axis of a, axis of b)` pairs that are summed over, numbered in C order
     /// of this list. Extents must match.
     pub contracting: Vec<(usize, usize)>,
-    /// The accumulator dtype: `f32`, `f64`, `c64`, `c128` or an integer of 4
-    /// to 64 bits (`i4`, `u4`, `i8`, `u8`, `i16`, `u16`, `i32`, `u32`, `i64`,
-    /// `u64`).
+    /// The accumulator dtype: `f32`, `f64`, `c64`, `c128`, `df32`, `dd64` or
+    /// an integer of 4 to 64 bits (`i4`, `u4`, `i8`, `u8`, `i16`, `u16`,
+    /// `i32`, `u32`, `i64`, `u64`).
     pub acc: DType,
 }
 
@@ -169,12 +180,15 @@ impl ContractSpec {
 }
 
 /// The accumulators [`contract`] takes: the real and complex floats of 32
-/// and 64 bits and every integer of 4 to 64 bits.
-pub const ACCUMULATORS: [DType; 14] = [
+/// and 64 bits, the compensated pairs `df32` and `dd64`, and every integer
+/// of 4 to 64 bits.
+pub const ACCUMULATORS: [DType; 16] = [
     DType::F32,
     DType::F64,
     DType::C64,
     DType::C128,
+    DType::Df32,
+    DType::Dd64,
     DType::I32,
     DType::I64,
     DType::I4,
@@ -303,7 +317,8 @@ impl ContractPlan {
     /// Bytes of scratch one thread of a run needs (0 where a run packs no
     /// float GEMM panels: lane order, the small products of at most 64 in
     /// each extent, the packed integer products of `i8`/`u8`/`i16` into
-    /// `i32` and the complex microkernels, which hold panels of their own,
+    /// `i32`, the complex and the pair microkernels, which hold panels of
+    /// their own,
     /// other integer accumulators, empty products). A scratch of `t` times
     /// this lets a run use up to `t` threads.
     pub fn scratch_bytes(&self) -> usize {

@@ -11,6 +11,7 @@ use super::drive_real::run;
 use super::gemm::{Blocking, PanelNeed, Panels};
 use super::geometry::check_accumulator;
 use super::micro::Micro;
+use super::pair::run_pair;
 use super::{cache_blocking, geometry, int_acc, integer, micro, pack, small, ContractSpec};
 use crate::array::{c_strides, extent_product, ArrayView, ArrayViewMut};
 use crate::checks::check_destination;
@@ -143,6 +144,8 @@ pub(crate) fn contract_in(
         DType::I64 => run::<i64>(tier, exec, a, b, init, dst, spec, forced, panels),
         DType::C64 => run_complex::<f32>(tier, exec, a, b, init, dst, spec, forced, panels),
         DType::C128 => run_complex::<f64>(tier, exec, a, b, init, dst, spec, forced, panels),
+        DType::Df32 => run_pair::<f32>(tier, exec, a, b, init, dst, spec, forced),
+        DType::Dd64 => run_pair::<f64>(tier, exec, a, b, init, dst, spec, forced),
         acc if int_acc::takes(acc) => int_acc::run(exec, a, b, init, dst, spec),
         // `check_accumulator` above refused every other accumulator.
         other => unreachable!("accumulator {other} passed check_accumulator"),

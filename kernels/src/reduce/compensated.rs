@@ -139,7 +139,7 @@ mod vector {
                     let a = R::load(px.add(i + w * h));
                     let b = R::load(py.add(i + w * h));
                     let t = R::mul(a, b);
-                    let e = R::fmadd(a, b, R::sub(zero, t));
+                    let e = R::fmsub(a, b, t);
                     let s1 = R::add(rs[h], t);
                     let bb = R::sub(s1, rs[h]);
                     let q = R::add(R::sub(rs[h], R::sub(s1, bb)), R::sub(t, bb));

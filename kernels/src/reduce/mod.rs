@@ -58,7 +58,7 @@ use crate::error::{Error, Result};
 use crate::map::Program;
 use crate::tier::Exec;
 use crate::{Class, DType, Element, Pair, Tier};
-mod compensated;
+pub(crate) mod compensated;
 use engine::*;
 use lanes::LaneFloat;
 use num_complex::Complex;

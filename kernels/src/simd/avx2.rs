@@ -117,6 +117,11 @@ impl RealReg for __m256 {
         unsafe { _mm256_fnmadd_ps(a, b, c) }
     }
     #[inline(always)]
+    unsafe fn fmsub(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: FMA runs (the trait's feature contract).
+        unsafe { _mm256_fmsub_ps(a, b, c) }
+    }
+    #[inline(always)]
     unsafe fn first(n: usize) -> __m256i {
         // SAFETY: AVX2 runs (the trait's feature contract).
         unsafe {
@@ -209,6 +214,11 @@ impl RealReg for __m256d {
     unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
         // SAFETY: FMA runs (the trait's feature contract).
         unsafe { _mm256_fnmadd_pd(a, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn fmsub(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: FMA runs (the trait's feature contract).
+        unsafe { _mm256_fmsub_pd(a, b, c) }
     }
     #[inline(always)]
     unsafe fn first(n: usize) -> __m256i {

@@ -71,6 +71,11 @@ impl RealReg for __m512 {
         unsafe { _mm512_fnmadd_ps(a, b, c) }
     }
     #[inline(always)]
+    unsafe fn fmsub(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_fmsub_ps(a, b, c) }
+    }
+    #[inline(always)]
     unsafe fn first(n: usize) -> __mmask16 {
         ((1u32 << n.min(16)) - 1) as __mmask16
     }
@@ -181,6 +186,11 @@ impl RealReg for __m512d {
     unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
         // SAFETY: AVX-512 F runs (the trait's feature contract).
         unsafe { _mm512_fnmadd_pd(a, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn fmsub(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_fmsub_pd(a, b, c) }
     }
     #[inline(always)]
     unsafe fn first(n: usize) -> __mmask8 {

@@ -55,6 +55,9 @@ macro_rules! model {
             unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self {
                 Lanes(core::array::from_fn(|i| (-a.0[i]).mul_add(b.0[i], c.0[i])))
             }
+            unsafe fn fmsub(a: Self, b: Self, c: Self) -> Self {
+                Lanes(core::array::from_fn(|i| a.0[i].mul_add(b.0[i], -c.0[i])))
+            }
             unsafe fn first(n: usize) -> u32 {
                 ((1u64 << n.min(N)) - 1) as u32
             }

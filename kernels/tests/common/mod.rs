@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod gendot;
+
 use tessera::{DType, NanStyle};
 use tessera_testkit::rng::Rng;
 
