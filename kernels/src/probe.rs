@@ -417,7 +417,7 @@ where
     let (mut num, mut den) = (0f64, 0f64);
     for i in 0..m {
         for j in 0..n {
-            let (mut re, mut im, mut g) = (Pair::from_hi(0f64), Pair::from_hi(0f64), 0f64);
+            let (mut re, mut im) = (Pair::from_hi(0f64), Pair::from_hi(0f64));
             for l in 0..k {
                 let (x, y) = (a[i * k + l], b[l * n + j]);
                 let (xr, xi, yr, yi): (f64, f64, f64, f64) =
@@ -428,14 +428,12 @@ where
                 im = im
                     .add(crate::pair::two_prod(xr, yi))
                     .add(crate::pair::two_prod(xi, yr));
-                g += (xr * yr).abs() + (xi * yi).abs() + (xr * yi).abs() + (xi * yr).abs();
             }
             let got = c[i * n + j];
             let dr = Pair::from_hi(got.re.into()).sub(re).round();
             let di = Pair::from_hi(got.im.into()).sub(im).round();
             num += dr * dr + di * di;
             den += re.round() * re.round() + im.round() * im.round();
-            let _ = g;
         }
     }
     Ok((num / den).sqrt())

@@ -76,8 +76,14 @@ pub struct LogSpline {
 #[derive(Clone, Debug)]
 pub struct LogSplinePlan {
     dtype: DType,
-    f32s: Option<Table<f32>>,
-    f64s: Option<Table<f64>>,
+    table: Tables,
+}
+
+/// The table in the plan's dtype.
+#[derive(Clone, Debug)]
+enum Tables {
+    F32(Table<f32>),
+    F64(Table<f64>),
 }
 
 #[derive(Clone, Debug)]
@@ -195,8 +201,7 @@ impl LogSplinePlan {
                 };
                 Ok(LogSplinePlan {
                     dtype,
-                    f32s: Some(t),
-                    f64s: None,
+                    table: Tables::F32(t),
                 })
             }
             DType::F64 => {
@@ -225,8 +230,7 @@ impl LogSplinePlan {
                 };
                 Ok(LogSplinePlan {
                     dtype,
-                    f32s: None,
-                    f64s: Some(t),
+                    table: Tables::F64(t),
                 })
             }
             d => Err(Error::DTypeUnsupported {
@@ -274,10 +278,9 @@ impl LogSplinePlan {
             return Ok(());
         }
         let threads = exec.thread_count();
-        match (&self.f32s, &self.f64s) {
-            (Some(t), _) => run(t, x, out, n, threads, exec),
-            (_, Some(t)) => run(t, x, out, n, threads, exec),
-            _ => unreachable!("a plan holds one table"),
+        match &self.table {
+            Tables::F32(t) => run(t, x, out, n, threads, exec),
+            Tables::F64(t) => run(t, x, out, n, threads, exec),
         }
     }
 }

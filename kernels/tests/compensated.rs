@@ -10,7 +10,7 @@ mod common;
 
 use common::gendot::{big, exact_dot, gen_dot, to_f64, PREC, RM};
 use tessera::reduce::dot2;
-use tessera::{available_tiers, dot, reduce, ArrayView, ArrayViewMut, Exec, Pair, ReduceOp};
+use tessera::{dot, reduce, ArrayView, ArrayViewMut, Exec, Pair, ReduceOp};
 use tessera_testkit::rng::Rng;
 
 fn gamma(k: f64, u: f64) -> f64 {
@@ -99,7 +99,7 @@ fn compensated_dot_on_ill_conditioned_data() {
                     assert!(ec * 1e3 <= ep, "dot2 {ec:e} not far below plain {ep:e}");
                 }
                 // Every tier and thread count: the same bits.
-                for tier in available_tiers() {
+                for tier in common::tiers() {
                     for t in [1, 2, 7] {
                         let exec = Exec::on(tier).threads(t);
                         assert_eq!(
@@ -228,7 +228,7 @@ fn dot2_is_the_compensated_sum_of_the_two_prod_pairs() {
     for n in [1usize, 15, 16, 17, 1000, 1024, 1025, 5000] {
         let x: Vec<f32> = (0..n).map(|_| (rng.unit() as f32 - 0.5) * 4.0).collect();
         let y: Vec<f32> = (0..n).map(|_| (rng.unit() as f32 - 0.5) * 4.0).collect();
-        for tier in available_tiers() {
+        for tier in common::tiers() {
             let exec = Exec::on(tier);
             let mut pairs = vec![Pair::<f32>::default(); n];
             tessera::typed::elementwise(tessera::Kind::TwoProd, &[&x, &y], &mut pairs, &exec)

@@ -17,17 +17,9 @@ mod common;
 
 use common::gendot::{big, exact_dot, gen_dot, to_f64, PREC, RM};
 use tessera::pair::PairFloat;
-use tessera::{available_tiers, ArrayView, ArrayViewMut, DType, Element, Exec, Pair, Tier};
 use tessera::{contract, ContractSpec};
+use tessera::{ArrayView, ArrayViewMut, DType, Element, Exec, Pair};
 use tessera_testkit::rng::Rng;
-
-fn report_skipped_tiers() {
-    for t in Tier::ALL {
-        if !available_tiers().contains(&t) {
-            eprintln!("skipped on this CPU: tier {t:?}");
-        }
-    }
-}
 
 /// (s, c) after one Dot2 step with the product a·b (the lanes of lane
 /// order): TwoProd, TwoSum, the error terms into c.
@@ -253,7 +245,7 @@ fn bits_case<F: Part>(rng: &mut Rng, (r, c, k): (usize, usize, usize), pair_init
     }
     let spec = ContractSpec::new(F::PAIR).contracting(1, 0);
     let spec_t = ContractSpec::new(F::PAIR).contracting(0, 0);
-    for tier in available_tiers() {
+    for tier in common::tiers() {
         for threads in [1, 2, 7] {
             let exec = Exec::on(tier).threads(threads);
             for transposed in [false, true] {
@@ -294,7 +286,6 @@ fn bits_case<F: Part>(rng: &mut Rng, (r, c, k): (usize, usize, usize), pair_init
 
 #[test]
 fn pair_contractions_follow_the_stated_orders_on_every_tier() {
-    report_skipped_tiers();
     let mut rng = Rng::for_label("contract-pair/bits", 1);
     // Chain order (edge tiles, k-blocks of 256, column blocks of 256) and
     // lane order (few rows or columns; depth over several blocks).
@@ -325,7 +316,7 @@ fn pair_contraction_with_batch_axes_and_other_operand_dtypes() {
         .map(|_| (rng.unit() * 2000.0) as i16 - 1000)
         .collect();
     let spec = ContractSpec::new(DType::Df32).batch(0, 0).contracting(2, 1);
-    for tier in available_tiers() {
+    for tier in common::tiers() {
         let mut out = vec![0f64; nb * r * c];
         contract(
             &spec,

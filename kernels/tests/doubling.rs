@@ -3,8 +3,10 @@
 //! strided; and the stable population forms of `map::forms` against binary64
 //! evaluation rounded once.
 
+mod common;
+
 use tessera::map::forms;
-use tessera::{available_tiers, scan, typed, ArrayView, ArrayViewMut, DType, Exec, ScanOp};
+use tessera::{scan, typed, ArrayView, ArrayViewMut, DType, Exec, ScanOp};
 use tessera_testkit::rng::Rng;
 
 /// The model: every level as a new vector, level ℓ from level ℓ − 1.
@@ -48,7 +50,7 @@ fn doubling_scans_match_the_level_model() {
                     want_d.extend(model(rd, |a, b| a + b));
                 }
             }
-            for tier in available_tiers() {
+            for tier in common::tiers() {
                 for t in [1, 2, 7] {
                     let exec = Exec::on(tier).threads(t);
                     let mut got = vec![0f32; rows * n];
@@ -123,7 +125,7 @@ fn stable_population_forms_against_binary64() {
     let surv = forms::survival(DType::F32).unwrap();
     let u = 2f64.powi(-24);
     let (mut worst_g, mut worst_s) = (0f64, 0f64);
-    for tier in available_tiers() {
+    for tier in common::tiers() {
         let exec = Exec::on(tier);
         let mut g = vec![0f32; n];
         let mut s = vec![0f32; n];

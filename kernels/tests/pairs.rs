@@ -13,20 +13,14 @@
 //! * `map` programs of pair kinds (text form) give the bits of the
 //!   elementwise calls.
 
+mod common;
+
 use astro_float::{BigFloat, Consts, RoundingMode};
 use tessera::typed;
-use tessera::{available_tiers, DType, Exec, Kind, Pair, Program, Tier};
+use tessera::{DType, Exec, Kind, Pair, Program, Tier};
 use tessera_testkit::rng::Rng;
 
 const RM: RoundingMode = RoundingMode::ToEven;
-
-fn report_skipped_tiers() {
-    for t in Tier::ALL {
-        if !available_tiers().contains(&t) {
-            eprintln!("skipped on this CPU: tier {t:?}");
-        }
-    }
-}
 
 /// x exactly at `prec` bits (subnormals scaled into the normal range first:
 /// astro-float misreads them).
@@ -84,14 +78,13 @@ fn f16_identities(bs: &[f32], tier: Tier) -> usize {
 
 #[test]
 fn two_sum_and_two_prod_are_exact_on_f16_values() {
-    report_skipped_tiers();
     let all = f16_values();
     let mut rng = Rng::for_label("pairs/f16", 1);
     // Every 97th value, and the extremes.
     let mut bs: Vec<f32> = all.iter().step_by(97).copied().collect();
     bs.extend([65504.0, -65504.0, 5.96e-8, -5.96e-8, 1.0, -1.0, 0.0, -0.0]);
     bs.push(all[rng.below_usize(all.len())]);
-    for tier in available_tiers() {
+    for tier in common::tiers() {
         let n = f16_identities(&bs, tier);
         eprintln!("{tier:?}: {n} f16 operand pairs exact");
     }
@@ -100,9 +93,8 @@ fn two_sum_and_two_prod_are_exact_on_f16_values() {
 #[test]
 #[ignore = "every pair of f16 values (2^32 per kind and tier): minutes"]
 fn two_sum_and_two_prod_are_exact_on_every_f16_pair() {
-    report_skipped_tiers();
     let all = f16_values();
-    for tier in available_tiers() {
+    for tier in common::tiers() {
         let n = f16_identities(&all, tier);
         eprintln!("{tier:?}: {n} f16 operand pairs exact");
     }
@@ -140,13 +132,12 @@ fn exact_sum_eq(prec: usize, a: f64, b: f64, s: f64, e: f64) -> bool {
 
 #[test]
 fn error_free_transformations_hold_exactly_on_random_operands() {
-    report_skipped_tiers();
     let mut rng = Rng::for_label("pairs/eft", 2);
     const PREC: usize = 2400; // every sum of two f64 is exact at this width
     let (a64, b64) = adversarial_f64(&mut rng, 20_000);
     let a32: Vec<f32> = a64.iter().map(|&x| (x * 1e-290) as f32).collect();
     let b32: Vec<f32> = b64.iter().map(|&x| (x * 1e-290) as f32).collect();
-    for tier in available_tiers() {
+    for tier in common::tiers() {
         let exec = Exec::on(tier);
         let mut o64 = vec![Pair::<f64>::default(); a64.len()];
         let mut o32 = vec![Pair::<f32>::default(); a32.len()];
@@ -200,7 +191,7 @@ fn error_free_transformations_hold_exactly_on_random_operands() {
 #[test]
 fn a_reassociated_two_sum_would_be_seen() {
     // (a − (s − bb)) + (b − bb) is 0 if reassociated; here it is 2^-40.
-    for tier in available_tiers() {
+    for tier in common::tiers() {
         let mut o = [Pair::<f32>::default(); 1];
         typed::elementwise(
             Kind::TwoSum,
@@ -275,7 +266,7 @@ fn value(p: impl Comp) -> BigFloat {
 fn worst_u2<P: Comp>(kind: Kind, xs: &[P], ys: Option<&[P]>, cc: &mut Consts) -> f64 {
     let mut want: Option<Vec<P>> = None;
     let mut worst = 0.0f64;
-    for tier in available_tiers() {
+    for tier in common::tiers() {
         let mut out = vec![P::default(); xs.len()];
         match ys {
             Some(ys) => typed::elementwise(kind, &[xs, ys], &mut out, &Exec::on(tier)),
@@ -328,7 +319,6 @@ fn worst_u2<P: Comp>(kind: Kind, xs: &[P], ys: Option<&[P]>, cc: &mut Consts) ->
 
 #[test]
 fn pair_arithmetic_within_its_stated_bounds() {
-    report_skipped_tiers();
     let mut rng = Rng::for_label("pairs/arith", 3);
     let mut cc = Consts::new().unwrap();
     let n = 3000;
@@ -406,7 +396,7 @@ fn map_programs_of_pair_kinds_match_the_elementwise_calls() {
         &[DType::F64, DType::F64],
     )
     .unwrap();
-    for tier in available_tiers() {
+    for tier in common::tiers() {
         let exec = Exec::on(tier);
         let mut y0 = vec![0.0f64; n];
         let mut y1 = vec![0.0f64; n];

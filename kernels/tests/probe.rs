@@ -6,6 +6,8 @@
 //! errors above about 5·10⁻⁴: a twiddle wrong in binary32's last bits stays
 //! far below it and is not what the transform probe can see).
 
+mod common;
+
 use num_complex::Complex;
 use tessera::probe::{
     fft_bound, fft_error_f32, gemm_error_f32, probe, ProbeReport, ProbeRow, GEMM_BOUND_32,
@@ -14,6 +16,7 @@ use tessera::{Error, Exec, Tier};
 
 #[test]
 fn every_family_passes_here() {
+    common::tiers();
     let report = probe(&Exec::default().threads(2)).unwrap();
     eprintln!("{}", report.table());
     assert!(report.rows.len() > 40);

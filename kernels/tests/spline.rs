@@ -3,9 +3,11 @@
 //! bound the module states, in exp and linear modes, f32 and f64, on every
 //! tier and thread count with the same bits; refusals before any write.
 
+mod common;
+
 use astro_float::{BigFloat, Consts, RoundingMode};
 use tessera::spline::{LogSpline, LogSplinePlan, SplineOutput};
-use tessera::{available_tiers, ArrayView, ArrayViewMut, DType, Exec};
+use tessera::{ArrayView, ArrayViewMut, DType, Exec};
 use tessera_testkit::rng::Rng;
 
 const P: usize = 200;
@@ -120,7 +122,7 @@ fn spline_within_its_bound_of_a_200_bit_evaluation() {
             }
             eprintln!("{output:?} {dtype}: worst error {worst:.3} of the bound");
             // Every tier and thread count: the same bits.
-            for tier in available_tiers() {
+            for tier in common::tiers() {
                 for th in [1, 2, 7] {
                     let again = eval(&plan, dtype, &xq, &Exec::on(tier).threads(th));
                     assert!(

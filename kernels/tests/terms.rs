@@ -6,10 +6,12 @@
 //! 2^-22 of 300-bit series across the join; the same bits on every tier and
 //! thread count; refusals before any write.
 
+mod common;
+
 use astro_float::{BigFloat, Consts, RoundingMode};
 use num_complex::Complex;
 use tessera::terms::TermsPlan;
-use tessera::{available_tiers, ArrayView, ArrayViewMut, Exec};
+use tessera::{ArrayView, ArrayViewMut, Exec};
 use tessera_testkit::rng::Rng;
 
 const P: usize = 300;
@@ -123,7 +125,7 @@ fn combinations_and_exponentials_within_their_bounds() {
                 );
             }
         }
-        for tier in available_tiers() {
+        for tier in common::tiers() {
             for th in [1, 2, 7] {
                 let e = Exec::on(tier).threads(th);
                 for (want, exp) in [(&comb, None), (&fwd, Some(1.0)), (&back, Some(-1.0))] {
@@ -293,7 +295,7 @@ fn phi_functions_within_their_bound() {
         "phi functions: worst relative error {worst:e} (2^{:.1})",
         worst.log2()
     );
-    for tier in available_tiers() {
+    for tier in common::tiers() {
         for th in [1, 2, 7] {
             let (f2, m2) = run_phi(&Exec::on(tier).threads(th));
             assert!(

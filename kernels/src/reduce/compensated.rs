@@ -53,44 +53,50 @@ trait Term<F: PairFloat>: Copy {
     fn step(self, s: &mut F, c: &mut F);
 }
 
-/// The explicit register form of [`block_body`] for float terms on the
-/// vector tiers: the 16 lanes' (s, c) in `N` registers of `R` each, every
-/// lane's operations those of [`Term::step`] for a float; the last partial
-/// row and the fold as [`block_body`] does them.
+/// The explicit register forms of [`block_body`] on the vector tiers: the
+/// 16 lanes' (s, c) in `N` registers of `R` each, every lane's operations
+/// those of [`Term::step`]; the last partial row and the fold as
+/// [`block_body`] does them.
 #[cfg(target_arch = "x86_64")]
 mod vector {
     use super::*;
     use crate::simd::RealReg;
 
+    /// The whole rows of a block (`full` terms, a multiple of 16): term
+    /// `i + w·h` of a row starting at `i` is `term(i + w·h)`, a leading part
+    /// and, where the terms are pairs, a trailing part (`None`: a float,
+    /// whose step adds only TwoSum's error to c). Returns the lanes' (s, c).
+    ///
     /// # Safety
-    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract);
+    /// `term` may be called with any multiple of `w` below `full`.
     #[inline(always)]
-    pub(super) unsafe fn block<R, const N: usize>(x: &[R::T]) -> Pair<R::T>
+    unsafe fn rows<R, const N: usize>(
+        full: usize,
+        term: impl Fn(usize) -> (R, Option<R>),
+    ) -> ([R::T; LANES], [R::T; LANES])
     where
         R: RealReg,
         R::T: PairFloat,
     {
         const { assert!(N * R::LANES == LANES) };
         let w = R::LANES;
-        let full = x.len() / LANES * LANES;
         let mut s = [R::T::ZERO; LANES];
         let mut c = [R::T::ZERO; LANES];
         // SAFETY: the CPU runs R's instruction set (this function's
-        // contract); every load reads elements i + w·h .. i + w·(h + 1) ≤
-        // i + 16 ≤ full ≤ x.len(), every store lanes w·h .. w·(h + 1) ≤ 16
-        // of `s` and `c`.
+        // contract); every store writes lanes w·h .. w·(h + 1) ≤ 16 of `s`
+        // and `c`; `term` is called with multiples of w below `full`.
         unsafe {
             let mut rs = [R::zero(); N];
             let mut rc = [R::zero(); N];
-            let p = x.as_ptr();
             let mut i = 0;
             while i < full {
                 for h in 0..N {
-                    let t = R::load(p.add(i + w * h));
+                    let (t, e) = term(i + w * h);
                     let s1 = R::add(rs[h], t);
                     let bb = R::sub(s1, rs[h]);
                     let q = R::add(R::sub(rs[h], R::sub(s1, bb)), R::sub(t, bb));
-                    rc[h] = R::add(rc[h], q);
+                    rc[h] = R::add(rc[h], e.map_or(q, |e| R::add(q, e)));
                     rs[h] = s1;
                 }
                 i += LANES;
@@ -100,6 +106,24 @@ mod vector {
                 rc[h].store(c.as_mut_ptr().add(w * h));
             }
         }
+        (s, c)
+    }
+
+    /// A block of float terms.
+    ///
+    /// # Safety
+    /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
+    #[inline(always)]
+    pub(super) unsafe fn block<R, const N: usize>(x: &[R::T]) -> Pair<R::T>
+    where
+        R: RealReg,
+        R::T: PairFloat,
+    {
+        let full = x.len() / LANES * LANES;
+        let p = x.as_ptr();
+        // SAFETY: the CPU runs R's instruction set (this function's
+        // contract); each load reads terms j .. j + w ≤ full ≤ x.len().
+        let (mut s, mut c) = unsafe { rows::<R, N>(full, |j| (R::load(p.add(j)), None)) };
         for (l, &t) in x[full..].iter().enumerate() {
             t.step(&mut s[l], &mut c[l]);
         }
@@ -107,8 +131,7 @@ mod vector {
     }
 
     /// [`block`] for the products of `x` and `y`, each formed exactly as
-    /// (p, e) = (x·y, fma(x, y, −p)) (TwoProd; −p as 0 − p, the same bits)
-    /// and added as a pair term.
+    /// (p, e) = (x·y, fma(x, y, −p)) (TwoProd) and added as a pair term.
     ///
     /// # Safety
     /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
@@ -118,41 +141,19 @@ mod vector {
         R: RealReg,
         R::T: PairFloat,
     {
-        const { assert!(N * R::LANES == LANES) };
-        let w = R::LANES;
         let n = x.len().min(y.len());
         let full = n / LANES * LANES;
-        let mut s = [R::T::ZERO; LANES];
-        let mut c = [R::T::ZERO; LANES];
+        let (px, py) = (x.as_ptr(), y.as_ptr());
         // SAFETY: the CPU runs R's instruction set (this function's
-        // contract); every load reads elements i + w·h .. i + w·(h + 1) ≤
-        // full ≤ n of `x` and `y`, every store lanes w·h .. w·(h + 1) ≤ 16
-        // of `s` and `c`.
-        unsafe {
-            let zero = R::zero();
-            let mut rs = [zero; N];
-            let mut rc = [zero; N];
-            let (px, py) = (x.as_ptr(), y.as_ptr());
-            let mut i = 0;
-            while i < full {
-                for h in 0..N {
-                    let a = R::load(px.add(i + w * h));
-                    let b = R::load(py.add(i + w * h));
-                    let t = R::mul(a, b);
-                    let e = R::fmsub(a, b, t);
-                    let s1 = R::add(rs[h], t);
-                    let bb = R::sub(s1, rs[h]);
-                    let q = R::add(R::sub(rs[h], R::sub(s1, bb)), R::sub(t, bb));
-                    rc[h] = R::add(rc[h], R::add(q, e));
-                    rs[h] = s1;
-                }
-                i += LANES;
-            }
-            for h in 0..N {
-                rs[h].store(s.as_mut_ptr().add(w * h));
-                rc[h].store(c.as_mut_ptr().add(w * h));
-            }
-        }
+        // contract); each load reads elements j .. j + w ≤ full ≤ n of `x`
+        // and `y`.
+        let (mut s, mut c) = unsafe {
+            rows::<R, N>(full, |j| {
+                let (a, b) = (R::load(px.add(j)), R::load(py.add(j)));
+                let t = R::mul(a, b);
+                (t, Some(R::fmsub(a, b, t)))
+            })
+        };
         for l in 0..n - full {
             product(x[full + l], y[full + l]).step(&mut s[l], &mut c[l]);
         }
@@ -160,8 +161,7 @@ mod vector {
     }
 
     /// [`block`] for pair terms: the leading and trailing parts first
-    /// copied apart (at most [`BLOCK`] of each, on the stack), then each
-    /// lane's operations those of [`Term::step`] for a pair.
+    /// copied apart (at most [`BLOCK`] of each, on the stack).
     ///
     /// # Safety
     /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
@@ -171,9 +171,7 @@ mod vector {
         R: RealReg,
         R::T: PairFloat,
     {
-        const { assert!(N * R::LANES == LANES) };
         debug_assert!(x.len() <= BLOCK);
-        let w = R::LANES;
         let full = x.len() / LANES * LANES;
         let mut his = [R::T::ZERO; BLOCK];
         let mut los = [R::T::ZERO; BLOCK];
@@ -181,34 +179,12 @@ mod vector {
             his[i] = t.hi;
             los[i] = t.lo;
         }
-        let mut s = [R::T::ZERO; LANES];
-        let mut c = [R::T::ZERO; LANES];
+        let (ph, pl) = (his.as_ptr(), los.as_ptr());
         // SAFETY: the CPU runs R's instruction set (this function's
-        // contract); every load reads elements i + w·h .. i + w·(h + 1) ≤
-        // full ≤ BLOCK of `his` and `los`, every store lanes w·h ..
-        // w·(h + 1) ≤ 16 of `s` and `c`.
-        unsafe {
-            let mut rs = [R::zero(); N];
-            let mut rc = [R::zero(); N];
-            let (ph, pl) = (his.as_ptr(), los.as_ptr());
-            let mut i = 0;
-            while i < full {
-                for h in 0..N {
-                    let t = R::load(ph.add(i + w * h));
-                    let e = R::load(pl.add(i + w * h));
-                    let s1 = R::add(rs[h], t);
-                    let bb = R::sub(s1, rs[h]);
-                    let q = R::add(R::sub(rs[h], R::sub(s1, bb)), R::sub(t, bb));
-                    rc[h] = R::add(rc[h], R::add(q, e));
-                    rs[h] = s1;
-                }
-                i += LANES;
-            }
-            for h in 0..N {
-                rs[h].store(s.as_mut_ptr().add(w * h));
-                rc[h].store(c.as_mut_ptr().add(w * h));
-            }
-        }
+        // contract); each load reads elements j .. j + w ≤ full ≤ BLOCK of
+        // `his` and `los`.
+        let (mut s, mut c) =
+            unsafe { rows::<R, N>(full, |j| (R::load(ph.add(j)), Some(R::load(pl.add(j))))) };
         for (l, &t) in x[full..].iter().enumerate() {
             t.step(&mut s[l], &mut c[l]);
         }
@@ -348,107 +324,57 @@ pub(crate) trait FloatBlock: PairFloat {
     fn dot_block_on(tier: Tier, x: &[Self], y: &[Self]) -> Pair<Self>;
 }
 
+/// `vector::$form` over the arguments on the tier's registers where it has
+/// vector ones (AVX-512: `$r5` × `$n5`; AVX2: `$r2` × `$n2`), else the
+/// scalar form `$scalar` (the same bits).
+macro_rules! on_tier {
+    ($tier:expr, $form:ident, ($r2:ty, $n2:literal, $r5:ty, $n5:literal),
+     ($($arg:ident: $ty:ty),*) -> $ret:ty, $scalar:expr) => {{
+        #[cfg(target_arch = "x86_64")]
+        {
+            /// # Safety
+            /// The CPU runs AVX-512 F.
+            #[target_feature(enable = "avx512f,avx2,fma")]
+            unsafe fn zmm($($arg: $ty),*) -> $ret {
+                // SAFETY: this function enables AVX-512 F, which the CPU
+                // runs (its contract).
+                unsafe { vector::$form::<$r5, $n5>($($arg),*) }
+            }
+            /// # Safety
+            /// The CPU runs AVX2 and FMA.
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn avx2($($arg: $ty),*) -> $ret {
+                // SAFETY: this function enables AVX2 and FMA, which the CPU
+                // runs (its contract).
+                unsafe { vector::$form::<$r2, $n2>($($arg),*) }
+            }
+            if crate::tier::runs_avx512($tier) {
+                // SAFETY: the tier was resolved against this CPU and runs
+                // AVX-512.
+                return unsafe { zmm($($arg),*) };
+            }
+            if crate::tier::runs_avx2($tier) {
+                // SAFETY: the tier was resolved against this CPU and runs
+                // AVX2 and FMA.
+                return unsafe { avx2($($arg),*) };
+            }
+        }
+        let _ = $tier;
+        $scalar
+    }};
+}
+
 macro_rules! float_block {
-    ($t:ty, $avx2:ident, $zmm:ident, $r2:ty, $n2:literal, $r5:ty, $n5:literal) => {
-        #[cfg(target_arch = "x86_64")]
-        /// # Safety
-        /// The CPU runs AVX2 and FMA.
-        #[target_feature(enable = "avx2,fma")]
-        unsafe fn $avx2(x: &[$t]) -> Pair<$t> {
-            // SAFETY: this function enables AVX2, which the CPU runs.
-            unsafe { vector::block::<$r2, $n2>(x) }
-        }
-        #[cfg(target_arch = "x86_64")]
-        /// # Safety
-        /// The CPU runs AVX-512 F.
-        #[target_feature(enable = "avx512f,avx2,fma")]
-        unsafe fn $zmm(x: &[$t]) -> Pair<$t> {
-            // SAFETY: this function enables AVX-512 F, which the CPU runs.
-            unsafe { vector::block::<$r5, $n5>(x) }
-        }
+    ($t:ty, $regs:tt) => {
         impl FloatBlock for $t {
             fn dot_block_on(tier: Tier, x: &[$t], y: &[$t]) -> Pair<$t> {
-                #[cfg(target_arch = "x86_64")]
-                {
-                    /// # Safety
-                    /// The CPU runs AVX-512 F.
-                    #[target_feature(enable = "avx512f,avx2,fma")]
-                    unsafe fn zmm(x: &[$t], y: &[$t]) -> Pair<$t> {
-                        // SAFETY: this function enables AVX-512 F, which
-                        // the CPU runs.
-                        unsafe { vector::dot_block::<$r5, $n5>(x, y) }
-                    }
-                    /// # Safety
-                    /// The CPU runs AVX2 and FMA.
-                    #[target_feature(enable = "avx2,fma")]
-                    unsafe fn avx2(x: &[$t], y: &[$t]) -> Pair<$t> {
-                        // SAFETY: this function enables AVX2 and FMA, which
-                        // the CPU runs.
-                        unsafe { vector::dot_block::<$r2, $n2>(x, y) }
-                    }
-                    if crate::tier::runs_avx512(tier) {
-                        // SAFETY: the tier was resolved against this CPU and
-                        // runs AVX-512.
-                        return unsafe { zmm(x, y) };
-                    }
-                    if crate::tier::runs_avx2(tier) {
-                        // SAFETY: the tier was resolved against this CPU and
-                        // runs AVX2.
-                        return unsafe { avx2(x, y) };
-                    }
-                }
-                let _ = tier;
-                dot_body(x, y)
+                on_tier!(tier, dot_block, $regs, (x: &[$t], y: &[$t]) -> Pair<$t>, dot_body(x, y))
             }
             fn pair_block_on(tier: Tier, x: &[Pair<$t>]) -> Pair<$t> {
-                #[cfg(target_arch = "x86_64")]
-                {
-                    /// # Safety
-                    /// The CPU runs AVX-512 F.
-                    #[target_feature(enable = "avx512f,avx2,fma")]
-                    unsafe fn zmm(x: &[Pair<$t>]) -> Pair<$t> {
-                        // SAFETY: this function enables AVX-512 F, which
-                        // the CPU runs.
-                        unsafe { vector::pair_block::<$r5, $n5>(x) }
-                    }
-                    /// # Safety
-                    /// The CPU runs AVX2 and FMA.
-                    #[target_feature(enable = "avx2,fma")]
-                    unsafe fn avx2(x: &[Pair<$t>]) -> Pair<$t> {
-                        // SAFETY: this function enables AVX2, which the CPU
-                        // runs.
-                        unsafe { vector::pair_block::<$r2, $n2>(x) }
-                    }
-                    if crate::tier::runs_avx512(tier) {
-                        // SAFETY: the tier was resolved against this CPU and
-                        // runs AVX-512.
-                        return unsafe { zmm(x) };
-                    }
-                    if crate::tier::runs_avx2(tier) {
-                        // SAFETY: the tier was resolved against this CPU and
-                        // runs AVX2.
-                        return unsafe { avx2(x) };
-                    }
-                }
-                let _ = tier;
-                block_body(x)
+                on_tier!(tier, pair_block, $regs, (x: &[Pair<$t>]) -> Pair<$t>, block_body(x))
             }
             fn float_block_on(tier: Tier, x: &[$t]) -> Pair<$t> {
-                #[cfg(target_arch = "x86_64")]
-                {
-                    if crate::tier::runs_avx512(tier) {
-                        // SAFETY: the tier was resolved against this CPU and
-                        // runs AVX-512.
-                        return unsafe { $zmm(x) };
-                    }
-                    if crate::tier::runs_avx2(tier) {
-                        // SAFETY: the tier was resolved against this CPU and
-                        // runs AVX2.
-                        return unsafe { $avx2(x) };
-                    }
-                }
-                let _ = tier;
-                block_body(x)
+                on_tier!(tier, block, $regs, (x: &[$t]) -> Pair<$t>, block_body(x))
             }
         }
     };
@@ -456,21 +382,16 @@ macro_rules! float_block {
 
 float_block!(
     f32,
-    f32_avx2,
-    f32_zmm,
-    core::arch::x86_64::__m256,
-    2,
-    core::arch::x86_64::__m512,
-    1
+    (core::arch::x86_64::__m256, 2, core::arch::x86_64::__m512, 1)
 );
 float_block!(
     f64,
-    f64_avx2,
-    f64_zmm,
-    core::arch::x86_64::__m256d,
-    4,
-    core::arch::x86_64::__m512d,
-    2
+    (
+        core::arch::x86_64::__m256d,
+        4,
+        core::arch::x86_64::__m512d,
+        2
+    )
 );
 
 /// The compensated dot product's pass over two float operands (Dot2: each

@@ -516,16 +516,36 @@ pub fn reduce_terms(
         let src2 = terms.source(&axes, if plain { c } else { pair_carrier(dtype) }, tier)?;
         for (op, dst) in outs.iter_mut() {
             if *op == ReduceOp::Sum2 {
+                use compensated::{FloatDot2, FloatSum2, PairSum};
+                let s = &src2;
                 match (plain, c) {
                     (true, DType::F32) if product => {
-                        float_dot2::<f32>(&src2, tier, threads, dst, exec)?
+                        compensated_out::<f32, f32, _>(s, &FloatDot2(tier), threads, dst, exec)?
                     }
-                    (true, _) if product => float_dot2::<f64>(&src2, tier, threads, dst, exec)?,
-                    (true, DType::F32) => float_sum2::<f32>(&src2, tier, threads, dst, exec)?,
-                    (true, _) => float_sum2::<f64>(&src2, tier, threads, dst, exec)?,
+                    (true, _) if product => {
+                        compensated_out::<f64, f64, _>(s, &FloatDot2(tier), threads, dst, exec)?
+                    }
+                    (true, DType::F32) => {
+                        compensated_out::<f32, f32, _>(s, &FloatSum2(tier), threads, dst, exec)?
+                    }
+                    (true, _) => {
+                        compensated_out::<f64, f64, _>(s, &FloatSum2(tier), threads, dst, exec)?
+                    }
                     (false, _) => match pair_carrier(dtype) {
-                        DType::Df32 => pair_out::<f32>(&src2, tier, threads, dst, exec)?,
-                        _ => pair_out::<f64>(&src2, tier, threads, dst, exec)?,
+                        DType::Df32 => compensated_out::<Pair<f32>, f32, _>(
+                            s,
+                            &PairSum(tier),
+                            threads,
+                            dst,
+                            exec,
+                        )?,
+                        _ => compensated_out::<Pair<f64>, f64, _>(
+                            s,
+                            &PairSum(tier),
+                            threads,
+                            dst,
+                            exec,
+                        )?,
                     },
                 }
             }
@@ -622,50 +642,23 @@ fn fused_out<F: LaneFloat + Carrier>(
     Ok(())
 }
 
-/// A compensated sum ([`ReduceOp::Sum2`]) of pair terms into `dst`.
-fn pair_out<F: compensated::FloatBlock + Send + Sync>(
+/// A compensated pass (a [`ReduceOp::Sum2`] of pair or float terms, or a
+/// Dot2 of two float operands) into `dst`: each result settled, then
+/// rounded once.
+fn compensated_out<C, F, P>(
     src: &Source,
-    tier: Tier,
+    pass: &P,
     threads: usize,
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()>
 where
+    C: Carrier,
+    F: compensated::FloatBlock + Send + Sync,
+    P: engine::Pass<C, V = Pair<F>>,
     Pair<F>: Carrier,
 {
-    let res: Vec<Pair<F>> = run_pass(src, &compensated::PairSum(tier), threads)?;
-    let res: Vec<Pair<F>> = res.into_iter().map(compensated::settle).collect();
-    write(&res, dst, exec)
-}
-
-/// A compensated sum ([`ReduceOp::Sum2`]) of float terms into `dst`.
-fn float_sum2<F: compensated::FloatBlock + LaneFloat + Carrier>(
-    src: &Source,
-    tier: Tier,
-    threads: usize,
-    dst: &mut ArrayViewMut<'_>,
-    exec: &Exec,
-) -> Result<()>
-where
-    Pair<F>: Carrier,
-{
-    let res: Vec<Pair<F>> = run_pass(src, &compensated::FloatSum2(tier), threads)?;
-    let res: Vec<Pair<F>> = res.into_iter().map(compensated::settle).collect();
-    write(&res, dst, exec)
-}
-
-/// A compensated dot product (Dot2) of two float operands into `dst`.
-fn float_dot2<F: compensated::FloatBlock + LaneFloat + Carrier>(
-    src: &Source,
-    tier: Tier,
-    threads: usize,
-    dst: &mut ArrayViewMut<'_>,
-    exec: &Exec,
-) -> Result<()>
-where
-    Pair<F>: Carrier,
-{
-    let res: Vec<Pair<F>> = run_pass(src, &compensated::FloatDot2(tier), threads)?;
+    let res: Vec<Pair<F>> = run_pass(src, pass, threads)?;
     let res: Vec<Pair<F>> = res.into_iter().map(compensated::settle).collect();
     write(&res, dst, exec)
 }

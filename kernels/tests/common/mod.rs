@@ -7,6 +7,18 @@
 
 pub mod gendot;
 
+/// The tiers this CPU runs; each tier of the library it does not run is
+/// reported as skipped (on stderr, shown with `--nocapture`).
+pub fn tiers() -> Vec<tessera::Tier> {
+    let have = tessera::available_tiers();
+    for t in tessera::Tier::ALL {
+        if !have.contains(&t) {
+            eprintln!("skipped on this CPU: tier {t:?}");
+        }
+    }
+    have
+}
+
 use tessera::{DType, NanStyle};
 use tessera_testkit::rng::Rng;
 
