@@ -185,12 +185,60 @@ fn spline_and_terms_calls() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let e = c64_parts(&read_npy(&dir.path("e.npy")).data);
     assert!((e[0].0 as f64 - 1.25f64.exp()).abs() < 1e-6 && e[0].1 == 0.0);
-    // Refusals write nothing: a weight count other than T.
+    // The φ functions: y = e^x and moments [3, 2] of k!·φ_{k+1}(x): at
+    // x = 1.25 and 2, φ₁ = (e^x − 1)/x, 1!·φ₂ = (e^x − 1 − x)/x²,
+    // 2!·φ₃ = 2(e^x − 1 − x − x²/2)/x³ (binary64 here, f32 there).
     let run = run_call(
         &dir,
-        r#"{"kernel": "terms", "attrs": {"weights": [0.5]},
-            "operands": {"terms": {"npy": "t.npy"}}, "results": {"y": {"npy": "bad.npy"}}}"#,
+        r#"{"kernel": "terms", "attrs": {"weights": [0.5, 0.25], "mode": "phi", "count": 3},
+            "operands": {"terms": {"npy": "t.npy"}},
+            "results": {"y": {"npy": "f.npy"}, "moments": {"npy": "m.npy"}}}"#,
     );
-    assert_eq!(run.code, Some(1), "{}", run.stderr);
-    assert!(!dir.path("bad.npy").exists());
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let f = c64_parts(&read_npy(&dir.path("f.npy")).data);
+    let m = read_npy(&dir.path("m.npy"));
+    assert_eq!(m.shape, vec![3, 2]);
+    let m = c64_parts(&m.data);
+    for (p, x) in [1.25f64, 2.0].into_iter().enumerate() {
+        let e = x.exp();
+        assert!((f[p].0 as f64 - e).abs() < 2e-6 * e, "flow {x}");
+        let want = [
+            (e - 1.0) / x,
+            (e - 1.0 - x) / (x * x),
+            2.0 * (e - 1.0 - x - x * x / 2.0) / (x * x * x),
+        ];
+        for (k, w) in want.iter().enumerate() {
+            let got = m[k * 2 + p].0 as f64;
+            assert!(
+                (got - w).abs() < 2e-6 * w.abs(),
+                "k {k} x {x}: {got} vs {w}"
+            );
+            assert_eq!(m[k * 2 + p].1, 0.0);
+        }
+    }
+    // Refusals write nothing: a weight count other than T; an order above
+    // the most; phi without its moments result.
+    for (call, file) in [
+        (
+            r#"{"kernel": "terms", "attrs": {"weights": [0.5]},
+            "operands": {"terms": {"npy": "t.npy"}}, "results": {"y": {"npy": "bad.npy"}}}"#,
+            "bad.npy",
+        ),
+        (
+            r#"{"kernel": "terms", "attrs": {"weights": [0.5, 0.25], "mode": "phi", "count": 9},
+            "operands": {"terms": {"npy": "t.npy"}},
+            "results": {"y": {"npy": "bad2.npy"}, "moments": {"npy": "bad3.npy"}}}"#,
+            "bad2.npy",
+        ),
+        (
+            r#"{"kernel": "terms", "attrs": {"weights": [0.5, 0.25], "mode": "phi", "count": 2},
+            "operands": {"terms": {"npy": "t.npy"}}, "results": {"y": {"npy": "bad4.npy"}}}"#,
+            "bad4.npy",
+        ),
+    ] {
+        let run = run_call(&dir, call);
+        assert_ne!(run.code, Some(0), "{call}: {}", run.stderr);
+        assert!(!dir.path(file).exists(), "{call}");
+    }
+    assert!(!dir.path("bad3.npy").exists());
 }

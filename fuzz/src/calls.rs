@@ -405,6 +405,7 @@ fn attr_value(rng: &mut Rng, kernel: &str, key: &str) -> Value {
     }
     match key {
         "mode" if kernel == "terms" => json!(rng.pick(&["combine", "exp", "phi"])),
+        "count" if kernel == "terms" => json!(rng.pick(&[0, 1, 3, 8, 9, -1])),
         "mode" => json!(rng.pick(&["default", "saturating", "wrap"])),
         "weights" | "constant_tails" => {
             json!(rng.pick(&[vec![1.0, 0.5], vec![], vec![0.25], vec![1e300, -1.0, 3.0]]))
@@ -583,7 +584,11 @@ fn signature(kernel: &str) -> (Vec<&'static str>, Vec<&'static str>, Vec<&'stati
                 "output",
             ],
         ),
-        "terms" => (vec!["terms"], vec!["y"], vec!["weights", "mode", "sign"]),
+        "terms" => (
+            vec!["terms"],
+            vec!["y", "moments"],
+            vec!["weights", "mode", "sign", "count"],
+        ),
         "attention" => (
             vec!["q", "k", "v", "lengths", "x1"],
             vec!["o", "lse"],

@@ -124,7 +124,11 @@ impl LibraryKernel {
                     "output",
                 ],
             ),
-            LibraryKernel::Terms => (&["terms"], &["y"], &["weights", "mode", "sign"]),
+            LibraryKernel::Terms => (
+                &["terms"],
+                &["y", "moments (mode phi)"],
+                &["weights", "mode", "sign", "count"],
+            ),
         }
     }
     /// What `tessera kernels` says of it.
@@ -170,7 +174,9 @@ impl LibraryKernel {
             LibraryKernel::Terms => {
                 "x = sum_t weights[t] terms[t, :] of f64 or c128 terms [T, N] held as \
                  double-float pairs, rounded once into y (f32 or c64, [N]): mode `combine` \
-                 (default), or `exp` for exp(sign x) (sign +1 default or -1, y c64)"
+                 (default), `exp` for exp(sign x) (sign +1 default or -1, y c64), or `phi` for \
+                 y = exp(x) and moments [count, N] (c64) of k! phi_(k+1)(x), k < count \
+                 (attribute count, at most 8)"
             }
         }
     }
@@ -265,7 +271,11 @@ pub fn call(
     let k = kernel.name();
     let (_, _, attrs) = kernel.io();
     expect_attrs(k, &call.attrs, attrs)?;
-    expect_names(k, "result", &call.results, &["y"])?;
+    // The φ functions of `terms` write a second result, the moments.
+    let phi = kernel == LibraryKernel::Terms
+        && super::string_attr(k, &call.attrs, "mode")? == Some("phi");
+    let names: &[&str] = if phi { &["y", "moments"] } else { &["y"] };
+    expect_names(k, "result", &call.results, names)?;
     let spec = &call.results.0["y"];
     let line = match kernel {
         LibraryKernel::Random => {
@@ -463,13 +473,35 @@ pub fn call(
             let weights = need(k, "attribute weights", numbers(k, call, "weights")?)?;
             let exp = match super::string_attr(k, &call.attrs, "mode")? {
                 None | Some("combine") => false,
-                Some("exp") => true,
+                Some("exp") | Some("phi") => true,
                 Some(m) => {
                     return Err(Failure::usage(format!(
-                        "kernel `{k}`: attribute mode is `combine` or `exp`, not `{}`",
+                        "kernel `{k}`: attribute mode is `combine`, `exp` or `phi`, not `{}`",
                         truncate(m, 40)
                     )))
                 }
+            };
+            let count = match integer(k, call, "count")? {
+                Some(c) if phi && (0..=tessera::terms::MAX_PHI_ORDER as i64).contains(&c) => {
+                    c as usize
+                }
+                Some(c) if phi => {
+                    return Err(Failure::usage(format!(
+                        "kernel `{k}`: attribute count is 0 to {}, not {c}",
+                        tessera::terms::MAX_PHI_ORDER
+                    )))
+                }
+                Some(_) => {
+                    return Err(Failure::usage(format!(
+                        "kernel `{k}`: attribute count belongs to mode `phi`"
+                    )))
+                }
+                None if phi => {
+                    return Err(Failure::usage(format!(
+                        "kernel `{k}`: mode `phi` needs attribute count"
+                    )))
+                }
+                None => 0,
             };
             let sign = number_attr(k, &call.attrs, "sign")?.unwrap_or(1.0);
             let t = load(call_path, call, "terms")?;
@@ -488,6 +520,29 @@ pub fn call(
                 budget::steps(&[npy::element_count(&t.shape), 1]),
                 "the terms at every point",
             )?;
+            if phi {
+                let mspec = &call.results.0["moments"];
+                let mdtype = operand::dtype_name("result moments", mspec.dtype.as_deref())?
+                    .unwrap_or(DType::C64);
+                let mshape = mspec.shape.clone().unwrap_or_else(|| vec![count, n]);
+                let mut flow = buffer(k, dtype, &shape)?;
+                let mut moments = buffer(k, mdtype, &mshape)?;
+                {
+                    let mut fv = ArrayViewMut::contiguous(dtype, &shape, &mut flow)
+                        .map_err(|e| Failure::run(format!("result y: {e}")))?;
+                    let mut mv = ArrayViewMut::contiguous(mdtype, &mshape, &mut moments)
+                        .map_err(|e| Failure::run(format!("result moments: {e}")))?;
+                    plan.phi(&weights, count, &mut fv, &mut mv, exec)
+                        .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))?;
+                }
+                let p1 = results.add("y", dtype, &shape, &flow)?;
+                let p2 = results.add("moments", mdtype, &mshape, &moments)?;
+                return Ok(vec![format!(
+                    "{k}: y = {dtype} {shape:?} -> {}, moments = {mdtype} {mshape:?} -> {}",
+                    p1.display(),
+                    p2.display()
+                )]);
+            }
             compute_and_store(results, k, dtype, &shape, |y| {
                 if exp {
                     plan.exponential(&weights, sign, y, exec)
