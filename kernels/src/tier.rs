@@ -266,6 +266,30 @@ pub(crate) fn cpu_vendor_is_intel() -> bool {
     false
 }
 
+/// Whether this CPU executes 512-bit vector operations as two 256-bit
+/// halves (AMD family 19h: Zen 4), where a 512-bit store that a load reads
+/// back soon after is slow to forward and 256-bit code is as fast or
+/// faster. Read once per process from CPUID. Engines use it only to choose
+/// between register widths that give the same bits.
+pub(crate) fn splits_512() -> bool {
+    use std::sync::OnceLock;
+    static SPLITS: OnceLock<bool> = OnceLock::new();
+    *SPLITS.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use core::arch::x86_64::__cpuid;
+            // SAFETY: CPUID leaves 0 and 1 exist on every x86-64 CPU.
+            #[allow(unused_unsafe)]
+            let (v, f) = unsafe { (__cpuid(0), __cpuid(1)) };
+            let amd = (v.ebx, v.edx, v.ecx) == (0x6874_7541, 0x6974_6E65, 0x444D_4163);
+            let family = ((f.eax >> 8) & 0xF) + ((f.eax >> 20) & 0xFF);
+            amd && family == 0x19
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        false
+    })
+}
+
 /// The data and unified cache sizes `[L1, L2, L3]` in bytes from CPUID's
 /// deterministic cache parameters (leaf 4 on Intel, 0x8000001D on AMD,
 /// which share one layout), where the CPU reports them.

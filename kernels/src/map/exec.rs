@@ -18,13 +18,22 @@ mod tile;
 use bind::{addr_of, full_strides};
 pub(crate) use bind::{bind, resolve, Load, Resolved};
 pub(crate) use tile::{tile_scratch_bytes, TileScratch};
+mod registers;
 
 /// Indices per tile: 8 KiB of f32 per node, so a program of a few nodes
 /// keeps its tile in L1 and L2 (2048 measured faster than 1024 and 4096 on
 /// the fused 4-kind program of the bench).
-pub(crate) const TILE: usize = 2048;
-/// Bytes of one scratch slot (a tile of the widest element, c128).
-const SLOT: usize = TILE * 16;
+pub(crate) const TILE: usize = 1024;
+/// Indices per chunk of a tile that every kind and cast of the program runs
+/// over before the next chunk (1 KiB of f32 per node: a chain's
+/// intermediates stay in L1).
+const CHUNK: usize = 512;
+/// Bytes from one scratch slot to the next: a tile of the widest element
+/// (c128) and three cache lines more, so that the same element of two
+/// slots never lies at the same offset modulo 4 KiB (which would make a
+/// kernel's loads from one slot wait on its stores to another: the CPU
+/// matches loads against earlier stores by the low 12 address bits first).
+const SLOT: usize = TILE * 16 + 192;
 
 /// Where an input of a call comes from.
 pub(crate) enum In<'r, 'a> {
@@ -184,6 +193,8 @@ pub(crate) struct Plan {
     /// The value of each uniform node (the same at every index).
     uni: Vec<[u8; 16]>,
     is_uni: Vec<bool>,
+    /// The register path, where the program and the tier have one.
+    regs: Option<registers::RegProgram>,
 }
 
 // SAFETY: the plan's pointers address the validated operands of one call,
@@ -497,7 +508,9 @@ pub(crate) fn plan_terms(
         .map(|l| matches!(l, Load::Uniform(_)))
         .collect();
     let resolved = resolve(program, &pshape, &axes, &uniform)?;
-    let plan = bind(tier, program, &resolved, &loads, Vec::new())?;
+    let mut plan = bind(tier, program, &resolved, &loads, Vec::new())?;
+    // The terms are a node's values in its slot: the kernels keep them.
+    plan.regs = None;
     Ok(TermPlan {
         plan,
         node: id.0,

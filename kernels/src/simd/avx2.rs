@@ -122,6 +122,16 @@ impl RealReg for __m256 {
         unsafe { _mm256_fmsub_ps(a, b, c) }
     }
     #[inline(always)]
+    unsafe fn div(a: Self, b: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_div_ps(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn sqrt(a: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_sqrt_ps(a) }
+    }
+    #[inline(always)]
     unsafe fn first(n: usize) -> __m256i {
         // SAFETY: AVX2 runs (the trait's feature contract).
         unsafe {
@@ -219,6 +229,16 @@ impl RealReg for __m256d {
     unsafe fn fmsub(a: Self, b: Self, c: Self) -> Self {
         // SAFETY: FMA runs (the trait's feature contract).
         unsafe { _mm256_fmsub_pd(a, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn div(a: Self, b: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_div_pd(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn sqrt(a: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_sqrt_pd(a) }
     }
     #[inline(always)]
     unsafe fn first(n: usize) -> __m256i {

@@ -76,6 +76,16 @@ impl RealReg for __m512 {
         unsafe { _mm512_fmsub_ps(a, b, c) }
     }
     #[inline(always)]
+    unsafe fn div(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_div_ps(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn sqrt(a: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_sqrt_ps(a) }
+    }
+    #[inline(always)]
     unsafe fn first(n: usize) -> __mmask16 {
         ((1u32 << n.min(16)) - 1) as __mmask16
     }
@@ -191,6 +201,16 @@ impl RealReg for __m512d {
     unsafe fn fmsub(a: Self, b: Self, c: Self) -> Self {
         // SAFETY: AVX-512 F runs (the trait's feature contract).
         unsafe { _mm512_fmsub_pd(a, b, c) }
+    }
+    #[inline(always)]
+    unsafe fn div(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_div_pd(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn sqrt(a: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_sqrt_pd(a) }
     }
     #[inline(always)]
     unsafe fn first(n: usize) -> __mmask8 {

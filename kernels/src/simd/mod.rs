@@ -96,6 +96,10 @@ pub(crate) trait RealReg: Copy {
     unsafe fn fnmadd(a: Self, b: Self, c: Self) -> Self;
     /// `a·b − c` in each lane, one rounding (the bits of `fmadd(a, b, −c)`).
     unsafe fn fmsub(a: Self, b: Self, c: Self) -> Self;
+    /// `a / b` in each lane, one rounding.
+    unsafe fn div(a: Self, b: Self) -> Self;
+    /// `√a` in each lane, one rounding.
+    unsafe fn sqrt(a: Self) -> Self;
     /// The mask of the first `n` lanes (all of them where `n ≥ LANES`).
     unsafe fn first(n: usize) -> Self::Mask;
     /// The masked lanes' elements from `p`, +0 in the other lanes (whose

@@ -58,6 +58,12 @@ macro_rules! model {
             unsafe fn fmsub(a: Self, b: Self, c: Self) -> Self {
                 Lanes(core::array::from_fn(|i| a.0[i].mul_add(b.0[i], -c.0[i])))
             }
+            unsafe fn div(a: Self, b: Self) -> Self {
+                Lanes(core::array::from_fn(|i| a.0[i] / b.0[i]))
+            }
+            unsafe fn sqrt(a: Self) -> Self {
+                Lanes(core::array::from_fn(|i| a.0[i].sqrt()))
+            }
             unsafe fn first(n: usize) -> u32 {
                 ((1u64 << n.min(N)) - 1) as u32
             }

@@ -204,7 +204,7 @@ pub(crate) fn resolve(
         last_use[o.0] = usize::MAX;
     }
     let mut slot: Vec<Option<usize>> = vec![None; count];
-    let mut free: Vec<usize> = Vec::new();
+    let mut free: Vec<(usize, usize)> = Vec::new();
     let mut slots = 0usize;
     for (i, node) in nodes.iter().enumerate() {
         if is_uni[i] {
@@ -219,14 +219,27 @@ pub(crate) fn resolve(
         dying.dedup();
         // Never an argument's own slot: a kernel whose destination is exactly
         // its source is correct, but the compiler's overlap check then sends
-        // it down its scalar loop.
-        let s = free.pop().unwrap_or_else(|| {
-            slots += 1;
-            slots - 1
-        });
+        // it down its scalar loop. Loads and coordinates fill their slots for
+        // the whole tile before any kind runs (the kinds run chunk by chunk),
+        // so they take a fresh slot, never one a kind frees.
+        // And a kind takes only a slot freed by a node of its own element
+        // size: over one chunk it writes exactly the bytes the earlier
+        // node's same chunk held, never a later chunk still to be read.
+        let fresh = matches!(node.op, Op::Load(_) | Op::Coord(_));
+        let reuse = free
+            .iter()
+            .rposition(|&(_, it)| it == item[i])
+            .filter(|_| !fresh);
+        let s = match reuse {
+            Some(at) => free.remove(at).0,
+            None => {
+                slots += 1;
+                slots - 1
+            }
+        };
         slot[i] = Some(s);
         for a in dying {
-            free.push(slot[a].expect("a live node has a slot"));
+            free.push((slot[a].expect("a live node has a slot"), item[a]));
         }
     }
     Ok(Resolved {
@@ -448,6 +461,7 @@ pub(crate) fn bind(
         slots: r.slots,
         uni,
         is_uni: r.is_uni.clone(),
+        regs: super::registers::RegProgram::of(tier, program, &r.is_uni),
     })
 }
 

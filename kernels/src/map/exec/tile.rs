@@ -260,38 +260,74 @@ impl Plan {
                         }
                     }
                 }
-                Step::Call {
+                Step::Call { .. } => {}
+            }
+        }
+        if let Some(rp) = &self.regs {
+            let n = self.item.len();
+            let mut src = [core::ptr::null::<u8>(); 24];
+            let mut dst = [core::ptr::null_mut::<u8>(); 24];
+            src[..n].copy_from_slice(&ptrs[..n]);
+            dst[..n].copy_from_slice(&slot_ptr[..n]);
+            // SAFETY: each load's values lie at its pointer (`len` of them,
+            // a slot or a unit-stride run of the input, or one uniform
+            // value), each output node's slot or unit-stride output run
+            // holds `len` values, and the plan's tier runs here (the
+            // register program was made for it).
+            unsafe { rp.run(&src[..n], &self.is_uni, &dst[..n], len) };
+            return;
+        }
+        // The kinds and casts, chunk by chunk: every call over one chunk
+        // before the next chunk, so that a chain's intermediate values are
+        // still in the first-level cache when the next node reads them. Each
+        // element's values are the same whatever the chunks (the kernels are
+        // elementwise), and a slot a later node reuses is read by the earlier
+        // ones for a chunk before the later one writes that chunk.
+        let mut c0 = 0;
+        while c0 < len {
+            let m = CHUNK.min(len - c0);
+            for step in &self.steps {
+                let Step::Call {
                     node,
                     f,
                     args,
                     arity,
                     stride,
                     nan_fix,
-                } => {
-                    let mut a = Args {
-                        n: len,
-                        src: [core::ptr::null(); 3],
-                        src_stride: stride,
-                        dst: slot_ptr[node],
-                        dst_stride: 1,
-                    };
-                    for j in 0..arity {
-                        a.src[j] = ptrs[args[j]];
-                    }
-                    // SAFETY: each source holds `len` elements of its dtype
-                    // (a slot, a unit-stride run of an input, or one uniform
-                    // value at stride 0); the destination is a slot that is
-                    // either no source's or exactly one of the same size.
-                    unsafe { f(&a) };
-                    if let Some(fix) = nan_fix {
-                        // SAFETY: the cast's one source holds `len` elements
-                        // at its stride (a slot, a unit-stride run of an input
-                        // or one uniform value), and its destination `len`
-                        // one-byte codes (a slot or a unit-stride output run).
-                        unsafe { fix.apply(a.src[0], stride[0], a.dst, len) };
-                    }
+                } = *step
+                else {
+                    continue;
+                };
+                let mut a = Args {
+                    n: m,
+                    src: [core::ptr::null(); 3],
+                    src_stride: stride,
+                    // SAFETY: element c0 of the node's tile (a slot or a
+                    // unit-stride output run of `len` ≥ c0 + m elements).
+                    dst: unsafe { slot_ptr[node].add(c0 * self.item[node]) },
+                    dst_stride: 1,
+                };
+                for j in 0..arity {
+                    let skip = c0 as isize * stride[j] * self.item[args[j]] as isize;
+                    // SAFETY: element c0 of the argument's values at its
+                    // stride (a slot or a unit-stride run of `len`
+                    // elements; a uniform value at stride 0 stays put).
+                    a.src[j] = unsafe { ptrs[args[j]].offset(skip) };
+                }
+                // SAFETY: each source holds `m` elements of its dtype from
+                // there (a slot, a unit-stride run of an input, or one
+                // uniform value at stride 0); the destination is a slot that
+                // is either no source's or exactly one of the same size.
+                unsafe { f(&a) };
+                if let Some(fix) = nan_fix {
+                    // SAFETY: the cast's one source holds `m` elements at its
+                    // stride (a slot, a unit-stride run of an input or one
+                    // uniform value), and its destination `m` one-byte codes
+                    // (a slot or a unit-stride output run).
+                    unsafe { fix.apply(a.src[0], stride[0], a.dst, m) };
                 }
             }
+            c0 += m;
         }
     }
 

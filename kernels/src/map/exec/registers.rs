@@ -1,0 +1,327 @@
+//! The register path of a program: where every node the program computes
+//! is an `add`, `sub`, `mul`, `div`, `sqrt` or `fma` of one float dtype (f32
+//! or f64) on loads and constants of that dtype, a tile runs all of them
+//! vector by vector with the intermediate values in registers, instead of
+//! kernel by kernel through scratch slots. These kinds round once (IEEE
+//! 754's basic operations and the fused multiply-add), so the vector
+//! instructions give every element the bits the kernels give (a NaN's sign
+//! and payload aside, ARCHITECTURE.md §5.1). Only the program's outputs
+//! are stored.
+//!
+//! Only the vector tiers take it (AVX2, AVX-512: [`crate::simd::RealReg`]);
+//! the scalar tier runs the kernels.
+
+use super::*;
+use crate::simd::RealReg;
+use crate::Kind;
+
+/// Vectors per block: each node runs over this many before the next.
+const BLOCK: usize = 8;
+/// The most nodes a program on the register path may have (its registers
+/// live in an array of this many vectors).
+const MAX_NODES: usize = 24;
+
+/// One node's operation on registers (arguments as node numbers).
+#[derive(Clone, Copy, Debug)]
+enum ROp {
+    /// A load or a constant: its tile's values, or one value (uniform).
+    Value,
+    Add(usize, usize),
+    Sub(usize, usize),
+    Mul(usize, usize),
+    Div(usize, usize),
+    Sqrt(usize),
+    Fma(usize, usize, usize),
+}
+
+/// A program on the register path.
+#[derive(Clone, Debug)]
+pub(crate) struct RegProgram {
+    wide: bool,
+    avx512: bool,
+    ops: Vec<ROp>,
+    /// Per node: whether its values are stored (an output computed here).
+    stored: Vec<bool>,
+}
+
+impl RegProgram {
+    /// The register form of `program` on `tier`, where it has one.
+    /// `uniform[k]`: whether node k holds one value at every index (its
+    /// value is then taken as it is, never computed or stored here).
+    pub(super) fn of(tier: crate::Tier, program: &Program, uniform: &[bool]) -> Option<RegProgram> {
+        #[cfg(target_arch = "x86_64")]
+        // 256-bit registers where the CPU splits 512-bit operations (the
+        // node-to-node values pass through memory; the same bits).
+        let (avx2, avx512) = (
+            crate::tier::runs_avx2(tier),
+            crate::tier::runs_avx512(tier) && !crate::tier::splits_512(),
+        );
+        #[cfg(not(target_arch = "x86_64"))]
+        let (avx2, avx512) = {
+            let _ = tier;
+            (false, false)
+        };
+        let nodes = program.nodes();
+        if !(avx2 || avx512) || nodes.len() > MAX_NODES {
+            return None;
+        }
+        let dt = nodes.first()?.dtype;
+        if !matches!(dt, DType::F32 | DType::F64) {
+            return None;
+        }
+        let mut ops = Vec::with_capacity(nodes.len());
+        let mut computes = false;
+        for (k, node) in nodes.iter().enumerate() {
+            if node.dtype != dt {
+                return None;
+            }
+            let op = match &node.op {
+                Op::Load(_) | Op::Const(_) => ROp::Value,
+                _ if uniform[k] => ROp::Value,
+                Op::Kind(kind, args) => {
+                    let a: Vec<usize> = args.iter().map(|a| a.0).collect();
+                    if a.iter().any(|&i| nodes[i].dtype != dt) {
+                        return None;
+                    }
+                    computes = true;
+                    match (kind, a.as_slice()) {
+                        (Kind::Add, &[x, y]) => ROp::Add(x, y),
+                        (Kind::Sub, &[x, y]) => ROp::Sub(x, y),
+                        (Kind::Mul, &[x, y]) => ROp::Mul(x, y),
+                        (Kind::Div, &[x, y]) => ROp::Div(x, y),
+                        (Kind::Sqrt, &[x]) => ROp::Sqrt(x),
+                        (Kind::Fma, &[x, y, z]) => ROp::Fma(x, y, z),
+                        _ => return None,
+                    }
+                }
+                Op::Coord(_) | Op::Cast(..) => return None,
+            };
+            ops.push(op);
+        }
+        if !computes {
+            return None;
+        }
+        let mut stored = vec![false; nodes.len()];
+        for o in program.outputs() {
+            stored[o.0] = !matches!(ops[o.0], ROp::Value);
+        }
+        Some(RegProgram {
+            wide: dt == DType::F64,
+            avx512,
+            ops,
+            stored,
+        })
+    }
+
+    /// Every node over `len` indices: the loads' and constants' values at
+    /// `src[node]` (`len` consecutive values, or one where `uniform[node]`),
+    /// each stored node's values to `dst[node]` (`len` consecutive values).
+    ///
+    /// # Safety
+    /// The pointers must be as stated, valid for those reads and writes, the
+    /// destinations overlapping no source (but exactly, as a node's own
+    /// slot), and the tier this program was made for must run on this CPU.
+    pub(super) unsafe fn run(
+        &self,
+        src: &[*const u8],
+        uniform: &[bool],
+        dst: &[*mut u8],
+        len: usize,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use core::arch::x86_64::{__m256, __m256d, __m512, __m512d};
+            /// # Safety
+            /// As [`RegProgram::run`], on a CPU with AVX-512 F.
+            #[target_feature(enable = "avx512f,avx2,fma")]
+            unsafe fn zmm<R: RealReg>(
+                p: &RegProgram,
+                s: &[*const u8],
+                u: &[bool],
+                d: &[*mut u8],
+                n: usize,
+            ) {
+                // SAFETY: this function enables AVX-512 F, which the CPU
+                // runs; the pointers are as `run` asks (its contract).
+                unsafe { p.lanes::<R>(s, u, d, n) }
+            }
+            /// # Safety
+            /// As [`RegProgram::run`], on a CPU with AVX2 and FMA.
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn ymm<R: RealReg>(
+                p: &RegProgram,
+                s: &[*const u8],
+                u: &[bool],
+                d: &[*mut u8],
+                n: usize,
+            ) {
+                // SAFETY: this function enables AVX2 and FMA, which the CPU
+                // runs; the pointers are as `run` asks (its contract).
+                unsafe { p.lanes::<R>(s, u, d, n) }
+            }
+            // SAFETY: the program's tier runs on this CPU and the pointers
+            // are as `run` asks (this function's contract); the register
+            // types are those of the enabled features.
+            unsafe {
+                match (self.avx512, self.wide) {
+                    (true, false) => zmm::<__m512>(self, src, uniform, dst, len),
+                    (true, true) => zmm::<__m512d>(self, src, uniform, dst, len),
+                    (false, false) => ymm::<__m256>(self, src, uniform, dst, len),
+                    (false, true) => ymm::<__m256d>(self, src, uniform, dst, len),
+                }
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (src, uniform, dst, len);
+    }
+
+    /// [`RegProgram::run`] on registers `R` (whose lane type is the
+    /// program's dtype): each node over a block of [`BLOCK`] vectors before
+    /// the next node (independent operations side by side, one dispatch per
+    /// block), the last block masked to the indices left.
+    ///
+    /// # Safety
+    /// As [`RegProgram::run`]; the CPU runs `R`'s instruction set.
+    #[inline(always)]
+    unsafe fn lanes<R: RealReg>(
+        &self,
+        src: &[*const u8],
+        uniform: &[bool],
+        dst: &[*mut u8],
+        len: usize,
+    ) {
+        let w = R::LANES;
+        let count = self.ops.len();
+        // SAFETY: R's instructions run (this function's contract). Every
+        // load reads lanes i + j·w .. of a source holding `len` values,
+        // masked to the lanes below `len` in the last block, or the one value
+        // of a uniform source; every store writes the same lanes of a stored
+        // node's destination.
+        unsafe {
+            let mut splat = [R::zero(); MAX_NODES];
+            for (v, (op, (&s, &u))) in splat
+                .iter_mut()
+                .zip(self.ops.iter().zip(src.iter().zip(uniform)))
+            {
+                if matches!(op, ROp::Value) && u {
+                    *v = R::splat(s as *const R::T);
+                }
+            }
+            // Node k's values of the current block; written before any
+            // later node reads them (arguments are earlier nodes).
+            let mut r = [[core::mem::MaybeUninit::<R>::uninit(); BLOCK]; MAX_NODES];
+            let mut i = 0;
+            while i < len {
+                let tail = len - i < BLOCK * w;
+                let mut masks = [R::first(w); BLOCK];
+                if tail {
+                    for (j, m) in masks.iter_mut().enumerate() {
+                        *m = R::first((len - i).saturating_sub(j * w));
+                    }
+                }
+                for k in 0..count {
+                    let out = match self.ops[k] {
+                        ROp::Value if uniform[k] => [splat[k]; BLOCK],
+                        ROp::Value => {
+                            let p = (src[k] as *const R::T).add(i);
+                            let mut v = [R::zero(); BLOCK];
+                            for j in 0..BLOCK {
+                                v[j] = if tail {
+                                    R::load_m(p.add(j * w), masks[j])
+                                } else {
+                                    R::load(p.add(j * w))
+                                };
+                            }
+                            v
+                        }
+                        ROp::Add(a, b) => core::array::from_fn(|j| {
+                            R::add(r[a][j].assume_init(), r[b][j].assume_init())
+                        }),
+                        ROp::Sub(a, b) => core::array::from_fn(|j| {
+                            R::sub(r[a][j].assume_init(), r[b][j].assume_init())
+                        }),
+                        ROp::Mul(a, b) => core::array::from_fn(|j| {
+                            R::mul(r[a][j].assume_init(), r[b][j].assume_init())
+                        }),
+                        ROp::Div(a, b) => core::array::from_fn(|j| {
+                            R::div(r[a][j].assume_init(), r[b][j].assume_init())
+                        }),
+                        ROp::Sqrt(a) => core::array::from_fn(|j| R::sqrt(r[a][j].assume_init())),
+                        ROp::Fma(a, b, c) => core::array::from_fn(|j| {
+                            R::fmadd(
+                                r[a][j].assume_init(),
+                                r[b][j].assume_init(),
+                                r[c][j].assume_init(),
+                            )
+                        }),
+                    };
+                    for (slot, v) in r[k].iter_mut().zip(out) {
+                        slot.write(v);
+                    }
+                    if self.stored[k] {
+                        let p = (dst[k] as *mut R::T).add(i);
+                        for (j, v) in out.iter().enumerate() {
+                            if tail {
+                                v.store_m(p.add(j * w), masks[j]);
+                            } else {
+                                v.store(p.add(j * w));
+                            }
+                        }
+                    }
+                }
+                i += BLOCK * w;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 512-bit form (which this CPU may not choose on its own) gives the
+    /// 256-bit form's bits, on every length around the block.
+    #[test]
+    fn both_widths_agree() {
+        let Some(tier) = crate::available_tiers()
+            .into_iter()
+            .find(|&t| crate::tier::runs_avx512(t))
+        else {
+            eprintln!("skipped on this CPU: no AVX-512 tier");
+            return;
+        };
+        for (text, dt) in [
+            (
+                "t = x0 * x1 + x1; y0 = sqrt(t) - x0 / x1; y1 = fma(x0, x1, t)",
+                DType::F32,
+            ),
+            (
+                "t = x0 * x1 + x1; y0 = sqrt(t) - x0 / x1; y1 = fma(x0, x1, t)",
+                DType::F64,
+            ),
+        ] {
+            let program = Program::parse(text, &[dt, dt]).unwrap();
+            let mut rp = RegProgram::of(tier, &program, &vec![false; program.nodes().len()])
+                .expect("a register program");
+            let item = dt.info().item_bytes;
+            for n in [1usize, 15, 16, 17, 127, 128, 129, 300] {
+                let a: Vec<u8> = (0..n * item).map(|i| (i * 37 % 251) as u8 | 0x30).collect();
+                let b: Vec<u8> = (0..n * item).map(|i| (i * 91 % 241) as u8 | 0x31).collect();
+                let nodes = program.nodes().len();
+                let mut outs = [vec![0u8; nodes * n * item], vec![0u8; nodes * n * item]];
+                for (o, wide) in outs.iter_mut().zip([false, true]) {
+                    rp.avx512 = wide;
+                    let mut src = vec![core::ptr::null::<u8>(); nodes];
+                    src[0] = a.as_ptr();
+                    src[1] = b.as_ptr();
+                    let dst: Vec<*mut u8> =
+                        (0..nodes).map(|k| o[k * n * item..].as_mut_ptr()).collect();
+                    // SAFETY: the loads' pointers hold n values, each
+                    // node's destination n values of its own; the tier runs.
+                    unsafe { rp.run(&src, &vec![false; nodes], &dst, n) };
+                }
+                assert_eq!(outs[0], outs[1], "{text} {dt} n {n}");
+            }
+        }
+    }
+}
