@@ -12,7 +12,7 @@
 mod common;
 
 use tessera::map::{map, Program};
-use tessera::{ArrayView, ArrayViewMut, DType, Exec, Tier};
+use tessera::{ArrayView, ArrayViewMut, DType, Exec};
 use tessera_testkit::rng::Rng;
 
 /// A random program's text and its model: node values from the inputs.
@@ -228,5 +228,4 @@ fn register_path_matches_node_by_node_evaluation() {
         run_case::<f32>(&mut rng);
         run_case::<f64>(&mut rng);
     }
-    let _ = Tier::ALL;
 }

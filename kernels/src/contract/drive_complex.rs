@@ -4,14 +4,13 @@
 
 use super::acc::Src;
 use super::association::{choose as choose_order, Order};
-use super::drive_real::{batch_outputs, to_acc};
+use super::drive_real::{batch_outputs, inits_in_acc, to_acc};
 use super::gemm::Panels;
 use super::geometry::Tables;
 use super::select::Chained;
 use super::{complex, geometry, planes, ContractSpec};
-use crate::alloc::{try_collect, try_filled, try_vec};
+use crate::alloc::{try_collect, try_vec};
 use crate::array::{as_bytes, ArrayView, ArrayViewMut};
-use crate::cast::{cast, CastMode};
 use crate::error::Result;
 use crate::tier::Exec;
 use crate::Tier;
@@ -47,15 +46,7 @@ where
     let order = forced.unwrap_or_else(|| choose_order(r, c, k));
     let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
     let len = dst.layout().len();
-    let mut init_c = try_filled(len, C::<T>::default(), "the init in acc")?;
-    if let Some(i) = init {
-        cast(
-            CastMode::Default,
-            i,
-            &mut ArrayViewMut::from_slice(&mut init_c, dst.shape())?,
-            &exec,
-        )?;
-    }
+    let init_c = inits_in_acc::<C<T>>(exec, init, dst)?;
     let mut re = try_collect(len, init_c.iter().map(|x| x.re), "the destination in acc")?;
     let mut im = try_collect(len, init_c.iter().map(|x| x.im), "the destination in acc")?;
     drop(init_c);

@@ -59,6 +59,25 @@ pub(super) fn to_acc<'a, T: crate::Element + Default>(
     })
 }
 
+/// The destination's inits in the accumulator's element type `T` (C
+/// order of `dst`'s shape): `init` cast into it, or zeros (+0) without one.
+pub(super) fn inits_in_acc<T: crate::Element + Default>(
+    exec: Exec,
+    init: Option<&ArrayView<'_>>,
+    dst: &ArrayViewMut<'_>,
+) -> Result<Vec<T>> {
+    let mut out = try_filled(dst.layout().len(), T::default(), "the destination in acc")?;
+    if let Some(i) = init {
+        cast(
+            CastMode::Default,
+            i,
+            &mut ArrayViewMut::from_slice(&mut out, dst.shape())?,
+            &exec,
+        )?;
+    }
+    Ok(out)
+}
+
 /// Values `(R + C)·K` up to which lane order gathers whole rows and columns
 /// before it sums (each gathered once, whatever the other side's count);
 /// beyond, it reads each output's row and column block by block, so that
@@ -279,15 +298,7 @@ pub(super) fn run<'a, T: Chained>(
         // the exception of ARCHITECTURE.md §5.1, and no pass is spent on it.
         return Ok(());
     }
-    let mut out = try_filled(len, T::ZERO, "the destination in acc")?;
-    if let Some(i) = init {
-        cast(
-            CastMode::Default,
-            i,
-            &mut ArrayViewMut::from_slice(&mut out, dst.shape())?,
-            &exec,
-        )?;
-    }
+    let mut out = inits_in_acc::<T>(exec, init, dst)?;
     // SAFETY: the tables come from the validated views' shapes and strides
     // (or the C-order copies cast into acc); `out` holds the destination's
     // `len` = batch · R · C elements.

@@ -622,15 +622,19 @@ pub(crate) unsafe fn cscalar<T, const MR: usize, const NR: usize>(
     }
 }
 
-macro_rules! complex_kernel {
-    ($(#[$doc:meta])* $name:ident, $t:ty, $reg:ty, $mr:literal, $nv:literal, $feat:literal) => {
+/// A [`PlaneKernel`] of one tier: `$tile` (`tiles::ctile`, complex, or
+/// `tiles::ptile`, compensated; `$w` parts per packed element) over register
+/// `$reg` with the features `$feat` enabled.
+macro_rules! plane_kernel {
+    ($(#[$doc:meta])* $name:ident, $tile:ident, $w:literal, $t:ty, $reg:ty, $mr:literal,
+     $nv:literal, $feat:literal) => {
         $(#[$doc])*
         ///
         /// # Safety
         #[doc = concat!("The CPU runs ", $feat, "; the [`PlaneKernel`] contract for this tile")]
-        /// (`a`: `2·kc·MR` readable elements, `b`: `2·kc·NR`; both planes:
-        /// `MR × NR` tiles of row stride `rs`, writable, read by no one
-        /// else).
+        #[doc = concat!("with `W` = ", $w, " (`a`: `W·kc·MR` readable elements, `b`: `W·kc·NR`;")]
+        /// both planes: `MR × NR` tiles of row stride `rs`, writable, read
+        /// by no one else).
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = $feat)]
         pub(crate) unsafe fn $name(
@@ -641,70 +645,44 @@ macro_rules! complex_kernel {
             rs: usize,
         ) {
             // SAFETY: this function enables the register's features, which
-            // run (its contract), and `ctile` asks the PlaneKernel contract
-            // this function was given.
-            unsafe { tiles::ctile::<$reg, $mr, $nv>(kc, a, b, c, rs) }
+            // run (its contract), and the tile body asks the PlaneKernel
+            // contract this function was given.
+            unsafe { tiles::$tile::<$reg, $mr, $nv>(kc, a, b, c, rs) }
         }
     };
 }
 
-complex_kernel!(
+plane_kernel!(
     /// AVX2 + FMA, c64 (f32 planes), 4 × 8.
-    avx2_c64_4x8, f32, core::arch::x86_64::__m256, 4, 1, "avx2,fma"
+    avx2_c64_4x8, ctile, 2, f32, core::arch::x86_64::__m256, 4, 1, "avx2,fma"
 );
-complex_kernel!(
+plane_kernel!(
     /// AVX2 + FMA, c128 (f64 planes), 4 × 4.
-    avx2_c128_4x4, f64, core::arch::x86_64::__m256d, 4, 1, "avx2,fma"
+    avx2_c128_4x4, ctile, 2, f64, core::arch::x86_64::__m256d, 4, 1, "avx2,fma"
 );
-complex_kernel!(
+plane_kernel!(
     /// AVX-512, c64 (f32 planes), 6 × 32: twenty-four accumulators.
-    avx512_c64_6x32, f32, core::arch::x86_64::__m512, 6, 2, "avx512f,avx2,fma"
+    avx512_c64_6x32, ctile, 2, f32, core::arch::x86_64::__m512, 6, 2, "avx512f,avx2,fma"
 );
-complex_kernel!(
+plane_kernel!(
     /// AVX-512, c128 (f64 planes), 6 × 16: twenty-four accumulators.
-    avx512_c128_6x16, f64, core::arch::x86_64::__m512d, 6, 2, "avx512f,avx2,fma"
+    avx512_c128_6x16, ctile, 2, f64, core::arch::x86_64::__m512d, 6, 2, "avx512f,avx2,fma"
 );
 
-macro_rules! pair_kernel {
-    ($(#[$doc:meta])* $name:ident, $t:ty, $reg:ty, $mr:literal, $nv:literal, $feat:literal) => {
-        $(#[$doc])*
-        ///
-        /// # Safety
-        #[doc = concat!("The CPU runs ", $feat, "; the [`PlaneKernel`] contract for this tile")]
-        /// with `W` = 1 (`a`: `kc·MR` readable elements, `b`: `kc·NR`; both
-        /// planes: `MR × NR` tiles of row stride `rs`, writable, read by no
-        /// one else).
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = $feat)]
-        pub(crate) unsafe fn $name(
-            kc: usize,
-            a: *const $t,
-            b: *const $t,
-            c: (*mut $t, *mut $t),
-            rs: usize,
-        ) {
-            // SAFETY: this function enables the register's features, which
-            // run (its contract), and `ptile` asks the PlaneKernel contract
-            // this function was given.
-            unsafe { tiles::ptile::<$reg, $mr, $nv>(kc, a, b, c, rs) }
-        }
-    };
-}
-
-pair_kernel!(
+plane_kernel!(
     /// AVX2 + FMA, df32 accumulators (f32 planes), 4 × 8.
-    avx2_df32_4x8, f32, core::arch::x86_64::__m256, 4, 1, "avx2,fma"
+    avx2_df32_4x8, ptile, 1, f32, core::arch::x86_64::__m256, 4, 1, "avx2,fma"
 );
-pair_kernel!(
+plane_kernel!(
     /// AVX2 + FMA, dd64 accumulators (f64 planes), 4 × 4.
-    avx2_dd64_4x4, f64, core::arch::x86_64::__m256d, 4, 1, "avx2,fma"
+    avx2_dd64_4x4, ptile, 1, f64, core::arch::x86_64::__m256d, 4, 1, "avx2,fma"
 );
-pair_kernel!(
+plane_kernel!(
     /// AVX-512, df32 accumulators (f32 planes), 4 × 32: sixteen pairs of
     /// accumulators.
-    avx512_df32_4x32, f32, core::arch::x86_64::__m512, 4, 2, "avx512f,avx2,fma"
+    avx512_df32_4x32, ptile, 1, f32, core::arch::x86_64::__m512, 4, 2, "avx512f,avx2,fma"
 );
-pair_kernel!(
+plane_kernel!(
     /// AVX-512, dd64 accumulators (f64 planes), 4 × 16.
-    avx512_dd64_4x16, f64, core::arch::x86_64::__m512d, 4, 2, "avx512f,avx2,fma"
+    avx512_dd64_4x16, ptile, 1, f64, core::arch::x86_64::__m512d, 4, 2, "avx512f,avx2,fma"
 );

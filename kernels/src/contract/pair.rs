@@ -33,14 +33,13 @@
 
 use super::acc::Src;
 use super::association::{choose as choose_order, Order};
-use super::drive_real::to_acc;
+use super::drive_real::{inits_in_acc, to_acc};
 use super::geometry::Tables;
 use super::lane::{lane_tile_streamed, LaneSum};
 use super::micro::{self, PlaneKernel};
 use super::{geometry, planes, ContractSpec};
-use crate::alloc::{try_collect, try_filled};
+use crate::alloc::try_collect;
 use crate::array::{ArrayView, ArrayViewMut};
-use crate::cast::{cast, CastMode};
 use crate::error::{Error, Result};
 use crate::reduce::compensated::{join, settle, FloatBlock};
 use crate::tier::Exec;
@@ -137,15 +136,7 @@ where
     let order = forced.unwrap_or_else(|| choose_order(r, c, k));
     let (sa, sb) = (Src::new(&ea.bytes), Src::new(&eb.bytes));
     let len = dst.layout().len();
-    let mut out = try_filled(len, Pair::<F>::default(), "the destination in acc")?;
-    if let Some(i) = init {
-        cast(
-            CastMode::Default,
-            i,
-            &mut ArrayViewMut::from_slice(&mut out, dst.shape())?,
-            &exec,
-        )?;
-    }
+    let mut out = inits_in_acc::<Pair<F>>(exec, init, dst)?;
     if order == Order::Chain {
         let mut s = try_collect(len, out.iter().map(|x| x.hi), "the destination in acc")?;
         let mut cc = try_collect(len, out.iter().map(|x| x.lo), "the destination in acc")?;

@@ -19,7 +19,7 @@ use crate::Kind;
 const BLOCK: usize = 8;
 /// The most nodes a program on the register path may have (its registers
 /// live in an array of this many vectors).
-const MAX_NODES: usize = 24;
+pub(super) const MAX_NODES: usize = 24;
 
 /// One node's operation on registers (arguments as node numbers).
 #[derive(Clone, Copy, Debug)]

@@ -265,8 +265,8 @@ impl Plan {
         }
         if let Some(rp) = &self.regs {
             let n = self.item.len();
-            let mut src = [core::ptr::null::<u8>(); 24];
-            let mut dst = [core::ptr::null_mut::<u8>(); 24];
+            let mut src = [core::ptr::null::<u8>(); registers::MAX_NODES];
+            let mut dst = [core::ptr::null_mut::<u8>(); registers::MAX_NODES];
             src[..n].copy_from_slice(&ptrs[..n]);
             dst[..n].copy_from_slice(&slot_ptr[..n]);
             // SAFETY: each load's values lie at its pointer (`len` of them,
