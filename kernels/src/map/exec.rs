@@ -28,12 +28,27 @@ pub(crate) const TILE: usize = 1024;
 /// over before the next chunk (1 KiB of f32 per node: a chain's
 /// intermediates stay in L1).
 const CHUNK: usize = 512;
-/// Bytes from one scratch slot to the next: a tile of the widest element
-/// (c128) and three cache lines more, so that the same element of two
-/// slots never lies at the same offset modulo 4 KiB (which would make a
-/// kernel's loads from one slot wait on its stores to another: the CPU
-/// matches loads against earlier stores by the low 12 address bits first).
-const SLOT: usize = TILE * 16 + 192;
+/// Bytes from one scratch slot to the next, for a program whose widest
+/// element has `widest` bytes: a tile of it and three cache lines more, so
+/// that the same element of two slots never lies at the same offset modulo
+/// 4 KiB (which would make a kernel's loads from one slot wait on its
+/// stores to another: the CPU matches loads against earlier stores by the
+/// low 12 address bits first).
+const fn slot_bytes(widest: usize) -> usize {
+    TILE * widest + 192
+}
+
+/// [`slot_bytes`] of `program`'s widest node.
+pub(crate) fn program_slot_bytes(program: &Program) -> usize {
+    slot_bytes(
+        program
+            .nodes()
+            .iter()
+            .map(|n| scratch_item(n.dtype))
+            .max()
+            .unwrap_or(1),
+    )
+}
 
 /// Where an input of a call comes from.
 pub(crate) enum In<'r, 'a> {
@@ -190,6 +205,8 @@ pub(crate) struct Plan {
     /// Scratch slot of each node that is not uniform.
     slot: Vec<Option<usize>>,
     slots: usize,
+    /// Bytes from one slot to the next ([`slot_bytes`]).
+    slot_bytes: usize,
     /// The value of each uniform node (the same at every index).
     uni: Vec<[u8; 16]>,
     is_uni: Vec<bool>,

@@ -377,9 +377,14 @@ pub fn map(
 
 /// Bytes of tile scratch that suffice for one thread of any run of
 /// `program`, whatever the shapes: a slot per node and per output (the
-/// slots a run uses are at most those).
+/// slots a run uses are at most those, each of the program's widest
+/// element).
 pub(crate) fn tile_bytes_bound(program: &Program) -> usize {
-    exec::tile_scratch_bytes(program.nodes().len(), program.outputs().len())
+    exec::tile_scratch_bytes(
+        program.nodes().len(),
+        program.outputs().len(),
+        exec::program_slot_bytes(program),
+    )
 }
 
 /// [`map`] on one thread with its tile scratch in `lent`, which holds at

@@ -101,6 +101,9 @@ pub(crate) struct Resolved {
     item: Vec<usize>,
     slot: Vec<Option<usize>>,
     slots: usize,
+    /// Bytes from one slot to the next ([`super::slot_bytes`] of the widest
+    /// node).
+    slot_bytes: usize,
     /// Per node: the NaN fix-up of a cast into a dtype without a NaN code.
     nan_fix: Vec<Option<NanFix>>,
 }
@@ -108,7 +111,7 @@ pub(crate) struct Resolved {
 impl Resolved {
     /// Bytes of one thread's tile scratch for a run with `outputs` outputs.
     pub(crate) fn scratch_bytes(&self, outputs: usize) -> usize {
-        super::tile::tile_scratch_bytes(self.slots, outputs)
+        super::tile::tile_scratch_bytes(self.slots, outputs, self.slot_bytes)
     }
 }
 
@@ -242,6 +245,7 @@ pub(crate) fn resolve(
             free.push((slot[a].expect("a live node has a slot"), item[a]));
         }
     }
+    let slot_bytes = super::program_slot_bytes(program);
     Ok(Resolved {
         n,
         shape: shape.to_vec(),
@@ -253,6 +257,7 @@ pub(crate) fn resolve(
         item,
         slot,
         slots,
+        slot_bytes,
         nan_fix,
     })
 }
@@ -459,6 +464,7 @@ pub(crate) fn bind(
         item: r.item.clone(),
         slot: r.slot.clone(),
         slots: r.slots,
+        slot_bytes: r.slot_bytes,
         uni,
         is_uni: r.is_uni.clone(),
         regs: super::registers::RegProgram::of(tier, program, &r.is_uni),

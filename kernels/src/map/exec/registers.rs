@@ -180,6 +180,12 @@ impl RegProgram {
     /// the next node (independent operations side by side, one dispatch per
     /// block), the last block masked to the indices left.
     ///
+    /// Operands are read where they lie: a load's values from its source
+    /// (copied into the block's registers only in the masked last block), a
+    /// uniform value from a block filled with it once, a computed node's
+    /// from the block where it was written. A stored node is written to its
+    /// destination, and to its block only where a later node reads it.
+    ///
     /// # Safety
     /// As [`RegProgram::run`]; the CPU runs `R`'s instruction set.
     #[inline(always)]
@@ -192,24 +198,47 @@ impl RegProgram {
     ) {
         let w = R::LANES;
         let count = self.ops.len();
-        // SAFETY: R's instructions run (this function's contract). Every
-        // load reads lanes i + j·w .. of a source holding `len` values,
-        // masked to the lanes below `len` in the last block, or the one value
-        // of a uniform source; every store writes the same lanes of a stored
-        // node's destination.
-        unsafe {
-            let mut splat = [R::zero(); MAX_NODES];
-            for (v, (op, (&s, &u))) in splat
-                .iter_mut()
-                .zip(self.ops.iter().zip(src.iter().zip(uniform)))
-            {
-                if matches!(op, ROp::Value) && u {
-                    *v = R::splat(s as *const R::T);
+        // Per node: whether a later node reads it.
+        let mut read = [false; MAX_NODES];
+        for op in &self.ops {
+            match *op {
+                ROp::Value => {}
+                ROp::Sqrt(a) => read[a] = true,
+                ROp::Add(a, b) | ROp::Sub(a, b) | ROp::Mul(a, b) | ROp::Div(a, b) => {
+                    read[a] = true;
+                    read[b] = true;
+                }
+                ROp::Fma(a, b, c) => {
+                    read[a] = true;
+                    read[b] = true;
+                    read[c] = true;
                 }
             }
-            // Node k's values of the current block; written before any
-            // later node reads them (arguments are earlier nodes).
+        }
+        // Per node: whether its values are read from its source.
+        let mut direct = [false; MAX_NODES];
+        for (k, op) in self.ops.iter().enumerate() {
+            direct[k] = matches!(op, ROp::Value) && !uniform[k];
+        }
+        // SAFETY: R's instructions run (this function's contract). Every
+        // load reads lanes i + j·w .. of a source holding `len` values (in
+        // a whole block, all of them below `len`; in the last block masked
+        // to those below `len`), or the one value of a uniform source, or
+        // lanes of a node's block written earlier in this block (arguments
+        // are earlier nodes; a uniform node's block is filled before the
+        // loop); every store writes the same lanes of a stored node's
+        // destination or lanes of the node's own block.
+        unsafe {
+            // Node k's values of the current block.
             let mut r = [[core::mem::MaybeUninit::<R>::uninit(); BLOCK]; MAX_NODES];
+            for (k, op) in self.ops.iter().enumerate() {
+                if matches!(op, ROp::Value) && uniform[k] {
+                    let v = R::splat(src[k] as *const R::T);
+                    for slot in r[k].iter_mut() {
+                        slot.write(v);
+                    }
+                }
+            }
             let mut i = 0;
             while i < len {
                 let tail = len - i < BLOCK * w;
@@ -219,57 +248,125 @@ impl RegProgram {
                         *m = R::first((len - i).saturating_sub(j * w));
                     }
                 }
-                for k in 0..count {
-                    let out = match self.ops[k] {
-                        ROp::Value if uniform[k] => [splat[k]; BLOCK],
-                        ROp::Value => {
-                            let p = (src[k] as *const R::T).add(i);
-                            let mut v = [R::zero(); BLOCK];
-                            for j in 0..BLOCK {
-                                v[j] = if tail {
-                                    R::load_m(p.add(j * w), masks[j])
-                                } else {
-                                    R::load(p.add(j * w))
-                                };
-                            }
-                            v
-                        }
-                        ROp::Add(a, b) => core::array::from_fn(|j| {
-                            R::add(r[a][j].assume_init(), r[b][j].assume_init())
-                        }),
-                        ROp::Sub(a, b) => core::array::from_fn(|j| {
-                            R::sub(r[a][j].assume_init(), r[b][j].assume_init())
-                        }),
-                        ROp::Mul(a, b) => core::array::from_fn(|j| {
-                            R::mul(r[a][j].assume_init(), r[b][j].assume_init())
-                        }),
-                        ROp::Div(a, b) => core::array::from_fn(|j| {
-                            R::div(r[a][j].assume_init(), r[b][j].assume_init())
-                        }),
-                        ROp::Sqrt(a) => core::array::from_fn(|j| R::sqrt(r[a][j].assume_init())),
-                        ROp::Fma(a, b, c) => core::array::from_fn(|j| {
-                            R::fmadd(
-                                r[a][j].assume_init(),
-                                r[b][j].assume_init(),
-                                r[c][j].assume_init(),
-                            )
-                        }),
-                    };
-                    for (slot, v) in r[k].iter_mut().zip(out) {
-                        slot.write(v);
+                let base = r.as_mut_ptr() as *mut R;
+                // Where node a's values of this block start, vector j at
+                // `+ j·w` lanes.
+                let at = |a: usize| -> *const R::T {
+                    if direct[a] && !tail {
+                        (src[a] as *const R::T).add(i)
+                    } else {
+                        base.add(a * BLOCK) as *const R::T
                     }
-                    if self.stored[k] {
-                        let p = (dst[k] as *mut R::T).add(i);
-                        for (j, v) in out.iter().enumerate() {
-                            if tail {
-                                v.store_m(p.add(j * w), masks[j]);
-                            } else {
-                                v.store(p.add(j * w));
+                };
+                for k in 0..count {
+                    let mine = base.add(k * BLOCK);
+                    let out = if self.stored[k] {
+                        (dst[k] as *mut R::T).add(i)
+                    } else {
+                        core::ptr::null_mut()
+                    };
+                    let sink = Sink {
+                        mine,
+                        keep: read[k],
+                        out,
+                        tail,
+                        masks: &masks,
+                    };
+                    let ld = |p: *const R::T, j: usize| R::load(p.add(j * w));
+                    match self.ops[k] {
+                        ROp::Value => {
+                            if tail && !uniform[k] {
+                                let p = (src[k] as *const R::T).add(i);
+                                for (j, &m) in masks.iter().enumerate() {
+                                    mine.add(j).write(R::load_m(p.add(j * w), m));
+                                }
                             }
+                        }
+                        ROp::Add(a, b) => {
+                            let (pa, pb) = (at(a), at(b));
+                            sink.fill(|j| R::add(ld(pa, j), ld(pb, j)));
+                        }
+                        ROp::Sub(a, b) => {
+                            let (pa, pb) = (at(a), at(b));
+                            sink.fill(|j| R::sub(ld(pa, j), ld(pb, j)));
+                        }
+                        ROp::Mul(a, b) => {
+                            let (pa, pb) = (at(a), at(b));
+                            sink.fill(|j| R::mul(ld(pa, j), ld(pb, j)));
+                        }
+                        ROp::Div(a, b) => {
+                            let (pa, pb) = (at(a), at(b));
+                            sink.fill(|j| R::div(ld(pa, j), ld(pb, j)));
+                        }
+                        ROp::Sqrt(a) => {
+                            let pa = at(a);
+                            sink.fill(|j| R::sqrt(ld(pa, j)));
+                        }
+                        ROp::Fma(a, b, c) => {
+                            let (pa, pb, pc) = (at(a), at(b), at(c));
+                            sink.fill(|j| R::fmadd(ld(pa, j), ld(pb, j), ld(pc, j)));
                         }
                     }
                 }
                 i += BLOCK * w;
+            }
+        }
+    }
+}
+
+/// Where one node's vectors of a block go: its block (`keep`: a later
+/// node reads it) and its destination (`out`, not null: stored), all
+/// [`BLOCK`] of them, or in the last block (`tail`) each masked.
+struct Sink<'m, R: RealReg> {
+    mine: *mut R,
+    keep: bool,
+    out: *mut R::T,
+    tail: bool,
+    masks: &'m [R::Mask; BLOCK],
+}
+
+impl<R: RealReg> Sink<'_, R> {
+    /// Vector j of the block is `f(j)`, for every j: one loop per case, so
+    /// that the whole blocks' loops carry no test per vector.
+    ///
+    /// # Safety
+    /// `mine` holds [`BLOCK`] vectors, `out` (where not null) [`BLOCK`]
+    /// vectors' lanes (the masked lanes of them in the last block); `f`'s
+    /// own reads are valid; the CPU runs `R`'s instructions.
+    #[inline(always)]
+    unsafe fn fill(&self, f: impl Fn(usize) -> R) {
+        let w = R::LANES;
+        // SAFETY: the writes this function's contract allows.
+        unsafe {
+            match (self.keep, self.out.is_null(), self.tail) {
+                (true, true, _) => {
+                    for j in 0..BLOCK {
+                        self.mine.add(j).write(f(j));
+                    }
+                }
+                (false, false, false) => {
+                    for j in 0..BLOCK {
+                        f(j).store(self.out.add(j * w));
+                    }
+                }
+                (true, false, false) => {
+                    for j in 0..BLOCK {
+                        let v = f(j);
+                        self.mine.add(j).write(v);
+                        v.store(self.out.add(j * w));
+                    }
+                }
+                (keep, unstored, _) => {
+                    for j in 0..BLOCK {
+                        let v = f(j);
+                        if keep {
+                            self.mine.add(j).write(v);
+                        }
+                        if !unstored {
+                            v.store_m(self.out.add(j * w), self.masks[j]);
+                        }
+                    }
+                }
             }
         }
     }

@@ -89,10 +89,10 @@ unsafe fn scatter_strided(src: *const u8, dst: *mut u8, step: isize, m: usize, i
 }
 
 /// Bytes of one thread's tile scratch: a slot of [`TILE`] elements of the
-/// widest dtype per live node and per output (a uniform output's cells),
-/// and 64 bytes to align it.
-pub(crate) fn tile_scratch_bytes(slots: usize, outputs: usize) -> usize {
-    (slots + outputs) * SLOT + 64
+/// program's widest dtype (`slot_bytes` apart) per live node and per output
+/// (a uniform output's cells), and 64 bytes to align it.
+pub(crate) fn tile_scratch_bytes(slots: usize, outputs: usize, slot_bytes: usize) -> usize {
+    (slots + outputs) * slot_bytes + 64
 }
 
 /// One thread's scratch for [`Plan::eval`]: the slots, and where each
@@ -136,9 +136,15 @@ impl Plan {
     /// Scratch for one thread: a slot per live node and a cell per uniform
     /// output, sized once.
     pub(crate) fn scratch(&self) -> TileScratch {
-        let mut buf = vec![0u8; tile_scratch_bytes(self.slots, self.stores.len())];
+        // Left unset: every slot is written for a tile before it is read
+        // (setting the bytes would cost a pass over them on every call).
+        let mut buf: Vec<u8> = Vec::with_capacity(tile_scratch_bytes(
+            self.slots,
+            self.stores.len(),
+            self.slot_bytes,
+        ));
         let pad = buf.as_ptr().align_offset(64);
-        // SAFETY: pad < 64, inside the buffer.
+        // SAFETY: pad < 64, inside the buffer's allocation.
         let base = unsafe { buf.as_mut_ptr().add(pad) };
         // SAFETY: from `base` on lie at least the slots and cells (the 64
         // bytes of padding cover `pad`), owned by `buf`, which the scratch
@@ -160,7 +166,7 @@ impl Plan {
         let ptrs: Vec<*const u8> = (0..self.item.len())
             .map(|i| match self.slot[i] {
                 // SAFETY: slot s < slots lies inside the buffer.
-                Some(s) => unsafe { base.add(s * SLOT) as *const u8 },
+                Some(s) => unsafe { base.add(s * self.slot_bytes) as *const u8 },
                 // SAFETY: i indexes `uni`.
                 None => unsafe { uni.add(16 * i) },
             })
@@ -168,7 +174,7 @@ impl Plan {
         let slot_ptr: Vec<*mut u8> = (0..self.item.len())
             .map(|i| match self.slot[i] {
                 // SAFETY: slot s < slots lies inside the buffer.
-                Some(s) => unsafe { base.add(s * SLOT) },
+                Some(s) => unsafe { base.add(s * self.slot_bytes) },
                 None => core::ptr::null_mut(),
             })
             .collect();
@@ -178,9 +184,10 @@ impl Plan {
             if self.is_uni[node] {
                 let it = self.item[node];
                 // SAFETY: output k's cell lies past the slots, inside the buffer.
-                let cell = unsafe { base.add((self.slots + k) * SLOT) };
+                let cell = unsafe { base.add((self.slots + k) * self.slot_bytes) };
                 for j in 0..TILE {
-                    // SAFETY: TILE cells of `it` <= 16 bytes fit a slot.
+                    // SAFETY: TILE cells of `it` bytes, at most the widest
+                    // node's, fit a slot.
                     unsafe {
                         core::ptr::copy_nonoverlapping(uni.add(16 * node), cell.add(j * it), it)
                     };
