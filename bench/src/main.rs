@@ -129,6 +129,12 @@
 //!   f32 and f64 beside the plain lane-order ones and a Kahan loop, and the
 //!   pair kinds beside the plain kinds (see `protected_group.rs`); only when
 //!   named.
+//! * `tiers`: every engine with tier-specific code (elementwise, cast, map,
+//!   reduce, scan, contract, fft) on every tier the CPU runs, one thread,
+//!   in µs per call, each result checked against the scalar tier's, and the
+//!   tier each engine takes by default on this CPU (the host table,
+//!   `tessera::tier::engine_tier`); a default more than 5% slower than the
+//!   fastest tier is marked (see `tiers_group.rs`); only when named.
 //! * `attention`: flash attention prefill (2048 × 2048, d 128, 32/8 heads,
 //!   causal and full) and decode (tk 32768), f32 and bf16, in GFLOP/s at
 //!   one and two threads, beside a naive tessera pipeline, tessera's f32
@@ -163,6 +169,7 @@ mod movement_group;
 mod protected_group;
 mod reduce;
 mod sort_group;
+mod tiers_group;
 
 use casts::{cast_group, CastBufs, CastCase};
 use elementwise::{bandwidth_group, elementwise_group, read_sum, reference, Bufs, Op};
@@ -347,6 +354,7 @@ fn main() -> ExitCode {
     let sort_group = !o.filters.is_empty() && selected(sort_group::NAME, &o.filters);
     let attention_g = !o.filters.is_empty() && selected(attention_group::NAME, &o.filters);
     let protected_g = !o.filters.is_empty() && selected(protected_group::NAME, &o.filters);
+    let tiers_g = !o.filters.is_empty() && selected(tiers_group::NAME, &o.filters);
     let linalg_g = !o.filters.is_empty()
         && (selected(linalg_group::NAME, &o.filters)
             || o.filters.iter().any(|f| f.starts_with(linalg_group::NAME)));
@@ -371,6 +379,7 @@ fn main() -> ExitCode {
         && !sort_group
         && !attention_g
         && !protected_g
+        && !tiers_g
         && !linalg_g
     {
         eprintln!(
@@ -497,6 +506,7 @@ fn main() -> ExitCode {
         (sort_group, sort_group::run),
         (attention_g, attention_group::run),
         (protected_g, protected_group::run),
+        (tiers_g, tiers_group::run),
         (gemm_int, gemm_group::run_int),
         (gemm_complex, gemm_group::run_complex),
         (gather_g, movement_group::run_gather),

@@ -45,7 +45,7 @@ pub fn cast(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    let tier = exec.resolve_tier()?;
+    let tier = exec.resolve_tier_for(crate::tier::Engine::Cast)?;
     if !broadcasts_to(src.shape(), dst.shape()) {
         return Err(Error::Shape {
             operand: "source".into(),

@@ -3,7 +3,9 @@
 //! The active tier is the best tier the CPU runs, unless the environment variable
 //! `TESSERA_TIER` names another available one. Every call can also be run on a
 //! named tier through [`Exec::on`], which is how the tests compare tiers in one
-//! process.
+//! process. A call that names none runs its engine on [`engine_tier`]: the
+//! active tier, or the AVX2 tier where the host table says this CPU runs the
+//! engine faster there (the same bits either way).
 
 use crate::error::{Error, Result};
 use crate::Tier;
@@ -26,6 +28,9 @@ pub fn best_tier() -> Tier {
 
 static ACTIVE: OnceLock<Tier> = OnceLock::new();
 static ENV_NOTE: OnceLock<Option<String>> = OnceLock::new();
+/// Whether `TESSERA_TIER` named a tier this CPU runs (the process's tier is
+/// then forced for every engine).
+static FORCED: OnceLock<bool> = OnceLock::new();
 
 /// Parse a `TESSERA_TIER` value against this CPU.
 pub fn parse_tier(name: &str) -> Result<Tier> {
@@ -45,9 +50,11 @@ pub fn active_tier() -> Tier {
         Ok(v) if !v.is_empty() => match parse_tier(&v) {
             Ok(t) => {
                 let _ = ENV_NOTE.set(None);
+                let _ = FORCED.set(true);
                 t
             }
             Err(e) => {
+                let _ = FORCED.set(false);
                 let _ = ENV_NOTE.set(Some(format!(
                     "TESSERA_TIER ignored: {e}; using `{}`",
                     best_tier()
@@ -55,8 +62,207 @@ pub fn active_tier() -> Tier {
                 best_tier()
             }
         },
-        _ => best_tier(),
+        _ => {
+            let _ = FORCED.set(false);
+            best_tier()
+        }
     })
+}
+
+/// The engines whose code path the host table may choose per CPU model
+/// (see [`engine_tier`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Engine {
+    /// The generated elementwise kernels (`elementwise`).
+    Elementwise,
+    /// The generated casts (`cast`).
+    Cast,
+    /// The fused programs (`map`, `MapPlan`).
+    Map,
+    /// Reductions (`reduce`, `reduce_many`, `dot` and the norms).
+    Reduce,
+    /// Scans (`scan`, `scan_many`).
+    Scan,
+    /// Contractions (`contract`, `matmul`, `ContractPlan`).
+    Contract,
+    /// Fourier transforms (`fft`).
+    Fft,
+}
+
+impl Engine {
+    /// Every engine, in the order of the host table's documentation.
+    pub const ALL: [Engine; 7] = [
+        Engine::Elementwise,
+        Engine::Cast,
+        Engine::Map,
+        Engine::Reduce,
+        Engine::Scan,
+        Engine::Contract,
+        Engine::Fft,
+    ];
+
+    /// The engine's name, as the benchmark's `tiers` group prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Elementwise => "elementwise",
+            Engine::Cast => "cast",
+            Engine::Map => "map",
+            Engine::Reduce => "reduce",
+            Engine::Scan => "scan",
+            Engine::Contract => "contract",
+            Engine::Fft => "fft",
+        }
+    }
+}
+
+/// A CPU as CPUID names it: vendor, family and model (both with their
+/// extended fields added, as the vendors' manuals compute them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Host {
+    /// CPUID leaf 0's vendor string (`AuthenticAMD`, `GenuineIntel`, …;
+    /// empty off x86-64).
+    pub vendor: [u8; 12],
+    /// The display family.
+    pub family: u32,
+    /// The display model.
+    pub model: u32,
+}
+
+/// One row of the host table: CPUs of `vendor`, `family` and a model in
+/// `models`, measured to run `narrow`'s engines faster on the AVX2 tier
+/// than on the AVX-512 tier.
+struct HostRow {
+    name: &'static str,
+    vendor: &'static [u8; 12],
+    family: u32,
+    models: (u32, u32),
+    narrow: &'static [Engine],
+}
+
+/// The host table: per CPU model, the engines that run faster on the AVX2
+/// tier than on the AVX-512 tier (whose every other engine runs on the
+/// best tier). Each row comes from `tessera-bench tiers` on such a CPU
+/// (ARCHITECTURE.md §3 gives the figures); a CPU no row names runs every
+/// engine on its best tier. The choice never changes a bit: every tier
+/// gives the scalar tier's.
+const HOST_TABLE: &[HostRow] = &[HostRow {
+    // Zen 4 (family 19h with AVX-512: Genoa, Raphael, Phoenix, Bergamo),
+    // whose 512-bit operations run as two 256-bit halves.
+    name: "AMD Zen 4",
+    vendor: b"AuthenticAMD",
+    family: 0x19,
+    models: (0x00, 0xff),
+    narrow: ZEN4_NARROW,
+}];
+
+/// The engines the AVX2 tier runs faster on Zen 4 (see [`HOST_TABLE`]):
+/// the lane-order reductions (`tessera-bench tiers` on an EPYC family 19h
+/// model 11h: sum of 65536 f32 3.5 µs on avx2 against 5.6 µs on avx512, of
+/// 2^20 f32 63 against 79 µs, of 65536 f64 7.4 against 9.5 µs). Every other
+/// engine ran as fast or faster on the AVX-512 tier there.
+const ZEN4_NARROW: &[Engine] = &[Engine::Reduce];
+
+/// This CPU's vendor, family and model, read once from CPUID.
+pub fn host() -> Host {
+    static HOST: OnceLock<Host> = OnceLock::new();
+    *HOST.get_or_init(|| {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use core::arch::x86_64::__cpuid;
+            // SAFETY: CPUID leaves 0 and 1 exist on every x86-64 CPU.
+            // (Older compilers mark it unsafe.)
+            #[allow(unused_unsafe)]
+            let (v, f) = unsafe { (__cpuid(0), __cpuid(1)) };
+            let mut vendor = [0u8; 12];
+            vendor[..4].copy_from_slice(&v.ebx.to_le_bytes());
+            vendor[4..8].copy_from_slice(&v.edx.to_le_bytes());
+            vendor[8..].copy_from_slice(&v.ecx.to_le_bytes());
+            let base_family = (f.eax >> 8) & 0xF;
+            let base_model = (f.eax >> 4) & 0xF;
+            let family = if base_family == 0xF {
+                base_family + ((f.eax >> 20) & 0xFF)
+            } else {
+                base_family
+            };
+            let model = if base_family == 0xF || base_family == 0x6 {
+                base_model | ((f.eax >> 12) & 0xF0)
+            } else {
+                base_model
+            };
+            Host {
+                vendor,
+                family,
+                model,
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Host {
+            vendor: [0; 12],
+            family: 0,
+            model: 0,
+        }
+    })
+}
+
+/// The host table's row for this CPU, where one names it.
+fn host_row() -> Option<&'static HostRow> {
+    let h = host();
+    HOST_TABLE.iter().find(|r| {
+        &h.vendor == r.vendor
+            && h.family == r.family
+            && (r.models.0..=r.models.1).contains(&h.model)
+    })
+}
+
+/// This CPU in words: vendor, family and model in hex, and the host
+/// table's row that names it (or that none does).
+pub fn host_description() -> String {
+    let h = host();
+    format!(
+        "{} family {:x}h model {:x}h, {}",
+        String::from_utf8_lossy(&h.vendor),
+        h.family,
+        h.model,
+        host_row().map_or(
+            "no row of the host table: every engine on the best tier".to_string(),
+            |r| { format!("host table row `{}`", r.name) }
+        )
+    )
+}
+
+/// The tier `engine` runs on for a call that names none (an [`Exec`] whose
+/// `tier` is `None`): the process's tier where `TESSERA_TIER` forces one;
+/// otherwise the AVX2 tier where the host table says this CPU runs the
+/// engine faster there than on its best tier (an AVX-512 one); otherwise the
+/// best tier. Never a choice of bits: every tier gives the scalar tier's.
+pub fn engine_tier(engine: Engine) -> Tier {
+    let active = active_tier();
+    let narrow_tier = available_tiers()
+        .into_iter()
+        .rfind(|&t| runs_avx2(t) && !runs_avx512(t));
+    pick_engine_tier(
+        engine,
+        active,
+        FORCED.get().copied().unwrap_or(false),
+        host_row().map(|r| r.narrow),
+        narrow_tier,
+    )
+}
+
+/// [`engine_tier`]'s rule: `active` where it is `forced`, not an AVX-512
+/// tier, or the CPU's row (`narrow`, if any) does not list `engine`;
+/// otherwise the AVX2 tier (`narrow_tier`, where the CPU runs one).
+fn pick_engine_tier(
+    engine: Engine,
+    active: Tier,
+    forced: bool,
+    narrow: Option<&[Engine]>,
+    narrow_tier: Option<Tier>,
+) -> Tier {
+    if forced || !runs_avx512(active) || !narrow.is_some_and(|n| n.contains(&engine)) {
+        return active;
+    }
+    narrow_tier.unwrap_or(active)
 }
 
 /// Why `TESSERA_TIER` was ignored, if it was.
@@ -131,8 +337,9 @@ fn guard_pool() {
 /// computes takes one, as its last argument (the API rule of the crate
 /// documentation); results never depend on it, only speed does.
 ///
-/// `Exec::default()` runs on the process's active tier ([`active_tier`]) with
-/// rayon's pool ([`Par::Pool`]).
+/// `Exec::default()` runs on the process's active tier ([`active_tier`]),
+/// engine by engine as the host table says ([`engine_tier`]), with rayon's
+/// pool ([`Par::Pool`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Exec {
     /// The tier, or None for the process's active tier.
@@ -169,6 +376,17 @@ impl Exec {
     pub fn resolve_tier(&self) -> Result<Tier> {
         guard_pool();
         let t = self.tier.unwrap_or_else(active_tier);
+        if t.available() {
+            Ok(t)
+        } else {
+            Err(Error::TierUnavailable(t))
+        }
+    }
+    /// [`Exec::resolve_tier`] for a call of `engine`: the named tier, or
+    /// where none is named, [`engine_tier`] (the host table's choice).
+    pub fn resolve_tier_for(&self, engine: Engine) -> Result<Tier> {
+        guard_pool();
+        let t = self.tier.unwrap_or_else(|| engine_tier(engine));
         if t.available() {
             Ok(t)
         } else {
@@ -249,21 +467,7 @@ pub(crate) fn cpu_runs(feature: CpuFeature) -> bool {
 
 /// Whether the CPU's vendor string (CPUID leaf 0) is Intel's.
 pub(crate) fn cpu_vendor_is_intel() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::__cpuid;
-        // SAFETY: CPUID leaf 0 exists on every x86-64 CPU. (Older compilers
-        // mark it unsafe.)
-        #[allow(unused_unsafe)]
-        let r = unsafe { __cpuid(0) };
-        let mut v = [0u8; 12];
-        v[..4].copy_from_slice(&r.ebx.to_le_bytes());
-        v[4..8].copy_from_slice(&r.edx.to_le_bytes());
-        v[8..].copy_from_slice(&r.ecx.to_le_bytes());
-        &v == b"GenuineIntel"
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
+    &host().vendor == b"GenuineIntel"
 }
 
 /// Whether this CPU executes 512-bit vector operations as two 256-bit
@@ -272,22 +476,8 @@ pub(crate) fn cpu_vendor_is_intel() -> bool {
 /// faster. Read once per process from CPUID. Engines use it only to choose
 /// between register widths that give the same bits.
 pub(crate) fn splits_512() -> bool {
-    use std::sync::OnceLock;
-    static SPLITS: OnceLock<bool> = OnceLock::new();
-    *SPLITS.get_or_init(|| {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use core::arch::x86_64::__cpuid;
-            // SAFETY: CPUID leaves 0 and 1 exist on every x86-64 CPU.
-            #[allow(unused_unsafe)]
-            let (v, f) = unsafe { (__cpuid(0), __cpuid(1)) };
-            let amd = (v.ebx, v.edx, v.ecx) == (0x6874_7541, 0x6974_6E65, 0x444D_4163);
-            let family = ((f.eax >> 8) & 0xF) + ((f.eax >> 20) & 0xFF);
-            amd && family == 0x19
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        false
-    })
+    let h = host();
+    &h.vendor == b"AuthenticAMD" && h.family == 0x19
 }
 
 /// The data and unified cache sizes `[L1, L2, L3]` in bytes from CPUID's
@@ -337,4 +527,63 @@ pub(crate) fn cpuid_cache_sizes() -> Option<[usize; 3]> {
     }
     #[cfg(not(target_arch = "x86_64"))]
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The host table's rule on every combination: a forced tier, a tier
+    /// without AVX-512, a CPU no row names and an engine its row does not
+    /// list keep the active tier; only a listed engine on an AVX-512 tier
+    /// moves to the AVX2 tier.
+    #[test]
+    fn engine_tier_rule() {
+        let narrow: &[Engine] = &[Engine::Reduce];
+        for engine in Engine::ALL {
+            let listed = engine == Engine::Reduce;
+            // Unforced, AVX-512 active, row lists the engine.
+            let want = if listed { Tier::Avx2 } else { Tier::Avx512 };
+            assert_eq!(
+                pick_engine_tier(engine, Tier::Avx512, false, Some(narrow), Some(Tier::Avx2)),
+                want
+            );
+            // Forced (TESSERA_TIER): the active tier, always.
+            assert_eq!(
+                pick_engine_tier(engine, Tier::Avx512, true, Some(narrow), Some(Tier::Avx2)),
+                Tier::Avx512
+            );
+            // No row for this CPU.
+            assert_eq!(
+                pick_engine_tier(engine, Tier::Avx512, false, None, Some(Tier::Avx2)),
+                Tier::Avx512
+            );
+            // An active tier without AVX-512.
+            for t in [Tier::Scalar, Tier::Avx2] {
+                assert_eq!(
+                    pick_engine_tier(engine, t, false, Some(narrow), Some(Tier::Avx2)),
+                    t
+                );
+            }
+            // No AVX2 tier to move to.
+            assert_eq!(
+                pick_engine_tier(engine, Tier::Avx512, false, Some(narrow), None),
+                Tier::Avx512
+            );
+        }
+    }
+
+    /// A named tier is the tier a call runs on, whatever the host table
+    /// says; without one, the table's choice, which the CPU runs.
+    #[test]
+    fn a_named_tier_overrides_the_table() {
+        for engine in Engine::ALL {
+            for t in available_tiers() {
+                assert_eq!(Exec::on(t).resolve_tier_for(engine).unwrap(), t);
+            }
+            let d = Exec::default().resolve_tier_for(engine).unwrap();
+            assert!(d.available());
+            assert_eq!(d, engine_tier(engine));
+        }
+    }
 }

@@ -48,6 +48,19 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
     outln!(out, "tessera selftest")?;
     outln!(out, "tiers this CPU runs: {}", names.join(" "))?;
     outln!(out, "active tier: {}", tessera::active_tier())?;
+    outln!(out, "host: {}", tessera::tier::host_description())?;
+    let moved: Vec<String> = tessera::tier::Engine::ALL
+        .iter()
+        .filter(|&&e| tessera::tier::engine_tier(e) != tessera::active_tier())
+        .map(|&e| format!("{} on {}", e.name(), tessera::tier::engine_tier(e)))
+        .collect();
+    if !moved.is_empty() {
+        outln!(
+            out,
+            "engines off the active tier by default here: {}",
+            moved.join(", ")
+        )?;
+    }
     if let Some(note) = tessera::tier::tier_env_note() {
         outln!(out, "note: {note}")?;
     }

@@ -374,7 +374,7 @@ impl ContractPlan {
         exec: &Exec,
     ) -> Result<()> {
         self.check(a, b)?;
-        let tier = exec.resolve_tier()?;
+        let tier = exec.resolve_tier_for(crate::tier::Engine::Contract)?;
         let need = panel_need(
             tier,
             &self.spec,

@@ -155,7 +155,7 @@ pub fn elementwise(
     out: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    let tier = exec.resolve_tier()?;
+    let tier = exec.resolve_tier_for(crate::tier::Engine::Elementwise)?;
     let arity = kind.info().arity;
     if inputs.len() != arity {
         return Err(Error::Arity {

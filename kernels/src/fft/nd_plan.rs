@@ -328,7 +328,7 @@ impl NdPlan {
         scratch: &mut Scratch,
         exec: &Exec,
     ) -> Result<()> {
-        let tier = exec.resolve_tier()?;
+        let tier = exec.resolve_tier_for(crate::tier::Engine::Fft)?;
         // The most threads the scratch serves (the need grows with them).
         let mut threads = exec.thread_count().max(1);
         while threads > 1 && self.bytes_for(threads) > scratch.size() {

@@ -208,7 +208,7 @@ impl<T: FftFloat> FftPlan<T> {
         scratch: &mut [Complex<T>],
         exec: &Exec,
     ) -> Result<()> {
-        let simd = Simd::of(exec.resolve_tier()?);
+        let simd = Simd::of(exec.resolve_tier_for(crate::tier::Engine::Fft)?);
         if self.n == 0 {
             return Ok(());
         }

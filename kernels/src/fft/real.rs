@@ -153,7 +153,7 @@ impl<T: FftFloat> RealFftPlan<T> {
         scratch: &mut [Complex<T>],
         exec: &Exec,
     ) -> Result<()> {
-        let simd = super::simd::Simd::of(exec.resolve_tier()?);
+        let simd = super::simd::Simd::of(exec.resolve_tier_for(crate::tier::Engine::Fft)?);
         if self.direction != Direction::Forward {
             return Err(Error::Attribute {
                 name: "r2c plan".into(),
@@ -173,7 +173,7 @@ impl<T: FftFloat> RealFftPlan<T> {
         scratch: &mut [Complex<T>],
         exec: &Exec,
     ) -> Result<()> {
-        let simd = super::simd::Simd::of(exec.resolve_tier()?);
+        let simd = super::simd::Simd::of(exec.resolve_tier_for(crate::tier::Engine::Fft)?);
         if self.direction != Direction::Inverse {
             return Err(Error::Attribute {
                 name: "c2r plan".into(),

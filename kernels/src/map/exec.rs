@@ -287,7 +287,7 @@ pub(crate) fn run(
     inputs: &[In<'_, '_>],
     outputs: &mut [ArrayViewMut<'_>],
 ) -> Result<()> {
-    let tier = exec.resolve_tier()?;
+    let tier = exec.resolve_tier_for(crate::tier::Engine::Map)?;
     let shape = check_call(program, inputs, outputs)?;
     let r = resolve_for(program, &shape, inputs)?;
     execute(tier, exec, program, &r, inputs, outputs, None)

@@ -267,7 +267,7 @@ impl MapPlan {
         exec: &Exec,
     ) -> Result<()> {
         let ins: Vec<exec::In<'_, '_>> = inputs.iter().map(exec::In::View).collect();
-        let tier = exec.resolve_tier()?;
+        let tier = exec.resolve_tier_for(crate::tier::Engine::Map)?;
         self.check_sources(&ins, outputs)?;
         scratch.reserve(self.scratch_bytes().div_ceil(64) * 64)?;
         exec::execute(
@@ -300,7 +300,7 @@ impl MapPlan {
         outputs: &mut [ArrayViewMut<'_>],
         exec: &Exec,
     ) -> Result<()> {
-        let tier = exec.resolve_tier()?;
+        let tier = exec.resolve_tier_for(crate::tier::Engine::Map)?;
         self.check_sources(inputs, outputs)?;
         exec::execute(
             tier,

@@ -641,7 +641,7 @@ fn lanes_with<F: LaneFloat>(
     lanes: &mut [[F; LANES]],
     prod: bool,
 ) -> Result<()> {
-    let tier = exec.resolve_tier()?;
+    let tier = exec.resolve_tier_for(crate::tier::Engine::Reduce)?;
     let blocks = chunk.len().div_ceil(BLOCK);
     if lanes.len() != blocks {
         return Err(Error::Length {

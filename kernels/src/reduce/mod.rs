@@ -438,7 +438,7 @@ pub fn reduce_terms(
     outs: &mut [(ReduceOp, &mut ArrayViewMut<'_>)],
     exec: &Exec,
 ) -> Result<()> {
-    let tier = exec.resolve_tier()?;
+    let tier = exec.resolve_tier_for(crate::tier::Engine::Reduce)?;
     let (shape, dtype) = terms.shape_dtype()?;
     let axes = check_axes(axes, shape.len())?;
     if outs.is_empty() {

@@ -285,7 +285,7 @@ pub fn scan_terms(
     outs: &mut [(ScanOp, &mut ArrayViewMut<'_>)],
     exec: &Exec,
 ) -> Result<()> {
-    let tier = exec.resolve_tier()?;
+    let tier = exec.resolve_tier_for(crate::tier::Engine::Scan)?;
     let (shape, dtype) = terms.shape_dtype()?;
     let axes = check_axes(&[axis], shape.len())?;
     let c = carrier(dtype);
