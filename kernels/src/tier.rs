@@ -236,17 +236,25 @@ pub fn host_description() -> String {
 /// engine faster there than on its best tier (an AVX-512 one); otherwise the
 /// best tier. Never a choice of bits: every tier gives the scalar tier's.
 pub fn engine_tier(engine: Engine) -> Tier {
-    let active = active_tier();
-    let narrow_tier = available_tiers()
-        .into_iter()
-        .rfind(|&t| runs_avx2(t) && !runs_avx512(t));
-    pick_engine_tier(
-        engine,
-        active,
-        FORCED.get().copied().unwrap_or(false),
-        host_row().map(|r| r.narrow),
-        narrow_tier,
-    )
+    // Decided once per process (small calls ask on every call).
+    static TABLE: OnceLock<[Tier; Engine::ALL.len()]> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let active = active_tier();
+        let narrow_tier = available_tiers()
+            .into_iter()
+            .rfind(|&t| runs_avx2(t) && !runs_avx512(t));
+        Engine::ALL.map(|e| {
+            pick_engine_tier(
+                e,
+                active,
+                FORCED.get().copied().unwrap_or(false),
+                host_row().map(|r| r.narrow),
+                narrow_tier,
+            )
+        })
+    });
+    // `Engine::ALL` lists the engines in declaration order.
+    table[engine as usize]
 }
 
 /// [`engine_tier`]'s rule: `active` where it is `forced`, not an AVX-512
@@ -386,11 +394,11 @@ impl Exec {
     /// where none is named, [`engine_tier`] (the host table's choice).
     pub fn resolve_tier_for(&self, engine: Engine) -> Result<Tier> {
         guard_pool();
-        let t = self.tier.unwrap_or_else(|| engine_tier(engine));
-        if t.available() {
-            Ok(t)
-        } else {
-            Err(Error::TierUnavailable(t))
+        match self.tier {
+            // The table holds tiers this CPU runs.
+            None => Ok(engine_tier(engine)),
+            Some(t) if t.available() => Ok(t),
+            Some(t) => Err(Error::TierUnavailable(t)),
         }
     }
     /// The number of tasks this allows (at least 1).
