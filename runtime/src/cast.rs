@@ -164,6 +164,19 @@ macro_rules! f64_pair_methods {
     };
 }
 
+/// f32 destinations take a df32's value as one f32 addition of its parts
+/// (IEEE addition rounds the exact sum once: the same value as the default
+/// path through f64 rounded to odd, without the f64 steps); a dd64's as
+/// every other narrower destination does.
+macro_rules! f32_pair_methods {
+    (()) => {
+        #[inline(always)]
+        fn from_p32<const SAT: bool>(v: Pair<f32>) -> Self::Store {
+            Self::from_f32::<SAT>(v.hi + v.lo)
+        }
+    };
+}
+
 macro_rules! pair_dst {
     ($t:ty, $from_int:ident) => {
         impl CastDst for Native<Pair<$t>> {
@@ -421,7 +434,7 @@ macro_rules! float_dst {
         }
     };
 }
-float_dst!(f32);
+float_dst!(f32, f32_pair_methods);
 float_dst!(f64, f64_pair_methods);
 
 /// f32 → an integer whose range lies inside i32's with bounds exact in f32
