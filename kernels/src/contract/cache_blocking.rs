@@ -130,6 +130,31 @@ pub(crate) fn for_tile(mr: usize, nr: usize, size: usize) -> Blocking {
     blocking(mr, nr, size, cache_sizes())
 }
 
+/// [`blocking`] for a product of at most two micro-panels of columns
+/// (`n ≤ 2·nr`), where B is small and A is the stream: a depth block of
+/// half of L2 per B micro-panel (at most 4096 steps), so that each row of A
+/// is read in long runs (a packer reading `mr` rows far apart in runs of
+/// 512 steps was bound by the memory's latency), and the A block sized to
+/// the rest of L2 as [`blocking`] sizes it for the depth `k` the product
+/// has (a shallow product keeps [`blocking`]'s rows).
+pub fn blocking_skinny(
+    mr: usize,
+    nr: usize,
+    size: usize,
+    caches: CacheSizes,
+    k: usize,
+) -> Blocking {
+    let b = blocking(mr, nr, size, caches);
+    let kc = (caches.l2 / 2 / (nr * size)).clamp(64, 4096) / 8 * 8;
+    let depth = kc.min(k.div_ceil(8) * 8).max(b.kc);
+    let mc = ((caches.l2 / 2 / (depth * size)) / mr).clamp(4, 128) * mr;
+    Blocking {
+        kc: kc.max(b.kc),
+        mc,
+        ..b
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +181,15 @@ mod tests {
                 let b = blocking(mr, nr, s, c);
                 assert!(
                     b.kc >= 64 && b.mc.is_multiple_of(mr) && b.nc.is_multiple_of(nr) && b.mc > 0
+                );
+                let d = blocking_skinny(mr, nr, s, c, 1 << 20);
+                assert!(
+                    d.kc >= b.kc
+                        && d.kc <= 4096
+                        && d.kc.is_multiple_of(8)
+                        && d.mc.is_multiple_of(mr)
+                        && d.mc > 0
+                        && (d.mr, d.nr, d.nc) == (b.mr, b.nr, b.nc)
                 );
             }
         }

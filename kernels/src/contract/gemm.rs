@@ -58,8 +58,22 @@ impl<'a, T> Chain<'a, T> {
         c_holds_init: bool,
         panels: Panels,
     ) -> Self {
+        let (mr, nr) = (micro.mr, micro.nr);
+        // B rows of at most 512 bytes (64 f32, 64 f64 columns) or two
+        // micro-panels: a skinny product, A the stream.
+        let blk = if b_cols.len() <= 2 * nr || b_cols.len() * size_of::<T>() <= 512 {
+            super::cache_blocking::blocking_skinny(
+                mr,
+                nr,
+                size_of::<T>(),
+                super::cache_blocking::cache_sizes(),
+                a_ks.len(),
+            )
+        } else {
+            super::cache_blocking::for_tile(mr, nr, size_of::<T>())
+        };
         Chain {
-            blk: super::cache_blocking::for_tile(micro.mr, micro.nr, size_of::<T>()),
+            blk,
             micro,
             a,
             a_rows,
