@@ -77,6 +77,27 @@ fn cast_case(to: DType, label: &str, a: Vec<f32>) -> Case {
     }
 }
 
+/// The square product of two `s × s` matrices `a` and `b` of one dtype.
+fn matmul_case<T: tessera::Element + Copy + Default + 'static>(
+    label: &str,
+    s: usize,
+    a: Vec<T>,
+    b: Vec<T>,
+) -> Case {
+    let mut c = vec![T::default(); s * s];
+    Case {
+        engine: Engine::Contract,
+        label: format!("matmul {label} {s}^3"),
+        call: Box::new(move |exec| {
+            let av = ArrayView::from_slice(&a, &[s, s]).expect("view");
+            let bv = ArrayView::from_slice(&b, &[s, s]).expect("view");
+            let mut cv = ArrayViewMut::from_slice(&mut c, &[s, s]).expect("view");
+            tessera::matmul(&av, &bv, &mut cv, exec).expect("matmul");
+            bytes_of(&c)
+        }),
+    }
+}
+
 fn cases(rng: &mut Rng, quick: bool) -> Vec<Case> {
     let n = if quick { 1 << 12 } else { 1 << 16 };
     let mut v = vec![
@@ -167,35 +188,20 @@ fn cases(rng: &mut Rng, quick: bool) -> Vec<Case> {
             }),
         });
     }
-    for (s, label) in [(256usize, "f32"), (192, "f64")] {
-        let s = if quick { 48 } else { s };
-        let (a32, b32) = (f32s(rng, s * s, -1.0, 1.0), f32s(rng, s * s, -1.0, 1.0));
-        let (a64, b64) = (f64s(rng, s * s, -1.0, 1.0), f64s(rng, s * s, -1.0, 1.0));
-        let (mut c32, mut c64) = (vec![0f32; s * s], vec![0f64; s * s]);
-        v.push(Case {
-            engine: Engine::Contract,
-            label: format!("matmul {label} {s}^3"),
-            call: Box::new(move |exec| {
-                if label == "f32" {
-                    let (a, b) = (
-                        ArrayView::from_slice(&a32, &[s, s]).expect("view"),
-                        ArrayView::from_slice(&b32, &[s, s]).expect("view"),
-                    );
-                    let mut c = ArrayViewMut::from_slice(&mut c32, &[s, s]).expect("view");
-                    tessera::matmul(&a, &b, &mut c, exec).expect("matmul");
-                    bytes_of(&c32)
-                } else {
-                    let (a, b) = (
-                        ArrayView::from_slice(&a64, &[s, s]).expect("view"),
-                        ArrayView::from_slice(&b64, &[s, s]).expect("view"),
-                    );
-                    let mut c = ArrayViewMut::from_slice(&mut c64, &[s, s]).expect("view");
-                    tessera::matmul(&a, &b, &mut c, exec).expect("matmul");
-                    bytes_of(&c64)
-                }
-            }),
-        });
-    }
+    let s32 = if quick { 48 } else { 256 };
+    let s64 = if quick { 48 } else { 192 };
+    v.push(matmul_case(
+        "f32",
+        s32,
+        f32s(rng, s32 * s32, -1.0, 1.0),
+        f32s(rng, s32 * s32, -1.0, 1.0),
+    ));
+    v.push(matmul_case(
+        "f64",
+        s64,
+        f64s(rng, s64 * s64, -1.0, 1.0),
+        f64s(rng, s64 * s64, -1.0, 1.0),
+    ));
     for len in [1024usize, 16384] {
         let len = if quick { len / 4 } else { len };
         let plan32: std::sync::Arc<FftPlan<f32>> = FftPlanner::new()

@@ -529,7 +529,12 @@ fn blocked_large() {
     let mut rng = Rng::new(5);
     // The last two: few columns and a depth past the skinny products'
     // deeper k-blocks (up to 4096 steps), crossed twice.
-    for (r, c, k) in [(150, 70, 1100), (37, 300, 700), (40, 24, 9000), (30, 64, 8300)] {
+    for (r, c, k) in [
+        (150, 70, 1100),
+        (37, 300, 700),
+        (40, 24, 9000),
+        (30, 64, 8300),
+    ] {
         check(
             &matrix::<f32>(r, c, k, true, &mut rng),
             &[
