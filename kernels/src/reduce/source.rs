@@ -68,6 +68,15 @@ pub(crate) struct Scratch<C> {
     tile: Option<TileScratch>,
 }
 
+/// `v` with room for a block of carrier values (grown, set to the default,
+/// at its first use).
+fn sized<C: Default + Clone>(v: &mut Vec<C>) -> &mut Vec<C> {
+    if v.len() < BLOCK {
+        v.resize(BLOCK, C::default());
+    }
+    v
+}
+
 /// A program's output as terms, and the cast of its dtype into the carrier.
 struct ProgramTerms {
     terms: TermPlan,
@@ -239,15 +248,13 @@ impl Source {
         })
     }
 
-    /// Fresh scratch for one thread.
+    /// Fresh scratch for one thread: the buffers are sized at their first
+    /// use (a contiguous operand already in the carrier never needs them,
+    /// and a small call should not pay for setting ~30 KB it never reads).
     pub(crate) fn scratch<C: Default + Clone>(&self) -> Scratch<C> {
         Scratch {
-            raw: vec![0u8; BLOCK * 16],
-            buf: [
-                vec![C::default(); BLOCK],
-                vec![C::default(); BLOCK],
-                vec![C::default(); BLOCK],
-            ],
+            raw: Vec::new(),
+            buf: [Vec::new(), Vec::new(), Vec::new()],
             idx: vec![0; self.red_shape.len()],
             tile: self.program.as_ref().map(|p| p.terms.plan.scratch()),
         }
@@ -323,7 +330,7 @@ impl Source {
                 Some(p) => unsafe { core::slice::from_raw_parts(p as *const C, len) },
                 None => &b0[..len],
             };
-            C::map1(self.map, x, &mut out[..len], self.tier);
+            C::map1(self.map, x, &mut sized(out)[..len], self.tier);
             return &s.buf[2][..len];
         }
         let [b0, b1, out] = &mut s.buf;
@@ -343,7 +350,7 @@ impl Source {
             }
             None => &b1[..len],
         };
-        C::map2(self.map, x, y, &mut out[..len], self.tier);
+        C::map2(self.map, x, y, &mut sized(out)[..len], self.tier);
         &s.buf[2][..len]
     }
 
@@ -394,7 +401,7 @@ impl Source {
         // len ≤ n).
         unsafe { plan.eval(f0, len, ts) };
         let (ptr, uniform) = plan.values(ts, p.terms.node);
-        let out = &mut buf[0];
+        let out = sized(&mut buf[0]);
         let m = if uniform { 1 } else { len };
         match p.conv {
             None if !uniform && (ptr as usize).is_multiple_of(core::mem::align_of::<C>()) => {
@@ -429,14 +436,14 @@ impl Source {
     /// Operand `k`'s terms into `buf` (as carrier elements), or a pointer to
     /// them in place when they are contiguous and already in the carrier.
     #[allow(clippy::too_many_arguments)]
-    fn fetch_one<C: Element>(
+    fn fetch_one<C: Element + Default + Clone>(
         &self,
         k: usize,
         o: usize,
         t0: usize,
         len: usize,
-        raw: &mut [u8],
-        buf: &mut [C],
+        raw: &mut Vec<u8>,
+        buf: &mut Vec<C>,
         idx: &mut [usize],
     ) -> Option<*const u8> {
         let a = self.addr[k];
@@ -451,6 +458,7 @@ impl Source {
             match a.conv {
                 None if (p as usize).is_multiple_of(core::mem::align_of::<C>()) => return Some(p),
                 None => {
+                    let buf = sized(buf);
                     // SAFETY: `len` carrier elements are readable from p and
                     // `buf` has room for them; an unaligned run is copied.
                     unsafe {
@@ -459,6 +467,7 @@ impl Source {
                     return None;
                 }
                 Some(f) => {
+                    let buf = sized(buf);
                     // SAFETY: `len` source elements are readable from p and
                     // `buf` holds at least `len` carrier elements.
                     unsafe { convert(f, p, len, buf.as_mut_ptr() as *mut u8) };
@@ -468,6 +477,10 @@ impl Source {
         }
         // Gather: into the carrier buffer directly when no conversion is needed,
         // else into the raw scratch (one code per byte for packed dtypes).
+        let buf = sized(buf);
+        if raw.len() < BLOCK * 16 {
+            raw.resize(BLOCK * 16, 0);
+        }
         let out: *mut u8 = match a.conv {
             None => buf.as_mut_ptr() as *mut u8,
             Some(_) => raw.as_mut_ptr(),
