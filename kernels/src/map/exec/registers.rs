@@ -42,6 +42,11 @@ pub(crate) struct RegProgram {
     ops: Vec<ROp>,
     /// Per node: whether its values are stored (an output computed here).
     stored: Vec<bool>,
+    /// Per node: whether a later node reads it (its block is then kept).
+    read: Vec<bool>,
+    /// Per node: whether its values are read from its source (a load
+    /// that is not uniform).
+    direct: Vec<bool>,
 }
 
 impl RegProgram {
@@ -105,11 +110,34 @@ impl RegProgram {
         for o in program.outputs() {
             stored[o.0] = !matches!(ops[o.0], ROp::Value);
         }
+        let mut read = vec![false; nodes.len()];
+        for op in &ops {
+            match *op {
+                ROp::Value => {}
+                ROp::Sqrt(a) => read[a] = true,
+                ROp::Add(a, b) | ROp::Sub(a, b) | ROp::Mul(a, b) | ROp::Div(a, b) => {
+                    read[a] = true;
+                    read[b] = true;
+                }
+                ROp::Fma(a, b, c) => {
+                    read[a] = true;
+                    read[b] = true;
+                    read[c] = true;
+                }
+            }
+        }
+        let direct = ops
+            .iter()
+            .zip(uniform)
+            .map(|(op, &u)| matches!(op, ROp::Value) && !u)
+            .collect();
         Some(RegProgram {
             wide: dt == DType::F64,
             avx512,
             ops,
             stored,
+            read,
+            direct,
         })
     }
 
@@ -198,28 +226,7 @@ impl RegProgram {
     ) {
         let w = R::LANES;
         let count = self.ops.len();
-        // Per node: whether a later node reads it.
-        let mut read = [false; MAX_NODES];
-        for op in &self.ops {
-            match *op {
-                ROp::Value => {}
-                ROp::Sqrt(a) => read[a] = true,
-                ROp::Add(a, b) | ROp::Sub(a, b) | ROp::Mul(a, b) | ROp::Div(a, b) => {
-                    read[a] = true;
-                    read[b] = true;
-                }
-                ROp::Fma(a, b, c) => {
-                    read[a] = true;
-                    read[b] = true;
-                    read[c] = true;
-                }
-            }
-        }
-        // Per node: whether its values are read from its source.
-        let mut direct = [false; MAX_NODES];
-        for (k, op) in self.ops.iter().enumerate() {
-            direct[k] = matches!(op, ROp::Value) && !uniform[k];
-        }
+        let (read, direct) = (&self.read, &self.direct);
         // SAFETY: R's instructions run (this function's contract). Every
         // load reads lanes i + j·w .. of a source holding `len` values (in
         // a whole block, all of them below `len`; in the last block masked
@@ -275,7 +282,7 @@ impl RegProgram {
                     let ld = |p: *const R::T, j: usize| R::load(p.add(j * w));
                     match self.ops[k] {
                         ROp::Value => {
-                            if tail && !uniform[k] {
+                            if tail && direct[k] {
                                 let p = (src[k] as *const R::T).add(i);
                                 for (j, &m) in masks.iter().enumerate() {
                                     mine.add(j).write(R::load_m(p.add(j * w), m));
