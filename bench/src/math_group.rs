@@ -5,7 +5,7 @@
 //! numpy is on the PATH, numpy's `np.f(x, out=y)` on the same number of
 //! elements (numpy's own timing in a subprocess; its inputs are generated the
 //! same way). `math` measures exp, log, sin, tanh and sigmoid; `math:all` every
-//! default and fast transcendental.
+//! default and fast transcendental; `math:NAME` the kinds named.
 //!
 //! A sample of each tessera result is checked within the kind's bound (1 or
 //! 3.5 ulp, plus half an ulp for the reference) against the platform's f64
@@ -121,11 +121,25 @@ fn numpy(name: &str, n: usize, reps: usize) -> Option<f64> {
 /// the kinds' table as a chart (the fused program's lines are not charted).
 pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool, Chart) {
     let all = filters.iter().any(|f| f == "math:all");
+    // `math:NAME` (one or more) picks kinds by name.
+    let picked: Vec<&str> = filters
+        .iter()
+        .filter_map(|f| f.strip_prefix("math:"))
+        .filter(|n| *n != "all")
+        .collect();
     let reps = if quick { 2 } else { 5 };
     let names: Vec<Kind> = Kind::ALL
         .into_iter()
         .filter(|k| k.info().accuracy != Accuracy::Exact && k.info().arity == 1)
-        .filter(|k| all || matches!(k.name(), "exp" | "log" | "sin" | "tanh" | "sigmoid"))
+        .filter(|k| {
+            if all {
+                true
+            } else if !picked.is_empty() {
+                picked.contains(&k.name())
+            } else {
+                matches!(k.name(), "exp" | "log" | "sin" | "tanh" | "sigmoid")
+            }
+        })
         .collect();
     let tiers = tessera::available_tiers();
     let mut chart = Chart::new(

@@ -164,6 +164,98 @@ impl Gen<'_> {
     }
 }
 
+/// A random program on the register path of `map` (`kernels/src/map/exec/registers.rs`):
+/// every node an input, a literal, or `+`, `-`, `*`, `/`, `sqrt` or `fma` of
+/// one float dtype (f32 or f64), with up to two intermediates and one or two
+/// outputs, literals typed and untyped and special ones among them (±∞,
+/// NaN, 0, 10^±30), about 20 nodes at most (the path takes up to 24).
+pub fn register_text(rng: &mut Rng) -> Text {
+    let d = if rng.chance(1, 2) {
+        DType::F32
+    } else {
+        DType::F64
+    };
+    let n_in = 1 + rng.below_usize(3);
+    let mut names: Vec<String> = (0..n_in).map(|i| format!("x{i}")).collect();
+    let mut budget = 8usize;
+    let mut stmts = Vec::new();
+    let temps = rng.below_usize(3);
+    let outs = 1 + rng.below_usize(2);
+    for s in 0..temps + outs {
+        let e = register_expr(rng, &names, d, 3, &mut budget);
+        let name = if s < temps {
+            format!("t{s}")
+        } else {
+            format!("y{}", s - temps)
+        };
+        stmts.push(format!("{name} = {e}"));
+        if s < temps {
+            names.push(name);
+        }
+    }
+    Text {
+        text: stmts.join("; "),
+        inputs: vec![d; n_in],
+    }
+}
+
+/// A literal of a register-path program: typed (`0.5f32`, `inf_f64`) or
+/// untyped (taking the other operand's dtype).
+fn register_literal(rng: &mut Rng, d: DType, typed: bool) -> String {
+    let body = *rng.pick(&[
+        "0.5", "3.0", "1e30", "1e-30", "0.0", "2.0", "0.1", "inf", "nan", "1.5",
+    ]);
+    match (typed, body) {
+        (false, _) => body.to_string(),
+        (true, "inf" | "nan") => format!("{body}_{}", d.name()),
+        (true, _) => format!("{body}{}", d.name()),
+    }
+}
+
+fn register_expr(
+    rng: &mut Rng,
+    names: &[String],
+    d: DType,
+    depth: usize,
+    budget: &mut usize,
+) -> String {
+    // A statement's root is an operation while the budget lasts.
+    let root = depth == 3;
+    if depth == 0 || *budget == 0 || (!root && rng.chance(1, 4)) {
+        return if rng.chance(1, 6) {
+            register_literal(rng, d, true)
+        } else {
+            rng.pick(names).clone()
+        };
+    }
+    *budget -= 1;
+    match rng.below(6) {
+        0..=2 => {
+            let op = *rng.pick(&["+", "-", "*", "/"]);
+            let a = register_expr(rng, names, d, depth - 1, budget);
+            let b = if rng.chance(1, 5) {
+                register_literal(rng, d, false)
+            } else {
+                register_expr(rng, names, d, depth - 1, budget)
+            };
+            format!("({a} {op} {b})")
+        }
+        3 => format!("sqrt({})", register_expr(rng, names, d, depth - 1, budget)),
+        4 => {
+            let args: Vec<String> = (0..3)
+                .map(|_| register_expr(rng, names, d, depth - 1, budget))
+                .collect();
+            format!("fma({})", args.join(", "))
+        }
+        _ => {
+            let kind = *rng.pick(&["add", "sub", "mul", "div"]);
+            let a = register_expr(rng, names, d, depth - 1, budget);
+            let b = register_expr(rng, names, d, depth - 1, budget);
+            format!("{kind}({a}, {b})")
+        }
+    }
+}
+
 /// A random program text: some intermediates, then one to three outputs,
 /// mostly well-typed, over up to three inputs.
 pub fn random_text(rng: &mut Rng) -> Text {
