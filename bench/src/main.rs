@@ -121,6 +121,9 @@
 //! * `gather`, `scatter`, `unique`: gather and gather_ranges, scatter-add
 //!   and unique numbering beside plain loops, memcpy and a `hashbrown` +
 //!   `foldhash` numbering loop (see `movement_group.rs`); only when named.
+//! * `bytes`: byte search and count, substring search, UTF-8 validation,
+//!   hex and popcount beside `memchr`, `memmem`, `simdutf8`, `hex-simd` and
+//!   `const-hex` in GB/s (see `bytes_group.rs`); only when named.
 //! * `sort`: stable sort of 16M f32, u32 and i64 (values, and values with
 //!   positions) beside `slice::sort` and `slice::sort_unstable`, and top-k
 //!   of 1% beside the full sort, in ns/element on one thread (see
@@ -156,6 +159,7 @@
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 
 mod attention_group;
+mod bytes_group;
 mod cast_sweep;
 mod casts;
 mod chart;
@@ -351,6 +355,7 @@ fn main() -> ExitCode {
     let gather_g = !o.filters.is_empty() && selected(movement_group::GATHER, &o.filters);
     let scatter_g = !o.filters.is_empty() && selected(movement_group::SCATTER, &o.filters);
     let unique_g = !o.filters.is_empty() && selected(movement_group::UNIQUE, &o.filters);
+    let bytes_g = !o.filters.is_empty() && selected(bytes_group::NAME, &o.filters);
     let sort_group = !o.filters.is_empty() && selected(sort_group::NAME, &o.filters);
     let attention_g = !o.filters.is_empty() && selected(attention_group::NAME, &o.filters);
     let protected_g = !o.filters.is_empty() && selected(protected_group::NAME, &o.filters);
@@ -376,6 +381,7 @@ fn main() -> ExitCode {
         && !gather_g
         && !scatter_g
         && !unique_g
+        && !bytes_g
         && !sort_group
         && !attention_g
         && !protected_g
@@ -512,6 +518,7 @@ fn main() -> ExitCode {
         (gather_g, movement_group::run_gather),
         (scatter_g, movement_group::run_scatter),
         (unique_g, movement_group::run_unique),
+        (bytes_g, bytes_group::run),
     ];
     if linalg_g {
         let only = match linalg_group::restriction(&o.filters) {

@@ -32,7 +32,7 @@ pub const SCATTER: &str = "scatter";
 pub const UNIQUE: &str = "unique";
 
 /// Best seconds per call of each closure, sampled alternately.
-fn race(fs: &mut [&mut dyn FnMut()], quick: bool) -> Vec<f64> {
+pub(crate) fn race(fs: &mut [&mut dyn FnMut()], quick: bool) -> Vec<f64> {
     let sample = if quick { 0.01 } else { 0.2 };
     let mut best = vec![f64::INFINITY; fs.len()];
     let mut reps = vec![1usize; fs.len()];

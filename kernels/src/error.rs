@@ -142,6 +142,17 @@ pub enum Error {
         /// What was expected or is wrong.
         reason: String,
     },
+    /// Input bytes that are not valid text of their format (UTF-8, hex,
+    /// base64, decimal integers): the first byte in error.
+    Encoding {
+        /// The format (`utf-8`, `hex`, …).
+        format: &'static str,
+        /// Byte offset of the first byte that cannot be read (the input's
+        /// length where it ends too early).
+        offset: usize,
+        /// What is wrong there.
+        reason: String,
+    },
     /// A dispatch family whose measured error misses its stated bound
     /// ([`crate::probe`]): this process's build or CPU does not compute it
     /// as the contract says.
@@ -204,6 +215,11 @@ impl fmt::Display for Error {
                 expected,
             } => write!(f, "{operand}: shape {shape:?}; {expected}"),
             Error::Attribute { name, reason } => write!(f, "{name}: {reason}"),
+            Error::Encoding {
+                format,
+                offset,
+                reason,
+            } => write!(f, "{format} input, at byte {offset}: {reason}"),
             Error::Probe {
                 family,
                 measured,

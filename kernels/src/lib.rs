@@ -72,6 +72,7 @@ mod alloc;
 pub mod array;
 pub mod assembly;
 pub mod attention;
+pub mod bytes;
 pub mod cast;
 mod checks;
 pub mod contract;

@@ -87,11 +87,13 @@ pub enum Engine {
     Contract,
     /// Fourier transforms (`fft`).
     Fft,
+    /// The byte and text kernels (`bytes::*`).
+    Bytes,
 }
 
 impl Engine {
     /// Every engine, in the order of the host table's documentation.
-    pub const ALL: [Engine; 7] = [
+    pub const ALL: [Engine; 8] = [
         Engine::Elementwise,
         Engine::Cast,
         Engine::Map,
@@ -99,6 +101,7 @@ impl Engine {
         Engine::Scan,
         Engine::Contract,
         Engine::Fft,
+        Engine::Bytes,
     ];
 
     /// The engine's name, as the benchmark's `tiers` group prints it.
@@ -111,6 +114,7 @@ impl Engine {
             Engine::Scan => "scan",
             Engine::Contract => "contract",
             Engine::Fft => "fft",
+            Engine::Bytes => "bytes",
         }
     }
 }
@@ -421,18 +425,25 @@ pub fn runs_avx512(tier: Tier) -> bool {
     features_of(tier).1
 }
 
-/// `(runs_avx2, runs_avx512)` of a tier, read from its declared features once
-/// per process (small calls ask on every call).
-fn features_of(tier: Tier) -> (bool, bool) {
+/// Whether `tier` executes AVX-512 F and BW besides AVX2 and FMA (the byte
+/// engine's 512-bit paths run on it, with the scalar tier's results).
+pub fn runs_avx512bw(tier: Tier) -> bool {
+    features_of(tier).2
+}
+
+/// `(runs_avx2, runs_avx512, runs_avx512bw)` of a tier, read from its
+/// declared features once per process (small calls ask on every call).
+fn features_of(tier: Tier) -> (bool, bool, bool) {
     use std::sync::OnceLock;
-    static TABLE: OnceLock<Vec<(bool, bool)>> = OnceLock::new();
+    static TABLE: OnceLock<Vec<(bool, bool, bool)>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
         Tier::ALL
             .iter()
             .map(|t| {
                 let f = t.info().features;
                 let avx2 = f.contains(&"avx2") && f.contains(&"fma");
-                (avx2, avx2 && f.contains(&"avx512f"))
+                let avx512 = avx2 && f.contains(&"avx512f");
+                (avx2, avx512, avx512 && f.contains(&"avx512bw"))
             })
             .collect()
     });

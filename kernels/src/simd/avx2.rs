@@ -5,7 +5,7 @@
 //! caller runs AVX2 and FMA (its `#[target_feature]`), and the pointers it
 //! passes address the elements the method reads or writes.
 
-use super::{ComplexReg, RealReg};
+use super::{ByteReg, ComplexReg, RealReg};
 use core::arch::x86_64::*;
 use num_complex::Complex;
 
@@ -523,6 +523,156 @@ pub(crate) unsafe fn transpose4_f64(src: *const f64, rs: isize, dst: *mut f64, d
         ];
         for (d, v) in o.into_iter().enumerate() {
             _mm256_storeu_pd(dst.offset(d as isize * ds), v);
+        }
+    }
+}
+
+impl ByteReg for __m256i {
+    const LANES: usize = 32;
+    #[inline(always)]
+    unsafe fn set1(v: u8) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_set1_epi8(v as i8) }
+    }
+    #[inline(always)]
+    unsafe fn table16(t: &[u8; 16]) -> Self {
+        // SAFETY: AVX2 runs; `t` is 16 readable bytes.
+        unsafe { _mm256_broadcastsi128_si256(_mm_loadu_si128(t.as_ptr() as *const __m128i)) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: the 32 bytes from `p` are readable (the trait's memory
+        // contract); AVX runs.
+        unsafe { _mm256_loadu_si256(p as *const __m256i) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8) {
+        // SAFETY: the 32 bytes from `p` are writable (the trait's memory
+        // contract); AVX runs.
+        unsafe { _mm256_storeu_si256(p as *mut __m256i, self) }
+    }
+    #[inline(always)]
+    unsafe fn and(a: Self, b: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_and_si256(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn or(a: Self, b: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_or_si256(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn xor(a: Self, b: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_xor_si256(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_add_epi8(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn subs(a: Self, b: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_subs_epu8(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn eq(a: Self, b: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_cmpeq_epi8(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn min(a: Self, b: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_min_epu8(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn eq_bits(a: Self, b: Self) -> u64 {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, b)) as u32 as u64 }
+    }
+    #[inline(always)]
+    unsafe fn high_bits(a: Self) -> u64 {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_movemask_epi8(a) as u32 as u64 }
+    }
+    #[inline(always)]
+    unsafe fn nonzero_bits(a: Self) -> u64 {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe {
+            !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, _mm256_setzero_si256())) as u32) as u64
+        }
+    }
+    #[inline(always)]
+    unsafe fn any(a: Self) -> bool {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_testz_si256(a, a) == 0 }
+    }
+    #[inline(always)]
+    unsafe fn high_nibbles(a: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_and_si256(_mm256_srli_epi16::<4>(a), _mm256_set1_epi8(0x0f)) }
+    }
+    #[inline(always)]
+    unsafe fn low_nibbles(a: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_and_si256(a, _mm256_set1_epi8(0x0f)) }
+    }
+    #[inline(always)]
+    unsafe fn lookup16(t: Self, idx: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract); each 128-bit
+        // block of `t` holds the whole table.
+        unsafe { _mm256_shuffle_epi8(t, idx) }
+    }
+    #[inline(always)]
+    unsafe fn prev1(cur: Self, prev: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract). `t` is prev's
+        // high half then cur's low half: the 16 bytes before each half of cur.
+        unsafe { _mm256_alignr_epi8::<15>(cur, _mm256_permute2x128_si256::<0x21>(prev, cur)) }
+    }
+    #[inline(always)]
+    unsafe fn prev2(cur: Self, prev: Self) -> Self {
+        // SAFETY: as prev1.
+        unsafe { _mm256_alignr_epi8::<14>(cur, _mm256_permute2x128_si256::<0x21>(prev, cur)) }
+    }
+    #[inline(always)]
+    unsafe fn prev3(cur: Self, prev: Self) -> Self {
+        // SAFETY: as prev1.
+        unsafe { _mm256_alignr_epi8::<13>(cur, _mm256_permute2x128_si256::<0x21>(prev, cur)) }
+    }
+    #[inline(always)]
+    unsafe fn sum(a: Self) -> u64 {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe {
+            let s = _mm256_sad_epu8(a, _mm256_setzero_si256());
+            let h = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+            (_mm_cvtsi128_si64(h) + _mm_extract_epi64::<1>(h)) as u64
+        }
+    }
+    #[inline(always)]
+    unsafe fn zip(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: AVX2 runs (the trait's feature contract). The unpacks
+        // interleave within each 128-bit half; the permutes put the halves
+        // in memory order.
+        unsafe {
+            let lo = _mm256_unpacklo_epi8(a, b);
+            let hi = _mm256_unpackhi_epi8(a, b);
+            (
+                _mm256_permute2x128_si256::<0x20>(lo, hi),
+                _mm256_permute2x128_si256::<0x31>(lo, hi),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn pack_nibble_pairs(a: Self, b: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract). maddubs forms
+        // 16·x[2j] + x[2j+1] (≤ 255) in 16-bit lanes; packus narrows them per
+        // 128-bit half (a's, b's, a's, b's); the permute restores the order.
+        unsafe {
+            let w = _mm256_set1_epi16(0x0110);
+            let pa = _mm256_maddubs_epi16(a, w);
+            let pb = _mm256_maddubs_epi16(b, w);
+            _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(pa, pb))
         }
     }
 }

@@ -8,7 +8,7 @@
 //! passes address the elements the method reads or writes.
 
 use super::avx2::{halving_pd, halving_ps};
-use super::{ComplexReg, RealReg};
+use super::{ByteReg, ComplexReg, RealReg};
 use core::arch::x86_64::*;
 use num_complex::Complex;
 
@@ -556,6 +556,154 @@ impl Cf64x4 {
                 Cf64x4(_mm512_shuffle_f64x2(t2, t3, 0x88)),
                 Cf64x4(_mm512_shuffle_f64x2(t2, t3, 0xDD)),
             ]
+        }
+    }
+}
+
+impl ByteReg for __m512i {
+    const LANES: usize = 64;
+    #[inline(always)]
+    unsafe fn set1(v: u8) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_set1_epi8(v as i8) }
+    }
+    #[inline(always)]
+    unsafe fn table16(t: &[u8; 16]) -> Self {
+        // SAFETY: AVX-512 F runs; `t` is 16 readable bytes.
+        unsafe { _mm512_broadcast_i32x4(_mm_loadu_si128(t.as_ptr() as *const __m128i)) }
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const u8) -> Self {
+        // SAFETY: the 64 bytes from `p` are readable (the trait's memory
+        // contract); AVX-512 F runs.
+        unsafe { _mm512_loadu_si512(p as *const _) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, p: *mut u8) {
+        // SAFETY: the 64 bytes from `p` are writable (the trait's memory
+        // contract); AVX-512 F runs.
+        unsafe { _mm512_storeu_si512(p as *mut _, self) }
+    }
+    #[inline(always)]
+    unsafe fn and(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_and_si512(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn or(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_or_si512(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn xor(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_xor_si512(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract).
+        unsafe { _mm512_add_epi8(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn subs(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract).
+        unsafe { _mm512_subs_epu8(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn eq(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract).
+        unsafe { _mm512_movm_epi8(_mm512_cmpeq_epi8_mask(a, b)) }
+    }
+    #[inline(always)]
+    unsafe fn min(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract).
+        unsafe { _mm512_min_epu8(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn eq_bits(a: Self, b: Self) -> u64 {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract).
+        unsafe { _mm512_cmpeq_epi8_mask(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn high_bits(a: Self) -> u64 {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract).
+        unsafe { _mm512_movepi8_mask(a) }
+    }
+    #[inline(always)]
+    unsafe fn nonzero_bits(a: Self) -> u64 {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract).
+        unsafe { _mm512_test_epi8_mask(a, a) }
+    }
+    #[inline(always)]
+    unsafe fn any(a: Self) -> bool {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_test_epi64_mask(a, a) != 0 }
+    }
+    #[inline(always)]
+    unsafe fn high_nibbles(a: Self) -> Self {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract).
+        unsafe { _mm512_and_si512(_mm512_srli_epi16::<4>(a), _mm512_set1_epi8(0x0f)) }
+    }
+    #[inline(always)]
+    unsafe fn low_nibbles(a: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_and_si512(a, _mm512_set1_epi8(0x0f)) }
+    }
+    #[inline(always)]
+    unsafe fn lookup16(t: Self, idx: Self) -> Self {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract); each
+        // 128-bit block of `t` holds the whole table.
+        unsafe { _mm512_shuffle_epi8(t, idx) }
+    }
+    #[inline(always)]
+    unsafe fn prev1(cur: Self, prev: Self) -> Self {
+        // SAFETY: AVX-512 F and BW run (the trait's feature contract). `t`
+        // is prev's last 128-bit block then cur's first three: the 16 bytes
+        // before each block of cur.
+        unsafe { _mm512_alignr_epi8::<15>(cur, _mm512_alignr_epi64::<6>(cur, prev)) }
+    }
+    #[inline(always)]
+    unsafe fn prev2(cur: Self, prev: Self) -> Self {
+        // SAFETY: as prev1.
+        unsafe { _mm512_alignr_epi8::<14>(cur, _mm512_alignr_epi64::<6>(cur, prev)) }
+    }
+    #[inline(always)]
+    unsafe fn prev3(cur: Self, prev: Self) -> Self {
+        // SAFETY: as prev1.
+        unsafe { _mm512_alignr_epi8::<13>(cur, _mm512_alignr_epi64::<6>(cur, prev)) }
+    }
+    #[inline(always)]
+    unsafe fn sum(a: Self) -> u64 {
+        // SAFETY: AVX-512 F and BW run (the trait's feature contract).
+        unsafe { _mm512_reduce_add_epi64(_mm512_sad_epu8(a, _mm512_setzero_si512())) as u64 }
+    }
+    #[inline(always)]
+    unsafe fn zip(a: Self, b: Self) -> (Self, Self) {
+        // SAFETY: AVX-512 F and BW run (the trait's feature contract). The
+        // unpacks interleave within each 128-bit block; the two-source
+        // permutes of 64-bit words put the blocks in memory order.
+        unsafe {
+            let lo = _mm512_unpacklo_epi8(a, b);
+            let hi = _mm512_unpackhi_epi8(a, b);
+            let first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
+            let second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+            (
+                _mm512_permutex2var_epi64(lo, first, hi),
+                _mm512_permutex2var_epi64(lo, second, hi),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn pack_nibble_pairs(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F and BW run (the trait's feature contract). As the
+        // AVX2 form: maddubs, packus per 128-bit block (a, b, a, b, …), and a
+        // permute of 64-bit words into memory order.
+        unsafe {
+            let w = _mm512_set1_epi16(0x0110);
+            let pa = _mm512_maddubs_epi16(a, w);
+            let pb = _mm512_maddubs_epi16(b, w);
+            let order = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+            _mm512_permutexvar_epi64(order, _mm512_packus_epi16(pa, pb))
         }
     }
 }

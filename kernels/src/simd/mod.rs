@@ -5,11 +5,13 @@
 //!   the GEMM microkernels (`contract/micro.rs`) and of the lane order of
 //!   sums and products (`reduce/lanes.rs`);
 //! - [`ComplexReg`]: a register of complex points, real and imaginary parts
-//!   side by side, the operations of the FFT's butterflies (`fft/simd.rs`).
+//!   side by side, the operations of the FFT's butterflies (`fft/simd.rs`);
+//! - [`ByteReg`]: a register of byte lanes, the operations of the byte and
+//!   text kernels (`bytes/`).
 //!
 //! `avx2.rs` implements them for the 256-bit registers (AVX2 and FMA),
 //! `avx512.rs` for the 512-bit ones (AVX-512 F, with the AVX2 features
-//! besides); the test-only `scalar.rs` is an array of lanes that states each
+//! besides; BW for the byte lanes); the test-only `scalar.rs` is an array of lanes that states each
 //! method's meaning in plain Rust and checks the vector impls lane by lane.
 //!
 //! Nothing here asks the CPU what it runs: detection lives in
@@ -167,4 +169,75 @@ pub(crate) trait ComplexReg: Copy {
     /// registers, as a row of four points, the rows `row` points apart
     /// (`row ≥ 4`, a multiple of 4).
     unsafe fn store4(b: [Self; 4], p: *mut Complex<Self::T>, row: usize);
+}
+
+/// A vector register of [`LANES`](ByteReg::LANES) byte lanes (32 or 64),
+/// lane 0 at the lowest address when loaded or stored. A set of lanes is a
+/// `u64` with bit `i` for lane `i`.
+///
+/// # Safety
+/// This contract covers every method of the trait (all are `unsafe fn`), in
+/// every impl:
+/// - **CPU features.** AVX2 for `__m256i`; AVX-512 F and BW with AVX2 for
+///   `__m512i`, running because the caller is a function compiled with those
+///   features, which the tier model calls only on a CPU that has them.
+/// - **Memory.** [`load`](ByteReg::load) reads and [`store`](ByteReg::store)
+///   writes the `LANES` bytes from `p` (no alignment needed); the other
+///   methods touch no memory.
+pub(crate) trait ByteReg: Copy {
+    /// Lanes per register.
+    const LANES: usize;
+    /// `v` in every lane.
+    unsafe fn set1(v: u8) -> Self;
+    /// The 16 bytes of `t` in every 128-bit block (the table of
+    /// [`lookup16`](ByteReg::lookup16)).
+    unsafe fn table16(t: &[u8; 16]) -> Self;
+    /// The `LANES` bytes from `p`.
+    unsafe fn load(p: *const u8) -> Self;
+    /// The lanes to the `LANES` bytes from `p`.
+    unsafe fn store(self, p: *mut u8);
+    /// `a & b`.
+    unsafe fn and(a: Self, b: Self) -> Self;
+    /// `a | b`.
+    unsafe fn or(a: Self, b: Self) -> Self;
+    /// `a ^ b`.
+    unsafe fn xor(a: Self, b: Self) -> Self;
+    /// `a + b` per lane, wrapping.
+    unsafe fn add(a: Self, b: Self) -> Self;
+    /// `a − b` per lane, saturating at 0 (unsigned).
+    unsafe fn subs(a: Self, b: Self) -> Self;
+    /// 0xff in the lanes where `a == b`, 0 in the others.
+    unsafe fn eq(a: Self, b: Self) -> Self;
+    /// The unsigned minimum per lane.
+    unsafe fn min(a: Self, b: Self) -> Self;
+    /// The lanes where `a == b`.
+    unsafe fn eq_bits(a: Self, b: Self) -> u64;
+    /// The lanes whose top bit is set.
+    unsafe fn high_bits(a: Self) -> u64;
+    /// The lanes that are not zero.
+    unsafe fn nonzero_bits(a: Self) -> u64;
+    /// Whether any lane is not zero.
+    unsafe fn any(a: Self) -> bool;
+    /// `a >> 4` per lane (the high nibbles, 0..=15).
+    unsafe fn high_nibbles(a: Self) -> Self;
+    /// `a & 15` per lane.
+    unsafe fn low_nibbles(a: Self) -> Self;
+    /// Lane `i` is `t[idx[i]]`, `t` a [`table16`](ByteReg::table16) and
+    /// every `idx` lane in 0..=15.
+    unsafe fn lookup16(t: Self, idx: Self) -> Self;
+    /// The lanes shifted up by one: lane `i` is `cur[i − 1]`, lane 0 is
+    /// `prev`'s last lane (the byte before `cur` in a stream).
+    unsafe fn prev1(cur: Self, prev: Self) -> Self;
+    /// As [`prev1`](ByteReg::prev1), shifted by two.
+    unsafe fn prev2(cur: Self, prev: Self) -> Self;
+    /// As [`prev1`](ByteReg::prev1), shifted by three.
+    unsafe fn prev3(cur: Self, prev: Self) -> Self;
+    /// The sum of the lanes as integers.
+    unsafe fn sum(a: Self) -> u64;
+    /// The lanes of `a` and `b` interleaved, `a[0], b[0], a[1], b[1], …`:
+    /// the first `LANES` of them and the last `LANES`.
+    unsafe fn zip(a: Self, b: Self) -> (Self, Self);
+    /// For `2·LANES` nibbles `x` (the lanes of `a`, then of `b`, each in
+    /// 0..=15), the bytes `x[2j] << 4 | x[2j + 1]`.
+    unsafe fn pack_nibble_pairs(a: Self, b: Self) -> Self;
 }

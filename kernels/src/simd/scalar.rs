@@ -282,3 +282,154 @@ mod tests {
         }
     }
 }
+
+/// [`ByteReg`](super::ByteReg)'s methods stated on arrays of bytes, and the
+/// test that holds the vector impls to them lane by lane.
+#[cfg(target_arch = "x86_64")]
+mod byte_lanes {
+    use crate::simd::ByteReg;
+    use crate::tier::{runs_avx2, runs_avx512bw};
+    use crate::Tier;
+    use core::arch::x86_64::*;
+    use tessera_testkit::rng::Rng;
+
+    /// Bit `i` where `f(lane i)`.
+    fn bits(v: &[u8], f: impl Fn(usize, u8) -> bool) -> u64 {
+        v.iter()
+            .enumerate()
+            .fold(0, |m, (i, &x)| m | (f(i, x) as u64) << i)
+    }
+
+    /// # Safety
+    /// The CPU runs `R`'s instructions.
+    #[inline(always)]
+    unsafe fn check<R: ByteReg>(seed: u64) {
+        let n = R::LANES;
+        let mut rng = Rng::new(seed);
+        // Small values often, so that lanes compare equal and nibbles repeat.
+        let mut draw = || {
+            if rng.chance(1, 2) {
+                rng.below(4) as u8
+            } else {
+                rng.next_u64() as u8
+            }
+        };
+        let x: Vec<u8> = (0..4 * n).map(|_| draw()).collect();
+        let (a, b, c) = (&x[..n], &x[n..2 * n], &x[2 * n..3 * n]);
+        let nib: Vec<u8> = x[3 * n..].iter().map(|v| v & 15).collect();
+        let table: [u8; 16] = core::array::from_fn(|i| x[i].wrapping_mul(7) ^ i as u8);
+        // SAFETY: every pointer addresses n readable (or writable) bytes;
+        // the caller runs R's instructions.
+        unsafe {
+            let out = |r: R| {
+                let mut o = vec![0u8; n];
+                r.store(o.as_mut_ptr());
+                o
+            };
+            let each = |f: &dyn Fn(usize) -> u8| (0..n).map(f).collect::<Vec<u8>>();
+            let (ra, rb, rc) = (
+                R::load(a.as_ptr()),
+                R::load(b.as_ptr()),
+                R::load(c.as_ptr()),
+            );
+            let rn = R::load(nib.as_ptr());
+            assert_eq!(out(ra), a, "load/store");
+            assert_eq!(out(R::set1(x[3])), vec![x[3]; n], "set1");
+            assert_eq!(out(R::and(ra, rb)), each(&|i| a[i] & b[i]), "and");
+            assert_eq!(out(R::or(ra, rb)), each(&|i| a[i] | b[i]), "or");
+            assert_eq!(out(R::xor(ra, rb)), each(&|i| a[i] ^ b[i]), "xor");
+            assert_eq!(
+                out(R::add(ra, rb)),
+                each(&|i| a[i].wrapping_add(b[i])),
+                "add"
+            );
+            assert_eq!(
+                out(R::subs(ra, rb)),
+                each(&|i| a[i].saturating_sub(b[i])),
+                "subs"
+            );
+            let eq = each(&|i| if a[i] == b[i] { 0xff } else { 0 });
+            assert_eq!(out(R::eq(ra, rb)), eq, "eq");
+            assert_eq!(out(R::min(ra, rb)), each(&|i| a[i].min(b[i])), "min");
+            assert_eq!(R::eq_bits(ra, rb), bits(a, |i, v| v == b[i]), "eq_bits");
+            assert_eq!(R::high_bits(ra), bits(a, |_, v| v >= 128), "high_bits");
+            assert_eq!(R::nonzero_bits(ra), bits(a, |_, v| v != 0), "nonzero_bits");
+            let z = R::set1(0);
+            assert!(!R::any(z) && R::any(ra) == a.iter().any(|&v| v != 0), "any");
+            assert_eq!(
+                out(R::high_nibbles(ra)),
+                each(&|i| a[i] >> 4),
+                "high_nibbles"
+            );
+            assert_eq!(out(R::low_nibbles(ra)), each(&|i| a[i] & 15), "low_nibbles");
+            let t = R::table16(&table);
+            let looked = each(&|i| table[nib[i] as usize]);
+            assert_eq!(out(R::lookup16(t, rn)), looked, "lookup16");
+            // `a` before `b` in a stream: lane i of prevK(b, a) is the byte
+            // K places before b[i].
+            let stream = &x[..2 * n];
+            for (k, got) in [
+                (1, out(R::prev1(rb, ra))),
+                (2, out(R::prev2(rb, ra))),
+                (3, out(R::prev3(rb, ra))),
+            ] {
+                assert_eq!(got, each(&|i| stream[n + i - k]), "prev{k}");
+            }
+            let total: u64 = c.iter().map(|&v| v as u64).sum();
+            assert_eq!(R::sum(rc), total, "sum");
+            let (z0, z1) = R::zip(ra, rb);
+            let zipped: Vec<u8> = (0..2 * n)
+                .map(|j| if j % 2 == 0 { a[j / 2] } else { b[j / 2] })
+                .collect();
+            assert_eq!([out(z0), out(z1)].concat(), zipped, "zip");
+            let nb: Vec<u8> = b.iter().map(|v| v & 15).collect();
+            let rnb = R::load(nb.as_ptr());
+            let all: Vec<u8> = [nib.clone(), nb.clone()].concat();
+            let packed = each(&|j| all[2 * j] << 4 | all[2 * j + 1]);
+            assert_eq!(
+                out(R::pack_nibble_pairs(rn, rnb)),
+                packed,
+                "pack_nibble_pairs"
+            );
+        }
+    }
+
+    /// # Safety
+    /// The CPU runs AVX2.
+    #[target_feature(enable = "avx2")]
+    unsafe fn check_avx2(seed: u64) {
+        // SAFETY: this function enables AVX2, which its caller runs.
+        unsafe { check::<__m256i>(seed) }
+    }
+
+    /// # Safety
+    /// The CPU runs AVX-512 F and BW with AVX2.
+    #[target_feature(enable = "avx512f,avx512bw,avx2")]
+    unsafe fn check_avx512(seed: u64) {
+        // SAFETY: this function enables AVX-512 F and BW and AVX2, which its
+        // caller runs.
+        unsafe { check::<__m512i>(seed) }
+    }
+
+    #[test]
+    fn every_byte_register_computes_the_models_lanes() {
+        let runs = |f: fn(Tier) -> bool| Tier::ALL.iter().any(|&t| f(t) && t.available());
+        let (avx2, avx512) = (runs(runs_avx2), runs(runs_avx512bw));
+        if !avx2 {
+            eprintln!("skipped: no available tier runs AVX2");
+        }
+        if !avx512 {
+            eprintln!("skipped: no available tier runs AVX-512");
+        }
+        for seed in 0..300 {
+            if avx2 {
+                // SAFETY: an available tier runs AVX2.
+                unsafe { check_avx2(seed) };
+            }
+            if avx512 {
+                // SAFETY: an available tier runs AVX-512 F and BW.
+                unsafe { check_avx512(seed) };
+            }
+        }
+    }
+}

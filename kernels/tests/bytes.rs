@@ -1,0 +1,609 @@
+//! The byte and text kernels (`tessera::bytes`) against naive models written
+//! here (plain loops, `std::str::from_utf8`, `format!`), on every tier this
+//! CPU runs, over random inputs drawn from small and full alphabets (so
+//! that matches are common and rare), lengths around every register and
+//! block size, and sub-slices at every alignment; UTF-8 exhaustively over every
+//! 1-, 2- and 3-byte input and hex over every digit pair, placed across register
+//! boundaries. Refusals leave the destination as it was.
+
+mod common;
+
+use std::cmp::Ordering;
+use tessera::bytes;
+use tessera::{Error, Exec};
+use tessera_testkit::rng::Rng;
+
+/// A random byte string: from an alphabet of `k` bytes (`k = 0`: any).
+fn draw(rng: &mut Rng, n: usize, k: u64) -> Vec<u8> {
+    (0..n)
+        .map(|_| {
+            if k == 0 {
+                rng.next_u64() as u8
+            } else {
+                b'a' + rng.below(k) as u8
+            }
+        })
+        .collect()
+}
+
+/// Lengths around 32, 64, 128 and 256 (registers, unrolled steps) and some
+/// others.
+fn length(rng: &mut Rng) -> usize {
+    let base = *rng.pick(&[
+        0usize, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 300, 1000,
+    ]);
+    base + rng.below_usize(3)
+}
+
+/// An input at a random offset of a larger buffer (its alignment varies).
+fn offset_copy(rng: &mut Rng, v: &[u8]) -> (Vec<u8>, usize) {
+    let off = rng.below_usize(64);
+    let mut buf = vec![0xa5u8; off];
+    buf.extend_from_slice(v);
+    (buf, off)
+}
+
+fn execs() -> Vec<(tessera::Tier, Exec)> {
+    common::tiers()
+        .into_iter()
+        .map(|t| (t, Exec::on(t)))
+        .collect()
+}
+
+#[test]
+fn searches_and_counts_match_plain_loops() {
+    let mut rng = Rng::new(1);
+    for case in 0..3000 {
+        let alpha = *rng.pick(&[0u64, 2, 4, 26]);
+        let n = length(&mut rng);
+        let v = draw(&mut rng, n, alpha);
+        let (buf, off) = offset_copy(&mut rng, &v);
+        let b = &buf[off..];
+        let c = if alpha == 0 {
+            rng.next_u64() as u8
+        } else {
+            b'a' + rng.below(alpha + 1) as u8
+        };
+        let set_len = rng.below_usize(if case % 5 == 0 { 40 } else { 5 });
+        let set: Vec<u8> = (0..set_len)
+            .map(|_| {
+                if alpha == 0 || rng.chance(1, 4) {
+                    rng.next_u64() as u8
+                } else {
+                    b'a' + rng.below(alpha) as u8
+                }
+            })
+            .collect();
+        let inset = |x: &u8| set.contains(x);
+        let want_all: Vec<usize> = (0..n).filter(|&i| b[i] == c).collect();
+        for (t, e) in execs() {
+            let at = || format!("case {case}, tier {t:?}, n {n}, c {c}, set {set:?}");
+            assert_eq!(
+                bytes::index_byte(b, c, &e).unwrap(),
+                b.iter().position(|&x| x == c),
+                "{}",
+                at()
+            );
+            assert_eq!(
+                bytes::last_index_byte(b, c, &e).unwrap(),
+                b.iter().rposition(|&x| x == c),
+                "{}",
+                at()
+            );
+            assert_eq!(
+                bytes::count_byte(b, c, &e).unwrap(),
+                want_all.len(),
+                "{}",
+                at()
+            );
+            assert_eq!(
+                bytes::index_any(b, &set, &e).unwrap(),
+                b.iter().position(inset),
+                "{}",
+                at()
+            );
+            assert_eq!(
+                bytes::last_index_any(b, &set, &e).unwrap(),
+                b.iter().rposition(inset),
+                "{}",
+                at()
+            );
+            assert_eq!(
+                bytes::count_any(b, &set, &e).unwrap(),
+                b.iter().filter(|x| inset(x)).count(),
+                "{}",
+                at()
+            );
+            assert_eq!(
+                bytes::index_not_any(b, &set, &e).unwrap(),
+                b.iter().position(|x| !inset(x)),
+                "{}",
+                at()
+            );
+            assert_eq!(
+                bytes::last_index_not_any(b, &set, &e).unwrap(),
+                b.iter().rposition(|x| !inset(x)),
+                "{}",
+                at()
+            );
+            // index_all into a destination of exactly the count, of the
+            // whole length, and one short (refused, untouched).
+            for room in [want_all.len(), n + 2] {
+                let mut dst = vec![usize::MAX; room];
+                let k = bytes::index_all(b, c, &mut dst, &e).unwrap();
+                assert_eq!(&dst[..k], &want_all[..], "{}", at());
+                assert!(dst[k..].iter().all(|&x| x == usize::MAX), "{}", at());
+            }
+            if !want_all.is_empty() {
+                let mut dst = vec![7usize; want_all.len() - 1];
+                let r = bytes::index_all(b, c, &mut dst, &e);
+                assert!(matches!(r, Err(Error::Length { .. })), "{}: {r:?}", at());
+                assert!(dst.iter().all(|&x| x == 7), "{}", at());
+            }
+        }
+    }
+}
+
+#[test]
+fn every_byte_set_is_classified_exactly() {
+    // Every byte value against sets built from each high nibble and from
+    // random members: the nibble tables cover all 256 bytes.
+    let all: Vec<u8> = (0..=255u8).collect();
+    let mut rng = Rng::new(2);
+    for round in 0..200 {
+        let k = if round < 16 {
+            16
+        } else {
+            1 + rng.below_usize(200)
+        };
+        let set: Vec<u8> = if round < 16 {
+            (0..16).map(|l| (round as u8) << 4 | l).collect()
+        } else {
+            (0..k).map(|_| rng.next_u64() as u8).collect()
+        };
+        let mut hay = all.clone();
+        hay.extend_from_slice(&all);
+        for (t, e) in execs() {
+            let want = hay.iter().filter(|x| set.contains(x)).count();
+            assert_eq!(
+                bytes::count_any(&hay, &set, &e).unwrap(),
+                want,
+                "tier {t:?} set {set:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn comparisons_match_slices() {
+    let mut rng = Rng::new(3);
+    for case in 0..3000 {
+        let n = length(&mut rng);
+        let a = draw(&mut rng, n, 0);
+        let mut b = a.clone();
+        match rng.below(4) {
+            0 => {}
+            1 if n > 0 => {
+                let i = rng.below_usize(n);
+                b[i] = b[i].wrapping_add(1 + rng.below(255) as u8);
+            }
+            2 => b.truncate(rng.below_usize(n + 1)),
+            _ => b.push(rng.next_u64() as u8),
+        }
+        let (ba, oa) = offset_copy(&mut rng, &a);
+        let (bb, ob) = offset_copy(&mut rng, &b);
+        let (a, b) = (&ba[oa..], &bb[ob..]);
+        let want_prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+        for (t, e) in execs() {
+            let at = format!("case {case}, tier {t:?}");
+            assert_eq!(bytes::equal(a, b, &e).unwrap(), a == b, "{at}");
+            assert_eq!(bytes::compare(a, b, &e).unwrap(), a.cmp(b), "{at}");
+            assert_eq!(bytes::common_prefix(a, b, &e).unwrap(), want_prefix, "{at}");
+        }
+    }
+    let e = Exec::default();
+    assert_eq!(bytes::compare(b"ab", b"abc", &e).unwrap(), Ordering::Less);
+    assert_eq!(
+        bytes::compare(&[0x80], &[0x7f], &e).unwrap(),
+        Ordering::Greater
+    );
+}
+
+#[test]
+fn bit_counts_match_count_ones() {
+    let mut rng = Rng::new(4);
+    for case in 0..600 {
+        let n = if case % 10 == 0 {
+            1900 + rng.below_usize(4200)
+        } else {
+            length(&mut rng)
+        };
+        let a = draw(&mut rng, n, 0);
+        let nb = n + rng.below_usize(3);
+        let b = draw(&mut rng, nb, 0);
+        let pop: u64 = a.iter().map(|x| x.count_ones() as u64).sum();
+        let ham: u64 = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| (x ^ y).count_ones() as u64)
+            .sum();
+        let wa: Vec<u64> = (0..n / 8).map(|_| rng.next_u64()).collect();
+        let wb: Vec<u64> = (0..n / 8 + 1).map(|_| rng.next_u64()).collect();
+        let hw: u64 = wa
+            .iter()
+            .zip(&wb)
+            .map(|(x, y)| (x ^ y).count_ones() as u64)
+            .sum();
+        for (t, e) in execs() {
+            assert_eq!(
+                bytes::popcount(&a, &e).unwrap(),
+                pop,
+                "case {case} tier {t:?}"
+            );
+            assert_eq!(
+                bytes::hamming(&a, &b, &e).unwrap(),
+                ham,
+                "case {case} tier {t:?}"
+            );
+            assert_eq!(
+                bytes::hamming_words(&wa, &wb, &e).unwrap(),
+                hw,
+                "case {case} tier {t:?}"
+            );
+        }
+    }
+    // All ones: the byte counters' largest sums.
+    let ones = vec![0xffu8; 1 << 16];
+    for (t, e) in execs() {
+        assert_eq!(bytes::popcount(&ones, &e).unwrap(), 8 << 16, "tier {t:?}");
+    }
+}
+
+#[test]
+fn ascii_kernels_match_std() {
+    let mut rng = Rng::new(5);
+    for case in 0..3000 {
+        let n = length(&mut rng);
+        // Mostly ASCII letters and punctuation, sometimes a high byte.
+        let mut v: Vec<u8> = (0..n).map(|_| 0x20 + rng.below(0x60) as u8).collect();
+        if n > 0 && rng.chance(1, 2) {
+            let i = rng.below_usize(n);
+            v[i] = 0x80 | rng.next_u64() as u8;
+        }
+        let (buf, off) = offset_copy(&mut rng, &v);
+        let b = &buf[off..];
+        let u: Vec<u16> = b
+            .iter()
+            .map(|&x| {
+                if x >= 0x80 && rng.chance(1, 2) {
+                    0x100 * (1 + rng.below(255) as u16)
+                } else {
+                    x as u16
+                }
+            })
+            .collect();
+        let other: Vec<u8> = b
+            .iter()
+            .map(|&x| {
+                if rng.chance(1, 2) {
+                    x.to_ascii_uppercase()
+                } else {
+                    x
+                }
+            })
+            .collect();
+        let mut other2 = other.clone();
+        if n > 0 && rng.chance(1, 3) {
+            let i = rng.below_usize(n);
+            other2[i] ^= 1 << rng.below(8);
+        }
+        let (old, new) = (0x20 + rng.below(0x60) as u8, rng.next_u64() as u8);
+        for (t, e) in execs() {
+            let at = format!("case {case}, tier {t:?}");
+            let first = b.iter().position(|&x| x >= 0x80).unwrap_or(n);
+            assert_eq!(bytes::index_non_ascii(b, &e).unwrap(), first, "{at}");
+            assert_eq!(bytes::is_ascii(b, &e).unwrap(), b.is_ascii(), "{at}");
+            let first16 = u.iter().position(|&x| x >= 0x80).unwrap_or(n);
+            assert_eq!(bytes::index_non_ascii16(&u, &e).unwrap(), first16, "{at}");
+            let mut d = vec![0u8; n];
+            bytes::to_upper_ascii(b, &mut d, &e).unwrap();
+            assert_eq!(d, b.to_ascii_uppercase(), "{at}");
+            bytes::to_lower_ascii(b, &mut d, &e).unwrap();
+            assert_eq!(d, b.to_ascii_lowercase(), "{at}");
+            assert_eq!(
+                bytes::equal_fold_ascii(b, &other2, &e).unwrap(),
+                b.eq_ignore_ascii_case(&other2),
+                "{at}"
+            );
+            assert!(bytes::equal_fold_ascii(b, &other, &e).unwrap(), "{at}");
+            bytes::replace_byte(b, &mut d, old, new, &e).unwrap();
+            let want: Vec<u8> = b.iter().map(|&x| if x == old { new } else { x }).collect();
+            assert_eq!(d, want, "{at}");
+            let mut short = vec![9u8; n + 1];
+            assert!(matches!(
+                bytes::to_upper_ascii(b, &mut short, &e),
+                Err(Error::Length { .. })
+            ));
+            assert!(matches!(
+                bytes::replace_byte(b, &mut short, old, new, &e),
+                Err(Error::Length { .. })
+            ));
+            assert!(short.iter().all(|&x| x == 9), "{at}");
+        }
+    }
+    // Every byte value through the case maps.
+    let all: Vec<u8> = (0..=255u8).cycle().take(1024).collect();
+    for (t, e) in execs() {
+        let mut d = vec![0u8; all.len()];
+        bytes::to_upper_ascii(&all, &mut d, &e).unwrap();
+        assert_eq!(d, all.to_ascii_uppercase(), "tier {t:?}");
+        bytes::to_lower_ascii(&all, &mut d, &e).unwrap();
+        assert_eq!(d, all.to_ascii_lowercase(), "tier {t:?}");
+        let mut rot = all.clone();
+        rot.rotate_left(32);
+        let want = all.eq_ignore_ascii_case(&rot);
+        assert_eq!(
+            bytes::equal_fold_ascii(&all, &rot, &e).unwrap(),
+            want,
+            "tier {t:?}"
+        );
+    }
+}
+
+/// `std`'s answer: the valid prefix's length.
+fn std_valid_up_to(b: &[u8]) -> usize {
+    match std::str::from_utf8(b) {
+        Ok(_) => b.len(),
+        Err(e) => e.valid_up_to(),
+    }
+}
+
+#[test]
+fn utf8_every_one_and_two_byte_input_across_register_edges() {
+    // Each input at offsets that put it before, across and after the
+    // 32- and 64-byte register boundaries of a 200-byte ASCII buffer.
+    let offsets = [
+        0usize, 29, 30, 31, 32, 61, 62, 63, 64, 95, 127, 190, 197, 198,
+    ];
+    let tiers = execs();
+    for v in 0..=0xffffu32 {
+        let pair = [(v >> 8) as u8, v as u8];
+        for len in [1usize, 2] {
+            if len == 1 && pair[1] != 0 {
+                continue;
+            }
+            for &o in &offsets {
+                let mut buf = vec![b'x'; 200];
+                buf[o..o + len].copy_from_slice(&pair[..len]);
+                let want = std_valid_up_to(&buf);
+                for (t, e) in &tiers {
+                    let got = bytes::utf8_valid_up_to(&buf, e).unwrap();
+                    assert_eq!(got, want, "{:02x?} at {o}, tier {t:?}", &pair[..len]);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn utf8_random_text_and_corruptions() {
+    let mut rng = Rng::new(6);
+    let tiers = execs();
+    for case in 0..4000 {
+        // Characters of every encoded length.
+        let mut s = String::new();
+        let chars = length(&mut rng) / 2 + 1;
+        for _ in 0..chars {
+            let c = match rng.below(5) {
+                0 | 1 => char::from(0x20 + rng.below(0x5f) as u8),
+                2 => char::from_u32(0x80 + rng.below(0x780) as u32).unwrap(),
+                3 => char::from_u32(0x800 + rng.below(0xd000) as u32).unwrap_or('\u{fffd}'),
+                _ => char::from_u32(0x10000 + rng.below(0x100000) as u32).unwrap(),
+            };
+            s.push(c);
+        }
+        let mut b = s.into_bytes();
+        let n = b.len();
+        match rng.below(5) {
+            0 => {}
+            1 => b[rng.below_usize(n)] = rng.next_u64() as u8,
+            2 => b.truncate(rng.below_usize(n + 1)),
+            3 => {
+                let i = rng.below_usize(n);
+                b[i] = *rng.pick(&[0xc0u8, 0xc1, 0xf5, 0xff, 0xed, 0xe0, 0xf0, 0xf4, 0x80, 0xbf]);
+            }
+            _ => b.insert(rng.below_usize(n + 1), 0x80 | rng.below(0x40) as u8),
+        }
+        let (buf, off) = offset_copy(&mut rng, &b);
+        let b = &buf[off..];
+        let want = std_valid_up_to(b);
+        for (t, e) in &tiers {
+            assert_eq!(
+                bytes::utf8_valid_up_to(b, e).unwrap(),
+                want,
+                "case {case}, tier {t:?}: {b:02x?}"
+            );
+            assert_eq!(bytes::valid_utf8(b, e).unwrap(), want == b.len());
+        }
+    }
+}
+
+#[test]
+fn utf8_every_three_byte_input() {
+    // 2^24 inputs at two register edges, every tier: a few seconds.
+    let tiers = execs();
+    for v in 0..1u32 << 24 {
+        let tri = [(v >> 16) as u8, (v >> 8) as u8, v as u8];
+        if tri[0] < 0x80 && tri[1] < 0x80 {
+            continue; // covered by the two-byte sweep
+        }
+        for o in [30usize, 62] {
+            let mut buf = vec![b'x'; 128];
+            buf[o..o + 3].copy_from_slice(&tri);
+            let want = std_valid_up_to(&buf);
+            for (t, e) in &tiers {
+                assert_eq!(
+                    bytes::utf8_valid_up_to(&buf, e).unwrap(),
+                    want,
+                    "{tri:02x?} at {o}, tier {t:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn hex_round_trips_and_every_digit_pair() {
+    let tiers = execs();
+    // Every pair of bytes as two digits, among valid digits at every edge.
+    let hex_value = |c: u8| (c as char).to_digit(16);
+    for v in 0..=0xffffu32 {
+        let pair = [(v >> 8) as u8, v as u8];
+        for o in [0usize, 30, 62, 126] {
+            let mut src = vec![b'7'; 160];
+            src[o..o + 2].copy_from_slice(&pair);
+            let want: Result<Vec<u8>, usize> = match (hex_value(pair[0]), hex_value(pair[1])) {
+                (Some(h), Some(l)) => Ok({
+                    let mut w = vec![0x77u8; 80];
+                    w[o / 2] = (h * 16 + l) as u8;
+                    w
+                }),
+                (None, _) => Err(o),
+                (_, None) => Err(o + 1),
+            };
+            for (t, e) in &tiers {
+                let mut dst = vec![0xeeu8; 80];
+                match (bytes::hex_decode(&src, &mut dst, e), &want) {
+                    (Ok(80), Ok(w)) => assert_eq!(&dst, w, "{pair:02x?} at {o}, tier {t:?}"),
+                    (Err(Error::Encoding { offset, .. }), Err(at)) => {
+                        assert_eq!(offset, *at, "{pair:02x?} at {o}, tier {t:?}");
+                        assert!(dst.iter().all(|&x| x == 0xee), "written before a refusal");
+                    }
+                    (got, _) => panic!("{pair:02x?} at {o}, tier {t:?}: {got:?}, want {want:?}"),
+                }
+            }
+        }
+    }
+    let mut rng = Rng::new(7);
+    for case in 0..2000 {
+        let n = length(&mut rng);
+        let v = draw(&mut rng, n, 0);
+        let want: String = v.iter().map(|x| format!("{x:02x}")).collect();
+        for (t, e) in &tiers {
+            let mut enc = vec![0u8; 2 * n + 3];
+            assert_eq!(bytes::hex_encode(&v, &mut enc, e).unwrap(), 2 * n);
+            assert_eq!(&enc[..2 * n], want.as_bytes(), "case {case}, tier {t:?}");
+            assert!(enc[2 * n..].iter().all(|&x| x == 0));
+            // Decoding the uppercase form gives the bytes back.
+            let upper = want.to_ascii_uppercase();
+            let mut dec = vec![0u8; n];
+            assert_eq!(bytes::hex_decode(upper.as_bytes(), &mut dec, e).unwrap(), n);
+            assert_eq!(dec, v, "case {case}, tier {t:?}");
+            if n > 0 {
+                let mut short = vec![1u8; 2 * n - 1];
+                assert!(matches!(
+                    bytes::hex_encode(&v, &mut short, e),
+                    Err(Error::Length { .. })
+                ));
+                assert!(short.iter().all(|&x| x == 1));
+                let mut small = vec![1u8; n - 1];
+                assert!(matches!(
+                    bytes::hex_decode(want.as_bytes(), &mut small, e),
+                    Err(Error::Length { .. })
+                ));
+                assert!(small.iter().all(|&x| x == 1));
+                let odd = &want.as_bytes()[..2 * n - 1];
+                match bytes::hex_decode(odd, &mut dec, e) {
+                    Err(Error::Encoding { offset, .. }) => assert_eq!(offset, 2 * n - 2),
+                    r => panic!("odd length accepted: {r:?}"),
+                }
+            }
+        }
+    }
+    assert_eq!(bytes::hex_decoded_len(10).unwrap(), 5);
+    assert!(bytes::hex_decoded_len(11).is_err());
+}
+
+/// Non-overlapping occurrences from the front, by windows.
+fn naive_count(h: &[u8], n: &[u8]) -> usize {
+    if n.is_empty() {
+        return h.len() + 1;
+    }
+    let (mut k, mut i) = (0, 0);
+    while i + n.len() <= h.len() {
+        if &h[i..i + n.len()] == n {
+            k += 1;
+            i += n.len();
+        } else {
+            i += 1;
+        }
+    }
+    k
+}
+
+#[test]
+fn substring_search_matches_windows() {
+    let mut rng = Rng::new(8);
+    let tiers = execs();
+    for case in 0..3000 {
+        let alpha = *rng.pick(&[1u64, 2, 3, 26]);
+        let n = length(&mut rng);
+        let hay = draw(&mut rng, n, alpha);
+        let m = rng.below_usize(if case % 7 == 0 { 70 } else { 6 });
+        let needle = if n >= m && rng.chance(1, 2) {
+            let s = rng.below_usize(n - m + 1);
+            hay[s..s + m].to_vec()
+        } else {
+            draw(&mut rng, m, alpha)
+        };
+        let first = if m == 0 {
+            Some(0)
+        } else {
+            hay.windows(m).position(|w| w == needle)
+        };
+        let last = if m == 0 {
+            Some(n)
+        } else {
+            hay.windows(m).rposition(|w| w == needle)
+        };
+        let count = naive_count(&hay, &needle);
+        for (t, e) in &tiers {
+            let at = format!("case {case}, tier {t:?}, n {n}, needle {needle:?}");
+            assert_eq!(bytes::index(&hay, &needle, e).unwrap(), first, "{at}");
+            assert_eq!(bytes::last_index(&hay, &needle, e).unwrap(), last, "{at}");
+            assert_eq!(bytes::count_seq(&hay, &needle, e).unwrap(), count, "{at}");
+        }
+    }
+}
+
+#[test]
+fn substring_search_on_repetitive_input_is_linear_and_exact() {
+    // A needle of repeated bytes ending in another over a haystack of the
+    // repeated byte: every position a candidate (the linear fallback).
+    let tiers = execs();
+    for (n, m) in [(20_000usize, 300usize), (5000, 17), (4096, 4096)] {
+        let mut hay = vec![b'a'; n];
+        let mut needle = vec![b'a'; m];
+        *needle.last_mut().unwrap() = b'b';
+        for at in [None, Some(n - m), Some((n - m) / 2)] {
+            if let Some(a) = at {
+                hay[a + m - 1] = b'b';
+            }
+            let first = hay.windows(m).position(|w| w == needle);
+            for (t, e) in &tiers {
+                assert_eq!(
+                    bytes::index(&hay, &needle, e).unwrap(),
+                    first,
+                    "n {n} m {m} tier {t:?}"
+                );
+                assert_eq!(
+                    bytes::last_index(&hay, &needle, e).unwrap(),
+                    hay.windows(m).rposition(|w| w == needle)
+                );
+            }
+            if let Some(a) = at {
+                hay[a + m - 1] = b'a';
+            }
+        }
+    }
+}
