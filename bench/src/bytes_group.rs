@@ -12,6 +12,8 @@
 //!   `simdutf8::basic::from_utf8`; `utf8_valid_up_to` beside
 //!   `simdutf8::compat::from_utf8` (which locates the error too);
 //! * `hex_encode` and `hex_decode` beside `hex_simd` and `const_hex`;
+//! * `base64_encode` and `base64_decode` (standard, padded) beside
+//!   `base64_simd` and the `base64` crate;
 //! * `popcount` beside a loop of `u64::count_ones` over the words.
 
 use crate::chart::Chart;
@@ -293,6 +295,82 @@ pub fn run(quick: bool) -> (String, bool, Chart) {
                 },
                 &mut || {
                     const_hex::decode_to_slice(std::hint::black_box(&digits), &mut o3).unwrap();
+                },
+            ],
+            ok,
+            quick,
+        ));
+        let mut b1 = vec![0u8; n / 3 * 4 + 4];
+        let mut b2 = vec![0u8; n / 3 * 4 + 4];
+        let mut b3 = vec![0u8; n / 3 * 4 + 4];
+        let std64 = bytes::Base64::STANDARD;
+        let k = bytes::base64_encode(&src, &mut b1, std64, &e).unwrap();
+        let ok = {
+            use base64::Engine as _;
+            base64_simd::STANDARD.encode(&src, base64_simd::Out::from_slice(&mut b2)) == &b1[..k]
+                && base64::engine::general_purpose::STANDARD.encode_slice(&src, &mut b3) == Ok(k)
+                && b3[..k] == b1[..k]
+        };
+        rows.push(row(
+            format!("base64 encode, {kib} KiB in"),
+            n,
+            &["tessera", "base64-simd", "base64"],
+            &mut [
+                &mut || {
+                    bytes::base64_encode(std::hint::black_box(&src), &mut b1, std64, &e).unwrap();
+                },
+                &mut || {
+                    let _ = base64_simd::STANDARD.encode(
+                        std::hint::black_box(&src),
+                        base64_simd::Out::from_slice(&mut b2),
+                    );
+                },
+                &mut || {
+                    use base64::Engine as _;
+                    base64::engine::general_purpose::STANDARD
+                        .encode_slice(std::hint::black_box(&src), &mut b3)
+                        .unwrap();
+                },
+            ],
+            ok,
+            quick,
+        ));
+        let text = b1[..k].to_vec();
+        let mut p1 = vec![0u8; n];
+        let mut p2 = vec![0u8; n];
+        let mut p3 = vec![0u8; n + 3];
+        let ok = {
+            use base64::Engine as _;
+            bytes::base64_decode(&text, &mut p1, std64, &e).unwrap() == n
+                && p1 == src
+                && base64_simd::STANDARD
+                    .decode(&text, base64_simd::Out::from_slice(&mut p2))
+                    .is_ok()
+                && p2 == src
+                && base64::engine::general_purpose::STANDARD.decode_slice(&text, &mut p3) == Ok(n)
+                && p3[..n] == src[..]
+        };
+        rows.push(row(
+            format!("base64 decode, {kib} KiB out"),
+            k,
+            &["tessera", "base64-simd", "base64"],
+            &mut [
+                &mut || {
+                    bytes::base64_decode(std::hint::black_box(&text), &mut p1, std64, &e).unwrap();
+                },
+                &mut || {
+                    base64_simd::STANDARD
+                        .decode(
+                            std::hint::black_box(&text),
+                            base64_simd::Out::from_slice(&mut p2),
+                        )
+                        .unwrap();
+                },
+                &mut || {
+                    use base64::Engine as _;
+                    base64::engine::general_purpose::STANDARD
+                        .decode_slice(std::hint::black_box(&text), &mut p3)
+                        .unwrap();
                 },
             ],
             ok,

@@ -122,8 +122,8 @@
 //!   and unique numbering beside plain loops, memcpy and a `hashbrown` +
 //!   `foldhash` numbering loop (see `movement_group.rs`); only when named.
 //! * `bytes`: byte search and count, substring search, UTF-8 validation,
-//!   hex and popcount beside `memchr`, `memmem`, `simdutf8`, `hex-simd` and
-//!   `const-hex` in GB/s (see `bytes_group.rs`); only when named.
+//!   hex, base64 and popcount beside `memchr`, `memmem`, `simdutf8`,
+//!   `hex-simd`, `const-hex`, `base64-simd` and `base64` in GB/s (see `bytes_group.rs`); only when named.
 //! * `sort`: stable sort of 16M f32, u32 and i64 (values, and values with
 //!   positions) beside `slice::sort` and `slice::sort_unstable`, and top-k
 //!   of 1% beside the full sort, in ns/element on one thread (see

@@ -607,3 +607,239 @@ fn substring_search_on_repetitive_input_is_linear_and_exact() {
         }
     }
 }
+
+/// RFC 4648's alphabets, written out here.
+const STD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// A bit-accumulator encoder: 6 bits at a time from the front, the last
+/// symbol's low bits zero, `=` to a multiple of four where padded.
+fn model_b64(v: &[u8], url: bool, pad: bool) -> Vec<u8> {
+    let alpha = if url { URL } else { STD };
+    let (mut acc, mut bits, mut out) = (0u32, 0u32, Vec::new());
+    for &b in v {
+        acc = acc << 8 | b as u32;
+        bits += 8;
+        while bits >= 6 {
+            bits -= 6;
+            out.push(alpha[(acc >> bits & 63) as usize]);
+        }
+    }
+    if bits > 0 {
+        out.push(alpha[(acc << (6 - bits) & 63) as usize]);
+    }
+    while pad && out.len() % 4 != 0 {
+        out.push(b'=');
+    }
+    out
+}
+
+fn cfg(url: bool, pad: bool) -> bytes::Base64 {
+    bytes::Base64 { url, pad }
+}
+
+#[test]
+fn base64_rfc4648_vectors() {
+    // RFC 4648 §10.
+    let vectors: [(&str, &str); 7] = [
+        ("", ""),
+        ("f", "Zg=="),
+        ("fo", "Zm8="),
+        ("foo", "Zm9v"),
+        ("foob", "Zm9vYg=="),
+        ("fooba", "Zm9vYmE="),
+        ("foobar", "Zm9vYmFy"),
+    ];
+    for (t, e) in execs() {
+        for (plain, text) in vectors {
+            let mut enc = vec![0u8; 8];
+            let k = bytes::base64_encode(plain.as_bytes(), &mut enc, bytes::Base64::STANDARD, &e)
+                .unwrap();
+            assert_eq!(&enc[..k], text.as_bytes(), "tier {t:?}");
+            let mut dec = vec![0u8; 6];
+            let k = bytes::base64_decode(text.as_bytes(), &mut dec, bytes::Base64::STANDARD, &e)
+                .unwrap();
+            assert_eq!(&dec[..k], plain.as_bytes(), "tier {t:?}");
+            let bare = text.trim_end_matches('=');
+            let k = bytes::base64_decode(
+                bare.as_bytes(),
+                &mut dec,
+                bytes::Base64::STANDARD_NO_PAD,
+                &e,
+            )
+            .unwrap();
+            assert_eq!(&dec[..k], plain.as_bytes(), "tier {t:?}");
+        }
+    }
+}
+
+#[test]
+fn base64_round_trips_match_the_bit_model() {
+    let mut rng = Rng::new(9);
+    let tiers = execs();
+    for case in 0..3000 {
+        let n = length(&mut rng) * if case % 10 == 0 { 7 } else { 1 };
+        let v = draw(&mut rng, n, 0);
+        let (url, pad) = (rng.chance(1, 2), rng.chance(1, 2));
+        let c = cfg(url, pad);
+        let want = model_b64(&v, url, pad);
+        assert_eq!(bytes::base64_encoded_len(n, c).unwrap(), want.len());
+        assert_eq!(bytes::base64_decoded_len(&want, c).unwrap(), n);
+        let (buf, off) = offset_copy(&mut rng, &want);
+        let text = &buf[off..];
+        for (t, e) in &tiers {
+            let at = format!("case {case}, tier {t:?}, n {n}, url {url}, pad {pad}");
+            let mut enc = vec![0xeeu8; want.len() + 5];
+            assert_eq!(
+                bytes::base64_encode(&v, &mut enc, c, e).unwrap(),
+                want.len(),
+                "{at}"
+            );
+            assert_eq!(&enc[..want.len()], &want[..], "{at}");
+            assert!(enc[want.len()..].iter().all(|&x| x == 0xee), "{at}");
+            let mut dec = vec![0xeeu8; n + 3];
+            assert_eq!(
+                bytes::base64_decode(text, &mut dec, c, e).unwrap(),
+                n,
+                "{at}"
+            );
+            assert_eq!(&dec[..n], &v[..], "{at}");
+            assert!(dec[n..].iter().all(|&x| x == 0xee), "{at}");
+            if !want.is_empty() {
+                let mut short = vec![3u8; want.len() - 1];
+                assert!(matches!(
+                    bytes::base64_encode(&v, &mut short, c, e),
+                    Err(Error::Length { .. })
+                ));
+                assert!(short.iter().all(|&x| x == 3));
+            }
+            if n > 0 {
+                let mut small = vec![3u8; n - 1];
+                assert!(matches!(
+                    bytes::base64_decode(text, &mut small, c, e),
+                    Err(Error::Length { .. })
+                ));
+                assert!(small.iter().all(|&x| x == 3));
+            }
+        }
+    }
+}
+
+/// The model's verdict on a text: Ok(bytes) or the offset of the first
+/// error, by the documented rules (length and padding first, then the
+/// first non-symbol, then the last symbol's unused bits).
+fn model_decode(s: &[u8], url: bool, pad: bool) -> Result<Vec<u8>, usize> {
+    let alpha = if url { URL } else { STD };
+    let n = s.len();
+    let body = if pad {
+        if !n.is_multiple_of(4) {
+            return Err(n);
+        }
+        let p = s.iter().rev().take(3).take_while(|&&c| c == b'=').count();
+        if p == 3 {
+            return Err(n - 3);
+        }
+        n - p
+    } else {
+        if n % 4 == 1 {
+            return Err(n - 1);
+        }
+        n
+    };
+    let mut vals = Vec::new();
+    for (i, c) in s[..body].iter().enumerate() {
+        match alpha.iter().position(|a| a == c) {
+            Some(v) => vals.push(v as u32),
+            None => return Err(i),
+        }
+    }
+    let (mut acc, mut bits, mut out) = (0u32, 0u32, Vec::new());
+    for v in vals {
+        acc = acc << 6 | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    if acc & ((1 << bits) - 1) != 0 {
+        return Err(body - 1);
+    }
+    Ok(out)
+}
+
+#[test]
+fn base64_every_byte_in_every_place_of_a_group_and_errors() {
+    let tiers = execs();
+    // Each byte value at each of positions 0..4 of a group placed at
+    // register edges, inside a valid text, for all four variants.
+    for (url, pad) in [(false, true), (true, false), (false, false), (true, true)] {
+        let c = cfg(url, pad);
+        for b in 0..=255u8 {
+            for o in [0usize, 28, 29, 30, 31, 60, 63, 124, 125, 126, 127] {
+                let mut s = vec![b'Q'; 128];
+                s[o] = b;
+                let want = model_decode(&s, url, pad);
+                for (t, e) in &tiers {
+                    let mut dst = vec![0xeeu8; 96];
+                    match (bytes::base64_decode(&s, &mut dst, c, e), &want) {
+                        (Ok(k), Ok(w)) => {
+                            assert_eq!(&dst[..k], &w[..], "byte {b:#x} at {o}, tier {t:?}")
+                        }
+                        (Err(Error::Encoding { offset, .. }), Err(at)) => {
+                            assert_eq!(
+                                offset, *at,
+                                "byte {b:#x} at {o}, tier {t:?}, url {url} pad {pad}"
+                            );
+                            assert!(dst.iter().all(|&x| x == 0xee));
+                        }
+                        (got, _) => {
+                            panic!("byte {b:#x} at {o}, tier {t:?}: {got:?}, want {want:?}")
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Random texts with mutations: padding in the wrong place, truncation,
+    // non-zero trailing bits, foreign bytes.
+    let mut rng = Rng::new(10);
+    for case in 0..4000 {
+        let n = length(&mut rng);
+        let (url, pad) = (rng.chance(1, 2), rng.chance(1, 2));
+        let mut s = model_b64(&draw(&mut rng, n, 0), url, pad);
+        if !s.is_empty() {
+            match rng.below(5) {
+                0 => {
+                    let i = rng.below_usize(s.len());
+                    s[i] = *rng.pick(&[b'=', b'+', b'-', b'/', b'_', b' ', b'\n', 0x80]);
+                }
+                1 => s.truncate(rng.below_usize(s.len())),
+                2 => {
+                    let last = s.iter().rposition(|&c| c != b'=').unwrap();
+                    s[last] = STD[rng.below_usize(64)];
+                }
+                3 => s.push(b'='),
+                _ => {}
+            }
+        }
+        let want = model_decode(&s, url, pad);
+        for (t, e) in &tiers {
+            let mut dst = vec![0xeeu8; s.len()];
+            let got = bytes::base64_decode(&s, &mut dst, cfg(url, pad), e);
+            match (got, &want) {
+                (Ok(k), Ok(w)) => assert_eq!(&dst[..k], &w[..], "case {case}, tier {t:?}"),
+                (Err(Error::Encoding { offset, .. }), Err(at)) => {
+                    assert_eq!(
+                        offset,
+                        *at,
+                        "case {case}, tier {t:?}: {:?}",
+                        String::from_utf8_lossy(&s)
+                    );
+                    assert!(dst.iter().all(|&x| x == 0xee));
+                }
+                (got, _) => panic!("case {case}, tier {t:?}: {got:?}, want {want:?}"),
+            }
+        }
+    }
+}

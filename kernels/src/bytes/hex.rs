@@ -149,6 +149,23 @@ unsafe fn first_invalid_vec<R: ByteReg>(src: &[u8]) -> Option<usize> {
     // from an offset at most n − l.
     unsafe {
         let ones = R::set1(0xff);
+        // Four registers checked at once; the first bad one located after.
+        while i + 4 * l <= n {
+            let ok = R::and(
+                R::and(
+                    classify::<R>(R::load(ps.add(i))).1,
+                    classify::<R>(R::load(ps.add(i + l))).1,
+                ),
+                R::and(
+                    classify::<R>(R::load(ps.add(i + 2 * l))).1,
+                    classify::<R>(R::load(ps.add(i + 3 * l))).1,
+                ),
+            );
+            if !R::eq_bits(ok, ones) & full != 0 {
+                break;
+            }
+            i += 4 * l;
+        }
         while i + l <= n {
             let (_, ok) = classify::<R>(R::load(ps.add(i)));
             let bad = !R::eq_bits(ok, ones) & full;
@@ -183,9 +200,17 @@ unsafe fn decode_vec<R: ByteReg>(src: &[u8], dst: &mut [u8]) {
     // SAFETY: the caller runs R's instructions; each step reads 2·l bytes
     // of src from 2i ≤ 2n − 2l and writes l of dst from i ≤ n − l.
     unsafe {
+        // A digit's value is its low nibble, plus 9 for a letter (high
+        // nibble 4 or 6): the input is known to hold digits only.
+        let mut plus = [0u8; 16];
+        plus[4] = 9;
+        plus[6] = 9;
+        let plus = R::table16(&plus);
         while i + l <= n {
-            let (a, _) = classify::<R>(R::load(ps.add(2 * i)));
-            let (b, _) = classify::<R>(R::load(ps.add(2 * i + l)));
+            let x = R::load(ps.add(2 * i));
+            let y = R::load(ps.add(2 * i + l));
+            let a = R::add(R::low_nibbles(x), R::lookup16(plus, R::high_nibbles(x)));
+            let b = R::add(R::low_nibbles(y), R::lookup16(plus, R::high_nibbles(y)));
             R::pack_nibble_pairs(a, b).store(pd.add(i));
             i += l;
         }

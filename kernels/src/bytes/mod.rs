@@ -1,5 +1,5 @@
 //! The byte and text kernels: search, count, compare, bit counts, ASCII
-//! case, UTF-8 validation and hex, over `&[u8]` (and `&[u16]`, `&[u64]`
+//! case, UTF-8 validation, hex and base64, over `&[u8]` (and `&[u16]`, `&[u64]`
 //! where named). Every result is an exact function of the bytes: each tier
 //! gives the scalar tier's counts, positions and bytes (integer work has no
 //! rounding, so the lane width is not observable), which the tests hold to
@@ -16,6 +16,7 @@
 //! | [`is_ascii`], [`index_non_ascii`], [`index_non_ascii16`], [`to_upper_ascii`], [`to_lower_ascii`], [`equal_fold_ascii`], [`replace_byte`] | `text.rs` |
 //! | [`utf8_valid_up_to`], [`valid_utf8`] | `utf8.rs` |
 //! | [`hex_encode`], [`hex_decode`], [`hex_decoded_len`] | `hex.rs` |
+//! | [`base64_encode`], [`base64_decode`], [`base64_encoded_len`], [`base64_decoded_len`], [`Base64`] | `base64.rs` |
 //!
 //! "Absent" is `None` for the searches; [`index_non_ascii`] returns the
 //! length where every byte is ASCII (the length of the ASCII run, as a
@@ -31,6 +32,7 @@
 //! [`Engine::Bytes`](crate::tier::Engine::Bytes), or the tier the `Exec`
 //! names); the kernels run on one thread.
 
+mod base64;
 mod bits;
 mod compare;
 mod hex;
@@ -39,6 +41,7 @@ mod substring;
 mod text;
 mod utf8;
 
+pub use base64::{base64_decode, base64_decoded_len, base64_encode, base64_encoded_len, Base64};
 pub use bits::{hamming, hamming_words, popcount};
 pub use compare::{common_prefix, compare, equal};
 pub use hex::{hex_decode, hex_decoded_len, hex_encode};

@@ -187,9 +187,26 @@ unsafe fn valid_up_to_vec<R: ByteReg>(b: &[u8]) -> usize {
         let mut prev = R::set1(0);
         // Whether the previous block ends inside a sequence.
         let mut open = false;
+        // Whether the previous block was all ASCII.
+        let mut ascii = true;
         while i + l <= n {
+            // After a block of ASCII, four registers at a time while they
+            // stay ASCII (no sequence is open then).
+            if ascii && i + 4 * l <= n {
+                let last4 = R::load(p.add(i + 3 * l));
+                let any = R::or(
+                    R::or(R::load(p.add(i)), R::load(p.add(i + l))),
+                    R::or(R::load(p.add(i + 2 * l)), last4),
+                );
+                if R::high_bits(any) == 0 {
+                    prev = last4;
+                    i += 4 * l;
+                    continue;
+                }
+            }
             let x = R::load(p.add(i));
-            if R::high_bits(x) == 0 {
+            ascii = R::high_bits(x) == 0;
+            if ascii {
                 if open {
                     break;
                 }

@@ -675,4 +675,54 @@ impl ByteReg for __m256i {
             _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi16(pa, pb))
         }
     }
+    #[inline(always)]
+    unsafe fn set1_u32(v: u32) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_set1_epi32(v as i32) }
+    }
+    #[inline(always)]
+    unsafe fn mulhi_u16(a: Self, b: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_mulhi_epu16(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn mullo_u16(a: Self, b: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_mullo_epi16(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn maddubs(a: Self, b: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_maddubs_epi16(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn madd16(a: Self, b: Self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_madd_epi16(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn load12(p: *const u8) -> Self {
+        // SAFETY: the 24 bytes from `p` are readable (the trait's memory
+        // contract): the first 16 and the 16 from p + 8, whose last 12 are
+        // shifted down; AVX2 runs. Each block's last four lanes are zeroed.
+        unsafe {
+            let keep = _mm_set_epi32(0, -1, -1, -1);
+            let lo = _mm_and_si128(_mm_loadu_si128(p as *const __m128i), keep);
+            let hi = _mm_srli_si128::<4>(_mm_loadu_si128(p.add(8) as *const __m128i));
+            _mm256_set_m128i(hi, lo)
+        }
+    }
+    #[inline(always)]
+    unsafe fn store12(self, p: *mut u8) {
+        // SAFETY: the 24 bytes from `p` are writable (the trait's memory
+        // contract): 8 + 4 bytes from each 128-bit half; AVX2 runs.
+        unsafe {
+            let lo = _mm256_castsi256_si128(self);
+            let hi = _mm256_extracti128_si256::<1>(self);
+            _mm_storel_epi64(p as *mut __m128i, lo);
+            (p.add(8) as *mut i32).write_unaligned(_mm_extract_epi32::<2>(lo));
+            _mm_storel_epi64(p.add(12) as *mut __m128i, hi);
+            (p.add(20) as *mut i32).write_unaligned(_mm_extract_epi32::<2>(hi));
+        }
+    }
 }

@@ -706,4 +706,51 @@ impl ByteReg for __m512i {
             _mm512_permutexvar_epi64(order, _mm512_packus_epi16(pa, pb))
         }
     }
+    #[inline(always)]
+    unsafe fn set1_u32(v: u32) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_set1_epi32(v as i32) }
+    }
+    #[inline(always)]
+    unsafe fn mulhi_u16(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract).
+        unsafe { _mm512_mulhi_epu16(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn mullo_u16(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract).
+        unsafe { _mm512_mullo_epi16(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn maddubs(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract).
+        unsafe { _mm512_maddubs_epi16(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn madd16(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 BW runs (the trait's feature contract).
+        unsafe { _mm512_madd_epi16(a, b) }
+    }
+    #[inline(always)]
+    unsafe fn load12(p: *const u8) -> Self {
+        // SAFETY: the 48 bytes from `p` are readable (the trait's memory
+        // contract) and the masked load reads only them; AVX-512 F and BW
+        // run. The permute gives block k the words 3k..3k+2 and a zero word.
+        unsafe {
+            let x = _mm512_maskz_loadu_epi8((1u64 << 48) - 1, p as *const i8);
+            let idx = _mm512_set_epi32(15, 11, 10, 9, 15, 8, 7, 6, 15, 5, 4, 3, 15, 2, 1, 0);
+            _mm512_permutexvar_epi32(idx, x)
+        }
+    }
+    #[inline(always)]
+    unsafe fn store12(self, p: *mut u8) {
+        // SAFETY: the 48 bytes from `p` are writable (the trait's memory
+        // contract) and the masked store writes only them; AVX-512 F and BW
+        // run. The permute packs words 0–2 of each block together.
+        unsafe {
+            let idx = _mm512_set_epi32(0, 0, 0, 0, 14, 13, 12, 10, 9, 8, 6, 5, 4, 2, 1, 0);
+            let x = _mm512_permutexvar_epi32(idx, self);
+            _mm512_mask_storeu_epi8(p as *mut i8, (1u64 << 48) - 1, x);
+        }
+    }
 }

@@ -222,8 +222,9 @@ pub(crate) trait ByteReg: Copy {
     unsafe fn high_nibbles(a: Self) -> Self;
     /// `a & 15` per lane.
     unsafe fn low_nibbles(a: Self) -> Self;
-    /// Lane `i` is `t[idx[i]]`, `t` a [`table16`](ByteReg::table16) and
-    /// every `idx` lane in 0..=15.
+    /// Lane `i` is byte `idx[i]` (in 0..=15) of lane `i`'s own 128-bit
+    /// block of `t`: a table lookup where `t` is a
+    /// [`table16`](ByteReg::table16), a shuffle within blocks otherwise.
     unsafe fn lookup16(t: Self, idx: Self) -> Self;
     /// The lanes shifted up by one: lane `i` is `cur[i − 1]`, lane 0 is
     /// `prev`'s last lane (the byte before `cur` in a stream).
@@ -240,4 +241,25 @@ pub(crate) trait ByteReg: Copy {
     /// For `2·LANES` nibbles `x` (the lanes of `a`, then of `b`, each in
     /// 0..=15), the bytes `x[2j] << 4 | x[2j + 1]`.
     unsafe fn pack_nibble_pairs(a: Self, b: Self) -> Self;
+    /// `v` in every group of four lanes (little-endian: lane `4j` is its
+    /// low byte).
+    unsafe fn set1_u32(v: u32) -> Self;
+    /// In 16-bit lanes (lane pairs, little-endian): the high half of the
+    /// unsigned product `a·b`.
+    unsafe fn mulhi_u16(a: Self, b: Self) -> Self;
+    /// In 16-bit lanes: the low half of the product `a·b`.
+    unsafe fn mullo_u16(a: Self, b: Self) -> Self;
+    /// In 16-bit lanes: `a[2j]·b[2j] + a[2j+1]·b[2j+1]`, `a`'s bytes
+    /// unsigned and `b`'s signed (callers keep the sum within i16).
+    unsafe fn maddubs(a: Self, b: Self) -> Self;
+    /// In 32-bit lanes: the sum of the products of the two signed 16-bit
+    /// lanes of `a` and `b` in it.
+    unsafe fn madd16(a: Self, b: Self) -> Self;
+    /// The `12·LANES/16` bytes from `p`, twelve to each 128-bit block (in
+    /// its first twelve lanes; the last four of each block are zero). Reads
+    /// exactly those bytes.
+    unsafe fn load12(p: *const u8) -> Self;
+    /// The first twelve lanes of each block, in order, to the `12·LANES/16`
+    /// bytes from `p`; writes exactly those bytes.
+    unsafe fn store12(self, p: *mut u8);
 }

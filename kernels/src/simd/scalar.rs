@@ -391,6 +391,64 @@ mod byte_lanes {
                 packed,
                 "pack_nibble_pairs"
             );
+            let words = |v: &[u8]| -> Vec<u16> {
+                v.chunks(2)
+                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
+                    .collect()
+            };
+            let bytes16 =
+                |w: Vec<u16>| -> Vec<u8> { w.iter().flat_map(|x| x.to_le_bytes()).collect() };
+            let v32 = 0x0fc0_fc00u32 ^ x[7] as u32;
+            let want32: Vec<u8> = (0..n / 4).flat_map(|_| v32.to_le_bytes()).collect();
+            assert_eq!(out(R::set1_u32(v32)), want32, "set1_u32");
+            let (wa, wb) = (words(a), words(b));
+            let hi: Vec<u16> = wa
+                .iter()
+                .zip(&wb)
+                .map(|(p, q)| ((*p as u32 * *q as u32) >> 16) as u16)
+                .collect();
+            assert_eq!(out(R::mulhi_u16(ra, rb)), bytes16(hi), "mulhi_u16");
+            let lo: Vec<u16> = wa
+                .iter()
+                .zip(&wb)
+                .map(|(p, q)| p.wrapping_mul(*q))
+                .collect();
+            assert_eq!(out(R::mullo_u16(ra, rb)), bytes16(lo), "mullo_u16");
+            // maddubs with b's bytes in 0..=64, as its callers use it: no
+            // saturation.
+            let sb: Vec<u8> = b.iter().map(|v| v % 65).collect();
+            let rsb = R::load(sb.as_ptr());
+            let md: Vec<u16> = (0..n / 2)
+                .map(|j| {
+                    let p = a[2 * j] as i32 * sb[2 * j] as i32;
+                    (p + a[2 * j + 1] as i32 * sb[2 * j + 1] as i32) as i16 as u16
+                })
+                .collect();
+            assert_eq!(out(R::maddubs(ra, rsb)), bytes16(md), "maddubs");
+            let dw: Vec<u8> = (0..n / 4)
+                .flat_map(|j| {
+                    let s = (0..2)
+                        .map(|k| wa[2 * j + k] as i16 as i32 * wb[2 * j + k] as i16 as i32)
+                        .fold(0i32, |x, y| x.wrapping_add(y));
+                    s.to_le_bytes()
+                })
+                .collect();
+            assert_eq!(out(R::madd16(ra, rb)), dw, "madd16");
+            let m = 12 * n / 16;
+            let l12 = out(R::load12(x.as_ptr()));
+            let want12 = each(&|i| {
+                if i % 16 < 12 {
+                    x[12 * (i / 16) + i % 16]
+                } else {
+                    0
+                }
+            });
+            assert_eq!(l12, want12, "load12");
+            let mut st = vec![0x5au8; n];
+            ra.store12(st.as_mut_ptr());
+            let mut want_st: Vec<u8> = (0..m).map(|k| a[16 * (k / 12) + k % 12]).collect();
+            want_st.resize(n, 0x5a);
+            assert_eq!(st, want_st, "store12");
         }
     }
 
