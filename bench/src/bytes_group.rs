@@ -14,6 +14,8 @@
 //! * `hex_encode` and `hex_decode` beside `hex_simd` and `const_hex`;
 //! * `base64_encode` and `base64_decode` (standard, padded) beside
 //!   `base64_simd` and the `base64` crate;
+//! * `parse_ints` and `format_ints` of comma-separated i64 beside loops of
+//!   `str::parse` and `write!`;
 //! * `popcount` beside a loop of `u64::count_ones` over the words.
 
 use crate::chart::Chart;
@@ -371,6 +373,66 @@ pub fn run(quick: bool) -> (String, bool, Chart) {
                     base64::engine::general_purpose::STANDARD
                         .decode_slice(std::hint::black_box(&text), &mut p3)
                         .unwrap();
+                },
+            ],
+            ok,
+            quick,
+        ));
+        // Decimal fields: one value per ~10 bytes.
+        let vals: Vec<i64> = (0..n / 10)
+            .map(|_| rng.next_u64() as i64 >> rng.below(64))
+            .collect();
+        let mut csv = vec![0u8; bytes::format_ints_len(&vals)];
+        bytes::format_ints(&vals, b',', &mut csv, &e).unwrap();
+        let seps = {
+            let mut d = vec![0usize; vals.len()];
+            let k = bytes::index_all(&csv, b',', &mut d, &e).unwrap();
+            d.truncate(k);
+            d
+        };
+        let mut parsed = vec![0i64; vals.len()];
+        let mut peer_vals = Vec::with_capacity(vals.len());
+        let ok = bytes::parse_ints(&csv, &seps, &mut parsed, &e).is_ok() && parsed == vals;
+        rows.push(row(
+            format!("parse_ints, {} KiB of text", csv.len() >> 10),
+            csv.len(),
+            &["tessera", "std parse loop"],
+            &mut [
+                &mut || {
+                    bytes::parse_ints(std::hint::black_box(&csv), &seps, &mut parsed, &e).unwrap();
+                },
+                &mut || {
+                    peer_vals.clear();
+                    for f in std::hint::black_box(&csv).split(|&c| c == b',') {
+                        let t = std::str::from_utf8(f).unwrap();
+                        peer_vals.push(t.parse::<i64>().unwrap());
+                    }
+                },
+            ],
+            ok,
+            quick,
+        ));
+        let mut out1 = vec![0u8; csv.len()];
+        let mut out2: Vec<u8> = Vec::with_capacity(csv.len());
+        let ok =
+            bytes::format_ints(&vals, b',', &mut out1, &e).unwrap() == csv.len() && out1 == csv;
+        rows.push(row(
+            format!("format_ints, {} KiB of text", csv.len() >> 10),
+            csv.len(),
+            &["tessera", "std write! loop"],
+            &mut [
+                &mut || {
+                    bytes::format_ints(std::hint::black_box(&vals), b',', &mut out1, &e).unwrap();
+                },
+                &mut || {
+                    use std::io::Write as _;
+                    out2.clear();
+                    for (i, v) in std::hint::black_box(&vals).iter().enumerate() {
+                        if i > 0 {
+                            out2.push(b',');
+                        }
+                        write!(out2, "{v}").unwrap();
+                    }
                 },
             ],
             ok,

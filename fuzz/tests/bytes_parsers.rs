@@ -1,5 +1,6 @@
 //! Fuzz target: the byte parsers of `tessera::bytes` — UTF-8 validation,
-//! hex decoding and base64 decoding (four variants). Inputs are valid texts
+//! hex decoding, base64 decoding (four variants) and decimal integer fields
+//! (`parse_ints`, `parse_uints`). Inputs are valid texts
 //! of random lengths (UTF-8 of 1–4-byte characters, hex digits of either
 //! case, base64 with and without padding, each alphabet), random bytes, and
 //! one to four mutations of either (bytes flipped, inserted, deleted,
@@ -15,6 +16,11 @@ use tessera_fuzz::{run, Plan, Stats, Verdict};
 use tessera_testkit::rng::Rng;
 
 const WORDS: &[&[u8]] = &[
+    b",",
+    b"-",
+    b"+",
+    b"99999999999999999999",
+    b",,",
     b"=",
     b"==",
     b"\xf0\x9f\xa6\x80",
@@ -35,6 +41,8 @@ enum Parser {
     Utf8,
     Hex,
     B64(Base64),
+    /// Comma-separated decimal fields, signed or not.
+    Ints(bool),
 }
 
 struct Case {
@@ -70,6 +78,28 @@ fn valid_text(rng: &mut Rng, parser: Parser) -> Vec<u8> {
         Parser::Hex => (0..2 * n)
             .map(|_| *rng.pick(b"0123456789abcdefABCDEF"))
             .collect(),
+        Parser::Ints(signed) => {
+            let k = 1 + n / 8;
+            let vals: Vec<String> = (0..k)
+                .map(|_| match (signed, rng.below(3)) {
+                    (true, 0) => (rng.next_u64() as i64).to_string(),
+                    (false, 0) => rng.next_u64().to_string(),
+                    (_, 1) => rng
+                        .pick(&[
+                            "0",
+                            "-0",
+                            "+7",
+                            "007",
+                            "9223372036854775807",
+                            "-9223372036854775808",
+                            "18446744073709551615",
+                        ])
+                        .to_string(),
+                    _ => rng.below(1000).to_string(),
+                })
+                .collect();
+            vals.join(",").into_bytes()
+        }
         Parser::B64(c) => {
             let a = alphabet(c.url);
             let mut s: Vec<u8> = (0..4 * n).map(|_| a[rng.below_usize(64)]).collect();
@@ -95,6 +125,42 @@ fn valid_text(rng: &mut Rng, parser: Parser) -> Vec<u8> {
             s
         }
     }
+}
+
+/// Decimal fields by the documented rules, in i128: the first field in
+/// error gives the offset of its first non-digit (after an optional sign
+/// where signed), of the digit that leaves the range, or of its end.
+fn model_ints(s: &[u8], signed: bool) -> Result<Vec<i128>, usize> {
+    let (lo, hi) = if signed {
+        (i64::MIN as i128, i64::MAX as i128)
+    } else {
+        (0, u64::MAX as i128)
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    for f in s.split(|&c| c == b',') {
+        let sign = signed && matches!(f.first(), Some(b'-' | b'+'));
+        let neg = sign && f[0] == b'-';
+        let digits = &f[sign as usize..];
+        if digits.is_empty() {
+            return Err(start + f.len());
+        }
+        let mut v: i128 = 0;
+        for (j, &c) in digits.iter().enumerate() {
+            let at = start + sign as usize + j;
+            if !c.is_ascii_digit() {
+                return Err(at);
+            }
+            v = v * 10 + (c - b'0') as i128;
+            let x = if neg { -v } else { v };
+            if x < lo || x > hi {
+                return Err(at);
+            }
+        }
+        out.push(if neg { -v } else { v });
+        start += f.len() + 1;
+    }
+    Ok(out)
 }
 
 /// Hex by the documented rules: odd length first (offset len − 1), then
@@ -165,6 +231,30 @@ fn check(case: &Case) -> Result<Verdict, String> {
                 }
                 refused |= want < s.len();
             }
+            Parser::Ints(signed) => {
+                let seps: Vec<usize> = (0..s.len()).filter(|&i| s[i] == b',').collect();
+                let want = model_ints(s, signed);
+                let (got, vals) = if signed {
+                    let mut d = vec![3i64; seps.len() + 1];
+                    let g = bytes::parse_ints(s, &seps, &mut d, &e);
+                    (g, d.iter().map(|&x| x as i128).collect::<Vec<_>>())
+                } else {
+                    let mut d = vec![3u64; seps.len() + 1];
+                    let g = bytes::parse_uints(s, &seps, &mut d, &e);
+                    (g, d.iter().map(|&x| x as i128).collect::<Vec<_>>())
+                };
+                match (got, want) {
+                    (Ok(k), Ok(w)) if k == w.len() && vals == w => {}
+                    (Err(Error::Encoding { offset, .. }), Err(w))
+                        if offset == w && vals.iter().all(|&x| x == 3) =>
+                    {
+                        refused = true
+                    }
+                    (got, want) => {
+                        return Err(format!("got {got:?} ({vals:?}), model {want:?} ({})", at()))
+                    }
+                }
+            }
             Parser::Hex | Parser::B64(_) => {
                 let (want, got, dst) = {
                     let mut dst = vec![0xa5u8; s.len() + 1];
@@ -173,7 +263,7 @@ fn check(case: &Case) -> Result<Verdict, String> {
                         Parser::B64(c) => {
                             (model_b64(s, c), bytes::base64_decode(s, &mut dst, c, &e))
                         }
-                        Parser::Utf8 => unreachable!(),
+                        Parser::Utf8 | Parser::Ints(_) => unreachable!(),
                     };
                     (want, got, dst)
                 };
@@ -209,9 +299,10 @@ fn target(plan: Plan, verbose: bool) -> Stats {
         plan,
         verbose,
         |rng: &mut Rng, _| {
-            let parser = match rng.below(6) {
+            let parser = match rng.below(8) {
                 0 | 1 => Parser::Utf8,
                 2 => Parser::Hex,
+                6 | 7 => Parser::Ints(rng.chance(1, 2)),
                 k => Parser::B64(Base64 {
                     url: k == 3,
                     pad: rng.chance(1, 2),

@@ -843,3 +843,246 @@ fn base64_every_byte_in_every_place_of_a_group_and_errors() {
         }
     }
 }
+
+/// The documented parse rules, in i128: optional sign (signed), one or
+/// more digits, within the range; `Err(offset in the field)`.
+fn model_parse(f: &[u8], signed: bool) -> Result<i128, usize> {
+    let (neg, start) = match f.first() {
+        Some(b'-') if signed => (true, 1),
+        Some(b'+') if signed => (false, 1),
+        _ => (false, 0),
+    };
+    if f.len() == start {
+        return Err(start);
+    }
+    let (lo, hi) = if signed {
+        (i64::MIN as i128, i64::MAX as i128)
+    } else {
+        (0, u64::MAX as i128)
+    };
+    let mut v: i128 = 0;
+    for (j, &c) in f.iter().enumerate().skip(start) {
+        if !c.is_ascii_digit() {
+            return Err(j);
+        }
+        v = v * 10 + (c - b'0') as i128;
+        let s = if neg { -v } else { v };
+        if s < lo || s > hi {
+            return Err(j);
+        }
+    }
+    Ok(if neg { -v } else { v })
+}
+
+#[test]
+fn parse_and_format_ints_match_the_rules() {
+    let mut rng = Rng::new(11);
+    let e = Exec::default();
+    for case in 0..3000 {
+        let k = 1 + rng.below_usize(20);
+        let signed = rng.chance(1, 2);
+        let mut fields: Vec<Vec<u8>> = (0..k)
+            .map(|_| {
+                let v: i128 = match rng.below(6) {
+                    0 => *rng.pick(&[
+                        0i128,
+                        i64::MIN as i128,
+                        i64::MAX as i128,
+                        u64::MAX as i128,
+                        -1,
+                    ]),
+                    1 => rng.next_u64() as i128,
+                    2 => rng.next_u64() as i64 as i128,
+                    _ => rng.range_i64(-1000, 1000) as i128,
+                };
+                let mut s = v.to_string().into_bytes();
+                if rng.chance(1, 10) {
+                    s.insert(usize::from(s[0] == b'-'), b'0');
+                }
+                if rng.chance(1, 20) && s[0] != b'-' {
+                    s.insert(0, b'+');
+                }
+                s
+            })
+            .collect();
+        if rng.chance(1, 4) {
+            let f = rng.below_usize(k);
+            match rng.below(4) {
+                0 => fields[f].clear(),
+                1 => fields[f] = b"-".to_vec(),
+                2 => fields[f].push(b'9'),
+                _ => {
+                    let i = rng.below_usize(fields[f].len() + 1);
+                    fields[f].insert(i, *rng.pick(&[b' ', b'x', b'.', b'+', 0xff]));
+                }
+            }
+        }
+        let src = fields.join(&b';');
+        let seps: Vec<usize> = (0..src.len()).filter(|&i| src[i] == b';').collect();
+        // The model, field by field: the first error, or every value.
+        let mut want: Result<Vec<i128>, usize> = Ok(Vec::new());
+        let mut start = 0;
+        for f in &fields {
+            match (model_parse(f, signed), &mut want) {
+                (Ok(v), Ok(w)) => w.push(v),
+                (Err(j), Ok(_)) => want = Err(start + j),
+                _ => {}
+            }
+            start += f.len() + 1;
+        }
+        for (t, e) in execs() {
+            let at = format!(
+                "case {case}, tier {t:?}, {:?}",
+                String::from_utf8_lossy(&src)
+            );
+            if signed {
+                let mut dst = vec![7i64; k + 1];
+                match (bytes::parse_ints(&src, &seps, &mut dst, &e), &want) {
+                    (Ok(n), Ok(w)) => {
+                        assert_eq!(n, k, "{at}");
+                        assert_eq!(
+                            dst[..k].iter().map(|&x| x as i128).collect::<Vec<_>>(),
+                            *w,
+                            "{at}"
+                        );
+                    }
+                    (Err(Error::Encoding { offset, .. }), Err(o)) => {
+                        assert_eq!(offset, *o, "{at}");
+                        assert!(dst.iter().all(|&x| x == 7), "{at}");
+                    }
+                    (got, _) => panic!("{at}: {got:?}, want {want:?}"),
+                }
+            } else {
+                let mut dst = vec![7u64; k];
+                match (bytes::parse_uints(&src, &seps, &mut dst, &e), &want) {
+                    (Ok(n), Ok(w)) => {
+                        assert_eq!(n, k, "{at}");
+                        assert_eq!(
+                            dst.iter().map(|&x| x as i128).collect::<Vec<_>>(),
+                            *w,
+                            "{at}"
+                        );
+                    }
+                    (Err(Error::Encoding { offset, .. }), Err(o)) => {
+                        assert_eq!(offset, *o, "{at}");
+                        assert!(dst.iter().all(|&x| x == 7), "{at}");
+                    }
+                    (got, _) => panic!("{at}: {got:?}, want {want:?}"),
+                }
+            }
+        }
+        // Formatting: as `to_string` joined by the separator.
+        let vals: Vec<i64> = (0..k)
+            .map(|_| rng.next_u64() as i64 >> rng.below(64))
+            .collect();
+        let text = vals
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(",");
+        assert_eq!(bytes::format_ints_len(&vals), text.len());
+        let mut out = vec![0u8; text.len() + 2];
+        assert_eq!(
+            bytes::format_ints(&vals, b',', &mut out, &e).unwrap(),
+            text.len()
+        );
+        assert_eq!(&out[..text.len()], text.as_bytes());
+        let mut short = vec![5u8; text.len() - 1];
+        assert!(matches!(
+            bytes::format_ints(&vals, b',', &mut short, &e),
+            Err(Error::Length { .. })
+        ));
+        assert!(short.iter().all(|&x| x == 5));
+    }
+    // Separators that do not ascend or lie past the end are refused.
+    let mut dst = [0i64; 3];
+    assert!(matches!(
+        bytes::parse_ints(b"1,2,3", &[3, 1], &mut dst, &e),
+        Err(Error::Attribute { .. })
+    ));
+    assert!(matches!(
+        bytes::parse_ints(b"1,2", &[5], &mut dst, &e),
+        Err(Error::Attribute { .. })
+    ));
+    assert!(matches!(
+        bytes::parse_ints(b"1,2,3", &[1, 3], &mut dst[..1], &e),
+        Err(Error::Length { .. })
+    ));
+    assert_eq!(dst, [0; 3]);
+}
+
+#[test]
+fn run_starts_match_neighbours() {
+    let mut rng = Rng::new(12);
+    for case in 0..500 {
+        let n = length(&mut rng);
+        let a8 = draw(&mut rng, n, 3);
+        let a32: Vec<i32> = a8.iter().map(|&x| x as i32 - 98).collect();
+        let a64: Vec<i64> = a8.iter().map(|&x| (x as i64) << 40).collect();
+        let want: Vec<bool> = (0..n).map(|i| i == 0 || a8[i] != a8[i - 1]).collect();
+        for (t, e) in execs() {
+            let mut d = vec![false; n];
+            bytes::run_starts(&a8, &mut d, &e).unwrap();
+            assert_eq!(d, want, "case {case} tier {t:?}");
+            bytes::run_starts(&a32, &mut d, &e).unwrap();
+            assert_eq!(d, want, "case {case} tier {t:?}");
+            bytes::run_starts(&a64, &mut d, &e).unwrap();
+            assert_eq!(d, want, "case {case} tier {t:?}");
+            let mut short = vec![false; n + 1];
+            assert!(matches!(
+                bytes::run_starts(&a8, &mut short, &e),
+                Err(Error::Length { .. })
+            ));
+        }
+    }
+}
+
+#[test]
+fn bt601_planes_every_colour() {
+    // All 2^24 colours, against the stated Q8 formulas and within one step
+    // of BT.601's real weights (0.299, 0.587, 0.114; Cb, Cr by 0.5/(1 − w)).
+    let n = 1usize << 24;
+    let r: Vec<u8> = (0..n).map(|i| (i >> 16) as u8).collect();
+    let g: Vec<u8> = (0..n).map(|i| (i >> 8) as u8).collect();
+    let b: Vec<u8> = (0..n).map(|i| i as u8).collect();
+    for (t, e) in execs() {
+        let (mut y, mut u, mut v) = (vec![0u8; n], vec![0u8; n], vec![0u8; n]);
+        bytes::grayscale(&r, &g, &b, &mut y, &e).unwrap();
+        bytes::rgb_to_uv(&r, &g, &b, &mut u, &mut v, &e).unwrap();
+        for i in 0..n {
+            let (rr, gg, bb) = (r[i] as i64, g[i] as i64, b[i] as i64);
+            let wy = (77 * rr + 150 * gg + 29 * bb + 128).div_euclid(256);
+            let wu = (128 + (-43 * rr - 85 * gg + 128 * bb + 128).div_euclid(256)).min(255);
+            let wv = (128 + (128 * rr - 107 * gg - 21 * bb + 128).div_euclid(256)).min(255);
+            assert_eq!(
+                (y[i] as i64, u[i] as i64, v[i] as i64),
+                (wy, wu, wv),
+                "rgb {rr} {gg} {bb}, tier {t:?}"
+            );
+            let (fr, fg, fb) = (rr as f64, gg as f64, bb as f64);
+            let ry = 0.299 * fr + 0.587 * fg + 0.114 * fb;
+            let ru = 128.0 + 0.5 * (fb - ry) / (1.0 - 0.114);
+            let rv = 128.0 + 0.5 * (fr - ry) / (1.0 - 0.299);
+            assert!(
+                (y[i] as f64 - ry).abs() <= 1.0,
+                "luma {rr} {gg} {bb}: {} vs {ry}",
+                y[i]
+            );
+            assert!(
+                (u[i] as f64 - ru.min(255.0)).abs() <= 1.5,
+                "U {rr} {gg} {bb}: {} vs {ru}",
+                u[i]
+            );
+            assert!(
+                (v[i] as f64 - rv.min(255.0)).abs() <= 1.5,
+                "V {rr} {gg} {bb}: {} vs {rv}",
+                v[i]
+            );
+        }
+        let mut short = vec![0u8; n - 1];
+        assert!(matches!(
+            bytes::grayscale(&r, &g, &b, &mut short, &e),
+            Err(Error::Length { .. })
+        ));
+    }
+}

@@ -1,5 +1,6 @@
 //! The byte and text kernels: search, count, compare, bit counts, ASCII
-//! case, UTF-8 validation, hex and base64, over `&[u8]` (and `&[u16]`, `&[u64]`
+//! case, UTF-8 validation, hex, base64, decimal integers, run starts and
+//! BT.601 planes, over `&[u8]` (and `&[u16]`, `&[u64]`
 //! where named). Every result is an exact function of the bytes: each tier
 //! gives the scalar tier's counts, positions and bytes (integer work has no
 //! rounding, so the lane width is not observable), which the tests hold to
@@ -16,6 +17,8 @@
 //! | [`is_ascii`], [`index_non_ascii`], [`index_non_ascii16`], [`to_upper_ascii`], [`to_lower_ascii`], [`equal_fold_ascii`], [`replace_byte`] | `text.rs` |
 //! | [`utf8_valid_up_to`], [`valid_utf8`] | `utf8.rs` |
 //! | [`hex_encode`], [`hex_decode`], [`hex_decoded_len`] | `hex.rs` |
+//! | [`parse_ints`], [`parse_uints`], [`format_ints`], [`format_ints_len`] | `ints.rs` |
+//! | [`run_starts`], [`grayscale`], [`rgb_to_uv`] | `runs.rs` |
 //! | [`base64_encode`], [`base64_decode`], [`base64_encoded_len`], [`base64_decoded_len`], [`Base64`] | `base64.rs` |
 //!
 //! "Absent" is `None` for the searches; [`index_non_ascii`] returns the
@@ -36,6 +39,8 @@ mod base64;
 mod bits;
 mod compare;
 mod hex;
+mod ints;
+mod runs;
 mod search;
 mod substring;
 mod text;
@@ -45,6 +50,8 @@ pub use base64::{base64_decode, base64_decoded_len, base64_encode, base64_encode
 pub use bits::{hamming, hamming_words, popcount};
 pub use compare::{common_prefix, compare, equal};
 pub use hex::{hex_decode, hex_decoded_len, hex_encode};
+pub use ints::{format_ints, format_ints_len, parse_ints, parse_uints};
+pub use runs::{grayscale, rgb_to_uv, run_starts};
 pub use search::{
     count_any, count_byte, index_all, index_any, index_byte, index_not_any, last_index_any,
     last_index_byte, last_index_not_any,
