@@ -236,6 +236,42 @@ fn cases(rng: &mut Rng, quick: bool) -> Vec<Case> {
             }),
         });
     }
+    // The byte engine: a full scan, UTF-8 validation and base64 encoding
+    // of 256 KiB (64 KiB with --quick).
+    let nb = if quick { 1 << 16 } else { 1 << 18 };
+    let hay: Vec<u8> = (0..nb).map(|_| 1 + rng.below(255) as u8).collect();
+    let text: Vec<u8> = "the naïve café 日本語 🦀 "
+        .bytes()
+        .cycle()
+        .take(nb)
+        .collect();
+    let mut enc = vec![0u8; nb / 3 * 4 + 4];
+    v.push(Case {
+        engine: Engine::Bytes,
+        label: format!("index_byte absent {nb}"),
+        call: Box::new(move |exec| {
+            let r = tessera::bytes::index_byte(&hay, 0, exec).expect("index_byte");
+            format!("{r:?}").into_bytes()
+        }),
+    });
+    let text2 = text.clone();
+    v.push(Case {
+        engine: Engine::Bytes,
+        label: format!("utf8_valid_up_to {nb}"),
+        call: Box::new(move |exec| {
+            let r = tessera::bytes::utf8_valid_up_to(&text, exec).expect("utf8");
+            r.to_le_bytes().to_vec()
+        }),
+    });
+    v.push(Case {
+        engine: Engine::Bytes,
+        label: format!("base64 encode {nb}"),
+        call: Box::new(move |exec| {
+            let std64 = tessera::bytes::Base64::STANDARD;
+            let k = tessera::bytes::base64_encode(&text2, &mut enc, std64, exec).expect("base64");
+            enc[..k].to_vec()
+        }),
+    });
     v
 }
 

@@ -42,7 +42,7 @@ unsafe fn prefix_vec<R: ByteReg>(a: &[u8], b: &[u8]) -> usize {
     let l = R::LANES;
     let n = a.len().min(b.len());
     let (pa, pb) = (a.as_ptr(), b.as_ptr());
-    let full = if l >= 64 { u64::MAX } else { (1u64 << l) - 1 };
+    let full = super::first_lanes(l);
     let mut i = 0;
     // SAFETY: the caller runs R's instructions; every load reads l bytes
     // of both operands from an offset at most n − l.

@@ -143,7 +143,7 @@ unsafe fn first_invalid_vec<R: ByteReg>(src: &[u8]) -> Option<usize> {
     let l = R::LANES;
     let n = src.len();
     let ps = src.as_ptr();
-    let full = if l >= 64 { u64::MAX } else { (1u64 << l) - 1 };
+    let full = super::first_lanes(l);
     let mut i = 0;
     // SAFETY: the caller runs R's instructions; every load reads l bytes
     // from an offset at most n − l.

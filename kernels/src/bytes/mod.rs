@@ -133,6 +133,16 @@ macro_rules! tiered {
 }
 pub(crate) use tiered;
 
+/// The set of the first `n` lanes (`n ≤ 64`): every lane of a register of
+/// `n` lanes.
+fn first_lanes(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
 /// A destination of the wrong length, refused before any write.
 fn length_error(operand: &str, len: usize, expected: usize) -> crate::Error {
     crate::Error::Length {

@@ -204,16 +204,6 @@ impl<R: ByteReg> RegSet<R> {
     }
 }
 
-/// The bits of the lanes below `n` (`n ≤ 64`).
-#[inline(always)]
-fn low(n: usize) -> u64 {
-    if n >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << n) - 1
-    }
-}
-
 /// The lanes of the register at `p + at` that are (`not`: are not)
 /// members.
 ///
@@ -244,7 +234,7 @@ unsafe fn find_vec<R: ByteReg>(b: &[u8], set: &Set, not: bool, last: bool) -> Op
     let l = R::LANES;
     let n = b.len();
     let p = b.as_ptr();
-    let full = low(l);
+    let full = super::first_lanes(l);
     // SAFETY: the caller runs R's instructions; every load reads the l
     // bytes from an offset at most n − l.
     unsafe {
