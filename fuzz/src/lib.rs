@@ -250,3 +250,19 @@ pub fn show_bytes(b: &[u8]) -> String {
     }
     s
 }
+
+/// The tiers this CPU runs, for targets that run every case on each; the
+/// library's tiers it does not run are reported as skipped on stderr (once
+/// per process).
+pub fn tiers() -> Vec<tessera::Tier> {
+    static REPORT: std::sync::Once = std::sync::Once::new();
+    let have = tessera::available_tiers();
+    REPORT.call_once(|| {
+        for t in tessera::Tier::ALL {
+            if !have.contains(&t) {
+                eprintln!("skipped on this CPU: tier {t:?} (its cases run on the other tiers)");
+            }
+        }
+    });
+    have
+}

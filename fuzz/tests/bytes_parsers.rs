@@ -10,7 +10,7 @@
 //! documented rules); a refusal leaves the destination as it was.
 
 use tessera::bytes::{self, Base64};
-use tessera::{available_tiers, Error, Exec};
+use tessera::{Error, Exec};
 use tessera_fuzz::mutate::mutate;
 use tessera_fuzz::{run, Plan, Stats, Verdict};
 use tessera_testkit::rng::Rng;
@@ -219,7 +219,7 @@ fn check(case: &Case) -> Result<Verdict, String> {
     let s = &case.input;
     let mut models = 0;
     let mut refused = false;
-    for tier in available_tiers() {
+    for tier in tessera_fuzz::tiers() {
         let e = Exec::on(tier);
         let at = || format!("{:?} on {tier:?}, input {s:02x?}", case.parser);
         match case.parser {

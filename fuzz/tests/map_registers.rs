@@ -11,7 +11,7 @@
 //! any NaN), and a refused run must leave its destinations untouched.
 
 use tessera::map::{map, Program};
-use tessera::{available_tiers, Exec};
+use tessera::Exec;
 use tessera_fuzz::program::{evaluate, register_text, Text};
 use tessera_fuzz::views::{broadcast_shape, check_untouched, check_written, describe, Buf};
 use tessera_fuzz::{run, Plan, Stats, Verdict};
@@ -71,7 +71,7 @@ fn check(case: &Case) -> Result<Verdict, String> {
         .collect::<Result<_, _>>()
         .map_err(|e| format!("an input view was refused: {e}"))?;
     let mut runs = 0;
-    for tier in available_tiers() {
+    for tier in tessera_fuzz::tiers() {
         for threads in [1, 2] {
             let mut mine = outs.clone();
             let before: Vec<Vec<u8>> = mine.iter().map(|o| o.bytes.clone()).collect();

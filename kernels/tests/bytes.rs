@@ -581,13 +581,24 @@ fn substring_search_on_repetitive_input_is_linear_and_exact() {
     // A needle of repeated bytes ending in another over a haystack of the
     // repeated byte: every position a candidate (the linear fallback).
     let tiers = execs();
-    for (n, m) in [(20_000usize, 300usize), (5000, 17), (4096, 4096)] {
+    // The needle's odd byte at its end, its start or its middle (every
+    // position a candidate for both directions' first-and-last filter, so
+    // the budget hands over to the linear search).
+    for (n, m, odd) in [
+        (20_000usize, 300usize, 299usize),
+        (5000, 17, 16),
+        (4096, 4096, 4095),
+        (20_000, 300, 0),
+        (20_000, 300, 150),
+        (5000, 17, 8),
+        (3000, 3, 1),
+    ] {
         let mut hay = vec![b'a'; n];
         let mut needle = vec![b'a'; m];
-        *needle.last_mut().unwrap() = b'b';
-        for at in [None, Some(n - m), Some((n - m) / 2)] {
+        needle[odd] = b'b';
+        for at in [None, Some(n - m), Some((n - m) / 2), Some(0)] {
             if let Some(a) = at {
-                hay[a + m - 1] = b'b';
+                hay[a + odd] = b'b';
             }
             let first = hay.windows(m).position(|w| w == needle);
             for (t, e) in &tiers {
@@ -602,7 +613,7 @@ fn substring_search_on_repetitive_input_is_linear_and_exact() {
                 );
             }
             if let Some(a) = at {
-                hay[a + m - 1] = b'a';
+                hay[a + odd] = b'a';
             }
         }
     }

@@ -99,7 +99,8 @@ pub fn index_all(b: &[u8], c: u8, dst: &mut [usize], exec: &Exec) -> Result<usiz
 /// three (compared one by one; the larger sets by nibble tables).
 pub(super) struct Set {
     bitmap: [u64; 4],
-    few: Option<Vec<u8>>,
+    /// Up to three members: how many, then each (the first repeated).
+    few: Option<(usize, [u8; 3])>,
     /// Bit `h` (`h < 8`) of `lo_a[l]`: byte `h·16 + l` is a member;
     /// bit `h − 8` of `lo_b[l]` for `h ≥ 8`.
     lo_a: [u8; 16],
@@ -107,8 +108,23 @@ pub(super) struct Set {
 }
 
 impl Set {
+    /// The set of `c` alone, built directly (no pass over the 256 bytes).
     fn one(c: u8) -> Set {
-        Set::of(&[c])
+        let mut bitmap = [0u64; 4];
+        bitmap[c as usize / 64] = 1 << (c % 64);
+        let (mut lo_a, mut lo_b) = ([0u8; 16], [0u8; 16]);
+        let (h, l) = ((c >> 4) as usize, (c & 15) as usize);
+        if h < 8 {
+            lo_a[l] = 1 << h;
+        } else {
+            lo_b[l] = 1 << (h - 8);
+        }
+        Set {
+            bitmap,
+            few: Some((1, [c; 3])),
+            lo_a,
+            lo_b,
+        }
     }
 
     pub(super) fn of(bytes: &[u8]) -> Set {
@@ -130,7 +146,10 @@ impl Set {
         }
         Set {
             bitmap,
-            few: (members.len() <= 3).then_some(members),
+            few: (members.len() <= 3).then(|| {
+                let at = |k: usize| *members.get(k).or(members.first()).unwrap_or(&0);
+                (members.len(), [at(0), at(1), at(2)])
+            }),
             lo_a,
             lo_b,
         }
@@ -164,11 +183,11 @@ impl<R: ByteReg> RegSet<R> {
         // SAFETY: the caller runs R's instructions.
         unsafe {
             RegSet {
-                few: match &s.few {
-                    Some(m) => {
-                        let at = |k: usize| *m.get(k).or(m.first()).unwrap_or(&0);
-                        Some((m.len(), [R::set1(at(0)), R::set1(at(1)), R::set1(at(2))]))
-                    }
+                // A match, not a closure: a closure would not inherit the
+                // caller's target features.
+                #[allow(clippy::manual_map)]
+                few: match s.few {
+                    Some((n, m)) => Some((n, [R::set1(m[0]), R::set1(m[1]), R::set1(m[2])])),
                     None => None,
                 },
                 lo_a: R::table16(&s.lo_a),

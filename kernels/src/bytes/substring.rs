@@ -35,11 +35,11 @@ pub fn last_index(hay: &[u8], needle: &[u8], exec: &Exec) -> Result<Option<usize
     if needle.is_empty() {
         return Ok(Some(hay.len()));
     }
-    // The last occurrence is the first of the reversed needle in the
-    // reversed haystack, found on copies (a haystack's worth of memory).
-    let rh: Vec<u8> = hay.iter().rev().copied().collect();
-    let rn: Vec<u8> = needle.iter().rev().copied().collect();
-    Ok(find_from(p, &rh, &rn, 0).map(|k| hay.len() - k - needle.len()))
+    Ok(match rcandidates(p, hay, needle) {
+        Scan::Found(k) => Some(k),
+        Scan::Absent => None,
+        Scan::Costly(k) => kmp_last(&hay[..k + needle.len() - 1], needle),
+    })
 }
 
 /// How many non-overlapping occurrences of `needle` `hay` holds, found
@@ -164,6 +164,76 @@ tiered! {
     }
 }
 
+/// The last occurrence, scanning starts from the end. [`Scan::Costly`]`(k)`
+/// here means that no occurrence starts at `k` or after.
+///
+/// # Safety
+/// The CPU runs `R`'s instructions; `hay.len() ≥ needle.len() ≥ 1`.
+#[inline(always)]
+unsafe fn rcandidates_vec<R: ByteReg>(hay: &[u8], needle: &[u8]) -> Scan {
+    let l = R::LANES;
+    let m = needle.len();
+    let end = hay.len() - m + 1; // starts below `end` are left to scan
+    let p = hay.as_ptr();
+    let mut spent = 0usize;
+    let mut j = end;
+    // SAFETY: the caller runs R's instructions; a block of starts
+    // j − l … j − 1 loads l bytes from j − l and from j − l + m − 1, which
+    // end at most at end − 1 + m − 1 < hay.len().
+    unsafe {
+        let (f, e) = (R::set1(needle[0]), R::set1(needle[m - 1]));
+        while j >= l {
+            let b = j - l;
+            let mut hits =
+                R::eq_bits(R::load(p.add(b)), f) & R::eq_bits(R::load(p.add(b + m - 1)), e);
+            while hits != 0 {
+                let top = 63 - hits.leading_zeros() as usize;
+                let k = b + top;
+                if verify(hay, needle, k) {
+                    return Scan::Found(k);
+                }
+                spent += m;
+                if spent > BUDGET_BASE + BUDGET_PER_BYTE * (end - k) {
+                    return Scan::Costly(k);
+                }
+                hits &= !(1u64 << top);
+            }
+            j = b;
+        }
+    }
+    rtail(hay, needle, j, spent)
+}
+
+/// The plain backward scan of the starts below `j`.
+fn rtail(hay: &[u8], needle: &[u8], mut j: usize, mut spent: usize) -> Scan {
+    let m = needle.len();
+    let end = hay.len() - m + 1;
+    while j > 0 {
+        let i = j - 1;
+        if hay[i] == needle[0] && hay[i + m - 1] == needle[m - 1] {
+            if verify(hay, needle, i) {
+                return Scan::Found(i);
+            }
+            spent += m;
+            if spent > BUDGET_BASE + BUDGET_PER_BYTE * (end - i) {
+                return Scan::Costly(i);
+            }
+        }
+        j = i;
+    }
+    Scan::Absent
+}
+
+fn rcandidates_scalar(hay: &[u8], needle: &[u8]) -> Scan {
+    rtail(hay, needle, hay.len() - needle.len() + 1, 0)
+}
+
+tiered! {
+    fn rcandidates(hay: &[u8], needle: &[u8]) -> Scan {
+        vector: rcandidates_vec, scalar: rcandidates_scalar
+    }
+}
+
 /// Knuth–Morris–Pratt: the first occurrence, in O(hay + needle) steps and
 /// a needle's worth of memory.
 fn kmp(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -190,6 +260,37 @@ fn kmp(hay: &[u8], needle: &[u8]) -> Option<usize> {
         }
         if q == m {
             return Some(i + 1 - m);
+        }
+    }
+    None
+}
+
+/// Knuth–Morris–Pratt run from the back: the last occurrence, in
+/// O(hay + needle) steps and a needle's worth of memory.
+fn kmp_last(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let m = needle.len();
+    let r = |j: usize| needle[m - 1 - j]; // the reversed needle
+    let mut fail = vec![0usize; m];
+    let mut k = 0;
+    for j in 1..m {
+        while k > 0 && r(j) != r(k) {
+            k = fail[k - 1];
+        }
+        if r(j) == r(k) {
+            k += 1;
+        }
+        fail[j] = k;
+    }
+    let mut q = 0;
+    for (i, &c) in hay.iter().enumerate().rev() {
+        while q > 0 && c != r(q) {
+            q = fail[q - 1];
+        }
+        if c == r(q) {
+            q += 1;
+        }
+        if q == m {
+            return Some(i);
         }
     }
     None
