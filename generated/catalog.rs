@@ -1018,6 +1018,11 @@ pub enum Kind {
     Gt,
     /// `ge`: a >= b (false when either is NaN).
     Ge,
+    /// `total_order`: IEEE 754 totalOrder of a and b as an i8: -1, 0 or +1 (-NaN <
+    /// -inf < ... < -0 < +0 < ... < +inf < +NaN). f32 and f64 order NaN payloads as
+    /// IEEE states (0 only for equal bits); a narrower float compares the values
+    /// its codes decode to, where every NaN code of one sign is one NaN.
+    TotalOrder,
     /// `select`: cond ? a : b, bit for bit (a NaN's payload passes through).
     Select,
     /// `logical_and`: a != 0 and b != 0 (NaN counts as non-zero).
@@ -1053,8 +1058,31 @@ pub enum Kind {
     AddSat,
     /// `sub_sat`: a - b clamped to the dtype's range.
     SubSat,
+    /// `mul_sat`: a × b clamped to the dtype's range (the exact product, then the
+    /// clamp).
+    MulSat,
+    /// `ones_count`: The number of one bits in a's two's complement over the
+    /// dtype's width (i8 -1 gives 8, i4 -1 gives 4).
+    OnesCount,
+    /// `leading_zeros`: The zero bits above a's highest one bit over the dtype's
+    /// width; the width for 0.
+    LeadingZeros,
+    /// `trailing_zeros`: The zero bits below a's lowest one bit; the width for 0.
+    TrailingZeros,
+    /// `reverse_bits`: a's bits over the dtype's width in reverse order (bit 0 to
+    /// the top bit).
+    ReverseBits,
+    /// `byte_swap`: a's bytes in reverse order; a dtype of one byte or less (8-, 4-
+    /// and 1-bit) is its own reversal.
+    ByteSwap,
     /// `conj`: The complex conjugate: the imaginary part's sign bit flipped.
     Conj,
+    /// `real`: The real part, bits unchanged (NaN payloads included): c64 gives
+    /// f32, c128 f64.
+    Real,
+    /// `imag`: The imaginary part, bits unchanged (NaN payloads included): c64
+    /// gives f32, c128 f64.
+    Imag,
     /// `exp`: e^a within 1 ulp in the carrier, then rounded once into the dtype;
     /// overflow gives inf (then the dtype's overflow rule), underflow rounds into
     /// the subnormals. Pairs: reduction by k·ln2 in pair arithmetic, Taylor series
@@ -1169,7 +1197,7 @@ pub enum Kind {
 }
 
 /// The metadata of every kind, in `Kind` order.
-pub static KIND_INFO: [KindInfo; 85] = [
+pub static KIND_INFO: [KindInfo; 94] = [
     KindInfo {
         name: "add",
         arity: 2,
@@ -1421,6 +1449,16 @@ pub static KIND_INFO: [KindInfo; 85] = [
         doc: "a >= b (false when either is NaN).",
     },
     KindInfo {
+        name: "total_order",
+        arity: 2,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Order,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "IEEE 754 totalOrder of a and b as an i8: -1, 0 or +1 (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN). f32 and f64 order NaN payloads as IEEE states (0 only for equal bits); a narrower float compares the values its codes decode to, where every NaN code of one sign is one NaN.",
+    },
+    KindInfo {
         name: "select",
         arity: 3,
         accepts: &[Class::Bool, Class::Int, Class::Uint, Class::Float, Class::Complex],
@@ -1571,6 +1609,66 @@ pub static KIND_INFO: [KindInfo; 85] = [
         doc: "a - b clamped to the dtype's range.",
     },
     KindInfo {
+        name: "mul_sat",
+        arity: 2,
+        accepts: &[Class::Int, Class::Uint],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "a × b clamped to the dtype's range (the exact product, then the clamp).",
+    },
+    KindInfo {
+        name: "ones_count",
+        arity: 1,
+        accepts: &[Class::Int, Class::Uint],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "The number of one bits in a's two's complement over the dtype's width (i8 -1 gives 8, i4 -1 gives 4).",
+    },
+    KindInfo {
+        name: "leading_zeros",
+        arity: 1,
+        accepts: &[Class::Int, Class::Uint],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "The zero bits above a's highest one bit over the dtype's width; the width for 0.",
+    },
+    KindInfo {
+        name: "trailing_zeros",
+        arity: 1,
+        accepts: &[Class::Int, Class::Uint],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "The zero bits below a's lowest one bit; the width for 0.",
+    },
+    KindInfo {
+        name: "reverse_bits",
+        arity: 1,
+        accepts: &[Class::Int, Class::Uint],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "a's bits over the dtype's width in reverse order (bit 0 to the top bit).",
+    },
+    KindInfo {
+        name: "byte_swap",
+        arity: 1,
+        accepts: &[Class::Int, Class::Uint],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "a's bytes in reverse order; a dtype of one byte or less (8-, 4- and 1-bit) is its own reversal.",
+    },
+    KindInfo {
         name: "conj",
         arity: 1,
         accepts: &[Class::Complex],
@@ -1579,6 +1677,26 @@ pub static KIND_INFO: [KindInfo; 85] = [
         accuracy: Accuracy::Exact,
         specials: &[],
         doc: "The complex conjugate: the imaginary part's sign bit flipped.",
+    },
+    KindInfo {
+        name: "real",
+        arity: 1,
+        accepts: &[Class::Complex],
+        operands: OperandRule::Same,
+        result: ResultRule::Real,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "The real part, bits unchanged (NaN payloads included): c64 gives f32, c128 f64.",
+    },
+    KindInfo {
+        name: "imag",
+        arity: 1,
+        accepts: &[Class::Complex],
+        operands: OperandRule::Same,
+        result: ResultRule::Real,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "The imaginary part, bits unchanged (NaN payloads included): c64 gives f32, c128 f64.",
     },
     KindInfo {
         name: "exp",
@@ -2024,7 +2142,7 @@ pub static KIND_INFO: [KindInfo; 85] = [
 
 impl Kind {
     /// Every kind, in spec order.
-    pub const ALL: [Kind; 85] = [
+    pub const ALL: [Kind; 94] = [
         Kind::Add,
         Kind::Sub,
         Kind::Mul,
@@ -2050,6 +2168,7 @@ impl Kind {
         Kind::Le,
         Kind::Gt,
         Kind::Ge,
+        Kind::TotalOrder,
         Kind::Select,
         Kind::LogicalAnd,
         Kind::LogicalOr,
@@ -2065,7 +2184,15 @@ impl Kind {
         Kind::Rotr,
         Kind::AddSat,
         Kind::SubSat,
+        Kind::MulSat,
+        Kind::OnesCount,
+        Kind::LeadingZeros,
+        Kind::TrailingZeros,
+        Kind::ReverseBits,
+        Kind::ByteSwap,
         Kind::Conj,
+        Kind::Real,
+        Kind::Imag,
         Kind::Exp,
         Kind::Exp2,
         Kind::Expm1,
@@ -2147,6 +2274,7 @@ impl Kind {
             "le" => Some(Kind::Le),
             "gt" => Some(Kind::Gt),
             "ge" => Some(Kind::Ge),
+            "total_order" => Some(Kind::TotalOrder),
             "select" => Some(Kind::Select),
             "logical_and" => Some(Kind::LogicalAnd),
             "logical_or" => Some(Kind::LogicalOr),
@@ -2162,7 +2290,15 @@ impl Kind {
             "rotr" => Some(Kind::Rotr),
             "add_sat" => Some(Kind::AddSat),
             "sub_sat" => Some(Kind::SubSat),
+            "mul_sat" => Some(Kind::MulSat),
+            "ones_count" => Some(Kind::OnesCount),
+            "leading_zeros" => Some(Kind::LeadingZeros),
+            "trailing_zeros" => Some(Kind::TrailingZeros),
+            "reverse_bits" => Some(Kind::ReverseBits),
+            "byte_swap" => Some(Kind::ByteSwap),
             "conj" => Some(Kind::Conj),
+            "real" => Some(Kind::Real),
+            "imag" => Some(Kind::Imag),
             "exp" => Some(Kind::Exp),
             "exp2" => Some(Kind::Exp2),
             "expm1" => Some(Kind::Expm1),
@@ -2239,6 +2375,7 @@ impl Kind {
             Kind::Le => Operation::Le,
             Kind::Gt => Operation::Gt,
             Kind::Ge => Operation::Ge,
+            Kind::TotalOrder => Operation::TotalOrder,
             Kind::Select => Operation::Select,
             Kind::LogicalAnd => Operation::LogicalAnd,
             Kind::LogicalOr => Operation::LogicalOr,
@@ -2254,7 +2391,15 @@ impl Kind {
             Kind::Rotr => Operation::Rotr,
             Kind::AddSat => Operation::AddSat,
             Kind::SubSat => Operation::SubSat,
+            Kind::MulSat => Operation::MulSat,
+            Kind::OnesCount => Operation::OnesCount,
+            Kind::LeadingZeros => Operation::LeadingZeros,
+            Kind::TrailingZeros => Operation::TrailingZeros,
+            Kind::ReverseBits => Operation::ReverseBits,
+            Kind::ByteSwap => Operation::ByteSwap,
             Kind::Conj => Operation::Conj,
+            Kind::Real => Operation::Real,
+            Kind::Imag => Operation::Imag,
             Kind::Exp => Operation::Exp,
             Kind::Exp2 => Operation::Exp2,
             Kind::Expm1 => Operation::Expm1,
@@ -2329,6 +2474,7 @@ impl Kind {
             Operation::Le => Kind::Le,
             Operation::Gt => Kind::Gt,
             Operation::Ge => Kind::Ge,
+            Operation::TotalOrder => Kind::TotalOrder,
             Operation::Select => Kind::Select,
             Operation::LogicalAnd => Kind::LogicalAnd,
             Operation::LogicalOr => Kind::LogicalOr,
@@ -2344,7 +2490,15 @@ impl Kind {
             Operation::Rotr => Kind::Rotr,
             Operation::AddSat => Kind::AddSat,
             Operation::SubSat => Kind::SubSat,
+            Operation::MulSat => Kind::MulSat,
+            Operation::OnesCount => Kind::OnesCount,
+            Operation::LeadingZeros => Kind::LeadingZeros,
+            Operation::TrailingZeros => Kind::TrailingZeros,
+            Operation::ReverseBits => Kind::ReverseBits,
+            Operation::ByteSwap => Kind::ByteSwap,
             Operation::Conj => Kind::Conj,
+            Operation::Real => Kind::Real,
+            Operation::Imag => Kind::Imag,
             Operation::Exp => Kind::Exp,
             Operation::Exp2 => Kind::Exp2,
             Operation::Expm1 => Kind::Expm1,

@@ -2425,6 +2425,77 @@ macro_rules! __tier_body {
             }
         }
 
+        pub mod kind_total_order {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                total_order_f16_contig (run_through::<f32, i8, 2, CONTIG>) ([2, 2], 1, [super::own::cast_f16_f32_dflt_contig, super::own::cast_f16_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_f16_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([2, 2], 1, [super::own::cast_f16_f32_dflt_contig, super::own::cast_f16_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_f16_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([2, 2], 1, [super::own::cast_f16_f32_dflt_contig, super::own::cast_f16_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_f16_strided (run_through::<f32, i8, 2, STRIDED>) ([2, 2], 1, [super::cast_from_f16::cast_f16_f32_dflt_strided, super::cast_from_f16::cast_f16_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_bf16_contig (run_through::<f32, i8, 2, CONTIG>) ([2, 2], 1, [super::cast_from_bf16::cast_bf16_f32_dflt_contig, super::cast_from_bf16::cast_bf16_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_bf16_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([2, 2], 1, [super::cast_from_bf16::cast_bf16_f32_dflt_contig, super::cast_from_bf16::cast_bf16_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_bf16_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([2, 2], 1, [super::cast_from_bf16::cast_bf16_f32_dflt_contig, super::cast_from_bf16::cast_bf16_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_bf16_strided (run_through::<f32, i8, 2, STRIDED>) ([2, 2], 1, [super::cast_from_bf16::cast_bf16_f32_dflt_strided, super::cast_from_bf16::cast_bf16_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_f32_contig (run2::<Native<f32>, Native<f32>, Native<i8>, TotalOrder, CONTIG>)
+                total_order_f32_bcast0 (run2::<Native<f32>, Native<f32>, Native<i8>, TotalOrder, BCAST0>)
+                total_order_f32_bcast1 (run2::<Native<f32>, Native<f32>, Native<i8>, TotalOrder, BCAST1>)
+                total_order_f32_strided (run2::<Native<f32>, Native<f32>, Native<i8>, TotalOrder, STRIDED>)
+                total_order_f64_contig (run2::<Native<f64>, Native<f64>, Native<i8>, TotalOrder, CONTIG>)
+                total_order_f64_bcast0 (run2::<Native<f64>, Native<f64>, Native<i8>, TotalOrder, BCAST0>)
+                total_order_f64_bcast1 (run2::<Native<f64>, Native<f64>, Native<i8>, TotalOrder, BCAST1>)
+                total_order_f64_strided (run2::<Native<f64>, Native<f64>, Native<i8>, TotalOrder, STRIDED>)
+                total_order_e4m3fn_contig (run_through::<f32, i8, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e4m3fn_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e4m3fn_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e4m3fn_strided (run_through::<f32, i8, 2, STRIDED>) ([1, 1], 1, [super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_strided, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_e5m2_contig (run_through::<f32, i8, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e5m2::cast_e5m2_f32_dflt_contig, super::cast_from_e5m2::cast_e5m2_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e5m2_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e5m2::cast_e5m2_f32_dflt_contig, super::cast_from_e5m2::cast_e5m2_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e5m2_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e5m2::cast_e5m2_f32_dflt_contig, super::cast_from_e5m2::cast_e5m2_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e5m2_strided (run_through::<f32, i8, 2, STRIDED>) ([1, 1], 1, [super::cast_from_e5m2::cast_e5m2_f32_dflt_strided, super::cast_from_e5m2::cast_e5m2_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_e4m3_contig (run_through::<f32, i8, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e4m3::cast_e4m3_f32_dflt_contig, super::cast_from_e4m3::cast_e4m3_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e4m3_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e4m3::cast_e4m3_f32_dflt_contig, super::cast_from_e4m3::cast_e4m3_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e4m3_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e4m3::cast_e4m3_f32_dflt_contig, super::cast_from_e4m3::cast_e4m3_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e4m3_strided (run_through::<f32, i8, 2, STRIDED>) ([1, 1], 1, [super::cast_from_e4m3::cast_e4m3_f32_dflt_strided, super::cast_from_e4m3::cast_e4m3_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_e3m4_contig (run_through::<f32, i8, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e3m4::cast_e3m4_f32_dflt_contig, super::cast_from_e3m4::cast_e3m4_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e3m4_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e3m4::cast_e3m4_f32_dflt_contig, super::cast_from_e3m4::cast_e3m4_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e3m4_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e3m4::cast_e3m4_f32_dflt_contig, super::cast_from_e3m4::cast_e3m4_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e3m4_strided (run_through::<f32, i8, 2, STRIDED>) ([1, 1], 1, [super::cast_from_e3m4::cast_e3m4_f32_dflt_strided, super::cast_from_e3m4::cast_e3m4_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_e4m3fnuz_contig (run_through::<f32, i8, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e4m3fnuz_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e4m3fnuz_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e4m3fnuz_strided (run_through::<f32, i8, 2, STRIDED>) ([1, 1], 1, [super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_strided, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_e5m2fnuz_contig (run_through::<f32, i8, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e5m2fnuz_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e5m2fnuz_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e5m2fnuz_strided (run_through::<f32, i8, 2, STRIDED>) ([1, 1], 1, [super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_strided, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_e4m3b11fnuz_contig (run_through::<f32, i8, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e4m3b11fnuz_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e4m3b11fnuz_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e4m3b11fnuz_strided (run_through::<f32, i8, 2, STRIDED>) ([1, 1], 1, [super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_strided, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_e8m0fnu_contig (run_through::<f32, i8, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e8m0fnu_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e8m0fnu_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e8m0fnu_strided (run_through::<f32, i8, 2, STRIDED>) ([1, 1], 1, [super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_strided, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_e2m3fn_contig (run_through::<f32, i8, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e2m3fn_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e2m3fn_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e2m3fn_strided (run_through::<f32, i8, 2, STRIDED>) ([1, 1], 1, [super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_strided, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_e3m2fn_contig (run_through::<f32, i8, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e3m2fn_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e3m2fn_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e3m2fn_strided (run_through::<f32, i8, 2, STRIDED>) ([1, 1], 1, [super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_strided, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_e2m1fn_contig (run_through::<f32, i8, 2, CONTIG>) ([1, 1], 1, [super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e2m1fn_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([1, 1], 1, [super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e2m1fn_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([1, 1], 1, [super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_e2m1fn_strided (run_through::<f32, i8, 2, STRIDED>) ([1, 1], 1, [super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_strided, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+                total_order_ue4m3_contig (run_through::<f32, i8, 2, CONTIG>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_ue4m3_bcast0 (run_through::<f32, i8, 2, BCAST0>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast0, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_ue4m3_bcast1 (run_through::<f32, i8, 2, BCAST1>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_total_order::total_order_f32_bcast1, super::cast_from_i8::cast_i8_i8_dflt_contig)
+                total_order_ue4m3_strided (run_through::<f32, i8, 2, STRIDED>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_strided, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_strided], super::kind_total_order::total_order_f32_contig, super::cast_from_i8::cast_i8_i8_dflt_strided)
+            }
+        }
+
         pub mod kind_select {
             use super::*;
             $crate::__tier_fns! {
@@ -3504,6 +3575,202 @@ macro_rules! __tier_body {
             }
         }
 
+        pub mod kind_mul_sat {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                mul_sat_i8_contig (run2::<Native<i8>, Native<i8>, Native<i8>, MulSat, CONTIG>)
+                mul_sat_i8_bcast0 (run2::<Native<i8>, Native<i8>, Native<i8>, MulSat, BCAST0>)
+                mul_sat_i8_bcast1 (run2::<Native<i8>, Native<i8>, Native<i8>, MulSat, BCAST1>)
+                mul_sat_i8_strided (run2::<Native<i8>, Native<i8>, Native<i8>, MulSat, STRIDED>)
+                mul_sat_i16_contig (run2::<Native<i16>, Native<i16>, Native<i16>, MulSat, CONTIG>)
+                mul_sat_i16_bcast0 (run2::<Native<i16>, Native<i16>, Native<i16>, MulSat, BCAST0>)
+                mul_sat_i16_bcast1 (run2::<Native<i16>, Native<i16>, Native<i16>, MulSat, BCAST1>)
+                mul_sat_i16_strided (run2::<Native<i16>, Native<i16>, Native<i16>, MulSat, STRIDED>)
+                mul_sat_i32_contig (run2::<Native<i32>, Native<i32>, Native<i32>, MulSat, CONTIG>)
+                mul_sat_i32_bcast0 (run2::<Native<i32>, Native<i32>, Native<i32>, MulSat, BCAST0>)
+                mul_sat_i32_bcast1 (run2::<Native<i32>, Native<i32>, Native<i32>, MulSat, BCAST1>)
+                mul_sat_i32_strided (run2::<Native<i32>, Native<i32>, Native<i32>, MulSat, STRIDED>)
+                mul_sat_i64_contig (run2::<Native<i64>, Native<i64>, Native<i64>, MulSat, CONTIG>)
+                mul_sat_i64_bcast0 (run2::<Native<i64>, Native<i64>, Native<i64>, MulSat, BCAST0>)
+                mul_sat_i64_bcast1 (run2::<Native<i64>, Native<i64>, Native<i64>, MulSat, BCAST1>)
+                mul_sat_i64_strided (run2::<Native<i64>, Native<i64>, Native<i64>, MulSat, STRIDED>)
+                mul_sat_u8_contig (run2::<Native<u8>, Native<u8>, Native<u8>, MulSat, CONTIG>)
+                mul_sat_u8_bcast0 (run2::<Native<u8>, Native<u8>, Native<u8>, MulSat, BCAST0>)
+                mul_sat_u8_bcast1 (run2::<Native<u8>, Native<u8>, Native<u8>, MulSat, BCAST1>)
+                mul_sat_u8_strided (run2::<Native<u8>, Native<u8>, Native<u8>, MulSat, STRIDED>)
+                mul_sat_u16_contig (run2::<Native<u16>, Native<u16>, Native<u16>, MulSat, CONTIG>)
+                mul_sat_u16_bcast0 (run2::<Native<u16>, Native<u16>, Native<u16>, MulSat, BCAST0>)
+                mul_sat_u16_bcast1 (run2::<Native<u16>, Native<u16>, Native<u16>, MulSat, BCAST1>)
+                mul_sat_u16_strided (run2::<Native<u16>, Native<u16>, Native<u16>, MulSat, STRIDED>)
+                mul_sat_u32_contig (run2::<Native<u32>, Native<u32>, Native<u32>, MulSat, CONTIG>)
+                mul_sat_u32_bcast0 (run2::<Native<u32>, Native<u32>, Native<u32>, MulSat, BCAST0>)
+                mul_sat_u32_bcast1 (run2::<Native<u32>, Native<u32>, Native<u32>, MulSat, BCAST1>)
+                mul_sat_u32_strided (run2::<Native<u32>, Native<u32>, Native<u32>, MulSat, STRIDED>)
+                mul_sat_u64_contig (run2::<Native<u64>, Native<u64>, Native<u64>, MulSat, CONTIG>)
+                mul_sat_u64_bcast0 (run2::<Native<u64>, Native<u64>, Native<u64>, MulSat, BCAST0>)
+                mul_sat_u64_bcast1 (run2::<Native<u64>, Native<u64>, Native<u64>, MulSat, BCAST1>)
+                mul_sat_u64_strided (run2::<Native<u64>, Native<u64>, Native<u64>, MulSat, STRIDED>)
+                mul_sat_i4_contig (run2::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, MulSat, CONTIG>)
+                mul_sat_i4_bcast0 (run2::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, MulSat, BCAST0>)
+                mul_sat_i4_bcast1 (run2::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, MulSat, BCAST1>)
+                mul_sat_i4_strided (run2::<NarrowInt<4>, NarrowInt<4>, NarrowInt<4>, MulSat, STRIDED>)
+                mul_sat_u4_contig (run2::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, MulSat, CONTIG>)
+                mul_sat_u4_bcast0 (run2::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, MulSat, BCAST0>)
+                mul_sat_u4_bcast1 (run2::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, MulSat, BCAST1>)
+                mul_sat_u4_strided (run2::<NarrowUint<4>, NarrowUint<4>, NarrowUint<4>, MulSat, STRIDED>)
+                mul_sat_u1_contig (run2::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, MulSat, CONTIG>)
+                mul_sat_u1_bcast0 (run2::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, MulSat, BCAST0>)
+                mul_sat_u1_bcast1 (run2::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, MulSat, BCAST1>)
+                mul_sat_u1_strided (run2::<NarrowUint<1>, NarrowUint<1>, NarrowUint<1>, MulSat, STRIDED>)
+            }
+        }
+
+        pub mod kind_ones_count {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                ones_count_i8_contig (run1::<Native<i8>, Native<i8>, OnesCount, CONTIG>)
+                ones_count_i8_strided (run1::<Native<i8>, Native<i8>, OnesCount, STRIDED>)
+                ones_count_i16_contig (run1::<Native<i16>, Native<i16>, OnesCount, CONTIG>)
+                ones_count_i16_strided (run1::<Native<i16>, Native<i16>, OnesCount, STRIDED>)
+                ones_count_i32_contig (run1::<Native<i32>, Native<i32>, OnesCount, CONTIG>)
+                ones_count_i32_strided (run1::<Native<i32>, Native<i32>, OnesCount, STRIDED>)
+                ones_count_i64_contig (run1::<Native<i64>, Native<i64>, OnesCount, CONTIG>)
+                ones_count_i64_strided (run1::<Native<i64>, Native<i64>, OnesCount, STRIDED>)
+                ones_count_u8_contig (run1::<Native<u8>, Native<u8>, OnesCount, CONTIG>)
+                ones_count_u8_strided (run1::<Native<u8>, Native<u8>, OnesCount, STRIDED>)
+                ones_count_u16_contig (run1::<Native<u16>, Native<u16>, OnesCount, CONTIG>)
+                ones_count_u16_strided (run1::<Native<u16>, Native<u16>, OnesCount, STRIDED>)
+                ones_count_u32_contig (run1::<Native<u32>, Native<u32>, OnesCount, CONTIG>)
+                ones_count_u32_strided (run1::<Native<u32>, Native<u32>, OnesCount, STRIDED>)
+                ones_count_u64_contig (run1::<Native<u64>, Native<u64>, OnesCount, CONTIG>)
+                ones_count_u64_strided (run1::<Native<u64>, Native<u64>, OnesCount, STRIDED>)
+                ones_count_i4_contig (run1::<NarrowInt<4>, NarrowInt<4>, OnesCount, CONTIG>)
+                ones_count_i4_strided (run1::<NarrowInt<4>, NarrowInt<4>, OnesCount, STRIDED>)
+                ones_count_u4_contig (run1::<NarrowUint<4>, NarrowUint<4>, OnesCount, CONTIG>)
+                ones_count_u4_strided (run1::<NarrowUint<4>, NarrowUint<4>, OnesCount, STRIDED>)
+                ones_count_u1_contig (run1::<NarrowUint<1>, NarrowUint<1>, OnesCount, CONTIG>)
+                ones_count_u1_strided (run1::<NarrowUint<1>, NarrowUint<1>, OnesCount, STRIDED>)
+            }
+        }
+
+        pub mod kind_leading_zeros {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                leading_zeros_i8_contig (run1::<Native<i8>, Native<i8>, LeadingZeros, CONTIG>)
+                leading_zeros_i8_strided (run1::<Native<i8>, Native<i8>, LeadingZeros, STRIDED>)
+                leading_zeros_i16_contig (run1::<Native<i16>, Native<i16>, LeadingZeros, CONTIG>)
+                leading_zeros_i16_strided (run1::<Native<i16>, Native<i16>, LeadingZeros, STRIDED>)
+                leading_zeros_i32_contig (run1::<Native<i32>, Native<i32>, LeadingZeros, CONTIG>)
+                leading_zeros_i32_strided (run1::<Native<i32>, Native<i32>, LeadingZeros, STRIDED>)
+                leading_zeros_i64_contig (run1::<Native<i64>, Native<i64>, LeadingZeros, CONTIG>)
+                leading_zeros_i64_strided (run1::<Native<i64>, Native<i64>, LeadingZeros, STRIDED>)
+                leading_zeros_u8_contig (run1::<Native<u8>, Native<u8>, LeadingZeros, CONTIG>)
+                leading_zeros_u8_strided (run1::<Native<u8>, Native<u8>, LeadingZeros, STRIDED>)
+                leading_zeros_u16_contig (run1::<Native<u16>, Native<u16>, LeadingZeros, CONTIG>)
+                leading_zeros_u16_strided (run1::<Native<u16>, Native<u16>, LeadingZeros, STRIDED>)
+                leading_zeros_u32_contig (run1::<Native<u32>, Native<u32>, LeadingZeros, CONTIG>)
+                leading_zeros_u32_strided (run1::<Native<u32>, Native<u32>, LeadingZeros, STRIDED>)
+                leading_zeros_u64_contig (run1::<Native<u64>, Native<u64>, LeadingZeros, CONTIG>)
+                leading_zeros_u64_strided (run1::<Native<u64>, Native<u64>, LeadingZeros, STRIDED>)
+                leading_zeros_i4_contig (run1::<NarrowInt<4>, NarrowInt<4>, LeadingZeros, CONTIG>)
+                leading_zeros_i4_strided (run1::<NarrowInt<4>, NarrowInt<4>, LeadingZeros, STRIDED>)
+                leading_zeros_u4_contig (run1::<NarrowUint<4>, NarrowUint<4>, LeadingZeros, CONTIG>)
+                leading_zeros_u4_strided (run1::<NarrowUint<4>, NarrowUint<4>, LeadingZeros, STRIDED>)
+                leading_zeros_u1_contig (run1::<NarrowUint<1>, NarrowUint<1>, LeadingZeros, CONTIG>)
+                leading_zeros_u1_strided (run1::<NarrowUint<1>, NarrowUint<1>, LeadingZeros, STRIDED>)
+            }
+        }
+
+        pub mod kind_trailing_zeros {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                trailing_zeros_i8_contig (run1::<Native<i8>, Native<i8>, TrailingZeros, CONTIG>)
+                trailing_zeros_i8_strided (run1::<Native<i8>, Native<i8>, TrailingZeros, STRIDED>)
+                trailing_zeros_i16_contig (run1::<Native<i16>, Native<i16>, TrailingZeros, CONTIG>)
+                trailing_zeros_i16_strided (run1::<Native<i16>, Native<i16>, TrailingZeros, STRIDED>)
+                trailing_zeros_i32_contig (run1::<Native<i32>, Native<i32>, TrailingZeros, CONTIG>)
+                trailing_zeros_i32_strided (run1::<Native<i32>, Native<i32>, TrailingZeros, STRIDED>)
+                trailing_zeros_i64_contig (run1::<Native<i64>, Native<i64>, TrailingZeros, CONTIG>)
+                trailing_zeros_i64_strided (run1::<Native<i64>, Native<i64>, TrailingZeros, STRIDED>)
+                trailing_zeros_u8_contig (run1::<Native<u8>, Native<u8>, TrailingZeros, CONTIG>)
+                trailing_zeros_u8_strided (run1::<Native<u8>, Native<u8>, TrailingZeros, STRIDED>)
+                trailing_zeros_u16_contig (run1::<Native<u16>, Native<u16>, TrailingZeros, CONTIG>)
+                trailing_zeros_u16_strided (run1::<Native<u16>, Native<u16>, TrailingZeros, STRIDED>)
+                trailing_zeros_u32_contig (run1::<Native<u32>, Native<u32>, TrailingZeros, CONTIG>)
+                trailing_zeros_u32_strided (run1::<Native<u32>, Native<u32>, TrailingZeros, STRIDED>)
+                trailing_zeros_u64_contig (run1::<Native<u64>, Native<u64>, TrailingZeros, CONTIG>)
+                trailing_zeros_u64_strided (run1::<Native<u64>, Native<u64>, TrailingZeros, STRIDED>)
+                trailing_zeros_i4_contig (run1::<NarrowInt<4>, NarrowInt<4>, TrailingZeros, CONTIG>)
+                trailing_zeros_i4_strided (run1::<NarrowInt<4>, NarrowInt<4>, TrailingZeros, STRIDED>)
+                trailing_zeros_u4_contig (run1::<NarrowUint<4>, NarrowUint<4>, TrailingZeros, CONTIG>)
+                trailing_zeros_u4_strided (run1::<NarrowUint<4>, NarrowUint<4>, TrailingZeros, STRIDED>)
+                trailing_zeros_u1_contig (run1::<NarrowUint<1>, NarrowUint<1>, TrailingZeros, CONTIG>)
+                trailing_zeros_u1_strided (run1::<NarrowUint<1>, NarrowUint<1>, TrailingZeros, STRIDED>)
+            }
+        }
+
+        pub mod kind_reverse_bits {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                reverse_bits_i8_contig (run1::<Native<i8>, Native<i8>, ReverseBits, CONTIG>)
+                reverse_bits_i8_strided (run1::<Native<i8>, Native<i8>, ReverseBits, STRIDED>)
+                reverse_bits_i16_contig (run1::<Native<i16>, Native<i16>, ReverseBits, CONTIG>)
+                reverse_bits_i16_strided (run1::<Native<i16>, Native<i16>, ReverseBits, STRIDED>)
+                reverse_bits_i32_contig (run1::<Native<i32>, Native<i32>, ReverseBits, CONTIG>)
+                reverse_bits_i32_strided (run1::<Native<i32>, Native<i32>, ReverseBits, STRIDED>)
+                reverse_bits_i64_contig (run1::<Native<i64>, Native<i64>, ReverseBits, CONTIG>)
+                reverse_bits_i64_strided (run1::<Native<i64>, Native<i64>, ReverseBits, STRIDED>)
+                reverse_bits_u8_contig (run1::<Native<u8>, Native<u8>, ReverseBits, CONTIG>)
+                reverse_bits_u8_strided (run1::<Native<u8>, Native<u8>, ReverseBits, STRIDED>)
+                reverse_bits_u16_contig (run1::<Native<u16>, Native<u16>, ReverseBits, CONTIG>)
+                reverse_bits_u16_strided (run1::<Native<u16>, Native<u16>, ReverseBits, STRIDED>)
+                reverse_bits_u32_contig (run1::<Native<u32>, Native<u32>, ReverseBits, CONTIG>)
+                reverse_bits_u32_strided (run1::<Native<u32>, Native<u32>, ReverseBits, STRIDED>)
+                reverse_bits_u64_contig (run1::<Native<u64>, Native<u64>, ReverseBits, CONTIG>)
+                reverse_bits_u64_strided (run1::<Native<u64>, Native<u64>, ReverseBits, STRIDED>)
+                reverse_bits_i4_contig (run1::<NarrowInt<4>, NarrowInt<4>, ReverseBits, CONTIG>)
+                reverse_bits_i4_strided (run1::<NarrowInt<4>, NarrowInt<4>, ReverseBits, STRIDED>)
+                reverse_bits_u4_contig (run1::<NarrowUint<4>, NarrowUint<4>, ReverseBits, CONTIG>)
+                reverse_bits_u4_strided (run1::<NarrowUint<4>, NarrowUint<4>, ReverseBits, STRIDED>)
+                reverse_bits_u1_contig (run1::<NarrowUint<1>, NarrowUint<1>, ReverseBits, CONTIG>)
+                reverse_bits_u1_strided (run1::<NarrowUint<1>, NarrowUint<1>, ReverseBits, STRIDED>)
+            }
+        }
+
+        pub mod kind_byte_swap {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                byte_swap_i8_contig (run1::<Native<i8>, Native<i8>, ByteSwap, CONTIG>)
+                byte_swap_i8_strided (run1::<Native<i8>, Native<i8>, ByteSwap, STRIDED>)
+                byte_swap_i16_contig (run1::<Native<i16>, Native<i16>, ByteSwap, CONTIG>)
+                byte_swap_i16_strided (run1::<Native<i16>, Native<i16>, ByteSwap, STRIDED>)
+                byte_swap_i32_contig (run1::<Native<i32>, Native<i32>, ByteSwap, CONTIG>)
+                byte_swap_i32_strided (run1::<Native<i32>, Native<i32>, ByteSwap, STRIDED>)
+                byte_swap_i64_contig (run1::<Native<i64>, Native<i64>, ByteSwap, CONTIG>)
+                byte_swap_i64_strided (run1::<Native<i64>, Native<i64>, ByteSwap, STRIDED>)
+                byte_swap_u8_contig (run1::<Native<u8>, Native<u8>, ByteSwap, CONTIG>)
+                byte_swap_u8_strided (run1::<Native<u8>, Native<u8>, ByteSwap, STRIDED>)
+                byte_swap_u16_contig (run1::<Native<u16>, Native<u16>, ByteSwap, CONTIG>)
+                byte_swap_u16_strided (run1::<Native<u16>, Native<u16>, ByteSwap, STRIDED>)
+                byte_swap_u32_contig (run1::<Native<u32>, Native<u32>, ByteSwap, CONTIG>)
+                byte_swap_u32_strided (run1::<Native<u32>, Native<u32>, ByteSwap, STRIDED>)
+                byte_swap_u64_contig (run1::<Native<u64>, Native<u64>, ByteSwap, CONTIG>)
+                byte_swap_u64_strided (run1::<Native<u64>, Native<u64>, ByteSwap, STRIDED>)
+                byte_swap_i4_contig (run1::<NarrowInt<4>, NarrowInt<4>, ByteSwap, CONTIG>)
+                byte_swap_i4_strided (run1::<NarrowInt<4>, NarrowInt<4>, ByteSwap, STRIDED>)
+                byte_swap_u4_contig (run1::<NarrowUint<4>, NarrowUint<4>, ByteSwap, CONTIG>)
+                byte_swap_u4_strided (run1::<NarrowUint<4>, NarrowUint<4>, ByteSwap, STRIDED>)
+                byte_swap_u1_contig (run1::<NarrowUint<1>, NarrowUint<1>, ByteSwap, CONTIG>)
+                byte_swap_u1_strided (run1::<NarrowUint<1>, NarrowUint<1>, ByteSwap, STRIDED>)
+            }
+        }
+
         pub mod kind_conj {
             use super::*;
             $crate::__tier_fns! {
@@ -3512,6 +3779,28 @@ macro_rules! __tier_body {
                 conj_c64_strided (run1::<Native<Complex<f32>>, Native<Complex<f32>>, Conj, STRIDED>)
                 conj_c128_contig (run1::<Native<Complex<f64>>, Native<Complex<f64>>, Conj, CONTIG>)
                 conj_c128_strided (run1::<Native<Complex<f64>>, Native<Complex<f64>>, Conj, STRIDED>)
+            }
+        }
+
+        pub mod kind_real {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                real_c64_contig (run1::<Native<Complex<f32>>, Native<f32>, Real, CONTIG>)
+                real_c64_strided (run1::<Native<Complex<f32>>, Native<f32>, Real, STRIDED>)
+                real_c128_contig (run1::<Native<Complex<f64>>, Native<f64>, Real, CONTIG>)
+                real_c128_strided (run1::<Native<Complex<f64>>, Native<f64>, Real, STRIDED>)
+            }
+        }
+
+        pub mod kind_imag {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                imag_c64_contig (run1::<Native<Complex<f32>>, Native<f32>, Imag, CONTIG>)
+                imag_c64_strided (run1::<Native<Complex<f32>>, Native<f32>, Imag, STRIDED>)
+                imag_c128_contig (run1::<Native<Complex<f64>>, Native<f64>, Imag, CONTIG>)
+                imag_c128_strided (run1::<Native<Complex<f64>>, Native<f64>, Imag, STRIDED>)
             }
         }
 
@@ -9911,7 +10200,7 @@ macro_rules! __tier_body {
         }
 
         /// The tier's kernels, indexed by `kernel_index`.
-        pub static KERNELS: [LoopFn; 4910] = [
+        pub static KERNELS: [LoopFn; 5136] = [
             kind_add::add_i8_contig,
             kind_add::add_i8_bcast0,
             kind_add::add_i8_bcast1,
@@ -12069,6 +12358,70 @@ macro_rules! __tier_body {
             kind_ge::ge_ue4m3_bcast0,
             kind_ge::ge_ue4m3_bcast1,
             kind_ge::ge_ue4m3_strided,
+            kind_total_order::total_order_f16_contig,
+            kind_total_order::total_order_f16_bcast0,
+            kind_total_order::total_order_f16_bcast1,
+            kind_total_order::total_order_f16_strided,
+            kind_total_order::total_order_bf16_contig,
+            kind_total_order::total_order_bf16_bcast0,
+            kind_total_order::total_order_bf16_bcast1,
+            kind_total_order::total_order_bf16_strided,
+            kind_total_order::total_order_f32_contig,
+            kind_total_order::total_order_f32_bcast0,
+            kind_total_order::total_order_f32_bcast1,
+            kind_total_order::total_order_f32_strided,
+            kind_total_order::total_order_f64_contig,
+            kind_total_order::total_order_f64_bcast0,
+            kind_total_order::total_order_f64_bcast1,
+            kind_total_order::total_order_f64_strided,
+            kind_total_order::total_order_e4m3fn_contig,
+            kind_total_order::total_order_e4m3fn_bcast0,
+            kind_total_order::total_order_e4m3fn_bcast1,
+            kind_total_order::total_order_e4m3fn_strided,
+            kind_total_order::total_order_e5m2_contig,
+            kind_total_order::total_order_e5m2_bcast0,
+            kind_total_order::total_order_e5m2_bcast1,
+            kind_total_order::total_order_e5m2_strided,
+            kind_total_order::total_order_e4m3_contig,
+            kind_total_order::total_order_e4m3_bcast0,
+            kind_total_order::total_order_e4m3_bcast1,
+            kind_total_order::total_order_e4m3_strided,
+            kind_total_order::total_order_e3m4_contig,
+            kind_total_order::total_order_e3m4_bcast0,
+            kind_total_order::total_order_e3m4_bcast1,
+            kind_total_order::total_order_e3m4_strided,
+            kind_total_order::total_order_e4m3fnuz_contig,
+            kind_total_order::total_order_e4m3fnuz_bcast0,
+            kind_total_order::total_order_e4m3fnuz_bcast1,
+            kind_total_order::total_order_e4m3fnuz_strided,
+            kind_total_order::total_order_e5m2fnuz_contig,
+            kind_total_order::total_order_e5m2fnuz_bcast0,
+            kind_total_order::total_order_e5m2fnuz_bcast1,
+            kind_total_order::total_order_e5m2fnuz_strided,
+            kind_total_order::total_order_e4m3b11fnuz_contig,
+            kind_total_order::total_order_e4m3b11fnuz_bcast0,
+            kind_total_order::total_order_e4m3b11fnuz_bcast1,
+            kind_total_order::total_order_e4m3b11fnuz_strided,
+            kind_total_order::total_order_e8m0fnu_contig,
+            kind_total_order::total_order_e8m0fnu_bcast0,
+            kind_total_order::total_order_e8m0fnu_bcast1,
+            kind_total_order::total_order_e8m0fnu_strided,
+            kind_total_order::total_order_e2m3fn_contig,
+            kind_total_order::total_order_e2m3fn_bcast0,
+            kind_total_order::total_order_e2m3fn_bcast1,
+            kind_total_order::total_order_e2m3fn_strided,
+            kind_total_order::total_order_e3m2fn_contig,
+            kind_total_order::total_order_e3m2fn_bcast0,
+            kind_total_order::total_order_e3m2fn_bcast1,
+            kind_total_order::total_order_e3m2fn_strided,
+            kind_total_order::total_order_e2m1fn_contig,
+            kind_total_order::total_order_e2m1fn_bcast0,
+            kind_total_order::total_order_e2m1fn_bcast1,
+            kind_total_order::total_order_e2m1fn_strided,
+            kind_total_order::total_order_ue4m3_contig,
+            kind_total_order::total_order_ue4m3_bcast0,
+            kind_total_order::total_order_ue4m3_bcast1,
+            kind_total_order::total_order_ue4m3_strided,
             kind_select::select_bool_contig,
             kind_select::select_bool_bcast0,
             kind_select::select_bool_bcast1,
@@ -13043,10 +13396,172 @@ macro_rules! __tier_body {
             kind_sub_sat::sub_sat_u1_bcast0,
             kind_sub_sat::sub_sat_u1_bcast1,
             kind_sub_sat::sub_sat_u1_strided,
+            kind_mul_sat::mul_sat_i8_contig,
+            kind_mul_sat::mul_sat_i8_bcast0,
+            kind_mul_sat::mul_sat_i8_bcast1,
+            kind_mul_sat::mul_sat_i8_strided,
+            kind_mul_sat::mul_sat_i16_contig,
+            kind_mul_sat::mul_sat_i16_bcast0,
+            kind_mul_sat::mul_sat_i16_bcast1,
+            kind_mul_sat::mul_sat_i16_strided,
+            kind_mul_sat::mul_sat_i32_contig,
+            kind_mul_sat::mul_sat_i32_bcast0,
+            kind_mul_sat::mul_sat_i32_bcast1,
+            kind_mul_sat::mul_sat_i32_strided,
+            kind_mul_sat::mul_sat_i64_contig,
+            kind_mul_sat::mul_sat_i64_bcast0,
+            kind_mul_sat::mul_sat_i64_bcast1,
+            kind_mul_sat::mul_sat_i64_strided,
+            kind_mul_sat::mul_sat_u8_contig,
+            kind_mul_sat::mul_sat_u8_bcast0,
+            kind_mul_sat::mul_sat_u8_bcast1,
+            kind_mul_sat::mul_sat_u8_strided,
+            kind_mul_sat::mul_sat_u16_contig,
+            kind_mul_sat::mul_sat_u16_bcast0,
+            kind_mul_sat::mul_sat_u16_bcast1,
+            kind_mul_sat::mul_sat_u16_strided,
+            kind_mul_sat::mul_sat_u32_contig,
+            kind_mul_sat::mul_sat_u32_bcast0,
+            kind_mul_sat::mul_sat_u32_bcast1,
+            kind_mul_sat::mul_sat_u32_strided,
+            kind_mul_sat::mul_sat_u64_contig,
+            kind_mul_sat::mul_sat_u64_bcast0,
+            kind_mul_sat::mul_sat_u64_bcast1,
+            kind_mul_sat::mul_sat_u64_strided,
+            kind_mul_sat::mul_sat_i4_contig,
+            kind_mul_sat::mul_sat_i4_bcast0,
+            kind_mul_sat::mul_sat_i4_bcast1,
+            kind_mul_sat::mul_sat_i4_strided,
+            kind_mul_sat::mul_sat_u4_contig,
+            kind_mul_sat::mul_sat_u4_bcast0,
+            kind_mul_sat::mul_sat_u4_bcast1,
+            kind_mul_sat::mul_sat_u4_strided,
+            kind_mul_sat::mul_sat_u1_contig,
+            kind_mul_sat::mul_sat_u1_bcast0,
+            kind_mul_sat::mul_sat_u1_bcast1,
+            kind_mul_sat::mul_sat_u1_strided,
+            kind_ones_count::ones_count_i8_contig,
+            kind_ones_count::ones_count_i8_strided,
+            kind_ones_count::ones_count_i16_contig,
+            kind_ones_count::ones_count_i16_strided,
+            kind_ones_count::ones_count_i32_contig,
+            kind_ones_count::ones_count_i32_strided,
+            kind_ones_count::ones_count_i64_contig,
+            kind_ones_count::ones_count_i64_strided,
+            kind_ones_count::ones_count_u8_contig,
+            kind_ones_count::ones_count_u8_strided,
+            kind_ones_count::ones_count_u16_contig,
+            kind_ones_count::ones_count_u16_strided,
+            kind_ones_count::ones_count_u32_contig,
+            kind_ones_count::ones_count_u32_strided,
+            kind_ones_count::ones_count_u64_contig,
+            kind_ones_count::ones_count_u64_strided,
+            kind_ones_count::ones_count_i4_contig,
+            kind_ones_count::ones_count_i4_strided,
+            kind_ones_count::ones_count_u4_contig,
+            kind_ones_count::ones_count_u4_strided,
+            kind_ones_count::ones_count_u1_contig,
+            kind_ones_count::ones_count_u1_strided,
+            kind_leading_zeros::leading_zeros_i8_contig,
+            kind_leading_zeros::leading_zeros_i8_strided,
+            kind_leading_zeros::leading_zeros_i16_contig,
+            kind_leading_zeros::leading_zeros_i16_strided,
+            kind_leading_zeros::leading_zeros_i32_contig,
+            kind_leading_zeros::leading_zeros_i32_strided,
+            kind_leading_zeros::leading_zeros_i64_contig,
+            kind_leading_zeros::leading_zeros_i64_strided,
+            kind_leading_zeros::leading_zeros_u8_contig,
+            kind_leading_zeros::leading_zeros_u8_strided,
+            kind_leading_zeros::leading_zeros_u16_contig,
+            kind_leading_zeros::leading_zeros_u16_strided,
+            kind_leading_zeros::leading_zeros_u32_contig,
+            kind_leading_zeros::leading_zeros_u32_strided,
+            kind_leading_zeros::leading_zeros_u64_contig,
+            kind_leading_zeros::leading_zeros_u64_strided,
+            kind_leading_zeros::leading_zeros_i4_contig,
+            kind_leading_zeros::leading_zeros_i4_strided,
+            kind_leading_zeros::leading_zeros_u4_contig,
+            kind_leading_zeros::leading_zeros_u4_strided,
+            kind_leading_zeros::leading_zeros_u1_contig,
+            kind_leading_zeros::leading_zeros_u1_strided,
+            kind_trailing_zeros::trailing_zeros_i8_contig,
+            kind_trailing_zeros::trailing_zeros_i8_strided,
+            kind_trailing_zeros::trailing_zeros_i16_contig,
+            kind_trailing_zeros::trailing_zeros_i16_strided,
+            kind_trailing_zeros::trailing_zeros_i32_contig,
+            kind_trailing_zeros::trailing_zeros_i32_strided,
+            kind_trailing_zeros::trailing_zeros_i64_contig,
+            kind_trailing_zeros::trailing_zeros_i64_strided,
+            kind_trailing_zeros::trailing_zeros_u8_contig,
+            kind_trailing_zeros::trailing_zeros_u8_strided,
+            kind_trailing_zeros::trailing_zeros_u16_contig,
+            kind_trailing_zeros::trailing_zeros_u16_strided,
+            kind_trailing_zeros::trailing_zeros_u32_contig,
+            kind_trailing_zeros::trailing_zeros_u32_strided,
+            kind_trailing_zeros::trailing_zeros_u64_contig,
+            kind_trailing_zeros::trailing_zeros_u64_strided,
+            kind_trailing_zeros::trailing_zeros_i4_contig,
+            kind_trailing_zeros::trailing_zeros_i4_strided,
+            kind_trailing_zeros::trailing_zeros_u4_contig,
+            kind_trailing_zeros::trailing_zeros_u4_strided,
+            kind_trailing_zeros::trailing_zeros_u1_contig,
+            kind_trailing_zeros::trailing_zeros_u1_strided,
+            kind_reverse_bits::reverse_bits_i8_contig,
+            kind_reverse_bits::reverse_bits_i8_strided,
+            kind_reverse_bits::reverse_bits_i16_contig,
+            kind_reverse_bits::reverse_bits_i16_strided,
+            kind_reverse_bits::reverse_bits_i32_contig,
+            kind_reverse_bits::reverse_bits_i32_strided,
+            kind_reverse_bits::reverse_bits_i64_contig,
+            kind_reverse_bits::reverse_bits_i64_strided,
+            kind_reverse_bits::reverse_bits_u8_contig,
+            kind_reverse_bits::reverse_bits_u8_strided,
+            kind_reverse_bits::reverse_bits_u16_contig,
+            kind_reverse_bits::reverse_bits_u16_strided,
+            kind_reverse_bits::reverse_bits_u32_contig,
+            kind_reverse_bits::reverse_bits_u32_strided,
+            kind_reverse_bits::reverse_bits_u64_contig,
+            kind_reverse_bits::reverse_bits_u64_strided,
+            kind_reverse_bits::reverse_bits_i4_contig,
+            kind_reverse_bits::reverse_bits_i4_strided,
+            kind_reverse_bits::reverse_bits_u4_contig,
+            kind_reverse_bits::reverse_bits_u4_strided,
+            kind_reverse_bits::reverse_bits_u1_contig,
+            kind_reverse_bits::reverse_bits_u1_strided,
+            kind_byte_swap::byte_swap_i8_contig,
+            kind_byte_swap::byte_swap_i8_strided,
+            kind_byte_swap::byte_swap_i16_contig,
+            kind_byte_swap::byte_swap_i16_strided,
+            kind_byte_swap::byte_swap_i32_contig,
+            kind_byte_swap::byte_swap_i32_strided,
+            kind_byte_swap::byte_swap_i64_contig,
+            kind_byte_swap::byte_swap_i64_strided,
+            kind_byte_swap::byte_swap_u8_contig,
+            kind_byte_swap::byte_swap_u8_strided,
+            kind_byte_swap::byte_swap_u16_contig,
+            kind_byte_swap::byte_swap_u16_strided,
+            kind_byte_swap::byte_swap_u32_contig,
+            kind_byte_swap::byte_swap_u32_strided,
+            kind_byte_swap::byte_swap_u64_contig,
+            kind_byte_swap::byte_swap_u64_strided,
+            kind_byte_swap::byte_swap_i4_contig,
+            kind_byte_swap::byte_swap_i4_strided,
+            kind_byte_swap::byte_swap_u4_contig,
+            kind_byte_swap::byte_swap_u4_strided,
+            kind_byte_swap::byte_swap_u1_contig,
+            kind_byte_swap::byte_swap_u1_strided,
             kind_conj::conj_c64_contig,
             kind_conj::conj_c64_strided,
             kind_conj::conj_c128_contig,
             kind_conj::conj_c128_strided,
+            kind_real::real_c64_contig,
+            kind_real::real_c64_strided,
+            kind_real::real_c128_contig,
+            kind_real::real_c128_strided,
+            kind_imag::imag_c64_contig,
+            kind_imag::imag_c64_strided,
+            kind_imag::imag_c128_contig,
+            kind_imag::imag_c128_strided,
             kind_exp::exp_f16_contig,
             kind_exp::exp_f16_strided,
             kind_exp::exp_bf16_contig,

@@ -11,7 +11,7 @@
 
 mod oracle;
 
-use oracle::expect::{check, expect, Expect};
+use oracle::expect::{check, expect, total_order_expect, Expect};
 use oracle::harness::{par_map, Coverage, Failures};
 use oracle::values::{fma_addend, near};
 use std::collections::BTreeSet;
@@ -141,6 +141,10 @@ fn primary_cases(kind: Kind, d: DType, rng: &mut Rng) -> (Vec<Vec<u8>>, usize) {
 fn expectations(kind: Kind, d: DType, in_d: &[DType], ops: &[Vec<u8>], n: usize) -> Vec<Expect> {
     (0..n)
         .map(|i| {
+            if kind == Kind::TotalOrder {
+                let w = width(d);
+                return total_order_expect(d, elem(&ops[0], w, i), elem(&ops[1], w, i));
+            }
             let vals: Vec<Val> = in_d
                 .iter()
                 .zip(ops)

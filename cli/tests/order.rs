@@ -50,6 +50,18 @@ fn sort_and_argsort_with_nans_and_top_k() {
     let q = read_npy(&dir.path("q.npy"));
     assert_eq!(q.shape, vec![2, 2]);
     assert_eq!(i64s(&q.data), [1, 0, 3, 2]);
+    // IEEE totalOrder: -NaN first, -0 before +0, +NaN last.
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "argsort", "attrs": {"axis": 1, "order": "total"},
+            "operands": {"x": {"npy": "x.npy"}},
+            "results": {"positions": {"npy": "t.npy"}}}"#,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        i64s(&read_npy(&dir.path("t.npy")).data),
+        [2, 3, 0, 1, 3, 0, 1, 2]
+    );
 }
 
 #[test]
@@ -147,6 +159,11 @@ fn malformed_calls_are_refused_without_writing() {
             r#"{"kernel": "sort", "attrs": {"descending": 1}, "operands": {"x": {"npy": "x.npy"}}, "results": {"values": {"npy": "y.npy"}, "positions": {"npy": "z.npy"}}}"#,
             2,
             "descending",
+        ),
+        (
+            r#"{"kernel": "sort", "attrs": {"order": "up"}, "operands": {"x": {"npy": "x.npy"}}, "results": {"values": {"npy": "y.npy"}, "positions": {"npy": "z.npy"}}}"#,
+            2,
+            "order",
         ),
         (
             r#"{"kernel": "quantile", "attrs": {"q": 2}, "operands": {"x": {"npy": "x.npy"}}, "results": {"y": {"npy": "y.npy"}}}"#,

@@ -424,6 +424,7 @@ impl Spec {
                 format!("Native<f{}>", d.bits / 2)
             }
             ResultRule::Pair => format!("Native<Pair<f{}>>", d.bits),
+            ResultRule::Order => "Native<i8>".to_string(),
             _ => codec.clone(),
         };
         let ins: Vec<String> = (0..k.arity)

@@ -745,12 +745,13 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
             "bool" => ResultRule::Bool,
             "real" => ResultRule::Real,
             "pair" => ResultRule::Pair,
+            "order" => ResultRule::Order,
             s => {
                 return Err(SpecError::new(
                     KINDS,
                     t,
                     "result",
-                    format!("unknown result rule `{s}` (same, bool, real, pair)"),
+                    format!("unknown result rule `{s}` (same, bool, real, pair, order)"),
                 ))
             }
         };

@@ -1499,3 +1499,54 @@ fn program_terms_are_refused_before_any_write() {
     assert!(err.to_string().contains("coord(2)"), "{err}");
     assert_eq!(y, vec![7f32; 3]);
 }
+
+#[test]
+fn narrow_integer_bit_kinds_feed_the_next_node_their_values() {
+    // On i4 a shift or a bit reversal that sets bit 3 makes a negative
+    // value: the comparison after it in the same program must see it (its
+    // carrier holds the value, not the bare 4-bit pattern).
+    let i4 = DType::I4;
+    let p = Program::parse(
+        "y0 = shl(x0, x1) < 0; y1 = reverse_bits(x0) < 0; y2 = ones_count(x0); \
+         y3 = rotl(x0, x1) < 0; y4 = mul_sat(x0, x0) + 0",
+        &[i4, i4],
+    )
+    .unwrap();
+    let shape = [16usize];
+    let x0 = Arr {
+        dtype: i4,
+        shape: shape.to_vec(),
+        codes: (0..16u8).collect(),
+    };
+    let x1 = Arr {
+        dtype: i4,
+        shape: shape.to_vec(),
+        codes: vec![1; 16],
+    };
+    let val = |c: u8| ((c << 4) as i8) >> 4; // the i4 value of code c
+    for exec in execs() {
+        let got = run_map(
+            &exec,
+            &p,
+            &[x0.clone(), x1.clone()],
+            &[Lay::Contig, Lay::Contig],
+            &shape,
+            Lay::Contig,
+        );
+        for c in 0..16u8 {
+            let i = c as usize;
+            let ctx = format!("code {c:#x} on {exec:?}");
+            assert_eq!(got[0].codes[i], (c & 4 != 0) as u8, "shl {ctx}");
+            assert_eq!(got[1].codes[i], (c & 1 != 0) as u8, "reverse_bits {ctx}");
+            assert_eq!(
+                got[2].codes[i] & 0xf,
+                c.count_ones() as u8,
+                "ones_count {ctx}"
+            );
+            let rot = ((c << 1) | (c >> 3)) & 0xf;
+            assert_eq!(got[3].codes[i], (rot & 8 != 0) as u8, "rotl {ctx}");
+            let sq = (val(c) as i32 * val(c) as i32).clamp(-8, 7);
+            assert_eq!(val(got[4].codes[i] & 0xf), sq as i8, "mul_sat {ctx}");
+        }
+    }
+}

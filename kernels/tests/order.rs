@@ -10,7 +10,8 @@ mod common;
 use common::{load, place, positions, random_codes, store, Dt, Geo, Lay};
 use std::cmp::Ordering;
 use tessera::order::{
-    argsort, compress, difference, intersect, lower_bound, median, partition, quantile, sort,
+    argsort, argsort_with, compress, difference, intersect, lower_bound, median, partition,
+    quantile, sort, sort_with, FloatOrder,
 };
 use tessera::{available_tiers, ArrayView, ArrayViewMut, CastMode, Class, DType, Error, Exec};
 use tessera_testkit::rng::Rng;
@@ -22,6 +23,8 @@ enum V {
     F(f64),
     C(f64, f64),
     Nan,
+    /// A totalOrder rank: real part, imaginary part (0 for reals).
+    T(i128, i128),
 }
 
 fn cmpv(a: &V, b: &V) -> Ordering {
@@ -33,6 +36,7 @@ fn cmpv(a: &V, b: &V) -> Ordering {
         // total_cmp orders −0 below +0 and is the numeric order otherwise.
         (V::F(x), V::F(y)) => x.total_cmp(y),
         (V::C(a, b), V::C(c, d)) => a.total_cmp(c).then(b.total_cmp(d)),
+        (V::T(a, b), V::T(c, d)) => a.cmp(c).then(b.cmp(d)),
         _ => unreachable!("values of one dtype"),
     }
 }
@@ -111,6 +115,73 @@ fn model(dt: Dt, codes: &[u8]) -> Vec<V> {
                 })
                 .collect()
         }
+    }
+}
+
+/// IEEE 754 totalOrder's definition on a binary float's bits: the
+/// negatives (sign bit set) by decreasing magnitude field, then the
+/// positives by increasing magnitude field, NaN payloads included.
+fn ieee_rank(bits: u64, width: u32) -> i128 {
+    let mag = (bits & ((1u64 << (width - 1)) - 1)) as i128;
+    if bits >> (width - 1) & 1 == 1 {
+        -(mag + 1)
+    } else {
+        mag + 1
+    }
+}
+
+/// Model values in totalOrder ([`FloatOrder::Total`]): f16, bf16, f32,
+/// f64 and the complex dtypes by [`ieee_rank`] of their (parts') bits; the
+/// narrow floats by their decoded values, a NaN by its sign alone; other
+/// dtypes as [`model`].
+fn model_total(dt: Dt, codes: &[u8]) -> Vec<V> {
+    let info = dt.dtype.info();
+    match (info.class, dt.dtype) {
+        (Class::Float, DType::F16 | DType::Bf16 | DType::F32 | DType::F64) => codes
+            .chunks(dt.item)
+            .map(|c| V::T(ieee_rank(le(c), info.bits), 0))
+            .collect(),
+        (Class::Complex, _) => codes
+            .chunks(dt.item)
+            .map(|c| {
+                let h = dt.item / 2;
+                let w = 8 * h as u32;
+                V::T(ieee_rank(le(&c[..h]), w), ieee_rank(le(&c[h..]), w))
+            })
+            .collect(),
+        (Class::Float, _) => {
+            // The decoded values (NaN keeps its code's sign through the cast).
+            let m = codes.len() / dt.item;
+            let mut padded = codes.to_vec();
+            let mm = m.div_ceil(dt.vpb) * dt.vpb;
+            padded.resize(mm * dt.item, 0);
+            let g = place(Lay::Contig, &[mm], dt.vpb);
+            let buf = store(dt, &g, &padded, &mut Rng::new(1));
+            let mut out = vec![0f64; mm];
+            if mm > 0 {
+                tessera::cast(
+                    CastMode::Default,
+                    &ArrayView::new(dt.dtype, &[mm], &g.strides, g.offset, &buf).unwrap(),
+                    &mut ArrayViewMut::from_slice(&mut out, &[mm]).unwrap(),
+                    &Exec::SEQ,
+                )
+                .unwrap();
+            }
+            out[..m]
+                .iter()
+                .map(|&v| {
+                    V::T(
+                        match (v.is_nan(), v.is_sign_negative()) {
+                            (true, true) => i128::MIN,
+                            (true, false) => i128::MAX,
+                            _ => ieee_rank(v.to_bits(), 64),
+                        },
+                        0,
+                    )
+                })
+                .collect()
+        }
+        _ => model(dt, codes),
     }
 }
 
@@ -244,6 +315,38 @@ fn check_sort(
     execs: &[Exec],
     rng: &mut Rng,
 ) {
+    check_sort_in(
+        FloatOrder::NanLast,
+        dt,
+        codes,
+        shape,
+        axis,
+        k,
+        desc,
+        lay,
+        with_values,
+        with_positions,
+        execs,
+        rng,
+    )
+}
+
+/// [`check_sort`] in the float order `fo` (`sort_with`, `argsort_with`).
+#[allow(clippy::too_many_arguments)]
+fn check_sort_in(
+    fo: FloatOrder,
+    dt: Dt,
+    codes: &[u8],
+    shape: &[usize],
+    axis: usize,
+    k: usize,
+    desc: bool,
+    lay: Lay,
+    with_values: bool,
+    with_positions: bool,
+    execs: &[Exec],
+    rng: &mut Rng,
+) {
     let gx = place(lay, shape, dt.vpb);
     let xbuf = store(dt, &gx, codes, rng);
     let x = ArrayView::new(dt.dtype, shape, &gx.strides, gx.offset, &xbuf).unwrap();
@@ -256,7 +359,10 @@ fn check_sort(
     let total: usize = oshape.iter().product();
     let mut want_codes = vec![0u8; total * dt.item];
     let mut want_pos = vec![0i64; total];
-    let vals = model(dt, codes);
+    let vals = match fo {
+        FloatOrder::NanLast => model(dt, codes),
+        FloatOrder::Total => model_total(dt, codes),
+    };
     let outer: Vec<Vec<usize>> = {
         let mut o = vec![vec![]];
         for (a, &e) in shape.iter().enumerate() {
@@ -308,17 +414,26 @@ fn check_sort(
                 ArrayViewMut::new(dt.dtype, &oshape, &go.strides, go.offset, &mut vbuf).unwrap();
             let mut p =
                 ArrayViewMut::new(DType::I64, &oshape, &gp.strides, gp.offset, &mut pbuf).unwrap();
-            let r = if with_values {
-                sort(
+            let r = match (with_values, fo) {
+                (true, FloatOrder::NanLast) => sort(
                     axis,
                     desc,
                     &x,
                     &mut v,
                     with_positions.then_some(&mut p),
                     exec,
-                )
-            } else {
-                argsort(axis, desc, &x, &mut p, exec)
+                ),
+                (true, _) => sort_with(
+                    axis,
+                    desc,
+                    fo,
+                    &x,
+                    &mut v,
+                    with_positions.then_some(&mut p),
+                    exec,
+                ),
+                (false, FloatOrder::NanLast) => argsort(axis, desc, &x, &mut p, exec),
+                (false, _) => argsort_with(axis, desc, fo, &x, &mut p, exec),
             };
             r.unwrap();
         }
@@ -513,6 +628,99 @@ fn threads_and_tiers_give_the_same_bits() {
             );
         }
     }
+}
+
+#[test]
+fn total_order_sort_matches_the_ieee_definition() {
+    // Every float and complex dtype (the others sort as `sort` does), codes
+    // drawn with NaNs of both signs and many payloads, every tier and
+    // thread count, values and positions, ascending and descending, top-k.
+    let mut rng = Rng::for_label("order/total", 13);
+    let execs = execs();
+    for dtype in DType::ALL {
+        let class = dtype.info().class;
+        if !matches!(class, Class::Float | Class::Complex | Class::Int) {
+            continue;
+        }
+        let dt = Dt::of(dtype);
+        for pat in 0..6 {
+            for &n in &[1usize, 9, 64, 1500] {
+                let n = n.div_ceil(dt.vpb) * dt.vpb;
+                let mut codes = pattern_codes(dt, 1, 2 * n, pat, &mut rng);
+                // NaN codes (random bit patterns) and the specials spliced in.
+                let sp = specials(dt);
+                for (i, c) in sp.chunks(dt.item).enumerate() {
+                    let at = (i * 7 + pat) % (2 * n) * dt.item;
+                    codes[at..at + dt.item].copy_from_slice(c);
+                }
+                for desc in [false, true] {
+                    for k in [n, n / 3] {
+                        let k = k / dt.vpb * dt.vpb;
+                        let lay = [Lay::Contig, Lay::Reversed, Lay::Transposed][rng.below_usize(3)];
+                        check_sort_in(
+                            FloatOrder::Total,
+                            dt,
+                            &codes,
+                            &[2, n],
+                            1,
+                            k,
+                            desc,
+                            lay,
+                            k.is_multiple_of(2),
+                            true,
+                            if n > 64 { &execs[..1] } else { &execs },
+                            &mut rng,
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn total_order_agrees_with_the_kind() {
+    // Sorted in totalOrder, each neighbour pair compares ≤ 0 under the
+    // elementwise `total_order` kind, and −NaN, −0, +0, +NaN land in place.
+    let x = [
+        f32::NAN,
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        -f32::NAN,
+        f32::NEG_INFINITY,
+        f32::from_bits(0x7f80_0001),
+        f32::from_bits(0xffff_ffff),
+        -1e-45,
+    ];
+    let n = x.len();
+    let mut v = vec![0f32; n];
+    let mut p = vec![0i64; n];
+    sort_with(
+        0,
+        false,
+        FloatOrder::Total,
+        &ArrayView::from_slice(&x, &[n]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut v, &[n]).unwrap(),
+        Some(&mut ArrayViewMut::from_slice(&mut p, &[n]).unwrap()),
+        &Exec::SEQ,
+    )
+    .unwrap();
+    // −NaN with the larger payload first; then −NaN, −∞, −1e−45, −0, +0,
+    // +∞, the signalling NaN (payload 1), the quiet NaN (payload 2^22).
+    assert_eq!(p, [7, 4, 5, 8, 2, 1, 3, 6, 0]);
+    let mut c = vec![0i8; n - 1];
+    tessera::elementwise(
+        tessera::Kind::TotalOrder,
+        &[
+            ArrayView::from_slice(&v[..n - 1], &[n - 1]).unwrap(),
+            ArrayView::from_slice(&v[1..], &[n - 1]).unwrap(),
+        ],
+        &mut ArrayViewMut::from_slice(&mut c, &[n - 1]).unwrap(),
+        &Exec::SEQ,
+    )
+    .unwrap();
+    assert_eq!(c, vec![-1i8; n - 1]);
 }
 
 #[test]

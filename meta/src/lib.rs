@@ -191,6 +191,8 @@ pub enum ResultRule {
     Real,
     /// The pair of the call's float dtype (f32 → df32, f64 → dd64).
     Pair,
+    /// i8, holding a three-way comparison's −1, 0 or +1.
+    Order,
 }
 
 /// A kind's accuracy class.

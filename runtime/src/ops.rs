@@ -99,8 +99,26 @@ pub enum Operation {
     AddSat,
     /// saturating a - b ([`SubSat`]).
     SubSat,
+    /// IEEE totalOrder as −1, 0 or +1 ([`TotalOrder`]).
+    TotalOrder,
+    /// saturating a × b ([`MulSat`]).
+    MulSat,
+    /// the number of one bits ([`OnesCount`]).
+    OnesCount,
+    /// the leading zero bits, the width for 0 ([`LeadingZeros`]).
+    LeadingZeros,
+    /// the trailing zero bits, the width for 0 ([`TrailingZeros`]).
+    TrailingZeros,
+    /// the bits in reverse order ([`ReverseBits`]).
+    ReverseBits,
+    /// the bytes in reverse order ([`ByteSwap`]).
+    ByteSwap,
     /// conjugate ([`Conj`]).
     Conj,
+    /// the real part ([`Real`]).
+    Real,
+    /// the imaginary part ([`Imag`]).
+    Imag,
     /// e^a within 1 ulp ([`Exp`]).
     Exp,
     /// 2^a within 1 ulp (exact at integers) ([`Exp2`]).
@@ -292,7 +310,25 @@ macro_rules! int2 {
     };
 }
 
-/// Gives an `int2!` body access to its codec's width and range.
+macro_rules! int1 {
+    ($name:ident, |$a:ident, $c:ident| $body:expr, $doc:literal) => {
+        #[doc = $doc]
+        pub struct $name;
+        impl<C: IntCodec> Op1<C, C> for $name
+        where
+            C::Carrier: IntBits,
+        {
+            #[inline(always)]
+            fn f($a: C::Carrier) -> C::Carrier {
+                #[allow(non_snake_case)]
+                let $c = PhantomCodec::<C>::new();
+                $body
+            }
+        }
+    };
+}
+
+/// Gives an `int1!`/`int2!` body access to its codec's width and range.
 pub struct PhantomCodec<C>(core::marker::PhantomData<C>);
 
 impl<C: IntCodec> PhantomCodec<C> {
@@ -307,6 +343,44 @@ impl<C: IntCodec> PhantomCodec<C> {
     #[inline(always)]
     fn mask(&self) -> u64 {
         u64::MAX >> (64 - C::BITS)
+    }
+    /// Whether the dtype fills its carrier (every native integer; not the
+    /// 4- and 1-bit ones, carried in a byte).
+    #[inline(always)]
+    fn native(&self) -> bool
+    where
+        C::Carrier: IntBits,
+    {
+        C::BITS == <C::Carrier as IntBits>::WIDTH
+    }
+    /// `v` wrapped into the dtype's range (the identity for a native
+    /// dtype): the low `width` bits, sign-extended where signed.
+    #[inline(always)]
+    fn fit(&self, v: C::Carrier) -> C::Carrier
+    where
+        C::Carrier: IntBits,
+    {
+        if self.native() {
+            v
+        } else {
+            self.canon(v.bits())
+        }
+    }
+    /// The carrier value of the dtype's bit pattern `b` (its low `width`
+    /// bits): sign-extended for a signed dtype, so a narrow dtype's carrier
+    /// always holds the value in the dtype's range.
+    #[inline(always)]
+    fn canon(&self, b: u64) -> C::Carrier
+    where
+        C::Carrier: IntBits,
+    {
+        let b = b & self.mask();
+        let signed = C::MIN < C::Carrier::from_bits(0);
+        if signed && b >> (C::BITS - 1) & 1 == 1 {
+            C::Carrier::from_bits(b | !self.mask())
+        } else {
+            C::Carrier::from_bits(b)
+        }
     }
     #[inline(always)]
     fn clamp(&self, v: C::Carrier) -> C::Carrier
@@ -349,6 +423,18 @@ same2!(BitOr, BitOps, |a, b| a.or(b), "a | b");
 same2!(BitXor, BitOps, |a, b| a.xor(b), "a ^ b");
 same1!(BitNot, BitOps, |a| a.not(), "!a");
 same1!(Conj, ComplexT, |a| a.conj(), "conjugate");
+/// IEEE 754 totalOrder of a and b as an i8: −1, 0 or +1.
+pub struct TotalOrder;
+impl<C: Codec> Op2<C, C, Native<i8>> for TotalOrder
+where
+    C::Carrier: TotalOrderT,
+{
+    #[inline(always)]
+    fn f(a: C::Carrier, b: C::Carrier) -> i8 {
+        a.total_cmp3(b)
+    }
+}
+
 to_bool2!(Eq, EqT, |a, b| a.eq(b), "a == b");
 to_bool2!(Ne, EqT, |a, b| !a.eq(b), "a != b");
 to_bool2!(Lt, OrdT, |a, b| a.lt(b), "a < b");
@@ -376,7 +462,7 @@ int2!(
         if s >= c.width() as u64 {
             C::Carrier::from_bits(0)
         } else {
-            a.shl(s as u32)
+            c.fit(a.shl(s as u32))
         }
     },
     "a << b; 0 for a count at or above the width"
@@ -399,12 +485,8 @@ int2!(
         let w = c.width() as u64;
         let s = (b.bits() & c.mask()) % w;
         let u = a.bits() & c.mask();
-        let r = if s == 0 {
-            u
-        } else {
-            ((u << s) | (u >> (w - s))) & c.mask()
-        };
-        C::Carrier::from_bits(r)
+        let r = if s == 0 { u } else { (u << s) | (u >> (w - s)) };
+        c.canon(r)
     },
     "rotate left by b mod width"
 );
@@ -414,17 +496,62 @@ int2!(
         let w = c.width() as u64;
         let s = (b.bits() & c.mask()) % w;
         let u = a.bits() & c.mask();
-        let r = if s == 0 {
-            u
-        } else {
-            ((u >> s) | (u << (w - s))) & c.mask()
-        };
-        C::Carrier::from_bits(r)
+        let r = if s == 0 { u } else { (u >> s) | (u << (w - s)) };
+        c.canon(r)
     },
     "rotate right by b mod width"
 );
 int2!(AddSat, |a, b, c| c.clamp(a.sat_add(b)), "saturating a + b");
 int2!(SubSat, |a, b, c| c.clamp(a.sat_sub(b)), "saturating a - b");
+// A 4-bit product fits its 8-bit carrier, so the carrier's saturating
+// product clamped to the dtype's range is the saturated product.
+int2!(MulSat, |a, b, c| c.clamp(a.sat_mul(b)), "saturating a × b");
+int1!(
+    OnesCount,
+    |a, c| if c.native() {
+        a.ones()
+    } else {
+        c.canon((a.bits() & c.mask()).count_ones() as u64)
+    },
+    "the number of one bits of the value's two's complement over the dtype's width"
+);
+int1!(
+    LeadingZeros,
+    |a, c| if c.native() {
+        a.lead_zeros()
+    } else {
+        c.canon(((a.bits() & c.mask()).leading_zeros() - (64 - c.width())) as u64)
+    },
+    "the leading zero bits over the dtype's width; the width for 0"
+);
+int1!(
+    TrailingZeros,
+    |a, c| if c.native() {
+        a.trail_zeros()
+    } else {
+        let u = a.bits() & c.mask();
+        c.canon(if u == 0 {
+            c.width() as u64
+        } else {
+            u.trailing_zeros() as u64
+        })
+    },
+    "the trailing zero bits over the dtype's width; the width for 0"
+);
+int1!(
+    ReverseBits,
+    |a, c| if c.native() {
+        a.rev_bits()
+    } else {
+        c.canon((a.bits() & c.mask()).reverse_bits() >> (64 - c.width()))
+    },
+    "the dtype's width of bits in reverse order"
+);
+int1!(
+    ByteSwap,
+    |a, c| if c.native() { a.swap_bytes_() } else { a },
+    "the bytes in reverse order; a value of one byte or less is its own reversal"
+);
 
 /// |a|, into the real type for complex.
 pub struct Abs;
@@ -435,6 +562,30 @@ where
     #[inline(always)]
     fn f(a: C::Carrier) -> O::Carrier {
         a.abs()
+    }
+}
+
+/// A complex number's real part, bits unchanged.
+pub struct Real;
+impl<C: Codec, O: Codec<Carrier = <C::Carrier as PartsT>::Part>> Op1<C, O> for Real
+where
+    C::Carrier: PartsT,
+{
+    #[inline(always)]
+    fn f(a: C::Carrier) -> O::Carrier {
+        a.re_part()
+    }
+}
+
+/// A complex number's imaginary part, bits unchanged.
+pub struct Imag;
+impl<C: Codec, O: Codec<Carrier = <C::Carrier as PartsT>::Part>> Op1<C, O> for Imag
+where
+    C::Carrier: PartsT,
+{
+    #[inline(always)]
+    fn f(a: C::Carrier) -> O::Carrier {
+        a.im_part()
     }
 }
 

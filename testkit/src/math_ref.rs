@@ -142,6 +142,15 @@ pub fn reference_of(kind: Kind, v: &[f64]) -> Option<(f64, f64)> {
         | Kind::Rotr
         | Kind::AddSat
         | Kind::SubSat
+        | Kind::TotalOrder
+        | Kind::Real
+        | Kind::Imag
+        | Kind::MulSat
+        | Kind::OnesCount
+        | Kind::LeadingZeros
+        | Kind::TrailingZeros
+        | Kind::ReverseBits
+        | Kind::ByteSwap
         | Kind::Conj
         | Kind::Add3
         | Kind::Mul3

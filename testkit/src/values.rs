@@ -92,6 +92,7 @@ pub fn out_dtype(kind: Kind, d: DType) -> DType {
             DType::F32 => DType::Df32,
             _ => DType::Dd64,
         },
+        ResultRule::Order => DType::I8,
     }
 }
 

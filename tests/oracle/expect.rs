@@ -359,6 +359,9 @@ fn float_kind(kind: Kind, f: Fk, v: &[f64]) -> Expect {
             None => panic!("no reference for the transcendental {kind} (testkit/src/math_ref.rs)"),
         },
         Kind::Select => decided_by_expect(kind),
+        Kind::TotalOrder => {
+            unreachable!("total_order is decided from the operands' bytes (total_order_expect)")
+        }
         // Kinds of spec/kinds.toml that accept no float dtype.
         Kind::BitwiseAnd
         | Kind::BitwiseOr
@@ -370,8 +373,16 @@ fn float_kind(kind: Kind, f: Fk, v: &[f64]) -> Expect {
         | Kind::Rotr
         | Kind::AddSat
         | Kind::SubSat
+        | Kind::MulSat
+        | Kind::OnesCount
+        | Kind::LeadingZeros
+        | Kind::TrailingZeros
+        | Kind::ReverseBits
+        | Kind::ByteSwap
         | Kind::Conj
         | Kind::PairHi
+        | Kind::Real
+        | Kind::Imag
         | Kind::PairLo => no_oracle(kind, "float"),
         Kind::TwoSum | Kind::FastTwoSum | Kind::TwoProd | Kind::PairFrom => {
             unreachable!("{kind} is decided by `expect`")
@@ -452,11 +463,44 @@ fn int_kind(kind: Kind, d: DType, v: &[i128]) -> Expect {
         }
         Kind::AddSat => int((v[0] + v[1]).clamp(min, max)),
         Kind::SubSat => int((v[0] - v[1]).clamp(min, max)),
+        // u64 × u64 may pass i128: an overflowing product is beyond every
+        // dtype's range, on the side of its sign.
+        Kind::MulSat => int(v[0]
+            .checked_mul(v[1])
+            .unwrap_or(if (v[0] < 0) != (v[1] < 0) {
+                i128::MIN
+            } else {
+                i128::MAX
+            })
+            .clamp(min, max)),
+        // The bit kinds, counted one bit at a time over the dtype's width.
+        Kind::OnesCount => int((0..bits).filter(|&i| u(v[0]) >> i & 1 == 1).count() as i128),
+        Kind::LeadingZeros => int((0..bits)
+            .rev()
+            .take_while(|&i| u(v[0]) >> i & 1 == 0)
+            .count() as i128),
+        Kind::TrailingZeros => {
+            int((0..bits).take_while(|&i| u(v[0]) >> i & 1 == 0).count() as i128)
+        }
+        Kind::ReverseBits => {
+            int(from_bits((0..bits).fold(0u128, |r, i| {
+                r | (u(v[0]) >> i & 1) << (bits - 1 - i)
+            })))
+        }
+        Kind::ByteSwap => int(if bits <= 8 {
+            v[0]
+        } else {
+            let n = bits / 8;
+            from_bits((0..n).fold(0u128, |r, i| {
+                r | (u(v[0]) >> (8 * i) & 0xff) << (8 * (n - 1 - i))
+            }))
+        }),
         Kind::Add3 => Expect::Int(v[0] + v[1] + v[2]),
         Kind::Mul3 => int(wrap_int(d, v[0].wrapping_mul(v[1])).wrapping_mul(v[2])),
         Kind::Axpy => int(v[0] + wrap_int(d, v[1].wrapping_mul(v[2]))),
         Kind::Select => decided_by_expect(kind),
         // Kinds of spec/kinds.toml that accept no integer dtype.
+        Kind::TotalOrder => no_oracle(kind, "integer"),
         Kind::Fma
         | Kind::Sqrt
         | Kind::Floor
@@ -506,6 +550,8 @@ fn int_kind(kind: Kind, d: DType, v: &[i128]) -> Expect {
         | Kind::TwoProd
         | Kind::PairFrom
         | Kind::PairHi
+        | Kind::Real
+        | Kind::Imag
         | Kind::PairLo => no_oracle(kind, "integer"),
     }
 }
@@ -550,6 +596,13 @@ fn bool_kind(kind: Kind, v: &[bool]) -> Expect {
         | Kind::Rotr
         | Kind::AddSat
         | Kind::SubSat
+        | Kind::TotalOrder
+        | Kind::MulSat
+        | Kind::OnesCount
+        | Kind::LeadingZeros
+        | Kind::TrailingZeros
+        | Kind::ReverseBits
+        | Kind::ByteSwap
         | Kind::Conj
         | Kind::Exp
         | Kind::Exp2
@@ -594,6 +647,8 @@ fn bool_kind(kind: Kind, v: &[bool]) -> Expect {
         | Kind::TwoProd
         | Kind::PairFrom
         | Kind::PairHi
+        | Kind::Real
+        | Kind::Imag
         | Kind::PairLo => no_oracle(kind, "bool"),
     }
 }
@@ -698,6 +753,8 @@ fn complex_kind(kind: Kind, d: DType, a: &[(f64, f64)]) -> Expect {
         Kind::Abs => hypot_expect(a[0].0, a[0].1, 1.0),
         Kind::Neg => Expect::Complex(-a[0].0, -a[0].1),
         Kind::Conj => Expect::Complex(a[0].0, -a[0].1),
+        Kind::Real => Expect::Float(a[0].0),
+        Kind::Imag => Expect::Float(a[0].1),
         Kind::Add3 => Expect::Complex(
             add(add(a[0].0, a[1].0), a[2].0),
             add(add(a[0].1, a[1].1), a[2].1),
@@ -745,6 +802,13 @@ fn complex_kind(kind: Kind, d: DType, a: &[(f64, f64)]) -> Expect {
         | Kind::Rotr
         | Kind::AddSat
         | Kind::SubSat
+        | Kind::TotalOrder
+        | Kind::MulSat
+        | Kind::OnesCount
+        | Kind::LeadingZeros
+        | Kind::TrailingZeros
+        | Kind::ReverseBits
+        | Kind::ByteSwap
         | Kind::Exp
         | Kind::Exp2
         | Kind::Expm1
@@ -790,6 +854,35 @@ fn complex_kind(kind: Kind, d: DType, a: &[(f64, f64)]) -> Expect {
 }
 
 /// The oracle: what `kind` on dtype `d` must give for the inputs `ins`.
+/// IEEE 754 totalOrder of two floats of dtype `d` from their bytes: f32
+/// and f64 by the standard library's `total_cmp` (NaN payloads ordered);
+/// a narrower float by the values its codes decode to, every NaN of one
+/// sign one NaN (the kind's stated rule), zero's sign and ±∞ in place.
+pub fn total_order_expect(d: DType, a: &[u8], b: &[u8]) -> Expect {
+    use std::cmp::Ordering;
+    let o = match d {
+        DType::F32 => f32::from_le_bytes(a.try_into().unwrap())
+            .total_cmp(&f32::from_le_bytes(b.try_into().unwrap())),
+        DType::F64 => f64::from_le_bytes(a.try_into().unwrap())
+            .total_cmp(&f64::from_le_bytes(b.try_into().unwrap())),
+        _ => {
+            let (x, y) = (decode(d, a).f(), decode(d, b).f());
+            let side = |v: f64| if v.is_sign_negative() { -1 } else { 1 };
+            match (x.is_nan(), y.is_nan()) {
+                (true, true) => side(x).cmp(&side(y)),
+                (true, false) => side(x).cmp(&0),
+                (false, true) => 0.cmp(&side(y)),
+                (false, false) => x.total_cmp(&y),
+            }
+        }
+    };
+    Expect::Int(match o {
+        Ordering::Less => -1,
+        Ordering::Equal => 0,
+        Ordering::Greater => 1,
+    })
+}
+
 pub fn expect(kind: Kind, d: DType, ins: &[Val]) -> Expect {
     let class = d.info().class;
     if kind == Kind::Select {

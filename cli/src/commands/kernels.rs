@@ -38,6 +38,7 @@ pub fn result_rule(kind: Kind) -> &'static str {
             "the component dtype for complex and pair inputs, else the inputs' dtype"
         }
         ResultRule::Pair => "the pair of the inputs' dtype (f32 -> df32, f64 -> dd64)",
+        ResultRule::Order => "i8 (-1, 0 or +1)",
     }
 }
 

@@ -9,7 +9,9 @@
 //!
 //! `sort` writes `values` (x's dtype) and `positions` (i64); `argsort`
 //! `positions` alone; `axis` defaults to the last, `descending` to false, `k`
-//! (the elements kept along the axis: top-k) to all. `median` and
+//! (the elements kept along the axis: top-k) to all, `order` to
+//! `"nan_last"` (the library's `sort`; `"total"`: IEEE totalOrder, the
+//! library's `sort_with` and `FloatOrder::Total`). `median` and
 //! `quantile` (attribute `q` in [0, 1]) reduce `axis` of x into `y` (f64).
 //! `lower_bound` takes a 1-D sorted `a` and queries `q` into `y` (i64, q's
 //! shape). `intersect` and `difference` take sorted sets `a`, `b` and
@@ -97,9 +99,13 @@ impl OrderKernel {
             OrderKernel::Sort => (
                 &["x"],
                 &["values", "positions"],
-                &["axis", "descending", "k"],
+                &["axis", "descending", "k", "order"],
             ),
-            OrderKernel::Argsort => (&["x"], &["positions"], &["axis", "descending", "k"]),
+            OrderKernel::Argsort => (
+                &["x"],
+                &["positions"],
+                &["axis", "descending", "k", "order"],
+            ),
             OrderKernel::Median => (&["x"], &["y"], &["axis"]),
             OrderKernel::Quantile => (&["x"], &["y"], &["axis", "q"]),
             OrderKernel::LowerBound => (&["a", "q"], &["y"], &[]),
@@ -112,7 +118,7 @@ impl OrderKernel {
     /// What `tessera kernels` says of it.
     pub fn doc(self) -> &'static str {
         match self {
-            OrderKernel::Sort => "Stable sort along axis in the total order -inf < ... < -0 < +0 < ... < +inf < NaN (every NaN equal; complex by real, then imaginary part), values bits unchanged and i64 positions; descending keeps equal elements in increasing position; k keeps the first k (top-k)",
+            OrderKernel::Sort => "Stable sort along axis in the total order -inf < ... < -0 < +0 < ... < +inf < NaN (every NaN equal; complex by real, then imaginary part), values bits unchanged and i64 positions; descending keeps equal elements in increasing position; k keeps the first k (top-k); order \"total\" sorts floats in IEEE totalOrder instead (-NaN < -inf < ... < +inf < +NaN)",
             OrderKernel::Argsort => "The i64 positions of sort's order along axis (first k)",
             OrderKernel::Median => "Median along axis into f64 (mean of the two middle elements for even n); NaN where a slice holds a NaN",
             OrderKernel::Quantile => "Quantile q along axis into f64, linear interpolation as numpy's default; NaN where a slice holds a NaN",
@@ -158,6 +164,19 @@ pub fn call(
             ))
         })?,
     };
+    let float_order = match call.attrs.0.get("order") {
+        None => tessera::FloatOrder::NanLast,
+        Some(v) => match v.as_str() {
+            Some("nan_last") => tessera::FloatOrder::NanLast,
+            Some("total") => tessera::FloatOrder::Total,
+            _ => {
+                return Err(Failure::usage(format!(
+                    "kernel `{k}`: attribute order must be \"nan_last\" or \"total\", not {}",
+                    super::truncate(&v.to_string(), 40)
+                )))
+            }
+        },
+    };
     let new = |dtype: DType, shape: &[usize]| -> Outcome<Vec<u8>> {
         let bytes = npy::byte_size(shape, dtype.info().item_bytes)
             .map_err(|e| Failure::run(format!("result: {e}")))?;
@@ -177,10 +196,19 @@ pub fn call(
                 let mut p = super::result_view("positions", DType::I64, &shape, &mut pbuf)?;
                 if which == OrderKernel::Sort {
                     let mut v = super::result_view("values", x.dtype(), &shape, &mut vbuf)?;
-                    tessera::order::sort(axis, descending, x, &mut v, Some(&mut p), exec)
-                        .map_err(fail)?;
+                    tessera::order::sort_with(
+                        axis,
+                        descending,
+                        float_order,
+                        x,
+                        &mut v,
+                        Some(&mut p),
+                        exec,
+                    )
+                    .map_err(fail)?;
                 } else {
-                    tessera::order::argsort(axis, descending, x, &mut p, exec).map_err(fail)?;
+                    tessera::order::argsort_with(axis, descending, float_order, x, &mut p, exec)
+                        .map_err(fail)?;
                 }
             }
             if which == OrderKernel::Sort {

@@ -313,6 +313,8 @@ fn through_call(spec: &Spec, k: &KernelPlan, paths: &Paths) -> (String, Option<S
     let cast = |src: &str, dst: &str| paths.of(&format!("cast_{src}_{dst}_dflt_{io}"));
     let (result, out_size, store) = if kind.result == ResultRule::Bool {
         ("bool", 1, cast("bool", "bool"))
+    } else if kind.result == ResultRule::Order {
+        ("i8", 1, cast("i8", "i8"))
     } else {
         (carrier, d.item_bytes(), cast(carrier, &d.name))
     };

@@ -77,6 +77,7 @@ pub fn result_dtype(kind: Kind, dtype: DType) -> Result<DType> {
         ResultRule::Real => dtype,
         ResultRule::Pair if dtype == DType::F32 => DType::Df32,
         ResultRule::Pair => DType::Dd64,
+        ResultRule::Order => DType::I8,
     })
 }
 

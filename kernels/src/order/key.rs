@@ -11,11 +11,17 @@
 
 use crate::array::ArrayViewMut;
 
-/// Run `$body` with `$m` bound to the key map of `$dtype` (a `Result`).
+/// Run `$body` with `$m` bound to the key map of `$dtype` (a `Result`):
+/// the module's order, or with `$total` IEEE 754 totalOrder for the floats
+/// ([`FloatOrder::Total`](crate::order::FloatOrder::Total)).
 macro_rules! with_key_map {
-    ($dtype:expr, |$m:ident| $body:expr) => {{
+    ($dtype:expr, |$m:ident| $body:expr) => {
+        with_key_map!($dtype, false, |$m| $body)
+    };
+    ($dtype:expr, $total:expr, |$m:ident| $body:expr) => {{
         use $crate::order::key::{C128Key, C64Key, FloatKey, IntKey};
         use $crate::DType;
+        let total: bool = $total;
         match $dtype {
             DType::U16 => {
                 let $m = &IntKey::<u16> { bias: 0 };
@@ -41,36 +47,52 @@ macro_rules! with_key_map {
                 let $m = &IntKey::<u64> { bias: 1 << 63 };
                 $body
             }
+            // totalOrder: no magnitude is a NaN's, so the sign trick
+            // alone orders every code (NaNs by sign, then payload).
             DType::F16 => {
-                let $m = &FloatKey::<u16> { inf: 0x7c00 };
+                let $m = &FloatKey::<u16> {
+                    inf: if total { u16::MAX } else { 0x7c00 },
+                };
                 $body
             }
+            // totalOrder: no magnitude is a NaN's, so the sign trick
+            // alone orders every code (NaNs by sign, then payload).
             DType::Bf16 => {
-                let $m = &FloatKey::<u16> { inf: 0x7f80 };
+                let $m = &FloatKey::<u16> {
+                    inf: if total { u16::MAX } else { 0x7f80 },
+                };
                 $body
             }
+            // totalOrder: no magnitude is a NaN's, so the sign trick
+            // alone orders every code (NaNs by sign, then payload).
             DType::F32 => {
-                let $m = &FloatKey::<u32> { inf: 0x7f80_0000 };
+                let $m = &FloatKey::<u32> {
+                    inf: if total { u32::MAX } else { 0x7f80_0000 },
+                };
                 $body
             }
             DType::F64 => {
                 let $m = &FloatKey::<u64> {
-                    inf: 0x7ff0_0000_0000_0000,
+                    inf: if total {
+                        u64::MAX
+                    } else {
+                        0x7ff0_0000_0000_0000
+                    },
                 };
                 $body
             }
             // A pair sorts as (hi, lo) lexicographically, as a complex
             // number does: value order for normalised pairs.
             DType::C64 | DType::Df32 => {
-                let $m = &C64Key;
+                let $m = &C64Key { total };
                 $body
             }
             DType::C128 | DType::Dd64 => {
-                let $m = &C128Key;
+                let $m = &C128Key { total };
                 $body
             }
             d => {
-                let $m = &$crate::order::key::byte_key(d)?;
+                let $m = &$crate::order::key::byte_key(d, total)?;
                 $body
             }
         }
@@ -250,7 +272,8 @@ macro_rules! width_maps {
             }
             #[inline(always)]
             fn collapses(&self, k: $k) -> bool {
-                k == <$k>::MAX
+                // Under totalOrder (`inf` all ones) every key is one code's.
+                k == <$k>::MAX && self.inf != <$k>::MAX
             }
             #[inline(always)]
             unsafe fn write_key(&self, k: $k, data: *mut u8, pos: isize) {
@@ -295,11 +318,17 @@ float_bits!(u16, u32, u64);
 
 /// c64: the real part's f32 key in the high half, the imaginary part's low;
 /// a NaN in either part gives the largest key.
+/// With `total`, each part in totalOrder and no collapse (lexicographic
+/// totalOrder of the pair).
 #[derive(Clone, Copy)]
-pub(crate) struct C64Key;
+pub(crate) struct C64Key {
+    pub(crate) total: bool,
+}
 /// c128: as [`C64Key`] with f64 parts.
 #[derive(Clone, Copy)]
-pub(crate) struct C128Key;
+pub(crate) struct C128Key {
+    pub(crate) total: bool,
+}
 
 impl KeyMap for C64Key {
     type K = u64;
@@ -314,15 +343,18 @@ impl KeyMap for C64Key {
                 u32::from_le((p.add(4) as *const u32).read_unaligned()),
             )
         };
-        let (kr, ki) = (float_key(re, 0x7f80_0000), float_key(im, 0x7f80_0000));
-        if kr == u32::MAX || ki == u32::MAX {
+        let inf = if self.total { u32::MAX } else { 0x7f80_0000 };
+        let (kr, ki) = (float_key(re, inf), float_key(im, inf));
+        if self.total {
+            ((kr as u64) << 32) | ki as u64
+        } else if kr == u32::MAX || ki == u32::MAX {
             u64::MAX
         } else {
             ((kr as u64) << 32) | ki as u64
         }
     }
     fn collapses(&self, k: u64) -> bool {
-        k == u64::MAX
+        !self.total && k == u64::MAX
     }
     unsafe fn write_key(&self, _k: u64, _data: *mut u8, _pos: isize) {
         unreachable!("complex keys are never written back")
@@ -343,16 +375,22 @@ impl KeyMap for C128Key {
                 u64::from_le((p.add(8) as *const u64).read_unaligned()),
             )
         };
-        let inf = 0x7ff0_0000_0000_0000u64;
+        let inf = if self.total {
+            u64::MAX
+        } else {
+            0x7ff0_0000_0000_0000u64
+        };
         let (kr, ki) = (float_key(re, inf), float_key(im, inf));
-        if kr == u64::MAX || ki == u64::MAX {
+        if self.total {
+            ((kr as u128) << 64) | ki as u128
+        } else if kr == u64::MAX || ki == u64::MAX {
             u128::MAX
         } else {
             ((kr as u128) << 64) | ki as u128
         }
     }
     fn collapses(&self, k: u128) -> bool {
-        k == u128::MAX
+        !self.total && k == u128::MAX
     }
     unsafe fn write_key(&self, _k: u128, _data: *mut u8, _pos: isize) {
         unreachable!("complex keys are never written back")
@@ -443,8 +481,10 @@ pub(crate) fn f64_key(v: f64) -> u64 {
 }
 
 /// The rank table of a dtype of one byte or less, from each code's value
-/// (decoded exactly to f64 by [`cast`]).
-pub(crate) fn byte_key(dtype: DType) -> Result<ByteKey> {
+/// (decoded exactly to f64 by [`cast`]); with `total`, a NaN code whose
+/// value has its sign bit set ranks below every other code (every NaN of
+/// one sign one rank, as the `total_order` kind has it).
+pub(crate) fn byte_key(dtype: DType, total: bool) -> Result<ByteKey> {
     let info = dtype.info();
     let vpb = info.values_per_byte as usize;
     let codes: usize = match vpb {
@@ -468,7 +508,16 @@ pub(crate) fn byte_key(dtype: DType) -> Result<ByteKey> {
     let src = ArrayView::contiguous(dtype, &[elems], &bytes[..elems / vpb])?;
     let mut dst = ArrayViewMut::from_slice(&mut vals, &[elems])?;
     cast(CastMode::Default, &src, &mut dst, &Exec::SEQ)?;
-    let keys: Vec<u64> = vals[..codes].iter().map(|&v| f64_key(v)).collect();
+    let keys: Vec<u64> = vals[..codes]
+        .iter()
+        .map(|&v| {
+            if total && v.is_nan() && v.is_sign_negative() {
+                0
+            } else {
+                f64_key(v)
+            }
+        })
+        .collect();
     let mut distinct = keys.clone();
     distinct.sort_unstable();
     distinct.dedup();

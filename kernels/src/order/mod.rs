@@ -83,7 +83,74 @@ pub fn sort(
     positions: Option<&mut ArrayViewMut<'_>>,
     exec: &Exec,
 ) -> Result<()> {
-    order(axis, descending, x, Some(values), positions, exec)
+    order(
+        axis,
+        descending,
+        FloatOrder::NanLast,
+        x,
+        Some(values),
+        positions,
+        exec,
+    )
+}
+
+/// How [`sort_with`] and [`argsort_with`] order floats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum FloatOrder {
+    /// The module's order: −∞ < … < −0 < +0 < … < +∞ < NaN, every NaN equal
+    /// (what [`sort`] does).
+    #[default]
+    NanLast,
+    /// IEEE 754 totalOrder, the order of the `total_order` kind:
+    /// −NaN < −∞ < … < −0 < +0 < … < +∞ < +NaN. f16, bf16, f32 and f64
+    /// order NaNs by sign, then payload (equal only for equal bits); the
+    /// narrow floats (one byte or less) by the value their code decodes to,
+    /// every NaN of one sign equal; complex numbers by real part, then
+    /// imaginary part, each in totalOrder. Integers and bool as in [`sort`].
+    Total,
+}
+
+/// [`sort`] in the float order `float_order`: the same layouts, top-k,
+/// stability, descending rule and refusals.
+#[allow(clippy::too_many_arguments)]
+pub fn sort_with(
+    axis: usize,
+    descending: bool,
+    float_order: FloatOrder,
+    x: &ArrayView<'_>,
+    values: &mut ArrayViewMut<'_>,
+    positions: Option<&mut ArrayViewMut<'_>>,
+    exec: &Exec,
+) -> Result<()> {
+    order(
+        axis,
+        descending,
+        float_order,
+        x,
+        Some(values),
+        positions,
+        exec,
+    )
+}
+
+/// [`argsort`] in the float order `float_order`.
+pub fn argsort_with(
+    axis: usize,
+    descending: bool,
+    float_order: FloatOrder,
+    x: &ArrayView<'_>,
+    positions: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    order(
+        axis,
+        descending,
+        float_order,
+        x,
+        None,
+        Some(positions),
+        exec,
+    )
 }
 
 /// The positions (i64, along `axis`) of each slice's elements in [`sort`]'s
@@ -97,7 +164,15 @@ pub fn argsort(
     positions: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    order(axis, descending, x, None, Some(positions), exec)
+    order(
+        axis,
+        descending,
+        FloatOrder::NanLast,
+        x,
+        None,
+        Some(positions),
+        exec,
+    )
 }
 
 pub(crate) use crate::checks::check_destination_of as check_destination;
@@ -205,6 +280,7 @@ unsafe impl Sync for Job {}
 fn order(
     axis: usize,
     desc: bool,
+    float_order: FloatOrder,
     x: &ArrayView<'_>,
     values: Option<&mut ArrayViewMut<'_>>,
     positions: Option<&mut ArrayViewMut<'_>>,
@@ -288,7 +364,9 @@ fn order(
         packed: x.dtype().info().values_per_byte > 1,
         item: x.dtype().info().item_bytes,
     };
-    with_key_map!(x.dtype(), |m| run(m, &job))
+    with_key_map!(x.dtype(), float_order == FloatOrder::Total, |m| run(
+        m, &job
+    ))
 }
 
 /// Scratch of one task.

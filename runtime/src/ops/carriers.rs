@@ -116,6 +116,57 @@ pub trait IntBits: Copy + Ord {
     fn sat_add(self, b: Self) -> Self;
     /// Saturating sub in the carrier.
     fn sat_sub(self, b: Self) -> Self;
+    /// Saturating product in the carrier.
+    fn sat_mul(self, b: Self) -> Self;
+    /// The carrier's width in bits.
+    const WIDTH: u32;
+    /// The number of one bits over the carrier's width, as a carrier value.
+    fn ones(self) -> Self;
+    /// The leading zero bits over the carrier's width (the width for 0).
+    fn lead_zeros(self) -> Self;
+    /// The trailing zero bits over the carrier's width (the width for 0).
+    fn trail_zeros(self) -> Self;
+    /// The carrier's bits in reverse order.
+    fn rev_bits(self) -> Self;
+    /// The carrier's bytes in reverse order.
+    fn swap_bytes_(self) -> Self;
+}
+
+/// IEEE 754 totalOrder as a three-way comparison.
+pub trait TotalOrderT: Copy {
+    /// −1, 0 or +1 as `self` comes before, with or after `b` in totalOrder:
+    /// −NaN (larger payloads first) < −∞ < … < −0 < +0 < … < +∞ < +NaN
+    /// (larger payloads last); equal only for equal bits.
+    fn total_cmp3(self, b: Self) -> i8;
+}
+
+macro_rules! total_order_impls {
+    ($($t:ty, $i:ty, $u:ty);*) => {$(
+        impl TotalOrderT for $t {
+            #[inline(always)]
+            fn total_cmp3(self, b: Self) -> i8 {
+                // The bits as a signed integer with the magnitude bits of a
+                // negative value flipped: then integer order is totalOrder.
+                let key = |x: $t| {
+                    let k = x.to_bits() as $i;
+                    k ^ ((((k >> (<$i>::BITS - 1)) as $u) >> 1) as $i)
+                };
+                let (x, y) = (key(self), key(b));
+                (x > y) as i8 - (x < y) as i8
+            }
+        }
+    )*};
+}
+total_order_impls!(f32, i32, u32; f64, i64, u64);
+
+/// A complex carrier's parts.
+pub trait PartsT: Copy {
+    /// The component type.
+    type Part;
+    /// The real part, bits unchanged.
+    fn re_part(self) -> Self::Part;
+    /// The imaginary part, bits unchanged.
+    fn im_part(self) -> Self::Part;
 }
 
 /// Complex-only operations.
@@ -235,6 +286,13 @@ macro_rules! int_impls {
             }
             #[inline(always)] fn sat_add(self, b: Self) -> Self { self.saturating_add(b) }
             #[inline(always)] fn sat_sub(self, b: Self) -> Self { self.saturating_sub(b) }
+            #[inline(always)] fn sat_mul(self, b: Self) -> Self { self.saturating_mul(b) }
+            const WIDTH: u32 = <$t>::BITS;
+            #[inline(always)] fn ones(self) -> Self { self.count_ones() as $t }
+            #[inline(always)] fn lead_zeros(self) -> Self { self.leading_zeros() as $t }
+            #[inline(always)] fn trail_zeros(self) -> Self { self.trailing_zeros() as $t }
+            #[inline(always)] fn rev_bits(self) -> Self { self.reverse_bits() }
+            #[inline(always)] fn swap_bytes_(self) -> Self { self.swap_bytes() }
         }
         impl Signum for $t {
             #[inline(always)]
@@ -367,6 +425,17 @@ macro_rules! complex_impls {
             #[inline(always)]
             fn conj(self) -> Self {
                 Complex::new(self.re, -self.im)
+            }
+        }
+        impl PartsT for Complex<$t> {
+            type Part = $t;
+            #[inline(always)]
+            fn re_part(self) -> $t {
+                self.re
+            }
+            #[inline(always)]
+            fn im_part(self) -> $t {
+                self.im
             }
         }
     };
