@@ -47,10 +47,32 @@ fn le(b: &[u8]) -> u64 {
         .fold(0u64, |acc, (i, &x)| acc | (x as u64) << (8 * i))
 }
 
+/// The f64 values of a float dtype's `codes` from the cast kernel (exact);
+/// a packed dtype decodes whole bytes, so the tail is padded with zero
+/// codes (the result may be longer than the codes).
+fn decoded(dt: Dt, codes: &[u8]) -> Vec<f64> {
+    let n = codes.len() / dt.item;
+    let m = n.div_ceil(dt.vpb) * dt.vpb;
+    let mut padded = codes.to_vec();
+    padded.resize(m * dt.item, 0);
+    let g = place(Lay::Contig, &[m], dt.vpb);
+    let buf = store(dt, &g, &padded, &mut Rng::new(1));
+    let mut out = vec![0f64; m];
+    if n > 0 {
+        tessera::cast(
+            CastMode::Default,
+            &ArrayView::new(dt.dtype, &[m], &g.strides, g.offset, &buf).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut out, &[m]).unwrap(),
+            &Exec::SEQ,
+        )
+        .unwrap();
+    }
+    out
+}
+
 /// Model values of `codes` (C order, `dt.item` bytes each).
 fn model(dt: Dt, codes: &[u8]) -> Vec<V> {
     let info = dt.dtype.info();
-    let n = codes.len() / dt.item;
     match info.class {
         Class::Bool => codes.iter().map(|&b| V::I((b != 0) as i128)).collect(),
         Class::Int | Class::Uint => codes
@@ -87,22 +109,7 @@ fn model(dt: Dt, codes: &[u8]) -> Vec<V> {
         Class::Float => {
             // Values from the cast kernel (exact into f64); NaN-ness from the
             // dtype's parameters.
-            // (A packed dtype decodes whole bytes: pad with zero codes.)
-            let m = n.div_ceil(dt.vpb) * dt.vpb;
-            let mut padded = codes.to_vec();
-            padded.resize(m * dt.item, 0);
-            let g = place(Lay::Contig, &[m], dt.vpb);
-            let buf = store(dt, &g, &padded, &mut Rng::new(1));
-            let mut out = vec![0f64; m];
-            if n > 0 {
-                tessera::cast(
-                    CastMode::Default,
-                    &ArrayView::new(dt.dtype, &[m], &g.strides, g.offset, &buf).unwrap(),
-                    &mut ArrayViewMut::from_slice(&mut out, &[m]).unwrap(),
-                    &Exec::SEQ,
-                )
-                .unwrap();
-            }
+            let out = decoded(dt, codes);
             codes
                 .chunks(dt.item)
                 .zip(out)
@@ -152,21 +159,7 @@ fn model_total(dt: Dt, codes: &[u8]) -> Vec<V> {
         (Class::Float, _) => {
             // The decoded values (NaN keeps its code's sign through the cast).
             let m = codes.len() / dt.item;
-            let mut padded = codes.to_vec();
-            let mm = m.div_ceil(dt.vpb) * dt.vpb;
-            padded.resize(mm * dt.item, 0);
-            let g = place(Lay::Contig, &[mm], dt.vpb);
-            let buf = store(dt, &g, &padded, &mut Rng::new(1));
-            let mut out = vec![0f64; mm];
-            if mm > 0 {
-                tessera::cast(
-                    CastMode::Default,
-                    &ArrayView::new(dt.dtype, &[mm], &g.strides, g.offset, &buf).unwrap(),
-                    &mut ArrayViewMut::from_slice(&mut out, &[mm]).unwrap(),
-                    &Exec::SEQ,
-                )
-                .unwrap();
-            }
+            let out = decoded(dt, codes);
             out[..m]
                 .iter()
                 .map(|&v| {
