@@ -17,6 +17,11 @@
 //! * `parse_ints` and `format_ints` of comma-separated i64 beside loops of
 //!   `str::parse` and `write!`;
 //! * `popcount` beside a loop of `u64::count_ones` over the words.
+//! * `bit_pack_u32` / `bit_unpack_u32` at 7 bits beside the `bitpacking`
+//!   crate's `BitPacker4x` (its own interleaved layout of 128-value blocks,
+//!   SIMD) and a 64-bit accumulator loop; GB/s of the u32 values.
+//! * `varint_encode` / `varint_decode` of u64 beside the byte-at-a-time
+//!   loops protocol buffers' encoders use; GB/s of the u64 values.
 
 use crate::chart::Chart;
 use crate::movement_group::race;
@@ -459,6 +464,153 @@ pub fn run(quick: bool) -> (String, bool, Chart) {
                             .map(|w| w.count_ones() as u64)
                             .sum::<u64>(),
                     );
+                },
+            ],
+            ok,
+            quick,
+        ));
+    }
+    for &n in sizes {
+        let count = n / 4;
+        let vals: Vec<u32> = (0..count).map(|_| rng.below(128) as u32).collect();
+        let words = bytes::bit_packed_words(count, 7).unwrap();
+        let mut packed = vec![0u32; words];
+        let mut peer = vec![0u8; count];
+        let mut acc_out = vec![0u32; words];
+        let packer = {
+            use bitpacking::BitPacker as _;
+            bitpacking::BitPacker4x::new()
+        };
+        let ok = bytes::bit_pack_u32(&vals, 7, &mut packed, &e).is_ok();
+        rows.push(row(
+            format!("bit_pack_u32 7 bits, {} KiB of u32", n >> 10),
+            n,
+            &["tessera", "bitpacking 4x", "accumulator loop"],
+            &mut [
+                &mut || {
+                    bytes::bit_pack_u32(std::hint::black_box(&vals), 7, &mut packed, &e).unwrap();
+                },
+                &mut || {
+                    use bitpacking::BitPacker as _;
+                    let mut at = 0;
+                    for b in std::hint::black_box(&vals).chunks_exact(128) {
+                        at += packer.compress(b, &mut peer[at..], 7);
+                    }
+                    std::hint::black_box(at);
+                },
+                &mut || {
+                    let (mut acc, mut fill, mut k) = (0u64, 0u32, 0usize);
+                    for &x in std::hint::black_box(&vals) {
+                        acc |= (x as u64) << fill;
+                        fill += 7;
+                        if fill >= 32 {
+                            acc_out[k] = acc as u32;
+                            k += 1;
+                            acc >>= 32;
+                            fill -= 32;
+                        }
+                    }
+                    std::hint::black_box(&acc_out);
+                },
+            ],
+            ok,
+            quick,
+        ));
+        let mut back = vec![0u32; count];
+        let mut peer_back = vec![0u32; count];
+        let mut loop_back = vec![0u32; count];
+        bytes::bit_unpack_u32(&packed, 7, &mut back, &e).unwrap();
+        let ok = back == vals;
+        rows.push(row(
+            format!("bit_unpack_u32 7 bits, {} KiB of u32", n >> 10),
+            n,
+            &["tessera", "bitpacking 4x", "shift loop"],
+            &mut [
+                &mut || {
+                    bytes::bit_unpack_u32(std::hint::black_box(&packed), 7, &mut back, &e).unwrap();
+                },
+                &mut || {
+                    use bitpacking::BitPacker as _;
+                    let mut at = 0;
+                    for b in peer_back.chunks_exact_mut(128) {
+                        at += packer.decompress(&peer[at..], b, 7);
+                    }
+                    std::hint::black_box(at);
+                },
+                &mut || {
+                    let p = std::hint::black_box(&packed);
+                    for (i, x) in loop_back.iter_mut().enumerate() {
+                        let s = i * 7;
+                        let (k, sh) = (s / 32, s % 32);
+                        let lo = p[k] as u64;
+                        let hi = if sh + 7 > 32 {
+                            (p[k + 1] as u64) << 32
+                        } else {
+                            0
+                        };
+                        *x = ((lo | hi) >> sh) as u32 & 0x7f;
+                    }
+                },
+            ],
+            ok,
+            quick,
+        ));
+        // Varints: u64 values of random bit lengths (1 to 10 bytes each).
+        let count = n / 8;
+        let vals: Vec<u64> = (0..count)
+            .map(|_| rng.next_u64() >> rng.below(64))
+            .collect();
+        let size = bytes::varint_size(&vals, &e).unwrap();
+        let mut enc = vec![0u8; size];
+        let mut peer_enc: Vec<u8> = Vec::with_capacity(size);
+        let ok = bytes::varint_encode(&vals, &mut enc, &e).unwrap() == size;
+        rows.push(row(
+            format!("varint_encode u64, {} KiB of u64", n >> 10),
+            n,
+            &["tessera", "byte loop"],
+            &mut [
+                &mut || {
+                    bytes::varint_encode(std::hint::black_box(&vals), &mut enc, &e).unwrap();
+                },
+                &mut || {
+                    peer_enc.clear();
+                    for &v in std::hint::black_box(&vals) {
+                        let mut v = v;
+                        while v >= 0x80 {
+                            peer_enc.push(v as u8 | 0x80);
+                            v >>= 7;
+                        }
+                        peer_enc.push(v as u8);
+                    }
+                },
+            ],
+            ok,
+            quick,
+        ));
+        let mut dec = vec![0u64; count];
+        let mut peer_dec: Vec<u64> = Vec::with_capacity(count);
+        let ok = bytes::varint_decode(&enc, &mut dec, &e).unwrap() == count && dec == vals;
+        rows.push(row(
+            format!("varint_decode u64, {} KiB of u64", n >> 10),
+            n,
+            &["tessera", "byte loop"],
+            &mut [
+                &mut || {
+                    bytes::varint_decode(std::hint::black_box(&enc), &mut dec, &e).unwrap();
+                },
+                &mut || {
+                    peer_dec.clear();
+                    let (mut v, mut sh) = (0u64, 0u32);
+                    for &b in std::hint::black_box(&enc) {
+                        v |= ((b & 0x7f) as u64) << sh;
+                        if b < 0x80 {
+                            peer_dec.push(v);
+                            v = 0;
+                            sh = 0;
+                        } else {
+                            sh += 7;
+                        }
+                    }
                 },
             ],
             ok,

@@ -37,6 +37,8 @@ commands:
   probe                            every dispatch family's error against its bound; exit 1 if one misses
   ulp KIND DTYPE [--exhaustive] [--samples N] [--tier T]
                                    a transcendental's largest error in ulps, and its worst input
+  code DTYPE [CODE|NUMBER]... [--all]
+                                   codes in hex, binary fields and value; the code the cast gives a number
   help                             this text (also COMMAND --help)
 
 environment (run): TESSERA_TIER, TESSERA_MAX_RESULT_BYTES (the result budget in bytes),
@@ -65,6 +67,7 @@ pub fn main_with(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         "selftest" => commands::selftest::main(rest, out),
         "probe" => commands::probe::main(rest, out),
         "ulp" => commands::ulp::main(rest, out),
+        "code" => commands::code::main(rest, out),
         "help" | "--help" | "-h" => {
             failure::write_out(out, format_args!("{USAGE}\n"))?;
             Ok(0)

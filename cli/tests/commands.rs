@@ -22,10 +22,38 @@ fn kernels_lists_every_kind() {
     // reduce, scan, series, the Fourier transforms, the assembly calls, the
     // movement calls, the ordering kernels, the linear-algebra routines,
     // attention and the library's other calls.
+    // The byte kernels are a family of their own (checked below).
     let others: Vec<&str> = list[Kind::ALL.len()..]
         .iter()
+        .filter(|e| e["family"] != "bytes")
         .map(|e| e["name"].as_str().unwrap())
         .collect();
+    let byte_kernels: Vec<&str> = list
+        .iter()
+        .filter(|e| e["family"] == "bytes")
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    // Every name once across the whole list (a byte kernel named like a
+    // kind or another kernel would be shadowed), and the byte group's
+    // searches, codecs and packers among them.
+    let mut all: Vec<&str> = list.iter().map(|e| e["name"].as_str().unwrap()).collect();
+    all.sort_unstable();
+    let n = all.len();
+    all.dedup();
+    assert_eq!(all.len(), n, "a kernel name is listed twice");
+    for name in [
+        "index_byte",
+        "utf8_valid_up_to",
+        "base64_decode",
+        "varint_decode",
+        "bit_pack_u32",
+    ] {
+        assert!(
+            byte_kernels.contains(&name),
+            "{name} missing from the bytes family"
+        );
+    }
+    assert_eq!(byte_kernels.len(), 40);
     assert_eq!(
         others,
         [

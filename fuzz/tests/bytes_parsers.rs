@@ -1,6 +1,6 @@
 //! Fuzz target: the byte parsers of `tessera::bytes` — UTF-8 validation,
 //! hex decoding, base64 decoding (four variants) and decimal integer fields
-//! (`parse_ints`, `parse_uints`). Inputs are valid texts
+//! (`parse_ints`, `parse_uints`) and LEB128 varints (u32, u64). Inputs are valid texts
 //! of random lengths (UTF-8 of 1–4-byte characters, hex digits of either
 //! case, base64 with and without padding, each alphabet), random bytes, and
 //! one to four mutations of either (bytes flipped, inserted, deleted,
@@ -43,6 +43,8 @@ enum Parser {
     B64(Base64),
     /// Comma-separated decimal fields, signed or not.
     Ints(bool),
+    /// LEB128 varints, u64 (true) or u32.
+    Varint(bool),
 }
 
 struct Case {
@@ -74,6 +76,19 @@ fn valid_text(rng: &mut Rng, parser: Parser) -> Vec<u8> {
                 s.push(c);
             }
             s.into_bytes()
+        }
+        Parser::Varint(wide) => {
+            let mut out = Vec::new();
+            for _ in 0..n / 3 {
+                let v = rng.next_u64() >> rng.below(64);
+                let mut v = if wide { v } else { v as u32 as u64 };
+                while v >= 0x80 {
+                    out.push(v as u8 | 0x80);
+                    v >>= 7;
+                }
+                out.push(v as u8);
+            }
+            out
         }
         Parser::Hex => (0..2 * n)
             .map(|_| *rng.pick(b"0123456789abcdefABCDEF"))
@@ -159,6 +174,32 @@ fn model_ints(s: &[u8], signed: bool) -> Result<Vec<i128>, usize> {
         }
         out.push(if neg { -v } else { v });
         start += f.len() + 1;
+    }
+    Ok(out)
+}
+
+/// Varints by the documented rules, one byte at a time: a value's bytes
+/// accumulate 7 bits each; bits at or past the type's width, or a
+/// continuation bit on the `max`-th byte, are refused at that byte; input
+/// ending inside a value at its length.
+fn model_varint(s: &[u8], wide: bool) -> Result<Vec<u64>, usize> {
+    let (max, width) = if wide { (10, 64) } else { (5, 32) };
+    let mut out = Vec::new();
+    let (mut v, mut k) = (0u128, 0usize);
+    for (i, &b) in s.iter().enumerate() {
+        v |= ((b & 0x7f) as u128) << (7 * k);
+        k += 1;
+        if v >> width != 0 || (k == max && b >= 0x80) {
+            return Err(i);
+        }
+        if b < 0x80 {
+            out.push(v as u64);
+            v = 0;
+            k = 0;
+        }
+    }
+    if k > 0 {
+        return Err(s.len());
     }
     Ok(out)
 }
@@ -255,6 +296,27 @@ fn check(case: &Case) -> Result<Verdict, String> {
                     }
                 }
             }
+            Parser::Varint(wide) => {
+                let want = model_varint(s, wide);
+                let mut d = vec![3u64; s.len()];
+                let got = if wide {
+                    bytes::varint_decode(s, &mut d, &e)
+                } else {
+                    let mut n = vec![3u32; s.len()];
+                    let g = bytes::varint_decode(s, &mut n, &e);
+                    d = n.iter().map(|&x| x as u64).collect();
+                    g
+                };
+                match (got, want) {
+                    (Ok(k), Ok(w)) if d[..k] == w[..] && d[k..].iter().all(|&x| x == 3) => {}
+                    (Err(Error::Encoding { offset, .. }), Err(w))
+                        if offset == w && d.iter().all(|&x| x == 3) =>
+                    {
+                        refused = true
+                    }
+                    (got, want) => return Err(format!("got {got:?}, model {want:?} ({})", at())),
+                }
+            }
             Parser::Hex | Parser::B64(_) => {
                 let (want, got, dst) = {
                     let mut dst = vec![0xa5u8; s.len() + 1];
@@ -263,7 +325,7 @@ fn check(case: &Case) -> Result<Verdict, String> {
                         Parser::B64(c) => {
                             (model_b64(s, c), bytes::base64_decode(s, &mut dst, c, &e))
                         }
-                        Parser::Utf8 | Parser::Ints(_) => unreachable!(),
+                        Parser::Utf8 | Parser::Ints(_) | Parser::Varint(_) => unreachable!(),
                     };
                     (want, got, dst)
                 };
@@ -299,10 +361,11 @@ fn target(plan: Plan, verbose: bool) -> Stats {
         plan,
         verbose,
         |rng: &mut Rng, _| {
-            let parser = match rng.below(8) {
+            let parser = match rng.below(9) {
                 0 | 1 => Parser::Utf8,
                 2 => Parser::Hex,
                 6 | 7 => Parser::Ints(rng.chance(1, 2)),
+                8 => Parser::Varint(rng.chance(1, 2)),
                 k => Parser::B64(Base64 {
                     url: k == 3,
                     pad: rng.chance(1, 2),

@@ -148,7 +148,8 @@ pub enum Error {
         /// The format (`utf-8`, `hex`, …).
         format: &'static str,
         /// Byte offset of the first byte that cannot be read (the input's
-        /// length where it ends too early).
+        /// length where it ends too early); for a format of values (`bit-pack`),
+        /// the position of the first value that cannot be encoded.
         offset: usize,
         /// What is wrong there.
         reason: String,

@@ -1097,3 +1097,249 @@ fn bt601_planes_every_colour() {
         ));
     }
 }
+
+/// Bit packing one bit at a time: bit j of value i to stream bit i·bits + j.
+fn model_pack(v: &[u32], bits: u32) -> Vec<u32> {
+    let total = v.len() * bits as usize;
+    let mut w = vec![0u32; total.div_ceil(32)];
+    for (i, &x) in v.iter().enumerate() {
+        for j in 0..bits as usize {
+            let s = i * bits as usize + j;
+            w[s / 32] |= (x >> j & 1) << (s % 32);
+        }
+    }
+    w
+}
+
+#[test]
+fn bit_packing_matches_the_bit_model_at_every_width() {
+    let mut rng = Rng::new(21);
+    let tiers = execs();
+    for bits in 0..=32u32 {
+        for n in [0usize, 1, 5, 31, 32, 33, 63, 64, 65, 100, 1000, 1027] {
+            let mask = if bits == 32 {
+                u32::MAX
+            } else {
+                (1u32 << bits) - 1
+            };
+            let v: Vec<u32> = (0..n)
+                .map(|i| match i % 4 {
+                    0 => mask,
+                    1 => 0,
+                    _ => rng.next_u32() & mask,
+                })
+                .collect();
+            let want = model_pack(&v, bits);
+            assert_eq!(bytes::bit_packed_words(n, bits).unwrap(), want.len());
+            for (t, e) in &tiers {
+                let at = format!("bits {bits} n {n} tier {t:?}");
+                let mut dst = vec![0xdead_beefu32; want.len() + 2];
+                let w = bytes::bit_pack_u32(&v, bits, &mut dst, e).unwrap();
+                assert_eq!(&dst[..w], &want[..], "pack {at}");
+                assert_eq!(
+                    &dst[w..],
+                    &[0xdead_beef; 2],
+                    "pack wrote past its words, {at}"
+                );
+                let mut back = vec![7u32; n];
+                bytes::bit_unpack_u32(&want, bits, &mut back, e).unwrap();
+                assert_eq!(back, v, "unpack {at}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bit_packing_refusals_write_nothing() {
+    let e = Exec::default();
+    let mut dst = vec![9u32; 8];
+    assert!(matches!(
+        bytes::bit_pack_u32(&[1, 2], 33, &mut dst, &e),
+        Err(Error::Attribute { .. })
+    ));
+    match bytes::bit_pack_u32(&[1, 2, 300, 4], 8, &mut dst, &e) {
+        Err(Error::Encoding { offset, .. }) => assert_eq!(offset, 2),
+        r => panic!("a 9-bit value in 8 bits gave {r:?}"),
+    }
+    assert!(matches!(
+        bytes::bit_pack_u32(&[1; 100], 3, &mut dst, &e),
+        Err(Error::Length { expected: 10, .. })
+    ));
+    assert_eq!(dst, vec![9u32; 8]);
+    let mut out = vec![5u32; 11];
+    assert!(matches!(
+        bytes::bit_unpack_u32(&[0; 3], 9, &mut out, &e),
+        Err(Error::Length { expected: 4, .. })
+    ));
+    assert_eq!(out, vec![5u32; 11]);
+    assert!(matches!(
+        bytes::bit_packed_words(usize::MAX, 2),
+        Err(Error::Overflow { .. })
+    ));
+}
+
+/// LEB128 one byte at a time.
+fn model_varint(v: u64, out: &mut Vec<u8>) {
+    let mut v = v;
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+#[test]
+fn zigzag_and_varints_match_their_definitions() {
+    let mut rng = Rng::new(22);
+    let tiers = execs();
+    // Zigzag: 0, -1, 1, -2 … to 0, 1, 2, 3 …, every i8 and i16, edges and
+    // random i32/i64.
+    let all8: Vec<i8> = (i8::MIN..=i8::MAX).collect();
+    let all16: Vec<i16> = (i16::MIN..=i16::MAX).collect();
+    let z = |x: i128| if x >= 0 { 2 * x } else { -2 * x - 1 };
+    let mut w32: Vec<i32> = vec![0, -1, 1, i32::MIN, i32::MAX];
+    w32.extend((0..500).map(|_| rng.next_u32() as i32));
+    let mut w64: Vec<i64> = vec![0, -1, 1, i64::MIN, i64::MAX];
+    w64.extend((0..500).map(|_| rng.next_u64() as i64));
+    for (t, e) in &tiers {
+        let mut u8s = vec![0u8; all8.len()];
+        bytes::zigzag_encode(&all8, &mut u8s, e).unwrap();
+        for (&x, &u) in all8.iter().zip(&u8s) {
+            assert_eq!(u as i128, z(x as i128), "i8 {x} on {t:?}");
+        }
+        let mut back = vec![0i8; all8.len()];
+        bytes::zigzag_decode(&u8s, &mut back, e).unwrap();
+        assert_eq!(back, all8);
+        let mut u16s = vec![0u16; all16.len()];
+        bytes::zigzag_encode(&all16, &mut u16s, e).unwrap();
+        assert!(all16
+            .iter()
+            .zip(&u16s)
+            .all(|(&x, &u)| u as i128 == z(x as i128)));
+        let mut back = vec![0i16; all16.len()];
+        bytes::zigzag_decode(&u16s, &mut back, e).unwrap();
+        assert_eq!(back, all16);
+        let mut u32s = vec![0u32; w32.len()];
+        bytes::zigzag_encode(&w32, &mut u32s, e).unwrap();
+        assert!(w32
+            .iter()
+            .zip(&u32s)
+            .all(|(&x, &u)| u as i128 == z(x as i128)));
+        let mut back = vec![0i32; w32.len()];
+        bytes::zigzag_decode(&u32s, &mut back, e).unwrap();
+        assert_eq!(back, w32);
+        let mut u64s = vec![0u64; w64.len()];
+        bytes::zigzag_encode(&w64, &mut u64s, e).unwrap();
+        assert!(w64
+            .iter()
+            .zip(&u64s)
+            .all(|(&x, &u)| u as i128 == z(x as i128)));
+        let mut back = vec![0i64; w64.len()];
+        bytes::zigzag_decode(&u64s, &mut back, e).unwrap();
+        assert_eq!(back, w64);
+        assert!(matches!(
+            bytes::zigzag_encode(&w64, &mut u64s[1..], e),
+            Err(Error::Length { .. })
+        ));
+    }
+    // Varints: values at every width boundary 2^(7k) − 1, 2^(7k), and random.
+    let mut v64: Vec<u64> = vec![0, u64::MAX];
+    for k in 1..10 {
+        v64.extend([(1u64 << (7 * k)) - 1, 1u64 << (7 * k)]);
+    }
+    v64.extend((0..300).map(|_| rng.next_u64() >> rng.below(64)));
+    let v32: Vec<u32> = v64.iter().map(|&v| v as u32).collect();
+    for (t, e) in &tiers {
+        for (vals, wide) in [
+            (v64.clone(), true),
+            (v32.iter().map(|&v| v as u64).collect(), false),
+        ] {
+            let mut want = Vec::new();
+            let mut lens = Vec::new();
+            for &v in &vals {
+                let before = want.len();
+                model_varint(v, &mut want);
+                lens.push((want.len() - before) as u8);
+            }
+            let mut got_lens = vec![0u8; vals.len()];
+            let mut dst = vec![0xeeu8; want.len() + 3];
+            let (size, w, n) = if wide {
+                bytes::varint_lens(&vals, &mut got_lens, e).unwrap();
+                let w = bytes::varint_encode(&vals, &mut dst, e).unwrap();
+                let mut back = vec![0u64; vals.len()];
+                let n = bytes::varint_decode(&want, &mut back, e).unwrap();
+                assert_eq!(back, vals, "u64 decode on {t:?}");
+                (bytes::varint_size(&vals, e).unwrap(), w, n)
+            } else {
+                let narrow: Vec<u32> = vals.iter().map(|&v| v as u32).collect();
+                bytes::varint_lens(&narrow, &mut got_lens, e).unwrap();
+                let w = bytes::varint_encode(&narrow, &mut dst, e).unwrap();
+                let mut back = vec![0u32; vals.len()];
+                let n = bytes::varint_decode(&want, &mut back, e).unwrap();
+                assert_eq!(back, narrow, "u32 decode on {t:?}");
+                (bytes::varint_size(&narrow, e).unwrap(), w, n)
+            };
+            assert_eq!(got_lens, lens, "widths on {t:?}");
+            assert_eq!((size, w, n), (want.len(), want.len(), vals.len()));
+            assert_eq!(&dst[..w], &want[..], "encode on {t:?}");
+            assert_eq!(&dst[w..], &[0xee; 3]);
+            assert_eq!(bytes::varint_count(&want, e).unwrap(), vals.len());
+        }
+    }
+}
+
+#[test]
+fn varint_decoding_refuses_malformed_input_where_it_starts() {
+    let e = Exec::default();
+    let dec32 = |s: &[u8]| {
+        let mut d = vec![77u32; 8];
+        let r = bytes::varint_decode(s, &mut d, &e);
+        if r.is_err() {
+            assert_eq!(d, vec![77u32; 8], "a refusal wrote");
+        }
+        r.map(|n| d[..n].to_vec())
+    };
+    let dec64 = |s: &[u8]| {
+        let mut d = vec![77u64; 8];
+        let r = bytes::varint_decode(s, &mut d, &e);
+        if r.is_err() {
+            assert_eq!(d, vec![77u64; 8], "a refusal wrote");
+        }
+        r.map(|n| d[..n].to_vec())
+    };
+    let offset = |r: Result<Vec<u32>, Error>| match r {
+        Err(Error::Encoding { offset, .. }) => offset,
+        r => panic!("expected a refusal, got {r:?}"),
+    };
+    // Redundant zero groups are read as the value.
+    assert_eq!(dec32(&[0x80, 0x00, 0x05]).unwrap(), vec![0, 5]);
+    assert_eq!(
+        dec32(&[0xff, 0xff, 0xff, 0xff, 0x0f]).unwrap(),
+        vec![u32::MAX]
+    );
+    // Past 32 bits in the fifth byte, past five bytes, cut short.
+    assert_eq!(offset(dec32(&[1, 0xff, 0xff, 0xff, 0xff, 0x10])), 5);
+    assert_eq!(offset(dec32(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00])), 4);
+    assert_eq!(offset(dec32(&[3, 0x80])), 2);
+    assert_eq!(
+        dec64(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]).unwrap(),
+        vec![u64::MAX]
+    );
+    assert!(matches!(
+        dec64(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]),
+        Err(Error::Encoding { offset: 9, .. })
+    ));
+    // A destination too short for the values.
+    let mut d = vec![1u32; 1];
+    assert!(matches!(
+        bytes::varint_decode(&[1, 2], &mut d, &e),
+        Err(Error::Length { expected: 2, .. })
+    ));
+    assert_eq!(d, vec![1]);
+    let mut out = vec![0u8; 2];
+    assert!(matches!(
+        bytes::varint_encode(&[300u32, 1], &mut out, &e),
+        Err(Error::Length { expected: 3, .. })
+    ));
+    assert_eq!(out, vec![0, 0]);
+}

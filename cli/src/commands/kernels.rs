@@ -324,6 +324,17 @@ fn other_kernels() -> Vec<serde_json::Value> {
         "attrs": ["scale", "acc", "program"],
         "doc": super::attention::DOC,
     }));
+    for &k in super::bytes::BytesKernel::ALL {
+        let (operands, results, attrs) = k.io();
+        list.push(json!({
+            "name": k.name(),
+            "family": "bytes",
+            "operands": operands,
+            "results": results,
+            "attrs": attrs,
+            "doc": k.doc(),
+        }));
+    }
     for k in LibraryKernel::ALL {
         let (operands, results, attrs) = k.io();
         list.push(json!({

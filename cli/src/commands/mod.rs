@@ -6,7 +6,9 @@
 
 pub mod assembly;
 pub mod attention;
+pub mod bytes;
 pub mod cast;
+pub mod code;
 pub mod contract;
 pub mod contract_variants;
 pub mod coverage;

@@ -82,6 +82,8 @@ pub enum Kernel {
     /// `random`, `quantize`, `dequantize`, `polyval`, `qmatmul_i8`,
     /// `requantize_i8`, `sum_lanes`.
     Library(LibraryKernel),
+    /// The byte and text kernels of `tessera::bytes`.
+    Bytes(super::bytes::BytesKernel),
 }
 
 impl Kernel {
@@ -143,6 +145,9 @@ impl Kernel {
         }
         if let Some(k) = LibraryKernel::from_name(name) {
             return Ok(Kernel::Library(k));
+        }
+        if let Some(k) = super::bytes::BytesKernel::from_name(name) {
+            return Ok(Kernel::Bytes(k));
         }
         if let Some(kind) = Kind::from_name(name) {
             return Ok(Kernel::Elementwise(kind));
@@ -212,6 +217,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Map => map::call(path, &call, &exec, r)?,
         Kernel::Series => super::series::call(path, &call, &exec, r)?,
         Kernel::Library(k) => super::library::call(path, &call, k, &exec, r)?,
+        Kernel::Bytes(k) => super::bytes::call(path, &call, k, &exec, r)?,
         Kernel::Fft(k) => super::fft::call(path, &call, k, &exec, r)?,
         Kernel::Fold => super::assembly::fold_call(path, &call, &exec, r)?,
         Kernel::Assemble => super::assembly::assemble_call(path, &call, &exec, r)?,

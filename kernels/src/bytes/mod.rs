@@ -1,7 +1,7 @@
 //! The byte and text kernels: search, count, compare, bit counts, ASCII
-//! case, UTF-8 validation, hex, base64, decimal integers, run starts and
-//! BT.601 planes, over `&[u8]` (and `&[u16]`, `&[u64]`
-//! where named). Every result is an exact function of the bytes: each tier
+//! case, UTF-8 validation, hex, base64, decimal integers, run starts,
+//! BT.601 planes, bit packing, zigzag and LEB128 varints, over `&[u8]` (and
+//! `&[u16]`, `&[u32]`, `&[u64]` and signed integers where named). Every result is an exact function of the bytes: each tier
 //! gives the scalar tier's counts, positions and bytes (integer work has no
 //! rounding, so the lane width is not observable), which the tests hold to
 //! naive models on every tier.
@@ -20,6 +20,8 @@
 //! | [`parse_ints`], [`parse_uints`], [`format_ints`], [`format_ints_len`] | `ints.rs` |
 //! | [`run_starts`], [`grayscale`], [`rgb_to_uv`] | `runs.rs` |
 //! | [`base64_encode`], [`base64_decode`], [`base64_encoded_len`], [`base64_decoded_len`], [`Base64`] | `base64.rs` |
+//! | [`bit_pack_u32`], [`bit_unpack_u32`], [`bit_packed_words`] | `pack.rs` |
+//! | [`zigzag_encode`], [`zigzag_decode`], [`varint_lens`], [`varint_size`], [`varint_encode`], [`varint_count`], [`varint_decode`], [`Zigzag`], [`Varint`] | `varint.rs` |
 //!
 //! "Absent" is `None` for the searches; [`index_non_ascii`] returns the
 //! length where every byte is ASCII (the length of the ASCII run, as a
@@ -40,17 +42,20 @@ mod bits;
 mod compare;
 mod hex;
 mod ints;
+mod pack;
 mod runs;
 mod search;
 mod substring;
 mod text;
 mod utf8;
+mod varint;
 
 pub use base64::{base64_decode, base64_decoded_len, base64_encode, base64_encoded_len, Base64};
 pub use bits::{hamming, hamming_words, popcount};
 pub use compare::{common_prefix, compare, equal};
 pub use hex::{hex_decode, hex_decoded_len, hex_encode};
 pub use ints::{format_ints, format_ints_len, parse_ints, parse_uints};
+pub use pack::{bit_pack_u32, bit_packed_words, bit_unpack_u32};
 pub use runs::{grayscale, rgb_to_uv, run_starts};
 pub use search::{
     count_any, count_byte, index_all, index_any, index_byte, index_not_any, last_index_any,
@@ -62,6 +67,10 @@ pub use text::{
     to_upper_ascii,
 };
 pub use utf8::{utf8_valid_up_to, valid_utf8};
+pub use varint::{
+    varint_count, varint_decode, varint_encode, varint_lens, varint_size, zigzag_decode,
+    zigzag_encode, Varint, Zigzag,
+};
 
 use crate::tier::Engine;
 use crate::{Exec, Result};
