@@ -656,7 +656,7 @@ fn kind_with_an_unknown_result_rule() {
         "spec/kinds.toml",
         "[[kind]] \"lt\"",
         "result",
-        "unknown result rule `boolean` (same, bool, real, pair)",
+        "unknown result rule `boolean` (same, bool, real, pair, order)",
     );
 }
 

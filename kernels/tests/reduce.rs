@@ -512,6 +512,82 @@ fn rounds(n: usize) -> usize {
 }
 
 #[test]
+fn accumulation_error_bound_states_the_documented_formula() {
+    use tessera::reduce::accumulation_error_bound as bound;
+    let (u32_, u64_) = (2f64.powi(-24), 2f64.powi(-53));
+    // r by hand: 16 terms one per lane (1) and the fold (4); 1024: 64 + 4;
+    // 1025: two blocks, one tree level; 3000: three blocks, two levels.
+    for (n, r) in [
+        (16usize, 5usize),
+        (17, 6),
+        (1024, 68),
+        (1025, 69),
+        (3000, 70),
+        (1 << 20, 78),
+    ] {
+        assert_eq!(rounds(n), r, "the test's own r for n = {n}");
+        assert_eq!(
+            bound(DType::F32, DType::F32, n).unwrap(),
+            gamma(r, u32_),
+            "n = {n}"
+        );
+        assert_eq!(
+            bound(DType::F64, DType::F64, n).unwrap(),
+            gamma(r, u64_),
+            "n = {n}"
+        );
+        // c64 per component as f32; an f64 result of an f32 sum is exact.
+        assert_eq!(bound(DType::C64, DType::C64, n).unwrap(), gamma(r, u32_));
+        assert_eq!(bound(DType::F64, DType::F32, n).unwrap(), gamma(r, u32_));
+        // Rounding into f16 (u = 2^-11) or e4m3fn (u = 2^-4) after f32.
+        let g = gamma(r, u32_);
+        assert_eq!(
+            bound(DType::F16, DType::F32, n).unwrap(),
+            g + 2f64.powi(-11) * (1.0 + g)
+        );
+        assert_eq!(
+            bound(DType::E4m3fn, DType::F32, n).unwrap(),
+            g + 2f64.powi(-4) * (1.0 + g)
+        );
+        // The compensated sums: 2γ(r+1)² of the part, plus the result's rounding.
+        let gp = gamma(r + 1, u32_);
+        assert_eq!(
+            bound(DType::F32, DType::Df32, n).unwrap(),
+            2.0 * gp * gp + u32_
+        );
+        let gp = gamma(r + 1, u64_);
+        assert_eq!(
+            bound(DType::F64, DType::Dd64, n).unwrap(),
+            2.0 * gp * gp + u64_
+        );
+        assert_eq!(bound(DType::I32, DType::I64, n).unwrap(), 0.0);
+    }
+    assert_eq!(bound(DType::F32, DType::F32, 1).unwrap(), 0.0);
+    assert_eq!(bound(DType::F32, DType::F32, 0).unwrap(), 0.0);
+    for acc in [
+        DType::F16,
+        DType::Bf16,
+        DType::Bool,
+        DType::E4m3fn,
+        DType::I4,
+    ] {
+        assert!(
+            matches!(
+                bound(DType::F32, acc, 10),
+                Err(Error::DTypeUnsupported { .. })
+            ),
+            "{acc}"
+        );
+    }
+    assert!(bound(DType::Bool, DType::F32, 10).is_err());
+    // Past r·u = 1 (f32's u = 2^-24, r ~ 2^24 levels can never happen in
+    // lane order; a coarse result dtype is still finite): never NaN.
+    assert!(bound(DType::F32, DType::F32, usize::MAX)
+        .unwrap()
+        .is_finite());
+}
+
+#[test]
 fn sum_is_within_its_bound_of_the_exact_sum() {
     let mut rng = Rng::new(6);
     for &n in &[10usize, 1000, 4097, 100_000, (1 << 20) + 1] {
@@ -527,6 +603,10 @@ fn sum_is_within_its_bound_of_the_exact_sum() {
         let exact: f64 = v.iter().map(|&x| x as f64).sum();
         let abs: f64 = v.iter().map(|&x| (x as f64).abs()).sum();
         let bound = gamma(rounds(n), 2f64.powi(-24)) * abs;
+        assert_eq!(
+            tessera::reduce::accumulation_error_bound(DType::F32, DType::F32, n).unwrap() * abs,
+            bound
+        );
         let x = ArrayView::from_slice(&v, &[n]).unwrap();
         let mut y = [0f32];
         reduce(

@@ -44,6 +44,7 @@
 //! differences for distances), or an output of a `map` program
 //! ([`Terms::program`]), computed tile by tile as the blocks are reduced.
 
+mod bound;
 mod engine;
 pub mod lanes;
 pub mod scan;
@@ -59,6 +60,7 @@ use crate::map::Program;
 use crate::tier::Exec;
 use crate::{Class, DType, Element, Pair, Tier};
 pub(crate) mod compensated;
+pub use bound::accumulation_error_bound;
 use engine::*;
 use lanes::LaneFloat;
 use num_complex::Complex;
