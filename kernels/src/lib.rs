@@ -107,7 +107,7 @@ pub use contract::{contract, matmul, ContractSpec};
 pub use elementwise::{elementwise, result_dtype};
 pub use error::{Error, Result};
 pub use map::{map, map_in_place, MapPlan, Program, ProgramBuilder};
-pub use movement::{gather, gather_ranges, scatter, Combine};
+pub use movement::{gather, gather_ranges, gather_ranges_shape, scatter, Combine};
 pub use order::{argsort, argsort_with, sort, sort_with, FloatOrder};
 pub use reduce::{
     dot, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan,

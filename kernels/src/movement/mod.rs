@@ -27,7 +27,7 @@ mod ranges;
 mod scatter;
 
 pub use gather::gather;
-pub use ranges::gather_ranges;
+pub use ranges::{gather_ranges, gather_ranges_shape};
 pub use scatter::{scatter, Combine};
 
 use crate::array::{c_contiguous, count_of, ArrayView, ArrayViewMut};

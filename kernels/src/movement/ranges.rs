@@ -8,6 +8,57 @@ use crate::array::{count_of, extent_product, ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
 
+/// The refusals of `starts`', `ends`' and `x`'s shapes.
+fn check_shapes(xs: &[usize], starts: &[usize], ends: &[usize]) -> Result<()> {
+    let rs = starts.len();
+    if rs == 0 {
+        return Err(Error::Rank {
+            operand: "starts".into(),
+            shape: vec![],
+            expected: "starts and ends need at least one axis (the runs)".into(),
+        });
+    }
+    if ends != starts {
+        return Err(Error::Shape {
+            operand: "ends".into(),
+            shape: ends.to_vec(),
+            target: starts.to_vec(),
+        });
+    }
+    let a = rs - 1;
+    let lead = &starts[..a];
+    if xs.len() < rs || xs[..a] != *lead {
+        let mut t = lead.to_vec();
+        t.push(xs.get(a).copied().unwrap_or(0));
+        t.extend_from_slice(xs.get(rs..).unwrap_or(&[]));
+        return Err(Error::Shape {
+            operand: "x".into(),
+            shape: xs.to_vec(),
+            target: t,
+        });
+    }
+    Ok(())
+}
+
+/// The shape of [`gather_ranges`]' destination for an `x` of shape
+/// `x_shape`, `starts` and `ends` of shape `runs` and `size` rows per lead
+/// index: `[lead…; size; cells…]`, decided from the shapes alone; or the
+/// refusal the call would give for these shapes.
+///
+/// # Errors
+/// `runs` of rank 0 ([`Error::Rank`]); an `x` whose leading extents are not
+/// `runs`' lead ([`Error::Shape`]); a destination whose element count
+/// overflows ([`Error::Overflow`]).
+pub fn gather_ranges_shape(x_shape: &[usize], runs: &[usize], size: usize) -> Result<Vec<usize>> {
+    check_shapes(x_shape, runs, runs)?;
+    let a = runs.len() - 1;
+    let mut out = runs[..a].to_vec();
+    out.push(size);
+    out.extend_from_slice(&x_shape[runs.len()..]);
+    count_of(&out, "dst")?;
+    Ok(out)
+}
+
 /// Pack runs of `x`'s rows along axis `a = rank(starts) − 1` into `dst`.
 ///
 /// `starts` and `ends` are int64 arrays `[lead…; k]`, `x` is
@@ -47,38 +98,22 @@ pub fn gather_ranges(
     check_i64(starts.dtype(), "starts")?;
     check_i64(ends.dtype(), "ends")?;
     check_same(x.dtype(), dst.dtype(), "x")?;
+    let xs = x.shape();
+    let ds = dst.shape();
+    check_shapes(xs, starts.shape(), ends.shape())?;
     let rs = starts.shape().len();
-    if rs == 0 {
-        return Err(Error::Rank {
-            operand: "starts".into(),
-            shape: vec![],
-            expected: "starts and ends need at least one axis (the runs)".into(),
-        });
-    }
-    let shape_err = |name: &str, shape: &[usize], target: Vec<usize>| Error::Shape {
-        operand: name.to_string(),
-        shape: shape.to_vec(),
-        target,
-    };
-    if ends.shape() != starts.shape() {
-        return Err(shape_err("ends", ends.shape(), starts.shape().to_vec()));
-    }
     let a = rs - 1;
     let lead = &starts.shape()[..a];
     let k = starts.shape()[a];
-    let xs = x.shape();
-    let ds = dst.shape();
-    if xs.len() < rs || xs[..a] != *lead {
-        let mut t = lead.to_vec();
-        t.push(xs.get(a).copied().unwrap_or(0));
-        t.extend_from_slice(xs.get(rs..).unwrap_or(&[]));
-        return Err(shape_err("x", xs, t));
-    }
     if ds.len() != xs.len() || ds[..a] != *lead || ds[rs..] != xs[rs..] {
         let mut t = lead.to_vec();
         t.push(ds.get(a).copied().unwrap_or(0));
         t.extend_from_slice(&xs[rs..]);
-        return Err(shape_err("dst", ds, t));
+        return Err(Error::Shape {
+            operand: "dst".into(),
+            shape: ds.to_vec(),
+            target: t,
+        });
     }
     check_dst(dst, "dst")?;
     let total = count_of(ds, "dst")?;

@@ -64,7 +64,7 @@ pub use bound::accumulation_error_bound;
 use engine::*;
 use lanes::LaneFloat;
 use num_complex::Complex;
-pub use scan::{scan, scan_many, scan_terms, ScanOp};
+pub use scan::{scan, scan_many, scan_query, scan_terms, ScanOp, ScanShapes};
 pub use series::{diff, ema, rolling_max, rolling_mean, rolling_min, sum_squared_deviations};
 use source::Source;
 pub use source::TermMap;
@@ -400,6 +400,96 @@ fn fits(dst: &[usize], shape: &[usize], axes: &[usize]) -> bool {
             }))
 }
 
+/// The refusals of one destination of a reduction that its shapes and
+/// dtypes decide (the layout's are checked with the view).
+fn check_reduction(
+    name: &str,
+    op: ReduceOp,
+    shape: &[usize],
+    dtype: DType,
+    axes: &[usize],
+    (dst_shape, dst_dtype): (&[usize], DType),
+) -> Result<()> {
+    if !op.accepts(dtype) {
+        return Err(Error::DTypeUnsupported {
+            operand: "the terms".into(),
+            dtype,
+            reason: format!("{} is not defined for it", op.name()),
+        });
+    }
+    if matches!(op, ReduceOp::ArgMax | ReduceOp::ArgMin) && dst_dtype != DType::I64 {
+        return Err(Error::DTypeMismatch {
+            operand: name.into(),
+            expected: DType::I64,
+            got: dst_dtype,
+        });
+    }
+    if !fits(dst_shape, shape, axes) {
+        return Err(Error::Shape {
+            operand: name.into(),
+            shape: dst_shape.to_vec(),
+            target: reduced_shape(shape, axes),
+        });
+    }
+    let n = extent_product(axes.iter().map(|&a| shape[a]));
+    let outputs = extent_product(dst_shape.iter().copied());
+    if n == 0
+        && outputs > 0
+        && matches!(
+            op,
+            ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin
+        )
+    {
+        let empty = axes.iter().copied().find(|&a| shape[a] == 0).unwrap_or(0);
+        return Err(Error::Axis {
+            operand: "the terms".into(),
+            axis: empty,
+            reason: format!(
+                "is reduced and has extent 0: {} of no term is not defined",
+                op.name()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Whether [`reduce`] of terms of `shape` and `dtype` along `axes` by `op`
+/// fits, decided from shapes and dtypes alone (no data, no work): the
+/// destination's shape ([`reduced_shape`]) where it does, else the error
+/// the call would give. With `dst` (its shape and dtype) the destination's
+/// refusals are decided too (all but its layout's, which need the view).
+///
+/// # Errors
+/// As [`reduce`]: an axis out of range or named twice ([`Error::Axis`]), an
+/// `op` not defined for `dtype` ([`Error::DTypeUnsupported`]), a Max, Min or
+/// Arg over an empty reduced extent ([`Error::Axis`]); with `dst`, its
+/// shape ([`Error::Shape`]) or an Arg's destination not i64
+/// ([`Error::DTypeMismatch`]).
+pub fn reduce_query(
+    op: ReduceOp,
+    axes: &[usize],
+    shape: &[usize],
+    dtype: DType,
+    dst: Option<(&[usize], DType)>,
+) -> Result<Vec<usize>> {
+    let axes = check_axes(axes, shape.len())?;
+    let out = reduced_shape(shape, &axes);
+    let out_dtype = if matches!(op, ReduceOp::ArgMax | ReduceOp::ArgMin) {
+        DType::I64
+    } else {
+        dtype
+    };
+    check_reduction(
+        "destination",
+        op,
+        shape,
+        dtype,
+        &axes,
+        dst.unwrap_or((&out, out_dtype)),
+    )?;
+    Ok(out)
+}
+
 /// Reduce `x` along `axes` by `op` into `dst` (shape: `x`'s without `axes`,
 /// or with extent 1 there; any dtype, but `i64` for ArgMax/ArgMin).
 ///
@@ -449,36 +539,13 @@ pub fn reduce_terms(
             reason: "a reduction needs at least one destination".into(),
         });
     }
-    // Terms per output: exact wherever there is an output (the operands'
-    // element counts are checked), 0 where a reduced extent is.
-    let n = extent_product(axes.iter().map(|&a| shape[a]));
     for (i, (op, dst)) in outs.iter().enumerate() {
         let name = if outs.len() == 1 {
             "destination".to_string()
         } else {
             format!("destination {i}")
         };
-        if !op.accepts(dtype) {
-            return Err(Error::DTypeUnsupported {
-                operand: "the terms".into(),
-                dtype,
-                reason: format!("{} is not defined for it", op.name()),
-            });
-        }
-        if matches!(op, ReduceOp::ArgMax | ReduceOp::ArgMin) && dst.dtype() != DType::I64 {
-            return Err(Error::DTypeMismatch {
-                operand: name,
-                expected: DType::I64,
-                got: dst.dtype(),
-            });
-        }
-        if !fits(dst.shape(), shape, &axes) {
-            return Err(Error::Shape {
-                operand: name,
-                shape: dst.shape().to_vec(),
-                target: reduced_shape(shape, &axes),
-            });
-        }
+        check_reduction(&name, *op, shape, dtype, &axes, (dst.shape(), dst.dtype()))?;
         check_destination(dst).map_err(|e| match e {
             Error::Layout { reason, .. } => Error::Layout {
                 operand: name.clone(),
@@ -486,24 +553,6 @@ pub fn reduce_terms(
             },
             e => e,
         })?;
-        let outputs = dst.layout().len();
-        if n == 0
-            && outputs > 0
-            && matches!(
-                op,
-                ReduceOp::Max | ReduceOp::Min | ReduceOp::ArgMax | ReduceOp::ArgMin
-            )
-        {
-            let empty = axes.iter().copied().find(|&a| shape[a] == 0).unwrap_or(0);
-            return Err(Error::Axis {
-                operand: "the terms".into(),
-                axis: empty,
-                reason: format!(
-                    "is reduced and has extent 0: {} of no term is not defined",
-                    op.name()
-                ),
-            });
-        }
     }
     let c = carrier(dtype);
     let threads = exec.thread_count();

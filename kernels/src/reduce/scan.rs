@@ -274,6 +274,126 @@ pub fn scan_many(
     scan_terms(axis, Terms::of(x), carry, outs, exec)
 }
 
+/// The refusals of one destination of a scan that shapes and dtypes decide.
+fn check_scan(
+    name: &str,
+    op: ScanOp,
+    shape: &[usize],
+    dtype: DType,
+    carry: Option<(&[usize], DType)>,
+    (dst_shape, dst_dtype): (&[usize], DType),
+) -> Result<()> {
+    if !op.accepts(dtype) {
+        return Err(Error::DTypeUnsupported {
+            operand: "the terms".into(),
+            dtype,
+            reason: format!("a {} scan is not defined for it", op.name()),
+        });
+    }
+    if carry.is_some() && !op.takes_carry() {
+        return Err(Error::Attribute {
+            name: "carry".into(),
+            reason: format!("a {} scan takes no carry", op.name()),
+        });
+    }
+    if dst_shape != shape {
+        return Err(Error::Shape {
+            operand: name.into(),
+            shape: dst_shape.to_vec(),
+            target: shape.to_vec(),
+        });
+    }
+    if op.is_arg() && dst_dtype != DType::I64 {
+        return Err(Error::DTypeMismatch {
+            operand: name.into(),
+            expected: DType::I64,
+            got: dst_dtype,
+        });
+    }
+    Ok(())
+}
+
+/// A carry's dtype (the scan's carrier) and shape (the terms' without the
+/// axis).
+fn check_carry(
+    shape: &[usize],
+    dtype: DType,
+    axes: &[usize],
+    carry: Option<(&[usize], DType)>,
+) -> Result<()> {
+    if let Some((k_shape, k_dtype)) = carry {
+        let c = carrier(dtype);
+        if k_dtype != c {
+            return Err(Error::DTypeMismatch {
+                operand: "carry".into(),
+                expected: c,
+                got: k_dtype,
+            });
+        }
+        let want = reduced_shape(shape, axes);
+        if k_shape != want.as_slice() {
+            return Err(Error::Shape {
+                operand: "carry".into(),
+                shape: k_shape.to_vec(),
+                target: want,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// What a scan's operands and results look like, from [`scan_query`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScanShapes {
+    /// The destination's shape (the terms').
+    pub out: Vec<usize>,
+    /// The destination's dtype where the op fixes it (i64 for the Arg
+    /// scans), else `None` (any dtype the terms cast into).
+    pub out_dtype: Option<DType>,
+    /// The shape of a carry (the terms' without the axis).
+    pub carry: Vec<usize>,
+    /// The dtype of a carry: the scan's carrier ([`carrier`]).
+    pub carry_dtype: DType,
+}
+
+/// Whether [`scan`] of terms of `shape` and `dtype` along `axis` by `op`
+/// fits, decided from shapes and dtypes alone (no data, no work), with the
+/// shapes and dtypes its destination and carry take; with `carry` and `dst`
+/// (shape and dtype each) their refusals are decided too (all but a
+/// destination's layout's, which need the view).
+///
+/// # Errors
+/// As [`scan`]: an axis out of range ([`Error::Axis`]), an `op` not
+/// defined for `dtype` ([`Error::DTypeUnsupported`]), a carry for an op
+/// that takes none ([`Error::Attribute`]), a carry or destination of the
+/// wrong dtype or shape.
+pub fn scan_query(
+    op: ScanOp,
+    axis: usize,
+    shape: &[usize],
+    dtype: DType,
+    carry: Option<(&[usize], DType)>,
+    dst: Option<(&[usize], DType)>,
+) -> Result<ScanShapes> {
+    let axes = check_axes(&[axis], shape.len())?;
+    let out_dtype = op.is_arg().then_some(DType::I64);
+    check_scan(
+        "destination",
+        op,
+        shape,
+        dtype,
+        carry,
+        dst.unwrap_or((shape, out_dtype.unwrap_or(dtype))),
+    )?;
+    check_carry(shape, dtype, &axes, carry)?;
+    Ok(ScanShapes {
+        out: shape.to_vec(),
+        out_dtype,
+        carry: reduced_shape(shape, &axes),
+        carry_dtype: carrier(dtype),
+    })
+}
+
 /// [`scan_many`] over any term source ([`Terms`]), e.g. a `map` program's
 /// output ([`Terms::program`]): the results are those of the scan of that
 /// output mapped into an array, with no array of it stored. The
@@ -295,58 +415,24 @@ pub fn scan_terms(
             reason: "a scan needs at least one destination".into(),
         });
     }
+    let carry_of = carry.map(|k| (k.shape(), k.dtype()));
     for (i, (op, dst)) in outs.iter().enumerate() {
         let name = if outs.len() == 1 {
             "destination".to_string()
         } else {
             format!("destination {i}")
         };
-        if !op.accepts(dtype) {
-            return Err(Error::DTypeUnsupported {
-                operand: "the terms".into(),
-                dtype,
-                reason: format!("a {} scan is not defined for it", op.name()),
-            });
-        }
-        if carry.is_some() && !op.takes_carry() {
-            return Err(Error::Attribute {
-                name: "carry".into(),
-                reason: format!("a {} scan takes no carry", op.name()),
-            });
-        }
-        if dst.shape() != shape {
-            return Err(Error::Shape {
-                operand: name,
-                shape: dst.shape().to_vec(),
-                target: shape.to_vec(),
-            });
-        }
-        if op.is_arg() && dst.dtype() != DType::I64 {
-            return Err(Error::DTypeMismatch {
-                operand: name,
-                expected: DType::I64,
-                got: dst.dtype(),
-            });
-        }
+        check_scan(
+            &name,
+            *op,
+            shape,
+            dtype,
+            carry_of,
+            (dst.shape(), dst.dtype()),
+        )?;
         check_destination(dst)?;
     }
-    if let Some(k) = carry {
-        if k.dtype() != c {
-            return Err(Error::DTypeMismatch {
-                operand: "carry".into(),
-                expected: c,
-                got: k.dtype(),
-            });
-        }
-        let want = reduced_shape(shape, &axes);
-        if k.shape() != want.as_slice() {
-            return Err(Error::Shape {
-                operand: "carry".into(),
-                shape: k.shape().to_vec(),
-                target: want,
-            });
-        }
-    }
+    check_carry(shape, dtype, &axes, carry_of)?;
     let no_conv = || Error::DTypeUnsupported {
         operand: "carry".into(),
         dtype,

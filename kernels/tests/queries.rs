@@ -1,0 +1,166 @@
+//! The refusal and shape queries (`reduce_query`, `scan_query`,
+//! `gather_ranges_shape`) decide exactly what the calls decide: for each
+//! case the query's answer is compared with the call's, on real views of
+//! the same shapes and dtypes (the error, or success and the shape the call
+//! wrote into).
+
+use tessera::reduce::{reduce_query, scan_query};
+use tessera::{
+    gather_ranges, gather_ranges_shape, reduce, scan, ArrayView, ArrayViewMut, DType, Exec,
+    ReduceOp, ScanOp,
+};
+
+fn zeros(dtype: DType, shape: &[usize]) -> Vec<u8> {
+    vec![0u8; shape.iter().product::<usize>() * dtype.info().item_bytes]
+}
+
+/// The same outcome: both succeed, or both fail with the same error.
+fn same<T>(query: &tessera::Result<T>, call: &tessera::Result<()>, what: &str) {
+    match (query, call) {
+        (Ok(_), Ok(())) => {}
+        (Err(q), Err(c)) => assert_eq!(q.to_string(), c.to_string(), "{what}"),
+        (q, c) => panic!(
+            "{what}: the query says {:?}, the call {c:?}",
+            q.as_ref().map(|_| "fits").map_err(|e| e.to_string())
+        ),
+    }
+}
+
+#[test]
+fn reduce_query_decides_as_reduce() {
+    let ops = [
+        ReduceOp::Sum,
+        ReduceOp::Max,
+        ReduceOp::ArgMax,
+        ReduceOp::Logsumexp,
+        ReduceOp::Sum2,
+    ];
+    let shapes: [&[usize]; 4] = [&[3, 4], &[2, 0, 5], &[7], &[]];
+    let axes_list: [&[usize]; 5] = [&[0], &[1], &[0, 1], &[2], &[1, 1]];
+    let dtypes = [DType::F32, DType::I32, DType::Bool, DType::C64];
+    let mut checked = 0;
+    for op in ops {
+        for shape in shapes {
+            for axes in axes_list {
+                for dtype in dtypes {
+                    for out_dtype in [dtype, DType::I64, DType::F64] {
+                        // The query's destination shape, or a wrong one.
+                        let q = reduce_query(op, axes, shape, dtype, None);
+                        let out_shapes: Vec<Vec<usize>> = match &q {
+                            Ok(s) => vec![s.clone(), vec![9]],
+                            Err(_) => vec![vec![1]],
+                        };
+                        for out in out_shapes {
+                            let xb = zeros(dtype, shape);
+                            let x = ArrayView::contiguous(dtype, shape, &xb).unwrap();
+                            let mut yb = zeros(out_dtype, &out);
+                            let mut y = ArrayViewMut::contiguous(out_dtype, &out, &mut yb).unwrap();
+                            let call = reduce(op, axes, &x, &mut y, &Exec::SEQ);
+                            let query =
+                                reduce_query(op, axes, shape, dtype, Some((&out, out_dtype)));
+                            same(
+                                &query,
+                                &call,
+                                &format!(
+                                    "{op:?} {axes:?} of {dtype} {shape:?} into {out_dtype} {out:?}"
+                                ),
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 500);
+}
+
+#[test]
+fn scan_query_decides_as_scan() {
+    let ops = [
+        ScanOp::Sum,
+        ScanOp::Max,
+        ScanOp::ArgMin,
+        ScanOp::Mean,
+        ScanOp::SumDoubling,
+    ];
+    let shapes: [&[usize]; 3] = [&[3, 4], &[0, 2], &[5]];
+    let dtypes = [DType::F32, DType::U8, DType::C128];
+    let mut checked = 0;
+    for op in ops {
+        for shape in shapes {
+            for axis in [0usize, 1, 3] {
+                for dtype in dtypes {
+                    let q = scan_query(op, axis, shape, dtype, None, None);
+                    if let Ok(s) = &q {
+                        assert_eq!(s.out, shape);
+                        assert_eq!(s.out_dtype.is_some(), matches!(op, ScanOp::ArgMin));
+                    }
+                    let carries: Vec<Option<(Vec<usize>, DType)>> = match &q {
+                        Ok(s) => vec![
+                            None,
+                            Some((s.carry.clone(), s.carry_dtype)),
+                            Some((vec![7], s.carry_dtype)),
+                        ],
+                        Err(_) => vec![None],
+                    };
+                    for carry in carries {
+                        for out_dtype in [dtype, DType::I64] {
+                            let xb = zeros(dtype, shape);
+                            let x = ArrayView::contiguous(dtype, shape, &xb).unwrap();
+                            let kb = carry.as_ref().map(|(s, d)| zeros(*d, s));
+                            let k = carry
+                                .as_ref()
+                                .zip(kb.as_ref())
+                                .map(|((s, d), b)| ArrayView::contiguous(*d, s, b).unwrap());
+                            let mut yb = zeros(out_dtype, shape);
+                            let mut y =
+                                ArrayViewMut::contiguous(out_dtype, shape, &mut yb).unwrap();
+                            let call = scan(op, axis, &x, k.as_ref(), &mut y, &Exec::SEQ);
+                            let query = scan_query(
+                                op,
+                                axis,
+                                shape,
+                                dtype,
+                                carry.as_ref().map(|(s, d)| (s.as_slice(), *d)),
+                                Some((shape, out_dtype)),
+                            );
+                            same(
+                                &query,
+                                &call,
+                                &format!("{op:?} axis {axis} of {dtype} {shape:?} carry {carry:?} into {out_dtype}"),
+                            );
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 100);
+}
+
+#[test]
+fn gather_ranges_shape_decides_as_gather_ranges() {
+    let cases: [(&[usize], &[usize]); 5] = [
+        (&[10, 3], &[4]),
+        (&[2, 10, 3], &[2, 4]),
+        (&[3, 10], &[2, 4]),
+        (&[10], &[]),
+        (&[2, 5], &[2, 0]),
+    ];
+    for (xs, runs) in cases {
+        for size in [0usize, 6] {
+            let q = gather_ranges_shape(xs, runs, size);
+            let out = q.clone().unwrap_or_else(|_| vec![size]);
+            let xb = zeros(DType::F32, xs);
+            let x = ArrayView::contiguous(DType::F32, xs, &xb).unwrap();
+            let rb = zeros(DType::I64, runs);
+            let r = ArrayView::contiguous(DType::I64, runs, &rb).unwrap();
+            let mut yb = zeros(DType::F32, &out);
+            let mut y = ArrayViewMut::contiguous(DType::F32, &out, &mut yb).unwrap();
+            let call = gather_ranges(&x, &r, &r, &mut y, &Exec::SEQ);
+            same(&q, &call, &format!("x {xs:?} runs {runs:?} size {size}"));
+        }
+    }
+}
