@@ -1514,3 +1514,114 @@ fn nan_results_into_a_nan_free_format_are_the_same_on_every_tier() {
         }
     }
 }
+
+#[test]
+fn dot_conj_is_conj_then_mul_then_sum_on_every_tier() {
+    use num_complex::Complex;
+    use tessera::{dot_conj, elementwise, Kind};
+    let mut rng = Rng::new(31);
+    for (shape, axes) in [
+        (vec![3usize, 37], vec![1usize]),
+        (vec![3, 37], vec![0, 1]),
+        (vec![2500], vec![0]),
+    ] {
+        let n: usize = shape.iter().product();
+        let out_shape: Vec<usize> = (0..shape.len())
+            .filter(|a| !axes.contains(a))
+            .map(|a| shape[a])
+            .collect();
+        let m: usize = out_shape.iter().product();
+        let draw = |rng: &mut Rng| {
+            Complex::new(
+                ((rng.next_u64() >> 40) as f32 - 8e6) * 1e-6,
+                ((rng.next_u64() >> 40) as f32 - 8e6) * 1e-6,
+            )
+        };
+        let x: Vec<Complex<f32>> = (0..n).map(|_| draw(&mut rng)).collect();
+        let y: Vec<Complex<f32>> = (0..n).map(|_| draw(&mut rng)).collect();
+        let xv = ArrayView::from_slice(&x, &shape).unwrap();
+        let yv = ArrayView::from_slice(&y, &shape).unwrap();
+        // The composed single calls: conj, mul, then the lane-order sum.
+        let mut cx = vec![Complex::new(0f32, 0.0); n];
+        elementwise(
+            Kind::Conj,
+            std::slice::from_ref(&xv),
+            &mut ArrayViewMut::from_slice(&mut cx, &shape).unwrap(),
+            &Exec::SEQ,
+        )
+        .unwrap();
+        let mut p = vec![Complex::new(0f32, 0.0); n];
+        elementwise(
+            Kind::Mul,
+            &[ArrayView::from_slice(&cx, &shape).unwrap(), yv.clone()],
+            &mut ArrayViewMut::from_slice(&mut p, &shape).unwrap(),
+            &Exec::SEQ,
+        )
+        .unwrap();
+        let mut want = vec![Complex::new(0f32, 0.0); m];
+        reduce(
+            ReduceOp::Sum,
+            &axes,
+            &ArrayView::from_slice(&p, &shape).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut want, &out_shape).unwrap(),
+            &Exec::SEQ,
+        )
+        .unwrap();
+        for e in execs() {
+            let mut got = vec![Complex::new(7f32, 7.0); m];
+            dot_conj(
+                &axes,
+                &xv,
+                &yv,
+                &mut ArrayViewMut::from_slice(&mut got, &out_shape).unwrap(),
+                &e,
+            )
+            .unwrap();
+            let bits = |v: &[Complex<f32>]| -> Vec<(u32, u32)> {
+                v.iter().map(|c| (c.re.to_bits(), c.im.to_bits())).collect()
+            };
+            assert_eq!(bits(&got), bits(&want), "{shape:?} {axes:?} {e:?}");
+        }
+        // Against the exact value (f32 products are exact in f64, the f64
+        // sums' own error far below the bound): the real part within
+        // γ(r + 2)·Σ(|xr yr| + |xi yi|), the imaginary within the cross terms'.
+        if axes.len() == shape.len() {
+            let (mut re, mut im, mut are, mut aim) = (0f64, 0f64, 0f64, 0f64);
+            for (a, b) in x.iter().zip(&y) {
+                let (ar, ai, br, bi) = (a.re as f64, a.im as f64, b.re as f64, b.im as f64);
+                re += ar * br + ai * bi;
+                im += ar * bi - ai * br;
+                are += (ar * br).abs() + (ai * bi).abs();
+                aim += (ar * bi).abs() + (ai * br).abs();
+            }
+            let g = gamma(rounds(n) + 2, 2f64.powi(-24));
+            assert!((want[0].re as f64 - re).abs() <= g * are, "real part");
+            assert!((want[0].im as f64 - im).abs() <= g * aim, "imaginary part");
+        }
+    }
+    // Refusals: a real dtype, shapes that differ.
+    let r = [1f32; 4];
+    let mut d = [0f32; 1];
+    assert!(matches!(
+        dot_conj(
+            &[0],
+            &ArrayView::from_slice(&r, &[4]).unwrap(),
+            &ArrayView::from_slice(&r, &[4]).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut d, &[]).unwrap(),
+            &Exec::SEQ
+        ),
+        Err(Error::DTypeUnsupported { .. })
+    ));
+    let c = [Complex::new(1f32, 0.0); 4];
+    let mut dc = [Complex::new(0f32, 0.0); 1];
+    assert!(matches!(
+        dot_conj(
+            &[0],
+            &ArrayView::from_slice(&c, &[4]).unwrap(),
+            &ArrayView::from_slice(&c[..3], &[3]).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut dc, &[]).unwrap(),
+            &Exec::SEQ
+        ),
+        Err(Error::Shape { .. })
+    ));
+}

@@ -103,50 +103,57 @@ fn check_bits(bits: u32) -> Result<()> {
 /// Values per block: a block of `bits`-bit values fills `bits` words.
 const BLOCK: usize = 32;
 
-/// Pack one block of 32 values into `bits` = `B` words.
+/// `$body` 32 times with `$i` bound to 0, 1, …, 31: straight-line code
+/// whose indices and shifts are constants once the width is.
+macro_rules! unroll32 {
+    ($i:ident => $body:block) => {
+        unroll32!(@ $i $body; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15
+                  16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
+    };
+    (@ $i:ident $body:block; $($n:literal)*) => {
+        $( { let $i: usize = $n; $body } )*
+    };
+}
+
+/// Pack one block of 32 values into `bits` = `B` words: value i's bits
+/// start at bit i·B, in word i·B/32 at shift i·B mod 32, its high part
+/// (where it straddles) in the next word.
 #[inline(always)]
 fn pack_block<const B: usize>(v: &[u32], w: &mut [u32]) {
-    let (v, w) = (&v[..BLOCK], &mut w[..B]);
     if B == 0 {
         return;
     }
-    let mut acc = 0u64;
-    let mut fill = 0usize;
-    let mut k = 0;
-    // A constant trip count and constant widths: the compiler unrolls this
-    // into fixed shifts.
-    for &x in v {
-        acc |= (x as u64) << fill;
-        fill += B;
-        if fill >= 32 {
-            w[k] = acc as u32;
-            k += 1;
-            acc >>= 32;
-            fill -= 32;
+    let v: &[u32; BLOCK] = v[..BLOCK].try_into().unwrap();
+    let mut out = [0u32; 32];
+    unroll32!(i => {
+        let s = i * B;
+        let (k, sh) = (s / 32, s % 32);
+        out[k] |= v[i] << sh;
+        if sh + B > 32 {
+            out[k + 1] |= v[i] >> (32 - sh);
         }
-    }
+    });
+    w[..B].copy_from_slice(&out[..B]);
 }
 
 /// Unpack one block of 32 values from `bits` = `B` words.
 #[inline(always)]
 fn unpack_block<const B: usize>(w: &[u32], v: &mut [u32]) {
-    let (w, v) = (&w[..B], &mut v[..BLOCK]);
+    let v: &mut [u32; BLOCK] = (&mut v[..BLOCK]).try_into().unwrap();
     if B == 0 {
-        v.fill(0);
+        *v = [0; BLOCK];
         return;
     }
-    let mask = if B == 32 { u64::MAX } else { (1u64 << B) - 1 };
-    for (i, x) in v.iter_mut().enumerate() {
+    let mut words = [0u32; 33];
+    words[..B].copy_from_slice(&w[..B]);
+    let mask = if B == 32 { u32::MAX } else { (1u32 << B) - 1 };
+    unroll32!(i => {
         let s = i * B;
         let (k, sh) = (s / 32, s % 32);
-        let lo = w[k] as u64;
-        let hi = if sh + B > 32 {
-            (w[k + 1] as u64) << 32
-        } else {
-            0
-        };
-        *x = (((lo | hi) >> sh) & mask) as u32;
-    }
+        let lo = words[k] >> sh;
+        let hi = if sh + B > 32 { words[k + 1] << (32 - sh) } else { 0 };
+        v[i] = (lo | hi) & mask;
+    });
 }
 
 /// `$f::<B>($args)` for the runtime width `$bits` (0 to 32).

@@ -174,17 +174,17 @@ pub fn varint_encode<T: Varint>(src: &[T], dst: &mut [u8], exec: &Exec) -> Resul
     if dst.len() < size {
         return Err(length_error("dst (varints)", dst.len(), size));
     }
+    let dst = &mut dst[..size];
     let mut at = 0;
     for &s in src {
         let mut v = s.to_u64();
-        let w = width(v);
-        // The width is known: no loop-carried test of the value.
-        for b in &mut dst[at..at + w - 1] {
-            *b = (v as u8) | 0x80;
+        while v >= 0x80 {
+            dst[at] = (v as u8) | 0x80;
             v >>= 7;
+            at += 1;
         }
-        dst[at + w - 1] = v as u8;
-        at += w;
+        dst[at] = v as u8;
+        at += 1;
     }
     Ok(at)
 }

@@ -894,6 +894,55 @@ pub fn dot(
     )
 }
 
+/// The conjugated dot product `Σ conj(x)·y` of complex `x` and `y` (c64
+/// or c128, one dtype and shape) along `axes` into `dst`: each term is the
+/// `map` program `conj(x0) * x1` (the `conj` kind, then the `mul` kind's
+/// stated formula, each part rounded as that kind rounds it), computed tile
+/// by tile without a temporary, and the terms summed in lane order per
+/// part. The same bits as `conj` and `mul` called one after the other and
+/// their result reduced by [`ReduceOp::Sum`]; each part within
+/// γ(r + 2)·Σ(|Re xᵢ||Re yᵢ| + |Im xᵢ||Im yᵢ|) (or the imaginary part's
+/// cross terms) of the exact value, r as [`ReduceOp::Sum`]'s.
+///
+/// # Errors
+/// [`Error::DTypeUnsupported`] for a dtype that is not complex;
+/// [`Error::DTypeMismatch`] or [`Error::Shape`] for a `y` of another dtype
+/// or shape than `x`; then [`reduce`]'s refusals.
+pub fn dot_conj(
+    axes: &[usize],
+    x: &ArrayView<'_>,
+    y: &ArrayView<'_>,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    let d = x.dtype();
+    if d.info().class != Class::Complex {
+        return Err(Error::DTypeUnsupported {
+            operand: "x".into(),
+            dtype: d,
+            reason: "dot_conj takes complex operands (c64, c128)".into(),
+        });
+    }
+    // y against x as the views of a product's terms are checked (that map
+    // itself takes floats alone).
+    if y.dtype() != d || y.shape() != x.shape() {
+        return Terms {
+            map: TermMap::Value,
+            of: Of::Views { x, y: Some(y) },
+        }
+        .shape_dtype()
+        .map(|_| ());
+    }
+    let program = Program::parse("y0 = conj(x0) * x1", &[d, d])?;
+    let inputs = [x.clone(), y.clone()];
+    reduce_terms(
+        axes,
+        Terms::program(&program, 0, &inputs, x.shape()),
+        &mut [(ReduceOp::Sum, dst)],
+        exec,
+    )
+}
+
 /// The compensated dot product `Σ x·y` along `axes` into `dst`
 /// (Ogita–Rump–Oishi's Dot2 in the lane order: each product formed exactly
 /// as a pair by TwoProd, summed by [`ReduceOp::Sum2`], rounded once):
