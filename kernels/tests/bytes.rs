@@ -1343,3 +1343,79 @@ fn varint_decoding_refuses_malformed_input_where_it_starts() {
     ));
     assert_eq!(out, vec![0, 0]);
 }
+
+#[test]
+fn bitwise_maps_widen_and_narrow_match_plain_loops() {
+    let mut rng = Rng::new(23);
+    let tiers = execs();
+    for _ in 0..300 {
+        let n = length(&mut rng);
+        let a = draw(&mut rng, n, 0);
+        let b = draw(&mut rng, n, 0);
+        let (ab, off) = offset_copy(&mut rng, &a);
+        let a = &ab[off..];
+        for (t, e) in &tiers {
+            let at = format!("n {n} tier {t:?}");
+            type Call = fn(&[u8], &[u8], &mut [u8], &Exec) -> Result<(), Error>;
+            type Model = fn(u8, u8) -> u8;
+            let ops: [(Call, Model); 4] = [
+                (bytes::and, |x, y| x & y),
+                (bytes::or, |x, y| x | y),
+                (bytes::xor, |x, y| x ^ y),
+                (bytes::and_not, |x, y| x & !y),
+            ];
+            for (k, (f, m)) in ops.iter().enumerate() {
+                let mut d = vec![0x5au8; n];
+                f(a, &b, &mut d, e).unwrap();
+                let want: Vec<u8> = a.iter().zip(&b).map(|(&x, &y)| m(x, y)).collect();
+                assert_eq!(d, want, "op {k} {at}");
+            }
+            let mut d = vec![0u8; n];
+            bytes::not(a, &mut d, e).unwrap();
+            assert!(d.iter().zip(a).all(|(&x, &y)| x == !y), "not {at}");
+            bytes::fill(&mut d, 0x3c, e).unwrap();
+            assert!(d.iter().all(|&x| x == 0x3c), "fill {at}");
+            let mut w16 = vec![0xffffu16; n];
+            bytes::widen_u8_u16(a, &mut w16, e).unwrap();
+            assert!(
+                w16.iter().zip(a).all(|(&w, &x)| w == x as u16),
+                "widen16 {at}"
+            );
+            let mut w32 = vec![u32::MAX; n];
+            bytes::widen_u8_u32(a, &mut w32, e).unwrap();
+            assert!(
+                w32.iter().zip(a).all(|(&w, &x)| w == x as u32),
+                "widen32 {at}"
+            );
+            // Narrowing keeps the low byte, high bits set or not.
+            let h16: Vec<u16> = w16.iter().map(|&w| w | 0x1200).collect();
+            let mut back = vec![0u8; n];
+            bytes::narrow_u16_u8(&h16, &mut back, e).unwrap();
+            assert_eq!(back, a, "narrow16 {at}");
+            let h32: Vec<u32> = w32.iter().map(|&w| w | 0xab00_0000).collect();
+            bytes::narrow_u32_u8(&h32, &mut back, e).unwrap();
+            assert_eq!(back, a, "narrow32 {at}");
+        }
+    }
+    // Lengths that differ are refused before any write.
+    let e = Exec::default();
+    let mut d = vec![9u8; 3];
+    assert!(matches!(
+        bytes::and(b"ab", b"abc", &mut d, &e),
+        Err(Error::Length { .. })
+    ));
+    assert!(matches!(
+        bytes::xor(b"abc", b"abc", &mut d[..2], &e),
+        Err(Error::Length { .. })
+    ));
+    assert!(matches!(
+        bytes::not(b"ab", &mut d, &e),
+        Err(Error::Length { .. })
+    ));
+    let mut w = vec![7u16; 2];
+    assert!(matches!(
+        bytes::widen_u8_u16(b"abc", &mut w, &e),
+        Err(Error::Length { .. })
+    ));
+    assert_eq!((d, w), (vec![9u8; 3], vec![7u16; 2]));
+}

@@ -21,6 +21,7 @@
 //! | [`run_starts`], [`grayscale`], [`rgb_to_uv`] | `runs.rs` |
 //! | [`base64_encode`], [`base64_decode`], [`base64_encoded_len`], [`base64_decoded_len`], [`Base64`] | `base64.rs` |
 //! | [`bit_pack_u32`], [`bit_unpack_u32`], [`bit_packed_words`] | `pack.rs` |
+//! | [`and`], [`or`], [`xor`], [`and_not`], [`not`], [`fill`], [`widen_u8_u16`], [`widen_u8_u32`], [`narrow_u16_u8`], [`narrow_u32_u8`] | `logic.rs` |
 //! | [`zigzag_encode`], [`zigzag_decode`], [`varint_lens`], [`varint_size`], [`varint_encode`], [`varint_count`], [`varint_decode`], [`Zigzag`], [`Varint`] | `varint.rs` |
 //!
 //! "Absent" is `None` for the searches; [`index_non_ascii`] returns the
@@ -42,6 +43,7 @@ mod bits;
 mod compare;
 mod hex;
 mod ints;
+mod logic;
 mod pack;
 mod runs;
 mod search;
@@ -55,6 +57,9 @@ pub use bits::{hamming, hamming_words, popcount};
 pub use compare::{common_prefix, compare, equal};
 pub use hex::{hex_decode, hex_decoded_len, hex_encode};
 pub use ints::{format_ints, format_ints_len, parse_ints, parse_uints};
+pub use logic::{
+    and, and_not, fill, narrow_u16_u8, narrow_u32_u8, not, or, widen_u8_u16, widen_u8_u32, xor,
+};
 pub use pack::{bit_pack_u32, bit_packed_words, bit_unpack_u32};
 pub use runs::{grayscale, rgb_to_uv, run_starts};
 pub use search::{
