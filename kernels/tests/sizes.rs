@@ -265,6 +265,75 @@ fn the_streamed_block_tree_has_the_bits_of_its_definition() {
     assert_eq!(combine_block_products::<f64>(&[]), 1.0);
 }
 
+/// One block of f64 terms in lane order (as [`model_block`]).
+fn model_block_f64(x: &[f64]) -> f64 {
+    let mut l = [0f64; 16];
+    for (j, &v) in x.iter().enumerate() {
+        l[j % 16] += v;
+    }
+    for w in [8, 4, 2, 1] {
+        for i in 0..w {
+            l[i] += l[i + w];
+        }
+    }
+    l[0]
+}
+
+/// The Sum of every term of `x`, through `tessera::reduce`.
+fn sum_on<T: tessera::Element + Copy + Default>(x: &[T], exec: Exec) -> T {
+    let mut out = [T::default()];
+    tessera::reduce(
+        ReduceOp::Sum,
+        &[0],
+        &ArrayView::from_slice(x, &[x.len()]).unwrap(),
+        &mut ArrayViewMut::from_slice(&mut out, &[]).unwrap(),
+        &exec,
+    )
+    .unwrap();
+    out[0]
+}
+
+#[test]
+fn block_sums_have_their_bits_wherever_the_slice_starts() {
+    // The vector tiers read whole blocks by loads aligned to their register
+    // size, their lanes rotated by the slice's offset from the alignment;
+    // every offset of a 64-byte line, block counts around the four blocks
+    // summed side by side, a partial last block, and -0 terms (a lane that
+    // starts from +0 must give +0 for them).
+    let mut rng = Rng::for_label("sizes/aligned-blocks", seed());
+    let big = 9 * 1024 + 40;
+    let mut v32 = spread_f32(&mut rng, big + 16);
+    let mut v64: Vec<f64> = (0..big + 16).map(|_| rng.spread()).collect();
+    for j in (0..big).step_by(7) {
+        v32[j] = -0.0;
+        v64[j] = -0.0;
+    }
+    for n in [
+        1024usize,
+        3 * 1024,
+        4 * 1024,
+        5 * 1024 + 1,
+        8 * 1024,
+        9 * 1024 + 37,
+    ] {
+        for off in 0..16 {
+            let x = &v32[off..off + n];
+            let blocks: Vec<f32> = x.chunks(1024).map(model_block).collect();
+            let want = model_tree(&blocks, &|a, b| a + b).unwrap();
+            let y = &v64[off..off + n];
+            let blocks: Vec<f64> = y.chunks(1024).map(model_block_f64).collect();
+            let want64 = model_tree(&blocks, &|a, b| a + b).unwrap();
+            for tier in available_tiers() {
+                let got = sum_on(x, Exec::on(tier));
+                let say = |t| format!("{t}, {n} terms from element {off}, {tier:?}");
+                assert_eq!(got.to_bits(), want.to_bits(), "{}", say("f32"));
+                let got = sum_on(y, Exec::on(tier));
+                assert_eq!(got.to_bits(), want64.to_bits(), "{}", say("f64"));
+            }
+        }
+    }
+}
+
 /// `n` values of widely spread magnitudes, so that another association
 /// almost surely changes a sum's bits.
 fn spread_f32(rng: &mut Rng, n: usize) -> Vec<f32> {

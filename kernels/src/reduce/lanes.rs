@@ -471,47 +471,97 @@ mod vector {
     /// The sums of consecutive blocks of `x` into `out` (one per block, the
     /// last possibly partial; as many as `out` holds), `K` full blocks side
     /// by side (independent chains keep the adders busy where the data is in
-    /// cache) with a software prefetch of each line two groups ahead, which
-    /// keeps the read stream full from memory.
+    /// cache), with a software prefetch of each line two groups ahead where
+    /// `PF` (it keeps the read stream full from memory on the CPUs it was
+    /// measured on, and slows L2-resident sums on others).
+    ///
+    /// The loads of the full blocks never cross a register-sized boundary:
+    /// where `x` starts `s` elements past one, every load starts `s`
+    /// elements before the register-aligned address the lane order would
+    /// name, so position `p` of register `h` holds lane `(w·h + p − s) mod
+    /// 16` throughout the block. A block's first register is read masked
+    /// (its positions from `s` on: the block's first `w − s` terms), its
+    /// last `s` terms arrive masked (positions below `s`) from the first
+    /// register of the next block's frame. Every position still receives
+    /// its lane's terms in increasing number, from +0, and a masked-off
+    /// position adds +0, which changes no lane sum (a lane sum from +0 is
+    /// never −0). The fold then runs on the rotated lanes: it adds lane `i`
+    /// to lane `i + 8`, then the pairs 4 apart, …, so every step combines
+    /// the same sets of lanes (the classes of lane numbers modulo 8, 4, 2,
+    /// 1, which a rotation maps onto themselves), at most with the two
+    /// operands of an addition swapped, and IEEE addition is commutative:
+    /// the block's value has the bits of the unrotated fold (a NaN's payload
+    /// aside, which the reduction makes the positive quiet NaN at its end).
+    /// (A load that crosses a 64-byte line costs two; a `Vec`'s large
+    /// buffers commonly start 16 bytes past a line.)
     ///
     /// # Safety
     /// The CPU runs `R`'s instruction set ([`RealReg`]'s feature contract).
     /// (Memory needs nothing of the caller: the blocks read are whole blocks
     /// of `x`, and `out` is indexed with checks.)
     #[inline(always)]
-    pub(super) unsafe fn sums<R, const N: usize, const K: usize>(x: &[R::T], out: &mut [R::T])
-    where
+    pub(super) unsafe fn sums<R, const N: usize, const K: usize, const PF: bool>(
+        x: &[R::T],
+        out: &mut [R::T],
+    ) where
         R: RealReg,
         R::T: LaneFloat,
     {
         let w = R::LANES;
         let line = LINE_BYTES / core::mem::size_of::<R::T>();
         let full = x.len() / BLOCK;
+        // Elements of `x` before its first register-aligned element (a
+        // slice's elements are aligned to their size).
+        let s = (x.as_ptr() as usize / core::mem::size_of::<R::T>()) % w;
+        // The frame's origin: s elements before x (never dereferenced there;
+        // every access below is masked or offset back inside `x`).
+        let base = x.as_ptr().wrapping_sub(s);
+        // SAFETY: the CPU runs R's instruction set (this function's
+        // contract); no memory is touched.
+        let (head, tail) = unsafe { (R::from_lane(s), R::first(s)) };
         let mut b = 0;
         while b + K <= full {
-            let p = x[b * BLOCK..].as_ptr();
+            let p = base.wrapping_add(b * BLOCK);
             // SAFETY: the CPU runs R's instruction set (this function's
             // contract).
             let mut r = [[unsafe { R::zero() }; N]; K];
+            for (k, rk) in r.iter_mut().enumerate() {
+                // SAFETY: only positions s..w are read: elements
+                // (b + k)·BLOCK .. (b + k)·BLOCK + w − s of `x`, inside the
+                // whole block b + k; the CPU runs R's instruction set.
+                rk[0] = unsafe { R::add(rk[0], R::load_m(p.wrapping_add(k * BLOCK), head)) };
+            }
             let mut i = 0;
             while i < BLOCK {
                 for (k, rk) in r.iter_mut().enumerate() {
                     for (h, acc) in rk.iter_mut().enumerate() {
+                        if i + w * h == 0 {
+                            continue;
+                        }
                         let q = p.wrapping_add(k * BLOCK + i + w * h);
-                        if w * h % line == 0 {
+                        if PF && w * h % line == 0 {
                             // The line two groups ahead (a hint; never
                             // dereferenced, so it may lie past `x`).
                             _mm_prefetch::<_MM_HINT_T0>(q.wrapping_add(2 * K * BLOCK) as *const i8);
                         }
-                        // SAFETY: block b + k < full is whole and
-                        // i + w·(h + 1) ≤ BLOCK, so the w elements from q lie
-                        // inside `x`; the CPU runs R's instruction set.
+                        // SAFETY: the w elements from q are those numbered
+                        // (b + k)·BLOCK + i + w·h − s + 0..w of `x`; as
+                        // w ≤ i + w·h and i + w·(h + 1) ≤ BLOCK they lie in
+                        // the whole block b + k; the CPU runs R's
+                        // instruction set.
                         *acc = unsafe { R::add(*acc, R::load(q)) };
                     }
                 }
                 i += LANES;
             }
-            for (k, rk) in r.iter().enumerate() {
+            for (k, rk) in r.iter_mut().enumerate() {
+                if s > 0 {
+                    // SAFETY: only positions 0..s are read: the last s
+                    // elements of the whole block b + k; the CPU runs R's
+                    // instruction set.
+                    rk[0] =
+                        unsafe { R::add(rk[0], R::load_m(p.wrapping_add((k + 1) * BLOCK), tail)) };
+                }
                 // SAFETY: the CPU runs R's instruction set.
                 out[b + k] = unsafe { fold::<R, N, false>(*rk) };
             }
@@ -529,7 +579,7 @@ mod vector {
 /// lanes), compiled with the features `$feat`, `$k` blocks side by side in
 /// the block sums.
 macro_rules! lane_kernels {
-    ($(#[$doc:meta])* $name:ident, $t:ty, $reg:ty, $n:literal, $k:literal, $feat:literal) => {
+    ($(#[$doc:meta])* $name:ident, $t:ty, $reg:ty, $n:literal, $k:literal, $pf:literal, $feat:literal) => {
         $(#[$doc])*
         #[cfg(target_arch = "x86_64")]
         mod $name {
@@ -566,7 +616,7 @@ macro_rules! lane_kernels {
             pub(super) unsafe fn sums(x: &[$t], out: &mut [$t]) {
                 // SAFETY: this function enables the register's features,
                 // which the CPU runs (its contract).
-                unsafe { vector::sums::<$reg, $n, $k>(x, out) }
+                unsafe { vector::sums::<$reg, $n, $k, $pf>(x, out) }
             }
         }
     };
@@ -575,20 +625,20 @@ macro_rules! lane_kernels {
 lane_kernels!(
     /// AVX2: f32 lanes 0..8 and 8..16 in two `__m256`, one block at a time
     /// (the two chains keep ahead of memory).
-    avx_f32, f32, core::arch::x86_64::__m256, 2, 1, "avx2,fma"
+    avx_f32, f32, core::arch::x86_64::__m256, 2, 1, true, "avx2,fma"
 );
 lane_kernels!(
     /// AVX2: f64 lanes in four `__m256d`, one block at a time.
-    avx_f64, f64, core::arch::x86_64::__m256d, 4, 1, "avx2,fma"
+    avx_f64, f64, core::arch::x86_64::__m256d, 4, 1, true, "avx2,fma"
 );
 lane_kernels!(
     /// AVX-512: the 16 f32 lanes in one `__m512`, four blocks side by side.
-    zmm_f32, f32, core::arch::x86_64::__m512, 1, 4, "avx512f,avx2,fma"
+    zmm_f32, f32, core::arch::x86_64::__m512, 1, 4, false, "avx512f,avx2,fma"
 );
 lane_kernels!(
     /// AVX-512: f64 lanes 0..8 and 8..16 in two `__m512d`, two blocks side
     /// by side.
-    zmm_f64, f64, core::arch::x86_64::__m512d, 2, 2, "avx512f,avx2,fma"
+    zmm_f64, f64, core::arch::x86_64::__m512d, 2, 2, false, "avx512f,avx2,fma"
 );
 
 /// Fold 16 sum lanes into the block's sum: lane `i` takes lane `i + 8` for

@@ -140,6 +140,15 @@ impl RealReg for __m256 {
         }
     }
     #[inline(always)]
+    unsafe fn from_lane(n: usize) -> __m256i {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe {
+            // Lane i is set where i + 1 > n, that is i ≥ n.
+            let iota1 = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8);
+            _mm256_cmpgt_epi32(iota1, _mm256_set1_epi32(n.min(8) as i32))
+        }
+    }
+    #[inline(always)]
     unsafe fn load_m(p: *const f32, m: __m256i) -> Self {
         // SAFETY: the masked lanes' elements are readable (the trait's memory
         // contract; `vmaskmovps` reads no other); AVX runs.
@@ -246,6 +255,15 @@ impl RealReg for __m256d {
         unsafe {
             let iota = _mm256_setr_epi64x(0, 1, 2, 3);
             _mm256_cmpgt_epi64(_mm256_set1_epi64x(n.min(4) as i64), iota)
+        }
+    }
+    #[inline(always)]
+    unsafe fn from_lane(n: usize) -> __m256i {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe {
+            // Lane i is set where i + 1 > n, that is i ≥ n.
+            let iota1 = _mm256_setr_epi64x(1, 2, 3, 4);
+            _mm256_cmpgt_epi64(iota1, _mm256_set1_epi64x(n.min(4) as i64))
         }
     }
     #[inline(always)]

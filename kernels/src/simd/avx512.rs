@@ -90,6 +90,10 @@ impl RealReg for __m512 {
         ((1u32 << n.min(16)) - 1) as __mmask16
     }
     #[inline(always)]
+    unsafe fn from_lane(n: usize) -> __mmask16 {
+        (0xFFFFu32 << n.min(16)) as __mmask16
+    }
+    #[inline(always)]
     unsafe fn load_m(p: *const f32, m: __mmask16) -> Self {
         // SAFETY: the masked lanes' elements are readable (the trait's memory
         // contract; masked-off lanes are not accessed); AVX-512 F runs.
@@ -215,6 +219,10 @@ impl RealReg for __m512d {
     #[inline(always)]
     unsafe fn first(n: usize) -> __mmask8 {
         ((1u32 << n.min(8)) - 1) as __mmask8
+    }
+    #[inline(always)]
+    unsafe fn from_lane(n: usize) -> __mmask8 {
+        (0xFFu32 << n.min(8)) as __mmask8
     }
     #[inline(always)]
     unsafe fn load_m(p: *const f64, m: __mmask8) -> Self {

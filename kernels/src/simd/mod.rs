@@ -104,6 +104,9 @@ pub(crate) trait RealReg: Copy {
     unsafe fn sqrt(a: Self) -> Self;
     /// The mask of the first `n` lanes (all of them where `n ≥ LANES`).
     unsafe fn first(n: usize) -> Self::Mask;
+    /// The mask of the lanes from `n` on: those [`first`](RealReg::first)
+    /// leaves out (none where `n ≥ LANES`).
+    unsafe fn from_lane(n: usize) -> Self::Mask;
     /// The masked lanes' elements from `p`, +0 in the other lanes (whose
     /// addresses are not read).
     unsafe fn load_m(p: *const Self::T, m: Self::Mask) -> Self;

@@ -67,6 +67,9 @@ macro_rules! model {
             unsafe fn first(n: usize) -> u32 {
                 ((1u64 << n.min(N)) - 1) as u32
             }
+            unsafe fn from_lane(n: usize) -> u32 {
+                (((1u64 << N) - 1) & !((1u64 << n.min(N)) - 1)) as u32
+            }
             unsafe fn load_m(p: *const $t, m: u32) -> Self {
                 Lanes(core::array::from_fn(|i| {
                     if m >> i & 1 == 1 {
@@ -240,6 +243,14 @@ mod tests {
                 rb.store_m(ro.as_mut_ptr(), rm);
                 mb.store_m(mo.as_mut_ptr(), mm);
                 assert_eq!(bits(&ro), bits(&mo), "store_m {n}");
+                let (rm, mm) = (R::from_lane(n), M::<R::T, N>::from_lane(n));
+                assert_eq!(
+                    out_of(R::load_m(a, rm)),
+                    model_of(M::load_m(a, mm)),
+                    "load_m from_lane {n}"
+                );
+                let (rp, mp) = (R::mul_m(ra, rb, rm), M::mul_m(ma, mb, mm));
+                assert_eq!(out_of(rp), model_of(mp), "mul_m from_lane {n}");
             }
         }
     }
