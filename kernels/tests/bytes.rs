@@ -145,6 +145,41 @@ fn searches_and_counts_match_plain_loops() {
 }
 
 #[test]
+fn one_hit_is_found_at_every_place_and_alignment() {
+    // The vector loops start at a register-aligned address after an
+    // unaligned first (or, backwards, last) register: one hit at each place
+    // near both ends and through the middle, the haystack at every offset
+    // of a line, and every vector tier held to the plain loops.
+    for n in [255usize, 256, 300, 700] {
+        let mut places: Vec<usize> = (0..n.min(140)).collect();
+        places.extend((140..n.saturating_sub(140)).step_by(13));
+        places.extend(n.saturating_sub(140).max(140)..n);
+        for off in 0..64 {
+            let mut buf = vec![b'x'; off + n];
+            for &at in &places {
+                buf[off + at] = b'y';
+                let b = &buf[off..];
+                for (t, e) in execs() {
+                    let say = || format!("n {n}, offset {off}, hit at {at}, {t:?}");
+                    assert_eq!(
+                        bytes::index_byte(b, b'y', &e).unwrap(),
+                        Some(at),
+                        "{}",
+                        say()
+                    );
+                    let last = bytes::last_index_byte(b, b'y', &e).unwrap();
+                    assert_eq!(last, Some(at), "{}", say());
+                    assert_eq!(bytes::count_byte(b, b'y', &e).unwrap(), 1, "{}", say());
+                    let not = bytes::index_not_any(b, b"x", &e).unwrap();
+                    assert_eq!(not, Some(at), "{}", say());
+                }
+                buf[off + at] = b'x';
+            }
+        }
+    }
+}
+
+#[test]
 fn every_byte_set_is_classified_exactly() {
     // Every byte value against sets built from each high nibble and from
     // random members: the nibble tables cover all 256 bytes.

@@ -260,6 +260,16 @@ unsafe fn find_vec<R: ByteReg>(b: &[u8], set: &Set, not: bool, last: bool) -> Op
         let rs = RegSet::<R>::new(set);
         if !last {
             let mut i = 0;
+            if n >= 4 * l {
+                // The first register unaligned, then the loop from the
+                // next register-aligned address, whose loads never straddle
+                // two lines (the bytes it reads again held no hit).
+                let m = hits_at(&rs, p, 0, not, full);
+                if m != 0 {
+                    return Some(m.trailing_zeros() as usize);
+                }
+                i = l - (p as usize) % l;
+            }
             while i + 4 * l <= n {
                 let (m0, m1, m2, m3) = (
                     hits_at(&rs, p, i, not, full),
@@ -286,6 +296,15 @@ unsafe fn find_vec<R: ByteReg>(b: &[u8], set: &Set, not: bool, last: bool) -> Op
             (i..n).find(|&k| set.has(b[k]) != not)
         } else {
             let mut e = n;
+            if n >= 4 * l {
+                // The last register unaligned, then the loop down from the
+                // register-aligned address below it (as above).
+                let m = hits_at(&rs, p, n - l, not, full);
+                if m != 0 {
+                    return Some(n - l + 63 - m.leading_zeros() as usize);
+                }
+                e = n - (p as usize + n) % l;
+            }
             while e >= 4 * l {
                 let s = e - 4 * l;
                 let (m0, m1, m2, m3) = (
@@ -343,6 +362,13 @@ unsafe fn count_vec<R: ByteReg>(b: &[u8], set: &Set) -> usize {
     // bytes from an offset at most n − l.
     unsafe {
         let rs = RegSet::<R>::new(set);
+        if n >= 4 * l {
+            // The bytes before the first register-aligned address one by
+            // one, so that no load of the loop straddles two lines.
+            let head = (l - (p as usize) % l) % l;
+            total = b[..head].iter().filter(|&&c| set.has(c)).count();
+            i = head;
+        }
         while i + 2 * l <= n {
             let m0 = rs.members(R::load(p.add(i)));
             let m1 = rs.members(R::load(p.add(i + l)));
