@@ -155,6 +155,24 @@ pub(crate) fn positive_nans(bytes: &mut [u8], dtype: DType) {
 
 /// [`cast_results`] for results laid out in `res` by `strides` (elements,
 /// from element 0) over `shape`, `dst`'s shape.
+/// [`cast_results_strided`] of results the caller no longer needs: their
+/// NaNs become the positive quiet NaN in place rather than in a copy (one
+/// pass and one allocation fewer, which a scan's result of the input's size
+/// notices).
+pub(crate) fn cast_owned_results_strided<T: Element>(
+    res: &mut [T],
+    shape: &[usize],
+    strides: &[isize],
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    if matches!(T::DTYPE, DType::F32 | DType::C64 | DType::F64 | DType::C128) {
+        positive_nans(crate::array::as_bytes_mut(res), T::DTYPE);
+    }
+    let view = ArrayView::from_slice_strided(res, shape, strides, 0)?;
+    cast(CastMode::Default, &view, dst, exec)
+}
+
 pub(crate) fn cast_results_strided<T: Element>(
     res: &[T],
     shape: &[usize],

@@ -111,7 +111,7 @@ pub use movement::{gather, gather_ranges, gather_ranges_shape, scatter, Combine}
 pub use order::{argsort, argsort_with, sort, sort_with, FloatOrder};
 pub use reduce::{
     dot, dot_conj, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan,
-    scan_many, scan_terms, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
+    scan_in_place, scan_many, scan_terms, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
 };
 pub use scratch::Scratch;
 /// A value `hi + lo` of two f32 (the dtype df32) or two f64 (dd64), and the

@@ -152,16 +152,28 @@ struct HostRow {
 /// (ARCHITECTURE.md §3 gives the figures); a CPU no row names runs every
 /// engine on its best tier. The choice never changes a bit: every tier
 /// gives the scalar tier's.
-const HOST_TABLE: &[HostRow] = &[HostRow {
-    // Zen 4 (family 19h with AVX-512: Genoa, Raphael, Phoenix, Bergamo),
-    // whose 512-bit operations run as two 256-bit halves.
-    name: "AMD Zen 4",
-    vendor: b"AuthenticAMD",
-    family: 0x19,
-    models: (0x00, 0xff),
-    narrow: ZEN4_NARROW,
-    splits_512: true,
-}];
+const HOST_TABLE: &[HostRow] = &[
+    HostRow {
+        // Zen 4 (family 19h with AVX-512: Genoa, Raphael, Phoenix, Bergamo),
+        // whose 512-bit operations run as two 256-bit halves.
+        name: "AMD Zen 4",
+        vendor: b"AuthenticAMD",
+        family: 0x19,
+        models: (0x00, 0xff),
+        narrow: ZEN4_NARROW,
+        splits_512: true,
+    },
+    HostRow {
+        // The Intel Xeon measured (AVX-512 F/BW/VL/DQ with FP16, BF16, VNNI and
+        // AMX; full-width 512-bit operations), as its CPUID names it.
+        name: "Intel Xeon (family 6 model a7h)",
+        vendor: b"GenuineIntel",
+        family: 0x6,
+        models: (0xa7, 0xa7),
+        narrow: XEON_A7_NARROW,
+        splits_512: false,
+    },
+];
 
 /// The engines the AVX2 tier runs faster on Zen 4 (see [`HOST_TABLE`]):
 /// the lane-order reductions (`tessera-bench tiers` on an EPYC family 19h
@@ -169,6 +181,15 @@ const HOST_TABLE: &[HostRow] = &[HostRow {
 /// 2^20 f32 63 against 79 µs, of 65536 f64 7.4 against 9.5 µs). Every other
 /// engine ran as fast or faster on the AVX-512 tier there.
 const ZEN4_NARROW: &[Engine] = &[Engine::Reduce];
+
+/// The engines the AVX2 tier runs faster on the Intel Xeon of family 6
+/// model a7h (see [`HOST_TABLE`]): the scans (`tessera-bench tiers`: a Sum
+/// scan of 65536 f32 43 µs on avx2 against 48 µs on avx512, 8–10% in every
+/// run, where its result's copy and chunk totals are L2-bound). Its
+/// lane-order reductions, elementwise kinds, casts, map, contraction and
+/// FFT ran as fast or faster on the AVX-512 tier (a plain f32 add 12%
+/// slower there, exp and sin 20–37% faster: one choice per engine).
+const XEON_A7_NARROW: &[Engine] = &[Engine::Scan];
 
 /// This CPU's vendor, family and model, read once from CPUID.
 pub fn host() -> Host {

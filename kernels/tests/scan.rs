@@ -87,7 +87,18 @@ fn sum_scan_follows_the_chunked_order() {
     let ex = execs();
     let mut rng = Rng::new(11);
     let mut sizes: Vec<usize> = (0..=40).collect();
-    sizes.extend([1023, 1025, 4095, 4096, 4097, 3 * 4096 + 17, 70_001]);
+    // Around the groups of four chunks scanned side by side, too.
+    sizes.extend([
+        1023,
+        1025,
+        4095,
+        4096,
+        4097,
+        3 * 4096 + 17,
+        4 * 4096,
+        5 * 4096 + 3,
+    ]);
+    sizes.extend([8 * 4096 - 1, 70_001]);
     for n in sizes {
         let v: Vec<f64> = (0..n).map(|_| rng.spread()).collect();
         let want = model_sum_scan(&v, -0.0);
@@ -798,4 +809,150 @@ fn max_and_min_scans_continue_from_a_carry_and_arg_scans_refuse_one() {
         "{r:?}"
     );
     assert!(pos.iter().all(|&p| p == 7) && wrong.iter().all(|&p| p == 7));
+}
+
+#[test]
+fn in_place_scans_write_the_scan_over_their_input() {
+    let mut rng = Rng::new(29);
+    // A Sum of f64 against the model, every exec, long enough for groups of
+    // chunks and threads.
+    let n = 70_001;
+    let v: Vec<f64> = (0..n).map(|_| rng.spread()).collect();
+    let want = model_sum_scan(&v, -0.0);
+    for e in &execs() {
+        let mut x = v.clone();
+        tessera::scan_in_place(
+            ScanOp::Sum,
+            0,
+            &mut ArrayViewMut::from_slice(&mut x, &[n]).unwrap(),
+            None,
+            e,
+        )
+        .unwrap();
+        let same = x.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits());
+        assert!(same, "{e:?}");
+    }
+    // Along either axis of a 2-D f32 array, through a strided view, and into
+    // a narrow dtype (one rounding of each result into f16): the bits of
+    // the scan into a separate destination, the elements outside the view
+    // untouched.
+    let (rows, cols) = (3usize, 5000usize);
+    let m: Vec<f32> = (0..rows * cols * 2).map(|_| rng.spread() as f32).collect();
+    for op in [ScanOp::Sum, ScanOp::Prod, ScanOp::Max, ScanOp::Min] {
+        for axis in [0, 1] {
+            let src = ArrayView::from_slice_strided(&m, &[rows, cols], &[2 * cols as isize, 2], 0)
+                .unwrap();
+            let mut want = vec![0f32; rows * cols];
+            let e = Exec::default();
+            scan(
+                op,
+                axis,
+                &src,
+                None,
+                &mut ArrayViewMut::from_slice(&mut want, &[rows, cols]).unwrap(),
+                &e,
+            )
+            .unwrap();
+            let mut x = m.clone();
+            let mut xv =
+                ArrayViewMut::from_slice_strided(&mut x, &[rows, cols], &[2 * cols as isize, 2], 0)
+                    .unwrap();
+            tessera::scan_in_place(op, axis, &mut xv, None, &e).unwrap();
+            for i in 0..rows * cols {
+                assert_eq!(
+                    x[2 * i].to_bits(),
+                    want[i].to_bits(),
+                    "{op:?} axis {axis} {i}"
+                );
+                assert_eq!(
+                    x[2 * i + 1].to_bits(),
+                    m[2 * i + 1].to_bits(),
+                    "outside the view"
+                );
+            }
+        }
+    }
+    let h: Vec<half::f16> = (0..4000)
+        .map(|_| half::f16::from_f64(rng.spread().clamp(-100.0, 100.0)))
+        .collect();
+    let mut want = vec![half::f16::ZERO; h.len()];
+    let e = Exec::default();
+    scan(
+        ScanOp::Sum,
+        0,
+        &ArrayView::from_slice(&h, &[h.len()]).unwrap(),
+        None,
+        &mut ArrayViewMut::from_slice(&mut want, &[h.len()]).unwrap(),
+        &e,
+    )
+    .unwrap();
+    let mut x = h.clone();
+    tessera::scan_in_place(
+        ScanOp::Sum,
+        0,
+        &mut ArrayViewMut::from_slice(&mut x, &[h.len()]).unwrap(),
+        None,
+        &e,
+    )
+    .unwrap();
+    assert!(x.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()));
+    // An ArgMax scan of i64 values: the position of the first largest so
+    // far, by a plain loop.
+    let iv: Vec<i64> = (0..1000).map(|_| rng.below(50) as i64).collect();
+    let mut best = 0usize;
+    let want: Vec<i64> = (0..iv.len())
+        .map(|i| {
+            if iv[i] > iv[best] {
+                best = i;
+            }
+            best as i64
+        })
+        .collect();
+    let mut x = iv.clone();
+    tessera::scan_in_place(
+        ScanOp::ArgMax,
+        0,
+        &mut ArrayViewMut::from_slice(&mut x, &[iv.len()]).unwrap(),
+        None,
+        &e,
+    )
+    .unwrap();
+    assert_eq!(x, want);
+}
+
+#[test]
+fn in_place_scans_refuse_before_writing() {
+    let e = Exec::default();
+    let v: Vec<f32> = (0..100).map(|i| i as f32 * 0.5).collect();
+    // An Arg scan of floats (positions need i64), an axis out of range, a
+    // carry for a scan that takes none: the array is left as it was.
+    for (op, axis) in [(ScanOp::ArgMax, 0), (ScanOp::Sum, 1)] {
+        let mut x = v.clone();
+        let r = tessera::scan_in_place(
+            op,
+            axis,
+            &mut ArrayViewMut::from_slice(&mut x, &[100]).unwrap(),
+            None,
+            &e,
+        );
+        assert!(r.is_err(), "{op:?} axis {axis}");
+        assert_eq!(x, v);
+    }
+    let carry = [0f32];
+    let mut x = v.clone();
+    let r = tessera::scan_in_place(
+        ScanOp::Mean,
+        0,
+        &mut ArrayViewMut::from_slice(&mut x, &[100]).unwrap(),
+        Some(&ArrayView::from_slice(&carry, &[]).unwrap()),
+        &e,
+    );
+    assert!(r.is_err());
+    assert_eq!(x, v);
+    // A view that reaches one element many times (stride 0).
+    let mut x = v.clone();
+    let mut b = ArrayViewMut::from_slice_strided(&mut x, &[10], &[0], 0).unwrap();
+    let r = tessera::scan_in_place(ScanOp::Sum, 0, &mut b, None, &e);
+    assert!(matches!(r, Err(tessera::Error::Layout { .. })), "{r:?}");
+    assert_eq!(x, v);
 }

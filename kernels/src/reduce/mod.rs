@@ -64,7 +64,7 @@ pub use bound::accumulation_error_bound;
 use engine::*;
 use lanes::LaneFloat;
 use num_complex::Complex;
-pub use scan::{scan, scan_many, scan_query, scan_terms, ScanOp, ScanShapes};
+pub use scan::{scan, scan_in_place, scan_many, scan_query, scan_terms, ScanOp, ScanShapes};
 pub use series::{diff, ema, rolling_max, rolling_mean, rolling_min, sum_squared_deviations};
 use source::Source;
 pub use source::TermMap;

@@ -160,10 +160,37 @@ impl ScanOp {
 }
 
 /// The monoid of a scan in a carrier.
-trait Monoid<C>: Sync {
+trait Monoid<C: Copy>: Sync {
     fn identity(&self) -> C;
     fn block(&self, x: &[C]) -> C;
     fn op(&self, a: C, b: C) -> C;
+    /// Each chain `k` of `r` combined with the terms `x[k]` left to right,
+    /// every running value written to `y[k]` (all of one length): the
+    /// chains in turn, term by term. A monoid that picks its operation at
+    /// run time overrides it to pick once per call, not once per term.
+    fn scan_side<const K: usize>(&self, r: &mut [C; K], x: [&[C]; K], y: [&mut [C]; K]) {
+        side(r, x, y, |a, b| self.op(a, b));
+    }
+}
+
+/// [`Monoid::scan_side`] with the operation `op`.
+#[inline(always)]
+fn side<C: Copy, const K: usize>(
+    r: &mut [C; K],
+    x: [&[C]; K],
+    y: [&mut [C]; K],
+    op: impl Fn(C, C) -> C,
+) {
+    let len = y[0].len();
+    if x.iter().any(|v| v.len() != len) || y.iter().any(|v| v.len() != len) {
+        return;
+    }
+    for j in 0..len {
+        for k in 0..K {
+            r[k] = op(r[k], x[k][j]);
+            y[k][j] = r[k];
+        }
+    }
 }
 
 struct FloatScan(ScanOp, Tier);
@@ -194,6 +221,14 @@ impl<F: LaneFloat> Monoid<F> for FloatScan {
             _ => a + b,
         }
     }
+    fn scan_side<const K: usize>(&self, r: &mut [F; K], x: [&[F]; K], y: [&mut [F]; K]) {
+        match self.0 {
+            ScanOp::Prod => side(r, x, y, |a, b| a * b),
+            ScanOp::Max => side(r, x, y, fmax),
+            ScanOp::Min => side(r, x, y, fmin),
+            _ => side(r, x, y, |a, b| a + b),
+        }
+    }
 }
 
 struct IntScan(ScanOp);
@@ -217,6 +252,14 @@ impl<I: IntCarrier> Monoid<I> for IntScan {
             ScanOp::Max => a.max(b),
             ScanOp::Min => a.min(b),
             _ => a.wadd(b),
+        }
+    }
+    fn scan_side<const K: usize>(&self, r: &mut [I; K], x: [&[I]; K], y: [&mut [I]; K]) {
+        match self.0 {
+            ScanOp::Prod => side(r, x, y, |a: I, b| a.wmul(b)),
+            ScanOp::Max => side(r, x, y, |a: I, b| a.max(b)),
+            ScanOp::Min => side(r, x, y, |a: I, b| a.min(b)),
+            _ => side(r, x, y, |a: I, b| a.wadd(b)),
         }
     }
 }
@@ -260,6 +303,55 @@ pub fn scan(
     exec: &Exec,
 ) -> Result<()> {
     scan_many(axis, x, carry, &mut [(op, dst)], exec)
+}
+
+/// [`scan`] of `x` written over `x` itself: at each index, `op` of the
+/// terms along `axis` up to it, inclusive, in [`scan`]'s order and with its
+/// bits, each result rounded once into `x`'s dtype. An ArgMax or ArgMin
+/// scan needs an `i64` array, whose positions replace its values.
+///
+/// All or nothing: every result is computed into a buffer of the scan's
+/// carrier (or `i64`) of `x`'s element count, which the call allocates,
+/// before the first element of `x` is written.
+///
+/// # Errors
+/// Before any write, as [`scan`]: an axis out of range, an `op` not defined
+/// for `x`'s dtype, an Arg scan of an array that is not `i64`, a carry of
+/// the wrong shape or dtype or given to a scan that takes none, an `x` that
+/// reaches an element twice (a broadcast view), an unavailable tier;
+/// [`Error::Overflow`] or [`Error::Alloc`] where the buffer cannot be
+/// sized or allocated.
+pub fn scan_in_place(
+    op: ScanOp,
+    axis: usize,
+    x: &mut ArrayViewMut<'_>,
+    carry: Option<&ArrayView<'_>>,
+    exec: &Exec,
+) -> Result<()> {
+    exec.resolve_tier_for(crate::tier::Engine::Scan)?;
+    let shapes = scan_query(
+        op,
+        axis,
+        x.shape(),
+        x.dtype(),
+        carry.map(|k| (k.shape(), k.dtype())),
+        Some((x.shape(), x.dtype())),
+    )?;
+    check_destination(x)?;
+    let held = shapes.out_dtype.unwrap_or(shapes.carry_dtype);
+    let overflow = || Error::Overflow {
+        operand: "the in-place scan's buffer".into(),
+    };
+    let count = crate::array::element_count(x.shape()).ok_or_else(overflow)?;
+    let len = count
+        .checked_mul(held.info().item_bytes)
+        .ok_or_else(overflow)?;
+    let mut buf = crate::alloc::try_zeroed::<u8>(len, "the in-place scan's results")?;
+    let mut held_view = ArrayViewMut::contiguous(held, x.shape(), &mut buf)?;
+    scan(op, axis, &x.view(), carry, &mut held_view, exec)?;
+    // The carrier's values round once into x's dtype (an Arg scan's i64
+    // positions are copied).
+    crate::cast::cast(crate::cast::CastMode::Default, &held_view.view(), x, exec)
 }
 
 /// Several scans of one operand along one axis, each into its own
@@ -474,51 +566,51 @@ pub fn scan_terms(
         ) {
             match c {
                 DType::F32 => {
-                    let r = run_network::<f32>(&src, op, threads)?;
-                    write(&r, shape, &strides, dst, exec)?;
+                    let mut r = run_network::<f32>(&src, op, threads)?;
+                    write(&mut r, shape, &strides, dst, exec)?;
                 }
                 _ => {
-                    let r = run_network::<f64>(&src, op, threads)?;
-                    write(&r, shape, &strides, dst, exec)?;
+                    let mut r = run_network::<f64>(&src, op, threads)?;
+                    write(&mut r, shape, &strides, dst, exec)?;
                 }
             }
             continue;
         }
         if op.is_arg() {
             let max = op == ScanOp::ArgMax;
-            let r = match c {
+            let mut r = match c {
                 DType::F32 => run_arg::<f32>(&src, max, threads)?,
                 DType::F64 => run_arg::<f64>(&src, max, threads)?,
                 DType::I64 => run_arg::<i64>(&src, max, threads)?,
                 _ => run_arg::<u64>(&src, max, threads)?,
             };
-            write(&r, shape, &strides, dst, exec)?;
+            write(&mut r, shape, &strides, dst, exec)?;
             continue;
         }
         match c {
             DType::F32 => {
-                let r = run::<f32, _>(&src, cs, &FloatScan(op, tier), threads)?;
-                write(&r, shape, &strides, dst, exec)?;
+                let mut r = run::<f32, _>(&src, cs, &FloatScan(op, tier), threads)?;
+                write(&mut r, shape, &strides, dst, exec)?;
             }
             DType::F64 => {
-                let r = run::<f64, _>(&src, cs, &FloatScan(op, tier), threads)?;
-                write(&r, shape, &strides, dst, exec)?;
+                let mut r = run::<f64, _>(&src, cs, &FloatScan(op, tier), threads)?;
+                write(&mut r, shape, &strides, dst, exec)?;
             }
             DType::C64 => {
-                let r = run::<Complex<f32>, _>(&src, cs, &ComplexScan(op), threads)?;
-                write(&r, shape, &strides, dst, exec)?;
+                let mut r = run::<Complex<f32>, _>(&src, cs, &ComplexScan(op), threads)?;
+                write(&mut r, shape, &strides, dst, exec)?;
             }
             DType::C128 => {
-                let r = run::<Complex<f64>, _>(&src, cs, &ComplexScan(op), threads)?;
-                write(&r, shape, &strides, dst, exec)?;
+                let mut r = run::<Complex<f64>, _>(&src, cs, &ComplexScan(op), threads)?;
+                write(&mut r, shape, &strides, dst, exec)?;
             }
             DType::I64 => {
-                let r = run::<i64, _>(&src, cs, &IntScan(op), threads)?;
-                write(&r, shape, &strides, dst, exec)?;
+                let mut r = run::<i64, _>(&src, cs, &IntScan(op), threads)?;
+                write(&mut r, shape, &strides, dst, exec)?;
             }
             DType::U64 => {
-                let r = run::<u64, _>(&src, cs, &IntScan(op), threads)?;
-                write(&r, shape, &strides, dst, exec)?;
+                let mut r = run::<u64, _>(&src, cs, &IntScan(op), threads)?;
+                write(&mut r, shape, &strides, dst, exec)?;
             }
             other => {
                 return Err(Error::DTypeUnsupported {
@@ -533,7 +625,7 @@ pub fn scan_terms(
 }
 
 fn write<C: Carrier>(
-    res: &[C],
+    res: &mut [C],
     shape: &[usize],
     strides: &[isize],
     dst: &mut ArrayViewMut<'_>,
@@ -544,7 +636,7 @@ fn write<C: Carrier>(
     }
     // NaN results become the positive NaN before they round into `dst`, as
     // reduce's and contract's do (ARCHITECTURE.md §5.1).
-    crate::cast::cast_results_strided(res, shape, strides, dst, exec)
+    crate::cast::cast_owned_results_strided(res, shape, strides, dst, exec)
 }
 
 /// The total of one chunk (terms `t0..t0 + len` of slice `o`): its blocks in
@@ -576,14 +668,71 @@ fn chunk_scan<C: Carrier, M: Monoid<C>>(
     out: &mut [C],
     s: &mut super::source::Scratch<C>,
 ) {
-    let mut r = carry;
+    let mut r = [carry];
     for (b, piece) in out.chunks_mut(BLOCK).enumerate() {
         let x = src.fetch(o, t0 + b * BLOCK, piece.len(), s);
-        for (d, &v) in piece.iter_mut().zip(x) {
-            r = m.op(r, v);
-            *d = r;
+        m.scan_side(&mut r, [x], [piece]);
+    }
+}
+
+/// Whole chunks scanned side by side by [`scan_chunks`]: independent
+/// chains of the scan's operation keep the adder busy where one chain waits
+/// on each result (a scan is otherwise bound by the operation's latency),
+/// and few enough streams that their lines, a chunk apart, share an L1 set
+/// without evicting each other.
+const SIDE: usize = 4;
+
+/// Scan the consecutive chunks of slice `o` that `out` holds (the first at
+/// chunk `c0`; every chunk whole but possibly the last), chunk `i` from
+/// `carries[i]`. Groups of [`SIDE`] whole chunks run side by side, one term
+/// of each in turn; every chunk still combines its carry with its terms left
+/// to right, so the results are [`chunk_scan`]'s.
+fn scan_chunks<C: Carrier, M: Monoid<C>>(
+    src: &Source,
+    m: &M,
+    o: usize,
+    c0: usize,
+    carries: &[C],
+    out: &mut [C],
+    s: &mut [super::source::Scratch<C>; SIDE],
+) {
+    let mut c = 0;
+    let mut rest = out;
+    while !rest.is_empty() {
+        if rest.len() >= SIDE * CHUNK && c + SIDE <= carries.len() {
+            let (group, tail) = rest.split_at_mut(SIDE * CHUNK);
+            let mut r: [C; SIDE] = core::array::from_fn(|k| carries[c + k]);
+            let [o0, o1, o2, o3] = split4(group);
+            let [s0, s1, s2, s3] = &mut *s;
+            for b in 0..CHUNK / BLOCK {
+                let t = |k: usize| (c0 + c + k) * CHUNK + b * BLOCK;
+                let x0 = src.fetch(o, t(0), BLOCK, s0);
+                let x1 = src.fetch(o, t(1), BLOCK, s1);
+                let x2 = src.fetch(o, t(2), BLOCK, s2);
+                let x3 = src.fetch(o, t(3), BLOCK, s3);
+                let range = b * BLOCK..(b + 1) * BLOCK;
+                let (y0, y1) = (&mut o0[range.clone()], &mut o1[range.clone()]);
+                let (y2, y3) = (&mut o2[range.clone()], &mut o3[range]);
+                m.scan_side(&mut r, [x0, x1, x2, x3], [y0, y1, y2, y3]);
+            }
+            rest = tail;
+            c += SIDE;
+        } else {
+            let len = rest.len().min(CHUNK);
+            let (piece, tail) = rest.split_at_mut(len);
+            chunk_scan(src, m, o, (c0 + c) * CHUNK, carries[c], piece, &mut s[0]);
+            rest = tail;
+            c += 1;
         }
     }
+}
+
+/// The four chunks of a group, in order.
+fn split4<C>(group: &mut [C]) -> [&mut [C]; SIDE] {
+    let (a, rest) = group.split_at_mut(CHUNK);
+    let (b, rest) = rest.split_at_mut(CHUNK);
+    let (c, d) = rest.split_at_mut(CHUNK);
+    [a, b, c, d]
 }
 
 fn run<C: Carrier, M: Monoid<C>>(
@@ -610,20 +759,32 @@ fn run<C: Carrier, M: Monoid<C>>(
             None => m.identity(),
         }
     };
+    // One slice, SIDE chunks at a time: their carries (each the previous
+    // one combined with the previous chunk's total, as before), then their
+    // scans side by side.
     let slice = |o: usize,
                  out: &mut [C],
-                 s: &mut super::source::Scratch<C>,
+                 s: &mut [super::source::Scratch<C>; SIDE],
                  ks: &mut super::source::Scratch<C>| {
         let mut cr = start(o, ks);
-        for (c, piece) in out.chunks_mut(CHUNK).enumerate() {
-            chunk_scan(src, m, o, c * CHUNK, cr, piece, s);
-            if (c + 1) * CHUNK < n {
-                cr = m.op(cr, chunk_total(src, m, o, c * CHUNK, piece.len(), s));
+        for (g, group) in out.chunks_mut(SIDE * CHUNK).enumerate() {
+            let c0 = g * SIDE;
+            let mut carries = [m.identity(); SIDE];
+            let count = group.len().div_ceil(CHUNK);
+            for (k, v) in carries[..count].iter_mut().enumerate() {
+                *v = cr;
+                let t0 = (c0 + k) * CHUNK;
+                if t0 + CHUNK < n {
+                    cr = m.op(cr, chunk_total(src, m, o, t0, CHUNK, &mut s[0]));
+                }
             }
+            scan_chunks(src, m, o, c0, &carries[..count], group, s);
         }
     };
+    let scratches =
+        || -> [super::source::Scratch<C>; SIDE] { core::array::from_fn(|_| src.scratch::<C>()) };
     if threads == 1 {
-        let mut s = src.scratch::<C>();
+        let mut s = scratches();
         let mut ks = src.scratch::<C>();
         for (o, row) in res.chunks_mut(n).enumerate() {
             slice(o, row, &mut s, &mut ks);
@@ -635,7 +796,7 @@ fn run<C: Carrier, M: Monoid<C>>(
         res.par_chunks_mut(per * n)
             .enumerate()
             .for_each(|(t, rows)| {
-                let mut s = src.scratch::<C>();
+                let mut s = scratches();
                 let mut ks = src.scratch::<C>();
                 for (i, row) in rows.chunks_mut(n).enumerate() {
                     slice(t * per + i, row, &mut s, &mut ks);
@@ -669,11 +830,13 @@ fn run<C: Carrier, M: Monoid<C>>(
             cr = m.op(cr, total);
         }
         let carries = &carries;
-        row.par_chunks_mut(CHUNK)
+        row.par_chunks_mut(SIDE * CHUNK)
             .enumerate()
-            .for_each(|(c, piece)| {
-                let mut s = src.scratch::<C>();
-                chunk_scan(src, m, o, c * CHUNK, carries[c], piece, &mut s);
+            .for_each(|(g, group)| {
+                let mut s = scratches();
+                let c0 = g * SIDE;
+                let count = group.len().div_ceil(CHUNK);
+                scan_chunks(src, m, o, c0, &carries[c0..c0 + count], group, &mut s);
             });
     }
     Ok(res)
