@@ -128,6 +128,70 @@ fn encoders_and_decoders_round_trip() {
 }
 
 #[test]
+fn bitwise_maps_widen_narrow_and_fill() {
+    let dir = TempDir::new("bytes-logic");
+    let (x, y) = (b"\x0f\xf0\xaa\x55\x00\xff", b"\xff\x0f\x0f\xf0\x12\x34");
+    dir.write("x.npy", &npy_u8(&[6], x));
+    dir.write("y.npy", &npy_u8(&[6], y));
+    type Plain = fn(u8, u8) -> u8;
+    let plain: [(&str, Plain); 4] = [
+        ("bytes_and", |a, b| a & b),
+        ("bytes_or", |a, b| a | b),
+        ("bytes_xor", |a, b| a ^ b),
+        ("bytes_and_not", |a, b| a & !b),
+    ];
+    for (kernel, f) in plain {
+        let run = call(&dir, kernel, "", &["x", "y"], &["z"]);
+        assert_eq!(run.code, Some(0), "{kernel}: {}", run.stderr);
+        let want: Vec<u8> = x.iter().zip(y).map(|(&a, &b)| f(a, b)).collect();
+        assert_eq!(read_npy(&dir.path("out_z.npy")).data, want, "{kernel}");
+    }
+    let run = call(&dir, "bytes_not", "", &["x"], &["y"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let want: Vec<u8> = x.iter().map(|&a| !a).collect();
+    assert_eq!(read_npy(&dir.path("out_y.npy")).data, want);
+    let run = call(&dir, "bytes_fill", r#""byte": 7, "count": 5"#, &[], &["y"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(read_npy(&dir.path("out_y.npy")).data, [7u8; 5]);
+    // Widening then narrowing gives the bytes back; narrowing keeps the
+    // low byte of wider units.
+    for (widen, narrow, descr, w) in [
+        ("widen_u8_u16", "narrow_u16_u8", "<u2", 2usize),
+        ("widen_u8_u32", "narrow_u32_u8", "<u4", 4),
+    ] {
+        let run = call(&dir, widen, "", &["x"], &["y"]);
+        assert_eq!(run.code, Some(0), "{widen}: {}", run.stderr);
+        let wide = read_npy(&dir.path("out_y.npy"));
+        assert_eq!(wide.descr, descr);
+        let want: Vec<u8> = x
+            .iter()
+            .flat_map(|&b| {
+                let mut u = vec![0u8; w];
+                u[0] = b;
+                u
+            })
+            .collect();
+        assert_eq!(wide.data, want, "{widen}");
+        let mut units = wide.data.clone();
+        units[1] = 0x12; // unit 0 gets high bits: its low byte stays
+        dir.write("x2.npy", &npy_bytes(descr, false, &[6], &units, 1));
+        let run = run_call(
+            &dir,
+            &format!(
+                r#"{{"kernel": "{narrow}", "operands": {{"x": {{"npy": "x2.npy"}}}}, "results": {{"y": {{"npy": "out_n.npy"}}}}}}"#
+            ),
+        );
+        assert_eq!(run.code, Some(0), "{narrow}: {}", run.stderr);
+        assert_eq!(read_npy(&dir.path("out_n.npy")).data, x, "{narrow}");
+    }
+    // Unequal lengths are refused without writing.
+    dir.write("y.npy", &npy_u8(&[5], &y[..5]));
+    std::fs::remove_file(dir.path("out_z.npy")).unwrap();
+    call(&dir, "bytes_xor", "", &["x", "y"], &["z"]).assert_refused(1, "6 needed");
+    assert!(!dir.path("out_z.npy").exists());
+}
+
+#[test]
 fn bad_input_is_refused_without_writing() {
     let dir = TempDir::new("bytes-bad");
     dir.write("x.npy", &npy_u8(&[3], b"abz"));

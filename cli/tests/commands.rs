@@ -53,7 +53,7 @@ fn kernels_lists_every_kind() {
             "{name} missing from the bytes family"
         );
     }
-    assert_eq!(byte_kernels.len(), 40);
+    assert_eq!(byte_kernels.len(), 50);
     assert_eq!(
         others,
         [

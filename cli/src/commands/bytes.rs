@@ -4,7 +4,8 @@
 //! string `y`, a needle `needle`), integers as their dtype. Results are `y`
 //! (bytes or values, one-dimensional) or, for a search or a count, `r`: a
 //! 0-d `i64` holding the position or count (−1 for "absent"), or a 0-d
-//! `bool` for a test. Attributes: `byte` and `to` (integers 0–255), `set`
+//! `bool` for a test; the bitwise maps of two byte strings `x` and `y`
+//! write `z`. Attributes: `byte` and `to` (integers 0–255), `set`
 //! (a list of such), `alphabet` (`"standard"` or `"url"`), `pad` (bool,
 //! default true), `sep` (the separator byte of integer fields, default
 //! `,`), `bits` (bit packing), `count` (the values to unpack).
@@ -99,6 +100,16 @@ kernels! {
     ZigzagDecode => "zigzag_decode", ["x"], ["y"], [], "zigzag images (u8..u64) back to signed integers";
     VarintEncode => "varint_encode", ["x"], ["y"], [], "u32 or u64 values as LEB128 varints (u8)";
     VarintDecode => "varint_decode", ["x"], ["y"], [], "LEB128 varints (u8) into y's dtype, u64 unless it names u32";
+    BytesAnd => "bytes_and", ["x", "y"], ["z"], [], "x & y byte by byte (equal lengths)";
+    BytesOr => "bytes_or", ["x", "y"], ["z"], [], "x | y byte by byte (equal lengths)";
+    BytesXor => "bytes_xor", ["x", "y"], ["z"], [], "x ^ y byte by byte (equal lengths)";
+    BytesAndNot => "bytes_and_not", ["x", "y"], ["z"], [], "x & !y byte by byte (equal lengths)";
+    BytesNot => "bytes_not", ["x"], ["y"], [], "!x byte by byte";
+    BytesFill => "bytes_fill", [], ["y"], ["byte", "count"], "count bytes of value byte";
+    WidenU8U16 => "widen_u8_u16", ["x"], ["y"], [], "each byte zero-extended to a u16 (ASCII to UTF-16)";
+    WidenU8U32 => "widen_u8_u32", ["x"], ["y"], [], "each byte zero-extended to a u32 (ASCII to UTF-32)";
+    NarrowU16U8 => "narrow_u16_u8", ["x"], ["y"], [], "each u16 truncated to its low byte (UTF-16 ASCII runs to bytes)";
+    NarrowU32U8 => "narrow_u32_u8", ["x"], ["y"], [], "each u32 truncated to its low byte (UTF-32 ASCII runs to bytes)";
 }
 
 impl BytesKernel {
@@ -436,6 +447,66 @@ pub fn call(
                 let l2 = vector("v", DType::U8, n, &v, results)?;
                 format!("{l1}\n{l2}")
             }
+        }
+        K::BytesAnd | K::BytesOr | K::BytesXor | K::BytesAndNot => {
+            let x = u8s(k, &load("x")?)?;
+            let y = u8s(k, &load("y")?)?;
+            let mut z = vec![0u8; x.len()];
+            match kernel {
+                K::BytesAnd => bytes::and(&x, &y, &mut z, exec),
+                K::BytesOr => bytes::or(&x, &y, &mut z, exec),
+                K::BytesXor => bytes::xor(&x, &y, &mut z, exec),
+                _ => bytes::and_not(&x, &y, &mut z, exec),
+            }
+            .map_err(fail)?;
+            vector("z", DType::U8, z.len(), &z, results)?
+        }
+        K::BytesNot => {
+            let x = u8s(k, &load("x")?)?;
+            let mut y = vec![0u8; x.len()];
+            bytes::not(&x, &mut y, exec).map_err(fail)?;
+            vector("y", DType::U8, y.len(), &y, results)?
+        }
+        K::BytesFill => {
+            let v = byte_attr(k, a, "byte")?;
+            let count = count_attr(k, a, "count", "a count of bytes")?
+                .ok_or_else(|| Failure::usage(format!("kernel `{k}` needs attribute count")))?;
+            let mut y = crate::budget::with_capacity(count, "filled bytes")?;
+            y.resize(count, 0u8);
+            bytes::fill(&mut y, v, exec).map_err(fail)?;
+            vector("y", DType::U8, y.len(), &y, results)?
+        }
+        K::WidenU8U16 | K::WidenU8U32 => {
+            let x = u8s(k, &load("x")?)?;
+            if kernel == K::WidenU8U16 {
+                let mut y = vec![0u16; x.len()];
+                bytes::widen_u8_u16(&x, &mut y, exec).map_err(fail)?;
+                let d = le_bytes(&y, |v| v.to_le_bytes().to_vec());
+                vector("y", DType::U16, y.len(), &d, results)?
+            } else {
+                let mut y = vec![0u32; x.len()];
+                bytes::widen_u8_u32(&x, &mut y, exec).map_err(fail)?;
+                let d = le_bytes(&y, |v| v.to_le_bytes().to_vec());
+                vector("y", DType::U32, y.len(), &d, results)?
+            }
+        }
+        K::NarrowU16U8 | K::NarrowU32U8 => {
+            let x = load("x")?;
+            let mut y;
+            if kernel == K::NarrowU16U8 {
+                let v = values(k, &x, DType::U16, |b| {
+                    u16::from_le_bytes(b.try_into().unwrap())
+                })?;
+                y = vec![0u8; v.len()];
+                bytes::narrow_u16_u8(&v, &mut y, exec).map_err(fail)?;
+            } else {
+                let v = values(k, &x, DType::U32, |b| {
+                    u32::from_le_bytes(b.try_into().unwrap())
+                })?;
+                y = vec![0u8; v.len()];
+                bytes::narrow_u32_u8(&v, &mut y, exec).map_err(fail)?;
+            }
+            vector("y", DType::U8, y.len(), &y, results)?
         }
         K::BitPackU32 | K::BitUnpackU32 => {
             let bits = count_attr(k, a, "bits", "a bit width 0..32")?
