@@ -5,6 +5,7 @@
 //! abort. `what` is formatted only when the reservation fails.
 
 use crate::error::{Error, Result};
+use crate::scratch::Block;
 use std::fmt::Display;
 
 fn refused(what: impl Display, elements: usize) -> Error {
@@ -33,21 +34,21 @@ pub(crate) fn try_zeroed<T: Clone + Default>(n: usize, what: impl Display) -> Re
     try_filled(n, T::default(), what)
 }
 
-/// `n` zeroed 64-byte blocks, from the allocator's zeroed memory (fresh
-/// pages need no writing pass).
-pub(crate) fn try_zeroed_blocks(n: usize, what: impl Display) -> Result<Vec<[u64; 8]>> {
+/// `n` zeroed 64-byte blocks on 64-byte boundaries, from the allocator's
+/// zeroed memory (fresh pages need no writing pass).
+pub(crate) fn try_zeroed_blocks(n: usize, what: impl Display) -> Result<Vec<Block>> {
     if n == 0 {
         return Ok(Vec::new());
     }
-    let layout = std::alloc::Layout::array::<[u64; 8]>(n).map_err(|_| refused(&what, n))?;
+    let layout = std::alloc::Layout::array::<Block>(n).map_err(|_| refused(&what, n))?;
     // SAFETY: the layout's size is not zero (n > 0 blocks of 64 bytes).
-    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut [u64; 8];
+    let p = unsafe { std::alloc::alloc_zeroed(layout) } as *mut Block;
     if p.is_null() {
         return Err(refused(what, n));
     }
     // SAFETY: `p` comes from the global allocator with the layout of `n`
-    // blocks, all initialised to zero bytes, a valid `[u64; 8]`; length and
-    // capacity are both n.
+    // blocks (so aligned for `Block`), all initialised to zero bytes, a
+    // valid `Block`; length and capacity are both n.
     Ok(unsafe { Vec::from_raw_parts(p, n, n) })
 }
 

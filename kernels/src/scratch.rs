@@ -13,9 +13,17 @@ use crate::error::Result;
 /// between runs mean nothing: a run never reads what it did not write.
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
-    /// 64-byte blocks, so every region is aligned for any element.
-    buf: Vec<[u64; 8]>,
+    /// 64-byte blocks on 64-byte boundaries, so every region is aligned for
+    /// any element and a region's wide loads do not straddle lines.
+    buf: Vec<Block>,
 }
+
+/// 64 bytes on a 64-byte boundary: the unit of every scratch, so that
+/// vector loads and stores of a region that starts at a block never
+/// straddle two cache lines (one that does costs two).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub(crate) struct Block(pub(crate) [u64; 8]);
 
 impl Scratch {
     /// An empty scratch (it grows to what the first run needs).
@@ -51,13 +59,13 @@ impl Scratch {
         if blocks > self.buf.len() {
             let more = blocks - self.buf.len();
             crate::alloc::try_reserve(&mut self.buf, more, "scratch (64-byte blocks)")?;
-            self.buf.resize(blocks, [0; 8]);
+            self.buf.resize(blocks, Block::default());
         }
         Ok(())
     }
 
     /// Its 64-byte blocks, initialised.
-    pub(crate) fn blocks_mut(&mut self) -> &mut [[u64; 8]] {
+    pub(crate) fn blocks_mut(&mut self) -> &mut [Block] {
         &mut self.buf
     }
 

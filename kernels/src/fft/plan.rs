@@ -195,8 +195,20 @@ impl<T: FftFloat> FftPlan<T> {
     /// in place, allocating its scratch. Refused ([`Error::Length`]) where
     /// `data` is not whole lines; [`Error::Alloc`] where scratch is short.
     pub fn run(&self, data: &mut [Complex<T>], exec: &Exec) -> Result<()> {
-        let mut scratch = try_zeros::<T>(self.scratch, "scratch")?;
-        self.run_with_scratch(data, &mut scratch, exec)
+        let bytes = self
+            .scratch
+            .saturating_mul(core::mem::size_of::<Complex<T>>());
+        let mut blocks = crate::alloc::try_zeroed_blocks(bytes.div_ceil(64), "fft scratch")?;
+        // SAFETY: the blocks hold `bytes` zeroed bytes at a 64-byte boundary,
+        // which the alignment of Complex<T> (T is f32 or f64) divides; a
+        // zero bit pattern is a valid Complex<T>, and the slice (scratch
+        // points of size_of::<Complex<T>>() bytes) lies inside the blocks,
+        // which it borrows mutably and alone until it is dropped.
+        let scratch = unsafe {
+            core::slice::from_raw_parts_mut(blocks.as_mut_ptr() as *mut Complex<T>, self.scratch)
+        };
+        // The passes that write into scratch then never straddle lines.
+        self.run_with_scratch(data, scratch, exec)
     }
 
     /// [`FftPlan::run`] with the caller's scratch of at least

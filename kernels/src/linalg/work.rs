@@ -19,7 +19,7 @@ use num_complex::Complex;
 use rayon::prelude::*;
 
 /// The unit of a work area: 64 bytes, 64-byte aligned.
-pub(crate) type Block = [u64; 8];
+pub(crate) use crate::scratch::Block;
 
 /// Plain data for which every bit pattern is a value, so that a region of
 /// any bytes may be viewed as a slice of it.
@@ -48,6 +48,9 @@ unsafe impl Plain for u32 {}
 unsafe impl Plain for u8 {}
 // SAFETY: as above.
 unsafe impl Plain for u64 {}
+// SAFETY: eight u64 in a `repr(C)` struct of size 64 and alignment 64 (which
+// divides 64): every bit pattern is valid and there is no padding.
+unsafe impl Plain for Block {}
 // SAFETY: an array of plain elements is plain: no padding between them, the
 // element's alignment, every bit pattern of each element a value.
 unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
@@ -199,7 +202,7 @@ pub(crate) fn for_each_matrix(
     let all = scratch.blocks_mut();
     let all = &mut all[..blocks * tasks];
     if poison {
-        all.fill([u64::MAX; 8]);
+        all.fill(Block([u64::MAX; 8]));
     }
     if tasks == 1 {
         for b in 0..count {
@@ -307,5 +310,5 @@ impl Planned {
 /// debug run's areas are): the unit tests' work areas.
 #[cfg(test)]
 pub(crate) fn test_area(layout: impl FnOnce(&mut Carve<'static>)) -> Vec<Block> {
-    vec![[u64::MAX; 8]; blocks_of(layout)]
+    vec![Block([u64::MAX; 8]); blocks_of(layout)]
 }

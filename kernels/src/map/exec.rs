@@ -402,7 +402,7 @@ pub(crate) fn execute(
     r: &Resolved,
     inputs: &[In<'_, '_>],
     outputs: &mut [ArrayViewMut<'_>],
-    lent: Option<&mut [[u64; 8]]>,
+    lent: Option<&mut [crate::scratch::Block]>,
 ) -> Result<()> {
     let n = r.n;
     if n == 0 {

@@ -394,7 +394,7 @@ pub(crate) fn map_lent(
     program: &Program,
     inputs: &[ArrayView<'_>],
     outputs: &mut [ArrayViewMut<'_>],
-    lent: &mut [[u64; 8]],
+    lent: &mut [crate::scratch::Block],
     tier: crate::Tier,
 ) -> Result<()> {
     let ins: Vec<exec::In<'_, '_>> = inputs.iter().map(exec::In::View).collect();

@@ -612,7 +612,7 @@ fn queued_rotations<T: Field>() {
         let blocks = blocks_of(|c| {
             ops::Rotations::<T::Real>::new(c, 64);
         });
-        let mut area = vec![[0u64; 8]; blocks];
+        let mut area = vec![crate::scratch::Block::default(); blocks];
         let mut q = ops::Rotations::<T::Real>::new(&mut Carve::new(&mut area), 64);
         for &(i, j, c, s) in &rots {
             q.push(isa, &mut queued, rows, (i, j), c, s);
