@@ -100,7 +100,9 @@ pub mod typed;
 pub mod unique;
 
 pub use array::{ArrayView, ArrayViewMut, Element, Layout};
-pub use assembly::{assemble, fold, Pad, PaddedLoad};
+pub use assembly::{
+    assemble, assemble_query, assemble_region_shape, fold, Pad, PaddedLoad, PieceShape,
+};
 pub use attention::{attention, attention_refusal, AttentionPlan, Kv};
 pub use cast::{cast, CastMode};
 pub use contract::{contract, matmul, ContractSpec};

@@ -1,5 +1,5 @@
 //! The refusal and shape queries (`reduce_query`, `scan_query`,
-//! `gather_ranges_shape`) decide exactly what the calls decide: for each
+//! `gather_ranges_shape`, `assemble_query`) decide exactly what the calls decide: for each
 //! case the query's answer is compared with the call's, on real views of
 //! the same shapes and dtypes (the error, or success and the shape the call
 //! wrote into).
@@ -163,4 +163,83 @@ fn gather_ranges_shape_decides_as_gather_ranges() {
             same(&q, &call, &format!("x {xs:?} runs {runs:?} size {size}"));
         }
     }
+}
+
+#[test]
+fn assemble_query_decides_as_assemble() {
+    use tessera::assembly::{assemble, Piece};
+    use tessera::{assemble_query, assemble_region_shape, PieceShape};
+    let dst_shape = [4usize, 6];
+    // Pieces: (start, shape, dtype) — inside, at the edge, past it, of
+    // another rank, of another dtype, empty.
+    let cases: [(&[usize], &[usize], DType); 7] = [
+        (&[0, 0], &[2, 3], DType::F32),
+        (&[2, 3], &[2, 3], DType::F32),
+        (&[3, 3], &[2, 3], DType::F32),
+        (&[0, 5], &[1, 2], DType::F32),
+        (&[0], &[3], DType::F32),
+        (&[1, 1], &[1, 1], DType::I32),
+        (&[4, 6], &[0, 0], DType::F32),
+    ];
+    let fills: [Option<(&[usize], DType)>; 4] = [
+        None,
+        Some((&[], DType::F32)),
+        Some((&[1, 2], DType::F32)),
+        Some((&[1], DType::F64)),
+    ];
+    for fill in fills {
+        for (i, &(start, shape, dtype)) in cases.iter().enumerate() {
+            for with_first in [false, true] {
+                let mut chosen = vec![(start, shape, dtype)];
+                if with_first {
+                    chosen.insert(0, cases[0]);
+                }
+                let shapes: Vec<PieceShape> = chosen
+                    .iter()
+                    .map(|&(start, shape, dtype)| PieceShape {
+                        start,
+                        shape,
+                        dtype,
+                    })
+                    .collect();
+                let q = assemble_query(&dst_shape, DType::F32, fill, &shapes);
+                let datas: Vec<Vec<u8>> = chosen.iter().map(|&(_, s, d)| zeros(d, s)).collect();
+                let pieces: Vec<Piece> = chosen
+                    .iter()
+                    .zip(&datas)
+                    .map(|(&(start, shape, dtype), data)| Piece {
+                        start: start.to_vec(),
+                        x: ArrayView::new(dtype, shape, &c_strides(shape), 0, data).unwrap(),
+                    })
+                    .collect();
+                let fill_data = fill.map(|(s, d)| (s, d, zeros(d, s)));
+                let fill_view = fill_data
+                    .as_ref()
+                    .map(|(s, d, data)| ArrayView::new(*d, s, &c_strides(s), 0, data).unwrap());
+                let mut out = vec![0x5au8; 4 * 6 * 4];
+                let before = out.clone();
+                let mut dst = ArrayViewMut::contiguous(DType::F32, &dst_shape, &mut out).unwrap();
+                let c = assemble(fill_view.as_ref(), &pieces, &mut dst, &Exec::default());
+                same(
+                    &q,
+                    &c,
+                    &format!("case {i}, fill {fill:?}, after a first piece {with_first}"),
+                );
+                if c.is_err() {
+                    assert_eq!(out, before, "a refused assembly wrote");
+                }
+            }
+        }
+    }
+    assert_eq!(assemble_region_shape(&[1, 2], &[4, 2]).unwrap(), vec![3, 0]);
+    assert!(assemble_region_shape(&[1, 2], &[4, 1]).is_err());
+    assert!(assemble_region_shape(&[1], &[4, 1]).is_err());
+}
+
+fn c_strides(shape: &[usize]) -> Vec<isize> {
+    let mut s = vec![1isize; shape.len()];
+    for i in (0..shape.len().saturating_sub(1)).rev() {
+        s[i] = s[i + 1] * shape[i + 1] as isize;
+    }
+    s
 }

@@ -57,35 +57,7 @@ pub fn assemble(
     let shape = dst.shape().to_vec();
     let code = element::fill_code(fill, dtype, "fill")?;
     for (k, p) in pieces.iter().enumerate() {
-        let name = format!("piece {k}");
-        if p.x.dtype() != dtype {
-            return Err(Error::DTypeMismatch {
-                operand: name,
-                expected: dtype,
-                got: p.x.dtype(),
-            });
-        }
-        if p.x.shape().len() != shape.len() || p.start.len() != shape.len() {
-            return Err(Error::Rank {
-                operand: name,
-                shape: p.x.shape().to_vec(),
-                expected: format!(
-                    "{} axes and a start of {} (the destination's rank), start has {}",
-                    shape.len(),
-                    shape.len(),
-                    p.start.len()
-                ),
-            });
-        }
-        for (a, ((&s, &n), &d)) in p.start.iter().zip(p.x.shape()).zip(&shape).enumerate() {
-            if s.checked_add(n).is_none_or(|end| end > d) {
-                return Err(Error::Shape {
-                    operand: format!("{name} (its region along axis {a} starts at {s})"),
-                    shape: p.x.shape().to_vec(),
-                    target: shape.clone(),
-                });
-            }
-        }
+        check_piece(k, &p.start, p.x.shape(), p.x.dtype(), &shape, dtype)?;
     }
     check_destination(dst)?;
     // The fill everywhere, then each piece over it in order: the last piece
@@ -117,6 +89,125 @@ pub fn assemble(
         }
     }
     Ok(())
+}
+
+/// The refusals of piece `k` (its region's start, its shape and dtype)
+/// against a destination of `shape` and `dtype`.
+fn check_piece(
+    k: usize,
+    start: &[usize],
+    piece_shape: &[usize],
+    piece_dtype: crate::DType,
+    shape: &[usize],
+    dtype: crate::DType,
+) -> Result<()> {
+    let name = format!("piece {k}");
+    if piece_dtype != dtype {
+        return Err(Error::DTypeMismatch {
+            operand: name,
+            expected: dtype,
+            got: piece_dtype,
+        });
+    }
+    if piece_shape.len() != shape.len() || start.len() != shape.len() {
+        return Err(Error::Rank {
+            operand: name,
+            shape: piece_shape.to_vec(),
+            expected: format!(
+                "{} axes and a start of {} (the destination's rank), start has {}",
+                shape.len(),
+                shape.len(),
+                start.len()
+            ),
+        });
+    }
+    for (a, ((&s, &n), &d)) in start.iter().zip(piece_shape).zip(shape).enumerate() {
+        if s.checked_add(n).is_none_or(|end| end > d) {
+            return Err(Error::Shape {
+                operand: format!("{name} (its region along axis {a} starts at {s})"),
+                shape: piece_shape.to_vec(),
+                target: shape.to_vec(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A piece of an [`assemble_query`]: where its region starts, and the
+/// piece's shape and dtype (its elements are not needed).
+#[derive(Clone, Copy, Debug)]
+pub struct PieceShape<'a> {
+    /// The index in the destination of the piece's element (0, …, 0).
+    pub start: &'a [usize],
+    /// The piece's shape: its region's extents.
+    pub shape: &'a [usize],
+    /// The piece's dtype.
+    pub dtype: crate::DType,
+}
+
+/// Whether [`assemble`] into a destination of `shape` and `dtype` with
+/// `fill` (its shape and dtype) and `pieces` fits, decided from shapes and
+/// dtypes alone (no data, no work): `Ok` exactly where `assemble` would run,
+/// but for the destination's layout (one that reaches an element twice) and
+/// the tier, which need the view and the `Exec`.
+///
+/// # Errors
+/// As [`assemble`]: a piece of another dtype or rank, a region that leaves
+/// the destination, a fill of another dtype or of more or fewer than one
+/// element.
+pub fn assemble_query(
+    shape: &[usize],
+    dtype: crate::DType,
+    fill: Option<(&[usize], crate::DType)>,
+    pieces: &[PieceShape<'_>],
+) -> Result<()> {
+    if let Some((fs, fd)) = fill {
+        if fd != dtype {
+            return Err(Error::DTypeMismatch {
+                operand: "fill".into(),
+                expected: dtype,
+                got: fd,
+            });
+        }
+        if crate::array::element_count(fs) != Some(1) {
+            return Err(Error::Shape {
+                operand: "fill".into(),
+                shape: fs.to_vec(),
+                target: Vec::new(),
+            });
+        }
+    }
+    for (k, p) in pieces.iter().enumerate() {
+        check_piece(k, p.start, p.shape, p.dtype, shape, dtype)?;
+    }
+    Ok(())
+}
+
+/// The shape of the piece that fills the region `start .. end` (each axis
+/// `end − start`): what a piece of [`assemble`] for that region must have.
+///
+/// # Errors
+/// [`Error::Rank`] where `start` and `end` differ in length;
+/// [`Error::Shape`] where an end lies before its start.
+pub fn assemble_region_shape(start: &[usize], end: &[usize]) -> Result<Vec<usize>> {
+    if start.len() != end.len() {
+        return Err(Error::Rank {
+            operand: "end".into(),
+            shape: end.to_vec(),
+            expected: format!("{} axes (the start's)", start.len()),
+        });
+    }
+    start
+        .iter()
+        .zip(end)
+        .map(|(&s, &e)| {
+            e.checked_sub(s).ok_or_else(|| Error::Shape {
+                operand: "end (it lies before the start)".into(),
+                shape: end.to_vec(),
+                target: start.to_vec(),
+            })
+        })
+        .collect()
 }
 
 /// Repeat `pattern` across `dst`: the element of `dst` at index i is the
