@@ -187,8 +187,8 @@ const ZEN4_NARROW: &[Engine] = &[Engine::Reduce];
 /// scan of 65536 f32 43 µs on avx2 against 48 µs on avx512, 8–10% in every
 /// run, where its result's copy and chunk totals are L2-bound). Its
 /// lane-order reductions, elementwise kinds, casts, map, contraction and
-/// FFT ran as fast or faster on the AVX-512 tier (a plain f32 add 12%
-/// slower there, exp and sin 20–37% faster: one choice per engine).
+/// FFT ran as fast or faster on the AVX-512 tier (a plain f32 add 10–14%
+/// slower there, exp and sin 24–59% faster: one choice per engine).
 const XEON_A7_NARROW: &[Engine] = &[Engine::Scan];
 
 /// This CPU's vendor, family and model, read once from CPUID.

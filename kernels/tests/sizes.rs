@@ -212,16 +212,17 @@ fn model_tree<T: Copy>(v: &[T], op: &impl Fn(T, T) -> T) -> Option<T> {
     }
 }
 
-/// One block of f32 terms in lane order: lane j mod 16 from +0, the fold
+/// One block of terms (f32 or f64) in lane order: lane j mod 16 from +0, the fold
 /// 8, 4, 2, 1.
-fn model_block(x: &[f32]) -> f32 {
-    let mut l = [0f32; 16];
+fn model_block<T: Copy + Default + core::ops::AddAssign>(x: &[T]) -> T {
+    let mut l = [T::default(); 16];
     for (j, &v) in x.iter().enumerate() {
         l[j % 16] += v;
     }
     for w in [8, 4, 2, 1] {
         for i in 0..w {
-            l[i] += l[i + w];
+            let r = l[i + w];
+            l[i] += r;
         }
     }
     l[0]
@@ -229,7 +230,7 @@ fn model_block(x: &[f32]) -> f32 {
 
 /// A Sum of f32 terms in lane order, by the models.
 fn model_sum(x: &[f32]) -> f32 {
-    let blocks: Vec<f32> = x.chunks(1024).map(model_block).collect();
+    let blocks: Vec<f32> = x.chunks(1024).map(model_block::<f32>).collect();
     model_tree(&blocks, &|a, b| a + b).unwrap_or(0.0)
 }
 
@@ -263,20 +264,6 @@ fn the_streamed_block_tree_has_the_bits_of_its_definition() {
     }
     assert_eq!(combine_blocks::<f32>(&[]), 0.0);
     assert_eq!(combine_block_products::<f64>(&[]), 1.0);
-}
-
-/// One block of f64 terms in lane order (as [`model_block`]).
-fn model_block_f64(x: &[f64]) -> f64 {
-    let mut l = [0f64; 16];
-    for (j, &v) in x.iter().enumerate() {
-        l[j % 16] += v;
-    }
-    for w in [8, 4, 2, 1] {
-        for i in 0..w {
-            l[i] += l[i + w];
-        }
-    }
-    l[0]
 }
 
 /// The Sum of every term of `x`, through `tessera::reduce`.
@@ -321,7 +308,7 @@ fn block_sums_have_their_bits_wherever_the_slice_starts() {
             let blocks: Vec<f32> = x.chunks(1024).map(model_block).collect();
             let want = model_tree(&blocks, &|a, b| a + b).unwrap();
             let y = &v64[off..off + n];
-            let blocks: Vec<f64> = y.chunks(1024).map(model_block_f64).collect();
+            let blocks: Vec<f64> = y.chunks(1024).map(model_block).collect();
             let want64 = model_tree(&blocks, &|a, b| a + b).unwrap();
             for tier in available_tiers() {
                 let got = sum_on(x, Exec::on(tier));
