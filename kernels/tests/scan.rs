@@ -551,6 +551,25 @@ fn nan_results_into_a_nan_free_format_are_the_same_on_every_tier() {
                 for (i, &b) in d.iter().enumerate().skip(first_nan) {
                     assert_eq!(b, 0x20, "case {case} {op:?} on {t:?}, element {i}: {x:?}");
                 }
+                // Into f32 (the carrier, written in place without a buffer):
+                // the positive quiet NaN's bits exactly.
+                let mut f = vec![0f32; n];
+                tessera::scan(
+                    op,
+                    0,
+                    &xv,
+                    None,
+                    &mut tessera::ArrayViewMut::from_slice(&mut f, &[n]).unwrap(),
+                    &tessera::Exec::on(t),
+                )
+                .unwrap();
+                for (i, v) in f.iter().enumerate().skip(first_nan) {
+                    assert_eq!(
+                        v.to_bits(),
+                        0x7fc0_0000,
+                        "case {case} {op:?} on {t:?}, element {i}"
+                    );
+                }
             }
         }
     }

@@ -589,28 +589,46 @@ pub fn scan_terms(
         }
         match c {
             DType::F32 => {
-                let mut r = run::<f32, _>(&src, cs, &FloatScan(op, tier), threads)?;
-                write(&mut r, shape, &strides, dst, exec)?;
+                let m = FloatScan(op, tier);
+                if !run_direct::<f32, _>(&src, cs, &m, threads, dst, axis)? {
+                    let mut r = run::<f32, _>(&src, cs, &m, threads)?;
+                    write(&mut r, shape, &strides, dst, exec)?;
+                }
             }
             DType::F64 => {
-                let mut r = run::<f64, _>(&src, cs, &FloatScan(op, tier), threads)?;
-                write(&mut r, shape, &strides, dst, exec)?;
+                let m = FloatScan(op, tier);
+                if !run_direct::<f64, _>(&src, cs, &m, threads, dst, axis)? {
+                    let mut r = run::<f64, _>(&src, cs, &m, threads)?;
+                    write(&mut r, shape, &strides, dst, exec)?;
+                }
             }
             DType::C64 => {
-                let mut r = run::<Complex<f32>, _>(&src, cs, &ComplexScan(op), threads)?;
-                write(&mut r, shape, &strides, dst, exec)?;
+                let m = ComplexScan(op);
+                if !run_direct::<Complex<f32>, _>(&src, cs, &m, threads, dst, axis)? {
+                    let mut r = run::<Complex<f32>, _>(&src, cs, &m, threads)?;
+                    write(&mut r, shape, &strides, dst, exec)?;
+                }
             }
             DType::C128 => {
-                let mut r = run::<Complex<f64>, _>(&src, cs, &ComplexScan(op), threads)?;
-                write(&mut r, shape, &strides, dst, exec)?;
+                let m = ComplexScan(op);
+                if !run_direct::<Complex<f64>, _>(&src, cs, &m, threads, dst, axis)? {
+                    let mut r = run::<Complex<f64>, _>(&src, cs, &m, threads)?;
+                    write(&mut r, shape, &strides, dst, exec)?;
+                }
             }
             DType::I64 => {
-                let mut r = run::<i64, _>(&src, cs, &IntScan(op), threads)?;
-                write(&mut r, shape, &strides, dst, exec)?;
+                let m = IntScan(op);
+                if !run_direct::<i64, _>(&src, cs, &m, threads, dst, axis)? {
+                    let mut r = run::<i64, _>(&src, cs, &m, threads)?;
+                    write(&mut r, shape, &strides, dst, exec)?;
+                }
             }
             DType::U64 => {
-                let mut r = run::<u64, _>(&src, cs, &IntScan(op), threads)?;
-                write(&mut r, shape, &strides, dst, exec)?;
+                let m = IntScan(op);
+                if !run_direct::<u64, _>(&src, cs, &m, threads, dst, axis)? {
+                    let mut r = run::<u64, _>(&src, cs, &m, threads)?;
+                    write(&mut r, shape, &strides, dst, exec)?;
+                }
             }
             other => {
                 return Err(Error::DTypeUnsupported {
@@ -741,12 +759,26 @@ fn run<C: Carrier, M: Monoid<C>>(
     m: &M,
     threads: usize,
 ) -> Result<Vec<C>> {
-    let (outs, n) = (src.outputs, src.n);
     // One carrier value per destination element (outs · n is the
     // destination's element count, checked).
-    let mut res = try_filled(outs * n, m.identity(), "scan results")?;
+    let mut res = try_filled(src.outputs * src.n, m.identity(), "scan results")?;
+    run_into(src, carry, m, threads, &mut res)?;
+    Ok(res)
+}
+
+/// [`run`] into `res` (slice after slice, `outputs · n` elements; every
+/// element is written, whatever it held). Fails ([`Error::Alloc`]) only
+/// before its first write.
+fn run_into<C: Carrier, M: Monoid<C>>(
+    src: &Source,
+    carry: Option<&Source>,
+    m: &M,
+    threads: usize,
+    res: &mut [C],
+) -> Result<()> {
+    let (outs, n) = (src.outputs, src.n);
     if res.is_empty() {
-        return Ok(res);
+        return Ok(());
     }
     let threads = if outs * n < PARALLEL_MIN {
         1
@@ -789,7 +821,7 @@ fn run<C: Carrier, M: Monoid<C>>(
         for (o, row) in res.chunks_mut(n).enumerate() {
             slice(o, row, &mut s, &mut ks);
         }
-        return Ok(res);
+        return Ok(());
     }
     if outs >= threads || n <= CHUNK {
         let per = outs.div_ceil(threads);
@@ -802,7 +834,7 @@ fn run<C: Carrier, M: Monoid<C>>(
                     slice(t * per + i, row, &mut s, &mut ks);
                 }
             });
-        return Ok(res);
+        return Ok(());
     }
     // Few long slices: chunk totals in parallel, carries in order, then the
     // chunks' scans in parallel (one carry per chunk of 4096 destination
@@ -839,7 +871,51 @@ fn run<C: Carrier, M: Monoid<C>>(
                 scan_chunks(src, m, o, c0, &carries[c0..c0 + count], group, &mut s);
             });
     }
-    Ok(res)
+    Ok(())
+}
+
+/// [`run_into`] straight into `dst` where it holds the carrier's dtype,
+/// C-contiguous with the scan's axis last, so that its elements are the
+/// result buffer's order: no buffer of the destination's size, no cast
+/// pass. NaN results then become the positive quiet NaN in place, as the
+/// cast into a destination makes them. Returns whether it ran (false: the
+/// caller takes the buffered path).
+fn run_direct<C: Carrier, M: Monoid<C>>(
+    src: &Source,
+    carry: Option<&Source>,
+    m: &M,
+    threads: usize,
+    dst: &mut ArrayViewMut<'_>,
+    axis: usize,
+) -> Result<bool> {
+    let shape = dst.shape().to_vec();
+    if dst.dtype() != C::DTYPE
+        || axis + 1 != shape.len()
+        || dst.strides() != c_strides(&shape).as_slice()
+    {
+        return Ok(false);
+    }
+    let Some(count) = crate::array::element_count(&shape) else {
+        return Ok(false);
+    };
+    let size = core::mem::size_of::<C>();
+    let start = dst.layout().offset.saturating_mul(size);
+    let end = count.saturating_mul(size).saturating_add(start);
+    let Some(region) = dst.data_mut().get_mut(start..end) else {
+        return Ok(false);
+    };
+    // SAFETY: the carriers (f32, f64, their complex pairs, i64, u64) take
+    // every bit pattern, so any bytes read as them are values; `align_to_mut`
+    // hands out only the whole, aligned elements of the region.
+    let (head, res, _) = unsafe { region.align_to_mut::<C>() };
+    if !head.is_empty() || res.len() != count {
+        return Ok(false);
+    }
+    run_into(src, carry, m, threads, res)?;
+    if matches!(C::DTYPE, DType::F32 | DType::F64 | DType::C64 | DType::C128) {
+        crate::cast::positive_nans(crate::array::as_bytes_mut(res), C::DTYPE);
+    }
+    Ok(true)
 }
 
 /// A carrier whose terms an ArgMax/ArgMin scan ranks.
