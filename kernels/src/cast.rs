@@ -180,19 +180,10 @@ pub(crate) fn cast_results_strided<T: Element>(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    let width = match T::DTYPE {
-        DType::F32 | DType::C64 => 4,
-        DType::F64 | DType::C128 => 8,
-        _ => 0,
-    };
-    let canonical: Option<Vec<u8>> = (width > 0).then(|| {
-        let mut bytes = crate::array::as_bytes(res).to_vec();
-        positive_nans(&mut bytes, T::DTYPE);
-        bytes
-    });
-    let view = match &canonical {
-        Some(bytes) => ArrayView::new(T::DTYPE, shape, strides, 0, bytes)?,
-        None => ArrayView::from_slice_strided(res, shape, strides, 0)?,
-    };
+    if matches!(T::DTYPE, DType::F32 | DType::C64 | DType::F64 | DType::C128) {
+        // The caller keeps its results: canonicalise a copy.
+        return cast_owned_results_strided(&mut res.to_vec(), shape, strides, dst, exec);
+    }
+    let view = ArrayView::from_slice_strided(res, shape, strides, 0)?;
     cast(CastMode::Default, &view, dst, exec)
 }

@@ -4,12 +4,14 @@
 //! layouts; a carried scan continues a whole one; refusals write nothing.
 
 use tessera::tier::Par;
-use tessera::{available_tiers, reduce, scan, ArrayView, ArrayViewMut, Exec, ReduceOp, ScanOp};
+use tessera::{reduce, scan, ArrayView, ArrayViewMut, Exec, ReduceOp, ScanOp};
 use tessera_testkit::rng::Rng;
+
+mod common;
 
 fn execs() -> Vec<Exec> {
     let mut v = Vec::new();
-    for t in available_tiers() {
+    for t in common::tiers() {
         for th in [1, 2, 7] {
             v.push(Exec::on(t).threads(th));
         }
@@ -535,7 +537,7 @@ fn nan_results_into_a_nan_free_format_are_the_same_on_every_tier() {
             .collect();
         let first_nan = x.iter().position(|v| v.is_nan()).unwrap_or(n);
         let xv = tessera::ArrayView::from_slice(&x, &[n]).unwrap();
-        for t in tessera::available_tiers() {
+        for t in common::tiers() {
             for op in [ScanOp::Sum, ScanOp::Prod] {
                 let mut d = vec![0xffu8; n];
                 tessera::scan(

@@ -17,17 +17,19 @@ use tessera::map::{MapPlan, Program};
 use tessera::reduce::lanes::{combine_block_products, combine_blocks};
 use tessera::reduce::{scan_terms, ScanOp, Terms};
 use tessera::{
-    available_tiers, cast, elementwise, fill, formats, map, poly, quant, reduce, reduce_terms,
-    scan, typed, ArrayView, ArrayViewMut, CastMode, DType, Error, Exec, Format, Kind, ReduceOp,
+    cast, elementwise, fill, formats, map, poly, quant, reduce, reduce_terms, scan, typed,
+    ArrayView, ArrayViewMut, CastMode, DType, Error, Exec, Format, Kind, ReduceOp,
 };
 use tessera_testkit::rng::{seed, Rng};
+
+mod common;
 
 const SENTINEL: f32 = -7.25;
 
 /// The execs every identity below runs on: each tier, 1, 2 and 7 threads.
 fn execs() -> Vec<Exec> {
     let mut v = Vec::new();
-    for tier in available_tiers() {
+    for tier in common::tiers() {
         for threads in [1, 2, 7] {
             v.push(Exec::on(tier).threads(threads));
         }
@@ -310,7 +312,7 @@ fn block_sums_have_their_bits_wherever_the_slice_starts() {
             let y = &v64[off..off + n];
             let blocks: Vec<f64> = y.chunks(1024).map(model_block).collect();
             let want64 = model_tree(&blocks, &|a, b| a + b).unwrap();
-            for tier in available_tiers() {
+            for tier in common::tiers() {
                 let got = sum_on(x, Exec::on(tier));
                 let say = |t| format!("{t}, {n} terms from element {off}, {tier:?}");
                 assert_eq!(got.to_bits(), want.to_bits(), "{}", say("f32"));
