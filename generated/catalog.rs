@@ -1163,6 +1163,60 @@ pub enum Kind {
     FastSigmoid,
     /// `fast_pow`: a^b within 3.5 ulp, with pow's special cases.
     FastPow,
+    /// `fast_exp2`: 2^a within 3.5 ulp; runs exp2's 1-ulp kernels (no faster form
+    /// has measured ahead), so it gives exp2's bits.
+    FastExp2,
+    /// `fast_expm1`: E^a - 1 within 3.5 ulp; runs expm1's 1-ulp kernels (no faster
+    /// form has measured ahead), so it gives expm1's bits.
+    FastExpm1,
+    /// `fast_log2`: The base-2 logarithm within 3.5 ulp; runs log2's 1-ulp kernels
+    /// (no faster form has measured ahead), so it gives log2's bits.
+    FastLog2,
+    /// `fast_log10`: The base-10 logarithm within 3.5 ulp; runs log10's 1-ulp
+    /// kernels (no faster form has measured ahead), so it gives log10's bits.
+    FastLog10,
+    /// `fast_log1p`: Ln(1 + a) within 3.5 ulp; runs log1p's 1-ulp kernels (no
+    /// faster form has measured ahead), so it gives log1p's bits.
+    FastLog1p,
+    /// `fast_cbrt`: The cube root within 3.5 ulp; runs cbrt's 1-ulp kernels (no
+    /// faster form has measured ahead), so it gives cbrt's bits.
+    FastCbrt,
+    /// `fast_tan`: The tangent within 3.5 ulp; runs tan's 1-ulp kernels (no faster
+    /// form has measured ahead), so it gives tan's bits.
+    FastTan,
+    /// `fast_asin`: The arcsine within 3.5 ulp; runs asin's 1-ulp kernels (no
+    /// faster form has measured ahead), so it gives asin's bits.
+    FastAsin,
+    /// `fast_acos`: The arccosine within 3.5 ulp; runs acos's 1-ulp kernels (no
+    /// faster form has measured ahead), so it gives acos's bits.
+    FastAcos,
+    /// `fast_atan`: The arctangent within 3.5 ulp; runs atan's 1-ulp kernels (no
+    /// faster form has measured ahead), so it gives atan's bits.
+    FastAtan,
+    /// `fast_sinh`: The hyperbolic sine within 3.5 ulp; runs sinh's 1-ulp kernels
+    /// (no faster form has measured ahead), so it gives sinh's bits.
+    FastSinh,
+    /// `fast_cosh`: The hyperbolic cosine within 3.5 ulp; runs cosh's 1-ulp kernels
+    /// (no faster form has measured ahead), so it gives cosh's bits.
+    FastCosh,
+    /// `fast_asinh`: The inverse hyperbolic sine within 3.5 ulp; runs asinh's 1-ulp
+    /// kernels (no faster form has measured ahead), so it gives asinh's bits.
+    FastAsinh,
+    /// `fast_acosh`: The inverse hyperbolic cosine within 3.5 ulp; runs acosh's
+    /// 1-ulp kernels (no faster form has measured ahead), so it gives acosh's bits.
+    FastAcosh,
+    /// `fast_atanh`: The inverse hyperbolic tangent within 3.5 ulp; runs atanh's
+    /// 1-ulp kernels (no faster form has measured ahead), so it gives atanh's bits.
+    FastAtanh,
+    /// `fast_erf`: The error function within 3.5 ulp; runs erf's 1-ulp kernels (no
+    /// faster form has measured ahead), so it gives erf's bits.
+    FastErf,
+    /// `fast_atan2`: Atan2(a, b) within 3.5 ulp; runs atan2's 1-ulp kernels (no
+    /// faster form has measured ahead), so it gives atan2's bits.
+    FastAtan2,
+    /// `fast_hypot`: Sqrt(a^2 + b^2) without overflow within 3.5 ulp; runs hypot's
+    /// 1-ulp kernels (no faster form has measured ahead), so it gives hypot's bits.
+    FastHypot,
     /// `add3`: (a + b) + c, left to right in the carrier, rounded once into the
     /// dtype. Integers wrap.
     Add3,
@@ -1197,7 +1251,7 @@ pub enum Kind {
 }
 
 /// The metadata of every kind, in `Kind` order.
-pub static KIND_INFO: [KindInfo; 94] = [
+pub static KIND_INFO: [KindInfo; 112] = [
     KindInfo {
         name: "add",
         arity: 2,
@@ -2039,6 +2093,186 @@ pub static KIND_INFO: [KindInfo; 94] = [
         doc: "a^b within 3.5 ulp, with pow's special cases.",
     },
     KindInfo {
+        name: "fast_exp2",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["0", "1"], &["1", "2"], &["2", "4"], &["-1", "0.5"], &["-inf", "0"], &["inf", "inf"], &["nan", "nan"]],
+        doc: "2^a within 3.5 ulp; runs exp2's 1-ulp kernels (no faster form has measured ahead), so it gives exp2's bits.",
+    },
+    KindInfo {
+        name: "fast_expm1",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["0", "0"], &["-0", "-0"], &["-inf", "-1"], &["inf", "inf"], &["nan", "nan"]],
+        doc: "E^a - 1 within 3.5 ulp; runs expm1's 1-ulp kernels (no faster form has measured ahead), so it gives expm1's bits.",
+    },
+    KindInfo {
+        name: "fast_log2",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["1", "0"], &["2", "1"], &["4", "2"], &["0.5", "-1"], &["0", "-inf"], &["-1", "nan"], &["inf", "inf"]],
+        doc: "The base-2 logarithm within 3.5 ulp; runs log2's 1-ulp kernels (no faster form has measured ahead), so it gives log2's bits.",
+    },
+    KindInfo {
+        name: "fast_log10",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["1", "0"], &["0", "-inf"], &["-1", "nan"], &["inf", "inf"]],
+        doc: "The base-10 logarithm within 3.5 ulp; runs log10's 1-ulp kernels (no faster form has measured ahead), so it gives log10's bits.",
+    },
+    KindInfo {
+        name: "fast_log1p",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["0", "0"], &["-0", "-0"], &["-1", "-inf"], &["-2", "nan"], &["inf", "inf"]],
+        doc: "Ln(1 + a) within 3.5 ulp; runs log1p's 1-ulp kernels (no faster form has measured ahead), so it gives log1p's bits.",
+    },
+    KindInfo {
+        name: "fast_cbrt",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["8", "2"], &["-8", "-2"], &["0", "0"], &["-0", "-0"], &["inf", "inf"]],
+        doc: "The cube root within 3.5 ulp; runs cbrt's 1-ulp kernels (no faster form has measured ahead), so it gives cbrt's bits.",
+    },
+    KindInfo {
+        name: "fast_tan",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["0", "0"], &["-0", "-0"], &["inf", "nan"], &["nan", "nan"]],
+        doc: "The tangent within 3.5 ulp; runs tan's 1-ulp kernels (no faster form has measured ahead), so it gives tan's bits.",
+    },
+    KindInfo {
+        name: "fast_asin",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["0", "0"], &["-0", "-0"], &["2", "nan"], &["-2", "nan"]],
+        doc: "The arcsine within 3.5 ulp; runs asin's 1-ulp kernels (no faster form has measured ahead), so it gives asin's bits.",
+    },
+    KindInfo {
+        name: "fast_acos",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["1", "0"], &["2", "nan"], &["-2", "nan"]],
+        doc: "The arccosine within 3.5 ulp; runs acos's 1-ulp kernels (no faster form has measured ahead), so it gives acos's bits.",
+    },
+    KindInfo {
+        name: "fast_atan",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["0", "0"], &["-0", "-0"], &["nan", "nan"]],
+        doc: "The arctangent within 3.5 ulp; runs atan's 1-ulp kernels (no faster form has measured ahead), so it gives atan's bits.",
+    },
+    KindInfo {
+        name: "fast_sinh",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["0", "0"], &["-0", "-0"], &["inf", "inf"], &["-inf", "-inf"]],
+        doc: "The hyperbolic sine within 3.5 ulp; runs sinh's 1-ulp kernels (no faster form has measured ahead), so it gives sinh's bits.",
+    },
+    KindInfo {
+        name: "fast_cosh",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["0", "1"], &["-0", "1"], &["inf", "inf"], &["-inf", "inf"]],
+        doc: "The hyperbolic cosine within 3.5 ulp; runs cosh's 1-ulp kernels (no faster form has measured ahead), so it gives cosh's bits.",
+    },
+    KindInfo {
+        name: "fast_asinh",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["0", "0"], &["-0", "-0"], &["inf", "inf"], &["-inf", "-inf"]],
+        doc: "The inverse hyperbolic sine within 3.5 ulp; runs asinh's 1-ulp kernels (no faster form has measured ahead), so it gives asinh's bits.",
+    },
+    KindInfo {
+        name: "fast_acosh",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["1", "0"], &["0.5", "nan"], &["inf", "inf"]],
+        doc: "The inverse hyperbolic cosine within 3.5 ulp; runs acosh's 1-ulp kernels (no faster form has measured ahead), so it gives acosh's bits.",
+    },
+    KindInfo {
+        name: "fast_atanh",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["0", "0"], &["-0", "-0"], &["1", "inf"], &["-1", "-inf"], &["2", "nan"]],
+        doc: "The inverse hyperbolic tangent within 3.5 ulp; runs atanh's 1-ulp kernels (no faster form has measured ahead), so it gives atanh's bits.",
+    },
+    KindInfo {
+        name: "fast_erf",
+        arity: 1,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["0", "0"], &["-0", "-0"], &["inf", "1"], &["-inf", "-1"]],
+        doc: "The error function within 3.5 ulp; runs erf's 1-ulp kernels (no faster form has measured ahead), so it gives erf's bits.",
+    },
+    KindInfo {
+        name: "fast_atan2",
+        arity: 2,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["0", "1", "0"], &["-0", "1", "-0"], &["nan", "1", "nan"], &["1", "nan", "nan"]],
+        doc: "Atan2(a, b) within 3.5 ulp; runs atan2's 1-ulp kernels (no faster form has measured ahead), so it gives atan2's bits.",
+    },
+    KindInfo {
+        name: "fast_hypot",
+        arity: 2,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Ulp35,
+        specials: &[&["3", "4", "5"], &["inf", "nan", "inf"], &["nan", "inf", "inf"], &["0", "-0", "0"]],
+        doc: "Sqrt(a^2 + b^2) without overflow within 3.5 ulp; runs hypot's 1-ulp kernels (no faster form has measured ahead), so it gives hypot's bits.",
+    },
+    KindInfo {
         name: "add3",
         arity: 3,
         accepts: &[Class::Int, Class::Uint, Class::Float, Class::Complex],
@@ -2142,7 +2376,7 @@ pub static KIND_INFO: [KindInfo; 94] = [
 
 impl Kind {
     /// Every kind, in spec order.
-    pub const ALL: [Kind; 94] = [
+    pub const ALL: [Kind; 112] = [
         Kind::Add,
         Kind::Sub,
         Kind::Mul,
@@ -2227,6 +2461,24 @@ impl Kind {
         Kind::FastTanh,
         Kind::FastSigmoid,
         Kind::FastPow,
+        Kind::FastExp2,
+        Kind::FastExpm1,
+        Kind::FastLog2,
+        Kind::FastLog10,
+        Kind::FastLog1p,
+        Kind::FastCbrt,
+        Kind::FastTan,
+        Kind::FastAsin,
+        Kind::FastAcos,
+        Kind::FastAtan,
+        Kind::FastSinh,
+        Kind::FastCosh,
+        Kind::FastAsinh,
+        Kind::FastAcosh,
+        Kind::FastAtanh,
+        Kind::FastErf,
+        Kind::FastAtan2,
+        Kind::FastHypot,
         Kind::Add3,
         Kind::Mul3,
         Kind::Axpy,
@@ -2333,6 +2585,24 @@ impl Kind {
             "fast_tanh" => Some(Kind::FastTanh),
             "fast_sigmoid" => Some(Kind::FastSigmoid),
             "fast_pow" => Some(Kind::FastPow),
+            "fast_exp2" => Some(Kind::FastExp2),
+            "fast_expm1" => Some(Kind::FastExpm1),
+            "fast_log2" => Some(Kind::FastLog2),
+            "fast_log10" => Some(Kind::FastLog10),
+            "fast_log1p" => Some(Kind::FastLog1p),
+            "fast_cbrt" => Some(Kind::FastCbrt),
+            "fast_tan" => Some(Kind::FastTan),
+            "fast_asin" => Some(Kind::FastAsin),
+            "fast_acos" => Some(Kind::FastAcos),
+            "fast_atan" => Some(Kind::FastAtan),
+            "fast_sinh" => Some(Kind::FastSinh),
+            "fast_cosh" => Some(Kind::FastCosh),
+            "fast_asinh" => Some(Kind::FastAsinh),
+            "fast_acosh" => Some(Kind::FastAcosh),
+            "fast_atanh" => Some(Kind::FastAtanh),
+            "fast_erf" => Some(Kind::FastErf),
+            "fast_atan2" => Some(Kind::FastAtan2),
+            "fast_hypot" => Some(Kind::FastHypot),
             "add3" => Some(Kind::Add3),
             "mul3" => Some(Kind::Mul3),
             "axpy" => Some(Kind::Axpy),
@@ -2434,6 +2704,24 @@ impl Kind {
             Kind::FastTanh => Operation::FastTanh,
             Kind::FastSigmoid => Operation::FastSigmoid,
             Kind::FastPow => Operation::FastPow,
+            Kind::FastExp2 => Operation::Exp2,
+            Kind::FastExpm1 => Operation::Expm1,
+            Kind::FastLog2 => Operation::Log2,
+            Kind::FastLog10 => Operation::Log10,
+            Kind::FastLog1p => Operation::Log1p,
+            Kind::FastCbrt => Operation::Cbrt,
+            Kind::FastTan => Operation::Tan,
+            Kind::FastAsin => Operation::Asin,
+            Kind::FastAcos => Operation::Acos,
+            Kind::FastAtan => Operation::Atan,
+            Kind::FastSinh => Operation::Sinh,
+            Kind::FastCosh => Operation::Cosh,
+            Kind::FastAsinh => Operation::Asinh,
+            Kind::FastAcosh => Operation::Acosh,
+            Kind::FastAtanh => Operation::Atanh,
+            Kind::FastErf => Operation::Erf,
+            Kind::FastAtan2 => Operation::Atan2,
+            Kind::FastHypot => Operation::Hypot,
             Kind::Add3 => Operation::Add3,
             Kind::Mul3 => Operation::Mul3,
             Kind::Axpy => Operation::Axpy,
@@ -2446,7 +2734,8 @@ impl Kind {
             Kind::PairLo => Operation::PairLo,
         }
     }
-    /// The kind that an operation of the runtime computes (each computes one).
+    /// The kind that an operation of the runtime computes (each computes one; an
+    /// alias, which runs another kind's kernels, is never the answer).
     pub const fn from_operation(op: Operation) -> Kind {
         match op {
             Operation::Add => Kind::Add,
@@ -2543,6 +2832,32 @@ impl Kind {
             Operation::PairFrom => Kind::PairFrom,
             Operation::PairHi => Kind::PairHi,
             Operation::PairLo => Kind::PairLo,
+        }
+    }
+    /// The kind whose kernels compute this one: itself, or for an alias (`alias` in
+    /// `spec/kinds.toml`) the kind it aliases, whose kernels, bits and specials it
+    /// shares under its own stated accuracy.
+    pub const fn implementation(self) -> Kind {
+        match self {
+            Kind::FastExp2 => Kind::Exp2,
+            Kind::FastExpm1 => Kind::Expm1,
+            Kind::FastLog2 => Kind::Log2,
+            Kind::FastLog10 => Kind::Log10,
+            Kind::FastLog1p => Kind::Log1p,
+            Kind::FastCbrt => Kind::Cbrt,
+            Kind::FastTan => Kind::Tan,
+            Kind::FastAsin => Kind::Asin,
+            Kind::FastAcos => Kind::Acos,
+            Kind::FastAtan => Kind::Atan,
+            Kind::FastSinh => Kind::Sinh,
+            Kind::FastCosh => Kind::Cosh,
+            Kind::FastAsinh => Kind::Asinh,
+            Kind::FastAcosh => Kind::Acosh,
+            Kind::FastAtanh => Kind::Atanh,
+            Kind::FastErf => Kind::Erf,
+            Kind::FastAtan2 => Kind::Atan2,
+            Kind::FastHypot => Kind::Hypot,
+            _ => self,
         }
     }
 }

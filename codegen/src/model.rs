@@ -71,16 +71,25 @@ pub struct KindsFile {
 #[serde(deny_unknown_fields)]
 pub struct RawKind {
     pub name: String,
-    pub arity: usize,
-    pub accepts: Vec<String>,
-    pub operands: String,
-    pub result: String,
+    /// The kind whose kernels this one runs (its every other key but
+    /// `accuracy` and `doc` taken from there, so written nowhere here).
+    #[serde(default)]
+    pub alias: Option<String>,
+    #[serde(default)]
+    pub arity: Option<usize>,
+    #[serde(default)]
+    pub accepts: Option<Vec<String>>,
+    #[serde(default)]
+    pub operands: Option<String>,
+    #[serde(default)]
+    pub result: Option<String>,
     pub accuracy: String,
-    pub algorithm: String,
     #[serde(default)]
-    pub raw_floats: bool,
+    pub algorithm: Option<String>,
     #[serde(default)]
-    pub specials: Vec<Vec<String>>,
+    pub raw_floats: Option<bool>,
+    #[serde(default)]
+    pub specials: Option<Vec<Vec<String>>>,
     pub doc: String,
 }
 

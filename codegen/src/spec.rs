@@ -128,6 +128,9 @@ pub struct Kind {
     pub specials: Vec<Vec<String>>,
     /// doc
     pub doc: String,
+    /// the index of the kind whose kernels this one runs (`alias` in the
+    /// spec), or None for a kind with kernels of its own
+    pub alias: Option<usize>,
 }
 
 /// A validated loop shape.
@@ -283,6 +286,9 @@ pub struct KernelPlan {
     /// casts into the carrier, the carrier's kernel of the kind, a cast
     /// back); the emitter names the kernels it calls, and `call` is unused
     pub through: bool,
+    /// the entry of an alias: `fn_name` is the aliased kind's kernel, which
+    /// the tables point at and nothing instantiates again
+    pub shared: bool,
 }
 
 /// One cast kernel to emit.
@@ -382,9 +388,23 @@ impl Spec {
     }
 
     /// Every kernel, in table order: kinds in file order, then dtypes, then variants.
+    /// An alias's entries are its target's kernels under its own kind.
     pub fn kernels(&self) -> Vec<KernelPlan> {
-        let mut out = Vec::new();
+        let mut out: Vec<KernelPlan> = Vec::new();
         for (ki, k) in self.kinds.iter().enumerate() {
+            if let Some(target) = k.alias {
+                let theirs: Vec<KernelPlan> = out
+                    .iter()
+                    .filter(|p| p.kind == target)
+                    .map(|p| KernelPlan {
+                        kind: ki,
+                        shared: true,
+                        ..p.clone()
+                    })
+                    .collect();
+                out.extend(theirs);
+                continue;
+            }
             for (di, d) in self.dtypes.iter().enumerate() {
                 if !k.accepts.contains(&d.class) {
                     continue;
@@ -405,6 +425,7 @@ impl Spec {
                         call,
                         extra,
                         through,
+                        shared: false,
                     });
                 }
             }

@@ -174,7 +174,7 @@ pub fn validate(
         formats,
     };
     let mut names = HashSet::new();
-    for k in spec.kernels() {
+    for k in spec.kernels().into_iter().filter(|k| !k.shared) {
         if !names.insert(k.fn_name.clone()) {
             let kind = &spec.kinds[k.kind];
             return Err(SpecError::new(
@@ -680,16 +680,57 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                 "this kind is declared twice",
             ));
         }
-        if !(1..=3).contains(&raw.arity) {
+        let accuracy = match raw.accuracy.as_str() {
+            "exact" => Accuracy::Exact,
+            "ulp1" => Accuracy::Ulp1,
+            "ulp35" => Accuracy::Ulp35,
+            s => {
+                return Err(SpecError::new(
+                    KINDS,
+                    t,
+                    "accuracy",
+                    format!("unknown accuracy class `{s}` (exact, ulp1, ulp35)"),
+                ))
+            }
+        };
+        if let Some(target) = &raw.alias {
+            out.push(alias_kind(raw, t, target, accuracy, &out)?);
+            continue;
+        }
+        let need = |key: &str, present: bool| {
+            if present {
+                Ok(())
+            } else {
+                Err(SpecError::new(
+                    KINDS,
+                    t,
+                    key,
+                    format!("missing field `{key}` (only an alias of another kind leaves it out)"),
+                ))
+            }
+        };
+        need("arity", raw.arity.is_some())?;
+        need("accepts", raw.accepts.is_some())?;
+        need("operands", raw.operands.is_some())?;
+        need("result", raw.result.is_some())?;
+        need("algorithm", raw.algorithm.is_some())?;
+        let arity = raw.arity.unwrap_or_default();
+        let accepts_raw = raw.accepts.clone().unwrap_or_default();
+        let operands_raw = raw.operands.clone().unwrap_or_default();
+        let result_raw = raw.result.clone().unwrap_or_default();
+        let algorithm = raw.algorithm.clone().unwrap_or_default();
+        let raw_floats = raw.raw_floats.unwrap_or(false);
+        let specials = raw.specials.clone().unwrap_or_default();
+        if !(1..=3).contains(&arity) {
             return Err(SpecError::new(
                 KINDS,
                 t,
                 "arity",
-                format!("arity {} is outside 1..=3", raw.arity),
+                format!("arity {} is outside 1..=3", arity),
             ));
         }
         let mut accepts = Vec::new();
-        if raw.accepts.is_empty() {
+        if accepts_raw.is_empty() {
             return Err(SpecError::new(
                 KINDS,
                 t,
@@ -697,7 +738,7 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                 "a kind must accept at least one class",
             ));
         }
-        for c in &raw.accepts {
+        for c in &accepts_raw {
             let class = Class::from_name(c).ok_or_else(|| {
                 SpecError::new(
                     KINDS,
@@ -716,7 +757,7 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
             }
             accepts.push(class);
         }
-        let operands = match raw.operands.as_str() {
+        let operands = match operands_raw.as_str() {
             "same" => OperandRule::Same,
             "cond-first" => OperandRule::CondFirst,
             s => {
@@ -728,7 +769,7 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                 ))
             }
         };
-        if operands == OperandRule::CondFirst && raw.arity < 2 {
+        if operands == OperandRule::CondFirst && arity < 2 {
             return Err(SpecError::new(
                 KINDS,
                 t,
@@ -736,11 +777,11 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                 format!(
                     "operands = \"cond-first\" needs a condition and at least one value \
                      (arity 2 or 3), not arity {}",
-                    raw.arity
+                    arity
                 ),
             ));
         }
-        let result = match raw.result.as_str() {
+        let result = match result_raw.as_str() {
             "same" => ResultRule::Same,
             "bool" => ResultRule::Bool,
             "real" => ResultRule::Real,
@@ -764,20 +805,7 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                  accept the class float alone",
             ));
         }
-        let accuracy = match raw.accuracy.as_str() {
-            "exact" => Accuracy::Exact,
-            "ulp1" => Accuracy::Ulp1,
-            "ulp35" => Accuracy::Ulp35,
-            s => {
-                return Err(SpecError::new(
-                    KINDS,
-                    t,
-                    "accuracy",
-                    format!("unknown accuracy class `{s}` (exact, ulp1, ulp35)"),
-                ))
-            }
-        };
-        if raw.raw_floats && !accepts.contains(&Class::Float) {
+        if raw_floats && !accepts.contains(&Class::Float) {
             return Err(SpecError::new(
                 KINDS,
                 t,
@@ -785,7 +813,7 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                 "raw_floats = true changes how float dtypes pass, and this kind accepts no float",
             ));
         }
-        if raw.raw_floats && accuracy != Accuracy::Exact {
+        if raw_floats && accuracy != Accuracy::Exact {
             return Err(SpecError::new(
                 KINDS,
                 t,
@@ -797,13 +825,13 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                 ),
             ));
         }
-        for (i, sp) in raw.specials.iter().enumerate() {
-            if sp.len() != raw.arity + 1 {
+        for (i, sp) in specials.iter().enumerate() {
+            if sp.len() != arity + 1 {
                 return Err(SpecError::new(
                     KINDS,
                     t,
                     "specials",
-                    format!("special #{i} has {} values; a kind of arity {} needs {} (inputs, then the result)", sp.len(), raw.arity, raw.arity + 1),
+                    format!("special #{i} has {} values; a kind of arity {} needs {} (inputs, then the result)", sp.len(), arity, arity + 1),
                 ));
             }
             for v in sp {
@@ -818,10 +846,10 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
             }
         }
         // The algorithm: an operation of the runtime, and no other kind's.
-        check_name(KINDS, t, "algorithm", &raw.algorithm)?;
+        check_name(KINDS, t, "algorithm", &algorithm)?;
         let op = operations
             .iter()
-            .find(|o| snake(o) == raw.algorithm)
+            .find(|o| snake(o) == algorithm)
             .ok_or_else(|| {
                 let names: Vec<String> = operations.iter().map(|o| snake(o)).collect();
                 SpecError::new(
@@ -831,13 +859,13 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                     format!(
                         "unknown algorithm `{}` of kind `{}`: the runtime has no such operation \
                          (`pub enum Operation` in {OPS}); its operations are: {}",
-                        raw.algorithm,
+                        algorithm,
                         raw.name,
                         names.join(", ")
                     ),
                 )
             })?;
-        if let Some(other) = out.iter().find(|k| k.op == *op) {
+        if let Some(other) = out.iter().find(|k| k.alias.is_none() && k.op == *op) {
             return Err(SpecError::new(
                 KINDS,
                 t,
@@ -845,21 +873,22 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                 format!(
                     "operation `{}` already computes kind `{}`: each operation of the \
                      runtime computes one kind (the catalogue maps each to the other)",
-                    raw.algorithm, other.name
+                    algorithm, other.name
                 ),
             ));
         }
         out.push(Kind {
             name: raw.name.clone(),
-            arity: raw.arity,
+            arity,
             accepts,
             operands,
             result,
             accuracy,
             op: op.clone(),
-            raw_floats: raw.raw_floats,
-            specials: raw.specials.clone(),
+            raw_floats,
+            specials,
             doc: raw.doc.clone(),
+            alias: None,
         });
     }
     // Every operation of the runtime computes a kind.
@@ -877,6 +906,79 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
         ));
     }
     Ok(out)
+}
+
+/// A kind that runs the kernels of an earlier kind `target` (`alias` in
+/// spec/kinds.toml): everything of the target but its name, its stated
+/// accuracy (no tighter than the target's) and its contract.
+fn alias_kind(
+    raw: &crate::model::RawKind,
+    t: &str,
+    target: &str,
+    accuracy: Accuracy,
+    earlier: &[Kind],
+) -> Result<Kind, SpecError> {
+    let own = [
+        ("arity", raw.arity.is_some()),
+        ("accepts", raw.accepts.is_some()),
+        ("operands", raw.operands.is_some()),
+        ("result", raw.result.is_some()),
+        ("algorithm", raw.algorithm.is_some()),
+        ("raw_floats", raw.raw_floats.is_some()),
+        ("specials", raw.specials.is_some()),
+    ];
+    if let Some((key, _)) = own.iter().find(|(_, present)| *present) {
+        return Err(SpecError::new(
+            KINDS,
+            t,
+            key,
+            format!("an alias takes `{key}` from the kind it aliases (`{target}`): leave it out"),
+        ));
+    }
+    let (index, of) = earlier
+        .iter()
+        .enumerate()
+        .find(|(_, k)| k.name == target)
+        .ok_or_else(|| {
+            SpecError::new(
+                KINDS,
+                t,
+                "alias",
+                format!("alias of `{target}`, which no earlier [[kind]] declares"),
+            )
+        })?;
+    if of.alias.is_some() {
+        return Err(SpecError::new(
+            KINDS,
+            t,
+            "alias",
+            format!("`{target}` is itself an alias: name the kind whose kernels it runs"),
+        ));
+    }
+    let rank = |a: Accuracy| match a {
+        Accuracy::Exact => 0,
+        Accuracy::Ulp1 => 1,
+        Accuracy::Ulp35 => 2,
+    };
+    if rank(accuracy) < rank(of.accuracy) {
+        return Err(SpecError::new(
+            KINDS,
+            t,
+            "accuracy",
+            format!(
+                "an alias runs `{target}`'s kernels and cannot promise more than they do \
+                 (accuracy \"{}\" is tighter than theirs)",
+                raw.accuracy
+            ),
+        ));
+    }
+    Ok(Kind {
+        name: raw.name.clone(),
+        accuracy,
+        doc: raw.doc.clone(),
+        alias: Some(index),
+        ..of.clone()
+    })
 }
 
 fn validate_loops(file: LoopsFile) -> Result<Vec<LoopVariant>, SpecError> {

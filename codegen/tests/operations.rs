@@ -9,17 +9,27 @@ use common::*;
 
 use tessera_codegen::{generate, parse_spec, SpecSources};
 
-/// (kind variant, operation variant) of every `[[kind]]`, in file order.
-fn kinds_and_operations(src: &SpecSources) -> Vec<(String, String)> {
+/// (kind variant, operation variant, whether it is an alias) of every
+/// `[[kind]]`, in file order; an alias (`alias = "exp2"`) has its target's
+/// operation.
+fn kinds_and_operations(src: &SpecSources) -> Vec<(String, String, bool)> {
     let t: toml::Table = src.kinds.parse().expect("valid TOML");
-    t["kind"]
-        .as_array()
-        .expect("[[kind]] tables")
-        .iter()
+    let all = t["kind"].as_array().expect("[[kind]] tables");
+    all.iter()
         .map(|k| {
+            let (of, alias) = match k.get("alias").and_then(|a| a.as_str()) {
+                Some(target) => (
+                    all.iter()
+                        .find(|t| t["name"].as_str() == Some(target))
+                        .expect("an alias names a declared kind"),
+                    true,
+                ),
+                None => (k, false),
+            };
             (
                 camel(k["name"].as_str().expect("a name")),
-                camel(k["algorithm"].as_str().expect("an algorithm")),
+                camel(of["algorithm"].as_str().expect("an algorithm")),
+                alias,
             )
         })
         .collect()
@@ -120,16 +130,18 @@ fn check_catalog(src: &SpecSources) {
     let pairs = kinds_and_operations(src);
     let to_op: Vec<(String, String)> = pairs
         .iter()
-        .map(|(k, o)| (format!("Kind::{k}"), format!("Operation::{o}")))
+        .map(|(k, o, _)| (format!("Kind::{k}"), format!("Operation::{o}")))
         .collect();
     assert_eq!(
         arms(&catalog, "operation", "self", "Operation"),
         to_op,
         "Kind::operation"
     );
+    // An alias is never the kind of an operation.
     let to_kind: Vec<(String, String)> = pairs
         .iter()
-        .map(|(k, o)| (format!("Operation::{o}"), format!("Kind::{k}")))
+        .filter(|(_, _, alias)| !alias)
+        .map(|(k, o, _)| (format!("Operation::{o}"), format!("Kind::{k}")))
         .collect();
     let back = arms(&catalog, "from_operation", "op:Operation", "Kind");
     assert_eq!(back, to_kind, "Kind::from_operation");

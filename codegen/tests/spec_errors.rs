@@ -761,10 +761,31 @@ fn the_runtime_operations_are_read_from_its_source() {
             .count();
         assert!(uses >= 3, "{op}: the variant, its doc link and its struct");
     }
-    // As many as the kinds, every kind's algorithm among them.
+    // As many as the kinds with kernels of their own (an alias runs another
+    // kind's), every such kind's algorithm among them.
     let kinds: toml::Table = src.kinds.parse().expect("valid TOML");
     let kinds = kinds["kind"].as_array().expect("[[kind]] tables");
-    assert_eq!(ops.len(), kinds.len());
+    let own: Vec<&str> = kinds
+        .iter()
+        .filter(|k| k.get("alias").is_none())
+        .map(|k| k["algorithm"].as_str().expect("an algorithm"))
+        .collect();
+    assert_eq!(ops.len(), own.len());
+    for a in own {
+        assert!(
+            ops.iter().any(|o| {
+                let mut snake = String::new();
+                for (i, c) in o.chars().enumerate() {
+                    if c.is_ascii_uppercase() && i > 0 {
+                        snake.push('_');
+                    }
+                    snake.push(c.to_ascii_lowercase());
+                }
+                snake == a
+            }),
+            "{a} among the operations"
+        );
+    }
 }
 
 #[test]
@@ -1327,4 +1348,71 @@ fn format_alias_colliding_with_another_format() {
     assert_eq!(e.file, "spec/formats.toml");
     assert_eq!(e.table, "[[format]] \"mxfp8_e5m2\"");
     assert_eq!(e.key, "aliases");
+}
+
+const FAST_TAN: &str = "name = \"fast_tan\"\n";
+
+#[test]
+fn alias_of_a_kind_nobody_declares() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, FAST_TAN, "alias", "\"tangent\"");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"fast_tan\"",
+        "alias",
+        "alias of `tangent`, which no earlier [[kind]] declares",
+    );
+}
+
+#[test]
+fn alias_of_an_alias() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, FAST_TAN, "alias", "\"fast_exp2\"");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"fast_tan\"",
+        "alias",
+        "`fast_exp2` is itself an alias",
+    );
+}
+
+#[test]
+fn alias_writing_a_key_of_its_target() {
+    let mut src = real();
+    src.kinds = insert_after_key(&src.kinds, FAST_TAN, "alias", "arity = 1");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"fast_tan\"",
+        "arity",
+        "an alias takes `arity` from the kind it aliases (`tan`)",
+    );
+}
+
+#[test]
+fn alias_promising_more_than_its_target() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, FAST_TAN, "accuracy", "\"exact\"");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"fast_tan\"",
+        "accuracy",
+        "cannot promise more than they do",
+    );
+}
+
+#[test]
+fn kind_without_an_alias_needs_its_own_keys() {
+    let mut src = real();
+    src.kinds = remove_key(&src.kinds, "name = \"sub\"\n", "arity");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"sub\"",
+        "arity",
+        "missing field `arity`",
+    );
 }

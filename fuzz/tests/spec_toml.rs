@@ -67,10 +67,23 @@ fn reduced(full: &SpecSources) -> SpecSources {
     let head = blocks.next().unwrap_or_default().to_string();
     let mut kinds = head;
     let mut kept = std::collections::HashSet::new();
+    let mut names = std::collections::HashSet::new();
+    let value = |b: &str, key: &str| -> Option<String> {
+        b.lines()
+            .find(|l| l.split('=').next().map(str::trim) == Some(key))
+            .and_then(|l| l.split('"').nth(1))
+            .map(str::to_string)
+    };
     for (i, b) in blocks.enumerate() {
-        if i % 7 != 0 {
+        // An alias stays with its target (which comes first) or not at all.
+        let keep = match value(b, "alias") {
+            Some(target) => names.contains(&target),
+            None => i % 7 == 0,
+        };
+        if !keep {
             continue;
         }
+        names.extend(value(b, "name"));
         kinds.push_str("\n[[kind]]");
         kinds.push_str(b);
         if let Some(line) = b.lines().find(|l| l.trim_start().starts_with("algorithm")) {

@@ -353,6 +353,24 @@ fn float_kind(kind: Kind, f: Fk, v: &[f64]) -> Expect {
         | Kind::FastCos
         | Kind::FastTanh
         | Kind::FastSigmoid
+        | Kind::FastExp2
+        | Kind::FastExpm1
+        | Kind::FastLog2
+        | Kind::FastLog10
+        | Kind::FastLog1p
+        | Kind::FastCbrt
+        | Kind::FastTan
+        | Kind::FastAsin
+        | Kind::FastAcos
+        | Kind::FastAtan
+        | Kind::FastSinh
+        | Kind::FastCosh
+        | Kind::FastAsinh
+        | Kind::FastAcosh
+        | Kind::FastAtanh
+        | Kind::FastErf
+        | Kind::FastAtan2
+        | Kind::FastHypot
         | Kind::FastPow => match tessera_testkit::math_ref::reference_of(kind, v) {
             Some((_, _)) if wide => Expect::Unchecked,
             Some((x, ulps)) => near_carrier(f, x, ulps),
@@ -543,6 +561,24 @@ fn int_kind(kind: Kind, d: DType, v: &[i128]) -> Expect {
         | Kind::FastCos
         | Kind::FastTanh
         | Kind::FastSigmoid
+        | Kind::FastExp2
+        | Kind::FastExpm1
+        | Kind::FastLog2
+        | Kind::FastLog10
+        | Kind::FastLog1p
+        | Kind::FastCbrt
+        | Kind::FastTan
+        | Kind::FastAsin
+        | Kind::FastAcos
+        | Kind::FastAtan
+        | Kind::FastSinh
+        | Kind::FastCosh
+        | Kind::FastAsinh
+        | Kind::FastAcosh
+        | Kind::FastAtanh
+        | Kind::FastErf
+        | Kind::FastAtan2
+        | Kind::FastHypot
         | Kind::FastPow
         | Kind::Lerp
         | Kind::TwoSum
@@ -637,6 +673,24 @@ fn bool_kind(kind: Kind, v: &[bool]) -> Expect {
         | Kind::FastCos
         | Kind::FastTanh
         | Kind::FastSigmoid
+        | Kind::FastExp2
+        | Kind::FastExpm1
+        | Kind::FastLog2
+        | Kind::FastLog10
+        | Kind::FastLog1p
+        | Kind::FastCbrt
+        | Kind::FastTan
+        | Kind::FastAsin
+        | Kind::FastAcos
+        | Kind::FastAtan
+        | Kind::FastSinh
+        | Kind::FastCosh
+        | Kind::FastAsinh
+        | Kind::FastAcosh
+        | Kind::FastAtanh
+        | Kind::FastErf
+        | Kind::FastAtan2
+        | Kind::FastHypot
         | Kind::FastPow
         | Kind::Add3
         | Kind::Mul3
@@ -842,6 +896,24 @@ fn complex_kind(kind: Kind, d: DType, a: &[(f64, f64)]) -> Expect {
         | Kind::FastCos
         | Kind::FastTanh
         | Kind::FastSigmoid
+        | Kind::FastExp2
+        | Kind::FastExpm1
+        | Kind::FastLog2
+        | Kind::FastLog10
+        | Kind::FastLog1p
+        | Kind::FastCbrt
+        | Kind::FastTan
+        | Kind::FastAsin
+        | Kind::FastAcos
+        | Kind::FastAtan
+        | Kind::FastSinh
+        | Kind::FastCosh
+        | Kind::FastAsinh
+        | Kind::FastAcosh
+        | Kind::FastAtanh
+        | Kind::FastErf
+        | Kind::FastAtan2
+        | Kind::FastHypot
         | Kind::FastPow
         | Kind::Lerp
         | Kind::TwoSum

@@ -257,12 +257,35 @@ fn emit_kinds(spec: &Spec, c: &mut Code) {
     }
     c.close("}");
     c.close("}");
-    c.doc("The kind that an operation of the runtime computes (each computes one).");
+    c.doc(
+        "The kind that an operation of the runtime computes (each computes one; \
+         an alias, which runs another kind's kernels, is never the answer).",
+    );
     c.open("pub const fn from_operation(op: Operation) -> Kind {");
     c.open("match op {");
-    for k in &spec.kinds {
+    for k in spec.kinds.iter().filter(|k| k.alias.is_none()) {
         c.line(format!("Operation::{} => Kind::{},", k.op, camel(&k.name)));
     }
+    c.close("}");
+    c.close("}");
+    c.doc(
+        "The kind whose kernels compute this one: itself, or for an alias \
+         (`alias` in `spec/kinds.toml`) the kind it aliases, whose kernels, \
+         bits and specials it shares under its own stated accuracy.",
+    );
+    c.open("pub const fn implementation(self) -> Kind {");
+    c.open("match self {");
+    let aliases: Vec<&crate::spec::Kind> =
+        spec.kinds.iter().filter(|k| k.alias.is_some()).collect();
+    for k in &aliases {
+        let target = &spec.kinds[k.alias.unwrap_or_default()];
+        c.line(format!(
+            "Kind::{} => Kind::{},",
+            camel(&k.name),
+            camel(&target.name)
+        ));
+    }
+    c.line("_ => self,");
     c.close("}");
     c.close("}");
     c.close("}");

@@ -53,7 +53,11 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan], c: &mut Cod
     // The casts some tier replaces by a hand-written kernel: every tier
     // lists its own version of these (module `own`); the rest are shared.
     let replaced = |cp: &CastPlan| spec.tiers.iter().any(|t| fast_cast(spec, t, cp).is_some());
-    let kernel_module = |k: &KernelPlan| format!("kind_{}", spec.kinds[k.kind].name);
+    // An alias's entries sit in the module of the kind whose kernels they are.
+    let kernel_module = |k: &KernelPlan| {
+        let kind = spec.kinds[k.kind].alias.unwrap_or(k.kind);
+        format!("kind_{}", spec.kinds[kind].name)
+    };
     let cast_module = |cp: &CastPlan| {
         if replaced(cp) {
             "own".to_string()
@@ -177,7 +181,7 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan], c: &mut Cod
         Some((m, lines)) if *m == module => lines.push(line),
         _ => groups.push((module, vec![line])),
     };
-    for k in kernels {
+    for k in kernels.iter().filter(|k| !k.shared) {
         let (call, extra) = if k.through {
             through_call(spec, k, &paths)
         } else {
