@@ -1083,11 +1083,23 @@ pub enum Kind {
     /// `imag`: The imaginary part, bits unchanged (NaN payloads included): c64
     /// gives f32, c128 f64.
     Imag,
+    /// `from_parts`: The complex number a + ib from its real part a and imaginary
+    /// part b, bits unchanged (NaN payloads included): f32 gives c64, f64 c128 (the
+    /// inverse of real and imag).
+    FromParts,
+    /// `scale`: A complex number a times a real s of its component dtype (c64: f32,
+    /// c128: f64): (re·s) + i(im·s), each product rounded once, so no cross
+    /// terms: unlike mul by s + 0i, an infinite or NaN part meets no zero (inf ·
+    /// (1 + 0i) has a NaN imaginary part, scale gives inf + i0).
+    Scale,
     /// `exp`: e^a within 1 ulp in the carrier, then rounded once into the dtype;
     /// overflow gives inf (then the dtype's overflow rule), underflow rounds into
     /// the subnormals. Pairs: reduction by k·ln2 in pair arithmetic, Taylor series
     /// of the quarter-halved remainder, squared back; within 32u² in the normal
-    /// range.
+    /// range. Complex: e^x·cos y + i·e^x·sin y from double-word factors, each
+    /// component rounded once and within 1 ulp; special values as C99 Annex G's
+    /// cexp (a zero y stays the imaginary part, e^(+inf + iy) = inf·cis y, e^(-inf
+    /// + iy) = +0·cis y, NaNs canonical).
     Exp,
     /// `exp2`: 2^a within 1 ulp; exact at integers.
     Exp2,
@@ -1251,7 +1263,7 @@ pub enum Kind {
 }
 
 /// The metadata of every kind, in `Kind` order.
-pub static KIND_INFO: [KindInfo; 112] = [
+pub static KIND_INFO: [KindInfo; 114] = [
     KindInfo {
         name: "add",
         arity: 2,
@@ -1753,14 +1765,34 @@ pub static KIND_INFO: [KindInfo; 112] = [
         doc: "The imaginary part, bits unchanged (NaN payloads included): c64 gives f32, c128 f64.",
     },
     KindInfo {
+        name: "from_parts",
+        arity: 2,
+        accepts: &[Class::Float],
+        operands: OperandRule::Same,
+        result: ResultRule::Complex,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "The complex number a + ib from its real part a and imaginary part b, bits unchanged (NaN payloads included): f32 gives c64, f64 c128 (the inverse of real and imag).",
+    },
+    KindInfo {
+        name: "scale",
+        arity: 2,
+        accepts: &[Class::Complex],
+        operands: OperandRule::ComplexReal,
+        result: ResultRule::Same,
+        accuracy: Accuracy::Exact,
+        specials: &[],
+        doc: "A complex number a times a real s of its component dtype (c64: f32, c128: f64): (re·s) + i(im·s), each product rounded once, so no cross terms: unlike mul by s + 0i, an infinite or NaN part meets no zero (inf · (1 + 0i) has a NaN imaginary part, scale gives inf + i0).",
+    },
+    KindInfo {
         name: "exp",
         arity: 1,
-        accepts: &[Class::Float, Class::Pair],
+        accepts: &[Class::Float, Class::Pair, Class::Complex],
         operands: OperandRule::Same,
         result: ResultRule::Same,
         accuracy: Accuracy::Ulp1,
         specials: &[&["0", "1"], &["-0", "1"], &["-inf", "0"], &["inf", "inf"], &["nan", "nan"]],
-        doc: "e^a within 1 ulp in the carrier, then rounded once into the dtype; overflow gives inf (then the dtype's overflow rule), underflow rounds into the subnormals. Pairs: reduction by k·ln2 in pair arithmetic, Taylor series of the quarter-halved remainder, squared back; within 32u² in the normal range.",
+        doc: "e^a within 1 ulp in the carrier, then rounded once into the dtype; overflow gives inf (then the dtype's overflow rule), underflow rounds into the subnormals. Pairs: reduction by k·ln2 in pair arithmetic, Taylor series of the quarter-halved remainder, squared back; within 32u² in the normal range. Complex: e^x·cos y + i·e^x·sin y from double-word factors, each component rounded once and within 1 ulp; special values as C99 Annex G's cexp (a zero y stays the imaginary part, e^(+inf + iy) = inf·cis y, e^(-inf + iy) = +0·cis y, NaNs canonical).",
     },
     KindInfo {
         name: "exp2",
@@ -2376,7 +2408,7 @@ pub static KIND_INFO: [KindInfo; 112] = [
 
 impl Kind {
     /// Every kind, in spec order.
-    pub const ALL: [Kind; 112] = [
+    pub const ALL: [Kind; 114] = [
         Kind::Add,
         Kind::Sub,
         Kind::Mul,
@@ -2427,6 +2459,8 @@ impl Kind {
         Kind::Conj,
         Kind::Real,
         Kind::Imag,
+        Kind::FromParts,
+        Kind::Scale,
         Kind::Exp,
         Kind::Exp2,
         Kind::Expm1,
@@ -2551,6 +2585,8 @@ impl Kind {
             "conj" => Some(Kind::Conj),
             "real" => Some(Kind::Real),
             "imag" => Some(Kind::Imag),
+            "from_parts" => Some(Kind::FromParts),
+            "scale" => Some(Kind::Scale),
             "exp" => Some(Kind::Exp),
             "exp2" => Some(Kind::Exp2),
             "expm1" => Some(Kind::Expm1),
@@ -2670,6 +2706,8 @@ impl Kind {
             Kind::Conj => Operation::Conj,
             Kind::Real => Operation::Real,
             Kind::Imag => Operation::Imag,
+            Kind::FromParts => Operation::FromParts,
+            Kind::Scale => Operation::Scale,
             Kind::Exp => Operation::Exp,
             Kind::Exp2 => Operation::Exp2,
             Kind::Expm1 => Operation::Expm1,
@@ -2788,6 +2826,8 @@ impl Kind {
             Operation::Conj => Kind::Conj,
             Operation::Real => Kind::Real,
             Operation::Imag => Kind::Imag,
+            Operation::FromParts => Kind::FromParts,
+            Operation::Scale => Kind::Scale,
             Operation::Exp => Kind::Exp,
             Operation::Exp2 => Kind::Exp2,
             Operation::Expm1 => Kind::Expm1,

@@ -3804,6 +3804,36 @@ macro_rules! __tier_body {
             }
         }
 
+        pub mod kind_from_parts {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                from_parts_f32_contig (run2::<Native<f32>, Native<f32>, Native<Complex<f32>>, FromParts, CONTIG>)
+                from_parts_f32_bcast0 (run2::<Native<f32>, Native<f32>, Native<Complex<f32>>, FromParts, BCAST0>)
+                from_parts_f32_bcast1 (run2::<Native<f32>, Native<f32>, Native<Complex<f32>>, FromParts, BCAST1>)
+                from_parts_f32_strided (run2::<Native<f32>, Native<f32>, Native<Complex<f32>>, FromParts, STRIDED>)
+                from_parts_f64_contig (run2::<Native<f64>, Native<f64>, Native<Complex<f64>>, FromParts, CONTIG>)
+                from_parts_f64_bcast0 (run2::<Native<f64>, Native<f64>, Native<Complex<f64>>, FromParts, BCAST0>)
+                from_parts_f64_bcast1 (run2::<Native<f64>, Native<f64>, Native<Complex<f64>>, FromParts, BCAST1>)
+                from_parts_f64_strided (run2::<Native<f64>, Native<f64>, Native<Complex<f64>>, FromParts, STRIDED>)
+            }
+        }
+
+        pub mod kind_scale {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                scale_c64_contig (run2::<Native<Complex<f32>>, Native<f32>, Native<Complex<f32>>, Scale, CONTIG>)
+                scale_c64_bcast0 (run2::<Native<Complex<f32>>, Native<f32>, Native<Complex<f32>>, Scale, BCAST0>)
+                scale_c64_bcast1 (run2::<Native<Complex<f32>>, Native<f32>, Native<Complex<f32>>, Scale, BCAST1>)
+                scale_c64_strided (run2::<Native<Complex<f32>>, Native<f32>, Native<Complex<f32>>, Scale, STRIDED>)
+                scale_c128_contig (run2::<Native<Complex<f64>>, Native<f64>, Native<Complex<f64>>, Scale, CONTIG>)
+                scale_c128_bcast0 (run2::<Native<Complex<f64>>, Native<f64>, Native<Complex<f64>>, Scale, BCAST0>)
+                scale_c128_bcast1 (run2::<Native<Complex<f64>>, Native<f64>, Native<Complex<f64>>, Scale, BCAST1>)
+                scale_c128_strided (run2::<Native<Complex<f64>>, Native<f64>, Native<Complex<f64>>, Scale, STRIDED>)
+            }
+        }
+
         pub mod kind_exp {
             use super::*;
             $crate::__tier_fns! {
@@ -3816,6 +3846,10 @@ macro_rules! __tier_body {
                 exp_f32_strided (run1_via::<f32, Native<f32>, Native<f32>, STRIDED>) (exp_f32_contig)
                 exp_f64_contig (run1::<Native<f64>, Native<f64>, Exp, CONTIG>)
                 exp_f64_strided (run1_via::<f64, Native<f64>, Native<f64>, STRIDED>) (exp_f64_contig)
+                exp_c64_contig (run1::<Native<Complex<f32>>, Native<Complex<f32>>, Exp, CONTIG>)
+                exp_c64_strided (run1::<Native<Complex<f32>>, Native<Complex<f32>>, Exp, STRIDED>)
+                exp_c128_contig (run1::<Native<Complex<f64>>, Native<Complex<f64>>, Exp, CONTIG>)
+                exp_c128_strided (run1::<Native<Complex<f64>>, Native<Complex<f64>>, Exp, STRIDED>)
                 exp_df32_contig (run1::<Native<Pair<f32>>, Native<Pair<f32>>, Exp, CONTIG>)
                 exp_df32_strided (run1::<Native<Pair<f32>>, Native<Pair<f32>>, Exp, STRIDED>)
                 exp_dd64_contig (run1::<Native<Pair<f64>>, Native<Pair<f64>>, Exp, CONTIG>)
@@ -10200,7 +10234,7 @@ macro_rules! __tier_body {
         }
 
         /// The tier's kernels, indexed by `kernel_index`.
-        pub static KERNELS: [LoopFn; 5776] = [
+        pub static KERNELS: [LoopFn; 5796] = [
             kind_add::add_i8_contig,
             kind_add::add_i8_bcast0,
             kind_add::add_i8_bcast1,
@@ -13562,6 +13596,22 @@ macro_rules! __tier_body {
             kind_imag::imag_c64_strided,
             kind_imag::imag_c128_contig,
             kind_imag::imag_c128_strided,
+            kind_from_parts::from_parts_f32_contig,
+            kind_from_parts::from_parts_f32_bcast0,
+            kind_from_parts::from_parts_f32_bcast1,
+            kind_from_parts::from_parts_f32_strided,
+            kind_from_parts::from_parts_f64_contig,
+            kind_from_parts::from_parts_f64_bcast0,
+            kind_from_parts::from_parts_f64_bcast1,
+            kind_from_parts::from_parts_f64_strided,
+            kind_scale::scale_c64_contig,
+            kind_scale::scale_c64_bcast0,
+            kind_scale::scale_c64_bcast1,
+            kind_scale::scale_c64_strided,
+            kind_scale::scale_c128_contig,
+            kind_scale::scale_c128_bcast0,
+            kind_scale::scale_c128_bcast1,
+            kind_scale::scale_c128_strided,
             kind_exp::exp_f16_contig,
             kind_exp::exp_f16_strided,
             kind_exp::exp_bf16_contig,
@@ -13570,6 +13620,10 @@ macro_rules! __tier_body {
             kind_exp::exp_f32_strided,
             kind_exp::exp_f64_contig,
             kind_exp::exp_f64_strided,
+            kind_exp::exp_c64_contig,
+            kind_exp::exp_c64_strided,
+            kind_exp::exp_c128_contig,
+            kind_exp::exp_c128_strided,
             kind_exp::exp_df32_contig,
             kind_exp::exp_df32_strided,
             kind_exp::exp_dd64_contig,

@@ -1,6 +1,6 @@
-//! `fold`, `assemble` and padded operands through `tessera run`: results
-//! checked against values worked out from the definitions; refusals write
-//! nothing.
+//! `fold`, `assemble`, padded operands, `convolve` and `correlate` through
+//! `tessera run`: results checked against values worked out from the
+//! definitions; refusals write nothing.
 
 mod common;
 
@@ -153,4 +153,46 @@ fn tile_and_sparse_dot_calls() {
     let y = read_npy(&dir.path("s.npy"));
     assert!(y.shape.is_empty());
     assert_eq!(f32s(&y.data), [2004.0]);
+}
+
+#[test]
+fn convolve_and_correlate_calls() {
+    let dir = TempDir::new("signal");
+    // numpy.convolve([1, 2, 3], [0, 1, 0.5]) and numpy.correlate, as f32
+    // results of an f64 accumulator.
+    dir.write("x.npy", &npy_f32(&[3], &[1.0, 2.0, 3.0]));
+    dir.write("k.npy", &npy_f32(&[3], &[0.0, 1.0, 0.5]));
+    for (kernel, mode, want) in [
+        ("convolve", "full", &[0.0f32, 1.0, 2.5, 4.0, 1.5][..]),
+        ("convolve", "same", &[1.0, 2.5, 4.0][..]),
+        ("correlate", "full", &[0.5, 2.0, 3.5, 3.0, 0.0][..]),
+        ("correlate", "valid", &[3.5][..]),
+    ] {
+        let call = format!(
+            r#"{{"kernel": "{kernel}", "attrs": {{"mode": "{mode}", "acc": "f64"}},
+                 "operands": {{"x": {{"npy": "x.npy"}}, "k": {{"npy": "k.npy"}}}},
+                 "results": {{"y": {{"npy": "y.npy", "dtype": "f32"}}}}}}"#
+        );
+        dir.write("call.json", call.as_bytes());
+        let run = tessera(&dir.0, &["run", "call.json"]);
+        assert_eq!(run.code, Some(0), "{kernel} {mode}: {}", run.stderr);
+        let y = read_npy(&dir.path("y.npy"));
+        assert_eq!(y.shape, vec![want.len()], "{kernel} {mode}");
+        assert_eq!(f32s(&y.data), want, "{kernel} {mode}");
+    }
+    // A kernel longer than the signal in valid mode, and an unknown mode:
+    // refused, nothing written.
+    std::fs::remove_file(dir.path("y.npy")).unwrap();
+    dir.write("k.npy", &npy_f32(&[4], &[1.0; 4]));
+    for mode in ["valid", "middle"] {
+        let call = format!(
+            r#"{{"kernel": "convolve", "attrs": {{"mode": "{mode}"}},
+                 "operands": {{"x": {{"npy": "x.npy"}}, "k": {{"npy": "k.npy"}}}},
+                 "results": {{"y": {{"npy": "y.npy"}}}}}}"#
+        );
+        dir.write("call.json", call.as_bytes());
+        let run = tessera(&dir.0, &["run", "call.json"]);
+        assert_ne!(run.code, Some(0), "{mode} accepted");
+        assert!(!dir.path("y.npy").exists(), "{mode}: a result written");
+    }
 }

@@ -75,6 +75,8 @@ fn kernels_lists_every_kind() {
             "assemble",
             "tile",
             "sparse_dot",
+            "convolve",
+            "correlate",
             "gather",
             "gather_ranges",
             "scatter",
@@ -195,9 +197,11 @@ fn declared_rows() -> Vec<String> {
             if !kind.info().accepts.contains(&d.info().class) {
                 continue;
             }
-            // A kind that makes a pair: f32 and f64 alone.
-            if kind.info().result == tessera::ResultRule::Pair
-                && !matches!(d, DType::F32 | DType::F64)
+            // A kind that makes a pair or a complex number: f32 and f64 alone.
+            if matches!(
+                kind.info().result,
+                tessera::ResultRule::Pair | tessera::ResultRule::Complex
+            ) && !matches!(d, DType::F32 | DType::F64)
             {
                 continue;
             }

@@ -943,3 +943,44 @@ fn malformed_calls_are_refused_with_one_line() {
     ok(&run_call(&dir, &nv.replace("nv_x.npy", "nv16.npy")));
     run_call(&dir, to_mxfp4).assert_refused(1, "whole number");
 }
+
+#[test]
+fn nvfp4_encodes_under_the_callers_tensor_scale() {
+    let dir = TempDir::new("fp4-scale");
+    let x: Vec<f32> = (0..32).map(|i| (i as f32 - 15.5) * 0.8).collect();
+    dir.write("x.npy", &npy_f32(&[32], &x));
+    let call = encode_call("nvfp4", None, "x.npy", true).replace(
+        r#""format": "nvfp4""#,
+        r#""format": "nvfp4", "tensor_scale": 0.25"#,
+    );
+    ok(&run_call(&dir, &call));
+    let t = read_npy(&dir.path("t.npy"));
+    assert_eq!(f32s(&t.data), [0.25]);
+    let codes = read_npy(&dir.path("codes.npy"));
+    let scales = read_npy(&dir.path("scales.npy"));
+    for b in 0..2 {
+        let block = &x[b * 16..(b + 1) * 16];
+        let bmax = block.iter().fold(0f64, |m, &v| m.max((v as f64).abs()));
+        let s = ue4m3_round(bmax / (6.0 * 0.25));
+        assert_eq!(scales.data[b], s, "block {b}");
+        let d = ue4m3(s) * 0.25;
+        for (j, &v) in block.iter().enumerate() {
+            let i = b * 16 + j;
+            let code = (codes.data[i / 2] >> if i % 2 == 0 { 4 } else { 0 }) & 0xf;
+            assert_eq!(code, e2m1_round(v as f64 / d), "element {i}");
+        }
+    }
+    // A zero scale, and a tensor scale for a format without one: refused.
+    for (format, ts) in [("nvfp4", "0"), ("mxfp8_e4m3", "1.0")] {
+        let call = encode_call(format, None, "x.npy", format == "nvfp4").replace(
+            &format!(r#""format": "{format}""#),
+            &format!(r#""format": "{format}", "tensor_scale": {ts}"#),
+        );
+        let out = run_call(&dir, &call);
+        assert_ne!(
+            out.code,
+            Some(0),
+            "{format} with tensor_scale {ts} accepted"
+        );
+    }
+}

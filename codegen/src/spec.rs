@@ -411,7 +411,8 @@ impl Spec {
                 }
                 // A pair holds two f32 or two f64: a kind that makes one
                 // exists for those two dtypes alone.
-                if k.result == ResultRule::Pair && d.is_mini() {
+                // So does a kind that makes a complex number (c64, c128).
+                if matches!(k.result, ResultRule::Pair | ResultRule::Complex) && d.is_mini() {
                     continue;
                 }
                 for v in self.variants_for(k.arity) {
@@ -446,12 +447,15 @@ impl Spec {
             }
             ResultRule::Pair => format!("Native<Pair<f{}>>", d.bits),
             ResultRule::Order => "Native<i8>".to_string(),
+            ResultRule::Complex => format!("Native<Complex<f{}>>", d.bits),
             _ => codec.clone(),
         };
         let ins: Vec<String> = (0..k.arity)
             .map(|i| {
                 if i == 0 && k.operands == OperandRule::CondFirst {
                     "Bool".to_string()
+                } else if i == 1 && k.operands == OperandRule::ComplexReal {
+                    format!("Native<f{}>", d.bits / 2)
                 } else {
                     codec.clone()
                 }

@@ -760,15 +760,25 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
         let operands = match operands_raw.as_str() {
             "same" => OperandRule::Same,
             "cond-first" => OperandRule::CondFirst,
+            "complex-real" => OperandRule::ComplexReal,
             s => {
                 return Err(SpecError::new(
                     KINDS,
                     t,
                     "operands",
-                    format!("unknown operand rule `{s}` (same, cond-first)"),
+                    format!("unknown operand rule `{s}` (same, cond-first, complex-real)"),
                 ))
             }
         };
+        if operands == OperandRule::ComplexReal && (arity != 2 || accepts != [Class::Complex]) {
+            return Err(SpecError::new(
+                KINDS,
+                t,
+                "operands",
+                "operands = \"complex-real\" takes a complex number and a real of its \
+                 component dtype: the kind must have arity 2 and accept the class complex alone",
+            ));
+        }
         if operands == OperandRule::CondFirst && arity < 2 {
             return Err(SpecError::new(
                 KINDS,
@@ -787,15 +797,25 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
             "real" => ResultRule::Real,
             "pair" => ResultRule::Pair,
             "order" => ResultRule::Order,
+            "complex" => ResultRule::Complex,
             s => {
                 return Err(SpecError::new(
                     KINDS,
                     t,
                     "result",
-                    format!("unknown result rule `{s}` (same, bool, real, pair, order)"),
+                    format!("unknown result rule `{s}` (same, bool, real, pair, order, complex)"),
                 ))
             }
         };
+        if result == ResultRule::Complex && accepts != [Class::Float] {
+            return Err(SpecError::new(
+                KINDS,
+                t,
+                "result",
+                "result = \"complex\" makes a complex number of the call's float dtype: the \
+                 kind must accept the class float alone",
+            ));
+        }
         if result == ResultRule::Pair && accepts != [Class::Float] {
             return Err(SpecError::new(
                 KINDS,

@@ -153,11 +153,11 @@ impl Gen<'_> {
                 format!("{cast}<{}>({a})", d.name())
             }
             _ => {
-                // A kind of the catalogue, its arguments of d (which it may
-                // refuse: a typed error).
+                // A kind of the catalogue, its arguments typed by its operand
+                // rule for a call of d (which it may refuse: a typed error).
                 let kind = *self.rng.pick(&Kind::ALL);
-                let arity = kind.info().arity;
-                let args: Vec<String> = (0..arity).map(|_| self.expr(d, depth - 1)).collect();
+                let ins = tessera_testkit::values::in_dtypes(kind, d);
+                let args: Vec<String> = ins.iter().map(|&a| self.expr(a, depth - 1)).collect();
                 format!("{}({})", kind.name(), args.join(", "))
             }
         }

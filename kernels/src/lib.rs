@@ -92,6 +92,7 @@ pub mod probe;
 pub mod quant;
 pub mod reduce;
 pub mod scratch;
+pub mod signal;
 mod simd;
 pub mod spline;
 pub mod terms;
@@ -116,6 +117,7 @@ pub use reduce::{
     scan_in_place, scan_many, scan_terms, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
 };
 pub use scratch::Scratch;
+pub use signal::{convolve, correlate, ConvMode};
 /// A value `hi + lo` of two f32 (the dtype df32) or two f64 (dd64), and the
 /// pair arithmetic every pair kind and cast runs (`tessera::pair::two_sum`,
 /// `Pair::add`, …; bounds on each function).

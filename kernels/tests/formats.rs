@@ -299,6 +299,56 @@ fn mx_scale_exponent_clamps_on_f64_overflow_and_underflow() {
     }
 }
 
+/// NVFP4 codes and scales of `x` under tensor scale `t` against the model:
+/// each block's scale its amax over 6·t rounded into UE4M3 (saturating at
+/// 448), each element the nearest E2M1 value of v over the decoded scale
+/// times t (ties to the even code, saturating at ±6).
+fn check_nvfp4(x: &[f32], t: f32, e: &Encoded, tier: Tier) {
+    let f = Format::Nvfp4;
+    let e2m1 = finite_values(DType::E2m1fn);
+    let ue4m3 = finite_values(DType::Ue4m3);
+    let n = x.len();
+    let got = elem_codes(f, &e.codes, n);
+    for b in 0..n / 16 {
+        let blk = &x[b * 16..(b + 1) * 16];
+        let amax = blk.iter().fold(0f64, |m, &v| m.max((v as f64).abs()));
+        let s = amax / (6.0 * t as f64);
+        let want_scale = nearest(&ue4m3, s.min(448.0));
+        assert_eq!(e.scales[b] as u32, want_scale, "{tier} block {b} scale");
+        let d = value_of(&ue4m3, want_scale) * t as f64;
+        for (i, &v) in blk.iter().enumerate() {
+            let want = if d == 0.0 {
+                nearest(&e2m1, 0.0f64.copysign(v as f64))
+            } else {
+                // Nearest e2m1 value c to v/d, compared exactly as |v − c·d|.
+                let mut best = (0u32, f64::INFINITY);
+                for &(c, cv) in &e2m1 {
+                    let dist = ((v as f64) - cv * d).abs();
+                    if dist < best.1 || (dist == best.1 && c & 1 == 0) {
+                        best = (c, dist);
+                    }
+                }
+                let q = (v as f64 / d).abs();
+                if q >= 6.0 {
+                    if v < 0.0 {
+                        0xF
+                    } else {
+                        0x7
+                    }
+                } else {
+                    best.0
+                }
+            };
+            let gi = got[b * 16 + i];
+            let same_zero = value_of(&e2m1, gi) == 0.0 && value_of(&e2m1, want) == 0.0;
+            assert!(
+                gi == want || same_zero,
+                "{tier} block {b} element {i}: {v:e}, d {d:e}: got {gi:#x} want {want:#x}"
+            );
+        }
+    }
+}
+
 #[test]
 fn nvfp4_matches_the_model() {
     let f = Format::Nvfp4;
@@ -321,45 +371,8 @@ fn nvfp4_matches_the_model() {
     for tier in tessera::available_tiers() {
         let e = enc_f32(f, None, &x, tier);
         assert_eq!(e.tensor, Some(t), "tensor scale");
+        check_nvfp4(&x, t, &e, tier);
         let got = elem_codes(f, &e.codes, n);
-        for b in 0..n / 16 {
-            let blk = &x[b * 16..(b + 1) * 16];
-            let amax = blk.iter().fold(0f64, |m, &v| m.max((v as f64).abs()));
-            let s = amax / (6.0 * t as f64);
-            let want_scale = nearest(&ue4m3, s.min(448.0));
-            assert_eq!(e.scales[b] as u32, want_scale, "{tier} block {b} scale");
-            let d = value_of(&ue4m3, want_scale) * t as f64;
-            for (i, &v) in blk.iter().enumerate() {
-                let want = if d == 0.0 {
-                    nearest(&e2m1, 0.0f64.copysign(v as f64))
-                } else {
-                    // Nearest e2m1 value c to v/d, compared exactly as |v − c·d|.
-                    let mut best = (0u32, f64::INFINITY);
-                    for &(c, cv) in &e2m1 {
-                        let dist = ((v as f64) - cv * d).abs();
-                        if dist < best.1 || (dist == best.1 && c & 1 == 0) {
-                            best = (c, dist);
-                        }
-                    }
-                    let q = (v as f64 / d).abs();
-                    if q >= 6.0 {
-                        if v < 0.0 {
-                            0xF
-                        } else {
-                            0x7
-                        }
-                    } else {
-                        best.0
-                    }
-                };
-                let gi = got[b * 16 + i];
-                let same_zero = value_of(&e2m1, gi) == 0.0 && value_of(&e2m1, want) == 0.0;
-                assert!(
-                    gi == want || same_zero,
-                    "{tier} block {b} element {i}: {v:e}, d {d:e}: got {gi:#x} want {want:#x}"
-                );
-            }
-        }
         // Decode: element × block scale × tensor scale, exact in f64.
         let mut y = vec![0f64; n];
         decode(
@@ -631,4 +644,193 @@ fn decode_refuses_a_destination_that_reaches_an_element_twice() {
         &Exec::default(),
     )
     .unwrap();
+}
+
+#[test]
+fn nvfp4_encodes_under_a_callers_tensor_scale() {
+    let f = Format::Nvfp4;
+    let mut x: Vec<f32> = Vec::new();
+    for (i, amax) in [6.0f32, 0.75, 1000.0, 3.3e-3, 17.5, 2.0e5]
+        .iter()
+        .enumerate()
+    {
+        x.extend(block_with_amax(16, *amax, 40 + i as u64));
+    }
+    let n = x.len();
+    // A scale near the data's own, one far below it (blocks saturate at
+    // 448·6·t), and one far above (small blocks flush toward zero).
+    for t in [0.37f32, 1.5e-3, 900.0] {
+        for tier in tessera::available_tiers() {
+            let s = encoded_sizes(f, &[n]).unwrap();
+            let mut e = Encoded {
+                codes: vec![0u8; s.code_bytes],
+                scales: vec![0u8; s.blocks],
+                tensor: Some(t),
+            };
+            tessera::formats::encode_with_tensor_scale(
+                f,
+                t,
+                &ArrayView::from_slice(&x, &[n]).unwrap(),
+                &mut e.codes,
+                &mut e.scales,
+                &Exec::on(tier),
+            )
+            .unwrap();
+            check_nvfp4(&x, t, &e, tier);
+        }
+    }
+    // The derived scale given back reproduces encode's bytes.
+    let auto = enc_f32(f, None, &x, Tier::ALL[0]);
+    let s = encoded_sizes(f, &[n]).unwrap();
+    let (mut c, mut sc) = (vec![0u8; s.code_bytes], vec![0u8; s.blocks]);
+    let view = ArrayView::from_slice(&x, &[n]).unwrap();
+    tessera::formats::encode_with_tensor_scale(
+        f,
+        auto.tensor.unwrap(),
+        &view,
+        &mut c,
+        &mut sc,
+        &Exec::default(),
+    )
+    .unwrap();
+    assert_eq!((c, sc), (auto.codes.clone(), auto.scales.clone()));
+    // Refused before any write: no tensor scale in the format, and scales
+    // that are not positive finite f32.
+    let (mut c, mut sc) = (vec![0xAAu8; s.code_bytes], vec![0xAAu8; s.blocks]);
+    for t in [0.0f32, -1.0, f32::NAN, f32::INFINITY] {
+        assert!(tessera::formats::encode_with_tensor_scale(
+            f,
+            t,
+            &view,
+            &mut c,
+            &mut sc,
+            &Exec::default()
+        )
+        .is_err());
+    }
+    let m = encoded_sizes(Format::Mxfp8E4m3, &[n]).unwrap();
+    let (mut mc, mut ms) = (vec![0xAAu8; m.code_bytes], vec![0xAAu8; m.blocks]);
+    assert!(tessera::formats::encode_with_tensor_scale(
+        Format::Mxfp8E4m3,
+        1.0,
+        &view,
+        &mut mc,
+        &mut ms,
+        &Exec::default()
+    )
+    .is_err());
+    assert!(c
+        .iter()
+        .chain(&sc)
+        .chain(&mc)
+        .chain(&ms)
+        .all(|&b| b == 0xAA));
+}
+
+/// The model of the seed's UE8M0 variant, from f64: |x| against √2·2^e.
+fn ue8m0_model(x: f32) -> u8 {
+    let a = (x as f64).abs();
+    if a.is_nan() {
+        return 0xFF;
+    }
+    if a < f32::MIN_POSITIVE as f64 {
+        return 0; // zero and subnormals
+    }
+    if a.is_infinite() {
+        return 0xFE;
+    }
+    let e = a.log2().floor() as i32; // exact for f32 magnitudes' binades
+    let e = if a >= 2f64.powi(e + 1) { e + 1 } else { e };
+    let e = if a < 2f64.powi(e) { e - 1 } else { e };
+    let up = a / 2f64.powi(e) >= std::f64::consts::SQRT_2;
+    (e + 127 + up as i32).clamp(1, 254) as u8
+}
+
+#[test]
+fn ue8m0_variant_rounds_at_the_geometric_midpoint_and_saturates() {
+    let mut rng = Rng::new(0x0e80_0001);
+    let mut xs: Vec<f32> = Vec::new();
+    // Every binade at its edges and around √2, both signs.
+    for e in 0..=255u32 {
+        for m in [
+            0u32, 1, 0x3504F2, 0x3504F3, 0x3504F4, 0x3504F5, 0x7fffff, 0x400000,
+        ] {
+            xs.push(f32::from_bits(e << 23 | m));
+            xs.push(-f32::from_bits(e << 23 | m));
+        }
+    }
+    xs.extend((0..200_000).map(|_| f32::from_bits(rng.next_u64() as u32)));
+    for (i, &x) in xs.iter().enumerate() {
+        let (got, want) = (tessera::formats::ue8m0_of(x), ue8m0_model(x));
+        assert_eq!(got, want, "{x:e} ({:#010x}), case {i}", x.to_bits());
+    }
+    // The seed's fixed points.
+    let of = tessera::formats::ue8m0_of;
+    assert_eq!(of(1.0), 127);
+    assert_eq!(of(f32::from_bits(0x3FB5_04F3)), 127); // just below √2
+    assert_eq!(of(f32::from_bits(0x3FB5_04F4)), 128); // just above
+    assert_eq!(of(0.0), 0);
+    assert_eq!(of(1e-40), 0);
+    assert_eq!(of(f32::NAN), 0xFF);
+    assert_eq!(of(f32::INFINITY), 0xFE);
+    assert_eq!(of(f32::MAX), 0xFE);
+    assert_eq!(of(-0.5), 126);
+    // Decoding: 0 is zero, 0xFF NaN, the rest exact powers of two; every code
+    // but 0xFF round-trips.
+    for c in 0..=255u8 {
+        let v = tessera::formats::ue8m0_value(c);
+        match c {
+            0 => assert_eq!(v.to_bits(), 0),
+            0xFF => assert!(v.is_nan()),
+            _ => {
+                assert_eq!(v as f64, 2f64.powi(c as i32 - 127));
+                assert_eq!(of(v), c);
+            }
+        }
+    }
+    // The array calls, strided source and destination, every tier.
+    let n = 1000;
+    let src: Vec<f32> = xs[..2 * n].to_vec();
+    for tier in tessera::available_tiers() {
+        let exec = Exec::on(tier);
+        let sv = ArrayView::from_slice_strided(&src, &[n], &[2], 0).unwrap();
+        let mut codes = vec![0xAAu8; 2 * n];
+        {
+            let mut cv =
+                ArrayViewMut::from_slice_strided(&mut codes, &[n], &[-2], 2 * n - 1).unwrap();
+            tessera::formats::ue8m0_encode(&sv, &mut cv, &exec).unwrap();
+        }
+        for i in 0..n {
+            assert_eq!(
+                codes[2 * n - 1 - 2 * i],
+                ue8m0_model(src[2 * i]),
+                "{tier} {i}"
+            );
+            assert_eq!(codes[2 * n - 2 - 2 * i], 0xAA, "{tier}: a write outside");
+        }
+        let cv = ArrayView::from_slice(&codes, &[2 * n]).unwrap();
+        let mut back = vec![0f32; 2 * n];
+        tessera::formats::ue8m0_decode(
+            &cv,
+            &mut ArrayViewMut::from_slice(&mut back, &[2 * n]).unwrap(),
+            &exec,
+        )
+        .unwrap();
+        for i in 0..2 * n {
+            let v = tessera::formats::ue8m0_value(codes[i]);
+            assert!(back[i].to_bits() == v.to_bits() || (v.is_nan() && back[i].is_nan()));
+        }
+        // Refusals: wrong dtypes, wrong shapes, nothing written.
+        let mut out = vec![0xAAu8; 3];
+        let mut ov = ArrayViewMut::from_slice(&mut out, &[3]).unwrap();
+        assert!(tessera::formats::ue8m0_encode(&sv, &mut ov, &exec).is_err());
+        let f64s = [1.0f64; 3];
+        assert!(tessera::formats::ue8m0_encode(
+            &ArrayView::from_slice(&f64s, &[3]).unwrap(),
+            &mut ov,
+            &exec
+        )
+        .is_err());
+        assert_eq!(out, [0xAA; 3]);
+    }
 }

@@ -37,16 +37,8 @@ fn reference_exec() -> Exec {
 
 /// The dtype of each input of `kind` on `dtype`.
 fn input_dtypes(kind: Kind, dtype: DType) -> Vec<DType> {
-    let arity = kind.info().arity;
-    (0..arity)
-        .map(|k| {
-            if k == 0 && kind == Kind::Select {
-                DType::Bool
-            } else {
-                dtype
-            }
-        })
-        .collect()
+    // The operand rules as the test kit models them (spec/kinds.toml).
+    tessera_testkit::values::in_dtypes(kind, dtype)
 }
 
 /// Logical inputs (codes in C order) for a call of `count` elements.

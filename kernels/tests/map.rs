@@ -360,15 +360,7 @@ fn every_kind_fuses_as_its_single_call() {
     for kind in Kind::ALL {
         let arity = kind.info().arity;
         for d in dtypes {
-            let ins: Vec<DType> = (0..arity)
-                .map(|j| {
-                    if j == 0 && kind == Kind::Select {
-                        DType::Bool
-                    } else {
-                        d
-                    }
-                })
-                .collect();
+            let ins: Vec<DType> = tessera_testkit::values::in_dtypes(kind, d);
             let mut b = ProgramBuilder::with_inputs(&ins);
             let loads: Vec<NodeId> = ins
                 .iter()
@@ -381,7 +373,8 @@ fn every_kind_fuses_as_its_single_call() {
             b.output(y0).unwrap();
             let mut args = loads.clone();
             if arity >= 2 {
-                let c = b.constant(1i64, d).unwrap();
+                // The last input's own dtype (scale's is the real component).
+                let c = b.constant(1i64, *ins.last().unwrap()).unwrap();
                 *args.last_mut().unwrap() = c;
                 let y1 = b.apply(kind, &args).unwrap();
                 b.output(y1).unwrap();

@@ -178,6 +178,9 @@ pub enum OperandRule {
     Same,
     /// Input 0 is bool, the others have the call's dtype.
     CondFirst,
+    /// Input 0 has the call's (complex) dtype, input 1 its component dtype
+    /// (c64: f32, c128: f64).
+    ComplexReal,
 }
 
 /// A kind's result dtype.
@@ -193,6 +196,9 @@ pub enum ResultRule {
     Pair,
     /// i8, holding a three-way comparison's −1, 0 or +1.
     Order,
+    /// The complex dtype whose components have the call's float dtype
+    /// (f32 → c64, f64 → c128).
+    Complex,
 }
 
 /// A kind's accuracy class.

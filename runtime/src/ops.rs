@@ -119,6 +119,10 @@ pub enum Operation {
     Real,
     /// the imaginary part ([`Imag`]).
     Imag,
+    /// a complex number from its parts ([`FromParts`]).
+    FromParts,
+    /// a complex number times a real ([`Scale`]).
+    Scale,
     /// e^a within 1 ulp ([`Exp`]).
     Exp,
     /// 2^a within 1 ulp (exact at integers) ([`Exp2`]).
@@ -586,6 +590,31 @@ where
     #[inline(always)]
     fn f(a: C::Carrier) -> O::Carrier {
         a.im_part()
+    }
+}
+
+/// A complex number from its real and imaginary parts, bits unchanged.
+pub struct FromParts;
+impl<C: Codec, O: Codec> Op2<C, C, O> for FromParts
+where
+    O::Carrier: CompositeT<Part = C::Carrier>,
+{
+    #[inline(always)]
+    fn f(a: C::Carrier, b: C::Carrier) -> O::Carrier {
+        O::Carrier::from_parts(a, b)
+    }
+}
+
+/// A complex number times a real of its component type: each component
+/// multiplied by it, rounded once.
+pub struct Scale;
+impl<C: Codec, R: Codec> Op2<C, R, C> for Scale
+where
+    C::Carrier: CompositeT<Part = R::Carrier>,
+{
+    #[inline(always)]
+    fn f(a: C::Carrier, s: R::Carrier) -> C::Carrier {
+        a.scale(s)
     }
 }
 

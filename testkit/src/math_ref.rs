@@ -146,6 +146,8 @@ pub fn reference_of(kind: Kind, v: &[f64]) -> Option<(f64, f64)> {
         | Kind::Gt
         | Kind::Ge
         | Kind::Select
+        | Kind::FromParts
+        | Kind::Scale
         | Kind::LogicalAnd
         | Kind::LogicalOr
         | Kind::LogicalXor

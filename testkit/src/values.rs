@@ -73,6 +73,10 @@ pub fn in_dtypes(kind: Kind, d: DType) -> Vec<DType> {
     (0..info.arity)
         .map(|k| match info.operands {
             OperandRule::CondFirst if k == 0 => DType::Bool,
+            OperandRule::ComplexReal if k == 1 => match d {
+                DType::C64 => DType::F32,
+                _ => DType::F64,
+            },
             _ => d,
         })
         .collect()
@@ -93,6 +97,10 @@ pub fn out_dtype(kind: Kind, d: DType) -> DType {
             _ => DType::Dd64,
         },
         ResultRule::Order => DType::I8,
+        ResultRule::Complex => match d {
+            DType::F32 => DType::C64,
+            _ => DType::C128,
+        },
     }
 }
 

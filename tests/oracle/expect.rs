@@ -316,6 +316,8 @@ fn float_kind(kind: Kind, f: Fk, v: &[f64]) -> Expect {
         Kind::Add3 => r(add(add(v[0], v[1]), v[2])),
         Kind::Mul3 => r(mul(mul(v[0], v[1]), v[2])),
         Kind::Axpy => r(add(v[0], mul(v[1], v[2]))),
+        // The parts, bits unchanged (a NaN stays a NaN).
+        Kind::FromParts => Expect::Complex(v[0], v[1]),
         Kind::Lerp if v[2] == 1.0 => r(v[1]),
         Kind::Lerp => r(add(v[0], mul(add(v[1], -v[0]), v[2]))),
         // The transcendentals: within the kind's ulps in the carrier; an f64
@@ -401,6 +403,7 @@ fn float_kind(kind: Kind, f: Fk, v: &[f64]) -> Expect {
         | Kind::PairHi
         | Kind::Real
         | Kind::Imag
+        | Kind::Scale
         | Kind::PairLo => no_oracle(kind, "float"),
         Kind::TwoSum | Kind::FastTwoSum | Kind::TwoProd | Kind::PairFrom => {
             unreachable!("{kind} is decided by `expect`")
@@ -414,8 +417,9 @@ fn no_oracle(kind: Kind, class: &str) -> Expect {
     panic!("no {class} oracle for kind {kind}: spec/kinds.toml gives it no {class} dtype")
 }
 
-/// select passes its operands through whatever their class: `expect` decides
-/// it before the oracles of each class.
+/// select passes its operands through whatever their class, and scale's
+/// operands have two classes: `expect` decides them before the oracles of
+/// each class.
 fn decided_by_expect(kind: Kind) -> Expect {
     unreachable!("{kind} is decided by `expect`, for every class")
 }
@@ -588,6 +592,8 @@ fn int_kind(kind: Kind, d: DType, v: &[i128]) -> Expect {
         | Kind::PairHi
         | Kind::Real
         | Kind::Imag
+        | Kind::FromParts
+        | Kind::Scale
         | Kind::PairLo => no_oracle(kind, "integer"),
     }
 }
@@ -703,6 +709,8 @@ fn bool_kind(kind: Kind, v: &[bool]) -> Expect {
         | Kind::PairHi
         | Kind::Real
         | Kind::Imag
+        | Kind::FromParts
+        | Kind::Scale
         | Kind::PairLo => no_oracle(kind, "bool"),
     }
 }
@@ -736,6 +744,59 @@ pub fn hypot_expect(re: f64, im: f64, ulps: f64) -> Expect {
         lo: h.1,
         k,
         ulps,
+    }
+}
+
+/// e^(x + iy) (the exp kind on c64 and c128): C99 Annex G's values where x
+/// or y is not finite or y is zero, else within 4 ulps of the component
+/// format of |e^(x + iy)| in Euclidean distance, the reference from f64's
+/// exp, cos and sin (within about 2^-52 relative: enough for c64, a looser
+/// check for c128) where e^x is moderate. Each component to 1 ulp against
+/// 200-bit references: kernels/tests/complex_parts.rs.
+fn cexp_expect(wide: bool, x: f64, y: f64) -> Expect {
+    let nan = f64::NAN;
+    // Beyond this |x|, e^x over- or underflows the component format.
+    let limit = if wide { 700.0 } else { 80.0 };
+    if y == 0.0 && !x.is_nan() && (x.is_infinite() || x.abs() < limit) {
+        // e^x + i·y: the exponential of a real; the zero keeps its sign.
+        let e = x.exp();
+        return if x.is_infinite() {
+            Expect::Complex(e, y)
+        } else {
+            let u = exact::pow2(if wide { -52 } else { -23 });
+            Expect::ComplexNear {
+                re: (e, 0.0),
+                im: (y, 0.0),
+                tol: 4.0 * u * e,
+            }
+        };
+    }
+    if x.is_nan() {
+        return Expect::Complex(nan, if y == 0.0 { y } else { nan });
+    }
+    if !y.is_finite() {
+        return match x {
+            f64::INFINITY => Expect::Complex(f64::INFINITY, nan),
+            f64::NEG_INFINITY => Expect::Complex(0.0, 0.0),
+            _ => Expect::Complex(nan, nan),
+        };
+    }
+    if x == f64::INFINITY {
+        return Expect::Complex(f64::INFINITY * y.cos(), f64::INFINITY * y.sin());
+    }
+    if x == f64::NEG_INFINITY {
+        return Expect::Complex(0.0 * y.cos(), 0.0 * y.sin());
+    }
+    if x.abs() >= limit {
+        // Over- or underflowing components: compared between tiers only.
+        return Expect::Unchecked;
+    }
+    let e = x.exp();
+    let u = exact::pow2(if wide { -52 } else { -23 });
+    Expect::ComplexNear {
+        re: (e * y.cos(), 0.0),
+        im: (e * y.sin(), 0.0),
+        tol: 4.0 * u * e,
     }
 }
 
@@ -805,6 +866,7 @@ fn complex_kind(kind: Kind, d: DType, a: &[(f64, f64)]) -> Expect {
             }
         }
         Kind::Abs => hypot_expect(a[0].0, a[0].1, 1.0),
+        Kind::Exp => cexp_expect(wide, a[0].0, a[0].1),
         Kind::Neg => Expect::Complex(-a[0].0, -a[0].1),
         Kind::Conj => Expect::Complex(a[0].0, -a[0].1),
         Kind::Real => Expect::Float(a[0].0),
@@ -823,7 +885,7 @@ fn complex_kind(kind: Kind, d: DType, a: &[(f64, f64)]) -> Expect {
         }
         Kind::Eq => Expect::Bool(a[0].0 == a[1].0 && a[0].1 == a[1].1),
         Kind::Ne => Expect::Bool(!(a[0].0 == a[1].0 && a[0].1 == a[1].1)),
-        Kind::Select => decided_by_expect(kind),
+        Kind::Select | Kind::Scale => decided_by_expect(kind),
         // Kinds of spec/kinds.toml that accept no complex dtype.
         Kind::Rem
         | Kind::Min
@@ -863,7 +925,6 @@ fn complex_kind(kind: Kind, d: DType, a: &[(f64, f64)]) -> Expect {
         | Kind::TrailingZeros
         | Kind::ReverseBits
         | Kind::ByteSwap
-        | Kind::Exp
         | Kind::Exp2
         | Kind::Expm1
         | Kind::Log
@@ -921,6 +982,7 @@ fn complex_kind(kind: Kind, d: DType, a: &[(f64, f64)]) -> Expect {
         | Kind::TwoProd
         | Kind::PairFrom
         | Kind::PairHi
+        | Kind::FromParts
         | Kind::PairLo => no_oracle(kind, "complex"),
     }
 }
@@ -972,6 +1034,18 @@ pub fn expect(kind: Kind, d: DType, ins: &[Val]) -> Expect {
         )
     {
         return super::pair::make_pair(kind, d, &ins.iter().map(|v| v.f()).collect::<Vec<_>>());
+    }
+    if kind == Kind::Scale {
+        // (re·s) + i(im·s), each product rounded once into the component.
+        let ((re, im), s) = (ins[0].c(), ins[1].f());
+        let round = |x: f64| {
+            if d == DType::C128 {
+                exact::mul_round(x, s, exact::F64)
+            } else {
+                (x * s) as f32 as f64
+            }
+        };
+        return Expect::Complex(round(re), round(im));
     }
     match class {
         Class::Pair => {

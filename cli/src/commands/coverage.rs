@@ -139,8 +139,12 @@ pub fn declared() -> Vec<Key> {
             if !info.accepts.contains(&dtype.info().class) {
                 continue;
             }
-            // A kind that makes a pair exists for its two components alone.
-            if info.result == tessera::ResultRule::Pair && !matches!(dtype, DType::F32 | DType::F64)
+            // A kind that makes a pair or a complex number exists for its two
+            // components alone.
+            if matches!(
+                info.result,
+                tessera::ResultRule::Pair | tessera::ResultRule::Complex
+            ) && !matches!(dtype, DType::F32 | DType::F64)
             {
                 continue;
             }

@@ -29,7 +29,9 @@
 //! negative tensor scale is refused with the operand's name.
 //!
 //! `encode` takes `x` of any dtype; `rule` (`floor`, `ceil`; `nvfp4` for NVFP4)
-//! overrides an MX format's scale rule. `decode` writes `y` in the dtype its
+//! overrides an MX format's scale rule; `tensor_scale` (a positive finite
+//! number, rounded to f32; NVFP4 only) is the tensor scale to encode under
+//! instead of one derived from x's amax (it is written as the result). `decode` writes `y` in the dtype its
 //! result names (default f32) and the shape the codes imply (or the shape given,
 //! which must match them). `transcode` decodes one format and encodes the values
 //! into another (`rule` applies to the target). The operands' and results'
@@ -436,9 +438,10 @@ pub fn call(
     let k = kernel.name();
     let line = match kernel {
         FormatKernel::Encode => {
-            expect_attrs(k, &call.attrs, &["format", "rule"])?;
+            expect_attrs(k, &call.attrs, &["format", "rule", "tensor_scale"])?;
             let format = parse_format(k, call, "format")?;
             let rule = parse_rule(k, call, format)?;
+            let given = super::number_attr(k, &call.attrs, "tensor_scale")?;
             expect_names(k, "operand", &call.operands, &["x"])?;
             expect_names(k, "result", &call.results, &encoded_names(format))?;
             let x_spec = call
@@ -457,8 +460,16 @@ pub fn call(
                 .map_err(|e| Failure::run(format!("operand x: {e}")))?;
             let mut c = operand::zeroed(sz.code_bytes)?;
             let mut s = operand::zeroed(sz.blocks)?;
-            let t = formats::encode(format, rule, &view, &mut c, &mut s, exec)
-                .map_err(library(kernel))?;
+            let t = match given {
+                Some(t) => {
+                    let t = t as f32;
+                    formats::encode_with_tensor_scale(format, t, &view, &mut c, &mut s, exec)
+                        .map_err(library(kernel))?;
+                    Some(t)
+                }
+                None => formats::encode(format, rule, &view, &mut c, &mut s, exec)
+                    .map_err(library(kernel))?,
+            };
             let words = store_encoded(results, call, format, &x.shape, &c, &s, t)?;
             format!(
                 "encode {}{}: x {} {:?} -> {words}",

@@ -39,6 +39,7 @@ pub fn result_rule(kind: Kind) -> &'static str {
         }
         ResultRule::Pair => "the pair of the inputs' dtype (f32 -> df32, f64 -> dd64)",
         ResultRule::Order => "i8 (-1, 0 or +1)",
+        ResultRule::Complex => "the complex dtype of the inputs' dtype (f32 -> c64, f64 -> c128)",
     }
 }
 
@@ -46,6 +47,9 @@ fn operand_rule(kind: Kind) -> &'static str {
     match kind.info().operands {
         OperandRule::Same => "every input has the call's dtype",
         OperandRule::CondFirst => "x0 is bool (the condition), the others have the call's dtype",
+        OperandRule::ComplexReal => {
+            "x0 has the call's complex dtype, x1 its component dtype (c64: f32, c128: f64)"
+        }
     }
 }
 
@@ -99,7 +103,11 @@ fn format_kernel_attrs(k: FormatKernel) -> serde_json::Value {
     let formats: Vec<&str> = Format::ALL.iter().map(|f| f.info().name).collect();
     let rules = ["floor", "ceil", "nvfp4"];
     match k {
-        FormatKernel::Encode => json!({"format": formats, "rule": rules}),
+        FormatKernel::Encode => json!({
+            "format": formats,
+            "rule": rules,
+            "tensor_scale": "NVFP4 only: the caller's tensor scale (a positive finite number, rounded to f32) instead of one from the amax"
+        }),
         FormatKernel::Decode => json!({"format": formats}),
         FormatKernel::Transcode => json!({"from": formats, "to": formats, "rule": rules}),
     }
@@ -283,6 +291,23 @@ fn other_kernels() -> Vec<serde_json::Value> {
         "result": "v's dtype, 0-d",
         "doc": super::assembly::SPARSE_DOT_DOC,
     }));
+    for (name, doc) in [
+        (super::signal::CONVOLVE, super::signal::CONVOLVE_DOC),
+        (super::signal::CORRELATE, super::signal::CORRELATE_DOC),
+    ] {
+        list.push(json!({
+            "name": name,
+            "family": "signal",
+            "operands": ["x", "k"],
+            "results": ["y"],
+            "attrs": {
+                "mode": "full (default: n + m - 1 outputs), same (n) or valid (n - m + 1)",
+                "acc": "the accumulator (default: contract's default for x's and k's dtypes)"
+            },
+            "result": "acc's dtype unless y names one; shape x's with the last axis the mode's length",
+            "doc": doc,
+        }));
+    }
     for k in super::movement::MovementKernel::ALL {
         let (operands, results, attrs) = k.io();
         list.push(json!({

@@ -27,6 +27,7 @@ pub mod reduce;
 pub mod run;
 pub mod selftest;
 pub mod series;
+pub mod signal;
 pub mod ulp;
 
 use crate::call::UniqueMap;

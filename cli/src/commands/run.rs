@@ -4,7 +4,7 @@
 //! thread count, and hands the call to the module of the kernel's family
 //! (elementwise kinds, `cast`, `contract`, `contract_scaled`,
 //! `contract_grouped`, `reduce`, `scan`, `map`, `series`,
-//! the Fourier transforms `c2c`, `r2c` and `c2r`, `fold`, `assemble`, `tile`, `sparse_dot`,
+//! the Fourier transforms `c2c`, `r2c` and `c2r`, `fold`, `assemble`, `tile`, `sparse_dot`, `convolve`, `correlate`,
 //! the block-scaled formats' `encode`, `decode` and `transcode`, and the
 //! library's other calls: `random`, `quantize`, `dequantize`, `polyval`,
 //! `qmatmul_i8`, `requantize_i8`, `sum_lanes`). A kernel the library adds
@@ -70,6 +70,8 @@ pub enum Kernel {
     Tile,
     /// `sparse_dot`: one CSR row times a vector.
     SparseDot,
+    /// `convolve` (true) or `correlate` (false).
+    Signal(bool),
     /// `gather`, `gather_ranges`, `scatter` or `unique`.
     Movement(super::movement::MovementKernel),
     /// `sort`, `argsort`, `median`, `quantile`, `lower_bound`, `intersect`,
@@ -127,6 +129,9 @@ impl Kernel {
         }
         if name == super::assembly::SPARSE_DOT {
             return Ok(Kernel::SparseDot);
+        }
+        if name == super::signal::CONVOLVE || name == super::signal::CORRELATE {
+            return Ok(Kernel::Signal(name == super::signal::CONVOLVE));
         }
         if let Some(k) = super::fft::FftKernel::from_name(name) {
             return Ok(Kernel::Fft(k));
@@ -223,6 +228,7 @@ pub fn main(args: &[String], out: &mut dyn Write) -> Outcome<u8> {
         Kernel::Assemble => super::assembly::assemble_call(path, &call, &exec, r)?,
         Kernel::Tile => super::assembly::tile_call(path, &call, &exec, r)?,
         Kernel::SparseDot => super::assembly::sparse_dot_call(path, &call, &exec, r)?,
+        Kernel::Signal(conv) => super::signal::call(path, &call, conv, &exec, r)?,
         Kernel::Movement(k) => super::movement::call(path, &call, k, &exec, r)?,
         Kernel::Order(k) => super::order::call(path, &call, k, &exec, r)?,
         Kernel::Linalg(k) => super::linalg::call(path, &call, k, &exec, r)?,

@@ -35,16 +35,12 @@ pub fn call_dtype(kind: Kind, inputs: &[DType]) -> Result<DType> {
         });
     }
     let lead = match info.operands {
-        OperandRule::Same => 0,
+        OperandRule::Same | OperandRule::ComplexReal => 0,
         OperandRule::CondFirst => 1,
     };
     let dtype = inputs[lead];
     for (i, &d) in inputs.iter().enumerate() {
-        let want = if i == 0 && info.operands == OperandRule::CondFirst {
-            DType::Bool
-        } else {
-            dtype
-        };
+        let want = operand_dtype(kind, dtype, i);
         if d != want {
             return Err(Error::DTypeMismatch {
                 operand: format!("input {i}"),
@@ -59,6 +55,27 @@ pub fn call_dtype(kind: Kind, inputs: &[DType]) -> Result<DType> {
     Ok(dtype)
 }
 
+/// The dtype input `i` of `kind` has in a call of dtype `call` (its operand
+/// rule): bool for select's condition, the component dtype for the real
+/// factor of `scale` (c64: f32, c128: f64), else `call` itself.
+pub fn operand_dtype(kind: Kind, call: DType, i: usize) -> DType {
+    match kind.info().operands {
+        OperandRule::CondFirst if i == 0 => DType::Bool,
+        OperandRule::ComplexReal if i == 1 => component(call),
+        _ => call,
+    }
+}
+
+/// The component dtype of a complex or pair dtype (f32 for c64 and df32, f64
+/// for c128 and dd64); a real dtype is its own.
+fn component(d: DType) -> DType {
+    match d.info().class {
+        Class::Complex | Class::Pair if d.info().bits == 64 => DType::F32,
+        Class::Complex | Class::Pair => DType::F64,
+        _ => d,
+    }
+}
+
 /// The dtype a kind produces from inputs of `dtype`.
 pub fn result_dtype(kind: Kind, dtype: DType) -> Result<DType> {
     if kernel_index(kind, dtype, Variant::Strided).is_none() {
@@ -67,17 +84,12 @@ pub fn result_dtype(kind: Kind, dtype: DType) -> Result<DType> {
     Ok(match kind.info().result {
         ResultRule::Same => dtype,
         ResultRule::Bool => DType::Bool,
-        ResultRule::Real if matches!(dtype.info().class, Class::Complex | Class::Pair) => {
-            if dtype.info().bits == 64 {
-                DType::F32
-            } else {
-                DType::F64
-            }
-        }
-        ResultRule::Real => dtype,
+        ResultRule::Real => component(dtype),
         ResultRule::Pair if dtype == DType::F32 => DType::Df32,
         ResultRule::Pair => DType::Dd64,
         ResultRule::Order => DType::I8,
+        ResultRule::Complex if dtype == DType::F32 => DType::C64,
+        ResultRule::Complex => DType::C128,
     })
 }
 

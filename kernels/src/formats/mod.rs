@@ -33,6 +33,11 @@
 //! - **Decode** multiplies each element by its block's scale (and the tensor
 //!   scale) in f64, exactly, and rounds once into the destination dtype.
 //!
+//! `ue8m0_encode` / `ue8m0_decode` (`ue8m0.rs`) convert f32 magnitudes to and
+//! from the seed's variant of the UE8M0 byte (0x00 is zero, the rounding split
+//! at the geometric midpoint √2·2^e, saturation to 0xFE), beside the OCP
+//! `e8m0fnu` dtype that the MX scales use.
+//!
 //! An MX encode of values that are all exactly f32 (floats narrower than f64,
 //! integers of at most 16 bits, bool) runs in f32 with the same codes: tiles of
 //! 1024 values in L1, read in place from contiguous f32 rows (on up to the
@@ -47,6 +52,9 @@ use crate::tier::Exec;
 use crate::{DType, Format, ScaleRule};
 
 mod mx_f32;
+mod ue8m0;
+
+pub use ue8m0::{ue8m0_decode, ue8m0_encode, ue8m0_of, ue8m0_value};
 
 /// Bytes an encoded tensor of `len` elements needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,10 +197,56 @@ fn decode_slice(exec: &Exec, from: DType, codes: &[u8], n: usize, out: &mut [f64
 /// Encode `src` (any dtype; blocks along its last axis) into `codes` and
 /// `scales` (sized by [`encoded_sizes`]). `rule` overrides the format's scale
 /// rule for MX formats (`Floor` or `Ceil`); NVFP4 takes only its own rule.
-/// Returns the tensor scale of formats that have one.
+/// Returns the tensor scale of formats that have one (NVFP4's: the finite
+/// amax over 448·6, or 1 where that is zero or not finite).
 pub fn encode(
     format: Format,
     rule: Option<ScaleRule>,
+    src: &ArrayView<'_>,
+    codes: &mut [u8],
+    scales: &mut [u8],
+    exec: &Exec,
+) -> Result<Option<f32>> {
+    encode_with(format, rule, None, src, codes, scales, exec)
+}
+
+/// [`encode`] of a format with a tensor scale (NVFP4) under the caller's
+/// tensor scale `tensor` instead of one derived from the data: what a
+/// caller does who shares one scale across tensors or calls (a calibrated
+/// scale, a global amax). Each block's scale is then its amax over 6·tensor
+/// rounded into UE4M3 (saturating), and each element its value over the
+/// decoded scale times `tensor`, rounded once, exactly as [`encode`] does
+/// with the scale it derives; values beyond what the codes reach saturate.
+/// Refuses a format without a tensor scale and a `tensor` that is not a
+/// positive finite f32 ([`Error::Attribute`]), then what [`encode`] refuses,
+/// all before any write.
+pub fn encode_with_tensor_scale(
+    format: Format,
+    tensor: f32,
+    src: &ArrayView<'_>,
+    codes: &mut [u8],
+    scales: &mut [u8],
+    exec: &Exec,
+) -> Result<()> {
+    if format.info().tensor_scale.is_none() {
+        return Err(Error::Attribute {
+            name: "encode: tensor_scale".into(),
+            reason: format!("{} has no tensor scale", format.info().name),
+        });
+    }
+    if !(tensor.is_finite() && tensor > 0.0) {
+        return Err(Error::Attribute {
+            name: "encode: tensor_scale".into(),
+            reason: format!("a tensor scale is a positive finite f32, not {tensor}"),
+        });
+    }
+    encode_with(format, None, Some(tensor), src, codes, scales, exec).map(|_| ())
+}
+
+fn encode_with(
+    format: Format,
+    rule: Option<ScaleRule>,
+    given: Option<f32>,
     src: &ArrayView<'_>,
     codes: &mut [u8],
     scales: &mut [u8],
@@ -215,7 +269,7 @@ pub fn encode(
     let sp = spec_of(format);
     let n = *src.shape().last().expect("checked by encoded_sizes");
     if sizes.blocks == 0 {
-        return Ok(info.tensor_scale.map(|_| 1.0));
+        return Ok(info.tensor_scale.map(|_| given.unwrap_or(1.0)));
     }
     let layout = src.layout();
     let rows = row_offsets(layout)?;
@@ -236,8 +290,11 @@ pub fn encode(
         let mut o = ArrayViewMut::from_slice(row, &[n])?;
         cast(CastMode::Default, &v, &mut o, exec)
     };
-    // NVFP4's tensor scale comes from a first pass over every finite value.
-    let tensor = if rule == ScaleRule::Nvfp4 {
+    // NVFP4's tensor scale is the caller's, or comes from a first pass over
+    // every finite value.
+    let tensor = if given.is_some() {
+        given
+    } else if rule == ScaleRule::Nvfp4 {
         let mut amax = 0f64;
         for r in 0..rows.len() {
             read_row(r, &mut row)?;

@@ -9,6 +9,7 @@
 
 use super::program::{literal_text, node_args, Node, NodeId, Op, Program, ProgramBuilder, Scalar};
 use crate::cast::CastMode;
+use crate::elementwise::operand_dtype;
 use crate::error::{Error, Result};
 use crate::{DType, Kind, OperandRule};
 use std::collections::{BTreeMap, HashMap};
@@ -663,7 +664,13 @@ impl<'t> Lower<'t> {
                     let kind = Kind::from_name(name)
                         .ok_or_else(|| self.refuse(ex, format!("unknown kind `{}`", clip(name))))?;
                     let info = kind.info();
-                    let cond = |j: usize| j == 0 && info.operands == OperandRule::CondFirst;
+                    // An argument whose dtype is not the call's (select's
+                    // condition, scale's real factor) does not set the call's.
+                    let fixed = |j: usize| match info.operands {
+                        OperandRule::CondFirst => j == 0,
+                        OperandRule::ComplexReal => j == 1,
+                        OperandRule::Same => false,
+                    };
                     if !task.started {
                         if args.len() != info.arity {
                             return Err(self.refuse(
@@ -681,7 +688,7 @@ impl<'t> Lower<'t> {
                     }
                     if let Some(j) = task.pending.take() {
                         let id = ret.take().expect("the argument is lowered");
-                        if !cond(j) && task.call.is_none() {
+                        if !fixed(j) && task.call.is_none() {
                             task.call = self.b.dtype(id);
                         }
                         task.ids[j] = Some(id);
@@ -701,10 +708,10 @@ impl<'t> Lower<'t> {
                         let id = match task.ids[j] {
                             Some(id) => id,
                             None => {
-                                let want = if cond(j) {
-                                    Some(DType::Bool)
-                                } else {
-                                    task.call
+                                let want = match (fixed(j), info.operands) {
+                                    (true, OperandRule::CondFirst) => Some(DType::Bool),
+                                    (true, _) => task.call.map(|c| operand_dtype(kind, c, j)),
+                                    (false, _) => task.call,
                                 };
                                 self.leaf(&arena.exs[a], want)?
                             }

@@ -129,7 +129,7 @@ const EM1F32: [f32; 7] = [
 
 /// Clamp to [lo, hi]; NaN passes through.
 #[inline(always)]
-fn clamp64(x: f64, lo: f64, hi: f64) -> f64 {
+pub(super) fn clamp64(x: f64, lo: f64, hi: f64) -> f64 {
     let x = if x < lo { lo } else { x };
     if x > hi {
         hi
@@ -158,7 +158,7 @@ fn pow2_64(n: f64) -> f64 {
 /// x · 2^n for an integer-valued n in [-2044, 2046], one rounding (the last
 /// product): both halves of the scale are normal powers of two.
 #[inline(always)]
-fn scale_64(x: f64, n: f64) -> f64 {
+pub(super) fn scale_64(x: f64, n: f64) -> f64 {
     let h = rint_f64(n * 0.5);
     x * pow2_64(h) * pow2_64(n - h)
 }
@@ -196,7 +196,7 @@ fn exp_mant(rh: f64, rl: f64) -> (f64, f64) {
 /// Reduction of exp: x (clamped to [-746, 711]) = n·ln2 + r; returns
 /// (mantissa e^r as a double-word, n).
 #[inline(always)]
-fn exp_core(x: f64) -> (f64, f64, f64) {
+pub(super) fn exp_core(x: f64) -> (f64, f64, f64) {
     let t = x.mul_add(LOG2E, MAGIC);
     let n = t - MAGIC;
     let rh = n.mul_add(-LN2_HI, x);

@@ -7,6 +7,7 @@
 //! | kind | file | f32 | f64 |
 //! |---|---|---|---|
 //! | exp | `exp.rs` | [`exp::exp_f32`] | [`exp::exp_f64`] (`exp_core`) |
+//! | exp of c64 / c128 | `cexp.rs` | [`cexp::exp_c64`] | [`cexp::exp_c128`] (`exp_core`, trig's reduction) |
 //! | exp2 | `exp.rs` | [`exp::exp2_f32`] | [`exp::exp2_f64`] |
 //! | expm1 | `exp.rs` | [`exp::expm1_f32`] (`expm1_for32`) | [`exp::expm1_f64`] (`exp_core`) |
 //! | log | `log.rs` | [`log::log_f32`] | [`log::log_f64`] |
@@ -71,6 +72,7 @@
 pub mod prim;
 
 pub mod atrig;
+pub mod cexp;
 pub mod erf;
 pub mod exp;
 pub mod log;

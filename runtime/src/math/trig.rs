@@ -234,7 +234,7 @@ pub fn tan_f32_on<const SMALL: bool>(x: f32) -> f32 {
 /// With `SMALL`, as [`pio2_prod_f32`]: the first entry as constants, the same
 /// bits for every |x| below 2^53 (entry index 0, no scaling).
 #[inline(always)]
-fn reduce_f64<const SMALL: bool>(x: f64) -> (u64, Dd) {
+pub(super) fn reduce_f64<const SMALL: bool>(x: f64) -> (u64, Dd) {
     let be = ((x.to_bits() >> 52) & 0x7ff) as usize;
     let i = be.saturating_sub(1076);
     let i = if SMALL || i > 971 {
@@ -283,7 +283,7 @@ fn reduce_f64<const SMALL: bool>(x: f64) -> (u64, Dd) {
 
 /// sin and cos of a reduced |r| <= π/4 + 2^-40 as double-words.
 #[inline(always)]
-fn sincos_dd(r: Dd) -> (Dd, Dd) {
+pub(super) fn sincos_dd(r: Dd) -> (Dd, Dd) {
     let (rh, rl) = (r.hi, r.lo);
     let t = rh * rh;
     let sp = horner_f64(t, &SIN_D);

@@ -175,6 +175,15 @@ pub trait ComplexT: Copy {
     fn conj(self) -> Self;
 }
 
+/// A complex number from its two components, and its product with a real of
+/// its component type.
+pub trait CompositeT: PartsT {
+    /// re + i·im, bits unchanged.
+    fn from_parts(re: Self::Part, im: Self::Part) -> Self;
+    /// (re·s) + i(im·s), each product rounded once.
+    fn scale(self, s: Self::Part) -> Self;
+}
+
 macro_rules! float_impls {
     ($($t:ty),*) => {$(
         impl Arith for $t {
@@ -427,6 +436,16 @@ macro_rules! complex_impls {
                 Complex::new(self.re, -self.im)
             }
         }
+        impl CompositeT for Complex<$t> {
+            #[inline(always)]
+            fn from_parts(re: $t, im: $t) -> Self {
+                Complex::new(re, im)
+            }
+            #[inline(always)]
+            fn scale(self, s: $t) -> Self {
+                Complex::new(self.re * s, self.im * s)
+            }
+        }
         impl PartsT for Complex<$t> {
             type Part = $t;
             #[inline(always)]
@@ -495,6 +514,24 @@ macro_rules! float_root_exp {
 }
 float_root_exp!(f32, crate::math::exp::exp_f32);
 float_root_exp!(f64, crate::math::exp::exp_f64);
+
+impl ExpT for Complex<f32> {
+    /// e^(x + iy), each component within 1 ulp ([`crate::math::cexp`]).
+    #[inline(always)]
+    fn expo(self) -> Self {
+        let (re, im) = crate::math::cexp::exp_c64(self.re, self.im);
+        Complex::new(re, im)
+    }
+}
+
+impl ExpT for Complex<f64> {
+    /// e^(x + iy), each component within 1 ulp ([`crate::math::cexp`]).
+    #[inline(always)]
+    fn expo(self) -> Self {
+        let (re, im) = crate::math::cexp::exp_c128(self.re, self.im);
+        Complex::new(re, im)
+    }
+}
 
 impl<T: PairFloat> Arith for Pair<T> {
     #[inline(always)]
