@@ -769,3 +769,124 @@ pub fn run_complex(quick: bool) -> (String, bool, Chart) {
     rows::<num_complex::Complex<f64>>(quick, &mut out, &mut all_ok, &mut chart);
     (out, all_ok, chart)
 }
+
+/// The group of `B packed once` products' name (a filter `gemm` names it too).
+pub const PACKED_NAME: &str = "gemm-packed";
+
+/// `matmul_packed` against `matmul` on the same operands (B packed once,
+/// outside the timing), f32 and f64, one thread, shapes from skinny to
+/// square; checked bit for bit first; best of alternating samples.
+pub fn run_packed(quick: bool) -> (String, bool, Chart) {
+    use tessera::contract::{matmul_packed, PackedB};
+    let mut rng = Rng::for_label("bench gemm-packed", 1);
+    let rounds = if quick { 3 } else { 15 };
+    let shapes: &[(usize, usize, usize)] = if quick {
+        &[(16, 256, 256), (64, 256, 256)]
+    } else {
+        &[
+            (8, 1024, 1024),
+            (16, 1024, 1024),
+            (32, 2048, 512),
+            (64, 1024, 1024),
+            (256, 512, 512),
+            (512, 512, 512),
+        ]
+    };
+    let exec = Exec::default().threads(1);
+    let mut out = format!(
+        "{PACKED_NAME}: matmul_packed (B packed once) vs matmul, one thread, tier {:?}, best of {rounds} alternating samples\n{:<22} {:>12} {:>12} {:>9}\n",
+        exec.resolve_tier().ok(),
+        "m × k × n",
+        "matmul GF/s",
+        "packed GF/s",
+        "packed ÷"
+    );
+    let mut ok = true;
+    fn one<T: Elem>(
+        (m, k, n): (usize, usize, usize),
+        acc: tessera::DType,
+        rng: &mut Rng,
+        rounds: usize,
+        exec: &Exec,
+        out: &mut String,
+    ) -> bool {
+        let a: Vec<T> = (0..m * k).map(|_| T::of(rng.unit() - 0.5)).collect();
+        let b: Vec<T> = (0..k * n).map(|_| T::of(rng.unit() - 0.5)).collect();
+        let av = ArrayView::from_slice(&a, &[m, k]).unwrap();
+        let bv = ArrayView::from_slice(&b, &[k, n]).unwrap();
+        let packed = PackedB::new(&bv, acc, exec).unwrap();
+        let mut y1 = vec![T::default(); m * n];
+        let mut y2 = vec![T::default(); m * n];
+        let plain = |y: &mut [T]| {
+            matmul(
+                &av,
+                &bv,
+                &mut ArrayViewMut::from_slice(y, &[m, n]).unwrap(),
+                exec,
+            )
+            .unwrap()
+        };
+        let pk = |y: &mut [T]| {
+            matmul_packed(
+                &av,
+                &packed,
+                &mut ArrayViewMut::from_slice(y, &[m, n]).unwrap(),
+                exec,
+            )
+            .unwrap()
+        };
+        plain(&mut y1);
+        pk(&mut y2);
+        let same = y1
+            .iter()
+            .zip(&y2)
+            .all(|(p, q)| p.to().to_bits() == q.to().to_bits());
+        let flops = 2.0 * (m * k * n) as f64;
+        let inner = ((2e8 / flops).ceil() as usize).max(1);
+        let mut best = [f64::INFINITY; 2];
+        for r in 0..rounds {
+            for s in 0..2 {
+                let which = (s + r) % 2;
+                let t = Instant::now();
+                for _ in 0..inner {
+                    if which == 0 {
+                        plain(&mut y1)
+                    } else {
+                        pk(&mut y2)
+                    }
+                }
+                best[which] = best[which].min(t.elapsed().as_secs_f64() / inner as f64);
+            }
+        }
+        let (g1, g2) = (flops / best[0] / 1e9, flops / best[1] / 1e9);
+        out.push_str(&format!(
+            "{:<22} {:>12.1} {:>12.1} {:>9.2}{}\n",
+            format!("{} {m}×{k}×{n}", acc),
+            g1,
+            g2,
+            g2 / g1,
+            if same { "" } else { "  BITS DIFFER" }
+        ));
+        same
+    }
+    for &(m, k, n) in shapes {
+        ok &= one::<f32>(
+            (m, k, n),
+            tessera::DType::F32,
+            &mut rng,
+            rounds,
+            &exec,
+            &mut out,
+        );
+        ok &= one::<f64>(
+            (m, k, n),
+            tessera::DType::F64,
+            &mut rng,
+            rounds,
+            &exec,
+            &mut out,
+        );
+    }
+    let chart = Chart::new(PACKED_NAME, "B packed once", "GFLOP/s");
+    (out, ok, chart)
+}

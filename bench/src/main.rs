@@ -115,6 +115,9 @@
 //!   `gemm`): the integer products (u8·i8 and i16·i16 into i32) in GOP/s beside
 //!   tessera's f32 product of the same shape. `gemm-complex` (also named by
 //!   `gemm`): c64 and c128 products beside `gemm` and `matrixmultiply`.
+//!   `gemm-packed` (also named by `gemm`): `matmul_packed` with B packed once
+//!   beside `matmul` of the same operands, f32 and f64, one thread, bits
+//!   compared first.
 //! * `fft`: c2c, r2c and c2r beside `rustfft` and `realfft` in GFLOP/s (see
 //!   `fft_group.rs`); only when a filter names it (`tessera-bench fft`, with
 //!   `--quick` for a smoke run); in `--json` mode its table goes to stderr.
@@ -351,6 +354,7 @@ fn main() -> ExitCode {
     let gemm_group = !o.filters.is_empty() && selected(gemm_group::NAME, &o.filters);
     let gemm_int = !o.filters.is_empty() && selected(gemm_group::INT_NAME, &o.filters);
     let gemm_complex = !o.filters.is_empty() && selected(gemm_group::COMPLEX_NAME, &o.filters);
+    let gemm_packed = !o.filters.is_empty() && selected(gemm_group::PACKED_NAME, &o.filters);
     let fft_group = !o.filters.is_empty() && selected(fft_group::NAME, &o.filters);
     let gather_g = !o.filters.is_empty() && selected(movement_group::GATHER, &o.filters);
     let scatter_g = !o.filters.is_empty() && selected(movement_group::SCATTER, &o.filters);
@@ -376,6 +380,7 @@ fn main() -> ExitCode {
         && !gemm_group
         && !gemm_int
         && !gemm_complex
+        && !gemm_packed
         && !math
         && !fft_group
         && !gather_g
@@ -515,6 +520,7 @@ fn main() -> ExitCode {
         (tiers_g, tiers_group::run),
         (gemm_int, gemm_group::run_int),
         (gemm_complex, gemm_group::run_complex),
+        (gemm_packed, gemm_group::run_packed),
         (gather_g, movement_group::run_gather),
         (scatter_g, movement_group::run_scatter),
         (unique_g, movement_group::run_unique),

@@ -40,6 +40,11 @@ pub(crate) struct Chain<'a, T> {
     pub c_holds_init: bool,
     /// Where the packing buffers come from.
     pub panels: Panels,
+    /// B already packed whole ([`super::packed::PackedB`]): for each depth
+    /// block of `kc` from k = 0, every `nr`-column micro-panel of all of B's
+    /// columns in order (`kcb · nr` values each). Used in place of packing B
+    /// block by block; B's operand and tables then only size the product.
+    pub b_packed: Option<&'a [T]>,
 }
 
 impl<'a, T> Chain<'a, T> {
@@ -85,6 +90,7 @@ impl<'a, T> Chain<'a, T> {
             b_cols_unit: pack::unit(b_cols),
             c_holds_init,
             panels,
+            b_packed: None,
         }
     }
 }
@@ -508,9 +514,14 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
         let mut pa = self
             .panels
             .take::<T>(task, 0, mc.min(rows.len().div_ceil(mr) * mr) * kc_max);
-        let mut pb = self
-            .panels
-            .take::<T>(task, 1, nc.min(cols.len().div_ceil(nr) * nr) * kc_max);
+        let pb_len = if self.b_packed.is_some() {
+            0
+        } else {
+            nc.min(cols.len().div_ceil(nr) * nr) * kc_max
+        };
+        let mut pb = self.panels.take::<T>(task, 1, pb_len);
+        // Micro-panels of all of B's columns per depth block, when packed whole.
+        let groups = self.b_cols.len().div_ceil(nr);
         let mut jc = cols.start;
         while jc < cols.end {
             let ncb = nc.min(cols.end - jc);
@@ -518,16 +529,30 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
             while pc < k {
                 let kcb = kc.min(k - pc);
                 let load = pc > 0 || self.c_holds_init;
-                // SAFETY: ks and columns are slices of the tables, whose
-                // positions are in B's view (this function's contract).
-                unsafe {
-                    self.fill_b(
-                        tier,
-                        task,
-                        &self.b_ks[pc..pc + kcb],
-                        &self.b_cols[jc..jc + ncb],
-                        &mut pb,
-                    )?
+                let panel: &[T] = match self.b_packed {
+                    Some(all) => {
+                        // Whole depth blocks before pc hold groups·nr·kc
+                        // values each; column blocks start on micro-panels
+                        // (threads split columns in whole micro-tiles, and
+                        // nc is a multiple of nr).
+                        debug_assert!(jc.is_multiple_of(nr));
+                        &all[pc * groups * nr + jc / nr * nr * kcb..]
+                    }
+                    None => {
+                        // SAFETY: ks and columns are slices of the tables,
+                        // whose positions are in B's view (this function's
+                        // contract).
+                        unsafe {
+                            self.fill_b(
+                                tier,
+                                task,
+                                &self.b_ks[pc..pc + kcb],
+                                &self.b_cols[jc..jc + ncb],
+                                &mut pb,
+                            )?
+                        };
+                        &pb[..]
+                    }
                 };
                 let mut ic = rows.start;
                 while ic < rows.end {
@@ -547,7 +572,7 @@ impl<T: Acc + crate::Element> Chain<'_, T> {
                     let mut jr = 0;
                     while jr < ncb {
                         let nw = nr.min(ncb - jr);
-                        let bp = pb[jr / nr * nr * kcb..].as_ptr();
+                        let bp = panel[jr / nr * nr * kcb..].as_ptr();
                         let mut ir = 0;
                         while ir < mcb {
                             let mw = mr.min(mcb - ir);
