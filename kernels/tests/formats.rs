@@ -834,3 +834,88 @@ fn ue8m0_variant_rounds_at_the_geometric_midpoint_and_saturates() {
         assert_eq!(out, [0xAA; 3]);
     }
 }
+
+#[test]
+fn block_values_hold_each_blocks_codes_then_its_scale() {
+    use tessera::formats::{
+        block_value_bytes, block_values_len, decode_block_values, encode_block_values,
+        from_block_values,
+    };
+    let mut rng = Rng::new(0xb10c_0001);
+    let want_bytes = [
+        (Format::Mxfp8E4m3, 33),
+        (Format::Mxfp8E5m2, 33),
+        (Format::Mxfp6E2m3, 25),
+        (Format::Mxfp6E3m2, 25),
+        (Format::Mxfp4, 17),
+        (Format::Mxint8, 33),
+        (Format::Nvfp4, 9),
+    ];
+    for (f, bytes) in want_bytes {
+        assert_eq!(block_value_bytes(f), bytes, "{f:?}");
+        let block = f.info().block;
+        let (rows, n) = (3, 2 * block);
+        let x: Vec<f32> = (0..rows * n)
+            .map(|_| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 37.0)
+            .collect();
+        let view = ArrayView::from_slice(&x, &[rows, n]).unwrap();
+        let sizes = encoded_sizes(f, &[rows, n]).unwrap();
+        let (mut codes, mut scales) = (vec![0u8; sizes.code_bytes], vec![0u8; sizes.blocks]);
+        let t = encode(f, None, &view, &mut codes, &mut scales, &Exec::default()).unwrap();
+        let len = block_values_len(f, &[rows, n]).unwrap();
+        assert_eq!(len, sizes.blocks * bytes);
+        let mut values = vec![0u8; len];
+        let t2 = encode_block_values(f, None, &view, &mut values, &Exec::default()).unwrap();
+        assert_eq!(t, t2, "{f:?}: tensor scale");
+        let codes_per_block = sizes.code_bytes / sizes.blocks;
+        for b in 0..sizes.blocks {
+            let v = &values[b * bytes..(b + 1) * bytes];
+            assert_eq!(v[bytes - 1], scales[b], "{f:?} block {b}: the scale last");
+            let c = &codes[b * codes_per_block..(b + 1) * codes_per_block];
+            if bytes == 25 {
+                // Six-bit codes, element 0 in the most significant bits.
+                for (j, &code) in c.iter().enumerate() {
+                    let bit = 6 * j;
+                    let word = (v[bit / 8] as u16) << 8 | *v.get(bit / 8 + 1).unwrap_or(&0) as u16;
+                    let got = (word >> (10 - bit % 8)) as u8 & 63;
+                    assert_eq!(got, code, "{f:?} block {b} element {j}");
+                }
+            } else {
+                assert_eq!(&v[..bytes - 1], c, "{f:?} block {b}: the codes first");
+            }
+        }
+        // Back to codes and scales, and decoded as decode does.
+        let (mut c2, mut s2) = (vec![0xAAu8; codes.len()], vec![0xAAu8; scales.len()]);
+        from_block_values(f, &values, &mut c2, &mut s2).unwrap();
+        assert_eq!((&c2, &s2), (&codes, &scales), "{f:?}: round trip");
+        let mut y1 = vec![0f32; rows * n];
+        let mut y2 = vec![1f32; rows * n];
+        decode(
+            f,
+            &codes,
+            &scales,
+            t,
+            &mut ArrayViewMut::from_slice(&mut y1, &[rows, n]).unwrap(),
+            &Exec::default(),
+        )
+        .unwrap();
+        decode_block_values(
+            f,
+            &values,
+            t,
+            &mut ArrayViewMut::from_slice(&mut y2, &[rows, n]).unwrap(),
+            &Exec::default(),
+        )
+        .unwrap();
+        assert_eq!(bits_of_f32(&y1), bits_of_f32(&y2), "{f:?}: decoded");
+        // Lengths that do not fit: refused, nothing written.
+        let mut short = vec![0xAAu8; len - 1];
+        assert!(encode_block_values(f, None, &view, &mut short, &Exec::default()).is_err());
+        assert!(short.iter().all(|&b| b == 0xAA));
+        assert!(from_block_values(f, &values[..len - 1], &mut c2, &mut s2).is_err());
+    }
+}
+
+fn bits_of_f32(x: &[f32]) -> Vec<u32> {
+    x.iter().map(|v| v.to_bits()).collect()
+}

@@ -51,8 +51,14 @@ use crate::error::{Error, Result};
 use crate::tier::Exec;
 use crate::{DType, Format, ScaleRule};
 
+mod block_values;
 mod mx_f32;
 mod ue8m0;
+
+pub use block_values::{
+    block_value_bytes, block_values_len, decode_block_values, encode_block_values,
+    from_block_values, to_block_values,
+};
 
 pub use ue8m0::{ue8m0_decode, ue8m0_encode, ue8m0_of, ue8m0_value};
 
