@@ -107,7 +107,7 @@ pub fn from_block_values(
         element_bits(format),
         block_value_bytes(format),
     );
-    if values.len() % value != 0 {
+    if !values.len().is_multiple_of(value) {
         return Err(Error::Length {
             operand: "block values (not whole values)".into(),
             len: values.len(),
