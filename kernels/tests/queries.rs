@@ -1,5 +1,6 @@
 //! The refusal and shape queries (`reduce_query`, `scan_query`,
-//! `gather_ranges_shape`, `assemble_query`) decide exactly what the calls decide: for each
+//! `gather_ranges_shape`, `assemble_query`, `gather_query`, `scatter_query`)
+//! decide exactly what the calls decide: for each
 //! case the query's answer is compared with the call's, on real views of
 //! the same shapes and dtypes (the error, or success and the shape the call
 //! wrote into).
@@ -242,4 +243,69 @@ fn c_strides(shape: &[usize]) -> Vec<isize> {
         s[i] = s[i + 1] * shape[i + 1] as isize;
     }
     s
+}
+
+#[test]
+fn gather_and_scatter_queries_decide_as_the_calls() {
+    use tessera::movement::{gather, gather_query, scatter, scatter_query, Combine};
+    // (x or updates shape, positions shape, dst shape, axis, positions dtype,
+    // values dtype, dst dtype) — fitting, and each refusal in turn.
+    let shapes: [(&[usize], &[usize], &[usize], usize); 7] = [
+        (&[3, 5], &[3, 4], &[3, 4], 1),
+        (&[7, 4], &[2, 4], &[2, 4], 0),
+        (&[3, 5], &[3, 4], &[3, 4], 2),
+        (&[3, 5], &[3, 3], &[3, 4], 1),
+        (&[2, 5], &[3, 4], &[3, 4], 1),
+        (&[0, 4], &[2, 4], &[2, 4], 0),
+        (&[3], &[3, 4], &[3, 4], 1),
+    ];
+    let dtypes = [
+        (DType::I64, DType::F32, DType::F32),
+        (DType::I32, DType::F32, DType::F32),
+        (DType::I64, DType::F64, DType::F32),
+        (DType::I64, DType::Bool, DType::Bool),
+        (DType::I64, DType::C64, DType::C64),
+    ];
+    let mut cases = 0;
+    for &(xs, ps, ds, axis) in &shapes {
+        for &(pd, xd, dd) in &dtypes {
+            let (xb, pb) = (zeros(xd, xs), zeros(pd, ps));
+            let xv = ArrayView::contiguous(xd, xs, &xb).unwrap();
+            let pv = ArrayView::contiguous(pd, ps, &pb).unwrap();
+            let mut db = zeros(dd, ds);
+            let q = gather_query(axis, (xs, xd), (ps, pd), (ds, dd));
+            let c = {
+                let mut dv = ArrayViewMut::contiguous(dd, ds, &mut db).unwrap();
+                gather(axis, &xv, &pv, &mut dv, &Exec::default())
+            };
+            same(
+                &q,
+                &c,
+                &format!("gather {xs:?} {ps:?} {ds:?} axis {axis} {pd} {xd} {dd}"),
+            );
+            // Scatter: into has dst's shape, updates x's role, positions
+            // updates' shape.
+            for combine in [Combine::Set, Combine::Add, Combine::Max] {
+                let ib = zeros(dd, ds);
+                let iv = ArrayView::contiguous(dd, ds, &ib).unwrap();
+                let ub = zeros(xd, ps);
+                let uv = ArrayView::contiguous(xd, ps, &ub).unwrap();
+                let pb2 = zeros(pd, ps);
+                let pv2 = ArrayView::contiguous(pd, ps, &pb2).unwrap();
+                let q = scatter_query(combine, axis, (ds, dd), (ps, pd), (ps, xd), (ds, dd));
+                let c = {
+                    let mut dv = ArrayViewMut::contiguous(dd, ds, &mut db).unwrap();
+                    scatter(combine, axis, &iv, &pv2, &uv, &mut dv, &Exec::default())
+                };
+                same(
+                    &q,
+                    &c,
+                    &format!("scatter {combine:?} {ps:?} {ds:?} axis {axis} {pd} {xd} {dd}"),
+                );
+                cases += 1;
+            }
+            cases += 1;
+        }
+    }
+    assert_eq!(cases, 7 * 5 * 4);
 }

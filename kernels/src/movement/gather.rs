@@ -7,6 +7,28 @@ use super::{
 use crate::array::{count_of, extent_product, ArrayView, ArrayViewMut};
 use crate::error::Result;
 use crate::tier::Exec;
+use crate::DType;
+
+/// Whether [`gather`] of `x` (shape, dtype) at `positions` into `dst` fits,
+/// decided from shapes and dtypes alone (no data, no work): `Ok` exactly
+/// where `gather` would run, but for the destination's layout (one that
+/// reaches an element twice) and the tier, which need the view and the
+/// `Exec`. Errors as [`gather`]'s.
+pub fn gather_query(
+    axis: usize,
+    x: (&[usize], DType),
+    positions: (&[usize], DType),
+    dst: (&[usize], DType),
+) -> Result<()> {
+    check_i64(positions.1, "positions")?;
+    check_same(x.1, dst.1, "x")?;
+    check_axis(axis, dst.0.len(), "dst")?;
+    check_shape_but(positions.0, dst.0, None, "positions")?;
+    check_shape_but(x.0, dst.0, Some(axis), "x")?;
+    count_of(dst.0, "dst")?;
+    count_of(x.0, "x")?;
+    Ok(())
+}
 
 /// Gather `x` along `axis` at `positions` into `dst`.
 ///
@@ -38,14 +60,14 @@ pub fn gather(
     exec: &Exec,
 ) -> Result<()> {
     exec.resolve_tier()?;
-    check_i64(positions.dtype(), "positions")?;
-    check_same(x.dtype(), dst.dtype(), "x")?;
-    check_axis(axis, dst.shape().len(), "dst")?;
-    check_shape_but(positions.shape(), dst.shape(), None, "positions")?;
-    check_shape_but(x.shape(), dst.shape(), Some(axis), "x")?;
+    gather_query(
+        axis,
+        (x.shape(), x.dtype()),
+        (positions.shape(), positions.dtype()),
+        (dst.shape(), dst.dtype()),
+    )?;
     check_dst(dst, "dst")?;
     let n = count_of(dst.shape(), "dst")?;
-    count_of(x.shape(), "x")?;
     if n == 0 {
         return Ok(());
     }

@@ -26,9 +26,9 @@ mod gather;
 mod ranges;
 mod scatter;
 
-pub use gather::gather;
+pub use gather::{gather, gather_query};
 pub use ranges::{gather_ranges, gather_ranges_shape};
-pub use scatter::{scatter, Combine};
+pub use scatter::{scatter, scatter_query, Combine};
 
 use crate::array::{c_contiguous, count_of, ArrayView, ArrayViewMut};
 use crate::elementwise::self_overlap;

@@ -51,6 +51,55 @@ impl Combine {
     }
 }
 
+/// Whether [`scatter`] with `combine` along `axis` fits, decided from the
+/// shapes and dtypes of `into`, `positions`, `updates` and `dst` alone (no
+/// data, no work): `Ok` exactly where `scatter` would run, but for the
+/// destination's layout (one that reaches an element twice) and the tier,
+/// which need the view and the `Exec`. Errors as [`scatter`]'s.
+pub fn scatter_query(
+    combine: Combine,
+    axis: usize,
+    into: (&[usize], DType),
+    positions: (&[usize], DType),
+    updates: (&[usize], DType),
+    dst: (&[usize], DType),
+) -> Result<()> {
+    check_i64(positions.1, "positions")?;
+    check_same(into.1, dst.1, "into")?;
+    check_same(updates.1, dst.1, "updates")?;
+    let class = dst.1.info().class;
+    let taken = match combine {
+        Combine::Set => true,
+        Combine::Add => matches!(
+            class,
+            Class::Int | Class::Uint | Class::Float | Class::Complex
+        ),
+        Combine::Max | Combine::Min => matches!(class, Class::Int | Class::Uint | Class::Float),
+    };
+    if !taken {
+        return Err(Error::DTypeUnsupported {
+            operand: "updates".into(),
+            dtype: dst.1,
+            reason: format!(
+                "scatter's {} takes {}",
+                combine.name(),
+                if combine == Combine::Add {
+                    "integers, floats and complex numbers"
+                } else {
+                    "integers and floats"
+                }
+            ),
+        });
+    }
+    check_axis(axis, dst.0.len(), "dst")?;
+    check_shape_but(into.0, dst.0, None, "into")?;
+    check_shape_but(updates.0, dst.0, Some(axis), "updates")?;
+    check_shape_but(positions.0, updates.0, None, "positions")?;
+    count_of(dst.0, "dst")?;
+    count_of(updates.0, "updates")?;
+    Ok(())
+}
+
 /// Store into `dst` a copy of `into` with `updates` combined in by
 /// `combine` at the positions along `axis` that `positions` holds.
 ///
@@ -93,37 +142,14 @@ pub fn scatter(
 ) -> Result<()> {
     exec.resolve_tier()?;
     let dt = dst.dtype();
-    check_i64(positions.dtype(), "positions")?;
-    check_same(into.dtype(), dt, "into")?;
-    check_same(updates.dtype(), dt, "updates")?;
-    let class = dt.info().class;
-    let taken = match combine {
-        Combine::Set => true,
-        Combine::Add => matches!(
-            class,
-            Class::Int | Class::Uint | Class::Float | Class::Complex
-        ),
-        Combine::Max | Combine::Min => matches!(class, Class::Int | Class::Uint | Class::Float),
-    };
-    if !taken {
-        return Err(Error::DTypeUnsupported {
-            operand: "updates".into(),
-            dtype: dt,
-            reason: format!(
-                "scatter's {} takes {}",
-                combine.name(),
-                if combine == Combine::Add {
-                    "integers, floats and complex numbers"
-                } else {
-                    "integers and floats"
-                }
-            ),
-        });
-    }
-    check_axis(axis, dst.shape().len(), "dst")?;
-    check_shape_but(into.shape(), dst.shape(), None, "into")?;
-    check_shape_but(updates.shape(), dst.shape(), Some(axis), "updates")?;
-    check_shape_but(positions.shape(), updates.shape(), None, "positions")?;
+    scatter_query(
+        combine,
+        axis,
+        (into.shape(), into.dtype()),
+        (positions.shape(), positions.dtype()),
+        (updates.shape(), updates.dtype()),
+        (dst.shape(), dt),
+    )?;
     check_dst(dst, "dst")?;
     let n = count_of(dst.shape(), "dst")?;
     let m = count_of(updates.shape(), "updates")?;
@@ -154,7 +180,7 @@ pub fn scatter(
     // Scratch for the narrow floats: their sums, taken before any write.
     let narrow = combine != Combine::Set
         && m > 0
-        && class == Class::Float
+        && dt.info().class == Class::Float
         && !matches!(dt, DType::F32 | DType::F64);
     let codes = if narrow {
         let mut acc = filled(n, 0f32, "scatter sums")?;
