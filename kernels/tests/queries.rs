@@ -250,7 +250,8 @@ fn gather_and_scatter_queries_decide_as_the_calls() {
     use tessera::movement::{gather, gather_query, scatter, scatter_query, Combine};
     // (x or updates shape, positions shape, dst shape, axis, positions dtype,
     // values dtype, dst dtype) — fitting, and each refusal in turn.
-    let shapes: [(&[usize], &[usize], &[usize], usize); 7] = [
+    type Case<'a> = (&'a [usize], &'a [usize], &'a [usize], usize);
+    let shapes: [Case<'_>; 7] = [
         (&[3, 5], &[3, 4], &[3, 4], 1),
         (&[7, 4], &[2, 4], &[2, 4], 0),
         (&[3, 5], &[3, 4], &[3, 4], 2),
