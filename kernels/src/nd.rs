@@ -37,7 +37,7 @@ use crate::map::Program;
 use crate::reduce::ReduceOp;
 use crate::tier::Exec;
 use crate::Kind;
-use ndarray::{Array, ArrayView as NdView, ArrayViewMut as NdViewMut, Dimension, Ix2};
+use ndarray::{Array, ArrayView as NdView, ArrayViewMut as NdViewMut, Dimension, Ix1, Ix2};
 
 /// Where the elements of a layout lie: the first element's position from
 /// the lowest address and the elements the span holds, when the elements
@@ -338,4 +338,50 @@ pub fn matmul<T: Element, U: Element>(
     let (ia, ib) = (In::of(&a)?, In::of(&b)?);
     let (va, vb) = (ia.tessera()?, ib.tessera()?);
     with_out(&mut dst, |o| crate::matmul(&va, &vb, o, exec))
+}
+
+/// [`crate::convolve()`] of an ndarray signal (along its last axis; leading
+/// axes a batch) with a one-axis kernel, accumulated in `acc`, into `dst`
+/// (`crate::signal::convolve_shape`'s shape).
+pub fn convolve<T: Element, U: Element, D: Dimension, E: Dimension>(
+    x: NdView<'_, T, D>,
+    k: NdView<'_, T, Ix1>,
+    mode: crate::ConvMode,
+    acc: crate::DType,
+    mut dst: NdViewMut<'_, U, E>,
+    exec: &Exec,
+) -> Result<()> {
+    let (ix, ik) = (In::of(&x)?, In::of(&k)?);
+    let (vx, vk) = (ix.tessera()?, ik.tessera()?);
+    with_out(&mut dst, |o| crate::convolve(&vx, &vk, mode, acc, o, exec))
+}
+
+/// [`crate::correlate()`] of an ndarray signal with a one-axis kernel, as
+/// [`convolve`] (the kernel neither reversed nor conjugated).
+pub fn correlate<T: Element, U: Element, D: Dimension, E: Dimension>(
+    x: NdView<'_, T, D>,
+    k: NdView<'_, T, Ix1>,
+    mode: crate::ConvMode,
+    acc: crate::DType,
+    mut dst: NdViewMut<'_, U, E>,
+    exec: &Exec,
+) -> Result<()> {
+    let (ix, ik) = (In::of(&x)?, In::of(&k)?);
+    let (vx, vk) = (ix.tessera()?, ik.tessera()?);
+    with_out(&mut dst, |o| crate::correlate(&vx, &vk, mode, acc, o, exec))
+}
+
+/// [`crate::contract::matmul_packed`] of a matrix by a packed B into a
+/// matrix.
+pub fn matmul_packed<T: Element, U: Element>(
+    a: NdView<'_, T, Ix2>,
+    b: &crate::contract::PackedB,
+    mut dst: NdViewMut<'_, U, Ix2>,
+    exec: &Exec,
+) -> Result<()> {
+    let ia = In::of(&a)?;
+    let va = ia.tessera()?;
+    with_out(&mut dst, |o| {
+        crate::contract::matmul_packed(&va, b, o, exec)
+    })
 }

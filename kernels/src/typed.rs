@@ -186,3 +186,77 @@ pub(crate) fn check_len(what: &str, label: String, got: usize, dims: &[usize]) -
         })
     }
 }
+
+/// [`crate::convolve()`] of a signal slice with a kernel slice in `mode`,
+/// accumulated in `acc`, into `out` (`crate::signal::convolve_shape`'s
+/// length). Refusals as the view-based call's.
+pub fn convolve<T: Element, U: Element>(
+    x: &[T],
+    k: &[T],
+    mode: crate::ConvMode,
+    acc: crate::DType,
+    out: &mut [U],
+    exec: &Exec,
+) -> Result<()> {
+    let n = out.len();
+    crate::convolve(
+        &ArrayView::from_slice(x, &[x.len()])?,
+        &ArrayView::from_slice(k, &[k.len()])?,
+        mode,
+        acc,
+        &mut ArrayViewMut::from_slice(out, &[n])?,
+        exec,
+    )
+}
+
+/// [`crate::correlate()`] of slices, as [`convolve`] (the kernel neither
+/// reversed nor conjugated).
+pub fn correlate<T: Element, U: Element>(
+    x: &[T],
+    k: &[T],
+    mode: crate::ConvMode,
+    acc: crate::DType,
+    out: &mut [U],
+    exec: &Exec,
+) -> Result<()> {
+    let n = out.len();
+    crate::correlate(
+        &ArrayView::from_slice(x, &[x.len()])?,
+        &ArrayView::from_slice(k, &[k.len()])?,
+        mode,
+        acc,
+        &mut ArrayViewMut::from_slice(out, &[n])?,
+        exec,
+    )
+}
+
+/// [`crate::contract::matmul_packed`] of a row-major `m × k` slice `a`
+/// (`m` = `a.len() / k`) by a packed B into the row-major `m × n` `out`.
+/// Refuses lengths that are not those shapes' ([`Error::Length`]).
+pub fn matmul_packed<T: Element, U: Element>(
+    a: &[T],
+    b: &crate::contract::PackedB,
+    out: &mut [U],
+    exec: &Exec,
+) -> Result<()> {
+    let (k, n) = b.shape();
+    let m = if k == 0 { 0 } else { a.len() / k };
+    check_len(
+        "a",
+        format!("matmul_packed: a ({m} × {k})"),
+        a.len(),
+        &[m, k],
+    )?;
+    check_len(
+        "out",
+        format!("matmul_packed: out ({m} × {n})"),
+        out.len(),
+        &[m, n],
+    )?;
+    crate::contract::matmul_packed(
+        &ArrayView::from_slice(a, &[m, k])?,
+        b,
+        &mut ArrayViewMut::from_slice(out, &[m, n])?,
+        exec,
+    )
+}

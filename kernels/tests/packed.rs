@@ -166,3 +166,33 @@ fn refusals_come_before_any_write() {
     .is_err());
     assert!(PackedB::bytes(usize::MAX, 3, DType::F32, Tier::ALL[0]).is_err());
 }
+
+#[test]
+fn typed_and_ndarray_conveniences_give_the_view_calls_bits() {
+    let mut rng = Rng::new(0x9acb_0003);
+    let (m, k, n) = (20, 70, 30);
+    let a = grid_f32s(&mut rng, m * k);
+    let b = grid_f32s(&mut rng, k * n);
+    let bv = ArrayView::from_slice(&b, &[k, n]).unwrap();
+    let want = reference::<f32>(
+        &ArrayView::from_slice(&a, &[m, k]).unwrap(),
+        &bv,
+        DType::F32,
+        m,
+        n,
+    );
+    let packed = PackedB::new(&bv, DType::F32, &Exec::default()).unwrap();
+    let mut y = vec![0f32; m * n];
+    tessera::typed::matmul_packed(&a, &packed, &mut y, &Exec::default()).unwrap();
+    assert_eq!(bits_of(&y), bits_of(&want));
+    #[cfg(feature = "ndarray")]
+    {
+        let aa = ndarray::Array2::from_shape_vec((m, k), a.clone()).unwrap();
+        let mut ya = ndarray::Array2::<f32>::zeros((m, n));
+        tessera::nd::matmul_packed(aa.view(), &packed, ya.view_mut(), &Exec::default()).unwrap();
+        assert_eq!(bits_of(ya.as_slice().unwrap()), bits_of(&want));
+    }
+    let mut short = vec![0f32; m * n - 1];
+    assert!(tessera::typed::matmul_packed(&a, &packed, &mut short, &Exec::default()).is_err());
+    assert!(tessera::typed::matmul_packed(&a[1..], &packed, &mut y, &Exec::default()).is_err());
+}

@@ -315,3 +315,68 @@ fn refusals_come_before_any_write() {
         vec![12]
     );
 }
+
+#[test]
+fn typed_and_ndarray_conveniences_give_the_view_calls_bits() {
+    let mut rng = Rng::new(0x5167_0003);
+    let (rows, n, m) = (3, 50, 7);
+    let x = grid_f32s(&mut rng, rows * n);
+    let k = grid_f32s(&mut rng, m);
+    let len = n + m - 1;
+    let mut want = vec![0f32; rows * len];
+    {
+        let xv = ArrayView::from_slice(&x, &[rows, n]).unwrap();
+        let kv = ArrayView::from_slice(&k, &[m]).unwrap();
+        let mut yv = ArrayViewMut::from_slice(&mut want, &[rows, len]).unwrap();
+        correlate(
+            &xv,
+            &kv,
+            ConvMode::Full,
+            DType::F32,
+            &mut yv,
+            &Exec::default(),
+        )
+        .unwrap();
+    }
+    // One row through the slice call.
+    let mut row = vec![0f32; len];
+    tessera::typed::correlate(
+        &x[..n],
+        &k,
+        ConvMode::Full,
+        DType::F32,
+        &mut row,
+        &Exec::default(),
+    )
+    .unwrap();
+    assert_eq!(bits_of(&row), bits_of(&want[..len]));
+    #[cfg(feature = "ndarray")]
+    {
+        // All rows through ndarray, the signal transposed in memory.
+        let xa = ndarray::Array2::from_shape_vec((rows, n), x.clone()).unwrap();
+        let xt = xa.t().to_owned();
+        let ka = ndarray::Array1::from_vec(k.clone());
+        let mut ya = ndarray::Array2::<f32>::zeros((rows, len));
+        tessera::nd::correlate(
+            xt.t(),
+            ka.view(),
+            ConvMode::Full,
+            DType::F32,
+            ya.view_mut(),
+            &Exec::default(),
+        )
+        .unwrap();
+        assert_eq!(bits_of(ya.as_slice().unwrap()), bits_of(&want));
+    }
+    // A slice of the wrong length is refused.
+    let mut short = vec![0f32; len - 1];
+    assert!(tessera::typed::convolve(
+        &x[..n],
+        &k,
+        ConvMode::Full,
+        DType::F32,
+        &mut short,
+        &Exec::default()
+    )
+    .is_err());
+}
