@@ -240,7 +240,7 @@ pub fn matmul_packed<T: Element, U: Element>(
     exec: &Exec,
 ) -> Result<()> {
     let (k, n) = b.shape();
-    let m = if k == 0 { 0 } else { a.len() / k };
+    let m = a.len().checked_div(k).unwrap_or(0);
     check_len(
         "a",
         format!("matmul_packed: a ({m} × {k})"),
