@@ -106,7 +106,9 @@ fn kernels_lists_every_kind() {
             "requantize_i8",
             "sum_lanes",
             "spline",
-            "terms"
+            "terms",
+            "ue8m0_encode",
+            "ue8m0_decode"
         ]
     );
     for (entry, kind) in kinds.into_iter().zip(Kind::ALL) {

@@ -1,5 +1,6 @@
 //! `tessera run` of the library's other calls (`random`, `quantize`,
-//! `dequantize`, `polyval`, `qmatmul_i8`, `requantize_i8`, `sum_lanes`):
+//! `dequantize`, `polyval`, `qmatmul_i8`, `requantize_i8`, `sum_lanes`,
+//! `ue8m0_encode`, `ue8m0_decode`):
 //! results checked against values computed here from each call's stated
 //! rule, and malformed calls refused without writing; `tessera kernels`
 //! lists every kernel `--json` lists.
@@ -314,4 +315,50 @@ fn the_text_list_names_every_kernel_of_the_json_list() {
             "the text list lacks {name}"
         );
     }
+}
+
+#[test]
+fn ue8m0_encode_and_decode_calls() {
+    let dir = TempDir::new("ue8m0");
+    // 1 → 127; just below and above √2 → 127, 128; 0 and a subnormal → 0;
+    // ∞ → 0xFE; −0.5 → 126 (the sign ignored).
+    let x = [
+        1.0f32,
+        f32::from_bits(0x3FB5_04F3),
+        f32::from_bits(0x3FB5_04F4),
+        0.0,
+        1e-40,
+        f32::INFINITY,
+        -0.5,
+        3.0e38,
+    ];
+    dir.write("x.npy", &npy_f32(&[2, 4], &x));
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "ue8m0_encode", "operands": {"x": {"npy": "x.npy"}},
+             "results": {"y": {"npy": "c.npy"}}}"#,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let c = read_npy(&dir.path("c.npy"));
+    assert_eq!((c.descr.as_str(), c.shape.clone()), ("|u1", vec![2, 4]));
+    assert_eq!(c.data, [127, 127, 128, 0, 0, 0xFE, 126, 0xFE]);
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "ue8m0_decode", "operands": {"x": {"npy": "c.npy"}},
+             "results": {"y": {"npy": "v.npy"}}}"#,
+    );
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let v = f32s(&read_npy(&dir.path("v.npy")).data);
+    assert_eq!(
+        v,
+        [1.0, 1.0, 2.0, 0.0, 0.0, 2f32.powi(127), 0.5, 2f32.powi(127)]
+    );
+    // An f64 operand is refused.
+    let run = run_call(
+        &dir,
+        r#"{"kernel": "ue8m0_decode", "operands": {"x": {"npy": "x.npy"}},
+             "results": {"y": {"npy": "w.npy"}}}"#,
+    );
+    assert_ne!(run.code, Some(0));
+    assert!(!dir.path("w.npy").exists());
 }

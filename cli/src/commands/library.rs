@@ -2,8 +2,9 @@
 //! (`tessera::fill::random`), `quantize` and `dequantize`
 //! (`tessera::quant`), `polyval` (`tessera::poly`), `qmatmul_i8` and
 //! `requantize_i8` (`tessera::contract::qmatmul`) and `sum_lanes`
-//! (`tessera::reduce::lanes`), `spline` (`tessera::spline`) and `terms`
-//! (`tessera::terms`). Each checks its call file strictly, runs the
+//! (`tessera::reduce::lanes`), `spline` (`tessera::spline`), `terms`
+//! (`tessera::terms`) and `ue8m0_encode`/`ue8m0_decode`
+//! (`tessera::formats::ue8m0_*`). Each checks its call file strictly, runs the
 //! call and stores its result; none takes sub-byte dtypes.
 //!
 //! ```json
@@ -57,11 +58,15 @@ pub enum LibraryKernel {
     /// `terms`: a combination of binary64 terms in double-float, or its
     /// exponential (`tessera::terms`).
     Terms,
+    /// `ue8m0_encode`: f32 magnitudes into the seed's UE8M0 variant.
+    Ue8m0Encode,
+    /// `ue8m0_decode`: the seed's UE8M0 variant into f32.
+    Ue8m0Decode,
 }
 
 impl LibraryKernel {
     /// Every kernel of this module.
-    pub const ALL: [LibraryKernel; 9] = [
+    pub const ALL: [LibraryKernel; 11] = [
         LibraryKernel::Random,
         LibraryKernel::Quantize,
         LibraryKernel::Dequantize,
@@ -71,6 +76,8 @@ impl LibraryKernel {
         LibraryKernel::SumLanes,
         LibraryKernel::Spline,
         LibraryKernel::Terms,
+        LibraryKernel::Ue8m0Encode,
+        LibraryKernel::Ue8m0Decode,
     ];
     /// Its name in call files.
     pub fn name(self) -> &'static str {
@@ -84,6 +91,8 @@ impl LibraryKernel {
             LibraryKernel::SumLanes => "sum_lanes",
             LibraryKernel::Spline => "spline",
             LibraryKernel::Terms => "terms",
+            LibraryKernel::Ue8m0Encode => "ue8m0_encode",
+            LibraryKernel::Ue8m0Decode => "ue8m0_decode",
         }
     }
     /// The kernel named `name`.
@@ -109,6 +118,7 @@ impl LibraryKernel {
             LibraryKernel::QmatmulI8 => (&["a", "b"], &["y"], &[]),
             LibraryKernel::RequantizeI8 => (&["x"], &["y"], &["scale", "zero_point"]),
             LibraryKernel::SumLanes => (&["x"], &["y"], &[]),
+            LibraryKernel::Ue8m0Encode | LibraryKernel::Ue8m0Decode => (&["x"], &["y"], &[]),
             LibraryKernel::Spline => (
                 &["x"],
                 &["y"],
@@ -170,6 +180,15 @@ impl LibraryKernel {
                  tails), intervals of width `width` from ln E0 = log_e0; below x_min `below`, \
                  above x_max `above`; output `exp` (default: exp of the spline, a rate table) or \
                  `linear`"
+            }
+            LibraryKernel::Ue8m0Encode => {
+                "the UE8M0 byte (seed variant: 0x00 zero, 0xFF NaN, 2^(v-127) otherwise) of each \
+                 f32 magnitude of x: nearest power of two split at sqrt(2)*2^e, zero and \
+                 subnormals to 0x00, NaN to 0xFF, saturating at 0xFE; y u8 of x's shape"
+            }
+            LibraryKernel::Ue8m0Decode => {
+                "the f32 value of each UE8M0 byte of u8 x (seed variant: 0x00 zero, 0xFF NaN, \
+                 2^(v-127) otherwise); y f32 of x's shape"
             }
             LibraryKernel::Terms => {
                 "x = sum_t weights[t] terms[t, :] of f64 or c128 terms [T, N] held as \
@@ -349,6 +368,31 @@ pub fn call(
                     tessera::quant::quantize(&params, &xv, y, exec)
                 } else {
                     tessera::quant::dequantize(&params, &xv, y, exec)
+                }
+            })?
+        }
+        LibraryKernel::Ue8m0Encode | LibraryKernel::Ue8m0Decode => {
+            expect_names(k, "operand", &call.operands, &["x"])?;
+            let x = load(call_path, call, "x")?;
+            let (from, to) = if kernel == LibraryKernel::Ue8m0Encode {
+                (DType::F32, DType::U8)
+            } else {
+                (DType::U8, DType::F32)
+            };
+            if x.dtype != from {
+                return Err(Failure::run(format!(
+                    "kernel `{k}`: operand x holds {}, it takes {from}",
+                    x.dtype
+                )));
+            }
+            let dtype = result_dtype(k, spec, Some(to))?;
+            let shape = result_shape(k, spec, Some(&x.shape))?;
+            let xv = whole_byte_view(k, &x)?;
+            compute_and_store(results, k, dtype, &shape, |y| {
+                if kernel == LibraryKernel::Ue8m0Encode {
+                    tessera::formats::ue8m0_encode(&xv, y, exec)
+                } else {
+                    tessera::formats::ue8m0_decode(&xv, y, exec)
                 }
             })?
         }
