@@ -984,3 +984,86 @@ fn nvfp4_encodes_under_the_callers_tensor_scale() {
         );
     }
 }
+
+#[test]
+fn the_block_as_value_layout_through_encode_and_decode() {
+    let dir = TempDir::new("blocks");
+    let mut rng = Rng::new(77);
+    let x: Vec<f32> = (0..2 * 64)
+        .map(|_| ((rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 - 0.5) * 9.0)
+        .collect();
+    dir.write("x.npy", &npy_f32(&[2, 64], &x));
+    for (format, value, ts) in [
+        ("mxfp6_e3m2", 25usize, false),
+        ("nvfp4", 9, true),
+        ("mxfp8_e4m3", 33, false),
+    ] {
+        let block = if format == "nvfp4" { 16 } else { 32 };
+        // The separate layout, then the blocks, of the same x.
+        ok(&run_call(&dir, &encode_call(format, None, "x.npy", ts)));
+        let codes = read_npy(&dir.path("codes.npy"));
+        let scales = read_npy(&dir.path("scales.npy"));
+        let t = if ts {
+            ", \"tensor_scale\": {\"npy\": \"t2.npy\"}"
+        } else {
+            ""
+        };
+        let call = format!(
+            r#"{{"kernel": "encode", "attrs": {{"format": "{format}", "layout": "blocks"}},
+                "operands": {{"x": {{"npy": "x.npy"}}}},
+                "results": {{"blocks": {{"npy": "b.npy"}}{t}}}}}"#
+        );
+        ok(&run_call(&dir, &call));
+        let b = read_npy(&dir.path("b.npy"));
+        let nb = 2 * 64 / block;
+        assert_eq!(b.shape, vec![2, 64 / block, value], "{format}");
+        let per = codes.data.len() / nb;
+        for k in 0..nb {
+            let v = &b.data[k * value..(k + 1) * value];
+            assert_eq!(
+                v[value - 1],
+                scales.data[k],
+                "{format} block {k}: scale last"
+            );
+            let c = &codes.data[k * per..(k + 1) * per];
+            if value == 25 {
+                // Four six-bit codes in three bytes, the first in the top bits.
+                for (j, &code) in c.iter().enumerate() {
+                    let g = j / 4;
+                    let w =
+                        (v[3 * g] as u32) << 16 | (v[3 * g + 1] as u32) << 8 | v[3 * g + 2] as u32;
+                    assert_eq!(
+                        (w >> (18 - 6 * (j % 4))) & 63,
+                        code as u32,
+                        "{format} {k} {j}"
+                    );
+                }
+            } else {
+                assert_eq!(&v[..value - 1], c, "{format} block {k}: codes first");
+            }
+        }
+        // Decoding the blocks gives decode's values.
+        ok(&run_call(&dir, &decode_call(format, ts, "")));
+        let y1 = read_npy(&dir.path("y.npy")).data;
+        let t = if ts {
+            ", \"tensor_scale\": {\"npy\": \"t2.npy\"}"
+        } else {
+            ""
+        };
+        let call = format!(
+            r#"{{"kernel": "decode", "attrs": {{"format": "{format}", "layout": "blocks"}},
+                "operands": {{"blocks": {{"npy": "b.npy"}}{t}}},
+                "results": {{"y": {{"npy": "y2.npy"}}}}}}"#
+        );
+        ok(&run_call(&dir, &call));
+        let y2 = read_npy(&dir.path("y2.npy"));
+        assert_eq!(y2.shape, vec![2, 64]);
+        assert_eq!(y2.data, y1, "{format}: decoded");
+    }
+    // An unknown layout is refused.
+    let call = encode_call("mxfp4", None, "x.npy", false).replace(
+        r#""format": "mxfp4""#,
+        r#""format": "mxfp4", "layout": "rows""#,
+    );
+    assert_ne!(run_call(&dir, &call).code, Some(0));
+}

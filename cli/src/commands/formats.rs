@@ -31,7 +31,12 @@
 //! `encode` takes `x` of any dtype; `rule` (`floor`, `ceil`; `nvfp4` for NVFP4)
 //! overrides an MX format's scale rule; `tensor_scale` (a positive finite
 //! number, rounded to f32; NVFP4 only) is the tensor scale to encode under
-//! instead of one derived from x's amax (it is written as the result). `decode` writes `y` in the dtype its
+//! instead of one derived from x's amax (it is written as the result).
+//! `layout` (`encode`, `decode`): `separate` (default: `codes` and `scales`)
+//! or `blocks`, the block-as-value layout: one result or operand `blocks`
+//! of shape `[.., n/block, V]` bytes, each block's codes packed tight then its
+//! scale (V = 33 for MXFP8 and MXINT8, 25 for MXFP6, 17 for MXFP4, 9 for
+//! NVFP4, whose `tensor_scale` stays apart). `decode` writes `y` in the dtype its
 //! result names (default f32) and the shape the codes imply (or the shape given,
 //! which must match them). `transcode` decodes one format and encodes the values
 //! into another (`rule` applies to the target). The operands' and results'
@@ -170,6 +175,37 @@ pub fn encoded_names(format: Format) -> Vec<&'static str> {
         v.push("tensor_scale");
     }
     v
+}
+
+/// Whether the call asks for the block-as-value layout (attribute `layout`:
+/// `blocks`; `separate`, the default, is codes and scales).
+fn blocks_layout(kernel: &str, call: &Call) -> Outcome<bool> {
+    match string_attr(kernel, &call.attrs, "layout")? {
+        None | Some("separate") => Ok(false),
+        Some("blocks") => Ok(true),
+        Some(other) => Err(Failure::usage(format!(
+            "kernel `{kernel}`: unknown layout \"{}\" (separate, blocks)",
+            truncate(other, 40)
+        ))),
+    }
+}
+
+/// The operand or result names of an encoded tensor of `format` in the
+/// block-as-value layout.
+fn block_names(format: Format) -> Vec<&'static str> {
+    let mut v = vec!["blocks"];
+    if has_tensor_scale(format) {
+        v.push("tensor_scale");
+    }
+    v
+}
+
+/// The shape of the blocks file of a tensor of `shape` (rank ≥ 1): one
+/// value (`formats::block_value_bytes` bytes) per block.
+fn blocks_shape(format: Format, shape: &[usize]) -> Vec<usize> {
+    let mut s = scales_shape(format, shape);
+    s.push(formats::block_value_bytes(format));
+    s
 }
 
 /// The shape of the codes file of a tensor of `shape` (rank ≥ 1).
@@ -386,6 +422,109 @@ fn load_encoded(
 
 /// Write `codes`, `scales` (and `tensor_scale`) of a tensor of `shape` to the
 /// call's results; returns the report's words for them.
+/// Store codes and scales as the block-as-value result `blocks` (and the
+/// tensor scale); returns the words to report.
+fn store_blocks(
+    results: &mut Results,
+    call: &Call,
+    format: Format,
+    shape: &[usize],
+    codes: &[u8],
+    scales: &[u8],
+    tensor_scale: Option<f32>,
+) -> Outcome<String> {
+    let bshape = blocks_shape(format, shape);
+    let get = |n: &str| {
+        call.results
+            .0
+            .get(n)
+            .ok_or_else(|| Failure::usage(format!("the call needs result {n}")))
+    };
+    check_output("blocks", get("blocks")?, DType::U8, &bshape)?;
+    if has_tensor_scale(format) {
+        check_output("tensor_scale", get("tensor_scale")?, DType::F32, &[])?;
+    }
+    let mut values = operand::zeroed(scales.len() * formats::block_value_bytes(format))?;
+    formats::to_block_values(format, codes, scales, &mut values)
+        .map_err(|e| Failure::run(format!("result blocks: {e}")))?;
+    let b = results.add("blocks", DType::U8, &bshape, &values)?;
+    let mut words = format!("blocks = u8 {bshape:?} -> {}", b.display());
+    if let (true, Some(t)) = (has_tensor_scale(format), tensor_scale) {
+        let p = results.add("tensor_scale", DType::F32, &[], &t.to_le_bytes())?;
+        words.push_str(&format!(", tensor_scale = {t:e} -> {}", p.display()));
+    }
+    Ok(words)
+}
+
+/// Read the operand `blocks` (and `tensor_scale`) of `format` as codes and
+/// scales; the logical shape is `shape` where given (it must match), else
+/// what the blocks file implies (its last axis the value's bytes).
+fn load_blocks(
+    call_path: &Path,
+    call: &Call,
+    format: Format,
+    shape: Option<&[usize]>,
+) -> Outcome<Encoded> {
+    let spec = |n: &str| {
+        call.operands
+            .0
+            .get(n)
+            .ok_or_else(|| Failure::usage(format!("the call needs operand {n}")))
+    };
+    let blocks = load_bytes(call_path, "blocks", spec("blocks")?)?;
+    let tensor_scale = if has_tensor_scale(format) {
+        Some(load_tensor_scale(call_path, spec("tensor_scale")?)?)
+    } else {
+        None
+    };
+    let (name, value, block) = (
+        format.info().name,
+        formats::block_value_bytes(format),
+        format.info().block,
+    );
+    let implied = match blocks.shape.split_last() {
+        Some((&v, outer)) if v == value && !outer.is_empty() => {
+            let mut s = outer.to_vec();
+            let last = s.last_mut().expect("rank at least 2");
+            *last = last.checked_mul(block).ok_or_else(|| {
+                Failure::run("operand blocks: the value count overflows".to_string())
+            })?;
+            s
+        }
+        _ => return Err(Failure::run(format!(
+            "operand blocks: shape {:?}, but {name} block values are [..., blocks, {value}] bytes",
+            blocks.shape
+        ))),
+    };
+    let shape = match shape {
+        Some(s) if s != implied.as_slice() => {
+            return Err(Failure::run(format!(
+                "operand blocks: shape {:?} holds a {name} tensor of shape {implied:?}, not {s:?}",
+                blocks.shape
+            )))
+        }
+        _ => implied,
+    };
+    let sz = sizes(format, &shape, "a tensor of shape")?;
+    let mut codes = operand::zeroed(sz.code_bytes)?;
+    let mut scales = operand::zeroed(sz.blocks)?;
+    formats::from_block_values(format, &blocks.data, &mut codes, &mut scales)
+        .map_err(|e| Failure::run(format!("operand blocks: {e}")))?;
+    let element = element_dtype(format)?;
+    if values_per_byte(element) == 1 {
+        codes::check_codes(element, &codes)
+            .map_err(|e| Failure::run(format!("operand blocks: {e}")))?;
+    }
+    codes::check_codes(scale_dtype(format)?, &scales)
+        .map_err(|e| Failure::run(format!("operand blocks: {e}")))?;
+    Ok(Encoded {
+        shape,
+        codes,
+        scales,
+        tensor_scale,
+    })
+}
+
 fn store_encoded(
     results: &mut Results,
     call: &Call,
@@ -438,12 +577,22 @@ pub fn call(
     let k = kernel.name();
     let line = match kernel {
         FormatKernel::Encode => {
-            expect_attrs(k, &call.attrs, &["format", "rule", "tensor_scale"])?;
+            expect_attrs(
+                k,
+                &call.attrs,
+                &["format", "rule", "tensor_scale", "layout"],
+            )?;
             let format = parse_format(k, call, "format")?;
             let rule = parse_rule(k, call, format)?;
             let given = super::number_attr(k, &call.attrs, "tensor_scale")?;
+            let blocks = blocks_layout(k, call)?;
             expect_names(k, "operand", &call.operands, &["x"])?;
-            expect_names(k, "result", &call.results, &encoded_names(format))?;
+            let names = if blocks {
+                block_names(format)
+            } else {
+                encoded_names(format)
+            };
+            expect_names(k, "result", &call.results, &names)?;
             let x_spec = call
                 .operands
                 .0
@@ -470,7 +619,11 @@ pub fn call(
                 None => formats::encode(format, rule, &view, &mut c, &mut s, exec)
                     .map_err(library(kernel))?,
             };
-            let words = store_encoded(results, call, format, &x.shape, &c, &s, t)?;
+            let words = if blocks {
+                store_blocks(results, call, format, &x.shape, &c, &s, t)?
+            } else {
+                store_encoded(results, call, format, &x.shape, &c, &s, t)?
+            };
             format!(
                 "encode {}{}: x {} {:?} -> {words}",
                 format.info().name,
@@ -481,9 +634,15 @@ pub fn call(
             )
         }
         FormatKernel::Decode => {
-            expect_attrs(k, &call.attrs, &["format"])?;
+            expect_attrs(k, &call.attrs, &["format", "layout"])?;
             let format = parse_format(k, call, "format")?;
-            expect_names(k, "operand", &call.operands, &encoded_names(format))?;
+            let blocks = blocks_layout(k, call)?;
+            let names = if blocks {
+                block_names(format)
+            } else {
+                encoded_names(format)
+            };
+            expect_names(k, "operand", &call.operands, &names)?;
             expect_names(k, "result", &call.results, &["y"])?;
             let y_spec = call
                 .results
@@ -497,7 +656,11 @@ pub fn call(
                     "result y: \"packed\" applies only to sub-byte dtypes (i4, u4, u1, e2m1fn), not {to}"
                 )));
             }
-            let enc = load_encoded(call_path, call, format, y_spec.shape.as_deref())?;
+            let enc = if blocks {
+                load_blocks(call_path, call, format, y_spec.shape.as_deref())?
+            } else {
+                load_encoded(call_path, call, format, y_spec.shape.as_deref())?
+            };
             let bytes = npy::byte_size(&enc.shape, to.info().item_bytes)
                 .map_err(|e| Failure::run(format!("result y: {e}")))?;
             let mut out = operand::zeroed(bytes / values_per_byte(to))?;

@@ -106,9 +106,10 @@ fn format_kernel_attrs(k: FormatKernel) -> serde_json::Value {
         FormatKernel::Encode => json!({
             "format": formats,
             "rule": rules,
-            "tensor_scale": "NVFP4 only: the caller's tensor scale (a positive finite number, rounded to f32) instead of one from the amax"
+            "tensor_scale": "NVFP4 only: the caller's tensor scale (a positive finite number, rounded to f32) instead of one from the amax",
+            "layout": ["separate", "blocks"]
         }),
-        FormatKernel::Decode => json!({"format": formats}),
+        FormatKernel::Decode => json!({"format": formats, "layout": ["separate", "blocks"]}),
         FormatKernel::Transcode => json!({"from": formats, "to": formats, "rule": rules}),
     }
 }
