@@ -118,6 +118,8 @@
 //!   `gemm-packed` (also named by `gemm`): `matmul_packed` with B packed once
 //!   beside `matmul` of the same operands, f32 and f64, one thread, bits
 //!   compared first.
+//! * `fast-scan`: FastCumSum (`reduce::fast_scan`) beside `scan`'s cumsum and
+//!   a plain running-sum loop, f32 and f64, one thread; only when named.
 //! * `fft`: c2c, r2c and c2r beside `rustfft` and `realfft` in GFLOP/s (see
 //!   `fft_group.rs`); only when a filter names it (`tessera-bench fft`, with
 //!   `--quick` for a smoke run); in `--json` mode its table goes to stderr.
@@ -355,6 +357,7 @@ fn main() -> ExitCode {
     let gemm_int = !o.filters.is_empty() && selected(gemm_group::INT_NAME, &o.filters);
     let gemm_complex = !o.filters.is_empty() && selected(gemm_group::COMPLEX_NAME, &o.filters);
     let gemm_packed = !o.filters.is_empty() && selected(gemm_group::PACKED_NAME, &o.filters);
+    let fast_scan_g = !o.filters.is_empty() && selected(reduce::FAST_SCAN_NAME, &o.filters);
     let fft_group = !o.filters.is_empty() && selected(fft_group::NAME, &o.filters);
     let gather_g = !o.filters.is_empty() && selected(movement_group::GATHER, &o.filters);
     let scatter_g = !o.filters.is_empty() && selected(movement_group::SCATTER, &o.filters);
@@ -381,6 +384,7 @@ fn main() -> ExitCode {
         && !gemm_int
         && !gemm_complex
         && !gemm_packed
+        && !fast_scan_g
         && !math
         && !fft_group
         && !gather_g
@@ -521,6 +525,7 @@ fn main() -> ExitCode {
         (gemm_int, gemm_group::run_int),
         (gemm_complex, gemm_group::run_complex),
         (gemm_packed, gemm_group::run_packed),
+        (fast_scan_g, reduce::run_fast_scan),
         (gather_g, movement_group::run_gather),
         (scatter_g, movement_group::run_scatter),
         (unique_g, movement_group::run_unique),

@@ -409,3 +409,91 @@ pub fn with_bytes<S>(mut g: Group<'_, S>, bytes: u64) -> Group<'_, S> {
     }
     g
 }
+
+/// The `fast-scan` group's name (only when named).
+pub const FAST_SCAN_NAME: &str = "fast-scan";
+
+/// FastCumSum (`reduce::fast_scan`) beside the serial-order cumsum
+/// (`scan(ScanOp::Sum)`) and a plain running-sum loop, f32 and f64, one
+/// thread, the default tier; best of alternating samples, in Gelem/s.
+pub fn run_fast_scan(quick: bool) -> (String, bool, crate::chart::Chart) {
+    use std::time::Instant;
+    use tessera::reduce::{fast_scan, FastScanOp};
+    use tessera::{ArrayViewMut, ScanOp};
+    let rounds = if quick { 3 } else { 11 };
+    let sizes: &[usize] = if quick {
+        &[65536]
+    } else {
+        &[4096, 65536, 1 << 20]
+    };
+    let exec = Exec::default().threads(1);
+    let mut out = format!(
+        "{FAST_SCAN_NAME}: one thread, tier {:?}, best of {rounds} alternating samples, Gelem/s\n{:<14} {:>10} {:>10} {:>10} {:>12}\n",
+        exec.resolve_tier().ok(),
+        "case",
+        "loop",
+        "cumsum",
+        "fast",
+        "fast ÷ cumsum"
+    );
+    fn time(f: &mut dyn FnMut(), n: usize) -> f64 {
+        let inner = (4_000_000 / n).max(1);
+        let t = Instant::now();
+        for _ in 0..inner {
+            f();
+        }
+        t.elapsed().as_secs_f64() / inner as f64
+    }
+    macro_rules! one {
+        ($t:ty, $name:literal, $n:expr) => {{
+            let n = $n;
+            let mut rng = Rng::for_label("bench fast-scan", n as u64);
+            let x: Vec<$t> = (0..n).map(|_| (rng.unit() - 0.5) as $t).collect();
+            let mut y = vec![0 as $t; n];
+            let xv = ArrayView::from_slice(&x, &[n]).unwrap();
+            let mut best = [f64::INFINITY; 3];
+            for _ in 0..rounds {
+                best[0] = best[0].min(time(
+                    &mut || {
+                        let mut s = 0 as $t;
+                        for (o, &v) in y.iter_mut().zip(&x) {
+                            s += v;
+                            *o = s;
+                        }
+                        std::hint::black_box(&y);
+                    },
+                    n,
+                ));
+                best[1] = best[1].min(time(
+                    &mut || {
+                        let mut d = ArrayViewMut::from_slice(&mut y, &[n]).unwrap();
+                        tessera::scan(ScanOp::Sum, 0, &xv, None, &mut d, &exec).unwrap();
+                    },
+                    n,
+                ));
+                best[2] = best[2].min(time(
+                    &mut || {
+                        let mut d = ArrayViewMut::from_slice(&mut y, &[n]).unwrap();
+                        fast_scan(FastScanOp::Sum, 0, &xv, &mut d, &exec).unwrap();
+                    },
+                    n,
+                ));
+            }
+            let g = |t: f64| n as f64 / t / 1e9;
+            out.push_str(&format!(
+                "{:<14} {:>10.2} {:>10.2} {:>10.2} {:>12.2}\n",
+                format!("{} {}", $name, n),
+                g(best[0]),
+                g(best[1]),
+                g(best[2]),
+                best[1] / best[2]
+            ));
+        }};
+    }
+    for &n in sizes {
+        one!(f32, "f32", n);
+        one!(f64, "f64", n);
+    }
+    let chart = crate::chart::Chart::new(FAST_SCAN_NAME, "one thread", "Gelem/s");
+    (out, true, chart)
+}

@@ -106,8 +106,8 @@ fn with_e3m3() -> SpecSources {
 /// What the spec files say, read with a plain TOML parser.
 struct SpecFacts {
     dtypes: Vec<String>,
-    /// (name, arity, accepts, whether its result is a pair: such a kind
-    /// exists for f32 and f64 alone)
+    /// (name, arity, accepts, whether its result is a pair or a complex number:
+    /// such a kind exists for f32 and f64 alone)
     kinds: Vec<(String, usize, Vec<String>, bool)>,
     /// alias → the kind whose kernels it runs
     aliases: BTreeMap<String, String>,
@@ -154,7 +154,7 @@ fn facts(src: &SpecSources) -> SpecFacts {
                     entry["name"].as_str().unwrap().to_string(),
                     x["arity"].as_integer().unwrap() as usize,
                     strs(&x["accepts"]),
-                    x["result"].as_str() == Some("pair"),
+                    matches!(x["result"].as_str(), Some("pair") | Some("complex")),
                 )
             })
             .collect(),

@@ -643,7 +643,7 @@ fn kind_with_an_unknown_operand_rule() {
         "spec/kinds.toml",
         "[[kind]] \"add\"",
         "operands",
-        "unknown operand rule `mixed` (same, cond-first)",
+        "unknown operand rule `mixed` (same, cond-first, complex-real)",
     );
 }
 
@@ -656,7 +656,7 @@ fn kind_with_an_unknown_result_rule() {
         "spec/kinds.toml",
         "[[kind]] \"lt\"",
         "result",
-        "unknown result rule `boolean` (same, bool, real, pair, order)",
+        "unknown result rule `boolean` (same, bool, real, pair, order, complex)",
     );
 }
 
@@ -1414,5 +1414,36 @@ fn kind_without_an_alias_needs_its_own_keys() {
         "[[kind]] \"sub\"",
         "arity",
         "missing field `arity`",
+    );
+}
+
+#[test]
+fn complex_real_operands_on_a_kind_not_of_two_complex_inputs() {
+    let mut src = real();
+    src.kinds = set(
+        &src.kinds,
+        "name = \"add\"\n",
+        "operands",
+        "\"complex-real\"",
+    );
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"add\"",
+        "operands",
+        "must have arity 2 and accept the class complex alone",
+    );
+}
+
+#[test]
+fn a_complex_result_of_a_kind_not_of_floats_alone() {
+    let mut src = real();
+    src.kinds = set(&src.kinds, "name = \"add\"\n", "result", "\"complex\"");
+    check(
+        &refused(&src),
+        "spec/kinds.toml",
+        "[[kind]] \"add\"",
+        "result",
+        "must accept the class float alone",
     );
 }

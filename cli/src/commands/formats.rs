@@ -491,10 +491,12 @@ fn load_blocks(
             })?;
             s
         }
-        _ => return Err(Failure::run(format!(
+        _ => {
+            return Err(Failure::run(format!(
             "operand blocks: shape {:?}, but {name} block values are [..., blocks, {value}] bytes",
             blocks.shape
-        ))),
+        )))
+        }
     };
     let shape = match shape {
         Some(s) if s != implied.as_slice() => {

@@ -46,6 +46,7 @@
 
 mod bound;
 mod engine;
+pub mod fast_scan;
 pub mod lanes;
 pub mod scan;
 pub mod series;
@@ -62,6 +63,7 @@ use crate::{Class, DType, Element, Pair, Tier};
 pub(crate) mod compensated;
 pub use bound::accumulation_error_bound;
 use engine::*;
+pub use fast_scan::{fast_scan, FastScanOp};
 use lanes::LaneFloat;
 use num_complex::Complex;
 pub use scan::{scan, scan_in_place, scan_many, scan_query, scan_terms, ScanOp, ScanShapes};

@@ -175,6 +175,29 @@ impl RealReg for __m256 {
         // SAFETY: AVX2 runs (the trait's feature contract).
         unsafe { halving_ps::<true>(self) }
     }
+    #[inline(always)]
+    unsafe fn shift_up_from(self, below: Self, d: usize) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract). Both registers
+        // rotated up by d (index (i − d) mod 8), then the lanes i < d taken
+        // from below's.
+        unsafe {
+            let d = d.min(8) as i32;
+            let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            let idx = _mm256_and_si256(
+                _mm256_sub_epi32(iota, _mm256_set1_epi32(d)),
+                _mm256_set1_epi32(7),
+            );
+            let up = _mm256_permutevar8x32_ps(self, idx);
+            let low = _mm256_permutevar8x32_ps(below, idx);
+            let from_below = _mm256_cmpgt_epi32(_mm256_set1_epi32(d), iota);
+            _mm256_blendv_ps(up, low, _mm256_castsi256_ps(from_below))
+        }
+    }
+    #[inline(always)]
+    unsafe fn splat_last(self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_permutevar8x32_ps(self, _mm256_set1_epi32(7)) }
+    }
 }
 
 impl RealReg for __m256d {
@@ -292,6 +315,31 @@ impl RealReg for __m256d {
     unsafe fn reduce_mul(self) -> f64 {
         // SAFETY: AVX2 runs (the trait's feature contract).
         unsafe { halving_pd::<true>(self) }
+    }
+    #[inline(always)]
+    unsafe fn shift_up_from(self, below: Self, d: usize) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract). As the f32
+        // register's, on pairs of f32 lanes: f64 lane i is f32 lanes 2i and
+        // 2i + 1.
+        unsafe {
+            let d = d.min(4) as i32;
+            let lane = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
+            let half = _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1);
+            let src = _mm256_and_si256(
+                _mm256_sub_epi32(lane, _mm256_set1_epi32(d)),
+                _mm256_set1_epi32(3),
+            );
+            let idx = _mm256_add_epi32(_mm256_add_epi32(src, src), half);
+            let up = _mm256_permutevar8x32_ps(_mm256_castpd_ps(self), idx);
+            let low = _mm256_permutevar8x32_ps(_mm256_castpd_ps(below), idx);
+            let from_below = _mm256_cmpgt_epi32(_mm256_set1_epi32(d), lane);
+            _mm256_castps_pd(_mm256_blendv_ps(up, low, _mm256_castsi256_ps(from_below)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn splat_last(self) -> Self {
+        // SAFETY: AVX2 runs (the trait's feature contract).
+        unsafe { _mm256_permute4x64_pd::<0xFF>(self) }
     }
 }
 

@@ -120,6 +120,24 @@ impl RealReg for __m512 {
         // SAFETY: AVX-512 F and AVX2 run (the trait's feature contract).
         unsafe { halving_ps::<true>(RealReg::mul(lo_ps(self), hi_ps(self))) }
     }
+    #[inline(always)]
+    unsafe fn shift_up_from(self, below: Self, d: usize) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract). Index
+        // 16 + i − d picks self's lane i − d (indices 16..32) or below's
+        // lane 16 + i − d (indices 0..16).
+        unsafe {
+            let iota = _mm512_setr_epi32(
+                16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+            );
+            let idx = _mm512_sub_epi32(iota, _mm512_set1_epi32(d.min(16) as i32));
+            _mm512_permutex2var_ps(below, idx, self)
+        }
+    }
+    #[inline(always)]
+    unsafe fn splat_last(self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_permutexvar_ps(_mm512_set1_epi32(15), self) }
+    }
 }
 
 /// Lanes 0..8 of `a`.
@@ -262,6 +280,22 @@ impl RealReg for __m512d {
             );
             halving_pd::<true>(_mm256_mul_pd(lo, hi))
         }
+    }
+    #[inline(always)]
+    unsafe fn shift_up_from(self, below: Self, d: usize) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract). Index
+        // 8 + i − d picks self's lane i − d (indices 8..16) or below's lane
+        // 8 + i − d (indices 0..8).
+        unsafe {
+            let iota = _mm512_setr_epi64(8, 9, 10, 11, 12, 13, 14, 15);
+            let idx = _mm512_sub_epi64(iota, _mm512_set1_epi64(d.min(8) as i64));
+            _mm512_permutex2var_pd(below, idx, self)
+        }
+    }
+    #[inline(always)]
+    unsafe fn splat_last(self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe { _mm512_permutexvar_pd(_mm512_set1_epi64(7), self) }
     }
 }
 

@@ -122,6 +122,13 @@ pub(crate) trait RealReg: Copy {
     unsafe fn reduce_add(self) -> Self::T;
     /// The lanes multiplied in [`reduce_add`](RealReg::reduce_add)'s order.
     unsafe fn reduce_mul(self) -> Self::T;
+    /// The upper register of the pair (`below`, `self`) with every lane of
+    /// the pair moved up by `d` (1 ≤ `d` ≤ `LANES`): lane `i` takes `self`'s
+    /// lane `i − d` where `i ≥ d`, else `below`'s lane `LANES + i − d`. Data
+    /// movement only.
+    unsafe fn shift_up_from(self, below: Self, d: usize) -> Self;
+    /// The last lane's value in every lane.
+    unsafe fn splat_last(self) -> Self;
 }
 
 /// A vector register of [`L`](ComplexReg::L) complex points of `T`, in their

@@ -121,6 +121,18 @@ macro_rules! model {
                 }
                 l[0]
             }
+            unsafe fn shift_up_from(self, below: Self, d: usize) -> Self {
+                Lanes(core::array::from_fn(|i| {
+                    if i >= d {
+                        self.0[i - d]
+                    } else {
+                        below.0[N + i - d]
+                    }
+                }))
+            }
+            unsafe fn splat_last(self) -> Self {
+                Lanes([self.0[N - 1]; N])
+            }
         }
     };
 }
@@ -230,6 +242,18 @@ mod tests {
             assert_eq!(out_of(rf), model_of(mf), "fnmadd");
             assert_eq!(ra.reduce_add().bits(), ma.reduce_add().bits(), "reduce_add");
             assert_eq!(ra.reduce_mul().bits(), ma.reduce_mul().bits(), "reduce_mul");
+            assert_eq!(
+                out_of(ra.splat_last()),
+                model_of(ma.splat_last()),
+                "splat_last"
+            );
+            for d in 1..=N {
+                assert_eq!(
+                    out_of(ra.shift_up_from(rb, d)),
+                    model_of(ma.shift_up_from(mb, d)),
+                    "shift_up_from {d}"
+                );
+            }
             for n in 0..=N + 1 {
                 let (rm, mm) = (R::first(n), M::<R::T, N>::first(n));
                 assert_eq!(
