@@ -333,3 +333,64 @@ fn series_calls() {
         assert!(!dir.path("bad.npy").exists());
     }
 }
+
+#[test]
+fn fast_sum_scan_in_log_shift_blocks() {
+    let dir = TempDir::new("scan-fast");
+    let mut rng = Rng::new(29);
+    let n = 40;
+    let x = values(&mut rng, 2 * n);
+    dir.write("x.npy", &npy_f32(&[2, n], &x));
+    dir.write(
+        "call.json",
+        br#"{"kernel": "scan", "attrs": {"op": "fast_sum", "axis": 1},
+             "operands": {"x": {"npy": "x.npy"}},
+             "results": {"y": {"npy": "y.npy"}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "call.json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let got = f32s(&read_npy(&dir.path("y.npy")).data);
+    // The stated order: blocks of 16, Hillis–Steele inside, the previous
+    // block's last output added to each.
+    for r in 0..2 {
+        let line = &x[r * n..(r + 1) * n];
+        let mut carry: Option<f32> = None;
+        for (b, block) in line.chunks(16).enumerate() {
+            let mut v = block.to_vec();
+            let mut d = 1;
+            while d < 16 {
+                let prev = v.clone();
+                for j in d..v.len() {
+                    v[j] = prev[j] + prev[j - d];
+                }
+                d *= 2;
+            }
+            for (j, t) in v.iter_mut().enumerate() {
+                if let Some(c) = carry {
+                    *t = c + *t;
+                }
+                assert_eq!(
+                    got[r * n + b * 16 + j].to_bits(),
+                    t.to_bits(),
+                    "row {r} element {}",
+                    b * 16 + j
+                );
+            }
+            carry = v.last().copied();
+        }
+    }
+    // An integer operand is refused.
+    dir.write(
+        "i.npy",
+        &common::npy_bytes("<i4", false, &[4], &[0u8; 16], 1),
+    );
+    dir.write(
+        "call.json",
+        br#"{"kernel": "scan", "attrs": {"op": "fast_prod"},
+             "operands": {"x": {"npy": "i.npy"}},
+             "results": {"y": {"npy": "z.npy"}}}"#,
+    );
+    let run = tessera(&dir.0, &["run", "call.json"]);
+    assert_ne!(run.code, Some(0));
+    assert!(!dir.path("z.npy").exists());
+}

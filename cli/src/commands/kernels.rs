@@ -222,13 +222,17 @@ fn other_kernels() -> Vec<serde_json::Value> {
         "operands": ["x", "carry", "x0, x1, … (with program)"],
         "results": ["y"],
         "attrs": {
-            "op": tessera::ScanOp::ALL.iter().map(|o| o.name()).collect::<Vec<_>>(),
+            "op": tessera::ScanOp::ALL
+                .iter()
+                .map(|o| o.name())
+                .chain(["fast_sum", "fast_prod"])
+                .collect::<Vec<_>>(),
             "axis": "one axis (default 0)",
             "program": "a map program whose output is scanned (operands x0, x1, …)",
             "output": "the program output scanned (default 0)",
             "shape": "the program's loop shape (default: the operands' broadcast)",
         },
-        "doc": "Inclusive scans along one axis in 4096-term chunks with carries (ARCHITECTURE.md §5.4); with a program, its output tile by tile",
+        "doc": "Inclusive scans along one axis in 4096-term chunks with carries (ARCHITECTURE.md §5.4); with a program, its output tile by tile; fast_sum and fast_prod: the log-shift scans of f32 or f64 x (blocks of 16 or 8 lanes)",
     }));
     list.push(json!({
         "name": super::series::NAME,

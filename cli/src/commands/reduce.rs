@@ -435,13 +435,43 @@ pub fn scan_call(
     )?;
     let op_name = string_attr(k, &call.attrs, "op")?
         .ok_or_else(|| Failure::usage(format!("kernel `{k}` needs attribute op")))?;
+    let axis = count_attr(k, &call.attrs, "axis", "an axis number")?.unwrap_or(0);
+    // The log-shift scans (FastCumSum, FastCumProd): f32 or f64 x alone.
+    let fast = match op_name {
+        "fast_sum" => Some(tessera::reduce::FastScanOp::Sum),
+        "fast_prod" => Some(tessera::reduce::FastScanOp::Prod),
+        _ => None,
+    };
+    if let Some(fop) = fast {
+        expect_attrs(k, &call.attrs, &["op", "axis"])?;
+        expect_names(k, "operand", &call.operands, &["x"])?;
+        expect_names(k, "result", &call.results, &["y"])?;
+        let x = operand::load(call_path, "x", &call.operands.0["x"])?;
+        let xv = super::whole_byte_view(k, &x)?;
+        let y_spec = &call.results.0["y"];
+        let dtype = operand::dtype_name("result y", y_spec.dtype.as_deref())?.unwrap_or(x.dtype);
+        let shape = y_spec.shape.clone().unwrap_or_else(|| x.shape.clone());
+        let mut buf = result_buffer("y", dtype, &shape)?;
+        {
+            let mut yv = ArrayViewMut::contiguous(dtype, &shape, &mut buf)
+                .map_err(|e| Failure::run(format!("result y: {e}")))?;
+            tessera::reduce::fast_scan(fop, axis, &xv, &mut yv, exec)
+                .map_err(|e| Failure::run(format!("kernel `{k}`: {e}")))?;
+        }
+        let last = shape.last().copied().unwrap_or(1);
+        let path = results.add_library("y", dtype, &shape, &buf, last)?;
+        return Ok(vec![format!(
+            "scan {op_name} along axis {axis}: y = {dtype} {shape:?} -> {} (tier {})",
+            path.display(),
+            exec.resolve_tier()?
+        )]);
+    }
     let op = ScanOp::from_name(op_name).ok_or_else(|| {
         Failure::usage(format!(
-            "kernel `{k}`: unknown scan \"{}\" (sum, prod, max, min, argmax, argmin, logsumexp, mean, variance)",
+            "kernel `{k}`: unknown scan \"{}\" (sum, prod, max, min, argmax, argmin, logsumexp, mean, variance, fast_sum, fast_prod)",
             super::truncate(op_name, 40)
         ))
     })?;
-    let axis = count_attr(k, &call.attrs, "axis", "an axis number")?.unwrap_or(0);
     expect_names(k, "result", &call.results, &["y"])?;
     let y_spec = &call.results.0["y"];
     let x = Operands::load(k, call_path, call, TermMap::Value, &["carry"])?;
