@@ -367,7 +367,7 @@ fn fast_sum_scan_in_log_shift_blocks() {
             }
             for (j, t) in v.iter_mut().enumerate() {
                 if let Some(c) = carry {
-                    *t = c + *t;
+                    *t += c;
                 }
                 assert_eq!(
                     got[r * n + b * 16 + j].to_bits(),
