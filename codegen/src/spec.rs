@@ -461,25 +461,31 @@ impl Spec {
                 }
             })
             .collect();
+        let complex = d.class == Class::Complex;
         let via = if d.is_mini() {
             d.carrier == "f32"
         } else {
-            (d.name == "f32" || d.name == "f64") && v != Variant::Contig
+            (d.name == "f32" || d.name == "f64" || complex) && v != Variant::Contig
         };
         if k.accuracy != Accuracy::Exact
-            && d.class == Class::Float
+            && (d.class == Class::Float || complex)
             && via
             && k.result == ResultRule::Same
         {
             // A transcendental on a narrow float, or in a variant other than
-            // the contiguous one, runs its carrier's contiguous kernel over
-            // blocks of decoded values: the same bits as inlining the function
-            // here, with one copy of it per tier and carrier instead of one per
-            // dtype and variant.
+            // the contiguous one (complex exp included), runs its carrier's
+            // contiguous kernel over blocks of decoded values: the same bits
+            // as inlining the function here, with one copy of it per tier and
+            // carrier instead of one per dtype and variant.
             let carrier = if d.is_mini() { "f32" } else { d.name.as_str() };
+            let carrier_type = if complex {
+                format!("Complex<f{}>", d.bits / 2)
+            } else {
+                carrier.to_string()
+            };
             return (
                 format!(
-                    "run{}_via::<{carrier}, {}, {}, {}>",
+                    "run{}_via::<{carrier_type}, {}, {}, {}>",
                     k.arity,
                     ins.join(", "),
                     out,

@@ -340,10 +340,9 @@ pub fn matmul<T: Element, U: Element>(
     with_out(&mut dst, |o| crate::matmul(&va, &vb, o, exec))
 }
 
-/// [`crate::convolve()`] of an ndarray signal (along its last axis; leading
-/// axes a batch) with a one-axis kernel, accumulated in `acc`, into `dst`
-/// (`crate::signal::convolve_shape`'s shape).
-pub fn convolve<T: Element, U: Element, D: Dimension, E: Dimension>(
+/// `f` (convolve or correlate) of ndarray views.
+fn signal<T: Element, U: Element, D: Dimension, E: Dimension>(
+    f: crate::signal::SignalFn,
     x: NdView<'_, T, D>,
     k: NdView<'_, T, Ix1>,
     mode: crate::ConvMode,
@@ -353,7 +352,21 @@ pub fn convolve<T: Element, U: Element, D: Dimension, E: Dimension>(
 ) -> Result<()> {
     let (ix, ik) = (In::of(&x)?, In::of(&k)?);
     let (vx, vk) = (ix.tessera()?, ik.tessera()?);
-    with_out(&mut dst, |o| crate::convolve(&vx, &vk, mode, acc, o, exec))
+    with_out(&mut dst, |o| f(&vx, &vk, mode, acc, o, exec))
+}
+
+/// [`crate::convolve()`] of an ndarray signal (along its last axis; leading
+/// axes a batch) with a one-axis kernel, accumulated in `acc`, into `dst`
+/// (`crate::signal::convolve_shape`'s shape).
+pub fn convolve<T: Element, U: Element, D: Dimension, E: Dimension>(
+    x: NdView<'_, T, D>,
+    k: NdView<'_, T, Ix1>,
+    mode: crate::ConvMode,
+    acc: crate::DType,
+    dst: NdViewMut<'_, U, E>,
+    exec: &Exec,
+) -> Result<()> {
+    signal(crate::convolve, x, k, mode, acc, dst, exec)
 }
 
 /// [`crate::correlate()`] of an ndarray signal with a one-axis kernel, as
@@ -363,12 +376,10 @@ pub fn correlate<T: Element, U: Element, D: Dimension, E: Dimension>(
     k: NdView<'_, T, Ix1>,
     mode: crate::ConvMode,
     acc: crate::DType,
-    mut dst: NdViewMut<'_, U, E>,
+    dst: NdViewMut<'_, U, E>,
     exec: &Exec,
 ) -> Result<()> {
-    let (ix, ik) = (In::of(&x)?, In::of(&k)?);
-    let (vx, vk) = (ix.tessera()?, ik.tessera()?);
-    with_out(&mut dst, |o| crate::correlate(&vx, &vk, mode, acc, o, exec))
+    signal(crate::correlate, x, k, mode, acc, dst, exec)
 }
 
 /// [`crate::contract::matmul_packed`] of a matrix by a packed B into a

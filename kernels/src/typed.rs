@@ -187,6 +187,27 @@ pub(crate) fn check_len(what: &str, label: String, got: usize, dims: &[usize]) -
     }
 }
 
+/// `f` (convolve or correlate) of slices.
+fn signal<T: Element, U: Element>(
+    f: crate::signal::SignalFn,
+    x: &[T],
+    k: &[T],
+    mode: crate::ConvMode,
+    acc: crate::DType,
+    out: &mut [U],
+    exec: &Exec,
+) -> Result<()> {
+    let n = out.len();
+    f(
+        &ArrayView::from_slice(x, &[x.len()])?,
+        &ArrayView::from_slice(k, &[k.len()])?,
+        mode,
+        acc,
+        &mut ArrayViewMut::from_slice(out, &[n])?,
+        exec,
+    )
+}
+
 /// [`crate::convolve()`] of a signal slice with a kernel slice in `mode`,
 /// accumulated in `acc`, into `out` (`crate::signal::convolve_shape`'s
 /// length). Refusals as the view-based call's.
@@ -198,15 +219,7 @@ pub fn convolve<T: Element, U: Element>(
     out: &mut [U],
     exec: &Exec,
 ) -> Result<()> {
-    let n = out.len();
-    crate::convolve(
-        &ArrayView::from_slice(x, &[x.len()])?,
-        &ArrayView::from_slice(k, &[k.len()])?,
-        mode,
-        acc,
-        &mut ArrayViewMut::from_slice(out, &[n])?,
-        exec,
-    )
+    signal(crate::convolve, x, k, mode, acc, out, exec)
 }
 
 /// [`crate::correlate()`] of slices, as [`convolve`] (the kernel neither
@@ -219,15 +232,7 @@ pub fn correlate<T: Element, U: Element>(
     out: &mut [U],
     exec: &Exec,
 ) -> Result<()> {
-    let n = out.len();
-    crate::correlate(
-        &ArrayView::from_slice(x, &[x.len()])?,
-        &ArrayView::from_slice(k, &[k.len()])?,
-        mode,
-        acc,
-        &mut ArrayViewMut::from_slice(out, &[n])?,
-        exec,
-    )
+    signal(crate::correlate, x, k, mode, acc, out, exec)
 }
 
 /// [`crate::contract::matmul_packed`] of a row-major `m × k` slice `a`

@@ -285,65 +285,44 @@ fn line_scalar<T: Copy, const L: usize>(
     }
 }
 
-/// One f32 line: `src` scanned into `dst` (of its length), or `dst` in
-/// place where `src` is None.
-fn f32_line(tier: Tier, op: FastScanOp, src: Option<&[f32]>, dst: &mut [f32]) {
-    let n = dst.len();
-    #[cfg(target_arch = "x86_64")]
-    {
-        let from = src.map_or(dst.as_ptr(), |s| s.as_ptr());
-        if crate::tier::runs_avx512(tier) && tier.available() {
-            // SAFETY: the tier runs AVX-512 F with AVX2 and FMA on this CPU;
-            // n elements from `from` are readable (src holds dst's length)
-            // and from dst writable.
-            unsafe { zmm::f32_line(op, from, dst.as_mut_ptr(), n) };
-            return;
+/// `$name(tier, op, src, dst)`: one `$t` line, `src` scanned into `dst` (of
+/// its length), or `dst` in place where `src` is None, on the tier's
+/// registers or the scalar blocks of `$l`.
+macro_rules! line_dispatch {
+    ($name:ident, $t:ty, $l:literal) => {
+        fn $name(tier: Tier, op: FastScanOp, src: Option<&[$t]>, dst: &mut [$t]) {
+            let n = dst.len();
+            #[cfg(target_arch = "x86_64")]
+            {
+                let from = src.map_or(dst.as_ptr(), |s| s.as_ptr());
+                if crate::tier::runs_avx512(tier) && tier.available() {
+                    // SAFETY: the tier runs AVX-512 F with AVX2 and FMA on
+                    // this CPU; n elements from `from` are readable (src
+                    // holds dst's length) and from dst writable.
+                    unsafe { zmm::$name(op, from, dst.as_mut_ptr(), n) };
+                    return;
+                }
+                if crate::tier::runs_avx2(tier) && tier.available() {
+                    // SAFETY: the tier runs AVX2 and FMA on this CPU; as
+                    // above.
+                    unsafe { ymm::$name(op, from, dst.as_mut_ptr(), n) };
+                    return;
+                }
+            }
+            let _ = tier;
+            if let Some(s) = src {
+                dst.copy_from_slice(s);
+            }
+            match op {
+                FastScanOp::Sum => line_scalar::<$t, $l>(dst, -0.0, |a, b| a + b),
+                FastScanOp::Prod => line_scalar::<$t, $l>(dst, 1.0, |a, b| a * b),
+            }
         }
-        if crate::tier::runs_avx2(tier) && tier.available() {
-            // SAFETY: the tier runs AVX2 and FMA on this CPU; as above.
-            unsafe { ymm::f32_line(op, from, dst.as_mut_ptr(), n) };
-            return;
-        }
-    }
-    let _ = tier;
-    if let Some(s) = src {
-        dst.copy_from_slice(s);
-    }
-    match op {
-        FastScanOp::Sum => line_scalar::<f32, 16>(dst, -0.0, |a, b| a + b),
-        FastScanOp::Prod => line_scalar::<f32, 16>(dst, 1.0, |a, b| a * b),
-    }
+    };
 }
 
-/// One f64 line: `src` scanned into `dst` (of its length), or `dst` in
-/// place where `src` is None.
-fn f64_line(tier: Tier, op: FastScanOp, src: Option<&[f64]>, dst: &mut [f64]) {
-    let n = dst.len();
-    #[cfg(target_arch = "x86_64")]
-    {
-        let from = src.map_or(dst.as_ptr(), |s| s.as_ptr());
-        if crate::tier::runs_avx512(tier) && tier.available() {
-            // SAFETY: the tier runs AVX-512 F with AVX2 and FMA on this CPU;
-            // n elements from `from` are readable (src holds dst's length)
-            // and from dst writable.
-            unsafe { zmm::f64_line(op, from, dst.as_mut_ptr(), n) };
-            return;
-        }
-        if crate::tier::runs_avx2(tier) && tier.available() {
-            // SAFETY: the tier runs AVX2 and FMA on this CPU; as above.
-            unsafe { ymm::f64_line(op, from, dst.as_mut_ptr(), n) };
-            return;
-        }
-    }
-    let _ = tier;
-    if let Some(s) = src {
-        dst.copy_from_slice(s);
-    }
-    match op {
-        FastScanOp::Sum => line_scalar::<f64, 8>(dst, -0.0, |a, b| a + b),
-        FastScanOp::Prod => line_scalar::<f64, 8>(dst, 1.0, |a, b| a * b),
-    }
-}
+line_dispatch!(f32_line, f32, 16);
+line_dispatch!(f64_line, f64, 8);
 
 /// The vector body over registers `R`, `K` of them a block (L = K · LANES).
 /// (Plain generic functions, no closures: a closure is a function of its own

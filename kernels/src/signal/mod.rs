@@ -7,3 +7,14 @@
 mod convolve;
 
 pub use convolve::{convolve, convolve_shape, correlate, ConvMode};
+
+/// The signature [`convolve`] and [`correlate`] share, for the conveniences
+/// that take either.
+pub(crate) type SignalFn = fn(
+    &crate::ArrayView<'_>,
+    &crate::ArrayView<'_>,
+    ConvMode,
+    crate::DType,
+    &mut crate::ArrayViewMut<'_>,
+    &crate::Exec,
+) -> crate::Result<()>;
