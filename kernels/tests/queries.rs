@@ -309,4 +309,25 @@ fn gather_and_scatter_queries_decide_as_the_calls() {
         }
     }
     assert_eq!(cases, 7 * 5 * 4);
+    // What the stated rules decide, independently of the calls: the first
+    // shapes with int64 positions and matching dtypes fit; int32 positions,
+    // a values dtype other than dst's, an axis out of range, and positions
+    // not of dst's shape are refused.
+    let (xs, ps, ds): (&[usize], &[usize], &[usize]) = (&[3, 5], &[3, 4], &[3, 4]);
+    let f = (DType::F32, DType::I64);
+    assert!(gather_query(1, (xs, f.0), (ps, f.1), (ds, f.0)).is_ok());
+    assert!(gather_query(1, (xs, f.0), (ps, DType::I32), (ds, f.0)).is_err());
+    assert!(gather_query(1, (xs, DType::F64), (ps, f.1), (ds, f.0)).is_err());
+    assert!(gather_query(2, (xs, f.0), (ps, f.1), (ds, f.0)).is_err());
+    assert!(gather_query(1, (xs, f.0), (&[3, 3], f.1), (ds, f.0)).is_err());
+    assert!(scatter_query(Combine::Add, 1, (ds, f.0), (ps, f.1), (ps, f.0), (ds, f.0)).is_ok());
+    assert!(scatter_query(
+        Combine::Add,
+        1,
+        (ds, DType::Bool),
+        (ps, f.1),
+        (ps, DType::Bool),
+        (ds, DType::Bool)
+    )
+    .is_err());
 }
