@@ -920,6 +920,67 @@ fn model_parse(f: &[u8], signed: bool) -> Result<i128, usize> {
     Ok(if neg { -v } else { v })
 }
 
+/// Every field length from 1 to 22 digits (the word-at-a-time reader
+/// takes up to 16, in one or two words), with and without a sign, with
+/// digit bytes on both sides of the field (a word read across the field's
+/// edge must not count them), and each near-digit byte at each position.
+#[test]
+fn parse_ints_every_length_and_bad_byte_position() {
+    let mut rng = Rng::new(5);
+    let near = [b'/', b':', b'?', b'@', b' ', 0xB0, 0xB9, 0x3F, 0x00, b'a'];
+    for len in 1..=22usize {
+        for sign in [&b""[..], b"-", b"+"] {
+            for (before, after) in [
+                (&b""[..], &b""[..]),
+                (b"987654321;", b";12345678"),
+                (b"7;", b""),
+            ] {
+                for bad in 0..=len {
+                    // bad == len: a valid field.
+                    let mut field = sign.to_vec();
+                    for j in 0..len {
+                        field.push(if j == bad {
+                            *rng.pick(&near)
+                        } else if rng.chance(1, 4) {
+                            b'0'
+                        } else {
+                            b'0' + rng.below(10) as u8
+                        });
+                    }
+                    let src = [before, &field[..], after].concat();
+                    let seps: Vec<usize> = (0..src.len()).filter(|&i| src[i] == b';').collect();
+                    let start = before.len();
+                    for signed in [true, false] {
+                        let want = model_parse(&field, signed);
+                        let at = format!("{:?} signed {signed}", String::from_utf8_lossy(&src));
+                        // The fields before and after are valid in both forms.
+                        let k = seps.len() + 1;
+                        let field_index = usize::from(!before.is_empty());
+                        for (t, e) in execs() {
+                            let got = if signed {
+                                let mut d = vec![0i64; k];
+                                bytes::parse_ints(&src, &seps, &mut d, &e)
+                                    .map(|_| d[field_index] as i128)
+                            } else {
+                                let mut d = vec![0u64; k];
+                                bytes::parse_uints(&src, &seps, &mut d, &e)
+                                    .map(|_| d[field_index] as i128)
+                            };
+                            match (got, want) {
+                                (Ok(v), Ok(w)) => assert_eq!(v, w, "{at} tier {t:?}"),
+                                (Err(Error::Encoding { offset, .. }), Err(o)) => {
+                                    assert_eq!(offset, start + o, "{at} tier {t:?}")
+                                }
+                                (g, w) => panic!("{at} tier {t:?}: {g:?}, want {w:?}"),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn parse_and_format_ints_match_the_rules() {
     let mut rng = Rng::new(11);
@@ -1151,7 +1212,7 @@ fn bit_packing_matches_the_bit_model_at_every_width() {
     let mut rng = Rng::new(21);
     let tiers = execs();
     for bits in 0..=32u32 {
-        for n in [0usize, 1, 5, 31, 32, 33, 63, 64, 65, 100, 1000, 1027] {
+        for n in [0usize, 1, 5, 31, 32, 33, 63, 64, 65, 100, 1000, 1027, 4099] {
             let mask = if bits == 32 {
                 u32::MAX
             } else {

@@ -1040,6 +1040,26 @@ fn plans_are_shared_and_report_their_recipe() {
             "{exec:?}"
         );
     }
+    // From an operand apart from its result the matrix between the steps
+    // lives in the result (scratch of a few column blocks, not three
+    // lines): the bits of the steps run in place over a copy, and of a
+    // strided result (through the block buffers).
+    let p = FftPlan::<f64>::new(n, Direction::Inverse).unwrap();
+    let mut inplace = x.clone();
+    p.run(&mut inplace, &seq()).unwrap();
+    assert_eq!(bits_c(&inplace), want, "in place");
+    let mut wide = vec![Complex::new(0.0, 0.0); 2 * n];
+    let nd = fft::NdPlan::c2c(&[0], Direction::Inverse, Norm::None, &[n], DType::C128).unwrap();
+    let xv = ArrayView::from_slice(&x, &[n]).unwrap();
+    let mut wide_view = ArrayViewMut::from_slice_strided(&mut wide, &[n], &[2], 0).unwrap();
+    nd.run(&xv, &mut wide_view, &seq()).unwrap();
+    let strided: Vec<Complex<f64>> = wide.iter().step_by(2).copied().collect();
+    assert_eq!(bits_c(&strided), want, "strided result");
+    let mut y = vec![Complex::new(0.0, 0.0); n];
+    let yv = ArrayViewMut::from_slice(&mut y, &[n]).unwrap();
+    let apart = nd.scratch_bytes_for(&xv, &yv);
+    assert!(apart < n * 16 / 8, "{apart} bytes for a line of {n} points");
+    assert!(nd.scratch_bytes() >= 3 * n * 16, "{}", nd.scratch_bytes());
     // The plan's own entry points: with and without scratch, several lines.
     let p = FftPlan::<f64>::new(12, Direction::Forward).unwrap();
     let mut rng = Rng::for_label("fft plan", 1);

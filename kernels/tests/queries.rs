@@ -1,5 +1,6 @@
 //! The refusal and shape queries (`reduce_query`, `scan_query`,
-//! `gather_ranges_shape`, `assemble_query`, `gather_query`, `scatter_query`)
+//! `gather_ranges_shape`, `assemble_query`, `gather_query`, `scatter_query`,
+//! `fft::query`)
 //! decide exactly what the calls decide: for each
 //! case the query's answer is compared with the call's, on real views of
 //! the same shapes and dtypes (the error, or success and the shape the call
@@ -330,4 +331,78 @@ fn gather_and_scatter_queries_decide_as_the_calls() {
         (ds, DType::Bool)
     )
     .is_err());
+}
+
+#[test]
+fn fft_query_decides_as_the_transforms() {
+    use tessera::fft::{c2c, c2r, query, r2c, Direction, Norm, Transform};
+    let shapes: [&[usize]; 5] = [&[8], &[4, 6], &[3, 0], &[], &[5, 4]];
+    let axes_list: [&[usize]; 5] = [&[0], &[1], &[0, 1], &[1, 0], &[]];
+    let dtypes = [DType::F32, DType::C64, DType::C128, DType::F64, DType::I32];
+    let mut cases = 0;
+    for t in [Transform::C2c, Transform::R2c, Transform::C2r] {
+        for xs in shapes {
+            for axes in axes_list {
+                for xd in dtypes {
+                    for dd in dtypes {
+                        // The destination: the operand's shape, its last
+                        // named axis halved plus one, or doubled less two
+                        // (c2r's real points), or a wrong one.
+                        let mut dss = vec![xs.to_vec(), vec![9]];
+                        if let Some(&a) = axes.last().filter(|&&a| a < xs.len()) {
+                            let mut h = xs.to_vec();
+                            h[a] = xs[a] / 2 + 1;
+                            dss.push(h);
+                            let mut r = xs.to_vec();
+                            r[a] = (2 * xs[a]).saturating_sub(2);
+                            dss.push(r);
+                        }
+                        for ds in &dss {
+                            let q = query(t, axes, (xs, xd), (ds, dd));
+                            let xb = zeros(xd, xs);
+                            let x = ArrayView::contiguous(xd, xs, &xb).unwrap();
+                            let mut yb =
+                                vec![0x5au8; ds.iter().product::<usize>() * dd.info().item_bytes];
+                            let before = yb.clone();
+                            let c = {
+                                let mut y = ArrayViewMut::contiguous(dd, ds, &mut yb).unwrap();
+                                let e = Exec::default();
+                                match t {
+                                    Transform::C2c => {
+                                        c2c(axes, Direction::Forward, Norm::None, &x, &mut y, &e)
+                                    }
+                                    Transform::R2c => r2c(axes, Norm::None, &x, &mut y, &e),
+                                    Transform::C2r => c2r(axes, Norm::None, &x, &mut y, &e),
+                                }
+                            };
+                            same(
+                                &q,
+                                &c,
+                                &format!("{t:?} {xs:?} {axes:?} {xd} -> {ds:?} {dd}"),
+                            );
+                            if c.is_err() {
+                                assert_eq!(yb, before, "a refused transform wrote");
+                            }
+                            cases += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(cases > 1500, "{cases}");
+    // The stated rules, independently of the calls.
+    let (c2, r2) = (DType::C64, DType::F32);
+    assert!(query(Transform::C2c, &[0, 1], (&[4, 6], c2), (&[4, 6], c2)).is_ok());
+    assert!(query(Transform::C2c, &[0, 1], (&[4, 6], r2), (&[4, 6], r2)).is_err());
+    assert!(query(Transform::C2c, &[1, 0], (&[4, 6], c2), (&[4, 6], c2)).is_err());
+    assert!(query(Transform::C2c, &[0], (&[4, 6], c2), (&[4, 6], DType::C128)).is_err());
+    assert!(query(Transform::R2c, &[0, 1], (&[4, 6], r2), (&[4, 4], c2)).is_ok());
+    assert!(query(Transform::R2c, &[0, 1], (&[4, 6], r2), (&[4, 6], c2)).is_err());
+    assert!(query(Transform::R2c, &[0], (&[4, 6], r2), (&[3, 6], c2)).is_ok());
+    assert!(query(Transform::C2r, &[1], (&[4, 4], c2), (&[4, 6], r2)).is_ok());
+    assert!(query(Transform::C2r, &[1], (&[4, 4], c2), (&[4, 7], r2)).is_ok());
+    assert!(query(Transform::C2r, &[1], (&[4, 5], c2), (&[4, 6], r2)).is_err());
+    assert!(query(Transform::C2r, &[1], (&[4, 4], c2), (&[4, 6], DType::F64)).is_err());
+    assert!(query(Transform::R2c, &[], (&[4, 6], r2), (&[4, 6], c2)).is_err());
 }

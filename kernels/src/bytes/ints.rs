@@ -1,22 +1,27 @@
 //! Decimal integers: fields of a byte string parsed to `i64`/`u64`, and
 //! values formatted with a separator.
 //!
-//! Parsing is sequential per field (each digit depends on the one before),
-//! the same code on every tier; a call parses every field into a work area
-//! first and copies it to the destination only when all are valid, so a
-//! refused call writes nothing.
+//! A field of at most 16 digits is read eight digits at a time as one
+//! 64-bit word (SWAR: every byte checked to be a digit with two masked
+//! compares, the eight digits combined by three multiply-and-mask steps
+//! with no branch per digit; a short field is padded with leading zeros in
+//! the word). Longer fields, and fields the word check refuses, go digit by
+//! digit, which locates the error or the overflow exactly. Integer
+//! arithmetic has no rounding, so the same code serves every tier; a call
+//! parses every field into a work area first and copies it to the
+//! destination only when all are valid, so a refused call writes nothing.
 
 use super::length_error;
 use crate::{Error, Exec, Result};
 
-/// The fields of `src`: split at the separator positions `seps`
-/// (ascending, each below `src.len()`): `src[..seps[0]]`,
+/// The fields of `src` as (start, end) positions: split at the separator
+/// positions `seps` (ascending, each below `src.len()`): `src[..seps[0]]`,
 /// `src[seps[k−1]+1..seps[k]]`, …, and `src[seps[last]+1..]` — one more
 /// field than separators (`index_all` finds them).
 fn fields<'a>(
     src: &'a [u8],
     seps: &'a [usize],
-) -> Result<impl Iterator<Item = (usize, &'a [u8])> + 'a> {
+) -> Result<impl Iterator<Item = (usize, usize)> + 'a> {
     let mut prev: Option<usize> = None;
     for (k, &s) in seps.iter().enumerate() {
         if s >= src.len() || prev.is_some_and(|p| s <= p) {
@@ -32,18 +37,90 @@ fn fields<'a>(
     }
     let starts = core::iter::once(0).chain(seps.iter().map(|&s| s + 1));
     let ends = seps.iter().copied().chain(core::iter::once(src.len()));
-    Ok(starts.zip(ends).map(move |(a, b)| (a, &src[a..b])))
+    Ok(starts.zip(ends))
 }
 
-/// The value of one field: optional sign (where `signed`), then one or
-/// more decimal digits, within `i64` (signed) or `u64`; the error's offset
-/// is within the field.
-fn parse_field(f: &[u8], signed: bool) -> core::result::Result<(bool, u64), (usize, &'static str)> {
-    let (neg, digits, at) = match f.first() {
-        Some(b'-') if signed => (true, &f[1..], 1),
-        Some(b'+') if signed => (false, &f[1..], 1),
-        _ => (false, f, 0),
+/// '0' in every byte.
+const ZEROS: u64 = 0x3030_3030_3030_3030;
+
+/// The eight ASCII bytes of `chunk` (the first in its lowest byte, the most
+/// significant digit) as a number, if every one is a digit.
+#[inline(always)]
+fn eight_digits(chunk: u64) -> Option<u64> {
+    const HIGH: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    // Every byte in 0x30..=0x3F, and (no carry between bytes then) at most
+    // 0x39: adding 6 keeps its high nibble 3.
+    if chunk & HIGH != ZEROS || chunk.wrapping_add(0x0606_0606_0606_0606) & HIGH != ZEROS {
+        return None;
+    }
+    let v = chunk - ZEROS;
+    // Pairs of digits (10·d[2i] + d[2i+1] in byte 2i), then quadruples,
+    // then the eight: each step's products stay within their lanes.
+    let v = (v * 10 + (v >> 8)) & 0x00FF_00FF_00FF_00FF;
+    let v = (v * 100 + (v >> 16)) & 0x0000_FFFF_0000_FFFF;
+    Some((v * 10_000 + (v >> 32)) & 0xFFFF_FFFF)
+}
+
+/// The `k` bytes `src[p..p + k]` (1 ≤ k ≤ 8) as the last `k` bytes of an
+/// eight-byte word whose first `8 − k` bytes are '0': from a word read
+/// forward from `p` or back from `p + k` where `src` holds one, shifted or
+/// masked so that no byte outside the field counts.
+#[inline(always)]
+fn padded_word(src: &[u8], p: usize, k: usize) -> u64 {
+    let word = |at: usize| u64::from_le_bytes(src[at..at + 8].try_into().unwrap());
+    if k == 8 {
+        return word(p);
+    }
+    let pad = 8 * (8 - k) as u32;
+    if p + 8 <= src.len() {
+        // The field in the low k bytes: moved to the top, zeros below.
+        (word(p) << pad) | (ZEROS >> (64 - pad))
+    } else if p + k >= 8 {
+        // The field in the top k bytes: the bytes before it replaced.
+        let low = (1u64 << pad) - 1;
+        (word(p + k - 8) & !low) | (ZEROS & low)
+    } else {
+        let mut b = [b'0'; 8];
+        b[8 - k..].copy_from_slice(&src[p..p + k]);
+        u64::from_le_bytes(b)
+    }
+}
+
+/// The value of the digits `src[a..b]` where there are 1 to 16 of them
+/// and all are digits (below 10^16, inside every range); `None` otherwise.
+#[inline(always)]
+fn short_digits(src: &[u8], a: usize, b: usize) -> Option<u64> {
+    let k = b - a;
+    if k == 0 || k > 16 {
+        return None;
+    }
+    if k <= 8 {
+        return eight_digits(padded_word(src, a, k));
+    }
+    let hi = eight_digits(padded_word(src, a, k - 8))?;
+    let lo = eight_digits(padded_word(src, b - 8, 8))?;
+    Some(hi * 100_000_000 + lo)
+}
+
+/// The value of the field `src[a..b]`: optional sign (where `signed`),
+/// then one or more decimal digits, within `i64` (signed) or `u64`; the
+/// error's offset is within the field.
+fn parse_field(
+    src: &[u8],
+    a: usize,
+    b: usize,
+    signed: bool,
+) -> core::result::Result<(bool, u64), (usize, &'static str)> {
+    let f = &src[a..b];
+    let (neg, at) = match f.first() {
+        Some(b'-') if signed => (true, 1),
+        Some(b'+') if signed => (false, 1),
+        _ => (false, 0),
     };
+    if let Some(v) = short_digits(src, a + at, b) {
+        return Ok((neg, v));
+    }
+    let digits = &f[at..];
     if digits.is_empty() {
         return Err((at.min(f.len()), "a field with no digits"));
     }
@@ -84,8 +161,8 @@ fn parse<T: Copy>(
         });
     }
     let mut work: Vec<T> = crate::alloc::try_vec(n, "parsed integers")?;
-    for (start, f) in fields(src, seps)? {
-        match parse_field(f, signed) {
+    for (start, end) in fields(src, seps)? {
+        match parse_field(src, start, end, signed) {
             Ok((neg, v)) => work.push(cast(neg, v)),
             Err((at, reason)) => {
                 return Err(Error::Encoding {

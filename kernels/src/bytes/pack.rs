@@ -4,13 +4,26 @@
 //! The stream is little-endian in bits: bit `j` of value `i` is bit
 //! `i·bits + j` of the stream, and stream bit `s` is bit `s mod 32` of word
 //! `⌊s / 32⌋`. The last word's bits past the last value are zero. So 32
-//! values fill exactly `bits` words, and a block of 32 values is packed (and
-//! unpacked) by straight-line code whose shifts are constants: one function
-//! per width, chosen once per call, compiled for each instruction set the
-//! byte engine runs (the compiler vectorises it where it can). The values
-//! past the last whole block go one at a time through a 64-bit
-//! accumulator. Every path writes the same words: shifts and ors have no
-//! rounding, and the tests hold each tier to a bit-at-a-time model.
+//! values fill exactly `bits` words: a *block*.
+//!
+//! The vector paths work a block at a time with per-lane shifts and
+//! permutes whose indices and counts depend on the width alone (a small
+//! plan built once per call):
+//! - unpacking takes, for each value, the 64-bit window of the two words
+//!   its bits start in (a permute of a loaded run of words), shifts it right
+//!   by the value's offset and keeps the low `bits` bits;
+//! - packing first joins neighbouring values (a pair's low value or'ed
+//!   with the high one shifted up by the width, in 64-bit lanes) until each
+//!   element is 17 to 32 bits wide — the stream is unchanged, only the
+//!   elements are wider — and then builds every word from the at most three
+//!   elements that overlap it, each shifted into place.
+//!
+//! Blocks too near the end of the stream for whole-register loads and
+//! stores go through straight-line scalar code with constant shifts (one
+//! function per width), and the values past the last whole block one at a
+//! time through a 64-bit accumulator. Every path writes the same words:
+//! shifts and ors have no rounding, and the tests hold each tier to a
+//! bit-at-a-time model.
 
 use super::{path, tiered};
 use crate::simd::ByteReg;
@@ -248,21 +261,255 @@ fn unpack_all(src: &[u32], bits: u32, dst: &mut [u32]) {
     }
 }
 
-/// The register paths compile the same code under their instruction sets
-/// (`R` picks the set; the code is scalar Rust the compiler vectorises).
+/// Dword lanes of `R`.
+const fn lanes32<R: ByteReg>() -> usize {
+    R::LANES / 4
+}
+
+/// The unpacking plan for one width: the block's values in groups of
+/// `lanes32 / 2`, each group read from the run of words at `base[g]`
+/// (within the block), the group's value `j` from the 64-bit window of
+/// run words `idx[g][2j]`, `idx[g][2j + 1]` shifted right by `shift[g][j]`.
+struct UnpackPlan {
+    base: [usize; 8],
+    idx: [[u32; 16]; 8],
+    shift: [[u64; 8]; 8],
+    mask: [u32; 16],
+}
+
+impl UnpackPlan {
+    fn new(bits: usize, group: usize) -> Self {
+        let mut p = UnpackPlan {
+            base: [0; 8],
+            idx: [[0; 16]; 8],
+            shift: [[0; 8]; 8],
+            mask: [if bits == 32 {
+                u32::MAX
+            } else {
+                (1u32 << bits) - 1
+            }; 16],
+        };
+        for g in 0..BLOCK / group {
+            let base = g * group * bits / 32;
+            p.base[g] = base;
+            for j in 0..group {
+                let s = (g * group + j) * bits;
+                // The window's two words lie within the run: a group spans
+                // at most (24 + group·bits − 1)/32 + 1 ≤ group + 1 words
+                // past its base, and runs are 2·group words long.
+                p.idx[g][2 * j] = (s / 32 - base) as u32;
+                p.idx[g][2 * j + 1] = (s / 32 - base + 1) as u32;
+                p.shift[g][j] = (s % 32) as u64;
+            }
+        }
+        p
+    }
+}
+
+/// Unpack the blocks whose word runs lie inside `src` with the register
+/// path; returns the number of blocks done.
+///
+/// # Safety
+/// The CPU runs `R`'s instructions.
+#[inline(always)]
+unsafe fn unpack_blocks_vec<R: ByteReg>(src: &[u32], bits: usize, dst: &mut [u32]) -> usize {
+    let l = lanes32::<R>();
+    let group = l / 2;
+    let groups = BLOCK / group;
+    let plan = UnpackPlan::new(bits, group);
+    let reach = plan.base[groups - 1] + l;
+    let blocks = (dst.len() / BLOCK).min(match src.len().checked_sub(reach) {
+        Some(room) => room / bits + 1,
+        None => 0,
+    });
+    // SAFETY: `R`'s instructions run (this function's contract). Block b
+    // reads the words b·bits + base[g] .. + l, inside `src` because
+    // b·bits + base[g] + l ≤ (blocks − 1)·bits + reach ≤ src.len(); it
+    // writes its 32 values at 32·b inside `dst` (b < dst.len() / 32); the
+    // plan's arrays hold at least the lanes each load reads.
+    unsafe {
+        let mask = R::load(plan.mask.as_ptr() as *const u8);
+        for b in 0..blocks {
+            let words = src.as_ptr().add(b * bits);
+            let out = dst.as_mut_ptr().add(b * BLOCK);
+            for h in 0..groups / 2 {
+                let mut half = [mask; 2];
+                for (k, x) in half.iter_mut().enumerate() {
+                    let g = 2 * h + k;
+                    let run = R::load(words.add(plan.base[g]) as *const u8);
+                    let pairs = R::permute_u32(run, R::load(plan.idx[g].as_ptr() as *const u8));
+                    *x = R::shr_u64_by(pairs, R::load(plan.shift[g].as_ptr() as *const u8));
+                }
+                let v = R::and(R::even_u32(half[0], half[1]), mask);
+                v.store(out.add(h * l) as *mut u8);
+            }
+        }
+    }
+    blocks
+}
+
+/// The packing plan for one width: `steps` joins of neighbouring values
+/// (the element width doubling from `bits` each time), then each output
+/// register `o` of `lanes32` words as the or of up to three rounds `r`: element
+/// `idx[o][r]` shifted left by `left[o][r]` and right by `right[o][r]`
+/// (counts of 32 or more give 0: no contribution).
+struct PackPlan {
+    steps: usize,
+    outs: usize,
+    /// The rounds any lane uses: 1 where the elements are whole words.
+    rounds: usize,
+    idx: [[[u32; 16]; 3]; 2],
+    left: [[[u32; 16]; 3]; 2],
+    right: [[[u32; 16]; 3]; 2],
+}
+
+impl PackPlan {
+    fn new(bits: usize, l: usize) -> Self {
+        let mut steps = 0;
+        let mut w = bits;
+        while 2 * w <= 32 {
+            w *= 2;
+            steps += 1;
+        }
+        let elems = BLOCK >> steps;
+        let outs = bits.div_ceil(l);
+        let mut p = PackPlan {
+            steps,
+            outs,
+            rounds: 1,
+            idx: [[[0; 16]; 3]; 2],
+            left: [[[32; 16]; 3]; 2],
+            right: [[[32; 16]; 3]; 2],
+        };
+        for o in 0..outs {
+            for lane in 0..l {
+                let word = o * l + lane;
+                if word >= bits {
+                    continue;
+                }
+                // The elements overlapping word `word`: at most three, as
+                // elements are 17 to 32 bits wide.
+                let first = 32 * word / w;
+                for r in 0..3 {
+                    let e = first + r;
+                    let start = e * w;
+                    if e >= elems || start >= 32 * (word + 1) {
+                        break;
+                    }
+                    p.idx[o][r][lane] = e as u32;
+                    p.rounds = p.rounds.max(r + 1);
+                    if start >= 32 * word {
+                        p.left[o][r][lane] = (start - 32 * word) as u32;
+                    } else {
+                        p.right[o][r][lane] = (32 * word - start) as u32;
+                    }
+                }
+            }
+        }
+        p
+    }
+}
+
+/// Pack the blocks whose register stores stay inside `dst` with the
+/// register path; returns the number of blocks done (0 where the width
+/// needs more source registers than the path joins: above 16 bits with
+/// 256-bit registers).
+///
+/// # Safety
+/// The CPU runs `R`'s instructions.
+#[inline(always)]
+unsafe fn pack_blocks_vec<R: ByteReg>(src: &[u32], bits: usize, dst: &mut [u32]) -> usize {
+    let l = lanes32::<R>();
+    let regs = BLOCK / l;
+    if bits == 0 || (regs > 2 && bits > 16) {
+        return 0;
+    }
+    let plan = PackPlan::new(bits, l);
+    let reach = plan.outs * l;
+    let blocks = (src.len() / BLOCK).min(match dst.len().checked_sub(reach) {
+        Some(room) => room / bits + 1,
+        None => 0,
+    });
+    let low32 = [u32::MAX as u64; 8];
+    let high = [32u64; 8];
+    // SAFETY: `R`'s instructions run (this function's contract). Block b
+    // reads its 32 values at 32·b inside `src` (b < src.len() / 32) and
+    // writes the words b·bits .. + outs·l, inside `dst` because
+    // (blocks − 1)·bits + reach ≤ dst.len(); words past the block's `bits`
+    // are zeros that the next block overwrites (blocks go in order) or
+    // that the scalar code after this function overwrites. The plan's
+    // arrays hold at least the lanes each load reads.
+    unsafe {
+        let low32 = R::load(low32.as_ptr() as *const u8);
+        let high = R::load(high.as_ptr() as *const u8);
+        // The element width at each join: bits, 2·bits, 4·bits, …
+        let mut widths = [R::set1(0); 5];
+        for (k, v) in widths.iter_mut().enumerate().take(plan.steps) {
+            *v = R::load([(bits as u64) << k; 8].as_ptr() as *const u8);
+        }
+        for b in 0..blocks {
+            let vals = src.as_ptr().add(b * BLOCK);
+            let mut x = [R::set1(0); 4];
+            for (k, r) in x.iter_mut().enumerate().take(regs) {
+                *r = R::load(vals.add(k * l) as *const u8);
+            }
+            let mut n = regs;
+            for &wv in widths.iter().take(plan.steps) {
+                for r in x.iter_mut().take(n) {
+                    let up = R::shl_u64_by(R::shr_u64_by(*r, high), wv);
+                    *r = R::or(R::and(*r, low32), up);
+                }
+                if n >= 2 {
+                    for j in 0..n / 2 {
+                        x[j] = R::even_u32(x[2 * j], x[2 * j + 1]);
+                    }
+                    n /= 2;
+                } else {
+                    x[0] = R::even_u32(x[0], x[0]);
+                }
+            }
+            let (s0, s1) = (x[0], if n >= 2 { x[1] } else { x[0] });
+            let out = dst.as_mut_ptr().add(b * bits);
+            for o in 0..plan.outs {
+                let mut acc = R::set1(0);
+                for r in 0..plan.rounds {
+                    let e = R::permute2_u32(s0, s1, R::load(plan.idx[o][r].as_ptr() as *const u8));
+                    let lo = R::shl_u32_by(e, R::load(plan.left[o][r].as_ptr() as *const u8));
+                    let hi = R::shr_u32_by(e, R::load(plan.right[o][r].as_ptr() as *const u8));
+                    acc = R::or(acc, R::or(lo, hi));
+                }
+                acc.store(out.add(o * l) as *mut u8);
+            }
+        }
+    }
+    blocks
+}
+
+/// The register paths: whole blocks in registers where they fit, the
+/// rest as the scalar path does.
 ///
 /// # Safety
 /// The CPU runs `R`'s instructions.
 #[inline(always)]
 unsafe fn pack_vec<R: ByteReg>(src: &[u32], bits: u32, dst: &mut [u32]) {
-    pack_all(src, bits, dst)
+    // SAFETY: `R`'s instructions run (this function's contract).
+    let done = unsafe { pack_blocks_vec::<R>(src, bits as usize, dst) };
+    let head = done * bits as usize;
+    pack_all(&src[done * BLOCK..], bits, &mut dst[head..])
 }
 
 /// # Safety
 /// The CPU runs `R`'s instructions.
 #[inline(always)]
 unsafe fn unpack_vec<R: ByteReg>(src: &[u32], bits: u32, dst: &mut [u32]) {
-    unpack_all(src, bits, dst)
+    if bits == 0 {
+        dst.fill(0);
+        return;
+    }
+    // SAFETY: `R`'s instructions run (this function's contract).
+    let done = unsafe { unpack_blocks_vec::<R>(src, bits as usize, dst) };
+    let head = done * bits as usize;
+    unpack_all(&src[head..], bits, &mut dst[done * BLOCK..])
 }
 
 tiered! {

@@ -112,8 +112,11 @@ impl<T: FftFloat> LineOp<T> {
             2
         }
     }
-    fn scratch_for(&self, inner: usize) -> usize {
+    /// Scratch of one line on `inner` tasks; `apart`: a complex line read
+    /// from an operand apart from its result (run by `run_line_apart`).
+    fn scratch_for(&self, inner: usize, apart: bool) -> usize {
         match self {
+            LineOp::C2c(p) if apart => p.scratch_apart_for(inner),
             LineOp::C2c(p) => p.scratch_for(inner),
             LineOp::R2c(p) | LineOp::C2r(p) => p.scratch_for(inner),
         }
@@ -126,6 +129,9 @@ pub(crate) struct Pass<T> {
     pub other_shape: Vec<usize>,
     pub src: Side,
     pub dst: Side,
+    /// The source is another array than the destination (the operand, or
+    /// a c2r's buffer): no element of it is a destination element.
+    pub apart: bool,
     /// Multiply each result by this (a normalised transform's final pass).
     pub scale: Option<T>,
 }
@@ -154,36 +160,57 @@ fn split_of<T: FftFloat>(op: &LineOp<T>, lines: usize, threads: usize) -> (usize
     }
 }
 
-/// Complex points of scratch one task of such a pass needs.
-fn units_of<T: FftFloat>(op: &LineOp<T>, lines: usize, threads: usize, unit_steps: bool) -> usize {
+/// Complex points of scratch one task of such a pass needs; `direct`: a
+/// pass from an operand apart from its destination whose lines are side by
+/// side on both sides (each line runs from the operand straight into the
+/// destination, no block buffers).
+fn units_of<T: FftFloat>(op: &LineOp<T>, lines: usize, threads: usize, direct: bool) -> usize {
     let (_, inner) = split_of(op, lines, threads);
-    let b = block_of(op, unit_steps);
+    if direct {
+        return op.scratch_for(inner, true);
+    }
+    let b = block_of(op, false);
     (b * op.n_in() * op.in_parts()).div_ceil(2)
         + (b * op.n_out() * op.out_parts()).div_ceil(2)
-        + op.scratch_for(inner)
+        + op.scratch_for(inner, false)
 }
 
 /// The tasks and the complex points per task that passes of `ops` (each with
-/// its lines) need on `threads`, for any layout (the gathered block at its
-/// largest): what a plan sizes its scratch by before it sees a view.
+/// its lines, and whether it is direct: see [`units_of`]) need on
+/// `threads`. With no pass direct, the need of any layout (the gathered
+/// block at its largest): what a plan sizes its scratch by before it sees
+/// a view.
 pub(crate) fn task_need<T: FftFloat>(
-    ops: &[(&LineOp<T>, usize)],
+    ops: &[(&LineOp<T>, usize, bool)],
     threads: usize,
 ) -> (usize, usize) {
     let tasks = ops
         .iter()
-        .map(|&(op, lines)| split_of(op, lines, threads).0)
+        .map(|&(op, lines, _)| split_of(op, lines, threads).0)
         .max()
         .unwrap_or(1);
     let units = ops
         .iter()
-        .map(|&(op, lines)| units_of(op, lines, threads, false))
+        .map(|&(op, lines, direct)| units_of(op, lines, threads, direct))
         .max()
         .unwrap_or(0);
     (tasks, units)
 }
 
+/// What [`task_need`] takes of each pass: its op, its lines and whether it
+/// runs direct (apart, lines side by side on both sides).
+pub(crate) fn pass_need<T: FftFloat>(passes: &[Pass<T>]) -> Vec<(&LineOp<T>, usize, bool)> {
+    passes
+        .iter()
+        .map(|p| (&p.op, p.lines(), p.direct()))
+        .collect()
+}
+
 impl<T: FftFloat> Pass<T> {
+    /// Every line from the source straight into the destination.
+    fn direct(&self) -> bool {
+        self.apart && self.unit_steps()
+    }
     fn lines(&self) -> usize {
         self.other_shape.iter().product()
     }
@@ -221,7 +248,8 @@ impl Ptr {
 /// # Safety
 /// Each side's pointer, offset, step and strides must address valid elements
 /// of its type for every line; a destination must reach no element twice and
-/// overlap no source but its own lines (an in-place pass).
+/// overlap no source but its own lines (an in-place pass), and none of the
+/// source of a pass marked `apart`.
 pub(crate) unsafe fn run<T: FftFloat>(
     passes: &[Pass<T>],
     scratch: &mut [&mut [Complex<T>]],
@@ -263,7 +291,8 @@ fn scale_c<T: FftFloat>(z: Complex<T>, s: Option<T>) -> Complex<T> {
 /// Each side's pointer, offset, step and strides must address valid
 /// elements of its type (`S` for the source, `D` for the destination) for
 /// every line; the destination must reach no element twice and overlap no
-/// source but its own lines (an in-place pass).
+/// source but its own lines (an in-place pass), and none of the source of a
+/// pass marked `apart`.
 #[allow(clippy::needless_range_loop)] // the block's lines index three arrays
 unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
     pass: &Pass<T>,
@@ -286,8 +315,11 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
         if l0 >= l1 {
             return;
         }
-        let (inb, rest) = carve::<T, S>(buf, b * n_in);
-        let (outb, work) = carve::<T, D>(rest, b * n_out);
+        // A direct pass gives the whole region to its lines' scratch (its
+        // sizing counts no block buffers); the others carve the buffers first.
+        let direct = pass.direct();
+        let (inb, rest) = carve::<T, S>(buf, if direct { 0 } else { b * n_in });
+        let (outb, work) = carve::<T, D>(rest, if direct { 0 } else { b * n_out });
         // The other axes' index of line l0, and the two offsets.
         let rank = pass.other_shape.len();
         let mut idx = vec![0usize; rank];
@@ -325,7 +357,8 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
             let dst = dp.get() as *mut D;
             // Lines side by side on both sides (one per block): each runs in
             // the destination itself, or reads the operand where it is, with
-            // no copies through the block buffers.
+            // no copies through the block buffers. A direct pass's sides are
+            // apart, so its lines always run here.
             if cnt == 1
                 && pass.src.step == 1
                 && pass.dst.step == 1
@@ -346,6 +379,9 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
                 l += 1;
                 continue;
             }
+            // A direct pass carved no block buffers: its sides never overlap
+            // (the caller's promise), so its lines never come here.
+            assert!(!direct, "an apart pass's sides overlap");
             if pass.src.step == 1 {
                 for c in 0..cnt {
                     // SAFETY: the caller's promise: line c's n_in elements are
@@ -457,8 +493,9 @@ unsafe fn direct_line<T: FftFloat, S: Elem<T>, D: Elem<T>>(
 }
 
 /// One line of `op` into `y`, scaled: from `x`, or (a complex line, `x`
-/// None) in place in `y`. A complex line is copied into `y` and transformed
-/// there; a real line reads `x` and writes `y`.
+/// None) in place in `y`. A complex line from `x` runs by
+/// `run_line_apart` (copied into `y` and transformed there, or a four-step
+/// line with its matrix in `y`); a real line reads `x` and writes `y`.
 fn apply_line<T: FftFloat, S: Elem<T>, D: Elem<T>>(
     op: &LineOp<T>,
     x: Option<&[S]>,
@@ -473,10 +510,10 @@ fn apply_line<T: FftFloat, S: Elem<T>, D: Elem<T>>(
     match op {
         LineOp::C2c(p) => {
             let y = as_c::<T, D>(y);
-            if let Some(x) = x {
-                y.copy_from_slice(retype::<S, Complex<T>>(x));
+            match x {
+                Some(x) => p.run_line_apart(retype::<S, Complex<T>>(x), y, work, simd, inner),
+                None => p.run_line(y, work, simd, inner),
             }
-            p.run_line(y, work, simd, inner);
             scale_all(y, scale);
         }
         LineOp::R2c(p) => {

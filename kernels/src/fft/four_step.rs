@@ -13,6 +13,15 @@
 //!
 //! Every column and row is one sub-plan's line, computed the same way
 //! whichever task or block takes it, so the bits do not depend on threads.
+//!
+//! From an operand apart from the result ([`FourStep::run_apart`]) the
+//! matrix between the steps lives in the result instead of an n-point
+//! scratch: the twiddled column transforms go to the result with column j₂
+//! as its row j₂ (`y[j₂·n₁ + k₁]`), then each block of 16 of the row
+//! transforms gathers its points at stride n₁, transforms them and puts
+//! point k₂ of row k₁ at `y[k₂·n₁ + k₁]` = `X[k₁ + n₁·k₂]`, its place in the
+//! result, so no transpose is left. The same sub-plans run on the same
+//! values, so the bits are those of the in-place steps.
 
 use super::butterflies::cmul;
 use super::plan::{try_vec, FftPlan};
@@ -73,6 +82,115 @@ impl<T: FftFloat> FourStep<T> {
 
     pub(crate) fn scratch_len(&self, threads: usize) -> usize {
         self.n1 * self.n2 + threads.max(1) * self.task_scratch()
+    }
+
+    /// A task's points in [`FourStep::run_apart`]: a block of columns or of
+    /// rows and its sub-plan's scratch.
+    fn apart_task_scratch(&self) -> usize {
+        (BLOCK * self.n1 + self.p1.scratch_len()).max(BLOCK * self.n2 + self.p2.scratch_len())
+    }
+
+    /// Scratch points of [`FourStep::run_apart`] on `threads` tasks (no
+    /// matrix: it lives in the result).
+    pub(crate) fn apart_scratch_len(&self, threads: usize) -> usize {
+        threads.max(1) * self.apart_task_scratch()
+    }
+
+    /// The line `x` transformed into `y` (apart from it, both `n` points),
+    /// the matrix between the steps kept in `y` (module documentation): the
+    /// bits of [`FourStep::run`] on a copy of `x`. `scratch` holds at least
+    /// one task's points; the tasks are as many of `threads` as it holds.
+    pub(crate) fn run_apart(
+        &self,
+        x: &[Complex<T>],
+        y: &mut [Complex<T>],
+        scratch: &mut [Complex<T>],
+        simd: Simd,
+        threads: usize,
+    ) {
+        let (n1, n2) = (self.n1, self.n2);
+        let ts = self.apart_task_scratch();
+        let threads = threads.max(1).min(scratch.len() / ts).max(1);
+        // Steps 1 and 2: a block of 16 columns of x, transformed, twiddled
+        // and written as 16 rows of n1 points of y.
+        let col_block = |c0: usize, rows: &mut [Complex<T>], w: &mut [Complex<T>]| {
+            let (buf, sub) = w.split_at_mut(BLOCK * n1);
+            let cols = rows.len() / n1;
+            for j1 in 0..n1 {
+                let row = &x[j1 * n2 + c0..j1 * n2 + c0 + cols];
+                for (c, &v) in row.iter().enumerate() {
+                    buf[c * n1 + j1] = v;
+                }
+            }
+            for c in 0..cols {
+                self.p1
+                    .run_line(&mut buf[c * n1..(c + 1) * n1], sub, simd, 1);
+            }
+            for (c, out) in rows.chunks_exact_mut(n1).enumerate() {
+                for (k1, o) in out.iter_mut().enumerate() {
+                    *o = cmul(buf[c * n1 + k1], self.tw[k1 * n2 + c0 + c]);
+                }
+            }
+        };
+        let blocks = n2.div_ceil(BLOCK);
+        if threads == 1 {
+            for (b, rows) in y.chunks_mut(BLOCK * n1).enumerate() {
+                col_block(b * BLOCK, rows, &mut scratch[..ts]);
+            }
+        } else {
+            use rayon::prelude::*;
+            let per = blocks.div_ceil(threads);
+            y.par_chunks_mut(per * BLOCK * n1)
+                .zip(scratch.par_chunks_mut(ts))
+                .enumerate()
+                .for_each(|(t, (rows, w))| {
+                    for (b, r) in rows.chunks_mut(BLOCK * n1).enumerate() {
+                        col_block((t * per + b) * BLOCK, r, &mut w[..ts]);
+                    }
+                });
+        }
+        // Step 3: rows k1 of the matrix, at stride n1 in y, 16 at a time;
+        // each result point to its place in the line.
+        let yp = SendPtr(y.as_mut_ptr());
+        let row_block = |k0: usize, w: &mut [Complex<T>]| {
+            let (buf, sub) = w.split_at_mut(BLOCK * n2);
+            let cnt = BLOCK.min(n1 - k0);
+            for j2 in 0..n2 {
+                for c in 0..cnt {
+                    // SAFETY: j2·n1 + k0 + c < n2·n1 = y.len(); the points
+                    // of columns k0..k0 + cnt belong to this block alone.
+                    buf[c * n2 + j2] = unsafe { *yp.get().add(j2 * n1 + k0 + c) };
+                }
+            }
+            for c in 0..cnt {
+                self.p2
+                    .run_line(&mut buf[c * n2..(c + 1) * n2], sub, simd, 1);
+            }
+            for k2 in 0..n2 {
+                for c in 0..cnt {
+                    // SAFETY: as above: inside y, and this block's alone.
+                    unsafe { *yp.get().add(k2 * n1 + k0 + c) = buf[c * n2 + k2] };
+                }
+            }
+        };
+        let rblocks = n1.div_ceil(BLOCK);
+        if threads == 1 {
+            for b in 0..rblocks {
+                row_block(b * BLOCK, &mut scratch[..ts]);
+            }
+        } else {
+            use rayon::prelude::*;
+            let per = rblocks.div_ceil(threads);
+            scratch
+                .par_chunks_mut(ts)
+                .take(threads)
+                .enumerate()
+                .for_each(|(t, w)| {
+                    for b in (t * per).min(rblocks)..((t + 1) * per).min(rblocks) {
+                        row_block(b * BLOCK, w);
+                    }
+                });
+        }
     }
 
     pub(crate) fn error_factor(&self) -> f64 {

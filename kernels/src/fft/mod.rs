@@ -55,7 +55,7 @@ mod real;
 mod simd;
 mod twiddle;
 
-pub use nd_plan::NdPlan;
+pub use nd_plan::{query, NdPlan};
 pub use plan::{Algorithm, FftPlan, FftPlanner, BLUESTEIN_PRIME, FOUR_STEP_BYTES};
 pub use real::{RealFftPlan, HALF_LENGTH_MIN};
 

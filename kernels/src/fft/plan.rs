@@ -254,6 +254,37 @@ impl<T: FftFloat> FftPlan<T> {
         }
     }
 
+    /// Scratch for [`FftPlan::run_line_apart`] with `threads` tasks inside
+    /// one line: a four-step line's without its matrix, else
+    /// [`FftPlan::scratch_for`]'s.
+    pub(crate) fn scratch_apart_for(&self, threads: usize) -> usize {
+        match &self.algo {
+            Algo::FourStep(f) => f.apart_scratch_len(threads),
+            _ => self.scratch_for(threads),
+        }
+    }
+
+    /// One line from `x` into `y` (apart, `n` points each), with the bits of
+    /// [`FftPlan::run_line`] on a copy of `x`: a four-step line keeps its
+    /// matrix in `y`, the others are copied and run in place. `scratch`
+    /// holds `scratch_apart_for(threads)` points (or `scratch_for`'s).
+    pub(crate) fn run_line_apart(
+        &self,
+        x: &[Complex<T>],
+        y: &mut [Complex<T>],
+        scratch: &mut [Complex<T>],
+        simd: Simd,
+        threads: usize,
+    ) {
+        match &self.algo {
+            Algo::FourStep(f) => f.run_apart(x, y, scratch, simd, threads),
+            _ => {
+                y.copy_from_slice(x);
+                self.run_line(y, scratch, simd, threads);
+            }
+        }
+    }
+
     /// One line, in place. `scratch` holds `scratch_for(threads)` points.
     pub(crate) fn run_line(
         &self,
