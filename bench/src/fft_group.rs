@@ -396,7 +396,18 @@ pub fn run(quick: bool) -> (String, bool, Chart) {
     let sizes: &[usize] = if quick {
         &[64, 1000, 4093]
     } else {
-        &[64, 1024, 4096, 65536, 1 << 20, 1 << 22, 1000, 4093, 5183, 3 << 14]
+        &[
+            64,
+            1024,
+            4096,
+            65536,
+            1 << 20,
+            1 << 22,
+            1000,
+            4093,
+            5183,
+            3 << 14,
+        ]
     };
     for &n in sizes {
         rows.push(c2c_line::<f32>(n, quick, &mut rng));

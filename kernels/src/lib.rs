@@ -113,8 +113,9 @@ pub use map::{map, map_in_place, MapPlan, Program, ProgramBuilder};
 pub use movement::{gather, gather_ranges, gather_ranges_shape, scatter, Combine};
 pub use order::{argsort, argsort_with, sort, sort_with, FloatOrder};
 pub use reduce::{
-    dot, dot_conj, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_many, reduce_terms, scan,
-    scan_in_place, scan_many, scan_terms, squared_distance, sum_squares, ReduceOp, ScanOp, Terms,
+    dot, dot_conj, l1_distance, l1_norm, l2_norm, min_max, reduce, reduce_in_place, reduce_many,
+    reduce_terms, scan, scan_in_place, scan_many, scan_terms, squared_distance, sum_squares,
+    ReduceOp, ScanOp, Terms,
 };
 pub use scratch::Scratch;
 pub use signal::{convolve, correlate, ConvMode};

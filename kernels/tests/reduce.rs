@@ -1625,3 +1625,150 @@ fn dot_conj_is_conj_then_mul_then_sum_on_every_tier() {
         Err(Error::Shape { .. })
     ));
 }
+
+#[test]
+fn in_place_reductions_write_at_index_0_of_the_reduced_axes() {
+    let mut rng = Rng::new(41);
+    let (rows, cols) = (7usize, 3000usize);
+    // A strided f64 view (every other element): Sum along each axis and
+    // both, the bits of `reduce` into a separate destination, written at
+    // index 0 of the reduced axes; nothing else changes.
+    let m: Vec<f64> = (0..rows * cols * 2).map(|_| rng.spread()).collect();
+    let strides = [2 * cols as isize, 2];
+    for axes in [&[0usize][..], &[1], &[0, 1]] {
+        for e in &execs() {
+            let src = ArrayView::from_slice_strided(&m, &[rows, cols], &strides, 0).unwrap();
+            let kept: Vec<usize> = (0..2)
+                .map(|a| {
+                    if axes.contains(&a) {
+                        1
+                    } else {
+                        [rows, cols][a]
+                    }
+                })
+                .collect();
+            let mut want = vec![0f64; kept.iter().product()];
+            reduce(
+                ReduceOp::Sum,
+                axes,
+                &src,
+                &mut ArrayViewMut::from_slice(&mut want, &kept).unwrap(),
+                e,
+            )
+            .unwrap();
+            let mut x = m.clone();
+            let mut xv =
+                ArrayViewMut::from_slice_strided(&mut x, &[rows, cols], &strides, 0).unwrap();
+            tessera::reduce_in_place(ReduceOp::Sum, axes, &mut xv, e).unwrap();
+            for r in 0..rows {
+                for c in 0..cols {
+                    let at = r * 2 * cols + 2 * c;
+                    let held = (r == 0 || !axes.contains(&0)) && (c == 0 || !axes.contains(&1));
+                    let expect = if held {
+                        let (kr, kc) = (
+                            if axes.contains(&0) { 0 } else { r },
+                            if axes.contains(&1) { 0 } else { c },
+                        );
+                        want[kr * kept[1] + kc]
+                    } else {
+                        m[at]
+                    };
+                    assert_eq!(x[at].to_bits(), expect.to_bits(), "{axes:?} {r} {c} {e:?}");
+                    assert_eq!(x[at + 1].to_bits(), m[at + 1].to_bits(), "outside the view");
+                }
+            }
+        }
+    }
+    // Max of i32 along axis 0 against a plain loop; ArgMax of i64 along
+    // axis 1 against a plain loop (the first position of the maximum).
+    let v: Vec<i32> = (0..rows * cols)
+        .map(|_| rng.next_u32() as i32 >> 8)
+        .collect();
+    let mut x = v.clone();
+    tessera::reduce_in_place(
+        ReduceOp::Max,
+        &[0],
+        &mut ArrayViewMut::from_slice(&mut x, &[rows, cols]).unwrap(),
+        &Exec::default(),
+    )
+    .unwrap();
+    for c in 0..cols {
+        let want = (0..rows).map(|r| v[r * cols + c]).max().unwrap();
+        assert_eq!(x[c], want, "max column {c}");
+    }
+    assert_eq!(x[cols..], v[cols..]);
+    let w: Vec<i64> = (0..rows * cols).map(|_| rng.below(50) as i64).collect();
+    let mut x = w.clone();
+    tessera::reduce_in_place(
+        ReduceOp::ArgMax,
+        &[1],
+        &mut ArrayViewMut::from_slice(&mut x, &[rows, cols]).unwrap(),
+        &Exec::default(),
+    )
+    .unwrap();
+    for r in 0..rows {
+        let row = &w[r * cols..(r + 1) * cols];
+        let best = *row.iter().max().unwrap();
+        let first = row.iter().position(|&t| t == best).unwrap() as i64;
+        assert_eq!(x[r * cols], first, "argmax row {r}");
+        assert_eq!(x[r * cols + 1..(r + 1) * cols], row[1..]);
+    }
+    // Refusals, each before any write.
+    let e = Exec::default();
+    let f: Vec<f32> = (0..12).map(|i| i as f32).collect();
+    let check = |r: tessera::Result<()>, x: &[f32], what: &str| {
+        assert!(r.is_err(), "{what}");
+        assert_eq!(x, &f[..], "{what}: a refused call wrote");
+    };
+    let mut x = f.clone();
+    let r = tessera::reduce_in_place(
+        ReduceOp::ArgMax,
+        &[1],
+        &mut ArrayViewMut::from_slice(&mut x, &[3, 4]).unwrap(),
+        &e,
+    );
+    assert!(matches!(r, Err(Error::DTypeMismatch { .. })), "{r:?}");
+    check(r, &x, "argmax of f32");
+    let mut x = f.clone();
+    let r = tessera::reduce_in_place(
+        ReduceOp::Sum,
+        &[2],
+        &mut ArrayViewMut::from_slice(&mut x, &[3, 4]).unwrap(),
+        &e,
+    );
+    check(r, &x, "axis out of range");
+    let mut x = f.clone();
+    let r = tessera::reduce_in_place(
+        ReduceOp::Sum,
+        &[0, 0],
+        &mut ArrayViewMut::from_slice(&mut x, &[3, 4]).unwrap(),
+        &e,
+    );
+    check(r, &x, "axis named twice");
+    let mut x = f.clone();
+    let r = tessera::reduce_in_place(
+        ReduceOp::Sum,
+        &[0],
+        &mut ArrayViewMut::from_slice_strided(&mut x, &[3, 4], &[0, 1], 0).unwrap(),
+        &e,
+    );
+    assert!(matches!(r, Err(Error::Layout { .. })), "{r:?}");
+    check(r, &x, "a broadcast view");
+    // A reduced axis of extent 0 with results due: refused; with none due
+    // (another extent 0): nothing to write.
+    let mut none: Vec<f32> = vec![];
+    let r = tessera::reduce_in_place(
+        ReduceOp::Sum,
+        &[1],
+        &mut ArrayViewMut::from_slice(&mut none, &[3, 0]).unwrap(),
+        &e,
+    );
+    assert!(matches!(r, Err(Error::Axis { axis: 1, .. })), "{r:?}");
+    let r = tessera::reduce_in_place(
+        ReduceOp::Sum,
+        &[1],
+        &mut ArrayViewMut::from_slice(&mut none, &[0, 0]).unwrap(),
+        &e,
+    );
+    assert!(r.is_ok(), "{r:?}");
+}

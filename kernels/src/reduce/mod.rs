@@ -509,6 +509,69 @@ pub fn reduce(
     reduce_terms(axes, Terms::of(x), &mut [(op, dst)], exec)
 }
 
+/// [`reduce`] of `x` written over `x` itself: the results go to the
+/// elements of `x` at index 0 along each of `axes` (the sub-array [`reduce`]
+/// would write with extent 1 kept there), each with [`reduce`]'s bits into
+/// `x`'s dtype; every other element of `x` is left as it was. An ArgMax or
+/// ArgMin needs an `i64` array, whose positions replace its values.
+///
+/// All or nothing: the results are computed into a buffer of the reduced
+/// shape, which the call allocates, before the first element of `x` is
+/// written. A reduction with no result (an extent 0 along an axis not
+/// reduced) writes nothing.
+///
+/// # Errors
+/// Before any write, as [`reduce`] with that sub-array as destination: an
+/// axis out of range or named twice, an `op` not defined for `x`'s dtype, an
+/// Arg of an array that is not `i64` ([`Error::DTypeMismatch`]), a Max, Min
+/// or Arg of no term, an `x` that reaches an element twice, an unavailable
+/// tier; [`Error::Axis`] where a reduced axis has extent 0 but results are
+/// due (there is no element at index 0 to hold them); [`Error::Alloc`]
+/// where the buffer cannot be allocated.
+pub fn reduce_in_place(
+    op: ReduceOp,
+    axes: &[usize],
+    x: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    exec.resolve_tier_for(crate::tier::Engine::Reduce)?;
+    let checked = check_axes(axes, x.shape().len())?;
+    let kept: Vec<usize> = x
+        .shape()
+        .iter()
+        .enumerate()
+        .map(|(a, &e)| if checked.contains(&a) { 1 } else { e })
+        .collect();
+    reduce_query(op, axes, x.shape(), x.dtype(), Some((&kept, x.dtype())))?;
+    crate::checks::check_destination(x)?;
+    let results = crate::array::element_count(&kept).ok_or_else(|| Error::Overflow {
+        operand: "the in-place reduction's results".into(),
+    })?;
+    let empty_reduced = checked.iter().find(|&&a| x.shape()[a] == 0);
+    if let Some(&a) = empty_reduced {
+        if results == 0 {
+            return Ok(());
+        }
+        return Err(Error::Axis {
+            operand: "x".into(),
+            axis: a,
+            reason: "has extent 0: an in-place reduction writes its results at index 0 of each \
+                     reduced axis"
+                .into(),
+        });
+    }
+    let bytes = results * x.dtype().info().item_bytes;
+    let mut buf = crate::alloc::try_zeroed::<u8>(bytes, "the in-place reduction's results")?;
+    let mut held = ArrayViewMut::contiguous(x.dtype(), &kept, &mut buf)?;
+    reduce(op, axes, &x.view(), &mut held, exec)?;
+    // The sub-array at index 0 of the reduced axes: x's strides and offset
+    // with extent 1 there (inside x, which has an element at each index 0).
+    let (strides, offset) = (x.strides().to_vec(), x.layout().offset);
+    let dtype = x.dtype();
+    let mut dst = ArrayViewMut::new(dtype, &kept, &strides, offset, x.data_mut())?;
+    crate::cast::cast(crate::cast::CastMode::Default, &held.view(), &mut dst, exec)
+}
+
 /// Several reductions of one operand along the same axes, each into its own
 /// destination, with each one's bits alone. Every destination is checked
 /// before any is written.
