@@ -77,12 +77,15 @@ fn rel_l2<T: Copy + Into<f64>>(a: &[Complex<T>], b: &[Complex<T>]) -> f64 {
 trait F: tessera::fft::FftFloat + rustfft::FftNum + Into<f64> + realfft::FftNum {
     const NAME: &'static str;
     const TOL: f64;
+    const DTYPE: tessera::DType;
 }
 impl F for f32 {
     const NAME: &'static str = "f32";
+    const DTYPE: tessera::DType = tessera::DType::C64;
     const TOL: f64 = 1e-4;
 }
 impl F for f64 {
+    const DTYPE: tessera::DType = tessera::DType::C128;
     const NAME: &'static str = "f64";
     const TOL: f64 = 1e-12;
 }
@@ -141,6 +144,52 @@ fn c2c_line<T: F>(n: usize, quick: bool, rng: &mut Rng) -> Row {
     let fl = flops(n, 1, false);
     Row {
         case: format!("c2c {} n={n} ({:?})", T::NAME, plan.algorithm()),
+        gflops: vec![
+            ("tessera".into(), fl / t[0] / 1e9),
+            ("rustfft".into(), fl / t[1] / 1e9),
+        ],
+        ok,
+    }
+}
+
+/// One line from an operand into a separate result (`fft::c2c` of views),
+/// beside rustfft in place: a four-step line so run keeps its matrix in the
+/// result (no copy back, no n-point scratch).
+fn c2c_apart_line<T: F>(n: usize, quick: bool, rng: &mut Rng) -> Row
+where
+    Complex<T>: tessera::Element,
+{
+    let exec = Exec::SEQ;
+    let plan = tessera::fft::NdPlan::c2c(&[0], Direction::Forward, Norm::None, &[n], T::DTYPE)
+        .expect("plan");
+    let rplan = RustPlanner::<T>::new().plan_fft_forward(n);
+    let x = rand_c::<T>(rng, n);
+    let mut y = vec![Complex::new(T::ZERO, T::ZERO); n];
+    let mut b = x.clone();
+    let mut sb = vec![Complex::new(T::ZERO, T::ZERO); rplan.get_inplace_scratch_len()];
+    let mut scratch = tessera::Scratch::new();
+    let xv = ArrayView::from_slice(&x, &[n]).expect("view");
+    let mut run = |y: &mut [Complex<T>]| {
+        plan.run_with_scratch(
+            &xv,
+            &mut ArrayViewMut::from_slice(y, &[n]).expect("view"),
+            &mut scratch,
+            &exec,
+        )
+        .expect("tessera");
+    };
+    run(&mut y);
+    rplan.process_with_scratch(&mut b, &mut sb);
+    let ok = rel_l2(&y, &b) <= T::TOL;
+    let mut ft = || run(&mut y);
+    let mut fr = || {
+        b.copy_from_slice(&x);
+        rplan.process_with_scratch(&mut b, &mut sb);
+    };
+    let t = race(&mut [&mut ft, &mut fr], quick);
+    let fl = flops(n, 1, false);
+    Row {
+        case: format!("c2c {} n={n} x → y", T::NAME),
         gflops: vec![
             ("tessera".into(), fl / t[0] / 1e9),
             ("rustfft".into(), fl / t[1] / 1e9),
@@ -412,6 +461,10 @@ pub fn run(quick: bool) -> (String, bool, Chart) {
     for &n in sizes {
         rows.push(c2c_line::<f32>(n, quick, &mut rng));
         rows.push(c2c_line::<f64>(n, quick, &mut rng));
+        if n >= 1 << 22 {
+            rows.push(c2c_apart_line::<f32>(n, quick, &mut rng));
+            rows.push(c2c_apart_line::<f64>(n, quick, &mut rng));
+        }
     }
     for &n in if quick {
         &[4096usize][..]
