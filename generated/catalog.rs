@@ -2914,8 +2914,8 @@ pub enum Tier {
     /// `scalar`: Portable Rust, always built and always available; the reference
     /// semantics.
     Scalar,
-    /// `avx2`: x86-64 with AVX2, FMA, F16C and BMI2: 256-bit vectors, the same IEEE
-    /// operations.
+    /// `avx2`: x86-64 with AVX2, FMA, F16C, BMI2 and POPCNT: 256-bit vectors, the
+    /// same IEEE operations.
     Avx2,
     /// `avx512`: x86-64 with AVX-512 (F, BW, VL, DQ) besides the avx2 tier's
     /// features: 512-bit vectors, the same IEEE operations.
@@ -2933,13 +2933,13 @@ pub static TIER_INFO: [TierInfo; 3] = [
     TierInfo {
         name: "avx2",
         arch: "x86_64",
-        features: &["avx2", "fma", "f16c", "bmi2"],
-        doc: "x86-64 with AVX2, FMA, F16C and BMI2: 256-bit vectors, the same IEEE operations.",
+        features: &["avx2", "fma", "f16c", "bmi2", "popcnt"],
+        doc: "x86-64 with AVX2, FMA, F16C, BMI2 and POPCNT: 256-bit vectors, the same IEEE operations.",
     },
     TierInfo {
         name: "avx512",
         arch: "x86_64",
-        features: &["avx2", "fma", "f16c", "bmi2", "avx512f", "avx512bw", "avx512vl", "avx512dq"],
+        features: &["avx2", "fma", "f16c", "bmi2", "popcnt", "avx512f", "avx512bw", "avx512vl", "avx512dq"],
         doc: "x86-64 with AVX-512 (F, BW, VL, DQ) besides the avx2 tier's features: 512-bit vectors, the same IEEE operations.",
     },
 ];
@@ -2979,6 +2979,7 @@ impl Tier {
                         && std::is_x86_feature_detected!("fma")
                         && std::is_x86_feature_detected!("f16c")
                         && std::is_x86_feature_detected!("bmi2")
+                        && std::is_x86_feature_detected!("popcnt")
                 }
                 #[cfg(not(target_arch = "x86_64"))]
                 {
@@ -2992,6 +2993,7 @@ impl Tier {
                         && std::is_x86_feature_detected!("fma")
                         && std::is_x86_feature_detected!("f16c")
                         && std::is_x86_feature_detected!("bmi2")
+                        && std::is_x86_feature_detected!("popcnt")
                         && std::is_x86_feature_detected!("avx512f")
                         && std::is_x86_feature_detected!("avx512bw")
                         && std::is_x86_feature_detected!("avx512vl")

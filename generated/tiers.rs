@@ -37,7 +37,7 @@ macro_rules! tier {
         #[allow(unused_unsafe, unused_imports, clippy::all)]
         mod kernels {
             $crate::__tier_body! {
-                [target_feature(enable = "avx2,fma,f16c,bmi2")]
+                [target_feature(enable = "avx2,fma,f16c,bmi2,popcnt")]
                 cast_f16_f32_dflt_contig ($crate::runtime::fast_x86::f16c_widen::<F16Params, false>)
                 cast_f16_f32_sat_contig ($crate::runtime::fast_x86::f16c_widen::<F16Params, true>)
                 cast_f32_i64_dflt_contig ($crate::runtime::fast_x86::f32_to_int64::<i64, false>)
@@ -56,7 +56,7 @@ macro_rules! tier {
         #[allow(unused_unsafe, unused_imports, clippy::all)]
         mod kernels {
             $crate::__tier_body! {
-                [target_feature(enable = "avx2,fma,f16c,bmi2,avx512f,avx512bw,avx512vl,avx512dq")]
+                [target_feature(enable = "avx2,fma,f16c,bmi2,popcnt,avx512f,avx512bw,avx512vl,avx512dq")]
                 cast_f16_f32_dflt_contig ($crate::runtime::fast_x86::f16c_widen::<F16Params, false>)
                 cast_f16_f32_sat_contig ($crate::runtime::fast_x86::f16c_widen::<F16Params, true>)
                 cast_f32_i64_dflt_contig ($crate::runtime::fast_x86::f32_to_int64::<i64, false>)

@@ -462,7 +462,7 @@ fn features_of(tier: Tier) -> (bool, bool, bool) {
             .iter()
             .map(|t| {
                 let f = t.info().features;
-                let avx2 = f.contains(&"avx2") && f.contains(&"fma");
+                let avx2 = f.contains(&"avx2") && f.contains(&"fma") && f.contains(&"popcnt");
                 let avx512 = avx2 && f.contains(&"avx512f");
                 (avx2, avx512, avx512 && f.contains(&"avx512bw"))
             })
@@ -471,9 +471,9 @@ fn features_of(tier: Tier) -> (bool, bool, bool) {
     table[tier as usize]
 }
 
-/// Whether `tier` executes AVX2 and FMA instructions (the hand-written AVX2
-/// paths of the reduction and contraction engines run on it). Every tier that
-/// declares both features in `spec/tiers.toml` does; the engines' AVX2 paths
+/// Whether `tier` executes AVX2, FMA and POPCNT instructions (the
+/// hand-written AVX2 paths of the reduction, contraction and byte engines
+/// run on it). Every tier that declares the three in `spec/tiers.toml` does; the engines' AVX2 paths
 /// give the scalar tier's bits, so the choice never changes a result.
 pub fn runs_avx2(tier: Tier) -> bool {
     features_of(tier).0

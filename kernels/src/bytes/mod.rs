@@ -116,26 +116,28 @@ macro_rules! tiered {
             {
                 use core::arch::x86_64::{__m256i, __m512i};
                 /// # Safety
-                /// The CPU runs AVX2.
-                #[target_feature(enable = "avx2")]
+                /// The CPU runs AVX2 and POPCNT.
+                #[target_feature(enable = "avx2,popcnt")]
                 unsafe fn on_avx2($($a: $t),*) -> $r {
-                    // SAFETY: this function enables AVX2, which its caller runs.
+                    // SAFETY: this function enables AVX2 (and POPCNT, for the
+                    // mask counts), which its caller runs.
                     unsafe { $vec::<__m256i>($($a),*) }
                 }
                 /// # Safety
-                /// The CPU runs AVX-512 F and BW and AVX2.
-                #[target_feature(enable = "avx512f,avx512bw,avx2")]
+                /// The CPU runs AVX-512 F and BW, AVX2 and POPCNT.
+                #[target_feature(enable = "avx512f,avx512bw,avx2,popcnt")]
                 unsafe fn on_avx512($($a: $t),*) -> $r {
-                    // SAFETY: this function enables AVX-512 F and BW and
-                    // AVX2, which its caller runs.
+                    // SAFETY: this function enables AVX-512 F and BW, AVX2
+                    // and POPCNT, which its caller runs.
                     unsafe { $vec::<__m512i>($($a),*) }
                 }
                 match path {
                     // SAFETY: the path is Avx512 only where the tier runs
-                    // AVX-512 F and BW with AVX2 on this CPU (`path`).
+                    // AVX-512 F and BW with AVX2 and POPCNT on this CPU
+                    // (`path`: `runs_avx512bw` implies `runs_avx2`).
                     $crate::bytes::Path::Avx512 => return unsafe { on_avx512($($a),*) },
                     // SAFETY: the path is Avx2 only where the tier runs AVX2
-                    // on this CPU (`path`).
+                    // and POPCNT on this CPU (`path`, `runs_avx2`).
                     $crate::bytes::Path::Avx2 => return unsafe { on_avx2($($a),*) },
                     $crate::bytes::Path::Scalar => {}
                 }
