@@ -838,4 +838,10 @@ impl ByteReg for __m256i {
         // SAFETY: AVX2 runs (the trait's feature contract).
         unsafe { _mm256_srlv_epi64(a, n) }
     }
+    #[inline(always)]
+    unsafe fn prefetch(p: *const u8) {
+        // SAFETY: a prefetch is a hint that reads no memory and faults on no
+        // address; SSE runs wherever this tier does.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) }
+    }
 }

@@ -289,4 +289,7 @@ pub(crate) trait ByteReg: Copy {
     unsafe fn shl_u64_by(a: Self, n: Self) -> Self;
     /// In 64-bit lanes: `a[i] >> n[i]` (logical), 0 where `n[i]` is above 63.
     unsafe fn shr_u64_by(a: Self, n: Self) -> Self;
+    /// A hint to bring the cache line holding `p` into the cache; reads
+    /// nothing (any address, even one outside every allocation, is allowed).
+    unsafe fn prefetch(p: *const u8);
 }
