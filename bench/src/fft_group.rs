@@ -141,9 +141,20 @@ fn c2c_line<T: F>(n: usize, quick: bool, rng: &mut Rng) -> Row {
         rplan.process_with_scratch(&mut b, &mut sb);
     };
     let t = race(&mut [&mut ft, &mut fr], quick);
+    one_line_row(
+        format!("c2c {} n={n} ({:?})", T::NAME, plan.algorithm()),
+        n,
+        &t,
+        ok,
+    )
+}
+
+/// The row of one line's transform: tessera's and rustfft's GFLOP/s from
+/// their times `t`.
+fn one_line_row(case: String, n: usize, t: &[f64], ok: bool) -> Row {
     let fl = flops(n, 1, false);
     Row {
-        case: format!("c2c {} n={n} ({:?})", T::NAME, plan.algorithm()),
+        case,
         gflops: vec![
             ("tessera".into(), fl / t[0] / 1e9),
             ("rustfft".into(), fl / t[1] / 1e9),
@@ -187,15 +198,7 @@ where
         rplan.process_with_scratch(&mut b, &mut sb);
     };
     let t = race(&mut [&mut ft, &mut fr], quick);
-    let fl = flops(n, 1, false);
-    Row {
-        case: format!("c2c {} n={n} x → y", T::NAME),
-        gflops: vec![
-            ("tessera".into(), fl / t[0] / 1e9),
-            ("rustfft".into(), fl / t[1] / 1e9),
-        ],
-        ok,
-    }
+    one_line_row(format!("c2c {} n={n} x → y", T::NAME), n, &t, ok)
 }
 
 fn real_line(n: usize, quick: bool, rng: &mut Rng) -> Vec<Row> {
