@@ -487,6 +487,34 @@ fn utf8_every_three_byte_input() {
     }
 }
 
+/// Buffers past the caches (9 MiB of digits): the same bytes as a
+/// byte-at-a-time model, at destinations that start at several offsets
+/// within a cache line.
+#[test]
+fn hex_of_large_buffers_matches_the_model() {
+    let mut rng = Rng::new(77);
+    let n = (9 << 20) / 2 + 37;
+    let src: Vec<u8> = (0..n).map(|_| rng.next_u32() as u8).collect();
+    let digits = b"0123456789abcdef";
+    let want: Vec<u8> = src
+        .iter()
+        .flat_map(|&b| [digits[(b >> 4) as usize], digits[(b & 15) as usize]])
+        .collect();
+    for (t, e) in execs() {
+        for off in [0usize, 1, 2, 5] {
+            let mut out = vec![0u8; 2 * n + off];
+            let w = bytes::hex_encode(&src, &mut out[off..], &e).unwrap();
+            assert_eq!(w, 2 * n);
+            assert!(out[off..] == want[..], "encode, tier {t:?} offset {off}");
+            assert!(out[..off].iter().all(|&b| b == 0), "wrote before dst");
+            let mut back = vec![0u8; n + off];
+            let r = bytes::hex_decode(&want, &mut back[off..], &e).unwrap();
+            assert_eq!(r, n);
+            assert!(back[off..] == src[..], "decode, tier {t:?} offset {off}");
+        }
+    }
+}
+
 #[test]
 fn hex_round_trips_and_every_digit_pair() {
     let tiers = execs();
