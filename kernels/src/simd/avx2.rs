@@ -797,18 +797,6 @@ impl ByteReg for __m256i {
         unsafe { _mm256_permutevar8x32_epi32(a, idx) }
     }
     #[inline(always)]
-    unsafe fn permute2_u32(a: Self, b: Self, idx: Self) -> Self {
-        // SAFETY: AVX2 runs (the trait's feature contract). Each permute
-        // reads the index's low three bits; bit 3, moved to the sign bit,
-        // picks `b`'s lane.
-        unsafe {
-            let pa = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(a, idx));
-            let pb = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(b, idx));
-            let pick_b = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(idx));
-            _mm256_castps_si256(_mm256_blendv_ps(pa, pb, pick_b))
-        }
-    }
-    #[inline(always)]
     unsafe fn even_u32(a: Self, b: Self) -> Self {
         // SAFETY: AVX2 runs (the trait's feature contract). The shuffle
         // gives a0 a2 b0 b2 | a4 a6 b4 b6; the 64-bit permute orders it.
@@ -817,21 +805,6 @@ impl ByteReg for __m256i {
                 _mm256_shuffle_ps::<0b10_00_10_00>(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b));
             _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_castps_si256(t))
         }
-    }
-    #[inline(always)]
-    unsafe fn shl_u32_by(a: Self, n: Self) -> Self {
-        // SAFETY: AVX2 runs (the trait's feature contract).
-        unsafe { _mm256_sllv_epi32(a, n) }
-    }
-    #[inline(always)]
-    unsafe fn shr_u32_by(a: Self, n: Self) -> Self {
-        // SAFETY: AVX2 runs (the trait's feature contract).
-        unsafe { _mm256_srlv_epi32(a, n) }
-    }
-    #[inline(always)]
-    unsafe fn shl_u64_by(a: Self, n: Self) -> Self {
-        // SAFETY: AVX2 runs (the trait's feature contract).
-        unsafe { _mm256_sllv_epi64(a, n) }
     }
     #[inline(always)]
     unsafe fn shr_u64_by(a: Self, n: Self) -> Self {

@@ -801,12 +801,6 @@ impl ByteReg for __m512i {
         unsafe { _mm512_permutexvar_epi32(idx, a) }
     }
     #[inline(always)]
-    unsafe fn permute2_u32(a: Self, b: Self, idx: Self) -> Self {
-        // SAFETY: AVX-512 F runs (the trait's feature contract); index bit
-        // 4 picks `b`.
-        unsafe { _mm512_permutex2var_epi32(a, idx, b) }
-    }
-    #[inline(always)]
     unsafe fn even_u32(a: Self, b: Self) -> Self {
         // SAFETY: AVX-512 F runs (the trait's feature contract). Lane i
         // takes lane 2i of a then b (indices 16..31 are b's).
@@ -814,21 +808,6 @@ impl ByteReg for __m512i {
             let idx = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
             _mm512_permutex2var_epi32(a, idx, b)
         }
-    }
-    #[inline(always)]
-    unsafe fn shl_u32_by(a: Self, n: Self) -> Self {
-        // SAFETY: AVX-512 F runs (the trait's feature contract).
-        unsafe { _mm512_sllv_epi32(a, n) }
-    }
-    #[inline(always)]
-    unsafe fn shr_u32_by(a: Self, n: Self) -> Self {
-        // SAFETY: AVX-512 F runs (the trait's feature contract).
-        unsafe { _mm512_srlv_epi32(a, n) }
-    }
-    #[inline(always)]
-    unsafe fn shl_u64_by(a: Self, n: Self) -> Self {
-        // SAFETY: AVX-512 F runs (the trait's feature contract).
-        unsafe { _mm512_sllv_epi64(a, n) }
     }
     #[inline(always)]
     unsafe fn shr_u64_by(a: Self, n: Self) -> Self {

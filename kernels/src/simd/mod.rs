@@ -275,18 +275,9 @@ pub(crate) trait ByteReg: Copy {
     /// In 32-bit lanes: lane `i` is lane `idx[i]` of `a`, across the whole
     /// register (each index below `LANES / 4`).
     unsafe fn permute_u32(a: Self, idx: Self) -> Self;
-    /// In 32-bit lanes: lane `i` is lane `idx[i]` of the lanes of `a`
-    /// followed by those of `b` (each index below `LANES / 2`).
-    unsafe fn permute2_u32(a: Self, b: Self, idx: Self) -> Self;
     /// In 32-bit lanes: the even lanes of `a`, then the even lanes of `b`,
     /// in order (the low halves of their 64-bit lanes).
     unsafe fn even_u32(a: Self, b: Self) -> Self;
-    /// In 32-bit lanes: `a[i] << n[i]`, 0 where `n[i]` is above 31.
-    unsafe fn shl_u32_by(a: Self, n: Self) -> Self;
-    /// In 32-bit lanes: `a[i] >> n[i]` (logical), 0 where `n[i]` is above 31.
-    unsafe fn shr_u32_by(a: Self, n: Self) -> Self;
-    /// In 64-bit lanes: `a[i] << n[i]`, 0 where `n[i]` is above 63.
-    unsafe fn shl_u64_by(a: Self, n: Self) -> Self;
     /// In 64-bit lanes: `a[i] >> n[i]` (logical), 0 where `n[i]` is above 63.
     unsafe fn shr_u64_by(a: Self, n: Self) -> Self;
     /// A hint to bring the cache line holding `p` into the cache; reads
