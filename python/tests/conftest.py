@@ -1,0 +1,34 @@
+"""Shared fixtures: the tiers this CPU runs and a seeded generator."""
+
+import os
+
+import numpy as np
+import pytest
+
+import tessera
+
+TIERS = tessera.tiers()["available"]
+SKIPPED = [t for t in tessera.tiers()["all"] if t not in TIERS]
+if SKIPPED:
+    print(f"tiers this CPU cannot run, skipped in the tier comparisons: {SKIPPED}")
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(int(os.environ.get("TESSERA_TEST_SEED", "20261205")))
+
+
+def bits(a: np.ndarray) -> np.ndarray:
+    """The raw bytes of ``a`` (C order), for bit-for-bit comparisons."""
+    return np.ascontiguousarray(a).view(np.uint8)
+
+
+def same_bits(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(bits(a), bits(b))
+
+
+def every_execution(call):
+    """``call(threads=, tier=)`` on every tier this CPU runs at 1, 2 and 7
+    threads: the results, all of which must have the same bits."""
+    return [call(threads=n, tier=t) for t in TIERS for n in (1, 2, 7)]
