@@ -1,8 +1,8 @@
 //! Flash attention with the library's ready-made mask programs or a
 //! program's text.
 
-use crate::errors::{argument_error, detached, guarded, to_py};
-use crate::operand::{operand, Call};
+use crate::errors::{argument_error, guarded, to_py};
+use crate::operand::{operand, run_views, Call};
 use crate::{dtype_named, exec_of, operands};
 use pyo3::prelude::*;
 use tessera::attention::programs;
@@ -39,9 +39,11 @@ fn program_of(
                 }
                 Program::parse(text, &ds)
             }
-            other => return Err(argument_error(format!(
+            other => {
+                return Err(argument_error(format!(
                 "mask `{other}`: expected \"full\", \"causal\", \"sliding_window\" or \"program\""
-            ))),
+            )))
+            }
         }
         .map_err(to_py)
     })
@@ -87,8 +89,7 @@ pub fn attention(
         ins.push(operand(l, "lengths")?);
     }
     let call = Call::new(ins, vec![operand(&o, "o")?, operand(&lse, "lse")?])?;
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
+    run_views(py, call, exec, move |ins, outs, exec| {
         let kv = tessera::Kv {
             k: ins[1].clone(),
             v: ins[2].clone(),
@@ -98,6 +99,6 @@ pub fn attention(
         let [o, lse] = &mut outs[..] else {
             unreachable!("two destinations were given")
         };
-        tessera::attention(&program, scale, &ins[0], &kv, loads, lengths, o, lse, &exec)
+        tessera::attention(&program, scale, &ins[0], &kv, loads, lengths, o, lse, exec)
     })
 }

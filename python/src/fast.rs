@@ -251,13 +251,22 @@ impl Ufunc {
         }
         let mut geos = [Geo::EMPTY; 3];
         let mut dtypes = [DType::Bool; 3];
+        let mut last: Option<(*mut numpy::npyffi::PyArray_Descr, DType)> = None;
         for (i, a) in args.iter().enumerate() {
             let Ok(arr) = a.downcast::<PyUntypedArray>() else {
                 return Ok(None);
             };
-            let Some(dt) = known_dtype(&arr.dtype()) else {
-                return Ok(None);
+            // SAFETY: a plain read of the live array object's descriptor
+            // pointer (compared, never dereferenced here).
+            let descr = unsafe { (*arr.as_array_ptr()).descr };
+            let dt = match last {
+                Some((p, d)) if p == descr => d,
+                _ => match known_dtype(&arr.dtype()) {
+                    Some(d) => d,
+                    None => return Ok(None),
+                },
             };
+            last = Some((descr, dt));
             if !geos[i].read(arr, dt) {
                 return Ok(None);
             }

@@ -9,6 +9,7 @@
 
 mod attention;
 mod errors;
+mod extras;
 mod fast;
 mod linalg;
 mod movement;
@@ -16,7 +17,7 @@ mod operand;
 mod plans;
 
 use errors::{argument_error, detached, guarded, to_py};
-use operand::{operand, Call, Operand};
+use operand::{operand, run_views, Call, Operand};
 use pyo3::prelude::*;
 use tessera::{CastMode, DType, Exec, Kind, ReduceOp, ScanOp};
 
@@ -154,9 +155,8 @@ fn elementwise(
     let kind = kind_named(kind)?;
     let exec = exec_of(threads, tier)?;
     let call = Call::new(operands(&inputs, "x")?, vec![operand(&out, "out")?])?;
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
-        tessera::elementwise(kind, &ins, &mut outs[0], &exec)
+    run_views(py, call, exec, move |ins, outs, exec| {
+        tessera::elementwise(kind, ins, &mut outs[0], exec)
     })
 }
 
@@ -184,9 +184,8 @@ fn cast(
     let mode = cast_mode(mode)?;
     let exec = exec_of(threads, tier)?;
     let call = Call::new(vec![operand(&x, "x")?], vec![operand(&out, "out")?])?;
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
-        tessera::cast(mode, &ins[0], &mut outs[0], &exec)
+    run_views(py, call, exec, move |ins, outs, exec| {
+        tessera::cast(mode, &ins[0], &mut outs[0], exec)
     })
 }
 
@@ -294,9 +293,8 @@ fn scan(
     let op = scan_op(op)?;
     let exec = exec_of(threads, tier)?;
     let call = Call::new(vec![operand(&x, "x")?], vec![operand(&out, "out")?])?;
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
-        tessera::scan(op, axis, &ins[0], None, &mut outs[0], &exec)
+    run_views(py, call, exec, move |ins, outs, exec| {
+        tessera::scan(op, axis, &ins[0], None, &mut outs[0], exec)
     })
 }
 
@@ -358,9 +356,8 @@ fn contract(
         vec![operand(&a, "a")?, operand(&b, "b")?],
         vec![operand(&out, "out")?],
     )?;
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
-        tessera::contract(&spec, &ins[0], &ins[1], None, &mut outs[0], &exec)
+    run_views(py, call, exec, move |ins, outs, exec| {
+        tessera::contract(&spec, &ins[0], &ins[1], None, &mut outs[0], exec)
     })
 }
 
@@ -399,8 +396,7 @@ fn sort(
         ));
     }
     let call = Call::new(vec![operand(&x, "x")?], outs)?;
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
+    run_views(py, call, exec, move |ins, outs, exec| {
         let (v, p) = if has_values {
             let (v, rest) = outs.split_at_mut(1);
             (Some(&mut v[0]), rest.first_mut())
@@ -408,14 +404,14 @@ fn sort(
             (None, outs.first_mut())
         };
         match v {
-            Some(v) => tessera::sort_with(axis, descending, order, &ins[0], v, p, &exec),
+            Some(v) => tessera::sort_with(axis, descending, order, &ins[0], v, p, exec),
             None => tessera::argsort_with(
                 axis,
                 descending,
                 order,
                 &ins[0],
                 p.expect("a destination was checked above"),
-                &exec,
+                exec,
             ),
         }
     })
@@ -444,12 +440,11 @@ fn unique(
             operand(&counts, "counts")?,
         ],
     )?;
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
+    run_views(py, call, exec, move |ins, outs, exec| {
         let [ids, first, counts] = &mut outs[..] else {
             unreachable!("three destinations were given")
         };
-        tessera::unique(&ins[0], ids, first, counts, &exec)
+        tessera::unique(&ins[0], ids, first, counts, exec)
     })
 }
 
@@ -494,6 +489,18 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(movement::decode, m)?)?;
     m.add_function(wrap_pyfunction!(fast::register_dtypes, m)?)?;
     m.add_class::<fast::Ufunc>()?;
+    m.add_function(wrap_pyfunction!(extras::convolve_shape, m)?)?;
+    m.add_function(wrap_pyfunction!(extras::convolve, m)?)?;
+    m.add_function(wrap_pyfunction!(extras::order_statistic, m)?)?;
+    m.add_function(wrap_pyfunction!(extras::lower_bound, m)?)?;
+    m.add_function(wrap_pyfunction!(extras::sorted_set, m)?)?;
+    m.add_function(wrap_pyfunction!(extras::bytes_find, m)?)?;
+    m.add_function(wrap_pyfunction!(extras::bytes_count, m)?)?;
+    m.add_function(wrap_pyfunction!(extras::utf8_valid_up_to, m)?)?;
+    m.add_function(wrap_pyfunction!(extras::coded_len, m)?)?;
+    m.add_function(wrap_pyfunction!(extras::code, m)?)?;
+    m.add_function(wrap_pyfunction!(extras::reduce_terms, m)?)?;
+    m.add_function(wrap_pyfunction!(extras::series_run, m)?)?;
     m.add_class::<plans::Program>()?;
     m.add_class::<plans::FftPlan>()?;
     Ok(())
@@ -516,12 +523,11 @@ fn _time_elementwise(
     let kind = kind_named(kind)?;
     let exec = exec_of(threads, tier)?;
     let call = Call::new(operands(&inputs, "x")?, vec![operand(&out, "out")?])?;
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
+    run_views(py, call, exec, move |ins, outs, exec| {
         let mut best = f64::INFINITY;
         for _ in 0..reps.max(1) {
             let t = std::time::Instant::now();
-            tessera::elementwise(kind, &ins, &mut outs[0], &exec)?;
+            tessera::elementwise(kind, ins, &mut outs[0], exec)?;
             best = best.min(t.elapsed().as_secs_f64());
         }
         Ok(best)
@@ -545,12 +551,11 @@ fn _time_reduce(
     let op = reduce_op(op)?;
     let exec = exec_of(threads, tier)?;
     let call = Call::new(vec![operand(&x, "x")?], vec![operand(&out, "out")?])?;
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
+    run_views(py, call, exec, move |ins, outs, exec| {
         let mut best = f64::INFINITY;
         for _ in 0..reps.max(1) {
             let t = std::time::Instant::now();
-            tessera::reduce(op, &axes, &ins[0], &mut outs[0], &exec)?;
+            tessera::reduce(op, &axes, &ins[0], &mut outs[0], exec)?;
             best = best.min(t.elapsed().as_secs_f64());
         }
         Ok(best)

@@ -1,8 +1,8 @@
 //! The linear-algebra routines: the destinations come shaped from the
 //! Python layer (`tessera/linalg.py`), which follows the library's shapes.
 
-use crate::errors::{argument_error, detached};
-use crate::operand::Call;
+use crate::errors::argument_error;
+use crate::operand::{run_views, Call};
 use crate::{exec_of, operands};
 use pyo3::prelude::*;
 use tessera::linalg::{self, Triangle};
@@ -49,22 +49,21 @@ pub fn linalg_run(
     }
     let call = Call::new(operands(&inputs, "a")?, operands(&outputs, "result")?)?;
     let routine = routine.to_string();
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
+    run_views(py, call, exec, move |ins, outs, exec| {
         let a = &ins[0];
         match (routine.as_str(), &mut outs[..]) {
-            ("cholesky", [l]) => linalg::cholesky(triangle, a, l, &exec),
-            ("lu", [lu, piv, perm]) => linalg::lu(a, lu, piv, perm, &exec),
-            ("qr", [q, r]) => linalg::qr(a, q, r, &exec),
+            ("cholesky", [l]) => linalg::cholesky(triangle, a, l, exec),
+            ("lu", [lu, piv, perm]) => linalg::lu(a, lu, piv, perm, exec),
+            ("qr", [q, r]) => linalg::qr(a, q, r, exec),
             ("solve_triangular", [x]) => {
-                linalg::solve_triangular(triangle, adjoint, unit_diagonal, a, &ins[1], x, &exec)
+                linalg::solve_triangular(triangle, adjoint, unit_diagonal, a, &ins[1], x, exec)
             }
-            ("eigh", [w]) => linalg::eigh(a, w, None, &exec),
-            ("eigh", [w, v]) => linalg::eigh(a, w, Some(v), &exec),
-            ("eig", [w]) => linalg::eig(a, w, None, &exec),
-            ("eig", [w, v]) => linalg::eig(a, w, Some(v), &exec),
-            ("svd", [s]) => linalg::svd(a, s, None, &exec),
-            ("svd", [s, u, vh]) => linalg::svd(a, s, Some((u, vh)), &exec),
+            ("eigh", [w]) => linalg::eigh(a, w, None, exec),
+            ("eigh", [w, v]) => linalg::eigh(a, w, Some(v), exec),
+            ("eig", [w]) => linalg::eig(a, w, None, exec),
+            ("eig", [w, v]) => linalg::eig(a, w, Some(v), exec),
+            ("svd", [s]) => linalg::svd(a, s, None, exec),
+            ("svd", [s, u, vh]) => linalg::svd(a, s, Some((u, vh)), exec),
             _ => unreachable!("the routine and its result count were checked above"),
         }
     })

@@ -3,7 +3,7 @@
 
 use crate::errors::{argument_error, detached, guarded, to_py};
 use crate::exec_of;
-use crate::operand::{operand, Call};
+use crate::operand::{operand, run_views, Call};
 use pyo3::prelude::*;
 use tessera::quant::QParams;
 use tessera::{Combine, Format, ScaleRule};
@@ -26,9 +26,8 @@ pub fn gather(
         vec![operand(&x, "x")?, operand(&positions, "positions")?],
         vec![operand(&out, "out")?],
     )?;
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
-        tessera::gather(axis, &ins[0], &ins[1], &mut outs[0], &exec)
+    run_views(py, call, exec, move |ins, outs, exec| {
+        tessera::gather(axis, &ins[0], &ins[1], &mut outs[0], exec)
     })
 }
 
@@ -68,17 +67,8 @@ pub fn scatter(
         ],
         vec![operand(&out, "out")?],
     )?;
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
-        tessera::scatter(
-            combine,
-            axis,
-            &ins[0],
-            &ins[1],
-            &ins[2],
-            &mut outs[0],
-            &exec,
-        )
+    run_views(py, call, exec, move |ins, outs, exec| {
+        tessera::scatter(combine, axis, &ins[0], &ins[1], &ins[2], &mut outs[0], exec)
     })
 }
 
@@ -138,8 +128,7 @@ pub fn quantize(
         }
     };
     let call = Call::new(ins, vec![operand(&out, "out")?])?;
-    detached(py, move || {
-        let (ins, mut outs) = call.views()?;
+    run_views(py, call, exec, move |ins, outs, exec| {
         let params = match channel {
             None => QParams::Tensor {
                 scale: scale.unwrap_or(1.0),
@@ -152,9 +141,9 @@ pub fn quantize(
             },
         };
         if dequantize {
-            tessera::quant::dequantize(&params, &ins[0], &mut outs[0], &exec)
+            tessera::quant::dequantize(&params, &ins[0], &mut outs[0], exec)
         } else {
-            tessera::quant::quantize(&params, &ins[0], &mut outs[0], &exec)
+            tessera::quant::quantize(&params, &ins[0], &mut outs[0], exec)
         }
     })
 }

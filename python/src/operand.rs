@@ -307,11 +307,10 @@ impl Call {
         unsafe { std::slice::from_raw_parts_mut(o.start as *mut u8, o.len) }
     }
 
-    /// Whether operand `x` is its bytes in order: one-byte items, C order
-    /// from the first byte.
+    /// Whether operand `x` is its bytes in order: whole-byte items in C
+    /// order from the first byte.
     fn plain(x: &Operand) -> bool {
         x.offset == 0
-            && x.dtype.info().item_bytes == 1
             && x.dtype.info().values_per_byte == 1
             && tessera::array::c_strides(&x.shape)
                 .iter()
@@ -329,8 +328,8 @@ impl Call {
     }
 
     /// As [`Call::views`], but the inputs listed in `raw_in` and the
-    /// destinations in `raw_out` as plain byte slices (they must be arrays
-    /// of bytes in C order), in the order listed.
+    /// destinations in `raw_out` as the byte slices of C-contiguous arrays,
+    /// in the order listed.
     #[allow(clippy::type_complexity)]
     pub fn parts(
         &self,
@@ -344,7 +343,7 @@ impl Call {
     )> {
         let not_plain = |x: &Operand| tessera::Error::Layout {
             operand: x.name.to_string(),
-            reason: "expected an array of bytes in C order".into(),
+            reason: "expected a C-contiguous array".into(),
         };
         let mut ins = Vec::new();
         for (i, x) in self.inputs.iter().enumerate() {
@@ -393,4 +392,20 @@ impl Call {
         }
         Ok((ins, ins_raw, outs, outs_raw))
     }
+}
+
+/// Run `f` over the views of `call`'s operands without the GIL and with
+/// panics caught ([`crate::errors::detached`]): the body of every call that
+/// takes arrays.
+pub fn run_views<T: Send>(
+    py: Python<'_>,
+    call: Call,
+    exec: tessera::Exec,
+    f: impl FnOnce(&[ArrayView<'_>], &mut [ArrayViewMut<'_>], &tessera::Exec) -> tessera::Result<T>
+        + Send,
+) -> PyResult<T> {
+    crate::errors::detached(py, move || {
+        let (ins, mut outs) = call.views()?;
+        f(&ins, &mut outs, &exec)
+    })
 }

@@ -1,8 +1,8 @@
 //! The objects built once and run many times: a fused map program and an
 //! FFT plan.
 
-use crate::errors::{argument_error, detached, guarded, to_py};
-use crate::operand::{operand, Call};
+use crate::errors::{argument_error, guarded, to_py};
+use crate::operand::{operand, run_views, Call};
 use crate::{dtype_named, exec_of, operands};
 use pyo3::prelude::*;
 use tessera::fft::{Direction, NdPlan, Norm};
@@ -59,9 +59,8 @@ impl Program {
         let exec = exec_of(threads, tier)?;
         let call = Call::new(operands(&inputs, "x")?, operands(&outputs, "out")?)?;
         let program = &self.program;
-        detached(py, move || {
-            let (ins, mut outs) = call.views()?;
-            tessera::map(program, &ins, &mut outs, &exec)
+        run_views(py, call, exec, move |ins, outs, exec| {
+            tessera::map(program, ins, outs, exec)
         })
     }
 }
@@ -153,9 +152,8 @@ impl FftPlan {
         let exec = exec_of(threads, tier)?;
         let call = Call::new(vec![operand(&x, "x")?], vec![operand(&out, "out")?])?;
         let plan = &self.plan;
-        detached(py, move || {
-            let (ins, mut outs) = call.views()?;
-            plan.run(&ins[0], &mut outs[0], &exec)
+        run_views(py, call, exec, move |ins, outs, exec| {
+            plan.run(&ins[0], &mut outs[0], exec)
         })
     }
 }

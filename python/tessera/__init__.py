@@ -39,6 +39,20 @@ __version__ = _native.__version__
 __all__ = [
     "TesseraError",
     "apply",
+    "dot2",
+    "l1_distance",
+    "squared_distance",
+    "sum_squares",
+    "vecdot",
+    "bytes",
+    "convolve",
+    "correlate",
+    "intersect1d",
+    "median",
+    "quantile",
+    "searchsorted",
+    "series",
+    "setdiff1d",
     "attention",
     "dequantize",
     "formats",
@@ -802,4 +816,154 @@ def attention(q, k, v, scale=None, causal=False, offset=0, window=None, program=
     return (o.finish(), lse.finish()) if return_lse else o.finish()
 
 
-from . import fft, formats, linalg  # noqa: E402  (they need the names above)
+# --------------------------------------------------------------------------
+# Signals, order statistics, sorted sets
+
+
+def _conv(x, k, mode, acc, dtype, out, threads, tier, reverse):
+    x, k = _as_array(x), _as_array(k)
+    acc_name = tessera_dtype(acc) if acc is not None else _native.default_acc(
+        tessera_dtype(x.dtype), tessera_dtype(k.dtype)
+    )
+    shape = _native.convolve_shape(list(x.shape), list(k.shape), mode)
+    rdt = tessera_dtype(dtype) if dtype is not None else (_same_float(x, k) or acc_name)
+    res = _Result(shape, rdt, out)
+    _native.convolve(
+        _operand(x), _operand(k), res.native, mode, acc_name, reverse, threads=threads, tier=tier
+    )
+    return res.finish()
+
+
+def convolve(x, k, mode="full", acc=None, dtype=None, out=None, threads=None, tier=None):
+    """The discrete convolution of each line of ``x`` (its last axis) with
+    the 1-D kernel ``k`` (``mode`` ``"full"``, ``"same"`` or ``"valid"``, as
+    numpy's ``convolve``), each output a contraction of its window with the
+    reversed kernel in ``acc`` (default: :func:`contract`'s rule): the same
+    bits for every layout, thread count and tier."""
+    return _conv(x, k, mode, acc, dtype, out, threads, tier, True)
+
+
+def correlate(x, k, mode="valid", acc=None, dtype=None, out=None, threads=None, tier=None):
+    """As :func:`convolve` without reversing the kernel (numpy's
+    ``correlate`` for real kernels; a complex kernel is not conjugated)."""
+    return _conv(x, k, mode, acc, dtype, out, threads, tier, False)
+
+
+def _order_stat(x, axis, q, out, threads, tier):
+    x = _as_array(x)
+    if axis is None:
+        x = x.reshape(-1)
+        axis = 0
+    (ax,) = _axes(axis, x.ndim)
+    shape = x.shape[:ax] + x.shape[ax + 1:]
+    res = _Result(shape, "f64", out)
+    _native.order_statistic(_operand(x), ax, res.native, q=q, threads=threads, tier=tier)
+    r = res.finish()
+    return r if out is not None else _scalar_or_array(r)
+
+
+def median(x, axis=None, out=None, threads=None, tier=None):
+    """numpy's ``median`` along one axis (None: flattened), in float64: the
+    middle element, or the mean of the two middle ones; NaN where a slice
+    holds a NaN."""
+    return _order_stat(x, axis, None, out, threads, tier)
+
+
+def quantile(x, q, axis=None, out=None, threads=None, tier=None):
+    """numpy's ``quantile`` (method ``linear``) of one ``q`` in [0, 1] along
+    one axis (None: flattened), in float64."""
+    return _order_stat(x, axis, float(q), out, threads, tier)
+
+
+def searchsorted(a, v, out=None, threads=None, tier=None):
+    """numpy's ``searchsorted(a, v, side="left")``: for each element of ``v``
+    the number of elements of the sorted 1-D ``a`` below it (int64), in the
+    total order of :func:`sort` (NaNs last)."""
+    a, v = _as_array(a), _as_array(v, _as_array(a).dtype)
+    res = _Result(v.shape, "i64", out)
+    _native.lower_bound(_operand(a), _operand(v), res.native, threads=threads, tier=tier)
+    r = res.finish()
+    return r if out is not None else _scalar_or_array(r)
+
+
+def _sorted_unique(a):
+    a = sort(np.asarray(a).reshape(-1))
+    if a.size:
+        a = a[np.concatenate(([True], a[1:] != a[:-1]))]
+    return np.ascontiguousarray(a)
+
+
+def _set_op(a, b, intersect, assume_unique, threads, tier):
+    a, b = np.asarray(a).reshape(-1), np.asarray(b).reshape(-1)
+    if a.dtype != b.dtype:
+        raise DTypeError(f"operands of {a.dtype} and {b.dtype}: one dtype is needed")
+    if not assume_unique:
+        a, b = _sorted_unique(a), _sorted_unique(b)
+    dst = np.empty(_builtins.min(a.size, b.size) if intersect else a.size, a.dtype)
+    n = _native.sorted_set(_operand(a), _operand(b), dst, intersect, threads=threads, tier=tier)
+    return dst[:n].copy()
+
+
+def intersect1d(a, b, assume_unique=False, threads=None, tier=None):
+    """numpy's ``intersect1d`` for u32, u64, i32 and i64: the sorted values in
+    both. With ``assume_unique`` the inputs must already be sorted and free of
+    duplicates (not checked)."""
+    return _set_op(a, b, True, assume_unique, threads, tier)
+
+
+def setdiff1d(a, b, assume_unique=False, threads=None, tier=None):
+    """numpy's ``setdiff1d`` for u32, u64, i32 and i64: the sorted values of
+    ``a`` not in ``b`` (``assume_unique`` as :func:`intersect1d`)."""
+    return _set_op(a, b, False, assume_unique, threads, tier)
+
+
+def _terms(which, x, y, axis, keepdims, dtype, out, threads, tier):
+    x = _as_array(x)
+    if y is not None:
+        y = _as_array(y, x.dtype)
+    axes = _axes(axis, x.ndim)
+    shape, rdt = _native.reduce_shape("sum", axes, list(x.shape), tessera_dtype(x.dtype))
+    if dtype is not None:
+        rdt = tessera_dtype(dtype)
+    if keepdims:
+        shape = [1 if i in axes else n for i, n in enumerate(x.shape)]
+    res = _Result(shape, rdt, out)
+    _native.reduce_terms(
+        which, axes, _operand(x), None if y is None else _operand(y), res.native,
+        threads=threads, tier=tier,
+    )
+    r = res.finish()
+    return r if out is not None else _scalar_or_array(r)
+
+
+def vecdot(x, y, axis=-1, keepdims=False, dtype=None, out=None, threads=None, tier=None):
+    """numpy's ``vecdot``: Σ conj(x)·y along ``axis`` (None: all axes) for
+    operands of one shape and dtype (conjugated only where complex), as a
+    lane-order sum of the products: the same bits for every layout, thread
+    count and tier."""
+    which = "dot_conj" if _as_array(x).dtype.kind == "c" else "dot"
+    return _terms(which, x, y, axis, keepdims, dtype, out, threads, tier)
+
+
+def dot2(x, y, axis=-1, keepdims=False, dtype=None, out=None, threads=None, tier=None):
+    """Σ x·y with each product formed exactly and the sum compensated (Dot2:
+    about twice the working precision; floats)."""
+    return _terms("dot2", x, y, axis, keepdims, dtype, out, threads, tier)
+
+
+def sum_squares(x, axis=None, keepdims=False, dtype=None, out=None, threads=None, tier=None):
+    """Σ x² along ``axis`` (None: all), in lane order (floats)."""
+    return _terms("sum_squares", x, None, axis, keepdims, dtype, out, threads, tier)
+
+
+def squared_distance(x, y, axis=None, keepdims=False, dtype=None, out=None, threads=None, tier=None):
+    """Σ (x − y)² along ``axis`` (None: all), in lane order (floats)."""
+    return _terms("squared_distance", x, y, axis, keepdims, dtype, out, threads, tier)
+
+
+def l1_distance(x, y, axis=None, keepdims=False, dtype=None, out=None, threads=None, tier=None):
+    """Σ |x − y| along ``axis`` (None: all), in lane order (floats)."""
+    return _terms("l1_distance", x, y, axis, keepdims, dtype, out, threads, tier)
+
+
+from . import bytes, fft, formats, linalg, series  # noqa: E402  (they need the names above)

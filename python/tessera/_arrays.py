@@ -117,14 +117,36 @@ def is_scalar(x) -> bool:
 
 
 def as_array(x, like: np.dtype | None = None) -> np.ndarray:
-    """``x`` as a numpy array: a Python number takes ``like``'s dtype where given."""
+    """``x`` as a numpy array: a Python number takes ``like``'s dtype where
+    given (rounded into a float dtype, as numpy does with a Python float
+    beside a float32 array). Into an integer dtype it must be an integer in
+    the dtype's range: tessera does not promote, so a fraction or an
+    out-of-range value is refused rather than truncated or wrapped."""
     if isinstance(x, np.ndarray):
         return x
     if like is not None and is_scalar(x):
         if isinstance(x, bool):
             return np.asarray(x)
+        like = np.dtype(like)
+        name = tessera_dtype(like)
+        if DTYPES[name][0] in ("int", "uint", "bool"):
+            lo, hi = _int_range(name)
+            if not isinstance(x, int) or not lo <= x <= hi:
+                raise DTypeError(
+                    f"{x!r} is not a value of {name} (the array operand's dtype; "
+                    "tessera does not promote: cast the array first)"
+                )
         return np.asarray(x).astype(like)
     return np.asarray(x)
+
+
+def _int_range(name: str):
+    cls, bits = DTYPES[name][0], DTYPES[name][1]
+    if cls == "bool":
+        return 0, 1
+    if cls == "uint":
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
 def operand(a: np.ndarray):

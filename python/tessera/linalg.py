@@ -30,6 +30,7 @@ __all__ = [
     "svdvals",
     "eig",
     "eigvals",
+    "vector_norm",
 ]
 
 _REAL = {"f32": "f32", "f64": "f64", "c64": "f32", "c128": "f64"}
@@ -186,3 +187,16 @@ def eigvals(a, threads=None, tier=None):
     *batch, m, _ = a.shape
     (w,) = _run("eig", [a], [Result((*batch, m), _CPLX[name])], threads, tier)
     return w
+
+
+def vector_norm(x, ord=2, axis=None, keepdims=False, threads=None, tier=None):
+    """numpy's ``linalg.vector_norm`` for ``ord`` 2 (scaled by the largest
+    magnitude first, so no square overflows or underflows where the norm is
+    representable) and 1 (Σ |x|), along ``axis`` (None: all), in lane order."""
+    from . import _terms, reduce
+
+    if ord == 2:
+        return reduce("l2norm", x, axis, keepdims, None, None, threads, tier)
+    if ord == 1:
+        return _terms("l1_norm", x, None, axis, keepdims, None, None, threads, tier)
+    raise ArgumentError(f"vector_norm ord={ord!r}: 1 or 2")

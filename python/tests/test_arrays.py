@@ -74,6 +74,12 @@ def test_broadcasting_and_python_numbers():
     assert np.array_equal(tessera.add(a, b), a + b)
     r = tessera.mul(a, 2)
     assert r.dtype == np.float32 and np.array_equal(r, a * 2)
+    i = np.arange(4, dtype=np.int8)
+    assert np.array_equal(tessera.add(i, 100), i + 100)
+    with pytest.raises(tessera.errors.DTypeError):
+        tessera.add(i, 1.5)  # no silent truncation
+    with pytest.raises(tessera.errors.DTypeError):
+        tessera.add(i, 300)  # nor wrapping
     c = np.array([1 + 2j, 3 - 1j], np.complex64)
     s = tessera.scale(c, 2.0)
     assert s.dtype == np.complex64 and np.array_equal(s, c * 2)
