@@ -101,3 +101,26 @@ def test_a_keyboard_interrupt_during_a_call_is_raised():
         for _ in range(50):
             tessera.matmul(a, a, threads=1)
     timer.join()
+
+
+def test_calls_from_many_python_threads_give_the_same_bits():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(300_000).astype(np.float32)
+    want_exp, want_sum = tessera.exp(x), tessera.sum(x)
+    want_fft = tessera.fft.fft(x[:65536].astype(np.complex64))
+    results = []
+
+    def work():
+        for _ in range(5):
+            results.append((
+                np.array_equal(tessera.exp(x).view(np.uint32), want_exp.view(np.uint32)),
+                tessera.sum(x) == want_sum,
+                np.array_equal(tessera.fft.fft(x[:65536].astype(np.complex64)), want_fft),
+            ))
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 30 and all(all(r) for r in results)
