@@ -51,7 +51,7 @@ pub fn register_dtypes(descrs: Vec<(String, Py<PyArrayDescr>)>) -> PyResult<()> 
 
 /// The tessera dtype of an array's numpy dtype where it is a whole-byte
 /// dtype in native byte order (else None: the Python path handles it).
-fn known_dtype(descr: &Bound<'_, PyArrayDescr>) -> Option<DType> {
+pub fn known_dtype(descr: &Bound<'_, PyArrayDescr>) -> Option<DType> {
     // SAFETY: `as_dtype_ptr` points at the live descriptor `descr` holds;
     // `type_num` and `byteorder` are plain fields of its fixed prefix.
     let (num, order) = unsafe {

@@ -87,7 +87,10 @@ pub fn operand(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Operand> {
         ))
     })?;
     let descr = arr.dtype();
-    let dtype = dtype_of(&descr, name)?;
+    let dtype = match crate::fast::known_dtype(&descr) {
+        Some(d) => d,
+        None => dtype_of(&descr, name)?,
+    };
     array_operand(arr, dtype, Cow::Owned(name.to_string()))
 }
 

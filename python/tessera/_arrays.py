@@ -37,21 +37,41 @@ for _name, (_cls, _bits, _vpb, _item, _aliases, _np) in DTYPES.items():
         _BY_ALIAS[_a] = _name
 
 
+_BY_NUMPY: dict = {}  # numpy dtype object -> tessera name, filled as met
+
+
 def tessera_dtype(dtype) -> str:
     """The tessera dtype name of a numpy dtype, a type, or a name."""
     if isinstance(dtype, str) and dtype in _BY_ALIAS:
         return _BY_ALIAS[dtype]
+    hit = _BY_NUMPY.get(dtype) if isinstance(dtype, np.dtype) else None
+    if hit is not None:
+        return hit
     try:
-        name = np.dtype(dtype).name
+        dt = np.dtype(dtype)
     except TypeError:
         raise DTypeError(f"{dtype!r} is not a dtype") from None
+    name = dt.name
     if name in _BY_ALIAS:
+        _BY_NUMPY[dt] = _BY_ALIAS[name]
         return _BY_ALIAS[name]
     raise DTypeError(f"numpy dtype {name} has no tessera counterpart")
 
 
+_NUMPY_OF: dict = {}  # tessera name -> numpy dtype, filled as asked
+
+
 def numpy_dtype(name: str) -> np.dtype:
     """The numpy dtype that holds tessera's dtype ``name`` (ml_dtypes' where numpy has none)."""
+    hit = _NUMPY_OF.get(name)
+    if hit is not None:
+        return hit
+    dt = _numpy_dtype(name)
+    _NUMPY_OF[name] = dt
+    return dt
+
+
+def _numpy_dtype(name: str) -> np.dtype:
     name = _BY_ALIAS.get(name, name)
     if name not in DTYPES:
         raise DTypeError(f"unknown dtype {name!r}")
@@ -156,6 +176,9 @@ def operand(a: np.ndarray):
         return _pack(a, name)
     if not a.dtype.isnative:
         a = a.astype(a.dtype.newbyteorder("="))
+    flags = a.flags
+    if flags.c_contiguous or flags.f_contiguous:
+        return a
     item = a.dtype.itemsize
     if any(s % item for s, n in zip(a.strides, a.shape) if n > 1):
         a = np.ascontiguousarray(a)
