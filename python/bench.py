@@ -20,10 +20,17 @@ import os
 import platform
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-import tessera
+# Python puts this script's folder first on the path, and that folder holds
+# the package's sources without their compiled module: import the installed
+# package instead.
+_here = Path(__file__).resolve().parent
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != _here]
+
+import tessera  # noqa: E402
 
 THREADS = int(os.environ.get("TESSERA_THREADS", "1"))
 
