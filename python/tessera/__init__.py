@@ -5,7 +5,8 @@ order, alignment), the number of threads (``threads=``) or the instruction
 set tier (``tier=``: ``"scalar"``, ``"avx2"``, ``"avx512"``). Arrays are numpy
 arrays (and ml_dtypes' narrow floats and int4/uint4), read in place; results
 are new arrays or go to ``out=``, and a refused call writes nothing. The GIL
-is released while a kernel runs.
+is released while a kernel runs (an elementwise call of under 16384 elements
+keeps it: it ends sooner than another thread could take it).
 
 Families: the elementwise kinds (:func:`add`, :func:`exp`, … one function per
 kind of :func:`kinds`), :func:`cast`, :func:`map` and :class:`MapPlan`, the
