@@ -500,6 +500,121 @@ fn max_min_and_arg_follow_ieee_and_first_occurrence() {
     assert!(b[0] == 0.0 && b[0].is_sign_positive());
 }
 
+/// Max, Min, ArgMax and ArgMin of f32 one at a time (the single-reduction
+/// path, vectorised by order keys), along rows and strided columns, against
+/// a fold written here: IEEE 754-2019 extremes (NaN wins, -0 below +0), the
+/// first position of an extreme, a NaN the most extreme; every tier and
+/// thread count gives the same bits, NaNs included.
+#[test]
+fn f32_extremes_one_at_a_time_match_the_fold_on_every_tier() {
+    fn key(v: f32) -> i64 {
+        let b = v.to_bits() as i32;
+        (b ^ (((b >> 31) as u32) >> 1) as i32) as i64
+    }
+    let ex = execs();
+    let mut rng = Rng::new(11);
+    let specials = [
+        0.0f32,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        1.0,
+        -1.0,
+        f32::MIN_POSITIVE,
+    ];
+    for n in [1usize, 2, 15, 16, 17, 31, 1023, 1024, 1025, 4099, 70_000] {
+        for nans in [0usize, 1, 3] {
+            let mut v: Vec<f32> = (0..n)
+                .map(|_| match rng.next_u64() % 8 {
+                    0 => specials[(rng.next_u64() % specials.len() as u64) as usize],
+                    _ => ((rng.next_u64() % 2001) as f32 - 1000.0) / 8.0,
+                })
+                .collect();
+            for k in 0..nans {
+                let at = (rng.next_u64() % n as u64) as usize;
+                // NaNs of both signs and other payloads.
+                v[at] = f32::from_bits(
+                    (0x7fc0_0001 + k as u32) | if k % 2 == 1 { 0x8000_0000 } else { 0 },
+                );
+            }
+            let first_nan = v.iter().position(|x| x.is_nan());
+            let (mut mx, mut mn, mut am, mut an) =
+                (f32::NEG_INFINITY, f32::INFINITY, 0usize, 0usize);
+            for (j, &x) in v.iter().enumerate() {
+                if key(x) > key(mx) {
+                    mx = x;
+                }
+                if key(x) < key(mn) {
+                    mn = x;
+                }
+                if key(x) > key(v[am]) {
+                    am = j;
+                }
+                if key(x) < key(v[an]) {
+                    an = j;
+                }
+            }
+            if let Some(j) = first_nan {
+                (mx, mn, am, an) = (v[j], v[j], j, j);
+            }
+            // The same values as a column of a [n, 3] array (stride 3).
+            let wide: Vec<f32> = v.iter().flat_map(|&x| [x, 7.0, -7.0]).collect();
+            let views = [
+                (ArrayView::from_slice(&v, &[n]).unwrap(), 0usize),
+                (ArrayView::from_slice(&wide, &[n, 3]).unwrap(), 0usize),
+            ];
+            for (x, axis) in &views {
+                let col = x.shape().len() == 2;
+                let mut nan_bits: Option<u32> = None;
+                for e in &ex {
+                    for (op, want) in [(ReduceOp::Max, mx), (ReduceOp::Min, mn)] {
+                        let mut out = vec![0f32; if col { 3 } else { 1 }];
+                        let shape: &[usize] = if col { &[3] } else { &[] };
+                        reduce(
+                            op,
+                            &[*axis],
+                            x,
+                            &mut ArrayViewMut::from_slice(&mut out, shape).unwrap(),
+                            e,
+                        )
+                        .unwrap();
+                        if want.is_nan() {
+                            // A NaN's sign and payload are not in the
+                            // contract, but every tier and thread count
+                            // gives the same one.
+                            assert!(out[0].is_nan(), "{op:?} n={n} nans={nans} {e:?}");
+                            let first = *nan_bits.get_or_insert(out[0].to_bits());
+                            assert_eq!(first, out[0].to_bits(), "{op:?} n={n} {e:?}");
+                        } else {
+                            assert_eq!(
+                                out[0].to_bits(),
+                                want.to_bits(),
+                                "{op:?} n={n} nans={nans} col={col} {e:?}"
+                            );
+                        }
+                    }
+                    for (op, want) in [(ReduceOp::ArgMax, am), (ReduceOp::ArgMin, an)] {
+                        let mut out = vec![0i64; if col { 3 } else { 1 }];
+                        let shape: &[usize] = if col { &[3] } else { &[] };
+                        reduce(
+                            op,
+                            &[*axis],
+                            x,
+                            &mut ArrayViewMut::from_slice(&mut out, shape).unwrap(),
+                            e,
+                        )
+                        .unwrap();
+                        assert_eq!(
+                            out[0], want as i64,
+                            "{op:?} n={n} nans={nans} col={col} {e:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// γ(r) = r·u / (1 - r·u).
 fn gamma(r: usize, u: f64) -> f64 {
     let ru = r as f64 * u;

@@ -275,8 +275,9 @@ impl<F: LaneFloat> Pass<F> for FProd {
     }
 }
 
-/// Float Max (`true`) or Min (exact; order free).
-pub(crate) struct FExt(pub bool);
+/// Float Max (`true`) or Min (exact; order free), each block's extreme on
+/// a tier (`extreme.rs`: vectorised, the fold's bits).
+pub(crate) struct FExt(pub bool, pub Tier);
 impl<F: LaneFloat> Pass<F> for FExt {
     type V = F;
     fn empty(&self) -> F {
@@ -287,17 +288,7 @@ impl<F: LaneFloat> Pass<F> for FExt {
         }
     }
     fn block(&self, _: usize, _: usize, x: &[F]) -> F {
-        let mut m = <Self as Pass<F>>::empty(self);
-        if self.0 {
-            for &v in x {
-                m = fmax(m, v);
-            }
-        } else {
-            for &v in x {
-                m = fmin(m, v);
-            }
-        }
-        m
+        F::ext_block_on(self.1, x, self.0)
     }
     fn combine(&self, a: F, b: F) -> F {
         if self.0 {
@@ -325,20 +316,15 @@ impl<F: LaneFloat> Pass<F> for AbsMax {
 
 /// Float ArgMax (`true`) or ArgMin: the first position of the extreme, a NaN
 /// the extreme of all.
-pub(crate) struct FArg(pub bool);
+pub(crate) struct FArg(pub bool, pub Tier);
 impl<F: LaneFloat> Pass<F> for FArg {
     type V = (F, usize);
     fn empty(&self) -> (F, usize) {
         (F::NAN, usize::MAX)
     }
     fn block(&self, _: usize, t0: usize, x: &[F]) -> (F, usize) {
-        let mut best = (x[0], t0);
-        for (j, &v) in x.iter().enumerate().skip(1) {
-            if beats(v, best.0, self.0) {
-                best = (v, t0 + j);
-            }
-        }
-        best
+        let (v, j) = F::arg_block_on(self.1, x, self.0);
+        (v, t0 + j)
     }
     fn combine(&self, a: (F, usize), b: (F, usize)) -> (F, usize) {
         if beats(b.0, a.0, self.0) {
@@ -632,10 +618,10 @@ impl<F: LaneFloat> Pass<F> for Fused {
         for (slot, op) in v.iter_mut().zip(&self.ops) {
             *slot = match op {
                 super::ReduceOp::Prod => (F::prod_block_on(self.tier, x), 0),
-                super::ReduceOp::Max => (FExt(true).block(o, t0, x), 0),
-                super::ReduceOp::Min => (FExt(false).block(o, t0, x), 0),
-                super::ReduceOp::ArgMax => FArg(true).block(o, t0, x),
-                super::ReduceOp::ArgMin => FArg(false).block(o, t0, x),
+                super::ReduceOp::Max => (FExt(true, self.tier).block(o, t0, x), 0),
+                super::ReduceOp::Min => (FExt(false, self.tier).block(o, t0, x), 0),
+                super::ReduceOp::ArgMax => FArg(true, self.tier).block(o, t0, x),
+                super::ReduceOp::ArgMin => FArg(false, self.tier).block(o, t0, x),
                 _ => (F::sum_block_on(self.tier, x), 0),
             };
         }
@@ -648,8 +634,8 @@ impl<F: LaneFloat> Pass<F> for Fused {
                 super::ReduceOp::Prod => (slot.0 * r.0, 0),
                 super::ReduceOp::Max => (fmax(slot.0, r.0), 0),
                 super::ReduceOp::Min => (fmin(slot.0, r.0), 0),
-                super::ReduceOp::ArgMax => Pass::<F>::combine(&FArg(true), *slot, r),
-                super::ReduceOp::ArgMin => Pass::<F>::combine(&FArg(false), *slot, r),
+                super::ReduceOp::ArgMax => Pass::<F>::combine(&FArg(true, self.tier), *slot, r),
+                super::ReduceOp::ArgMin => Pass::<F>::combine(&FArg(false, self.tier), *slot, r),
                 _ => (slot.0 + r.0, 0),
             };
         }

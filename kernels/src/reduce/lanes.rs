@@ -108,6 +108,14 @@ pub trait LaneFloat:
     /// hold).
     #[doc(hidden)]
     fn sum_blocks_on(tier: Tier, x: &[Self], out: &mut [Self]);
+    /// One block's IEEE 754-2019 maximum (`max`) or minimum on `tier`
+    /// (`reduce/extreme.rs`; −∞ or +∞ for no term).
+    #[doc(hidden)]
+    fn ext_block_on(tier: Tier, x: &[Self], max: bool) -> Self;
+    /// One non-empty block's first maximum (`max`) or minimum, a NaN the
+    /// most extreme, and its position, on `tier` (`reduce/extreme.rs`).
+    #[doc(hidden)]
+    fn arg_block_on(tier: Tier, x: &[Self], max: bool) -> (Self, usize);
 }
 
 /// The lanes of a block, the scalar tier's way: an array of 16.
@@ -177,6 +185,12 @@ macro_rules! lane_float {
             }
             fn to_f64(self) -> f64 {
                 self as f64
+            }
+            fn ext_block_on(tier: Tier, x: &[Self], max: bool) -> Self {
+                <$t as super::extreme::Extreme>::ext_on(tier, x, max)
+            }
+            fn arg_block_on(tier: Tier, x: &[Self], max: bool) -> (Self, usize) {
+                <$t as super::extreme::Extreme>::arg_on(tier, x, max)
             }
             #[inline]
             fn sum_lanes_on(tier: Tier, x: &[Self]) -> [Self; LANES] {

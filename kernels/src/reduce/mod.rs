@@ -46,6 +46,7 @@
 
 mod bound;
 mod engine;
+mod extreme;
 pub mod fast_scan;
 pub mod lanes;
 pub mod scan;
@@ -801,10 +802,10 @@ fn float_out<F: LaneFloat + Carrier>(
     let res: Vec<F> = match op {
         ReduceOp::Sum => run_pass(src, &FSum(tier), threads)?,
         ReduceOp::Prod => run_pass(src, &FProd(tier), threads)?,
-        ReduceOp::Max => run_pass(src, &FExt(true), threads)?,
-        ReduceOp::Min => run_pass(src, &FExt(false), threads)?,
+        ReduceOp::Max => run_pass(src, &FExt(true, tier), threads)?,
+        ReduceOp::Min => run_pass(src, &FExt(false, tier), threads)?,
         ReduceOp::ArgMax | ReduceOp::ArgMin => {
-            let r = run_pass::<F, _>(src, &FArg(op == ReduceOp::ArgMax), threads)?;
+            let r = run_pass::<F, _>(src, &FArg(op == ReduceOp::ArgMax, tier), threads)?;
             return write(&positions(&r), dst, exec);
         }
         ReduceOp::Logsumexp => logsumexp::<F>(src, tier, threads)?,
@@ -822,7 +823,7 @@ pub(crate) fn logsumexp<F: LaneFloat + Carrier>(
     tier: Tier,
     threads: usize,
 ) -> Result<Vec<F>> {
-    let m: Vec<F> = run_pass(src, &FExt(true), threads)?;
+    let m: Vec<F> = run_pass(src, &FExt(true, tier), threads)?;
     let c: Vec<F> = m
         .iter()
         .map(|&v| if v.is_finite() { v } else { F::ZERO })
