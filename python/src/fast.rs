@@ -16,7 +16,7 @@ use pyo3::types::PyTuple;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 use tessera::{ArrayView, ArrayViewMut};
-use tessera::{DType, Kind};
+use tessera::{DType, Kind, ReduceOp};
 
 /// Calls of fewer elements than this keep the GIL: a kernel this short
 /// ends sooner than another thread could take the GIL and give it back.
@@ -381,5 +381,162 @@ impl Ufunc {
 
     fn __repr__(&self) -> String {
         format!("<tessera kind {}>", self.name)
+    }
+}
+
+/// One reduction (`tessera.sum` is one), callable as `op(x, axis=None,
+/// keepdims=False, dtype=None, out=None, threads=None, tier=None)`; each
+/// instance's `__doc__` (in its dict) is the reduction's. A numpy array of
+/// a whole-byte dtype with neither `dtype=` nor `out=` goes to the library
+/// without Python; anything else to the Python implementation
+/// (`tessera.reduce`), which gives the same bits.
+#[pyclass(module = "tessera._native", frozen, dict)]
+pub struct Reducer {
+    op: ReduceOp,
+    /// The Python implementation, called with the same arguments.
+    slow: Py<PyAny>,
+    name: String,
+}
+
+/// The axes `axis` names (None: all) of an array of rank `rank`, each
+/// once, or None where the Python path must explain the refusal.
+fn axes_of(axis: Option<&Bound<'_, PyAny>>, rank: usize) -> Option<Vec<usize>> {
+    let Some(a) = axis else {
+        return Some((0..rank).collect());
+    };
+    let list: Vec<isize> = match a.extract::<isize>() {
+        Ok(i) => vec![i],
+        Err(_) => a.extract::<Vec<isize>>().ok()?,
+    };
+    let mut out = Vec::with_capacity(list.len());
+    for i in list {
+        let r = rank as isize;
+        if i < -r || i >= r {
+            return None;
+        }
+        let k = i.rem_euclid(r.max(1)) as usize;
+        if out.contains(&k) {
+            return None;
+        }
+        out.push(k);
+    }
+    Some(out)
+}
+
+impl Reducer {
+    fn fast<'py>(
+        &self,
+        py: Python<'py>,
+        x: &Bound<'py, PyAny>,
+        axis: Option<&Bound<'py, PyAny>>,
+        keepdims: bool,
+        threads: Option<usize>,
+        tier: Option<&str>,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let Ok(arr) = x.downcast::<PyUntypedArray>() else {
+            return Ok(None);
+        };
+        let Some(dt) = known_dtype(&arr.dtype()) else {
+            return Ok(None);
+        };
+        let mut g = Geo::EMPTY;
+        if !g.read(arr, dt) {
+            return Ok(None);
+        }
+        let Some(axes) = axes_of(axis, g.rank) else {
+            return Ok(None);
+        };
+        let shape = &g.shape[..g.rank];
+        let Ok(reduced) = tessera::reduce::reduce_query(self.op, &axes, shape, dt, None) else {
+            return Ok(None);
+        };
+        let dims: Vec<usize> = if keepdims {
+            (0..g.rank)
+                .map(|k| if axes.contains(&k) { 1 } else { shape[k] })
+                .collect()
+        } else {
+            reduced
+        };
+        let out_dt = if matches!(self.op, ReduceOp::ArgMax | ReduceOp::ArgMin) {
+            DType::I64
+        } else {
+            dt
+        };
+        let Some(dst) = empty(py, out_dt, &dims)? else {
+            return Ok(None);
+        };
+        let Ok(dst_arr) = dst.downcast::<PyUntypedArray>() else {
+            return Ok(None);
+        };
+        let mut d = Geo::EMPTY;
+        if !d.read(dst_arr, out_dt) {
+            return Ok(None);
+        }
+        let exec = exec_of(threads, tier)?;
+        let op = self.op;
+        let run = || -> tessera::Result<()> {
+            // SAFETY: both geometries were read from numpy arrays held for
+            // the call; the destination is new, so it shares no byte with `x`.
+            let (xv, mut dv) = unsafe { (g.view()?, d.view_mut()?) };
+            tessera::reduce(op, &axes, &xv, &mut dv, &exec)
+        };
+        if tessera::array::element_count(shape).unwrap_or(usize::MAX) < KEEP_GIL_BELOW {
+            held(run)?;
+        } else {
+            detached(py, run)?;
+        }
+        if !dims.is_empty() {
+            return Ok(Some(dst));
+        }
+        // A result of rank 0 as numpy's scalar, as numpy's reductions give it.
+        // SAFETY: `PyArray_Return` takes the reference `into_ptr` hands over
+        // and returns a new one (the scalar), or null with the error set.
+        unsafe {
+            let p = PY_ARRAY_API
+                .PyArray_Return(py, dst.into_ptr() as *mut numpy::npyffi::PyArrayObject);
+            Bound::from_owned_ptr_or_err(py, p).map(Some)
+        }
+    }
+}
+
+#[pymethods]
+impl Reducer {
+    #[new]
+    fn new(op: &str, slow: Py<PyAny>, name: String) -> PyResult<Self> {
+        let op = ReduceOp::from_name(op)
+            .ok_or_else(|| crate::errors::argument_error(format!("unknown reduction `{op}`")))?;
+        Ok(Reducer { op, slow, name })
+    }
+
+    #[pyo3(signature = (x, axis=None, keepdims=false, dtype=None, out=None, threads=None, tier=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn __call__<'py>(
+        &self,
+        py: Python<'py>,
+        x: Bound<'py, PyAny>,
+        axis: Option<Bound<'py, PyAny>>,
+        keepdims: bool,
+        dtype: Option<Bound<'py, PyAny>>,
+        out: Option<Bound<'py, PyAny>>,
+        threads: Option<usize>,
+        tier: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        if dtype.is_none() && out.is_none() {
+            if let Some(r) = self.fast(py, &x, axis.as_ref(), keepdims, threads, tier)? {
+                return Ok(r);
+            }
+        }
+        self.slow
+            .bind(py)
+            .call1((x, axis, keepdims, dtype, out, threads, tier))
+    }
+
+    #[getter]
+    fn __name__(&self) -> &str {
+        &self.name
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<tessera reduction {}>", self.name)
     }
 }

@@ -489,6 +489,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(movement::decode, m)?)?;
     m.add_function(wrap_pyfunction!(fast::register_dtypes, m)?)?;
     m.add_class::<fast::Ufunc>()?;
+    m.add_class::<fast::Reducer>()?;
     m.add_function(wrap_pyfunction!(extras::convolve_shape, m)?)?;
     m.add_function(wrap_pyfunction!(extras::convolve, m)?)?;
     m.add_function(wrap_pyfunction!(extras::order_statistic, m)?)?;

@@ -417,24 +417,29 @@ def reduce(op: str, x, axis=None, keepdims=False, dtype=None, out=None, threads=
     return r if out is not None else _scalar_or_array(r)
 
 
-def _reduction(op: str, doc: str):
-    def call(x, axis=None, keepdims=False, dtype=None, out=None, threads=None, tier=None):
+def _reduction(op: str, doc: str, public: str):
+    """The callable of one reduction: native (``_native.Reducer``) for a
+    numpy array of a whole-byte dtype without ``dtype=`` or ``out=``,
+    :func:`reduce` for everything else."""
+
+    def slow(x, axis, keepdims, dtype, out, threads, tier):
         return reduce(op, x, axis, keepdims, dtype, out, threads, tier)
 
-    call.__doc__ = doc + "\n\nSee :func:`reduce` for the keywords and the order."
-    return call
+    f = _native.Reducer(op, slow, public)
+    f.__doc__ = (
+        f"{public}(x, axis=None, keepdims=False, dtype=None, out=None, threads=None, tier=None)"
+        f"\n\n{doc}\n\nSee :func:`reduce` for the keywords and the order."
+    )
+    return f
 
 
-sum = _reduction("sum", "The sum (lane order for floats and complex; wrapping for integers).")
-prod = _reduction("prod", "The product (lane order for floats and complex; wrapping for integers).")
-max = _reduction("max", "The IEEE 754-2019 maximum (a NaN wins).")
-min = _reduction("min", "The IEEE 754-2019 minimum (a NaN wins).")
-logsumexp = _reduction("logsumexp", "ln Σ exp x, in two passes (floats).")
-mean = _reduction("mean", "The mean (floats).")
-var = _reduction("variance", "The variance about the mean, divided by n (floats; numpy's ddof=0).")
-for _f, _n in ((sum, "sum"), (prod, "prod"), (max, "max"), (min, "min"),
-               (logsumexp, "logsumexp"), (mean, "mean"), (var, "var")):
-    _f.__name__ = _f.__qualname__ = _n
+sum = _reduction("sum", "The sum (lane order for floats and complex; wrapping for integers).", "sum")
+prod = _reduction("prod", "The product (lane order for floats and complex; wrapping for integers).", "prod")
+max = _reduction("max", "The IEEE 754-2019 maximum (a NaN wins).", "max")
+min = _reduction("min", "The IEEE 754-2019 minimum (a NaN wins).", "min")
+logsumexp = _reduction("logsumexp", "ln Σ exp x, in two passes (floats).", "logsumexp")
+mean = _reduction("mean", "The mean (floats).", "mean")
+var = _reduction("variance", "The variance about the mean, divided by n (floats; numpy's ddof=0).", "var")
 
 
 def std(x, axis=None, keepdims=False, dtype=None, out=None, threads=None, tier=None):

@@ -102,3 +102,25 @@ def test_reduction_refusals():
         tessera.reduce("median", np.zeros(3))
     with pytest.raises(ValueError):
         tessera.max(np.zeros((0,)))
+
+
+def test_native_reductions_equal_the_python_path(rng):
+    for dt in (np.float32, np.float64, np.int32, np.uint8):
+        x = (rng.standard_normal((3, 4, 5)) * 50).astype(dt)
+        for axis in (None, 0, 1, -1, (0, 2), (2, 0), (0, 1, 2)):
+            for keepdims in (False, True):
+                for name, op in (("sum", "sum"), ("max", "max"), ("min", "min"), ("prod", "prod")):
+                    fast = getattr(tessera, name)(x, axis=axis, keepdims=keepdims)
+                    slow = tessera.reduce(op, x, axis, keepdims)
+                    assert type(fast) is type(slow) and same_bits(np.asarray(fast), np.asarray(slow)), (dt, axis, name)
+    f = rng.standard_normal((6, 7))
+    for name, op in (("mean", "mean"), ("var", "variance"), ("logsumexp", "logsumexp")):
+        assert same_bits(getattr(tessera, name)(f, axis=1), tessera.reduce(op, f, 1))
+    assert isinstance(tessera.sum(f.astype(np.float32)), np.float32)  # numpy's scalar, as numpy gives
+    with pytest.raises(tessera.errors.ShapeError):
+        tessera.sum(f, axis=2)
+    with pytest.raises(tessera.errors.ShapeError):
+        tessera.sum(f, axis=(0, 0))
+    with pytest.raises(tessera.errors.DTypeError):
+        tessera.mean(np.arange(3))
+    assert tessera.sum([1.0, 2.0]) == 3.0  # a list takes the Python path
