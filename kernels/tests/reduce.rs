@@ -560,54 +560,46 @@ fn f32_extremes_one_at_a_time_match_the_fold_on_every_tier() {
             // The same values as a column of a [n, 3] array (stride 3).
             let wide: Vec<f32> = v.iter().flat_map(|&x| [x, 7.0, -7.0]).collect();
             let views = [
-                (ArrayView::from_slice(&v, &[n]).unwrap(), 0usize),
-                (ArrayView::from_slice(&wide, &[n, 3]).unwrap(), 0usize),
+                ArrayView::from_slice(&v, &[n]).unwrap(),
+                ArrayView::from_slice(&wide, &[n, 3]).unwrap(),
             ];
-            for (x, axis) in &views {
+            for x in &views {
                 let col = x.shape().len() == 2;
+                // The first result of `op` along axis 0 (of the first column).
+                fn first<T: tessera::Element + Default>(
+                    op: ReduceOp,
+                    x: &ArrayView<'_>,
+                    col: bool,
+                    e: &Exec,
+                ) -> T {
+                    let mut out = vec![T::default(); if col { 3 } else { 1 }];
+                    let shape: &[usize] = if col { &[3] } else { &[] };
+                    let mut dst = ArrayViewMut::from_slice(&mut out, shape).unwrap();
+                    reduce(op, &[0], x, &mut dst, e).unwrap();
+                    out[0]
+                }
                 let mut nan_bits: Option<u32> = None;
                 for e in &ex {
                     for (op, want) in [(ReduceOp::Max, mx), (ReduceOp::Min, mn)] {
-                        let mut out = vec![0f32; if col { 3 } else { 1 }];
-                        let shape: &[usize] = if col { &[3] } else { &[] };
-                        reduce(
-                            op,
-                            &[*axis],
-                            x,
-                            &mut ArrayViewMut::from_slice(&mut out, shape).unwrap(),
-                            e,
-                        )
-                        .unwrap();
+                        let got: f32 = first(op, x, col, e);
                         if want.is_nan() {
                             // A NaN's sign and payload are not in the
                             // contract, but every tier and thread count
                             // gives the same one.
-                            assert!(out[0].is_nan(), "{op:?} n={n} nans={nans} {e:?}");
-                            let first = *nan_bits.get_or_insert(out[0].to_bits());
-                            assert_eq!(first, out[0].to_bits(), "{op:?} n={n} {e:?}");
+                            assert!(got.is_nan(), "{op:?} n={n} nans={nans} {e:?}");
+                            let seen = *nan_bits.get_or_insert(got.to_bits());
+                            assert_eq!(seen, got.to_bits(), "{op:?} n={n} {e:?}");
                         } else {
                             assert_eq!(
-                                out[0].to_bits(),
+                                got.to_bits(),
                                 want.to_bits(),
                                 "{op:?} n={n} nans={nans} col={col} {e:?}"
                             );
                         }
                     }
                     for (op, want) in [(ReduceOp::ArgMax, am), (ReduceOp::ArgMin, an)] {
-                        let mut out = vec![0i64; if col { 3 } else { 1 }];
-                        let shape: &[usize] = if col { &[3] } else { &[] };
-                        reduce(
-                            op,
-                            &[*axis],
-                            x,
-                            &mut ArrayViewMut::from_slice(&mut out, shape).unwrap(),
-                            e,
-                        )
-                        .unwrap();
-                        assert_eq!(
-                            out[0], want as i64,
-                            "{op:?} n={n} nans={nans} col={col} {e:?}"
-                        );
+                        let got: i64 = first(op, x, col, e);
+                        assert_eq!(got, want as i64, "{op:?} n={n} nans={nans} col={col} {e:?}");
                     }
                 }
             }

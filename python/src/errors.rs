@@ -97,6 +97,12 @@ pub fn detached<T: Send>(
 ) -> PyResult<T> {
     let outcome = py.allow_threads(|| catch_unwind(AssertUnwindSafe(f)));
     py.check_signals()?;
+    settle(outcome)
+}
+
+/// The Python result of a call's outcome: its value, its refusal as the
+/// refusal's class, or its panic as `InternalError`.
+fn settle<T>(outcome: std::thread::Result<tessera::Result<T>>) -> PyResult<T> {
     match outcome {
         Ok(r) => r.map_err(to_py),
         Err(payload) => Err(internal(payload)),
@@ -106,10 +112,7 @@ pub fn detached<T: Send>(
 /// [`detached`] with the GIL kept (for calls too short to gain from
 /// releasing it): panics caught alike.
 pub fn held<T>(f: impl FnOnce() -> tessera::Result<T>) -> PyResult<T> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(r) => r.map_err(to_py),
-        Err(payload) => Err(internal(payload)),
-    }
+    settle(catch_unwind(AssertUnwindSafe(f)))
 }
 
 /// The exception for a caught panic's payload.

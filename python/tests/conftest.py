@@ -9,8 +9,15 @@ import tessera
 
 TIERS = tessera.tiers()["available"]
 SKIPPED = [t for t in tessera.tiers()["all"] if t not in TIERS]
-if SKIPPED:
-    print(f"tiers this CPU cannot run, skipped in the tier comparisons: {SKIPPED}")
+
+
+def pytest_report_header(config):
+    """Say in the run's header which tiers the comparisons cover and which
+    this CPU cannot run (those are skipped, not checked)."""
+    line = f"tessera tiers compared: {', '.join(TIERS)}"
+    if SKIPPED:
+        line += f"; skipped (this CPU cannot run them): {', '.join(SKIPPED)}"
+    return line
 
 
 @pytest.fixture

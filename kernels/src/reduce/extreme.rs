@@ -10,8 +10,6 @@
 //! element-by-element fold bit for bit, a NaN result being the block's
 //! first NaN (as the fold leaves it), whatever the tier.
 
-use crate::Tier;
-
 macro_rules! extremes {
     ($m:ident, $t:ty, $u:ty, $i:ty) => {
         pub(crate) mod $m {
@@ -185,29 +183,3 @@ macro_rules! extremes {
 
 extremes!(f32s, f32, u32, i32);
 extremes!(f64s, f64, u64, i64);
-
-/// The floats whose blocks [`f32s`] and [`f64s`] take.
-pub(crate) trait Extreme: Copy {
-    /// [`f32s::ext`] / [`f64s::ext`].
-    fn ext_on(tier: Tier, x: &[Self], max: bool) -> Self;
-    /// [`f32s::arg`] / [`f64s::arg`].
-    fn arg_on(tier: Tier, x: &[Self], max: bool) -> (Self, usize);
-}
-
-impl Extreme for f32 {
-    fn ext_on(tier: Tier, x: &[Self], max: bool) -> Self {
-        f32s::ext(tier, x, max)
-    }
-    fn arg_on(tier: Tier, x: &[Self], max: bool) -> (Self, usize) {
-        f32s::arg(tier, x, max)
-    }
-}
-
-impl Extreme for f64 {
-    fn ext_on(tier: Tier, x: &[Self], max: bool) -> Self {
-        f64s::ext(tier, x, max)
-    }
-    fn arg_on(tier: Tier, x: &[Self], max: bool) -> (Self, usize) {
-        f64s::arg(tier, x, max)
-    }
-}

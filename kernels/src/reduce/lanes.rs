@@ -150,7 +150,7 @@ fn fold<F: Copy>(mut l: [F; LANES], op: impl Fn(F, F) -> F) -> F {
 }
 
 macro_rules! lane_float {
-    ($t:ty, $dt:ident, $cut:expr, $u:expr, $avx:ident, $zmm:ident, $exp:path, $ln:path) => {
+    ($t:ty, $dt:ident, $cut:expr, $u:expr, $avx:ident, $zmm:ident, $ext:ident, $exp:path, $ln:path) => {
         impl LaneFloat for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -187,10 +187,10 @@ macro_rules! lane_float {
                 self as f64
             }
             fn ext_block_on(tier: Tier, x: &[Self], max: bool) -> Self {
-                <$t as super::extreme::Extreme>::ext_on(tier, x, max)
+                super::extreme::$ext::ext(tier, x, max)
             }
             fn arg_block_on(tier: Tier, x: &[Self], max: bool) -> (Self, usize) {
-                <$t as super::extreme::Extreme>::arg_on(tier, x, max)
+                super::extreme::$ext::arg(tier, x, max)
             }
             #[inline]
             fn sum_lanes_on(tier: Tier, x: &[Self]) -> [Self; LANES] {
@@ -296,6 +296,7 @@ lane_float!(
     5.960464477539063e-8,
     avx_f32,
     zmm_f32,
+    f32s,
     math::exp::exp_f32,
     math::log::log_f32
 );
@@ -306,6 +307,7 @@ lane_float!(
     1.1102230246251565e-16,
     avx_f64,
     zmm_f64,
+    f64s,
     math::exp::exp_f64,
     math::log::log_f64
 );
