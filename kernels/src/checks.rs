@@ -9,8 +9,10 @@ use crate::elementwise::self_overlap;
 use crate::error::{Error, Result};
 
 /// Refuse a destination that reaches one element twice (see
-/// [`self_overlap`]), as [`Error::Layout`] naming "destination".
-pub(crate) fn check_destination(dst: &ArrayViewMut<'_>) -> Result<()> {
+/// [`self_overlap`]), as [`Error::Layout`] naming "destination": the
+/// check every call makes of its destinations, for callers that must know
+/// before a call whether its destination will be taken.
+pub fn check_destination(dst: &ArrayViewMut<'_>) -> Result<()> {
     match self_overlap(dst.shape(), dst.strides()) {
         Some(reason) => Err(Error::Layout {
             operand: "destination".into(),

@@ -154,6 +154,14 @@ pub enum Error {
         /// What is wrong there.
         reason: String,
     },
+    /// A partial state of a reduction ([`crate::reduce::partial`]) that does
+    /// not fit the call: bytes that do not decode (tag, version, lengths),
+    /// states of different reductions, ranges that do not follow each other
+    /// or do not cover every term.
+    Partial {
+        /// What is wrong.
+        reason: String,
+    },
     /// A dispatch family whose measured error misses its stated bound
     /// ([`crate::probe`]): this process's build or CPU does not compute it
     /// as the contract says.
@@ -221,6 +229,7 @@ impl fmt::Display for Error {
                 offset,
                 reason,
             } => write!(f, "{format} input, at byte {offset}: {reason}"),
+            Error::Partial { reason } => write!(f, "partial state: {reason}"),
             Error::Probe {
                 family,
                 measured,

@@ -106,7 +106,8 @@ pub use assembly::{
 };
 pub use attention::{attention, attention_refusal, AttentionPlan, Kv};
 pub use cast::{cast, CastMode};
-pub use contract::{contract, matmul, ContractSpec};
+pub use checks::check_destination;
+pub use contract::{contract, contract_in_order, matmul, ContractSpec};
 pub use elementwise::{elementwise, result_dtype};
 pub use error::{Error, Result};
 pub use map::{map, map_in_place, MapPlan, Program, ProgramBuilder};

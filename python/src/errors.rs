@@ -31,7 +31,8 @@ fn class_of(e: &Error) -> (&'static str, Builtin) {
         | Error::Attribute { .. }
         | Error::Program { .. }
         | Error::Parse { .. }
-        | Error::Encoding { .. } => ("ArgumentError", Builtin::Value),
+        | Error::Encoding { .. }
+        | Error::Partial { .. } => ("ArgumentError", Builtin::Value),
         Error::Alloc { .. } => ("AllocationError", Builtin::Memory),
         Error::TierUnavailable(_) => ("TierError", Builtin::Runtime),
         _ => ("TesseraError", Builtin::Runtime),

@@ -266,6 +266,28 @@ pub fn contract(
     contract_in(a, b, init, dst, spec, exec, None, Panels::Cache)
 }
 
+/// [`contract`] in a given association instead of the one [`choose_order`]
+/// picks from the call's own rows, columns and depth: a block of the rows
+/// (or columns) of a larger contraction, run in that contraction's order,
+/// gives exactly those outputs of it (each output's products are associated
+/// by its own k alone in either order), which a caller splitting a
+/// contraction over processes needs. Integer accumulators are exact in any
+/// order and ignore it.
+///
+/// # Errors
+/// As [`contract`].
+pub fn contract_in_order(
+    spec: &ContractSpec,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    order: Order,
+    exec: &Exec,
+) -> Result<()> {
+    contract_in(a, b, init, dst, spec, *exec, Some(order), Panels::Cache)
+}
+
 /// A contraction planned once from its spec and its operands' shapes and
 /// dtypes (no `exec`): the checks of the spec against the shapes, the
 /// destination's shape, and the scratch a run needs, made before any run

@@ -535,32 +535,62 @@ pub(crate) fn cmul<F: LaneFloat>(a: Complex<F>, b: Complex<F>) -> Complex<F> {
     Complex::new(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re)
 }
 
-/// One block of complex terms in lane order (lanes holding no term take no
-/// part).
-pub(crate) fn complex_block<F: LaneFloat>(x: &[Complex<F>], prod: bool) -> Complex<F> {
-    let op = |a: Complex<F>, b: Complex<F>| {
-        if prod {
-            cmul(a, b)
-        } else {
-            Complex::new(a.re + b.re, a.im + b.im)
-        }
-    };
-    let used = x.len().min(16);
-    let mut l = [Complex::new(F::ZERO, F::ZERO); 16];
-    for (j, &v) in x.iter().enumerate() {
-        let i = j % 16;
-        l[i] = if j < 16 && prod { v } else { op(l[i], v) };
+/// The complex lane operation: a sum, or the product `(ac - bd) + i(ad + bc)`.
+#[inline]
+fn complex_op<F: LaneFloat>(prod: bool, a: Complex<F>, b: Complex<F>) -> Complex<F> {
+    if prod {
+        cmul(a, b)
+    } else {
+        Complex::new(a.re + b.re, a.im + b.im)
     }
+}
+
+/// Term `j` of a block (its position from the block's start) into complex
+/// lane `j mod 16`: a product lane starts from its first term, a sum lane
+/// from +0.
+#[inline]
+pub(crate) fn complex_push<F: LaneFloat>(
+    l: &mut [Complex<F>; 16],
+    j: usize,
+    v: Complex<F>,
+    prod: bool,
+) {
+    let i = j % 16;
+    l[i] = if j < 16 && prod {
+        v
+    } else {
+        complex_op(prod, l[i], v)
+    };
+}
+
+/// The block value of complex lanes that hold `count` terms: the lane fold,
+/// lanes holding no term taking no part.
+pub(crate) fn complex_fold<F: LaneFloat>(
+    mut l: [Complex<F>; 16],
+    count: usize,
+    prod: bool,
+) -> Complex<F> {
+    let used = count.min(16);
     let mut w = 8;
     while w >= 1 {
         for i in 0..w {
             if i + w < used {
-                l[i] = op(l[i], l[i + w]);
+                l[i] = complex_op(prod, l[i], l[i + w]);
             }
         }
         w /= 2;
     }
     l[0]
+}
+
+/// One block of complex terms in lane order (lanes holding no term take no
+/// part).
+pub(crate) fn complex_block<F: LaneFloat>(x: &[Complex<F>], prod: bool) -> Complex<F> {
+    let mut l = [Complex::new(F::ZERO, F::ZERO); 16];
+    for (j, &v) in x.iter().enumerate() {
+        complex_push(&mut l, j, v, prod);
+    }
+    complex_fold(l, x.len(), prod)
 }
 
 impl<F: LaneFloat> Pass<Complex<F>> for CSumProd
@@ -579,11 +609,7 @@ where
         complex_block(x, self.0)
     }
     fn combine(&self, a: Complex<F>, b: Complex<F>) -> Complex<F> {
-        if self.0 {
-            cmul(a, b)
-        } else {
-            Complex::new(a.re + b.re, a.im + b.im)
-        }
+        complex_op(self.0, a, b)
     }
 }
 

@@ -49,6 +49,7 @@ mod engine;
 mod extreme;
 pub mod fast_scan;
 pub mod lanes;
+pub mod partial;
 pub mod scan;
 pub mod series;
 mod source;
@@ -67,6 +68,9 @@ use engine::*;
 pub use fast_scan::{fast_scan, FastScanOp};
 use lanes::LaneFloat;
 use num_complex::Complex;
+pub use partial::{
+    partial_stages, reduce_centres, reduce_finish, reduce_partial, Centres, Partial, TermRange,
+};
 pub use scan::{scan, scan_in_place, scan_many, scan_query, scan_terms, ScanOp, ScanShapes};
 pub use series::{diff, ema, rolling_max, rolling_mean, rolling_min, sum_squared_deviations};
 use source::Source;
@@ -824,23 +828,53 @@ pub(crate) fn logsumexp<F: LaneFloat + Carrier>(
     threads: usize,
 ) -> Result<Vec<F>> {
     let m: Vec<F> = run_pass(src, &FExt(true, tier), threads)?;
-    let c: Vec<F> = m
-        .iter()
-        .map(|&v| if v.is_finite() { v } else { F::ZERO })
-        .collect();
+    let c: Vec<F> = m.iter().map(|&v| lse_centre(v)).collect();
     let exp = F::unary_kernel(tier, crate::Kind::Exp);
     let s: Vec<F> = run_pass(src, &LseSum { tier, c, exp }, threads)?;
-    Ok(m.iter()
-        .zip(&s)
-        .map(|(&m, &s)| {
-            if m.is_nan() {
-                m
-            } else {
-                let c = if m.is_finite() { m } else { F::ZERO };
-                c + s.ln()
-            }
-        })
-        .collect())
+    Ok(m.iter().zip(&s).map(|(&m, &s)| lse_result(m, s)).collect())
+}
+
+/// Logsumexp's centre: the maximum where finite, else 0.
+pub(crate) fn lse_centre<F: LaneFloat>(m: F) -> F {
+    if m.is_finite() {
+        m
+    } else {
+        F::ZERO
+    }
+}
+
+/// Logsumexp from the maximum `m` and the sum `s` of `e(x - c)`.
+pub(crate) fn lse_result<F: LaneFloat>(m: F, s: F) -> F {
+    if m.is_nan() {
+        m
+    } else {
+        lse_centre(m) + s.ln()
+    }
+}
+
+/// The L2 norm from the largest magnitude `s` and `Σ (x / s)²`.
+pub(crate) fn l2_result<F: LaneFloat>(s: F, q: F) -> F {
+    if s == F::ZERO || !s.is_finite() {
+        s
+    } else {
+        s * q.sqrt()
+    }
+}
+
+/// The variance from the mean `c`, `Σd²`, `Σd` and the count `n`.
+pub(crate) fn variance_result<F: LaneFloat>(c: F, (s2, s1): (F, F), n: F) -> F {
+    if c.is_nan() {
+        return c;
+    }
+    if s2 == F::INF {
+        return s2;
+    }
+    let v = (s2 - s1 * (s1 / n)) / n;
+    if v < F::ZERO {
+        F::ZERO
+    } else {
+        v
+    }
 }
 
 pub(crate) fn l2<F: LaneFloat + Carrier>(
@@ -853,16 +887,7 @@ pub(crate) fn l2<F: LaneFloat + Carrier>(
         .map(|v| if src.n == 0 { F::ZERO } else { v })
         .collect();
     let q: Vec<F> = run_pass(src, &ScaledSquares { tier, s: s.clone() }, threads)?;
-    Ok(s.iter()
-        .zip(&q)
-        .map(|(&s, &q)| {
-            if s == F::ZERO || !s.is_finite() {
-                s
-            } else {
-                s * q.sqrt()
-            }
-        })
-        .collect())
+    Ok(s.iter().zip(&q).map(|(&s, &q)| l2_result(s, q)).collect())
 }
 
 pub(crate) fn mean<F: LaneFloat + Carrier>(
@@ -885,20 +910,7 @@ pub(crate) fn variance<F: LaneFloat + Carrier>(
     let sums: Vec<(F, F)> = run_pass(src, &DevSums { tier, c: c.clone() }, threads)?;
     Ok(c.iter()
         .zip(&sums)
-        .map(|(&c, &(s2, s1))| {
-            if c.is_nan() {
-                return c;
-            }
-            if s2 == F::INF {
-                return s2;
-            }
-            let v = (s2 - s1 * (s1 / n)) / n;
-            if v < F::ZERO {
-                F::ZERO
-            } else {
-                v
-            }
-        })
+        .map(|(&c, &s)| variance_result(c, s, n))
         .collect())
 }
 

@@ -94,8 +94,12 @@ pub(crate) struct Source {
     /// Reduced axes, merged where every operand allows, and their strides.
     red_shape: Vec<usize>,
     red_strides: Vec<[isize; 2]>,
-    /// Terms per output.
+    /// Terms per output (of the window, where one is set).
     pub n: usize,
+    /// The window's first term ([`Source::set_window`]; 0 for all terms).
+    skip: usize,
+    /// Terms per output of the operands.
+    full: usize,
     /// Outputs.
     pub outputs: usize,
     carrier: DType,
@@ -195,6 +199,8 @@ impl Source {
             red_shape,
             red_strides,
             n,
+            skip: 0,
+            full: n,
             outputs,
             carrier,
             tier,
@@ -241,11 +247,23 @@ impl Source {
             red_shape: vec![n],
             red_strides: vec![[0; 2]],
             n,
+            skip: 0,
+            full: n,
             outputs,
             carrier,
             tier,
             program: Some(ProgramTerms { terms, conv }),
         })
+    }
+
+    /// Restrict every output's terms to `skip .. skip + len` of the
+    /// operands' numbering, renumbered from 0 (so a pass over the source
+    /// sees `len` terms per output); `(0, all)` restores the whole. A
+    /// window past the terms is refused by the caller (debug-checked here).
+    pub(crate) fn set_window(&mut self, skip: usize, len: usize) {
+        debug_assert!(skip.checked_add(len).is_some_and(|e| e <= self.full));
+        self.skip = skip;
+        self.n = len;
     }
 
     /// Fresh scratch for one thread: the buffers are sized at their first
@@ -286,6 +304,7 @@ impl Source {
         if !ok {
             return None;
         }
+        let t0 = t0 + self.skip;
         let base = self.outer_pos(o, 0);
         // SAFETY: the position is inside the validated view (computed, not read).
         let p = unsafe { a.base.offset((base + t0 as isize) * a.item as isize) };
@@ -309,8 +328,9 @@ impl Source {
     ) -> &'s [C] {
         debug_assert_eq!(C::DTYPE, self.carrier);
         debug_assert!(len <= BLOCK && t0 + len <= self.n);
+        let t0 = t0 + self.skip;
         if let Some(p) = &self.program {
-            return Self::fetch_program(p, o * self.n + t0, len, s);
+            return Self::fetch_program(p, o * self.full + t0, len, s);
         }
         if self.arity == 1 {
             let (first, _) = s.buf.split_at_mut(1);
@@ -365,6 +385,7 @@ impl Source {
     ) -> (&'s [C], &'s [C]) {
         debug_assert_eq!(self.arity, 2);
         debug_assert!(len <= BLOCK && t0 + len <= self.n);
+        let t0 = t0 + self.skip;
         let [b0, b1, _] = &mut s.buf;
         let dx = self.fetch_one(0, o, t0, len, &mut s.raw, b0, &mut s.idx);
         let dy = self.fetch_one(1, o, t0, len, &mut s.raw, b1, &mut s.idx);

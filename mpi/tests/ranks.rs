@@ -1,0 +1,388 @@
+//! The distributed calls against the single-process calls, bit for bit, at
+//! whatever process count this program is started with (`mpiexec -n 1 … 4`;
+//! plain `cargo test` runs it as one process): every rank builds the same
+//! whole arrays from one seed, takes its rows of an uneven split (empty
+//! ranks and single rows among them), calls the distributed function on its
+//! own tier and thread count, and compares with the one-process call on the
+//! whole array. Then the collective refusals: a bad destination on one
+//! rank, a dtype that differs, a failure injected mid-call on one rank:
+//! every rank gets the same error and no destination changes.
+//!
+//! One program (no test harness): MPI is initialised once per process and
+//! driven from one thread.
+
+use mpi::traits::*;
+use tessera::{
+    available_tiers, cast, contract, ArrayView, ArrayViewMut, CastMode, ContractSpec, DType, Exec,
+    ReduceOp,
+};
+use tessera_mpi::{contract_rows, fault, reduce, reduce_many, DistError};
+use tessera_testkit::rng::Rng;
+
+/// Values with NaNs, ±0, infinities and subnormals now and then.
+fn value(rng: &mut Rng, wild: bool) -> f64 {
+    if wild {
+        match rng.below(50) {
+            0 => return f64::NAN,
+            1 => return -0.0,
+            2 => return 0.0,
+            3 => return f64::INFINITY,
+            4 => return 1e-310,
+            5 => return -2e-40,
+            _ => {}
+        }
+    }
+    (rng.unit() - 0.5) * 2f64.powi(rng.below(10) as i32 - 5)
+}
+
+/// `count` elements of `dtype` (floats through a cast from f64).
+fn elements(rng: &mut Rng, dtype: DType, count: usize, wild: bool) -> Vec<u8> {
+    let info = dtype.info();
+    if info.class == tessera::Class::Float {
+        let v: Vec<f64> = (0..count).map(|_| value(rng, wild)).collect();
+        let mut out = vec![0u8; count * info.item_bytes];
+        let x = ArrayView::from_slice(&v, &[count]).unwrap();
+        let mut d = ArrayViewMut::contiguous(dtype, &[count], &mut out).unwrap();
+        cast(CastMode::Default, &x, &mut d, &Exec::default().threads(1)).unwrap();
+        out
+    } else {
+        (0..count * info.item_bytes)
+            .map(|_| rng.next_u32() as u8)
+            .collect()
+    }
+}
+
+/// An uneven split of `rows` over `size` ranks (the same on every rank):
+/// this rank's first row and row count.
+fn split(rng: &mut Rng, rows: usize, size: usize, rank: usize) -> (usize, usize) {
+    let mut cuts: Vec<usize> = (0..size - 1).map(|_| rng.below_usize(rows + 1)).collect();
+    cuts.sort_unstable();
+    let lo = if rank == 0 { 0 } else { cuts[rank - 1] };
+    let hi = if rank + 1 == size { rows } else { cuts[rank] };
+    (lo, hi - lo)
+}
+
+/// This rank's own tier and thread count.
+fn my_exec(rank: usize) -> Exec {
+    let tiers = available_tiers();
+    Exec::on(tiers[rank % tiers.len()]).threads(1 + rank % 3)
+}
+
+struct Ctx<'w> {
+    world: &'w mpi::topology::SimpleCommunicator,
+    rank: usize,
+    size: usize,
+    checked: usize,
+}
+
+fn bytes_of(shape: &[usize], dtype: DType) -> usize {
+    shape.iter().product::<usize>() * dtype.info().item_bytes
+}
+
+fn reductions(ctx: &mut Ctx, rng: &mut Rng) {
+    let dtypes = [
+        DType::F32,
+        DType::F64,
+        DType::Bf16,
+        DType::F16,
+        DType::C64,
+        DType::I32,
+        DType::U8,
+        DType::I64,
+    ];
+    let shapes: [(&[usize], &[usize]); 5] = [
+        (&[3000], &[0]),
+        (&[1], &[0]),
+        (&[2100, 3], &[0]),
+        (&[40, 7, 5], &[0, 2]),
+        (&[9, 4], &[1]),
+    ];
+    for dtype in dtypes {
+        for op in ReduceOp::ALL {
+            if op == ReduceOp::Sum2 || !op.accepts(dtype) {
+                continue;
+            }
+            for (shape, axes) in shapes {
+                let x = elements(rng, dtype, shape.iter().product(), true);
+                let (lo, n) = split(rng, shape[0], ctx.size, ctx.rank);
+                let row = bytes_of(&shape[1..], dtype);
+                let mut local_shape = shape.to_vec();
+                local_shape[0] = n;
+                let xl = ArrayView::contiguous(dtype, &local_shape, &x[lo * row..(lo + n) * row])
+                    .unwrap();
+                let xw = ArrayView::contiguous(dtype, shape, &x).unwrap();
+                let od = if matches!(op, ReduceOp::ArgMax | ReduceOp::ArgMin) {
+                    DType::I64
+                } else {
+                    dtype
+                };
+                let distributed = axes.contains(&0);
+                let oshape = |s: &[usize]| -> Vec<usize> {
+                    (0..s.len())
+                        .filter(|a| !axes.contains(a))
+                        .map(|a| s[a])
+                        .collect()
+                };
+                let (want_shape, src) = if distributed {
+                    (oshape(shape), xw.clone())
+                } else {
+                    (oshape(&local_shape), xl.clone())
+                };
+                let mut want = vec![0x5Au8; bytes_of(&want_shape, od)];
+                let single = tessera::reduce(
+                    op,
+                    axes,
+                    &src,
+                    &mut ArrayViewMut::contiguous(od, &want_shape, &mut want).unwrap(),
+                    &Exec::default(),
+                );
+                let mut got = vec![0x5Au8; want.len()];
+                let dist = reduce(
+                    ctx.world,
+                    op,
+                    axes,
+                    &xl,
+                    &mut ArrayViewMut::contiguous(od, &want_shape, &mut got).unwrap(),
+                    &my_exec(ctx.rank),
+                );
+                match (single, dist) {
+                    (Ok(()), Ok(())) => assert_eq!(
+                        got,
+                        want,
+                        "rank {}: {} of {dtype} {shape:?} along {axes:?}, rows {lo}+{n}",
+                        ctx.rank,
+                        op.name()
+                    ),
+                    // The one-process call refuses only what every rank
+                    // refuses (a Max of no term): nothing written.
+                    (Err(_), Err(DistError::Refused { .. })) => {
+                        assert!(got.iter().all(|&b| b == 0x5A))
+                    }
+                    (s, d) => panic!(
+                        "rank {}: {} of {dtype} {shape:?}: single {s:?}, distributed {d:?}",
+                        ctx.rank,
+                        op.name()
+                    ),
+                }
+                ctx.checked += 1;
+            }
+        }
+    }
+}
+
+fn many_and_two_stage(ctx: &mut Ctx, rng: &mut Rng) {
+    let shape = [5000usize, 2];
+    let x = elements(rng, DType::F32, 10_000, false);
+    let (lo, n) = split(rng, 5000, ctx.size, ctx.rank);
+    let xl = ArrayView::contiguous(DType::F32, &[n, 2], &x[lo * 8..(lo + n) * 8]).unwrap();
+    let xw = ArrayView::contiguous(DType::F32, &shape, &x).unwrap();
+    let ops = [
+        ReduceOp::Sum,
+        ReduceOp::Logsumexp,
+        ReduceOp::Variance,
+        ReduceOp::L2Norm,
+        ReduceOp::ArgMin,
+    ];
+    let mut want: Vec<Vec<u8>> = ops.iter().map(|_| vec![0u8; 16]).collect();
+    let mut got = want.clone();
+    for (k, &op) in ops.iter().enumerate() {
+        let od = if op == ReduceOp::ArgMin {
+            DType::I64
+        } else {
+            DType::F32
+        };
+        let len = 2 * od.info().item_bytes;
+        let mut d = ArrayViewMut::contiguous(od, &[1, 2], &mut want[k][..len]).unwrap();
+        tessera::reduce(op, &[0], &xw, &mut d, &Exec::default()).unwrap();
+    }
+    {
+        let mut views: Vec<ArrayViewMut> = got
+            .iter_mut()
+            .zip(&ops)
+            .map(|(g, &op)| {
+                let od = if op == ReduceOp::ArgMin {
+                    DType::I64
+                } else {
+                    DType::F32
+                };
+                let len = 2 * od.info().item_bytes;
+                ArrayViewMut::contiguous(od, &[1, 2], &mut g[..len]).unwrap()
+            })
+            .collect();
+        let mut outs: Vec<(ReduceOp, &mut ArrayViewMut)> =
+            ops.iter().copied().zip(views.iter_mut()).collect();
+        reduce_many(ctx.world, &[0], &xl, &mut outs, &my_exec(ctx.rank)).unwrap();
+    }
+    assert_eq!(got, want, "rank {}: reduce_many", ctx.rank);
+    ctx.checked += 1;
+}
+
+fn contractions(ctx: &mut Ctx, rng: &mut Rng) {
+    for (dtype, m, k, n) in [
+        (DType::F32, 20usize, 33usize, 24usize),
+        (DType::F64, 9, 300, 7),
+        (DType::F32, 3, 2000, 2),
+        (DType::C64, 12, 17, 6),
+        (DType::I8, 30, 40, 10),
+    ] {
+        let acc = match dtype {
+            DType::I8 => DType::I32,
+            d => d,
+        };
+        let a = elements(rng, dtype, m * k, false);
+        let b = elements(rng, dtype, k * n, false);
+        let (lo, rows) = split(rng, m, ctx.size, ctx.rank);
+        let row = k * dtype.info().item_bytes;
+        let al = ArrayView::contiguous(dtype, &[rows, k], &a[lo * row..(lo + rows) * row]).unwrap();
+        let aw = ArrayView::contiguous(dtype, &[m, k], &a).unwrap();
+        let bv = ArrayView::contiguous(dtype, &[k, n], &b).unwrap();
+        let spec = ContractSpec::matmul(2, acc);
+        let item = acc.info().item_bytes;
+        let mut want = vec![0u8; m * n * item];
+        contract(
+            &spec,
+            &aw,
+            &bv,
+            None,
+            &mut ArrayViewMut::contiguous(acc, &[m, n], &mut want).unwrap(),
+            &Exec::default(),
+        )
+        .unwrap();
+        let mut got = vec![0u8; rows * n * item];
+        contract_rows(
+            ctx.world,
+            &spec,
+            &al,
+            &bv,
+            None,
+            &mut ArrayViewMut::contiguous(acc, &[rows, n], &mut got).unwrap(),
+            &my_exec(ctx.rank),
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            want[lo * n * item..(lo + rows) * n * item],
+            "rank {}: {dtype} {m}x{k}x{n}, rows {lo}+{rows}",
+            ctx.rank
+        );
+        ctx.checked += 1;
+    }
+}
+
+/// A reduction of 4000 f64 split evenly, `bad` changing this rank's call;
+/// the destination's bytes after the call and its outcome.
+fn attempt(
+    ctx: &Ctx,
+    op: ReduceOp,
+    bad: impl Fn(usize) -> Option<(Vec<usize>, DType)>,
+) -> (std::result::Result<(), DistError>, bool) {
+    let x: Vec<f64> = (0..4000).map(|i| (i as f64 * 0.37).sin()).collect();
+    let per = 4000 / ctx.size;
+    let lo = ctx.rank * per;
+    let n = if ctx.rank + 1 == ctx.size {
+        4000 - lo
+    } else {
+        per
+    };
+    let (shape, dtype) = bad(ctx.rank).unwrap_or((vec![], DType::F64));
+    let mut out = [0x77u8; 8];
+    let outcome = {
+        let xl_bytes: &[u8] = bytemuck_f64(&x[lo..lo + n]);
+        let xl = ArrayView::contiguous(DType::F64, &[n], xl_bytes).unwrap();
+        let len = shape.iter().product::<usize>() * dtype.info().item_bytes;
+        let mut d = ArrayViewMut::contiguous(dtype, &shape, &mut out[..len]).unwrap();
+        reduce(ctx.world, op, &[0], &xl, &mut d, &my_exec(ctx.rank))
+    };
+    (outcome, out.iter().all(|&b| b == 0x77))
+}
+
+fn bytemuck_f64(v: &[f64]) -> &[u8] {
+    // SAFETY: f64 has no padding and every byte of it is initialised; u8
+    // has alignment 1 and the length covers exactly the values.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
+fn refusals(ctx: &mut Ctx) {
+    let last = ctx.size - 1;
+    // A destination of the wrong shape on the last rank.
+    let (r, untouched) = attempt(ctx, ReduceOp::Sum, |rank| {
+        (rank == last).then(|| (vec![1, 1, 1, 1], DType::F64))
+    });
+    match r {
+        Err(DistError::Refused { rank, .. }) => assert_eq!(rank as usize, last),
+        other => panic!("rank {}: a bad destination gave {other:?}", ctx.rank),
+    }
+    assert!(untouched, "rank {}: written after a refusal", ctx.rank);
+    // A dtype that differs (where there are two ranks to differ).
+    let (r, untouched) = attempt(ctx, ReduceOp::Logsumexp, |rank| {
+        (rank == last && last > 0).then(|| (vec![], DType::F32))
+    });
+    if last > 0 {
+        assert!(
+            matches!(r, Err(DistError::Mismatch { .. })),
+            "rank {}: {r:?}",
+            ctx.rank
+        );
+        assert!(untouched);
+    } else {
+        assert!(r.is_ok());
+    }
+    // A failure while computing a state on the last rank, and one while
+    // merging on rank 0 (the second stage of a Variance).
+    for (point, who) in [("state", last), ("merge", 0)] {
+        if ctx.rank == who {
+            fault::inject(Some(point));
+        }
+        let (r, untouched) = attempt(ctx, ReduceOp::Variance, |_| None);
+        fault::inject(None);
+        if point == "merge" && ctx.size == 1 {
+            // One rank merges nothing.
+            assert!(r.is_ok());
+            continue;
+        }
+        match r {
+            Err(DistError::Refused { rank, message }) => {
+                assert_eq!(rank as usize, who, "{message}");
+                assert!(message.contains("injected"), "{message}");
+            }
+            other => panic!("rank {}: a failure at {point} gave {other:?}", ctx.rank),
+        }
+        assert!(untouched, "rank {}: written after a failure", ctx.rank);
+    }
+    // Every rank still agrees after the refusals: a last good call.
+    let (r, _) = attempt(ctx, ReduceOp::Sum, |_| None);
+    assert!(r.is_ok());
+    ctx.checked += 5;
+}
+
+fn main() {
+    let universe = mpi::initialize().expect("MPI initialises");
+    let world = universe.world();
+    let mut ctx = Ctx {
+        world: &world,
+        rank: world.rank() as usize,
+        size: world.size() as usize,
+        checked: 0,
+    };
+    let mut rng = Rng::for_label("mpi-ranks", tessera_testkit::rng::seed());
+    reductions(&mut ctx, &mut rng);
+    many_and_two_stage(&mut ctx, &mut rng);
+    contractions(&mut ctx, &mut rng);
+    refusals(&mut ctx);
+    let mut total = 0usize;
+    world.all_reduce_into(
+        &ctx.checked,
+        &mut total,
+        mpi::collective::SystemOperation::sum(),
+    );
+    if ctx.rank == 0 {
+        println!(
+            "tessera-mpi: {} ranks, {} checks per rank ({} in all) gave the single-process bits \
+             and the collective refusals (tiers {:?})",
+            ctx.size,
+            ctx.checked,
+            total,
+            available_tiers()
+        );
+    }
+}
