@@ -30,11 +30,13 @@ mod agree;
 mod contract;
 mod error;
 mod reduce;
+mod scan;
 mod tree;
 
 pub use contract::contract_rows;
 pub use error::DistError;
 pub use reduce::{reduce, reduce_many};
+pub use scan::scan;
 
 /// Fault injection for the tests of collective failure: the next call on
 /// this process fails at `point` (`"state"`: computing its partial state;

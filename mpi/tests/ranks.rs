@@ -12,11 +12,12 @@
 //! driven from one thread.
 
 use mpi::traits::*;
+use tessera::ScanOp;
 use tessera::{
     available_tiers, cast, contract, ArrayView, ArrayViewMut, CastMode, ContractSpec, DType, Exec,
     ReduceOp,
 };
-use tessera_mpi::{contract_rows, fault, reduce, reduce_many, DistError};
+use tessera_mpi::{contract_rows, fault, reduce, reduce_many, scan, DistError};
 use tessera_testkit::rng::Rng;
 
 /// Values with NaNs, ±0, infinities and subnormals now and then.
@@ -269,6 +270,87 @@ fn contractions(ctx: &mut Ctx, rng: &mut Rng) {
     }
 }
 
+fn scans(ctx: &mut Ctx, rng: &mut Rng) {
+    let cases: [(DType, ScanOp, &[usize], usize); 10] = [
+        (DType::F32, ScanOp::Sum, &[9000, 3], 0),
+        (DType::F64, ScanOp::Sum, &[13000], 0),
+        (DType::Bf16, ScanOp::Sum, &[4097, 2], 0),
+        (DType::F32, ScanOp::Prod, &[8200], 0),
+        (DType::F64, ScanOp::Max, &[9000, 2], 0),
+        (DType::F32, ScanOp::Min, &[5000], 0),
+        (DType::I32, ScanOp::Sum, &[9000], 0),
+        (DType::C64, ScanOp::Sum, &[6000], 0),
+        (DType::F32, ScanOp::ArgMax, &[50, 300], 1),
+        (DType::F64, ScanOp::Variance, &[40, 70], 1),
+    ];
+    for (dtype, op, shape, axis) in cases {
+        for with_carry in [false, true] {
+            if with_carry && !op.takes_carry() {
+                continue;
+            }
+            let count: usize = shape.iter().product();
+            let x = if op == ScanOp::Prod {
+                // Factors near 1: the products stay finite.
+                let v: Vec<f32> = (0..count)
+                    .map(|_| 1.0 + (rng.unit() as f32 - 0.5) / 256.0)
+                    .collect();
+                bytemuck_f32(&v).to_vec()
+            } else {
+                elements(rng, dtype, count, true)
+            };
+            let c = tessera::reduce::carrier(dtype);
+            let rest = &shape[1..];
+            let carry_bytes = elements(rng, c, rest.iter().product(), false);
+            let carry_view = ArrayView::contiguous(c, rest, &carry_bytes).unwrap();
+            let carry = with_carry.then_some(&carry_view);
+            let (lo, n) = split(rng, shape[0], ctx.size, ctx.rank);
+            let row = bytes_of(rest, dtype);
+            let mut local_shape = shape.to_vec();
+            local_shape[0] = n;
+            let xl =
+                ArrayView::contiguous(dtype, &local_shape, &x[lo * row..(lo + n) * row]).unwrap();
+            let xw = ArrayView::contiguous(dtype, shape, &x).unwrap();
+            let od = if op.is_arg() { DType::I64 } else { dtype };
+            let orow = bytes_of(rest, od);
+            let mut want = vec![0u8; count * od.info().item_bytes];
+            tessera::scan(
+                op,
+                axis,
+                &xw,
+                carry,
+                &mut ArrayViewMut::contiguous(od, shape, &mut want).unwrap(),
+                &Exec::default(),
+            )
+            .unwrap();
+            let mut got = vec![0u8; n * orow];
+            scan(
+                ctx.world,
+                op,
+                axis,
+                &xl,
+                carry,
+                &mut ArrayViewMut::contiguous(od, &local_shape, &mut got).unwrap(),
+                &my_exec(ctx.rank),
+            )
+            .unwrap();
+            assert_eq!(
+                got,
+                want[lo * orow..(lo + n) * orow],
+                "rank {}: {} scan of {dtype} {shape:?} along {axis}, rows {lo}+{n}, carry {with_carry}",
+                ctx.rank,
+                op.name()
+            );
+            ctx.checked += 1;
+        }
+    }
+}
+
+fn bytemuck_f32(v: &[f32]) -> &[u8] {
+    // SAFETY: f32 has no padding and every byte of it is initialised; u8
+    // has alignment 1 and the length covers exactly the values.
+    unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) }
+}
+
 /// A reduction of 4000 f64 split evenly, `bad` changing this rank's call;
 /// the destination's bytes after the call and its outcome.
 fn attempt(
@@ -368,6 +450,7 @@ fn main() {
     reductions(&mut ctx, &mut rng);
     many_and_two_stage(&mut ctx, &mut rng);
     contractions(&mut ctx, &mut rng);
+    scans(&mut ctx, &mut rng);
     refusals(&mut ctx);
     let mut total = 0usize;
     world.all_reduce_into(
