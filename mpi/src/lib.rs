@@ -29,12 +29,14 @@
 mod agree;
 mod contract;
 mod error;
+mod fft;
 mod reduce;
 mod scan;
 mod tree;
 
 pub use contract::contract_rows;
 pub use error::DistError;
+pub use fft::fft_c2c;
 pub use reduce::{reduce, reduce_many};
 pub use scan::scan;
 

@@ -17,7 +17,8 @@ use tessera::{
     available_tiers, cast, contract, ArrayView, ArrayViewMut, CastMode, ContractSpec, DType, Exec,
     ReduceOp,
 };
-use tessera_mpi::{contract_rows, fault, reduce, reduce_many, scan, DistError};
+use tessera::fft::{Direction, Norm};
+use tessera_mpi::{contract_rows, fault, fft_c2c, reduce, reduce_many, scan, DistError};
 use tessera_testkit::rng::Rng;
 
 /// Values with NaNs, ±0, infinities and subnormals now and then.
@@ -345,6 +346,57 @@ fn scans(ctx: &mut Ctx, rng: &mut Rng) {
     }
 }
 
+fn transforms(ctx: &mut Ctx, rng: &mut Rng) {
+    let cases: [(DType, &[usize], &[usize], Direction, Norm); 7] = [
+        (DType::C64, &[16, 12], &[0, 1], Direction::Forward, Norm::None),
+        (DType::C128, &[30, 7], &[0, 1], Direction::Inverse, Norm::Backward),
+        (DType::C64, &[9, 10, 6], &[0, 1, 2], Direction::Forward, Norm::Ortho),
+        (DType::C128, &[8, 5, 4], &[0, 2], Direction::Forward, Norm::Forward),
+        (DType::C64, &[67, 3], &[0], Direction::Inverse, Norm::Ortho),
+        (DType::C64, &[6, 64], &[1], Direction::Forward, Norm::Backward),
+        (DType::C128, &[3, 2], &[0, 1], Direction::Forward, Norm::None),
+    ];
+    for (dtype, shape, axes, direction, norm) in cases {
+        let count: usize = shape.iter().product();
+        let part = if dtype == DType::C64 { DType::F32 } else { DType::F64 };
+        let x = elements(rng, part, 2 * count, false);
+        let (lo, n) = split(rng, shape[0], ctx.size, ctx.rank);
+        let row = bytes_of(&shape[1..], dtype);
+        let mut local = shape.to_vec();
+        local[0] = n;
+        let xl = ArrayView::contiguous(dtype, &local, &x[lo * row..(lo + n) * row]).unwrap();
+        let xw = ArrayView::contiguous(dtype, shape, &x).unwrap();
+        let mut want = vec![0u8; x.len()];
+        tessera::fft::c2c(
+            axes,
+            direction,
+            norm,
+            &xw,
+            &mut ArrayViewMut::contiguous(dtype, shape, &mut want).unwrap(),
+            &Exec::default(),
+        )
+        .unwrap();
+        let mut got = vec![0u8; n * row];
+        fft_c2c(
+            ctx.world,
+            axes,
+            direction,
+            norm,
+            &xl,
+            &mut ArrayViewMut::contiguous(dtype, &local, &mut got).unwrap(),
+            &my_exec(ctx.rank),
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            want[lo * row..(lo + n) * row],
+            "rank {}: c2c of {dtype} {shape:?} along {axes:?} {direction:?} {norm:?}, rows {lo}+{n}",
+            ctx.rank
+        );
+        ctx.checked += 1;
+    }
+}
+
 fn bytemuck_f32(v: &[f32]) -> &[u8] {
     // SAFETY: f32 has no padding and every byte of it is initialised; u8
     // has alignment 1 and the length covers exactly the values.
@@ -451,6 +503,7 @@ fn main() {
     many_and_two_stage(&mut ctx, &mut rng);
     contractions(&mut ctx, &mut rng);
     scans(&mut ctx, &mut rng);
+    transforms(&mut ctx, &mut rng);
     refusals(&mut ctx);
     let mut total = 0usize;
     world.all_reduce_into(
