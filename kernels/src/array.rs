@@ -341,7 +341,9 @@ impl<'a> ArrayViewMut<'a> {
             data: self.data,
         }
     }
-    pub(crate) fn data_mut(&mut self) -> &mut [u8] {
+    /// The bytes the view addresses, writable (the layout says which of
+    /// them are its elements).
+    pub fn data_mut(&mut self) -> &mut [u8] {
         self.data
     }
 }

@@ -5,6 +5,7 @@
 
 use crate::error::{DistError, Result};
 use mpi::collective::SystemOperation;
+use mpi::datatype::{Partition, PartitionMut};
 use mpi::traits::*;
 
 /// One rank's outcome of a step: its error as text where it failed.
@@ -109,4 +110,56 @@ pub(crate) fn signature(parts: &[&[u8]]) -> u64 {
         }
     }
     h
+}
+
+/// All-to-all of byte blocks (`send[j]` to rank j), received in rank order.
+pub(crate) fn exchange<C: Communicator>(comm: &C, send: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let size = comm.size() as usize;
+    let counts: Vec<i32> = send.iter().map(|b| b.len() as i32).collect();
+    let displs = prefix(&counts);
+    let flat: Vec<u8> = send.concat();
+    let mut rcounts = vec![0i32; size];
+    comm.all_to_all_into(&counts[..], &mut rcounts[..]);
+    let rdispls = prefix(&rcounts);
+    let total: usize = rcounts.iter().map(|&c| c as usize).sum();
+    let mut recv = vec![0u8; total];
+    {
+        let s = Partition::new(&flat[..], counts, &displs[..]);
+        let mut r = PartitionMut::new(&mut recv[..], rcounts.clone(), &rdispls[..]);
+        comm.all_to_all_varcount_into(&s, &mut r);
+    }
+    (0..size)
+        .map(|j| recv[rdispls[j] as usize..(rdispls[j] + rcounts[j]) as usize].to_vec())
+        .collect()
+}
+
+/// Every rank's bytes on every rank, in rank order.
+pub(crate) fn all_gather_bytes<C: Communicator>(comm: &C, mine: &[u8]) -> Vec<Vec<u8>> {
+    let size = comm.size() as usize;
+    let len = mine.len() as u64;
+    let mut lens = vec![0u64; size];
+    comm.all_gather_into(&len, &mut lens[..]);
+    let counts: Vec<i32> = lens.iter().map(|&l| l as i32).collect();
+    let displs = prefix(&counts);
+    let all = lens.iter().sum::<u64>() as usize;
+    let mut buf = vec![0u8; all];
+    {
+        let mut part = PartitionMut::new(&mut buf[..], counts.clone(), &displs[..]);
+        comm.all_gather_varcount_into(mine, &mut part);
+    }
+    (0..size)
+        .map(|r| buf[displs[r] as usize..(displs[r] + counts[r]) as usize].to_vec())
+        .collect()
+}
+
+fn prefix(counts: &[i32]) -> Vec<i32> {
+    let mut acc = 0i32;
+    counts
+        .iter()
+        .map(|&c| {
+            let d = acc;
+            acc += c;
+            d
+        })
+        .collect()
 }

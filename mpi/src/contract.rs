@@ -98,10 +98,8 @@ pub fn contract_rows<C: Communicator>(
         sig,
         "the spec, the dtypes, b's shape or a's trailing shape",
     )?;
-    let v = ArrayView::contiguous(dst.dtype(), dst.shape(), &buf);
-    v.and_then(|v| tessera::cast(tessera::CastMode::Default, &v, dst, exec))
-        .map_err(|e| DistError::Refused {
-            rank: comm.rank(),
-            message: e.to_string(),
-        })
+    crate::bytes::store(dst, &buf).map_err(|e| DistError::Refused {
+        rank: comm.rank(),
+        message: e.to_string(),
+    })
 }

@@ -7,10 +7,9 @@
 //! the whole transform's point count, taken after that last pass as the
 //! single call takes it); a second exchange brings the rows home.
 
-use crate::agree::{agree, signature, Local};
+use crate::agree::{agree, exchange, signature, Local};
 use crate::error::{DistError, Result};
 use crate::reduce::row_offsets;
-use mpi::datatype::{Partition, PartitionMut};
 use mpi::traits::*;
 use tessera::fft::{c2c, query, Direction, Norm, Transform};
 use tessera::{ArrayView, ArrayViewMut, DType, Exec};
@@ -20,40 +19,6 @@ fn even(n: usize, size: usize, j: usize) -> (usize, usize) {
     let (q, r) = (n / size, n % size);
     let lo = j * q + j.min(r);
     (lo, q + usize::from(j < r))
-}
-
-/// All-to-all of byte blocks: `send[j]` to rank j; what each rank sent
-/// here, in rank order.
-fn exchange<C: Communicator>(comm: &C, send: &[Vec<u8>]) -> Vec<Vec<u8>> {
-    let size = comm.size() as usize;
-    let counts: Vec<i32> = send.iter().map(|b| b.len() as i32).collect();
-    let displs: Vec<i32> = prefix(&counts);
-    let flat: Vec<u8> = send.concat();
-    let mut rcounts = vec![0i32; size];
-    comm.all_to_all_into(&counts[..], &mut rcounts[..]);
-    let rdispls = prefix(&rcounts);
-    let total: usize = rcounts.iter().map(|&c| c as usize).sum();
-    let mut recv = vec![0u8; total];
-    {
-        let s = Partition::new(&flat[..], counts, &displs[..]);
-        let mut r = PartitionMut::new(&mut recv[..], rcounts.clone(), &rdispls[..]);
-        comm.all_to_all_varcount_into(&s, &mut r);
-    }
-    (0..size)
-        .map(|j| recv[rdispls[j] as usize..(rdispls[j] + rcounts[j]) as usize].to_vec())
-        .collect()
-}
-
-fn prefix(counts: &[i32]) -> Vec<i32> {
-    let mut acc = 0i32;
-    counts
-        .iter()
-        .map(|&c| {
-            let d = acc;
-            acc += c;
-            d
-        })
-        .collect()
 }
 
 /// The complex transform `direction` along `axes` (strictly increasing,
@@ -121,7 +86,12 @@ pub fn fft_c2c<C: Communicator>(
         dtype.name().as_bytes(),
         format!("{:?}", x.shape().get(1..)).as_bytes(),
     ]);
-    agree(comm, &local, sig, "the axes, direction, norm, dtype or trailing shape")?;
+    agree(
+        comm,
+        &local,
+        sig,
+        "the axes, direction, norm, dtype or trailing shape",
+    )?;
     let err = |e: tessera::Error| e.to_string();
     let row: usize = shape[1..].iter().product::<usize>() * item;
     let mut res = vec![0u8; n * row];
@@ -136,8 +106,9 @@ pub fn fft_c2c<C: Communicator>(
             .and_then(|mut d| c2c(&axes[1..], direction, Norm::None, x, &mut d, exec))
             .map_err(err)
     } else {
-        whole
-            .and_then(|mut d| tessera::cast(tessera::CastMode::Default, x, &mut d, exec))
+        drop(whole);
+        crate::bytes::load(x)
+            .map(|b| res.copy_from_slice(&b))
             .map_err(err)
     };
     if distributed {
@@ -213,12 +184,10 @@ pub fn fft_c2c<C: Communicator>(
         }
     }
     agree(comm, &outcome, 0, "")?;
-    ArrayView::contiguous(dtype, x.shape(), &res)
-        .and_then(|v| tessera::cast(tessera::CastMode::Default, &v, dst, exec))
-        .map_err(|e| DistError::Refused {
-            rank: rank as i32,
-            message: e.to_string(),
-        })
+    crate::bytes::store(dst, &res).map_err(|e| DistError::Refused {
+        rank: rank as i32,
+        message: e.to_string(),
+    })
 }
 
 /// Multiply every part by the scale of a normalised transform of `points`

@@ -27,11 +27,13 @@
 //! thread counts: the bits are the same.
 
 mod agree;
+mod bytes;
 mod contract;
 mod error;
 mod fft;
 mod reduce;
 mod scan;
+mod sort;
 mod tree;
 
 pub use contract::contract_rows;
@@ -39,6 +41,7 @@ pub use error::DistError;
 pub use fft::fft_c2c;
 pub use reduce::{reduce, reduce_many};
 pub use scan::scan;
+pub use sort::{sort, unique};
 
 /// Fault injection for the tests of collective failure: the next call on
 /// this process fails at `point` (`"state"`: computing its partial state;

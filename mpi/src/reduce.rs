@@ -182,8 +182,7 @@ pub fn reduce_many<C: Communicator>(
     for ((_, dst), r) in outs.iter_mut().zip(&results) {
         // The destination's shape is the reduced shape, or it with extent 1
         // kept at the reduced axes: the same C order either way.
-        let written = ArrayView::contiguous(dst.dtype(), dst.shape(), r)
-            .and_then(|v| tessera::cast(tessera::CastMode::Default, &v, dst, exec));
+        let written = crate::bytes::store(dst, r);
         // The destinations were checked before any work, and a copy between
         // valid views of one dtype is not refused.
         written.map_err(|e| crate::DistError::Refused {

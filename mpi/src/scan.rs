@@ -14,10 +14,9 @@
 //! continue the previous rank's last results, which that rank passes on;
 //! only ranks whose rows all lie in one cut chunk wait on it.
 
-use crate::agree::{agree, signature, Local};
+use crate::agree::{agree, all_gather_bytes, signature, Local};
 use crate::error::{DistError, Result};
 use crate::reduce::row_offsets;
-use mpi::datatype::PartitionMut;
 use mpi::traits::*;
 use tessera::reduce::scan::CHUNK;
 use tessera::reduce::{carrier, reduce_finish, reduce_partial, scan_query, Partial, TermRange};
@@ -108,7 +107,9 @@ pub fn scan<C: Communicator>(
         exec.resolve_tier().map_err(|e| e.to_string())?;
         Ok(())
     })();
-    let carry_bytes: Vec<u8> = carry.map(contiguous_bytes).unwrap_or_default();
+    let carry_bytes: Vec<u8> = carry
+        .map(|k| crate::bytes::load(k).unwrap_or_else(|_| k.data().to_vec()))
+        .unwrap_or_default();
     let sig = signature(&[
         op.name().as_bytes(),
         &axis.to_le_bytes(),
@@ -140,31 +141,17 @@ pub fn scan<C: Communicator>(
         along_rows(comm, op, x, (s, total), carry, &carry_bytes, &mut res, exec)
     };
     agree(comm, &done, 0, "")?;
-    let v = ArrayView::contiguous(out_dtype, x.shape(), &res);
-    v.and_then(|v| tessera::cast(tessera::CastMode::Default, &v, dst, exec))
-        .map_err(|e| DistError::Refused {
-            rank: comm.rank(),
-            message: e.to_string(),
-        })
-}
-
-/// A view's elements in C order as bytes (a copy through a cast).
-fn contiguous_bytes(k: &ArrayView<'_>) -> Vec<u8> {
-    let info = k.dtype().info();
-    let mut out = vec![0u8; k.shape().iter().product::<usize>() * info.item_bytes];
-    let copied = ArrayViewMut::contiguous(k.dtype(), k.shape(), &mut out).and_then(|mut d| {
-        tessera::cast(
-            tessera::CastMode::Default,
-            k,
-            &mut d,
-            &Exec::default().threads(1),
-        )
-    });
-    if copied.is_err() {
-        // A carry the scan will refuse anyway: its bytes as given.
-        return k.data().to_vec();
-    }
-    out
+    let written = if axis == 0 {
+        // Each result rounds once from the carrier into the destination.
+        ArrayView::contiguous(out_dtype, x.shape(), &res)
+            .and_then(|v| tessera::cast(tessera::CastMode::Default, &v, dst, exec))
+    } else {
+        crate::bytes::store(dst, &res)
+    };
+    written.map_err(|e| DistError::Refused {
+        rank: comm.rank(),
+        message: e.to_string(),
+    })
 }
 
 /// One chunk a rank's rows touch: its index and either its total (bytes of
@@ -213,32 +200,6 @@ fn decode_pieces(mut b: &[u8]) -> std::result::Result<Vec<(usize, Piece)>, Strin
         b = &b[17 + len..];
     }
     Ok(out)
-}
-
-/// Every rank's bytes on every rank, in rank order.
-fn all_gather_bytes<C: Communicator>(comm: &C, mine: &[u8]) -> Vec<Vec<u8>> {
-    let size = comm.size() as usize;
-    let len = mine.len() as u64;
-    let mut lens = vec![0u64; size];
-    comm.all_gather_into(&len, &mut lens[..]);
-    let counts: Vec<i32> = lens.iter().map(|&l| l as i32).collect();
-    let displs: Vec<i32> = counts
-        .iter()
-        .scan(0i32, |acc, &c| {
-            let d = *acc;
-            *acc += c;
-            Some(d)
-        })
-        .collect();
-    let all = lens.iter().sum::<u64>() as usize;
-    let mut buf = vec![0u8; all];
-    {
-        let mut part = PartitionMut::new(&mut buf[..], counts.clone(), &displs[..]);
-        comm.all_gather_varcount_into(mine, &mut part);
-    }
-    (0..size)
-        .map(|r| buf[displs[r] as usize..displs[r] as usize + counts[r] as usize].to_vec())
-        .collect()
 }
 
 /// The carry into chunk `chunks` (this rank's first whole chunk): the

@@ -12,13 +12,15 @@
 //! driven from one thread.
 
 use mpi::traits::*;
+use tessera::fft::{Direction, Norm};
 use tessera::ScanOp;
 use tessera::{
     available_tiers, cast, contract, ArrayView, ArrayViewMut, CastMode, ContractSpec, DType, Exec,
     ReduceOp,
 };
-use tessera::fft::{Direction, Norm};
-use tessera_mpi::{contract_rows, fault, fft_c2c, reduce, reduce_many, scan, DistError};
+use tessera_mpi::{
+    contract_rows, fault, fft_c2c, reduce, reduce_many, scan, sort, unique, DistError,
+};
 use tessera_testkit::rng::Rng;
 
 /// Values with NaNs, ±0, infinities and subnormals now and then.
@@ -346,19 +348,62 @@ fn scans(ctx: &mut Ctx, rng: &mut Rng) {
     }
 }
 
+/// A transform's dtype, shape, axes, direction and norm.
+type Transform = (DType, &'static [usize], &'static [usize], Direction, Norm);
+
 fn transforms(ctx: &mut Ctx, rng: &mut Rng) {
-    let cases: [(DType, &[usize], &[usize], Direction, Norm); 7] = [
-        (DType::C64, &[16, 12], &[0, 1], Direction::Forward, Norm::None),
-        (DType::C128, &[30, 7], &[0, 1], Direction::Inverse, Norm::Backward),
-        (DType::C64, &[9, 10, 6], &[0, 1, 2], Direction::Forward, Norm::Ortho),
-        (DType::C128, &[8, 5, 4], &[0, 2], Direction::Forward, Norm::Forward),
+    let cases: [Transform; 7] = [
+        (
+            DType::C64,
+            &[16, 12],
+            &[0, 1],
+            Direction::Forward,
+            Norm::None,
+        ),
+        (
+            DType::C128,
+            &[30, 7],
+            &[0, 1],
+            Direction::Inverse,
+            Norm::Backward,
+        ),
+        (
+            DType::C64,
+            &[9, 10, 6],
+            &[0, 1, 2],
+            Direction::Forward,
+            Norm::Ortho,
+        ),
+        (
+            DType::C128,
+            &[8, 5, 4],
+            &[0, 2],
+            Direction::Forward,
+            Norm::Forward,
+        ),
         (DType::C64, &[67, 3], &[0], Direction::Inverse, Norm::Ortho),
-        (DType::C64, &[6, 64], &[1], Direction::Forward, Norm::Backward),
-        (DType::C128, &[3, 2], &[0, 1], Direction::Forward, Norm::None),
+        (
+            DType::C64,
+            &[6, 64],
+            &[1],
+            Direction::Forward,
+            Norm::Backward,
+        ),
+        (
+            DType::C128,
+            &[3, 2],
+            &[0, 1],
+            Direction::Forward,
+            Norm::None,
+        ),
     ];
     for (dtype, shape, axes, direction, norm) in cases {
         let count: usize = shape.iter().product();
-        let part = if dtype == DType::C64 { DType::F32 } else { DType::F64 };
+        let part = if dtype == DType::C64 {
+            DType::F32
+        } else {
+            DType::F64
+        };
         let x = elements(rng, part, 2 * count, false);
         let (lo, n) = split(rng, shape[0], ctx.size, ctx.rank);
         let row = bytes_of(&shape[1..], dtype);
@@ -393,6 +438,116 @@ fn transforms(ctx: &mut Ctx, rng: &mut Rng) {
             "rank {}: c2c of {dtype} {shape:?} along {axes:?} {direction:?} {norm:?}, rows {lo}+{n}",
             ctx.rank
         );
+        ctx.checked += 1;
+    }
+}
+
+fn sorts(ctx: &mut Ctx, rng: &mut Rng) {
+    for dtype in [
+        DType::F32,
+        DType::F64,
+        DType::Bf16,
+        DType::I16,
+        DType::C64,
+        DType::U8,
+        DType::Bool,
+    ] {
+        for count in [0usize, 1, 7, 3000, 40_000] {
+            let item = dtype.info().item_bytes;
+            let mut x = elements(rng, dtype, count, true);
+            if dtype == DType::F32 {
+                // NaNs of several signs and payloads: equal in the order,
+                // distinct in bits, so only a stable sort gives one answer.
+                for i in (0..count).step_by(97) {
+                    let nan = 0x7fc0_0000u32 | (i as u32 & 0xff) | ((i as u32 & 1) << 31);
+                    x[i * 4..i * 4 + 4].copy_from_slice(&nan.to_le_bytes());
+                }
+            }
+            if count > 10 && dtype != DType::Bool {
+                // Runs of repeats (splitters fall on equal elements).
+                let (a, b) = x.split_at_mut(item * 5);
+                for c in b.chunks_exact_mut(item).step_by(3) {
+                    c.copy_from_slice(&a[..item]);
+                }
+            }
+            let (lo, n) = split(rng, count, ctx.size, ctx.rank);
+            let xw = ArrayView::contiguous(dtype, &[count], &x).unwrap();
+            let xl = ArrayView::contiguous(dtype, &[n], &x[lo * item..(lo + n) * item]).unwrap();
+            let mut want = vec![0u8; count * item];
+            let mut want_pos = vec![0i64; count];
+            tessera::sort(
+                0,
+                false,
+                &xw,
+                &mut ArrayViewMut::contiguous(dtype, &[count], &mut want).unwrap(),
+                Some(&mut ArrayViewMut::from_slice(&mut want_pos, &[count]).unwrap()),
+                &Exec::default(),
+            )
+            .unwrap();
+            let mut got = vec![0u8; n * item];
+            let mut got_pos = vec![0i64; n];
+            sort(
+                ctx.world,
+                &xl,
+                &mut ArrayViewMut::contiguous(dtype, &[n], &mut got).unwrap(),
+                Some(&mut ArrayViewMut::from_slice(&mut got_pos, &[n]).unwrap()),
+                &my_exec(ctx.rank),
+            )
+            .unwrap();
+            assert_eq!(
+                got,
+                want[lo * item..(lo + n) * item],
+                "rank {}: sort of {count} {dtype}",
+                ctx.rank
+            );
+            assert_eq!(
+                got_pos,
+                want_pos[lo..lo + n],
+                "rank {}: positions of {count} {dtype}",
+                ctx.rank
+            );
+            ctx.checked += 1;
+        }
+    }
+}
+
+fn numberings(ctx: &mut Ctx, rng: &mut Rng) {
+    for (count, w, alphabet) in [
+        (0usize, 1usize, 4u64),
+        (1, 1, 4),
+        (5000, 1, 37),
+        (3000, 2, 5),
+        (20_000, 1, 1 << 40),
+    ] {
+        let words: Vec<u64> = (0..count * w).map(|_| rng.below(alphabet)).collect();
+        let (lo, n) = split(rng, count, ctx.size, ctx.rank);
+        let kw = ArrayView::from_slice(&words, &[count, w]).unwrap();
+        let kl = ArrayView::from_slice(&words[lo * w..(lo + n) * w], &[n, w]).unwrap();
+        let m = 64;
+        let (mut ids, mut first, mut counts) = (vec![0i64; count], vec![0i64; m], vec![0i64; m]);
+        let k = tessera::unique(
+            &kw,
+            &mut ArrayViewMut::from_slice(&mut ids, &[count]).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut first, &[m]).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut counts, &[m]).unwrap(),
+            &Exec::default(),
+        )
+        .unwrap();
+        let (mut gids, mut gfirst, mut gcounts) = (vec![0i64; n], vec![0i64; m], vec![0i64; m]);
+        let gk = unique(
+            ctx.world,
+            &kl,
+            &mut ArrayViewMut::from_slice(&mut gids, &[n]).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut gfirst, &[m]).unwrap(),
+            &mut ArrayViewMut::from_slice(&mut gcounts, &[m]).unwrap(),
+            &my_exec(ctx.rank),
+        )
+        .unwrap();
+        let what = format!("rank {}: unique of {count} keys of {w} words", ctx.rank);
+        assert_eq!(gk, k, "{what}");
+        assert_eq!(gids, ids[lo..lo + n], "{what}");
+        assert_eq!(gfirst, first, "{what}");
+        assert_eq!(gcounts, counts, "{what}");
         ctx.checked += 1;
     }
 }
@@ -504,6 +659,8 @@ fn main() {
     contractions(&mut ctx, &mut rng);
     scans(&mut ctx, &mut rng);
     transforms(&mut ctx, &mut rng);
+    sorts(&mut ctx, &mut rng);
+    numberings(&mut ctx, &mut rng);
     refusals(&mut ctx);
     let mut total = 0usize;
     world.all_reduce_into(
