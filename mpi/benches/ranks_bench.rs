@@ -70,9 +70,23 @@ fn main() {
         let mine = local[0] as f64;
         world.all_reduce_into(&mine, &mut plain, SystemOperation::sum());
     });
+    // The bytes of this rank's state (what the tree moves per message).
+    let state = tessera::reduce::reduce_partial(
+        ReduceOp::Sum,
+        &[0],
+        tessera::Terms::of(&xv),
+        tessera::reduce::TermRange { start: lo, total },
+        None,
+        &exec,
+    )
+    .expect("a state")
+    .to_bytes()
+    .len() as u64;
+    let mut largest = 0u64;
+    world.all_reduce_into(&state, &mut largest, SystemOperation::max());
     let gib = (total * 4) as f64 / (1u64 << 30) as f64;
     say(format!(
-        "sum of {gib} GiB f32: tessera-mpi {:.1} ms ({:.2} GB/s), local sums + MPI_Allreduce {:.1} ms ({:.2} GB/s): ratio {:.3}; result {} (allreduce {})",
+        "sum of {gib} GiB f32: tessera-mpi {:.1} ms ({:.2} GB/s), local sums + MPI_Allreduce {:.1} ms ({:.2} GB/s): ratio {:.3}; result {} (allreduce {}); largest state {largest} bytes",
         t_ours * 1e3,
         (total * 4) as f64 / t_ours / 1e9,
         t_plain * 1e3,

@@ -38,7 +38,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &exec,
     )?;
     if rank == 0 {
-        println!("{size} ranks: sum = {} (bits {:#010x})", total[0], total[0].to_bits());
+        println!(
+            "{size} ranks: sum = {} (bits {:#010x})",
+            total[0],
+            total[0].to_bits()
+        );
     }
     Ok(())
 }
