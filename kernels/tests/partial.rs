@@ -15,15 +15,20 @@ use tessera::{
 };
 use tessera_testkit::rng::Rng;
 
-/// The dtypes whose elements are whole bytes (sub-byte dtypes are sliced
-/// by rows only where a row fills whole bytes; the reduction itself is
-/// dtype-generic past the carrier).
+/// Every dtype (a packed one is cut only where its bytes are: 1-D, at
+/// multiples of its values per byte).
 fn dtypes() -> Vec<DType> {
-    DType::ALL
-        .iter()
-        .copied()
-        .filter(|d| d.info().values_per_byte == 1)
-        .collect()
+    DType::ALL.to_vec()
+}
+
+/// Values of `dtype` per byte (1 for whole-byte dtypes).
+fn per_byte(dtype: DType) -> usize {
+    dtype.info().values_per_byte as usize
+}
+
+/// Bytes of `count` elements of `dtype`.
+fn bytes_for(count: usize, dtype: DType) -> usize {
+    count.div_ceil(per_byte(dtype)) * dtype.info().item_bytes
 }
 
 /// Values of a float spread over magnitudes, with NaNs, ±0, infinities and
@@ -62,13 +67,13 @@ fn elements(rng: &mut Rng, dtype: DType, count: usize, wild: bool) -> Vec<u8> {
         }
         _ if info.class == tessera::Class::Float => {
             let v: Vec<f32> = (0..count).map(|_| value(rng, wild) as f32).collect();
-            let mut out = vec![0u8; count * info.item_bytes];
+            let mut out = vec![0u8; bytes_for(count, dtype)];
             let x = ArrayView::from_slice(&v, &[count]).unwrap();
             let mut d = ArrayViewMut::contiguous(dtype, &[count], &mut out).unwrap();
             cast(CastMode::Default, &x, &mut d, &Exec::default()).unwrap();
             out
         }
-        _ => (0..count * info.item_bytes)
+        _ => (0..bytes_for(count, dtype))
             .map(|_| rng.next_u32() as u8)
             .collect(),
     }
@@ -120,7 +125,7 @@ fn whole_call(c: &Case, x: &[u8], y: &[u8], exec: &Exec) -> Result<Vec<u8>, Erro
         .map(|a| c.shape[a])
         .collect();
     let n: usize = oshape.iter().product();
-    let mut out = vec![0xA5u8; n * od.info().item_bytes];
+    let mut out = vec![0xA5u8; bytes_for(n, od)];
     let mut d = ArrayViewMut::contiguous(od, &oshape, &mut out).unwrap();
     reduce_terms(c.axes, terms(c.form, &xv, &yv), &mut [(c.op, &mut d)], exec)?;
     Ok(out)
@@ -134,11 +139,14 @@ fn rows_state(
     centres: Option<&Centres>,
     exec: &Exec,
 ) -> Result<Partial, Error> {
-    let row: usize = c.shape[1..].iter().product::<usize>() * c.dtype.info().item_bytes;
+    // Rows cut where whole bytes begin (a packed dtype: 1-D, cuts at
+    // multiples of its values per byte).
+    let row: usize = c.shape[1..].iter().product();
+    let (b0, b1) = (bytes_for(r0 * row, c.dtype), bytes_for(r1 * row, c.dtype));
     let mut local = c.shape.to_vec();
     local[0] = r1 - r0;
-    let xv = ArrayView::contiguous(c.dtype, &local, &x[r0 * row..r1 * row]).unwrap();
-    let yv = ArrayView::contiguous(c.dtype, &local, &y[r0 * row..r1 * row]).unwrap();
+    let xv = ArrayView::contiguous(c.dtype, &local, &x[b0..b1]).unwrap();
+    let yv = ArrayView::contiguous(c.dtype, &local, &y[b0..b1]).unwrap();
     // Terms per row of axis 0 among the reduced axes.
     let per: usize = c
         .axes
@@ -176,7 +184,8 @@ fn by_ranges(
     execs: &[Exec],
 ) -> Vec<u8> {
     let mut bounds = vec![0];
-    bounds.extend(cuts.iter().map(|&k| k.min(c.shape[0])));
+    let step = per_byte(c.dtype);
+    bounds.extend(cuts.iter().map(|&k| k.min(c.shape[0]) / step * step));
     bounds.push(c.shape[0]);
     let mut centres: Option<Centres> = None;
     let mut last = None;
@@ -214,7 +223,7 @@ fn by_ranges(
         .map(|a| c.shape[a])
         .collect();
     let n: usize = oshape.iter().product();
-    let mut out = vec![0xA5u8; n * od.info().item_bytes];
+    let mut out = vec![0xA5u8; bytes_for(n, od)];
     let mut d = ArrayViewMut::contiguous(od, &oshape, &mut out).unwrap();
     reduce_finish(
         last.as_ref().unwrap(),
@@ -285,6 +294,8 @@ fn every_reduction_and_dtype_cut_into_ranges_gives_the_single_calls_bits() {
             }
             // 1-D, cut across the first block boundaries and at random.
             for n in [0usize, 1, 17, 1023, 1024, 1025, 3100] {
+                // A packed axis fills whole bytes.
+                let n = n / per_byte(dtype) * per_byte(dtype);
                 let shape = [n];
                 let c = Case {
                     dtype,
@@ -304,6 +315,9 @@ fn every_reduction_and_dtype_cut_into_ranges_gives_the_single_calls_bits() {
                 }
                 cuts.push(random_cuts(&mut rng, n));
                 checked += check(&mut rng, &c, &cuts, true);
+            }
+            if per_byte(dtype) > 1 {
+                continue;
             }
             // Outputs along a kept axis, the leading axis reduced.
             let shape = [37, 5, 3];
@@ -511,4 +525,115 @@ fn damaged_bytes_are_refused_without_a_panic() {
     for n in 0..good.len() {
         assert!(Partial::from_bytes(&good[..n]).is_err(), "cut at {n}");
     }
+}
+
+/// A lane-order contraction (few rows: `choose_order` picks lane order)
+/// cut along its depth, each range on its own tier, merged and finished,
+/// against `contract`'s bits, with and without init.
+#[test]
+fn contractions_cut_along_their_depth_give_contracts_bits() {
+    use tessera::contract::{contract_finish, contract_partial};
+    use tessera::{contract, ContractSpec};
+    let mut rng = Rng::for_label("partial-contract", tessera_testkit::rng::seed());
+    let execs = execs_mixed();
+    for (dtype, acc) in [
+        (DType::F32, DType::F32),
+        (DType::F64, DType::F64),
+        (DType::Bf16, DType::F32),
+        (DType::F32, DType::F64),
+    ] {
+        for (rows, cols, depth) in [(3usize, 2usize, 5000usize), (1, 7, 1025), (4, 4, 70_000)] {
+            for transposed in [false, true] {
+                let item = dtype.info().item_bytes;
+                let a = elements(&mut rng, dtype, rows * depth, false);
+                let b = elements(&mut rng, dtype, depth * cols, false);
+                let init: Vec<f32> = (0..rows * cols).map(|i| i as f32 * 0.5 - 1.0).collect();
+                let initv = ArrayView::from_slice(&init, &[rows, cols]).unwrap();
+                // a as [R, K] (or [K, R] when transposed), b as [K, C].
+                let (ashape, spec) = if transposed {
+                    ([depth, rows], ContractSpec::new(acc).contracting(0, 0))
+                } else {
+                    ([rows, depth], ContractSpec::new(acc).contracting(1, 0))
+                };
+                let aw = ArrayView::contiguous(dtype, &ashape, &a).unwrap();
+                let bw = ArrayView::contiguous(dtype, &[depth, cols], &b).unwrap();
+                let out_item = acc.info().item_bytes;
+                let mut want = vec![0u8; rows * cols * out_item];
+                contract(
+                    &spec,
+                    &aw,
+                    &bw,
+                    Some(&initv),
+                    &mut ArrayViewMut::contiguous(acc, &[rows, cols], &mut want).unwrap(),
+                    &Exec::default(),
+                )
+                .unwrap();
+                let mut cuts = random_cuts(&mut rng, depth);
+                cuts.extend([1024.min(depth), 1025.min(depth)]);
+                cuts.sort_unstable();
+                let mut bounds = vec![0];
+                bounds.extend(cuts);
+                bounds.push(depth);
+                let parts: Vec<Partial> = bounds
+                    .windows(2)
+                    .enumerate()
+                    .map(|(i, w)| {
+                        let (k0, k1) = (w[0], w[1]);
+                        // This range's columns of a (rows of a transposed a)
+                        // and rows of b.
+                        let av = if transposed {
+                            ArrayView::contiguous(
+                                dtype,
+                                &[k1 - k0, rows],
+                                &a[k0 * rows * item..k1 * rows * item],
+                            )
+                            .unwrap()
+                        } else {
+                            ArrayView::new(dtype, &[rows, k1 - k0], &[depth as isize, 1], k0, &a)
+                                .unwrap()
+                        };
+                        let bv = ArrayView::contiguous(
+                            dtype,
+                            &[k1 - k0, cols],
+                            &b[k0 * cols * item..k1 * cols * item],
+                        )
+                        .unwrap();
+                        let range = TermRange {
+                            start: k0,
+                            total: depth,
+                        };
+                        let p = contract_partial(&spec, &av, &bv, range, &execs[i % execs.len()])
+                            .unwrap();
+                        Partial::from_bytes(&p.to_bytes()).unwrap()
+                    })
+                    .collect();
+                let whole = merge_any(&mut rng, &parts);
+                assert_eq!(whole, Partial::combine(&parts).unwrap());
+                let mut got = vec![0u8; want.len()];
+                contract_finish(
+                    &whole,
+                    Some(&initv),
+                    &mut ArrayViewMut::contiguous(acc, &[rows, cols], &mut got).unwrap(),
+                    &Exec::default(),
+                )
+                .unwrap();
+                assert_eq!(
+                    got, want,
+                    "{dtype} into {acc}, {rows}x{cols} depth {depth}, transposed {transposed}, cut at {bounds:?}"
+                );
+            }
+        }
+    }
+    // Chain order (many rows and columns) is refused: no range of its depth
+    // can start apart.
+    let x = vec![0f32; 64];
+    let v = ArrayView::from_slice(&x, &[8, 8]).unwrap();
+    let e = contract_partial(
+        &ContractSpec::matmul(2, DType::F32),
+        &v,
+        &v,
+        TermRange { start: 0, total: 8 },
+        &Exec::default(),
+    );
+    assert!(matches!(e, Err(Error::Attribute { .. })), "{e:?}");
 }

@@ -103,3 +103,109 @@ pub fn contract_rows<C: Communicator>(
         message: e.to_string(),
     })
 }
+
+/// Contract over a depth split between the ranks: `a` is this rank's block
+/// of the contracted axis of a 2-D operand (`[R, k_r]`, or `[k_r, R]` for a
+/// spec contracting a's axis 0) and `b` this rank's rows of a `[K, C]`
+/// operand (`k_r` of them, the ranks' blocks in rank order tiling the
+/// depth); every rank gets the whole `[R, C]` result in `dst`, plus `init`
+/// (of `dst`'s shape, the same on every rank) where given, with the bits of
+/// `tessera::contract` on one process. The whole contraction must run in
+/// lane order (`tessera::contract::choose_order` of R, C and the whole
+/// depth: few rows or columns, or a long depth), whose products' partial
+/// states ([`tessera::contract::contract_partial`]) merge over the ranks in
+/// rank order by the binomial tree, as [`crate::reduce`]'s do; rank 0
+/// finishes and broadcasts the result.
+///
+/// Collective: every rank calls it with the same spec, dtypes, R, C and
+/// init.
+///
+/// # Errors
+/// On every rank alike, before any destination is written:
+/// [`DistError::Refused`] with the lowest refusing rank's error (what
+/// `contract_partial` refuses, chain order among it; a destination of
+/// another shape; an allocation); [`DistError::Mismatch`] where the ranks'
+/// calls differ.
+pub fn contract_depth<C: Communicator>(
+    comm: &C,
+    spec: &ContractSpec,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    use tessera::contract::{contract_finish, contract_partial};
+    use tessera::reduce::{Partial, TermRange};
+    let rank = comm.rank();
+    let k = b.shape().first().copied().unwrap_or(0);
+    let (before, total) = row_offsets(comm, k as u64);
+    let range = TermRange {
+        start: before as usize,
+        total: total as usize,
+    };
+    // This rank's state (its refusals are the call's).
+    let state = contract_partial(spec, a, b, range, exec).map(|p| p.to_bytes());
+    let local: Local<()> = (|| {
+        let s = state.as_ref().map_err(|e| e.to_string())?;
+        let p = Partial::from_bytes(s).map_err(|e| e.to_string())?;
+        if dst.shape().iter().product::<usize>() != p.outputs() || dst.shape().len() != 2 {
+            return Err(format!(
+                "destination: shape {:?}; the whole [rows, columns] result ({} outputs) expected",
+                dst.shape(),
+                p.outputs()
+            ));
+        }
+        if let Some(i) = init {
+            if i.shape() != dst.shape() {
+                return Err(format!(
+                    "init: shape {:?}, expected {:?}",
+                    i.shape(),
+                    dst.shape()
+                ));
+            }
+        }
+        tessera::check_destination(dst).map_err(|e| e.to_string())?;
+        Ok(())
+    })();
+    let init_bytes = init.map(|i| crate::bytes::load(i).unwrap_or_default());
+    let sig = signature(&[
+        format!("{spec:?}").as_bytes(),
+        a.dtype().name().as_bytes(),
+        b.dtype().name().as_bytes(),
+        format!("{:?}", dst.shape()).as_bytes(),
+        dst.dtype().name().as_bytes(),
+        init_bytes.as_deref().unwrap_or(b"-"),
+    ]);
+    agree(
+        comm,
+        &local,
+        sig,
+        "the spec, the dtypes, the result's shape and dtype or init",
+    )?;
+    let mine = state.map_err(|e| (rank, e.to_string()));
+    let merge = |x: &[u8], y: &[u8]| -> std::result::Result<Vec<u8>, String> {
+        let x = Partial::from_bytes(x).map_err(|e| e.to_string())?;
+        let y = Partial::from_bytes(y).map_err(|e| e.to_string())?;
+        Ok(x.merge(&y).map_err(|e| e.to_string())?.to_bytes())
+    };
+    let root = crate::tree::merge_to_root(comm, mine, merge);
+    let shape = dst.shape().to_vec();
+    let out_dtype = dst.dtype();
+    let finished = root.map(|w| {
+        let w = w?;
+        let at0 = |e: tessera::Error| (0, e.to_string());
+        let p = Partial::from_bytes(&w).map_err(at0)?;
+        let info = out_dtype.info();
+        let count: usize = shape.iter().product();
+        let mut buf = vec![0u8; count.div_ceil(info.values_per_byte as usize) * info.item_bytes];
+        let mut view = ArrayViewMut::contiguous(out_dtype, &shape, &mut buf).map_err(at0)?;
+        contract_finish(&p, init, &mut view, exec).map_err(at0)?;
+        Ok(buf)
+    });
+    let result = crate::agree::share(comm, finished)?;
+    crate::bytes::store(dst, &result).map_err(|e| DistError::Refused {
+        rank,
+        message: e.to_string(),
+    })
+}

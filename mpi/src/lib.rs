@@ -36,7 +36,7 @@ mod scan;
 mod sort;
 mod tree;
 
-pub use contract::contract_rows;
+pub use contract::{contract_depth, contract_rows};
 pub use error::DistError;
 pub use fft::fft_c2c;
 pub use reduce::{reduce, reduce_many};

@@ -19,7 +19,8 @@ use tessera::{
     ReduceOp,
 };
 use tessera_mpi::{
-    contract_rows, fault, fft_c2c, reduce, reduce_many, scan, sort, unique, DistError,
+    contract_depth, contract_rows, fault, fft_c2c, reduce, reduce_many, scan, sort, unique,
+    DistError,
 };
 use tessera_testkit::rng::Rng;
 
@@ -348,6 +349,57 @@ fn scans(ctx: &mut Ctx, rng: &mut Rng) {
     }
 }
 
+fn depth_contractions(ctx: &mut Ctx, rng: &mut Rng) {
+    for (dtype, acc, rows, cols, depth) in [
+        (DType::F32, DType::F32, 3usize, 2usize, 5000usize),
+        (DType::F64, DType::F64, 2, 9, 3000),
+        (DType::Bf16, DType::F32, 1, 4, 2049),
+    ] {
+        let item = dtype.info().item_bytes;
+        let a = elements(rng, dtype, rows * depth, false);
+        let b = elements(rng, dtype, depth * cols, false);
+        let init = elements(rng, acc, rows * cols, false);
+        let initv = ArrayView::contiguous(acc, &[rows, cols], &init).unwrap();
+        let spec = ContractSpec::new(acc).contracting(1, 0);
+        let mut want = vec![0u8; rows * cols * acc.info().item_bytes];
+        contract(
+            &spec,
+            &ArrayView::contiguous(dtype, &[rows, depth], &a).unwrap(),
+            &ArrayView::contiguous(dtype, &[depth, cols], &b).unwrap(),
+            Some(&initv),
+            &mut ArrayViewMut::contiguous(acc, &[rows, cols], &mut want).unwrap(),
+            &Exec::default(),
+        )
+        .unwrap();
+        let (lo, n) = split(rng, depth, ctx.size, ctx.rank);
+        // This rank's columns of a (a strided view) and rows of b.
+        let al = ArrayView::new(dtype, &[rows, n], &[depth as isize, 1], lo, &a).unwrap();
+        let bl = ArrayView::contiguous(
+            dtype,
+            &[n, cols],
+            &b[lo * cols * item..(lo + n) * cols * item],
+        )
+        .unwrap();
+        let mut got = vec![0u8; want.len()];
+        contract_depth(
+            ctx.world,
+            &spec,
+            &al,
+            &bl,
+            Some(&initv),
+            &mut ArrayViewMut::contiguous(acc, &[rows, cols], &mut got).unwrap(),
+            &my_exec(ctx.rank),
+        )
+        .unwrap();
+        assert_eq!(
+            got, want,
+            "rank {}: {dtype} into {acc}, {rows}x{cols}, depth {depth} split at {lo}+{n}",
+            ctx.rank
+        );
+        ctx.checked += 1;
+    }
+}
+
 /// A transform's dtype, shape, axes, direction and norm.
 type Transform = (DType, &'static [usize], &'static [usize], Direction, Norm);
 
@@ -657,6 +709,7 @@ fn main() {
     reductions(&mut ctx, &mut rng);
     many_and_two_stage(&mut ctx, &mut rng);
     contractions(&mut ctx, &mut rng);
+    depth_contractions(&mut ctx, &mut rng);
     scans(&mut ctx, &mut rng);
     transforms(&mut ctx, &mut rng);
     sorts(&mut ctx, &mut rng);

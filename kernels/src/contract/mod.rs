@@ -93,7 +93,7 @@
 //! side as two planes, [`planes`]); in lane order the compensated dot
 //! product's blocks of the reduction engine.
 
-mod acc;
+pub(crate) mod acc;
 pub mod association;
 mod block_scaled;
 pub mod cache_blocking;
@@ -106,7 +106,7 @@ mod geometry;
 pub mod grouped;
 mod int_acc;
 mod integer;
-mod lane;
+pub(crate) mod lane;
 mod micro;
 mod pack;
 pub mod packed;
@@ -132,6 +132,7 @@ use self::select::panel_need;
 pub(crate) use self::select::Chained;
 use crate::array::{c_strides, ArrayView, ArrayViewMut};
 use crate::error::{Error, Result};
+pub use crate::reduce::partial::{contract_finish, contract_partial};
 use crate::scratch::Scratch;
 use crate::tier::Exec;
 use crate::{DType, Tier};

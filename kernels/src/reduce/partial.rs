@@ -178,6 +178,20 @@ pub(crate) trait PartialPass<C: Carrier>: Pass<C> {
         }
         l
     }
+    /// A term of a two-operand pass ([`Pass::TWO`]) from its operands'
+    /// values.
+    fn map2(&self, o: usize, x: C, y: C) -> Self::M {
+        let _ = y;
+        self.map(o, x)
+    }
+    /// [`PartialPass::lanes_of`] of a two-operand pass.
+    fn lanes_of2(&self, o: usize, t0: usize, x: &[C], y: &[C]) -> Self::L {
+        let mut l = self.lanes_empty();
+        for (j, (&v, &w)) in x.iter().zip(y).enumerate() {
+            self.push(&mut l, j, t0 + j, self.map2(o, v, w));
+        }
+        l
+    }
     /// The value of a block from lanes holding its `count` terms (≥ 1).
     fn value(&self, l: &Self::L, count: usize) -> Self::V;
     /// A node's value computed with term numbers from 0, renumbered from
@@ -432,6 +446,52 @@ where
     }
 }
 
+/// The lane order of a contraction's products (`contract/lane.rs`): lane
+/// `k mod 16` of a block adds `a·b` by a fused multiply-add, in increasing
+/// k from +0; the lanes fold and the blocks combine as a Sum's.
+pub(crate) struct FmaDot(pub Tier);
+
+impl<F: LaneFloat + Carrier + crate::contract::acc::Acc> Pass<F> for FmaDot {
+    type V = F;
+    const TWO: bool = true;
+    fn empty(&self) -> F {
+        <F as LaneFloat>::ZERO
+    }
+    fn block(&self, _: usize, _: usize, _: &[F]) -> F {
+        // A two-operand pass: the engine calls `block2`.
+        <F as LaneFloat>::ZERO
+    }
+    fn block2(&self, _: usize, _: usize, x: &[F], y: &[F]) -> F {
+        crate::contract::lane::block_sum(self.0, x, y)
+    }
+    fn combine(&self, a: F, b: F) -> F {
+        a + b
+    }
+}
+
+impl<F: LaneFloat + Carrier + Bits + Default + crate::contract::acc::Acc> PartialPass<F>
+    for FmaDot
+{
+    type M = (F, F);
+    type L = [F; LANES];
+    fn map(&self, _: usize, x: F) -> (F, F) {
+        (x, <F as LaneFloat>::ZERO)
+    }
+    fn map2(&self, _: usize, x: F, y: F) -> (F, F) {
+        (x, y)
+    }
+    fn lanes_empty(&self) -> [F; LANES] {
+        [<F as LaneFloat>::ZERO; LANES]
+    }
+    fn push(&self, l: &mut [F; LANES], j: usize, _: usize, m: (F, F)) {
+        let i = j % LANES;
+        l[i] = l[i].madd(m.0, m.1);
+    }
+    fn value(&self, l: &[F; LANES], _: usize) -> F {
+        fold_sum_lanes(l)
+    }
+}
+
 /// The canonical shape of a range's state (the module documentation).
 #[derive(Debug, PartialEq, Eq)]
 struct Geometry {
@@ -558,15 +618,27 @@ where
     for o in 0..outs {
         let r = &mut data[o * rec..(o + 1) * rec];
         if g.head > 0 {
-            let x = src.fetch(o, 0, g.head, &mut s);
-            for (i, &v) in x.iter().enumerate() {
-                pass.map(o, v).put(&mut r[i * P::M::SIZE..]);
+            if P::TWO {
+                let (x, y) = src.fetch_two(o, 0, g.head, &mut s);
+                for (i, (&v, &w)) in x.iter().zip(y).enumerate() {
+                    pass.map2(o, v, w).put(&mut r[i * P::M::SIZE..]);
+                }
+            } else {
+                let x = src.fetch(o, 0, g.head, &mut s);
+                for (i, &v) in x.iter().enumerate() {
+                    pass.map(o, v).put(&mut r[i * P::M::SIZE..]);
+                }
             }
         }
         if g.tail > 0 {
             let t0 = g.tail_block * BLOCK;
-            let x = src.fetch(o, t0 - start, g.tail, &mut s);
-            pass.lanes_of(o, t0, x).put(&mut r[tail_at..]);
+            let l = if P::TWO {
+                let (x, y) = src.fetch_two(o, t0 - start, g.tail, &mut s);
+                pass.lanes_of2(o, t0, x, y)
+            } else {
+                pass.lanes_of(o, t0, src.fetch(o, t0 - start, g.tail, &mut s))
+            };
+            l.put(&mut r[tail_at..]);
         }
     }
     let node_at = g.head * P::M::SIZE;
@@ -714,15 +786,17 @@ where
 /// Run `j` over the pass of `op`'s `stage` on `carrier` (`centre` the
 /// second stage's per-output values; empty where merging, which reads no
 /// centre).
-fn on_pass<F: LaneFloat + Carrier + Bits + Default>(
-    op: ReduceOp,
-    stage: u8,
+fn on_pass<F: LaneFloat + Carrier + Bits + Default + crate::contract::acc::Acc>(
+    (op, stage, fused): (ReduceOp, u8, bool),
     tier: Tier,
     centre: Vec<F>,
     j: Job<'_>,
     threads: usize,
 ) -> Result<Vec<u8>> {
     use ReduceOp::*;
+    if fused {
+        return job::<F, _>(&FmaDot(tier), j, threads);
+    }
     match (op, stage) {
         (Sum | Mean | Variance, 0) => job::<F, _>(&FSum(tier), j, threads),
         (Prod, 0) => job::<F, _>(&FProd(tier), j, threads),
@@ -774,19 +848,20 @@ where
     }
 }
 
-/// Dispatch `j` by the state's reduction, stage and carrier.
+/// Dispatch `j` by the state's reduction, stage (and whether it is a
+/// contraction's fused products) and carrier.
 fn dispatch(
-    op: ReduceOp,
-    stage: u8,
+    (op, stage, fused): (ReduceOp, u8, bool),
     dtype: DType,
     tier: Tier,
     centre: Option<&Centres>,
     j: Job<'_>,
     threads: usize,
 ) -> Result<Vec<u8>> {
+    let how = (op, stage, fused);
     match carrier(dtype) {
-        DType::F32 => on_pass::<f32>(op, stage, tier, centre_values(centre, op), j, threads),
-        DType::F64 => on_pass::<f64>(op, stage, tier, centre_values(centre, op), j, threads),
+        DType::F32 => on_pass::<f32>(how, tier, centre_values(centre, op), j, threads),
+        DType::F64 => on_pass::<f64>(how, tier, centre_values(centre, op), j, threads),
         DType::C64 => on_complex_pass::<f32>(op, j, threads),
         DType::C128 => on_complex_pass::<f64>(op, j, threads),
         DType::I64 => on_int_pass::<i64>(op, j, threads),
@@ -830,6 +905,9 @@ pub struct Partial {
     stage: u8,
     dtype: DType,
     map: TermMap,
+    /// A contraction's products in lane order, each by a fused
+    /// multiply-add (`crate::contract::contract_partial`).
+    fused: bool,
     total: usize,
     start: usize,
     end: usize,
@@ -962,6 +1040,7 @@ impl Partial {
             && self.stage == next.stage
             && self.dtype == next.dtype
             && self.map == next.map
+            && self.fused == next.fused
             && self.total == next.total
             && self.outputs == next.outputs
             && self.centres == next.centres;
@@ -996,8 +1075,7 @@ impl Partial {
             return Ok(self.clone());
         }
         let data = dispatch(
-            self.op,
-            self.stage,
+            (self.op, self.stage, self.fused),
             self.dtype,
             Tier::Scalar,
             None,
@@ -1033,6 +1111,7 @@ impl Partial {
         out.push(op_code(self.op));
         out.push(self.stage);
         out.push(map_code(self.map));
+        out.push(u8::from(self.fused));
         put_dtype(&mut out, self.dtype);
         for v in [self.total, self.start, self.end, self.outputs] {
             out.extend_from_slice(&(v as u64).to_le_bytes());
@@ -1066,8 +1145,17 @@ impl Partial {
             .ok_or_else(|| bad("an unknown reduction"))?;
         let stage = r.u8()?;
         let map = map_of(r.u8()?).ok_or_else(|| bad("an unknown term map"))?;
+        let fused = match r.u8()? {
+            0 => false,
+            1 => true,
+            _ => return Err(bad("an unknown kind of state")),
+        };
         let dtype = r.dtype()?;
         let (total, start, end, outputs) = (r.count()?, r.count()?, r.count()?, r.count()?);
+        if fused && !(op == ReduceOp::Sum && stage == 0 && matches!(dtype, DType::F32 | DType::F64))
+        {
+            return Err(bad("a contraction's state is a first-stage f32 or f64 sum"));
+        }
         let centres = r.u64()?;
         let len = r.count()?;
         if stage as usize >= partial_stages(op) || op == ReduceOp::Sum2 || !op.accepts(dtype) {
@@ -1089,6 +1177,7 @@ impl Partial {
             stage,
             dtype,
             map,
+            fused,
             total,
             start,
             end,
@@ -1096,7 +1185,14 @@ impl Partial {
             centres,
             data: Vec::new(),
         };
-        let rec = dispatch(op, stage, dtype, Tier::Scalar, None, Job::Size(&p), 1)?;
+        let rec = dispatch(
+            (op, stage, fused),
+            dtype,
+            Tier::Scalar,
+            None,
+            Job::Size(&p),
+            1,
+        )?;
         let rec = usize::try_from(u64::get(&rec)).unwrap_or(usize::MAX);
         if outputs.checked_mul(rec) != Some(len) {
             return Err(bad(format!(
@@ -1262,8 +1358,7 @@ pub fn reduce_partial(
         }
     };
     let data = dispatch(
-        op,
-        stage,
+        (op, stage, false),
         dtype,
         tier,
         centres,
@@ -1275,6 +1370,7 @@ pub fn reduce_partial(
         stage,
         dtype,
         map: terms.map(),
+        fused: false,
         total: range.total,
         start: range.start,
         end,
@@ -1310,8 +1406,7 @@ pub fn reduce_centres(first: &Partial) -> Result<Centres> {
         )));
     }
     let roots = dispatch(
-        first.op,
-        0,
+        (first.op, 0, first.fused),
         first.dtype,
         Tier::Scalar,
         None,
@@ -1407,8 +1502,7 @@ pub fn reduce_finish(
     }
     check_destination(dst)?;
     let roots = dispatch(
-        last.op,
-        last.stage,
+        (last.op, last.stage, last.fused),
         last.dtype,
         Tier::Scalar,
         centres,
@@ -1466,4 +1560,201 @@ fn float_results<F: LaneFloat + Bits>(
         r.put(&mut out[o * F::SIZE..]);
     }
     out
+}
+
+/// The partial state of a lane-order contraction's products over the
+/// depth numbers `range.start .. range.start + k` of `range.total`: `a`
+/// (`[R, k]` or `[k, R]`) and `b` (`[k, C]` or `[C, k]`), 2-D, contracted
+/// along the one pair of `spec` (no batch pairs), accumulator `f32` or
+/// `f64`. Each output's products enter the accumulator as the contraction
+/// casts them and are added in lane order by fused multiply-adds
+/// (ARCHITECTURE.md §5.5), so the states of ranges that tile the depth,
+/// merged ([`Partial::merge`]) and finished by [`contract_finish`], give
+/// `contract`'s bits where the whole contraction runs in lane order.
+///
+/// # Errors
+/// [`Error::Attribute`] for a spec with batch pairs, other than one
+/// contracted pair, or whose whole contraction runs in chain order (its
+/// products form one sequence per output, which no range can start apart:
+/// split rows or columns instead); [`Error::DTypeUnsupported`] for another
+/// accumulator; [`Error::Rank`], [`Error::Shape`] for operands that are
+/// not 2-D or whose depths differ; [`Error::Partial`] for a range past the
+/// total; [`Error::Alloc`].
+pub fn contract_partial(
+    spec: &crate::ContractSpec,
+    a: &crate::ArrayView<'_>,
+    b: &crate::ArrayView<'_>,
+    range: TermRange,
+    exec: &Exec,
+) -> Result<Partial> {
+    let tier = exec.resolve_tier()?;
+    if !spec.batch.is_empty() || spec.contracting.len() != 1 {
+        return Err(Error::Attribute {
+            name: "spec".into(),
+            reason: "a contraction's partial state takes one contracted pair and no batch pairs"
+                .into(),
+        });
+    }
+    if !matches!(spec.acc, DType::F32 | DType::F64) {
+        return Err(Error::DTypeUnsupported {
+            operand: "the accumulator".into(),
+            dtype: spec.acc,
+            reason: "a contraction's partial state takes f32 or f64 (lane order)".into(),
+        });
+    }
+    for (name, v) in [("a", a), ("b", b)] {
+        if v.shape().len() != 2 {
+            return Err(Error::Rank {
+                operand: name.into(),
+                shape: v.shape().to_vec(),
+                expected: "a 2-D operand".into(),
+            });
+        }
+    }
+    let (ka, kb) = spec.contracting[0];
+    if ka > 1 || kb > 1 {
+        return Err(Error::Axis {
+            operand: "a or b".into(),
+            axis: ka.max(kb),
+            reason: "is not an axis of a 2-D operand".into(),
+        });
+    }
+    let (fa, fb) = (1 - ka, 1 - kb);
+    let (rows, cols, k) = (a.shape()[fa], b.shape()[fb], a.shape()[ka]);
+    if b.shape()[kb] != k {
+        return Err(Error::Shape {
+            operand: "b".into(),
+            shape: b.shape().to_vec(),
+            target: a.shape().to_vec(),
+        });
+    }
+    let end = range.start.checked_add(k).filter(|&e| e <= range.total);
+    let end = end.ok_or_else(|| {
+        bad(format!(
+            "depth {}.. ({} of it) of a contraction of depth {}",
+            range.start, k, range.total
+        ))
+    })?;
+    if crate::contract::choose_order(rows, cols, range.total) == crate::contract::Order::Chain {
+        return Err(Error::Attribute {
+            name: "spec".into(),
+            reason: format!(
+                "a {rows}x{cols} contraction of depth {} runs in chain order, one sequence of \
+                 products per output that no range of depth starts apart: split its rows or \
+                 columns instead",
+                range.total
+            ),
+        });
+    }
+    // Both operands as [R, C, k] (a repeated along C, b along R).
+    let shape = [rows, cols, k];
+    let a3 = crate::ArrayView::new(
+        a.dtype(),
+        &shape,
+        &[a.strides()[fa], 0, a.strides()[ka]],
+        a.layout().offset,
+        a.data(),
+    )?;
+    let b3 = crate::ArrayView::new(
+        b.dtype(),
+        &shape,
+        &[0, b.strides()[fb], b.strides()[kb]],
+        b.layout().offset,
+        b.data(),
+    )?;
+    let terms = Terms::product(&a3, &b3);
+    terms.shape_dtype()?;
+    let mut src = terms.source(&[2], spec.acc, tier)?;
+    let data = dispatch(
+        (ReduceOp::Sum, 0, true),
+        spec.acc,
+        tier,
+        None,
+        Job::Compute(&mut src, range.start, range.total),
+        exec.thread_count(),
+    )?;
+    Ok(Partial {
+        op: ReduceOp::Sum,
+        stage: 0,
+        dtype: spec.acc,
+        map: TermMap::Product,
+        fused: true,
+        total: range.total,
+        start: range.start,
+        end,
+        outputs: src.outputs,
+        centres: 0,
+        data,
+    })
+}
+
+/// Write a lane-order contraction from the state of its whole depth
+/// ([`contract_partial`] merged over `0..total`) into `dst` (`[R, C]`, any
+/// dtype), plus `init` (of `dst`'s shape) where given: each output its
+/// products' lane-order sum, then its init added, rounded once into `dst`,
+/// as `contract` computes it.
+///
+/// # Errors
+/// [`Error::Partial`] for a state that is not a whole contraction's;
+/// [`Error::Shape`] for `dst` or `init` of another element count or shape;
+/// [`Error::Layout`] for a `dst` that reaches an element twice.
+pub fn contract_finish(
+    state: &Partial,
+    init: Option<&crate::ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    whole(state)?;
+    if !state.fused {
+        return Err(bad("not a contraction's state"));
+    }
+    let count: usize = dst.shape().iter().product();
+    if count != state.outputs {
+        return Err(Error::Shape {
+            operand: "destination".into(),
+            shape: dst.shape().to_vec(),
+            target: vec![state.outputs],
+        });
+    }
+    if let Some(i) = init {
+        if i.shape() != dst.shape() {
+            return Err(Error::Shape {
+                operand: "init".into(),
+                shape: i.shape().to_vec(),
+                target: dst.shape().to_vec(),
+            });
+        }
+    }
+    check_destination(dst)?;
+    let roots = dispatch(
+        (ReduceOp::Sum, 0, true),
+        state.dtype,
+        Tier::Scalar,
+        None,
+        Job::Root(state),
+        1,
+    )?;
+    match state.dtype {
+        DType::F32 => finish_products::<f32>(&roots, init, dst, exec),
+        _ => finish_products::<f64>(&roots, init, dst, exec),
+    }
+}
+
+fn finish_products<F: LaneFloat + Bits + Default + crate::Element>(
+    roots: &[u8],
+    init: Option<&crate::ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    let mut v: Vec<F> = roots.chunks_exact(F::SIZE).map(F::get).collect();
+    if let Some(i) = init {
+        let mut held = vec![F::default(); v.len()];
+        let mut hv = ArrayViewMut::from_slice(&mut held, i.shape())?;
+        crate::cast::cast(crate::cast::CastMode::Default, i, &mut hv, exec)?;
+        for (x, &c) in v.iter_mut().zip(&held) {
+            *x = *x + c;
+        }
+    }
+    let src = crate::ArrayView::from_slice(&v, dst.shape())?;
+    crate::cast::cast(crate::cast::CastMode::Default, &src, dst, exec)
 }
