@@ -637,3 +637,130 @@ fn contractions_cut_along_their_depth_give_contracts_bits() {
     );
     assert!(matches!(e, Err(Error::Attribute { .. })), "{e:?}");
 }
+
+/// Sum, Prod, Max and Min scans cut into ranges of rows (across chunk
+/// boundaries, within one chunk, empty), each range's results computed from
+/// the merged state of every row before it, on its own tier: the single
+/// scan's bits, with and without a carry; the states survive their bytes.
+#[test]
+fn scans_cut_into_ranges_give_the_single_scans_bits() {
+    use tessera::reduce::{scan_range, scan_state, ScanState};
+    use tessera::{scan, ScanOp};
+    let mut rng = Rng::for_label("partial-scan", tessera_testkit::rng::seed());
+    let execs = execs_mixed();
+    for (dtype, op, shape) in [
+        (DType::F32, ScanOp::Sum, &[9000usize, 2][..]),
+        (DType::F64, ScanOp::Sum, &[13_000][..]),
+        (DType::Bf16, ScanOp::Sum, &[4097, 3][..]),
+        (DType::F32, ScanOp::Prod, &[8300][..]),
+        (DType::F64, ScanOp::Max, &[9000, 2][..]),
+        (DType::F16, ScanOp::Min, &[5000][..]),
+        (DType::I32, ScanOp::Sum, &[9000][..]),
+        (DType::C64, ScanOp::Sum, &[6000][..]),
+        (DType::U8, ScanOp::Max, &[4096][..]),
+    ] {
+        let count: usize = shape.iter().product();
+        let x = if op == ScanOp::Prod {
+            let v: Vec<f32> = (0..count)
+                .map(|_| 1.0 + (rng.unit() as f32 - 0.5) / 256.0)
+                .collect();
+            v.iter().flat_map(|f| f.to_le_bytes()).collect()
+        } else {
+            elements(&mut rng, dtype, count, true)
+        };
+        let c = tessera::reduce::carrier(dtype);
+        let rest = &shape[1..];
+        let carry_bytes = elements(&mut rng, c, rest.iter().product(), false);
+        let carry_view = ArrayView::contiguous(c, rest, &carry_bytes).unwrap();
+        for with_carry in [false, true] {
+            let carry = with_carry.then_some(&carry_view);
+            let xw = ArrayView::contiguous(dtype, shape, &x).unwrap();
+            let item = dtype.info().item_bytes;
+            let mut want = vec![0u8; count * item];
+            scan(
+                op,
+                0,
+                &xw,
+                carry,
+                &mut ArrayViewMut::contiguous(dtype, shape, &mut want).unwrap(),
+                &Exec::default(),
+            )
+            .unwrap();
+            let rows = shape[0];
+            let row = rest.iter().product::<usize>() * item;
+            for cuts in [
+                vec![4096, 4100, 4100, 8192],
+                random_cuts(&mut rng, rows),
+                vec![1, 4095, 4097],
+            ] {
+                let mut bounds = vec![0];
+                bounds.extend(cuts.iter().map(|&k| k.min(rows)));
+                bounds.push(rows);
+                bounds.sort_unstable();
+                let view = |a: usize, b: usize| {
+                    let mut s = shape.to_vec();
+                    s[0] = b - a;
+                    (s, &x[a * row..b * row])
+                };
+                let states: Vec<ScanState> = bounds
+                    .windows(2)
+                    .enumerate()
+                    .map(|(i, w)| {
+                        let (s, bytes) = view(w[0], w[1]);
+                        let v = ArrayView::contiguous(dtype, &s, bytes).unwrap();
+                        let st = scan_state(
+                            op,
+                            &v,
+                            TermRange {
+                                start: w[0],
+                                total: rows,
+                            },
+                            &execs[i % execs.len()],
+                        )
+                        .unwrap();
+                        ScanState::from_bytes(&st.to_bytes()).unwrap()
+                    })
+                    .collect();
+                let mut got = vec![0u8; count * item];
+                let mut before: Option<ScanState> = None;
+                for (i, w) in bounds.windows(2).enumerate() {
+                    let (s, bytes) = view(w[0], w[1]);
+                    let v = ArrayView::contiguous(dtype, &s, bytes).unwrap();
+                    let mut d =
+                        ArrayViewMut::contiguous(dtype, &s, &mut got[w[0] * row..w[1] * row])
+                            .unwrap();
+                    scan_range(
+                        op,
+                        &v,
+                        TermRange {
+                            start: w[0],
+                            total: rows,
+                        },
+                        before.as_ref(),
+                        carry,
+                        &mut d,
+                        &execs[(i + 1) % execs.len()],
+                    )
+                    .unwrap_or_else(|e| {
+                        panic!(
+                            "{e}: rows {w:?} of {bounds:?}, before {:?}",
+                            before
+                                .as_ref()
+                                .map(|b| (b.range(), b.clone().to_bytes().len()))
+                        )
+                    });
+                    before = Some(match before {
+                        None => states[i].clone(),
+                        Some(b) => b.merge(&states[i], &Exec::default()).unwrap(),
+                    });
+                }
+                assert_eq!(
+                    got,
+                    want,
+                    "{} scan of {dtype} {shape:?}, carry {with_carry}, cut at {bounds:?}",
+                    op.name()
+                );
+            }
+        }
+    }
+}

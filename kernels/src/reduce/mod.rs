@@ -51,6 +51,7 @@ pub mod fast_scan;
 pub mod lanes;
 pub mod partial;
 pub mod scan;
+pub mod scan_partial;
 pub mod series;
 mod source;
 pub mod sparse;
@@ -72,6 +73,7 @@ pub use partial::{
     partial_stages, reduce_centres, reduce_finish, reduce_partial, Centres, Partial, TermRange,
 };
 pub use scan::{scan, scan_in_place, scan_many, scan_query, scan_terms, ScanOp, ScanShapes};
+pub use scan_partial::{scan_range, scan_state, ScanState};
 pub use series::{diff, ema, rolling_max, rolling_mean, rolling_min, sum_squared_deviations};
 use source::Source;
 pub use source::TermMap;

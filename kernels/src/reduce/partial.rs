@@ -957,13 +957,13 @@ fn digest(b: &[u8]) -> u64 {
 }
 
 /// A reader of a state's bytes that refuses to read past them.
-struct Reader<'b> {
-    b: &'b [u8],
-    at: usize,
+pub(crate) struct Reader<'b> {
+    pub(crate) b: &'b [u8],
+    pub(crate) at: usize,
 }
 
 impl<'b> Reader<'b> {
-    fn take(&mut self, n: usize) -> Result<&'b [u8]> {
+    pub(crate) fn take(&mut self, n: usize) -> Result<&'b [u8]> {
         let end = self.at.checked_add(n).filter(|&e| e <= self.b.len());
         let end = end.ok_or_else(|| {
             bad(format!(
@@ -976,16 +976,16 @@ impl<'b> Reader<'b> {
         self.at = end;
         Ok(s)
     }
-    fn u8(&mut self) -> Result<u8> {
+    pub(crate) fn u8(&mut self) -> Result<u8> {
         Ok(self.take(1)?[0])
     }
-    fn u64(&mut self) -> Result<u64> {
+    pub(crate) fn u64(&mut self) -> Result<u64> {
         Ok(u64::get(self.take(8)?))
     }
-    fn count(&mut self) -> Result<usize> {
+    pub(crate) fn count(&mut self) -> Result<usize> {
         usize::try_from(self.u64()?).map_err(|_| bad("a count beyond this machine's address space"))
     }
-    fn dtype(&mut self) -> Result<DType> {
+    pub(crate) fn dtype(&mut self) -> Result<DType> {
         let n = self.u8()? as usize;
         let name = core::str::from_utf8(self.take(n)?)
             .map_err(|_| bad("a dtype name that is not UTF-8"))?;
