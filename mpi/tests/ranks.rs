@@ -19,8 +19,8 @@ use tessera::{
     ReduceOp,
 };
 use tessera_mpi::{
-    contract_depth, contract_rows, fault, fft_c2c, reduce, reduce_many, scan, sort, unique,
-    DistError,
+    contract_depth, contract_rows, fault, fft_c2c, fft_c2r, fft_r2c, reduce, reduce_many, scan,
+    sort, unique, DistError,
 };
 use tessera_testkit::rng::Rng;
 
@@ -604,6 +604,88 @@ fn numberings(ctx: &mut Ctx, rng: &mut Rng) {
     }
 }
 
+fn real_transforms(ctx: &mut Ctx, rng: &mut Rng) {
+    let cases: [(DType, &[usize], &[usize], Norm); 5] = [
+        (DType::F32, &[16, 12], &[0, 1], Norm::None),
+        (DType::F64, &[30, 7], &[0, 1], Norm::Backward),
+        (DType::F32, &[9, 10, 6], &[0, 1, 2], Norm::Ortho),
+        (DType::F64, &[8, 5, 600], &[0, 2], Norm::Forward),
+        (DType::F32, &[6, 1030], &[1], Norm::Backward),
+    ];
+    for (real, shape, axes, norm) in cases {
+        let cplx = if real == DType::F32 {
+            DType::C64
+        } else {
+            DType::C128
+        };
+        let last = *axes.last().unwrap();
+        let mut cshape = shape.to_vec();
+        cshape[last] = shape[last] / 2 + 1;
+        let count: usize = shape.iter().product();
+        let ccount: usize = cshape.iter().product();
+        let x = elements(rng, real, count, false);
+        let (lo, n) = split(rng, shape[0], ctx.size, ctx.rank);
+        let (rrow, crow) = (bytes_of(&shape[1..], real), bytes_of(&cshape[1..], cplx));
+        let mut local = shape.to_vec();
+        local[0] = n;
+        let mut clocal = cshape.clone();
+        clocal[0] = n;
+        // Forward.
+        let mut want = vec![0u8; ccount * cplx.info().item_bytes];
+        tessera::fft::r2c(
+            axes,
+            norm,
+            &ArrayView::contiguous(real, shape, &x).unwrap(),
+            &mut ArrayViewMut::contiguous(cplx, &cshape, &mut want).unwrap(),
+            &Exec::default(),
+        )
+        .unwrap();
+        let mut got = vec![0u8; n * crow];
+        fft_r2c(
+            ctx.world,
+            axes,
+            norm,
+            &ArrayView::contiguous(real, &local, &x[lo * rrow..(lo + n) * rrow]).unwrap(),
+            &mut ArrayViewMut::contiguous(cplx, &clocal, &mut got).unwrap(),
+            &my_exec(ctx.rank),
+        )
+        .unwrap();
+        assert_eq!(
+            got,
+            want[lo * crow..(lo + n) * crow],
+            "rank {}: r2c of {real} {shape:?} along {axes:?}",
+            ctx.rank
+        );
+        // Inverse, from the forward result.
+        let mut back = vec![0u8; count * real.info().item_bytes];
+        tessera::fft::c2r(
+            axes,
+            norm,
+            &ArrayView::contiguous(cplx, &cshape, &want).unwrap(),
+            &mut ArrayViewMut::contiguous(real, shape, &mut back).unwrap(),
+            &Exec::default(),
+        )
+        .unwrap();
+        let mut got_back = vec![0u8; n * rrow];
+        fft_c2r(
+            ctx.world,
+            axes,
+            norm,
+            &ArrayView::contiguous(cplx, &clocal, &want[lo * crow..(lo + n) * crow]).unwrap(),
+            &mut ArrayViewMut::contiguous(real, &local, &mut got_back).unwrap(),
+            &my_exec(ctx.rank),
+        )
+        .unwrap();
+        assert_eq!(
+            got_back,
+            back[lo * rrow..(lo + n) * rrow],
+            "rank {}: c2r of {real} {shape:?} along {axes:?}",
+            ctx.rank
+        );
+        ctx.checked += 2;
+    }
+}
+
 fn bytemuck_f32(v: &[f32]) -> &[u8] {
     // SAFETY: f32 has no padding and every byte of it is initialised; u8
     // has alignment 1 and the length covers exactly the values.
@@ -697,6 +779,13 @@ fn refusals(ctx: &mut Ctx) {
 }
 
 fn main() {
+    // No rank may hang: a call that waited on a rank that gave up would
+    // stop here, not in CI's outer timeout.
+    std::thread::spawn(|| {
+        std::thread::sleep(std::time::Duration::from_secs(240));
+        eprintln!("tessera-mpi tests: still running after 240 s: a rank is waiting on another");
+        std::process::exit(3);
+    });
     let universe = mpi::initialize().expect("MPI initialises");
     let world = universe.world();
     let mut ctx = Ctx {
@@ -712,6 +801,7 @@ fn main() {
     depth_contractions(&mut ctx, &mut rng);
     scans(&mut ctx, &mut rng);
     transforms(&mut ctx, &mut rng);
+    real_transforms(&mut ctx, &mut rng);
     sorts(&mut ctx, &mut rng);
     numberings(&mut ctx, &mut rng);
     refusals(&mut ctx);
