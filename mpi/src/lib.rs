@@ -39,7 +39,7 @@ mod tree;
 pub use contract::{contract_depth, contract_rows};
 pub use error::DistError;
 pub use fft::{fft_c2c, fft_c2r, fft_r2c};
-pub use reduce::{reduce, reduce_many};
+pub use reduce::{dot, reduce, reduce_many, reduce_terms, Form};
 pub use scan::scan;
 pub use sort::{sort, unique};
 

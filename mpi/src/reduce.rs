@@ -26,6 +26,79 @@ pub(crate) fn row_offsets<C: Communicator>(comm: &C, rows: u64) -> (u64, u64) {
     (before, total)
 }
 
+/// How a distributed reduction's terms are formed from this rank's rows of
+/// `x` (and of a second operand `y`, distributed as `x` is: the same rows
+/// on every rank, the same shape and dtype), as `tessera::Terms` forms
+/// them: the values, or a fixed map of them (floats).
+#[derive(Clone, Copy, Debug)]
+pub enum Form<'v, 'a> {
+    /// The values of `x`.
+    Values,
+    /// `x · x`.
+    Squares,
+    /// `|x|`.
+    Magnitudes,
+    /// `x · y` (a dot product).
+    Products(&'v ArrayView<'a>),
+    /// `(x − y)²` (a squared distance).
+    SquaredDifferences(&'v ArrayView<'a>),
+    /// `|x − y|` (an L1 distance).
+    AbsDifferences(&'v ArrayView<'a>),
+}
+
+impl<'v, 'a> Form<'v, 'a> {
+    fn terms(self, x: &'v ArrayView<'a>) -> Terms<'v, 'a> {
+        match self {
+            Form::Values => Terms::of(x),
+            Form::Squares => Terms::square(x),
+            Form::Magnitudes => Terms::abs(x),
+            Form::Products(y) => Terms::product(x, y),
+            Form::SquaredDifferences(y) => Terms::squared_difference(x, y),
+            Form::AbsDifferences(y) => Terms::abs_difference(x, y),
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Form::Values => "values",
+            Form::Squares => "squares",
+            Form::Magnitudes => "magnitudes",
+            Form::Products(_) => "products",
+            Form::SquaredDifferences(_) => "squared differences",
+            Form::AbsDifferences(_) => "absolute differences",
+        }
+    }
+    fn second(self) -> Option<&'v ArrayView<'a>> {
+        match self {
+            Form::Products(y) | Form::SquaredDifferences(y) | Form::AbsDifferences(y) => Some(y),
+            _ => None,
+        }
+    }
+}
+
+/// The dot product `Σ x·y` over every axis of the block-distributed `x`
+/// and `y` (this rank's rows of each) into `dst` (a scalar, on every rank):
+/// the products rounded, then summed in lane order, as `tessera::dot`.
+///
+/// # Errors
+/// As [`reduce_terms`].
+pub fn dot<C: Communicator>(
+    comm: &C,
+    x: &ArrayView<'_>,
+    y: &ArrayView<'_>,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    let axes: Vec<usize> = (0..x.shape().len()).collect();
+    reduce_terms(
+        comm,
+        &axes,
+        x,
+        Form::Products(y),
+        &mut [(ReduceOp::Sum, dst)],
+        exec,
+    )
+}
+
 /// Bytes of a result buffer of `shape` and `dtype`.
 fn result_bytes(shape: &[usize], dtype: DType) -> usize {
     let n: usize = shape.iter().product();
@@ -83,6 +156,25 @@ pub fn reduce_many<C: Communicator>(
     outs: &mut [(ReduceOp, &mut ArrayViewMut<'_>)],
     exec: &Exec,
 ) -> Result<()> {
+    reduce_terms(comm, axes, x, Form::Values, outs, exec)
+}
+
+/// [`reduce_many`] over terms formed from `x` (and a second operand) as
+/// `form` says: squares and magnitudes for norms, products for dot
+/// products, differences for distances (`tessera::reduce_terms`' fixed
+/// maps), with the single-process bits.
+///
+/// # Errors
+/// As [`reduce_many`], and a second operand whose shape or dtype differs
+/// from `x`'s on any rank, or a map of terms that are not floats.
+pub fn reduce_terms<C: Communicator>(
+    comm: &C,
+    axes: &[usize],
+    x: &ArrayView<'_>,
+    form: Form<'_, '_>,
+    outs: &mut [(ReduceOp, &mut ArrayViewMut<'_>)],
+    exec: &Exec,
+) -> Result<()> {
     let rows = x.shape().first().copied().unwrap_or(0);
     let (before, total_rows) = row_offsets(comm, rows as u64);
     let distributed = axes.contains(&0);
@@ -90,11 +182,29 @@ pub fn reduce_many<C: Communicator>(
     let mut shape = x.shape().to_vec();
     let mut sig: Vec<Vec<u8>> = vec![
         x.dtype().name().as_bytes().to_vec(),
-        format!("{:?} {:?}", axes, x.shape().get(1..)).into_bytes(),
+        format!("{:?} {:?} {}", axes, x.shape().get(1..), form.name()).into_bytes(),
     ];
     let local: Local<()> = (|| {
         if x.shape().is_empty() {
             return Err("x: a distributed array has a leading axis (rank 0 given)".to_string());
+        }
+        if let Some(y) = form.second() {
+            if y.shape() != x.shape() || y.dtype() != x.dtype() {
+                return Err(format!(
+                    "y: {} {:?}, expected x's {} {:?}",
+                    y.dtype(),
+                    y.shape(),
+                    x.dtype(),
+                    x.shape()
+                ));
+            }
+        }
+        if !matches!(form, Form::Values) && x.dtype().info().class != tessera::Class::Float {
+            return Err(format!(
+                "x: {} terms need a float dtype, not {}",
+                form.name(),
+                x.dtype()
+            ));
         }
         shape[0] = usize::try_from(total_rows).map_err(|e| e.to_string())?;
         if outs.is_empty() {
@@ -166,13 +276,22 @@ pub fn reduce_many<C: Communicator>(
                 start: before as usize * per,
                 total: shape[0] * per,
             };
-            along_rows(comm, *op, axes, x, range, (&out_shape, out_dtype), exec)?
+            along_rows(
+                comm,
+                *op,
+                axes,
+                form.terms(x),
+                range,
+                (&out_shape, out_dtype),
+                exec,
+            )?
         } else {
             let mut buf = vec![0u8; result_bytes(&out_shape, out_dtype)];
             let local: Local<()> = (|| {
                 let mut view = ArrayViewMut::contiguous(out_dtype, &out_shape, &mut buf)
                     .map_err(|e| e.to_string())?;
-                tessera::reduce(*op, axes, x, &mut view, exec).map_err(|e| e.to_string())
+                tessera::reduce_terms(axes, form.terms(x), &mut [(*op, &mut view)], exec)
+                    .map_err(|e| e.to_string())
             })();
             agree(comm, &local, 0, "")?;
             buf
@@ -200,7 +319,7 @@ fn along_rows<C: Communicator>(
     comm: &C,
     op: ReduceOp,
     axes: &[usize],
-    x: &ArrayView<'_>,
+    terms: Terms<'_, '_>,
     range: TermRange,
     out: (&[usize], DType),
     exec: &Exec,
@@ -213,7 +332,7 @@ fn along_rows<C: Communicator>(
         let mine = if crate::fault::hit("state") {
             Err("cannot allocate the partial state (injected)".to_string())
         } else {
-            reduce_partial(op, axes, Terms::of(x), range, centres.as_ref(), exec)
+            reduce_partial(op, axes, terms, range, centres.as_ref(), exec)
                 .map(|p| p.to_bytes())
                 .map_err(|e| e.to_string())
         };

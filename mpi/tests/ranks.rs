@@ -16,11 +16,11 @@ use tessera::fft::{Direction, Norm};
 use tessera::ScanOp;
 use tessera::{
     available_tiers, cast, contract, ArrayView, ArrayViewMut, CastMode, ContractSpec, DType, Exec,
-    ReduceOp,
+    ReduceOp, Terms,
 };
 use tessera_mpi::{
-    contract_depth, contract_rows, fault, fft_c2c, fft_c2r, fft_r2c, reduce, reduce_many, scan,
-    sort, unique, DistError,
+    contract_depth, contract_rows, dot, fault, fft_c2c, fft_c2r, fft_r2c, reduce, reduce_many,
+    reduce_terms, scan, sort, unique, DistError, Form,
 };
 use tessera_testkit::rng::Rng;
 
@@ -686,6 +686,95 @@ fn real_transforms(ctx: &mut Ctx, rng: &mut Rng) {
     }
 }
 
+fn dots_and_distances(ctx: &mut Ctx, rng: &mut Rng) {
+    for dtype in [DType::F32, DType::F64, DType::Bf16] {
+        let shape = [3000usize, 2];
+        let x = elements(rng, dtype, 6000, false);
+        let y = elements(rng, dtype, 6000, false);
+        let (lo, n) = split(rng, 3000, ctx.size, ctx.rank);
+        let row = bytes_of(&shape[1..], dtype);
+        let (xw, yw) = (
+            ArrayView::contiguous(dtype, &shape, &x).unwrap(),
+            ArrayView::contiguous(dtype, &shape, &y).unwrap(),
+        );
+        let (xl, yl) = (
+            ArrayView::contiguous(dtype, &[n, 2], &x[lo * row..(lo + n) * row]).unwrap(),
+            ArrayView::contiguous(dtype, &[n, 2], &y[lo * row..(lo + n) * row]).unwrap(),
+        );
+        let item = dtype.info().item_bytes;
+        for (op, axes, whole, mine) in [
+            (
+                ReduceOp::Sum,
+                &[0usize][..],
+                Terms::squared_difference(&xw, &yw),
+                Form::SquaredDifferences(&yl),
+            ),
+            (
+                ReduceOp::Sum,
+                &[0, 1][..],
+                Terms::abs_difference(&xw, &yw),
+                Form::AbsDifferences(&yl),
+            ),
+            (ReduceOp::Sum, &[0][..], Terms::abs(&xw), Form::Magnitudes),
+            (
+                ReduceOp::Max,
+                &[0, 1][..],
+                Terms::square(&xw),
+                Form::Squares,
+            ),
+        ] {
+            let oshape: Vec<usize> = if axes.len() == 2 { vec![] } else { vec![2] };
+            let mut want = vec![0u8; 2 * item];
+            let len = oshape.iter().product::<usize>() * item;
+            tessera::reduce_terms(
+                axes,
+                whole,
+                &mut [(
+                    op,
+                    &mut ArrayViewMut::contiguous(dtype, &oshape, &mut want[..len]).unwrap(),
+                )],
+                &Exec::default(),
+            )
+            .unwrap();
+            let mut got = vec![0u8; 2 * item];
+            reduce_terms(
+                ctx.world,
+                axes,
+                &xl,
+                mine,
+                &mut [(
+                    op,
+                    &mut ArrayViewMut::contiguous(dtype, &oshape, &mut got[..len]).unwrap(),
+                )],
+                &my_exec(ctx.rank),
+            )
+            .unwrap();
+            assert_eq!(got, want, "rank {}: {mine:?} of {dtype}", ctx.rank);
+            ctx.checked += 1;
+        }
+        let mut want = vec![0u8; item];
+        tessera::dot(
+            &[0, 1],
+            &xw,
+            &yw,
+            &mut ArrayViewMut::contiguous(dtype, &[], &mut want).unwrap(),
+            &Exec::default(),
+        )
+        .unwrap();
+        let mut got = vec![0u8; item];
+        dot(
+            ctx.world,
+            &xl,
+            &yl,
+            &mut ArrayViewMut::contiguous(dtype, &[], &mut got).unwrap(),
+            &my_exec(ctx.rank),
+        )
+        .unwrap();
+        assert_eq!(got, want, "rank {}: dot of {dtype}", ctx.rank);
+        ctx.checked += 1;
+    }
+}
+
 fn bytemuck_f32(v: &[f32]) -> &[u8] {
     // SAFETY: f32 has no padding and every byte of it is initialised; u8
     // has alignment 1 and the length covers exactly the values.
@@ -797,6 +886,7 @@ fn main() {
     let mut rng = Rng::for_label("mpi-ranks", tessera_testkit::rng::seed());
     reductions(&mut ctx, &mut rng);
     many_and_two_stage(&mut ctx, &mut rng);
+    dots_and_distances(&mut ctx, &mut rng);
     contractions(&mut ctx, &mut rng);
     depth_contractions(&mut ctx, &mut rng);
     scans(&mut ctx, &mut rng);
