@@ -163,3 +163,21 @@ fn prefix(counts: &[i32]) -> Vec<i32> {
         })
         .collect()
 }
+
+/// Every rank's count and the first index of each in rank order (an
+/// all-gather of the counts).
+pub(crate) fn counts_and_starts<C: Communicator>(comm: &C, n: usize) -> (Vec<usize>, Vec<usize>) {
+    let mut counts = vec![0u64; comm.size() as usize];
+    comm.all_gather_into(&(n as u64), &mut counts[..]);
+    let counts: Vec<usize> = counts.into_iter().map(|c| c as usize).collect();
+    let mut acc = 0usize;
+    let starts = counts
+        .iter()
+        .map(|&c| {
+            let d = acc;
+            acc += c;
+            d
+        })
+        .collect();
+    (counts, starts)
+}

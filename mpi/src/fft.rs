@@ -76,16 +76,7 @@ fn axis0_pass<C: Communicator>(
     let item = dtype.info().item_bytes;
     let total = shape[0];
     let row: usize = shape[1..].iter().product::<usize>() * item;
-    let mut counts = vec![0u64; size];
-    comm.all_gather_into(&(n as u64), &mut counts[..]);
-    let starts: Vec<usize> = counts
-        .iter()
-        .scan(0usize, |acc, &c| {
-            let d = *acc;
-            *acc += c as usize;
-            Some(d)
-        })
-        .collect();
+    let (counts, starts) = crate::agree::counts_and_starts(comm, n);
     // Slab to column blocks: rank j gets its columns of axis 1 of every row.
     let n1 = shape[1];
     let inner: usize = shape[2..].iter().product::<usize>() * item;
@@ -119,7 +110,7 @@ fn axis0_pass<C: Communicator>(
     // Column blocks back to slabs: rank r gets its rows of these columns.
     let send: Vec<Vec<u8>> = (0..size)
         .map(|r| {
-            let (r0, nr) = (starts[r], counts[r] as usize);
+            let (r0, nr) = (starts[r], counts[r]);
             out.get(r0 * w * inner..(r0 + nr) * w * inner)
                 .unwrap_or(&[])
                 .to_vec()

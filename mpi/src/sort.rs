@@ -230,21 +230,12 @@ pub fn sort<C: Communicator>(
     if rank == 0 {
         g0 = 0;
     }
-    let mut counts = vec![0u64; size];
-    comm.all_gather_into(&(n as u64), &mut counts[..]);
-    let starts: Vec<usize> = counts
-        .iter()
-        .scan(0usize, |acc, &c| {
-            let d = *acc;
-            *acc += c as usize;
-            Some(d)
-        })
-        .collect();
+    let (counts, starts) = crate::agree::counts_and_starts(comm, n);
     let g0 = g0 as usize;
     let send: Vec<Vec<u8>> = (0..size)
         .map(|r| {
             let lo = starts[r].max(g0);
-            let hi = (starts[r] + counts[r] as usize).min(g0 + bucket_pos.len());
+            let hi = (starts[r] + counts[r]).min(g0 + bucket_pos.len());
             if lo >= hi {
                 return Vec::new();
             }

@@ -976,6 +976,20 @@ impl<'b> Reader<'b> {
         self.at = end;
         Ok(s)
     }
+    /// A tag and [`PARTIAL_VERSION`], refused otherwise (`what` names the
+    /// kind of bytes the tag marks).
+    pub(crate) fn header(&mut self, magic: [u8; 4], what: &str) -> Result<()> {
+        if self.take(4)? != magic {
+            return Err(bad(format!("not {what} (wrong tag)")));
+        }
+        let version = u32::from_le_bytes(self.take(4)?.try_into().unwrap_or([0; 4]));
+        if version != PARTIAL_VERSION {
+            return Err(bad(format!(
+                "version {version}; this build reads version {PARTIAL_VERSION}"
+            )));
+        }
+        Ok(())
+    }
     pub(crate) fn u8(&mut self) -> Result<u8> {
         Ok(self.take(1)?[0])
     }
@@ -1131,15 +1145,7 @@ impl Partial {
     /// [`Error::Partial`] for bytes that fail any of these checks.
     pub fn from_bytes(bytes: &[u8]) -> Result<Partial> {
         let mut r = Reader { b: bytes, at: 0 };
-        if r.take(4)? != PARTIAL_MAGIC {
-            return Err(bad("not a partial reduction state (wrong tag)"));
-        }
-        let version = u32::from_le_bytes(r.take(4)?.try_into().unwrap_or([0; 4]));
-        if version != PARTIAL_VERSION {
-            return Err(bad(format!(
-                "version {version}; this build reads version {PARTIAL_VERSION}"
-            )));
-        }
+        r.header(PARTIAL_MAGIC, "a partial reduction state")?;
         let op = *ReduceOp::ALL
             .get(r.u8()? as usize)
             .ok_or_else(|| bad("an unknown reduction"))?;
@@ -1241,15 +1247,7 @@ impl Centres {
     /// [`Error::Partial`] for bytes that are not such centres.
     pub fn from_bytes(bytes: &[u8]) -> Result<Centres> {
         let mut r = Reader { b: bytes, at: 0 };
-        if r.take(4)? != CENTRES_MAGIC {
-            return Err(bad("not the centres of a reduction (wrong tag)"));
-        }
-        let version = u32::from_le_bytes(r.take(4)?.try_into().unwrap_or([0; 4]));
-        if version != PARTIAL_VERSION {
-            return Err(bad(format!(
-                "version {version}; this build reads version {PARTIAL_VERSION}"
-            )));
-        }
+        r.header(CENTRES_MAGIC, "the centres of a reduction")?;
         let op = *ReduceOp::ALL
             .get(r.u8()? as usize)
             .ok_or_else(|| bad("an unknown reduction"))?;

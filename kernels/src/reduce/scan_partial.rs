@@ -295,12 +295,7 @@ impl ScanState {
     /// [`Error::Partial`] for bytes that fail a check.
     pub fn from_bytes(bytes: &[u8]) -> Result<ScanState> {
         let mut r = Reader { b: bytes, at: 0 };
-        if r.take(4)? != MAGIC {
-            return Err(bad("not a scan state (wrong tag)"));
-        }
-        if r.take(4)? != PARTIAL_VERSION.to_le_bytes() {
-            return Err(bad(format!("not version {PARTIAL_VERSION}")));
-        }
+        r.header(MAGIC, "a scan state")?;
         let op = *ScanOp::ALL
             .get(r.u8()? as usize)
             .ok_or_else(|| bad("an unknown scan"))?;
