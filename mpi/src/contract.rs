@@ -1,7 +1,8 @@
-//! Contractions whose row operand is distributed by rows: each output's
-//! products are associated by its own k alone, so a rank's rows, run in the
-//! association the whole contraction would choose, are exactly those rows
-//! of the whole result.
+//! Distributed contractions. Split rows or columns: each output's products
+//! are associated by its own k alone, so a rank's rows (or columns), run in
+//! the association the whole contraction would choose, are exactly those
+//! outputs of the whole result. A split depth: the lane order's partial
+//! states, merged over the ranks.
 
 use crate::agree::{agree, signature, Local};
 use crate::error::{DistError, Result};
@@ -9,6 +10,13 @@ use crate::reduce::row_offsets;
 use mpi::traits::*;
 use tessera::contract::choose_order;
 use tessera::{contract_in_order, ArrayView, ArrayViewMut, ContractSpec, Exec};
+
+/// Which operand is split over the ranks by its axis 0.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    A,
+    B,
+}
 
 /// Contract the block-distributed `a` (this rank's block of a's axis 0,
 /// which must be a free axis: neither batch nor contracted) with `b`
@@ -37,45 +45,82 @@ pub fn contract_rows<C: Communicator>(
     dst: &mut ArrayViewMut<'_>,
     exec: &Exec,
 ) -> Result<()> {
-    let rows = a.shape().first().copied().unwrap_or(0);
+    split_free(comm, Side::A, spec, (a, b, init), dst, exec)
+}
+
+/// [`contract_rows`] with the columns split instead: `b` is this rank's
+/// block of b's axis 0, a free axis of b (for a matrix product, b given as
+/// its transpose `[N, K]` with the spec contracting a's last axis with b's
+/// axis 1), `a` whole on every rank; `dst` gets this rank's columns (its
+/// shape the contraction's with b's block), with the bits they have in the
+/// whole contraction, in the association the whole contraction chooses.
+///
+/// # Errors
+/// As [`contract_rows`], for b's axis 0.
+pub fn contract_cols<C: Communicator>(
+    comm: &C,
+    spec: &ContractSpec,
+    a: &ArrayView<'_>,
+    b: &ArrayView<'_>,
+    init: Option<&ArrayView<'_>>,
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    split_free(comm, Side::B, spec, (a, b, init), dst, exec)
+}
+
+fn split_free<C: Communicator>(
+    comm: &C,
+    side: Side,
+    spec: &ContractSpec,
+    (a, b, init): (&ArrayView<'_>, &ArrayView<'_>, Option<&ArrayView<'_>>),
+    dst: &mut ArrayViewMut<'_>,
+    exec: &Exec,
+) -> Result<()> {
+    let split = if side == Side::A { a } else { b };
+    let (name, whole) = if side == Side::A { ("a", b) } else { ("b", a) };
+    let rows = split.shape().first().copied().unwrap_or(0);
     let (_, total_rows) = row_offsets(comm, rows as u64);
     let mut buf = Vec::new();
     let local: Local<()> = (|| {
-        if a.shape().is_empty() {
-            return Err("a: a distributed operand has a leading axis (rank 0 given)".into());
+        if split.shape().is_empty() {
+            return Err(format!(
+                "{name}: a distributed operand has a leading axis (rank 0 given)"
+            ));
         }
-        let bound = |ax: usize| {
+        let bound = |ax: usize, of_b: bool| {
             spec.batch
                 .iter()
                 .chain(&spec.contracting)
-                .any(|p| p.0 == ax)
+                .any(|p| if of_b { p.1 == ax } else { p.0 == ax })
         };
-        if bound(0) {
-            return Err("a: its distributed axis 0 is a batch or contracted axis; \
-                        only a free (row) axis can be split over ranks"
-                .into());
+        if bound(0, side == Side::B) {
+            return Err(format!(
+                "{name}: its distributed axis 0 is a batch or contracted axis; only a free axis \
+                 can be split over ranks"
+            ));
         }
-        let extent = |ax: usize, e: usize| if ax == 0 { total_rows as usize } else { e };
-        let free_a: usize = (0..a.shape().len())
-            .filter(|&ax| !bound(ax))
-            .map(|ax| extent(ax, a.shape()[ax]))
-            .product();
-        let bound_b = |ax: usize| {
-            spec.batch
-                .iter()
-                .chain(&spec.contracting)
-                .any(|p| p.1 == ax)
+        // The free extents of each operand, the split one's axis 0 whole.
+        let free = |v: &ArrayView<'_>, of_b: bool, is_split: bool| -> usize {
+            (0..v.shape().len())
+                .filter(|&ax| !bound(ax, of_b))
+                .map(|ax| {
+                    if is_split && ax == 0 {
+                        total_rows as usize
+                    } else {
+                        v.shape()[ax]
+                    }
+                })
+                .product()
         };
-        let cols: usize = (0..b.shape().len())
-            .filter(|&ax| !bound_b(ax))
-            .map(|ax| b.shape()[ax])
-            .product();
+        let rows_all = free(a, false, side == Side::A);
+        let cols_all = free(b, true, side == Side::B);
         let depth: usize = spec
             .contracting
             .iter()
             .map(|&(ax, _)| a.shape().get(ax).copied().unwrap_or(0))
             .product();
-        let order = choose_order(free_a, cols, depth);
+        let order = choose_order(rows_all, cols_all, depth);
         tessera::check_destination(dst).map_err(|e| e.to_string())?;
         let info = dst.dtype().info();
         let count: usize = dst.shape().iter().product();
@@ -85,18 +130,17 @@ pub fn contract_rows<C: Communicator>(
         contract_in_order(spec, a, b, init, &mut view, order, exec).map_err(|e| e.to_string())
     })();
     let sig = signature(&[
-        format!("{spec:?}").as_bytes(),
+        format!("{spec:?} {name}").as_bytes(),
         a.dtype().name().as_bytes(),
-        format!("{:?}", a.shape().get(1..)).as_bytes(),
         b.dtype().name().as_bytes(),
-        format!("{:?}", b.shape()).as_bytes(),
+        format!("{:?} {:?}", split.shape().get(1..), whole.shape()).as_bytes(),
         dst.dtype().name().as_bytes(),
     ]);
     agree(
         comm,
         &local,
         sig,
-        "the spec, the dtypes, b's shape or a's trailing shape",
+        "the spec, the dtypes, the whole operand's shape or the split one's trailing shape",
     )?;
     crate::bytes::store(dst, &buf).map_err(|e| DistError::Refused {
         rank: comm.rank(),

@@ -36,7 +36,7 @@ mod scan;
 mod sort;
 mod tree;
 
-pub use contract::{contract_depth, contract_rows};
+pub use contract::{contract_cols, contract_depth, contract_rows};
 pub use error::DistError;
 pub use fft::{fft_c2c, fft_c2r, fft_r2c};
 pub use reduce::{dot, reduce, reduce_many, reduce_terms, Form};

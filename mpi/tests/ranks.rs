@@ -19,8 +19,8 @@ use tessera::{
     ReduceOp, Terms,
 };
 use tessera_mpi::{
-    contract_depth, contract_rows, dot, fault, fft_c2c, fft_c2r, fft_r2c, reduce, reduce_many,
-    reduce_terms, scan, sort, unique, DistError, Form,
+    contract_cols, contract_depth, contract_rows, dot, fault, fft_c2c, fft_c2r, fft_r2c, reduce,
+    reduce_many, reduce_terms, scan, sort, unique, DistError, Form,
 };
 use tessera_testkit::rng::Rng;
 
@@ -268,6 +268,38 @@ fn contractions(ctx: &mut Ctx, rng: &mut Rng) {
             got,
             want[lo * n * item..(lo + rows) * n * item],
             "rank {}: {dtype} {m}x{k}x{n}, rows {lo}+{rows}",
+            ctx.rank
+        );
+        // Columns split: b given as its transpose [N, K], split by its rows.
+        let bt: Vec<u8> = (0..n)
+            .flat_map(|j| {
+                (0..k).flat_map(move |kk| {
+                    (kk * n + j) * dtype.info().item_bytes
+                        ..(kk * n + j + 1) * dtype.info().item_bytes
+                })
+            })
+            .map(|i| b[i])
+            .collect();
+        let (c0, cn) = split(rng, n, ctx.size, ctx.rank);
+        let bl = ArrayView::contiguous(dtype, &[cn, k], &bt[c0 * row..(c0 + cn) * row]).unwrap();
+        let spec_t = ContractSpec::new(acc).contracting(1, 1);
+        let mut got = vec![0u8; m * cn * item];
+        contract_cols(
+            ctx.world,
+            &spec_t,
+            &aw,
+            &bl,
+            None,
+            &mut ArrayViewMut::contiguous(acc, &[m, cn], &mut got).unwrap(),
+            &my_exec(ctx.rank),
+        )
+        .unwrap();
+        let want_cols: Vec<u8> = (0..m)
+            .flat_map(|i| want[(i * n + c0) * item..(i * n + c0 + cn) * item].to_vec())
+            .collect();
+        assert_eq!(
+            got, want_cols,
+            "rank {}: {dtype} {m}x{k}x{n}, columns {c0}+{cn}",
             ctx.rank
         );
         ctx.checked += 1;
