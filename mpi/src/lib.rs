@@ -41,7 +41,7 @@ pub use error::DistError;
 pub use fft::{fft_c2c, fft_c2r, fft_r2c};
 pub use reduce::{dot, reduce, reduce_many, reduce_terms, Form};
 pub use scan::scan;
-pub use sort::{sort, unique};
+pub use sort::{sort, unique, Order};
 
 /// Fault injection for the tests of collective failure: the next call on
 /// this process fails at `point` (`"state"`: computing its partial state;

@@ -8,8 +8,9 @@
 //! differ in bits: NaNs, bools, complex numbers with a NaN part), which
 //! the steps keep: a stable local sort; splitters chosen from the data
 //! alone (regular samples of every rank's sorted block, gathered in rank
-//! order and sorted on every rank alike); buckets cut at the splitters by
-//! `tessera::order::lower_bound` (so equal elements share a bucket); each
+//! order and sorted on every rank alike); buckets cut at the splitters (a
+//! rank's block and the splitters sorted stably together, so equal
+//! elements share a bucket, in whichever order the sort takes); each
 //! bucket's pieces joined in rank order and sorted stably (so equal
 //! elements from lower ranks, which came first, stay first); the buckets'
 //! elements finally moved to the ranks whose output block holds their
@@ -20,7 +21,7 @@ use crate::error::{DistError, Result};
 use crate::reduce::row_offsets;
 use mpi::collective::SystemOperation;
 use mpi::traits::*;
-use tessera::{ArrayView, ArrayViewMut, DType, Exec};
+use tessera::{ArrayView, ArrayViewMut, DType, Exec, FloatOrder};
 
 /// Samples each rank contributes to the splitters.
 const SAMPLES: usize = 64;
@@ -30,7 +31,7 @@ const SAMPLES: usize = 64;
 fn sort_with_positions(
     v: &[u8],
     pos: &[i64],
-    dtype: DType,
+    (dtype, how): (DType, Order),
     exec: &Exec,
 ) -> tessera::Result<(Vec<u8>, Vec<i64>)> {
     let n = pos.len();
@@ -40,7 +41,15 @@ fn sort_with_positions(
     {
         let mut d = ArrayViewMut::contiguous(dtype, &[n], &mut sorted)?;
         let mut p = ArrayViewMut::from_slice(&mut perm, &[n])?;
-        tessera::sort(0, false, &x, &mut d, Some(&mut p), exec)?;
+        tessera::sort_with(
+            0,
+            how.descending,
+            how.floats,
+            &x,
+            &mut d,
+            Some(&mut p),
+            exec,
+        )?;
     }
     let moved = perm.iter().map(|&i| pos[i as usize]).collect();
     Ok((sorted, moved))
@@ -56,14 +65,26 @@ fn i64s(b: &[u8]) -> Vec<i64> {
         .collect()
 }
 
-/// Sort the block-distributed 1-D `x` (this rank's elements) ascending in
-/// `tessera::sort`'s order (−∞ < … < −0 < +0 < … < +∞ < NaN, every NaN
-/// equal; complex by parts; any dtype of whole bytes), stably: `values`
+/// The order of a distributed sort: `tessera::sort_with`'s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Order {
+    /// Largest first (equal elements still in increasing position).
+    pub descending: bool,
+    /// How floats order: NaN last with every NaN equal (the default), or
+    /// IEEE totalOrder.
+    pub floats: FloatOrder,
+}
+
+/// Sort the block-distributed 1-D `x` (this rank's elements) in `how`'s
+/// order, `tessera::sort_with`'s (by default ascending, −∞ < … < −0 < +0 <
+/// … < +∞ < NaN with every NaN equal; or IEEE totalOrder; descending keeps
+/// equal elements in increasing position; complex by parts; any dtype of
+/// whole bytes), stably: `values`
 /// (this rank's element count, `x`'s dtype) gets the elements at global
 /// sorted positions `B_r .. B_r + n_r` (the rank's own block's place) and
 /// `positions`, where given (i64), their positions in the whole input; the
-/// bits of `tessera::sort` of the whole array on one process, sliced, at
-/// any number of ranks.
+/// bits of `tessera::sort_with` of the whole array on one process, sliced,
+/// at any number of ranks.
 ///
 /// Collective: every rank calls it with the same dtype and the same
 /// choice of positions. A rank's memory holds at most its bucket: the
@@ -78,6 +99,7 @@ fn i64s(b: &[u8]) -> Vec<i64> {
 /// [`DistError::Mismatch`] where the ranks' calls differ.
 pub fn sort<C: Communicator>(
     comm: &C,
+    how: Order,
     x: &ArrayView<'_>,
     values: &mut ArrayViewMut<'_>,
     positions: Option<&mut ArrayViewMut<'_>>,
@@ -122,14 +144,23 @@ pub fn sort<C: Communicator>(
         exec.resolve_tier().map_err(|e| e.to_string())?;
         Ok(())
     })();
-    let sig = signature(&[dtype.name().as_bytes(), &[u8::from(positions.is_some())]]);
-    agree(comm, &local, sig, "the dtype or the choice of positions")?;
+    let sig = signature(&[
+        dtype.name().as_bytes(),
+        &[u8::from(positions.is_some())],
+        format!("{how:?}").as_bytes(),
+    ]);
+    agree(
+        comm,
+        &local,
+        sig,
+        "the dtype, the order or the choice of positions",
+    )?;
     let err = |e: tessera::Error| e.to_string();
     let mut outcome: Local<()> = Ok(());
     // 1. A stable local sort, with global input positions.
     let mine_pos: Vec<i64> = (0..n).map(|i| (before + i) as i64).collect();
-    let sorted =
-        crate::bytes::load(x).and_then(|raw| sort_with_positions(&raw, &mine_pos, dtype, exec));
+    let sorted = crate::bytes::load(x)
+        .and_then(|raw| sort_with_positions(&raw, &mine_pos, (dtype, how), exec));
     let (mine, mine_pos) = match sorted {
         Ok(v) => v,
         Err(e) => {
@@ -151,7 +182,7 @@ pub fn sort<C: Communicator>(
         let mut sorted = vec![0u8; all.len()];
         let x = ArrayView::contiguous(dtype, &[m], &all)?;
         let mut d = ArrayViewMut::contiguous(dtype, &[m], &mut sorted)?;
-        tessera::sort(0, false, &x, &mut d, None, exec)?;
+        tessera::sort_with(0, how.descending, how.floats, &x, &mut d, None, exec)?;
         let mut s = Vec::with_capacity((size - 1) * item);
         for j in 1..size {
             let at = (j * m / size).min(m.saturating_sub(1));
@@ -169,15 +200,26 @@ pub fn sort<C: Communicator>(
             Vec::new()
         }
     };
-    // 3. Buckets: the sorted block cut where each splitter would go.
+    // 3. Buckets: the sorted block cut after the elements that sort before
+    // or with each splitter (the block then the splitters, sorted stably
+    // together: an element equal to a splitter, which came first, stays
+    // before it), in any order the sort takes.
     let ns = splitters.len() / item;
     let mut cuts = vec![0i64; ns];
     if ns > 0 {
         let r = (|| {
-            let a = ArrayView::contiguous(dtype, &[n], &mine)?;
-            let q = ArrayView::contiguous(dtype, &[ns], &splitters)?;
-            let mut d = ArrayViewMut::from_slice(&mut cuts, &[ns])?;
-            tessera::order::lower_bound(&a, &q, &mut d, exec)
+            let mut both = mine.clone();
+            both.extend_from_slice(&splitters);
+            let marks: Vec<i64> = (0..(n + ns) as i64).collect();
+            let (_, order) = sort_with_positions(&both, &marks, (dtype, how), exec)?;
+            let mut seen = 0i64;
+            for &p in &order {
+                match usize::try_from(p).ok().and_then(|p| p.checked_sub(n)) {
+                    Some(j) if j < ns => cuts[j] = seen,
+                    _ => seen += 1,
+                }
+            }
+            Ok::<(), tessera::Error>(())
         })();
         if let Err(e) = r {
             if outcome.is_ok() {
@@ -213,7 +255,7 @@ pub fn sort<C: Communicator>(
         bucket_pos.extend(i64s(&g[c * item..]));
     }
     // 4. The bucket in order: pieces joined in rank order, sorted stably.
-    let (bucket, bucket_pos) = match sort_with_positions(&bucket, &bucket_pos, dtype, exec) {
+    let (bucket, bucket_pos) = match sort_with_positions(&bucket, &bucket_pos, (dtype, how), exec) {
         Ok(v) => v,
         Err(e) => {
             if outcome.is_ok() {

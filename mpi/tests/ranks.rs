@@ -13,14 +13,14 @@
 
 use mpi::traits::*;
 use tessera::fft::{Direction, Norm};
-use tessera::ScanOp;
 use tessera::{
     available_tiers, cast, contract, ArrayView, ArrayViewMut, CastMode, ContractSpec, DType, Exec,
     ReduceOp, Terms,
 };
+use tessera::{FloatOrder, ScanOp};
 use tessera_mpi::{
     contract_cols, contract_depth, contract_rows, dot, fault, fft_c2c, fft_c2r, fft_r2c, reduce,
-    reduce_many, reduce_terms, scan, sort, unique, DistError, Form,
+    reduce_many, reduce_terms, scan, sort, unique, DistError, Form, Order,
 };
 use tessera_testkit::rng::Rng;
 
@@ -527,7 +527,22 @@ fn transforms(ctx: &mut Ctx, rng: &mut Rng) {
 }
 
 fn sorts(ctx: &mut Ctx, rng: &mut Rng) {
-    for dtype in [
+    let orders = [
+        Order::default(),
+        Order {
+            descending: true,
+            floats: FloatOrder::NanLast,
+        },
+        Order {
+            descending: false,
+            floats: FloatOrder::Total,
+        },
+        Order {
+            descending: true,
+            floats: FloatOrder::Total,
+        },
+    ];
+    for (case, dtype) in [
         DType::F32,
         DType::F64,
         DType::Bf16,
@@ -535,8 +550,12 @@ fn sorts(ctx: &mut Ctx, rng: &mut Rng) {
         DType::C64,
         DType::U8,
         DType::Bool,
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
         for count in [0usize, 1, 7, 3000, 40_000] {
+            let how = orders[(case + count) % orders.len()];
             let item = dtype.info().item_bytes;
             let mut x = elements(rng, dtype, count, true);
             if dtype == DType::F32 {
@@ -559,9 +578,10 @@ fn sorts(ctx: &mut Ctx, rng: &mut Rng) {
             let xl = ArrayView::contiguous(dtype, &[n], &x[lo * item..(lo + n) * item]).unwrap();
             let mut want = vec![0u8; count * item];
             let mut want_pos = vec![0i64; count];
-            tessera::sort(
+            tessera::sort_with(
                 0,
-                false,
+                how.descending,
+                how.floats,
                 &xw,
                 &mut ArrayViewMut::contiguous(dtype, &[count], &mut want).unwrap(),
                 Some(&mut ArrayViewMut::from_slice(&mut want_pos, &[count]).unwrap()),
@@ -572,6 +592,7 @@ fn sorts(ctx: &mut Ctx, rng: &mut Rng) {
             let mut got_pos = vec![0i64; n];
             sort(
                 ctx.world,
+                how,
                 &xl,
                 &mut ArrayViewMut::contiguous(dtype, &[n], &mut got).unwrap(),
                 Some(&mut ArrayViewMut::from_slice(&mut got_pos, &[n]).unwrap()),
