@@ -369,39 +369,29 @@ impl<F: LaneFloat + Carrier + Bits + Default> PartialPass<F> for ScaledSquares<F
     }
 }
 
-impl<I: IntCarrier + Bits> PartialPass<I> for ISum {
-    type M = I;
-    type L = I;
-    fn map(&self, _: usize, x: I) -> I {
-        x
-    }
-    fn lanes_empty(&self) -> I {
-        Pass::<I>::empty(self)
-    }
-    fn push(&self, l: &mut I, _: usize, _: usize, m: I) {
-        *l = Pass::<I>::combine(self, *l, m);
-    }
-    fn value(&self, l: &I, _: usize) -> I {
-        *l
-    }
+/// Integer Sum, Prod, Max and Min: exact in any order, so a block's first
+/// terms are held as one running value, continued term by term.
+macro_rules! running_int_partial {
+    ($($p:ty),*) => {$(
+        impl<I: IntCarrier + Bits> PartialPass<I> for $p {
+            type M = I;
+            type L = I;
+            fn map(&self, _: usize, x: I) -> I {
+                x
+            }
+            fn lanes_empty(&self) -> I {
+                Pass::<I>::empty(self)
+            }
+            fn push(&self, l: &mut I, _: usize, _: usize, m: I) {
+                *l = Pass::<I>::combine(self, *l, m);
+            }
+            fn value(&self, l: &I, _: usize) -> I {
+                *l
+            }
+        }
+    )*};
 }
-
-impl<I: IntCarrier + Bits> PartialPass<I> for IExt {
-    type M = I;
-    type L = I;
-    fn map(&self, _: usize, x: I) -> I {
-        x
-    }
-    fn lanes_empty(&self) -> I {
-        Pass::<I>::empty(self)
-    }
-    fn push(&self, l: &mut I, _: usize, _: usize, m: I) {
-        *l = Pass::<I>::combine(self, *l, m);
-    }
-    fn value(&self, l: &I, _: usize) -> I {
-        *l
-    }
-}
+running_int_partial!(ISum, IExt);
 
 impl<I: IntCarrier + Bits> PartialPass<I> for IArg {
     type M = I;
