@@ -258,6 +258,14 @@ fn random_cuts(rng: &mut Rng, rows: usize) -> Vec<usize> {
 }
 
 fn execs_mixed() -> Vec<Exec> {
+    // Ranges run on every tier this CPU has; a tier it lacks is skipped,
+    // and said so.
+    let have = available_tiers();
+    for t in tessera::Tier::ALL {
+        if !have.contains(&t) {
+            eprintln!("partial states: tier {} skipped (this CPU lacks it)", t.name());
+        }
+    }
     let mut v = Vec::new();
     for (i, t) in available_tiers().into_iter().enumerate() {
         v.push(Exec::on(t).threads(1 + 2 * (i % 2)));
