@@ -263,7 +263,10 @@ fn execs_mixed() -> Vec<Exec> {
     let have = available_tiers();
     for t in tessera::Tier::ALL {
         if !have.contains(&t) {
-            eprintln!("partial states: tier {} skipped (this CPU lacks it)", t.name());
+            eprintln!(
+                "partial states: tier {} skipped (this CPU lacks it)",
+                t.name()
+            );
         }
     }
     let mut v = Vec::new();
