@@ -6,9 +6,12 @@ unstable) and `kind='stable'` (radix sort for 16-bit and smaller, timsort
 or radix otherwise), and `np.argsort` likewise, on 16M f32, u32 and i64
 (`--n` to change), one thread, best of `--rounds` calls, printing
 ns/element. Each call sorts a fresh copy of the input (the copy is timed,
-as the `sort` group's peers copy too).
+as the `sort` group's peers copy too). numpy asks for transparent huge
+pages for its large arrays (`madvise`), which on a system whose setting is
+`madvise` makes its fresh output far cheaper to fault in; `--no-hugepage`
+turns that off, to see how much of its time is the pages.
 
-    OMP_NUM_THREADS=1 python3 bench/scripts/sort_numpy.py [--n 16777216] [--rounds 3]
+    OMP_NUM_THREADS=1 python3 bench/scripts/sort_numpy.py [--n 16777216] [--rounds 3] [--no-hugepage]
 """
 
 import argparse
@@ -34,7 +37,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1 << 24)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--no-hugepage", action="store_true")
     a = ap.parse_args()
+    if a.no_hugepage:
+        try:
+            from numpy._core.multiarray import _set_madvise_hugepage
+        except ImportError:
+            from numpy.core.multiarray import _set_madvise_hugepage
+        _set_madvise_hugepage(False)
     n = a.n
     rng = np.random.default_rng(1)
     cases = {
@@ -43,7 +53,8 @@ def main():
         "u32": rng.integers(0, 2**32, n, dtype=np.uint32),
         "i64": rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64),
     }
-    print(f"numpy {np.__version__}: ns/element, one thread, best of {a.rounds}")
+    pages = "4 KiB pages" if a.no_hugepage else "huge pages asked for"
+    print(f"numpy {np.__version__}: ns/element, one thread, best of {a.rounds}, {pages}")
     print(f"{'case':<28} {'np.sort':>9} {'stable':>9} {'argsort':>9} {'arg stable':>11}")
     for name, x in cases.items():
         r = [

@@ -7,7 +7,9 @@
 //! first, as tessera reads it into its destination). Ratios are peer time /
 //! tessera time (above 1: tessera faster). Each result is compared with the
 //! stable peer's after timing (a mismatch is reported). numpy's figures come from
-//! `bench/scripts/sort_numpy.py` (same sizes, one thread).
+//! `bench/scripts/sort_numpy.py` (same sizes, one thread). On an AVX-512 tier
+//! the values-alone rows run the vector quicksort (`order/quicksort.rs`),
+//! the others the radix sort.
 
 use crate::chart::{speed_ratio, Chart};
 use std::time::Instant;

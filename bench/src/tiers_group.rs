@@ -175,6 +175,34 @@ fn cases(rng: &mut Rng, quick: bool) -> Vec<Case> {
         });
     }
     {
+        // Values alone: the vector quicksort on AVX-512 tiers, radix on
+        // the others.
+        let x = f32s(rng, n, -1.0, 1.0);
+        let mut y = vec![0f32; n];
+        v.push(Case {
+            engine: Engine::Sort,
+            label: format!("sort f32 {n}"),
+            call: Box::new(move |exec| {
+                let xv = ArrayView::from_slice(&x, &[n]).expect("view");
+                let mut yv = ArrayViewMut::from_slice(&mut y, &[n]).expect("view");
+                tessera::sort(0, false, &xv, &mut yv, None, exec).expect("sort");
+                bytes_of(&y)
+            }),
+        });
+        let x: Vec<i64> = (0..n).map(|_| rng.next_u64() as i64).collect();
+        let mut y = vec![0i64; n];
+        v.push(Case {
+            engine: Engine::Sort,
+            label: format!("sort i64 {n}"),
+            call: Box::new(move |exec| {
+                let xv = ArrayView::from_slice(&x, &[n]).expect("view");
+                let mut yv = ArrayViewMut::from_slice(&mut y, &[n]).expect("view");
+                tessera::sort(0, false, &xv, &mut yv, None, exec).expect("sort");
+                bytes_of(&y)
+            }),
+        });
+    }
+    {
         let x = f32s(rng, n, -1.0, 1.0);
         let mut y = vec![0f32; n];
         v.push(Case {

@@ -89,11 +89,15 @@ pub enum Engine {
     Fft,
     /// The byte and text kernels (`bytes::*`).
     Bytes,
+    /// Sorting (`sort`, `sort_with`, `argsort`, `argsort_with`): values
+    /// alone of 32- and 64-bit keys run a vector quicksort on an AVX-512
+    /// tier, everything else the radix sort on every tier.
+    Sort,
 }
 
 impl Engine {
     /// Every engine, in the order of the host table's documentation.
-    pub const ALL: [Engine; 8] = [
+    pub const ALL: [Engine; 9] = [
         Engine::Elementwise,
         Engine::Cast,
         Engine::Map,
@@ -102,6 +106,7 @@ impl Engine {
         Engine::Contract,
         Engine::Fft,
         Engine::Bytes,
+        Engine::Sort,
     ];
 
     /// The engine's name, as the benchmark's `tiers` group prints it.
@@ -115,6 +120,7 @@ impl Engine {
             Engine::Contract => "contract",
             Engine::Fft => "fft",
             Engine::Bytes => "bytes",
+            Engine::Sort => "sort",
         }
     }
 }

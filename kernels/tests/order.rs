@@ -1312,3 +1312,104 @@ fn long_skewed_keys_make_buckets_from_their_values() {
         }
     }
 }
+
+/// Codes of `n` elements of `dt` (an integer or IEEE float of 32 or 64
+/// bits) in a pattern a quicksort finds hard: 0 random with specials, 1 all
+/// equal, 2 two values, 3 eight values, 4 ascending bits, 5 descending
+/// bits, 6 organ pipe, 7 all bits set (the largest key of unsigned
+/// integers, a NaN of floats), 8 half the elements the least code and the
+/// rest random, 9 sawtooth.
+fn hard_codes(dt: Dt, n: usize, pat: usize, rng: &mut Rng) -> Vec<u8> {
+    let w = dt.item;
+    let pool = random_codes(dt, 8, rng, true);
+    let random = random_codes(dt, n, rng, true);
+    let mut out = Vec::with_capacity(n * w);
+    for i in 0..n {
+        let bits: u64 = match pat {
+            1 => le(&pool[..w]),
+            2 => le(&pool[(i % 2) * w..(i % 2 + 1) * w]) ^ (rng.below(2) * 3),
+            3 => {
+                let j = rng.below_usize(8);
+                le(&pool[j * w..(j + 1) * w])
+            }
+            4 => (i as u64).wrapping_mul(0x9e37_79b9),
+            5 => ((n - i) as u64).wrapping_mul(0x9e37_79b9),
+            6 => i.min(n - i) as u64,
+            7 => u64::MAX,
+            8 if i % 2 == 0 => 0,
+            9 => (i % 97) as u64,
+            _ => le(&random[i * w..(i + 1) * w]),
+        };
+        out.extend_from_slice(&bits.to_le_bytes()[..w]);
+    }
+    out
+}
+
+/// Values alone of 32- and 64-bit dtypes: on an AVX-512 tier the keys sort
+/// by a vector quicksort (register networks up to 16 registers, partitions
+/// in groups, a pivot from a sample, a split-off run where the pivot is the
+/// least key, a radix fallback past a depth), elsewhere by radix. Every
+/// length across the network sizes and partition remainders, and patterns
+/// made to hurt a quicksort, against the model on every tier and thread
+/// count, ascending and descending, contiguous (sorted inside the
+/// destination) and strided.
+#[test]
+fn values_alone_of_wide_keys_in_every_pattern_and_length() {
+    let mut rng = Rng::for_label("order/vector-quicksort", 23);
+    let execs = execs();
+    let mut lengths: Vec<usize> = (0..=300).collect();
+    lengths.extend([
+        383, 384, 385, 511, 512, 513, 1000, 4095, 4096, 4097, 65535, 65536, 70001,
+    ]);
+    let mut cases = 0;
+    for dtype in [
+        DType::U32,
+        DType::I32,
+        DType::F32,
+        DType::U64,
+        DType::I64,
+        DType::F64,
+    ] {
+        let dt = Dt::of(dtype);
+        for &n in &lengths {
+            // Every pattern at the longer lengths; one per length below 300.
+            let pats: Vec<usize> = if n > 300 {
+                (0..10).collect()
+            } else {
+                vec![n % 10]
+            };
+            for pat in pats {
+                let codes = hard_codes(dt, n, pat, &mut rng);
+                let desc = rng.below(2) == 1;
+                let lay = if n >= 4096 && rng.below(2) == 0 {
+                    Lay::Contig
+                } else {
+                    [Lay::Contig, Lay::EveryOther, Lay::Reversed][rng.below_usize(3)]
+                };
+                check_sort(
+                    dt,
+                    &codes,
+                    &[n],
+                    0,
+                    n,
+                    desc,
+                    lay,
+                    true,
+                    false,
+                    &execs,
+                    &mut rng,
+                );
+                cases += 1;
+            }
+        }
+    }
+    let tiers: Vec<String> = available_tiers()
+        .iter()
+        .map(|t| t.name().to_string())
+        .collect();
+    let missing: Vec<&str> = ["scalar", "avx2", "avx512"]
+        .into_iter()
+        .filter(|t| !tiers.iter().any(|x| x == t))
+        .collect();
+    eprintln!("{cases} sorts on tiers {tiers:?}; skipped (not on this CPU): {missing:?}");
+}

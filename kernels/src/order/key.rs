@@ -199,6 +199,11 @@ pub(crate) trait KeyMap: Sync + Copy {
     /// `pos` must be an element of a validated view over `data`, written by
     /// this caller alone.
     unsafe fn write_key(&self, k: Self::K, data: *mut u8, pos: isize);
+    /// Whether every element's key, stored in memory, is its bits (so a key
+    /// written over its element needs no writing back).
+    fn bits_are_key(&self) -> bool {
+        false
+    }
     /// Copy the element at `spos` of `src` to `dpos` of `dst`, bits unchanged.
     ///
     /// # Safety
@@ -253,6 +258,9 @@ macro_rules! width_maps {
             fn collapses(&self, _k: $k) -> bool {
                 false
             }
+            fn bits_are_key(&self) -> bool {
+                self.bias == 0 && cfg!(target_endian = "little")
+            }
             #[inline(always)]
             unsafe fn write_key(&self, k: $k, data: *mut u8, pos: isize) {
                 // SAFETY: the caller's promise: `pos` is an element it alone writes.
@@ -277,8 +285,11 @@ macro_rules! width_maps {
             }
             #[inline(always)]
             unsafe fn write_key(&self, k: $k, data: *mut u8, pos: isize) {
+                // A key with its top bit set is a positive's (flip the
+                // sign back), one without a negative's (flip every bit):
+                // branch-free, so the caller's loop can run vectorised.
                 let sign = !(<$k>::MAX >> 1);
-                let b = if k & sign != 0 { k ^ sign } else { !k };
+                let b = k ^ (sign | (k >> (<$k>::BITS - 1)).wrapping_sub(1));
                 // SAFETY: the caller's promise: `pos` is an element it alone writes.
                 unsafe { (data.offset(pos * $n) as *mut $k).write_unaligned(b.to_le()) }
             }

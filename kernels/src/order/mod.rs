@@ -28,6 +28,8 @@
 #[macro_use]
 mod key;
 mod compress;
+#[cfg(target_arch = "x86_64")]
+mod quicksort;
 mod radix;
 mod search;
 mod select;
@@ -272,6 +274,9 @@ struct Job {
     packed: bool,
     /// Bytes of an element (1 for packed dtypes).
     item: usize,
+    /// The tier runs AVX-512: values alone of 32- and 64-bit keys take the
+    /// vector quicksort.
+    vector: bool,
 }
 // SAFETY: the raw pointers are read (x) or written at elements of distinct
 // slices (destinations), each slice by one task.
@@ -286,7 +291,7 @@ fn order(
     positions: Option<&mut ArrayViewMut<'_>>,
     exec: &Exec,
 ) -> Result<()> {
-    exec.resolve_tier()?;
+    let tier = exec.resolve_tier_for(crate::tier::Engine::Sort)?;
     check_axis(x, axis, "sort")?;
     if let Some(v) = values.as_deref() {
         if v.dtype() != x.dtype() {
@@ -363,6 +368,7 @@ fn order(
         tasks: exec.thread_count(),
         packed: x.dtype().info().values_per_byte > 1,
         item: x.dtype().info().item_bytes,
+        vector: cfg!(target_arch = "x86_64") && crate::tier::runs_avx512(tier),
     };
     with_key_map!(x.dtype(), float_order == FloatOrder::Total, |m| run(
         m, &job
@@ -393,6 +399,7 @@ fn alloc<T: RadixKey>(n: usize, what: &str) -> Result<Vec<T>> {
     if p.is_null() {
         return Err(err());
     }
+
     // SAFETY: p was allocated by the global allocator with the layout of n
     // T (Vec's own), and all-zero bytes are n valid T (RadixKey is this
     // module's, implemented for unsigned integers alone).
@@ -434,7 +441,7 @@ fn run<M: KeyMap>(m: &M, job: &Job) -> Result<()> {
     // Values alone of a long slice, on unit-stride destinations aligned
     // for the key and as wide: the keys are sorted in the destination and
     // turned into values where they lie.
-    let in_place = in_place::<M>(job);
+    let in_place = in_place(m, job);
     // Every task's scratch before any write.
     let mut bufs: Vec<Buf<M::K>> = (0..tasks)
         .map(|_| Buf::new(len, job.p.is_some() || !M::INVERTIBLE, in_place))
@@ -458,9 +465,15 @@ fn run<M: KeyMap>(m: &M, job: &Job) -> Result<()> {
 }
 
 /// Whether `lane` sorts the keys inside the values destination.
-fn in_place<M: KeyMap>(job: &Job) -> bool {
+fn in_place<M: KeyMap>(m: &M, job: &Job) -> bool {
     let w = core::mem::size_of::<M::K>();
     match &job.v {
+        // The vector quicksort sorts in the keys buffer and writes the
+        // values out in one pass (faster, measured, than mapping them back
+        // where they lie), except where the keys are the values themselves
+        // (unsigned integers, ascending): sorted in the destination, they
+        // need no writing back.
+        Some(_) if job.vector && vector_key::<M::K>() && (job.desc || !m.bits_are_key()) => false,
         Some((vp, vb, vs)) => {
             job.p.is_none()
                 && M::INVERTIBLE
@@ -564,6 +577,39 @@ fn lane<M: KeyMap>(
             }
         }
         sort_keys(buf, c, need_idx, tasks);
+    } else if job.vector && !need_idx && vector_key::<M::K>() {
+        // Values alone of 32- or 64-bit keys on an AVX-512 tier: the keys
+        // (in the destination itself where the sort is in place) sorted by
+        // the vector quicksort, then written out as values.
+        let in_place = buf.keys.len() < n;
+        let kp: *mut M::K = if in_place {
+            let (vp, vb, _) = job.v.as_ref().expect("values in place");
+            // SAFETY: as for the radix sort in place below.
+            unsafe { vp.0.offset(vb[s] * job.item as isize) as *mut M::K }
+        } else {
+            buf.keys.as_mut_ptr()
+        };
+        // SAFETY: kp addresses n keys this task alone uses (its buffer, or
+        // its destination slice checked by `in_place`).
+        let keys = unsafe { core::slice::from_raw_parts_mut(kp, n) };
+        for (i, x) in keys.iter_mut().enumerate() {
+            *x = key(i);
+        }
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `job.vector`: the tier runs AVX-512 F, AVX2 and POPCNT.
+        unsafe {
+            quicksort::sort_keys_avx512(keys, &mut buf.tk[..n], tasks)
+        };
+        if in_place && !job.desc && m.bits_are_key() {
+            // Unsigned integers sorted in their own destination: the keys
+            // are the values already.
+            return;
+        }
+        // SAFETY: keys 0..k are final; in place, key j is value element j
+        // (read before it is written); the destinations' slice s is this
+        // task's.
+        unsafe { emit(m, job, s, 0, k, kp, core::ptr::null()) };
+        return;
     } else if buf.keys.len() < n {
         // In place: the keys sorted inside this slice of the destination,
         // each bucket turned into its values as soon as it is in place
@@ -645,34 +691,74 @@ unsafe fn emit<M: KeyMap>(
     let (xb, xs) = (job.xb[s], job.xs);
     if let Some((vp, vb, vs)) = &job.v {
         let base = vb[s];
-        // The next element whose key stands for several bit patterns.
-        let mut next = 0usize;
-        for j in lo..hi {
-            let d = base + j as isize * vs;
-            // SAFETY: the caller's promise: key j is final.
-            let kj = unsafe { kp.add(j).read() };
-            let kk = if job.desc { kj.flip() } else { kj };
-            if !M::INVERTIBLE {
-                // SAFETY: idx[j] < n is an element of x's slice; d is element
-                // j of this slice of the validated destination, the caller's.
-                unsafe { m.copy(job.x, xb + *ip.add(j) as isize * xs, vp.0, d) };
-            } else if m.collapses(kk) {
-                // SAFETY: the sorted keys hold as many collapsing keys as the
-                // slice, so one is found before n, an element of x's slice;
-                // d is element j of this slice of the validated destination,
-                // the caller's.
+        if M::INVERTIBLE {
+            // SAFETY: the caller's promise: keys lo..hi are final.
+            let key = |j: usize| unsafe {
+                let k = kp.add(j).read();
+                if job.desc {
+                    k.flip()
+                } else {
+                    k
+                }
+            };
+            // Keys that collapse are equal and extreme: in a sorted run
+            // they are its top (ascending; their complement, the bottom,
+            // descending). Found by bisection; the rest written in a
+            // plain loop.
+            let (mut a, mut b) = (lo, hi);
+            while a < b {
+                let mid = a + (b - a) / 2;
+                if m.collapses(key(mid)) != job.desc {
+                    b = mid;
+                } else {
+                    a = mid + 1;
+                }
+            }
+            let (plain, nans) = if job.desc {
+                (a..hi, lo..a)
+            } else {
+                (lo..a, a..hi)
+            };
+            if *vs == 1 && !job.desc {
+                // The common case apart, so that it runs vectorised.
+                for j in plain {
+                    // SAFETY: as below, with unit stride and keys as stored.
+                    unsafe { m.write_key(kp.add(j).read(), vp.0, base + j as isize) };
+                }
+            } else {
+                for j in plain {
+                    // SAFETY: base + j·vs is element j of this slice of the
+                    // validated destination, the caller's alone; the key
+                    // does not collapse, so it maps back to its element's
+                    // bits.
+                    unsafe { m.write_key(key(j), vp.0, base + j as isize * vs) };
+                }
+            }
+            let mut next = 0usize;
+            for j in nans {
+                // SAFETY: the sorted keys hold as many collapsing keys as
+                // the slice, so one is found before n, an element of x's
+                // slice; the destination element is the caller's.
                 unsafe {
                     while !m.collapses(m.key_at(job.x, xb + next as isize * xs)) {
                         next += 1;
                     }
-                    m.copy(job.x, xb + next as isize * xs, vp.0, d);
+                    m.copy(job.x, xb + next as isize * xs, vp.0, base + j as isize * vs);
                 }
                 next += 1;
-            } else {
-                // SAFETY: d is element j of this slice of the validated
-                // destination, the caller's alone; the key does not collapse,
-                // so it maps back to its element's bits.
-                unsafe { m.write_key(kk, vp.0, d) };
+            }
+        } else {
+            for j in lo..hi {
+                // SAFETY: idx[j] < n is an element of x's slice; the
+                // destination element j of this slice is the caller's.
+                unsafe {
+                    m.copy(
+                        job.x,
+                        xb + *ip.add(j) as isize * xs,
+                        vp.0,
+                        base + j as isize * vs,
+                    )
+                };
             }
         }
     }
@@ -687,6 +773,12 @@ unsafe fn emit<M: KeyMap>(
             };
         }
     }
+}
+
+/// Whether the vector quicksort sorts keys of type `K` (u32 and u64).
+fn vector_key<K: RadixKey>() -> bool {
+    use core::any::TypeId;
+    TypeId::of::<K>() == TypeId::of::<u32>() || TypeId::of::<K>() == TypeId::of::<u64>()
 }
 
 /// Sort the first `len` keys of `buf` (with their indices).

@@ -8,7 +8,7 @@
 //! passes address the elements the method reads or writes.
 
 use super::avx2::{halving_pd, halving_ps};
-use super::{ByteReg, ComplexReg, RealReg};
+use super::{ByteReg, ComplexReg, KeyReg, RealReg};
 use core::arch::x86_64::*;
 use num_complex::Complex;
 
@@ -819,5 +819,213 @@ impl ByteReg for __m512i {
         // SAFETY: a prefetch is a hint that reads no memory and faults on no
         // address; SSE runs wherever this tier does.
         unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) }
+    }
+}
+
+/// Sixteen u32 sort keys in a 512-bit register ([`KeyReg`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Keys32x16(__m512i);
+
+/// Eight u64 sort keys in a 512-bit register ([`KeyReg`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Keys64x8(__m512i);
+
+/// The mask of the first `n` lanes (`n ≤ 16`).
+#[inline(always)]
+fn first_lanes(n: usize) -> u32 {
+    ((1u64 << n) - 1) as u32
+}
+
+impl KeyReg for Keys32x16 {
+    type K = u32;
+    const LANES: usize = 16;
+    const MAX: u32 = u32::MAX;
+    #[inline(always)]
+    unsafe fn set1(k: u32) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        Keys32x16(unsafe { _mm512_set1_epi32(k as i32) })
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const u32) -> Self {
+        // SAFETY: the 16 keys from `p` are readable (the trait's memory
+        // contract); AVX-512 F runs.
+        Keys32x16(unsafe { _mm512_loadu_si512(p as *const _) })
+    }
+    #[inline(always)]
+    unsafe fn load_first(p: *const u32, n: usize) -> Self {
+        // SAFETY: the first n keys from `p` are readable, and a masked load
+        // reads no other (the trait's memory contract); AVX-512 F runs.
+        Keys32x16(unsafe {
+            _mm512_mask_loadu_epi32(_mm512_set1_epi32(-1), first_lanes(n) as u16, p as *const _)
+        })
+    }
+    #[inline(always)]
+    unsafe fn store_first(self, p: *mut u32, n: usize) {
+        // SAFETY: the first n keys from `p` are writable, and a masked store
+        // writes no other (the trait's memory contract); AVX-512 F runs.
+        unsafe { _mm512_mask_storeu_epi32(p as *mut _, first_lanes(n) as u16, self.0) }
+    }
+    #[inline(always)]
+    unsafe fn min(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        Keys32x16(unsafe { _mm512_min_epu32(a.0, b.0) })
+    }
+    #[inline(always)]
+    unsafe fn max(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        Keys32x16(unsafe { _mm512_max_epu32(a.0, b.0) })
+    }
+    #[inline(always)]
+    unsafe fn swap_xor(self, j: usize) -> Self {
+        let v = self.0;
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        Keys32x16(unsafe {
+            match j {
+                1 => _mm512_shuffle_epi32::<_MM_PERM_CDAB>(v),
+                2 => _mm512_shuffle_epi32::<_MM_PERM_BADC>(v),
+                4 => _mm512_shuffle_i32x4::<0xB1>(v, v),
+                _ => _mm512_shuffle_i32x4::<0x4E>(v, v),
+            }
+        })
+    }
+    #[inline(always)]
+    unsafe fn reverse(self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        Keys32x16(unsafe {
+            _mm512_permutexvar_epi32(
+                _mm512_set_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                self.0,
+            )
+        })
+    }
+    #[inline(always)]
+    unsafe fn blend(lanes: u32, lo: Self, hi: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        Keys32x16(unsafe { _mm512_mask_blend_epi32(lanes as u16, lo.0, hi.0) })
+    }
+    #[inline(always)]
+    unsafe fn split_store(self, pivot: Self, n: usize, lo: *mut u32, hi_end: *mut u32) -> usize {
+        // SAFETY: AVX-512 F runs; the masked stores write the n − c keys
+        // from `lo` and the c keys before `hi_end`, which the caller
+        // provides (the trait's memory contract). The compress is into a
+        // register (a compress straight to memory is slow on some CPUs).
+        unsafe {
+            let live = first_lanes(n) as u16;
+            let ge = _mm512_mask_cmpge_epu32_mask(live, self.0, pivot.0);
+            let below_lanes = !ge & live;
+            let c = ge.count_ones() as usize;
+            let below = _mm512_maskz_compress_epi32(below_lanes, self.0);
+            let above = _mm512_maskz_compress_epi32(ge, self.0);
+            _mm512_mask_storeu_epi32(lo as *mut _, first_lanes(n - c) as u16, below);
+            _mm512_mask_storeu_epi32(hi_end.sub(c) as *mut _, first_lanes(c) as u16, above);
+            c
+        }
+    }
+    #[inline(always)]
+    unsafe fn prefetch(p: *const u8) {
+        // SAFETY: a prefetch reads nothing and faults on no address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) }
+    }
+    #[inline(always)]
+    unsafe fn lane(self, i: usize) -> u32 {
+        let mut a = [0u32; 16];
+        // SAFETY: `a` holds 16 keys; AVX-512 F runs.
+        unsafe { _mm512_storeu_si512(a.as_mut_ptr() as *mut _, self.0) };
+        a[i]
+    }
+}
+
+impl KeyReg for Keys64x8 {
+    type K = u64;
+    const LANES: usize = 8;
+    const MAX: u64 = u64::MAX;
+    #[inline(always)]
+    unsafe fn set1(k: u64) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        Keys64x8(unsafe { _mm512_set1_epi64(k as i64) })
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const u64) -> Self {
+        // SAFETY: the 8 keys from `p` are readable (the trait's memory
+        // contract); AVX-512 F runs.
+        Keys64x8(unsafe { _mm512_loadu_si512(p as *const _) })
+    }
+    #[inline(always)]
+    unsafe fn load_first(p: *const u64, n: usize) -> Self {
+        // SAFETY: the first n keys from `p` are readable, and a masked load
+        // reads no other (the trait's memory contract); AVX-512 F runs.
+        Keys64x8(unsafe {
+            _mm512_mask_loadu_epi64(_mm512_set1_epi64(-1), first_lanes(n) as u8, p as *const _)
+        })
+    }
+    #[inline(always)]
+    unsafe fn store_first(self, p: *mut u64, n: usize) {
+        // SAFETY: the first n keys from `p` are writable, and a masked store
+        // writes no other (the trait's memory contract); AVX-512 F runs.
+        unsafe { _mm512_mask_storeu_epi64(p as *mut _, first_lanes(n) as u8, self.0) }
+    }
+    #[inline(always)]
+    unsafe fn min(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        Keys64x8(unsafe { _mm512_min_epu64(a.0, b.0) })
+    }
+    #[inline(always)]
+    unsafe fn max(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        Keys64x8(unsafe { _mm512_max_epu64(a.0, b.0) })
+    }
+    #[inline(always)]
+    unsafe fn swap_xor(self, j: usize) -> Self {
+        let v = self.0;
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        Keys64x8(unsafe {
+            match j {
+                1 => _mm512_shuffle_epi32::<_MM_PERM_BADC>(v),
+                2 => _mm512_shuffle_i32x4::<0xB1>(v, v),
+                _ => _mm512_shuffle_i32x4::<0x4E>(v, v),
+            }
+        })
+    }
+    #[inline(always)]
+    unsafe fn reverse(self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        Keys64x8(unsafe {
+            _mm512_permutexvar_epi64(_mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7), self.0)
+        })
+    }
+    #[inline(always)]
+    unsafe fn blend(lanes: u32, lo: Self, hi: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        Keys64x8(unsafe { _mm512_mask_blend_epi64(lanes as u8, lo.0, hi.0) })
+    }
+    #[inline(always)]
+    unsafe fn split_store(self, pivot: Self, n: usize, lo: *mut u64, hi_end: *mut u64) -> usize {
+        // SAFETY: AVX-512 F runs; the masked stores write the n − c keys
+        // from `lo` and the c keys before `hi_end`, which the caller
+        // provides (the trait's memory contract). The compress is into a
+        // register (a compress straight to memory is slow on some CPUs).
+        unsafe {
+            let live = first_lanes(n) as u8;
+            let ge = _mm512_mask_cmpge_epu64_mask(live, self.0, pivot.0);
+            let below_lanes = !ge & live;
+            let c = ge.count_ones() as usize;
+            let below = _mm512_maskz_compress_epi64(below_lanes, self.0);
+            let above = _mm512_maskz_compress_epi64(ge, self.0);
+            _mm512_mask_storeu_epi64(lo as *mut _, first_lanes(n - c) as u8, below);
+            _mm512_mask_storeu_epi64(hi_end.sub(c) as *mut _, first_lanes(c) as u8, above);
+            c
+        }
+    }
+    #[inline(always)]
+    unsafe fn prefetch(p: *const u8) {
+        // SAFETY: a prefetch reads nothing and faults on no address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) }
+    }
+    #[inline(always)]
+    unsafe fn lane(self, i: usize) -> u64 {
+        let mut a = [0u64; 8];
+        // SAFETY: `a` holds 8 keys; AVX-512 F runs.
+        unsafe { _mm512_storeu_si512(a.as_mut_ptr() as *mut _, self.0) };
+        a[i]
     }
 }

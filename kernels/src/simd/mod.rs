@@ -7,12 +7,16 @@
 //! - [`ComplexReg`]: a register of complex points, real and imaginary parts
 //!   side by side, the operations of the FFT's butterflies (`fft/simd.rs`);
 //! - [`ByteReg`]: a register of byte lanes, the operations of the byte and
-//!   text kernels (`bytes/`).
+//!   text kernels (`bytes/`);
+//! - [`KeyReg`]: a register of unsigned sort keys (u32 or u64), the
+//!   operations of the vector quicksort (`order/quicksort.rs`).
 //!
-//! `avx2.rs` implements them for the 256-bit registers (AVX2 and FMA),
-//! `avx512.rs` for the 512-bit ones (AVX-512 F, with the AVX2 features
-//! besides; BW for the byte lanes); the test-only `scalar.rs` is an array of lanes that states each
-//! method's meaning in plain Rust and checks the vector impls lane by lane.
+//! `avx2.rs` implements the first three for the 256-bit registers (AVX2 and
+//! FMA), `avx512.rs` all four for the 512-bit ones (AVX-512 F, with the AVX2
+//! features besides; BW for the byte lanes; AVX2 has no compress, so
+//! [`KeyReg`] is AVX-512 only); the test-only `scalar.rs` is an array of
+//! lanes that states each method's meaning in plain Rust and checks the
+//! vector impls lane by lane.
 //!
 //! Nothing here asks the CPU what it runs: detection lives in
 //! [`crate::tier`] alone. A kernel written over these traits is a generic
@@ -41,7 +45,7 @@ mod scalar;
 #[cfg(target_arch = "x86_64")]
 pub(crate) use avx2::{Cf32x4, Cf64x2};
 #[cfg(target_arch = "x86_64")]
-pub(crate) use avx512::{Cf32x8, Cf64x4};
+pub(crate) use avx512::{Cf32x8, Cf64x4, Keys32x16, Keys64x8};
 
 use num_complex::Complex;
 
@@ -280,6 +284,71 @@ pub(crate) trait ByteReg: Copy {
     unsafe fn even_u32(a: Self, b: Self) -> Self;
     /// In 64-bit lanes: `a[i] >> n[i]` (logical), 0 where `n[i]` is above 63.
     unsafe fn shr_u64_by(a: Self, n: Self) -> Self;
+    /// A hint to bring the cache line holding `p` into the cache; reads
+    /// nothing (any address, even one outside every allocation, is allowed).
+    unsafe fn prefetch(p: *const u8);
+}
+
+/// A vector register of [`LANES`](KeyReg::LANES) unsigned integer keys
+/// (`u32` or `u64`), lane 0 at the lowest address when loaded or stored.
+/// Sets of lanes are the low `LANES` bits of a `u32` (bit `i`: lane `i`).
+///
+/// # Safety
+/// This contract covers every method of the trait (all are `unsafe fn`), in
+/// every impl:
+/// - **CPU features.** AVX-512 F with AVX2 runs: the caller is a function
+///   compiled with those features, which the tier model calls only on a CPU
+///   that has them ([`crate::tier::runs_avx512`]).
+/// - **Memory.** [`load`](KeyReg::load) reads the `LANES` consecutive keys
+///   from `p`;
+///   [`load_first`](KeyReg::load_first) reads and
+///   [`store_first`](KeyReg::store_first) writes only the first `n` of them
+///   (`n ≤ LANES`), and [`split_store`](KeyReg::split_store) writes exactly
+///   the keys it says; those must be readable (writable). No alignment is
+///   required beyond the key's. The other methods touch no memory.
+pub(crate) trait KeyReg: Copy {
+    /// The key type.
+    type K: Copy + Ord;
+    /// Lanes per register (a power of two).
+    const LANES: usize;
+    /// The largest key.
+    const MAX: Self::K;
+    /// `k` in every lane.
+    unsafe fn set1(k: Self::K) -> Self;
+    /// The `LANES` keys from `p`.
+    unsafe fn load(p: *const Self::K) -> Self;
+    /// The first `n` keys from `p` in the first `n` lanes, [`MAX`](KeyReg::MAX)
+    /// in the others (whose addresses are not read).
+    unsafe fn load_first(p: *const Self::K, n: usize) -> Self;
+    /// The first `n` lanes to the `n` keys from `p`; no other address is
+    /// written.
+    unsafe fn store_first(self, p: *mut Self::K, n: usize);
+    /// The smaller key per lane.
+    unsafe fn min(a: Self, b: Self) -> Self;
+    /// The larger key per lane.
+    unsafe fn max(a: Self, b: Self) -> Self;
+    /// Lane `i` takes lane `i ^ j` (`j` a power of two below `LANES`).
+    unsafe fn swap_xor(self, j: usize) -> Self;
+    /// The lanes in reverse order.
+    unsafe fn reverse(self) -> Self;
+    /// Lane `i` from `hi` where bit `i` of `lanes` is set, from `lo`
+    /// elsewhere.
+    unsafe fn blend(lanes: u32, lo: Self, hi: Self) -> Self;
+    /// Split the first `n` lanes (`n ≤ LANES`; the others are dropped) by
+    /// `pivot`: those below it, in lane order, to the keys from `lo`; those
+    /// at or above it, in lane order, to the keys ending just before
+    /// `hi_end`. Returns how many are at or above it (`c`): it writes the
+    /// `n − c` keys from `lo` and the `c` keys before `hi_end`, and no other
+    /// address.
+    unsafe fn split_store(
+        self,
+        pivot: Self,
+        n: usize,
+        lo: *mut Self::K,
+        hi_end: *mut Self::K,
+    ) -> usize;
+    /// Lane `i`'s key.
+    unsafe fn lane(self, i: usize) -> Self::K;
     /// A hint to bring the cache line holding `p` into the cache; reads
     /// nothing (any address, even one outside every allocation, is allowed).
     unsafe fn prefetch(p: *const u8);

@@ -526,3 +526,125 @@ mod byte_lanes {
         }
     }
 }
+
+/// [`KeyReg`](super::KeyReg)'s methods stated on arrays of keys, and the
+/// test that holds the AVX-512 impls to them lane by lane.
+#[cfg(target_arch = "x86_64")]
+mod key_lanes {
+    use crate::simd::{KeyReg, Keys32x16, Keys64x8};
+    use crate::tier::runs_avx512;
+    use crate::Tier;
+    use tessera_testkit::rng::Rng;
+
+    /// The register's lanes as u64.
+    ///
+    /// # Safety
+    /// The CPU runs `R`'s instructions.
+    #[inline(always)]
+    unsafe fn lanes<R: KeyReg>(v: R) -> Vec<u64>
+    where
+        R::K: Into<u64>,
+    {
+        // SAFETY: the caller's feature contract.
+        (0..R::LANES).map(|i| unsafe { v.lane(i) }.into()).collect()
+    }
+
+    /// # Safety
+    /// The CPU runs `R`'s instructions.
+    #[inline(always)]
+    unsafe fn check<R: KeyReg>(seed: u64, from: impl Fn(u64) -> R::K)
+    where
+        R::K: Into<u64>,
+    {
+        let l = R::LANES;
+        let mut rng = Rng::new(seed);
+        // Few distinct values often (equal lanes), the largest key too.
+        let mut draw = || match rng.below(4) {
+            0 => rng.below(4),
+            1 => u64::MAX,
+            _ => rng.next_u64(),
+        };
+        let a: Vec<R::K> = (0..l).map(|_| from(draw())).collect();
+        let b: Vec<R::K> = (0..l).map(|_| from(draw())).collect();
+        let pivot = from(draw());
+        let av: Vec<u64> = a.iter().map(|&x| x.into()).collect();
+        let bv: Vec<u64> = b.iter().map(|&x| x.into()).collect();
+        let pv: u64 = pivot.into();
+        let max: u64 = R::MAX.into();
+        // SAFETY: the caller's feature contract; every load
+        // and store addresses the vectors here, within their lengths.
+        unsafe {
+            let (x, y) = (R::load(a.as_ptr()), R::load(b.as_ptr()));
+            assert_eq!(lanes(x), av);
+            assert_eq!(lanes(R::set1(pivot)), vec![pv; l]);
+            let mins: Vec<u64> = av.iter().zip(&bv).map(|(p, q)| *p.min(q)).collect();
+            let maxs: Vec<u64> = av.iter().zip(&bv).map(|(p, q)| *p.max(q)).collect();
+            assert_eq!(lanes(R::min(x, y)), mins);
+            assert_eq!(lanes(R::max(x, y)), maxs);
+            let mut j = 1;
+            while j < l {
+                let want: Vec<u64> = (0..l).map(|i| av[i ^ j]).collect();
+                assert_eq!(lanes(x.swap_xor(j)), want, "swap_xor {j}");
+                j *= 2;
+            }
+            let rev: Vec<u64> = av.iter().rev().copied().collect();
+            assert_eq!(lanes(x.reverse()), rev);
+            let m = (draw() as u32) & ((1u64 << l) - 1) as u32;
+            let want: Vec<u64> = (0..l)
+                .map(|i| if m >> i & 1 == 1 { bv[i] } else { av[i] })
+                .collect();
+            assert_eq!(lanes(R::blend(m, x, y)), want);
+            for n in 0..=l {
+                let want: Vec<u64> = (0..l).map(|i| if i < n { av[i] } else { max }).collect();
+                assert_eq!(lanes(R::load_first(a.as_ptr(), n)), want, "load_first {n}");
+                // Stores touch the first n keys alone.
+                let mut out = b.clone();
+                x.store_first(out.as_mut_ptr(), n);
+                let want: Vec<u64> = (0..l).map(|i| if i < n { av[i] } else { bv[i] }).collect();
+                assert_eq!(out.iter().map(|&k| k.into()).collect::<Vec<u64>>(), want);
+                // The split: below the pivot in lane order from the front,
+                // the rest in lane order ending at the back; nothing else
+                // written (a buffer of 3·LANES filled with a marker).
+                let below: Vec<u64> = av[..n].iter().copied().filter(|&k| k < pv).collect();
+                let above: Vec<u64> = av[..n].iter().copied().filter(|&k| k >= pv).collect();
+                let mark = from(7);
+                let mut buf = vec![mark; 3 * l];
+                let c = x.split_store(
+                    R::set1(pivot),
+                    n,
+                    buf.as_mut_ptr().add(l),
+                    buf.as_mut_ptr().add(2 * l),
+                );
+                assert_eq!(c, above.len(), "split count {n}");
+                let got: Vec<u64> = buf.iter().map(|&k| k.into()).collect();
+                let mut want = vec![7u64; 3 * l];
+                want[l..l + below.len()].copy_from_slice(&below);
+                want[2 * l - above.len()..2 * l].copy_from_slice(&above);
+                assert_eq!(got, want, "split {n}");
+            }
+        }
+    }
+
+    /// # Safety
+    /// The CPU runs AVX-512 F with AVX2 and POPCNT.
+    #[target_feature(enable = "avx512f,avx2,popcnt")]
+    unsafe fn check_avx512(seed: u64) {
+        // SAFETY: this function enables the features, which its caller runs.
+        unsafe {
+            check::<Keys32x16>(seed, |z| z as u32);
+            check::<Keys64x8>(seed, |z| z);
+        }
+    }
+
+    #[test]
+    fn every_key_register_computes_the_models_lanes() {
+        if !Tier::ALL.iter().any(|&t| runs_avx512(t) && t.available()) {
+            eprintln!("skipped: no available tier runs AVX-512");
+            return;
+        }
+        for seed in 0..300 {
+            // SAFETY: an available tier runs AVX-512 F, AVX2 and POPCNT.
+            unsafe { check_avx512(seed) };
+        }
+    }
+}
