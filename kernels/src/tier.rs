@@ -182,11 +182,14 @@ const HOST_TABLE: &[HostRow] = &[
 ];
 
 /// The engines the AVX2 tier runs faster on Zen 4 (see [`HOST_TABLE`]):
-/// the lane-order reductions (`tessera-bench tiers` on an EPYC family 19h
-/// model 11h: sum of 65536 f32 3.5 µs on avx2 against 5.6 µs on avx512, of
-/// 2^20 f32 63 against 79 µs, of 65536 f64 7.4 against 9.5 µs). Every other
-/// engine ran as fast or faster on the AVX-512 tier there.
-const ZEN4_NARROW: &[Engine] = &[Engine::Reduce];
+/// none since the block sums align their loads. `tessera-bench tiers` on an
+/// EPYC family 19h model 11h, three runs: every engine ran as fast or faster
+/// on the AVX-512 tier (sum of 65536 f64 5.2–5.6 µs on avx512 against
+/// 5.5–5.9 µs on avx2, of 2^20 f32 50–51 against 59–60 µs; the map and the
+/// scans within 2% of each other). The lane-order reductions were listed
+/// here before (2^20 f32 63 µs on avx2 against 79 µs on avx512, loads then
+/// straddling lines). The row stays for [`splits_512`].
+const ZEN4_NARROW: &[Engine] = &[];
 
 /// The engines the AVX2 tier runs faster on the Intel Xeon of family 6
 /// model a7h (see [`HOST_TABLE`]): the scans (`tessera-bench tiers`: a Sum

@@ -564,6 +564,78 @@ fn gather_ranges_on_threads_is_the_model() {
     }
 }
 
+/// Results of 8 MiB and more, which a host that streams writes by
+/// non-temporal stores (the run copies' heads and tails plainly, their
+/// aligned lines streamed): the bytes of a plain copy of every run, at
+/// destinations on and off a 64-byte line, rows of 7 and 64 bytes, runs
+/// that reach past `x` (zeros), on every thread count and tier.
+#[test]
+fn large_gather_ranges_are_plain_copies_of_the_runs() {
+    let mut rng = Rng::for_label("ranges large", tessera_testkit::rng::seed());
+    for (cells, size) in [(7usize, 1_300_000usize), (64, 140_000)] {
+        let n = 50_000;
+        let k = 400;
+        // Run j covers rows ends[j-1]..ends[j] of the result from x's row
+        // starts[j] on; one run in eight starts where it reaches past x.
+        let mut starts = Vec::with_capacity(k);
+        let mut ends = Vec::with_capacity(k);
+        let mut acc = 0i64;
+        for j in 0..k {
+            let len = if j + 1 == k {
+                size as i64 - acc
+            } else {
+                rng.below((2 * size / k) as u64) as i64
+            }
+            .min(size as i64 - acc);
+            let start = if rng.chance(1, 8) {
+                n as i64 - rng.below(len as u64 + 1) as i64
+            } else {
+                rng.below((n as i64 - len.min(n as i64) + 1) as u64) as i64
+            };
+            starts.push(start);
+            acc += len;
+            ends.push(acc);
+        }
+        let x: Vec<u8> = (0..n * cells).map(|_| rng.below(256) as u8).collect();
+        // The model: each run's rows copied one by one, zero past x.
+        let mut want = vec![0u8; size * cells];
+        let mut prev = 0i64;
+        for j in 0..k {
+            for p in prev..ends[j] {
+                let q = starts[j] + (p - prev);
+                if (0..n as i64).contains(&q) {
+                    let (d, s) = (p as usize * cells, q as usize * cells);
+                    want[d..d + cells].copy_from_slice(&x[s..s + cells]);
+                }
+            }
+            prev = ends[j];
+        }
+        let xv = ArrayView::from_slice(&x, &[n, cells]).unwrap();
+        let sv = ArrayView::from_slice(&starts, &[k]).unwrap();
+        let ev = ArrayView::from_slice(&ends, &[k]).unwrap();
+        for exe in execs() {
+            for off in [0usize, 5, 33] {
+                let mut buf = vec![0x5au8; size * cells + 128];
+                let base = buf.as_ptr() as usize;
+                let at = (base.next_multiple_of(64) - base) + off;
+                let dst = &mut buf[at..at + size * cells];
+                gather_ranges(
+                    &xv,
+                    &sv,
+                    &ev,
+                    &mut ArrayViewMut::from_slice(dst, &[size, cells]).unwrap(),
+                    &exe,
+                )
+                .unwrap();
+                assert!(
+                    dst == &want[..],
+                    "rows of {cells} bytes, line offset {off}, {exe:?}"
+                );
+            }
+        }
+    }
+}
+
 // ---------- scatter ----------
 
 /// The model's combination of a target's element x with its updates, in

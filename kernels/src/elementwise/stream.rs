@@ -12,8 +12,10 @@
 //! Whether a host streams is decided once from the CPU: hosts whose plain
 //! stores lose to a non-temporal memcpy (Intel's, measured) stream; the AMD
 //! hosts measured keep their write-allocate stores as fast as memcpy's and do
-//! not. `TESSERA_STREAM_STORES=1` (or `0`) forces the choice, for
-//! measurement.
+//! not. Copies of byte runs (`gather_ranges`) stream on every host
+//! ([`run_copier`]): with no kernel between load and store, the lines a
+//! plain store reads first cost them on AMD's too.
+//! `TESSERA_STREAM_STORES=1` (or `0`) forces the choice, for measurement.
 
 use std::sync::OnceLock;
 
@@ -24,17 +26,33 @@ pub(crate) const STREAM_MIN_BYTES: usize = 8 << 20;
 /// Bytes of the scratch a chunk goes through.
 const CHUNK_BYTES: usize = 16 << 10;
 
-/// Whether this host streams large results (see the module's docs).
-pub(crate) fn enabled() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| {
-        match std::env::var("TESSERA_STREAM_STORES").as_deref() {
-            Ok("1") => return copier().is_some(),
-            Ok("0") => return false,
-            _ => {}
-        }
-        copier().is_some() && intel()
+/// `TESSERA_STREAM_STORES` as read once: `Some(true)` for `1`,
+/// `Some(false)` for `0`, `None` otherwise.
+fn forced() -> Option<bool> {
+    static FORCED: OnceLock<Option<bool>> = OnceLock::new();
+    *FORCED.get_or_init(|| match std::env::var("TESSERA_STREAM_STORES").as_deref() {
+        Ok("1") => Some(true),
+        Ok("0") => Some(false),
+        _ => None,
     })
+}
+
+/// Whether this host streams large results of elementwise calls (see the
+/// module's docs).
+pub(crate) fn enabled() -> bool {
+    copier().is_some() && forced().unwrap_or_else(intel)
+}
+
+/// Whether this host streams large copies of byte runs ([`run_copier`]):
+/// on every host with a non-temporal copy unless `TESSERA_STREAM_STORES=0`.
+/// A run copy moves its bytes without a kernel between load and store, so
+/// the lines plain stores read first are a third of its traffic on either
+/// vendor (`tessera-bench gather`, `gather_ranges` of 64 MiB on an EPYC
+/// family 19h model 11h, a noisy host, six runs each: 0.68–0.85 of memcpy
+/// with plain stores, 0.76–0.97 streamed; at two threads 1.03–1.34 against
+/// 1.24–1.57).
+fn copies_stream() -> bool {
+    copier().is_some() && forced().unwrap_or(true)
 }
 
 /// Whether the CPU's vendor string is Intel's.
@@ -98,6 +116,58 @@ unsafe fn copy_avx(src: *const u8, dst: *mut u8, len: usize) {
         }
         i += 32;
     }
+}
+
+/// A copy of whole runs of bytes into a destination of `total` bytes: by
+/// non-temporal stores (64-byte aligned body, plain head and tail) where
+/// [`copies_stream`] and `total` reaches [`STREAM_MIN_BYTES`], else `None`
+/// (plain copies). The bytes written are the source's either way. A caller
+/// that streams ends with [`fence`] before its results are read.
+pub(crate) fn run_copier(total: usize) -> Option<RunCopy> {
+    if total >= STREAM_MIN_BYTES && copies_stream() {
+        copier().map(|c| RunCopy { copy: c })
+    } else {
+        None
+    }
+}
+
+/// A streaming copy of byte runs ([`run_copier`]).
+#[derive(Clone, Copy)]
+pub(crate) struct RunCopy {
+    copy: Copier,
+}
+
+impl RunCopy {
+    /// Copy `len` bytes from `src` to `dst`: the bytes before `dst`'s next
+    /// 64-byte boundary and after its last one by a plain copy, the lines
+    /// between by non-temporal stores.
+    ///
+    /// # Safety
+    /// `src` readable and `dst` writable for `len` bytes, not overlapping.
+    pub(crate) unsafe fn copy(&self, src: *const u8, dst: *mut u8, len: usize) {
+        let addr = dst as usize;
+        let head = (addr.next_multiple_of(64) - addr).min(len);
+        let body = (len - head) & !63;
+        // SAFETY: the three parts split [0, len) of both buffers (this
+        // function's contract); the body starts 64-byte aligned and is a
+        // multiple of 64 bytes, as the copier asks, and `copier` gave a copy
+        // this CPU runs.
+        unsafe {
+            core::ptr::copy_nonoverlapping(src, dst, head);
+            (self.copy)(src.add(head), dst.add(head), body);
+            let done = head + body;
+            core::ptr::copy_nonoverlapping(src.add(done), dst.add(done), len - done);
+        }
+    }
+}
+
+/// Orders the non-temporal stores before anything that follows.
+pub(crate) fn fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SFENCE has no operands (SSE, on every x86-64 CPU).
+    unsafe {
+        core::arch::x86_64::_mm_sfence()
+    };
 }
 
 /// Run `f` over `args` (a flat call: `args.n` elements, each input at

@@ -247,6 +247,9 @@ fn copy(segs: &[Seg], x: &[u8], out: &mut [u8], row_bytes: usize, threads: usize
     }
     cuts.push(len);
     let o = Shared(out.as_mut_ptr());
+    // Large results bypass the caches where this host streams (the runs'
+    // bytes are the same; plain stores would read every line first).
+    let stream = crate::elementwise::stream::run_copier(len);
     run_parts(threads, |t| {
         let (lo, hi) = (cuts[t], cuts[t + 1]);
         if lo >= hi {
@@ -270,11 +273,17 @@ fn copy(segs: &[Seg], x: &[u8], out: &mut [u8], row_bytes: usize, threads: usize
                 match s.src {
                     Some(src) => {
                         let from = x.as_ptr().add(src * row_bytes + (c0 - b0));
-                        std::ptr::copy_nonoverlapping(from, d, c1 - c0);
+                        match &stream {
+                            Some(c) => c.copy(from, d, c1 - c0),
+                            None => std::ptr::copy_nonoverlapping(from, d, c1 - c0),
+                        }
                     }
                     None => std::ptr::write_bytes(d, 0, c1 - c0),
                 }
             }
+        }
+        if stream.is_some() {
+            crate::elementwise::stream::fence();
         }
     });
 }
