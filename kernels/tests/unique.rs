@@ -143,7 +143,8 @@ fn strided_and_signed_keys() {
 fn results_do_not_depend_on_seed_threads_or_tier() {
     let mut rng = Rng::for_label("unique big", tessera_testkit::rng::seed());
     // Few, many and all-distinct keys of one word (the sample sends the last
-    // two to one thread); small spans; two words.
+    // two to one thread, whose table starts sized from the sample); small
+    // spans; two words.
     let n = 200_000;
     let cases: Vec<(usize, Vec<u64>)> = vec![
         (1, keys(&mut rng, n, 1, 50, false)),
@@ -158,6 +159,20 @@ fn results_do_not_depend_on_seed_threads_or_tier() {
                 .map(|i| {
                     if i < 150_000 {
                         rng.below(100)
+                    } else {
+                        rng.next_u64()
+                    }
+                })
+                .collect(),
+        ),
+        // A sample of few keys (the table starts at its least size), then
+        // distinct keys: it grows past the size whose growth prefetches.
+        (
+            1,
+            (0..n)
+                .map(|i| {
+                    if i < 20_000 {
+                        rng.below(10)
                     } else {
                         rng.next_u64()
                     }

@@ -49,6 +49,22 @@ pub(crate) use avx512::{Cf32x8, Cf64x4, Keys32x16, Keys64x8};
 
 use num_complex::Complex;
 
+/// A hint that the line holding `p` will soon be read (SSE's prefetch to
+/// every cache level, part of every x86-64 CPU; nothing elsewhere). It reads
+/// no memory and faults on no address, so any pointer value may be given.
+#[inline(always)]
+pub(crate) fn prefetch_read(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: SSE runs on every x86-64 CPU, and a prefetch accesses no
+        // memory (no fault at any address).
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// A vector register of [`LANES`](RealReg::LANES) lanes of a float `T`
 /// (`f32` or `f64`), lane 0 at the lowest address when loaded or stored.
 ///

@@ -123,6 +123,32 @@ impl Table1 {
         })
     }
 
+    /// Size an empty table for `keys` keys at once (at most the keys it was
+    /// reserved for; within that reservation, so no allocation), instead of
+    /// growing to them. Only the speed depends on it.
+    pub(crate) fn start_for(&mut self, keys: usize) {
+        let cap = slots_for(keys).min(self.slots.capacity());
+        if self.len == 0 && cap > self.slots.len() {
+            self.slots.resize(cap, [0, 0]);
+        }
+    }
+
+    /// Ask for the slot where a search for `key` starts (a hint: the
+    /// results are the same without it). Searches of keys a few rows ahead
+    /// then overlap their misses in a table far larger than the caches.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, key: u64) {
+        let i = hash1(key, &self.s) as usize & (self.slots.len() - 1);
+        crate::simd::prefetch_read(self.slots.as_ptr().wrapping_add(i) as *const u8);
+    }
+
+    /// Whether the table is past the caches, where [`Table1::prefetch`]
+    /// pays (below, the hash it computes twice is the cost).
+    #[inline(always)]
+    pub(crate) fn large(&self) -> bool {
+        self.slots.len() >= 1 << 17
+    }
+
     /// The number of `key`, or `next` after inserting it (then `true`).
     #[inline(always)]
     pub(crate) fn find_or_insert(&mut self, key: u64, next: u64) -> (u64, bool) {
@@ -153,7 +179,15 @@ impl Table1 {
         // Within the reserved capacity: no allocation.
         self.spare.resize(cap, [0, 0]);
         let mask = cap - 1;
-        for &slot in &self.slots {
+        let large = cap >= 1 << 17;
+        for (j, &slot) in self.slots.iter().enumerate() {
+            if large {
+                // The slot of a key a few slots on (a hint; as in `prefetch`).
+                if let Some(a) = self.slots.get(j + 16) {
+                    let i = hash1(a[0], &self.s) as usize & mask;
+                    crate::simd::prefetch_read(self.spare.as_ptr().wrapping_add(i) as *const u8);
+                }
+            }
             if slot[1] != 0 {
                 let mut i = hash1(slot[0], &self.s) as usize & mask;
                 while self.spare[i][1] != 0 {
