@@ -269,12 +269,7 @@ unsafe fn run_through(
         // the inputs to `done`) and of the destination.
         unsafe { f(&a) };
     }
-    // The non-temporal stores are ordered before anything that follows.
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: SFENCE has no operands (SSE, on every x86-64 CPU).
-    unsafe {
-        core::arch::x86_64::_mm_sfence()
-    };
+    fence();
 }
 
 #[cfg(test)]

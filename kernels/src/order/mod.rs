@@ -399,7 +399,6 @@ fn alloc<T: RadixKey>(n: usize, what: &str) -> Result<Vec<T>> {
     if p.is_null() {
         return Err(err());
     }
-
     // SAFETY: p was allocated by the global allocator with the layout of n
     // T (Vec's own), and all-zero bytes are n valid T (RadixKey is this
     // module's, implemented for unsigned integers alone).

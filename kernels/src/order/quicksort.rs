@@ -5,9 +5,10 @@
 //! whatever algorithm sorts them, so an unstable sort gives the stable
 //! sort's bits. This one partitions in place with [`KeyReg::split_store`]
 //! (each register's keys below the pivot packed to the left end of the free
-//! space, the others to the right end; one register of keys from each end
-//! held back so the two gaps never close on unread keys), the pivot the
-//! median of 4·LANES keys at even spacing, sorted by the network below.
+//! space, the others to the right end; [`GROUP`] registers of keys from
+//! each end held back so the two gaps never close on unread keys), the
+//! pivot the median of a sample at even spacing (4·LANES keys from 4096 keys
+//! on, LANES below), sorted by the network below.
 //! Ranges of at most 16 registers of keys sort in registers: each register
 //! by a bitonic network, then runs of registers merged by bitonic merges
 //! (padding lanes hold the largest key and are never stored). A partition
@@ -300,7 +301,7 @@ unsafe fn partition<R: KeyReg>(a: *mut R::K, n: usize, pivot: R::K) -> usize {
                 from + 2 * GROUP * l
             };
             for g in 0..GROUP * core::mem::size_of::<R::K>() * l / 64 {
-                R::prefetch(
+                crate::simd::prefetch_read(
                     (a as *const u8).wrapping_add(ahead * core::mem::size_of::<R::K>() + 64 * g),
                 );
             }
@@ -417,41 +418,25 @@ fn depth_limit(n: usize) -> u32 {
     2 * (usize::BITS - n.leading_zeros()) + 8
 }
 
-/// Sort `keys` ascending with the AVX-512 quicksort, `scratch` (as many
-/// keys) for the radix fallback, on at most `tasks` tasks. The result is the
-/// sorted sequence of the keys, whatever the number of tasks.
+/// Sort `keys` ascending with the AVX-512 quicksort on registers `R`,
+/// `scratch` (as many keys) for the radix fallback, on at most `tasks`
+/// tasks. The result is the sorted sequence of the keys, whatever the
+/// number of tasks.
 ///
 /// # Safety
 /// The CPU runs AVX-512 F, AVX2 and POPCNT (a tier for which
 /// [`crate::tier::runs_avx512`] holds).
 #[target_feature(enable = "avx512f,avx2,popcnt")]
-pub(crate) unsafe fn sort_u32_avx512(keys: &mut [u32], scratch: &mut [u32], tasks: usize) {
+unsafe fn sort_on<R: KeyReg>(keys: &mut [R::K], scratch: &mut [R::K], tasks: usize)
+where
+    R::K: RadixKey,
+{
     assert!(scratch.len() >= keys.len());
     let n = keys.len();
     // SAFETY: the features run (this function's contract); both buffers are
     // borrowed mutably here, n keys each.
     unsafe {
-        quicksort::<crate::simd::Keys32x16>(
-            Shared(keys.as_mut_ptr()),
-            n,
-            Shared(scratch.as_mut_ptr()),
-            depth_limit(n),
-            tasks,
-        )
-    }
-}
-
-/// [`sort_u32_avx512`] for u64 keys.
-///
-/// # Safety
-/// As [`sort_u32_avx512`].
-#[target_feature(enable = "avx512f,avx2,popcnt")]
-pub(crate) unsafe fn sort_u64_avx512(keys: &mut [u64], scratch: &mut [u64], tasks: usize) {
-    assert!(scratch.len() >= keys.len());
-    let n = keys.len();
-    // SAFETY: as in `sort_u32_avx512`.
-    unsafe {
-        quicksort::<crate::simd::Keys64x8>(
+        quicksort::<R>(
             Shared(keys.as_mut_ptr()),
             n,
             Shared(scratch.as_mut_ptr()),
@@ -462,24 +447,25 @@ pub(crate) unsafe fn sort_u64_avx512(keys: &mut [u64], scratch: &mut [u64], task
 }
 
 /// Sort `keys` (u32 or u64; others are left alone) with the AVX-512
-/// quicksort: [`sort_u32_avx512`] or [`sort_u64_avx512`].
+/// quicksort ([`sort_on`] with 16 u32 or 8 u64 lanes).
 ///
 /// # Safety
-/// As [`sort_u32_avx512`].
+/// As [`sort_on`].
 pub(crate) unsafe fn sort_keys_avx512<K: RadixKey>(
     keys: &mut [K],
     scratch: &mut [K],
     tasks: usize,
 ) {
+    use crate::simd::{Keys32x16, Keys64x8};
     use core::any::TypeId;
     let (k, s) = (keys as *mut [K], scratch as *mut [K]);
     if TypeId::of::<K>() == TypeId::of::<u32>() {
         // SAFETY: K is u32 (the same type); the features run (the
         // caller's contract).
-        unsafe { sort_u32_avx512(&mut *(k as *mut [u32]), &mut *(s as *mut [u32]), tasks) }
+        unsafe { sort_on::<Keys32x16>(&mut *(k as *mut [u32]), &mut *(s as *mut [u32]), tasks) }
     } else if TypeId::of::<K>() == TypeId::of::<u64>() {
         // SAFETY: K is u64 (the same type); the features run.
-        unsafe { sort_u64_avx512(&mut *(k as *mut [u64]), &mut *(s as *mut [u64]), tasks) }
+        unsafe { sort_on::<Keys64x8>(&mut *(k as *mut [u64]), &mut *(s as *mut [u64]), tasks) }
     }
 }
 

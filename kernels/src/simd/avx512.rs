@@ -922,11 +922,6 @@ impl KeyReg for Keys32x16 {
         }
     }
     #[inline(always)]
-    unsafe fn prefetch(p: *const u8) {
-        // SAFETY: a prefetch reads nothing and faults on no address.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) }
-    }
-    #[inline(always)]
     unsafe fn lane(self, i: usize) -> u32 {
         let mut a = [0u32; 16];
         // SAFETY: `a` holds 16 keys; AVX-512 F runs.
@@ -1015,11 +1010,6 @@ impl KeyReg for Keys64x8 {
             _mm512_mask_storeu_epi64(hi_end.sub(c) as *mut _, first_lanes(c) as u8, above);
             c
         }
-    }
-    #[inline(always)]
-    unsafe fn prefetch(p: *const u8) {
-        // SAFETY: a prefetch reads nothing and faults on no address.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p as *const i8) }
     }
     #[inline(always)]
     unsafe fn lane(self, i: usize) -> u64 {

@@ -365,7 +365,4 @@ pub(crate) trait KeyReg: Copy {
     ) -> usize;
     /// Lane `i`'s key.
     unsafe fn lane(self, i: usize) -> Self::K;
-    /// A hint to bring the cache line holding `p` into the cache; reads
-    /// nothing (any address, even one outside every allocation, is allowed).
-    unsafe fn prefetch(p: *const u8);
 }

@@ -365,20 +365,14 @@ impl Numberer {
 /// How many rows ahead the one-word loop asks for a key's slot.
 const PREFETCH_ROWS: usize = 16;
 
-/// Rows of the prefix [`many_keys`] numbers.
+/// Rows of the prefix [`sample_keys`] numbers.
 const SAMPLE_ROWS: usize = 1 << 14;
 
-/// Whether the first [`SAMPLE_ROWS`] rows hold more than one key in 16 of
-/// them: then the blocks' keys are most of the rows, the merge (one table,
-/// on one thread, of every block's keys) costs what the blocks saved, and a
-/// call runs on one thread. Only the speed depends on it: every way numbers
-/// keys by their first rows.
-fn many_keys(keys: &[u64], w: usize, n: usize, s: [u64; 4]) -> Result<bool> {
-    let rows = n.min(SAMPLE_ROWS);
-    Ok(sample_keys(keys, w, n, s)? * 16 > rows)
-}
-
-/// The keys among the first [`SAMPLE_ROWS`] rows.
+/// The keys among the first [`SAMPLE_ROWS`] rows. Where they are more than
+/// one in 16 rows, the blocks' keys are most of the rows, the merge (one
+/// table, on one thread, of every block's keys) costs what the blocks
+/// saved, and a call runs on one thread. Only the speed depends on it:
+/// every way numbers keys by their first rows.
 fn sample_keys(keys: &[u64], w: usize, n: usize, s: [u64; 4]) -> Result<usize> {
     let rows = n.min(SAMPLE_ROWS);
     let mut num = Numberer::new(w, None, rows, s)?;
@@ -394,12 +388,16 @@ fn sample_keys(keys: &[u64], w: usize, n: usize, s: [u64; 4]) -> Result<usize> {
 /// k ≈ m²/(2(m − d)) (all n rows where none repeats), kept between d and the
 /// d/m rate over all `n` rows; else none (it grows from its least size).
 /// Only the speed depends on it.
-fn start_keys(keys: &[u64], n: usize, s: [u64; 4]) -> Result<usize> {
+/// `sampled`: the sample's key count where the caller took it already.
+fn start_keys(keys: &[u64], n: usize, s: [u64; 4], sampled: Option<usize>) -> Result<usize> {
     if n < 4 * SAMPLE_ROWS {
         return Ok(0);
     }
     let m = SAMPLE_ROWS as u128;
-    let d = sample_keys(keys, 1, n, s)? as u128;
+    let d = match sampled {
+        Some(d) => d,
+        None => sample_keys(keys, 1, n, s)?,
+    } as u128;
     if d * 16 <= m {
         return Ok(0);
     }
@@ -420,17 +418,24 @@ fn number(
     ids: &mut [i64],
 ) -> Result<(Vec<u64>, Vec<u64>)> {
     let s = secrets();
-    let threads = if threads > 1 && many_keys(keys, w, n, s)? {
-        1
+    // The first rows' keys, where several threads are asked for: more
+    // than one key in 16 rows sends the call to one thread (whose table
+    // then starts sized from the same count).
+    let sampled = if threads > 1 {
+        Some(sample_keys(keys, w, n, s)?)
     } else {
-        threads
+        None
+    };
+    let threads = match sampled {
+        Some(d) if d * 16 > n.min(SAMPLE_ROWS) => 1,
+        _ => threads,
     };
     let block = n.div_ceil(threads.max(1)).max(1);
     let sp = spans(keys, w, 2 * block as u128 + 1024);
     if threads <= 1 {
         let mut num = Numberer::new(w, sp.as_ref(), n, s)?;
         if let Finder::One(t) = &mut num.finder {
-            t.start_for(start_keys(keys, n, s)?);
+            t.start_for(start_keys(keys, n, s, sampled)?);
         }
         num.rows(keys, w, 0, ids);
         return Ok((num.firsts, num.counts));
