@@ -289,6 +289,10 @@ pub struct KernelPlan {
     /// the entry of an alias: `fn_name` is the aliased kind's kernel, which
     /// the tables point at and nothing instantiates again
     pub shared: bool,
+    /// the codecs of the inputs, then of the result: their storage sizes
+    /// are what a variant other than the contiguous one tiles by
+    /// (`runtime::loops::tiled`)
+    pub codecs: Vec<String>,
 }
 
 /// One cast kernel to emit.
@@ -416,7 +420,7 @@ impl Spec {
                     continue;
                 }
                 for v in self.variants_for(k.arity) {
-                    let (call, extra) = self.call_for(k, d, v);
+                    let (call, extra, codecs) = self.call_for(k, d, v);
                     let through = d.is_mini() && !k.raw_floats && k.operands == OperandRule::Same;
                     out.push(KernelPlan {
                         kind: ki,
@@ -427,6 +431,7 @@ impl Spec {
                         extra,
                         through,
                         shared: false,
+                        codecs,
                     });
                 }
             }
@@ -434,7 +439,9 @@ impl Spec {
         out
     }
 
-    fn call_for(&self, k: &Kind, d: &DType, v: Variant) -> (String, Option<String>) {
+    /// The call of kernel (`k`, `d`, `v`), its second argument if any, and
+    /// the codecs of its inputs and result.
+    fn call_for(&self, k: &Kind, d: &DType, v: Variant) -> (String, Option<String>, Vec<String>) {
         let codec = if k.raw_floats && d.class == Class::Float {
             format!("Raw<{}>", d.store_type())
         } else {
@@ -461,6 +468,7 @@ impl Spec {
                 }
             })
             .collect();
+        let codecs: Vec<String> = ins.iter().cloned().chain([out.clone()]).collect();
         let complex = d.class == Class::Complex;
         let via = if d.is_mini() {
             d.carrier == "f32"
@@ -492,6 +500,7 @@ impl Spec {
                     v.code(),
                 ),
                 Some(format!("{}_{carrier}_contig", k.name)),
+                codecs,
             );
         }
         (
@@ -504,6 +513,7 @@ impl Spec {
                 v.code()
             ),
             None,
+            codecs,
         )
     }
 }

@@ -65,6 +65,173 @@ unsafe fn st<T: Copy>(p: *mut T, i: usize, stride: isize, unit: bool, v: T) {
     }
 }
 
+/// The storage bytes of one value of codec `C` (the sizes a [`tiled`] entry
+/// passes).
+pub const fn store_bytes<C: Codec>() -> usize {
+    core::mem::size_of::<C::Store>()
+}
+
+/// Bytes of each operand's tile in [`tiled`]: with four operands 16 KiB,
+/// inside L1 with the kernel's own data.
+const TILE_BYTES: usize = 4096;
+
+/// One operand's tile of [`tiled`], aligned to a cache line.
+#[repr(C, align(64))]
+struct Tile([core::mem::MaybeUninit<u8>; TILE_BYTES]);
+
+/// Copy `m` elements of `size` bytes from `src` at a stride of `stride`
+/// elements to `dst` contiguously (`gather`), or from `src` contiguously to
+/// `dst` at the stride (`!gather`).
+///
+/// # Safety
+/// The `m` strided elements must be valid (readable for a gather, writable
+/// for a scatter) and the contiguous side must hold `m` elements; the two
+/// sides do not overlap.
+#[inline(always)]
+unsafe fn copy_strided(
+    src: *const u8,
+    dst: *mut u8,
+    m: usize,
+    size: usize,
+    stride: isize,
+    gather: bool,
+) {
+    #[inline(always)]
+    unsafe fn each<T: Copy>(src: *const u8, dst: *mut u8, m: usize, stride: isize, gather: bool) {
+        let (s, d) = (src as *const T, dst as *mut T);
+        if gather && stride == 0 {
+            // One value copied m times (a broadcast input's tile): a loop
+            // of plain stores the compiler widens.
+            // SAFETY: the one source element is readable and the m
+            // destination elements writable (the caller's contract).
+            unsafe {
+                let v = s.read_unaligned();
+                for j in 0..m {
+                    d.add(j).write_unaligned(v);
+                }
+            }
+            return;
+        }
+        for j in 0..m {
+            let far = j as isize * stride;
+            // SAFETY: element j of both sides is valid (the caller's contract).
+            unsafe {
+                if gather {
+                    d.add(j).write_unaligned(s.offset(far).read_unaligned());
+                } else {
+                    d.offset(far).write_unaligned(s.add(j).read_unaligned());
+                }
+            }
+        }
+    }
+    // SAFETY: forwarded from this function's contract, element by element.
+    unsafe {
+        match size {
+            1 => each::<u8>(src, dst, m, stride, gather),
+            2 => each::<u16>(src, dst, m, stride, gather),
+            4 => each::<u32>(src, dst, m, stride, gather),
+            8 => each::<u64>(src, dst, m, stride, gather),
+            16 => each::<u128>(src, dst, m, stride, gather),
+            _ => {
+                for j in 0..m {
+                    let far = j as isize * stride * size as isize;
+                    let (from, to) = if gather {
+                        (src.offset(far), dst.add(j * size))
+                    } else {
+                        (src.add(j * size), dst.offset(far))
+                    };
+                    core::ptr::copy_nonoverlapping(from, to, size);
+                }
+            }
+        }
+    }
+}
+
+/// The strided variant ([`STRIDED`]) of every kernel and cast: the kernel's
+/// contiguous variant `contig` over tiles of the run. An input at unit
+/// stride is read in place; an input at stride 0 is copied into a tile once
+/// (as many copies as a tile holds); any other input is gathered into a
+/// tile, and a destination at a stride other than 1 receives its results
+/// from a tile. Each result is the contiguous kernel's for the same values,
+/// which is the scalar tier's: the bits of an element-by-element loop. One
+/// function serves every kernel of every tier (each generated entry passes
+/// its sizes and its contiguous kernel), so that no strided loop is
+/// compiled per kernel (a third of each tier crate's build before), and a
+/// strided call of a vectorised kernel runs vectorised.
+///
+/// `sizes` are the inputs' storage bytes (one per input) and `out_size` the
+/// destination's.
+///
+/// # Safety
+/// See [`LoopFn`] for `x` in any variant; `contig` must be the contiguous
+/// kernel of the same kind and dtypes, with inputs of `sizes` bytes and
+/// results of `out_size` (at most [`TILE_BYTES`] each, and at most three inputs).
+#[inline(never)]
+pub unsafe fn tiled(x: &Args, sizes: &[usize], out_size: usize, contig: LoopFn) {
+    let arity = sizes.len().min(3);
+    let widest = sizes.iter().copied().fold(out_size, usize::max).max(1);
+    let chunk = TILE_BYTES / widest;
+    // Every byte of a tile that a kernel reads is written first: a gathered
+    // tile by its gather, a broadcast tile once below, the output tile by
+    // `contig`.
+    let mut tiles = core::mem::MaybeUninit::<[Tile; 4]>::uninit();
+    let base = tiles.as_mut_ptr() as *mut Tile;
+    let tile = |k: usize| base.wrapping_add(k) as *mut u8;
+    for (k, &size) in sizes.iter().enumerate().take(arity) {
+        if x.src_stride[k] == 0 {
+            let copies = chunk.min(x.n);
+            // SAFETY: an input at stride 0 holds one readable element (the
+            // contract of `LoopFn`); the tile has room for `copies` elements
+            // of `size` bytes (chunk · size ≤ TILE_BYTES).
+            unsafe { copy_strided(x.src[k], tile(k), copies, size, 0, true) };
+        }
+    }
+    let mut i0 = 0;
+    while i0 < x.n {
+        let m = chunk.min(x.n - i0);
+        let mut a = Args {
+            n: m,
+            src: [core::ptr::null(); 3],
+            src_stride: [1; 3],
+            dst: tile(3),
+            dst_stride: 1,
+        };
+        for (k, &size) in sizes.iter().enumerate().take(arity) {
+            let stride = x.src_stride[k];
+            let at = x.src[k].wrapping_offset(i0 as isize * stride * size as isize);
+            a.src[k] = match stride {
+                1 => at,
+                0 => tile(k) as *const u8,
+                _ => {
+                    // SAFETY: elements i0..i0 + m of input k at its stride are
+                    // readable (the contract of `LoopFn`); the tile holds m.
+                    unsafe { copy_strided(at, tile(k), m, size, stride, true) };
+                    tile(k) as *const u8
+                }
+            };
+        }
+        let out_at = x
+            .dst
+            .wrapping_offset(i0 as isize * x.dst_stride * out_size as isize);
+        if x.dst_stride == 1 {
+            a.dst = out_at;
+        }
+        // SAFETY: every input pointer addresses m readable elements (in place
+        // at unit stride, or a tile), the destination m writable ones (in
+        // place at unit stride, or the output tile), and `contig` is the
+        // contiguous kernel for these sizes (this function's contract). A
+        // destination in place equals an input exactly or overlaps none.
+        unsafe { contig(&a) };
+        if x.dst_stride != 1 {
+            // SAFETY: elements i0..i0 + m of the destination at its stride are
+            // writable (the contract of `LoopFn`); the output tile holds m
+            // results, written by `contig`.
+            unsafe { copy_strided(tile(3), out_at, m, out_size, x.dst_stride, false) };
+        }
+        i0 += m;
+    }
+}
+
 /// Line size the contiguous loops align their stores to.
 const LINE: usize = 64;
 
@@ -532,16 +699,15 @@ pub unsafe fn run2_via<
 ///
 /// `sizes` are the storage bytes of the inputs and `out_size` the
 /// destination's. In variant `BCASTk` input k is loaded once (one element)
-/// and `op` is the carrier kernel's same broadcast variant; in `STRIDED` the
-/// loads and the store are strided casts and `op` is contiguous; otherwise
-/// everything is contiguous.
+/// and `op` is the carrier kernel's same broadcast variant; otherwise
+/// everything is contiguous (the strided variant is [`tiled`] over this
+/// one).
 ///
 /// # Safety
-/// See [`LoopFn`]. `loads[i]` must be a kernel converting input i's dtype
-/// into `T` (contiguous, or strided in variant `STRIDED`), `op` an `N`-input
-/// kernel over `T` with results `R` in the variant described above, and
-/// `store` a kernel converting `R` into the destination's dtype, contiguous
-/// or (in `STRIDED`) strided.
+/// See [`LoopFn`] (contiguous or `BCASTk`). `loads[i]` must be a contiguous
+/// kernel converting input i's dtype into `T`, `op` an `N`-input kernel over
+/// `T` with results `R` in the variant described above, and `store` a
+/// contiguous kernel converting `R` into the destination's dtype.
 #[inline(always)]
 pub unsafe fn run_through<T: Copy, R: Copy, const N: usize, const V: u8>(
     x: &Args,
@@ -553,7 +719,6 @@ pub unsafe fn run_through<T: Copy, R: Copy, const N: usize, const V: u8>(
 ) {
     // Opaque pointers: each kernel called stays one function per tier.
     let (loads, op, store) = core::hint::black_box((loads, op, store));
-    let strided = V == STRIDED;
     let bcast = match V {
         BCAST0 => Some(0),
         BCAST1 => Some(1),
@@ -588,8 +753,6 @@ pub unsafe fn run_through<T: Copy, R: Copy, const N: usize, const V: u8>(
         src[i] = buf(i) as *const u8;
         src_stride[i] = (Some(i) != bcast) as isize;
     }
-    let step = |i: usize| if strided { x.src_stride[i] } else { 1 };
-    let out_step = if strided { x.dst_stride } else { 1 };
     let mut i0 = 0;
     while i0 < x.n {
         let m = VIA_BLOCK.min(x.n - i0);
@@ -600,11 +763,11 @@ pub unsafe fn run_through<T: Copy, R: Copy, const N: usize, const V: u8>(
             let args = Args {
                 n: m,
                 src: [
-                    x.src[i].wrapping_offset(i0 as isize * step(i) * sizes[i] as isize),
+                    x.src[i].wrapping_add(i0 * sizes[i]),
                     core::ptr::null(),
                     core::ptr::null(),
                 ],
-                src_stride: [step(i), 0, 0],
+                src_stride: [1, 0, 0],
                 dst: buf(i),
                 dst_stride: 1,
             };
@@ -626,12 +789,10 @@ pub unsafe fn run_through<T: Copy, R: Copy, const N: usize, const V: u8>(
             n: m,
             src: [out as *const u8, core::ptr::null(), core::ptr::null()],
             src_stride: [1, 0, 0],
-            dst: x
-                .dst
-                .wrapping_offset(i0 as isize * out_step * out_size as isize),
-            dst_stride: out_step,
+            dst: x.dst.wrapping_add(i0 * out_size),
+            dst_stride: 1,
         };
-        // SAFETY: elements i0..i0 + m of the destination, at its stride, are
+        // SAFETY: elements i0..i0 + m of the destination are
         // writable (this function's contract); `out` holds m results.
         unsafe { store(&args) };
         i0 += m;
@@ -643,14 +804,14 @@ pub unsafe fn run_through<T: Copy, R: Copy, const N: usize, const V: u8>(
 /// [`VIA_BLOCK`] elements, `load` converts the source into the carrier
 /// (exactly) and `store` rounds the block into the destination once; the bits
 /// of the direct cast, as both round the same value by the same rule.
-/// `in_size` and `out_size` are the storage bytes of source and destination;
-/// in variant `STRIDED` both kernels are strided, otherwise contiguous.
+/// `in_size` and `out_size` are the storage bytes of source and destination.
+/// Contiguous (the strided variant is [`tiled`] over this one).
 ///
 /// # Safety
-/// See [`LoopFn`]; `load` must convert the source's dtype into `T` and
-/// `store` `T` into the destination's, in the layout described above.
+/// See [`LoopFn`] (contiguous); `load` must be a contiguous cast of the
+/// source's dtype into `T` and `store` one of `T` into the destination's.
 #[inline(always)]
-pub unsafe fn run_cast_through<T: Copy, const V: u8>(
+pub unsafe fn run_cast_through<T: Copy>(
     x: &Args,
     in_size: usize,
     out_size: usize,
@@ -659,11 +820,6 @@ pub unsafe fn run_cast_through<T: Copy, const V: u8>(
 ) {
     // Opaque pointers: each cast called stays one function per tier.
     let (load, store) = core::hint::black_box((load, store));
-    let (step, out_step) = if V == STRIDED {
-        (x.src_stride[0], x.dst_stride)
-    } else {
-        (1, 1)
-    };
     // Written by `load` before `store` reads it (see `run_through`).
     let mut buf = core::mem::MaybeUninit::<[T; VIA_BLOCK]>::uninit();
     let buf = buf.as_mut_ptr() as *mut u8;
@@ -673,11 +829,11 @@ pub unsafe fn run_cast_through<T: Copy, const V: u8>(
         let args = Args {
             n: m,
             src: [
-                x.src[0].wrapping_offset(i0 as isize * step * in_size as isize),
+                x.src[0].wrapping_add(i0 * in_size),
                 core::ptr::null(),
                 core::ptr::null(),
             ],
-            src_stride: [step, 0, 0],
+            src_stride: [1, 0, 0],
             dst: buf,
             dst_stride: 1,
         };
@@ -688,10 +844,8 @@ pub unsafe fn run_cast_through<T: Copy, const V: u8>(
             n: m,
             src: [buf as *const u8, core::ptr::null(), core::ptr::null()],
             src_stride: [1, 0, 0],
-            dst: x
-                .dst
-                .wrapping_offset(i0 as isize * out_step * out_size as isize),
-            dst_stride: out_step,
+            dst: x.dst.wrapping_add(i0 * out_size),
+            dst_stride: 1,
         };
         // SAFETY: elements i0..i0 + m of the destination are writable (this
         // function's contract); the buffer holds m values.

@@ -182,7 +182,15 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan], c: &mut Cod
         _ => groups.push((module, vec![line])),
     };
     for k in kernels.iter().filter(|k| !k.shared) {
-        let (call, extra) = if k.through {
+        let (call, extra) = if k.variant == Variant::Strided {
+            let contig = format!(
+                "{}_{}_{}",
+                spec.kinds[k.kind].name,
+                spec.dtypes[k.dtype].name,
+                Variant::Contig.name()
+            );
+            tiled_call(&k.codecs, &paths.of(&contig))
+        } else if k.through {
             through_call(spec, k, &paths)
         } else {
             (k.call.clone(), k.extra.clone())
@@ -190,7 +198,17 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan], c: &mut Cod
         group(kernel_module(k), entry(&k.fn_name, &call, extra.as_deref()));
     }
     for cp in casts.iter().filter(|cp| !replaced(cp)) {
-        let (call, extra) = if cp.through {
+        let (call, extra) = if cp.variant == Variant::Strided {
+            let (sd, dd) = (&spec.dtypes[cp.src], &spec.dtypes[cp.dst]);
+            let mode = if cp.saturating { "sat" } else { "dflt" };
+            let contig = format!(
+                "cast_{}_{}_{mode}_{}",
+                sd.name,
+                dd.name,
+                Variant::Contig.name()
+            );
+            tiled_call(&[sd.codec(), dd.codec()], &paths.of(&contig))
+        } else if cp.through {
             cast_through_call(spec, cp, &paths)
         } else {
             (cp.call.clone(), None)
@@ -302,6 +320,20 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan], c: &mut Cod
     c.close("}");
 }
 
+/// The call of a kernel in a variant other than the contiguous one: the
+/// runtime's `tiled` over the kernel's contiguous variant (`contig`, its
+/// path), with the storage sizes of its inputs and result (`codecs`: the
+/// inputs' codecs, then the result's).
+fn tiled_call(codecs: &[String], contig: &str) -> (String, Option<String>) {
+    let size = |c: &String| format!("store_bytes::<{c}>()");
+    let (out, ins) = codecs.split_last().expect("a kernel has a result");
+    let ins: Vec<String> = ins.iter().map(size).collect();
+    (
+        "tiled".to_string(),
+        Some(format!("&[{}], {}, {contig}", ins.join(", "), size(out))),
+    )
+}
+
 /// The call of a kernel that computes through its carrier's kernels
 /// (`runtime::loops::run_through`): every input cast into the carrier, the
 /// carrier's kernel of the kind in the matching variant, the results cast
@@ -310,11 +342,10 @@ fn through_call(spec: &Spec, k: &KernelPlan, paths: &Paths) -> (String, Option<S
     let kind = &spec.kinds[k.kind];
     let d = &spec.dtypes[k.dtype];
     let carrier = d.carrier.as_str();
-    let (io, op_variant) = match k.variant {
-        Variant::Strided => ("strided", Variant::Contig.name()),
-        v => ("contig", v.name()),
-    };
-    let cast = |src: &str, dst: &str| paths.of(&format!("cast_{src}_{dst}_dflt_{io}"));
+    // Contiguous or broadcast: the strided variant is `tiled` over the
+    // contiguous one.
+    let op_variant = k.variant.name();
+    let cast = |src: &str, dst: &str| paths.of(&format!("cast_{src}_{dst}_dflt_contig"));
     let (result, out_size, store) = if kind.result == ResultRule::Bool {
         ("bool", 1, cast("bool", "bool"))
     } else if kind.result == ResultRule::Order {
@@ -322,15 +353,8 @@ fn through_call(spec: &Spec, k: &KernelPlan, paths: &Paths) -> (String, Option<S
     } else {
         (carrier, d.item_bytes(), cast(carrier, &d.name))
     };
-    // A broadcast input is loaded once, one element: contiguously.
-    let loads: Vec<String> = (0..kind.arity)
-        .map(|i| match k.variant {
-            Variant::Bcast(b) if b == i => {
-                paths.of(&format!("cast_{}_{carrier}_dflt_contig", d.name))
-            }
-            _ => cast(&d.name, carrier),
-        })
-        .collect();
+    // Every load is a contiguous cast (a broadcast input's of one element).
+    let loads: Vec<String> = (0..kind.arity).map(|_| cast(&d.name, carrier)).collect();
     let sizes = vec![d.item_bytes().to_string(); kind.arity];
     (
         format!(
@@ -353,10 +377,11 @@ fn through_call(spec: &Spec, k: &KernelPlan, paths: &Paths) -> (String, Option<S
 /// destination in the cast's mode.
 fn cast_through_call(spec: &Spec, cp: &CastPlan, paths: &Paths) -> (String, Option<String>) {
     let (s, d) = (&spec.dtypes[cp.src], &spec.dtypes[cp.dst]);
-    let io = cp.variant.name();
+    // Contiguous: the strided variant is `tiled` over this one.
+    let io = Variant::Contig.name();
     let mode = if cp.saturating { "sat" } else { "dflt" };
     (
-        format!("run_cast_through::<f32, {}>", cp.variant.code()),
+        "run_cast_through::<f32>".to_string(),
         Some(format!(
             "{}, {}, {}, {}",
             s.item_bytes(),
