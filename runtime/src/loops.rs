@@ -1,5 +1,9 @@
 //! The loop shells every generated kernel instantiates: one run of `n` elements
-//! along the innermost axis, in one of the variants of `spec/loops.toml`.
+//! along the innermost axis, in one of the variants of `spec/loops.toml`. The
+//! generator instantiates the shells in the contiguous and broadcast variants
+//! only; the strided variant of every kernel and cast is [`tiled`] over the
+//! kernel's contiguous one (the shells' strided paths serve no generated
+//! kernel).
 
 use super::codec::Codec;
 use super::ops::{Op1, Op2, Op3};
@@ -571,9 +575,8 @@ const VIA_BLOCK: usize = 256;
 /// A one-input kernel that runs the tier's contiguous kernel `f` of the same
 /// kind on the carrier `T` over blocks of decoded values, then encodes each
 /// result once: the bits of decoding, applying the carrier's operation and
-/// encoding element by element. (Narrow floats reach their f32 kernel so, and
-/// strided f32 and f64 calls their contiguous kernel: one copy of a long
-/// function per tier and carrier.)
+/// encoding element by element. (Narrow floats reach their f32 kernel so:
+/// one copy of a long function per tier and carrier.)
 ///
 /// # Safety
 /// See [`LoopFn`]; `f` must be a contiguous `T` → `T` kernel.
