@@ -290,8 +290,7 @@ pub struct KernelPlan {
     /// the tables point at and nothing instantiates again
     pub shared: bool,
     /// the codecs of the inputs, then of the result: their storage sizes
-    /// are what a variant other than the contiguous one tiles by
-    /// (`runtime::loops::tiled`)
+    /// are what the strided variant tiles by (`runtime::loops::tiled`)
     pub codecs: Vec<String>,
 }
 

@@ -172,7 +172,6 @@ unsafe fn copy_strided(
 /// results of `out_size` (at most [`TILE_BYTES`] each, and at most three inputs).
 #[inline(never)]
 pub unsafe fn tiled(x: &Args, sizes: &[usize], out_size: usize, contig: LoopFn) {
-    let arity = sizes.len().min(3);
     let widest = sizes.iter().copied().fold(out_size, usize::max).max(1);
     let chunk = TILE_BYTES / widest;
     // Every byte of a tile that a kernel reads is written first: a gathered
@@ -181,7 +180,7 @@ pub unsafe fn tiled(x: &Args, sizes: &[usize], out_size: usize, contig: LoopFn) 
     let mut tiles = core::mem::MaybeUninit::<[Tile; 4]>::uninit();
     let base = tiles.as_mut_ptr() as *mut Tile;
     let tile = |k: usize| base.wrapping_add(k) as *mut u8;
-    for (k, &size) in sizes.iter().enumerate().take(arity) {
+    for (k, &size) in sizes.iter().enumerate() {
         if x.src_stride[k] == 0 {
             let copies = chunk.min(x.n);
             // SAFETY: an input at stride 0 holds one readable element (the
@@ -200,7 +199,7 @@ pub unsafe fn tiled(x: &Args, sizes: &[usize], out_size: usize, contig: LoopFn) 
             dst: tile(3),
             dst_stride: 1,
         };
-        for (k, &size) in sizes.iter().enumerate().take(arity) {
+        for (k, &size) in sizes.iter().enumerate() {
             let stride = x.src_stride[k];
             let at = x.src[k].wrapping_offset(i0 as isize * stride * size as isize);
             a.src[k] = match stride {

@@ -183,13 +183,7 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan], c: &mut Cod
     };
     for k in kernels.iter().filter(|k| !k.shared) {
         let (call, extra) = if k.variant == Variant::Strided {
-            let contig = format!(
-                "{}_{}_{}",
-                spec.kinds[k.kind].name,
-                spec.dtypes[k.dtype].name,
-                Variant::Contig.name()
-            );
-            tiled_call(&k.codecs, &paths.of(&contig))
+            tiled_call(&k.codecs, &paths.of(&contig_name(&k.fn_name)))
         } else if k.through {
             through_call(spec, k, &paths)
         } else {
@@ -199,15 +193,8 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan], c: &mut Cod
     }
     for cp in casts.iter().filter(|cp| !replaced(cp)) {
         let (call, extra) = if cp.variant == Variant::Strided {
-            let (sd, dd) = (&spec.dtypes[cp.src], &spec.dtypes[cp.dst]);
-            let mode = if cp.saturating { "sat" } else { "dflt" };
-            let contig = format!(
-                "cast_{}_{}_{mode}_{}",
-                sd.name,
-                dd.name,
-                Variant::Contig.name()
-            );
-            tiled_call(&[sd.codec(), dd.codec()], &paths.of(&contig))
+            let codecs = [spec.dtypes[cp.src].codec(), spec.dtypes[cp.dst].codec()];
+            tiled_call(&codecs, &paths.of(&contig_name(&cp.fn_name)))
         } else if cp.through {
             cast_through_call(spec, cp, &paths)
         } else {
@@ -320,10 +307,19 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan], c: &mut Cod
     c.close("}");
 }
 
-/// The call of a kernel in a variant other than the contiguous one: the
-/// runtime's `tiled` over the kernel's contiguous variant (`contig`, its
-/// path), with the storage sizes of its inputs and result (`codecs`: the
-/// inputs' codecs, then the result's).
+/// The name of the contiguous variant of a strided kernel or cast: the same
+/// name with the variant's suffix exchanged.
+fn contig_name(strided: &str) -> String {
+    let stem = strided
+        .strip_suffix(Variant::Strided.name())
+        .unwrap_or_else(|| panic!("`{strided}` is not a strided kernel; this is a generator bug"));
+    format!("{stem}{}", Variant::Contig.name())
+}
+
+/// The call of a kernel's or cast's strided variant: the runtime's `tiled`
+/// over its contiguous variant (`contig`, its path), with the storage sizes
+/// of its inputs and result (`codecs`: the inputs' codecs, then the
+/// result's).
 fn tiled_call(codecs: &[String], contig: &str) -> (String, Option<String>) {
     let size = |c: &String| format!("store_bytes::<{c}>()");
     let (out, ins) = codecs.split_last().expect("a kernel has a result");

@@ -107,6 +107,10 @@ pub(crate) struct Table1 {
     s: [u64; 4],
 }
 
+/// Slots from which a table is past the caches: its searches ask for their
+/// slot ahead ([`Table1::prefetch`]) and its growth for the target slots.
+const PREFETCH_SLOTS: usize = 1 << 17;
+
 impl Table1 {
     pub(crate) fn new(max_keys: usize, s: [u64; 4]) -> Result<Self> {
         let cap = slots_for(max_keys);
@@ -146,7 +150,7 @@ impl Table1 {
     /// pays (below, the hash it computes twice is the cost).
     #[inline(always)]
     pub(crate) fn large(&self) -> bool {
-        self.slots.len() >= 1 << 17
+        self.slots.len() >= PREFETCH_SLOTS
     }
 
     /// The number of `key`, or `next` after inserting it (then `true`).
@@ -179,7 +183,7 @@ impl Table1 {
         // Within the reserved capacity: no allocation.
         self.spare.resize(cap, [0, 0]);
         let mask = cap - 1;
-        let large = cap >= 1 << 17;
+        let large = cap >= PREFETCH_SLOTS;
         for (j, &slot) in self.slots.iter().enumerate() {
             if large {
                 // The slot of a key a few slots on (a hint; as in `prefetch`).
