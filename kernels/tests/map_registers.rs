@@ -3,7 +3,8 @@
 //! against node-by-node evaluation: random programs of those kinds over
 //! two or three inputs and constants, f32 and f64, with special values
 //! (±0, ±∞, NaN, subnormals, huge and tiny numbers), lengths around the
-//! vector, block and tile sizes, inputs contiguous, strided (gathered) and
+//! vector, block, tile and span sizes, one row or several (rows shorter and
+//! longer than a span of tiles), inputs contiguous, strided (gathered) and
 //! broadcast (one value), one or two outputs (an intermediate node among
 //! them). Every tier's outputs must be the scalar tier's bit for bit (a NaN
 //! as any NaN, ARCHITECTURE.md §5.1), and the scalar tier's must be an
@@ -157,15 +158,28 @@ fn run_case<T: F>(rng: &mut Rng) {
     let program = Program::parse(&case.text, &vec![T::DT; inputs]).unwrap_or_else(|e| {
         panic!("{}: {e}", case.text);
     });
-    let n = *rng.pick(&[1usize, 7, 8, 9, 63, 64, 65, 127, 2047, 2048, 2049, 5000]);
-    // Input 0 strided (every other element of a buffer: gathered), input 1
-    // contiguous, input 2 (if any) one broadcast value.
-    let buf0: Vec<T> = (0..2 * n).map(|_| special(rng)).collect();
+    // One row of n, or rows of `cols` (shorter than a span of tiles, or
+    // longer and not a multiple of it, so spans stop at row ends).
+    let (rows, cols) = if rng.below_usize(4) == 0 {
+        *rng.pick(&[(3usize, 5000usize), (2, 20000), (4, 1100)])
+    } else {
+        let n = *rng.pick(&[
+            1usize, 7, 8, 9, 63, 64, 65, 127, 2047, 2048, 2049, 5000, 16383, 16384, 16385, 40000,
+        ]);
+        (1, n)
+    };
+    let n = rows * cols;
+    // Input 0 strided (every other element of a buffer: gathered) or
+    // contiguous (read where it lies: the register path then runs spans of
+    // tiles), input 1 contiguous, input 2 (if any) one broadcast value.
+    let gathered = rng.below_usize(2) == 0;
+    let step0 = if gathered { 2 } else { 1 };
+    let buf0: Vec<T> = (0..step0 * n).map(|_| special(rng)).collect();
     let x1: Vec<T> = (0..n).map(|_| special(rng)).collect();
     let x2: Vec<T> = vec![special(rng)];
     let value = |k: usize, i: usize| -> T {
         match k {
-            0 => buf0[2 * i],
+            0 => buf0[step0 * i],
             1 => x1[i],
             _ => x2[0],
         }
@@ -196,13 +210,16 @@ fn run_case<T: F>(rng: &mut Rng) {
         for threads in [1, 2] {
             let mut outs: Vec<Vec<T>> = vec![vec![T::default(); n]; case.outputs.len()];
             {
-                let v0 = ArrayView::from_slice_strided(&buf0, &[n], &[2], 0).unwrap();
-                let v1 = ArrayView::from_slice(&x1, &[n]).unwrap();
-                let v2 = ArrayView::from_slice_strided(&x2, &[n], &[0], 0).unwrap();
+                let shape = [rows, cols];
+                let s0 = step0 as isize;
+                let v0 = ArrayView::from_slice_strided(&buf0, &shape, &[s0 * cols as isize, s0], 0)
+                    .unwrap();
+                let v1 = ArrayView::from_slice(&x1, &shape).unwrap();
+                let v2 = ArrayView::from_slice_strided(&x2, &shape, &[0, 0], 0).unwrap();
                 let ins: Vec<ArrayView<'_>> = [v0, v1, v2].into_iter().take(inputs).collect();
                 let mut ovs: Vec<ArrayViewMut<'_>> = outs
                     .iter_mut()
-                    .map(|o| ArrayViewMut::from_slice(o, &[n]).unwrap())
+                    .map(|o| ArrayViewMut::from_slice(o, &[rows, cols]).unwrap())
                     .collect();
                 map(&program, &ins, &mut ovs, &Exec::on(tier).threads(threads)).unwrap();
             }

@@ -20,10 +20,15 @@ pub(crate) use bind::{bind, resolve, Load, Resolved};
 pub(crate) use tile::{tile_scratch_bytes, TileScratch};
 mod registers;
 
-/// Indices per tile: 8 KiB of f32 per node, so a program of a few nodes
-/// keeps its tile in L1 and L2 (2048 measured faster than 1024 and 4096 on
-/// the fused 4-kind program of the bench).
+/// Indices per tile: 4 KiB of f32 per node's slot, so a program of a few
+/// nodes keeps its tile in L1 and L2 (the kernels run over chunks of it,
+/// `CHUNK`).
 pub(crate) const TILE: usize = 1024;
+/// Tiles the register path runs as one when it reads every load and
+/// writes every output where they lie (see `Plan::run_tiles`): its
+/// per-tile set-up, a few hundred nanoseconds, then comes once per 16K
+/// indices.
+pub(crate) const SPAN: usize = 16;
 /// Indices per chunk of a tile that every kind and cast of the program runs
 /// over before the next chunk (1 KiB of f32 per node: a chain's
 /// intermediates stay in L1).

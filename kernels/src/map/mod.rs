@@ -32,7 +32,7 @@
 //! coordinate axes against the outputs' rank, the tier — and refuses with an
 //! [`Error`](crate::Error) naming the operand or the node before it writes
 //! anything. It then resolves every kernel once and runs the indices of the
-//! outputs' shape in C order, in tiles of 2048: each input the program loads
+//! outputs' shape in C order, in tiles of 1024: each input the program loads
 //! is gathered into a scratch buffer of its dtype (read where it lies when
 //! the tile is one unit-stride run), the nodes run in order on the scratch
 //! buffers with the generated contiguous kernels (broadcast variants for

@@ -214,13 +214,15 @@ impl Plan {
     }
 
     /// Run the program's steps for indices `f0 .. f0 + len` (C order of the
-    /// loop's shape; `len` at most [`TILE`]) into `s`.
+    /// loop's shape; `len` at most [`TILE`], or up to [`SPAN`] tiles in one
+    /// row on the register path when no load or output needs a slot) into
+    /// `s`.
     ///
     /// # Safety
     /// The plan's operands must be valid for the call (the validation of
     /// `run` or of the caller that built it), the range inside the loop.
     pub(crate) unsafe fn eval(&self, f0: usize, len: usize, s: &mut TileScratch) {
-        debug_assert!(len <= TILE && f0 + len <= self.n);
+        debug_assert!((len <= TILE || self.regs.is_some()) && f0 + len <= self.n);
         let inner = *self.dims.last().expect("a plan has an axis");
         let one_row = f0 % inner + len <= inner;
         let TileScratch { ptrs, slot_ptr, .. } = s;
@@ -359,11 +361,30 @@ impl Plan {
             unsafe { self.scratch_at(mem, Vec::new()) }
         };
         let inner = *self.dims.last().expect("a plan has an axis");
+        // On the register path with every load read where it lies and
+        // every output written where it lies, no slot holds a tile's
+        // values: up to SPAN tiles that lie in one row then run as one
+        // (the per-tile set-up once for all of them).
+        let spans = self.regs.is_some()
+            && self.store_direct.iter().all(|&d| d)
+            && self
+                .steps
+                .iter()
+                .all(|s| matches!(s, Step::Load { direct: true, .. } | Step::Call { .. }));
         // Outputs written in place by their node's kernel in the current tile.
         let mut direct = vec![false; self.stores.len()];
-        for t in t0..t1 {
+        let mut t = t0;
+        while t < t1 {
             let f0 = t * TILE;
-            let len = TILE.min(self.n - f0);
+            let mut count = 1;
+            if spans {
+                count = SPAN.min(t1 - t);
+                while count > 1 && f0 % inner + (count * TILE).min(self.n - f0) > inner {
+                    count -= 1;
+                }
+            }
+            t += count;
+            let len = (count * TILE).min(self.n - f0);
             let one_row = f0 % inner + len <= inner;
             for (k, &(node, geom)) in self.stores.iter().enumerate() {
                 direct[k] = one_row && self.store_direct[k];
