@@ -499,25 +499,6 @@ pub fn run(quick: bool) -> (String, bool, Chart) {
     (out, all_ok, chart)
 }
 
-/// Best seconds per call of `f` over alternated samples of about `target`
-/// seconds each, for each of `fs` (5 rounds).
-fn alternate(fs: &mut [&mut dyn FnMut()], target: f64) -> Vec<f64> {
-    let mut best = vec![f64::INFINITY; fs.len()];
-    for round in 0..5 {
-        for q in 0..fs.len() {
-            let p = if round % 2 == 0 { q } else { fs.len() - 1 - q };
-            let t0 = Instant::now();
-            let mut calls = 0u32;
-            while calls == 0 || t0.elapsed().as_secs_f64() < target {
-                (fs[p])();
-                calls += 1;
-            }
-            best[p] = best[p].min(t0.elapsed().as_secs_f64() / calls as f64);
-        }
-    }
-    best
-}
-
 /// The integer products: `qmatmul_i8` (u8 × i8 → i32, the VNNI quads on an
 /// AVX-512 VNNI host) and i16 × i16 → i32 in GOP/s (2·m·n·k), beside
 /// tessera's own f32 product of the same shape in GFLOP/s, alternated in one
@@ -579,7 +560,7 @@ pub fn run_int(quick: bool) -> (String, bool, Chart) {
             run16();
             let mut runf = || tessera_mm(n, n, n, &af, &bf, &mut cf, threads);
             let target = if quick { 0.005 } else { 0.1 };
-            let t = alternate(&mut [&mut run8, &mut run16, &mut runf], target);
+            let t = crate::harness::alternate(&mut [&mut run8, &mut run16, &mut runf], target);
             // A few outputs against the exact sum.
             let exact = |i: usize, j: usize, wide: &dyn Fn(usize, usize) -> i64| {
                 (0..n).map(|t| wide(i * n + t, t * n + j)).sum::<i64>() as i32
@@ -716,9 +697,9 @@ pub fn run_complex(quick: bool) -> (String, bool, Chart) {
                 let mut run_m = || T::mm(n, n, n, &a, &b, &mut cm);
                 let target = if quick { 0.005 } else { 0.1 };
                 let t = if threads == 1 {
-                    alternate(&mut [&mut run_t, &mut run_g, &mut run_m], target)
+                    crate::harness::alternate(&mut [&mut run_t, &mut run_g, &mut run_m], target)
                 } else {
-                    let mut t = alternate(&mut [&mut run_t, &mut run_g], target);
+                    let mut t = crate::harness::alternate(&mut [&mut run_t, &mut run_g], target);
                     t.push(f64::NAN);
                     t
                 };

@@ -486,6 +486,27 @@ pub fn split<T: Send, F: Fn(&mut [T], usize) + Sync>(threads: usize, out: &mut [
     });
 }
 
+/// Best seconds per call of each of `fs` over samples of about `target`
+/// seconds, alternating between them (5 rounds, the order reversed every
+/// other round), so that a drift of the machine's speed reaches every
+/// peer alike.
+pub fn alternate(fs: &mut [&mut dyn FnMut()], target: f64) -> Vec<f64> {
+    let mut best = vec![f64::INFINITY; fs.len()];
+    for round in 0..5 {
+        for q in 0..fs.len() {
+            let p = if round % 2 == 0 { q } else { fs.len() - 1 - q };
+            let t0 = Instant::now();
+            let mut calls = 0u32;
+            while calls == 0 || t0.elapsed().as_secs_f64() < target {
+                (fs[p])();
+                calls += 1;
+            }
+            best[p] = best[p].min(t0.elapsed().as_secs_f64() / calls as f64);
+        }
+    }
+    best
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -265,8 +265,9 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool, Chart) {
     // The size of the kinds above (memory-bound for a loop this short) and
     // one whose operands stay in the second-level cache (the executor's
     // own throughput).
-    for (size, rounds) in [(n, reps), (n.min(1 << 16), reps * 40)] {
-        let (t, ok) = fused(size, rounds);
+    let target = if quick { 0.002 } else { 0.02 };
+    for size in [n, n.min(1 << 16)] {
+        let (t, ok) = fused(size, target);
         s += &t;
         fused_ok &= ok;
     }
@@ -316,38 +317,20 @@ fn hand_loop_on(tier: &str, x0: &[f32], x1: &[f32], y: &mut [f32]) {
     hand_loop(x0, x1, y)
 }
 
-/// Best seconds per call of each of `fs`, their samples alternating (one
-/// call of each per round, `rounds` rounds after one warm-up round), so
-/// that a drift of the machine's speed reaches every peer alike.
-fn best_alternating(rounds: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
-    let mut best = vec![f64::INFINITY; fs.len()];
-    for f in fs.iter_mut() {
-        f();
-    }
-    for _ in 0..rounds {
-        for (b, f) in best.iter_mut().zip(fs.iter_mut()) {
-            let t = Instant::now();
-            f();
-            *b = b.min(t.elapsed().as_secs_f64());
-        }
-    }
-    best
-}
-
 /// A program of four kinds, `y0 = sqrt(x0 * x1 + x1) - x0`, fused (one
 /// `map` call) beside the same kinds run as four `elementwise` calls through
 /// temporaries and beside a hand-written loop of the expression compiled
 /// for the tier's instructions, on every tier, one thread, samples
 /// alternating; the fused result is checked to be the separate passes' and
 /// the loop's bit for bit.
-fn fused(n: usize, reps: usize) -> (String, bool) {
+fn fused(n: usize, target: f64) -> (String, bool) {
     use tessera::{map, DType, Program};
     let x0: Vec<f32> = (0..n).map(|i| input("log", i)).collect();
     let x1: Vec<f32> = (0..n).map(|i| input("tanh", i).abs()).collect();
     let text = "y0 = sqrt(x0 * x1 + x1) - x0";
     let p = Program::parse(text, &[DType::F32, DType::F32]).expect("program parses");
     let mut s = format!(
-        "map: `{text}` on {n} f32, 1 thread, best of {reps} alternating samples: fused vs four separate passes and a hand-written loop\n"
+        "map: `{text}` on {n} f32, 1 thread, best of 5 alternating samples of {target} s: fused vs four separate passes and a hand-written loop\n"
     );
     let mut ok = true;
     for tier in tessera::available_tiers() {
@@ -387,13 +370,13 @@ fn fused(n: usize, reps: usize) -> (String, bool) {
         };
         let same = same_as(&z) && same_as(&h);
         ok &= same;
-        let t = best_alternating(
-            reps,
+        let t = crate::harness::alternate(
             &mut [
                 &mut || fused_run(&mut y),
                 &mut || passes(&mut t1, &mut t2, &mut z),
                 &mut || hand_loop_on(tier.name(), &x0, &x1, &mut h),
             ],
+            target,
         );
         let (tf, ts, th) = (t[0], t[1], t[2]);
         s += &format!(

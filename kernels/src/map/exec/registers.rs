@@ -34,6 +34,18 @@ enum ROp {
     Fma(usize, usize, usize),
 }
 
+impl ROp {
+    /// The nodes this operation reads (the first `arity` of the array).
+    fn args(self) -> ([usize; 3], usize) {
+        match self {
+            ROp::Value => ([0; 3], 0),
+            ROp::Sqrt(a) => ([a, 0, 0], 1),
+            ROp::Add(a, b) | ROp::Sub(a, b) | ROp::Mul(a, b) | ROp::Div(a, b) => ([a, b, 0], 2),
+            ROp::Fma(a, b, c) => ([a, b, c], 3),
+        }
+    }
+}
+
 /// A program on the register path.
 #[derive(Clone, Debug)]
 pub(crate) struct RegProgram {
@@ -112,18 +124,9 @@ impl RegProgram {
         }
         let mut read = vec![false; nodes.len()];
         for op in &ops {
-            match *op {
-                ROp::Value => {}
-                ROp::Sqrt(a) => read[a] = true,
-                ROp::Add(a, b) | ROp::Sub(a, b) | ROp::Mul(a, b) | ROp::Div(a, b) => {
-                    read[a] = true;
-                    read[b] = true;
-                }
-                ROp::Fma(a, b, c) => {
-                    read[a] = true;
-                    read[b] = true;
-                    read[c] = true;
-                }
+            let (args, arity) = op.args();
+            for &a in &args[..arity] {
+                read[a] = true;
             }
         }
         let direct = ops
@@ -259,26 +262,21 @@ impl RegProgram {
             // with the block (a load read where it lies), so that a block
             // costs one dispatch per node and no lookups.
             let mut plan = [Step::<R> {
-                op: 0,
+                op: ROp::Value,
                 arg: [core::ptr::null(); 3],
                 moves: [0; 3],
                 mine: core::ptr::null_mut(),
                 out: core::ptr::null_mut(),
             }; MAX_NODES];
             let mut steps = 0;
-            for (k, op) in self.ops.iter().enumerate() {
-                let (code, args): (u8, &[usize]) = match op {
-                    ROp::Value => continue,
-                    ROp::Add(a, b) => (0, &[*a, *b]),
-                    ROp::Sub(a, b) => (1, &[*a, *b]),
-                    ROp::Mul(a, b) => (2, &[*a, *b]),
-                    ROp::Div(a, b) => (3, &[*a, *b]),
-                    ROp::Sqrt(a) => (4, &[*a]),
-                    ROp::Fma(a, b, c) => (5, &[*a, *b, *c]),
-                };
+            for (k, &op) in self.ops.iter().enumerate() {
+                if matches!(op, ROp::Value) {
+                    continue;
+                }
+                let (args, arity) = op.args();
                 let st = &mut plan[steps];
-                st.op = code;
-                for (m, &a) in args.iter().enumerate() {
+                st.op = op;
+                for (m, &a) in args[..arity].iter().enumerate() {
                     if direct[a] {
                         st.arg[m] = src[a] as *const R::T;
                         st.moves[m] = usize::MAX;
@@ -378,8 +376,8 @@ impl RegProgram {
 /// A computed node of a whole block, resolved (see [`RegProgram::lanes`]).
 #[derive(Clone, Copy)]
 struct Step<R: RealReg> {
-    /// 0 add, 1 sub, 2 mul, 3 div, 4 sqrt, 5 fma.
-    op: u8,
+    /// The operation (its node numbers are resolved into `arg`).
+    op: ROp,
     /// Where each operand's vectors of the block at index 0 lie.
     arg: [*const R::T; 3],
     /// Per operand: `usize::MAX` where it moves with the block's index (a
@@ -411,30 +409,32 @@ impl<R: RealReg> Step<R> {
             let ld = |m: usize, j: usize| R::load(p[m].add(j * w));
             let mut v = [R::zero(); BLOCK];
             match self.op {
-                0 => v
+                ROp::Add(..) => v
                     .iter_mut()
                     .enumerate()
                     .for_each(|(j, o)| *o = R::add(ld(0, j), ld(1, j))),
-                1 => v
+                ROp::Sub(..) => v
                     .iter_mut()
                     .enumerate()
                     .for_each(|(j, o)| *o = R::sub(ld(0, j), ld(1, j))),
-                2 => v
+                ROp::Mul(..) => v
                     .iter_mut()
                     .enumerate()
                     .for_each(|(j, o)| *o = R::mul(ld(0, j), ld(1, j))),
-                3 => v
+                ROp::Div(..) => v
                     .iter_mut()
                     .enumerate()
                     .for_each(|(j, o)| *o = R::div(ld(0, j), ld(1, j))),
-                4 => v
+                ROp::Sqrt(..) => v
                     .iter_mut()
                     .enumerate()
                     .for_each(|(j, o)| *o = R::sqrt(ld(0, j))),
-                _ => v
+                ROp::Fma(..) => v
                     .iter_mut()
                     .enumerate()
                     .for_each(|(j, o)| *o = R::fmadd(ld(0, j), ld(1, j), ld(2, j))),
+                // Loads and constants have no step.
+                ROp::Value => {}
             }
             if !self.mine.is_null() {
                 for (j, &x) in v.iter().enumerate() {
