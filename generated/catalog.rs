@@ -85,10 +85,16 @@ pub enum DType {
     /// `ue4m3`: Unsigned E4M3 (the NVFP4 block scale): bit 7 unused, NaN at 0x7F,
     /// range 0 to 448.
     Ue4m3,
+    /// `f16c`: Complex number of two IEEE binary16 (real, imaginary), computed in
+    /// c64: each part of a result rounded to f16 once from the c64 result.
+    F16c,
+    /// `bf16c`: Complex number of two bfloat16 (real, imaginary), computed in c64:
+    /// each part of a result rounded to bf16 once from the c64 result.
+    Bf16c,
 }
 
 /// The metadata of every dtype, in `DType` order.
-pub static DTYPE_INFO: [DTypeInfo; 32] = [
+pub static DTYPE_INFO: [DTypeInfo; 34] = [
     DTypeInfo {
         int_range: Some((0, 1)),
         name: "bool",
@@ -99,6 +105,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "bool",
         accumulator: "i64",
+        component: None,
         accumulation_unit_roundoff: 0.0,
         numpy: Some("|b1"),
         doc: "Boolean, one byte: 0 is false, any other byte is true; results are 0 or 1.",
@@ -114,6 +121,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "i8",
         accumulator: "i64",
+        component: None,
         accumulation_unit_roundoff: 0.0,
         numpy: Some("|i1"),
         doc: "Signed 8-bit integer, two's complement, wrapping arithmetic.",
@@ -129,6 +137,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 2,
         carrier: "i16",
         accumulator: "i64",
+        component: None,
         accumulation_unit_roundoff: 0.0,
         numpy: Some("<i2"),
         doc: "Signed 16-bit integer, two's complement, wrapping arithmetic.",
@@ -144,6 +153,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 4,
         carrier: "i32",
         accumulator: "i64",
+        component: None,
         accumulation_unit_roundoff: 0.0,
         numpy: Some("<i4"),
         doc: "Signed 32-bit integer, two's complement, wrapping arithmetic.",
@@ -159,6 +169,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 8,
         carrier: "i64",
         accumulator: "i64",
+        component: None,
         accumulation_unit_roundoff: 0.0,
         numpy: Some("<i8"),
         doc: "Signed 64-bit integer, two's complement, wrapping arithmetic.",
@@ -174,6 +185,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "u8",
         accumulator: "u64",
+        component: None,
         accumulation_unit_roundoff: 0.0,
         numpy: Some("|u1"),
         doc: "Unsigned 8-bit integer, wrapping arithmetic.",
@@ -189,6 +201,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 2,
         carrier: "u16",
         accumulator: "u64",
+        component: None,
         accumulation_unit_roundoff: 0.0,
         numpy: Some("<u2"),
         doc: "Unsigned 16-bit integer, wrapping arithmetic.",
@@ -204,6 +217,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 4,
         carrier: "u32",
         accumulator: "u64",
+        component: None,
         accumulation_unit_roundoff: 0.0,
         numpy: Some("<u4"),
         doc: "Unsigned 32-bit integer, wrapping arithmetic.",
@@ -219,6 +233,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 8,
         carrier: "u64",
         accumulator: "u64",
+        component: None,
         accumulation_unit_roundoff: 0.0,
         numpy: Some("<u8"),
         doc: "Unsigned 64-bit integer, wrapping arithmetic.",
@@ -234,6 +249,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "i8",
         accumulator: "i64",
+        component: None,
         accumulation_unit_roundoff: 0.0,
         numpy: None,
         doc: "Signed 4-bit integer [-8, 7], two per byte, wrapping arithmetic.",
@@ -249,6 +265,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "u8",
         accumulator: "u64",
+        component: None,
         accumulation_unit_roundoff: 0.0,
         numpy: None,
         doc: "Unsigned 4-bit integer [0, 15], two per byte, wrapping arithmetic.",
@@ -264,6 +281,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "u8",
         accumulator: "u64",
+        component: None,
         accumulation_unit_roundoff: 0.0,
         numpy: None,
         doc: "One bit [0, 1], eight per byte, wrapping arithmetic.",
@@ -279,6 +297,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 2,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: Some("<f2"),
         doc: "IEEE 754 binary16.",
@@ -312,6 +331,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 2,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "bfloat16: the top half of an IEEE binary32.",
@@ -345,6 +365,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 4,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: Some("<f4"),
         doc: "IEEE 754 binary32.",
@@ -378,6 +399,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 8,
         carrier: "f64",
         accumulator: "f64",
+        component: None,
         accumulation_unit_roundoff: 1.1102230246251565e-16,
         numpy: Some("<f8"),
         doc: "IEEE 754 binary64.",
@@ -411,6 +433,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 8,
         carrier: "c64",
         accumulator: "c64",
+        component: Some("f32"),
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: Some("<c8"),
         doc: "Complex number of two f32 (real, imaginary).",
@@ -426,6 +449,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 16,
         carrier: "c128",
         accumulator: "c128",
+        component: Some("f64"),
         accumulation_unit_roundoff: 1.1102230246251565e-16,
         numpy: Some("<c16"),
         doc: "Complex number of two f64 (real, imaginary).",
@@ -441,6 +465,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 8,
         carrier: "df32",
         accumulator: "df32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "Double-float: the unevaluated sum hi + lo of two f32 (hi first), about 48 bits of precision in f32's range.",
@@ -456,6 +481,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 16,
         carrier: "dd64",
         accumulator: "dd64",
+        component: None,
         accumulation_unit_roundoff: 1.1102230246251565e-16,
         numpy: None,
         doc: "Double-double: the unevaluated sum hi + lo of two f64 (hi first), about 106 bits of precision in f64's range.",
@@ -471,6 +497,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "FP8 E4M3 (OCP): no infinities, NaN only at S.1111.111, range ±448.",
@@ -504,6 +531,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "FP8 E5M2 (OCP): IEEE-style infinities and NaNs, range ±57344.",
@@ -537,6 +565,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "FP8 E4M3 with IEEE-style infinities and NaNs, range ±240.",
@@ -570,6 +599,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "FP8 E3M4 with IEEE-style infinities and NaNs, range ±15.5.",
@@ -603,6 +633,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "FP8 E4M3, bias 8: no infinities, no negative zero, NaN only at 0x80.",
@@ -636,6 +667,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "FP8 E5M2, bias 16: no infinities, no negative zero, NaN only at 0x80.",
@@ -669,6 +701,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "FP8 E4M3, bias 11: no infinities, no negative zero, NaN only at 0x80.",
@@ -702,6 +735,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "Unsigned power of two 2^(code-127) (the OCP MX scale), NaN at 0xFF, no zero; halves round up.",
@@ -735,6 +769,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "FP6 E2M3 (OCP MX): no infinities or NaN, range ±7.5, one value per byte.",
@@ -768,6 +803,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "FP6 E3M2 (OCP MX): no infinities or NaN, range ±28, one value per byte.",
@@ -801,6 +837,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "FP4 E2M1 (OCP MX): values 0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives, two per byte.",
@@ -834,6 +871,7 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
         item_bytes: 1,
         carrier: "f32",
         accumulator: "f32",
+        component: None,
         accumulation_unit_roundoff: 5.960464477539063e-8,
         numpy: None,
         doc: "Unsigned E4M3 (the NVFP4 block scale): bit 7 unused, NaN at 0x7F, range 0 to 448.",
@@ -857,11 +895,43 @@ pub static DTYPE_INFO: [DTypeInfo; 32] = [
             negative: Negative::Abs,
         }),
     },
+    DTypeInfo {
+        int_range: None,
+        name: "f16c",
+        aliases: &["complex32"],
+        class: Class::Complex,
+        bits: 32,
+        values_per_byte: 1,
+        item_bytes: 4,
+        carrier: "c64",
+        accumulator: "c64",
+        component: Some("f16"),
+        accumulation_unit_roundoff: 5.960464477539063e-8,
+        numpy: None,
+        doc: "Complex number of two IEEE binary16 (real, imaginary), computed in c64: each part of a result rounded to f16 once from the c64 result.",
+        float: None,
+    },
+    DTypeInfo {
+        int_range: None,
+        name: "bf16c",
+        aliases: &[],
+        class: Class::Complex,
+        bits: 32,
+        values_per_byte: 1,
+        item_bytes: 4,
+        carrier: "c64",
+        accumulator: "c64",
+        component: Some("bf16"),
+        accumulation_unit_roundoff: 5.960464477539063e-8,
+        numpy: None,
+        doc: "Complex number of two bfloat16 (real, imaginary), computed in c64: each part of a result rounded to bf16 once from the c64 result.",
+        float: None,
+    },
 ];
 
 impl DType {
     /// Every dtype, in spec order.
-    pub const ALL: [DType; 32] = [
+    pub const ALL: [DType; 34] = [
         DType::Bool,
         DType::I8,
         DType::I16,
@@ -894,6 +964,8 @@ impl DType {
         DType::E3m2fn,
         DType::E2m1fn,
         DType::Ue4m3,
+        DType::F16c,
+        DType::Bf16c,
     ];
     /// Its metadata.
     pub fn info(self) -> &'static DTypeInfo {
@@ -938,6 +1010,29 @@ impl DType {
             "e3m2fn" | "float6_e3m2fn" => Some(DType::E3m2fn),
             "e2m1fn" | "float4_e2m1fn" => Some(DType::E2m1fn),
             "ue4m3" | "float8_ue4m3" => Some(DType::Ue4m3),
+            "f16c" | "complex32" => Some(DType::F16c),
+            "bf16c" => Some(DType::Bf16c),
+            _ => None,
+        }
+    }
+    /// The float dtype of a complex dtype's real and imaginary parts; None for the
+    /// other classes.
+    pub fn component(self) -> Option<DType> {
+        match self {
+            DType::C64 => Some(DType::F32),
+            DType::C128 => Some(DType::F64),
+            DType::F16c => Some(DType::F16),
+            DType::Bf16c => Some(DType::Bf16),
+            _ => None,
+        }
+    }
+    /// The complex dtype whose parts have this float dtype, if the spec has one.
+    pub fn complex(self) -> Option<DType> {
+        match self {
+            DType::F32 => Some(DType::C64),
+            DType::F64 => Some(DType::C128),
+            DType::F16 => Some(DType::F16c),
+            DType::Bf16 => Some(DType::Bf16c),
             _ => None,
         }
     }
@@ -1075,22 +1170,24 @@ pub enum Kind {
     /// `byte_swap`: a's bytes in reverse order; a dtype of one byte or less (8-, 4-
     /// and 1-bit) is its own reversal.
     ByteSwap,
-    /// `conj`: The complex conjugate: the imaginary part's sign bit flipped.
+    /// `conj`: The complex conjugate: the imaginary part's sign bit flipped, every
+    /// other bit unchanged.
     Conj,
     /// `real`: The real part, bits unchanged (NaN payloads included): c64 gives
-    /// f32, c128 f64.
+    /// f32, c128 f64, f16c f16, bf16c bf16.
     Real,
     /// `imag`: The imaginary part, bits unchanged (NaN payloads included): c64
-    /// gives f32, c128 f64.
+    /// gives f32, c128 f64, f16c f16, bf16c bf16.
     Imag,
     /// `from_parts`: The complex number a + ib from its real part a and imaginary
-    /// part b, bits unchanged (NaN payloads included): f32 gives c64, f64 c128 (the
-    /// inverse of real and imag).
+    /// part b, bits unchanged (NaN payloads included): f32 gives c64, f64 c128, f16
+    /// f16c, bf16 bf16c (the inverse of real and imag).
     FromParts,
     /// `scale`: A complex number a times a real s of its component dtype (c64: f32,
-    /// c128: f64): (re·s) + i(im·s), each product rounded once, so no cross
-    /// terms: unlike mul by s + 0i, an infinite or NaN part meets no zero (inf ·
-    /// (1 + 0i) has a NaN imaginary part, scale gives inf + i0).
+    /// c128: f64, f16c: f16, bf16c: bf16): (re·s) + i(im·s), each product rounded
+    /// once (f16c, bf16c: computed in c64, each part then rounded to its dtype), so
+    /// no cross terms: unlike mul by s + 0i, an infinite or NaN part meets no zero
+    /// (inf · (1 + 0i) has a NaN imaginary part, scale gives inf + i0).
     Scale,
     /// `exp`: e^a within 1 ulp in the carrier, then rounded once into the dtype;
     /// overflow gives inf (then the dtype's overflow rule), underflow rounds into
@@ -1742,7 +1839,7 @@ pub static KIND_INFO: [KindInfo; 114] = [
         result: ResultRule::Same,
         accuracy: Accuracy::Exact,
         specials: &[],
-        doc: "The complex conjugate: the imaginary part's sign bit flipped.",
+        doc: "The complex conjugate: the imaginary part's sign bit flipped, every other bit unchanged.",
     },
     KindInfo {
         name: "real",
@@ -1752,7 +1849,7 @@ pub static KIND_INFO: [KindInfo; 114] = [
         result: ResultRule::Real,
         accuracy: Accuracy::Exact,
         specials: &[],
-        doc: "The real part, bits unchanged (NaN payloads included): c64 gives f32, c128 f64.",
+        doc: "The real part, bits unchanged (NaN payloads included): c64 gives f32, c128 f64, f16c f16, bf16c bf16.",
     },
     KindInfo {
         name: "imag",
@@ -1762,7 +1859,7 @@ pub static KIND_INFO: [KindInfo; 114] = [
         result: ResultRule::Real,
         accuracy: Accuracy::Exact,
         specials: &[],
-        doc: "The imaginary part, bits unchanged (NaN payloads included): c64 gives f32, c128 f64.",
+        doc: "The imaginary part, bits unchanged (NaN payloads included): c64 gives f32, c128 f64, f16c f16, bf16c bf16.",
     },
     KindInfo {
         name: "from_parts",
@@ -1772,7 +1869,7 @@ pub static KIND_INFO: [KindInfo; 114] = [
         result: ResultRule::Complex,
         accuracy: Accuracy::Exact,
         specials: &[],
-        doc: "The complex number a + ib from its real part a and imaginary part b, bits unchanged (NaN payloads included): f32 gives c64, f64 c128 (the inverse of real and imag).",
+        doc: "The complex number a + ib from its real part a and imaginary part b, bits unchanged (NaN payloads included): f32 gives c64, f64 c128, f16 f16c, bf16 bf16c (the inverse of real and imag).",
     },
     KindInfo {
         name: "scale",
@@ -1782,7 +1879,7 @@ pub static KIND_INFO: [KindInfo; 114] = [
         result: ResultRule::Same,
         accuracy: Accuracy::Exact,
         specials: &[],
-        doc: "A complex number a times a real s of its component dtype (c64: f32, c128: f64): (re·s) + i(im·s), each product rounded once, so no cross terms: unlike mul by s + 0i, an infinite or NaN part meets no zero (inf · (1 + 0i) has a NaN imaginary part, scale gives inf + i0).",
+        doc: "A complex number a times a real s of its component dtype (c64: f32, c128: f64, f16c: f16, bf16c: bf16): (re·s) + i(im·s), each product rounded once (f16c, bf16c: computed in c64, each part then rounded to its dtype), so no cross terms: unlike mul by s + 0i, an infinite or NaN part meets no zero (inf · (1 + 0i) has a NaN imaginary part, scale gives inf + i0).",
     },
     KindInfo {
         name: "exp",

@@ -82,7 +82,7 @@ macro_rules! __tier_body {
     ($attr:tt $($own:tt)*) => {
         use $crate::codecs::*;
         use $crate::runtime::cast::{Cast, CastOut};
-        use $crate::runtime::codec::{Bool, Native, NarrowInt, NarrowUint, Raw};
+        use $crate::runtime::codec::{Bool, MiniComplex, Native, NarrowInt, NarrowUint, Raw};
         use $crate::runtime::loops::*;
         use $crate::runtime::ops::*;
         use $crate::__num_complex::Complex;
@@ -221,6 +221,14 @@ macro_rules! __tier_body {
                 add_ue4m3_bcast0 (run_through::<f32, f32, 2, BCAST0>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_add::add_f32_bcast0, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 add_ue4m3_bcast1 (run_through::<f32, f32, 2, BCAST1>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_add::add_f32_bcast1, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 add_ue4m3_strided (tiled) (&[store_bytes::<Ue4m3>(), store_bytes::<Ue4m3>()], store_bytes::<Ue4m3>(), super::kind_add::add_ue4m3_contig)
+                add_f16c_contig (run_through::<Complex<f32>, Complex<f32>, 2, CONTIG>) ([4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_add::add_c64_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                add_f16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST0>) ([4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_add::add_c64_bcast0, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                add_f16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST1>) ([4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_add::add_c64_bcast1, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                add_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>(), store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<F16>>(), super::kind_add::add_f16c_contig)
+                add_bf16c_contig (run_through::<Complex<f32>, Complex<f32>, 2, CONTIG>) ([4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_add::add_c64_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                add_bf16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST0>) ([4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_add::add_c64_bcast0, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                add_bf16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST1>) ([4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_add::add_c64_bcast1, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                add_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>(), store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<Bf16>>(), super::kind_add::add_bf16c_contig)
             }
         }
 
@@ -352,6 +360,14 @@ macro_rules! __tier_body {
                 sub_ue4m3_bcast0 (run_through::<f32, f32, 2, BCAST0>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_sub::sub_f32_bcast0, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 sub_ue4m3_bcast1 (run_through::<f32, f32, 2, BCAST1>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_sub::sub_f32_bcast1, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 sub_ue4m3_strided (tiled) (&[store_bytes::<Ue4m3>(), store_bytes::<Ue4m3>()], store_bytes::<Ue4m3>(), super::kind_sub::sub_ue4m3_contig)
+                sub_f16c_contig (run_through::<Complex<f32>, Complex<f32>, 2, CONTIG>) ([4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_sub::sub_c64_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                sub_f16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST0>) ([4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_sub::sub_c64_bcast0, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                sub_f16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST1>) ([4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_sub::sub_c64_bcast1, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                sub_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>(), store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<F16>>(), super::kind_sub::sub_f16c_contig)
+                sub_bf16c_contig (run_through::<Complex<f32>, Complex<f32>, 2, CONTIG>) ([4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_sub::sub_c64_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                sub_bf16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST0>) ([4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_sub::sub_c64_bcast0, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                sub_bf16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST1>) ([4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_sub::sub_c64_bcast1, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                sub_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>(), store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<Bf16>>(), super::kind_sub::sub_bf16c_contig)
             }
         }
 
@@ -483,6 +499,14 @@ macro_rules! __tier_body {
                 mul_ue4m3_bcast0 (run_through::<f32, f32, 2, BCAST0>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_mul::mul_f32_bcast0, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 mul_ue4m3_bcast1 (run_through::<f32, f32, 2, BCAST1>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_mul::mul_f32_bcast1, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 mul_ue4m3_strided (tiled) (&[store_bytes::<Ue4m3>(), store_bytes::<Ue4m3>()], store_bytes::<Ue4m3>(), super::kind_mul::mul_ue4m3_contig)
+                mul_f16c_contig (run_through::<Complex<f32>, Complex<f32>, 2, CONTIG>) ([4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_mul::mul_c64_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                mul_f16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST0>) ([4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_mul::mul_c64_bcast0, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                mul_f16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST1>) ([4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_mul::mul_c64_bcast1, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                mul_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>(), store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<F16>>(), super::kind_mul::mul_f16c_contig)
+                mul_bf16c_contig (run_through::<Complex<f32>, Complex<f32>, 2, CONTIG>) ([4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_mul::mul_c64_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                mul_bf16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST0>) ([4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_mul::mul_c64_bcast0, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                mul_bf16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST1>) ([4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_mul::mul_c64_bcast1, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                mul_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>(), store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<Bf16>>(), super::kind_mul::mul_bf16c_contig)
             }
         }
 
@@ -614,6 +638,14 @@ macro_rules! __tier_body {
                 div_ue4m3_bcast0 (run_through::<f32, f32, 2, BCAST0>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_div::div_f32_bcast0, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 div_ue4m3_bcast1 (run_through::<f32, f32, 2, BCAST1>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_div::div_f32_bcast1, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 div_ue4m3_strided (tiled) (&[store_bytes::<Ue4m3>(), store_bytes::<Ue4m3>()], store_bytes::<Ue4m3>(), super::kind_div::div_ue4m3_contig)
+                div_f16c_contig (run_through::<Complex<f32>, Complex<f32>, 2, CONTIG>) ([4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_div::div_c64_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                div_f16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST0>) ([4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_div::div_c64_bcast0, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                div_f16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST1>) ([4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_div::div_c64_bcast1, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                div_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>(), store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<F16>>(), super::kind_div::div_f16c_contig)
+                div_bf16c_contig (run_through::<Complex<f32>, Complex<f32>, 2, CONTIG>) ([4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_div::div_c64_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                div_bf16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST0>) ([4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_div::div_c64_bcast0, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                div_bf16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST1>) ([4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_div::div_c64_bcast1, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                div_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>(), store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<Bf16>>(), super::kind_div::div_bf16c_contig)
             }
         }
 
@@ -798,6 +830,10 @@ macro_rules! __tier_body {
                 neg_e2m1fn_strided (tiled) (&[store_bytes::<E2m1fn>()], store_bytes::<E2m1fn>(), super::kind_neg::neg_e2m1fn_contig)
                 neg_ue4m3_contig (run_through::<f32, f32, 1, CONTIG>) ([1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_neg::neg_f32_contig, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 neg_ue4m3_strided (tiled) (&[store_bytes::<Ue4m3>()], store_bytes::<Ue4m3>(), super::kind_neg::neg_ue4m3_contig)
+                neg_f16c_contig (run_through::<Complex<f32>, Complex<f32>, 1, CONTIG>) ([4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_neg::neg_c64_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                neg_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<F16>>(), super::kind_neg::neg_f16c_contig)
+                neg_bf16c_contig (run_through::<Complex<f32>, Complex<f32>, 1, CONTIG>) ([4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_neg::neg_c64_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                neg_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<Bf16>>(), super::kind_neg::neg_bf16c_contig)
             }
         }
 
@@ -863,6 +899,10 @@ macro_rules! __tier_body {
                 abs_e2m1fn_strided (tiled) (&[store_bytes::<E2m1fn>()], store_bytes::<E2m1fn>(), super::kind_abs::abs_e2m1fn_contig)
                 abs_ue4m3_contig (run_through::<f32, f32, 1, CONTIG>) ([1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_abs::abs_f32_contig, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 abs_ue4m3_strided (tiled) (&[store_bytes::<Ue4m3>()], store_bytes::<Ue4m3>(), super::kind_abs::abs_ue4m3_contig)
+                abs_f16c_contig (run_through::<Complex<f32>, f32, 1, CONTIG>) ([4], 2, [super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_abs::abs_c64_contig, super::own::cast_f32_f16_dflt_contig)
+                abs_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<F16>(), super::kind_abs::abs_f16c_contig)
+                abs_bf16c_contig (run_through::<Complex<f32>, f32, 1, CONTIG>) ([4], 2, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_abs::abs_c64_contig, super::cast_from_f32::cast_f32_bf16_dflt_contig)
+                abs_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Bf16>(), super::kind_abs::abs_bf16c_contig)
             }
         }
 
@@ -1819,6 +1859,14 @@ macro_rules! __tier_body {
                 eq_ue4m3_bcast0 (run_through::<f32, bool, 2, BCAST0>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_eq::eq_f32_bcast0, super::cast_from_bool::cast_bool_bool_dflt_contig)
                 eq_ue4m3_bcast1 (run_through::<f32, bool, 2, BCAST1>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_eq::eq_f32_bcast1, super::cast_from_bool::cast_bool_bool_dflt_contig)
                 eq_ue4m3_strided (tiled) (&[store_bytes::<Ue4m3>(), store_bytes::<Ue4m3>()], store_bytes::<Bool>(), super::kind_eq::eq_ue4m3_contig)
+                eq_f16c_contig (run_through::<Complex<f32>, bool, 2, CONTIG>) ([4, 4], 1, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_eq::eq_c64_contig, super::cast_from_bool::cast_bool_bool_dflt_contig)
+                eq_f16c_bcast0 (run_through::<Complex<f32>, bool, 2, BCAST0>) ([4, 4], 1, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_eq::eq_c64_bcast0, super::cast_from_bool::cast_bool_bool_dflt_contig)
+                eq_f16c_bcast1 (run_through::<Complex<f32>, bool, 2, BCAST1>) ([4, 4], 1, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_eq::eq_c64_bcast1, super::cast_from_bool::cast_bool_bool_dflt_contig)
+                eq_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>(), store_bytes::<MiniComplex<F16>>()], store_bytes::<Bool>(), super::kind_eq::eq_f16c_contig)
+                eq_bf16c_contig (run_through::<Complex<f32>, bool, 2, CONTIG>) ([4, 4], 1, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_eq::eq_c64_contig, super::cast_from_bool::cast_bool_bool_dflt_contig)
+                eq_bf16c_bcast0 (run_through::<Complex<f32>, bool, 2, BCAST0>) ([4, 4], 1, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_eq::eq_c64_bcast0, super::cast_from_bool::cast_bool_bool_dflt_contig)
+                eq_bf16c_bcast1 (run_through::<Complex<f32>, bool, 2, BCAST1>) ([4, 4], 1, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_eq::eq_c64_bcast1, super::cast_from_bool::cast_bool_bool_dflt_contig)
+                eq_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>(), store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Bool>(), super::kind_eq::eq_bf16c_contig)
             }
         }
 
@@ -1946,6 +1994,14 @@ macro_rules! __tier_body {
                 ne_ue4m3_bcast0 (run_through::<f32, bool, 2, BCAST0>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_ne::ne_f32_bcast0, super::cast_from_bool::cast_bool_bool_dflt_contig)
                 ne_ue4m3_bcast1 (run_through::<f32, bool, 2, BCAST1>) ([1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_ne::ne_f32_bcast1, super::cast_from_bool::cast_bool_bool_dflt_contig)
                 ne_ue4m3_strided (tiled) (&[store_bytes::<Ue4m3>(), store_bytes::<Ue4m3>()], store_bytes::<Bool>(), super::kind_ne::ne_ue4m3_contig)
+                ne_f16c_contig (run_through::<Complex<f32>, bool, 2, CONTIG>) ([4, 4], 1, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_ne::ne_c64_contig, super::cast_from_bool::cast_bool_bool_dflt_contig)
+                ne_f16c_bcast0 (run_through::<Complex<f32>, bool, 2, BCAST0>) ([4, 4], 1, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_ne::ne_c64_bcast0, super::cast_from_bool::cast_bool_bool_dflt_contig)
+                ne_f16c_bcast1 (run_through::<Complex<f32>, bool, 2, BCAST1>) ([4, 4], 1, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_ne::ne_c64_bcast1, super::cast_from_bool::cast_bool_bool_dflt_contig)
+                ne_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>(), store_bytes::<MiniComplex<F16>>()], store_bytes::<Bool>(), super::kind_ne::ne_f16c_contig)
+                ne_bf16c_contig (run_through::<Complex<f32>, bool, 2, CONTIG>) ([4, 4], 1, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_ne::ne_c64_contig, super::cast_from_bool::cast_bool_bool_dflt_contig)
+                ne_bf16c_bcast0 (run_through::<Complex<f32>, bool, 2, BCAST0>) ([4, 4], 1, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_ne::ne_c64_bcast0, super::cast_from_bool::cast_bool_bool_dflt_contig)
+                ne_bf16c_bcast1 (run_through::<Complex<f32>, bool, 2, BCAST1>) ([4, 4], 1, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_ne::ne_c64_bcast1, super::cast_from_bool::cast_bool_bool_dflt_contig)
+                ne_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>(), store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Bool>(), super::kind_ne::ne_bf16c_contig)
             }
         }
 
@@ -2580,16 +2636,16 @@ macro_rules! __tier_body {
                 select_f64_bcast1 (run3::<Bool, Raw<f64>, Raw<f64>, Raw<f64>, Select, BCAST1>)
                 select_f64_bcast2 (run3::<Bool, Raw<f64>, Raw<f64>, Raw<f64>, Select, BCAST2>)
                 select_f64_strided (tiled) (&[store_bytes::<Bool>(), store_bytes::<Raw<f64>>(), store_bytes::<Raw<f64>>()], store_bytes::<Raw<f64>>(), super::kind_select::select_f64_contig)
-                select_c64_contig (run3::<Bool, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Select, CONTIG>)
-                select_c64_bcast0 (run3::<Bool, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Select, BCAST0>)
-                select_c64_bcast1 (run3::<Bool, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Select, BCAST1>)
-                select_c64_bcast2 (run3::<Bool, Native<Complex<f32>>, Native<Complex<f32>>, Native<Complex<f32>>, Select, BCAST2>)
-                select_c64_strided (tiled) (&[store_bytes::<Bool>(), store_bytes::<Native<Complex<f32>>>(), store_bytes::<Native<Complex<f32>>>()], store_bytes::<Native<Complex<f32>>>(), super::kind_select::select_c64_contig)
-                select_c128_contig (run3::<Bool, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Select, CONTIG>)
-                select_c128_bcast0 (run3::<Bool, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Select, BCAST0>)
-                select_c128_bcast1 (run3::<Bool, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Select, BCAST1>)
-                select_c128_bcast2 (run3::<Bool, Native<Complex<f64>>, Native<Complex<f64>>, Native<Complex<f64>>, Select, BCAST2>)
-                select_c128_strided (tiled) (&[store_bytes::<Bool>(), store_bytes::<Native<Complex<f64>>>(), store_bytes::<Native<Complex<f64>>>()], store_bytes::<Native<Complex<f64>>>(), super::kind_select::select_c128_contig)
+                select_c64_contig (run3::<Bool, Raw<Complex<f32>>, Raw<Complex<f32>>, Raw<Complex<f32>>, Select, CONTIG>)
+                select_c64_bcast0 (run3::<Bool, Raw<Complex<f32>>, Raw<Complex<f32>>, Raw<Complex<f32>>, Select, BCAST0>)
+                select_c64_bcast1 (run3::<Bool, Raw<Complex<f32>>, Raw<Complex<f32>>, Raw<Complex<f32>>, Select, BCAST1>)
+                select_c64_bcast2 (run3::<Bool, Raw<Complex<f32>>, Raw<Complex<f32>>, Raw<Complex<f32>>, Select, BCAST2>)
+                select_c64_strided (tiled) (&[store_bytes::<Bool>(), store_bytes::<Raw<Complex<f32>>>(), store_bytes::<Raw<Complex<f32>>>()], store_bytes::<Raw<Complex<f32>>>(), super::kind_select::select_c64_contig)
+                select_c128_contig (run3::<Bool, Raw<Complex<f64>>, Raw<Complex<f64>>, Raw<Complex<f64>>, Select, CONTIG>)
+                select_c128_bcast0 (run3::<Bool, Raw<Complex<f64>>, Raw<Complex<f64>>, Raw<Complex<f64>>, Select, BCAST0>)
+                select_c128_bcast1 (run3::<Bool, Raw<Complex<f64>>, Raw<Complex<f64>>, Raw<Complex<f64>>, Select, BCAST1>)
+                select_c128_bcast2 (run3::<Bool, Raw<Complex<f64>>, Raw<Complex<f64>>, Raw<Complex<f64>>, Select, BCAST2>)
+                select_c128_strided (tiled) (&[store_bytes::<Bool>(), store_bytes::<Raw<Complex<f64>>>(), store_bytes::<Raw<Complex<f64>>>()], store_bytes::<Raw<Complex<f64>>>(), super::kind_select::select_c128_contig)
                 select_e4m3fn_contig (run3::<Bool, Raw<u8>, Raw<u8>, Raw<u8>, Select, CONTIG>)
                 select_e4m3fn_bcast0 (run3::<Bool, Raw<u8>, Raw<u8>, Raw<u8>, Select, BCAST0>)
                 select_e4m3fn_bcast1 (run3::<Bool, Raw<u8>, Raw<u8>, Raw<u8>, Select, BCAST1>)
@@ -2650,6 +2706,16 @@ macro_rules! __tier_body {
                 select_ue4m3_bcast1 (run3::<Bool, Raw<u8>, Raw<u8>, Raw<u8>, Select, BCAST1>)
                 select_ue4m3_bcast2 (run3::<Bool, Raw<u8>, Raw<u8>, Raw<u8>, Select, BCAST2>)
                 select_ue4m3_strided (tiled) (&[store_bytes::<Bool>(), store_bytes::<Raw<u8>>(), store_bytes::<Raw<u8>>()], store_bytes::<Raw<u8>>(), super::kind_select::select_ue4m3_contig)
+                select_f16c_contig (run3::<Bool, Raw<Complex<u16>>, Raw<Complex<u16>>, Raw<Complex<u16>>, Select, CONTIG>)
+                select_f16c_bcast0 (run3::<Bool, Raw<Complex<u16>>, Raw<Complex<u16>>, Raw<Complex<u16>>, Select, BCAST0>)
+                select_f16c_bcast1 (run3::<Bool, Raw<Complex<u16>>, Raw<Complex<u16>>, Raw<Complex<u16>>, Select, BCAST1>)
+                select_f16c_bcast2 (run3::<Bool, Raw<Complex<u16>>, Raw<Complex<u16>>, Raw<Complex<u16>>, Select, BCAST2>)
+                select_f16c_strided (tiled) (&[store_bytes::<Bool>(), store_bytes::<Raw<Complex<u16>>>(), store_bytes::<Raw<Complex<u16>>>()], store_bytes::<Raw<Complex<u16>>>(), super::kind_select::select_f16c_contig)
+                select_bf16c_contig (run3::<Bool, Raw<Complex<u16>>, Raw<Complex<u16>>, Raw<Complex<u16>>, Select, CONTIG>)
+                select_bf16c_bcast0 (run3::<Bool, Raw<Complex<u16>>, Raw<Complex<u16>>, Raw<Complex<u16>>, Select, BCAST0>)
+                select_bf16c_bcast1 (run3::<Bool, Raw<Complex<u16>>, Raw<Complex<u16>>, Raw<Complex<u16>>, Select, BCAST1>)
+                select_bf16c_bcast2 (run3::<Bool, Raw<Complex<u16>>, Raw<Complex<u16>>, Raw<Complex<u16>>, Select, BCAST2>)
+                select_bf16c_strided (tiled) (&[store_bytes::<Bool>(), store_bytes::<Raw<Complex<u16>>>(), store_bytes::<Raw<Complex<u16>>>()], store_bytes::<Raw<Complex<u16>>>(), super::kind_select::select_bf16c_contig)
             }
         }
 
@@ -3775,10 +3841,14 @@ macro_rules! __tier_body {
             use super::*;
             $crate::__tier_fns! {
                 $attr
-                conj_c64_contig (run1::<Native<Complex<f32>>, Native<Complex<f32>>, Conj, CONTIG>)
-                conj_c64_strided (tiled) (&[store_bytes::<Native<Complex<f32>>>()], store_bytes::<Native<Complex<f32>>>(), super::kind_conj::conj_c64_contig)
-                conj_c128_contig (run1::<Native<Complex<f64>>, Native<Complex<f64>>, Conj, CONTIG>)
-                conj_c128_strided (tiled) (&[store_bytes::<Native<Complex<f64>>>()], store_bytes::<Native<Complex<f64>>>(), super::kind_conj::conj_c128_contig)
+                conj_c64_contig (run1::<Raw<Complex<f32>>, Raw<Complex<f32>>, Conj, CONTIG>)
+                conj_c64_strided (tiled) (&[store_bytes::<Raw<Complex<f32>>>()], store_bytes::<Raw<Complex<f32>>>(), super::kind_conj::conj_c64_contig)
+                conj_c128_contig (run1::<Raw<Complex<f64>>, Raw<Complex<f64>>, Conj, CONTIG>)
+                conj_c128_strided (tiled) (&[store_bytes::<Raw<Complex<f64>>>()], store_bytes::<Raw<Complex<f64>>>(), super::kind_conj::conj_c128_contig)
+                conj_f16c_contig (run1::<Raw<Complex<u16>>, Raw<Complex<u16>>, Conj, CONTIG>)
+                conj_f16c_strided (tiled) (&[store_bytes::<Raw<Complex<u16>>>()], store_bytes::<Raw<Complex<u16>>>(), super::kind_conj::conj_f16c_contig)
+                conj_bf16c_contig (run1::<Raw<Complex<u16>>, Raw<Complex<u16>>, Conj, CONTIG>)
+                conj_bf16c_strided (tiled) (&[store_bytes::<Raw<Complex<u16>>>()], store_bytes::<Raw<Complex<u16>>>(), super::kind_conj::conj_bf16c_contig)
             }
         }
 
@@ -3786,10 +3856,14 @@ macro_rules! __tier_body {
             use super::*;
             $crate::__tier_fns! {
                 $attr
-                real_c64_contig (run1::<Native<Complex<f32>>, Native<f32>, Real, CONTIG>)
-                real_c64_strided (tiled) (&[store_bytes::<Native<Complex<f32>>>()], store_bytes::<Native<f32>>(), super::kind_real::real_c64_contig)
-                real_c128_contig (run1::<Native<Complex<f64>>, Native<f64>, Real, CONTIG>)
-                real_c128_strided (tiled) (&[store_bytes::<Native<Complex<f64>>>()], store_bytes::<Native<f64>>(), super::kind_real::real_c128_contig)
+                real_c64_contig (run1::<Raw<Complex<f32>>, Raw<f32>, Real, CONTIG>)
+                real_c64_strided (tiled) (&[store_bytes::<Raw<Complex<f32>>>()], store_bytes::<Raw<f32>>(), super::kind_real::real_c64_contig)
+                real_c128_contig (run1::<Raw<Complex<f64>>, Raw<f64>, Real, CONTIG>)
+                real_c128_strided (tiled) (&[store_bytes::<Raw<Complex<f64>>>()], store_bytes::<Raw<f64>>(), super::kind_real::real_c128_contig)
+                real_f16c_contig (run1::<Raw<Complex<u16>>, Raw<u16>, Real, CONTIG>)
+                real_f16c_strided (tiled) (&[store_bytes::<Raw<Complex<u16>>>()], store_bytes::<Raw<u16>>(), super::kind_real::real_f16c_contig)
+                real_bf16c_contig (run1::<Raw<Complex<u16>>, Raw<u16>, Real, CONTIG>)
+                real_bf16c_strided (tiled) (&[store_bytes::<Raw<Complex<u16>>>()], store_bytes::<Raw<u16>>(), super::kind_real::real_bf16c_contig)
             }
         }
 
@@ -3797,10 +3871,14 @@ macro_rules! __tier_body {
             use super::*;
             $crate::__tier_fns! {
                 $attr
-                imag_c64_contig (run1::<Native<Complex<f32>>, Native<f32>, Imag, CONTIG>)
-                imag_c64_strided (tiled) (&[store_bytes::<Native<Complex<f32>>>()], store_bytes::<Native<f32>>(), super::kind_imag::imag_c64_contig)
-                imag_c128_contig (run1::<Native<Complex<f64>>, Native<f64>, Imag, CONTIG>)
-                imag_c128_strided (tiled) (&[store_bytes::<Native<Complex<f64>>>()], store_bytes::<Native<f64>>(), super::kind_imag::imag_c128_contig)
+                imag_c64_contig (run1::<Raw<Complex<f32>>, Raw<f32>, Imag, CONTIG>)
+                imag_c64_strided (tiled) (&[store_bytes::<Raw<Complex<f32>>>()], store_bytes::<Raw<f32>>(), super::kind_imag::imag_c64_contig)
+                imag_c128_contig (run1::<Raw<Complex<f64>>, Raw<f64>, Imag, CONTIG>)
+                imag_c128_strided (tiled) (&[store_bytes::<Raw<Complex<f64>>>()], store_bytes::<Raw<f64>>(), super::kind_imag::imag_c128_contig)
+                imag_f16c_contig (run1::<Raw<Complex<u16>>, Raw<u16>, Imag, CONTIG>)
+                imag_f16c_strided (tiled) (&[store_bytes::<Raw<Complex<u16>>>()], store_bytes::<Raw<u16>>(), super::kind_imag::imag_f16c_contig)
+                imag_bf16c_contig (run1::<Raw<Complex<u16>>, Raw<u16>, Imag, CONTIG>)
+                imag_bf16c_strided (tiled) (&[store_bytes::<Raw<Complex<u16>>>()], store_bytes::<Raw<u16>>(), super::kind_imag::imag_bf16c_contig)
             }
         }
 
@@ -3808,14 +3886,22 @@ macro_rules! __tier_body {
             use super::*;
             $crate::__tier_fns! {
                 $attr
-                from_parts_f32_contig (run2::<Native<f32>, Native<f32>, Native<Complex<f32>>, FromParts, CONTIG>)
-                from_parts_f32_bcast0 (run2::<Native<f32>, Native<f32>, Native<Complex<f32>>, FromParts, BCAST0>)
-                from_parts_f32_bcast1 (run2::<Native<f32>, Native<f32>, Native<Complex<f32>>, FromParts, BCAST1>)
-                from_parts_f32_strided (tiled) (&[store_bytes::<Native<f32>>(), store_bytes::<Native<f32>>()], store_bytes::<Native<Complex<f32>>>(), super::kind_from_parts::from_parts_f32_contig)
-                from_parts_f64_contig (run2::<Native<f64>, Native<f64>, Native<Complex<f64>>, FromParts, CONTIG>)
-                from_parts_f64_bcast0 (run2::<Native<f64>, Native<f64>, Native<Complex<f64>>, FromParts, BCAST0>)
-                from_parts_f64_bcast1 (run2::<Native<f64>, Native<f64>, Native<Complex<f64>>, FromParts, BCAST1>)
-                from_parts_f64_strided (tiled) (&[store_bytes::<Native<f64>>(), store_bytes::<Native<f64>>()], store_bytes::<Native<Complex<f64>>>(), super::kind_from_parts::from_parts_f64_contig)
+                from_parts_f16_contig (run2::<Raw<u16>, Raw<u16>, Raw<Complex<u16>>, FromParts, CONTIG>)
+                from_parts_f16_bcast0 (run2::<Raw<u16>, Raw<u16>, Raw<Complex<u16>>, FromParts, BCAST0>)
+                from_parts_f16_bcast1 (run2::<Raw<u16>, Raw<u16>, Raw<Complex<u16>>, FromParts, BCAST1>)
+                from_parts_f16_strided (tiled) (&[store_bytes::<Raw<u16>>(), store_bytes::<Raw<u16>>()], store_bytes::<Raw<Complex<u16>>>(), super::kind_from_parts::from_parts_f16_contig)
+                from_parts_bf16_contig (run2::<Raw<u16>, Raw<u16>, Raw<Complex<u16>>, FromParts, CONTIG>)
+                from_parts_bf16_bcast0 (run2::<Raw<u16>, Raw<u16>, Raw<Complex<u16>>, FromParts, BCAST0>)
+                from_parts_bf16_bcast1 (run2::<Raw<u16>, Raw<u16>, Raw<Complex<u16>>, FromParts, BCAST1>)
+                from_parts_bf16_strided (tiled) (&[store_bytes::<Raw<u16>>(), store_bytes::<Raw<u16>>()], store_bytes::<Raw<Complex<u16>>>(), super::kind_from_parts::from_parts_bf16_contig)
+                from_parts_f32_contig (run2::<Raw<f32>, Raw<f32>, Raw<Complex<f32>>, FromParts, CONTIG>)
+                from_parts_f32_bcast0 (run2::<Raw<f32>, Raw<f32>, Raw<Complex<f32>>, FromParts, BCAST0>)
+                from_parts_f32_bcast1 (run2::<Raw<f32>, Raw<f32>, Raw<Complex<f32>>, FromParts, BCAST1>)
+                from_parts_f32_strided (tiled) (&[store_bytes::<Raw<f32>>(), store_bytes::<Raw<f32>>()], store_bytes::<Raw<Complex<f32>>>(), super::kind_from_parts::from_parts_f32_contig)
+                from_parts_f64_contig (run2::<Raw<f64>, Raw<f64>, Raw<Complex<f64>>, FromParts, CONTIG>)
+                from_parts_f64_bcast0 (run2::<Raw<f64>, Raw<f64>, Raw<Complex<f64>>, FromParts, BCAST0>)
+                from_parts_f64_bcast1 (run2::<Raw<f64>, Raw<f64>, Raw<Complex<f64>>, FromParts, BCAST1>)
+                from_parts_f64_strided (tiled) (&[store_bytes::<Raw<f64>>(), store_bytes::<Raw<f64>>()], store_bytes::<Raw<Complex<f64>>>(), super::kind_from_parts::from_parts_f64_contig)
             }
         }
 
@@ -3831,6 +3917,14 @@ macro_rules! __tier_body {
                 scale_c128_bcast0 (run2::<Native<Complex<f64>>, Native<f64>, Native<Complex<f64>>, Scale, BCAST0>)
                 scale_c128_bcast1 (run2::<Native<Complex<f64>>, Native<f64>, Native<Complex<f64>>, Scale, BCAST1>)
                 scale_c128_strided (tiled) (&[store_bytes::<Native<Complex<f64>>>(), store_bytes::<Native<f64>>()], store_bytes::<Native<Complex<f64>>>(), super::kind_scale::scale_c128_contig)
+                scale_f16c_contig (run_through::<Complex<f32>, Complex<f32>, 2, CONTIG>) ([4, 2], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::own::cast_f16_f32_dflt_contig], super::kind_scale::scale_c64_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                scale_f16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST0>) ([4, 2], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::own::cast_f16_f32_dflt_contig], super::kind_scale::scale_c64_bcast0, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                scale_f16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST1>) ([4, 2], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::own::cast_f16_f32_dflt_contig], super::kind_scale::scale_c64_bcast1, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                scale_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>(), store_bytes::<F16>()], store_bytes::<MiniComplex<F16>>(), super::kind_scale::scale_f16c_contig)
+                scale_bf16c_contig (run_through::<Complex<f32>, Complex<f32>, 2, CONTIG>) ([4, 2], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16::cast_bf16_f32_dflt_contig], super::kind_scale::scale_c64_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                scale_bf16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST0>) ([4, 2], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16::cast_bf16_f32_dflt_contig], super::kind_scale::scale_c64_bcast0, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                scale_bf16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 2, BCAST1>) ([4, 2], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16::cast_bf16_f32_dflt_contig], super::kind_scale::scale_c64_bcast1, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                scale_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>(), store_bytes::<Bf16>()], store_bytes::<MiniComplex<Bf16>>(), super::kind_scale::scale_bf16c_contig)
             }
         }
 
@@ -3878,6 +3972,10 @@ macro_rules! __tier_body {
                 exp_e2m1fn_strided (tiled) (&[store_bytes::<E2m1fn>()], store_bytes::<E2m1fn>(), super::kind_exp::exp_e2m1fn_contig)
                 exp_ue4m3_contig (run_through::<f32, f32, 1, CONTIG>) ([1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_exp::exp_f32_contig, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 exp_ue4m3_strided (tiled) (&[store_bytes::<Ue4m3>()], store_bytes::<Ue4m3>(), super::kind_exp::exp_ue4m3_contig)
+                exp_f16c_contig (run_through::<Complex<f32>, Complex<f32>, 1, CONTIG>) ([4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_exp::exp_c64_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                exp_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<F16>>(), super::kind_exp::exp_f16c_contig)
+                exp_bf16c_contig (run_through::<Complex<f32>, Complex<f32>, 1, CONTIG>) ([4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_exp::exp_c64_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                exp_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<Bf16>>(), super::kind_exp::exp_bf16c_contig)
             }
         }
 
@@ -5445,6 +5543,16 @@ macro_rules! __tier_body {
                 add3_ue4m3_bcast1 (run_through::<f32, f32, 3, BCAST1>) ([1, 1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_add3::add3_f32_bcast1, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 add3_ue4m3_bcast2 (run_through::<f32, f32, 3, BCAST2>) ([1, 1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_add3::add3_f32_bcast2, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 add3_ue4m3_strided (tiled) (&[store_bytes::<Ue4m3>(), store_bytes::<Ue4m3>(), store_bytes::<Ue4m3>()], store_bytes::<Ue4m3>(), super::kind_add3::add3_ue4m3_contig)
+                add3_f16c_contig (run_through::<Complex<f32>, Complex<f32>, 3, CONTIG>) ([4, 4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_add3::add3_c64_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                add3_f16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST0>) ([4, 4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_add3::add3_c64_bcast0, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                add3_f16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST1>) ([4, 4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_add3::add3_c64_bcast1, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                add3_f16c_bcast2 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST2>) ([4, 4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_add3::add3_c64_bcast2, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                add3_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>(), store_bytes::<MiniComplex<F16>>(), store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<F16>>(), super::kind_add3::add3_f16c_contig)
+                add3_bf16c_contig (run_through::<Complex<f32>, Complex<f32>, 3, CONTIG>) ([4, 4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_add3::add3_c64_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                add3_bf16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST0>) ([4, 4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_add3::add3_c64_bcast0, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                add3_bf16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST1>) ([4, 4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_add3::add3_c64_bcast1, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                add3_bf16c_bcast2 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST2>) ([4, 4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_add3::add3_c64_bcast2, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                add3_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>(), store_bytes::<MiniComplex<Bf16>>(), store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<Bf16>>(), super::kind_add3::add3_bf16c_contig)
             }
         }
 
@@ -5597,6 +5705,16 @@ macro_rules! __tier_body {
                 mul3_ue4m3_bcast1 (run_through::<f32, f32, 3, BCAST1>) ([1, 1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_mul3::mul3_f32_bcast1, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 mul3_ue4m3_bcast2 (run_through::<f32, f32, 3, BCAST2>) ([1, 1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_mul3::mul3_f32_bcast2, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 mul3_ue4m3_strided (tiled) (&[store_bytes::<Ue4m3>(), store_bytes::<Ue4m3>(), store_bytes::<Ue4m3>()], store_bytes::<Ue4m3>(), super::kind_mul3::mul3_ue4m3_contig)
+                mul3_f16c_contig (run_through::<Complex<f32>, Complex<f32>, 3, CONTIG>) ([4, 4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_mul3::mul3_c64_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                mul3_f16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST0>) ([4, 4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_mul3::mul3_c64_bcast0, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                mul3_f16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST1>) ([4, 4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_mul3::mul3_c64_bcast1, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                mul3_f16c_bcast2 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST2>) ([4, 4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_mul3::mul3_c64_bcast2, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                mul3_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>(), store_bytes::<MiniComplex<F16>>(), store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<F16>>(), super::kind_mul3::mul3_f16c_contig)
+                mul3_bf16c_contig (run_through::<Complex<f32>, Complex<f32>, 3, CONTIG>) ([4, 4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_mul3::mul3_c64_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                mul3_bf16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST0>) ([4, 4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_mul3::mul3_c64_bcast0, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                mul3_bf16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST1>) ([4, 4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_mul3::mul3_c64_bcast1, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                mul3_bf16c_bcast2 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST2>) ([4, 4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_mul3::mul3_c64_bcast2, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                mul3_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>(), store_bytes::<MiniComplex<Bf16>>(), store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<Bf16>>(), super::kind_mul3::mul3_bf16c_contig)
             }
         }
 
@@ -5749,6 +5867,16 @@ macro_rules! __tier_body {
                 axpy_ue4m3_bcast1 (run_through::<f32, f32, 3, BCAST1>) ([1, 1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_axpy::axpy_f32_bcast1, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 axpy_ue4m3_bcast2 (run_through::<f32, f32, 3, BCAST2>) ([1, 1, 1], 1, [super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig], super::kind_axpy::axpy_f32_bcast2, super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 axpy_ue4m3_strided (tiled) (&[store_bytes::<Ue4m3>(), store_bytes::<Ue4m3>(), store_bytes::<Ue4m3>()], store_bytes::<Ue4m3>(), super::kind_axpy::axpy_ue4m3_contig)
+                axpy_f16c_contig (run_through::<Complex<f32>, Complex<f32>, 3, CONTIG>) ([4, 4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_axpy::axpy_c64_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                axpy_f16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST0>) ([4, 4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_axpy::axpy_c64_bcast0, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                axpy_f16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST1>) ([4, 4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_axpy::axpy_c64_bcast1, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                axpy_f16c_bcast2 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST2>) ([4, 4, 4], 4, [super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_f16c::cast_f16c_c64_dflt_contig], super::kind_axpy::axpy_c64_bcast2, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                axpy_f16c_strided (tiled) (&[store_bytes::<MiniComplex<F16>>(), store_bytes::<MiniComplex<F16>>(), store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<F16>>(), super::kind_axpy::axpy_f16c_contig)
+                axpy_bf16c_contig (run_through::<Complex<f32>, Complex<f32>, 3, CONTIG>) ([4, 4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_axpy::axpy_c64_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                axpy_bf16c_bcast0 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST0>) ([4, 4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_axpy::axpy_c64_bcast0, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                axpy_bf16c_bcast1 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST1>) ([4, 4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_axpy::axpy_c64_bcast1, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                axpy_bf16c_bcast2 (run_through::<Complex<f32>, Complex<f32>, 3, BCAST2>) ([4, 4, 4], 4, [super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig], super::kind_axpy::axpy_c64_bcast2, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                axpy_bf16c_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>(), store_bytes::<MiniComplex<Bf16>>(), store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<Bf16>>(), super::kind_axpy::axpy_bf16c_contig)
             }
         }
 
@@ -6053,6 +6181,14 @@ macro_rules! __tier_body {
                 cast_bool_ue4m3_dflt_strided (tiled) (&[store_bytes::<Bool>()], store_bytes::<Ue4m3>(), super::cast_from_bool::cast_bool_ue4m3_dflt_contig)
                 cast_bool_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_bool::cast_bool_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_bool_ue4m3_sat_strided (tiled) (&[store_bytes::<Bool>()], store_bytes::<Ue4m3>(), super::cast_from_bool::cast_bool_ue4m3_sat_contig)
+                cast_bool_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_bool::cast_bool_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_bool_f16c_dflt_strided (tiled) (&[store_bytes::<Bool>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_bool::cast_bool_f16c_dflt_contig)
+                cast_bool_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_bool::cast_bool_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_bool_f16c_sat_strided (tiled) (&[store_bytes::<Bool>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_bool::cast_bool_f16c_sat_contig)
+                cast_bool_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_bool::cast_bool_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_bool_bf16c_dflt_strided (tiled) (&[store_bytes::<Bool>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_bool::cast_bool_bf16c_dflt_contig)
+                cast_bool_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_bool::cast_bool_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_bool_bf16c_sat_strided (tiled) (&[store_bytes::<Bool>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_bool::cast_bool_bf16c_sat_contig)
             }
         }
 
@@ -6188,6 +6324,14 @@ macro_rules! __tier_body {
                 cast_i8_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<i8>>()], store_bytes::<Ue4m3>(), super::cast_from_i8::cast_i8_ue4m3_dflt_contig)
                 cast_i8_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_i8::cast_i8_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_i8_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<i8>>()], store_bytes::<Ue4m3>(), super::cast_from_i8::cast_i8_ue4m3_sat_contig)
+                cast_i8_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_i8::cast_i8_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_i8_f16c_dflt_strided (tiled) (&[store_bytes::<Native<i8>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_i8::cast_i8_f16c_dflt_contig)
+                cast_i8_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_i8::cast_i8_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_i8_f16c_sat_strided (tiled) (&[store_bytes::<Native<i8>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_i8::cast_i8_f16c_sat_contig)
+                cast_i8_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_i8::cast_i8_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_i8_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<i8>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_i8::cast_i8_bf16c_dflt_contig)
+                cast_i8_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_i8::cast_i8_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_i8_bf16c_sat_strided (tiled) (&[store_bytes::<Native<i8>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_i8::cast_i8_bf16c_sat_contig)
             }
         }
 
@@ -6323,6 +6467,14 @@ macro_rules! __tier_body {
                 cast_i16_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<i16>>()], store_bytes::<Ue4m3>(), super::cast_from_i16::cast_i16_ue4m3_dflt_contig)
                 cast_i16_ue4m3_sat_contig (run_cast_through::<f32>) (2, 1, super::cast_from_i16::cast_i16_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_i16_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<i16>>()], store_bytes::<Ue4m3>(), super::cast_from_i16::cast_i16_ue4m3_sat_contig)
+                cast_i16_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_i16::cast_i16_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_i16_f16c_dflt_strided (tiled) (&[store_bytes::<Native<i16>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_i16::cast_i16_f16c_dflt_contig)
+                cast_i16_f16c_sat_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_i16::cast_i16_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_i16_f16c_sat_strided (tiled) (&[store_bytes::<Native<i16>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_i16::cast_i16_f16c_sat_contig)
+                cast_i16_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_i16::cast_i16_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_i16_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<i16>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_i16::cast_i16_bf16c_dflt_contig)
+                cast_i16_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_i16::cast_i16_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_i16_bf16c_sat_strided (tiled) (&[store_bytes::<Native<i16>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_i16::cast_i16_bf16c_sat_contig)
             }
         }
 
@@ -6458,6 +6610,14 @@ macro_rules! __tier_body {
                 cast_i32_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<i32>>()], store_bytes::<Ue4m3>(), super::cast_from_i32::cast_i32_ue4m3_dflt_contig)
                 cast_i32_ue4m3_sat_contig (run1::<Native<i32>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
                 cast_i32_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<i32>>()], store_bytes::<Ue4m3>(), super::cast_from_i32::cast_i32_ue4m3_sat_contig)
+                cast_i32_f16c_dflt_contig (run1::<Native<i32>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, false>, CONTIG>)
+                cast_i32_f16c_dflt_strided (tiled) (&[store_bytes::<Native<i32>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_i32::cast_i32_f16c_dflt_contig)
+                cast_i32_f16c_sat_contig (run1::<Native<i32>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, true>, CONTIG>)
+                cast_i32_f16c_sat_strided (tiled) (&[store_bytes::<Native<i32>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_i32::cast_i32_f16c_sat_contig)
+                cast_i32_bf16c_dflt_contig (run1::<Native<i32>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, false>, CONTIG>)
+                cast_i32_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<i32>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_i32::cast_i32_bf16c_dflt_contig)
+                cast_i32_bf16c_sat_contig (run1::<Native<i32>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, true>, CONTIG>)
+                cast_i32_bf16c_sat_strided (tiled) (&[store_bytes::<Native<i32>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_i32::cast_i32_bf16c_sat_contig)
             }
         }
 
@@ -6593,6 +6753,14 @@ macro_rules! __tier_body {
                 cast_i64_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<i64>>()], store_bytes::<Ue4m3>(), super::cast_from_i64::cast_i64_ue4m3_dflt_contig)
                 cast_i64_ue4m3_sat_contig (run1::<Native<i64>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
                 cast_i64_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<i64>>()], store_bytes::<Ue4m3>(), super::cast_from_i64::cast_i64_ue4m3_sat_contig)
+                cast_i64_f16c_dflt_contig (run1::<Native<i64>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, false>, CONTIG>)
+                cast_i64_f16c_dflt_strided (tiled) (&[store_bytes::<Native<i64>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_i64::cast_i64_f16c_dflt_contig)
+                cast_i64_f16c_sat_contig (run1::<Native<i64>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, true>, CONTIG>)
+                cast_i64_f16c_sat_strided (tiled) (&[store_bytes::<Native<i64>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_i64::cast_i64_f16c_sat_contig)
+                cast_i64_bf16c_dflt_contig (run1::<Native<i64>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, false>, CONTIG>)
+                cast_i64_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<i64>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_i64::cast_i64_bf16c_dflt_contig)
+                cast_i64_bf16c_sat_contig (run1::<Native<i64>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, true>, CONTIG>)
+                cast_i64_bf16c_sat_strided (tiled) (&[store_bytes::<Native<i64>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_i64::cast_i64_bf16c_sat_contig)
             }
         }
 
@@ -6728,6 +6896,14 @@ macro_rules! __tier_body {
                 cast_u8_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<u8>>()], store_bytes::<Ue4m3>(), super::cast_from_u8::cast_u8_ue4m3_dflt_contig)
                 cast_u8_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_u8::cast_u8_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_u8_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<u8>>()], store_bytes::<Ue4m3>(), super::cast_from_u8::cast_u8_ue4m3_sat_contig)
+                cast_u8_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_u8::cast_u8_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_u8_f16c_dflt_strided (tiled) (&[store_bytes::<Native<u8>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_u8::cast_u8_f16c_dflt_contig)
+                cast_u8_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_u8::cast_u8_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_u8_f16c_sat_strided (tiled) (&[store_bytes::<Native<u8>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_u8::cast_u8_f16c_sat_contig)
+                cast_u8_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_u8::cast_u8_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_u8_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<u8>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_u8::cast_u8_bf16c_dflt_contig)
+                cast_u8_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_u8::cast_u8_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_u8_bf16c_sat_strided (tiled) (&[store_bytes::<Native<u8>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_u8::cast_u8_bf16c_sat_contig)
             }
         }
 
@@ -6863,6 +7039,14 @@ macro_rules! __tier_body {
                 cast_u16_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<u16>>()], store_bytes::<Ue4m3>(), super::cast_from_u16::cast_u16_ue4m3_dflt_contig)
                 cast_u16_ue4m3_sat_contig (run_cast_through::<f32>) (2, 1, super::cast_from_u16::cast_u16_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_u16_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<u16>>()], store_bytes::<Ue4m3>(), super::cast_from_u16::cast_u16_ue4m3_sat_contig)
+                cast_u16_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_u16::cast_u16_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_u16_f16c_dflt_strided (tiled) (&[store_bytes::<Native<u16>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_u16::cast_u16_f16c_dflt_contig)
+                cast_u16_f16c_sat_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_u16::cast_u16_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_u16_f16c_sat_strided (tiled) (&[store_bytes::<Native<u16>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_u16::cast_u16_f16c_sat_contig)
+                cast_u16_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_u16::cast_u16_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_u16_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<u16>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_u16::cast_u16_bf16c_dflt_contig)
+                cast_u16_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_u16::cast_u16_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_u16_bf16c_sat_strided (tiled) (&[store_bytes::<Native<u16>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_u16::cast_u16_bf16c_sat_contig)
             }
         }
 
@@ -6998,6 +7182,14 @@ macro_rules! __tier_body {
                 cast_u32_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<u32>>()], store_bytes::<Ue4m3>(), super::cast_from_u32::cast_u32_ue4m3_dflt_contig)
                 cast_u32_ue4m3_sat_contig (run1::<Native<u32>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
                 cast_u32_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<u32>>()], store_bytes::<Ue4m3>(), super::cast_from_u32::cast_u32_ue4m3_sat_contig)
+                cast_u32_f16c_dflt_contig (run1::<Native<u32>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, false>, CONTIG>)
+                cast_u32_f16c_dflt_strided (tiled) (&[store_bytes::<Native<u32>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_u32::cast_u32_f16c_dflt_contig)
+                cast_u32_f16c_sat_contig (run1::<Native<u32>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, true>, CONTIG>)
+                cast_u32_f16c_sat_strided (tiled) (&[store_bytes::<Native<u32>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_u32::cast_u32_f16c_sat_contig)
+                cast_u32_bf16c_dflt_contig (run1::<Native<u32>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, false>, CONTIG>)
+                cast_u32_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<u32>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_u32::cast_u32_bf16c_dflt_contig)
+                cast_u32_bf16c_sat_contig (run1::<Native<u32>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, true>, CONTIG>)
+                cast_u32_bf16c_sat_strided (tiled) (&[store_bytes::<Native<u32>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_u32::cast_u32_bf16c_sat_contig)
             }
         }
 
@@ -7133,6 +7325,14 @@ macro_rules! __tier_body {
                 cast_u64_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<u64>>()], store_bytes::<Ue4m3>(), super::cast_from_u64::cast_u64_ue4m3_dflt_contig)
                 cast_u64_ue4m3_sat_contig (run1::<Native<u64>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
                 cast_u64_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<u64>>()], store_bytes::<Ue4m3>(), super::cast_from_u64::cast_u64_ue4m3_sat_contig)
+                cast_u64_f16c_dflt_contig (run1::<Native<u64>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, false>, CONTIG>)
+                cast_u64_f16c_dflt_strided (tiled) (&[store_bytes::<Native<u64>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_u64::cast_u64_f16c_dflt_contig)
+                cast_u64_f16c_sat_contig (run1::<Native<u64>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, true>, CONTIG>)
+                cast_u64_f16c_sat_strided (tiled) (&[store_bytes::<Native<u64>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_u64::cast_u64_f16c_sat_contig)
+                cast_u64_bf16c_dflt_contig (run1::<Native<u64>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, false>, CONTIG>)
+                cast_u64_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<u64>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_u64::cast_u64_bf16c_dflt_contig)
+                cast_u64_bf16c_sat_contig (run1::<Native<u64>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, true>, CONTIG>)
+                cast_u64_bf16c_sat_strided (tiled) (&[store_bytes::<Native<u64>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_u64::cast_u64_bf16c_sat_contig)
             }
         }
 
@@ -7268,6 +7468,14 @@ macro_rules! __tier_body {
                 cast_i4_ue4m3_dflt_strided (tiled) (&[store_bytes::<NarrowInt<4>>()], store_bytes::<Ue4m3>(), super::cast_from_i4::cast_i4_ue4m3_dflt_contig)
                 cast_i4_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_i4::cast_i4_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_i4_ue4m3_sat_strided (tiled) (&[store_bytes::<NarrowInt<4>>()], store_bytes::<Ue4m3>(), super::cast_from_i4::cast_i4_ue4m3_sat_contig)
+                cast_i4_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_i4::cast_i4_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_i4_f16c_dflt_strided (tiled) (&[store_bytes::<NarrowInt<4>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_i4::cast_i4_f16c_dflt_contig)
+                cast_i4_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_i4::cast_i4_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_i4_f16c_sat_strided (tiled) (&[store_bytes::<NarrowInt<4>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_i4::cast_i4_f16c_sat_contig)
+                cast_i4_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_i4::cast_i4_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_i4_bf16c_dflt_strided (tiled) (&[store_bytes::<NarrowInt<4>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_i4::cast_i4_bf16c_dflt_contig)
+                cast_i4_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_i4::cast_i4_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_i4_bf16c_sat_strided (tiled) (&[store_bytes::<NarrowInt<4>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_i4::cast_i4_bf16c_sat_contig)
             }
         }
 
@@ -7403,6 +7611,14 @@ macro_rules! __tier_body {
                 cast_u4_ue4m3_dflt_strided (tiled) (&[store_bytes::<NarrowUint<4>>()], store_bytes::<Ue4m3>(), super::cast_from_u4::cast_u4_ue4m3_dflt_contig)
                 cast_u4_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_u4::cast_u4_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_u4_ue4m3_sat_strided (tiled) (&[store_bytes::<NarrowUint<4>>()], store_bytes::<Ue4m3>(), super::cast_from_u4::cast_u4_ue4m3_sat_contig)
+                cast_u4_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_u4::cast_u4_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_u4_f16c_dflt_strided (tiled) (&[store_bytes::<NarrowUint<4>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_u4::cast_u4_f16c_dflt_contig)
+                cast_u4_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_u4::cast_u4_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_u4_f16c_sat_strided (tiled) (&[store_bytes::<NarrowUint<4>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_u4::cast_u4_f16c_sat_contig)
+                cast_u4_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_u4::cast_u4_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_u4_bf16c_dflt_strided (tiled) (&[store_bytes::<NarrowUint<4>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_u4::cast_u4_bf16c_dflt_contig)
+                cast_u4_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_u4::cast_u4_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_u4_bf16c_sat_strided (tiled) (&[store_bytes::<NarrowUint<4>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_u4::cast_u4_bf16c_sat_contig)
             }
         }
 
@@ -7538,6 +7754,14 @@ macro_rules! __tier_body {
                 cast_u1_ue4m3_dflt_strided (tiled) (&[store_bytes::<NarrowUint<1>>()], store_bytes::<Ue4m3>(), super::cast_from_u1::cast_u1_ue4m3_dflt_contig)
                 cast_u1_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_u1::cast_u1_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_u1_ue4m3_sat_strided (tiled) (&[store_bytes::<NarrowUint<1>>()], store_bytes::<Ue4m3>(), super::cast_from_u1::cast_u1_ue4m3_sat_contig)
+                cast_u1_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_u1::cast_u1_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_u1_f16c_dflt_strided (tiled) (&[store_bytes::<NarrowUint<1>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_u1::cast_u1_f16c_dflt_contig)
+                cast_u1_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_u1::cast_u1_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_u1_f16c_sat_strided (tiled) (&[store_bytes::<NarrowUint<1>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_u1::cast_u1_f16c_sat_contig)
+                cast_u1_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_u1::cast_u1_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_u1_bf16c_dflt_strided (tiled) (&[store_bytes::<NarrowUint<1>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_u1::cast_u1_bf16c_dflt_contig)
+                cast_u1_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_u1::cast_u1_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_u1_bf16c_sat_strided (tiled) (&[store_bytes::<NarrowUint<1>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_u1::cast_u1_bf16c_sat_contig)
             }
         }
 
@@ -7671,6 +7895,14 @@ macro_rules! __tier_body {
                 cast_f16_ue4m3_dflt_strided (tiled) (&[store_bytes::<F16>()], store_bytes::<Ue4m3>(), super::cast_from_f16::cast_f16_ue4m3_dflt_contig)
                 cast_f16_ue4m3_sat_contig (run_cast_through::<f32>) (2, 1, super::own::cast_f16_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_f16_ue4m3_sat_strided (tiled) (&[store_bytes::<F16>()], store_bytes::<Ue4m3>(), super::cast_from_f16::cast_f16_ue4m3_sat_contig)
+                cast_f16_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_f16::cast_f16_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_f16_f16c_dflt_strided (tiled) (&[store_bytes::<F16>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_f16::cast_f16_f16c_dflt_contig)
+                cast_f16_f16c_sat_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_f16::cast_f16_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_f16_f16c_sat_strided (tiled) (&[store_bytes::<F16>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_f16::cast_f16_f16c_sat_contig)
+                cast_f16_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_f16::cast_f16_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_f16_bf16c_dflt_strided (tiled) (&[store_bytes::<F16>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_f16::cast_f16_bf16c_dflt_contig)
+                cast_f16_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_f16::cast_f16_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_f16_bf16c_sat_strided (tiled) (&[store_bytes::<F16>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_f16::cast_f16_bf16c_sat_contig)
             }
         }
 
@@ -7806,6 +8038,14 @@ macro_rules! __tier_body {
                 cast_bf16_ue4m3_dflt_strided (tiled) (&[store_bytes::<Bf16>()], store_bytes::<Ue4m3>(), super::cast_from_bf16::cast_bf16_ue4m3_dflt_contig)
                 cast_bf16_ue4m3_sat_contig (run_cast_through::<f32>) (2, 1, super::cast_from_bf16::cast_bf16_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_bf16_ue4m3_sat_strided (tiled) (&[store_bytes::<Bf16>()], store_bytes::<Ue4m3>(), super::cast_from_bf16::cast_bf16_ue4m3_sat_contig)
+                cast_bf16_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_bf16::cast_bf16_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_bf16_f16c_dflt_strided (tiled) (&[store_bytes::<Bf16>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_bf16::cast_bf16_f16c_dflt_contig)
+                cast_bf16_f16c_sat_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_bf16::cast_bf16_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_bf16_f16c_sat_strided (tiled) (&[store_bytes::<Bf16>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_bf16::cast_bf16_f16c_sat_contig)
+                cast_bf16_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_bf16::cast_bf16_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_bf16_bf16c_dflt_strided (tiled) (&[store_bytes::<Bf16>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_bf16::cast_bf16_bf16c_dflt_contig)
+                cast_bf16_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (2, 4, super::cast_from_bf16::cast_bf16_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_bf16_bf16c_sat_strided (tiled) (&[store_bytes::<Bf16>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_bf16::cast_bf16_bf16c_sat_contig)
             }
         }
 
@@ -7935,6 +8175,14 @@ macro_rules! __tier_body {
                 cast_f32_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<Ue4m3>(), super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 cast_f32_ue4m3_sat_contig (run1::<Native<f32>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
                 cast_f32_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<Ue4m3>(), super::cast_from_f32::cast_f32_ue4m3_sat_contig)
+                cast_f32_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f32::cast_f32_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_f32_f16c_dflt_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_f32::cast_f32_f16c_dflt_contig)
+                cast_f32_f16c_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f32::cast_f32_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_f32_f16c_sat_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_f32::cast_f32_f16c_sat_contig)
+                cast_f32_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f32::cast_f32_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_f32_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_f32::cast_f32_bf16c_dflt_contig)
+                cast_f32_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f32::cast_f32_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_f32_bf16c_sat_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_f32::cast_f32_bf16c_sat_contig)
             }
         }
 
@@ -8070,6 +8318,14 @@ macro_rules! __tier_body {
                 cast_f64_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<f64>>()], store_bytes::<Ue4m3>(), super::cast_from_f64::cast_f64_ue4m3_dflt_contig)
                 cast_f64_ue4m3_sat_contig (run1::<Native<f64>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
                 cast_f64_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<f64>>()], store_bytes::<Ue4m3>(), super::cast_from_f64::cast_f64_ue4m3_sat_contig)
+                cast_f64_f16c_dflt_contig (run1::<Native<f64>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, false>, CONTIG>)
+                cast_f64_f16c_dflt_strided (tiled) (&[store_bytes::<Native<f64>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_f64::cast_f64_f16c_dflt_contig)
+                cast_f64_f16c_sat_contig (run1::<Native<f64>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, true>, CONTIG>)
+                cast_f64_f16c_sat_strided (tiled) (&[store_bytes::<Native<f64>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_f64::cast_f64_f16c_sat_contig)
+                cast_f64_bf16c_dflt_contig (run1::<Native<f64>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, false>, CONTIG>)
+                cast_f64_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<f64>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_f64::cast_f64_bf16c_dflt_contig)
+                cast_f64_bf16c_sat_contig (run1::<Native<f64>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, true>, CONTIG>)
+                cast_f64_bf16c_sat_strided (tiled) (&[store_bytes::<Native<f64>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_f64::cast_f64_bf16c_sat_contig)
             }
         }
 
@@ -8205,6 +8461,14 @@ macro_rules! __tier_body {
                 cast_c64_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<Complex<f32>>>()], store_bytes::<Ue4m3>(), super::cast_from_c64::cast_c64_ue4m3_dflt_contig)
                 cast_c64_ue4m3_sat_contig (run1::<Native<Complex<f32>>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
                 cast_c64_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<Complex<f32>>>()], store_bytes::<Ue4m3>(), super::cast_from_c64::cast_c64_ue4m3_sat_contig)
+                cast_c64_f16c_dflt_contig (run1::<Native<Complex<f32>>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, false>, CONTIG>)
+                cast_c64_f16c_dflt_strided (tiled) (&[store_bytes::<Native<Complex<f32>>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_c64_f16c_sat_contig (run1::<Native<Complex<f32>>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, true>, CONTIG>)
+                cast_c64_f16c_sat_strided (tiled) (&[store_bytes::<Native<Complex<f32>>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_c64_bf16c_dflt_contig (run1::<Native<Complex<f32>>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, false>, CONTIG>)
+                cast_c64_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<Complex<f32>>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_c64_bf16c_sat_contig (run1::<Native<Complex<f32>>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, true>, CONTIG>)
+                cast_c64_bf16c_sat_strided (tiled) (&[store_bytes::<Native<Complex<f32>>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_c64::cast_c64_bf16c_sat_contig)
             }
         }
 
@@ -8340,6 +8604,14 @@ macro_rules! __tier_body {
                 cast_c128_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<Complex<f64>>>()], store_bytes::<Ue4m3>(), super::cast_from_c128::cast_c128_ue4m3_dflt_contig)
                 cast_c128_ue4m3_sat_contig (run1::<Native<Complex<f64>>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
                 cast_c128_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<Complex<f64>>>()], store_bytes::<Ue4m3>(), super::cast_from_c128::cast_c128_ue4m3_sat_contig)
+                cast_c128_f16c_dflt_contig (run1::<Native<Complex<f64>>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, false>, CONTIG>)
+                cast_c128_f16c_dflt_strided (tiled) (&[store_bytes::<Native<Complex<f64>>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_c128::cast_c128_f16c_dflt_contig)
+                cast_c128_f16c_sat_contig (run1::<Native<Complex<f64>>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, true>, CONTIG>)
+                cast_c128_f16c_sat_strided (tiled) (&[store_bytes::<Native<Complex<f64>>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_c128::cast_c128_f16c_sat_contig)
+                cast_c128_bf16c_dflt_contig (run1::<Native<Complex<f64>>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, false>, CONTIG>)
+                cast_c128_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<Complex<f64>>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_c128::cast_c128_bf16c_dflt_contig)
+                cast_c128_bf16c_sat_contig (run1::<Native<Complex<f64>>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, true>, CONTIG>)
+                cast_c128_bf16c_sat_strided (tiled) (&[store_bytes::<Native<Complex<f64>>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_c128::cast_c128_bf16c_sat_contig)
             }
         }
 
@@ -8475,6 +8747,14 @@ macro_rules! __tier_body {
                 cast_df32_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<Pair<f32>>>()], store_bytes::<Ue4m3>(), super::cast_from_df32::cast_df32_ue4m3_dflt_contig)
                 cast_df32_ue4m3_sat_contig (run1::<Native<Pair<f32>>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
                 cast_df32_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<Pair<f32>>>()], store_bytes::<Ue4m3>(), super::cast_from_df32::cast_df32_ue4m3_sat_contig)
+                cast_df32_f16c_dflt_contig (run1::<Native<Pair<f32>>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, false>, CONTIG>)
+                cast_df32_f16c_dflt_strided (tiled) (&[store_bytes::<Native<Pair<f32>>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_df32::cast_df32_f16c_dflt_contig)
+                cast_df32_f16c_sat_contig (run1::<Native<Pair<f32>>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, true>, CONTIG>)
+                cast_df32_f16c_sat_strided (tiled) (&[store_bytes::<Native<Pair<f32>>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_df32::cast_df32_f16c_sat_contig)
+                cast_df32_bf16c_dflt_contig (run1::<Native<Pair<f32>>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, false>, CONTIG>)
+                cast_df32_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<Pair<f32>>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_df32::cast_df32_bf16c_dflt_contig)
+                cast_df32_bf16c_sat_contig (run1::<Native<Pair<f32>>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, true>, CONTIG>)
+                cast_df32_bf16c_sat_strided (tiled) (&[store_bytes::<Native<Pair<f32>>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_df32::cast_df32_bf16c_sat_contig)
             }
         }
 
@@ -8610,6 +8890,14 @@ macro_rules! __tier_body {
                 cast_dd64_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<Pair<f64>>>()], store_bytes::<Ue4m3>(), super::cast_from_dd64::cast_dd64_ue4m3_dflt_contig)
                 cast_dd64_ue4m3_sat_contig (run1::<Native<Pair<f64>>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
                 cast_dd64_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<Pair<f64>>>()], store_bytes::<Ue4m3>(), super::cast_from_dd64::cast_dd64_ue4m3_sat_contig)
+                cast_dd64_f16c_dflt_contig (run1::<Native<Pair<f64>>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, false>, CONTIG>)
+                cast_dd64_f16c_dflt_strided (tiled) (&[store_bytes::<Native<Pair<f64>>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_dd64::cast_dd64_f16c_dflt_contig)
+                cast_dd64_f16c_sat_contig (run1::<Native<Pair<f64>>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, true>, CONTIG>)
+                cast_dd64_f16c_sat_strided (tiled) (&[store_bytes::<Native<Pair<f64>>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_dd64::cast_dd64_f16c_sat_contig)
+                cast_dd64_bf16c_dflt_contig (run1::<Native<Pair<f64>>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, false>, CONTIG>)
+                cast_dd64_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<Pair<f64>>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_dd64::cast_dd64_bf16c_dflt_contig)
+                cast_dd64_bf16c_sat_contig (run1::<Native<Pair<f64>>, CastOut<MiniComplex<Bf16>>, Cast<MiniComplex<Bf16>, true>, CONTIG>)
+                cast_dd64_bf16c_sat_strided (tiled) (&[store_bytes::<Native<Pair<f64>>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_dd64::cast_dd64_bf16c_sat_contig)
             }
         }
 
@@ -8745,6 +9033,14 @@ macro_rules! __tier_body {
                 cast_e4m3fn_ue4m3_dflt_strided (tiled) (&[store_bytes::<E4m3fn>()], store_bytes::<Ue4m3>(), super::cast_from_e4m3fn::cast_e4m3fn_ue4m3_dflt_contig)
                 cast_e4m3fn_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_e4m3fn::cast_e4m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_e4m3fn_ue4m3_sat_strided (tiled) (&[store_bytes::<E4m3fn>()], store_bytes::<Ue4m3>(), super::cast_from_e4m3fn::cast_e4m3fn_ue4m3_sat_contig)
+                cast_e4m3fn_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3fn::cast_e4m3fn_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_e4m3fn_f16c_dflt_strided (tiled) (&[store_bytes::<E4m3fn>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e4m3fn::cast_e4m3fn_f16c_dflt_contig)
+                cast_e4m3fn_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3fn::cast_e4m3fn_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_e4m3fn_f16c_sat_strided (tiled) (&[store_bytes::<E4m3fn>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e4m3fn::cast_e4m3fn_f16c_sat_contig)
+                cast_e4m3fn_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3fn::cast_e4m3fn_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_e4m3fn_bf16c_dflt_strided (tiled) (&[store_bytes::<E4m3fn>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e4m3fn::cast_e4m3fn_bf16c_dflt_contig)
+                cast_e4m3fn_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3fn::cast_e4m3fn_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_e4m3fn_bf16c_sat_strided (tiled) (&[store_bytes::<E4m3fn>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e4m3fn::cast_e4m3fn_bf16c_sat_contig)
             }
         }
 
@@ -8880,6 +9176,14 @@ macro_rules! __tier_body {
                 cast_e5m2_ue4m3_dflt_strided (tiled) (&[store_bytes::<E5m2>()], store_bytes::<Ue4m3>(), super::cast_from_e5m2::cast_e5m2_ue4m3_dflt_contig)
                 cast_e5m2_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_e5m2::cast_e5m2_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_e5m2_ue4m3_sat_strided (tiled) (&[store_bytes::<E5m2>()], store_bytes::<Ue4m3>(), super::cast_from_e5m2::cast_e5m2_ue4m3_sat_contig)
+                cast_e5m2_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e5m2::cast_e5m2_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_e5m2_f16c_dflt_strided (tiled) (&[store_bytes::<E5m2>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e5m2::cast_e5m2_f16c_dflt_contig)
+                cast_e5m2_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e5m2::cast_e5m2_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_e5m2_f16c_sat_strided (tiled) (&[store_bytes::<E5m2>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e5m2::cast_e5m2_f16c_sat_contig)
+                cast_e5m2_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e5m2::cast_e5m2_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_e5m2_bf16c_dflt_strided (tiled) (&[store_bytes::<E5m2>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e5m2::cast_e5m2_bf16c_dflt_contig)
+                cast_e5m2_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e5m2::cast_e5m2_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_e5m2_bf16c_sat_strided (tiled) (&[store_bytes::<E5m2>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e5m2::cast_e5m2_bf16c_sat_contig)
             }
         }
 
@@ -9015,6 +9319,14 @@ macro_rules! __tier_body {
                 cast_e4m3_ue4m3_dflt_strided (tiled) (&[store_bytes::<E4m3>()], store_bytes::<Ue4m3>(), super::cast_from_e4m3::cast_e4m3_ue4m3_dflt_contig)
                 cast_e4m3_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_e4m3::cast_e4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_e4m3_ue4m3_sat_strided (tiled) (&[store_bytes::<E4m3>()], store_bytes::<Ue4m3>(), super::cast_from_e4m3::cast_e4m3_ue4m3_sat_contig)
+                cast_e4m3_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3::cast_e4m3_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_e4m3_f16c_dflt_strided (tiled) (&[store_bytes::<E4m3>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e4m3::cast_e4m3_f16c_dflt_contig)
+                cast_e4m3_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3::cast_e4m3_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_e4m3_f16c_sat_strided (tiled) (&[store_bytes::<E4m3>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e4m3::cast_e4m3_f16c_sat_contig)
+                cast_e4m3_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3::cast_e4m3_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_e4m3_bf16c_dflt_strided (tiled) (&[store_bytes::<E4m3>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e4m3::cast_e4m3_bf16c_dflt_contig)
+                cast_e4m3_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3::cast_e4m3_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_e4m3_bf16c_sat_strided (tiled) (&[store_bytes::<E4m3>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e4m3::cast_e4m3_bf16c_sat_contig)
             }
         }
 
@@ -9150,6 +9462,14 @@ macro_rules! __tier_body {
                 cast_e3m4_ue4m3_dflt_strided (tiled) (&[store_bytes::<E3m4>()], store_bytes::<Ue4m3>(), super::cast_from_e3m4::cast_e3m4_ue4m3_dflt_contig)
                 cast_e3m4_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_e3m4::cast_e3m4_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_e3m4_ue4m3_sat_strided (tiled) (&[store_bytes::<E3m4>()], store_bytes::<Ue4m3>(), super::cast_from_e3m4::cast_e3m4_ue4m3_sat_contig)
+                cast_e3m4_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e3m4::cast_e3m4_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_e3m4_f16c_dflt_strided (tiled) (&[store_bytes::<E3m4>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e3m4::cast_e3m4_f16c_dflt_contig)
+                cast_e3m4_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e3m4::cast_e3m4_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_e3m4_f16c_sat_strided (tiled) (&[store_bytes::<E3m4>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e3m4::cast_e3m4_f16c_sat_contig)
+                cast_e3m4_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e3m4::cast_e3m4_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_e3m4_bf16c_dflt_strided (tiled) (&[store_bytes::<E3m4>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e3m4::cast_e3m4_bf16c_dflt_contig)
+                cast_e3m4_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e3m4::cast_e3m4_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_e3m4_bf16c_sat_strided (tiled) (&[store_bytes::<E3m4>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e3m4::cast_e3m4_bf16c_sat_contig)
             }
         }
 
@@ -9285,6 +9605,14 @@ macro_rules! __tier_body {
                 cast_e4m3fnuz_ue4m3_dflt_strided (tiled) (&[store_bytes::<E4m3fnuz>()], store_bytes::<Ue4m3>(), super::cast_from_e4m3fnuz::cast_e4m3fnuz_ue4m3_dflt_contig)
                 cast_e4m3fnuz_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_e4m3fnuz::cast_e4m3fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_e4m3fnuz_ue4m3_sat_strided (tiled) (&[store_bytes::<E4m3fnuz>()], store_bytes::<Ue4m3>(), super::cast_from_e4m3fnuz::cast_e4m3fnuz_ue4m3_sat_contig)
+                cast_e4m3fnuz_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3fnuz::cast_e4m3fnuz_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_e4m3fnuz_f16c_dflt_strided (tiled) (&[store_bytes::<E4m3fnuz>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e4m3fnuz::cast_e4m3fnuz_f16c_dflt_contig)
+                cast_e4m3fnuz_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3fnuz::cast_e4m3fnuz_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_e4m3fnuz_f16c_sat_strided (tiled) (&[store_bytes::<E4m3fnuz>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e4m3fnuz::cast_e4m3fnuz_f16c_sat_contig)
+                cast_e4m3fnuz_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3fnuz::cast_e4m3fnuz_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_e4m3fnuz_bf16c_dflt_strided (tiled) (&[store_bytes::<E4m3fnuz>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e4m3fnuz::cast_e4m3fnuz_bf16c_dflt_contig)
+                cast_e4m3fnuz_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3fnuz::cast_e4m3fnuz_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_e4m3fnuz_bf16c_sat_strided (tiled) (&[store_bytes::<E4m3fnuz>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e4m3fnuz::cast_e4m3fnuz_bf16c_sat_contig)
             }
         }
 
@@ -9420,6 +9748,14 @@ macro_rules! __tier_body {
                 cast_e5m2fnuz_ue4m3_dflt_strided (tiled) (&[store_bytes::<E5m2fnuz>()], store_bytes::<Ue4m3>(), super::cast_from_e5m2fnuz::cast_e5m2fnuz_ue4m3_dflt_contig)
                 cast_e5m2fnuz_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_e5m2fnuz::cast_e5m2fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_e5m2fnuz_ue4m3_sat_strided (tiled) (&[store_bytes::<E5m2fnuz>()], store_bytes::<Ue4m3>(), super::cast_from_e5m2fnuz::cast_e5m2fnuz_ue4m3_sat_contig)
+                cast_e5m2fnuz_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e5m2fnuz::cast_e5m2fnuz_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_e5m2fnuz_f16c_dflt_strided (tiled) (&[store_bytes::<E5m2fnuz>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e5m2fnuz::cast_e5m2fnuz_f16c_dflt_contig)
+                cast_e5m2fnuz_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e5m2fnuz::cast_e5m2fnuz_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_e5m2fnuz_f16c_sat_strided (tiled) (&[store_bytes::<E5m2fnuz>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e5m2fnuz::cast_e5m2fnuz_f16c_sat_contig)
+                cast_e5m2fnuz_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e5m2fnuz::cast_e5m2fnuz_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_e5m2fnuz_bf16c_dflt_strided (tiled) (&[store_bytes::<E5m2fnuz>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e5m2fnuz::cast_e5m2fnuz_bf16c_dflt_contig)
+                cast_e5m2fnuz_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e5m2fnuz::cast_e5m2fnuz_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_e5m2fnuz_bf16c_sat_strided (tiled) (&[store_bytes::<E5m2fnuz>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e5m2fnuz::cast_e5m2fnuz_bf16c_sat_contig)
             }
         }
 
@@ -9555,6 +9891,14 @@ macro_rules! __tier_body {
                 cast_e4m3b11fnuz_ue4m3_dflt_strided (tiled) (&[store_bytes::<E4m3b11fnuz>()], store_bytes::<Ue4m3>(), super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_ue4m3_dflt_contig)
                 cast_e4m3b11fnuz_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_e4m3b11fnuz_ue4m3_sat_strided (tiled) (&[store_bytes::<E4m3b11fnuz>()], store_bytes::<Ue4m3>(), super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_ue4m3_sat_contig)
+                cast_e4m3b11fnuz_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_e4m3b11fnuz_f16c_dflt_strided (tiled) (&[store_bytes::<E4m3b11fnuz>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f16c_dflt_contig)
+                cast_e4m3b11fnuz_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_e4m3b11fnuz_f16c_sat_strided (tiled) (&[store_bytes::<E4m3b11fnuz>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f16c_sat_contig)
+                cast_e4m3b11fnuz_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_e4m3b11fnuz_bf16c_dflt_strided (tiled) (&[store_bytes::<E4m3b11fnuz>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_bf16c_dflt_contig)
+                cast_e4m3b11fnuz_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_e4m3b11fnuz_bf16c_sat_strided (tiled) (&[store_bytes::<E4m3b11fnuz>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_bf16c_sat_contig)
             }
         }
 
@@ -9690,6 +10034,14 @@ macro_rules! __tier_body {
                 cast_e8m0fnu_ue4m3_dflt_strided (tiled) (&[store_bytes::<E8m0fnu>()], store_bytes::<Ue4m3>(), super::cast_from_e8m0fnu::cast_e8m0fnu_ue4m3_dflt_contig)
                 cast_e8m0fnu_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_e8m0fnu::cast_e8m0fnu_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_e8m0fnu_ue4m3_sat_strided (tiled) (&[store_bytes::<E8m0fnu>()], store_bytes::<Ue4m3>(), super::cast_from_e8m0fnu::cast_e8m0fnu_ue4m3_sat_contig)
+                cast_e8m0fnu_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e8m0fnu::cast_e8m0fnu_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_e8m0fnu_f16c_dflt_strided (tiled) (&[store_bytes::<E8m0fnu>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e8m0fnu::cast_e8m0fnu_f16c_dflt_contig)
+                cast_e8m0fnu_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e8m0fnu::cast_e8m0fnu_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_e8m0fnu_f16c_sat_strided (tiled) (&[store_bytes::<E8m0fnu>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e8m0fnu::cast_e8m0fnu_f16c_sat_contig)
+                cast_e8m0fnu_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e8m0fnu::cast_e8m0fnu_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_e8m0fnu_bf16c_dflt_strided (tiled) (&[store_bytes::<E8m0fnu>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e8m0fnu::cast_e8m0fnu_bf16c_dflt_contig)
+                cast_e8m0fnu_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e8m0fnu::cast_e8m0fnu_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_e8m0fnu_bf16c_sat_strided (tiled) (&[store_bytes::<E8m0fnu>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e8m0fnu::cast_e8m0fnu_bf16c_sat_contig)
             }
         }
 
@@ -9825,6 +10177,14 @@ macro_rules! __tier_body {
                 cast_e2m3fn_ue4m3_dflt_strided (tiled) (&[store_bytes::<E2m3fn>()], store_bytes::<Ue4m3>(), super::cast_from_e2m3fn::cast_e2m3fn_ue4m3_dflt_contig)
                 cast_e2m3fn_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_e2m3fn::cast_e2m3fn_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_e2m3fn_ue4m3_sat_strided (tiled) (&[store_bytes::<E2m3fn>()], store_bytes::<Ue4m3>(), super::cast_from_e2m3fn::cast_e2m3fn_ue4m3_sat_contig)
+                cast_e2m3fn_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e2m3fn::cast_e2m3fn_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_e2m3fn_f16c_dflt_strided (tiled) (&[store_bytes::<E2m3fn>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e2m3fn::cast_e2m3fn_f16c_dflt_contig)
+                cast_e2m3fn_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e2m3fn::cast_e2m3fn_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_e2m3fn_f16c_sat_strided (tiled) (&[store_bytes::<E2m3fn>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e2m3fn::cast_e2m3fn_f16c_sat_contig)
+                cast_e2m3fn_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e2m3fn::cast_e2m3fn_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_e2m3fn_bf16c_dflt_strided (tiled) (&[store_bytes::<E2m3fn>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e2m3fn::cast_e2m3fn_bf16c_dflt_contig)
+                cast_e2m3fn_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e2m3fn::cast_e2m3fn_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_e2m3fn_bf16c_sat_strided (tiled) (&[store_bytes::<E2m3fn>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e2m3fn::cast_e2m3fn_bf16c_sat_contig)
             }
         }
 
@@ -9960,6 +10320,14 @@ macro_rules! __tier_body {
                 cast_e3m2fn_ue4m3_dflt_strided (tiled) (&[store_bytes::<E3m2fn>()], store_bytes::<Ue4m3>(), super::cast_from_e3m2fn::cast_e3m2fn_ue4m3_dflt_contig)
                 cast_e3m2fn_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_e3m2fn::cast_e3m2fn_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_e3m2fn_ue4m3_sat_strided (tiled) (&[store_bytes::<E3m2fn>()], store_bytes::<Ue4m3>(), super::cast_from_e3m2fn::cast_e3m2fn_ue4m3_sat_contig)
+                cast_e3m2fn_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e3m2fn::cast_e3m2fn_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_e3m2fn_f16c_dflt_strided (tiled) (&[store_bytes::<E3m2fn>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e3m2fn::cast_e3m2fn_f16c_dflt_contig)
+                cast_e3m2fn_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e3m2fn::cast_e3m2fn_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_e3m2fn_f16c_sat_strided (tiled) (&[store_bytes::<E3m2fn>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e3m2fn::cast_e3m2fn_f16c_sat_contig)
+                cast_e3m2fn_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e3m2fn::cast_e3m2fn_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_e3m2fn_bf16c_dflt_strided (tiled) (&[store_bytes::<E3m2fn>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e3m2fn::cast_e3m2fn_bf16c_dflt_contig)
+                cast_e3m2fn_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e3m2fn::cast_e3m2fn_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_e3m2fn_bf16c_sat_strided (tiled) (&[store_bytes::<E3m2fn>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e3m2fn::cast_e3m2fn_bf16c_sat_contig)
             }
         }
 
@@ -10095,6 +10463,14 @@ macro_rules! __tier_body {
                 cast_e2m1fn_ue4m3_dflt_strided (tiled) (&[store_bytes::<E2m1fn>()], store_bytes::<Ue4m3>(), super::cast_from_e2m1fn::cast_e2m1fn_ue4m3_dflt_contig)
                 cast_e2m1fn_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_e2m1fn::cast_e2m1fn_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_e2m1fn_ue4m3_sat_strided (tiled) (&[store_bytes::<E2m1fn>()], store_bytes::<Ue4m3>(), super::cast_from_e2m1fn::cast_e2m1fn_ue4m3_sat_contig)
+                cast_e2m1fn_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e2m1fn::cast_e2m1fn_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_e2m1fn_f16c_dflt_strided (tiled) (&[store_bytes::<E2m1fn>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e2m1fn::cast_e2m1fn_f16c_dflt_contig)
+                cast_e2m1fn_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e2m1fn::cast_e2m1fn_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_e2m1fn_f16c_sat_strided (tiled) (&[store_bytes::<E2m1fn>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_e2m1fn::cast_e2m1fn_f16c_sat_contig)
+                cast_e2m1fn_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e2m1fn::cast_e2m1fn_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_e2m1fn_bf16c_dflt_strided (tiled) (&[store_bytes::<E2m1fn>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e2m1fn::cast_e2m1fn_bf16c_dflt_contig)
+                cast_e2m1fn_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_e2m1fn::cast_e2m1fn_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_e2m1fn_bf16c_sat_strided (tiled) (&[store_bytes::<E2m1fn>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_e2m1fn::cast_e2m1fn_bf16c_sat_contig)
             }
         }
 
@@ -10230,11 +10606,305 @@ macro_rules! __tier_body {
                 cast_ue4m3_ue4m3_dflt_strided (tiled) (&[store_bytes::<Ue4m3>()], store_bytes::<Ue4m3>(), super::cast_from_ue4m3::cast_ue4m3_ue4m3_dflt_contig)
                 cast_ue4m3_ue4m3_sat_contig (run_cast_through::<f32>) (1, 1, super::cast_from_ue4m3::cast_ue4m3_f32_dflt_contig, super::cast_from_f32::cast_f32_ue4m3_sat_contig)
                 cast_ue4m3_ue4m3_sat_strided (tiled) (&[store_bytes::<Ue4m3>()], store_bytes::<Ue4m3>(), super::cast_from_ue4m3::cast_ue4m3_ue4m3_sat_contig)
+                cast_ue4m3_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_ue4m3::cast_ue4m3_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_ue4m3_f16c_dflt_strided (tiled) (&[store_bytes::<Ue4m3>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_ue4m3::cast_ue4m3_f16c_dflt_contig)
+                cast_ue4m3_f16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_ue4m3::cast_ue4m3_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_ue4m3_f16c_sat_strided (tiled) (&[store_bytes::<Ue4m3>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_ue4m3::cast_ue4m3_f16c_sat_contig)
+                cast_ue4m3_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_ue4m3::cast_ue4m3_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_ue4m3_bf16c_dflt_strided (tiled) (&[store_bytes::<Ue4m3>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_ue4m3::cast_ue4m3_bf16c_dflt_contig)
+                cast_ue4m3_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (1, 4, super::cast_from_ue4m3::cast_ue4m3_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_ue4m3_bf16c_sat_strided (tiled) (&[store_bytes::<Ue4m3>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_ue4m3::cast_ue4m3_bf16c_sat_contig)
+            }
+        }
+
+        pub mod cast_from_f16c {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                cast_f16c_bool_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bool_dflt_contig)
+                cast_f16c_bool_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Bool>(), super::cast_from_f16c::cast_f16c_bool_dflt_contig)
+                cast_f16c_bool_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bool_sat_contig)
+                cast_f16c_bool_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Bool>(), super::cast_from_f16c::cast_f16c_bool_sat_contig)
+                cast_f16c_i8_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i8_dflt_contig)
+                cast_f16c_i8_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<i8>>(), super::cast_from_f16c::cast_f16c_i8_dflt_contig)
+                cast_f16c_i8_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i8_sat_contig)
+                cast_f16c_i8_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<i8>>(), super::cast_from_f16c::cast_f16c_i8_sat_contig)
+                cast_f16c_i16_dflt_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i16_dflt_contig)
+                cast_f16c_i16_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<i16>>(), super::cast_from_f16c::cast_f16c_i16_dflt_contig)
+                cast_f16c_i16_sat_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i16_sat_contig)
+                cast_f16c_i16_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<i16>>(), super::cast_from_f16c::cast_f16c_i16_sat_contig)
+                cast_f16c_i32_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i32_dflt_contig)
+                cast_f16c_i32_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<i32>>(), super::cast_from_f16c::cast_f16c_i32_dflt_contig)
+                cast_f16c_i32_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i32_sat_contig)
+                cast_f16c_i32_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<i32>>(), super::cast_from_f16c::cast_f16c_i32_sat_contig)
+                cast_f16c_i64_dflt_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i64_dflt_contig)
+                cast_f16c_i64_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<i64>>(), super::cast_from_f16c::cast_f16c_i64_dflt_contig)
+                cast_f16c_i64_sat_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i64_sat_contig)
+                cast_f16c_i64_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<i64>>(), super::cast_from_f16c::cast_f16c_i64_sat_contig)
+                cast_f16c_u8_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u8_dflt_contig)
+                cast_f16c_u8_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<u8>>(), super::cast_from_f16c::cast_f16c_u8_dflt_contig)
+                cast_f16c_u8_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u8_sat_contig)
+                cast_f16c_u8_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<u8>>(), super::cast_from_f16c::cast_f16c_u8_sat_contig)
+                cast_f16c_u16_dflt_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u16_dflt_contig)
+                cast_f16c_u16_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<u16>>(), super::cast_from_f16c::cast_f16c_u16_dflt_contig)
+                cast_f16c_u16_sat_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u16_sat_contig)
+                cast_f16c_u16_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<u16>>(), super::cast_from_f16c::cast_f16c_u16_sat_contig)
+                cast_f16c_u32_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u32_dflt_contig)
+                cast_f16c_u32_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<u32>>(), super::cast_from_f16c::cast_f16c_u32_dflt_contig)
+                cast_f16c_u32_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u32_sat_contig)
+                cast_f16c_u32_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<u32>>(), super::cast_from_f16c::cast_f16c_u32_sat_contig)
+                cast_f16c_u64_dflt_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u64_dflt_contig)
+                cast_f16c_u64_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<u64>>(), super::cast_from_f16c::cast_f16c_u64_dflt_contig)
+                cast_f16c_u64_sat_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u64_sat_contig)
+                cast_f16c_u64_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<u64>>(), super::cast_from_f16c::cast_f16c_u64_sat_contig)
+                cast_f16c_i4_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i4_dflt_contig)
+                cast_f16c_i4_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<NarrowInt<4>>(), super::cast_from_f16c::cast_f16c_i4_dflt_contig)
+                cast_f16c_i4_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i4_sat_contig)
+                cast_f16c_i4_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<NarrowInt<4>>(), super::cast_from_f16c::cast_f16c_i4_sat_contig)
+                cast_f16c_u4_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u4_dflt_contig)
+                cast_f16c_u4_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<NarrowUint<4>>(), super::cast_from_f16c::cast_f16c_u4_dflt_contig)
+                cast_f16c_u4_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u4_sat_contig)
+                cast_f16c_u4_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<NarrowUint<4>>(), super::cast_from_f16c::cast_f16c_u4_sat_contig)
+                cast_f16c_u1_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u1_dflt_contig)
+                cast_f16c_u1_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<NarrowUint<1>>(), super::cast_from_f16c::cast_f16c_u1_dflt_contig)
+                cast_f16c_u1_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u1_sat_contig)
+                cast_f16c_u1_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<NarrowUint<1>>(), super::cast_from_f16c::cast_f16c_u1_sat_contig)
+                cast_f16c_f16_dflt_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f16_dflt_contig)
+                cast_f16c_f16_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<F16>(), super::cast_from_f16c::cast_f16c_f16_dflt_contig)
+                cast_f16c_f16_sat_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f16_sat_contig)
+                cast_f16c_f16_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<F16>(), super::cast_from_f16c::cast_f16c_f16_sat_contig)
+                cast_f16c_bf16_dflt_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16_dflt_contig)
+                cast_f16c_bf16_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Bf16>(), super::cast_from_f16c::cast_f16c_bf16_dflt_contig)
+                cast_f16c_bf16_sat_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16_sat_contig)
+                cast_f16c_bf16_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Bf16>(), super::cast_from_f16c::cast_f16c_bf16_sat_contig)
+                cast_f16c_f32_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f32_dflt_contig)
+                cast_f16c_f32_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<f32>>(), super::cast_from_f16c::cast_f16c_f32_dflt_contig)
+                cast_f16c_f32_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f32_sat_contig)
+                cast_f16c_f32_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<f32>>(), super::cast_from_f16c::cast_f16c_f32_sat_contig)
+                cast_f16c_f64_dflt_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f64_dflt_contig)
+                cast_f16c_f64_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<f64>>(), super::cast_from_f16c::cast_f16c_f64_dflt_contig)
+                cast_f16c_f64_sat_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f64_sat_contig)
+                cast_f16c_f64_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<f64>>(), super::cast_from_f16c::cast_f16c_f64_sat_contig)
+                cast_f16c_c64_dflt_contig (run1::<MiniComplex<F16>, CastOut<Native<Complex<f32>>>, Cast<Native<Complex<f32>>, false>, CONTIG>)
+                cast_f16c_c64_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<Complex<f32>>>(), super::cast_from_f16c::cast_f16c_c64_dflt_contig)
+                cast_f16c_c64_sat_contig (run1::<MiniComplex<F16>, CastOut<Native<Complex<f32>>>, Cast<Native<Complex<f32>>, true>, CONTIG>)
+                cast_f16c_c64_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<Complex<f32>>>(), super::cast_from_f16c::cast_f16c_c64_sat_contig)
+                cast_f16c_c128_dflt_contig (run_cast_through::<Complex<f32>>) (4, 16, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_c128_dflt_contig)
+                cast_f16c_c128_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<Complex<f64>>>(), super::cast_from_f16c::cast_f16c_c128_dflt_contig)
+                cast_f16c_c128_sat_contig (run_cast_through::<Complex<f32>>) (4, 16, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_c128_sat_contig)
+                cast_f16c_c128_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<Complex<f64>>>(), super::cast_from_f16c::cast_f16c_c128_sat_contig)
+                cast_f16c_df32_dflt_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_df32_dflt_contig)
+                cast_f16c_df32_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<Pair<f32>>>(), super::cast_from_f16c::cast_f16c_df32_dflt_contig)
+                cast_f16c_df32_sat_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_df32_sat_contig)
+                cast_f16c_df32_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<Pair<f32>>>(), super::cast_from_f16c::cast_f16c_df32_sat_contig)
+                cast_f16c_dd64_dflt_contig (run_cast_through::<Complex<f32>>) (4, 16, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_dd64_dflt_contig)
+                cast_f16c_dd64_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<Pair<f64>>>(), super::cast_from_f16c::cast_f16c_dd64_dflt_contig)
+                cast_f16c_dd64_sat_contig (run_cast_through::<Complex<f32>>) (4, 16, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_dd64_sat_contig)
+                cast_f16c_dd64_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<Pair<f64>>>(), super::cast_from_f16c::cast_f16c_dd64_sat_contig)
+                cast_f16c_e4m3fn_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3fn_dflt_contig)
+                cast_f16c_e4m3fn_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E4m3fn>(), super::cast_from_f16c::cast_f16c_e4m3fn_dflt_contig)
+                cast_f16c_e4m3fn_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3fn_sat_contig)
+                cast_f16c_e4m3fn_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E4m3fn>(), super::cast_from_f16c::cast_f16c_e4m3fn_sat_contig)
+                cast_f16c_e5m2_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e5m2_dflt_contig)
+                cast_f16c_e5m2_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E5m2>(), super::cast_from_f16c::cast_f16c_e5m2_dflt_contig)
+                cast_f16c_e5m2_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e5m2_sat_contig)
+                cast_f16c_e5m2_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E5m2>(), super::cast_from_f16c::cast_f16c_e5m2_sat_contig)
+                cast_f16c_e4m3_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3_dflt_contig)
+                cast_f16c_e4m3_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E4m3>(), super::cast_from_f16c::cast_f16c_e4m3_dflt_contig)
+                cast_f16c_e4m3_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3_sat_contig)
+                cast_f16c_e4m3_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E4m3>(), super::cast_from_f16c::cast_f16c_e4m3_sat_contig)
+                cast_f16c_e3m4_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e3m4_dflt_contig)
+                cast_f16c_e3m4_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E3m4>(), super::cast_from_f16c::cast_f16c_e3m4_dflt_contig)
+                cast_f16c_e3m4_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e3m4_sat_contig)
+                cast_f16c_e3m4_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E3m4>(), super::cast_from_f16c::cast_f16c_e3m4_sat_contig)
+                cast_f16c_e4m3fnuz_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3fnuz_dflt_contig)
+                cast_f16c_e4m3fnuz_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E4m3fnuz>(), super::cast_from_f16c::cast_f16c_e4m3fnuz_dflt_contig)
+                cast_f16c_e4m3fnuz_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3fnuz_sat_contig)
+                cast_f16c_e4m3fnuz_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E4m3fnuz>(), super::cast_from_f16c::cast_f16c_e4m3fnuz_sat_contig)
+                cast_f16c_e5m2fnuz_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e5m2fnuz_dflt_contig)
+                cast_f16c_e5m2fnuz_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E5m2fnuz>(), super::cast_from_f16c::cast_f16c_e5m2fnuz_dflt_contig)
+                cast_f16c_e5m2fnuz_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e5m2fnuz_sat_contig)
+                cast_f16c_e5m2fnuz_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E5m2fnuz>(), super::cast_from_f16c::cast_f16c_e5m2fnuz_sat_contig)
+                cast_f16c_e4m3b11fnuz_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3b11fnuz_dflt_contig)
+                cast_f16c_e4m3b11fnuz_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E4m3b11fnuz>(), super::cast_from_f16c::cast_f16c_e4m3b11fnuz_dflt_contig)
+                cast_f16c_e4m3b11fnuz_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3b11fnuz_sat_contig)
+                cast_f16c_e4m3b11fnuz_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E4m3b11fnuz>(), super::cast_from_f16c::cast_f16c_e4m3b11fnuz_sat_contig)
+                cast_f16c_e8m0fnu_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e8m0fnu_dflt_contig)
+                cast_f16c_e8m0fnu_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E8m0fnu>(), super::cast_from_f16c::cast_f16c_e8m0fnu_dflt_contig)
+                cast_f16c_e8m0fnu_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e8m0fnu_sat_contig)
+                cast_f16c_e8m0fnu_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E8m0fnu>(), super::cast_from_f16c::cast_f16c_e8m0fnu_sat_contig)
+                cast_f16c_e2m3fn_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e2m3fn_dflt_contig)
+                cast_f16c_e2m3fn_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E2m3fn>(), super::cast_from_f16c::cast_f16c_e2m3fn_dflt_contig)
+                cast_f16c_e2m3fn_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e2m3fn_sat_contig)
+                cast_f16c_e2m3fn_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E2m3fn>(), super::cast_from_f16c::cast_f16c_e2m3fn_sat_contig)
+                cast_f16c_e3m2fn_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e3m2fn_dflt_contig)
+                cast_f16c_e3m2fn_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E3m2fn>(), super::cast_from_f16c::cast_f16c_e3m2fn_dflt_contig)
+                cast_f16c_e3m2fn_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e3m2fn_sat_contig)
+                cast_f16c_e3m2fn_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E3m2fn>(), super::cast_from_f16c::cast_f16c_e3m2fn_sat_contig)
+                cast_f16c_e2m1fn_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e2m1fn_dflt_contig)
+                cast_f16c_e2m1fn_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E2m1fn>(), super::cast_from_f16c::cast_f16c_e2m1fn_dflt_contig)
+                cast_f16c_e2m1fn_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e2m1fn_sat_contig)
+                cast_f16c_e2m1fn_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<E2m1fn>(), super::cast_from_f16c::cast_f16c_e2m1fn_sat_contig)
+                cast_f16c_ue4m3_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_ue4m3_dflt_contig)
+                cast_f16c_ue4m3_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Ue4m3>(), super::cast_from_f16c::cast_f16c_ue4m3_dflt_contig)
+                cast_f16c_ue4m3_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_ue4m3_sat_contig)
+                cast_f16c_ue4m3_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Ue4m3>(), super::cast_from_f16c::cast_f16c_ue4m3_sat_contig)
+                cast_f16c_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_f16c_f16c_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_f16c::cast_f16c_f16c_dflt_contig)
+                cast_f16c_f16c_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_f16c_f16c_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_f16c::cast_f16c_f16c_sat_contig)
+                cast_f16c_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_f16c_bf16c_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_f16c::cast_f16c_bf16c_dflt_contig)
+                cast_f16c_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_f16c_bf16c_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_f16c::cast_f16c_bf16c_sat_contig)
+            }
+        }
+
+        pub mod cast_from_bf16c {
+            use super::*;
+            $crate::__tier_fns! {
+                $attr
+                cast_bf16c_bool_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bool_dflt_contig)
+                cast_bf16c_bool_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Bool>(), super::cast_from_bf16c::cast_bf16c_bool_dflt_contig)
+                cast_bf16c_bool_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bool_sat_contig)
+                cast_bf16c_bool_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Bool>(), super::cast_from_bf16c::cast_bf16c_bool_sat_contig)
+                cast_bf16c_i8_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i8_dflt_contig)
+                cast_bf16c_i8_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<i8>>(), super::cast_from_bf16c::cast_bf16c_i8_dflt_contig)
+                cast_bf16c_i8_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i8_sat_contig)
+                cast_bf16c_i8_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<i8>>(), super::cast_from_bf16c::cast_bf16c_i8_sat_contig)
+                cast_bf16c_i16_dflt_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i16_dflt_contig)
+                cast_bf16c_i16_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<i16>>(), super::cast_from_bf16c::cast_bf16c_i16_dflt_contig)
+                cast_bf16c_i16_sat_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i16_sat_contig)
+                cast_bf16c_i16_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<i16>>(), super::cast_from_bf16c::cast_bf16c_i16_sat_contig)
+                cast_bf16c_i32_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i32_dflt_contig)
+                cast_bf16c_i32_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<i32>>(), super::cast_from_bf16c::cast_bf16c_i32_dflt_contig)
+                cast_bf16c_i32_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i32_sat_contig)
+                cast_bf16c_i32_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<i32>>(), super::cast_from_bf16c::cast_bf16c_i32_sat_contig)
+                cast_bf16c_i64_dflt_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i64_dflt_contig)
+                cast_bf16c_i64_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<i64>>(), super::cast_from_bf16c::cast_bf16c_i64_dflt_contig)
+                cast_bf16c_i64_sat_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i64_sat_contig)
+                cast_bf16c_i64_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<i64>>(), super::cast_from_bf16c::cast_bf16c_i64_sat_contig)
+                cast_bf16c_u8_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u8_dflt_contig)
+                cast_bf16c_u8_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<u8>>(), super::cast_from_bf16c::cast_bf16c_u8_dflt_contig)
+                cast_bf16c_u8_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u8_sat_contig)
+                cast_bf16c_u8_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<u8>>(), super::cast_from_bf16c::cast_bf16c_u8_sat_contig)
+                cast_bf16c_u16_dflt_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u16_dflt_contig)
+                cast_bf16c_u16_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<u16>>(), super::cast_from_bf16c::cast_bf16c_u16_dflt_contig)
+                cast_bf16c_u16_sat_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u16_sat_contig)
+                cast_bf16c_u16_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<u16>>(), super::cast_from_bf16c::cast_bf16c_u16_sat_contig)
+                cast_bf16c_u32_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u32_dflt_contig)
+                cast_bf16c_u32_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<u32>>(), super::cast_from_bf16c::cast_bf16c_u32_dflt_contig)
+                cast_bf16c_u32_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u32_sat_contig)
+                cast_bf16c_u32_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<u32>>(), super::cast_from_bf16c::cast_bf16c_u32_sat_contig)
+                cast_bf16c_u64_dflt_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u64_dflt_contig)
+                cast_bf16c_u64_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<u64>>(), super::cast_from_bf16c::cast_bf16c_u64_dflt_contig)
+                cast_bf16c_u64_sat_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u64_sat_contig)
+                cast_bf16c_u64_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<u64>>(), super::cast_from_bf16c::cast_bf16c_u64_sat_contig)
+                cast_bf16c_i4_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i4_dflt_contig)
+                cast_bf16c_i4_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<NarrowInt<4>>(), super::cast_from_bf16c::cast_bf16c_i4_dflt_contig)
+                cast_bf16c_i4_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_i4_sat_contig)
+                cast_bf16c_i4_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<NarrowInt<4>>(), super::cast_from_bf16c::cast_bf16c_i4_sat_contig)
+                cast_bf16c_u4_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u4_dflt_contig)
+                cast_bf16c_u4_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<NarrowUint<4>>(), super::cast_from_bf16c::cast_bf16c_u4_dflt_contig)
+                cast_bf16c_u4_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u4_sat_contig)
+                cast_bf16c_u4_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<NarrowUint<4>>(), super::cast_from_bf16c::cast_bf16c_u4_sat_contig)
+                cast_bf16c_u1_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u1_dflt_contig)
+                cast_bf16c_u1_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<NarrowUint<1>>(), super::cast_from_bf16c::cast_bf16c_u1_dflt_contig)
+                cast_bf16c_u1_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_u1_sat_contig)
+                cast_bf16c_u1_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<NarrowUint<1>>(), super::cast_from_bf16c::cast_bf16c_u1_sat_contig)
+                cast_bf16c_f16_dflt_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f16_dflt_contig)
+                cast_bf16c_f16_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<F16>(), super::cast_from_bf16c::cast_bf16c_f16_dflt_contig)
+                cast_bf16c_f16_sat_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f16_sat_contig)
+                cast_bf16c_f16_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<F16>(), super::cast_from_bf16c::cast_bf16c_f16_sat_contig)
+                cast_bf16c_bf16_dflt_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16_dflt_contig)
+                cast_bf16c_bf16_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Bf16>(), super::cast_from_bf16c::cast_bf16c_bf16_dflt_contig)
+                cast_bf16c_bf16_sat_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16_sat_contig)
+                cast_bf16c_bf16_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Bf16>(), super::cast_from_bf16c::cast_bf16c_bf16_sat_contig)
+                cast_bf16c_f32_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f32_dflt_contig)
+                cast_bf16c_f32_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<f32>>(), super::cast_from_bf16c::cast_bf16c_f32_dflt_contig)
+                cast_bf16c_f32_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f32_sat_contig)
+                cast_bf16c_f32_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<f32>>(), super::cast_from_bf16c::cast_bf16c_f32_sat_contig)
+                cast_bf16c_f64_dflt_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f64_dflt_contig)
+                cast_bf16c_f64_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<f64>>(), super::cast_from_bf16c::cast_bf16c_f64_dflt_contig)
+                cast_bf16c_f64_sat_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f64_sat_contig)
+                cast_bf16c_f64_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<f64>>(), super::cast_from_bf16c::cast_bf16c_f64_sat_contig)
+                cast_bf16c_c64_dflt_contig (run1::<MiniComplex<Bf16>, CastOut<Native<Complex<f32>>>, Cast<Native<Complex<f32>>, false>, CONTIG>)
+                cast_bf16c_c64_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<Complex<f32>>>(), super::cast_from_bf16c::cast_bf16c_c64_dflt_contig)
+                cast_bf16c_c64_sat_contig (run1::<MiniComplex<Bf16>, CastOut<Native<Complex<f32>>>, Cast<Native<Complex<f32>>, true>, CONTIG>)
+                cast_bf16c_c64_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<Complex<f32>>>(), super::cast_from_bf16c::cast_bf16c_c64_sat_contig)
+                cast_bf16c_c128_dflt_contig (run_cast_through::<Complex<f32>>) (4, 16, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_c128_dflt_contig)
+                cast_bf16c_c128_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<Complex<f64>>>(), super::cast_from_bf16c::cast_bf16c_c128_dflt_contig)
+                cast_bf16c_c128_sat_contig (run_cast_through::<Complex<f32>>) (4, 16, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_c128_sat_contig)
+                cast_bf16c_c128_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<Complex<f64>>>(), super::cast_from_bf16c::cast_bf16c_c128_sat_contig)
+                cast_bf16c_df32_dflt_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_df32_dflt_contig)
+                cast_bf16c_df32_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<Pair<f32>>>(), super::cast_from_bf16c::cast_bf16c_df32_dflt_contig)
+                cast_bf16c_df32_sat_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_df32_sat_contig)
+                cast_bf16c_df32_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<Pair<f32>>>(), super::cast_from_bf16c::cast_bf16c_df32_sat_contig)
+                cast_bf16c_dd64_dflt_contig (run_cast_through::<Complex<f32>>) (4, 16, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_dd64_dflt_contig)
+                cast_bf16c_dd64_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<Pair<f64>>>(), super::cast_from_bf16c::cast_bf16c_dd64_dflt_contig)
+                cast_bf16c_dd64_sat_contig (run_cast_through::<Complex<f32>>) (4, 16, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_dd64_sat_contig)
+                cast_bf16c_dd64_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Native<Pair<f64>>>(), super::cast_from_bf16c::cast_bf16c_dd64_sat_contig)
+                cast_bf16c_e4m3fn_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3fn_dflt_contig)
+                cast_bf16c_e4m3fn_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E4m3fn>(), super::cast_from_bf16c::cast_bf16c_e4m3fn_dflt_contig)
+                cast_bf16c_e4m3fn_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3fn_sat_contig)
+                cast_bf16c_e4m3fn_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E4m3fn>(), super::cast_from_bf16c::cast_bf16c_e4m3fn_sat_contig)
+                cast_bf16c_e5m2_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e5m2_dflt_contig)
+                cast_bf16c_e5m2_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E5m2>(), super::cast_from_bf16c::cast_bf16c_e5m2_dflt_contig)
+                cast_bf16c_e5m2_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e5m2_sat_contig)
+                cast_bf16c_e5m2_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E5m2>(), super::cast_from_bf16c::cast_bf16c_e5m2_sat_contig)
+                cast_bf16c_e4m3_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3_dflt_contig)
+                cast_bf16c_e4m3_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E4m3>(), super::cast_from_bf16c::cast_bf16c_e4m3_dflt_contig)
+                cast_bf16c_e4m3_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3_sat_contig)
+                cast_bf16c_e4m3_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E4m3>(), super::cast_from_bf16c::cast_bf16c_e4m3_sat_contig)
+                cast_bf16c_e3m4_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e3m4_dflt_contig)
+                cast_bf16c_e3m4_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E3m4>(), super::cast_from_bf16c::cast_bf16c_e3m4_dflt_contig)
+                cast_bf16c_e3m4_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e3m4_sat_contig)
+                cast_bf16c_e3m4_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E3m4>(), super::cast_from_bf16c::cast_bf16c_e3m4_sat_contig)
+                cast_bf16c_e4m3fnuz_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3fnuz_dflt_contig)
+                cast_bf16c_e4m3fnuz_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E4m3fnuz>(), super::cast_from_bf16c::cast_bf16c_e4m3fnuz_dflt_contig)
+                cast_bf16c_e4m3fnuz_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3fnuz_sat_contig)
+                cast_bf16c_e4m3fnuz_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E4m3fnuz>(), super::cast_from_bf16c::cast_bf16c_e4m3fnuz_sat_contig)
+                cast_bf16c_e5m2fnuz_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e5m2fnuz_dflt_contig)
+                cast_bf16c_e5m2fnuz_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E5m2fnuz>(), super::cast_from_bf16c::cast_bf16c_e5m2fnuz_dflt_contig)
+                cast_bf16c_e5m2fnuz_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e5m2fnuz_sat_contig)
+                cast_bf16c_e5m2fnuz_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E5m2fnuz>(), super::cast_from_bf16c::cast_bf16c_e5m2fnuz_sat_contig)
+                cast_bf16c_e4m3b11fnuz_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3b11fnuz_dflt_contig)
+                cast_bf16c_e4m3b11fnuz_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E4m3b11fnuz>(), super::cast_from_bf16c::cast_bf16c_e4m3b11fnuz_dflt_contig)
+                cast_bf16c_e4m3b11fnuz_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e4m3b11fnuz_sat_contig)
+                cast_bf16c_e4m3b11fnuz_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E4m3b11fnuz>(), super::cast_from_bf16c::cast_bf16c_e4m3b11fnuz_sat_contig)
+                cast_bf16c_e8m0fnu_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e8m0fnu_dflt_contig)
+                cast_bf16c_e8m0fnu_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E8m0fnu>(), super::cast_from_bf16c::cast_bf16c_e8m0fnu_dflt_contig)
+                cast_bf16c_e8m0fnu_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e8m0fnu_sat_contig)
+                cast_bf16c_e8m0fnu_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E8m0fnu>(), super::cast_from_bf16c::cast_bf16c_e8m0fnu_sat_contig)
+                cast_bf16c_e2m3fn_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e2m3fn_dflt_contig)
+                cast_bf16c_e2m3fn_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E2m3fn>(), super::cast_from_bf16c::cast_bf16c_e2m3fn_dflt_contig)
+                cast_bf16c_e2m3fn_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e2m3fn_sat_contig)
+                cast_bf16c_e2m3fn_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E2m3fn>(), super::cast_from_bf16c::cast_bf16c_e2m3fn_sat_contig)
+                cast_bf16c_e3m2fn_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e3m2fn_dflt_contig)
+                cast_bf16c_e3m2fn_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E3m2fn>(), super::cast_from_bf16c::cast_bf16c_e3m2fn_dflt_contig)
+                cast_bf16c_e3m2fn_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e3m2fn_sat_contig)
+                cast_bf16c_e3m2fn_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E3m2fn>(), super::cast_from_bf16c::cast_bf16c_e3m2fn_sat_contig)
+                cast_bf16c_e2m1fn_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e2m1fn_dflt_contig)
+                cast_bf16c_e2m1fn_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E2m1fn>(), super::cast_from_bf16c::cast_bf16c_e2m1fn_dflt_contig)
+                cast_bf16c_e2m1fn_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_e2m1fn_sat_contig)
+                cast_bf16c_e2m1fn_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<E2m1fn>(), super::cast_from_bf16c::cast_bf16c_e2m1fn_sat_contig)
+                cast_bf16c_ue4m3_dflt_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_ue4m3_dflt_contig)
+                cast_bf16c_ue4m3_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Ue4m3>(), super::cast_from_bf16c::cast_bf16c_ue4m3_dflt_contig)
+                cast_bf16c_ue4m3_sat_contig (run_cast_through::<Complex<f32>>) (4, 1, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_ue4m3_sat_contig)
+                cast_bf16c_ue4m3_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<Ue4m3>(), super::cast_from_bf16c::cast_bf16c_ue4m3_sat_contig)
+                cast_bf16c_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
+                cast_bf16c_f16c_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_bf16c::cast_bf16c_f16c_dflt_contig)
+                cast_bf16c_f16c_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
+                cast_bf16c_f16c_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_bf16c::cast_bf16c_f16c_sat_contig)
+                cast_bf16c_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
+                cast_bf16c_bf16c_dflt_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_bf16c::cast_bf16c_bf16c_dflt_contig)
+                cast_bf16c_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_bf16c::cast_bf16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
+                cast_bf16c_bf16c_sat_strided (tiled) (&[store_bytes::<MiniComplex<Bf16>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_bf16c::cast_bf16c_bf16c_sat_contig)
             }
         }
 
         /// The tier's kernels, indexed by `kernel_index`.
-        pub static KERNELS: [LoopFn; 5796] = [
+        pub static KERNELS: [LoopFn; 5924] = [
             kind_add::add_i8_contig,
             kind_add::add_i8_bcast0,
             kind_add::add_i8_bcast1,
@@ -10359,6 +11029,14 @@ macro_rules! __tier_body {
             kind_add::add_ue4m3_bcast0,
             kind_add::add_ue4m3_bcast1,
             kind_add::add_ue4m3_strided,
+            kind_add::add_f16c_contig,
+            kind_add::add_f16c_bcast0,
+            kind_add::add_f16c_bcast1,
+            kind_add::add_f16c_strided,
+            kind_add::add_bf16c_contig,
+            kind_add::add_bf16c_bcast0,
+            kind_add::add_bf16c_bcast1,
+            kind_add::add_bf16c_strided,
             kind_sub::sub_i8_contig,
             kind_sub::sub_i8_bcast0,
             kind_sub::sub_i8_bcast1,
@@ -10483,6 +11161,14 @@ macro_rules! __tier_body {
             kind_sub::sub_ue4m3_bcast0,
             kind_sub::sub_ue4m3_bcast1,
             kind_sub::sub_ue4m3_strided,
+            kind_sub::sub_f16c_contig,
+            kind_sub::sub_f16c_bcast0,
+            kind_sub::sub_f16c_bcast1,
+            kind_sub::sub_f16c_strided,
+            kind_sub::sub_bf16c_contig,
+            kind_sub::sub_bf16c_bcast0,
+            kind_sub::sub_bf16c_bcast1,
+            kind_sub::sub_bf16c_strided,
             kind_mul::mul_i8_contig,
             kind_mul::mul_i8_bcast0,
             kind_mul::mul_i8_bcast1,
@@ -10607,6 +11293,14 @@ macro_rules! __tier_body {
             kind_mul::mul_ue4m3_bcast0,
             kind_mul::mul_ue4m3_bcast1,
             kind_mul::mul_ue4m3_strided,
+            kind_mul::mul_f16c_contig,
+            kind_mul::mul_f16c_bcast0,
+            kind_mul::mul_f16c_bcast1,
+            kind_mul::mul_f16c_strided,
+            kind_mul::mul_bf16c_contig,
+            kind_mul::mul_bf16c_bcast0,
+            kind_mul::mul_bf16c_bcast1,
+            kind_mul::mul_bf16c_strided,
             kind_div::div_i8_contig,
             kind_div::div_i8_bcast0,
             kind_div::div_i8_bcast1,
@@ -10731,6 +11425,14 @@ macro_rules! __tier_body {
             kind_div::div_ue4m3_bcast0,
             kind_div::div_ue4m3_bcast1,
             kind_div::div_ue4m3_strided,
+            kind_div::div_f16c_contig,
+            kind_div::div_f16c_bcast0,
+            kind_div::div_f16c_bcast1,
+            kind_div::div_f16c_strided,
+            kind_div::div_bf16c_contig,
+            kind_div::div_bf16c_bcast0,
+            kind_div::div_bf16c_bcast1,
+            kind_div::div_bf16c_strided,
             kind_rem::rem_i8_contig,
             kind_rem::rem_i8_bcast0,
             kind_rem::rem_i8_bcast1,
@@ -10901,6 +11603,10 @@ macro_rules! __tier_body {
             kind_neg::neg_e2m1fn_strided,
             kind_neg::neg_ue4m3_contig,
             kind_neg::neg_ue4m3_strided,
+            kind_neg::neg_f16c_contig,
+            kind_neg::neg_f16c_strided,
+            kind_neg::neg_bf16c_contig,
+            kind_neg::neg_bf16c_strided,
             kind_abs::abs_i8_contig,
             kind_abs::abs_i8_strided,
             kind_abs::abs_i16_contig,
@@ -10959,6 +11665,10 @@ macro_rules! __tier_body {
             kind_abs::abs_e2m1fn_strided,
             kind_abs::abs_ue4m3_contig,
             kind_abs::abs_ue4m3_strided,
+            kind_abs::abs_f16c_contig,
+            kind_abs::abs_f16c_strided,
+            kind_abs::abs_bf16c_contig,
+            kind_abs::abs_bf16c_strided,
             kind_min::min_i8_contig,
             kind_min::min_i8_bcast0,
             kind_min::min_i8_bcast1,
@@ -11824,6 +12534,14 @@ macro_rules! __tier_body {
             kind_eq::eq_ue4m3_bcast0,
             kind_eq::eq_ue4m3_bcast1,
             kind_eq::eq_ue4m3_strided,
+            kind_eq::eq_f16c_contig,
+            kind_eq::eq_f16c_bcast0,
+            kind_eq::eq_f16c_bcast1,
+            kind_eq::eq_f16c_strided,
+            kind_eq::eq_bf16c_contig,
+            kind_eq::eq_bf16c_bcast0,
+            kind_eq::eq_bf16c_bcast1,
+            kind_eq::eq_bf16c_strided,
             kind_ne::ne_bool_contig,
             kind_ne::ne_bool_bcast0,
             kind_ne::ne_bool_bcast1,
@@ -11944,6 +12662,14 @@ macro_rules! __tier_body {
             kind_ne::ne_ue4m3_bcast0,
             kind_ne::ne_ue4m3_bcast1,
             kind_ne::ne_ue4m3_strided,
+            kind_ne::ne_f16c_contig,
+            kind_ne::ne_f16c_bcast0,
+            kind_ne::ne_f16c_bcast1,
+            kind_ne::ne_f16c_strided,
+            kind_ne::ne_bf16c_contig,
+            kind_ne::ne_bf16c_bcast0,
+            kind_ne::ne_bf16c_bcast1,
+            kind_ne::ne_bf16c_strided,
             kind_lt::lt_bool_contig,
             kind_lt::lt_bool_bcast0,
             kind_lt::lt_bool_bcast1,
@@ -12606,6 +13332,16 @@ macro_rules! __tier_body {
             kind_select::select_ue4m3_bcast1,
             kind_select::select_ue4m3_bcast2,
             kind_select::select_ue4m3_strided,
+            kind_select::select_f16c_contig,
+            kind_select::select_f16c_bcast0,
+            kind_select::select_f16c_bcast1,
+            kind_select::select_f16c_bcast2,
+            kind_select::select_f16c_strided,
+            kind_select::select_bf16c_contig,
+            kind_select::select_bf16c_bcast0,
+            kind_select::select_bf16c_bcast1,
+            kind_select::select_bf16c_bcast2,
+            kind_select::select_bf16c_strided,
             kind_logical_and::logical_and_bool_contig,
             kind_logical_and::logical_and_bool_bcast0,
             kind_logical_and::logical_and_bool_bcast1,
@@ -13588,14 +14324,34 @@ macro_rules! __tier_body {
             kind_conj::conj_c64_strided,
             kind_conj::conj_c128_contig,
             kind_conj::conj_c128_strided,
+            kind_conj::conj_f16c_contig,
+            kind_conj::conj_f16c_strided,
+            kind_conj::conj_bf16c_contig,
+            kind_conj::conj_bf16c_strided,
             kind_real::real_c64_contig,
             kind_real::real_c64_strided,
             kind_real::real_c128_contig,
             kind_real::real_c128_strided,
+            kind_real::real_f16c_contig,
+            kind_real::real_f16c_strided,
+            kind_real::real_bf16c_contig,
+            kind_real::real_bf16c_strided,
             kind_imag::imag_c64_contig,
             kind_imag::imag_c64_strided,
             kind_imag::imag_c128_contig,
             kind_imag::imag_c128_strided,
+            kind_imag::imag_f16c_contig,
+            kind_imag::imag_f16c_strided,
+            kind_imag::imag_bf16c_contig,
+            kind_imag::imag_bf16c_strided,
+            kind_from_parts::from_parts_f16_contig,
+            kind_from_parts::from_parts_f16_bcast0,
+            kind_from_parts::from_parts_f16_bcast1,
+            kind_from_parts::from_parts_f16_strided,
+            kind_from_parts::from_parts_bf16_contig,
+            kind_from_parts::from_parts_bf16_bcast0,
+            kind_from_parts::from_parts_bf16_bcast1,
+            kind_from_parts::from_parts_bf16_strided,
             kind_from_parts::from_parts_f32_contig,
             kind_from_parts::from_parts_f32_bcast0,
             kind_from_parts::from_parts_f32_bcast1,
@@ -13612,6 +14368,14 @@ macro_rules! __tier_body {
             kind_scale::scale_c128_bcast0,
             kind_scale::scale_c128_bcast1,
             kind_scale::scale_c128_strided,
+            kind_scale::scale_f16c_contig,
+            kind_scale::scale_f16c_bcast0,
+            kind_scale::scale_f16c_bcast1,
+            kind_scale::scale_f16c_strided,
+            kind_scale::scale_bf16c_contig,
+            kind_scale::scale_bf16c_bcast0,
+            kind_scale::scale_bf16c_bcast1,
+            kind_scale::scale_bf16c_strided,
             kind_exp::exp_f16_contig,
             kind_exp::exp_f16_strided,
             kind_exp::exp_bf16_contig,
@@ -13652,6 +14416,10 @@ macro_rules! __tier_body {
             kind_exp::exp_e2m1fn_strided,
             kind_exp::exp_ue4m3_contig,
             kind_exp::exp_ue4m3_strided,
+            kind_exp::exp_f16c_contig,
+            kind_exp::exp_f16c_strided,
+            kind_exp::exp_bf16c_contig,
+            kind_exp::exp_bf16c_strided,
             kind_exp2::exp2_f16_contig,
             kind_exp2::exp2_f16_strided,
             kind_exp2::exp2_bf16_contig,
@@ -15621,6 +16389,16 @@ macro_rules! __tier_body {
             kind_add3::add3_ue4m3_bcast1,
             kind_add3::add3_ue4m3_bcast2,
             kind_add3::add3_ue4m3_strided,
+            kind_add3::add3_f16c_contig,
+            kind_add3::add3_f16c_bcast0,
+            kind_add3::add3_f16c_bcast1,
+            kind_add3::add3_f16c_bcast2,
+            kind_add3::add3_f16c_strided,
+            kind_add3::add3_bf16c_contig,
+            kind_add3::add3_bf16c_bcast0,
+            kind_add3::add3_bf16c_bcast1,
+            kind_add3::add3_bf16c_bcast2,
+            kind_add3::add3_bf16c_strided,
             kind_mul3::mul3_i8_contig,
             kind_mul3::mul3_i8_bcast0,
             kind_mul3::mul3_i8_bcast1,
@@ -15766,6 +16544,16 @@ macro_rules! __tier_body {
             kind_mul3::mul3_ue4m3_bcast1,
             kind_mul3::mul3_ue4m3_bcast2,
             kind_mul3::mul3_ue4m3_strided,
+            kind_mul3::mul3_f16c_contig,
+            kind_mul3::mul3_f16c_bcast0,
+            kind_mul3::mul3_f16c_bcast1,
+            kind_mul3::mul3_f16c_bcast2,
+            kind_mul3::mul3_f16c_strided,
+            kind_mul3::mul3_bf16c_contig,
+            kind_mul3::mul3_bf16c_bcast0,
+            kind_mul3::mul3_bf16c_bcast1,
+            kind_mul3::mul3_bf16c_bcast2,
+            kind_mul3::mul3_bf16c_strided,
             kind_axpy::axpy_i8_contig,
             kind_axpy::axpy_i8_bcast0,
             kind_axpy::axpy_i8_bcast1,
@@ -15911,6 +16699,16 @@ macro_rules! __tier_body {
             kind_axpy::axpy_ue4m3_bcast1,
             kind_axpy::axpy_ue4m3_bcast2,
             kind_axpy::axpy_ue4m3_strided,
+            kind_axpy::axpy_f16c_contig,
+            kind_axpy::axpy_f16c_bcast0,
+            kind_axpy::axpy_f16c_bcast1,
+            kind_axpy::axpy_f16c_bcast2,
+            kind_axpy::axpy_f16c_strided,
+            kind_axpy::axpy_bf16c_contig,
+            kind_axpy::axpy_bf16c_bcast0,
+            kind_axpy::axpy_bf16c_bcast1,
+            kind_axpy::axpy_bf16c_bcast2,
+            kind_axpy::axpy_bf16c_strided,
             kind_lerp::lerp_f16_contig,
             kind_lerp::lerp_f16_bcast0,
             kind_lerp::lerp_f16_bcast1,
@@ -16034,7 +16832,7 @@ macro_rules! __tier_body {
         ];
 
         /// The tier's casts, indexed by `cast_index`.
-        pub static CASTS: [LoopFn; 4096] = [
+        pub static CASTS: [LoopFn; 4624] = [
             cast_from_bool::cast_bool_bool_dflt_contig,
             cast_from_bool::cast_bool_bool_dflt_strided,
             cast_from_bool::cast_bool_bool_sat_contig,
@@ -16163,6 +16961,14 @@ macro_rules! __tier_body {
             cast_from_bool::cast_bool_ue4m3_dflt_strided,
             cast_from_bool::cast_bool_ue4m3_sat_contig,
             cast_from_bool::cast_bool_ue4m3_sat_strided,
+            cast_from_bool::cast_bool_f16c_dflt_contig,
+            cast_from_bool::cast_bool_f16c_dflt_strided,
+            cast_from_bool::cast_bool_f16c_sat_contig,
+            cast_from_bool::cast_bool_f16c_sat_strided,
+            cast_from_bool::cast_bool_bf16c_dflt_contig,
+            cast_from_bool::cast_bool_bf16c_dflt_strided,
+            cast_from_bool::cast_bool_bf16c_sat_contig,
+            cast_from_bool::cast_bool_bf16c_sat_strided,
             cast_from_i8::cast_i8_bool_dflt_contig,
             cast_from_i8::cast_i8_bool_dflt_strided,
             cast_from_i8::cast_i8_bool_sat_contig,
@@ -16291,6 +17097,14 @@ macro_rules! __tier_body {
             cast_from_i8::cast_i8_ue4m3_dflt_strided,
             cast_from_i8::cast_i8_ue4m3_sat_contig,
             cast_from_i8::cast_i8_ue4m3_sat_strided,
+            cast_from_i8::cast_i8_f16c_dflt_contig,
+            cast_from_i8::cast_i8_f16c_dflt_strided,
+            cast_from_i8::cast_i8_f16c_sat_contig,
+            cast_from_i8::cast_i8_f16c_sat_strided,
+            cast_from_i8::cast_i8_bf16c_dflt_contig,
+            cast_from_i8::cast_i8_bf16c_dflt_strided,
+            cast_from_i8::cast_i8_bf16c_sat_contig,
+            cast_from_i8::cast_i8_bf16c_sat_strided,
             cast_from_i16::cast_i16_bool_dflt_contig,
             cast_from_i16::cast_i16_bool_dflt_strided,
             cast_from_i16::cast_i16_bool_sat_contig,
@@ -16419,6 +17233,14 @@ macro_rules! __tier_body {
             cast_from_i16::cast_i16_ue4m3_dflt_strided,
             cast_from_i16::cast_i16_ue4m3_sat_contig,
             cast_from_i16::cast_i16_ue4m3_sat_strided,
+            cast_from_i16::cast_i16_f16c_dflt_contig,
+            cast_from_i16::cast_i16_f16c_dflt_strided,
+            cast_from_i16::cast_i16_f16c_sat_contig,
+            cast_from_i16::cast_i16_f16c_sat_strided,
+            cast_from_i16::cast_i16_bf16c_dflt_contig,
+            cast_from_i16::cast_i16_bf16c_dflt_strided,
+            cast_from_i16::cast_i16_bf16c_sat_contig,
+            cast_from_i16::cast_i16_bf16c_sat_strided,
             cast_from_i32::cast_i32_bool_dflt_contig,
             cast_from_i32::cast_i32_bool_dflt_strided,
             cast_from_i32::cast_i32_bool_sat_contig,
@@ -16547,6 +17369,14 @@ macro_rules! __tier_body {
             cast_from_i32::cast_i32_ue4m3_dflt_strided,
             cast_from_i32::cast_i32_ue4m3_sat_contig,
             cast_from_i32::cast_i32_ue4m3_sat_strided,
+            cast_from_i32::cast_i32_f16c_dflt_contig,
+            cast_from_i32::cast_i32_f16c_dflt_strided,
+            cast_from_i32::cast_i32_f16c_sat_contig,
+            cast_from_i32::cast_i32_f16c_sat_strided,
+            cast_from_i32::cast_i32_bf16c_dflt_contig,
+            cast_from_i32::cast_i32_bf16c_dflt_strided,
+            cast_from_i32::cast_i32_bf16c_sat_contig,
+            cast_from_i32::cast_i32_bf16c_sat_strided,
             cast_from_i64::cast_i64_bool_dflt_contig,
             cast_from_i64::cast_i64_bool_dflt_strided,
             cast_from_i64::cast_i64_bool_sat_contig,
@@ -16675,6 +17505,14 @@ macro_rules! __tier_body {
             cast_from_i64::cast_i64_ue4m3_dflt_strided,
             cast_from_i64::cast_i64_ue4m3_sat_contig,
             cast_from_i64::cast_i64_ue4m3_sat_strided,
+            cast_from_i64::cast_i64_f16c_dflt_contig,
+            cast_from_i64::cast_i64_f16c_dflt_strided,
+            cast_from_i64::cast_i64_f16c_sat_contig,
+            cast_from_i64::cast_i64_f16c_sat_strided,
+            cast_from_i64::cast_i64_bf16c_dflt_contig,
+            cast_from_i64::cast_i64_bf16c_dflt_strided,
+            cast_from_i64::cast_i64_bf16c_sat_contig,
+            cast_from_i64::cast_i64_bf16c_sat_strided,
             cast_from_u8::cast_u8_bool_dflt_contig,
             cast_from_u8::cast_u8_bool_dflt_strided,
             cast_from_u8::cast_u8_bool_sat_contig,
@@ -16803,6 +17641,14 @@ macro_rules! __tier_body {
             cast_from_u8::cast_u8_ue4m3_dflt_strided,
             cast_from_u8::cast_u8_ue4m3_sat_contig,
             cast_from_u8::cast_u8_ue4m3_sat_strided,
+            cast_from_u8::cast_u8_f16c_dflt_contig,
+            cast_from_u8::cast_u8_f16c_dflt_strided,
+            cast_from_u8::cast_u8_f16c_sat_contig,
+            cast_from_u8::cast_u8_f16c_sat_strided,
+            cast_from_u8::cast_u8_bf16c_dflt_contig,
+            cast_from_u8::cast_u8_bf16c_dflt_strided,
+            cast_from_u8::cast_u8_bf16c_sat_contig,
+            cast_from_u8::cast_u8_bf16c_sat_strided,
             cast_from_u16::cast_u16_bool_dflt_contig,
             cast_from_u16::cast_u16_bool_dflt_strided,
             cast_from_u16::cast_u16_bool_sat_contig,
@@ -16931,6 +17777,14 @@ macro_rules! __tier_body {
             cast_from_u16::cast_u16_ue4m3_dflt_strided,
             cast_from_u16::cast_u16_ue4m3_sat_contig,
             cast_from_u16::cast_u16_ue4m3_sat_strided,
+            cast_from_u16::cast_u16_f16c_dflt_contig,
+            cast_from_u16::cast_u16_f16c_dflt_strided,
+            cast_from_u16::cast_u16_f16c_sat_contig,
+            cast_from_u16::cast_u16_f16c_sat_strided,
+            cast_from_u16::cast_u16_bf16c_dflt_contig,
+            cast_from_u16::cast_u16_bf16c_dflt_strided,
+            cast_from_u16::cast_u16_bf16c_sat_contig,
+            cast_from_u16::cast_u16_bf16c_sat_strided,
             cast_from_u32::cast_u32_bool_dflt_contig,
             cast_from_u32::cast_u32_bool_dflt_strided,
             cast_from_u32::cast_u32_bool_sat_contig,
@@ -17059,6 +17913,14 @@ macro_rules! __tier_body {
             cast_from_u32::cast_u32_ue4m3_dflt_strided,
             cast_from_u32::cast_u32_ue4m3_sat_contig,
             cast_from_u32::cast_u32_ue4m3_sat_strided,
+            cast_from_u32::cast_u32_f16c_dflt_contig,
+            cast_from_u32::cast_u32_f16c_dflt_strided,
+            cast_from_u32::cast_u32_f16c_sat_contig,
+            cast_from_u32::cast_u32_f16c_sat_strided,
+            cast_from_u32::cast_u32_bf16c_dflt_contig,
+            cast_from_u32::cast_u32_bf16c_dflt_strided,
+            cast_from_u32::cast_u32_bf16c_sat_contig,
+            cast_from_u32::cast_u32_bf16c_sat_strided,
             cast_from_u64::cast_u64_bool_dflt_contig,
             cast_from_u64::cast_u64_bool_dflt_strided,
             cast_from_u64::cast_u64_bool_sat_contig,
@@ -17187,6 +18049,14 @@ macro_rules! __tier_body {
             cast_from_u64::cast_u64_ue4m3_dflt_strided,
             cast_from_u64::cast_u64_ue4m3_sat_contig,
             cast_from_u64::cast_u64_ue4m3_sat_strided,
+            cast_from_u64::cast_u64_f16c_dflt_contig,
+            cast_from_u64::cast_u64_f16c_dflt_strided,
+            cast_from_u64::cast_u64_f16c_sat_contig,
+            cast_from_u64::cast_u64_f16c_sat_strided,
+            cast_from_u64::cast_u64_bf16c_dflt_contig,
+            cast_from_u64::cast_u64_bf16c_dflt_strided,
+            cast_from_u64::cast_u64_bf16c_sat_contig,
+            cast_from_u64::cast_u64_bf16c_sat_strided,
             cast_from_i4::cast_i4_bool_dflt_contig,
             cast_from_i4::cast_i4_bool_dflt_strided,
             cast_from_i4::cast_i4_bool_sat_contig,
@@ -17315,6 +18185,14 @@ macro_rules! __tier_body {
             cast_from_i4::cast_i4_ue4m3_dflt_strided,
             cast_from_i4::cast_i4_ue4m3_sat_contig,
             cast_from_i4::cast_i4_ue4m3_sat_strided,
+            cast_from_i4::cast_i4_f16c_dflt_contig,
+            cast_from_i4::cast_i4_f16c_dflt_strided,
+            cast_from_i4::cast_i4_f16c_sat_contig,
+            cast_from_i4::cast_i4_f16c_sat_strided,
+            cast_from_i4::cast_i4_bf16c_dflt_contig,
+            cast_from_i4::cast_i4_bf16c_dflt_strided,
+            cast_from_i4::cast_i4_bf16c_sat_contig,
+            cast_from_i4::cast_i4_bf16c_sat_strided,
             cast_from_u4::cast_u4_bool_dflt_contig,
             cast_from_u4::cast_u4_bool_dflt_strided,
             cast_from_u4::cast_u4_bool_sat_contig,
@@ -17443,6 +18321,14 @@ macro_rules! __tier_body {
             cast_from_u4::cast_u4_ue4m3_dflt_strided,
             cast_from_u4::cast_u4_ue4m3_sat_contig,
             cast_from_u4::cast_u4_ue4m3_sat_strided,
+            cast_from_u4::cast_u4_f16c_dflt_contig,
+            cast_from_u4::cast_u4_f16c_dflt_strided,
+            cast_from_u4::cast_u4_f16c_sat_contig,
+            cast_from_u4::cast_u4_f16c_sat_strided,
+            cast_from_u4::cast_u4_bf16c_dflt_contig,
+            cast_from_u4::cast_u4_bf16c_dflt_strided,
+            cast_from_u4::cast_u4_bf16c_sat_contig,
+            cast_from_u4::cast_u4_bf16c_sat_strided,
             cast_from_u1::cast_u1_bool_dflt_contig,
             cast_from_u1::cast_u1_bool_dflt_strided,
             cast_from_u1::cast_u1_bool_sat_contig,
@@ -17571,6 +18457,14 @@ macro_rules! __tier_body {
             cast_from_u1::cast_u1_ue4m3_dflt_strided,
             cast_from_u1::cast_u1_ue4m3_sat_contig,
             cast_from_u1::cast_u1_ue4m3_sat_strided,
+            cast_from_u1::cast_u1_f16c_dflt_contig,
+            cast_from_u1::cast_u1_f16c_dflt_strided,
+            cast_from_u1::cast_u1_f16c_sat_contig,
+            cast_from_u1::cast_u1_f16c_sat_strided,
+            cast_from_u1::cast_u1_bf16c_dflt_contig,
+            cast_from_u1::cast_u1_bf16c_dflt_strided,
+            cast_from_u1::cast_u1_bf16c_sat_contig,
+            cast_from_u1::cast_u1_bf16c_sat_strided,
             cast_from_f16::cast_f16_bool_dflt_contig,
             cast_from_f16::cast_f16_bool_dflt_strided,
             cast_from_f16::cast_f16_bool_sat_contig,
@@ -17699,6 +18593,14 @@ macro_rules! __tier_body {
             cast_from_f16::cast_f16_ue4m3_dflt_strided,
             cast_from_f16::cast_f16_ue4m3_sat_contig,
             cast_from_f16::cast_f16_ue4m3_sat_strided,
+            cast_from_f16::cast_f16_f16c_dflt_contig,
+            cast_from_f16::cast_f16_f16c_dflt_strided,
+            cast_from_f16::cast_f16_f16c_sat_contig,
+            cast_from_f16::cast_f16_f16c_sat_strided,
+            cast_from_f16::cast_f16_bf16c_dflt_contig,
+            cast_from_f16::cast_f16_bf16c_dflt_strided,
+            cast_from_f16::cast_f16_bf16c_sat_contig,
+            cast_from_f16::cast_f16_bf16c_sat_strided,
             cast_from_bf16::cast_bf16_bool_dflt_contig,
             cast_from_bf16::cast_bf16_bool_dflt_strided,
             cast_from_bf16::cast_bf16_bool_sat_contig,
@@ -17827,6 +18729,14 @@ macro_rules! __tier_body {
             cast_from_bf16::cast_bf16_ue4m3_dflt_strided,
             cast_from_bf16::cast_bf16_ue4m3_sat_contig,
             cast_from_bf16::cast_bf16_ue4m3_sat_strided,
+            cast_from_bf16::cast_bf16_f16c_dflt_contig,
+            cast_from_bf16::cast_bf16_f16c_dflt_strided,
+            cast_from_bf16::cast_bf16_f16c_sat_contig,
+            cast_from_bf16::cast_bf16_f16c_sat_strided,
+            cast_from_bf16::cast_bf16_bf16c_dflt_contig,
+            cast_from_bf16::cast_bf16_bf16c_dflt_strided,
+            cast_from_bf16::cast_bf16_bf16c_sat_contig,
+            cast_from_bf16::cast_bf16_bf16c_sat_strided,
             cast_from_f32::cast_f32_bool_dflt_contig,
             cast_from_f32::cast_f32_bool_dflt_strided,
             cast_from_f32::cast_f32_bool_sat_contig,
@@ -17955,6 +18865,14 @@ macro_rules! __tier_body {
             cast_from_f32::cast_f32_ue4m3_dflt_strided,
             cast_from_f32::cast_f32_ue4m3_sat_contig,
             cast_from_f32::cast_f32_ue4m3_sat_strided,
+            cast_from_f32::cast_f32_f16c_dflt_contig,
+            cast_from_f32::cast_f32_f16c_dflt_strided,
+            cast_from_f32::cast_f32_f16c_sat_contig,
+            cast_from_f32::cast_f32_f16c_sat_strided,
+            cast_from_f32::cast_f32_bf16c_dflt_contig,
+            cast_from_f32::cast_f32_bf16c_dflt_strided,
+            cast_from_f32::cast_f32_bf16c_sat_contig,
+            cast_from_f32::cast_f32_bf16c_sat_strided,
             cast_from_f64::cast_f64_bool_dflt_contig,
             cast_from_f64::cast_f64_bool_dflt_strided,
             cast_from_f64::cast_f64_bool_sat_contig,
@@ -18083,6 +19001,14 @@ macro_rules! __tier_body {
             cast_from_f64::cast_f64_ue4m3_dflt_strided,
             cast_from_f64::cast_f64_ue4m3_sat_contig,
             cast_from_f64::cast_f64_ue4m3_sat_strided,
+            cast_from_f64::cast_f64_f16c_dflt_contig,
+            cast_from_f64::cast_f64_f16c_dflt_strided,
+            cast_from_f64::cast_f64_f16c_sat_contig,
+            cast_from_f64::cast_f64_f16c_sat_strided,
+            cast_from_f64::cast_f64_bf16c_dflt_contig,
+            cast_from_f64::cast_f64_bf16c_dflt_strided,
+            cast_from_f64::cast_f64_bf16c_sat_contig,
+            cast_from_f64::cast_f64_bf16c_sat_strided,
             cast_from_c64::cast_c64_bool_dflt_contig,
             cast_from_c64::cast_c64_bool_dflt_strided,
             cast_from_c64::cast_c64_bool_sat_contig,
@@ -18211,6 +19137,14 @@ macro_rules! __tier_body {
             cast_from_c64::cast_c64_ue4m3_dflt_strided,
             cast_from_c64::cast_c64_ue4m3_sat_contig,
             cast_from_c64::cast_c64_ue4m3_sat_strided,
+            cast_from_c64::cast_c64_f16c_dflt_contig,
+            cast_from_c64::cast_c64_f16c_dflt_strided,
+            cast_from_c64::cast_c64_f16c_sat_contig,
+            cast_from_c64::cast_c64_f16c_sat_strided,
+            cast_from_c64::cast_c64_bf16c_dflt_contig,
+            cast_from_c64::cast_c64_bf16c_dflt_strided,
+            cast_from_c64::cast_c64_bf16c_sat_contig,
+            cast_from_c64::cast_c64_bf16c_sat_strided,
             cast_from_c128::cast_c128_bool_dflt_contig,
             cast_from_c128::cast_c128_bool_dflt_strided,
             cast_from_c128::cast_c128_bool_sat_contig,
@@ -18339,6 +19273,14 @@ macro_rules! __tier_body {
             cast_from_c128::cast_c128_ue4m3_dflt_strided,
             cast_from_c128::cast_c128_ue4m3_sat_contig,
             cast_from_c128::cast_c128_ue4m3_sat_strided,
+            cast_from_c128::cast_c128_f16c_dflt_contig,
+            cast_from_c128::cast_c128_f16c_dflt_strided,
+            cast_from_c128::cast_c128_f16c_sat_contig,
+            cast_from_c128::cast_c128_f16c_sat_strided,
+            cast_from_c128::cast_c128_bf16c_dflt_contig,
+            cast_from_c128::cast_c128_bf16c_dflt_strided,
+            cast_from_c128::cast_c128_bf16c_sat_contig,
+            cast_from_c128::cast_c128_bf16c_sat_strided,
             cast_from_df32::cast_df32_bool_dflt_contig,
             cast_from_df32::cast_df32_bool_dflt_strided,
             cast_from_df32::cast_df32_bool_sat_contig,
@@ -18467,6 +19409,14 @@ macro_rules! __tier_body {
             cast_from_df32::cast_df32_ue4m3_dflt_strided,
             cast_from_df32::cast_df32_ue4m3_sat_contig,
             cast_from_df32::cast_df32_ue4m3_sat_strided,
+            cast_from_df32::cast_df32_f16c_dflt_contig,
+            cast_from_df32::cast_df32_f16c_dflt_strided,
+            cast_from_df32::cast_df32_f16c_sat_contig,
+            cast_from_df32::cast_df32_f16c_sat_strided,
+            cast_from_df32::cast_df32_bf16c_dflt_contig,
+            cast_from_df32::cast_df32_bf16c_dflt_strided,
+            cast_from_df32::cast_df32_bf16c_sat_contig,
+            cast_from_df32::cast_df32_bf16c_sat_strided,
             cast_from_dd64::cast_dd64_bool_dflt_contig,
             cast_from_dd64::cast_dd64_bool_dflt_strided,
             cast_from_dd64::cast_dd64_bool_sat_contig,
@@ -18595,6 +19545,14 @@ macro_rules! __tier_body {
             cast_from_dd64::cast_dd64_ue4m3_dflt_strided,
             cast_from_dd64::cast_dd64_ue4m3_sat_contig,
             cast_from_dd64::cast_dd64_ue4m3_sat_strided,
+            cast_from_dd64::cast_dd64_f16c_dflt_contig,
+            cast_from_dd64::cast_dd64_f16c_dflt_strided,
+            cast_from_dd64::cast_dd64_f16c_sat_contig,
+            cast_from_dd64::cast_dd64_f16c_sat_strided,
+            cast_from_dd64::cast_dd64_bf16c_dflt_contig,
+            cast_from_dd64::cast_dd64_bf16c_dflt_strided,
+            cast_from_dd64::cast_dd64_bf16c_sat_contig,
+            cast_from_dd64::cast_dd64_bf16c_sat_strided,
             cast_from_e4m3fn::cast_e4m3fn_bool_dflt_contig,
             cast_from_e4m3fn::cast_e4m3fn_bool_dflt_strided,
             cast_from_e4m3fn::cast_e4m3fn_bool_sat_contig,
@@ -18723,6 +19681,14 @@ macro_rules! __tier_body {
             cast_from_e4m3fn::cast_e4m3fn_ue4m3_dflt_strided,
             cast_from_e4m3fn::cast_e4m3fn_ue4m3_sat_contig,
             cast_from_e4m3fn::cast_e4m3fn_ue4m3_sat_strided,
+            cast_from_e4m3fn::cast_e4m3fn_f16c_dflt_contig,
+            cast_from_e4m3fn::cast_e4m3fn_f16c_dflt_strided,
+            cast_from_e4m3fn::cast_e4m3fn_f16c_sat_contig,
+            cast_from_e4m3fn::cast_e4m3fn_f16c_sat_strided,
+            cast_from_e4m3fn::cast_e4m3fn_bf16c_dflt_contig,
+            cast_from_e4m3fn::cast_e4m3fn_bf16c_dflt_strided,
+            cast_from_e4m3fn::cast_e4m3fn_bf16c_sat_contig,
+            cast_from_e4m3fn::cast_e4m3fn_bf16c_sat_strided,
             cast_from_e5m2::cast_e5m2_bool_dflt_contig,
             cast_from_e5m2::cast_e5m2_bool_dflt_strided,
             cast_from_e5m2::cast_e5m2_bool_sat_contig,
@@ -18851,6 +19817,14 @@ macro_rules! __tier_body {
             cast_from_e5m2::cast_e5m2_ue4m3_dflt_strided,
             cast_from_e5m2::cast_e5m2_ue4m3_sat_contig,
             cast_from_e5m2::cast_e5m2_ue4m3_sat_strided,
+            cast_from_e5m2::cast_e5m2_f16c_dflt_contig,
+            cast_from_e5m2::cast_e5m2_f16c_dflt_strided,
+            cast_from_e5m2::cast_e5m2_f16c_sat_contig,
+            cast_from_e5m2::cast_e5m2_f16c_sat_strided,
+            cast_from_e5m2::cast_e5m2_bf16c_dflt_contig,
+            cast_from_e5m2::cast_e5m2_bf16c_dflt_strided,
+            cast_from_e5m2::cast_e5m2_bf16c_sat_contig,
+            cast_from_e5m2::cast_e5m2_bf16c_sat_strided,
             cast_from_e4m3::cast_e4m3_bool_dflt_contig,
             cast_from_e4m3::cast_e4m3_bool_dflt_strided,
             cast_from_e4m3::cast_e4m3_bool_sat_contig,
@@ -18979,6 +19953,14 @@ macro_rules! __tier_body {
             cast_from_e4m3::cast_e4m3_ue4m3_dflt_strided,
             cast_from_e4m3::cast_e4m3_ue4m3_sat_contig,
             cast_from_e4m3::cast_e4m3_ue4m3_sat_strided,
+            cast_from_e4m3::cast_e4m3_f16c_dflt_contig,
+            cast_from_e4m3::cast_e4m3_f16c_dflt_strided,
+            cast_from_e4m3::cast_e4m3_f16c_sat_contig,
+            cast_from_e4m3::cast_e4m3_f16c_sat_strided,
+            cast_from_e4m3::cast_e4m3_bf16c_dflt_contig,
+            cast_from_e4m3::cast_e4m3_bf16c_dflt_strided,
+            cast_from_e4m3::cast_e4m3_bf16c_sat_contig,
+            cast_from_e4m3::cast_e4m3_bf16c_sat_strided,
             cast_from_e3m4::cast_e3m4_bool_dflt_contig,
             cast_from_e3m4::cast_e3m4_bool_dflt_strided,
             cast_from_e3m4::cast_e3m4_bool_sat_contig,
@@ -19107,6 +20089,14 @@ macro_rules! __tier_body {
             cast_from_e3m4::cast_e3m4_ue4m3_dflt_strided,
             cast_from_e3m4::cast_e3m4_ue4m3_sat_contig,
             cast_from_e3m4::cast_e3m4_ue4m3_sat_strided,
+            cast_from_e3m4::cast_e3m4_f16c_dflt_contig,
+            cast_from_e3m4::cast_e3m4_f16c_dflt_strided,
+            cast_from_e3m4::cast_e3m4_f16c_sat_contig,
+            cast_from_e3m4::cast_e3m4_f16c_sat_strided,
+            cast_from_e3m4::cast_e3m4_bf16c_dflt_contig,
+            cast_from_e3m4::cast_e3m4_bf16c_dflt_strided,
+            cast_from_e3m4::cast_e3m4_bf16c_sat_contig,
+            cast_from_e3m4::cast_e3m4_bf16c_sat_strided,
             cast_from_e4m3fnuz::cast_e4m3fnuz_bool_dflt_contig,
             cast_from_e4m3fnuz::cast_e4m3fnuz_bool_dflt_strided,
             cast_from_e4m3fnuz::cast_e4m3fnuz_bool_sat_contig,
@@ -19235,6 +20225,14 @@ macro_rules! __tier_body {
             cast_from_e4m3fnuz::cast_e4m3fnuz_ue4m3_dflt_strided,
             cast_from_e4m3fnuz::cast_e4m3fnuz_ue4m3_sat_contig,
             cast_from_e4m3fnuz::cast_e4m3fnuz_ue4m3_sat_strided,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_f16c_dflt_contig,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_f16c_dflt_strided,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_f16c_sat_contig,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_f16c_sat_strided,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_bf16c_dflt_contig,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_bf16c_dflt_strided,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_bf16c_sat_contig,
+            cast_from_e4m3fnuz::cast_e4m3fnuz_bf16c_sat_strided,
             cast_from_e5m2fnuz::cast_e5m2fnuz_bool_dflt_contig,
             cast_from_e5m2fnuz::cast_e5m2fnuz_bool_dflt_strided,
             cast_from_e5m2fnuz::cast_e5m2fnuz_bool_sat_contig,
@@ -19363,6 +20361,14 @@ macro_rules! __tier_body {
             cast_from_e5m2fnuz::cast_e5m2fnuz_ue4m3_dflt_strided,
             cast_from_e5m2fnuz::cast_e5m2fnuz_ue4m3_sat_contig,
             cast_from_e5m2fnuz::cast_e5m2fnuz_ue4m3_sat_strided,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_f16c_dflt_contig,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_f16c_dflt_strided,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_f16c_sat_contig,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_f16c_sat_strided,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_bf16c_dflt_contig,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_bf16c_dflt_strided,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_bf16c_sat_contig,
+            cast_from_e5m2fnuz::cast_e5m2fnuz_bf16c_sat_strided,
             cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_bool_dflt_contig,
             cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_bool_dflt_strided,
             cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_bool_sat_contig,
@@ -19491,6 +20497,14 @@ macro_rules! __tier_body {
             cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_ue4m3_dflt_strided,
             cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_ue4m3_sat_contig,
             cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_ue4m3_sat_strided,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f16c_dflt_contig,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f16c_dflt_strided,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f16c_sat_contig,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_f16c_sat_strided,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_bf16c_dflt_contig,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_bf16c_dflt_strided,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_bf16c_sat_contig,
+            cast_from_e4m3b11fnuz::cast_e4m3b11fnuz_bf16c_sat_strided,
             cast_from_e8m0fnu::cast_e8m0fnu_bool_dflt_contig,
             cast_from_e8m0fnu::cast_e8m0fnu_bool_dflt_strided,
             cast_from_e8m0fnu::cast_e8m0fnu_bool_sat_contig,
@@ -19619,6 +20633,14 @@ macro_rules! __tier_body {
             cast_from_e8m0fnu::cast_e8m0fnu_ue4m3_dflt_strided,
             cast_from_e8m0fnu::cast_e8m0fnu_ue4m3_sat_contig,
             cast_from_e8m0fnu::cast_e8m0fnu_ue4m3_sat_strided,
+            cast_from_e8m0fnu::cast_e8m0fnu_f16c_dflt_contig,
+            cast_from_e8m0fnu::cast_e8m0fnu_f16c_dflt_strided,
+            cast_from_e8m0fnu::cast_e8m0fnu_f16c_sat_contig,
+            cast_from_e8m0fnu::cast_e8m0fnu_f16c_sat_strided,
+            cast_from_e8m0fnu::cast_e8m0fnu_bf16c_dflt_contig,
+            cast_from_e8m0fnu::cast_e8m0fnu_bf16c_dflt_strided,
+            cast_from_e8m0fnu::cast_e8m0fnu_bf16c_sat_contig,
+            cast_from_e8m0fnu::cast_e8m0fnu_bf16c_sat_strided,
             cast_from_e2m3fn::cast_e2m3fn_bool_dflt_contig,
             cast_from_e2m3fn::cast_e2m3fn_bool_dflt_strided,
             cast_from_e2m3fn::cast_e2m3fn_bool_sat_contig,
@@ -19747,6 +20769,14 @@ macro_rules! __tier_body {
             cast_from_e2m3fn::cast_e2m3fn_ue4m3_dflt_strided,
             cast_from_e2m3fn::cast_e2m3fn_ue4m3_sat_contig,
             cast_from_e2m3fn::cast_e2m3fn_ue4m3_sat_strided,
+            cast_from_e2m3fn::cast_e2m3fn_f16c_dflt_contig,
+            cast_from_e2m3fn::cast_e2m3fn_f16c_dflt_strided,
+            cast_from_e2m3fn::cast_e2m3fn_f16c_sat_contig,
+            cast_from_e2m3fn::cast_e2m3fn_f16c_sat_strided,
+            cast_from_e2m3fn::cast_e2m3fn_bf16c_dflt_contig,
+            cast_from_e2m3fn::cast_e2m3fn_bf16c_dflt_strided,
+            cast_from_e2m3fn::cast_e2m3fn_bf16c_sat_contig,
+            cast_from_e2m3fn::cast_e2m3fn_bf16c_sat_strided,
             cast_from_e3m2fn::cast_e3m2fn_bool_dflt_contig,
             cast_from_e3m2fn::cast_e3m2fn_bool_dflt_strided,
             cast_from_e3m2fn::cast_e3m2fn_bool_sat_contig,
@@ -19875,6 +20905,14 @@ macro_rules! __tier_body {
             cast_from_e3m2fn::cast_e3m2fn_ue4m3_dflt_strided,
             cast_from_e3m2fn::cast_e3m2fn_ue4m3_sat_contig,
             cast_from_e3m2fn::cast_e3m2fn_ue4m3_sat_strided,
+            cast_from_e3m2fn::cast_e3m2fn_f16c_dflt_contig,
+            cast_from_e3m2fn::cast_e3m2fn_f16c_dflt_strided,
+            cast_from_e3m2fn::cast_e3m2fn_f16c_sat_contig,
+            cast_from_e3m2fn::cast_e3m2fn_f16c_sat_strided,
+            cast_from_e3m2fn::cast_e3m2fn_bf16c_dflt_contig,
+            cast_from_e3m2fn::cast_e3m2fn_bf16c_dflt_strided,
+            cast_from_e3m2fn::cast_e3m2fn_bf16c_sat_contig,
+            cast_from_e3m2fn::cast_e3m2fn_bf16c_sat_strided,
             cast_from_e2m1fn::cast_e2m1fn_bool_dflt_contig,
             cast_from_e2m1fn::cast_e2m1fn_bool_dflt_strided,
             cast_from_e2m1fn::cast_e2m1fn_bool_sat_contig,
@@ -20003,6 +21041,14 @@ macro_rules! __tier_body {
             cast_from_e2m1fn::cast_e2m1fn_ue4m3_dflt_strided,
             cast_from_e2m1fn::cast_e2m1fn_ue4m3_sat_contig,
             cast_from_e2m1fn::cast_e2m1fn_ue4m3_sat_strided,
+            cast_from_e2m1fn::cast_e2m1fn_f16c_dflt_contig,
+            cast_from_e2m1fn::cast_e2m1fn_f16c_dflt_strided,
+            cast_from_e2m1fn::cast_e2m1fn_f16c_sat_contig,
+            cast_from_e2m1fn::cast_e2m1fn_f16c_sat_strided,
+            cast_from_e2m1fn::cast_e2m1fn_bf16c_dflt_contig,
+            cast_from_e2m1fn::cast_e2m1fn_bf16c_dflt_strided,
+            cast_from_e2m1fn::cast_e2m1fn_bf16c_sat_contig,
+            cast_from_e2m1fn::cast_e2m1fn_bf16c_sat_strided,
             cast_from_ue4m3::cast_ue4m3_bool_dflt_contig,
             cast_from_ue4m3::cast_ue4m3_bool_dflt_strided,
             cast_from_ue4m3::cast_ue4m3_bool_sat_contig,
@@ -20131,6 +21177,286 @@ macro_rules! __tier_body {
             cast_from_ue4m3::cast_ue4m3_ue4m3_dflt_strided,
             cast_from_ue4m3::cast_ue4m3_ue4m3_sat_contig,
             cast_from_ue4m3::cast_ue4m3_ue4m3_sat_strided,
+            cast_from_ue4m3::cast_ue4m3_f16c_dflt_contig,
+            cast_from_ue4m3::cast_ue4m3_f16c_dflt_strided,
+            cast_from_ue4m3::cast_ue4m3_f16c_sat_contig,
+            cast_from_ue4m3::cast_ue4m3_f16c_sat_strided,
+            cast_from_ue4m3::cast_ue4m3_bf16c_dflt_contig,
+            cast_from_ue4m3::cast_ue4m3_bf16c_dflt_strided,
+            cast_from_ue4m3::cast_ue4m3_bf16c_sat_contig,
+            cast_from_ue4m3::cast_ue4m3_bf16c_sat_strided,
+            cast_from_f16c::cast_f16c_bool_dflt_contig,
+            cast_from_f16c::cast_f16c_bool_dflt_strided,
+            cast_from_f16c::cast_f16c_bool_sat_contig,
+            cast_from_f16c::cast_f16c_bool_sat_strided,
+            cast_from_f16c::cast_f16c_i8_dflt_contig,
+            cast_from_f16c::cast_f16c_i8_dflt_strided,
+            cast_from_f16c::cast_f16c_i8_sat_contig,
+            cast_from_f16c::cast_f16c_i8_sat_strided,
+            cast_from_f16c::cast_f16c_i16_dflt_contig,
+            cast_from_f16c::cast_f16c_i16_dflt_strided,
+            cast_from_f16c::cast_f16c_i16_sat_contig,
+            cast_from_f16c::cast_f16c_i16_sat_strided,
+            cast_from_f16c::cast_f16c_i32_dflt_contig,
+            cast_from_f16c::cast_f16c_i32_dflt_strided,
+            cast_from_f16c::cast_f16c_i32_sat_contig,
+            cast_from_f16c::cast_f16c_i32_sat_strided,
+            cast_from_f16c::cast_f16c_i64_dflt_contig,
+            cast_from_f16c::cast_f16c_i64_dflt_strided,
+            cast_from_f16c::cast_f16c_i64_sat_contig,
+            cast_from_f16c::cast_f16c_i64_sat_strided,
+            cast_from_f16c::cast_f16c_u8_dflt_contig,
+            cast_from_f16c::cast_f16c_u8_dflt_strided,
+            cast_from_f16c::cast_f16c_u8_sat_contig,
+            cast_from_f16c::cast_f16c_u8_sat_strided,
+            cast_from_f16c::cast_f16c_u16_dflt_contig,
+            cast_from_f16c::cast_f16c_u16_dflt_strided,
+            cast_from_f16c::cast_f16c_u16_sat_contig,
+            cast_from_f16c::cast_f16c_u16_sat_strided,
+            cast_from_f16c::cast_f16c_u32_dflt_contig,
+            cast_from_f16c::cast_f16c_u32_dflt_strided,
+            cast_from_f16c::cast_f16c_u32_sat_contig,
+            cast_from_f16c::cast_f16c_u32_sat_strided,
+            cast_from_f16c::cast_f16c_u64_dflt_contig,
+            cast_from_f16c::cast_f16c_u64_dflt_strided,
+            cast_from_f16c::cast_f16c_u64_sat_contig,
+            cast_from_f16c::cast_f16c_u64_sat_strided,
+            cast_from_f16c::cast_f16c_i4_dflt_contig,
+            cast_from_f16c::cast_f16c_i4_dflt_strided,
+            cast_from_f16c::cast_f16c_i4_sat_contig,
+            cast_from_f16c::cast_f16c_i4_sat_strided,
+            cast_from_f16c::cast_f16c_u4_dflt_contig,
+            cast_from_f16c::cast_f16c_u4_dflt_strided,
+            cast_from_f16c::cast_f16c_u4_sat_contig,
+            cast_from_f16c::cast_f16c_u4_sat_strided,
+            cast_from_f16c::cast_f16c_u1_dflt_contig,
+            cast_from_f16c::cast_f16c_u1_dflt_strided,
+            cast_from_f16c::cast_f16c_u1_sat_contig,
+            cast_from_f16c::cast_f16c_u1_sat_strided,
+            cast_from_f16c::cast_f16c_f16_dflt_contig,
+            cast_from_f16c::cast_f16c_f16_dflt_strided,
+            cast_from_f16c::cast_f16c_f16_sat_contig,
+            cast_from_f16c::cast_f16c_f16_sat_strided,
+            cast_from_f16c::cast_f16c_bf16_dflt_contig,
+            cast_from_f16c::cast_f16c_bf16_dflt_strided,
+            cast_from_f16c::cast_f16c_bf16_sat_contig,
+            cast_from_f16c::cast_f16c_bf16_sat_strided,
+            cast_from_f16c::cast_f16c_f32_dflt_contig,
+            cast_from_f16c::cast_f16c_f32_dflt_strided,
+            cast_from_f16c::cast_f16c_f32_sat_contig,
+            cast_from_f16c::cast_f16c_f32_sat_strided,
+            cast_from_f16c::cast_f16c_f64_dflt_contig,
+            cast_from_f16c::cast_f16c_f64_dflt_strided,
+            cast_from_f16c::cast_f16c_f64_sat_contig,
+            cast_from_f16c::cast_f16c_f64_sat_strided,
+            cast_from_f16c::cast_f16c_c64_dflt_contig,
+            cast_from_f16c::cast_f16c_c64_dflt_strided,
+            cast_from_f16c::cast_f16c_c64_sat_contig,
+            cast_from_f16c::cast_f16c_c64_sat_strided,
+            cast_from_f16c::cast_f16c_c128_dflt_contig,
+            cast_from_f16c::cast_f16c_c128_dflt_strided,
+            cast_from_f16c::cast_f16c_c128_sat_contig,
+            cast_from_f16c::cast_f16c_c128_sat_strided,
+            cast_from_f16c::cast_f16c_df32_dflt_contig,
+            cast_from_f16c::cast_f16c_df32_dflt_strided,
+            cast_from_f16c::cast_f16c_df32_sat_contig,
+            cast_from_f16c::cast_f16c_df32_sat_strided,
+            cast_from_f16c::cast_f16c_dd64_dflt_contig,
+            cast_from_f16c::cast_f16c_dd64_dflt_strided,
+            cast_from_f16c::cast_f16c_dd64_sat_contig,
+            cast_from_f16c::cast_f16c_dd64_sat_strided,
+            cast_from_f16c::cast_f16c_e4m3fn_dflt_contig,
+            cast_from_f16c::cast_f16c_e4m3fn_dflt_strided,
+            cast_from_f16c::cast_f16c_e4m3fn_sat_contig,
+            cast_from_f16c::cast_f16c_e4m3fn_sat_strided,
+            cast_from_f16c::cast_f16c_e5m2_dflt_contig,
+            cast_from_f16c::cast_f16c_e5m2_dflt_strided,
+            cast_from_f16c::cast_f16c_e5m2_sat_contig,
+            cast_from_f16c::cast_f16c_e5m2_sat_strided,
+            cast_from_f16c::cast_f16c_e4m3_dflt_contig,
+            cast_from_f16c::cast_f16c_e4m3_dflt_strided,
+            cast_from_f16c::cast_f16c_e4m3_sat_contig,
+            cast_from_f16c::cast_f16c_e4m3_sat_strided,
+            cast_from_f16c::cast_f16c_e3m4_dflt_contig,
+            cast_from_f16c::cast_f16c_e3m4_dflt_strided,
+            cast_from_f16c::cast_f16c_e3m4_sat_contig,
+            cast_from_f16c::cast_f16c_e3m4_sat_strided,
+            cast_from_f16c::cast_f16c_e4m3fnuz_dflt_contig,
+            cast_from_f16c::cast_f16c_e4m3fnuz_dflt_strided,
+            cast_from_f16c::cast_f16c_e4m3fnuz_sat_contig,
+            cast_from_f16c::cast_f16c_e4m3fnuz_sat_strided,
+            cast_from_f16c::cast_f16c_e5m2fnuz_dflt_contig,
+            cast_from_f16c::cast_f16c_e5m2fnuz_dflt_strided,
+            cast_from_f16c::cast_f16c_e5m2fnuz_sat_contig,
+            cast_from_f16c::cast_f16c_e5m2fnuz_sat_strided,
+            cast_from_f16c::cast_f16c_e4m3b11fnuz_dflt_contig,
+            cast_from_f16c::cast_f16c_e4m3b11fnuz_dflt_strided,
+            cast_from_f16c::cast_f16c_e4m3b11fnuz_sat_contig,
+            cast_from_f16c::cast_f16c_e4m3b11fnuz_sat_strided,
+            cast_from_f16c::cast_f16c_e8m0fnu_dflt_contig,
+            cast_from_f16c::cast_f16c_e8m0fnu_dflt_strided,
+            cast_from_f16c::cast_f16c_e8m0fnu_sat_contig,
+            cast_from_f16c::cast_f16c_e8m0fnu_sat_strided,
+            cast_from_f16c::cast_f16c_e2m3fn_dflt_contig,
+            cast_from_f16c::cast_f16c_e2m3fn_dflt_strided,
+            cast_from_f16c::cast_f16c_e2m3fn_sat_contig,
+            cast_from_f16c::cast_f16c_e2m3fn_sat_strided,
+            cast_from_f16c::cast_f16c_e3m2fn_dflt_contig,
+            cast_from_f16c::cast_f16c_e3m2fn_dflt_strided,
+            cast_from_f16c::cast_f16c_e3m2fn_sat_contig,
+            cast_from_f16c::cast_f16c_e3m2fn_sat_strided,
+            cast_from_f16c::cast_f16c_e2m1fn_dflt_contig,
+            cast_from_f16c::cast_f16c_e2m1fn_dflt_strided,
+            cast_from_f16c::cast_f16c_e2m1fn_sat_contig,
+            cast_from_f16c::cast_f16c_e2m1fn_sat_strided,
+            cast_from_f16c::cast_f16c_ue4m3_dflt_contig,
+            cast_from_f16c::cast_f16c_ue4m3_dflt_strided,
+            cast_from_f16c::cast_f16c_ue4m3_sat_contig,
+            cast_from_f16c::cast_f16c_ue4m3_sat_strided,
+            cast_from_f16c::cast_f16c_f16c_dflt_contig,
+            cast_from_f16c::cast_f16c_f16c_dflt_strided,
+            cast_from_f16c::cast_f16c_f16c_sat_contig,
+            cast_from_f16c::cast_f16c_f16c_sat_strided,
+            cast_from_f16c::cast_f16c_bf16c_dflt_contig,
+            cast_from_f16c::cast_f16c_bf16c_dflt_strided,
+            cast_from_f16c::cast_f16c_bf16c_sat_contig,
+            cast_from_f16c::cast_f16c_bf16c_sat_strided,
+            cast_from_bf16c::cast_bf16c_bool_dflt_contig,
+            cast_from_bf16c::cast_bf16c_bool_dflt_strided,
+            cast_from_bf16c::cast_bf16c_bool_sat_contig,
+            cast_from_bf16c::cast_bf16c_bool_sat_strided,
+            cast_from_bf16c::cast_bf16c_i8_dflt_contig,
+            cast_from_bf16c::cast_bf16c_i8_dflt_strided,
+            cast_from_bf16c::cast_bf16c_i8_sat_contig,
+            cast_from_bf16c::cast_bf16c_i8_sat_strided,
+            cast_from_bf16c::cast_bf16c_i16_dflt_contig,
+            cast_from_bf16c::cast_bf16c_i16_dflt_strided,
+            cast_from_bf16c::cast_bf16c_i16_sat_contig,
+            cast_from_bf16c::cast_bf16c_i16_sat_strided,
+            cast_from_bf16c::cast_bf16c_i32_dflt_contig,
+            cast_from_bf16c::cast_bf16c_i32_dflt_strided,
+            cast_from_bf16c::cast_bf16c_i32_sat_contig,
+            cast_from_bf16c::cast_bf16c_i32_sat_strided,
+            cast_from_bf16c::cast_bf16c_i64_dflt_contig,
+            cast_from_bf16c::cast_bf16c_i64_dflt_strided,
+            cast_from_bf16c::cast_bf16c_i64_sat_contig,
+            cast_from_bf16c::cast_bf16c_i64_sat_strided,
+            cast_from_bf16c::cast_bf16c_u8_dflt_contig,
+            cast_from_bf16c::cast_bf16c_u8_dflt_strided,
+            cast_from_bf16c::cast_bf16c_u8_sat_contig,
+            cast_from_bf16c::cast_bf16c_u8_sat_strided,
+            cast_from_bf16c::cast_bf16c_u16_dflt_contig,
+            cast_from_bf16c::cast_bf16c_u16_dflt_strided,
+            cast_from_bf16c::cast_bf16c_u16_sat_contig,
+            cast_from_bf16c::cast_bf16c_u16_sat_strided,
+            cast_from_bf16c::cast_bf16c_u32_dflt_contig,
+            cast_from_bf16c::cast_bf16c_u32_dflt_strided,
+            cast_from_bf16c::cast_bf16c_u32_sat_contig,
+            cast_from_bf16c::cast_bf16c_u32_sat_strided,
+            cast_from_bf16c::cast_bf16c_u64_dflt_contig,
+            cast_from_bf16c::cast_bf16c_u64_dflt_strided,
+            cast_from_bf16c::cast_bf16c_u64_sat_contig,
+            cast_from_bf16c::cast_bf16c_u64_sat_strided,
+            cast_from_bf16c::cast_bf16c_i4_dflt_contig,
+            cast_from_bf16c::cast_bf16c_i4_dflt_strided,
+            cast_from_bf16c::cast_bf16c_i4_sat_contig,
+            cast_from_bf16c::cast_bf16c_i4_sat_strided,
+            cast_from_bf16c::cast_bf16c_u4_dflt_contig,
+            cast_from_bf16c::cast_bf16c_u4_dflt_strided,
+            cast_from_bf16c::cast_bf16c_u4_sat_contig,
+            cast_from_bf16c::cast_bf16c_u4_sat_strided,
+            cast_from_bf16c::cast_bf16c_u1_dflt_contig,
+            cast_from_bf16c::cast_bf16c_u1_dflt_strided,
+            cast_from_bf16c::cast_bf16c_u1_sat_contig,
+            cast_from_bf16c::cast_bf16c_u1_sat_strided,
+            cast_from_bf16c::cast_bf16c_f16_dflt_contig,
+            cast_from_bf16c::cast_bf16c_f16_dflt_strided,
+            cast_from_bf16c::cast_bf16c_f16_sat_contig,
+            cast_from_bf16c::cast_bf16c_f16_sat_strided,
+            cast_from_bf16c::cast_bf16c_bf16_dflt_contig,
+            cast_from_bf16c::cast_bf16c_bf16_dflt_strided,
+            cast_from_bf16c::cast_bf16c_bf16_sat_contig,
+            cast_from_bf16c::cast_bf16c_bf16_sat_strided,
+            cast_from_bf16c::cast_bf16c_f32_dflt_contig,
+            cast_from_bf16c::cast_bf16c_f32_dflt_strided,
+            cast_from_bf16c::cast_bf16c_f32_sat_contig,
+            cast_from_bf16c::cast_bf16c_f32_sat_strided,
+            cast_from_bf16c::cast_bf16c_f64_dflt_contig,
+            cast_from_bf16c::cast_bf16c_f64_dflt_strided,
+            cast_from_bf16c::cast_bf16c_f64_sat_contig,
+            cast_from_bf16c::cast_bf16c_f64_sat_strided,
+            cast_from_bf16c::cast_bf16c_c64_dflt_contig,
+            cast_from_bf16c::cast_bf16c_c64_dflt_strided,
+            cast_from_bf16c::cast_bf16c_c64_sat_contig,
+            cast_from_bf16c::cast_bf16c_c64_sat_strided,
+            cast_from_bf16c::cast_bf16c_c128_dflt_contig,
+            cast_from_bf16c::cast_bf16c_c128_dflt_strided,
+            cast_from_bf16c::cast_bf16c_c128_sat_contig,
+            cast_from_bf16c::cast_bf16c_c128_sat_strided,
+            cast_from_bf16c::cast_bf16c_df32_dflt_contig,
+            cast_from_bf16c::cast_bf16c_df32_dflt_strided,
+            cast_from_bf16c::cast_bf16c_df32_sat_contig,
+            cast_from_bf16c::cast_bf16c_df32_sat_strided,
+            cast_from_bf16c::cast_bf16c_dd64_dflt_contig,
+            cast_from_bf16c::cast_bf16c_dd64_dflt_strided,
+            cast_from_bf16c::cast_bf16c_dd64_sat_contig,
+            cast_from_bf16c::cast_bf16c_dd64_sat_strided,
+            cast_from_bf16c::cast_bf16c_e4m3fn_dflt_contig,
+            cast_from_bf16c::cast_bf16c_e4m3fn_dflt_strided,
+            cast_from_bf16c::cast_bf16c_e4m3fn_sat_contig,
+            cast_from_bf16c::cast_bf16c_e4m3fn_sat_strided,
+            cast_from_bf16c::cast_bf16c_e5m2_dflt_contig,
+            cast_from_bf16c::cast_bf16c_e5m2_dflt_strided,
+            cast_from_bf16c::cast_bf16c_e5m2_sat_contig,
+            cast_from_bf16c::cast_bf16c_e5m2_sat_strided,
+            cast_from_bf16c::cast_bf16c_e4m3_dflt_contig,
+            cast_from_bf16c::cast_bf16c_e4m3_dflt_strided,
+            cast_from_bf16c::cast_bf16c_e4m3_sat_contig,
+            cast_from_bf16c::cast_bf16c_e4m3_sat_strided,
+            cast_from_bf16c::cast_bf16c_e3m4_dflt_contig,
+            cast_from_bf16c::cast_bf16c_e3m4_dflt_strided,
+            cast_from_bf16c::cast_bf16c_e3m4_sat_contig,
+            cast_from_bf16c::cast_bf16c_e3m4_sat_strided,
+            cast_from_bf16c::cast_bf16c_e4m3fnuz_dflt_contig,
+            cast_from_bf16c::cast_bf16c_e4m3fnuz_dflt_strided,
+            cast_from_bf16c::cast_bf16c_e4m3fnuz_sat_contig,
+            cast_from_bf16c::cast_bf16c_e4m3fnuz_sat_strided,
+            cast_from_bf16c::cast_bf16c_e5m2fnuz_dflt_contig,
+            cast_from_bf16c::cast_bf16c_e5m2fnuz_dflt_strided,
+            cast_from_bf16c::cast_bf16c_e5m2fnuz_sat_contig,
+            cast_from_bf16c::cast_bf16c_e5m2fnuz_sat_strided,
+            cast_from_bf16c::cast_bf16c_e4m3b11fnuz_dflt_contig,
+            cast_from_bf16c::cast_bf16c_e4m3b11fnuz_dflt_strided,
+            cast_from_bf16c::cast_bf16c_e4m3b11fnuz_sat_contig,
+            cast_from_bf16c::cast_bf16c_e4m3b11fnuz_sat_strided,
+            cast_from_bf16c::cast_bf16c_e8m0fnu_dflt_contig,
+            cast_from_bf16c::cast_bf16c_e8m0fnu_dflt_strided,
+            cast_from_bf16c::cast_bf16c_e8m0fnu_sat_contig,
+            cast_from_bf16c::cast_bf16c_e8m0fnu_sat_strided,
+            cast_from_bf16c::cast_bf16c_e2m3fn_dflt_contig,
+            cast_from_bf16c::cast_bf16c_e2m3fn_dflt_strided,
+            cast_from_bf16c::cast_bf16c_e2m3fn_sat_contig,
+            cast_from_bf16c::cast_bf16c_e2m3fn_sat_strided,
+            cast_from_bf16c::cast_bf16c_e3m2fn_dflt_contig,
+            cast_from_bf16c::cast_bf16c_e3m2fn_dflt_strided,
+            cast_from_bf16c::cast_bf16c_e3m2fn_sat_contig,
+            cast_from_bf16c::cast_bf16c_e3m2fn_sat_strided,
+            cast_from_bf16c::cast_bf16c_e2m1fn_dflt_contig,
+            cast_from_bf16c::cast_bf16c_e2m1fn_dflt_strided,
+            cast_from_bf16c::cast_bf16c_e2m1fn_sat_contig,
+            cast_from_bf16c::cast_bf16c_e2m1fn_sat_strided,
+            cast_from_bf16c::cast_bf16c_ue4m3_dflt_contig,
+            cast_from_bf16c::cast_bf16c_ue4m3_dflt_strided,
+            cast_from_bf16c::cast_bf16c_ue4m3_sat_contig,
+            cast_from_bf16c::cast_bf16c_ue4m3_sat_strided,
+            cast_from_bf16c::cast_bf16c_f16c_dflt_contig,
+            cast_from_bf16c::cast_bf16c_f16c_dflt_strided,
+            cast_from_bf16c::cast_bf16c_f16c_sat_contig,
+            cast_from_bf16c::cast_bf16c_f16c_sat_strided,
+            cast_from_bf16c::cast_bf16c_bf16c_dflt_contig,
+            cast_from_bf16c::cast_bf16c_bf16c_dflt_strided,
+            cast_from_bf16c::cast_bf16c_bf16c_sat_contig,
+            cast_from_bf16c::cast_bf16c_bf16c_sat_strided,
         ];
     };
 }

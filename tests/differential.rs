@@ -75,13 +75,17 @@ fn kernel_table_matches_the_spec() {
     for kind in Kind::ALL {
         let info = kind.info();
         for d in DType::ALL {
-            // A kind that makes a pair or a complex number exists for their
-            // two components alone (f32 and f64).
+            // A kind that makes a pair exists for its two components alone
+            // (f32 and f64), one that makes a complex number for the float
+            // dtypes of a complex dtype's parts (f32, f64, f16, bf16).
             let accepted = info.accepts.contains(&d.info().class)
-                && (!matches!(
-                    info.result,
-                    tessera_generated::ResultRule::Pair | tessera_generated::ResultRule::Complex
-                ) || matches!(d, DType::F32 | DType::F64));
+                && match info.result {
+                    tessera_generated::ResultRule::Pair => matches!(d, DType::F32 | DType::F64),
+                    tessera_generated::ResultRule::Complex => {
+                        matches!(d, DType::F32 | DType::F64 | DType::F16 | DType::Bf16)
+                    }
+                    _ => true,
+                };
             for v in Variant::ALL {
                 let declared = accepted && variants_for(info.arity).contains(&v);
                 expected += declared as usize;

@@ -55,17 +55,23 @@ fn all_elems(d: DType, limit: usize) -> Option<Vec<Vec<u8>>> {
 
 /// A complex element whose components are 0 or of magnitude 2^-20 to 2^20.
 fn push_moderate_complex(d: DType, rng: &mut Rng, out: &mut Vec<u8>) {
+    // f16c, bf16c: within f16's normal range, quotients too.
+    let e = if d.info().item_bytes == 4 { 6 } else { 20 };
     for _ in 0..2 {
         let x = if rng.chance(1, 8) {
             0.0
         } else {
             let m = 1.0 + (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
             let s = if rng.chance(1, 2) { -1.0 } else { 1.0 };
-            s * m * 2f64.powi(rng.range_i64(-20, 20) as i32)
+            s * m * 2f64.powi(rng.range_i64(-e, e) as i32)
         };
         match d {
             DType::C64 => out.extend((x as f32).to_le_bytes()),
-            _ => out.extend(x.to_le_bytes()),
+            DType::C128 => out.extend(x.to_le_bytes()),
+            _ => {
+                let c = d.component().expect("a complex dtype");
+                out.extend(code_bytes(c, mini(c).expect("narrow").encode(x, false)));
+            }
         }
     }
 }

@@ -25,7 +25,8 @@ pub fn values_per_byte(dtype: DType) -> usize {
 
 /// The `.npy` type a file holding `dtype` must have: numpy's own type where
 /// numpy has one, else raw codes as `|u1` (one byte per code, or packed bytes)
-/// or `<u2` (two-byte codes such as bf16); a pair dtype as the complex type of
+/// or `<u2` (two-byte codes such as bf16) or `<u4` (f16c and bf16c: two 16-bit
+/// codes, the real part's in the low half); a pair dtype as the complex type of
 /// its component (`<c8` for df32, `<c16` for dd64: hi real, lo imaginary).
 pub fn npy_type(dtype: DType) -> NpyType {
     let info = dtype.info();
@@ -251,14 +252,11 @@ pub fn float_value(dtype: DType, code: u64) -> Option<FloatValue> {
 /// Whether `bytes` (one element of `dtype`, little-endian) hold a NaN; for a
 /// complex dtype, whether either component does.
 pub fn is_nan(dtype: DType, bytes: &[u8]) -> bool {
-    match dtype {
-        DType::C64 => bytes
-            .chunks_exact(4)
-            .any(|c| f32::from_bits(read_code(c) as u32).is_nan()),
-        DType::C128 => bytes
-            .chunks_exact(8)
-            .any(|c| f64::from_bits(read_code(c)).is_nan()),
-        _ => float_value(dtype, read_code(bytes)) == Some(FloatValue::Nan),
+    match dtype.component() {
+        Some(part) => bytes
+            .chunks_exact(bytes.len() / 2)
+            .any(|c| float_value(part, read_code(c)) == Some(FloatValue::Nan)),
+        None => float_value(dtype, read_code(bytes)) == Some(FloatValue::Nan),
     }
 }
 
@@ -269,15 +267,9 @@ pub fn same_result(dtype: DType, a: &[u8], b: &[u8]) -> bool {
     if a == b {
         return true;
     }
-    let component = match dtype {
-        DType::C64 => 4,
-        DType::C128 => 8,
-        _ => a.len().max(1),
-    };
-    let comp_dtype = match dtype {
-        DType::C64 => DType::F32,
-        DType::C128 => DType::F64,
-        d => d,
+    let (component, comp_dtype) = match dtype.component() {
+        Some(part) => (a.len() / 2, part),
+        None => (a.len().max(1), dtype),
     };
     if comp_dtype.info().class != Class::Float || a.len() != b.len() {
         return false;
@@ -307,7 +299,7 @@ pub fn display(dtype: DType, bytes: &[u8]) -> String {
         },
         Class::Complex => {
             let half = bytes.len() / 2;
-            let comp = if half == 4 { DType::F32 } else { DType::F64 };
+            let comp = dtype.component().expect("a complex dtype");
             format!(
                 "({}{}{}j)",
                 display(comp, &bytes[..half]),
@@ -321,7 +313,7 @@ pub fn display(dtype: DType, bytes: &[u8]) -> String {
         }
         Class::Pair => {
             let half = bytes.len() / 2;
-            let comp = if half == 4 { DType::F32 } else { DType::F64 };
+            let comp = dtype.component().expect("a complex dtype");
             format!(
                 "({} + {})",
                 display(comp, &bytes[..half]),

@@ -27,6 +27,7 @@ pub struct RawDType {
     pub accumulator: String,
     pub numpy: Option<String>,
     pub values_per_byte: Option<u32>,
+    pub component: Option<String>,
     pub doc: String,
     pub float: Option<RawFloat>,
 }

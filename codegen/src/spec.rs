@@ -43,6 +43,8 @@ pub struct DType {
     pub numpy: Option<String>,
     /// values per byte (1 unless packed)
     pub values_per_byte: u32,
+    /// the float dtype of each part (class complex only)
+    pub component: Option<String>,
     /// doc line
     pub doc: String,
     /// float parameters
@@ -58,6 +60,19 @@ impl DType {
     pub fn is_mini(&self) -> bool {
         self.class == Class::Float && self.carrier != self.name
     }
+    /// Whether this dtype is a complex number of narrow floats (f16c, bf16c),
+    /// computed in the complex dtype of their carrier.
+    pub fn is_mini_complex(&self) -> bool {
+        self.class == Class::Complex && self.carrier != self.name
+    }
+    /// The codec of one part of a narrow complex dtype (its component's).
+    fn component_codec(&self) -> String {
+        camel(
+            self.component
+                .as_deref()
+                .expect("a complex dtype has a component"),
+        )
+    }
     /// The Rust storage type of one element (one code per byte for sub-byte types).
     pub fn store_type(&self) -> String {
         match self.class {
@@ -67,6 +82,7 @@ impl DType {
             Class::Uint => format!("u{}", self.bits),
             Class::Float if self.is_mini() => if self.bits <= 8 { "u8" } else { "u16" }.into(),
             Class::Float => format!("f{}", self.bits),
+            Class::Complex if self.is_mini_complex() => format!("Complex<u{}>", self.bits / 2),
             Class::Complex => format!("Complex<f{}>", self.bits / 2),
             Class::Pair => format!("Pair<f{}>", self.bits / 2),
         }
@@ -86,6 +102,9 @@ impl DType {
             Class::Int if self.bits < 8 => format!("NarrowInt<{}>", self.bits),
             Class::Uint if self.bits < 8 => format!("NarrowUint<{}>", self.bits),
             Class::Float if self.is_mini() => self.ident(),
+            Class::Complex if self.is_mini_complex() => {
+                format!("MiniComplex<{}>", self.component_codec())
+            }
             _ => format!("Native<{}>", self.store_type()),
         }
     }
@@ -309,9 +328,10 @@ pub struct CastPlan {
     pub fn_name: String,
     /// the generic instantiation it calls
     pub call: String,
-    /// the cast goes through the carrier f32 (see [`Spec::cast_through`]):
-    /// the emitter names the two casts it calls, and `call` is unused
-    pub through: bool,
+    /// the carrier the cast goes through, f32 or c64 (see
+    /// [`Spec::cast_through`]): the emitter names the two casts it calls, and
+    /// `call` is unused
+    pub through: Option<&'static str>,
 }
 
 impl Spec {
@@ -346,15 +366,17 @@ impl Spec {
         out
     }
 
-    /// Whether the cast `src` → `dst` is emitted as two casts through f32,
-    /// `src` → f32 then f32 → `dst` (in the cast's mode), instead of one
-    /// instance of its own: where one side is a narrow float carried in f32,
+    /// The carrier (f32 or c64) through which the cast `src` → `dst` is
+    /// emitted as two casts, `src` → carrier then carrier → `dst` (in the
+    /// cast's mode), instead of one instance of its own, or None. Through
+    /// f32: where one side is a narrow float carried in f32,
     /// the other is not f32 itself, and every value of `src` is exactly an
     /// f32 (a narrow float, an integer of at most 16 bits, bool), so that the
     /// first cast is exact and the second rounds the same value the direct
     /// cast rounds, by the same rule. Not between two integers (or bools),
-    /// which wrap rather than convert through a float.
-    pub fn cast_through(src: &DType, dst: &DType) -> bool {
+    /// which wrap rather than convert through a float. Through c64: the
+    /// same for a complex dtype of narrow floats.
+    pub fn cast_through(src: &DType, dst: &DType) -> Option<&'static str> {
         let f32_exact = |d: &DType| match d.class {
             Class::Float => d.is_mini() && d.carrier == "f32",
             Class::Bool => true,
@@ -363,10 +385,34 @@ impl Spec {
         };
         let narrow = |d: &DType| d.class == Class::Float && d.is_mini() && d.carrier == "f32";
         let integral = |d: &DType| matches!(d.class, Class::Bool | Class::Int | Class::Uint);
-        f32_exact(src)
+        // A complex number of narrow floats (carried in c64) goes through
+        // c64 the same way: out of it always (every value is exactly a c64),
+        // into it from a source whose every value is exactly a c64 (f32 and
+        // the f32-exact ones above).
+        let c64_exact = |d: &DType| f32_exact(d) || d.name == "f32" || d.name == "c64";
+        if src.is_mini_complex() && dst.name != "c64" {
+            return Some("c64");
+        }
+        if dst.is_mini_complex() && src.name != "c64" && c64_exact(src) {
+            return Some("c64");
+        }
+        (f32_exact(src)
             && dst.name != "f32"
             && (narrow(src) || narrow(dst))
-            && !(integral(src) && integral(dst))
+            && !(integral(src) && integral(dst)))
+        .then_some("f32")
+    }
+
+    /// The float dtype of a complex dtype's parts.
+    pub fn component_of(&self, d: &DType) -> Option<&DType> {
+        d.component.as_deref().and_then(|c| self.dtype(c))
+    }
+
+    /// The complex dtype whose parts have dtype `d`, if any.
+    pub fn complex_of(&self, d: &DType) -> Option<&DType> {
+        self.dtypes
+            .iter()
+            .find(|c| c.class == Class::Complex && c.component.as_deref() == Some(d.name.as_str()))
     }
 
     /// Look up a dtype by name.
@@ -414,13 +460,19 @@ impl Spec {
                 }
                 // A pair holds two f32 or two f64: a kind that makes one
                 // exists for those two dtypes alone.
-                // So does a kind that makes a complex number (c64, c128).
-                if matches!(k.result, ResultRule::Pair | ResultRule::Complex) && d.is_mini() {
+                if k.result == ResultRule::Pair && d.is_mini() {
+                    continue;
+                }
+                // A kind that makes a complex number exists for the float
+                // dtypes some complex dtype has as its parts.
+                if k.result == ResultRule::Complex && self.complex_of(d).is_none() {
                     continue;
                 }
                 for v in self.variants_for(k.arity) {
                     let (call, extra, codecs) = self.call_for(k, d, v);
-                    let through = d.is_mini() && !k.raw_floats && k.operands == OperandRule::Same;
+                    let through = (d.is_mini() || d.is_mini_complex())
+                        && !k.raw_floats
+                        && matches!(k.operands, OperandRule::Same | OperandRule::ComplexReal);
                     out.push(KernelPlan {
                         kind: ki,
                         dtype: di,
@@ -441,19 +493,25 @@ impl Spec {
     /// The call of kernel (`k`, `d`, `v`), its second argument if any, and
     /// the codecs of its inputs and result.
     fn call_for(&self, k: &Kind, d: &DType, v: Variant) -> (String, Option<String>, Vec<String>) {
-        let codec = if k.raw_floats && d.class == Class::Float {
-            format!("Raw<{}>", d.store_type())
-        } else {
-            d.codec()
+        // A kind that only moves values passes float storage through
+        // untouched (NaN payloads included).
+        let codec_of = |x: &DType| {
+            if k.raw_floats && matches!(x.class, Class::Float | Class::Complex) {
+                format!("Raw<{}>", x.store_type())
+            } else {
+                x.codec()
+            }
         };
+        let codec = codec_of(d);
         let out = match k.result {
             ResultRule::Bool => "Bool".to_string(),
-            ResultRule::Real if matches!(d.class, Class::Complex | Class::Pair) => {
-                format!("Native<f{}>", d.bits / 2)
+            ResultRule::Real if d.class == Class::Complex => {
+                codec_of(self.component_of(d).expect("validated"))
             }
+            ResultRule::Real if d.class == Class::Pair => format!("Native<f{}>", d.bits / 2),
             ResultRule::Pair => format!("Native<Pair<f{}>>", d.bits),
             ResultRule::Order => "Native<i8>".to_string(),
-            ResultRule::Complex => format!("Native<Complex<f{}>>", d.bits),
+            ResultRule::Complex => codec_of(self.complex_of(d).expect("filtered by the caller")),
             _ => codec.clone(),
         };
         let ins: Vec<String> = (0..k.arity)
@@ -461,14 +519,14 @@ impl Spec {
                 if i == 0 && k.operands == OperandRule::CondFirst {
                     "Bool".to_string()
                 } else if i == 1 && k.operands == OperandRule::ComplexReal {
-                    format!("Native<f{}>", d.bits / 2)
+                    codec_of(self.component_of(d).expect("validated"))
                 } else {
                     codec.clone()
                 }
             })
             .collect();
         let codecs: Vec<String> = ins.iter().cloned().chain([out.clone()]).collect();
-        let complex = d.class == Class::Complex;
+        let complex = d.class == Class::Complex && !d.is_mini_complex();
         let via = if d.is_mini() {
             d.carrier == "f32"
         } else {

@@ -226,7 +226,8 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
             Class::Bool => raw.bits == 8,
             Class::Int | Class::Uint => [1, 2, 4, 8, 16, 32, 64].contains(&raw.bits),
             Class::Float => (3..=16).contains(&raw.bits) || raw.bits == 32 || raw.bits == 64,
-            Class::Complex | Class::Pair => raw.bits == 64 || raw.bits == 128,
+            Class::Complex => [32, 64, 128].contains(&raw.bits),
+            Class::Pair => raw.bits == 64 || raw.bits == 128,
         };
         if !bits_ok {
             return Err(SpecError::new(
@@ -284,6 +285,7 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
             accumulator: raw.accumulator.clone(),
             numpy: raw.numpy.clone(),
             values_per_byte: vpb,
+            component: raw.component.clone(),
             doc: raw.doc.clone(),
             float,
         });
@@ -299,8 +301,19 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
                 format!("unknown dtype `{}`", d.carrier),
             )
         })?;
+        if d.class == Class::Complex {
+            check_component(&out, d, carrier, &t)?;
+        } else if d.component.is_some() {
+            return Err(SpecError::new(
+                DTYPES,
+                t,
+                "component",
+                format!("class {:?} takes no component (complex only)", d.class),
+            ));
+        }
         let expected_ok = match d.class {
             Class::Float if d.is_mini() => carrier.name == "f32",
+            Class::Complex => true,
             Class::Int if d.bits < 8 => carrier.name == "i8",
             Class::Uint if d.bits < 8 => carrier.name == "u8",
             _ => carrier.name == d.name,
@@ -340,6 +353,37 @@ fn validate_dtypes(file: DTypesFile) -> Result<Vec<DType>, SpecError> {
         }
     }
     Ok(out)
+}
+
+/// A complex dtype's `component`: a float dtype of half its bits, and its
+/// carrier the complex dtype whose component is the component's carrier.
+fn check_component(all: &[DType], d: &DType, carrier: &DType, t: &str) -> Result<(), SpecError> {
+    let err = |msg: String| Err(SpecError::new(DTYPES, t, "component", msg));
+    let Some(name) = d.component.as_deref() else {
+        return err("a complex dtype names the float dtype of its parts".into());
+    };
+    let Some(comp) = all.iter().find(|c| c.name == name) else {
+        return err(format!("unknown dtype `{name}`"));
+    };
+    if comp.class != Class::Float || comp.bits * 2 != d.bits {
+        return err(format!(
+            "`{name}` is not a float dtype of {} bits (half of {})",
+            d.bits / 2,
+            d.bits
+        ));
+    }
+    if carrier.class != Class::Complex || carrier.component.as_deref() != Some(&comp.carrier) {
+        return Err(SpecError::new(
+            DTYPES,
+            t,
+            "carrier",
+            format!(
+                "carrier `{}` is not the complex dtype of `{}` (the carrier of `{name}`)",
+                carrier.name, comp.carrier
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn overflow_rule(t: &str, key: &str, s: &str, f: &RawFloat) -> Result<Overflow, SpecError> {
@@ -825,12 +869,13 @@ fn validate_kinds(file: KindsFile, operations: &[String]) -> Result<Vec<Kind>, S
                  accept the class float alone",
             ));
         }
-        if raw_floats && !accepts.contains(&Class::Float) {
+        if raw_floats && !accepts.contains(&Class::Float) && !accepts.contains(&Class::Complex) {
             return Err(SpecError::new(
                 KINDS,
                 t,
                 "raw_floats",
-                "raw_floats = true changes how float dtypes pass, and this kind accepts no float",
+                "raw_floats = true changes how float and complex dtypes pass, and this kind \
+                 accepts neither",
             ));
         }
         if raw_floats && accuracy != Accuracy::Exact {

@@ -106,9 +106,10 @@ fn with_e3m3() -> SpecSources {
 /// What the spec files say, read with a plain TOML parser.
 struct SpecFacts {
     dtypes: Vec<String>,
-    /// (name, arity, accepts, whether its result is a pair or a complex number:
-    /// such a kind exists for f32 and f64 alone)
-    kinds: Vec<(String, usize, Vec<String>, bool)>,
+    /// (name, arity, accepts, result rule: a kind that makes a pair exists
+    /// for f32 and f64 alone, one that makes a complex number for f32, f64
+    /// and each complex dtype's component)
+    kinds: Vec<(String, usize, Vec<String>, String)>,
     /// alias → the kind whose kernels it runs
     aliases: BTreeMap<String, String>,
     /// loop shapes in file order
@@ -154,7 +155,7 @@ fn facts(src: &SpecSources) -> SpecFacts {
                     entry["name"].as_str().unwrap().to_string(),
                     x["arity"].as_integer().unwrap() as usize,
                     strs(&x["accepts"]),
-                    matches!(x["result"].as_str(), Some("pair") | Some("complex")),
+                    x["result"].as_str().unwrap().to_string(),
                 )
             })
             .collect(),
@@ -201,9 +202,9 @@ fn variants(facts: &SpecFacts, arity: usize) -> Vec<String> {
 /// The kernels the spec declares for `dtype` (class float): (kind, variant).
 fn float_kernels(facts: &SpecFacts) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for (kind, arity, accepts, pair) in &facts.kinds {
-        // (e3m3 is a narrow float: no pair of it.)
-        if accepts.iter().any(|c| c == "float") && !pair {
+    for (kind, arity, accepts, result) in &facts.kinds {
+        // (e3m3 is a narrow float: no pair of it, and no complex dtype.)
+        if accepts.iter().any(|c| c == "float") && result != "pair" && result != "complex" {
             for v in variants(facts, *arity) {
                 out.push((kind.clone(), v));
             }
@@ -799,7 +800,7 @@ fn e3m3_shows_in_the_library_summary() {
     let kernels: usize = f
         .kinds
         .iter()
-        .map(|(_, arity, accepts, pair)| {
+        .map(|(_, arity, accepts, result)| {
             // Count the dtypes of each accepted class straight from the TOML
             // (a kind that makes a pair: f32 and f64 alone).
             let d = src.dtypes.parse::<toml::Table>().unwrap();
@@ -808,7 +809,20 @@ fn e3m3_shows_in_the_library_summary() {
                 .unwrap()
                 .iter()
                 .filter(|x| accepts.iter().any(|c| c == x["class"].as_str().unwrap()))
-                .filter(|x| !pair || matches!(x["name"].as_str(), Some("f32" | "f64")))
+                .filter(|x| {
+                    // (a complex-making kind: also each complex dtype's component.)
+                    let name = x["name"].as_str().unwrap_or("");
+                    let component = d["dtype"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|c| c.get("component").and_then(|v| v.as_str()) == Some(name));
+                    match result.as_str() {
+                        "pair" => matches!(name, "f32" | "f64"),
+                        "complex" => matches!(name, "f32" | "f64") || component,
+                        _ => true,
+                    }
+                })
                 .count();
             n * variants(&f, *arity).len()
         })

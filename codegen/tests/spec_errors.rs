@@ -985,7 +985,7 @@ fn raw_floats_on_a_kind_without_floats() {
         "spec/kinds.toml",
         "[[kind]] \"bitwise_and\"",
         "raw_floats",
-        "this kind accepts no float",
+        "accepts neither",
     );
 }
 
@@ -1022,7 +1022,7 @@ fn raw_floats_is_read_from_kinds_toml() {
         format!("{} through={}", k.call.replace(' ', ""), k.through)
     };
     let src = real();
-    assert_eq!(src.kinds.matches("\nraw_floats = true\n").count(), 1);
+    assert_eq!(src.kinds.matches("\nraw_floats = true\n").count(), 5);
     let spec = parse_spec(&src).expect("the real spec");
     let raw: Vec<&str> = spec
         .kinds
@@ -1030,8 +1030,19 @@ fn raw_floats_is_read_from_kinds_toml() {
         .filter(|k| k.raw_floats)
         .map(|k| k.name.as_str())
         .collect();
-    assert_eq!(raw, ["select"]);
+    assert_eq!(raw, ["select", "conj", "real", "imag", "from_parts"]);
     assert!(float_call(&src, "select").contains("Raw<u8>"));
+    // The parts kinds move f16c's codes as stored.
+    let conj = spec
+        .kernels()
+        .into_iter()
+        .find(|k| k.fn_name == "conj_f16c_contig")
+        .expect("conj of f16c");
+    assert!(
+        conj.call.contains("Raw<Complex<u16>>") && !conj.through,
+        "{}",
+        conj.call
+    );
     assert!(float_call(&src, "add").contains("through=true"));
     // Without the key, select decodes its floats like any kind.
     let mut without = real();
@@ -1445,5 +1456,70 @@ fn a_complex_result_of_a_kind_not_of_floats_alone() {
         "[[kind]] \"add\"",
         "result",
         "must accept the class float alone",
+    );
+}
+
+// ---- complex dtypes' components --------------------------------------------
+
+const F16C: &str = "name = \"f16c\"\n";
+
+#[test]
+fn a_complex_dtype_names_its_component() {
+    let mut src = real();
+    src.dtypes = remove_key(&src.dtypes, F16C, "component");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"f16c\"",
+        "component",
+        "names the float dtype of its parts",
+    );
+}
+
+#[test]
+fn a_component_has_half_the_bits() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, F16C, "component", "\"e4m3fn\"");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"f16c\"",
+        "component",
+        "is not a float dtype of 16 bits",
+    );
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, F16C, "component", "\"f17\"");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"f16c\"",
+        "component",
+        "unknown dtype `f17`",
+    );
+}
+
+#[test]
+fn a_complex_dtype_carries_in_the_complex_of_its_components_carrier() {
+    let mut src = real();
+    src.dtypes = set(&src.dtypes, F16C, "carrier", "\"c128\"");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"f16c\"",
+        "carrier",
+        "is not the complex dtype of `f32`",
+    );
+}
+
+#[test]
+fn only_complex_dtypes_take_a_component() {
+    let mut src = real();
+    src.dtypes = insert_after_key(&src.dtypes, E4M3FN, "bits", "component = \"f16\"");
+    check(
+        &refused(&src),
+        "spec/dtypes.toml",
+        "[[dtype]] \"e4m3fn\"",
+        "component",
+        "takes no component",
     );
 }

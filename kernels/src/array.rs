@@ -375,6 +375,7 @@ element!(
     u8 => U8, u16 => U16, u32 => U32, u64 => U64,
     half::f16 => F16, half::bf16 => Bf16, f32 => F32, f64 => F64,
     Complex<f32> => C64, Complex<f64> => C128,
+    Complex<half::f16> => F16c, Complex<half::bf16> => Bf16c,
     crate::Pair<f32> => Df32, crate::Pair<f64> => Dd64,
 );
 

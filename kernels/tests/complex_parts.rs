@@ -190,8 +190,8 @@ fn scale_refuses_a_real_factor_of_another_width_before_any_write() {
         "{e}"
     );
     assert!(y.iter().all(|v| *v == Complex::new(7.0, 7.0)));
-    // from_parts of two different widths, and of narrow floats (no complex
-    // dtype has their components).
+    // from_parts of two different widths, and of a narrow float no complex
+    // dtype has as its component (f16 and bf16 have f16c and bf16c).
     let mut w = vec![Complex::new(0f64, 0.0); 4];
     let mut o = ArrayViewMut::from_slice(&mut w, &[4]).expect("a destination");
     let re = vec![1.0f32; 4];
@@ -202,7 +202,11 @@ fn scale_refuses_a_real_factor_of_another_width_before_any_write() {
         &Exec::default()
     )
     .is_err());
-    assert!(tessera::result_dtype(Kind::FromParts, DType::Bf16).is_err());
+    assert!(tessera::result_dtype(Kind::FromParts, DType::E4m3fn).is_err());
+    assert_eq!(
+        tessera::result_dtype(Kind::FromParts, DType::Bf16).ok(),
+        Some(DType::Bf16c)
+    );
     assert_eq!(
         tessera::result_dtype(Kind::FromParts, DType::F64).ok(),
         Some(DType::C128)

@@ -687,6 +687,31 @@ fn combine_model(c: Combine, d: DType, x: &[u8], us: &[&[u8]]) -> Vec<u8> {
             }
             [re.to_le_bytes(), im.to_le_bytes()].concat()
         }
+        Class::Complex if d == DType::F16c || d == DType::Bf16c => {
+            // Summed in f32 from the parts' values, each rounded once at the end.
+            let h = d == DType::F16c;
+            let part = |b: &[u8], k: usize| {
+                let c = u16::from_le_bytes([b[2 * k], b[2 * k + 1]]);
+                if h {
+                    half::f16::from_bits(c).to_f32()
+                } else {
+                    half::bf16::from_bits(c).to_f32()
+                }
+            };
+            let enc = |x: f32| {
+                if h {
+                    half::f16::from_f32(x).to_bits()
+                } else {
+                    half::bf16::from_f32(x).to_bits()
+                }
+            };
+            let (mut re, mut im) = (part(x, 0), part(x, 1));
+            for u in us {
+                re += part(u, 0);
+                im += part(u, 1);
+            }
+            [enc(re).to_le_bytes(), enc(im).to_le_bytes()].concat()
+        }
         Class::Complex => {
             let part =
                 |b: &[u8], k: usize| f64::from_le_bytes(b[8 * k..8 * k + 8].try_into().unwrap());
@@ -781,6 +806,10 @@ fn is_nan(d: DType, b: &[u8]) -> bool {
         DType::F64 => f64::from_le_bytes(b.try_into().unwrap()).is_nan(),
         DType::C64 => is_nan(DType::F32, &b[..4]) || is_nan(DType::F32, &b[4..]),
         DType::C128 => is_nan(DType::F64, &b[..8]) || is_nan(DType::F64, &b[8..]),
+        DType::F16c | DType::Bf16c => {
+            let c = d.component().unwrap();
+            is_nan(c, &b[..2]) || is_nan(c, &b[2..])
+        }
         _ => match mini(d) {
             Some(o) => o.is_nan_code(
                 b.iter()

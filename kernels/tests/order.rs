@@ -91,7 +91,18 @@ fn model(dt: Dt, codes: &[u8]) -> Vec<V> {
         Class::Complex | Class::Pair => codes
             .chunks(dt.item)
             .map(|c| {
-                let (re, im) = if dt.item == 8 {
+                let (re, im) = if dt.item == 4 {
+                    // f16c, bf16c: two 16-bit codes.
+                    let part = |b: &[u8]| {
+                        let c = u16::from_le_bytes([b[0], b[1]]);
+                        if dt.dtype == DType::F16c {
+                            half::f16::from_bits(c).to_f64()
+                        } else {
+                            half::bf16::from_bits(c).to_f64()
+                        }
+                    };
+                    (part(&c[..2]), part(&c[2..]))
+                } else if dt.item == 8 {
                     (
                         f32::from_bits(le(&c[..4]) as u32) as f64,
                         f32::from_bits(le(&c[4..]) as u32) as f64,

@@ -159,6 +159,9 @@ pub struct DTypeInfo {
     pub carrier: &'static str,
     /// The name of the dtype its sums accumulate in.
     pub accumulator: &'static str,
+    /// The name of the float dtype of its real and imaginary parts (class
+    /// complex only).
+    pub component: Option<&'static str>,
     /// Unit roundoff of the accumulator (0 for exact integer accumulation).
     pub accumulation_unit_roundoff: f64,
     /// numpy's descriptor, where numpy has the type.

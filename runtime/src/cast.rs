@@ -25,7 +25,7 @@
 //! the destination's range; NaN handling is the destination's (NaN stays NaN
 //! where the dtype has one).
 
-use super::codec::{Bool, NarrowInt, NarrowUint, Native};
+use super::codec::{Bool, MiniComplex, NarrowInt, NarrowUint, Native};
 use super::minifloat::{encode, encode_f64, Mini, MiniFloat};
 use super::ops::Op1;
 use crate::codec::Codec;
@@ -731,3 +731,45 @@ macro_rules! complex_dst {
 }
 complex_dst!(f32);
 complex_dst!(f64);
+
+/// A complex of narrow floats: each part rounds as the part's own dtype does
+/// (directly from the source's precision, one rounding), a real source's
+/// imaginary part is +0.
+impl<C: CastDst<Carrier = f32>> CastDst for MiniComplex<C> {
+    #[inline(always)]
+    fn from_p32<const SAT: bool>(v: Pair<f32>) -> Self::Store {
+        Complex::new(C::from_p32::<SAT>(v), C::from_f32::<SAT>(0.0))
+    }
+    #[inline(always)]
+    fn from_p64<const SAT: bool>(v: Pair<f64>) -> Self::Store {
+        Complex::new(C::from_p64::<SAT>(v), C::from_f32::<SAT>(0.0))
+    }
+    #[inline(always)]
+    fn from_f32<const SAT: bool>(v: f32) -> Self::Store {
+        Complex::new(C::from_f32::<SAT>(v), C::from_f32::<SAT>(0.0))
+    }
+    #[inline(always)]
+    fn from_f64<const SAT: bool>(v: f64) -> Self::Store {
+        Complex::new(C::from_f64::<SAT>(v), C::from_f32::<SAT>(0.0))
+    }
+    #[inline(always)]
+    fn from_i64<const SAT: bool>(v: i64) -> Self::Store {
+        Complex::new(C::from_i64::<SAT>(v), C::from_f32::<SAT>(0.0))
+    }
+    #[inline(always)]
+    fn from_u64<const SAT: bool>(v: u64) -> Self::Store {
+        Complex::new(C::from_u64::<SAT>(v), C::from_f32::<SAT>(0.0))
+    }
+    #[inline(always)]
+    fn from_bool(v: bool) -> Self::Store {
+        Complex::new(C::from_bool(v), C::from_f32::<false>(0.0))
+    }
+    #[inline(always)]
+    fn from_c32<const SAT: bool>(v: Complex<f32>) -> Self::Store {
+        Complex::new(C::from_f32::<SAT>(v.re), C::from_f32::<SAT>(v.im))
+    }
+    #[inline(always)]
+    fn from_c64<const SAT: bool>(v: Complex<f64>) -> Self::Store {
+        Complex::new(C::from_f64::<SAT>(v.re), C::from_f64::<SAT>(v.im))
+    }
+}

@@ -134,3 +134,21 @@ impl<const BITS: u32> IntCodec for NarrowUint<BITS> {
 
 /// The component type of a complex carrier, as a codec.
 pub type ComplexOf<T> = Native<Complex<T>>;
+
+/// A complex number of two narrow floats (f16c, bf16c) stored as two codes of
+/// the codec `C` (real part first) and computed as a complex of `C`'s carrier
+/// (f32): each part decoded exactly and encoded by `C`'s rounding.
+pub struct MiniComplex<C>(PhantomData<C>);
+
+impl<C: Codec<Carrier = f32>> Codec for MiniComplex<C> {
+    type Store = Complex<C::Store>;
+    type Carrier = Complex<f32>;
+    #[inline(always)]
+    fn decode(s: Self::Store) -> Complex<f32> {
+        Complex::new(C::decode(s.re), C::decode(s.im))
+    }
+    #[inline(always)]
+    fn encode(c: Complex<f32>) -> Self::Store {
+        Complex::new(C::encode(c.re), C::encode(c.im))
+    }
+}

@@ -597,7 +597,7 @@ where
 pub struct FromParts;
 impl<C: Codec, O: Codec> Op2<C, C, O> for FromParts
 where
-    O::Carrier: CompositeT<Part = C::Carrier>,
+    O::Carrier: FromPartsT<Part = C::Carrier>,
 {
     #[inline(always)]
     fn f(a: C::Carrier, b: C::Carrier) -> O::Carrier {

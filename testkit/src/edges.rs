@@ -170,6 +170,25 @@ fn make_edges(d: DType) -> Vec<Vec<u8>> {
                 codes.into_iter().map(|c| code_bytes(d, c)).collect()
             }
         },
+        Class::Complex if d.info().item_bytes == 4 => {
+            // f16c, bf16c: a handful of each part's codes (zeros, one,
+            // -1.5, the extremes, infinity, NaN), every pairing.
+            let c = d.component().expect("a complex dtype");
+            let part: [u32; 8] = if c == DType::F16 {
+                [0, 0x8000, 0x3c00, 0xbe00, 0x7c00, 0x7e00, 0x0001, 0x7bff]
+            } else {
+                [0, 0x8000, 0x3f80, 0xbfc0, 0x7f80, 0x7fc0, 0x0001, 0x7f7f]
+            };
+            let mut out = Vec::new();
+            for re in part {
+                for im in part {
+                    let mut e = code_bytes(c, re);
+                    e.extend(code_bytes(c, im));
+                    out.push(e);
+                }
+            }
+            out
+        }
         Class::Complex => {
             let comps: Vec<Vec<u8>> = match d {
                 DType::C64 => [
@@ -320,11 +339,8 @@ pub fn code_edges(dtype: DType) -> Vec<Vec<u8>> {
             .collect(),
         Class::Pair => pair_edges(dtype),
         Class::Complex => {
-            let (comp, half) = if item == 8 {
-                (DType::F32, 4)
-            } else {
-                (DType::F64, 8)
-            };
+            let comp = dtype.component().expect("a complex dtype");
+            let half = item / 2;
             let e = float_edge_codes(comp);
             let mut out = Vec::new();
             for (i, &re) in e.iter().enumerate() {

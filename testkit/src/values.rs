@@ -73,10 +73,7 @@ pub fn in_dtypes(kind: Kind, d: DType) -> Vec<DType> {
     (0..info.arity)
         .map(|k| match info.operands {
             OperandRule::CondFirst if k == 0 => DType::Bool,
-            OperandRule::ComplexReal if k == 1 => match d {
-                DType::C64 => DType::F32,
-                _ => DType::F64,
-            },
+            OperandRule::ComplexReal if k == 1 => d.component().unwrap_or(DType::F64),
             _ => d,
         })
         .collect()
@@ -88,19 +85,16 @@ pub fn out_dtype(kind: Kind, d: DType) -> DType {
         ResultRule::Same => d,
         ResultRule::Bool => DType::Bool,
         ResultRule::Real => match d {
-            DType::C64 | DType::Df32 => DType::F32,
-            DType::C128 | DType::Dd64 => DType::F64,
-            d => d,
+            DType::Df32 => DType::F32,
+            DType::Dd64 => DType::F64,
+            d => d.component().unwrap_or(d),
         },
         ResultRule::Pair => match d {
             DType::F32 => DType::Df32,
             _ => DType::Dd64,
         },
         ResultRule::Order => DType::I8,
-        ResultRule::Complex => match d {
-            DType::F32 => DType::C64,
-            _ => DType::C128,
-        },
+        ResultRule::Complex => d.complex().expect("a float dtype with a complex dtype"),
     }
 }
 
@@ -240,17 +234,10 @@ pub fn decode(d: DType, b: &[u8]) -> Val {
             DType::F64 => Val::F(f64::from_le_bytes(b.try_into().unwrap())),
             _ => Val::F(mini(d).expect("parameterised float").decode(code_of(d, b))),
         },
-        Class::Complex => match d {
-            DType::C64 => Val::C(
-                f32::from_le_bytes(b[0..4].try_into().unwrap()) as f64,
-                f32::from_le_bytes(b[4..8].try_into().unwrap()) as f64,
-            ),
-            DType::C128 => Val::C(
-                f64::from_le_bytes(b[0..8].try_into().unwrap()),
-                f64::from_le_bytes(b[8..16].try_into().unwrap()),
-            ),
-            _ => panic!("unknown complex dtype {}", info.name),
-        },
+        Class::Complex => {
+            let (c, h) = (d.component().expect("a complex dtype"), b.len() / 2);
+            Val::C(decode(c, &b[..h]).f(), decode(c, &b[h..]).f())
+        }
         Class::Pair => {
             let h = b.len() / 2;
             let c = pair_component(d);
@@ -324,6 +311,18 @@ pub fn push_random(d: DType, rng: &mut Rng, out: &mut Vec<u8>) {
             }
         },
         Class::Complex => match d {
+            DType::F16c | DType::Bf16c => {
+                let c = d.component().expect("a complex dtype");
+                let m = mini(c).unwrap();
+                for _ in 0..2 {
+                    let code = if rng.chance(1, 6) {
+                        0
+                    } else {
+                        rng.below(1u64 << m.code_bits) as u32
+                    };
+                    out.extend(code_bytes(c, code));
+                }
+            }
             DType::C64 => {
                 for _ in 0..2 {
                     let x = if rng.chance(1, 6) {
@@ -393,7 +392,11 @@ pub fn same_result(d: DType, a: &[u8], b: &[u8]) -> bool {
         Class::Float => both_nan(decode(d, a), decode(d, b)),
         Class::Complex | Class::Pair => {
             let h = a.len() / 2;
-            let c = if h == 4 { DType::F32 } else { DType::F64 };
+            let c = match d.component() {
+                Some(c) => c,
+                None if h == 4 => DType::F32,
+                None => DType::F64,
+            };
             (a[..h] == b[..h] || both_nan(decode(c, &a[..h]), decode(c, &b[..h])))
                 && (a[h..] == b[h..] || both_nan(decode(c, &a[h..]), decode(c, &b[h..])))
         }

@@ -1027,6 +1027,12 @@ pub fn expect(kind: Kind, d: DType, ins: &[Val]) -> Expect {
             _ => Expect::Input(if c { 1 } else { 2 }),
         };
     }
+    if class == Class::Complex && d.info().item_bytes == 4 {
+        // f16c, bf16c: every value is exactly a c64; the kind computes in
+        // c64 and rounds each part of the result into the component once.
+        let part = d.component().expect("a complex dtype");
+        return narrow(expect(kind, DType::C64, ins), part);
+    }
     if class == Class::Float
         && matches!(
             kind,
@@ -1077,7 +1083,69 @@ fn read_real(d: DType, b: &[u8]) -> f64 {
     match d {
         DType::F32 => f32::from_le_bytes(b.try_into().unwrap()) as f64,
         DType::F64 => f64::from_le_bytes(b.try_into().unwrap()),
-        _ => panic!("{} is not f32 or f64", d.name()),
+        _ if mini(d).is_some() => decode(d, b).f(),
+        _ => panic!("{} is not a float", d.name()),
+    }
+}
+
+/// The dtype of each half (`h` bytes) of a complex or pair element of `d`.
+fn half_dtype(d: DType, h: usize) -> DType {
+    match d.component() {
+        Some(c) => c,
+        None if h == 4 => DType::F32,
+        None => DType::F64,
+    }
+}
+
+/// A c64 kind's expectation carried into f16c or bf16c (or into their
+/// component, for the real-valued kinds): each part of the c64 result rounded
+/// once into the component `part`. Exact values round exactly; a tolerance
+/// grows by half an ulp of the component per part, and a value near the
+/// component's overflow is left to the differential test; a value within
+/// ulps of a reference becomes one of the two component values around it.
+fn narrow(e: Expect, part: DType) -> Expect {
+    let m = mini(part).expect("a narrow float component");
+    let r = |x: f64| m.decode(m.encode(x, false));
+    match e {
+        Expect::Complex(re, im) => Expect::Complex(r(re), r(im)),
+        Expect::Float(x) => Expect::Float(r(x)),
+        Expect::ComplexNear { re, im, tol } => {
+            let (vr, vi) = (re.0 + re.1, im.0 + im.1);
+            if vr.abs().max(vi.abs()) + tol >= m.max {
+                return Expect::Unchecked;
+            }
+            let half_ulp = |v: f64| {
+                // Half the spacing of the component's values at |v| (its
+                // subnormal spacing below the normal range).
+                let emin = 1 - m.bias as i64;
+                let e = if v == 0.0 {
+                    emin
+                } else {
+                    exact::exponent(v).max(emin)
+                };
+                scale(1.0, e - m.m as i64 - 1)
+            };
+            Expect::ComplexNear {
+                re,
+                im,
+                tol: tol + half_ulp(vr).hypot(half_ulp(vi)) * 1.0001,
+            }
+        }
+        Expect::Near { hi, lo, k, .. } => {
+            // |reference| = (hi + lo)·2^k >= 0 (a modulus): the component
+            // values on either side of it.
+            let v = scale(hi, k) + scale(lo, k);
+            let i = m.below(v);
+            let t = &m.finite;
+            if i == t.len() {
+                Expect::Codes(vec![m.max_code, m.encode(f64::INFINITY, false)])
+            } else if t[i].0 == v || i == 0 {
+                Expect::Codes(vec![t[i].1])
+            } else {
+                Expect::Codes(vec![t[i - 1].1, t[i].1])
+            }
+        }
+        other => other,
     }
 }
 
@@ -1168,7 +1236,7 @@ pub fn check(d: DType, got: &[u8], want: &Expect, ins: &[&[u8]]) -> Result<(), S
         }
         Expect::Complex(re, im) | Expect::Pair(re, im) => {
             let h = got.len() / 2;
-            let c = if h == 4 { DType::F32 } else { DType::F64 };
+            let c = half_dtype(d, h);
             if same_float(read_real(c, &got[..h]), *re) && same_float(read_real(c, &got[h..]), *im)
             {
                 Ok(())
@@ -1191,7 +1259,7 @@ pub fn check(d: DType, got: &[u8], want: &Expect, ins: &[&[u8]]) -> Result<(), S
         }
         Expect::ComplexNear { re, im, tol } => {
             let h = got.len() / 2;
-            let c = if h == 4 { DType::F32 } else { DType::F64 };
+            let c = half_dtype(d, h);
             let (gr, gi) = (read_real(c, &got[..h]), read_real(c, &got[h..]));
             let dr = (gr - re.0) - re.1;
             let di = (gi - im.0) - im.1;
@@ -1213,7 +1281,7 @@ pub fn check(d: DType, got: &[u8], want: &Expect, ins: &[&[u8]]) -> Result<(), S
         }
         Expect::ComplexSomeNan => {
             let h = got.len() / 2;
-            let c = if h == 4 { DType::F32 } else { DType::F64 };
+            let c = half_dtype(d, h);
             if read_real(c, &got[..h]).is_nan() || read_real(c, &got[h..]).is_nan() {
                 Ok(())
             } else {

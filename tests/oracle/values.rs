@@ -21,9 +21,9 @@ pub fn nudge(d: DType, a: &[u8], k: i64, flip: bool, out: &mut Vec<u8>) {
             let b = (b ^ if flip { 1 << 63 } else { 0 }).wrapping_add(k as u64);
             out.extend(b.to_le_bytes());
         }
-        DType::C64 | DType::C128 => {
+        DType::C64 | DType::C128 | DType::F16c | DType::Bf16c => {
             let h = a.len() / 2;
-            let c = if h == 4 { DType::F32 } else { DType::F64 };
+            let c = d.component().expect("a complex dtype");
             nudge(c, &a[..h], k, flip, out);
             nudge(c, &a[h..], k, flip, out);
         }

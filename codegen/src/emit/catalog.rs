@@ -134,6 +134,7 @@ fn emit_dtypes(spec: &Spec, c: &mut Code) {
         c.line(format!("item_bytes: {},", d.item_bytes()));
         c.line(format!("carrier: {},", str_lit(&d.carrier)));
         c.line(format!("accumulator: {},", str_lit(&d.accumulator)));
+        c.line(format!("component: {},", opt_str(&d.component)));
         c.line(format!(
             "accumulation_unit_roundoff: {},",
             f64_lit(unit_roundoff(spec, &d.accumulator))
@@ -197,6 +198,30 @@ fn emit_dtypes(spec: &Spec, c: &mut Code) {
         true,
         &arms,
     );
+    // The parts of a complex dtype, and the complex dtype of a float.
+    let pairs: Vec<(String, String)> = spec
+        .dtypes
+        .iter()
+        .filter_map(|d| Some((d.ident(), spec.component_of(d)?.ident())))
+        .collect();
+    c.doc("The float dtype of a complex dtype's real and imaginary parts; None for the other classes.");
+    c.open("pub fn component(self) -> Option<DType> {");
+    c.open("match self {");
+    for (cx, part) in &pairs {
+        c.line(format!("DType::{cx} => Some(DType::{part}),"));
+    }
+    c.line("_ => None,");
+    c.close("}");
+    c.close("}");
+    c.doc("The complex dtype whose parts have this float dtype, if the spec has one.");
+    c.open("pub fn complex(self) -> Option<DType> {");
+    c.open("match self {");
+    for (cx, part) in &pairs {
+        c.line(format!("DType::{part} => Some(DType::{cx}),"));
+    }
+    c.line("_ => None,");
+    c.close("}");
+    c.close("}");
     c.close("}");
     display(c, "DType");
 }

@@ -5,7 +5,9 @@
 //! tables; `dispatch!()` defines the functions that pick a tier's tables.
 
 use super::code::{str_lit, Code};
-use crate::spec::{camel, CastPlan, FastCast, KernelPlan, ResultRule, Spec, Tier, Variant};
+use crate::spec::{
+    camel, CastPlan, FastCast, KernelPlan, OperandRule, ResultRule, Spec, Tier, Variant,
+};
 use std::collections::HashMap;
 
 /// The crate that holds a tier's kernels (`tiers/<name>/`).
@@ -165,7 +167,7 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan], c: &mut Cod
     c.open("($attr:tt $($own:tt)*) => {");
     c.line("use $crate::codecs::*;");
     c.line("use $crate::runtime::cast::{Cast, CastOut};");
-    c.line("use $crate::runtime::codec::{Bool, Native, NarrowInt, NarrowUint, Raw};");
+    c.line("use $crate::runtime::codec::{Bool, MiniComplex, Native, NarrowInt, NarrowUint, Raw};");
     c.line("use $crate::runtime::loops::*;");
     c.line("use $crate::runtime::ops::*;");
     c.line("use $crate::__num_complex::Complex;");
@@ -195,8 +197,8 @@ pub fn emit(spec: &Spec, kernels: &[KernelPlan], casts: &[CastPlan], c: &mut Cod
         let (call, extra) = if cp.variant == Variant::Strided {
             let codecs = [spec.dtypes[cp.src].codec(), spec.dtypes[cp.dst].codec()];
             tiled_call(&codecs, &paths.of(&contig_name(&cp.fn_name)))
-        } else if cp.through {
-            cast_through_call(spec, cp, &paths)
+        } else if let Some(via) = cp.through {
+            cast_through_call(spec, cp, via, &paths)
         } else {
             (cp.call.clone(), None)
         };
@@ -338,23 +340,36 @@ fn through_call(spec: &Spec, k: &KernelPlan, paths: &Paths) -> (String, Option<S
     let kind = &spec.kinds[k.kind];
     let d = &spec.dtypes[k.dtype];
     let carrier = d.carrier.as_str();
+    let carrier_type = spec.dtype(carrier).expect("validated").store_type();
     // Contiguous or broadcast: the strided variant is `tiled` over the
     // contiguous one.
     let op_variant = k.variant.name();
     let cast = |src: &str, dst: &str| paths.of(&format!("cast_{src}_{dst}_dflt_contig"));
+    // A complex dtype's real results and real operands are its parts.
+    let part = spec.component_of(d);
     let (result, out_size, store) = if kind.result == ResultRule::Bool {
-        ("bool", 1, cast("bool", "bool"))
+        ("bool".to_string(), 1, cast("bool", "bool"))
     } else if kind.result == ResultRule::Order {
-        ("i8", 1, cast("i8", "i8"))
+        ("i8".to_string(), 1, cast("i8", "i8"))
+    } else if let (ResultRule::Real, Some(p)) = (kind.result, part) {
+        (p.carrier.clone(), p.item_bytes(), cast(&p.carrier, &p.name))
     } else {
-        (carrier, d.item_bytes(), cast(carrier, &d.name))
+        (carrier_type.clone(), d.item_bytes(), cast(carrier, &d.name))
     };
     // Every load is a contiguous cast (a broadcast input's of one element).
-    let loads: Vec<String> = (0..kind.arity).map(|_| cast(&d.name, carrier)).collect();
-    let sizes = vec![d.item_bytes().to_string(); kind.arity];
+    let input = |i: usize| match part {
+        Some(p) if i == 1 && kind.operands == OperandRule::ComplexReal => p,
+        _ => d,
+    };
+    let loads: Vec<String> = (0..kind.arity)
+        .map(|i| cast(&input(i).name, &input(i).carrier))
+        .collect();
+    let sizes: Vec<String> = (0..kind.arity)
+        .map(|i| input(i).item_bytes().to_string())
+        .collect();
     (
         format!(
-            "run_through::<{carrier}, {result}, {}, {}>",
+            "run_through::<{carrier_type}, {result}, {}, {}>",
             kind.arity,
             k.variant.code()
         ),
@@ -368,22 +383,29 @@ fn through_call(spec: &Spec, k: &KernelPlan, paths: &Paths) -> (String, Option<S
     )
 }
 
-/// The call of a cast through f32 (`runtime::loops::run_cast_through`): the
-/// source cast into f32 (default mode: exact), then f32 cast into the
-/// destination in the cast's mode.
-fn cast_through_call(spec: &Spec, cp: &CastPlan, paths: &Paths) -> (String, Option<String>) {
+/// The call of a cast through the carrier `via` (f32 or c64;
+/// `runtime::loops::run_cast_through`): the source cast into the carrier
+/// (default mode: exact), then the carrier cast into the destination in the
+/// cast's mode.
+fn cast_through_call(
+    spec: &Spec,
+    cp: &CastPlan,
+    via: &str,
+    paths: &Paths,
+) -> (String, Option<String>) {
     let (s, d) = (&spec.dtypes[cp.src], &spec.dtypes[cp.dst]);
+    let via_type = spec.dtype(via).expect("a carrier dtype").store_type();
     // Contiguous: the strided variant is `tiled` over this one.
     let io = Variant::Contig.name();
     let mode = if cp.saturating { "sat" } else { "dflt" };
     (
-        "run_cast_through::<f32>".to_string(),
+        format!("run_cast_through::<{via_type}>"),
         Some(format!(
             "{}, {}, {}, {}",
             s.item_bytes(),
             d.item_bytes(),
-            paths.of(&format!("cast_{}_f32_dflt_{io}", s.name)),
-            paths.of(&format!("cast_f32_{}_{mode}_{io}", d.name)),
+            paths.of(&format!("cast_{}_{via}_dflt_{io}", s.name)),
+            paths.of(&format!("cast_{via}_{}_{mode}_{io}", d.name)),
         )),
     )
 }

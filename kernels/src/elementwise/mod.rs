@@ -67,11 +67,12 @@ pub fn operand_dtype(kind: Kind, call: DType, i: usize) -> DType {
 }
 
 /// The component dtype of a complex or pair dtype (f32 for c64 and df32, f64
-/// for c128 and dd64); a real dtype is its own.
+/// for c128 and dd64, f16 for f16c, bf16 for bf16c); a real dtype is its own.
 fn component(d: DType) -> DType {
     match d.info().class {
-        Class::Complex | Class::Pair if d.info().bits == 64 => DType::F32,
-        Class::Complex | Class::Pair => DType::F64,
+        Class::Complex => d.component().unwrap_or(d),
+        Class::Pair if d.info().bits == 64 => DType::F32,
+        Class::Pair => DType::F64,
         _ => d,
     }
 }
@@ -88,8 +89,7 @@ pub fn result_dtype(kind: Kind, dtype: DType) -> Result<DType> {
         ResultRule::Pair if dtype == DType::F32 => DType::Df32,
         ResultRule::Pair => DType::Dd64,
         ResultRule::Order => DType::I8,
-        ResultRule::Complex if dtype == DType::F32 => DType::C64,
-        ResultRule::Complex => DType::C128,
+        ResultRule::Complex => dtype.complex().ok_or(Error::Unsupported { kind, dtype })?,
     })
 }
 

@@ -133,8 +133,8 @@ impl NanFix {
             return None;
         }
         let part = match from {
-            DType::F16 => 2,
-            DType::Bf16 => 3,
+            DType::F16 | DType::F16c => 2,
+            DType::Bf16 | DType::Bf16c => 3,
             DType::F32 | DType::C64 => 4,
             DType::F64 | DType::C128 => 8,
             _ => return None,

@@ -21,7 +21,8 @@ pub enum Combine {
     /// −0 target and −0 updates sum to −0). Integers wrap; a float of 32 or
     /// 64 bits rounds each addition; a narrower float (f16, bf16, the 8-,
     /// 6- and 4-bit floats) sums in f32 from x and rounds once into its
-    /// dtype at the end; a complex number adds each part so. The dtypes of
+    /// dtype at the end; a complex number adds each part so (f16c and bf16c
+    /// in c64, each part rounded once at the end). The dtypes of
     /// `Kind::Add`: integers, floats and complex numbers.
     Add,
     /// The IEEE 754-2019 maximum of x, u1, …, un (a NaN where one of them
@@ -203,6 +204,39 @@ pub fn scatter(
             f,
         );
         Some((encode_f32(dt, &acc, exec)?, marks))
+    } else if combine == Combine::Add && m > 0 && dt.info().carrier == "c64" && dt != DType::C64 {
+        // f16c, bf16c: summed in c64 (their values exactly), each sum
+        // rounded into the dtype once.
+        let zero = Complex::new(0f32, 0.0);
+        let mut acc = filled(n, zero, "scatter sums")?;
+        let mut uf = filled(m, zero, "scatter updates")?;
+        let mut marks = zeroed(n, "scatter marks")?;
+        for (work, vals) in [(&ib[..], &mut acc), (&ub[..], &mut uf)] {
+            let k = vals.len();
+            cast(
+                CastMode::Default,
+                &ArrayView::contiguous(dt, &[k], work)?,
+                &mut ArrayViewMut::from_slice(vals, &[k])?,
+                exec,
+            )?;
+        }
+        drive(
+            &g,
+            &pb,
+            Shared(uf.as_mut_ptr()),
+            Shared(acc.as_mut_ptr()),
+            Some(Shared(marks.as_mut_ptr())),
+            threads,
+            |a: Complex<f32>, b: Complex<f32>| Complex::new(a.re + b.re, a.im + b.im),
+        );
+        let mut sums = zeroed(n * wb, "scatter codes")?;
+        cast(
+            CastMode::Default,
+            &ArrayView::from_slice(&acc, &[n])?,
+            &mut ArrayViewMut::contiguous(dt, &[n], &mut sums)?,
+            exec,
+        )?;
+        Some((sums, marks))
     } else {
         None
     };
@@ -451,7 +485,8 @@ fn typed(
             threads,
             |a: Complex<f64>, b: Complex<f64>| Complex::new(a.re + b.re, a.im + b.im),
         ),
-        // Refused before any write (the other floats take the f32 path).
+        // Refused before any write (the other floats take the f32 path,
+        // f16c and bf16c the c64 one).
         _ => {}
     }
 }

@@ -19,7 +19,7 @@ macro_rules! with_key_map {
         with_key_map!($dtype, false, |$m| $body)
     };
     ($dtype:expr, $total:expr, |$m:ident| $body:expr) => {{
-        use $crate::order::key::{C128Key, C64Key, FloatKey, IntKey};
+        use $crate::order::key::{C128Key, C32Key, C64Key, FloatKey, IntKey};
         use $crate::DType;
         let total: bool = $total;
         match $dtype {
@@ -89,6 +89,14 @@ macro_rules! with_key_map {
             }
             DType::C128 | DType::Dd64 => {
                 let $m = &C128Key { total };
+                $body
+            }
+            DType::F16c => {
+                let $m = &C32Key { total, inf: 0x7c00 };
+                $body
+            }
+            DType::Bf16c => {
+                let $m = &C32Key { total, inf: 0x7f80 };
                 $body
             }
             d => {
@@ -407,6 +415,44 @@ impl KeyMap for C128Key {
         unreachable!("complex keys are never written back")
     }
     plain_copy!(16);
+}
+
+/// f16c and bf16c: as [`C64Key`] with 16-bit parts (`inf` the bits of the
+/// part's +∞: 0x7c00 for f16, 0x7f80 for bf16).
+#[derive(Clone, Copy)]
+pub(crate) struct C32Key {
+    pub(crate) total: bool,
+    pub(crate) inf: u16,
+}
+
+impl KeyMap for C32Key {
+    type K = u32;
+    const INVERTIBLE: bool = false;
+    #[inline(always)]
+    unsafe fn key_at(&self, data: *const u8, pos: isize) -> u32 {
+        // SAFETY: the caller's promise: `pos` is an element (4 bytes) of the view.
+        let (re, im) = unsafe {
+            let p = data.offset(pos * 4);
+            (
+                u16::from_le((p as *const u16).read_unaligned()),
+                u16::from_le((p.add(2) as *const u16).read_unaligned()),
+            )
+        };
+        let inf = if self.total { u16::MAX } else { self.inf };
+        let (kr, ki) = (float_key(re, inf), float_key(im, inf));
+        if !self.total && (kr == u16::MAX || ki == u16::MAX) {
+            u32::MAX
+        } else {
+            ((kr as u32) << 16) | ki as u32
+        }
+    }
+    fn collapses(&self, k: u32) -> bool {
+        !self.total && k == u32::MAX
+    }
+    unsafe fn write_key(&self, _k: u32, _data: *mut u8, _pos: isize) {
+        unreachable!("complex keys are never written back")
+    }
+    plain_copy!(4);
 }
 
 /// The dtypes of one byte or less: each code's rank among the codes' values

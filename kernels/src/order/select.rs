@@ -93,7 +93,7 @@ fn stat(
 ) -> Result<()> {
     exec.resolve_tier()?;
     check_axis(x, axis, "median/quantile")?;
-    if x.dtype().info().float.is_none() && matches!(x.dtype(), DType::C64 | DType::C128) {
+    if x.dtype().info().class == crate::Class::Complex {
         return Err(Error::DTypeUnsupported {
             operand: "x".into(),
             dtype: x.dtype(),

@@ -87,10 +87,10 @@ pub fn is_nan(dtype: DType, bytes: &[u8]) -> bool {
         }
         tessera::Class::Complex | tessera::Class::Pair => {
             let half = bytes.len() / 2;
-            let comp = if info.bits == 64 {
-                DType::F32
-            } else {
-                DType::F64
+            let comp = match dtype.component() {
+                Some(c) => c,
+                None if info.bits == 64 => DType::F32,
+                None => DType::F64,
             };
             is_nan(comp, &bytes[..half]) || is_nan(comp, &bytes[half..])
         }

@@ -175,11 +175,14 @@ pub trait ComplexT: Copy {
     fn conj(self) -> Self;
 }
 
-/// A complex number from its two components, and its product with a real of
-/// its component type.
-pub trait CompositeT: PartsT {
+/// A complex number from its two components.
+pub trait FromPartsT: PartsT {
     /// re + i·im, bits unchanged.
     fn from_parts(re: Self::Part, im: Self::Part) -> Self;
+}
+
+/// A complex number's product with a real of its component type.
+pub trait CompositeT: FromPartsT {
     /// (re·s) + i(im·s), each product rounded once.
     fn scale(self, s: Self::Part) -> Self;
 }
@@ -436,11 +439,13 @@ macro_rules! complex_impls {
                 Complex::new(self.re, -self.im)
             }
         }
-        impl CompositeT for Complex<$t> {
+        impl FromPartsT for Complex<$t> {
             #[inline(always)]
             fn from_parts(re: $t, im: $t) -> Self {
                 Complex::new(re, im)
             }
+        }
+        impl CompositeT for Complex<$t> {
             #[inline(always)]
             fn scale(self, s: $t) -> Self {
                 Complex::new(self.re * s, self.im * s)
@@ -461,6 +466,33 @@ macro_rules! complex_impls {
 }
 complex_impls!(f32);
 complex_impls!(f64);
+
+// A complex number of two 16-bit float codes (f16c, bf16c) as stored, for the
+// kinds that move its parts without computing (`raw_floats`): each part's
+// top bit is its sign.
+impl ComplexT for Complex<u16> {
+    #[inline(always)]
+    fn conj(self) -> Self {
+        Complex::new(self.re, self.im ^ 0x8000)
+    }
+}
+impl FromPartsT for Complex<u16> {
+    #[inline(always)]
+    fn from_parts(re: u16, im: u16) -> Self {
+        Complex::new(re, im)
+    }
+}
+impl PartsT for Complex<u16> {
+    type Part = u16;
+    #[inline(always)]
+    fn re_part(self) -> u16 {
+        self.re
+    }
+    #[inline(always)]
+    fn im_part(self) -> u16 {
+        self.im
+    }
+}
 
 impl AbsT for Complex<f32> {
     type Out = f32;
