@@ -914,7 +914,7 @@ pub static DTYPE_INFO: [DTypeInfo; 34] = [
     DTypeInfo {
         int_range: None,
         name: "bf16c",
-        aliases: &[],
+        aliases: &["bcomplex32"],
         class: Class::Complex,
         bits: 32,
         values_per_byte: 1,
@@ -1011,7 +1011,7 @@ impl DType {
             "e2m1fn" | "float4_e2m1fn" => Some(DType::E2m1fn),
             "ue4m3" | "float8_ue4m3" => Some(DType::Ue4m3),
             "f16c" | "complex32" => Some(DType::F16c),
-            "bf16c" => Some(DType::Bf16c),
+            "bf16c" | "bcomplex32" => Some(DType::Bf16c),
             _ => None,
         }
     }

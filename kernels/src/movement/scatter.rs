@@ -4,7 +4,7 @@ use super::{
     check_axis, check_dst, check_i64, check_same, check_shape_but, direct_c, filled, load_c,
     packed, pos_at, run_parts, store_c, threads_for, work_bytes, zeroed, Shared,
 };
-use crate::array::{count_of, extent_product, ArrayView, ArrayViewMut};
+use crate::array::{count_of, extent_product, ArrayView, ArrayViewMut, Element};
 use crate::cast::{cast, CastMode};
 use crate::error::{Error, Result};
 use crate::tier::Exec;
@@ -178,65 +178,22 @@ pub fn scatter(
     } else {
         threads
     };
-    // Scratch for the narrow floats: their sums, taken before any write.
-    let narrow = combine != Combine::Set
-        && m > 0
-        && dt.info().class == Class::Float
-        && !matches!(dt, DType::F32 | DType::F64);
-    let codes = if narrow {
-        let mut acc = filled(n, 0f32, "scatter sums")?;
-        let mut uf = filled(m, 0f32, "scatter updates")?;
-        let mut marks = zeroed(n, "scatter marks")?;
-        decode_f32(dt, &ib, &mut acc, exec)?;
-        decode_f32(dt, &ub, &mut uf, exec)?;
+    // Scratch for the narrow floats (and the complex numbers of narrow
+    // floats): their combinations in the carrier, taken before any write.
+    let codes = if combine == Combine::Set || m == 0 {
+        None
+    } else if dt.info().class == Class::Float && !matches!(dt, DType::F32 | DType::F64) {
         let f = match combine {
             Combine::Add => add_f32 as fn(f32, f32) -> f32,
             Combine::Max => max_f32,
             _ => min_f32,
         };
-        drive(
-            &g,
-            &pb,
-            Shared(uf.as_mut_ptr()),
-            Shared(acc.as_mut_ptr()),
-            Some(Shared(marks.as_mut_ptr())),
-            threads,
-            f,
-        );
-        Some((encode_f32(dt, &acc, exec)?, marks))
-    } else if combine == Combine::Add && m > 0 && dt.info().carrier == "c64" && dt != DType::C64 {
+        Some(in_carrier(dt, &g, &pb, (&ib, &ub), threads, exec, f)?)
+    } else if combine == Combine::Add && dt.info().carrier == "c64" && dt != DType::C64 {
         // f16c, bf16c: summed in c64 (their values exactly), each sum
         // rounded into the dtype once.
-        let zero = Complex::new(0f32, 0.0);
-        let mut acc = filled(n, zero, "scatter sums")?;
-        let mut uf = filled(m, zero, "scatter updates")?;
-        let mut marks = zeroed(n, "scatter marks")?;
-        for (work, vals) in [(&ib[..], &mut acc), (&ub[..], &mut uf)] {
-            let k = vals.len();
-            cast(
-                CastMode::Default,
-                &ArrayView::contiguous(dt, &[k], work)?,
-                &mut ArrayViewMut::from_slice(vals, &[k])?,
-                exec,
-            )?;
-        }
-        drive(
-            &g,
-            &pb,
-            Shared(uf.as_mut_ptr()),
-            Shared(acc.as_mut_ptr()),
-            Some(Shared(marks.as_mut_ptr())),
-            threads,
-            |a: Complex<f32>, b: Complex<f32>| Complex::new(a.re + b.re, a.im + b.im),
-        );
-        let mut sums = zeroed(n * wb, "scatter codes")?;
-        cast(
-            CastMode::Default,
-            &ArrayView::from_slice(&acc, &[n])?,
-            &mut ArrayViewMut::contiguous(dt, &[n], &mut sums)?,
-            exec,
-        )?;
-        Some((sums, marks))
+        let add = |a: Complex<f32>, b: Complex<f32>| Complex::new(a.re + b.re, a.im + b.im);
+        Some(in_carrier(dt, &g, &pb, (&ib, &ub), threads, exec, add)?)
     } else {
         None
     };
@@ -648,12 +605,49 @@ fn pack(dt: DType, codes: &[u8]) -> Result<(Vec<u8>, usize)> {
     Ok((out, npad))
 }
 
-/// The f32 values of a C-ordered working buffer of a narrow float.
-fn decode_f32(dt: DType, work: &[u8], out: &mut [f32], exec: &Exec) -> Result<()> {
+/// The combinations of `into`'s and the updates' working buffers (`work`)
+/// by `f` in the carrier `T` (f32 for a narrow float, c64 for f16c and
+/// bf16c), each result rounded once into `dt`: the codes of every target,
+/// and a mark on each target an update reached.
+fn in_carrier<T: Element + Default + Send + Sync, F: Fn(T, T) -> T + Sync>(
+    dt: DType,
+    g: &Geom,
+    pos: &[u8],
+    work: (&[u8], &[u8]),
+    threads: usize,
+    exec: &Exec,
+    f: F,
+) -> Result<(Vec<u8>, Vec<u8>)> {
+    let wb = work_bytes(dt);
+    let (n, m) = (work.0.len() / wb, work.1.len() / wb);
+    let mut acc = filled(n, T::default(), "scatter sums")?;
+    let mut upd = filled(m, T::default(), "scatter updates")?;
+    let mut marks = zeroed(n, "scatter marks")?;
+    decode_into(dt, work.0, &mut acc, exec)?;
+    decode_into(dt, work.1, &mut upd, exec)?;
+    drive(
+        g,
+        pos,
+        Shared(upd.as_mut_ptr()),
+        Shared(acc.as_mut_ptr()),
+        Some(Shared(marks.as_mut_ptr())),
+        threads,
+        f,
+    );
+    Ok((encode_from(dt, &acc, exec)?, marks))
+}
+
+/// The carrier values of a C-ordered working buffer of `dt`.
+fn decode_into<T: Element + Default>(
+    dt: DType,
+    work: &[u8],
+    out: &mut [T],
+    exec: &Exec,
+) -> Result<()> {
     let n = out.len();
     if packed(dt) {
         let (buf, npad) = pack(dt, work)?;
-        let mut wide = filled(npad, 0f32, "scatter values")?;
+        let mut wide = filled(npad, T::default(), "scatter values")?;
         cast(
             CastMode::Default,
             &ArrayView::contiguous(dt, &[npad], &buf)?,
@@ -671,14 +665,14 @@ fn decode_f32(dt: DType, work: &[u8], out: &mut [f32], exec: &Exec) -> Result<()
     )
 }
 
-/// f32 values rounded into a narrow float, as a C-ordered working buffer.
-fn encode_f32(dt: DType, vals: &[f32], exec: &Exec) -> Result<Vec<u8>> {
+/// Carrier values rounded into `dt`, as a C-ordered working buffer.
+fn encode_from<T: Element + Default>(dt: DType, vals: &[T], exec: &Exec) -> Result<Vec<u8>> {
     let n = vals.len();
     if packed(dt) {
         let info = dt.info();
         let vpb = info.values_per_byte as usize;
         let npad = n.div_ceil(vpb) * vpb;
-        let mut wide = filled(npad, 0f32, "scatter values")?;
+        let mut wide = filled(npad, T::default(), "scatter values")?;
         wide[..n].copy_from_slice(vals);
         let mut buf = zeroed(npad / vpb, "scatter codes")?;
         cast(
