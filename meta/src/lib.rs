@@ -182,7 +182,7 @@ pub enum OperandRule {
     /// Input 0 is bool, the others have the call's dtype.
     CondFirst,
     /// Input 0 has the call's (complex) dtype, input 1 its component dtype
-    /// (c64: f32, c128: f64).
+    /// (c64: f32, c128: f64, f16c: f16, bf16c: bf16).
     ComplexReal,
 }
 
@@ -200,7 +200,7 @@ pub enum ResultRule {
     /// i8, holding a three-way comparison's −1, 0 or +1.
     Order,
     /// The complex dtype whose components have the call's float dtype
-    /// (f32 → c64, f64 → c128).
+    /// (f32 → c64, f64 → c128, f16 → f16c, bf16 → bf16c).
     Complex,
 }
 

@@ -57,7 +57,8 @@ pub fn call_dtype(kind: Kind, inputs: &[DType]) -> Result<DType> {
 
 /// The dtype input `i` of `kind` has in a call of dtype `call` (its operand
 /// rule): bool for select's condition, the component dtype for the real
-/// factor of `scale` (c64: f32, c128: f64), else `call` itself.
+/// factor of `scale` (c64: f32, c128: f64, f16c: f16, bf16c: bf16), else
+/// `call` itself.
 pub fn operand_dtype(kind: Kind, call: DType, i: usize) -> DType {
     match kind.info().operands {
         OperandRule::CondFirst if i == 0 => DType::Bool,
