@@ -313,7 +313,7 @@ pub fn display(dtype: DType, bytes: &[u8]) -> String {
         }
         Class::Pair => {
             let half = bytes.len() / 2;
-            let comp = dtype.component().expect("a complex dtype");
+            let comp = if half == 4 { DType::F32 } else { DType::F64 };
             format!(
                 "({} + {})",
                 display(comp, &bytes[..half]),
@@ -346,6 +346,25 @@ mod tests {
         let bits = [1u8, 0, 1, 1, 0, 0, 0, 1];
         assert_eq!(pack(DType::U1, &bits).unwrap(), vec![0b1011_0001]);
         assert_eq!(unpack(DType::U1, &[0b1011_0001]).unwrap(), bits);
+    }
+
+    #[test]
+    fn two_part_values_display_by_their_parts() {
+        // f16c 1.5 - 2i: codes 0x3e00, 0xc000 (real first, little-endian).
+        assert_eq!(display(DType::F16c, &[0x00, 0x3e, 0x00, 0xc0]), "(1.5-2j)");
+        // bf16c 1 + 0.5i: 0x3f80, 0x3f00.
+        assert_eq!(display(DType::Bf16c, &[0x80, 0x3f, 0x00, 0x3f]), "(1+0.5j)");
+        // df32 1.5 + 2^-30: two f32, hi first.
+        let mut b = 1.5f32.to_le_bytes().to_vec();
+        b.extend(2f32.powi(-30).to_le_bytes());
+        assert!(
+            display(DType::Df32, &b).starts_with("(1.5 + "),
+            "{}",
+            display(DType::Df32, &b)
+        );
+        // NaN in either part of a complex number.
+        assert!(is_nan(DType::F16c, &[0x00, 0x3c, 0x01, 0x7c]));
+        assert!(!is_nan(DType::Bf16c, &[0x80, 0x7f, 0x00, 0x00]));
     }
 
     #[test]

@@ -86,18 +86,12 @@ fn codes(rng: &mut Rng, n: usize) -> Vec<u16> {
         .collect()
 }
 
-/// Codes of moderate finite values (sums and products of a few stay finite
-/// and normal in both formats): |x| in [2^-4, 2^4) with 3 significant bits,
-/// so that sums and products of a few are exact in f32 and NaN-free.
-fn moderate(p: Part, rng: &mut Rng, n: usize) -> Vec<u16> {
-    (0..n)
-        .map(|_| {
-            let m = 8 + rng.below(8) as i32; // 3 significant bits
-            let e = rng.below(8) as i32 - 7;
-            let s = if rng.chance(1, 2) { -1.0 } else { 1.0 };
-            p.enc(s * m as f32 * 2f32.powi(e))
-        })
-        .collect()
+/// Codes of the integers −8 … 8 (exact in both formats): a product of two
+/// complex numbers has parts of at most 128 in magnitude, so a sum of a few
+/// hundred of them is an integer below 2^24, exact in f32 in any order; the
+/// exact result is then an integer sum the test computes itself.
+fn small_ints(p: Part, rng: &mut Rng, n: usize) -> Vec<u16> {
+    (0..n).map(|_| p.enc(rng.below(17) as f32 - 8.0)).collect()
 }
 
 fn pairs(v: &[u16]) -> Vec<[u16; 2]> {
@@ -498,9 +492,20 @@ fn reductions_scans_and_contractions_see_the_values_alone() {
             .collect::<Vec<_>>();
         let xb = bytes(&x);
         let xw = widen(p, &x);
-        let a = pairs(&moderate(p, &mut rng, 2 * r * k));
-        let bm = pairs(&moderate(p, &mut rng, 2 * k * c));
+        let a = pairs(&small_ints(p, &mut rng, 2 * r * k));
+        let bm = pairs(&small_ints(p, &mut rng, 2 * k * c));
         let (aw, bw) = (widen(p, &a), widen(p, &bm));
+        // The exact product, in integers.
+        let int = |z: Complex<f32>| (z.re as i64, z.im as i64);
+        let exact: Vec<(i64, i64)> = (0..r * c)
+            .map(|o| {
+                let (i, j) = (o / c, o % c);
+                (0..k).fold((0, 0), |(sr, si), q| {
+                    let ((ar, ai), (br, bi)) = (int(aw[i * k + q]), int(bw[q * c + j]));
+                    (sr + ar * br - ai * bi, si + ar * bi + ai * br)
+                })
+            })
+            .collect();
         for exec in execs() {
             let xv = ArrayView::contiguous(d, &[r, k], &xb).unwrap();
             let wv = ArrayView::from_slice(&xw, &[r, k]).unwrap();
@@ -620,6 +625,12 @@ fn reductions_scans_and_contractions_see_the_values_alone() {
                     (w.re.to_bits(), w.im.to_bits()),
                     "{d} contract {i} ({exec:?})"
                 );
+                let e = exact[i];
+                assert_eq!(
+                    (g.re, g.im),
+                    (e.0 as f32, e.1 as f32),
+                    "{d} contract {i}: exact"
+                );
             }
             let mut gotd = vec![0u8; 4 * r * c];
             contract(
@@ -631,11 +642,30 @@ fn reductions_scans_and_contractions_see_the_values_alone() {
                 &exec,
             )
             .unwrap();
-            for (i, (g, w)) in unbytes(&gotd).iter().zip(&want).enumerate() {
+            for (i, (g, e)) in unbytes(&gotd).iter().zip(&exact).enumerate() {
+                // The exact integers (below 2^24: f32 values) rounded once.
+                let want = (p.enc(e.0 as f32), p.enc(e.1 as f32));
                 assert!(
-                    g[0] == p.enc(w.re) && g[1] == p.enc(w.im),
-                    "{d} contract into {d} {i}: {g:x?} want {w}"
+                    (g[0], g[1]) == want,
+                    "{d} contract into {d} {i}: {g:x?} want {want:x?} ({e:?})"
                 );
+            }
+            // A sum of the integer-valued rows: exact, against the test's own.
+            let mut sums = vec![Complex::new(0f32, 0.0); r];
+            reduce(
+                ReduceOp::Sum,
+                &[1],
+                &av2,
+                &mut ArrayViewMut::from_slice(&mut sums, &[r]).unwrap(),
+                &exec,
+            )
+            .unwrap();
+            for (i, s) in sums.iter().enumerate() {
+                let e = (0..k).fold((0, 0), |(sr, si), q| {
+                    let (x, y) = int(aw[i * k + q]);
+                    (sr + x, si + y)
+                });
+                assert_eq!((s.re, s.im), (e.0 as f32, e.1 as f32), "{d} row sum {i}");
             }
         }
     }

@@ -734,35 +734,28 @@ complex_dst!(f64);
 
 /// A complex of narrow floats: each part rounds as the part's own dtype does
 /// (directly from the source's precision, one rounding), a real source's
-/// imaginary part is +0.
+/// imaginary part is +0. Pairs take the trait's rounding to odd through
+/// [`CastDst::from_f64`].
 impl<C: CastDst<Carrier = f32>> CastDst for MiniComplex<C> {
     #[inline(always)]
-    fn from_p32<const SAT: bool>(v: Pair<f32>) -> Self::Store {
-        Complex::new(C::from_p32::<SAT>(v), C::from_f32::<SAT>(0.0))
-    }
-    #[inline(always)]
-    fn from_p64<const SAT: bool>(v: Pair<f64>) -> Self::Store {
-        Complex::new(C::from_p64::<SAT>(v), C::from_f32::<SAT>(0.0))
-    }
-    #[inline(always)]
     fn from_f32<const SAT: bool>(v: f32) -> Self::Store {
-        Complex::new(C::from_f32::<SAT>(v), C::from_f32::<SAT>(0.0))
+        real_part::<C>(C::from_f32::<SAT>(v))
     }
     #[inline(always)]
     fn from_f64<const SAT: bool>(v: f64) -> Self::Store {
-        Complex::new(C::from_f64::<SAT>(v), C::from_f32::<SAT>(0.0))
+        real_part::<C>(C::from_f64::<SAT>(v))
     }
     #[inline(always)]
     fn from_i64<const SAT: bool>(v: i64) -> Self::Store {
-        Complex::new(C::from_i64::<SAT>(v), C::from_f32::<SAT>(0.0))
+        real_part::<C>(C::from_i64::<SAT>(v))
     }
     #[inline(always)]
     fn from_u64<const SAT: bool>(v: u64) -> Self::Store {
-        Complex::new(C::from_u64::<SAT>(v), C::from_f32::<SAT>(0.0))
+        real_part::<C>(C::from_u64::<SAT>(v))
     }
     #[inline(always)]
     fn from_bool(v: bool) -> Self::Store {
-        Complex::new(C::from_bool(v), C::from_f32::<false>(0.0))
+        real_part::<C>(C::from_bool(v))
     }
     #[inline(always)]
     fn from_c32<const SAT: bool>(v: Complex<f32>) -> Self::Store {
@@ -772,4 +765,11 @@ impl<C: CastDst<Carrier = f32>> CastDst for MiniComplex<C> {
     fn from_c64<const SAT: bool>(v: Complex<f64>) -> Self::Store {
         Complex::new(C::from_f64::<SAT>(v.re), C::from_f64::<SAT>(v.im))
     }
+}
+
+/// A complex code of `C`'s parts from a real part's code: the imaginary part
+/// +0 (the same code in either mode).
+#[inline(always)]
+fn real_part<C: CastDst<Carrier = f32>>(re: C::Store) -> Complex<C::Store> {
+    Complex::new(re, C::from_f32::<false>(0.0))
 }

@@ -19,7 +19,7 @@ macro_rules! with_key_map {
         with_key_map!($dtype, false, |$m| $body)
     };
     ($dtype:expr, $total:expr, |$m:ident| $body:expr) => {{
-        use $crate::order::key::{C128Key, C32Key, C64Key, FloatKey, IntKey};
+        use $crate::order::key::{FloatKey, IntKey, PartsKey};
         use $crate::DType;
         let total: bool = $total;
         match $dtype {
@@ -84,19 +84,25 @@ macro_rules! with_key_map {
             // A pair sorts as (hi, lo) lexicographically, as a complex
             // number does: value order for normalised pairs.
             DType::C64 | DType::Df32 => {
-                let $m = &C64Key { total };
+                let $m = &PartsKey::<u32> {
+                    total,
+                    inf: 0x7f80_0000,
+                };
                 $body
             }
             DType::C128 | DType::Dd64 => {
-                let $m = &C128Key { total };
+                let $m = &PartsKey::<u64> {
+                    total,
+                    inf: 0x7ff0_0000_0000_0000,
+                };
                 $body
             }
             DType::F16c => {
-                let $m = &C32Key { total, inf: 0x7c00 };
+                let $m = &PartsKey::<u16> { total, inf: 0x7c00 };
                 $body
             }
             DType::Bf16c => {
-                let $m = &C32Key { total, inf: 0x7f80 };
+                let $m = &PartsKey::<u16> { total, inf: 0x7f80 };
                 $body
             }
             d => {
@@ -335,125 +341,55 @@ macro_rules! float_bits {
 }
 float_bits!(u16, u32, u64);
 
-/// c64: the real part's f32 key in the high half, the imaginary part's low;
-/// a NaN in either part gives the largest key.
-/// With `total`, each part in totalOrder and no collapse (lexicographic
-/// totalOrder of the pair).
+/// A complex number (or a pair, hi then lo) of two float parts of `P`'s
+/// bits: the real part's key in the high half of a key twice as wide, the
+/// imaginary part's in the low half; a NaN in either part gives the largest
+/// key. With `total`, each part in totalOrder and no collapse (lexicographic
+/// totalOrder of the two). `inf` holds the bits of a part's +∞: c64 and df32
+/// take `u32` parts, c128 and dd64 `u64`, f16c and bf16c `u16` (0x7c00 for
+/// f16, 0x7f80 for bf16).
 #[derive(Clone, Copy)]
-pub(crate) struct C64Key {
+pub(crate) struct PartsKey<P> {
     pub(crate) total: bool,
-}
-/// c128: as [`C64Key`] with f64 parts.
-#[derive(Clone, Copy)]
-pub(crate) struct C128Key {
-    pub(crate) total: bool,
+    pub(crate) inf: P,
 }
 
-impl KeyMap for C64Key {
-    type K = u64;
-    const INVERTIBLE: bool = false;
-    #[inline(always)]
-    unsafe fn key_at(&self, data: *const u8, pos: isize) -> u64 {
-        // SAFETY: the caller's promise: `pos` is an element (8 bytes) of the view.
-        let (re, im) = unsafe {
-            let p = data.offset(pos * 8);
-            (
-                u32::from_le((p as *const u32).read_unaligned()),
-                u32::from_le((p.add(4) as *const u32).read_unaligned()),
-            )
-        };
-        let inf = if self.total { u32::MAX } else { 0x7f80_0000 };
-        let (kr, ki) = (float_key(re, inf), float_key(im, inf));
-        if self.total {
-            ((kr as u64) << 32) | ki as u64
-        } else if kr == u32::MAX || ki == u32::MAX {
-            u64::MAX
-        } else {
-            ((kr as u64) << 32) | ki as u64
+macro_rules! parts_keys {
+    ($($p:ty => $k:ty),*) => {$(
+        impl KeyMap for PartsKey<$p> {
+            type K = $k;
+            const INVERTIBLE: bool = false;
+            #[inline(always)]
+            unsafe fn key_at(&self, data: *const u8, pos: isize) -> $k {
+                const PART: usize = core::mem::size_of::<$p>();
+                // SAFETY: the caller's promise: `pos` is an element (two
+                // parts) of the view.
+                let (re, im) = unsafe {
+                    let p = data.offset(pos * 2 * PART as isize);
+                    (
+                        <$p>::from_le((p as *const $p).read_unaligned()),
+                        <$p>::from_le((p.add(PART) as *const $p).read_unaligned()),
+                    )
+                };
+                let inf = if self.total { <$p>::MAX } else { self.inf };
+                let (kr, ki) = (float_key(re, inf), float_key(im, inf));
+                if !self.total && (kr == <$p>::MAX || ki == <$p>::MAX) {
+                    <$k>::MAX
+                } else {
+                    ((kr as $k) << <$p>::BITS) | ki as $k
+                }
+            }
+            fn collapses(&self, k: $k) -> bool {
+                !self.total && k == <$k>::MAX
+            }
+            unsafe fn write_key(&self, _k: $k, _data: *mut u8, _pos: isize) {
+                unreachable!("complex keys are never written back")
+            }
+            plain_copy!(2 * core::mem::size_of::<$p>());
         }
-    }
-    fn collapses(&self, k: u64) -> bool {
-        !self.total && k == u64::MAX
-    }
-    unsafe fn write_key(&self, _k: u64, _data: *mut u8, _pos: isize) {
-        unreachable!("complex keys are never written back")
-    }
-    plain_copy!(8);
+    )*};
 }
-
-impl KeyMap for C128Key {
-    type K = u128;
-    const INVERTIBLE: bool = false;
-    #[inline(always)]
-    unsafe fn key_at(&self, data: *const u8, pos: isize) -> u128 {
-        // SAFETY: the caller's promise: `pos` is an element (16 bytes) of the view.
-        let (re, im) = unsafe {
-            let p = data.offset(pos * 16);
-            (
-                u64::from_le((p as *const u64).read_unaligned()),
-                u64::from_le((p.add(8) as *const u64).read_unaligned()),
-            )
-        };
-        let inf = if self.total {
-            u64::MAX
-        } else {
-            0x7ff0_0000_0000_0000u64
-        };
-        let (kr, ki) = (float_key(re, inf), float_key(im, inf));
-        if self.total {
-            ((kr as u128) << 64) | ki as u128
-        } else if kr == u64::MAX || ki == u64::MAX {
-            u128::MAX
-        } else {
-            ((kr as u128) << 64) | ki as u128
-        }
-    }
-    fn collapses(&self, k: u128) -> bool {
-        !self.total && k == u128::MAX
-    }
-    unsafe fn write_key(&self, _k: u128, _data: *mut u8, _pos: isize) {
-        unreachable!("complex keys are never written back")
-    }
-    plain_copy!(16);
-}
-
-/// f16c and bf16c: as [`C64Key`] with 16-bit parts (`inf` the bits of the
-/// part's +∞: 0x7c00 for f16, 0x7f80 for bf16).
-#[derive(Clone, Copy)]
-pub(crate) struct C32Key {
-    pub(crate) total: bool,
-    pub(crate) inf: u16,
-}
-
-impl KeyMap for C32Key {
-    type K = u32;
-    const INVERTIBLE: bool = false;
-    #[inline(always)]
-    unsafe fn key_at(&self, data: *const u8, pos: isize) -> u32 {
-        // SAFETY: the caller's promise: `pos` is an element (4 bytes) of the view.
-        let (re, im) = unsafe {
-            let p = data.offset(pos * 4);
-            (
-                u16::from_le((p as *const u16).read_unaligned()),
-                u16::from_le((p.add(2) as *const u16).read_unaligned()),
-            )
-        };
-        let inf = if self.total { u16::MAX } else { self.inf };
-        let (kr, ki) = (float_key(re, inf), float_key(im, inf));
-        if !self.total && (kr == u16::MAX || ki == u16::MAX) {
-            u32::MAX
-        } else {
-            ((kr as u32) << 16) | ki as u32
-        }
-    }
-    fn collapses(&self, k: u32) -> bool {
-        !self.total && k == u32::MAX
-    }
-    unsafe fn write_key(&self, _k: u32, _data: *mut u8, _pos: isize) {
-        unreachable!("complex keys are never written back")
-    }
-    plain_copy!(4);
-}
+parts_keys!(u16 => u32, u32 => u64, u64 => u128);
 
 /// The dtypes of one byte or less: each code's rank among the codes' values
 /// in the total order (equal values, such as every NaN code or the bytes a
