@@ -223,26 +223,69 @@ impl<R: ByteReg> RegSet<R> {
     }
 }
 
-/// The lanes of the register at `p + at` that are (`not`: are not)
-/// members.
-///
-/// # Safety
-/// The CPU runs `R`'s instructions; the `R::LANES` bytes from `p + at` are
-/// readable.
-#[inline(always)]
-unsafe fn hits_at<R: ByteReg>(
-    rs: &RegSet<R>,
-    p: *const u8,
-    at: usize,
-    not: bool,
-    full: u64,
-) -> u64 {
-    // SAFETY: the caller's contract.
-    let m = unsafe { rs.members(R::load(p.add(at))) };
-    if not {
-        !m & full
-    } else {
-        m
+/// A set's test in registers, one type per form of set, so that a search
+/// loop is compiled for its form (no per-register choice of form).
+trait MemberLanes<R: ByteReg>: Copy {
+    /// A register whose lanes are nonzero exactly where `x`'s lanes are
+    /// members.
+    ///
+    /// # Safety
+    /// The CPU runs `R`'s instructions.
+    unsafe fn lanes(&self, x: R) -> R;
+}
+
+/// A set of one byte.
+#[derive(Clone, Copy)]
+struct Eq1<R>(R);
+/// A set of two bytes.
+#[derive(Clone, Copy)]
+struct Eq2<R>(R, R);
+/// A set of three bytes.
+#[derive(Clone, Copy)]
+struct Eq3<R>(R, R, R);
+/// Any set, by its nibble tables (see [`Set`]).
+#[derive(Clone, Copy)]
+struct Nibbles<R> {
+    lo_a: R,
+    lo_b: R,
+    hi_a: R,
+    hi_b: R,
+}
+
+impl<R: ByteReg> MemberLanes<R> for Eq1<R> {
+    #[inline(always)]
+    unsafe fn lanes(&self, x: R) -> R {
+        // SAFETY: the caller runs R's instructions.
+        unsafe { R::eq(x, self.0) }
+    }
+}
+
+impl<R: ByteReg> MemberLanes<R> for Eq2<R> {
+    #[inline(always)]
+    unsafe fn lanes(&self, x: R) -> R {
+        // SAFETY: the caller runs R's instructions.
+        unsafe { R::or(R::eq(x, self.0), R::eq(x, self.1)) }
+    }
+}
+
+impl<R: ByteReg> MemberLanes<R> for Eq3<R> {
+    #[inline(always)]
+    unsafe fn lanes(&self, x: R) -> R {
+        // SAFETY: the caller runs R's instructions.
+        unsafe { R::or(R::or(R::eq(x, self.0), R::eq(x, self.1)), R::eq(x, self.2)) }
+    }
+}
+
+impl<R: ByteReg> MemberLanes<R> for Nibbles<R> {
+    #[inline(always)]
+    unsafe fn lanes(&self, x: R) -> R {
+        // SAFETY: the caller runs R's instructions.
+        unsafe {
+            let (lo, hi) = (R::low_nibbles(x), R::high_nibbles(x));
+            let a = R::and(R::lookup16(self.lo_a, lo), R::lookup16(self.hi_a, hi));
+            let b = R::and(R::lookup16(self.lo_b, lo), R::lookup16(self.hi_b, hi));
+            R::or(a, b)
+        }
     }
 }
 
@@ -250,6 +293,72 @@ unsafe fn hits_at<R: ByteReg>(
 /// The CPU runs `R`'s instructions.
 #[inline(always)]
 unsafe fn find_vec<R: ByteReg>(b: &[u8], set: &Set, not: bool, last: bool) -> Option<usize> {
+    // SAFETY: the caller runs R's instructions.
+    unsafe {
+        let rs = RegSet::<R>::new(set);
+        match rs.few {
+            Some((1, [a, _, _])) => find_with(&Eq1(a), b, set, not, last),
+            Some((2, [a, c, _])) => find_with(&Eq2(a, c), b, set, not, last),
+            Some((3, [a, c, d])) => find_with(&Eq3(a, c, d), b, set, not, last),
+            _ => {
+                let t = Nibbles {
+                    lo_a: rs.lo_a,
+                    lo_b: rs.lo_b,
+                    hi_a: rs.hi_a,
+                    hi_b: rs.hi_b,
+                };
+                find_with(&t, b, set, not, last)
+            }
+        }
+    }
+}
+
+/// The lanes of `v` (a [`MemberLanes::lanes`] result) that are hits:
+/// members, or with `not` the others.
+///
+/// # Safety
+/// The CPU runs `R`'s instructions.
+#[inline(always)]
+unsafe fn hits<R: ByteReg>(v: R, not: bool, full: u64) -> u64 {
+    // SAFETY: the caller runs R's instructions.
+    let m = unsafe { R::nonzero_bits(v) };
+    if not {
+        !m & full
+    } else {
+        m
+    }
+}
+
+/// Whether any lane of four [`MemberLanes::lanes`] results is a hit: their
+/// lanes are combined in registers first (an or for members, a minimum
+/// for non-members), so a step of four registers tests one.
+///
+/// # Safety
+/// The CPU runs `R`'s instructions.
+#[inline(always)]
+unsafe fn any_hit<R: ByteReg>(v: [R; 4], not: bool, full: u64) -> bool {
+    // SAFETY: the caller runs R's instructions.
+    unsafe {
+        if not {
+            R::nonzero_bits(R::min(R::min(v[0], v[1]), R::min(v[2], v[3]))) != full
+        } else {
+            R::any(R::or(R::or(v[0], v[1]), R::or(v[2], v[3])))
+        }
+    }
+}
+
+/// The search of [`find_vec`] for one form of set.
+///
+/// # Safety
+/// The CPU runs `R`'s instructions.
+#[inline(always)]
+unsafe fn find_with<R: ByteReg, M: MemberLanes<R>>(
+    ms: &M,
+    b: &[u8],
+    set: &Set,
+    not: bool,
+    last: bool,
+) -> Option<usize> {
     let l = R::LANES;
     let n = b.len();
     let p = b.as_ptr();
@@ -257,28 +366,30 @@ unsafe fn find_vec<R: ByteReg>(b: &[u8], set: &Set, not: bool, last: bool) -> Op
     // SAFETY: the caller runs R's instructions; every load reads the l
     // bytes from an offset at most n − l.
     unsafe {
-        let rs = RegSet::<R>::new(set);
+        // A macro, not a closure: a closure would not inherit the caller's
+        // target features.
+        macro_rules! at {
+            ($k:expr) => {
+                ms.lanes(R::load(p.add($k)))
+            };
+        }
         if !last {
             let mut i = 0;
             if n >= 4 * l {
                 // The first register unaligned, then the loop from the
                 // next register-aligned address, whose loads never straddle
                 // two lines (the bytes it reads again held no hit).
-                let m = hits_at(&rs, p, 0, not, full);
+                let m = hits(at!(0), not, full);
                 if m != 0 {
                     return Some(m.trailing_zeros() as usize);
                 }
                 i = l - (p as usize) % l;
             }
             while i + 4 * l <= n {
-                let (m0, m1, m2, m3) = (
-                    hits_at(&rs, p, i, not, full),
-                    hits_at(&rs, p, i + l, not, full),
-                    hits_at(&rs, p, i + 2 * l, not, full),
-                    hits_at(&rs, p, i + 3 * l, not, full),
-                );
-                if m0 | m1 | m2 | m3 != 0 {
-                    for (k, m) in [m0, m1, m2, m3].into_iter().enumerate() {
+                let v = [at!(i), at!(i + l), at!(i + 2 * l), at!(i + 3 * l)];
+                if any_hit(v, not, full) {
+                    for (k, r) in v.into_iter().enumerate() {
+                        let m = hits(r, not, full);
                         if m != 0 {
                             return Some(i + k * l + m.trailing_zeros() as usize);
                         }
@@ -287,7 +398,7 @@ unsafe fn find_vec<R: ByteReg>(b: &[u8], set: &Set, not: bool, last: bool) -> Op
                 i += 4 * l;
             }
             while i + l <= n {
-                let m = hits_at(&rs, p, i, not, full);
+                let m = hits(at!(i), not, full);
                 if m != 0 {
                     return Some(i + m.trailing_zeros() as usize);
                 }
@@ -299,7 +410,7 @@ unsafe fn find_vec<R: ByteReg>(b: &[u8], set: &Set, not: bool, last: bool) -> Op
             if n >= 4 * l {
                 // The last register unaligned, then the loop down from the
                 // register-aligned address below it (as above).
-                let m = hits_at(&rs, p, n - l, not, full);
+                let m = hits(at!(n - l), not, full);
                 if m != 0 {
                     return Some(n - l + 63 - m.leading_zeros() as usize);
                 }
@@ -310,14 +421,10 @@ unsafe fn find_vec<R: ByteReg>(b: &[u8], set: &Set, not: bool, last: bool) -> Op
                 // Descending streams are the hardware prefetchers' weak
                 // side: ask for the lines 2 KiB below (a hint; no read).
                 R::prefetch(p.wrapping_sub(2048).wrapping_add(s));
-                let (m0, m1, m2, m3) = (
-                    hits_at(&rs, p, s, not, full),
-                    hits_at(&rs, p, s + l, not, full),
-                    hits_at(&rs, p, s + 2 * l, not, full),
-                    hits_at(&rs, p, s + 3 * l, not, full),
-                );
-                if m0 | m1 | m2 | m3 != 0 {
-                    for (k, m) in [m0, m1, m2, m3].into_iter().enumerate().rev() {
+                let v = [at!(s), at!(s + l), at!(s + 2 * l), at!(s + 3 * l)];
+                if any_hit(v, not, full) {
+                    for (k, r) in v.into_iter().enumerate().rev() {
+                        let m = hits(r, not, full);
                         if m != 0 {
                             return Some(s + k * l + 63 - m.leading_zeros() as usize);
                         }
@@ -327,7 +434,7 @@ unsafe fn find_vec<R: ByteReg>(b: &[u8], set: &Set, not: bool, last: bool) -> Op
             }
             while e >= l {
                 let s = e - l;
-                let m = hits_at(&rs, p, s, not, full);
+                let m = hits(at!(s), not, full);
                 if m != 0 {
                     return Some(s + 63 - m.leading_zeros() as usize);
                 }

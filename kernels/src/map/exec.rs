@@ -18,6 +18,8 @@ mod tile;
 use bind::{addr_of, full_strides};
 pub(crate) use bind::{bind, resolve, Load, Resolved};
 pub(crate) use tile::{tile_scratch_bytes, TileScratch};
+#[cfg(all(feature = "jit", target_arch = "x86_64", target_os = "linux"))]
+mod jit;
 mod registers;
 
 /// Indices per tile: 4 KiB of f32 per node's slot, so a program of a few
@@ -216,7 +218,7 @@ pub(crate) struct Plan {
     uni: Vec<[u8; 16]>,
     is_uni: Vec<bool>,
     /// The register path, where the program and the tier have one.
-    regs: Option<registers::RegProgram>,
+    regs: Option<std::sync::Arc<registers::RegProgram>>,
 }
 
 // SAFETY: the plan's pointers address the validated operands of one call,

@@ -106,6 +106,12 @@ pub(crate) struct Resolved {
     slot_bytes: usize,
     /// Per node: the NaN fix-up of a cast into a dtype without a NaN code.
     nan_fix: Vec<Option<NanFix>>,
+    /// The register program (and its machine code) of the first tier a
+    /// plan was bound on: made once for every run of a `MapPlan` there.
+    regs: std::sync::OnceLock<(
+        crate::Tier,
+        Option<std::sync::Arc<super::registers::RegProgram>>,
+    )>,
 }
 
 impl Resolved {
@@ -259,6 +265,7 @@ pub(crate) fn resolve(
         slots,
         slot_bytes,
         nan_fix,
+        regs: std::sync::OnceLock::new(),
     })
 }
 
@@ -467,7 +474,15 @@ pub(crate) fn bind(
         slot_bytes: r.slot_bytes,
         uni,
         is_uni: r.is_uni.clone(),
-        regs: super::registers::RegProgram::of(tier, program, &r.is_uni),
+        regs: match r.regs.get() {
+            Some((t, rp)) if *t == tier => rp.clone(),
+            _ => {
+                let rp = super::registers::RegProgram::of(tier, program, &r.is_uni)
+                    .map(std::sync::Arc::new);
+                let _ = r.regs.set((tier, rp.clone()));
+                rp
+            }
+        },
     })
 }
 

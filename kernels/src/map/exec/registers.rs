@@ -23,7 +23,7 @@ pub(super) const MAX_NODES: usize = 24;
 
 /// One node's operation on registers (arguments as node numbers).
 #[derive(Clone, Copy, Debug)]
-enum ROp {
+pub(super) enum ROp {
     /// A load or a constant: its tile's values, or one value (uniform).
     Value,
     Add(usize, usize),
@@ -36,7 +36,7 @@ enum ROp {
 
 impl ROp {
     /// The nodes this operation reads (the first `arity` of the array).
-    fn args(self) -> ([usize; 3], usize) {
+    pub(super) fn args(self) -> ([usize; 3], usize) {
         match self {
             ROp::Value => ([0; 3], 0),
             ROp::Sqrt(a) => ([a, 0, 0], 1),
@@ -50,7 +50,8 @@ impl ROp {
 #[derive(Clone, Debug)]
 pub(crate) struct RegProgram {
     wide: bool,
-    avx512: bool,
+    /// 512-bit registers (else 256-bit).
+    pub(super) avx512: bool,
     ops: Vec<ROp>,
     /// Per node: whether its values are stored (an output computed here).
     stored: Vec<bool>,
@@ -59,6 +60,9 @@ pub(crate) struct RegProgram {
     /// Per node: whether its values are read from its source (a load
     /// that is not uniform).
     direct: Vec<bool>,
+    /// The program's machine code (`jit.rs`), where it has one.
+    #[cfg(all(feature = "jit", target_arch = "x86_64", target_os = "linux"))]
+    pub(super) jit: Option<std::sync::Arc<super::jit::Code>>,
 }
 
 impl RegProgram {
@@ -134,14 +138,42 @@ impl RegProgram {
             .zip(uniform)
             .map(|(op, &u)| matches!(op, ROp::Value) && !u)
             .collect();
-        Some(RegProgram {
+        #[allow(unused_mut)]
+        let mut rp = RegProgram {
             wide: dt == DType::F64,
             avx512,
             ops,
             stored,
             read,
             direct,
-        })
+            #[cfg(all(feature = "jit", target_arch = "x86_64", target_os = "linux"))]
+            jit: None,
+        };
+        #[cfg(all(feature = "jit", target_arch = "x86_64", target_os = "linux"))]
+        {
+            rp.jit = super::jit::code_for(&rp, uniform, avx512);
+        }
+        Some(rp)
+    }
+
+    /// Each node's operation.
+    pub(super) fn ops(&self) -> &[ROp] {
+        &self.ops
+    }
+
+    /// Whether node k's values are read from its source (see `direct`).
+    pub(super) fn is_direct(&self, k: usize) -> bool {
+        self.direct[k]
+    }
+
+    /// Whether node k's values are stored.
+    pub(super) fn is_stored(&self, k: usize) -> bool {
+        self.stored[k]
+    }
+
+    /// Whether the dtype is f64 (else f32).
+    pub(super) fn is_wide(&self) -> bool {
+        self.wide
     }
 
     /// Every node over `len` indices: the loads' and constants' values at
@@ -159,6 +191,50 @@ impl RegProgram {
         dst: &[*mut u8],
         len: usize,
     ) {
+        // The whole steps of the machine code first, where there is one,
+        // then the rest on the interpreter.
+        #[cfg(all(feature = "jit", target_arch = "x86_64", target_os = "linux"))]
+        if let Some(code) = &self.jit {
+            let done = len - len % code.step;
+            if done > 0 {
+                // SAFETY: the code was made for this program, width and
+                // dtype on this tier, which runs here; the pointers are as
+                // this function's contract states, for `done ≤ len` values.
+                unsafe { code.run(self, src, dst, done) };
+            }
+            if done == len {
+                return;
+            }
+            let item = if self.wide { 8 } else { 4 };
+            let n = self.ops.len();
+            let mut s = [core::ptr::null::<u8>(); MAX_NODES];
+            let mut d = [core::ptr::null_mut::<u8>(); MAX_NODES];
+            for k in 0..n {
+                s[k] = if self.direct[k] {
+                    src[k].wrapping_add(done * item)
+                } else {
+                    src[k]
+                };
+                d[k] = if self.stored[k] {
+                    dst[k].wrapping_add(done * item)
+                } else {
+                    dst[k]
+                };
+            }
+            // SAFETY: the same sources and destinations from value `done`
+            // on, `len − done` of them (this function's contract).
+            unsafe { self.interpret(&s[..n], uniform, &d[..n], len - done) };
+            return;
+        }
+        // SAFETY: this function's contract.
+        unsafe { self.interpret(src, uniform, dst, len) }
+    }
+
+    /// [`RegProgram::run`] on the interpreter (no machine code).
+    ///
+    /// # Safety
+    /// As [`RegProgram::run`].
+    unsafe fn interpret(&self, src: &[*const u8], uniform: &[bool], dst: &[*mut u8], len: usize) {
         #[cfg(target_arch = "x86_64")]
         {
             use core::arch::x86_64::{__m256, __m256d, __m512, __m512d};
@@ -545,6 +621,10 @@ mod tests {
                 let mut outs = [vec![0u8; nodes * n * item], vec![0u8; nodes * n * item]];
                 for (o, wide) in outs.iter_mut().zip([false, true]) {
                     rp.avx512 = wide;
+                    #[cfg(all(feature = "jit", target_arch = "x86_64", target_os = "linux"))]
+                    {
+                        rp.jit = super::super::jit::code_for(&rp, &vec![false; nodes], wide);
+                    }
                     let mut src = vec![core::ptr::null::<u8>(); nodes];
                     src[0] = a.as_ptr();
                     src[1] = b.as_ptr();
