@@ -165,8 +165,8 @@ impl Gen<'_> {
 }
 
 /// A random program on the register path of `map` (`kernels/src/map/exec/registers.rs`):
-/// every node an input, a literal, or `+`, `-`, `*`, `/`, `sqrt` or `fma` of
-/// one float dtype (f32 or f64), with up to two intermediates and one or two
+/// every node an input, a literal, or `+`, `-`, `*`, `/`, `sqrt`, `fma`,
+/// negation or `abs` of one float dtype (f32 or f64), with up to two intermediates and one or two
 /// outputs, literals typed and untyped and special ones among them (±∞,
 /// NaN, 0, 10^±30), about 20 nodes at most (the path takes up to 24).
 pub fn register_text(rng: &mut Rng) -> Text {
@@ -229,7 +229,15 @@ fn register_expr(
         };
     }
     *budget -= 1;
-    match rng.below(6) {
+    match rng.below(7) {
+        6 => {
+            let a = register_expr(rng, names, d, depth - 1, budget);
+            if rng.chance(1, 2) {
+                format!("-{a}")
+            } else {
+                format!("abs({a})")
+            }
+        }
         0..=2 => {
             let op = *rng.pick(&["+", "-", "*", "/"]);
             let a = register_expr(rng, names, d, depth - 1, budget);

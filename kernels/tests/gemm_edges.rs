@@ -342,3 +342,125 @@ fn small_products_read_operands_in_place_through_any_strides() {
         }
     }
 }
+
+/// Products of few columns (A the stream, the skinny blocking) through
+/// every layout of A the packer reads: row-major, padded rows, rows reversed
+/// (a negative row stride), transposed in memory, one byte off its
+/// alignment; row counts with and without a partial micro-panel, depths
+/// within and past one depth block (chain order: more than 4 rows and
+/// columns), columns below, at and past one micro-panel. Every tier and
+/// thread count gives the chain order written out here.
+#[test]
+fn skinny_products_through_every_layout_of_a_keep_the_chain_order() {
+    let mut rng = Rng::new(77);
+    let execs: Vec<Exec> = tessera::available_tiers()
+        .into_iter()
+        .flat_map(|t| [Exec::on(t).par(Par::Seq), Exec::on(t).par(Par::threads(2))])
+        .collect();
+    for &(m, k, n) in &[
+        (131, 70, 5),
+        (70, 700, 7),
+        (131, 700, 16),
+        (84, 4500, 33),
+        (45, 300, 64),
+        (14, 5000, 32),
+    ] {
+        let a = grid_f32s(&mut rng, m * k);
+        let b = grid_f32s(&mut rng, k * n);
+        let want = chain_f32(&a, &b, m, k, n);
+        let a64: Vec<f64> = a.iter().map(|&x| x as f64 * 1.000_000_1).collect();
+        let b64: Vec<f64> = b.iter().map(|&x| x as f64 * 0.999_999_9).collect();
+        let want64 = chain_f64(&a64, &b64, m, k, n);
+        // The same A: rows padded by 3 elements; rows stored last first;
+        // transposed; one byte past an aligned start.
+        let pad = k + 3;
+        let padded: Vec<f32> = (0..m * pad)
+            .map(|i| {
+                if i % pad < k {
+                    a[i / pad * k + i % pad]
+                } else {
+                    f32::NAN
+                }
+            })
+            .collect();
+        let reversed: Vec<f32> = (0..m * k).map(|i| a[(m - 1 - i / k) * k + i % k]).collect();
+        let at: Vec<f32> = (0..m * k).map(|i| a[(i % m) * k + i / m]).collect();
+        let mut shifted = vec![0u8; 1 + 4 * m * k];
+        for (i, x) in a.iter().enumerate() {
+            shifted[1 + 4 * i..5 + 4 * i].copy_from_slice(&x.to_le_bytes());
+        }
+        let padded64: Vec<f64> = (0..m * pad)
+            .map(|i| {
+                if i % pad < k {
+                    a64[i / pad * k + i % pad]
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect();
+        for exec in &execs {
+            let views = [
+                ("row-major", ArrayView::from_slice(&a, &[m, k]).unwrap()),
+                (
+                    "padded rows",
+                    ArrayView::from_slice_strided(&padded, &[m, k], &[pad as isize, 1], 0).unwrap(),
+                ),
+                (
+                    "reversed rows",
+                    ArrayView::from_slice_strided(
+                        &reversed,
+                        &[m, k],
+                        &[-(k as isize), 1],
+                        (m - 1) * k,
+                    )
+                    .unwrap(),
+                ),
+                (
+                    "transposed",
+                    ArrayView::from_slice_strided(&at, &[m, k], &[1, m as isize], 0).unwrap(),
+                ),
+                (
+                    "unaligned",
+                    ArrayView::contiguous(tessera::DType::F32, &[m, k], &shifted[1..]).unwrap(),
+                ),
+            ];
+            for (what, av) in &views {
+                let mut c = vec![f32::NAN; m * n];
+                tessera::matmul(
+                    av,
+                    &ArrayView::from_slice(&b, &[k, n]).unwrap(),
+                    &mut ArrayViewMut::from_slice(&mut c, &[m, n]).unwrap(),
+                    exec,
+                )
+                .unwrap();
+                assert_eq!(
+                    bits_of(&c),
+                    bits_of(&want),
+                    "f32 {m}x{k}x{n}, A {what}, on {exec:?}"
+                );
+            }
+            for (what, av) in [
+                ("row-major", ArrayView::from_slice(&a64, &[m, k]).unwrap()),
+                (
+                    "padded rows",
+                    ArrayView::from_slice_strided(&padded64, &[m, k], &[pad as isize, 1], 0)
+                        .unwrap(),
+                ),
+            ] {
+                let mut c = vec![f64::NAN; m * n];
+                tessera::matmul(
+                    &av,
+                    &ArrayView::from_slice(&b64, &[k, n]).unwrap(),
+                    &mut ArrayViewMut::from_slice(&mut c, &[m, n]).unwrap(),
+                    exec,
+                )
+                .unwrap();
+                assert_eq!(
+                    bits_of(&c),
+                    bits_of(&want64),
+                    "f64 {m}x{k}x{n}, A {what}, on {exec:?}"
+                );
+            }
+        }
+    }
+}

@@ -1,5 +1,6 @@
-//! The register path of `map` (programs of add, sub, mul, div, sqrt and fma
-//! on one float dtype, run vector by vector on the AVX2 and AVX-512 tiers)
+//! The register path of `map` (programs of add, sub, mul, div, sqrt, fma,
+//! neg and abs on one float dtype, run vector by vector on the AVX2 and
+//! AVX-512 tiers, through the machine code and the interpreter)
 //! against node-by-node evaluation: random programs of those kinds over
 //! two or three inputs and constants, f32 and f64, with special values
 //! (±0, ±∞, NaN, subnormals, huge and tiny numbers), lengths around the
@@ -37,11 +38,19 @@ fn gen_case(rng: &mut Rng, inputs: usize, suffix: &str) -> Case {
     for t in 0..count {
         let pick = |rng: &mut Rng, n: usize| rng.below_usize(n);
         let n = nodes.len();
-        let op = *rng.pick(&["+", "-", "*", "/", "sqrt", "fma", "c+"]);
+        let op = *rng.pick(&["+", "-", "*", "/", "sqrt", "fma", "c+", "neg", "abs"]);
         let (label, args, c, expr) = match op {
             "sqrt" => {
                 let a = pick(rng, n);
                 ("sqrt", vec![a], 0.0, format!("sqrt({})", names[a]))
+            }
+            "neg" => {
+                let a = pick(rng, n);
+                ("neg", vec![a], 0.0, format!("-{}", names[a]))
+            }
+            "abs" => {
+                let a = pick(rng, n);
+                ("abs", vec![a], 0.0, format!("abs({})", names[a]))
             }
             "fma" => {
                 let (a, b, d) = (pick(rng, n), pick(rng, n), pick(rng, n));
@@ -122,6 +131,8 @@ macro_rules! f {
                     "*" => a[0] * a[1],
                     "/" => a[0] / a[1],
                     "sqrt" => a[0].sqrt(),
+                    "neg" => -a[0],
+                    "abs" => a[0].abs(),
                     _ => a[0].mul_add(a[1], a[2]),
                 }
             }

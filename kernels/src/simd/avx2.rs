@@ -132,6 +132,16 @@ impl RealReg for __m256 {
         unsafe { _mm256_sqrt_ps(a) }
     }
     #[inline(always)]
+    unsafe fn neg(a: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_xor_ps(a, _mm256_set1_ps(-0.0)) }
+    }
+    #[inline(always)]
+    unsafe fn abs(a: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_andnot_ps(_mm256_set1_ps(-0.0), a) }
+    }
+    #[inline(always)]
     unsafe fn first(n: usize) -> __m256i {
         // SAFETY: AVX2 runs (the trait's feature contract).
         unsafe {
@@ -271,6 +281,16 @@ impl RealReg for __m256d {
     unsafe fn sqrt(a: Self) -> Self {
         // SAFETY: AVX runs (the trait's feature contract).
         unsafe { _mm256_sqrt_pd(a) }
+    }
+    #[inline(always)]
+    unsafe fn neg(a: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_xor_pd(a, _mm256_set1_pd(-0.0)) }
+    }
+    #[inline(always)]
+    unsafe fn abs(a: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe { _mm256_andnot_pd(_mm256_set1_pd(-0.0), a) }
     }
     #[inline(always)]
     unsafe fn first(n: usize) -> __m256i {

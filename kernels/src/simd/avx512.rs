@@ -86,6 +86,27 @@ impl RealReg for __m512 {
         unsafe { _mm512_sqrt_ps(a) }
     }
     #[inline(always)]
+    unsafe fn neg(a: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract); integer
+        // forms, which AVX-512 F has (the float ones need DQ).
+        unsafe {
+            _mm512_castsi512_ps(_mm512_xor_si512(
+                _mm512_castps_si512(a),
+                _mm512_set1_epi32(i32::MIN),
+            ))
+        }
+    }
+    #[inline(always)]
+    unsafe fn abs(a: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe {
+            _mm512_castsi512_ps(_mm512_and_si512(
+                _mm512_castps_si512(a),
+                _mm512_set1_epi32(i32::MAX),
+            ))
+        }
+    }
+    #[inline(always)]
     unsafe fn first(n: usize) -> __mmask16 {
         ((1u32 << n.min(16)) - 1) as __mmask16
     }
@@ -233,6 +254,27 @@ impl RealReg for __m512d {
     unsafe fn sqrt(a: Self) -> Self {
         // SAFETY: AVX-512 F runs (the trait's feature contract).
         unsafe { _mm512_sqrt_pd(a) }
+    }
+    #[inline(always)]
+    unsafe fn neg(a: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract); integer
+        // forms, which AVX-512 F has (the float ones need DQ).
+        unsafe {
+            _mm512_castsi512_pd(_mm512_xor_si512(
+                _mm512_castpd_si512(a),
+                _mm512_set1_epi64(i64::MIN),
+            ))
+        }
+    }
+    #[inline(always)]
+    unsafe fn abs(a: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        unsafe {
+            _mm512_castsi512_pd(_mm512_and_si512(
+                _mm512_castpd_si512(a),
+                _mm512_set1_epi64(i64::MAX),
+            ))
+        }
     }
     #[inline(always)]
     unsafe fn first(n: usize) -> __mmask8 {

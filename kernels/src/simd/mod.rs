@@ -122,6 +122,10 @@ pub(crate) trait RealReg: Copy {
     unsafe fn div(a: Self, b: Self) -> Self;
     /// `√a` in each lane, one rounding.
     unsafe fn sqrt(a: Self) -> Self;
+    /// `−a` in each lane: the sign bit flipped (NaNs included).
+    unsafe fn neg(a: Self) -> Self;
+    /// `|a|` in each lane: the sign bit cleared (NaNs included).
+    unsafe fn abs(a: Self) -> Self;
     /// The mask of the first `n` lanes (all of them where `n ≥ LANES`).
     unsafe fn first(n: usize) -> Self::Mask;
     /// The mask of the lanes from `n` on: those [`first`](RealReg::first)

@@ -64,6 +64,12 @@ macro_rules! model {
             unsafe fn sqrt(a: Self) -> Self {
                 Lanes(core::array::from_fn(|i| a.0[i].sqrt()))
             }
+            unsafe fn neg(a: Self) -> Self {
+                Lanes(core::array::from_fn(|i| -a.0[i]))
+            }
+            unsafe fn abs(a: Self) -> Self {
+                Lanes(core::array::from_fn(|i| a.0[i].abs()))
+            }
             unsafe fn first(n: usize) -> u32 {
                 ((1u64 << n.min(N)) - 1) as u32
             }
@@ -236,6 +242,10 @@ mod tests {
             assert_eq!(out_of(R::add(ra, rb)), model_of(M::add(ma, mb)), "add");
             assert_eq!(out_of(R::sub(ra, rb)), model_of(M::sub(ma, mb)), "sub");
             assert_eq!(out_of(R::mul(ra, rb)), model_of(M::mul(ma, mb)), "mul");
+            assert_eq!(out_of(R::div(ra, rb)), model_of(M::div(ma, mb)), "div");
+            assert_eq!(out_of(R::sqrt(ra)), model_of(M::sqrt(ma)), "sqrt");
+            assert_eq!(out_of(R::neg(ra)), model_of(M::neg(ma)), "neg");
+            assert_eq!(out_of(R::abs(ra)), model_of(M::abs(ma)), "abs");
             let (rf, mf) = (R::fmadd(ra, rb, rc), M::fmadd(ma, mb, mc));
             assert_eq!(out_of(rf), model_of(mf), "fmadd");
             let (rf, mf) = (R::fnmadd(ra, rb, rc), M::fnmadd(ma, mb, mc));

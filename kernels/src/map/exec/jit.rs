@@ -1,6 +1,7 @@
 //! Machine code for the register path (cargo feature `jit`, on by default;
 //! x86-64 Linux): a program whose every computed node is an `add`, `sub`,
-//! `mul`, `div`, `sqrt` or `fma` of f32 or f64 (a [`RegProgram`]'s shape) is
+//! `mul`, `div`, `sqrt`, `fma`, `neg` or `abs` of f32 or f64 (a
+//! [`RegProgram`]'s shape) is
 //! assembled once into a loop that keeps every intermediate value in a
 //! vector register — the loop a compiler makes of the program written out
 //! by hand — instead of running node by node through blocks in memory.
@@ -8,7 +9,8 @@
 //! **The same bits.** Each computed node is one instruction of the basic
 //! operation it names (`vaddps`, `vsubps`, `vmulps`, `vdivps`, `vsqrtps`,
 //! `vfmadd231ps` and their `pd` forms; a fused multiply-add is one rounding
-//! of a·b + c whichever operand the instruction overwrites), in round to
+//! of a·b + c whichever operand the instruction overwrites; `neg` and `abs`
+//! an exclusive or and an and-not with the sign bits, `vpxor`/`vpandn`), in round to
 //! nearest as every tier runs, so each element gets the bits the kernels
 //! give it (a NaN's sign and payload aside, as on the register path,
 //! ARCHITECTURE.md §5.1). The loads, stores and broadcasts move values
@@ -48,6 +50,10 @@ const CACHE_CAP: usize = 64;
 const STREAM_GPRS: [u8; 13] = [0, 1, 2, 8, 9, 10, 11, 3, 5, 12, 13, 14, 15];
 const RSI: u8 = 6;
 const RDI: u8 = 7;
+
+/// The sign bit of an f32 (the first four bytes) and of an f64 (the next
+/// eight), which the code broadcasts for `neg` and `abs`.
+static SIGNS: [u32; 4] = [0x8000_0000, 0, 0, 0x8000_0000];
 
 /// A program's loop in executable memory.
 pub(crate) struct Code {
@@ -120,7 +126,7 @@ impl Code {
 
     /// The loop over `n` elements (a positive multiple of
     /// [`step`](Code::step)): `args[k]` is node k's pointer as the loop
-    /// reads it (see [`RegProgram::run`]).
+    /// reads it (see [`RegProgram::run`]), and the last argument [`SIGNS`].
     ///
     /// # Safety
     /// The code was compiled for `rp` (its shape, width and dtype); the
@@ -129,7 +135,8 @@ impl Code {
     /// 512-bit form).
     pub(super) unsafe fn run(&self, rp: &RegProgram, src: &[*const u8], dst: &[*mut u8], n: usize) {
         let bytes = n * self.item;
-        let mut args = [core::ptr::null::<u8>(); super::registers::MAX_NODES];
+        let mut args = [core::ptr::null::<u8>(); super::registers::MAX_NODES + 1];
+        args[super::registers::MAX_NODES] = SIGNS.as_ptr() as *const u8;
         for (k, op) in rp.ops().iter().enumerate() {
             args[k] = if matches!(op, ROp::Value) {
                 if rp.is_direct(k) {
@@ -145,7 +152,7 @@ impl Code {
         }
         // SAFETY: the mapping holds a function of this signature that
         // `assemble` wrote for `rp`; it reads `args[k]` for the nodes it
-        // uses, and the elements in [base − bytes, base) of each stream,
+        // uses (and the last for SIGNS' sign bits), and the elements in [base − bytes, base) of each stream,
         // which the caller's pointers cover (`n` elements each).
         unsafe {
             let f: unsafe extern "sysv64" fn(*const *const u8, isize) =
@@ -200,6 +207,8 @@ fn key_of(rp: &RegProgram, uniform: &[bool], zmm: bool) -> Vec<u32> {
             ROp::Div(..) => 4,
             ROp::Sqrt(..) => 5,
             ROp::Fma(..) => 6,
+            ROp::Neg(..) => 7,
+            ROp::Abs(..) => 8,
         };
         let roles = rp.is_stored(k) as u32 | (rp.is_direct(k) as u32) << 1;
         key.push(tag | roles << 4 | (uniform[k] as u32) << 6 | (arity as u32) << 8);
@@ -319,6 +328,11 @@ struct Ops {
     storeu: VOp,
     mova: VOp,
     bcast: VOp,
+    /// vpxor (VEX), vpxord/q (EVEX): `neg` with the sign bits.
+    xor: VOp,
+    /// vpandn (VEX), vpandnd/q (EVEX): `abs`, the sign bits' complement and
+    /// the value.
+    andn: VOp,
 }
 
 impl Ops {
@@ -354,6 +368,20 @@ impl Ops {
                 w_vex: false,
                 w_evex: wide,
                 op: if wide { 0x19 } else { 0x18 },
+            },
+            xor: VOp {
+                map: 1,
+                pp: 1,
+                w_vex: false,
+                w_evex: wide,
+                op: 0xEF,
+            },
+            andn: VOp {
+                map: 1,
+                pp: 1,
+                w_vex: false,
+                w_evex: wide,
+                op: 0xDF,
             },
         }
     }
@@ -437,6 +465,25 @@ fn assemble(rp: &RegProgram, uniform: &[bool], zmm: bool) -> Option<(Vec<u8>, us
             fixed[k] = Some(v);
         }
     }
+    // The sign bits in every lane, for `neg` and `abs`: broadcast from the
+    // argument after the nodes' ([`SIGNS`]).
+    let sign = if ops.iter().any(|o| matches!(o, ROp::Neg(..) | ROp::Abs(..))) {
+        let v = pool.take()?;
+        a.load_arg(0, 8 * super::registers::MAX_NODES as i32);
+        a.vec(
+            op.bcast,
+            v,
+            0,
+            Rm::Mem {
+                base: 0,
+                index: None,
+                disp: if rp.is_wide() { 8 } else { 0 },
+            },
+        );
+        v
+    } else {
+        0
+    };
     for (k, g) in gpr.iter().enumerate() {
         if let Some(g) = *g {
             a.load_arg(g, 8 * k as i32);
@@ -511,6 +558,8 @@ fn assemble(rp: &RegProgram, uniform: &[bool], zmm: bool) -> Option<(Vec<u8>, us
                         ROp::Sub(..) => a.vec(op.sub, d, r[0], Rm::Reg(r[1])),
                         ROp::Mul(..) => a.vec(op.mul, d, r[0], Rm::Reg(r[1])),
                         ROp::Div(..) => a.vec(op.div, d, r[0], Rm::Reg(r[1])),
+                        ROp::Neg(..) => a.vec(op.xor, d, sign, Rm::Reg(r[0])),
+                        ROp::Abs(..) => a.vec(op.andn, d, sign, Rm::Reg(r[0])),
                         _ => a.vec(op.sqrt, d, 0, Rm::Reg(r[0])),
                     }
                     d
@@ -654,6 +703,18 @@ mod tests {
                 false,
                 vec![0xC4, 0xE2, 0x7D, 0x19, 0xA4, 0x20, 0, 0, 0, 0],
             ),
+            // vpxord zmm5, zmm3, zmm7
+            (
+                Box::new(|a| a.vec(ps.xor, 5, 3, Rm::Reg(7))),
+                true,
+                vec![0x62, 0xF1, 0x65, 0x48, 0xEF, 0xEF],
+            ),
+            // vpandn ymm5, ymm3, ymm7
+            (
+                Box::new(|a| a.vec(pd.andn, 5, 3, Rm::Reg(7))),
+                false,
+                vec![0xC4, 0xE1, 0x65, 0xDF, 0xEF],
+            ),
             // mov r11, [rdi + 16]
             (
                 Box::new(|a| a.load_arg(11, 16)),
@@ -719,6 +780,8 @@ mod tests {
              f = a * b; g = c - d; h = e * a; i = b + c; \
              y0 = ((f + g) + (h + i)) * (a - e); y1 = fma(b, d, g)",
             "y0 = x0 * -0.0 + 3.0",
+            "y0 = -x0 + abs(x1 - x0)",
+            "t = abs(x0); y0 = fma(-t, x1, t); y1 = -(-x2)",
         ];
         for text in texts {
             for dt in [DType::F32, DType::F64] {

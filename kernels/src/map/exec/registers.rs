@@ -1,11 +1,13 @@
 //! The register path of a program: where every node the program computes
-//! is an `add`, `sub`, `mul`, `div`, `sqrt` or `fma` of one float dtype (f32
-//! or f64) on loads and constants of that dtype, a tile runs all of them
-//! vector by vector with the intermediate values in registers, instead of
-//! kernel by kernel through scratch slots. These kinds round once (IEEE
-//! 754's basic operations and the fused multiply-add), so the vector
-//! instructions give every element the bits the kernels give (a NaN's sign
-//! and payload aside, ARCHITECTURE.md §5.1). Only the program's outputs
+//! is an `add`, `sub`, `mul`, `div`, `sqrt`, `fma`, `neg` or `abs` of one
+//! float dtype (f32 or f64) on loads and constants of that dtype, a tile
+//! runs all of them vector by vector with the intermediate values in
+//! registers, instead of kernel by kernel through scratch slots. These kinds
+//! round once (IEEE 754's basic operations and the fused multiply-add) or
+//! are exact (`neg` flips the sign bit, `abs` clears it, NaNs included, as
+//! the kernels do), so the vector instructions give every element the bits
+//! the kernels give (a NaN's sign and payload aside where an arithmetic
+//! operation makes it, ARCHITECTURE.md §5.1). Only the program's outputs
 //! are stored.
 //!
 //! Only the vector tiers take it (AVX2, AVX-512: [`crate::simd::RealReg`]);
@@ -32,6 +34,8 @@ pub(super) enum ROp {
     Div(usize, usize),
     Sqrt(usize),
     Fma(usize, usize, usize),
+    Neg(usize),
+    Abs(usize),
 }
 
 impl ROp {
@@ -39,7 +43,7 @@ impl ROp {
     pub(super) fn args(self) -> ([usize; 3], usize) {
         match self {
             ROp::Value => ([0; 3], 0),
-            ROp::Sqrt(a) => ([a, 0, 0], 1),
+            ROp::Sqrt(a) | ROp::Neg(a) | ROp::Abs(a) => ([a, 0, 0], 1),
             ROp::Add(a, b) | ROp::Sub(a, b) | ROp::Mul(a, b) | ROp::Div(a, b) => ([a, b, 0], 2),
             ROp::Fma(a, b, c) => ([a, b, c], 3),
         }
@@ -112,6 +116,8 @@ impl RegProgram {
                         (Kind::Div, &[x, y]) => ROp::Div(x, y),
                         (Kind::Sqrt, &[x]) => ROp::Sqrt(x),
                         (Kind::Fma, &[x, y, z]) => ROp::Fma(x, y, z),
+                        (Kind::Neg, &[x]) => ROp::Neg(x),
+                        (Kind::Abs, &[x]) => ROp::Abs(x),
                         _ => return None,
                     }
                 }
@@ -437,6 +443,14 @@ impl RegProgram {
                             let pa = at(a);
                             sink.fill(|j| R::sqrt(ld(pa, j)));
                         }
+                        ROp::Neg(a) => {
+                            let pa = at(a);
+                            sink.fill(|j| R::neg(ld(pa, j)));
+                        }
+                        ROp::Abs(a) => {
+                            let pa = at(a);
+                            sink.fill(|j| R::abs(ld(pa, j)));
+                        }
                         ROp::Fma(a, b, c) => {
                             let (pa, pb, pc) = (at(a), at(b), at(c));
                             sink.fill(|j| R::fmadd(ld(pa, j), ld(pb, j), ld(pc, j)));
@@ -505,6 +519,14 @@ impl<R: RealReg> Step<R> {
                     .iter_mut()
                     .enumerate()
                     .for_each(|(j, o)| *o = R::sqrt(ld(0, j))),
+                ROp::Neg(..) => v
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(j, o)| *o = R::neg(ld(0, j))),
+                ROp::Abs(..) => v
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(j, o)| *o = R::abs(ld(0, j))),
                 ROp::Fma(..) => v
                     .iter_mut()
                     .enumerate()
