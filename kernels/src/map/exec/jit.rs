@@ -467,7 +467,8 @@ fn assemble(rp: &RegProgram, uniform: &[bool], zmm: bool) -> Option<(Vec<u8>, us
     }
     // The sign bits in every lane, for `neg` and `abs`: broadcast from the
     // argument after the nodes' ([`SIGNS`]).
-    let sign = if ops.iter().any(|o| matches!(o, ROp::Neg(..) | ROp::Abs(..))) {
+    let signs = ops.iter().any(|o| matches!(o, ROp::Neg(..) | ROp::Abs(..)));
+    let sign = if signs {
         let v = pool.take()?;
         a.load_arg(0, 8 * super::registers::MAX_NODES as i32);
         a.vec(
@@ -574,10 +575,11 @@ fn assemble(rp: &RegProgram, uniform: &[bool], zmm: bool) -> Option<(Vec<u8>, us
             }
         }
         // Every register of this vector was given back at its node's last
-        // reader (or at once, where nothing reads it).
+        // reader (or at once, where nothing reads it); the uniform values'
+        // and the sign bits' stay.
         debug_assert_eq!(
             pool.0.count_ones() as usize,
-            16 - fixed.iter().flatten().count()
+            16 - fixed.iter().flatten().count() - signs as usize
         );
     }
     // add rsi, UNROLL·vb; jnz top
@@ -735,7 +737,7 @@ mod tests {
     fn value(i: usize, input: usize) -> f64 {
         let h = (i as u64 + 1)
             .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .wrapping_add(input as u64 * 0xD1B5_4A32_D192_ED03);
+            .wrapping_add((input as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
         match h % 29 {
             0 => 0.0,
             1 => -0.0,
