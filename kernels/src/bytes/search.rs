@@ -232,6 +232,16 @@ trait MemberLanes<R: ByteReg>: Copy {
     /// # Safety
     /// The CPU runs `R`'s instructions.
     unsafe fn lanes(&self, x: R) -> R;
+
+    /// The lanes of `x` that are members, as bits.
+    ///
+    /// # Safety
+    /// The CPU runs `R`'s instructions.
+    #[inline(always)]
+    unsafe fn bits(&self, x: R) -> u64 {
+        // SAFETY: the caller runs R's instructions.
+        unsafe { R::nonzero_bits(self.lanes(x)) }
+    }
 }
 
 /// A set of one byte.
@@ -258,6 +268,11 @@ impl<R: ByteReg> MemberLanes<R> for Eq1<R> {
         // SAFETY: the caller runs R's instructions.
         unsafe { R::eq(x, self.0) }
     }
+    #[inline(always)]
+    unsafe fn bits(&self, x: R) -> u64 {
+        // SAFETY: the caller runs R's instructions.
+        unsafe { R::eq_bits(x, self.0) }
+    }
 }
 
 impl<R: ByteReg> MemberLanes<R> for Eq2<R> {
@@ -266,6 +281,11 @@ impl<R: ByteReg> MemberLanes<R> for Eq2<R> {
         // SAFETY: the caller runs R's instructions.
         unsafe { R::or(R::eq(x, self.0), R::eq(x, self.1)) }
     }
+    #[inline(always)]
+    unsafe fn bits(&self, x: R) -> u64 {
+        // SAFETY: the caller runs R's instructions.
+        unsafe { R::eq_bits(x, self.0) | R::eq_bits(x, self.1) }
+    }
 }
 
 impl<R: ByteReg> MemberLanes<R> for Eq3<R> {
@@ -273,6 +293,11 @@ impl<R: ByteReg> MemberLanes<R> for Eq3<R> {
     unsafe fn lanes(&self, x: R) -> R {
         // SAFETY: the caller runs R's instructions.
         unsafe { R::or(R::or(R::eq(x, self.0), R::eq(x, self.1)), R::eq(x, self.2)) }
+    }
+    #[inline(always)]
+    unsafe fn bits(&self, x: R) -> u64 {
+        // SAFETY: the caller runs R's instructions.
+        unsafe { R::eq_bits(x, self.0) | R::eq_bits(x, self.1) | R::eq_bits(x, self.2) }
     }
 }
 
@@ -313,15 +338,22 @@ unsafe fn find_vec<R: ByteReg>(b: &[u8], set: &Set, not: bool, last: bool) -> Op
     }
 }
 
-/// The lanes of `v` (a [`MemberLanes::lanes`] result) that are hits:
-/// members, or with `not` the others.
+/// The hits (members, or with `not` the others) among the register at
+/// `p + at`, as bits.
 ///
 /// # Safety
-/// The CPU runs `R`'s instructions.
+/// The CPU runs `R`'s instructions; the `R::LANES` bytes from `p + at` are
+/// readable.
 #[inline(always)]
-unsafe fn hits<R: ByteReg>(v: R, not: bool, full: u64) -> u64 {
-    // SAFETY: the caller runs R's instructions.
-    let m = unsafe { R::nonzero_bits(v) };
+unsafe fn hit1<R: ByteReg, M: MemberLanes<R>>(
+    ms: &M,
+    p: *const u8,
+    at: usize,
+    not: bool,
+    full: u64,
+) -> u64 {
+    // SAFETY: the caller's contract.
+    let m = unsafe { ms.bits(R::load(p.add(at))) };
     if not {
         !m & full
     } else {
@@ -329,21 +361,57 @@ unsafe fn hits<R: ByteReg>(v: R, not: bool, full: u64) -> u64 {
     }
 }
 
-/// Whether any lane of four [`MemberLanes::lanes`] results is a hit: their
-/// lanes are combined in registers first (an or for members, a minimum
-/// for non-members), so a step of four registers tests one.
+/// The hits of the four registers from `p + at`, where any of them has
+/// one. With 64-byte registers each register's bits come from a mask
+/// register and their union is tested; with 32-byte ones the four test
+/// registers are combined first (an or for members, a minimum for
+/// non-members: nonzero lanes are members) and tested once, their bits
+/// taken only on a hit (a bit mask of a 32-byte register costs a
+/// move-mask each).
 ///
 /// # Safety
-/// The CPU runs `R`'s instructions.
+/// The CPU runs `R`'s instructions; the `4·R::LANES` bytes from `p + at`
+/// are readable.
 #[inline(always)]
-unsafe fn any_hit<R: ByteReg>(v: [R; 4], not: bool, full: u64) -> bool {
-    // SAFETY: the caller runs R's instructions.
+unsafe fn four<R: ByteReg, M: MemberLanes<R>>(
+    ms: &M,
+    p: *const u8,
+    at: usize,
+    not: bool,
+    full: u64,
+) -> Option<[u64; 4]> {
+    let l = R::LANES;
+    // SAFETY: the caller's contract.
     unsafe {
-        if not {
+        if l == 64 {
+            let m = [
+                hit1(ms, p, at, not, full),
+                hit1(ms, p, at + l, not, full),
+                hit1(ms, p, at + 2 * l, not, full),
+                hit1(ms, p, at + 3 * l, not, full),
+            ];
+            return (m[0] | m[1] | m[2] | m[3] != 0).then_some(m);
+        }
+        let v = [
+            ms.lanes(R::load(p.add(at))),
+            ms.lanes(R::load(p.add(at + l))),
+            ms.lanes(R::load(p.add(at + 2 * l))),
+            ms.lanes(R::load(p.add(at + 3 * l))),
+        ];
+        let any = if not {
             R::nonzero_bits(R::min(R::min(v[0], v[1]), R::min(v[2], v[3]))) != full
         } else {
             R::any(R::or(R::or(v[0], v[1]), R::or(v[2], v[3])))
+        };
+        if !any {
+            return None;
         }
+        let mut m = [0u64; 4];
+        for (o, r) in m.iter_mut().zip(v) {
+            let b = R::nonzero_bits(r);
+            *o = if not { !b & full } else { b };
+        }
+        Some(m)
     }
 }
 
@@ -366,30 +434,21 @@ unsafe fn find_with<R: ByteReg, M: MemberLanes<R>>(
     // SAFETY: the caller runs R's instructions; every load reads the l
     // bytes from an offset at most n − l.
     unsafe {
-        // A macro, not a closure: a closure would not inherit the caller's
-        // target features.
-        macro_rules! at {
-            ($k:expr) => {
-                ms.lanes(R::load(p.add($k)))
-            };
-        }
         if !last {
             let mut i = 0;
             if n >= 4 * l {
                 // The first register unaligned, then the loop from the
                 // next register-aligned address, whose loads never straddle
                 // two lines (the bytes it reads again held no hit).
-                let m = hits(at!(0), not, full);
+                let m = hit1(ms, p, 0, not, full);
                 if m != 0 {
                     return Some(m.trailing_zeros() as usize);
                 }
                 i = l - (p as usize) % l;
             }
             while i + 4 * l <= n {
-                let v = [at!(i), at!(i + l), at!(i + 2 * l), at!(i + 3 * l)];
-                if any_hit(v, not, full) {
-                    for (k, r) in v.into_iter().enumerate() {
-                        let m = hits(r, not, full);
+                if let Some(v) = four(ms, p, i, not, full) {
+                    for (k, m) in v.into_iter().enumerate() {
                         if m != 0 {
                             return Some(i + k * l + m.trailing_zeros() as usize);
                         }
@@ -398,7 +457,7 @@ unsafe fn find_with<R: ByteReg, M: MemberLanes<R>>(
                 i += 4 * l;
             }
             while i + l <= n {
-                let m = hits(at!(i), not, full);
+                let m = hit1(ms, p, i, not, full);
                 if m != 0 {
                     return Some(i + m.trailing_zeros() as usize);
                 }
@@ -410,7 +469,7 @@ unsafe fn find_with<R: ByteReg, M: MemberLanes<R>>(
             if n >= 4 * l {
                 // The last register unaligned, then the loop down from the
                 // register-aligned address below it (as above).
-                let m = hits(at!(n - l), not, full);
+                let m = hit1(ms, p, n - l, not, full);
                 if m != 0 {
                     return Some(n - l + 63 - m.leading_zeros() as usize);
                 }
@@ -421,10 +480,8 @@ unsafe fn find_with<R: ByteReg, M: MemberLanes<R>>(
                 // Descending streams are the hardware prefetchers' weak
                 // side: ask for the lines 2 KiB below (a hint; no read).
                 R::prefetch(p.wrapping_sub(2048).wrapping_add(s));
-                let v = [at!(s), at!(s + l), at!(s + 2 * l), at!(s + 3 * l)];
-                if any_hit(v, not, full) {
-                    for (k, r) in v.into_iter().enumerate().rev() {
-                        let m = hits(r, not, full);
+                if let Some(v) = four(ms, p, s, not, full) {
+                    for (k, m) in v.into_iter().enumerate().rev() {
                         if m != 0 {
                             return Some(s + k * l + 63 - m.leading_zeros() as usize);
                         }
@@ -434,7 +491,7 @@ unsafe fn find_with<R: ByteReg, M: MemberLanes<R>>(
             }
             while e >= l {
                 let s = e - l;
-                let m = hits(at!(s), not, full);
+                let m = hit1(ms, p, s, not, full);
                 if m != 0 {
                     return Some(s + 63 - m.leading_zeros() as usize);
                 }
