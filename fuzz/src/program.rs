@@ -166,7 +166,7 @@ impl Gen<'_> {
 
 /// A random program on the register path of `map` (`kernels/src/map/exec/registers.rs`):
 /// every node an input, a literal, or `+`, `-`, `*`, `/`, `sqrt`, `fma`,
-/// negation or `abs` of one float dtype (f32 or f64), with up to two intermediates and one or two
+/// negation, `abs`, `min` or `max` of one float dtype (f32 or f64), with up to two intermediates and one or two
 /// outputs, literals typed and untyped and special ones among them (±∞,
 /// NaN, 0, 10^±30), about 20 nodes at most (the path takes up to 24).
 pub fn register_text(rng: &mut Rng) -> Text {
@@ -256,7 +256,7 @@ fn register_expr(
             format!("fma({})", args.join(", "))
         }
         _ => {
-            let kind = *rng.pick(&["add", "sub", "mul", "div"]);
+            let kind = *rng.pick(&["add", "sub", "mul", "div", "min", "max"]);
             let a = register_expr(rng, names, d, depth - 1, budget);
             let b = register_expr(rng, names, d, depth - 1, budget);
             format!("{kind}({a}, {b})")

@@ -1,6 +1,6 @@
 //! Fuzz target: the register path of `map`. Random programs of the path's
-//! kinds (`+`, `-`, `*`, `/`, `sqrt`, `fma`, negation, `abs` over f32 or
-//! f64, inputs, typed
+//! kinds (`+`, `-`, `*`, `/`, `sqrt`, `fma`, negation, `abs`, `min`,
+//! `max` over f32 or f64, inputs, typed
 //! and untyped literals with special values, intermediates, one or two
 //! outputs: [`register_text`]) are bound to operands of lengths around the
 //! vector, block and tile sizes, in random layouts (padded, negative and

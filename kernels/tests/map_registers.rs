@@ -1,5 +1,5 @@
 //! The register path of `map` (programs of add, sub, mul, div, sqrt, fma,
-//! neg and abs on one float dtype, run vector by vector on the AVX2 and
+//! neg, abs, min and max on one float dtype, run vector by vector on the AVX2 and
 //! AVX-512 tiers, through the machine code and the interpreter)
 //! against node-by-node evaluation: random programs of those kinds over
 //! two or three inputs and constants, f32 and f64, with special values
@@ -38,7 +38,9 @@ fn gen_case(rng: &mut Rng, inputs: usize, suffix: &str) -> Case {
     for t in 0..count {
         let pick = |rng: &mut Rng, n: usize| rng.below_usize(n);
         let n = nodes.len();
-        let op = *rng.pick(&["+", "-", "*", "/", "sqrt", "fma", "c+", "neg", "abs"]);
+        let op = *rng.pick(&[
+            "+", "-", "*", "/", "sqrt", "fma", "c+", "neg", "abs", "min", "max",
+        ]);
         let (label, args, c, expr) = match op {
             "sqrt" => {
                 let a = pick(rng, n);
@@ -51,6 +53,15 @@ fn gen_case(rng: &mut Rng, inputs: usize, suffix: &str) -> Case {
             "abs" => {
                 let a = pick(rng, n);
                 ("abs", vec![a], 0.0, format!("abs({})", names[a]))
+            }
+            "min" | "max" => {
+                let (a, b) = (pick(rng, n), pick(rng, n));
+                (
+                    op,
+                    vec![a, b],
+                    0.0,
+                    format!("{op}({}, {})", names[a], names[b]),
+                )
             }
             "fma" => {
                 let (a, b, d) = (pick(rng, n), pick(rng, n), pick(rng, n));
@@ -133,6 +144,26 @@ macro_rules! f {
                     "sqrt" => a[0].sqrt(),
                     "neg" => -a[0],
                     "abs" => a[0].abs(),
+                    // IEEE 754-2019 minimum and maximum: the smaller
+                    // (larger); -0 below +0; a NaN operand gives a NaN.
+                    "min" | "max" => {
+                        let (x, y) = (a[0], a[1]);
+                        if x.is_nan() || y.is_nan() {
+                            <$t>::NAN
+                        } else if x == y {
+                            let (nx, ny) = (x.is_sign_negative(), y.is_sign_negative());
+                            let neg = if op == "min" { nx || ny } else { nx && ny };
+                            if neg {
+                                -x.abs()
+                            } else {
+                                x.abs()
+                            }
+                        } else if (x < y) == (op == "min") {
+                            x
+                        } else {
+                            y
+                        }
+                    }
                     _ => a[0].mul_add(a[1], a[2]),
                 }
             }

@@ -142,6 +142,24 @@ impl RealReg for __m256 {
         unsafe { _mm256_andnot_ps(_mm256_set1_ps(-0.0), a) }
     }
     #[inline(always)]
+    unsafe fn min(a: Self, b: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe {
+            let t = _mm256_min_ps(a, b);
+            let t = _mm256_blendv_ps(t, _mm256_or_ps(a, b), _mm256_cmp_ps::<_CMP_EQ_OQ>(a, b));
+            _mm256_blendv_ps(t, _mm256_add_ps(a, b), _mm256_cmp_ps::<_CMP_UNORD_Q>(a, b))
+        }
+    }
+    #[inline(always)]
+    unsafe fn max(a: Self, b: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe {
+            let t = _mm256_max_ps(a, b);
+            let t = _mm256_blendv_ps(t, _mm256_and_ps(a, b), _mm256_cmp_ps::<_CMP_EQ_OQ>(a, b));
+            _mm256_blendv_ps(t, _mm256_add_ps(a, b), _mm256_cmp_ps::<_CMP_UNORD_Q>(a, b))
+        }
+    }
+    #[inline(always)]
     unsafe fn first(n: usize) -> __m256i {
         // SAFETY: AVX2 runs (the trait's feature contract).
         unsafe {
@@ -291,6 +309,24 @@ impl RealReg for __m256d {
     unsafe fn abs(a: Self) -> Self {
         // SAFETY: AVX runs (the trait's feature contract).
         unsafe { _mm256_andnot_pd(_mm256_set1_pd(-0.0), a) }
+    }
+    #[inline(always)]
+    unsafe fn min(a: Self, b: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe {
+            let t = _mm256_min_pd(a, b);
+            let t = _mm256_blendv_pd(t, _mm256_or_pd(a, b), _mm256_cmp_pd::<_CMP_EQ_OQ>(a, b));
+            _mm256_blendv_pd(t, _mm256_add_pd(a, b), _mm256_cmp_pd::<_CMP_UNORD_Q>(a, b))
+        }
+    }
+    #[inline(always)]
+    unsafe fn max(a: Self, b: Self) -> Self {
+        // SAFETY: AVX runs (the trait's feature contract).
+        unsafe {
+            let t = _mm256_max_pd(a, b);
+            let t = _mm256_blendv_pd(t, _mm256_and_pd(a, b), _mm256_cmp_pd::<_CMP_EQ_OQ>(a, b));
+            _mm256_blendv_pd(t, _mm256_add_pd(a, b), _mm256_cmp_pd::<_CMP_UNORD_Q>(a, b))
+        }
     }
     #[inline(always)]
     unsafe fn first(n: usize) -> __m256i {

@@ -107,6 +107,42 @@ impl RealReg for __m512 {
         }
     }
     #[inline(always)]
+    unsafe fn min(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract); the
+        // bitwise or in its integer form (the float one needs DQ).
+        unsafe {
+            let or = _mm512_castsi512_ps(_mm512_or_si512(
+                _mm512_castps_si512(a),
+                _mm512_castps_si512(b),
+            ));
+            let t = _mm512_min_ps(a, b);
+            let t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(a, b), t, or);
+            _mm512_mask_blend_ps(
+                _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(a, b),
+                t,
+                _mm512_add_ps(a, b),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn max(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract); the
+        // bitwise and in its integer form (the float one needs DQ).
+        unsafe {
+            let and = _mm512_castsi512_ps(_mm512_and_si512(
+                _mm512_castps_si512(a),
+                _mm512_castps_si512(b),
+            ));
+            let t = _mm512_max_ps(a, b);
+            let t = _mm512_mask_blend_ps(_mm512_cmp_ps_mask::<_CMP_EQ_OQ>(a, b), t, and);
+            _mm512_mask_blend_ps(
+                _mm512_cmp_ps_mask::<_CMP_UNORD_Q>(a, b),
+                t,
+                _mm512_add_ps(a, b),
+            )
+        }
+    }
+    #[inline(always)]
     unsafe fn first(n: usize) -> __mmask16 {
         ((1u32 << n.min(16)) - 1) as __mmask16
     }
@@ -274,6 +310,42 @@ impl RealReg for __m512d {
                 _mm512_castpd_si512(a),
                 _mm512_set1_epi64(i64::MAX),
             ))
+        }
+    }
+    #[inline(always)]
+    unsafe fn min(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract); the
+        // bitwise or in its integer form (the float one needs DQ).
+        unsafe {
+            let or = _mm512_castsi512_pd(_mm512_or_si512(
+                _mm512_castpd_si512(a),
+                _mm512_castpd_si512(b),
+            ));
+            let t = _mm512_min_pd(a, b);
+            let t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask::<_CMP_EQ_OQ>(a, b), t, or);
+            _mm512_mask_blend_pd(
+                _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(a, b),
+                t,
+                _mm512_add_pd(a, b),
+            )
+        }
+    }
+    #[inline(always)]
+    unsafe fn max(a: Self, b: Self) -> Self {
+        // SAFETY: AVX-512 F runs (the trait's feature contract); the
+        // bitwise and in its integer form (the float one needs DQ).
+        unsafe {
+            let and = _mm512_castsi512_pd(_mm512_and_si512(
+                _mm512_castpd_si512(a),
+                _mm512_castpd_si512(b),
+            ));
+            let t = _mm512_max_pd(a, b);
+            let t = _mm512_mask_blend_pd(_mm512_cmp_pd_mask::<_CMP_EQ_OQ>(a, b), t, and);
+            _mm512_mask_blend_pd(
+                _mm512_cmp_pd_mask::<_CMP_UNORD_Q>(a, b),
+                t,
+                _mm512_add_pd(a, b),
+            )
         }
     }
     #[inline(always)]

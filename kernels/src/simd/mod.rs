@@ -126,6 +126,13 @@ pub(crate) trait RealReg: Copy {
     unsafe fn neg(a: Self) -> Self;
     /// `|a|` in each lane: the sign bit cleared (NaNs included).
     unsafe fn abs(a: Self) -> Self;
+    /// IEEE 754-2019 minimum in each lane, as the `min` kernels compute it:
+    /// the smaller value; for equal values their bits or-ed (−0 for zeros
+    /// of either sign); `a + b` where either is NaN.
+    unsafe fn min(a: Self, b: Self) -> Self;
+    /// IEEE 754-2019 maximum, as [`min`](RealReg::min): equal values' bits
+    /// and-ed (+0 for zeros of either sign); `a + b` where either is NaN.
+    unsafe fn max(a: Self, b: Self) -> Self;
     /// The mask of the first `n` lanes (all of them where `n ≥ LANES`).
     unsafe fn first(n: usize) -> Self::Mask;
     /// The mask of the lanes from `n` on: those [`first`](RealReg::first)

@@ -70,6 +70,34 @@ macro_rules! model {
             unsafe fn abs(a: Self) -> Self {
                 Lanes(core::array::from_fn(|i| a.0[i].abs()))
             }
+            unsafe fn min(a: Self, b: Self) -> Self {
+                Lanes(core::array::from_fn(|i| {
+                    let (x, y) = (a.0[i], b.0[i]);
+                    if x < y {
+                        x
+                    } else if y < x {
+                        y
+                    } else if x == y {
+                        <$t>::from_bits(x.to_bits() | y.to_bits())
+                    } else {
+                        x + y
+                    }
+                }))
+            }
+            unsafe fn max(a: Self, b: Self) -> Self {
+                Lanes(core::array::from_fn(|i| {
+                    let (x, y) = (a.0[i], b.0[i]);
+                    if x > y {
+                        x
+                    } else if y > x {
+                        y
+                    } else if x == y {
+                        <$t>::from_bits(x.to_bits() & y.to_bits())
+                    } else {
+                        x + y
+                    }
+                }))
+            }
             unsafe fn first(n: usize) -> u32 {
                 ((1u64 << n.min(N)) - 1) as u32
             }
@@ -172,6 +200,7 @@ mod tests {
                 1 => -0.0,
                 2 => f32::INFINITY,
                 3 => f32::from_bits(0x7fa0_0001 | ((z >> 8) as u32 & 0x8000_0000)),
+                4 => 0.0,
                 _ => {
                     ((z >> 11) as f32 / (1u64 << 53) as f32 - 0.5) * 2f32.powi((z % 40) as i32 - 20)
                 }
@@ -192,6 +221,7 @@ mod tests {
                 1 => -0.0,
                 2 => f64::INFINITY,
                 3 => f64::from_bits(0x7ff4_0000_0000_0001 | (z & 1 << 63)),
+                4 => 0.0,
                 _ => {
                     ((z >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 2f64.powi((z % 80) as i32 - 40)
                 }
@@ -246,6 +276,29 @@ mod tests {
             assert_eq!(out_of(R::sqrt(ra)), model_of(M::sqrt(ma)), "sqrt");
             assert_eq!(out_of(R::neg(ra)), model_of(M::neg(ma)), "neg");
             assert_eq!(out_of(R::abs(ra)), model_of(M::abs(ma)), "abs");
+            assert_eq!(out_of(R::min(ra, rb)), model_of(M::min(ma, mb)), "min");
+            assert_eq!(out_of(R::max(ra, rb)), model_of(M::max(ma, mb)), "max");
+            assert_eq!(
+                out_of(R::min(ra, ra)),
+                model_of(M::min(ma, ma)),
+                "min equal"
+            );
+            // Every pair of +0, −0, NaN and ∞ (16 lanes hold them all).
+            let p = [
+                R::T::from_draw(4),
+                R::T::from_draw(1),
+                R::T::from_draw(0),
+                R::T::from_draw(2),
+            ];
+            let za: [R::T; 32] = core::array::from_fn(|i| p[i % 4]);
+            let zb: [R::T; 32] = core::array::from_fn(|i| p[i / 4 % 4]);
+            for (ka, kb) in [(0, 0), (0, 4), (4, 8), (8, 12), (12, 0)] {
+                let (pa, pb) = (za[ka..].as_ptr(), zb[kb..].as_ptr());
+                let (ra, rb) = (R::load(pa), R::load(pb));
+                let (ma, mb) = (M::<R::T, N>::load(pa), M::load(pb));
+                assert_eq!(out_of(R::min(ra, rb)), model_of(M::min(ma, mb)), "min ±0");
+                assert_eq!(out_of(R::max(ra, rb)), model_of(M::max(ma, mb)), "max ±0");
+            }
             let (rf, mf) = (R::fmadd(ra, rb, rc), M::fmadd(ma, mb, mc));
             assert_eq!(out_of(rf), model_of(mf), "fmadd");
             let (rf, mf) = (R::fnmadd(ra, rb, rc), M::fnmadd(ma, mb, mc));

@@ -1,7 +1,7 @@
 //! Machine code for the register path (cargo feature `jit`, on by default;
 //! x86-64 Linux): a program whose every computed node is an `add`, `sub`,
-//! `mul`, `div`, `sqrt`, `fma`, `neg` or `abs` of f32 or f64 (a
-//! [`RegProgram`]'s shape) is
+//! `mul`, `div`, `sqrt`, `fma`, `neg`, `abs`, `min` or `max` of f32 or f64
+//! (a [`RegProgram`]'s shape) is
 //! assembled once into a loop that keeps every intermediate value in a
 //! vector register — the loop a compiler makes of the program written out
 //! by hand — instead of running node by node through blocks in memory.
@@ -10,7 +10,11 @@
 //! operation it names (`vaddps`, `vsubps`, `vmulps`, `vdivps`, `vsqrtps`,
 //! `vfmadd231ps` and their `pd` forms; a fused multiply-add is one rounding
 //! of a·b + c whichever operand the instruction overwrites; `neg` and `abs`
-//! an exclusive or and an and-not with the sign bits, `vpxor`/`vpandn`), in round to
+//! an exclusive or and an and-not with the sign bits, `vpxor`/`vpandn`;
+//! `min` and `max` the kernels' selections — `vminps`/`vmaxps`, then the
+//! equal lanes' bits or-ed/and-ed and the unordered lanes' `a + b` blended
+//! in, `vcmpps`, `vorps`/`vandps`, `vaddps`, `vblendvps`; 256-bit code only,
+//! a 512-bit program with them runs on the interpreter), in round to
 //! nearest as every tier runs, so each element gets the bits the kernels
 //! give it (a NaN's sign and payload aside, as on the register path,
 //! ARCHITECTURE.md §5.1). The loads, stores and broadcasts move values
@@ -209,6 +213,8 @@ fn key_of(rp: &RegProgram, uniform: &[bool], zmm: bool) -> Vec<u32> {
             ROp::Fma(..) => 6,
             ROp::Neg(..) => 7,
             ROp::Abs(..) => 8,
+            ROp::Min(..) => 9,
+            ROp::Max(..) => 10,
         };
         let roles = rp.is_stored(k) as u32 | (rp.is_direct(k) as u32) << 1;
         key.push(tag | roles << 4 | (uniform[k] as u32) << 6 | (arity as u32) << 8);
@@ -333,6 +339,15 @@ struct Ops {
     /// vpandn (VEX), vpandnd/q (EVEX): `abs`, the sign bits' complement and
     /// the value.
     andn: VOp,
+    /// The VEX-only operations of `min` and `max`: vminps/pd, vmaxps/pd,
+    /// vorps/pd, vandps/pd, vcmpps/pd (with an immediate), vblendvps/pd
+    /// (with a fourth register in the immediate).
+    vmin: VOp,
+    vmax: VOp,
+    or: VOp,
+    and: VOp,
+    cmp: VOp,
+    blendv: VOp,
 }
 
 impl Ops {
@@ -383,6 +398,18 @@ impl Ops {
                 w_evex: wide,
                 op: 0xDF,
             },
+            vmin: basic(0x5D),
+            vmax: basic(0x5F),
+            or: basic(0x56),
+            and: basic(0x54),
+            cmp: basic(0xC2),
+            blendv: VOp {
+                map: 3,
+                pp: 1,
+                w_vex: false,
+                w_evex: false,
+                op: if wide { 0x4B } else { 0x4A },
+            },
         }
     }
 }
@@ -408,6 +435,11 @@ impl Pool {
 fn assemble(rp: &RegProgram, uniform: &[bool], zmm: bool) -> Option<(Vec<u8>, usize, usize)> {
     let ops = rp.ops();
     let n = ops.len();
+    // `min` and `max` take VEX-only blends: 512-bit programs with them run
+    // on the interpreter.
+    if zmm && ops.iter().any(|o| matches!(o, ROp::Min(..) | ROp::Max(..))) {
+        return None;
+    }
     let item = if rp.is_wide() { 8 } else { 4 };
     let vb = if zmm { 64 } else { 32 };
     let op = Ops::new(rp.is_wide());
@@ -546,6 +578,36 @@ fn assemble(rp: &RegProgram, uniform: &[bool], zmm: bool) -> Option<(Vec<u8>, us
                     a.vec(op.mova, d, 0, Rm::Reg(r[2]));
                     a.vec(op.fma231, d, r[0], Rm::Reg(r[1]));
                     d
+                }
+                ROp::Min(..) | ROp::Max(..) => {
+                    // t = min(a, b); where a = b, a | b (max: a & b); where
+                    // either is NaN, a + b: the kernels' selections. Three
+                    // registers no argument holds, taken before the dying
+                    // arguments are given back (they are read to the end).
+                    let (t, m, x) = (pool.take()?, pool.take()?, pool.take()?);
+                    let min = matches!(o, ROp::Min(..));
+                    let (sel, bits) = if min {
+                        (op.vmin, op.or)
+                    } else {
+                        (op.vmax, op.and)
+                    };
+                    a.vec(sel, t, r[0], Rm::Reg(r[1]));
+                    a.vec(op.cmp, m, r[0], Rm::Reg(r[1]));
+                    a.b.push(0); // EQ_OQ
+                    a.vec(bits, x, r[0], Rm::Reg(r[1]));
+                    a.vec(op.blendv, t, t, Rm::Reg(x));
+                    a.b.push(m << 4);
+                    a.vec(op.cmp, m, r[0], Rm::Reg(r[1]));
+                    a.b.push(3); // UNORD_Q
+                    a.vec(op.add, x, r[0], Rm::Reg(r[1]));
+                    a.vec(op.blendv, t, t, Rm::Reg(x));
+                    a.b.push(m << 4);
+                    pool.give(m);
+                    pool.give(x);
+                    for &v in &dying {
+                        pool.give(v);
+                    }
+                    t
                 }
                 _ => {
                     // Three-operand forms read before they write: the
@@ -717,6 +779,24 @@ mod tests {
                 false,
                 vec![0xC4, 0xE1, 0x65, 0xDF, 0xEF],
             ),
+            // vcmpps ymm2, ymm1, ymm3, 0
+            (
+                Box::new(|a| {
+                    a.vec(ps.cmp, 2, 1, Rm::Reg(3));
+                    a.b.push(0);
+                }),
+                false,
+                vec![0xC4, 0xE1, 0x74, 0xC2, 0xD3, 0x00],
+            ),
+            // vblendvps ymm1, ymm1, ymm4, ymm2
+            (
+                Box::new(|a| {
+                    a.vec(ps.blendv, 1, 1, Rm::Reg(4));
+                    a.b.push(2 << 4);
+                }),
+                false,
+                vec![0xC4, 0xE3, 0x75, 0x4A, 0xCC, 0x20],
+            ),
             // mov r11, [rdi + 16]
             (
                 Box::new(|a| a.load_arg(11, 16)),
@@ -744,6 +824,8 @@ mod tests {
             2 => f64::INFINITY,
             3 => 1e-310,
             4 => -3e38,
+            5 => f64::NAN,
+            6 => 1.5,
             _ => ((h >> 11) as f64 / (1u64 << 53) as f64 - 0.3) * 7.0,
         }
     }
@@ -784,6 +866,8 @@ mod tests {
             "y0 = x0 * -0.0 + 3.0",
             "y0 = -x0 + abs(x1 - x0)",
             "t = abs(x0); y0 = fma(-t, x1, t); y1 = -(-x2)",
+            "y0 = min(x0, x1); y1 = max(x1, x2)",
+            "t = min(x0, 0.0); y0 = max(t * x1, -x0) + min(x2, x2)",
         ];
         for text in texts {
             for dt in [DType::F32, DType::F64] {
@@ -798,7 +882,11 @@ mod tests {
                         RegProgram::of(tier, &program, &uniform).expect("a register program");
                     rp.avx512 = zmm;
                     let code = code_for(&rp, &uniform, zmm);
-                    assert!(code.is_some() || !enabled(), "{text}: no code");
+                    let minmax = text.contains("min(") || text.contains("max(");
+                    assert!(
+                        code.is_some() || !enabled() || (zmm && minmax),
+                        "{text}: no code"
+                    );
                     for len in [1usize, 7, 31, 32, 33, 64, 65, 100, 1000, 1029] {
                         let bytes = |v: f64| -> Vec<u8> {
                             if dt == DType::F32 {

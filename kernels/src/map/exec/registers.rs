@@ -1,11 +1,13 @@
 //! The register path of a program: where every node the program computes
-//! is an `add`, `sub`, `mul`, `div`, `sqrt`, `fma`, `neg` or `abs` of one
-//! float dtype (f32 or f64) on loads and constants of that dtype, a tile
-//! runs all of them vector by vector with the intermediate values in
-//! registers, instead of kernel by kernel through scratch slots. These kinds
-//! round once (IEEE 754's basic operations and the fused multiply-add) or
-//! are exact (`neg` flips the sign bit, `abs` clears it, NaNs included, as
-//! the kernels do), so the vector instructions give every element the bits
+//! is an `add`, `sub`, `mul`, `div`, `sqrt`, `fma`, `neg`, `abs`, `min` or
+//! `max` of one float dtype (f32 or f64) on loads and constants of that
+//! dtype, a tile runs all of them vector by vector with the intermediate
+//! values in registers, instead of kernel by kernel through scratch slots.
+//! These kinds round once (IEEE 754's basic operations and the fused
+//! multiply-add) or are exact (`neg` flips the sign bit, `abs` clears it,
+//! NaNs included, as the kernels do; `min` and `max` are the kernels'
+//! IEEE 754-2019 minimum and maximum, the same selections and, for NaNs, the
+//! same `a + b`), so the vector instructions give every element the bits
 //! the kernels give (a NaN's sign and payload aside where an arithmetic
 //! operation makes it, ARCHITECTURE.md §5.1). Only the program's outputs
 //! are stored.
@@ -36,6 +38,8 @@ pub(super) enum ROp {
     Fma(usize, usize, usize),
     Neg(usize),
     Abs(usize),
+    Min(usize, usize),
+    Max(usize, usize),
 }
 
 impl ROp {
@@ -44,7 +48,12 @@ impl ROp {
         match self {
             ROp::Value => ([0; 3], 0),
             ROp::Sqrt(a) | ROp::Neg(a) | ROp::Abs(a) => ([a, 0, 0], 1),
-            ROp::Add(a, b) | ROp::Sub(a, b) | ROp::Mul(a, b) | ROp::Div(a, b) => ([a, b, 0], 2),
+            ROp::Add(a, b)
+            | ROp::Sub(a, b)
+            | ROp::Mul(a, b)
+            | ROp::Div(a, b)
+            | ROp::Min(a, b)
+            | ROp::Max(a, b) => ([a, b, 0], 2),
             ROp::Fma(a, b, c) => ([a, b, c], 3),
         }
     }
@@ -118,6 +127,8 @@ impl RegProgram {
                         (Kind::Fma, &[x, y, z]) => ROp::Fma(x, y, z),
                         (Kind::Neg, &[x]) => ROp::Neg(x),
                         (Kind::Abs, &[x]) => ROp::Abs(x),
+                        (Kind::Min, &[x, y]) => ROp::Min(x, y),
+                        (Kind::Max, &[x, y]) => ROp::Max(x, y),
                         _ => return None,
                     }
                 }
@@ -451,6 +462,14 @@ impl RegProgram {
                             let pa = at(a);
                             sink.fill(|j| R::abs(ld(pa, j)));
                         }
+                        ROp::Min(a, b) => {
+                            let (pa, pb) = (at(a), at(b));
+                            sink.fill(|j| R::min(ld(pa, j), ld(pb, j)));
+                        }
+                        ROp::Max(a, b) => {
+                            let (pa, pb) = (at(a), at(b));
+                            sink.fill(|j| R::max(ld(pa, j), ld(pb, j)));
+                        }
                         ROp::Fma(a, b, c) => {
                             let (pa, pb, pc) = (at(a), at(b), at(c));
                             sink.fill(|j| R::fmadd(ld(pa, j), ld(pb, j), ld(pc, j)));
@@ -527,6 +546,14 @@ impl<R: RealReg> Step<R> {
                     .iter_mut()
                     .enumerate()
                     .for_each(|(j, o)| *o = R::abs(ld(0, j))),
+                ROp::Min(..) => v
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(j, o)| *o = R::min(ld(0, j), ld(1, j))),
+                ROp::Max(..) => v
+                    .iter_mut()
+                    .enumerate()
+                    .for_each(|(j, o)| *o = R::max(ld(0, j), ld(1, j))),
                 ROp::Fma(..) => v
                     .iter_mut()
                     .enumerate()
