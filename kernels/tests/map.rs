@@ -1543,3 +1543,76 @@ fn narrow_integer_bit_kinds_feed_the_next_node_their_values() {
         }
     }
 }
+
+/// A program keeps its last resolution for the next call of the same loop
+/// shape and uniform inputs (a cache that is no part of its value): calls
+/// that alternate shapes, broadcasts, a uniform input and an input read in
+/// place through one program each get their own results, checked against
+/// f32 arithmetic (a product and a sum, each rounded once); a clone compares
+/// and hashes equal to the program it was made from.
+#[test]
+fn a_reused_program_gives_every_call_its_own_shapes_results() {
+    use std::hash::{BuildHasher, RandomState};
+    let p = Program::parse("y0 = x0 * x1 + x1", &[DType::F32, DType::F32]).unwrap();
+    let cases: [(&[usize], &[usize]); 9] = [
+        (&[8], &[8]),
+        (&[8], &[1]),
+        (&[8], &[8]),
+        (&[3, 5], &[5]),
+        (&[3, 5], &[3, 1]),
+        (&[5, 3], &[5, 3]),
+        (&[1], &[1]),
+        (&[3, 5], &[1]),
+        (&[3000], &[3000]),
+    ];
+    let mut rng = Rng::for_label("map/reuse", 1);
+    for tier in available_tiers() {
+        let exec = Exec::on(tier).threads(1);
+        for round in 0..2 {
+            for (c, &(shape, sh1)) in cases.iter().enumerate() {
+                let n: usize = shape.iter().product();
+                let n1: usize = sh1.iter().product();
+                let x0: Vec<f32> = (0..n).map(|_| (rng.unit() * 8.0 - 4.0) as f32).collect();
+                let x1: Vec<f32> = (0..n1).map(|_| (rng.unit() * 8.0 - 4.0) as f32).collect();
+                // Element i's x1: the broadcast of sh1 (aligned right) to shape.
+                let b = |i: usize| -> f32 {
+                    let (mut rest, mut at, mut step) = (i, 0usize, 1usize);
+                    for d in (0..shape.len()).rev() {
+                        let (e, k) = (shape[d], rest % shape[d]);
+                        rest /= e;
+                        let off = shape.len() - sh1.len();
+                        if d >= off && sh1[d - off] > 1 {
+                            at += k * step;
+                            step *= sh1[d - off];
+                        }
+                    }
+                    x1[at]
+                };
+                let want: Vec<f32> = (0..n).map(|i| x0[i] * b(i) + b(i)).collect();
+                let v1 = ArrayView::from_slice(&x1, sh1).unwrap();
+                let in_place = round == 1 && c % 2 == 0;
+                let mut y = if in_place { x0.clone() } else { vec![0f32; n] };
+                {
+                    let mut out = [ArrayViewMut::from_slice(&mut y, shape).unwrap()];
+                    if in_place {
+                        let srcs = [Source::Output(0), Source::View(v1)];
+                        map_in_place(&p, &srcs, &mut out, &exec).unwrap();
+                    } else {
+                        let v0 = ArrayView::from_slice(&x0, shape).unwrap();
+                        map(&p, &[v0, v1], &mut out, &exec).unwrap();
+                    }
+                }
+                for i in 0..n {
+                    assert_eq!(
+                        y[i].to_bits(),
+                        want[i].to_bits(),
+                        "{tier:?} round {round} case {c} ({shape:?}, {sh1:?}) index {i}"
+                    );
+                }
+            }
+        }
+    }
+    let q = p.clone();
+    let h = RandomState::new();
+    assert!(q == p && h.hash_one(&q) == h.hash_one(&p));
+}

@@ -203,7 +203,13 @@ fn run_case<T: F>(rng: &mut Rng) {
     // One row of n, or rows of `cols` (shorter than a span of tiles, or
     // longer and not a multiple of it, so spans stop at row ends).
     let (rows, cols) = if rng.below_usize(4) == 0 {
-        *rng.pick(&[(3usize, 5000usize), (2, 20000), (4, 1100)])
+        *rng.pick(&[
+            (3usize, 5000usize),
+            (2, 20000),
+            (4, 1100),
+            (3, 2048),
+            (2, 17408),
+        ])
     } else {
         let n = *rng.pick(&[
             1usize, 7, 8, 9, 63, 64, 65, 127, 2047, 2048, 2049, 5000, 16383, 16384, 16385, 40000,
@@ -217,12 +223,20 @@ fn run_case<T: F>(rng: &mut Rng) {
     let gathered = rng.below_usize(2) == 0;
     let step0 = if gathered { 2 } else { 1 };
     let buf0: Vec<T> = (0..step0 * n).map(|_| special(rng)).collect();
-    let x1: Vec<T> = (0..n).map(|_| special(rng)).collect();
+    // Input 1 and the outputs in rows `pitch` apart: packed, or padded
+    // (rows that no longer merge into one axis; a run of whole tiles per
+    // row where `cols` is a multiple of the tile, else tiles across rows).
+    let pitch = if rows > 1 && rng.below_usize(2) == 0 {
+        cols + 9
+    } else {
+        cols
+    };
+    let x1: Vec<T> = (0..rows * pitch).map(|_| special(rng)).collect();
     let x2: Vec<T> = vec![special(rng)];
     let value = |k: usize, i: usize| -> T {
         match k {
             0 => buf0[step0 * i],
-            1 => x1[i],
+            1 => x1[i / cols * pitch + i % cols],
             _ => x2[0],
         }
     };
@@ -250,24 +264,33 @@ fn run_case<T: F>(rng: &mut Rng) {
         .collect();
     for tier in common::tiers() {
         for threads in [1, 2] {
-            let mut outs: Vec<Vec<T>> = vec![vec![T::default(); n]; case.outputs.len()];
+            let mut outs: Vec<Vec<T>> = vec![vec![T::default(); rows * pitch]; case.outputs.len()];
             {
                 let shape = [rows, cols];
                 let s0 = step0 as isize;
                 let v0 = ArrayView::from_slice_strided(&buf0, &shape, &[s0 * cols as isize, s0], 0)
                     .unwrap();
-                let v1 = ArrayView::from_slice(&x1, &shape).unwrap();
+                let rs = [pitch as isize, 1];
+                let v1 = ArrayView::from_slice_strided(&x1, &shape, &rs, 0).unwrap();
                 let v2 = ArrayView::from_slice_strided(&x2, &shape, &[0, 0], 0).unwrap();
                 let ins: Vec<ArrayView<'_>> = [v0, v1, v2].into_iter().take(inputs).collect();
                 let mut ovs: Vec<ArrayViewMut<'_>> = outs
                     .iter_mut()
-                    .map(|o| ArrayViewMut::from_slice(o, &[rows, cols]).unwrap())
+                    .map(|o| ArrayViewMut::from_slice_strided(o, &shape, &rs, 0).unwrap())
                     .collect();
                 map(&program, &ins, &mut ovs, &Exec::on(tier).threads(threads)).unwrap();
             }
             for (k, (got, want)) in outs.iter().zip(&want).enumerate() {
+                for (i, g) in got.iter().enumerate() {
+                    assert!(
+                        i % pitch < cols || g.bits() == T::default().bits(),
+                        "{:?} `{}` output {k}: padding at {i} written",
+                        T::DT,
+                        case.text
+                    );
+                }
                 for i in 0..n {
-                    let (g, w) = (got[i], want[i]);
+                    let (g, w) = (got[i / cols * pitch + i % cols], want[i]);
                     assert!(
                         g.bits() == w.bits() || (g.nan() && w.nan()),
                         "{:?} `{}` n {n} output {k} index {i} {tier:?}: {g:?} vs {w:?}",

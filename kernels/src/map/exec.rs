@@ -13,10 +13,19 @@ use crate::tier::Exec;
 use crate::{cast_index, kernel_index, Args, CastMode, DType, LoopFn, Variant};
 
 mod bind;
+mod inline_vec;
 mod tile;
 
+use inline_vec::InlineVec;
+
+/// Axes (and operands) up to which a call binds its per-axis tables without
+/// an allocation.
+const INLINE: usize = 8;
+/// An operand's element strides per axis.
+pub(crate) type Strides = InlineVec<isize, INLINE>;
+
 use bind::{addr_of, full_strides};
-pub(crate) use bind::{bind, resolve, Load, Resolved};
+pub(crate) use bind::{bind, resolve, Load, Resolved, ResolvedCache};
 pub(crate) use tile::{tile_scratch_bytes, TileScratch};
 #[cfg(all(feature = "jit", target_arch = "x86_64", target_os = "linux"))]
 mod jit;
@@ -79,7 +88,7 @@ fn scratch_item(dtype: DType) -> usize {
 struct Geom {
     addr: Addr,
     /// Element strides per merged axis.
-    strides: Vec<isize>,
+    strides: Strides,
 }
 
 enum Step {
@@ -198,7 +207,7 @@ fn positive_nan_code(to: DType, sat: bool) -> u8 {
 pub(crate) struct Plan {
     n: usize,
     /// Merged axes, outer to inner (at least one).
-    dims: Vec<usize>,
+    dims: InlineVec<usize, INLINE>,
     geoms: Vec<Geom>,
     steps: Vec<Step>,
     /// (node, geometry) of each output.
@@ -208,15 +217,15 @@ pub(crate) struct Plan {
     /// a kernel, and no input read in place that a direct write could reach
     /// before it is loaded).
     store_direct: Vec<bool>,
-    item: Vec<usize>,
+    item: std::sync::Arc<[usize]>,
     /// Scratch slot of each node that is not uniform.
-    slot: Vec<Option<usize>>,
+    slot: std::sync::Arc<[Option<usize>]>,
     slots: usize,
     /// Bytes from one slot to the next ([`slot_bytes`]).
     slot_bytes: usize,
     /// The value of each uniform node (the same at every index).
     uni: Vec<[u8; 16]>,
-    is_uni: Vec<bool>,
+    is_uni: std::sync::Arc<[bool]>,
     /// The register path, where the program and the tier have one.
     regs: Option<std::sync::Arc<registers::RegProgram>>,
 }
@@ -366,20 +375,19 @@ pub(crate) fn check_call(
 }
 
 /// Resolve a checked program over the outputs' `shape` for these inputs.
+/// The program keeps the last resolution of these calls
+/// ([`bind::ResolvedCache`]): a repeated call of one shape resolves once.
 pub(crate) fn resolve_for(
     program: &Program,
     shape: &[usize],
     inputs: &[In<'_, '_>],
-) -> Result<Resolved> {
-    let shapes: Vec<&[usize]> = inputs
-        .iter()
-        .map(|src| match src {
-            In::View(v) => v.shape(),
-            // An input read in place has the outputs' shape.
-            In::Output(_) => shape,
-        })
-        .collect();
-    resolve_shapes(program, shape, &shapes)
+) -> Result<std::sync::Arc<Resolved>> {
+    let shapes = inputs.iter().map(|src| match src {
+        In::View(v) => v.shape(),
+        // An input read in place has the outputs' shape.
+        In::Output(_) => shape,
+    });
+    bind::resolve_cached(program, shape, shapes)
 }
 
 /// Resolve a checked program over `shape` for inputs of `shapes` (an input
@@ -416,7 +424,7 @@ pub(crate) fn execute(
         return Ok(());
     }
     let rank = r.shape.len();
-    let out_geoms: Vec<(Addr, Vec<isize>)> = outputs
+    let out_geoms: Vec<(Addr, Strides)> = outputs
         .iter_mut()
         .map(|o| {
             let (dtype, offset) = (o.dtype(), o.layout().offset);

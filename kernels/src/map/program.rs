@@ -141,11 +141,20 @@ pub struct Node {
 /// programs are equal (`==`) when their canonical forms are: the same inputs,
 /// nodes and outputs. Parsing a program's text ([`std::fmt::Display`]) gives
 /// an equal program.
+///
+/// A program also keeps the planning of its last [`crate::map()`] or
+/// [`crate::map::map_in_place`] call (its kernels and scratch slots for that
+/// loop shape), so that the next call of the same shapes skips it; results
+/// never depend on it, a clone starts without it, and `==` and hashing
+/// ignore it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Program {
     pub(crate) inputs: Vec<DType>,
     pub(crate) nodes: Vec<Node>,
     pub(crate) outputs: Vec<NodeId>,
+    /// The last resolution of a `map` call, for the next of the same shape
+    /// (no part of the program's value: see its type).
+    pub(crate) last_resolved: super::exec::ResolvedCache,
 }
 
 impl Program {
@@ -442,6 +451,7 @@ impl ProgramBuilder {
             inputs,
             nodes,
             outputs,
+            last_resolved: Default::default(),
         })
     }
 }

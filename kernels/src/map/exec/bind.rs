@@ -12,7 +12,7 @@ pub(crate) enum Load {
     /// broadcasts); `aliased` when it is an output read in place.
     Strided {
         addr: Addr,
-        strides: Vec<isize>,
+        strides: Strides,
         aliased: bool,
     },
 }
@@ -63,9 +63,9 @@ pub(super) fn addr_of(base: *mut u8, dtype: DType, offset: usize) -> Addr {
 
 /// An operand's strides over a loop of `rank` axes (broadcast from the right;
 /// 0 on an axis of extent 1).
-pub(super) fn full_strides(rank: usize, sh: &[usize], st: &[isize]) -> Vec<isize> {
+pub(super) fn full_strides(rank: usize, sh: &[usize], st: &[isize]) -> Strides {
     let lead = rank - sh.len();
-    let mut full = vec![0isize; rank];
+    let mut full = Strides::filled(0, rank);
     for (j, (&e, &s)) in sh.iter().zip(st).enumerate() {
         full[lead + j] = if e == 1 { 0 } else { s };
     }
@@ -91,27 +91,114 @@ pub(crate) struct Resolved {
     pub(super) shape: Vec<usize>,
     /// `axes[a]`: the loop axis of the program's coordinate axis `a`.
     axes: Vec<usize>,
-    is_uni: Vec<bool>,
+    is_uni: std::sync::Arc<[bool]>,
     /// The constants' values (the other uniform nodes are computed when the
     /// plan is bound to its operands).
     consts: Vec<[u8; 16]>,
     kernels: Vec<Option<KernelRef>>,
     /// Per node: its arguments' strides in a tile (0 for a uniform argument).
     strides: Vec<[isize; 3]>,
-    item: Vec<usize>,
-    slot: Vec<Option<usize>>,
+    item: std::sync::Arc<[usize]>,
+    slot: std::sync::Arc<[Option<usize>]>,
     slots: usize,
     /// Bytes from one slot to the next ([`super::slot_bytes`] of the widest
     /// node).
     slot_bytes: usize,
     /// Per node: the NaN fix-up of a cast into a dtype without a NaN code.
     nan_fix: Vec<Option<NanFix>>,
-    /// The register program (and its machine code) of the first tier a
-    /// plan was bound on: made once for every run of a `MapPlan` there.
-    regs: std::sync::OnceLock<(
-        crate::Tier,
-        Option<std::sync::Arc<super::registers::RegProgram>>,
-    )>,
+    /// Per input: whether it is one element at every index (with `shape`
+    /// and `axes`, what a resolution depends on besides the program).
+    uniform_input: Vec<bool>,
+    /// Per tier (`Tier as usize`): the register program and its machine
+    /// code, made at the first bind on that tier and kept for every later
+    /// run of the same resolution.
+    regs: [std::sync::OnceLock<Option<std::sync::Arc<super::registers::RegProgram>>>;
+        crate::Tier::ALL.len()],
+    /// Per tier: each node's kernel from that tier's tables, looked up at
+    /// the first bind there.
+    fns: [std::sync::OnceLock<Vec<Option<LoopFn>>>; crate::Tier::ALL.len()],
+}
+
+/// The last resolution of a program's calls through [`super::resolve_for`]
+/// (`map`, `map_in_place`), kept by the program so that a call of the same
+/// loop shape and the same uniform inputs skips resolving (its kernels,
+/// slots, register program and machine code) again. Not part of the
+/// program's value: a clone starts empty, and it never takes part in `==`
+/// or in hashing. Threads that meet at the lock do not wait: the one that
+/// finds it taken resolves for itself.
+#[derive(Default)]
+pub(crate) struct ResolvedCache(std::sync::Mutex<Option<std::sync::Arc<Resolved>>>);
+
+impl ResolvedCache {
+    /// The kept resolution, when it is for `shape` (identity axes) and
+    /// `uniform_input`.
+    fn get(
+        &self,
+        shape: &[usize],
+        uniform_input: impl ExactSizeIterator<Item = bool>,
+    ) -> Option<std::sync::Arc<Resolved>> {
+        let kept = self.0.try_lock().ok()?;
+        let r = kept.as_ref()?;
+        let identity = r.axes.iter().enumerate().all(|(j, &a)| a == j);
+        let same = identity
+            && r.shape == shape
+            && r.uniform_input.len() == uniform_input.len()
+            && r.uniform_input
+                .iter()
+                .zip(uniform_input)
+                .all(|(&a, b)| a == b);
+        same.then(|| r.clone())
+    }
+
+    /// Keep `r` for the next call (unless another thread holds the lock).
+    fn put(&self, r: std::sync::Arc<Resolved>) {
+        if let Ok(mut kept) = self.0.try_lock() {
+            *kept = Some(r);
+        }
+    }
+}
+
+impl Clone for ResolvedCache {
+    fn clone(&self) -> Self {
+        ResolvedCache::default()
+    }
+}
+
+impl PartialEq for ResolvedCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for ResolvedCache {}
+
+impl std::hash::Hash for ResolvedCache {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+impl std::fmt::Debug for ResolvedCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ResolvedCache")
+    }
+}
+
+/// [`resolve`] over identity axes for inputs of `shapes`, through
+/// `program`'s [`ResolvedCache`].
+pub(crate) fn resolve_cached<'s>(
+    program: &Program,
+    shape: &[usize],
+    shapes: impl ExactSizeIterator<Item = &'s [usize]> + Clone,
+) -> Result<std::sync::Arc<Resolved>> {
+    let n = extent_product(shape.iter().copied());
+    let uniform = shapes.map(|sh| extent_product(sh.iter().copied()) == 1 && n > 1);
+    if let Some(r) = program.last_resolved.get(shape, uniform.clone()) {
+        return Ok(r);
+    }
+    let uniform_input: Vec<bool> = uniform.collect();
+    let axes: Vec<usize> = (0..shape.len()).collect();
+    let r = std::sync::Arc::new(resolve(program, shape, &axes, &uniform_input)?);
+    program.last_resolved.put(r.clone());
+    Ok(r)
 }
 
 impl Resolved {
@@ -256,16 +343,18 @@ pub(crate) fn resolve(
         n,
         shape: shape.to_vec(),
         axes: axes.to_vec(),
-        is_uni,
+        is_uni: is_uni.into(),
         consts,
         kernels,
         strides,
-        item,
-        slot,
+        item: item.into(),
+        slot: slot.into(),
         slots,
         slot_bytes,
         nan_fix,
-        regs: std::sync::OnceLock::new(),
+        uniform_input: uniform_input.to_vec(),
+        regs: Default::default(),
+        fns: Default::default(),
     })
 }
 
@@ -279,28 +368,34 @@ pub(crate) fn bind(
     program: &Program,
     r: &Resolved,
     loads: &[Load],
-    out_geoms: Vec<(Addr, Vec<isize>)>,
+    out_geoms: Vec<(Addr, Strides)>,
 ) -> Result<Plan> {
     let table = kernel_table(tier).ok_or(Error::TierUnavailable(tier))?;
     let casts = cast_table(tier).ok_or(Error::TierUnavailable(tier))?;
     let nodes = program.nodes();
     let count = nodes.len();
     let np = program.inputs().len();
-    let fns: Vec<Option<LoopFn>> = r
-        .kernels
-        .iter()
-        .map(|k| {
-            k.map(|k| match k {
-                KernelRef::Kind(i) => table[i],
-                KernelRef::Cast(i) => casts[i],
+    let fns = r.fns[tier as usize].get_or_init(|| {
+        r.kernels
+            .iter()
+            .map(|k| {
+                k.map(|k| match k {
+                    KernelRef::Kind(i) => table[i],
+                    KernelRef::Cast(i) => casts[i],
+                })
             })
-        })
-        .collect();
-    let mut uni = r.consts.clone();
+            .collect()
+    });
+    // A cell per node where any node is uniform (only those are read).
+    let mut uni = if r.is_uni.iter().any(|&u| u) {
+        r.consts.clone()
+    } else {
+        Vec::new()
+    };
     // Geometries: the loads that are not uniform, then the outputs.
-    let mut geoms_full: Vec<(Addr, Vec<isize>)> = Vec::new();
-    let mut load_geom: Vec<Option<usize>> = vec![None; np];
-    let mut aliased = vec![false; np];
+    let mut geoms_full: Vec<(Addr, Strides)> = Vec::with_capacity(np + out_geoms.len());
+    let mut load_geom: InlineVec<Option<usize>, INLINE> = InlineVec::filled(None, np);
+    let mut aliased: InlineVec<bool, INLINE> = InlineVec::filled(false, np);
     for (i, node) in nodes.iter().enumerate() {
         if let Op::Load(k) = &node.op {
             match &loads[*k] {
@@ -357,46 +452,51 @@ pub(crate) fn bind(
         }
     }
 
-    // Merge axes contiguous in every operand, dropping extent-1 axes.
+    // Merge axes contiguous in every operand, dropping extent-1 axes: in
+    // place, each operand's merged axis j < ax written after its full
+    // axes ≤ j are read.
     let shape = &r.shape;
-    let mut dims: Vec<usize> = Vec::new();
-    let mut merged: Vec<Vec<isize>> = vec![Vec::new(); geoms_full.len()];
+    let mut geoms: Vec<Geom> = geoms_full
+        .into_iter()
+        .map(|(addr, strides)| Geom { addr, strides })
+        .collect();
+    let mut dims: InlineVec<usize, INLINE> = InlineVec::new();
     for (ax, &e) in shape.iter().enumerate() {
         if e == 1 {
             continue;
         }
-        if let Some(last) = dims.last_mut() {
-            let joins = geoms_full
+        let w = dims.len();
+        if w > 0 {
+            let joins = geoms
                 .iter()
-                .zip(&merged)
-                .all(|((_, full), m)| full[ax].checked_mul(e as isize) == m.last().copied());
+                .all(|g| g.strides[ax].checked_mul(e as isize) == Some(g.strides[w - 1]));
             if joins {
-                *last = extent_product([*last, e]);
-                for ((_, full), m) in geoms_full.iter().zip(merged.iter_mut()) {
-                    *m.last_mut().unwrap() = full[ax];
+                dims[w - 1] = extent_product([dims[w - 1], e]);
+                for g in geoms.iter_mut() {
+                    g.strides[w - 1] = g.strides[ax];
                 }
                 continue;
             }
         }
         dims.push(e);
-        for ((_, full), m) in geoms_full.iter().zip(merged.iter_mut()) {
-            m.push(full[ax]);
+        for g in geoms.iter_mut() {
+            g.strides[w] = g.strides[ax];
         }
     }
     if dims.is_empty() {
         dims.push(1);
-        for m in merged.iter_mut() {
-            m.push(0);
+        for g in geoms.iter_mut() {
+            g.strides.truncate(0);
+            g.strides.push(0);
+        }
+    } else {
+        for g in geoms.iter_mut() {
+            g.strides.truncate(dims.len());
         }
     }
-    let geoms: Vec<Geom> = geoms_full
-        .into_iter()
-        .zip(merged)
-        .map(|((addr, _), strides)| Geom { addr, strides })
-        .collect();
 
     // The steps of a tile, in node order.
-    let mut steps = Vec::new();
+    let mut steps = Vec::with_capacity(count);
     for (i, node) in nodes.iter().enumerate() {
         if r.is_uni[i] {
             continue;
@@ -446,21 +546,20 @@ pub(crate) fn bind(
         .map(|(k, o): (usize, &NodeId)| (o.0, first_out + k))
         .collect();
     let any_aliased = aliased.iter().any(|&a| a);
-    let mut claimed = vec![false; count];
-    let store_direct: Vec<bool> = stores
-        .iter()
-        .map(|&(node, geom)| {
-            let g = &geoms[geom];
-            let ok = !any_aliased
-                && !claimed[node]
+    // One output per node at most is written by its kernel (the first).
+    let mut store_direct: Vec<bool> = Vec::with_capacity(stores.len());
+    for (k, &(node, geom)) in stores.iter().enumerate() {
+        let g = &geoms[geom];
+        let claimed = (0..k).any(|j| store_direct[j] && stores[j].0 == node);
+        store_direct.push(
+            !any_aliased
+                && !claimed
                 && !r.is_uni[node]
                 && matches!(nodes[node].op, Op::Kind(..) | Op::Cast(..))
                 && g.addr.vpb == 1
-                && *g.strides.last().unwrap() == 1;
-            claimed[node] |= ok;
-            ok
-        })
-        .collect();
+                && *g.strides.last().unwrap() == 1,
+        );
+    }
     Ok(Plan {
         n: r.n,
         dims,
@@ -474,15 +573,11 @@ pub(crate) fn bind(
         slot_bytes: r.slot_bytes,
         uni,
         is_uni: r.is_uni.clone(),
-        regs: match r.regs.get() {
-            Some((t, rp)) if *t == tier => rp.clone(),
-            _ => {
-                let rp = super::registers::RegProgram::of(tier, program, &r.is_uni)
-                    .map(std::sync::Arc::new);
-                let _ = r.regs.set((tier, rp.clone()));
-                rp
-            }
-        },
+        regs: r.regs[tier as usize]
+            .get_or_init(|| {
+                super::registers::RegProgram::of(tier, program, &r.is_uni).map(std::sync::Arc::new)
+            })
+            .clone(),
     })
 }
 

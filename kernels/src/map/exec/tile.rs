@@ -99,11 +99,25 @@ pub(crate) fn tile_scratch_bytes(slots: usize, outputs: usize, slot_bytes: usize
 /// node's values are after a tile.
 pub(crate) struct TileScratch {
     _buf: Vec<u8>,
-    ptrs: Vec<*const u8>,
-    slot_ptr: Vec<*mut u8>,
-    /// Each node's own slot (null for uniform nodes).
-    home: Vec<*mut u8>,
-    store_src: Vec<*const u8>,
+    /// Four tables of one pointer per node, in one allocation: where each
+    /// node's values are (`ptrs`), where its kernel writes them
+    /// (`slot_ptr`), its own slot (`home`, null for uniform nodes), and per
+    /// output the cells a uniform output is stored from (`store_src`, null
+    /// for the others; the first `outputs` entries of the fourth table).
+    table: Vec<*mut u8>,
+    nodes: usize,
+}
+
+impl TileScratch {
+    /// `ptrs`, `slot_ptr`, `home` and `store_src`, apart.
+    #[allow(clippy::type_complexity)]
+    fn tables(&mut self) -> (&mut [*mut u8], &mut [*mut u8], &[*mut u8], &[*mut u8]) {
+        let n = self.nodes;
+        let (ptrs, rest) = self.table.split_at_mut(n);
+        let (slot_ptr, rest) = rest.split_at_mut(n);
+        let (home, store_src) = rest.split_at(n);
+        (ptrs, slot_ptr, home, store_src)
+    }
 }
 
 impl Plan {
@@ -133,9 +147,29 @@ impl Plan {
         }
     }
 
+    /// Whether a run of this plan uses no slot at all: the register path
+    /// with every load read where it lies and every output written where it
+    /// lies (no coordinate, no uniform output), and every tile inside one
+    /// row (one row, or rows of whole tiles), so that up to [`SPAN`] tiles
+    /// in one row run as one.
+    fn slotless(&self) -> bool {
+        let inner = *self.dims.last().expect("a plan has an axis");
+        self.regs.is_some()
+            && (self.dims.len() == 1 || inner.is_multiple_of(TILE))
+            && self.store_direct.iter().all(|&d| d)
+            && self
+                .steps
+                .iter()
+                .all(|s| matches!(s, Step::Load { direct: true, .. } | Step::Call { .. }))
+    }
+
     /// Scratch for one thread: a slot per live node and a cell per uniform
-    /// output, sized once.
+    /// output, sized once (no slots for a [`Plan::slotless`] plan).
     pub(crate) fn scratch(&self) -> TileScratch {
+        if self.slotless() {
+            // SAFETY: a null base: no slot is made (see `scratch_at`).
+            return unsafe { self.scratch_at(core::ptr::null_mut(), Vec::new()) };
+        }
         // Left unset: every slot is written for a tile before it is read
         // (setting the bytes would cost a pass over them on every call).
         let mut buf: Vec<u8> = Vec::with_capacity(tile_scratch_bytes(
@@ -155,31 +189,35 @@ impl Plan {
     /// [`Plan::scratch`] in memory the caller lends: `base`, 64-byte
     /// aligned, with [`tile_scratch_bytes`] of this plan's slots and outputs
     /// writable from it (less the 64 bytes of alignment padding), kept by
-    /// `buf` or by the caller while the scratch is used.
+    /// `buf` or by the caller while the scratch is used. A null `base` for
+    /// a [`Plan::slotless`] plan: every slot pointer is then null, and no
+    /// run reads or writes one.
     ///
     /// # Safety
     /// `base` must be as stated, and no other thread may use those bytes
     /// while the returned scratch lives.
     pub(crate) unsafe fn scratch_at(&self, base: *mut u8, buf: Vec<u8>) -> TileScratch {
+        let n = self.item.len();
         let outs = self.stores.len();
-        let uni = self.uni.as_ptr() as *const u8;
-        let ptrs: Vec<*const u8> = (0..self.item.len())
-            .map(|i| match self.slot[i] {
-                // SAFETY: slot s < slots lies inside the buffer.
-                Some(s) => unsafe { base.add(s * self.slot_bytes) as *const u8 },
-                // SAFETY: i indexes `uni`.
-                None => unsafe { uni.add(16 * i) },
-            })
-            .collect();
-        let slot_ptr: Vec<*mut u8> = (0..self.item.len())
-            .map(|i| match self.slot[i] {
+        let uni = self.uni.as_ptr() as *mut u8;
+        let mut table = vec![core::ptr::null_mut::<u8>(); 3 * n + outs];
+        for i in 0..n {
+            let slot = match self.slot[i] {
+                Some(_) if base.is_null() => core::ptr::null_mut(),
                 // SAFETY: slot s < slots lies inside the buffer.
                 Some(s) => unsafe { base.add(s * self.slot_bytes) },
                 None => core::ptr::null_mut(),
-            })
-            .collect();
-        // Uniform outputs are stored from a tile of copies of their value.
-        let mut store_src: Vec<*const u8> = Vec::with_capacity(outs);
+            };
+            table[i] = match self.slot[i] {
+                Some(_) => slot,
+                // SAFETY: i indexes `uni`.
+                None => unsafe { uni.add(16 * i) },
+            };
+            table[n + i] = slot;
+            table[2 * n + i] = slot;
+        }
+        // Uniform outputs are stored from a tile of copies of their value
+        // (a slotless plan has none).
         for (k, &(node, _)) in self.stores.iter().enumerate() {
             if self.is_uni[node] {
                 let it = self.item[node];
@@ -192,17 +230,13 @@ impl Plan {
                         core::ptr::copy_nonoverlapping(uni.add(16 * node), cell.add(j * it), it)
                     };
                 }
-                store_src.push(cell);
-            } else {
-                store_src.push(core::ptr::null());
+                table[3 * n + k] = cell;
             }
         }
         TileScratch {
             _buf: buf,
-            ptrs,
-            home: slot_ptr.clone(),
-            slot_ptr,
-            store_src,
+            table,
+            nodes: n,
         }
     }
 
@@ -210,7 +244,7 @@ impl Plan {
     /// values (one code per byte when packed), and whether it is one value
     /// that holds at every index.
     pub(crate) fn values(&self, s: &TileScratch, node: usize) -> (*const u8, bool) {
-        (s.ptrs[node], self.is_uni[node])
+        (s.table[node], self.is_uni[node])
     }
 
     /// Run the program's steps for indices `f0 .. f0 + len` (C order of the
@@ -225,7 +259,7 @@ impl Plan {
         debug_assert!((len <= TILE || self.regs.is_some()) && f0 + len <= self.n);
         let inner = *self.dims.last().expect("a plan has an axis");
         let one_row = f0 % inner + len <= inner;
-        let TileScratch { ptrs, slot_ptr, .. } = s;
+        let (ptrs, slot_ptr, ..) = s.tables();
         for step in &self.steps {
             match *step {
                 Step::Load { node, geom, direct } => {
@@ -276,7 +310,9 @@ impl Plan {
             let n = self.item.len();
             let mut src = [core::ptr::null::<u8>(); registers::MAX_NODES];
             let mut dst = [core::ptr::null_mut::<u8>(); registers::MAX_NODES];
-            src[..n].copy_from_slice(&ptrs[..n]);
+            for (s, &p) in src.iter_mut().zip(&ptrs[..n]) {
+                *s = p;
+            }
             dst[..n].copy_from_slice(&slot_ptr[..n]);
             // SAFETY: each load's values lie at its pointer (`len` of them,
             // a slot or a unit-stride run of the input, or one uniform
@@ -321,7 +357,7 @@ impl Plan {
                     // SAFETY: element c0 of the argument's values at its
                     // stride (a slot or a unit-stride run of `len`
                     // elements; a uniform value at stride 0 stays put).
-                    a.src[j] = unsafe { ptrs[args[j]].offset(skip) };
+                    a.src[j] = unsafe { ptrs[args[j]].offset(skip) as *const u8 };
                 }
                 // SAFETY: each source holds `m` elements of its dtype from
                 // there (a slot, a unit-stride run of an input, or one
@@ -361,18 +397,10 @@ impl Plan {
             unsafe { self.scratch_at(mem, Vec::new()) }
         };
         let inner = *self.dims.last().expect("a plan has an axis");
-        // On the register path with every load read where it lies and
-        // every output written where it lies, no slot holds a tile's
-        // values: up to SPAN tiles that lie in one row then run as one
-        // (the per-tile set-up once for all of them).
-        let spans = self.regs.is_some()
-            && self.store_direct.iter().all(|&d| d)
-            && self
-                .steps
-                .iter()
-                .all(|s| matches!(s, Step::Load { direct: true, .. } | Step::Call { .. }));
-        // Outputs written in place by their node's kernel in the current tile.
-        let mut direct = vec![false; self.stores.len()];
+        // With no slot in use, up to SPAN tiles that lie in one row run as
+        // one (the per-tile set-up once for all of them).
+        let spans = self.slotless();
+        let is_direct = |d: u64, k: usize| k < 64 && d >> k & 1 == 1;
         let mut t = t0;
         while t < t1 {
             let f0 = t * TILE;
@@ -386,25 +414,30 @@ impl Plan {
             t += count;
             let len = (count * TILE).min(self.n - f0);
             let one_row = f0 % inner + len <= inner;
+            let (ptrs, slot_ptr, home, store_src) = sc.tables();
+            // Outputs written in place by their node's kernel in this tile
+            // (a bit per output; past 64 outputs, never).
+            let mut direct = 0u64;
             for (k, &(node, geom)) in self.stores.iter().enumerate() {
-                direct[k] = one_row && self.store_direct[k];
-                if direct[k] {
+                if k < 64 && one_row && self.store_direct[k] {
+                    direct |= 1 << k;
                     let g = &self.geoms[geom];
                     let p = self.pos(g, f0 / inner, f0 % inner);
                     // SAFETY: a validated element position of the output; the
                     // tile's `len` elements follow it at unit stride, and this
                     // task alone writes them.
                     let at = unsafe { g.addr.base.offset(p * g.addr.item as isize) };
-                    sc.slot_ptr[node] = at;
-                    sc.ptrs[node] = at;
+                    slot_ptr[node] = at;
+                    ptrs[node] = at;
                 }
             }
+            let _ = (home, store_src);
             // SAFETY: the plan's operands are valid for the call (this
             // function's contract), and tile t < t1 is inside the loop.
             unsafe { self.eval(f0, len, &mut sc) };
-            let (ptrs, store_src) = (&sc.ptrs, &sc.store_src);
+            let (ptrs, slot_ptr, home, store_src) = sc.tables();
             for (k, &(node, geom)) in self.stores.iter().enumerate() {
-                if direct[k] {
+                if is_direct(direct, k) {
                     continue;
                 }
                 let g = &self.geoms[geom];
@@ -424,9 +457,9 @@ impl Plan {
             }
             // Back to the slots for a tile that is not one row.
             for (k, &(node, _)) in self.stores.iter().enumerate() {
-                if direct[k] {
-                    sc.slot_ptr[node] = sc.home[node];
-                    sc.ptrs[node] = sc.home[node];
+                if is_direct(direct, k) {
+                    slot_ptr[node] = home[node];
+                    ptrs[node] = home[node];
                 }
             }
         }
