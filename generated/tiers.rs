@@ -28,6 +28,10 @@ macro_rules! tier {
                 cast_f32_u64_sat_contig (run1::<Native<f32>, CastOut<Native<u64>>, Cast<Native<u64>, true>, CONTIG>)
                 cast_f32_f16_dflt_contig (run1::<Native<f32>, CastOut<F16>, Cast<F16, false>, CONTIG>)
                 cast_f32_f16_sat_contig (run1::<Native<f32>, CastOut<F16>, Cast<F16, true>, CONTIG>)
+                cast_f32_f16c_dflt_contig (run1::<Native<f32>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, false>, CONTIG>)
+                cast_f32_f16c_sat_contig (run1::<Native<f32>, CastOut<MiniComplex<F16>>, Cast<MiniComplex<F16>, true>, CONTIG>)
+                cast_f16c_f32_dflt_contig (run1::<MiniComplex<F16>, CastOut<Native<f32>>, Cast<Native<f32>, false>, CONTIG>)
+                cast_f16c_f32_sat_contig (run1::<MiniComplex<F16>, CastOut<Native<f32>>, Cast<Native<f32>, true>, CONTIG>)
             }
         }
         pub use kernels::{CASTS, KERNELS};
@@ -46,6 +50,10 @@ macro_rules! tier {
                 cast_f32_u64_sat_contig ($crate::runtime::fast_x86::f32_to_int64::<u64, true>)
                 cast_f32_f16_dflt_contig ($crate::runtime::fast_x86::f16c_narrow::<F16Params, false>)
                 cast_f32_f16_sat_contig ($crate::runtime::fast_x86::f16c_narrow::<F16Params, true>)
+                cast_f32_f16c_dflt_contig ($crate::runtime::fast_x86::f16c_narrow_complex::<F16Params, false>)
+                cast_f32_f16c_sat_contig ($crate::runtime::fast_x86::f16c_narrow_complex::<F16Params, true>)
+                cast_f16c_f32_dflt_contig ($crate::runtime::fast_x86::f16c_widen_real::<F16Params, false>)
+                cast_f16c_f32_sat_contig ($crate::runtime::fast_x86::f16c_widen_real::<F16Params, true>)
             }
         }
         #[cfg(target_arch = "x86_64")]
@@ -65,6 +73,10 @@ macro_rules! tier {
                 cast_f32_u64_sat_contig ($crate::runtime::fast_x86::f32_to_int64::<u64, true>)
                 cast_f32_f16_dflt_contig ($crate::runtime::fast_x86::f16c_narrow::<F16Params, false>)
                 cast_f32_f16_sat_contig ($crate::runtime::fast_x86::f16c_narrow::<F16Params, true>)
+                cast_f32_f16c_dflt_contig ($crate::runtime::fast_x86::f16c_narrow_complex::<F16Params, false>)
+                cast_f32_f16c_sat_contig ($crate::runtime::fast_x86::f16c_narrow_complex::<F16Params, true>)
+                cast_f16c_f32_dflt_contig ($crate::runtime::fast_x86::f16c_widen_real::<F16Params, false>)
+                cast_f16c_f32_sat_contig ($crate::runtime::fast_x86::f16c_widen_real::<F16Params, true>)
             }
         }
         #[cfg(target_arch = "x86_64")]
@@ -8175,10 +8187,8 @@ macro_rules! __tier_body {
                 cast_f32_ue4m3_dflt_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<Ue4m3>(), super::cast_from_f32::cast_f32_ue4m3_dflt_contig)
                 cast_f32_ue4m3_sat_contig (run1::<Native<f32>, CastOut<Ue4m3>, Cast<Ue4m3, true>, CONTIG>)
                 cast_f32_ue4m3_sat_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<Ue4m3>(), super::cast_from_f32::cast_f32_ue4m3_sat_contig)
-                cast_f32_f16c_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f32::cast_f32_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_dflt_contig)
-                cast_f32_f16c_dflt_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_f32::cast_f32_f16c_dflt_contig)
-                cast_f32_f16c_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f32::cast_f32_c64_dflt_contig, super::cast_from_c64::cast_c64_f16c_sat_contig)
-                cast_f32_f16c_sat_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<MiniComplex<F16>>(), super::cast_from_f32::cast_f32_f16c_sat_contig)
+                cast_f32_f16c_dflt_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<MiniComplex<F16>>(), super::own::cast_f32_f16c_dflt_contig)
+                cast_f32_f16c_sat_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<MiniComplex<F16>>(), super::own::cast_f32_f16c_sat_contig)
                 cast_f32_bf16c_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f32::cast_f32_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_dflt_contig)
                 cast_f32_bf16c_dflt_strided (tiled) (&[store_bytes::<Native<f32>>()], store_bytes::<MiniComplex<Bf16>>(), super::cast_from_f32::cast_f32_bf16c_dflt_contig)
                 cast_f32_bf16c_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f32::cast_f32_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16c_sat_contig)
@@ -10677,10 +10687,8 @@ macro_rules! __tier_body {
                 cast_f16c_bf16_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Bf16>(), super::cast_from_f16c::cast_f16c_bf16_dflt_contig)
                 cast_f16c_bf16_sat_contig (run_cast_through::<Complex<f32>>) (4, 2, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_bf16_sat_contig)
                 cast_f16c_bf16_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Bf16>(), super::cast_from_f16c::cast_f16c_bf16_sat_contig)
-                cast_f16c_f32_dflt_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f32_dflt_contig)
-                cast_f16c_f32_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<f32>>(), super::cast_from_f16c::cast_f16c_f32_dflt_contig)
-                cast_f16c_f32_sat_contig (run_cast_through::<Complex<f32>>) (4, 4, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f32_sat_contig)
-                cast_f16c_f32_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<f32>>(), super::cast_from_f16c::cast_f16c_f32_sat_contig)
+                cast_f16c_f32_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<f32>>(), super::own::cast_f16c_f32_dflt_contig)
+                cast_f16c_f32_sat_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<f32>>(), super::own::cast_f16c_f32_sat_contig)
                 cast_f16c_f64_dflt_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f64_dflt_contig)
                 cast_f16c_f64_dflt_strided (tiled) (&[store_bytes::<MiniComplex<F16>>()], store_bytes::<Native<f64>>(), super::cast_from_f16c::cast_f16c_f64_dflt_contig)
                 cast_f16c_f64_sat_contig (run_cast_through::<Complex<f32>>) (4, 8, super::cast_from_f16c::cast_f16c_c64_dflt_contig, super::cast_from_c64::cast_c64_f64_sat_contig)
@@ -18865,9 +18873,9 @@ macro_rules! __tier_body {
             cast_from_f32::cast_f32_ue4m3_dflt_strided,
             cast_from_f32::cast_f32_ue4m3_sat_contig,
             cast_from_f32::cast_f32_ue4m3_sat_strided,
-            cast_from_f32::cast_f32_f16c_dflt_contig,
+            own::cast_f32_f16c_dflt_contig,
             cast_from_f32::cast_f32_f16c_dflt_strided,
-            cast_from_f32::cast_f32_f16c_sat_contig,
+            own::cast_f32_f16c_sat_contig,
             cast_from_f32::cast_f32_f16c_sat_strided,
             cast_from_f32::cast_f32_bf16c_dflt_contig,
             cast_from_f32::cast_f32_bf16c_dflt_strided,
@@ -21241,9 +21249,9 @@ macro_rules! __tier_body {
             cast_from_f16c::cast_f16c_bf16_dflt_strided,
             cast_from_f16c::cast_f16c_bf16_sat_contig,
             cast_from_f16c::cast_f16c_bf16_sat_strided,
-            cast_from_f16c::cast_f16c_f32_dflt_contig,
+            own::cast_f16c_f32_dflt_contig,
             cast_from_f16c::cast_f16c_f32_dflt_strided,
-            cast_from_f16c::cast_f16c_f32_sat_contig,
+            own::cast_f16c_f32_sat_contig,
             cast_from_f16c::cast_f16c_f32_sat_strided,
             cast_from_f16c::cast_f16c_f64_dflt_contig,
             cast_from_f16c::cast_f16c_f64_dflt_strided,

@@ -1164,9 +1164,18 @@ fn validate_tiers(file: TiersFile, dtypes: &[DType]) -> Result<Vec<Tier>, SpecEr
                         .then(|| d.carrier.clone())
                 })
             };
+            // A complex dtype of binary16 parts: its part's parameters.
+            let complex_f16_params = |name: &str| {
+                dtypes
+                    .iter()
+                    .find(|d| d.name == name && d.class == Class::Complex)
+                    .and_then(|d| f16_params(d.component.as_deref()?))
+            };
             let (ok, params) = match fc.function.as_str() {
                 "f16c_widen" => (fc.dst == "f32", f16_params(&fc.src)),
                 "f16c_narrow" => (fc.src == "f32", f16_params(&fc.dst)),
+                "f16c_widen_real" => (fc.dst == "f32", complex_f16_params(&fc.src)),
+                "f16c_narrow_complex" => (fc.src == "f32", complex_f16_params(&fc.dst)),
                 "f32_to_int64" => (fc.src == "f32", int64_params(&fc.dst)),
                 other => {
                     return Err(SpecError::new(
@@ -1174,7 +1183,8 @@ fn validate_tiers(file: TiersFile, dtypes: &[DType]) -> Result<Vec<Tier>, SpecEr
                         t,
                         "fast_casts",
                         format!(
-                            "unknown fast cast `{other}` (f16c_widen, f16c_narrow, f32_to_int64)"
+                            "unknown fast cast `{other}` (f16c_widen, f16c_narrow, \
+                             f16c_widen_real, f16c_narrow_complex, f32_to_int64)"
                         ),
                     ))
                 }
@@ -1189,10 +1199,12 @@ fn validate_tiers(file: TiersFile, dtypes: &[DType]) -> Result<Vec<Tier>, SpecEr
                         format!(
                             "`{}` converts {}, not {} → {}",
                             fc.function,
-                            if fc.function == "f32_to_int64" {
-                                "f32 to a 64-bit integer"
-                            } else {
-                                "between f32 and an IEEE binary16 dtype"
+                            match fc.function.as_str() {
+                                "f32_to_int64" => "f32 to a 64-bit integer",
+                                "f16c_widen_real" | "f16c_narrow_complex" => {
+                                    "between f32 and a complex dtype of IEEE binary16 parts"
+                                }
+                                _ => "between f32 and an IEEE binary16 dtype",
                             },
                             fc.src,
                             fc.dst

@@ -1205,7 +1205,7 @@ fn unknown_fast_cast_function() {
         "spec/tiers.toml",
         "[[tier]] \"avx2\"",
         "fast_casts",
-        "unknown fast cast `f32_to_int128` (f16c_widen, f16c_narrow, f32_to_int64)",
+        "unknown fast cast `f32_to_int128` (f16c_widen, f16c_narrow, f16c_widen_real, f16c_narrow_complex, f32_to_int64)",
     );
 }
 
@@ -1236,6 +1236,19 @@ fn fast_cast_on_the_wrong_dtypes() {
         "[[tier]] \"avx2\"",
         "fast_casts",
         "`f16c_widen` converts between f32 and an IEEE binary16 dtype, not bf16 → f32",
+    );
+    let mut src = real();
+    src.tiers = edit_first(
+        &src.tiers,
+        "{ src = \"f16c\", dst = \"f32\", function = \"f16c_widen_real\" }",
+        "{ src = \"bf16c\", dst = \"f32\", function = \"f16c_widen_real\" }",
+    );
+    check(
+        &refused(&src),
+        "spec/tiers.toml",
+        "[[tier]] \"avx2\"",
+        "fast_casts",
+        "`f16c_widen_real` converts between f32 and a complex dtype of IEEE binary16 parts, not bf16c → f32",
     );
 }
 

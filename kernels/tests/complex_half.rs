@@ -262,6 +262,100 @@ fn casts_decode_exactly_and_round_each_part_once() {
     }
 }
 
+/// Between f32 and a complex half (both modes, every tier and thread
+/// count, contiguous and strided, lengths around the vector widths): f32 →
+/// complex rounds the value once into the real part (the saturating mode
+/// clamps to the largest finite code first) with a +0 imaginary part;
+/// complex → f32 is the real part's value (the saturating mode turns ±∞
+/// into ±f32::MAX), the imaginary part dropped. Into the complex: every
+/// code's value, the midpoints between neighbouring codes and one f32 ulp
+/// either side of them, specials and random bits; out of it: every code as
+/// the real part beside random imaginary parts. Models: `half`'s f32
+/// conversions (round to nearest even).
+#[test]
+fn f32_casts_take_the_real_part_and_give_a_zero_imaginary_one() {
+    let mut rng = Rng::new(0xf16c_0032);
+    for p in PARTS {
+        let d = p.complex();
+        let max_code = p.inf() - 1;
+        let mut xs: Vec<f32> = vec![f32::INFINITY, f32::NEG_INFINITY, f32::NAN, -f32::NAN];
+        xs.extend([f32::MAX, f32::MIN, 0.0, -0.0, 1e-30, -1e-30]);
+        for c in 0..max_code {
+            for sign in [0u16, 0x8000] {
+                let (a, b) = (p.dec(c | sign), p.dec((c + 1) | sign));
+                let mid = ((a as f64 + b as f64) / 2.0) as f32;
+                xs.extend([a, mid, f32::from_bits(mid.to_bits() + 1)]);
+                if mid != 0.0 {
+                    xs.push(f32::from_bits(mid.to_bits() - 1));
+                }
+            }
+        }
+        xs.extend((0..20000).map(|_| f32::from_bits(rng.next_u64() as u32)));
+        xs.truncate(xs.len() / 8 * 8 + 5);
+        let z: Vec<[u16; 2]> = (0..=u16::MAX).map(|c| [c, rng.next_u64() as u16]).collect();
+        let mut z = z;
+        z.truncate(z.len() - 3);
+        let zb = bytes(&z);
+        for mode in [CastMode::Default, CastMode::Saturating] {
+            let sat = mode == CastMode::Saturating;
+            let lim = p.dec(max_code);
+            let into = |x: f32| -> u16 {
+                if sat && !x.is_nan() {
+                    p.enc(x.clamp(-lim, lim))
+                } else {
+                    p.enc(x)
+                }
+            };
+            let out_of = |c: u16| -> f32 {
+                let v = p.dec(c);
+                if sat && v.is_infinite() {
+                    f32::MAX.copysign(v)
+                } else {
+                    v
+                }
+            };
+            for exec in execs() {
+                for step in [1usize, 3] {
+                    // f32 → complex (every `step`-th value).
+                    let n = xs.len() / step;
+                    let mut got = vec![0u8; 4 * n];
+                    let src =
+                        ArrayView::from_slice_strided(&xs, &[n], &[step as isize], 0).unwrap();
+                    let mut dst = ArrayViewMut::contiguous(d, &[n], &mut got).unwrap();
+                    cast(mode, &src, &mut dst, &exec).unwrap();
+                    for (i, g) in unbytes(&got).iter().enumerate() {
+                        let x = xs[i * step];
+                        assert!(
+                            same(p, g[0], into(x)) && g[1] == 0,
+                            "f32 -> {d} {mode:?} {i} ({x:e}): {:#06x} {:#06x} ({exec:?}, step {step})",
+                            g[0],
+                            g[1]
+                        );
+                    }
+                    // Complex → f32 (every `step`-th element).
+                    let n = z.len() / step;
+                    let mut out = vec![0f32; n];
+                    let src = ArrayView::new(d, &[n], &[step as isize], 0, &zb).unwrap();
+                    cast(
+                        mode,
+                        &src,
+                        &mut ArrayViewMut::from_slice(&mut out, &[n]).unwrap(),
+                        &exec,
+                    )
+                    .unwrap();
+                    for (i, g) in out.iter().enumerate() {
+                        let w = out_of(z[i * step][0]);
+                        assert!(
+                            g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan()),
+                            "{d} -> f32 {mode:?} {i}: {g:e} want {w:e} ({exec:?}, step {step})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The model of one kind on f16c/bf16c operands (parts in f32, the stated
 /// formula, each part then rounded), as codes.
 fn model(p: Part, k: Kind, a: [u16; 2], b: [u16; 2]) -> Vec<u16> {
