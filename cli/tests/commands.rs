@@ -199,11 +199,14 @@ fn declared_rows() -> Vec<String> {
             if !kind.info().accepts.contains(&d.info().class) {
                 continue;
             }
-            // A kind that makes a pair or a complex number: f32 and f64 alone.
-            if matches!(
-                kind.info().result,
-                tessera::ResultRule::Pair | tessera::ResultRule::Complex
-            ) && !matches!(d, DType::F32 | DType::F64)
+            // Pairs hold two f32 or two f64; a complex number's parts are a
+            // float dtype that has a complex dtype.
+            let (pair, complex) = (
+                kind.info().result == tessera::ResultRule::Pair,
+                kind.info().result == tessera::ResultRule::Complex,
+            );
+            if pair && !matches!(d, DType::F32 | DType::F64)
+                || complex && !matches!(d, DType::F32 | DType::F64 | DType::F16 | DType::Bf16)
             {
                 continue;
             }

@@ -139,13 +139,15 @@ pub fn declared() -> Vec<Key> {
             if !info.accepts.contains(&dtype.info().class) {
                 continue;
             }
-            // A kind that makes a pair or a complex number exists for its two
-            // components alone.
-            if matches!(
-                info.result,
-                tessera::ResultRule::Pair | tessera::ResultRule::Complex
-            ) && !matches!(dtype, DType::F32 | DType::F64)
-            {
+            // A kind that makes a pair exists for f32 and f64 alone (a pair
+            // holds two of them); one that makes a complex number for the
+            // float dtypes some complex dtype has as its parts.
+            let skip = match info.result {
+                tessera::ResultRule::Pair => !matches!(dtype, DType::F32 | DType::F64),
+                tessera::ResultRule::Complex => dtype.complex().is_none(),
+                _ => false,
+            };
+            if skip {
                 continue;
             }
             for &tier in &Tier::ALL {
