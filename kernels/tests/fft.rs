@@ -277,6 +277,66 @@ where
     }
 }
 
+/// A line's bits do not depend on where its data and its scratch lie: the
+/// data shifted by 0–3 points and the scratch by 0–9 from an allocation's
+/// start (so off a 64-byte boundary by every amount; a plan starts its
+/// buffers on the first boundary its scratch's slack reaches), scratch of
+/// exactly `scratch_len()` points or more, against `c2c` of the same values
+/// (with its own scratch; within the stated bound of the double-double DFT
+/// up to 6000 points), on every tier; lengths of one to six passes.
+#[test]
+fn a_line_gives_the_same_bits_wherever_its_buffers_lie() {
+    fn check<T: P>(rng: &mut Rng)
+    where
+        Complex<T>: Element,
+    {
+        let zero = Complex::new(T::ZERO, T::ZERO);
+        for n in [16usize, 64, 1000, 4096, 6000, 49152] {
+            let x = rand_c::<T>(rng, n);
+            for tier in available_tiers() {
+                let exec = Exec::on(tier).threads(1);
+                let y = run_c2c(&[n], &[0], Direction::Forward, &x, &exec);
+                if n <= 6000 && tier == Tier::ALL[0] {
+                    // The reference placement within the stated bound of
+                    // the double-double DFT.
+                    let eps = fft::error_factor(
+                        Transform::C2c,
+                        &[n],
+                        Norm::None,
+                        T::TWIDDLE_DD,
+                        Direction::Forward,
+                    )
+                    .unwrap();
+                    let bound = eps * T::UNIT_ROUNDOFF * (n as f64).sqrt() * norm_c(&x);
+                    assert!(err_l2(&y, &dft(&to_cd(&x), false)) <= bound, "n {n}");
+                }
+                let want = bits_c(&y);
+                let plan = FftPlan::<T>::new(n, Direction::Forward).unwrap();
+                let sl = plan.scratch_len();
+                let mut data_buf = vec![zero; n + 3];
+                let mut scratch_buf = vec![zero; sl + 16];
+                for d in 0..4 {
+                    for s in [0, 1, 3, 5, 9] {
+                        for more in [0, 7] {
+                            let data = &mut data_buf[d..d + n];
+                            data.copy_from_slice(&x);
+                            let scratch = &mut scratch_buf[s..s + sl + more];
+                            plan.run_with_scratch(data, scratch, &exec).unwrap();
+                            assert!(
+                                bits_c(data) == want,
+                                "n {n} {tier:?}: data at +{d}, scratch at +{s} ({more} more)"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut rng = Rng::for_label("fft/placement", 1);
+    check::<f32>(&mut rng);
+    check::<f64>(&mut rng);
+}
+
 fn sampled_lengths(rng: &mut Rng, full: bool) -> Vec<usize> {
     if full {
         return (1..=1024).collect();

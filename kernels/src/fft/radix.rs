@@ -340,16 +340,44 @@ pub(crate) fn run_passes_with<T: FftFloat>(
     vector: impl Fn(&Pass<T>, usize, &[Complex<T>], &mut [Complex<T>]) -> bool,
 ) {
     let n = data.len();
+    let run =
+        |pass: &Pass<T>, s: usize, x: &[Complex<T>], y: &mut [Complex<T>], w: &mut [Complex<T>]| {
+            if !vector(pass, s, x, y) {
+                run_pass_from(pass, s, inverse, x, y, w, 0);
+            }
+        };
+    if passes.len() >= 3 && scratch.len() >= 2 * n + extra_scratch(passes) {
+        // Two buffers in the scratch: the first pass from `data` into one,
+        // the middle passes between the two, the last one back into `data`
+        // (a caller's buffer off a cache-line boundary then meets two
+        // passes, not all of them).
+        let (a, rest) = scratch.split_at_mut(n);
+        let (b, work) = rest.split_at_mut(n);
+        let last = passes.len() - 1;
+        run(&passes[0], 1, data, a, work);
+        let mut s = passes[0].p;
+        let mut in_a = true;
+        for (i, pass) in passes.iter().enumerate().skip(1) {
+            let (x, y): (&[Complex<T>], &mut [Complex<T>]) = match (i == last, in_a) {
+                (true, true) => (&*a, &mut *data),
+                (true, false) => (&*b, &mut *data),
+                (false, true) => (&*a, &mut *b),
+                (false, false) => (&*b, &mut *a),
+            };
+            run(pass, s, x, y, work);
+            in_a = !in_a;
+            s *= pass.p;
+        }
+        return;
+    }
     let (buf, work) = scratch.split_at_mut(n);
     let mut in_data = true;
     let mut s = 1;
     for pass in passes {
         if in_data {
-            if !vector(pass, s, data, buf) {
-                run_pass_from(pass, s, inverse, data, buf, work, 0);
-            }
-        } else if !vector(pass, s, buf, data) {
-            run_pass_from(pass, s, inverse, buf, data, work, 0);
+            run(pass, s, data, buf, work);
+        } else {
+            run(pass, s, buf, data, work);
         }
         in_data = !in_data;
         s *= pass.p;
