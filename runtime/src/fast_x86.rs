@@ -73,34 +73,6 @@ fn widen1<P: MiniFloat, const SAT: bool>(code: u16) -> f32 {
     }
 }
 
-/// `body(i)` for each whole step of eight elements (i = 0, 8, …), then
-/// `tail(i)` for each element after them; where the source (`src`, `item`
-/// bytes an element) is 1 MiB or more, it is asked for ahead once a cache
-/// line (`loops::prefetch_ahead`).
-#[inline(always)]
-fn in_eights(
-    n: usize,
-    src: *const u8,
-    item: usize,
-    mut body: impl FnMut(usize),
-    mut tail: impl FnMut(usize),
-) {
-    let far = item * n >= FAR_BYTES;
-    let per_line = 64 / item;
-    let mut i = 0;
-    while i + 8 <= n {
-        if far && i % per_line == 0 {
-            prefetch_ahead(src.wrapping_add(i * item), 64);
-        }
-        body(i);
-        i += 8;
-    }
-    while i < n {
-        tail(i);
-        i += 1;
-    }
-}
-
 /// f16 → f32 ([`widen8`] over runs of eight, the generic codec for the
 /// rest). Runs of 1 MiB of source and more ask for it ahead
 /// (`loops::prefetch_ahead`).
@@ -111,24 +83,31 @@ fn in_eights(
 /// overlapping the source; the CPU runs AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
 pub unsafe fn f16c_widen<P: MiniFloat, const SAT: bool>(x: &Args) {
+    let n = x.n;
     let src = x.src[0] as *const u16;
     let dst = x.dst as *mut f32;
-    in_eights(
-        x.n,
-        src as *const u8,
-        2,
+    let far = 2 * n >= FAR_BYTES;
+    let mut i = 0;
+    while i + 8 <= n {
+        if far && i % 32 == 0 {
+            prefetch_ahead(src.wrapping_add(i) as *const u8, 64);
+        }
         // SAFETY: elements i..i+8 lie inside both operands (i + 8 <= n).
-        |i| unsafe {
+        unsafe {
             let h = _mm_loadu_si128(src.add(i) as *const __m128i);
             _mm256_storeu_ps(dst.add(i), widen8::<SAT>(h));
-        },
+        }
+        i += 8;
+    }
+    while i < n {
         // SAFETY: i < n: element i of the source and of the destination,
         // which hold n each (this function's contract).
-        |i| unsafe {
+        unsafe {
             dst.add(i)
                 .write_unaligned(widen1::<P, SAT>(src.add(i).read_unaligned()))
-        },
-    );
+        };
+        i += 1;
+    }
 }
 
 /// Complex binary16 (f16c) → f32: the real part of each element widened as
@@ -143,16 +122,19 @@ pub unsafe fn f16c_widen<P: MiniFloat, const SAT: bool>(x: &Args) {
 /// contiguous, not overlapping the source; the CPU runs AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
 pub unsafe fn f16c_widen_real<P: MiniFloat, const SAT: bool>(x: &Args) {
+    let n = x.n;
     let src = x.src[0] as *const u16;
     let dst = x.dst as *mut f32;
     let low = _mm256_set1_epi32(0xffff);
-    in_eights(
-        x.n,
-        src as *const u8,
-        4,
+    let far = 4 * n >= FAR_BYTES;
+    let mut i = 0;
+    while i + 8 <= n {
+        if far && i % 16 == 0 {
+            prefetch_ahead(src.wrapping_add(2 * i) as *const u8, 64);
+        }
         // SAFETY: elements i..i+8 (pairs of codes) lie inside both operands
         // (i + 8 <= n).
-        |i| unsafe {
+        unsafe {
             let v = _mm256_loadu_si256(src.add(2 * i) as *const __m256i);
             let re = _mm256_and_si256(v, low);
             // Per 128-bit half: its four real parts twice; the two halves'
@@ -160,14 +142,18 @@ pub unsafe fn f16c_widen_real<P: MiniFloat, const SAT: bool>(x: &Args) {
             let packed = _mm256_packus_epi32(re, re);
             let h = _mm256_castsi256_si128(_mm256_permute4x64_epi64::<0b1000>(packed));
             _mm256_storeu_ps(dst.add(i), widen8::<SAT>(h));
-        },
+        }
+        i += 8;
+    }
+    while i < n {
         // SAFETY: i < n: element i of the source (its real part first) and
         // of the destination, which hold n each (this function's contract).
-        |i| unsafe {
+        unsafe {
             dst.add(i)
                 .write_unaligned(widen1::<P, SAT>(src.add(2 * i).read_unaligned()))
-        },
-    );
+        };
+        i += 1;
+    }
 }
 
 /// f32 → f16 ([`narrow8`] over runs of eight, the generic codec for the
@@ -180,24 +166,31 @@ pub unsafe fn f16c_widen_real<P: MiniFloat, const SAT: bool>(x: &Args) {
 /// overlapping the source; the CPU runs AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
 pub unsafe fn f16c_narrow<P: MiniFloat, const SAT: bool>(x: &Args) {
+    let n = x.n;
     let src = x.src[0] as *const f32;
     let dst = x.dst as *mut u16;
-    in_eights(
-        x.n,
-        src as *const u8,
-        4,
+    let far = 4 * n >= FAR_BYTES;
+    let mut i = 0;
+    while i + 8 <= n {
+        if far && i % 16 == 0 {
+            prefetch_ahead(src.wrapping_add(i) as *const u8, 64);
+        }
         // SAFETY: elements i..i+8 lie inside both operands (i + 8 <= n).
-        |i| unsafe {
+        unsafe {
             let h = narrow8::<SAT>(_mm256_loadu_ps(src.add(i)));
             _mm_storeu_si128(dst.add(i) as *mut __m128i, h);
-        },
+        }
+        i += 8;
+    }
+    while i < n {
         // SAFETY: i < n: element i of the source and of the destination,
         // which hold n each (this function's contract).
-        |i| unsafe {
+        unsafe {
             let v = src.add(i).read_unaligned();
             dst.add(i).write_unaligned(encode::<P, SAT>(v) as u16);
-        },
-    );
+        }
+        i += 1;
+    }
 }
 
 /// f32 → complex binary16 (f16c): each value narrowed as [`f16c_narrow`]
@@ -212,26 +205,33 @@ pub unsafe fn f16c_narrow<P: MiniFloat, const SAT: bool>(x: &Args) {
 /// contiguous, not overlapping the source; the CPU runs AVX2 and F16C.
 #[target_feature(enable = "avx2,f16c")]
 pub unsafe fn f16c_narrow_complex<P: MiniFloat, const SAT: bool>(x: &Args) {
+    let n = x.n;
     let src = x.src[0] as *const f32;
     let dst = x.dst as *mut u16;
-    in_eights(
-        x.n,
-        src as *const u8,
-        4,
+    let far = 4 * n >= FAR_BYTES;
+    let mut i = 0;
+    while i + 8 <= n {
+        if far && i % 16 == 0 {
+            prefetch_ahead(src.wrapping_add(i) as *const u8, 64);
+        }
         // SAFETY: elements i..i+8 lie inside both operands (i + 8 <= n;
         // the destination's are pairs of codes).
-        |i| unsafe {
+        unsafe {
             let h = narrow8::<SAT>(_mm256_loadu_ps(src.add(i)));
             _mm256_storeu_si256(dst.add(2 * i) as *mut __m256i, _mm256_cvtepu16_epi32(h));
-        },
+        }
+        i += 8;
+    }
+    while i < n {
         // SAFETY: i < n: element i of the source and of the destination
         // (two codes), which hold n each (this function's contract).
-        |i| unsafe {
+        unsafe {
             let v = src.add(i).read_unaligned();
             dst.add(2 * i).write_unaligned(encode::<P, SAT>(v) as u16);
             dst.add(2 * i + 1).write_unaligned(0);
-        },
-    );
+        }
+        i += 1;
+    }
 }
 
 /// f32 → i64 or u64 (truncate toward zero, saturate, NaN → 0, both modes) with
