@@ -332,6 +332,11 @@ fn a_line_gives_the_same_bits_wherever_its_buffers_lie() {
             }
         }
     }
+    for t in Tier::ALL {
+        if !available_tiers().contains(&t) {
+            eprintln!("skipped on this CPU: tier {t:?}");
+        }
+    }
     let mut rng = Rng::for_label("fft/placement", 1);
     check::<f32>(&mut rng);
     check::<f64>(&mut rng);

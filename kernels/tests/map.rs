@@ -1566,7 +1566,7 @@ fn a_reused_program_gives_every_call_its_own_shapes_results() {
         (&[3000], &[3000]),
     ];
     let mut rng = Rng::for_label("map/reuse", 1);
-    for tier in available_tiers() {
+    for tier in tiers() {
         let exec = Exec::on(tier).threads(1);
         for round in 0..2 {
             for (c, &(shape, sh1)) in cases.iter().enumerate() {

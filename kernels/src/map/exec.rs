@@ -398,12 +398,15 @@ pub(crate) fn resolve_shapes(
     shapes: &[&[usize]],
 ) -> Result<Resolved> {
     let n = extent_product(shape.iter().copied());
-    let uniform: Vec<bool> = shapes
-        .iter()
-        .map(|sh| extent_product(sh.iter().copied()) == 1 && n > 1)
-        .collect();
+    let uniform: Vec<bool> = shapes.iter().map(|sh| is_uniform(n, sh)).collect();
     let axes: Vec<usize> = (0..shape.len()).collect();
     resolve(program, shape, &axes, &uniform)
+}
+
+/// Whether an input of shape `sh` is one element over a loop of `n > 1`
+/// indices (uniform).
+fn is_uniform(n: usize, sh: &[usize]) -> bool {
+    extent_product(sh.iter().copied()) == 1 && n > 1
 }
 
 /// Bind a resolved call to its checked operands and run it on `exec`'s

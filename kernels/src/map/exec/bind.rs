@@ -130,8 +130,8 @@ pub(crate) struct Resolved {
 pub(crate) struct ResolvedCache(std::sync::Mutex<Option<std::sync::Arc<Resolved>>>);
 
 impl ResolvedCache {
-    /// The kept resolution, when it is for `shape` (identity axes) and
-    /// `uniform_input`.
+    /// The kept resolution, when it is for `shape` and `uniform_input`
+    /// (every kept one is over identity axes: [`resolve_cached`] makes them).
     fn get(
         &self,
         shape: &[usize],
@@ -139,9 +139,7 @@ impl ResolvedCache {
     ) -> Option<std::sync::Arc<Resolved>> {
         let kept = self.0.try_lock().ok()?;
         let r = kept.as_ref()?;
-        let identity = r.axes.iter().enumerate().all(|(j, &a)| a == j);
-        let same = identity
-            && r.shape == shape
+        let same = r.shape == shape
             && r.uniform_input.len() == uniform_input.len()
             && r.uniform_input
                 .iter()
@@ -190,7 +188,7 @@ pub(crate) fn resolve_cached<'s>(
     shapes: impl ExactSizeIterator<Item = &'s [usize]> + Clone,
 ) -> Result<std::sync::Arc<Resolved>> {
     let n = extent_product(shape.iter().copied());
-    let uniform = shapes.map(|sh| extent_product(sh.iter().copied()) == 1 && n > 1);
+    let uniform = shapes.map(|sh| super::is_uniform(n, sh));
     if let Some(r) = program.last_resolved.get(shape, uniform.clone()) {
         return Ok(r);
     }

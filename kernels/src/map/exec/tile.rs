@@ -151,10 +151,13 @@ impl Plan {
     /// with every load read where it lies and every output written where it
     /// lies (no coordinate, no uniform output), and every tile inside one
     /// row (one row, or rows of whole tiles), so that up to [`SPAN`] tiles
-    /// in one row run as one.
+    /// in one row run as one. (At most 64 outputs: a run marks the outputs
+    /// written where they lie in a 64-bit mask; the register path's
+    /// distinct outputs are fewer than its nodes anyway.)
     fn slotless(&self) -> bool {
         let inner = *self.dims.last().expect("a plan has an axis");
         self.regs.is_some()
+            && self.stores.len() <= 64
             && (self.dims.len() == 1 || inner.is_multiple_of(TILE))
             && self.store_direct.iter().all(|&d| d)
             && self
@@ -202,17 +205,18 @@ impl Plan {
         let uni = self.uni.as_ptr() as *mut u8;
         let mut table = vec![core::ptr::null_mut::<u8>(); 3 * n + outs];
         for i in 0..n {
-            let slot = match self.slot[i] {
-                Some(_) if base.is_null() => core::ptr::null_mut(),
-                // SAFETY: slot s < slots lies inside the buffer.
-                Some(s) => unsafe { base.add(s * self.slot_bytes) },
-                None => core::ptr::null_mut(),
+            // (where its values are, its slot)
+            let (at, slot) = match self.slot[i] {
+                Some(_) if base.is_null() => (core::ptr::null_mut(), core::ptr::null_mut()),
+                Some(s) => {
+                    // SAFETY: slot s < slots lies inside the buffer.
+                    let p = unsafe { base.add(s * self.slot_bytes) };
+                    (p, p)
+                }
+                // SAFETY: i indexes `uni` (a uniform node has its cell).
+                None => (unsafe { uni.add(16 * i) }, core::ptr::null_mut()),
             };
-            table[i] = match self.slot[i] {
-                Some(_) => slot,
-                // SAFETY: i indexes `uni`.
-                None => unsafe { uni.add(16 * i) },
-            };
+            table[i] = at;
             table[n + i] = slot;
             table[2 * n + i] = slot;
         }
@@ -414,7 +418,7 @@ impl Plan {
             t += count;
             let len = (count * TILE).min(self.n - f0);
             let one_row = f0 % inner + len <= inner;
-            let (ptrs, slot_ptr, home, store_src) = sc.tables();
+            let (ptrs, slot_ptr, ..) = sc.tables();
             // Outputs written in place by their node's kernel in this tile
             // (a bit per output; past 64 outputs, never).
             let mut direct = 0u64;
@@ -431,7 +435,6 @@ impl Plan {
                     ptrs[node] = at;
                 }
             }
-            let _ = (home, store_src);
             // SAFETY: the plan's operands are valid for the call (this
             // function's contract), and tile t < t1 is inside the loop.
             unsafe { self.eval(f0, len, &mut sc) };
