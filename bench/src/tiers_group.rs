@@ -9,6 +9,7 @@
 //! for this CPU should change.
 
 use crate::chart::{speed_ratio, Chart};
+use crate::harness::refill;
 use std::time::Instant;
 use tessera::fft::{Direction, FftPlan, FftPlanner};
 use tessera::tier::{engine_tier, Engine};
@@ -249,7 +250,7 @@ fn cases(rng: &mut Rng, quick: bool) -> Vec<Case> {
             engine: Engine::Fft,
             label: format!("c2c f32 {len}"),
             call: Box::new(move |exec| {
-                a32.copy_from_slice(&x32);
+                refill(&mut a32, &x32);
                 plan32.run(&mut a32, exec).expect("fft");
                 bytes_of(&a32)
             }),
@@ -258,7 +259,7 @@ fn cases(rng: &mut Rng, quick: bool) -> Vec<Case> {
             engine: Engine::Fft,
             label: format!("c2c f64 {len}"),
             call: Box::new(move |exec| {
-                a64.copy_from_slice(&x64);
+                refill(&mut a64, &x64);
                 plan64.run(&mut a64, exec).expect("fft");
                 bytes_of(&a64)
             }),
