@@ -139,13 +139,13 @@ pub struct Host {
 }
 
 /// One row of the host table: CPUs of `vendor`, `family` and a model in
-/// `models`, measured to run `narrow`'s engines faster on the AVX2 tier
-/// than on the AVX-512 tier.
+/// one of the ranges `models`, measured to run `narrow`'s engines faster on
+/// the AVX2 tier than on the AVX-512 tier.
 struct HostRow {
     name: &'static str,
     vendor: &'static [u8; 12],
     family: u32,
-    models: (u32, u32),
+    models: &'static [(u32, u32)],
     narrow: &'static [Engine],
     /// Whether the CPU executes 512-bit operations as two 256-bit halves
     /// ([`splits_512`]).
@@ -160,12 +160,16 @@ struct HostRow {
 /// gives the scalar tier's.
 const HOST_TABLE: &[HostRow] = &[
     HostRow {
-        // Zen 4 (family 19h with AVX-512: Genoa, Raphael, Phoenix, Bergamo),
-        // whose 512-bit operations run as two 256-bit halves.
+        // Zen 4, whose 512-bit operations run as two 256-bit halves: the
+        // models of family 19h that AMD gives its Zen 4 parts (10h–1Fh
+        // Genoa and Storm Peak, 60h–6Fh Raphael, 70h–7Fh Phoenix and Hawk
+        // Point, A0h–AFh Bergamo and Siena). The family's other models are
+        // Zen 3 (00h–0Fh Milan, 20h–2Fh Vermeer, 40h–5Fh Rembrandt and
+        // Cezanne), without AVX-512: no row.
         name: "AMD Zen 4",
         vendor: b"AuthenticAMD",
         family: 0x19,
-        models: (0x00, 0xff),
+        models: &[(0x10, 0x1f), (0x60, 0x7f), (0xa0, 0xaf)],
         narrow: ZEN4_NARROW,
         splits_512: true,
     },
@@ -175,7 +179,7 @@ const HOST_TABLE: &[HostRow] = &[
         name: "Intel Xeon (family 6 model a7h)",
         vendor: b"GenuineIntel",
         family: 0x6,
-        models: (0xa7, 0xa7),
+        models: &[(0xa7, 0xa7)],
         narrow: XEON_A7_NARROW,
         splits_512: false,
     },
@@ -244,11 +248,17 @@ pub fn host() -> Host {
 
 /// The host table's row for this CPU, where one names it.
 fn host_row() -> Option<&'static HostRow> {
-    let h = host();
+    row_of(&host())
+}
+
+/// The host table's row that names `h`, if any.
+fn row_of(h: &Host) -> Option<&'static HostRow> {
     HOST_TABLE.iter().find(|r| {
         &h.vendor == r.vendor
             && h.family == r.family
-            && (r.models.0..=r.models.1).contains(&h.model)
+            && r.models
+                .iter()
+                .any(|&(lo, hi)| (lo..=hi).contains(&h.model))
     })
 }
 
@@ -524,7 +534,7 @@ pub(crate) fn cpu_vendor_is_intel() -> bool {
 }
 
 /// Whether this CPU executes 512-bit vector operations as two 256-bit
-/// halves (AMD family 19h: Zen 4), where a 512-bit store that a load reads
+/// halves (the Zen 4 models of AMD family 19h), where a 512-bit store that a load reads
 /// back soon after is slow to forward and 256-bit code is as fast or
 /// faster: a field of the host table's row for this CPU. Engines use it only
 /// to choose between register widths that give the same bits.
@@ -584,6 +594,46 @@ pub(crate) fn cpuid_cache_sizes() -> Option<[usize; 3]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The rows name CPUs by their published CPUID family and model: AMD's
+    /// Zen 4 parts (Genoa 19h/11h, Storm Peak 19h/18h, Raphael 19h/61h,
+    /// Phoenix 19h/74h, Bergamo 19h/A0h) take the Zen 4 row, its Zen 3
+    /// parts of the same family (Milan 19h/01h, Vermeer 19h/21h,
+    /// Rembrandt 19h/44h, Cezanne 19h/50h) and Zen 5 (1Ah) none; the Xeon
+    /// row names family 6 model A7h only.
+    #[test]
+    fn host_rows_name_their_cpus_only() {
+        let amd = |family, model| Host {
+            vendor: *b"AuthenticAMD",
+            family,
+            model,
+        };
+        for model in [0x11, 0x18, 0x61, 0x74, 0xa0] {
+            let row = row_of(&amd(0x19, model)).map(|r| r.name);
+            assert_eq!(row, Some("AMD Zen 4"), "model {model:x}h");
+            assert!(row_of(&amd(0x19, model)).unwrap().splits_512);
+        }
+        for model in [0x01, 0x08, 0x21, 0x44, 0x50] {
+            assert!(row_of(&amd(0x19, model)).is_none(), "model {model:x}h");
+        }
+        assert!(row_of(&amd(0x1a, 0x02)).is_none());
+        assert!(row_of(&amd(0x1a, 0x11)).is_none());
+        let intel = |model| Host {
+            vendor: *b"GenuineIntel",
+            family: 6,
+            model,
+        };
+        assert!(row_of(&intel(0xa7)).is_some_and(|r| !r.splits_512));
+        assert!(row_of(&intel(0x8f)).is_none());
+        assert!(row_of(&intel(0xa6)).is_none());
+        // Another vendor with Zen 4's family and model: no row.
+        let other = Host {
+            vendor: *b"HygonGenuine",
+            family: 0x19,
+            model: 0x11,
+        };
+        assert!(row_of(&other).is_none());
+    }
 
     /// The host table's rule on every combination: a forced tier, a tier
     /// without AVX-512, a CPU no row names and an engine its row does not
