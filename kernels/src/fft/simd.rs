@@ -61,7 +61,7 @@ impl Simd {
 mod avx {
     use super::{Butterfly, FftFloat, Pass};
     use crate::fft::butterflies::{Consts3, Consts5, Consts8};
-    use crate::simd::{Cf32x8, Cf64x4, ComplexReg};
+    use crate::simd::{Cf32x4, Cf32x8, Cf64x2, Cf64x4, ComplexReg};
     use num_complex::Complex;
 
     /// The radix-4 butterfly of `butterflies::bf4`, the same operations.
@@ -290,81 +290,110 @@ mod avx {
         ))
     }
 
-    /// A line of 64 complex64 points whose passes are radix 8 and 8, in
-    /// registers: the first pass over `q` (vector `j` is `x[8j..8j + 8]`) with
-    /// its twiddles, the 8 × 8 transpose that is the reordering between the
-    /// two passes, and the second pass, stored in place. The same operations
-    /// as the two passes through memory. False (nothing done) for any other
-    /// shape.
+    /// A line of 64 points whose passes are radix 8 and 8, in registers of
+    /// `L` points (`L` = 2, 4 or 8): the first pass over `q` in `8 / L`
+    /// groups of `L` (vector `j` of group `g` is `x[8j + L·g..][..L]`) with
+    /// its twiddles, the reordering between the two passes as `L × L`
+    /// transposes of points, and the second pass over `k` in `8 / L` groups
+    /// of `L`, stored in place. The same operations as the two passes
+    /// through memory. False (nothing done) for any other shape.
     ///
     /// # Safety
-    /// The CPU runs AVX-512 F/DQ/VL/BW, AVX2 and FMA. (Memory needs nothing
-    /// of the caller: the shape is checked first, `data` holding 64 points
-    /// and the first pass 56 twiddles by `k`.)
-    #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
-    pub(super) unsafe fn line64(
-        passes: &[Pass<f32>],
+    /// The CPU runs `V`'s instruction set ([`ComplexReg`]'s feature
+    /// contract: the caller is compiled with it). (Memory needs nothing of
+    /// the caller: the shape is checked first, `data` holding 64 points and
+    /// the first pass 56 twiddles by `k`.)
+    #[inline(always)]
+    unsafe fn line64<V: ComplexReg>(
+        passes: &[Pass<V::T>],
         inverse: bool,
-        data: &mut [Complex<f32>],
+        data: &mut [Complex<V::T>],
     ) -> bool {
         let Some((c1, c2, tk)) = radix8_pair(passes, data.len()) else {
             return false;
         };
+        let l = V::L;
+        let groups = 8 / l;
         let xp = data.as_mut_ptr();
-        let mut b = bf8(loads::<Cf32x8, 8>(xp, 8), c1, inverse);
-        for (k, bk) in b.iter_mut().enumerate().skip(1) {
-            *bk = twiddle(*bk, tk.add((k - 1) * 8));
-        }
-        let out = bf8(Cf32x8::transpose8(b), c2, inverse);
-        for (k, v) in out.iter().enumerate() {
-            v.store(xp.add(8 * k));
-        }
-        true
-    }
-
-    /// [`line64`] for complex128 (four points a vector): the first pass in
-    /// two groups of four `q`s, the reordering as 4 × 4 transposes, the
-    /// second pass in two groups of four `r`s. The same operations as the
-    /// two passes through memory.
-    ///
-    /// # Safety
-    /// The CPU runs AVX-512 F/DQ/VL/BW, AVX2 and FMA. (Memory needs nothing
-    /// of the caller: the shape is checked first, `data` holding 64 points
-    /// and the first pass 56 twiddles by `k`.)
-    #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
-    pub(super) unsafe fn line64_f64(
-        passes: &[Pass<f64>],
-        inverse: bool,
-        data: &mut [Complex<f64>],
-    ) -> bool {
-        let Some((c1, c2, tk)) = radix8_pair(passes, data.len()) else {
-            return false;
-        };
-        let xp = data.as_mut_ptr();
-        // rows[j][h]: points 4h..4h + 4 of row j (y[8j + 4h..]) after the first pass.
-        let mut rows = [[Cf64x4::load(xp); 2]; 8];
-        for g in 0..2 {
-            let mut b = bf8(loads::<Cf64x4, 8>(xp.add(4 * g), 8), c1, inverse);
+        // rows[q][h]: points L·h..L·h + L of row q (y[8q + L·h..], lanes k)
+        // after the first pass.
+        let mut rows = [[V::load(xp); 4]; 8];
+        for g in 0..groups {
+            let mut b = bf8(loads::<V, 8>(xp.add(l * g), 8), c1, inverse);
             for (k, bk) in b.iter_mut().enumerate().skip(1) {
-                *bk = twiddle(*bk, tk.add((k - 1) * 8 + 4 * g));
+                *bk = twiddle(*bk, tk.add((k - 1) * 8 + l * g));
             }
-            let lo = Cf64x4::transpose4([b[0], b[1], b[2], b[3]]);
-            let hi = Cf64x4::transpose4([b[4], b[5], b[6], b[7]]);
-            for i in 0..4 {
-                rows[4 * g + i] = [lo[i], hi[i]];
+            for h in 0..groups {
+                let block = &mut b[l * h..l * h + l];
+                V::transpose(block);
+                for (i, v) in block.iter().enumerate() {
+                    rows[l * g + i][h] = *v;
+                }
             }
         }
-        for h in 0..2 {
+        for h in 0..groups {
             let mut a = [rows[0][h]; 8];
             for (aj, row) in a.iter_mut().zip(&rows) {
                 *aj = row[h];
             }
             let out = bf8(a, c2, inverse);
-            for (k, v) in out.iter().enumerate() {
-                v.store(xp.add(8 * k + 4 * h));
+            for (r, v) in out.iter().enumerate() {
+                v.store(xp.add(8 * r + l * h));
             }
         }
         true
+    }
+
+    /// [`line64`] on complex64 points, eight a register.
+    ///
+    /// # Safety
+    /// The CPU runs AVX-512 F/DQ/VL/BW, AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
+    pub(super) unsafe fn line64_f32x8(
+        passes: &[Pass<f32>],
+        inverse: bool,
+        data: &mut [Complex<f32>],
+    ) -> bool {
+        line64::<Cf32x8>(passes, inverse, data)
+    }
+
+    /// [`line64`] on complex128 points, four a register.
+    ///
+    /// # Safety
+    /// The CPU runs AVX-512 F/DQ/VL/BW, AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma,avx512f,avx512vl,avx512dq,avx512bw")]
+    pub(super) unsafe fn line64_f64x4(
+        passes: &[Pass<f64>],
+        inverse: bool,
+        data: &mut [Complex<f64>],
+    ) -> bool {
+        line64::<Cf64x4>(passes, inverse, data)
+    }
+
+    /// [`line64`] on complex64 points, four a register.
+    ///
+    /// # Safety
+    /// The CPU runs AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn line64_f32x4(
+        passes: &[Pass<f32>],
+        inverse: bool,
+        data: &mut [Complex<f32>],
+    ) -> bool {
+        line64::<Cf32x4>(passes, inverse, data)
+    }
+
+    /// [`line64`] on complex128 points, two a register.
+    ///
+    /// # Safety
+    /// The CPU runs AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn line64_f64x2(
+        passes: &[Pass<f64>],
+        inverse: bool,
+        data: &mut [Complex<f64>],
+    ) -> bool {
+        line64::<Cf64x2>(passes, inverse, data)
     }
 
     /// `o[s·k] = b[k]`, each `k ≥ 1` times its twiddle `w[k − 1]` where
@@ -591,8 +620,52 @@ unsafe fn vector_pass<T: FftFloat>(
     }
 }
 
-/// The passes over one line, each in AVX2 vectors where its shape allows
-/// ([`vector_pass`]), else by the scalar loop compiled for AVX2.
+/// A 64-point line of two radix-8 passes in registers, by `f32_line` or
+/// `f64_line` (one of the [`avx`] `line64_*` functions) as `T` is f32 or
+/// f64: true where it ran, false (nothing done) for any other line.
+///
+/// # Safety
+/// The CPU runs the instruction set the two functions are compiled for.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn line64_in_registers<T: FftFloat>(
+    passes: &[Pass<T>],
+    inverse: bool,
+    data: &mut [Complex<T>],
+    f32_line: unsafe fn(&[Pass<f32>], bool, &mut [Complex<f32>]) -> bool,
+    f64_line: unsafe fn(&[Pass<f64>], bool, &mut [Complex<f64>]) -> bool,
+) -> bool {
+    if data.len() != 64 {
+        return false;
+    }
+    if T::TWIDDLE_DD {
+        // SAFETY: `T` is f64 (the sealed trait's type with double-double
+        // twiddles), so these are the same references retyped, `data`'s 64
+        // points; the CPU runs `f64_line`'s instructions (the contract).
+        unsafe {
+            f64_line(
+                core::slice::from_raw_parts(passes.as_ptr() as *const Pass<f64>, passes.len()),
+                inverse,
+                core::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut Complex<f64>, 64),
+            )
+        }
+    } else {
+        // SAFETY: `T` is f32 (the sealed trait's type without double-double
+        // twiddles), as above; the CPU runs `f32_line`'s instructions.
+        unsafe {
+            f32_line(
+                core::slice::from_raw_parts(passes.as_ptr() as *const Pass<f32>, passes.len()),
+                inverse,
+                core::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut Complex<f32>, 64),
+            )
+        }
+    }
+}
+
+/// The passes over one line: a 64-point line of two radix-8 passes in
+/// registers ([`avx::line64_f32x4`], [`avx::line64_f64x2`]), else each pass
+/// in AVX2 vectors where its shape allows ([`vector_pass`]), else by the
+/// scalar loop compiled for AVX2.
 ///
 /// # Safety
 /// The CPU runs AVX2 and FMA.
@@ -604,6 +677,10 @@ unsafe fn passes_avx2<T: FftFloat>(
     data: &mut [Complex<T>],
     scratch: &mut [Complex<T>],
 ) {
+    // SAFETY: AVX2 and FMA run (this function's contract).
+    if unsafe { line64_in_registers(passes, inverse, data, avx::line64_f32x4, avx::line64_f64x2) } {
+        return;
+    }
     // SAFETY: AVX2 and FMA run (this function's contract), all that
     // `vector_pass` asks without `wide`.
     run_passes_with(passes, inverse, data, scratch, |p, s, x, y| unsafe {
@@ -612,7 +689,7 @@ unsafe fn passes_avx2<T: FftFloat>(
 }
 
 /// The passes over one line: a 64-point line of two radix-8 passes in
-/// registers ([`avx::line64`], [`avx::line64_f64`]), else each pass in
+/// registers ([`avx::line64_f32x8`], [`avx::line64_f64x4`]), else each pass in
 /// AVX-512 or AVX2 vectors where its shape allows ([`vector_pass`]), else by
 /// the scalar loop compiled for AVX-512.
 ///
@@ -626,35 +703,10 @@ unsafe fn passes_avx512<T: FftFloat>(
     data: &mut [Complex<T>],
     scratch: &mut [Complex<T>],
 ) {
-    if T::TWIDDLE_DD && data.len() == 64 {
-        // SAFETY: `T` is f64 (the sealed trait's type with double-double
-        // twiddles), so these are the same references retyped, `data`'s 64
-        // points; AVX-512 F/VL/DQ/BW run (this function's contract).
-        let done = unsafe {
-            avx::line64_f64(
-                core::slice::from_raw_parts(passes.as_ptr() as *const Pass<f64>, passes.len()),
-                inverse,
-                core::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut Complex<f64>, 64),
-            )
-        };
-        if done {
-            return;
-        }
-    }
-    if !T::TWIDDLE_DD && data.len() == 64 {
-        // SAFETY: `T` is f32 (the sealed trait's type without double-double
-        // twiddles), so these are the same references retyped, `data`'s 64
-        // points; AVX-512 F/VL/DQ/BW run (this function's contract).
-        let done = unsafe {
-            avx::line64(
-                core::slice::from_raw_parts(passes.as_ptr() as *const Pass<f32>, passes.len()),
-                inverse,
-                core::slice::from_raw_parts_mut(data.as_mut_ptr() as *mut Complex<f32>, 64),
-            )
-        };
-        if done {
-            return;
-        }
+    // SAFETY: AVX-512 F/VL/DQ/BW, AVX2 and FMA run (this function's
+    // contract).
+    if unsafe { line64_in_registers(passes, inverse, data, avx::line64_f32x8, avx::line64_f64x4) } {
+        return;
     }
     // SAFETY: AVX-512 F/VL/DQ/BW, AVX2 and FMA run (this function's
     // contract), all that `vector_pass` asks with `wide`.

@@ -492,6 +492,24 @@ impl ComplexReg for Cf32x4 {
             _mm256_storeu_pd(q.add(3 * row), _mm256_permute2f128_pd(t1, t3, 0x31));
         }
     }
+    #[inline(always)]
+    unsafe fn transpose(b: &mut [Self]) {
+        let b: &mut [Self; 4] = b.try_into().expect("four registers");
+        // SAFETY: AVX runs (the trait's feature contract); a complex64 point
+        // is one 64-bit unit, so this is the 4 × 4 transpose of units.
+        unsafe {
+            let (d0, d1) = (_mm256_castps_pd(b[0].0), _mm256_castps_pd(b[1].0));
+            let (d2, d3) = (_mm256_castps_pd(b[2].0), _mm256_castps_pd(b[3].0));
+            let t0 = _mm256_unpacklo_pd(d0, d1); // d0.0 d1.0 | d0.2 d1.2
+            let t1 = _mm256_unpackhi_pd(d0, d1); // d0.1 d1.1 | d0.3 d1.3
+            let t2 = _mm256_unpacklo_pd(d2, d3);
+            let t3 = _mm256_unpackhi_pd(d2, d3);
+            b[0] = Cf32x4(_mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x20)));
+            b[1] = Cf32x4(_mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x20)));
+            b[2] = Cf32x4(_mm256_castpd_ps(_mm256_permute2f128_pd(t0, t2, 0x31)));
+            b[3] = Cf32x4(_mm256_castpd_ps(_mm256_permute2f128_pd(t1, t3, 0x31)));
+        }
+    }
 }
 
 impl ComplexReg for Cf64x2 {
@@ -573,6 +591,17 @@ impl ComplexReg for Cf64x2 {
             _mm256_storeu_pd(q.add(4), _mm256_permute2f128_pd(b[2].0, b[3].0, 0x20));
             _mm256_storeu_pd(r1, _mm256_permute2f128_pd(b[0].0, b[1].0, 0x31));
             _mm256_storeu_pd(r1.add(4), _mm256_permute2f128_pd(b[2].0, b[3].0, 0x31));
+        }
+    }
+    #[inline(always)]
+    unsafe fn transpose(b: &mut [Self]) {
+        let b: &mut [Self; 2] = b.try_into().expect("two registers");
+        // SAFETY: AVX runs (the trait's feature contract); a complex128
+        // point is one 128-bit half.
+        unsafe {
+            let (x, y) = (b[0].0, b[1].0);
+            b[0] = Cf64x2(_mm256_permute2f128_pd(x, y, 0x20));
+            b[1] = Cf64x2(_mm256_permute2f128_pd(x, y, 0x31));
         }
     }
 }

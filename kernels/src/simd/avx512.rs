@@ -606,6 +606,12 @@ impl ComplexReg for Cf32x8 {
             }
         }
     }
+    #[inline(always)]
+    unsafe fn transpose(b: &mut [Self]) {
+        let r: &mut [Self; 8] = b.try_into().expect("eight registers");
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        *r = unsafe { Cf32x8::transpose8(*r) };
+    }
 }
 
 impl ComplexReg for Cf64x4 {
@@ -688,6 +694,12 @@ impl ComplexReg for Cf64x4 {
                 _mm512_storeu_pd(q.add(2 * i * row), v.0);
             }
         }
+    }
+    #[inline(always)]
+    unsafe fn transpose(b: &mut [Self]) {
+        let r: &mut [Self; 4] = b.try_into().expect("four registers");
+        // SAFETY: AVX-512 F runs (the trait's feature contract).
+        *r = unsafe { Cf64x4::transpose4(*r) };
     }
 }
 

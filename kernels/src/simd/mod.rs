@@ -210,6 +210,10 @@ pub(crate) trait ComplexReg: Copy {
     /// registers, as a row of four points, the rows `row` points apart
     /// (`row ≥ 4`, a multiple of 4).
     unsafe fn store4(b: [Self; 4], p: *mut Complex<Self::T>, row: usize);
+    /// The `L × L` transpose of points: afterwards `b[i]` holds point `i`
+    /// of each register `b` held before, in order. `b` holds exactly `L`
+    /// registers (a move of bits: no arithmetic).
+    unsafe fn transpose(b: &mut [Self]);
 }
 
 /// A vector register of [`LANES`](ByteReg::LANES) byte lanes (32 or 64),
