@@ -387,7 +387,7 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
                     // SAFETY: the caller's promise: line c's n_in elements are
                     // valid elements of S, side by side; `inb` is apart from them.
                     unsafe {
-                        core::ptr::copy_nonoverlapping(
+                        crate::copy::copy_bytes(
                             src.offset(so[c]) as *const u8,
                             inb.as_mut_ptr().add(c * n_in) as *mut u8,
                             n_in * core::mem::size_of::<S>(),
@@ -420,7 +420,7 @@ unsafe fn run_pass<T: FftFloat, S: Elem<T>, D: Elem<T>>(
                     // SAFETY: the caller's promise: this task's lines alone,
                     // each of n_out elements side by side, apart from `outb`.
                     unsafe {
-                        core::ptr::copy_nonoverlapping(
+                        crate::copy::copy_bytes(
                             outb.as_ptr().add(c * n_out) as *const u8,
                             dst.offset(dof[c]) as *mut u8,
                             n_out * core::mem::size_of::<D>(),

@@ -196,7 +196,7 @@ impl<T: FftFloat> FourStep<T> {
     ) {
         let (out, work) = scratch.split_at_mut(self.n1 * self.n2);
         self.run_apart(line, out, work, simd, threads);
-        line.copy_from_slice(out);
+        crate::copy::copy_slice(line, out);
     }
 
     /// The line `x` transformed into `y` (apart from it, both `n` points),

@@ -299,7 +299,7 @@ impl<T: FftFloat> FftPlan<T> {
         match &self.algo {
             Algo::FourStep(f) => f.run_apart(x, y, scratch, simd, threads),
             _ => {
-                y.copy_from_slice(x);
+                crate::copy::copy_slice(y, x);
                 self.run_line(y, scratch, simd, threads);
             }
         }

@@ -383,6 +383,6 @@ pub(crate) fn run_passes_with<T: FftFloat>(
         s *= pass.p;
     }
     if !in_data {
-        data.copy_from_slice(buf);
+        crate::copy::copy_slice(data, buf);
     }
 }

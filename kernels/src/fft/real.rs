@@ -213,12 +213,12 @@ impl<T: FftFloat> RealFftPlan<T> {
                     *z = Complex::new(v, T::ZERO);
                 }
                 p.run_line(buf, rest, simd, threads);
-                out.copy_from_slice(&buf[..n / 2 + 1]);
+                crate::copy::copy_slice(out, &buf[..n / 2 + 1]);
             }
             Kind::Half(p, w) => {
                 let h = n / 2;
                 let (z, rest) = scratch.split_at_mut(h);
-                as_points_mut(z).copy_from_slice(x);
+                crate::copy::copy_slice(as_points_mut(z), x);
                 p.run_line(z, rest, simd, threads);
                 with_simd(simd, || unpack_r2c(z, w, out));
             }
@@ -242,7 +242,7 @@ impl<T: FftFloat> RealFftPlan<T> {
             Kind::Full(p) => {
                 let (buf, rest) = scratch.split_at_mut(n);
                 let nb = n / 2 + 1;
-                buf[..nb].copy_from_slice(&bins[..nb]);
+                crate::copy::copy_slice(&mut buf[..nb], &bins[..nb]);
                 buf[0].im = zero;
                 if n.is_multiple_of(2) {
                     buf[n / 2].im = zero;
@@ -260,7 +260,7 @@ impl<T: FftFloat> RealFftPlan<T> {
                 let (z, rest) = scratch.split_at_mut(h);
                 with_simd(simd, || pack_c2r(bins, w, z));
                 p.run_line(z, rest, simd, threads);
-                x.copy_from_slice(as_points_mut(z));
+                crate::copy::copy_slice(x, as_points_mut(z));
             }
         }
     }

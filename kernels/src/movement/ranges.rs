@@ -275,7 +275,7 @@ fn copy(segs: &[Seg], x: &[u8], out: &mut [u8], row_bytes: usize, threads: usize
                         let from = x.as_ptr().add(src * row_bytes + (c0 - b0));
                         match &stream {
                             Some(c) => c.copy(from, d, c1 - c0),
-                            None => std::ptr::copy_nonoverlapping(from, d, c1 - c0),
+                            None => crate::copy::copy_bytes(from, d, c1 - c0),
                         }
                     }
                     None => std::ptr::write_bytes(d, 0, c1 - c0),

@@ -1160,7 +1160,7 @@ fn moments_scan<F: LaneFloat>(x: &[F], out: &mut [F], variance: bool, st: &mut V
 /// level; it grows to `x`'s length, within the task's reserved room).
 fn doubling_scan<F: Copy>(x: &[F], out: &mut [F], tmp: &mut Vec<F>, op: impl Fn(F, F) -> F) {
     let n = x.len();
-    out.copy_from_slice(x);
+    crate::copy::copy_slice(out, x);
     tmp.clear();
     tmp.extend_from_slice(x);
     let mut d = 1;

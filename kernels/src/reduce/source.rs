@@ -705,7 +705,7 @@ mod pair_maps {
         match map {
             TermMap::Square => out.iter_mut().zip(x).for_each(|(o, &v)| *o = v.mul(v)),
             TermMap::Abs => out.iter_mut().zip(x).for_each(|(o, &v)| *o = abs(v)),
-            _ => out.copy_from_slice(x),
+            _ => crate::copy::copy_slice(out, x),
         }
     }
 
