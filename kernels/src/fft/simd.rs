@@ -620,6 +620,11 @@ unsafe fn vector_pass<T: FftFloat>(
     }
 }
 
+/// A whole line's passes in registers: the passes, the direction, the line;
+/// true where it ran.
+#[cfg(target_arch = "x86_64")]
+type LineFn<T> = unsafe fn(&[Pass<T>], bool, &mut [Complex<T>]) -> bool;
+
 /// A 64-point line of two radix-8 passes in registers, by `f32_line` or
 /// `f64_line` (one of the [`avx`] `line64_*` functions) as `T` is f32 or
 /// f64: true where it ran, false (nothing done) for any other line.
@@ -632,8 +637,8 @@ unsafe fn line64_in_registers<T: FftFloat>(
     passes: &[Pass<T>],
     inverse: bool,
     data: &mut [Complex<T>],
-    f32_line: unsafe fn(&[Pass<f32>], bool, &mut [Complex<f32>]) -> bool,
-    f64_line: unsafe fn(&[Pass<f64>], bool, &mut [Complex<f64>]) -> bool,
+    f32_line: LineFn<f32>,
+    f64_line: LineFn<f64>,
 ) -> bool {
     if data.len() != 64 {
         return false;
