@@ -17,16 +17,16 @@
 //! against the peer's within a relative L2 of 1e-4 (f32) or 1e-12 (f64)
 //! before timing. Samples alternate between peers in 5 rounds, each sample
 //! at least 0.05 s of calls (`--quick`: a handful of small cases, one round).
-//! Every timed call refills its input with `harness::refill` (copies of at
-//! most 1 KiB), whose speed does not hang on where the allocator put the
-//! buffers.
+//! Every timed call refills its input with `tessera::copy::copy_slice`
+//! (blocks of 1 KiB to 4 MiB in 1 KiB pieces), whose speed does not hang on
+//! where the allocator put the buffers.
 
 use crate::chart::Chart;
-use crate::harness::refill;
 use realfft::RealFftPlanner;
 use rustfft::num_complex::Complex;
 use rustfft::FftPlanner as RustPlanner;
 use std::time::Instant;
+use tessera::copy::copy_slice;
 use tessera::fft::{Direction, FftPlan, FftPlanner, Norm, RealFftPlan};
 use tessera::{ArrayView, ArrayViewMut, Exec};
 use tessera_testkit::rng::Rng;
@@ -136,12 +136,12 @@ fn c2c_line<T: F>(n: usize, quick: bool, rng: &mut Rng) -> Row {
     rplan.process_with_scratch(&mut b, &mut sb);
     let ok = rel_l2(&a, &b) <= T::TOL;
     let mut ft = || {
-        refill(&mut a, &x);
+        copy_slice(&mut a, &x);
         plan.run_with_scratch(&mut a, &mut sa, &exec)
             .expect("tessera");
     };
     let mut fr = || {
-        refill(&mut b, &x);
+        copy_slice(&mut b, &x);
         rplan.process_with_scratch(&mut b, &mut sb);
     };
     let t = race(&mut [&mut ft, &mut fr], quick);
@@ -198,7 +198,7 @@ where
     let ok = rel_l2(&y, &b) <= T::TOL;
     let mut ft = || run(&mut y);
     let mut fr = || {
-        refill(&mut b, &x);
+        copy_slice(&mut b, &x);
         rplan.process_with_scratch(&mut b, &mut sb);
     };
     let t = race(&mut [&mut ft, &mut fr], quick);
@@ -241,7 +241,7 @@ fn real_line(n: usize, quick: bool, rng: &mut Rng) -> Vec<Row> {
                     .expect("r2c")
             },
             &mut || {
-                refill(&mut xin, &x);
+                copy_slice(&mut xin, &x);
                 rf.process_with_scratch(&mut xin, &mut yb, &mut rs)
                     .expect("realfft")
             },
@@ -263,7 +263,7 @@ fn real_line(n: usize, quick: bool, rng: &mut Rng) -> Vec<Row> {
                     .expect("c2r")
             },
             &mut || {
-                refill(&mut yc, &ya);
+                copy_slice(&mut yc, &ya);
                 ri.process_with_scratch(&mut yc, &mut zb, &mut rs)
                     .expect("realfft")
             },
@@ -316,7 +316,7 @@ fn two_d(n: usize, quick: bool, rng: &mut Rng) -> Vec<Row> {
     let mut buf = x.clone();
     let mut tb = vec![zero; n * n];
     let mut peer = |buf: &mut Vec<Complex<f32>>, tb: &mut Vec<Complex<f32>>| {
-        refill(buf, &x);
+        copy_slice(buf, &x);
         rplan.process_with_scratch(buf, &mut rs);
         transpose(buf, tb, n, n);
         rplan.process_with_scratch(tb, &mut rs);
@@ -364,7 +364,7 @@ fn two_d(n: usize, quick: bool, rng: &mut Rng) -> Vec<Row> {
     let mut pb = vec![zero; n * nb];
     let mut pt = vec![zero; n * nb];
     let mut peer_r = |pb: &mut Vec<Complex<f32>>, pt: &mut Vec<Complex<f32>>| {
-        refill(&mut xin, &xr);
+        copy_slice(&mut xin, &xr);
         for (xl, yl) in xin.chunks_exact_mut(n).zip(pb.chunks_exact_mut(nb)) {
             rf.process_with_scratch(xl, yl, &mut rfs).expect("realfft");
         }
@@ -417,7 +417,7 @@ fn batch(lines: usize, quick: bool, rng: &mut Rng) -> Row {
     let mut rs = vec![zero; rplan.get_inplace_scratch_len()];
     let mut b = x.clone();
     let mut peer = |b: &mut Vec<Complex<f32>>| {
-        refill(b, &x);
+        copy_slice(b, &x);
         rplan.process_with_scratch(b, &mut rs);
     };
     let mut y2 = y.clone();

@@ -486,23 +486,6 @@ pub fn split<T: Send, F: Fn(&mut [T], usize) + Sync>(threads: usize, out: &mut [
     });
 }
 
-/// Copies `src` into `dst` (equal lengths) in pieces of at most 1 KiB, for
-/// the refill of a transform's input before each timed call. One
-/// `copy_from_slice` of more than a few KiB becomes glibc's `rep movsb`,
-/// which on AMD Zen 3 runs up to 40 times slower when the destination lies
-/// 8 to 63 bytes past the source modulo 4096 (an 8 KiB copy measured
-/// 0.1 µs at one distance and 4.5 µs at another): two peers whose buffers
-/// the allocator happened to place that way would be timed on the copy, not
-/// the transform. Pieces this small take glibc's vector loop, whose speed
-/// does not depend on the distance.
-pub fn refill<T: Copy>(dst: &mut [T], src: &[T]) {
-    assert_eq!(dst.len(), src.len(), "refill of unequal lengths");
-    let piece = (1024 / std::mem::size_of::<T>().max(1)).max(1);
-    for (d, s) in dst.chunks_mut(piece).zip(src.chunks(piece)) {
-        d.copy_from_slice(s);
-    }
-}
-
 /// Best seconds per call of each of `fs` over samples of about `target`
 /// seconds, alternating between them (5 rounds, the order reversed every
 /// other round), so that a drift of the machine's speed reaches every

@@ -9,8 +9,8 @@
 //! for this CPU should change.
 
 use crate::chart::{speed_ratio, Chart};
-use crate::harness::refill;
 use std::time::Instant;
+use tessera::copy::copy_slice;
 use tessera::fft::{Direction, FftPlan, FftPlanner};
 use tessera::tier::{engine_tier, Engine};
 use tessera::{ArrayView, ArrayViewMut, DType, Exec, Kind, Program, ReduceOp, ScanOp, Tier};
@@ -250,7 +250,7 @@ fn cases(rng: &mut Rng, quick: bool) -> Vec<Case> {
             engine: Engine::Fft,
             label: format!("c2c f32 {len}"),
             call: Box::new(move |exec| {
-                refill(&mut a32, &x32);
+                copy_slice(&mut a32, &x32);
                 plan32.run(&mut a32, exec).expect("fft");
                 bytes_of(&a32)
             }),
@@ -259,7 +259,7 @@ fn cases(rng: &mut Rng, quick: bool) -> Vec<Case> {
             engine: Engine::Fft,
             label: format!("c2c f64 {len}"),
             call: Box::new(move |exec| {
-                refill(&mut a64, &x64);
+                copy_slice(&mut a64, &x64);
                 plan64.run(&mut a64, exec).expect("fft");
                 bytes_of(&a64)
             }),

@@ -4,21 +4,25 @@
 //! AMD Zen 3 (EPYC family 19h model 01h, measured) that instruction runs 15
 //! to 30 times slower when the destination lies 8 to 31 bytes past the source
 //! modulo 4096: blocks of 4 KiB to 256 KiB moved at 2–3 GB/s at such a
-//! distance against 40–88 GB/s at any other (a 64-byte distance, say). Two
-//! buffers of one size allocated one after the other lie 16 bytes apart
-//! modulo 4096 whenever the size is whole pages, so a user's arrays hit this
-//! often. The copies here cut a block of that range into pieces of 1 KiB,
-//! which glibc copies by its vector loop on every host (its `rep movsb`
-//! threshold is 2 KiB or more), at the same speed at every distance; smaller
-//! blocks and larger ones (where glibc leaves `rep movsb` for its own loop or
-//! non-temporal stores) go to `memcpy` whole. The bytes are the same either
-//! way.
+//! distance against 40–88 GB/s at any other (a 64-byte distance, say);
+//! blocks of 512 KiB and more did not stall there. Two buffers of one size
+//! allocated one after the other lie 16 bytes apart modulo 4096 whenever the
+//! size is whole pages, so a user's arrays hit this often. The copies here
+//! cut a block of 1 KiB to 4 MiB into pieces of 1 KiB, which lie below
+//! glibc's default `rep movsb` threshold (2 KiB; tunable, and not measured on
+//! other hosts), so glibc copies them by its vector loop, at the same speed
+//! at every distance on the host measured; smaller blocks and larger ones go
+//! to `memcpy` whole. The bytes are the same either way. Only Zen 3 was
+//! measured: on other hosts the pieces cost at most the loop's overhead per
+//! KiB, not measured there.
 
 /// Blocks of at most this many bytes are copied whole.
 const PIECE: usize = 1024;
 
-/// Blocks above this many bytes are copied whole (past L2 on every host
-/// measured; glibc has left `rep movsb` by then on the AMD hosts).
+/// Blocks above this many bytes are copied whole: on Zen 3 copies of 512 KiB
+/// and more did not stall, and past L2 the loop's overhead per piece no
+/// longer pays for itself; the bound is a margin above that, not a measured
+/// optimum.
 const PIECEWISE_MAX: usize = 4 << 20;
 
 /// Copies `len` bytes from `src` to `dst` ([module](self): in pieces of
@@ -46,10 +50,14 @@ pub(crate) unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize) {
     }
 }
 
-/// `dst.copy_from_slice(src)` by [`copy_bytes`]. Panics where the lengths
-/// differ, as `copy_from_slice` does (callers pass equal lengths).
+/// `dst.copy_from_slice(src)`, the same elements, but with blocks of 1 KiB to
+/// 4 MiB copied in pieces of 1 KiB ([module](self)), so that its speed does
+/// not depend on where the two slices lie modulo a page.
+///
+/// # Panics
+/// Where `dst.len() != src.len()`, as `copy_from_slice` does.
 #[inline]
-pub(crate) fn copy_slice<T: Copy>(dst: &mut [T], src: &[T]) {
+pub fn copy_slice<T: Copy>(dst: &mut [T], src: &[T]) {
     assert_eq!(dst.len(), src.len(), "copy of unequal lengths");
     // SAFETY: both slices hold `len` elements of `T`, so `size_of_val`
     // bytes each; `dst` is borrowed mutably, so it overlaps nothing `src`
@@ -67,9 +75,10 @@ pub(crate) fn copy_slice<T: Copy>(dst: &mut [T], src: &[T]) {
 mod tests {
     use super::*;
 
-    /// Every length around the piece size and the whole-copy bounds, at
-    /// every byte offset of both sides within a word: the bytes of a plain
-    /// element-by-element copy.
+    /// Every length around the piece size and the whole-copy bounds, at four
+    /// pairs of source/destination byte offsets (aligned, both odd, one
+    /// word-aligned and the other not): the source's bytes, and nothing
+    /// written before or after the destination range.
     #[test]
     fn copies_every_byte_whatever_the_length_and_offsets() {
         let lens = [

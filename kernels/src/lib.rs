@@ -76,7 +76,7 @@ pub mod bytes;
 pub mod cast;
 mod checks;
 pub mod contract;
-mod copy;
+pub mod copy;
 pub mod elementwise;
 pub mod error;
 pub mod fft;
