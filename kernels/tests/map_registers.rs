@@ -5,9 +5,11 @@
 //! two or three inputs and constants, f32 and f64, with special values
 //! (±0, ±∞, NaN, subnormals, huge and tiny numbers), lengths around the
 //! vector, block, tile and span sizes, one row or several (rows shorter and
-//! longer than a span of tiles), inputs contiguous, strided (gathered) and
-//! broadcast (one value), one or two outputs (an intermediate node among
-//! them). Every tier's outputs must be the scalar tier's bit for bit (a NaN
+//! longer than a span of tiles, and past the size that runs on several
+//! threads), inputs contiguous, strided (gathered) and broadcast (one
+//! value), every operand in C order (packed or padded rows) or in Fortran
+//! order (dense: the whole call at once), one or two outputs (an
+//! intermediate node among them). Every tier's outputs must be the scalar tier's bit for bit (a NaN
 //! as any NaN, ARCHITECTURE.md §5.1), and the scalar tier's must be an
 //! independent evaluation of the same expression in Rust's own arithmetic.
 
@@ -201,7 +203,8 @@ fn run_case<T: F>(rng: &mut Rng) {
         panic!("{}: {e}", case.text);
     });
     // One row of n, or rows of `cols` (shorter than a span of tiles, or
-    // longer and not a multiple of it, so spans stop at row ends).
+    // longer and not a multiple of it, so spans stop at row ends; one
+    // shape past the size that runs on several threads).
     let (rows, cols) = if rng.below_usize(4) == 0 {
         *rng.pick(&[
             (3usize, 5000usize),
@@ -209,6 +212,7 @@ fn run_case<T: F>(rng: &mut Rng) {
             (4, 1100),
             (3, 2048),
             (2, 17408),
+            (2, 131_075),
         ])
     } else {
         let n = *rng.pick(&[
@@ -219,25 +223,41 @@ fn run_case<T: F>(rng: &mut Rng) {
     let n = rows * cols;
     // Input 0 strided (every other element of a buffer: gathered) or
     // contiguous (read where it lies: the register path then runs spans of
-    // tiles), input 1 contiguous, input 2 (if any) one broadcast value.
+    // tiles, or, where every operand is one dense block laid out alike,
+    // the whole call at once), input 1 contiguous, input 2 (if any) one
+    // broadcast value or an array laid out as input 1.
     let gathered = rng.below_usize(2) == 0;
     let step0 = if gathered { 2 } else { 1 };
-    let buf0: Vec<T> = (0..step0 * n).map(|_| special(rng)).collect();
-    // Input 1 and the outputs in rows `pitch` apart: packed, or padded
-    // (rows that no longer merge into one axis; a run of whole tiles per
-    // row where `cols` is a multiple of the tile, else tiles across rows).
-    let pitch = if rows > 1 && rng.below_usize(2) == 0 {
+    // Input 1, input 2 when it is an array, and the outputs: in C order
+    // with rows `pitch` apart (packed, or padded: rows that no longer merge
+    // into one axis; a run of whole tiles per row where `cols` is a
+    // multiple of the tile, else tiles across rows), or in Fortran order
+    // (column by column, packed: dense, but not in the loop's order).
+    let fortran = rows > 1 && rng.below_usize(3) == 0;
+    let pitch = if !fortran && rows > 1 && rng.below_usize(2) == 0 {
         cols + 9
     } else {
         cols
     };
-    let x1: Vec<T> = (0..rows * pitch).map(|_| special(rng)).collect();
-    let x2: Vec<T> = vec![special(rng)];
+    let (strides, at): ([isize; 2], Box<dyn Fn(usize) -> usize>) = if fortran {
+        ([1, rows as isize], Box::new(move |i| i % cols * rows + i / cols))
+    } else {
+        ([pitch as isize, 1], Box::new(move |i| i / cols * pitch + i % cols))
+    };
+    let len = rows * pitch;
+    let buf0: Vec<T> = (0..step0 * len).map(|_| special(rng)).collect();
+    let x1: Vec<T> = (0..len).map(|_| special(rng)).collect();
+    let x2: Vec<T> = if rng.below_usize(2) == 0 {
+        vec![special(rng)]
+    } else {
+        (0..len).map(|_| special(rng)).collect()
+    };
     let value = |k: usize, i: usize| -> T {
         match k {
-            0 => buf0[step0 * i],
-            1 => x1[i / cols * pitch + i % cols],
-            _ => x2[0],
+            0 => buf0[step0 * at(i)],
+            1 => x1[at(i)],
+            _ if x2.len() == 1 => x2[0],
+            _ => x2[at(i)],
         }
     };
     // The model, element by element.
@@ -264,15 +284,17 @@ fn run_case<T: F>(rng: &mut Rng) {
         .collect();
     for tier in common::tiers() {
         for threads in [1, 2] {
-            let mut outs: Vec<Vec<T>> = vec![vec![T::default(); rows * pitch]; case.outputs.len()];
+            let mut outs: Vec<Vec<T>> = vec![vec![T::default(); len]; case.outputs.len()];
             {
                 let shape = [rows, cols];
                 let s0 = step0 as isize;
-                let v0 = ArrayView::from_slice_strided(&buf0, &shape, &[s0 * cols as isize, s0], 0)
-                    .unwrap();
-                let rs = [pitch as isize, 1];
+                let v0 =
+                    ArrayView::from_slice_strided(&buf0, &shape, &strides.map(|s| s * s0), 0)
+                        .unwrap();
+                let rs = strides;
                 let v1 = ArrayView::from_slice_strided(&x1, &shape, &rs, 0).unwrap();
-                let v2 = ArrayView::from_slice_strided(&x2, &shape, &[0, 0], 0).unwrap();
+                let s2 = if x2.len() == 1 { [0, 0] } else { rs };
+                let v2 = ArrayView::from_slice_strided(&x2, &shape, &s2, 0).unwrap();
                 let ins: Vec<ArrayView<'_>> = [v0, v1, v2].into_iter().take(inputs).collect();
                 let mut ovs: Vec<ArrayViewMut<'_>> = outs
                     .iter_mut()
@@ -283,14 +305,14 @@ fn run_case<T: F>(rng: &mut Rng) {
             for (k, (got, want)) in outs.iter().zip(&want).enumerate() {
                 for (i, g) in got.iter().enumerate() {
                     assert!(
-                        i % pitch < cols || g.bits() == T::default().bits(),
+                        fortran || i % pitch < cols || g.bits() == T::default().bits(),
                         "{:?} `{}` output {k}: padding at {i} written",
                         T::DT,
                         case.text
                     );
                 }
                 for i in 0..n {
-                    let (g, w) = (got[i / cols * pitch + i % cols], want[i]);
+                    let (g, w) = (got[at(i)], want[i]);
                     assert!(
                         g.bits() == w.bits() || (g.nan() && w.nan()),
                         "{:?} `{}` n {n} output {k} index {i} {tier:?}: {g:?} vs {w:?}",

@@ -13,6 +13,7 @@ use crate::tier::Exec;
 use crate::{cast_index, kernel_index, Args, CastMode, DType, LoopFn, Variant};
 
 mod bind;
+mod dense;
 mod inline_vec;
 mod tile;
 
@@ -424,6 +425,9 @@ pub(crate) fn execute(
 ) -> Result<()> {
     let n = r.n;
     if n == 0 {
+        return Ok(());
+    }
+    if dense::run_dense(tier, exec, program, r, inputs, outputs)? {
         return Ok(());
     }
     let rank = r.shape.len();

@@ -91,10 +91,10 @@ pub(crate) struct Resolved {
     pub(super) shape: Vec<usize>,
     /// `axes[a]`: the loop axis of the program's coordinate axis `a`.
     axes: Vec<usize>,
-    is_uni: std::sync::Arc<[bool]>,
+    pub(super) is_uni: std::sync::Arc<[bool]>,
     /// The constants' values (the other uniform nodes are computed when the
     /// plan is bound to its operands).
-    consts: Vec<[u8; 16]>,
+    pub(super) consts: Vec<[u8; 16]>,
     kernels: Vec<Option<KernelRef>>,
     /// Per node: its arguments' strides in a tile (0 for a uniform argument).
     strides: Vec<[isize; 3]>,
@@ -203,6 +203,39 @@ impl Resolved {
     /// Bytes of one thread's tile scratch for a run with `outputs` outputs.
     pub(crate) fn scratch_bytes(&self, outputs: usize) -> usize {
         super::tile::tile_scratch_bytes(self.slots, outputs, self.slot_bytes)
+    }
+
+    /// Each node's kernel on `tier` (looked up at the first call there);
+    /// refuses a tier this CPU does not run.
+    pub(super) fn fns_on(&self, tier: crate::Tier) -> Result<&[Option<LoopFn>]> {
+        let table = kernel_table(tier).ok_or(Error::TierUnavailable(tier))?;
+        let casts = cast_table(tier).ok_or(Error::TierUnavailable(tier))?;
+        Ok(self.fns[tier as usize].get_or_init(|| {
+            self.kernels
+                .iter()
+                .map(|k| {
+                    k.map(|k| match k {
+                        KernelRef::Kind(i) => table[i],
+                        KernelRef::Cast(i) => casts[i],
+                    })
+                })
+                .collect()
+        }))
+    }
+
+    /// The register program of `program` (the program resolved) on `tier`,
+    /// where it has one (made at the first call there).
+    pub(super) fn regs_on(
+        &self,
+        tier: crate::Tier,
+        program: &Program,
+    ) -> Option<std::sync::Arc<super::registers::RegProgram>> {
+        self.regs[tier as usize]
+            .get_or_init(|| {
+                super::registers::RegProgram::of(tier, program, &self.is_uni)
+                    .map(std::sync::Arc::new)
+            })
+            .clone()
     }
 }
 
@@ -368,22 +401,10 @@ pub(crate) fn bind(
     loads: &[Load],
     out_geoms: Vec<(Addr, Strides)>,
 ) -> Result<Plan> {
-    let table = kernel_table(tier).ok_or(Error::TierUnavailable(tier))?;
-    let casts = cast_table(tier).ok_or(Error::TierUnavailable(tier))?;
+    let fns = r.fns_on(tier)?;
     let nodes = program.nodes();
     let count = nodes.len();
     let np = program.inputs().len();
-    let fns = r.fns[tier as usize].get_or_init(|| {
-        r.kernels
-            .iter()
-            .map(|k| {
-                k.map(|k| match k {
-                    KernelRef::Kind(i) => table[i],
-                    KernelRef::Cast(i) => casts[i],
-                })
-            })
-            .collect()
-    });
     // A cell per node where any node is uniform (only those are read).
     let mut uni = if r.is_uni.iter().any(|&u| u) {
         r.consts.clone()
@@ -419,36 +440,7 @@ pub(crate) fn bind(
     geoms_full.extend(out_geoms);
 
     // Uniform nodes computed once, in order.
-    for i in 0..count {
-        if !r.is_uni[i] {
-            continue;
-        }
-        if let Some(f) = fns[i] {
-            let args = node_args(&nodes[i].op);
-            let base = uni.as_mut_ptr() as *mut u8;
-            let mut a = Args {
-                n: 1,
-                src: [core::ptr::null(); 3],
-                src_stride: [1; 3],
-                // SAFETY: i is an index of `uni`.
-                dst: unsafe { base.add(16 * i) },
-                dst_stride: 1,
-            };
-            for (j, arg) in args.iter().enumerate() {
-                // SAFETY: arg is an index of `uni`, holding its value.
-                a.src[j] = unsafe { base.add(16 * arg.0) };
-            }
-            // SAFETY: one element of each operand's dtype, in 16-byte cells
-            // (the widest element); the result's cell is not an argument's
-            // (arguments come before the node).
-            unsafe { f(&a) };
-            if let Some(fix) = r.nan_fix[i] {
-                // SAFETY: the source's cell holds one element of its dtype;
-                // the result's cell one code.
-                unsafe { fix.apply(a.src[0], 0, a.dst, 1) };
-            }
-        }
-    }
+    compute_uniform(program, r, fns, &mut uni);
 
     // Merge axes contiguous in every operand, dropping extent-1 axes: in
     // place, each operand's merged axis j < ax written after its full
@@ -571,12 +563,51 @@ pub(crate) fn bind(
         slot_bytes: r.slot_bytes,
         uni,
         is_uni: r.is_uni.clone(),
-        regs: r.regs[tier as usize]
-            .get_or_init(|| {
-                super::registers::RegProgram::of(tier, program, &r.is_uni).map(std::sync::Arc::new)
-            })
-            .clone(),
+        regs: r.regs_on(tier, program),
     })
+}
+
+/// The values of `r`'s uniform computed nodes, in node order, from the
+/// uniform loads' and constants' values already in their cells of `uni`
+/// (16 bytes per node, every node's cell present where any node is
+/// uniform), each by its kernel of the bound tier (`fns`) over one element.
+pub(super) fn compute_uniform(
+    program: &Program,
+    r: &Resolved,
+    fns: &[Option<LoopFn>],
+    uni: &mut [[u8; 16]],
+) {
+    let nodes = program.nodes();
+    for i in 0..nodes.len() {
+        if !r.is_uni[i] {
+            continue;
+        }
+        if let Some(f) = fns[i] {
+            let args = node_args(&nodes[i].op);
+            let base = uni.as_mut_ptr() as *mut u8;
+            let mut a = Args {
+                n: 1,
+                src: [core::ptr::null(); 3],
+                src_stride: [1; 3],
+                // SAFETY: i is an index of `uni`.
+                dst: unsafe { base.add(16 * i) },
+                dst_stride: 1,
+            };
+            for (j, arg) in args.iter().enumerate() {
+                // SAFETY: arg is an index of `uni`, holding its value.
+                a.src[j] = unsafe { base.add(16 * arg.0) };
+            }
+            // SAFETY: one element of each operand's dtype, in 16-byte cells
+            // (the widest element); the result's cell is not an argument's
+            // (arguments come before the node).
+            unsafe { f(&a) };
+            if let Some(fix) = r.nan_fix[i] {
+                // SAFETY: the source's cell holds one element of its dtype;
+                // the result's cell one code.
+                unsafe { fix.apply(a.src[0], 0, a.dst, 1) };
+            }
+        }
+    }
 }
 
 /// The storage of `value` rounded into `dtype` (one code per byte when
