@@ -316,8 +316,12 @@ mod avx {
         let groups = 8 / l;
         let xp = data.as_mut_ptr();
         // rows[q][h]: points L·h..L·h + L of row q (y[8q + L·h..], lanes k)
-        // after the first pass.
-        let mut rows = [[V::load(xp); 4]; 8];
+        // after the first pass; left unset (an initial value would cost 32
+        // stores a line, about a tenth of a line's time on Zen 3: the loops
+        // below are not unrolled, so the array lives in memory), and every
+        // entry read below is written first: q = L·g + i over g < 8 / L and
+        // i < L covers 0..8, for every h < 8 / L.
+        let mut rows = [[core::mem::MaybeUninit::<V>::uninit(); 4]; 8];
         for g in 0..groups {
             let mut b = bf8(loads::<V, 8>(xp.add(l * g), 8), c1, inverse);
             for (k, bk) in b.iter_mut().enumerate().skip(1) {
@@ -327,15 +331,14 @@ mod avx {
                 let block = &mut b[l * h..l * h + l];
                 V::transpose(block);
                 for (i, v) in block.iter().enumerate() {
-                    rows[l * g + i][h] = *v;
+                    rows[l * g + i][h] = core::mem::MaybeUninit::new(*v);
                 }
             }
         }
         for h in 0..groups {
-            let mut a = [rows[0][h]; 8];
-            for (aj, row) in a.iter_mut().zip(&rows) {
-                *aj = row[h];
-            }
+            // SAFETY: rows[q][h] for every q < 8 was written by the first
+            // loop (see `rows`).
+            let a: [V; 8] = core::array::from_fn(|q| unsafe { rows[q][h].assume_init() });
             let out = bf8(a, c2, inverse);
             for (r, v) in out.iter().enumerate() {
                 v.store(xp.add(8 * r + l * h));
