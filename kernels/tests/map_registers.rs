@@ -240,9 +240,15 @@ fn run_case<T: F>(rng: &mut Rng) {
         cols
     };
     let (strides, at): ([isize; 2], Box<dyn Fn(usize) -> usize>) = if fortran {
-        ([1, rows as isize], Box::new(move |i| i % cols * rows + i / cols))
+        (
+            [1, rows as isize],
+            Box::new(move |i| i % cols * rows + i / cols),
+        )
     } else {
-        ([pitch as isize, 1], Box::new(move |i| i / cols * pitch + i % cols))
+        (
+            [pitch as isize, 1],
+            Box::new(move |i| i / cols * pitch + i % cols),
+        )
     };
     let len = rows * pitch;
     let buf0: Vec<T> = (0..step0 * len).map(|_| special(rng)).collect();
@@ -288,9 +294,8 @@ fn run_case<T: F>(rng: &mut Rng) {
             {
                 let shape = [rows, cols];
                 let s0 = step0 as isize;
-                let v0 =
-                    ArrayView::from_slice_strided(&buf0, &shape, &strides.map(|s| s * s0), 0)
-                        .unwrap();
+                let v0 = ArrayView::from_slice_strided(&buf0, &shape, &strides.map(|s| s * s0), 0)
+                    .unwrap();
                 let rs = strides;
                 let v1 = ArrayView::from_slice_strided(&x1, &shape, &rs, 0).unwrap();
                 let s2 = if x2.len() == 1 { [0, 0] } else { rs };

@@ -322,26 +322,81 @@ mod avx {
         // entry read below is written first: q = L·g + i over g < 8 / L and
         // i < L covers 0..8, for every h < 8 / L.
         let mut rows = [[core::mem::MaybeUninit::<V>::uninit(); 4]; 8];
-        for g in 0..groups {
-            let mut b = bf8(loads::<V, 8>(xp.add(l * g), 8), c1, inverse);
-            for (k, bk) in b.iter_mut().enumerate().skip(1) {
-                *bk = twiddle(*bk, tk.add((k - 1) * 8 + l * g));
-            }
-            for h in 0..groups {
-                let block = &mut b[l * h..l * h + l];
-                V::transpose(block);
-                for (i, v) in block.iter().enumerate() {
-                    rows[l * g + i][h] = core::mem::MaybeUninit::new(*v);
+        // The first pass, group g (twiddled, transposed into `rows`).
+        #[inline(always)]
+        unsafe fn first<V: ComplexReg>(
+            xp: *mut Complex<V::T>,
+            tk: *const Complex<V::T>,
+            c1: &Consts8<V::T>,
+            inverse: bool,
+            g: usize,
+            rows: &mut [[core::mem::MaybeUninit<V>; 4]; 8],
+        ) {
+            let l = V::L;
+            // SAFETY: the caller's (`line64`'s) checked shape: 64 points at
+            // `xp`, 56 twiddles at `tk`; g < 8 / L.
+            unsafe {
+                let mut b = bf8(loads::<V, 8>(xp.add(l * g), 8), c1, inverse);
+                for (k, bk) in b.iter_mut().enumerate().skip(1) {
+                    *bk = twiddle(*bk, tk.add((k - 1) * 8 + l * g));
+                }
+                for h in 0..8 / l {
+                    let block = &mut b[l * h..l * h + l];
+                    V::transpose(block);
+                    for (i, v) in block.iter().enumerate() {
+                        rows[l * g + i][h] = core::mem::MaybeUninit::new(*v);
+                    }
                 }
             }
         }
-        for h in 0..groups {
-            // SAFETY: rows[q][h] for every q < 8 was written by the first
-            // loop (see `rows`).
-            let a: [V; 8] = core::array::from_fn(|q| unsafe { rows[q][h].assume_init() });
-            let out = bf8(a, c2, inverse);
-            for (r, v) in out.iter().enumerate() {
-                v.store(xp.add(8 * r + l * h));
+        // The second pass, group h, stored in place.
+        #[inline(always)]
+        unsafe fn second<V: ComplexReg>(
+            xp: *mut Complex<V::T>,
+            c2: &Consts8<V::T>,
+            inverse: bool,
+            h: usize,
+            rows: &[[core::mem::MaybeUninit<V>; 4]; 8],
+        ) {
+            // SAFETY: rows[q][h] for every q < 8 was written by every group
+            // of the first pass (see `rows`); 64 points at `xp`.
+            unsafe {
+                let a: [V; 8] = core::array::from_fn(|q| rows[q][h].assume_init());
+                let out = bf8(a, c2, inverse);
+                for (r, v) in out.iter().enumerate() {
+                    v.store(xp.add(8 * r + V::L * h));
+                }
+            }
+        }
+        // Each group written out (the count is a constant of `V`): a loop
+        // over the groups was left rolled, its values through memory.
+        match groups {
+            1 => {
+                first::<V>(xp, tk, c1, inverse, 0, &mut rows);
+                second::<V>(xp, c2, inverse, 0, &rows);
+            }
+            2 => {
+                first::<V>(xp, tk, c1, inverse, 0, &mut rows);
+                first::<V>(xp, tk, c1, inverse, 1, &mut rows);
+                second::<V>(xp, c2, inverse, 0, &rows);
+                second::<V>(xp, c2, inverse, 1, &rows);
+            }
+            4 => {
+                for g in 0..4 {
+                    first::<V>(xp, tk, c1, inverse, g, &mut rows);
+                }
+                second::<V>(xp, c2, inverse, 0, &rows);
+                second::<V>(xp, c2, inverse, 1, &rows);
+                second::<V>(xp, c2, inverse, 2, &rows);
+                second::<V>(xp, c2, inverse, 3, &rows);
+            }
+            _ => {
+                for g in 0..groups {
+                    first::<V>(xp, tk, c1, inverse, g, &mut rows);
+                }
+                for h in 0..groups {
+                    second::<V>(xp, c2, inverse, h, &rows);
+                }
             }
         }
         true

@@ -75,7 +75,10 @@ pub(super) fn run_dense(
     }
     let nodes = program.nodes();
     let count = nodes.len();
-    debug_assert!(count <= MAX_NODES, "a register program has at most MAX_NODES nodes");
+    debug_assert!(
+        count <= MAX_NODES,
+        "a register program has at most MAX_NODES nodes"
+    );
     let item = if rp.is_wide() { 8 } else { 4 };
     // The uniform nodes' values: constants, and nodes computed from them
     // (no input is uniform: every one has the loop's shape, of n > 1
