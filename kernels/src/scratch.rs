@@ -89,6 +89,13 @@ unsafe impl<T> Send for SendPtr<T> {}
 // dereference it reach disjoint elements (see `Send`).
 unsafe impl<T> Sync for SendPtr<T> {}
 
+impl<T> Default for SendPtr<T> {
+    /// The null pointer.
+    fn default() -> Self {
+        SendPtr(core::ptr::null_mut())
+    }
+}
+
 impl<T> SendPtr<T> {
     /// The pointer (a method, so closures capture the whole wrapper).
     pub(crate) fn get(self) -> *mut T {

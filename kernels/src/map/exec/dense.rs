@@ -90,17 +90,22 @@ pub(super) fn run_dense(
     }
     // Each operand's first element (the block's lowest address: the
     // strides are positive).
-    let mut in_base: InlineVec<usize, INLINE> = InlineVec::new();
+    use crate::scratch::SendPtr;
+    let mut in_base: InlineVec<SendPtr<u8>, INLINE> = InlineVec::new();
     for src in inputs {
         if let In::View(v) = src {
-            in_base.push(v.data().as_ptr() as usize + v.layout().offset * item);
+            // SAFETY: the view was validated: its element at `offset` lies
+            // inside its bytes.
+            let p = unsafe { v.data().as_ptr().add(v.layout().offset * item) };
+            in_base.push(SendPtr(p as *mut u8));
         }
     }
-    let out_base: InlineVec<usize, INLINE> = outputs
+    let out_base: InlineVec<SendPtr<u8>, INLINE> = outputs
         .iter_mut()
         .map(|o| {
             let offset = o.layout().offset;
-            o.data_mut().as_mut_ptr() as usize + offset * item
+            // SAFETY: as for the inputs.
+            SendPtr(unsafe { o.data_mut().as_mut_ptr().add(offset * item) })
         })
         .collect();
     let n = r.n;
@@ -122,11 +127,13 @@ pub(super) fn run_dense(
             if r.is_uni[k] {
                 src[k] = uni[k].as_ptr();
             } else if let Op::Load(i) = node.op {
-                src[k] = (in_base[i] + f0 * item) as *const u8;
+                // SAFETY: f0 < n: an element of input i's block.
+                src[k] = unsafe { in_base[i].get().add(f0 * item) };
             }
         }
         for (k, o) in outs.iter().enumerate() {
-            dst[o.0] = (out_base[k] + f0 * item) as *mut u8;
+            // SAFETY: f0 < n: an element of output k's block.
+            dst[o.0] = unsafe { out_base[k].get().add(f0 * item) };
         }
         // SAFETY: every operand is a validated view whose `n` elements lie
         // in one block from its first element (dense, positive strides),
