@@ -316,13 +316,17 @@ mod avx {
         let groups = 8 / l;
         let xp = data.as_mut_ptr();
         // rows[q][h]: points L·h..L·h + L of row q (y[8q + L·h..], lanes k)
-        // after the first pass; left unset (an initial value would cost 32
-        // stores a line, about a tenth of a line's time on Zen 3: the loops
-        // below are not unrolled, so the array lives in memory), and every
-        // entry read below is written first: q = L·g + i over g < 8 / L and
-        // i < L covers 0..8, for every h < 8 / L.
+        // after the first pass; left unset (an initial value cost 32 stores
+        // a line while the array lived in memory, about a tenth of a line's
+        // time on Zen 3), and every entry read below is written first:
+        // q = L·g + i over g < 8 / L and i < L covers 0..8, for every
+        // h < 8 / L.
         let mut rows = [[core::mem::MaybeUninit::<V>::uninit(); 4]; 8];
-        // The first pass, group g (twiddled, transposed into `rows`).
+        /// The first pass, group g (twiddled, transposed into `rows`).
+        ///
+        /// # Safety
+        /// As [`line64`], after its shape check: 64 points at `xp`, the
+        /// first pass's 56 twiddles at `tk`, and `g < 8 / L`.
         #[inline(always)]
         unsafe fn first<V: ComplexReg>(
             xp: *mut Complex<V::T>,
@@ -333,8 +337,8 @@ mod avx {
             rows: &mut [[core::mem::MaybeUninit<V>; 4]; 8],
         ) {
             let l = V::L;
-            // SAFETY: the caller's (`line64`'s) checked shape: 64 points at
-            // `xp`, 56 twiddles at `tk`; g < 8 / L.
+            // SAFETY: this function's contract: the loads and twiddles lie
+            // inside the 64 points and the 56 twiddles.
             unsafe {
                 let mut b = bf8(loads::<V, 8>(xp.add(l * g), 8), c1, inverse);
                 for (k, bk) in b.iter_mut().enumerate().skip(1) {
@@ -349,7 +353,11 @@ mod avx {
                 }
             }
         }
-        // The second pass, group h, stored in place.
+        /// The second pass, group h, stored in place.
+        ///
+        /// # Safety
+        /// As [`line64`], after its shape check: 64 points at `xp`,
+        /// `h < 8 / L`, and every group of the first pass run into `rows`.
         #[inline(always)]
         unsafe fn second<V: ComplexReg>(
             xp: *mut Complex<V::T>,
@@ -358,8 +366,9 @@ mod avx {
             h: usize,
             rows: &[[core::mem::MaybeUninit<V>; 4]; 8],
         ) {
-            // SAFETY: rows[q][h] for every q < 8 was written by every group
-            // of the first pass (see `rows`); 64 points at `xp`.
+            // SAFETY: this function's contract: rows[q][h] for every q < 8
+            // was written by the first pass (see `rows`), and the stores lie
+            // inside the 64 points.
             unsafe {
                 let a: [V; 8] = core::array::from_fn(|q| rows[q][h].assume_init());
                 let out = bf8(a, c2, inverse);
@@ -370,6 +379,9 @@ mod avx {
         }
         // Each group written out (the count is a constant of `V`): a loop
         // over the groups was left rolled, its values through memory.
+        // SAFETY (every call below): the shape was checked above (64
+        // points, 56 twiddles), each g and h is below 8 / L, and the second
+        // pass runs after every group of the first.
         match groups {
             1 => {
                 first::<V>(xp, tk, c1, inverse, 0, &mut rows);
