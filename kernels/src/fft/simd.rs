@@ -393,7 +393,9 @@ mod avx {
                 second::<V>(xp, c2, inverse, 0, &rows);
                 second::<V>(xp, c2, inverse, 1, &rows);
             }
-            4 => {
+            // Four groups (L = 2, the only other register width).
+            _ => {
+                debug_assert_eq!(groups, 4);
                 for g in 0..4 {
                     first::<V>(xp, tk, c1, inverse, g, &mut rows);
                 }
@@ -401,14 +403,6 @@ mod avx {
                 second::<V>(xp, c2, inverse, 1, &rows);
                 second::<V>(xp, c2, inverse, 2, &rows);
                 second::<V>(xp, c2, inverse, 3, &rows);
-            }
-            _ => {
-                for g in 0..groups {
-                    first::<V>(xp, tk, c1, inverse, g, &mut rows);
-                }
-                for h in 0..groups {
-                    second::<V>(xp, c2, inverse, h, &rows);
-                }
             }
         }
         true

@@ -410,6 +410,16 @@ fn is_uniform(n: usize, sh: &[usize]) -> bool {
     extent_product(sh.iter().copied()) == 1 && n > 1
 }
 
+/// Tasks for a call of `n` indices on `exec`: its threads from
+/// [`PARALLEL_MIN`] indices on (no more than the call has tiles), else one.
+fn task_count(exec: &Exec, n: usize) -> usize {
+    if n >= PARALLEL_MIN {
+        exec.thread_count().min(n.div_ceil(TILE)).max(1)
+    } else {
+        1
+    }
+}
+
 /// Bind a resolved call to its checked operands and run it on `exec`'s
 /// threads, each with its tile scratch in `lent` where blocks are lent (as
 /// many threads as they hold [`Resolved::scratch_bytes`] for, at least one:
@@ -452,11 +462,7 @@ pub(crate) fn execute(
         .collect();
     let plan = bind(tier, program, r, &loads, out_geoms)?;
     let tiles = n.div_ceil(TILE);
-    let mut threads = if n >= PARALLEL_MIN {
-        exec.thread_count().min(tiles).max(1)
-    } else {
-        1
-    };
+    let mut threads = task_count(exec, n);
     // Each task's region of a lent scratch (64-byte aligned: the scratch's
     // blocks are, and a region is a whole number of them); null: allocate.
     let region = r.scratch_bytes(outputs.len()).div_ceil(64) * 64;
