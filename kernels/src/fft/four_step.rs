@@ -19,14 +19,15 @@
 //! Gathers and scatters go eight strided lines at a time into blocks whose
 //! lines start a cache line apart (a padded leading dimension), so a
 //! power-of-two stride does not pile every access onto one cache set. In
-//! place, the line is the operand and an n-point scratch the result, copied
-//! back. Every column and row is one sub-plan's line, computed the same way
-//! whichever task, block or layout takes it, so the bits do not depend on
-//! threads or on whether the call ran in place.
+//! place, step 1 reads the line, the matrix lives in an n-point scratch, and
+//! step 3 writes each point to its place in the line (no copy back). Every
+//! column and row is one sub-plan's line, computed the same way whichever
+//! task, block or layout takes it, so the bits do not depend on threads or
+//! on whether the call ran in place.
 
 use super::butterflies::cmul;
 use super::plan::{try_vec, FftPlan};
-use super::simd::Simd;
+use super::simd::{with_simd, Simd};
 use super::twiddle::RootTable;
 use super::{Direction, FftFloat};
 use crate::error::Result;
@@ -70,7 +71,8 @@ use crate::scratch::SendPtr;
 
 /// Copy `lines` strided lines into a block: `dst[c·ld + j] = src(j, c)`
 /// for j < `len`, c < `lines`, where `src(j, c)` is `src[j·stride + c]`;
-/// eight values of j at a time, so each source row is read along `lines`
+/// [`TILE`] values of j at a time (their rows' pointers held, the count a
+/// constant but for the last), so each source row is read along `lines`
 /// neighbours and each block line written eight points at a time.
 ///
 /// # Safety
@@ -86,16 +88,26 @@ unsafe fn gather<T: Copy>(
     ld: usize,
 ) {
     let mut j0 = 0;
-    while j0 < len {
-        let t = TILE.min(len - j0);
+    while j0 + TILE <= len {
+        // SAFETY: rows j0..j0 + TILE start inside `src` (the contract).
+        let rows: [*const T; TILE] =
+            core::array::from_fn(|j| unsafe { src.add((j0 + j) * stride) });
         for c in 0..lines {
-            let out = &mut dst[c * ld + j0..c * ld + j0 + t];
-            for (j, o) in out.iter_mut().enumerate() {
+            let out: &mut [T; TILE] = (&mut dst[c * ld + j0..c * ld + j0 + TILE])
+                .try_into()
+                .expect("a tile");
+            for (o, r) in out.iter_mut().zip(rows) {
                 // SAFETY: (j0 + j)·stride + c is inside `src` (the contract).
-                *o = unsafe { *src.add((j0 + j) * stride + c) };
+                *o = unsafe { *r.add(c) };
             }
         }
-        j0 += t;
+        j0 += TILE;
+    }
+    for c in 0..lines {
+        for j in j0..len {
+            // SAFETY: j·stride + c is inside `src` (the contract).
+            dst[c * ld + j] = unsafe { *src.add(j * stride + c) };
+        }
     }
 }
 
@@ -114,16 +126,25 @@ unsafe fn scatter<T: Copy>(
     stride: usize,
 ) {
     let mut j0 = 0;
-    while j0 < len {
-        let t = TILE.min(len - j0);
+    while j0 + TILE <= len {
+        // SAFETY: rows j0..j0 + TILE start inside `dst` (the contract).
+        let rows: [*mut T; TILE] = core::array::from_fn(|j| unsafe { dst.add((j0 + j) * stride) });
         for c in 0..lines {
-            let from = &src[c * ld + j0..c * ld + j0 + t];
-            for (j, &v) in from.iter().enumerate() {
+            let from: &[T; TILE] = (&src[c * ld + j0..c * ld + j0 + TILE])
+                .try_into()
+                .expect("a tile");
+            for (&v, r) in from.iter().zip(rows) {
                 // SAFETY: (j0 + j)·stride + c is inside `dst` (the contract).
-                unsafe { *dst.add((j0 + j) * stride + c) = v };
+                unsafe { *r.add(c) = v };
             }
         }
-        j0 += t;
+        j0 += TILE;
+    }
+    for c in 0..lines {
+        for j in j0..len {
+            // SAFETY: j·stride + c is inside `dst` (the contract).
+            unsafe { *dst.add(j * stride + c) = src[c * ld + j] };
+        }
     }
 }
 
@@ -184,9 +205,11 @@ impl<T: FftFloat> FourStep<T> {
         self.p1.error_factor() + self.p2.error_factor() + 8.0
     }
 
-    /// The line transformed in place: the steps into the front of
-    /// `scratch` (n points), then copied back. `scratch` holds n points and
-    /// at least one task's; the tasks are as many of `threads` as it holds.
+    /// The line transformed in place: step 1 reads it, the matrix between
+    /// the steps lives in the front of `scratch` (n points), and step 3
+    /// writes each point to its place in the line (no copy back).
+    /// `scratch` holds n points and at least one task's; the tasks are as
+    /// many of `threads` as it holds.
     pub(crate) fn run(
         &self,
         line: &mut [Complex<T>],
@@ -194,9 +217,11 @@ impl<T: FftFloat> FourStep<T> {
         simd: Simd,
         threads: usize,
     ) {
-        let (out, work) = scratch.split_at_mut(self.n1 * self.n2);
-        self.run_apart(line, out, work, simd, threads);
-        crate::copy::copy_slice(line, out);
+        let (matrix, work) = scratch.split_at_mut(self.n1 * self.n2);
+        let p = line.as_mut_ptr();
+        // SAFETY: `line` holds n points and is this call's alone; the matrix
+        // is apart from it.
+        unsafe { self.steps(p, matrix.as_mut_ptr(), p, work, simd, threads) }
     }
 
     /// The line `x` transformed into `y` (apart from it, both `n` points),
@@ -211,63 +236,108 @@ impl<T: FftFloat> FourStep<T> {
         simd: Simd,
         threads: usize,
     ) {
+        let yp = y.as_mut_ptr();
+        // SAFETY: both hold n points; `y` is apart from `x` and this call's.
+        unsafe { self.steps(x.as_ptr(), yp, yp, scratch, simd, threads) }
+    }
+
+    /// The steps: the columns of `x` transformed, twiddled and written as
+    /// the rows of the matrix `m`; then the rows of `m`'s transpose
+    /// transformed and written to their places in `y`. `y` may be `x` (in
+    /// place: step 1 has read all of `x` before step 3 writes) or `m`
+    /// (apart: each block of step 3 reads and writes the same columns of
+    /// `m`, its own); `m` is apart from `x`. Steps 1 and 3's loops are
+    /// compiled for `simd`'s instructions (the same operations: Rust never
+    /// fuses a product into a sum).
+    ///
+    /// # Safety
+    /// `x`, `m` and `y` each address n = n₁·n₂ points, readable (`x`, `m`)
+    /// and writable (`m`, `y`), that nothing else touches during the call;
+    /// `m` overlaps neither `x` nor, unless it is `y`, `y`.
+    unsafe fn steps(
+        &self,
+        x: *const Complex<T>,
+        m: *mut Complex<T>,
+        y: *mut Complex<T>,
+        scratch: &mut [Complex<T>],
+        simd: Simd,
+        threads: usize,
+    ) {
         let (n1, n2, cb, rb) = (self.n1, self.n2, self.cb, self.rb);
         let (ld1, ld2) = (padded::<T>(n1), padded::<T>(n2));
         let ts = self.task_scratch();
         let threads = threads.max(1).min(scratch.len() / ts).max(1);
+        let (xp, mp, yp) = (SendPtr(x as *mut Complex<T>), SendPtr(m), SendPtr(y));
         // Steps 1 and 2: a block of columns of x, transformed, twiddled and
-        // written as rows of n1 points of y.
+        // written as rows of n1 points of m.
         let col_block = |c0: usize, rows: &mut [Complex<T>], w: &mut [Complex<T>]| {
             let cols = rows.len() / n1;
             let (buf, sub) = w.split_at_mut((cols - 1) * ld1 + n1);
             // SAFETY: the columns c0..c0 + cols of x's n1 rows of n2 points:
-            // (n1 − 1)·n2 + c0 + cols ≤ n1·n2 = x.len() points from x[c0].
-            unsafe { gather(x.as_ptr().add(c0), n2, n1, cols, buf, ld1) };
+            // (n1 − 1)·n2 + c0 + cols ≤ n1·n2 points from x[c0] (the
+            // contract), which step 1 only reads.
+            with_simd(simd, || unsafe {
+                gather(xp.get().add(c0) as *const _, n2, n1, cols, buf, ld1)
+            });
             for c in 0..cols {
                 self.p1
                     .run_line(&mut buf[c * ld1..c * ld1 + n1], sub, simd, 1);
             }
-            for (c, out) in rows.chunks_exact_mut(n1).enumerate() {
-                let tw = &self.tw[(c0 + c) * n1..(c0 + c + 1) * n1];
-                let col = &buf[c * ld1..c * ld1 + n1];
-                for ((o, &v), &t) in out.iter_mut().zip(col).zip(tw) {
-                    *o = cmul(v, t);
-                }
-            }
-        };
-        let blocks = n2.div_ceil(cb);
-        if threads == 1 {
-            for (b, rows) in y.chunks_mut(cb * n1).enumerate() {
-                col_block(b * cb, rows, &mut scratch[..ts]);
-            }
-        } else {
-            use rayon::prelude::*;
-            let per = blocks.div_ceil(threads);
-            y.par_chunks_mut(per * cb * n1)
-                .zip(scratch.par_chunks_mut(ts))
-                .enumerate()
-                .for_each(|(t, (rows, w))| {
-                    for (b, r) in rows.chunks_mut(cb * n1).enumerate() {
-                        col_block((t * per + b) * cb, r, &mut w[..ts]);
+            let tw = &self.tw[c0 * n1..(c0 + cols) * n1];
+            with_simd(simd, || {
+                for ((out, col), tw) in rows
+                    .chunks_exact_mut(n1)
+                    .zip(buf.chunks(ld1))
+                    .zip(tw.chunks_exact(n1))
+                {
+                    for ((o, &v), &t) in out.iter_mut().zip(col).zip(tw) {
+                        *o = cmul(v, t);
                     }
-                });
+                }
+            });
+        };
+        {
+            // SAFETY: `m` addresses n writable points apart from `x`, this
+            // call's alone (the contract); the slice ends before step 3.
+            let mat = unsafe { core::slice::from_raw_parts_mut(mp.get(), n1 * n2) };
+            let blocks = n2.div_ceil(cb);
+            if threads == 1 {
+                for (b, rows) in mat.chunks_mut(cb * n1).enumerate() {
+                    col_block(b * cb, rows, &mut scratch[..ts]);
+                }
+            } else {
+                use rayon::prelude::*;
+                let per = blocks.div_ceil(threads);
+                mat.par_chunks_mut(per * cb * n1)
+                    .zip(scratch.par_chunks_mut(ts))
+                    .enumerate()
+                    .for_each(|(t, (rows, w))| {
+                        for (b, r) in rows.chunks_mut(cb * n1).enumerate() {
+                            col_block((t * per + b) * cb, r, &mut w[..ts]);
+                        }
+                    });
+            }
         }
-        // Step 3: rows k1 of the matrix, at stride n1 in y, a block at a
-        // time; each result point to its place in the line.
-        let yp = SendPtr(y.as_mut_ptr());
+        // Step 3: rows k1 of the matrix, at stride n1 in m, a block at a
+        // time; each result point to its place in y.
         let row_block = |k0: usize, w: &mut [Complex<T>]| {
             let cnt = rb.min(n1 - k0);
             let (buf, sub) = w.split_at_mut((cnt - 1) * ld2 + n2);
-            // SAFETY: the columns k0..k0 + cnt of y's n2 rows of n1 points,
-            // inside y ((n2 − 1)·n1 + k0 + cnt ≤ n2·n1); those columns belong
-            // to this block alone.
-            unsafe { gather(yp.get().add(k0) as *const _, n1, n2, cnt, buf, ld2) };
+            // SAFETY: the columns k0..k0 + cnt of m's n2 rows of n1 points,
+            // inside m ((n2 − 1)·n1 + k0 + cnt ≤ n2·n1); those columns (of
+            // m, and of y where it is m) are this block's alone.
+            with_simd(simd, || unsafe {
+                gather(mp.get().add(k0) as *const _, n1, n2, cnt, buf, ld2)
+            });
             for c in 0..cnt {
                 self.p2
                     .run_line(&mut buf[c * ld2..c * ld2 + n2], sub, simd, 1);
             }
-            // SAFETY: as above: the same points of y, this block's alone.
-            unsafe { scatter(buf, ld2, n2, cnt, yp.get().add(k0), n1) };
+            // SAFETY: the same columns of y, inside it, this block's alone;
+            // where y is x, step 1 has read all of x.
+            with_simd(simd, || unsafe {
+                scatter(buf, ld2, n2, cnt, yp.get().add(k0), n1)
+            });
         };
         let rblocks = n1.div_ceil(rb);
         if threads == 1 {
