@@ -102,25 +102,37 @@ impl<T: FftFloat> Bluestein<T> {
     pub(crate) fn run(&self, line: &mut [Complex<T>], scratch: &mut [Complex<T>], simd: Simd) {
         let (a, rest) = scratch.split_at_mut(self.m);
         let (n, chirp) = (self.n, &self.chirp[..self.n]);
-        with_simd(simd, || {
-            for ((z, &x), &c) in a[..n].iter_mut().zip(&line[..n]).zip(chirp) {
-                *z = cmul(x, c);
-            }
-            for z in &mut a[n..] {
-                *z = Complex::new(T::ZERO, T::ZERO);
-            }
-        });
+        with_simd(
+            simd,
+            #[inline(always)]
+            || {
+                for ((z, &x), &c) in a[..n].iter_mut().zip(&line[..n]).zip(chirp) {
+                    *z = cmul(x, c);
+                }
+                for z in &mut a[n..] {
+                    *z = Complex::new(T::ZERO, T::ZERO);
+                }
+            },
+        );
         self.fwd.run_line(a, rest, simd, 1);
-        with_simd(simd, || {
-            for (z, k) in a.iter_mut().zip(&self.kernel) {
-                *z = cmul(*z, *k);
-            }
-        });
+        with_simd(
+            simd,
+            #[inline(always)]
+            || {
+                for (z, k) in a.iter_mut().zip(&self.kernel) {
+                    *z = cmul(*z, *k);
+                }
+            },
+        );
         self.inv.run_line(a, rest, simd, 1);
-        with_simd(simd, || {
-            for ((y, &z), &c) in line[..n].iter_mut().zip(&a[..n]).zip(chirp) {
-                *y = cmul(z, c);
-            }
-        });
+        with_simd(
+            simd,
+            #[inline(always)]
+            || {
+                for ((y, &z), &c) in line[..n].iter_mut().zip(&a[..n]).zip(chirp) {
+                    *y = cmul(z, c);
+                }
+            },
+        );
     }
 }

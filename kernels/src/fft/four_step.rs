@@ -276,25 +276,31 @@ impl<T: FftFloat> FourStep<T> {
             // SAFETY: the columns c0..c0 + cols of x's n1 rows of n2 points:
             // (n1 − 1)·n2 + c0 + cols ≤ n1·n2 points from x[c0] (the
             // contract), which step 1 only reads.
-            with_simd(simd, || unsafe {
-                gather(xp.get().add(c0) as *const _, n2, n1, cols, buf, ld1)
-            });
+            with_simd(
+                simd,
+                #[inline(always)]
+                || unsafe { gather(xp.get().add(c0) as *const _, n2, n1, cols, buf, ld1) },
+            );
             for c in 0..cols {
                 self.p1
                     .run_line(&mut buf[c * ld1..c * ld1 + n1], sub, simd, 1);
             }
             let tw = &self.tw[c0 * n1..(c0 + cols) * n1];
-            with_simd(simd, || {
-                for ((out, col), tw) in rows
-                    .chunks_exact_mut(n1)
-                    .zip(buf.chunks(ld1))
-                    .zip(tw.chunks_exact(n1))
-                {
-                    for ((o, &v), &t) in out.iter_mut().zip(col).zip(tw) {
-                        *o = cmul(v, t);
+            with_simd(
+                simd,
+                #[inline(always)]
+                || {
+                    for ((out, col), tw) in rows
+                        .chunks_exact_mut(n1)
+                        .zip(buf.chunks(ld1))
+                        .zip(tw.chunks_exact(n1))
+                    {
+                        for ((o, &v), &t) in out.iter_mut().zip(col).zip(tw) {
+                            *o = cmul(v, t);
+                        }
                     }
-                }
-            });
+                },
+            );
         };
         {
             // SAFETY: `m` addresses n writable points apart from `x`, this
@@ -326,18 +332,22 @@ impl<T: FftFloat> FourStep<T> {
             // SAFETY: the columns k0..k0 + cnt of m's n2 rows of n1 points,
             // inside m ((n2 − 1)·n1 + k0 + cnt ≤ n2·n1); those columns (of
             // m, and of y where it is m) are this block's alone.
-            with_simd(simd, || unsafe {
-                gather(mp.get().add(k0) as *const _, n1, n2, cnt, buf, ld2)
-            });
+            with_simd(
+                simd,
+                #[inline(always)]
+                || unsafe { gather(mp.get().add(k0) as *const _, n1, n2, cnt, buf, ld2) },
+            );
             for c in 0..cnt {
                 self.p2
                     .run_line(&mut buf[c * ld2..c * ld2 + n2], sub, simd, 1);
             }
             // SAFETY: the same columns of y, inside it, this block's alone;
             // where y is x, step 1 has read all of x.
-            with_simd(simd, || unsafe {
-                scatter(buf, ld2, n2, cnt, yp.get().add(k0), n1)
-            });
+            with_simd(
+                simd,
+                #[inline(always)]
+                || unsafe { scatter(buf, ld2, n2, cnt, yp.get().add(k0), n1) },
+            );
         };
         let rblocks = n1.div_ceil(rb);
         if threads == 1 {

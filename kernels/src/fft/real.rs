@@ -220,7 +220,11 @@ impl<T: FftFloat> RealFftPlan<T> {
                 let (z, rest) = scratch.split_at_mut(h);
                 crate::copy::copy_slice(as_points_mut(z), x);
                 p.run_line(z, rest, simd, threads);
-                with_simd(simd, || unpack_r2c(z, w, out));
+                with_simd(
+                    simd,
+                    #[inline(always)]
+                    || unpack_r2c(z, w, out),
+                );
             }
         }
     }
@@ -258,7 +262,11 @@ impl<T: FftFloat> RealFftPlan<T> {
             Kind::Half(p, w) => {
                 let h = n / 2;
                 let (z, rest) = scratch.split_at_mut(h);
-                with_simd(simd, || pack_c2r(bins, w, z));
+                with_simd(
+                    simd,
+                    #[inline(always)]
+                    || pack_c2r(bins, w, z),
+                );
                 p.run_line(z, rest, simd, threads);
                 crate::copy::copy_slice(x, as_points_mut(z));
             }

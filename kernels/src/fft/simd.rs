@@ -812,6 +812,11 @@ pub(crate) fn run_passes<T: FftFloat>(
 /// `f()` compiled for `simd`'s instructions: the vectoriser turns its loops
 /// into vector lanes, each lane the scalar operations (Rust never fuses a
 /// multiply into an add), so every tier gives the same bits.
+///
+/// Mark `f` `#[inline(always)]` (`with_simd(simd, #[inline(always)] || …)`):
+/// unmarked, LLVM kept the larger closures out of line, compiled without the
+/// features (the real transforms' unpacking and the four steps' gathers ran
+/// as SSE code under the AVX2 tier, by their machine code).
 #[inline(always)]
 pub(crate) fn with_simd<R>(simd: Simd, f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
