@@ -12,7 +12,8 @@
 //! Whether a host streams is decided once from the CPU: hosts whose plain
 //! stores lose to a non-temporal memcpy (Intel's, measured) stream; the AMD
 //! hosts measured keep their write-allocate stores as fast as memcpy's and do
-//! not. Copies of byte runs (`gather_ranges`) stream on every host
+//! not. Calls whose result is narrower than an input never stream (see
+//! `widens_or_keeps`). Copies of byte runs (`gather_ranges`) stream on every host
 //! ([`run_copier`]): with no kernel between load and store, the lines a
 //! plain store reads first cost them on AMD's too.
 //! `TESSERA_STREAM_STORES=1` (or `0`) forces the choice, for measurement.
@@ -173,7 +174,8 @@ pub(crate) fn fence() {
 /// Run `f` over `args` (a flat call: `args.n` elements, each input at
 /// stride 1 or 0, the destination contiguous with `out_item` bytes per
 /// element, inputs of `items` bytes), streaming its results where this host
-/// streams and the destination is large; else one plain call.
+/// streams, the destination is large and no input is wider than the result
+/// ([`widens_or_keeps`]); else one plain call.
 ///
 /// # Safety
 /// `f` is a kernel of these operands' dtypes that this CPU runs; every
@@ -187,7 +189,9 @@ pub(crate) unsafe fn run_flat(
     out_item: usize,
 ) {
     // The size first: most calls are small and never ask for the CPU.
-    let large = args.n.saturating_mul(out_item) >= STREAM_MIN_BYTES && out_item <= 16;
+    let large = args.n.saturating_mul(out_item) >= STREAM_MIN_BYTES
+        && out_item <= 16
+        && widens_or_keeps(items, out_item);
     match if large { copier() } else { None } {
         Some(c) if enabled() => {
             // SAFETY: the operands and `f` are as run_through asks (this
@@ -198,6 +202,24 @@ pub(crate) unsafe fn run_flat(
         // runs it (this function's contract).
         _ => unsafe { f(args) },
     }
+}
+
+/// Whether no input element is wider than a result element: the calls that
+/// stream. A narrowing call (a cast from f32 to a byte or two, say) writes a
+/// quarter or half of the bytes it reads, so its plain stores cost little,
+/// and its kernel asks for the source ahead only over runs long enough to
+/// come from memory ([`FAR_BYTES`](tessera_generated::runtime::loops::FAR_BYTES)),
+/// which the scratch's chunks are not. `tessera-bench cast-sweep` on the
+/// Intel Xeon of ARCHITECTURE.md §3 (family 6 model a7h), 64 MiB of f32,
+/// the two choices forced in turn, two runs each, ratios over the same
+/// window's memcpy (avx2 and avx512 tiers): f32 → i8 and u8 1.11–1.33
+/// plain against 0.76–1.02 streamed, f32 → e4m3fn, e5m2, e3m2fn 0.91–1.26
+/// against 0.47–0.78, f32 → f16 0.99–1.08 against 0.63–0.82, f32 → bf16
+/// 0.79–1.06 against 0.61–0.96; a widening or same-width call still gains
+/// (i8 → f32 1.03–1.25 streamed against 0.68–0.87, f32 → c64 1.18–1.21
+/// against 0.78–0.83, f32 + f32 24.9–25.5 GB/s against 19.0–20.2).
+fn widens_or_keeps(items: &[usize], out_item: usize) -> bool {
+    items.iter().all(|&item| item <= out_item)
 }
 
 /// [`run_flat`]'s streaming path, whatever the size: the results go
@@ -289,6 +311,18 @@ mod tests {
                 (a.dst as *mut f32).add(i).write_unaligned(x as f32 + 0.5);
             }
         }
+    }
+
+    #[test]
+    fn only_calls_that_keep_or_widen_their_elements_stream() {
+        // f32 → i8 and f32 → f16 narrow; f32 + f32, i8 → f32 and a fill
+        // (no input) do not.
+        assert!(!widens_or_keeps(&[4], 1));
+        assert!(!widens_or_keeps(&[4], 2));
+        assert!(!widens_or_keeps(&[1, 8], 4));
+        assert!(widens_or_keeps(&[4, 4], 4));
+        assert!(widens_or_keeps(&[1], 4));
+        assert!(widens_or_keeps(&[], 4));
     }
 
     #[test]
