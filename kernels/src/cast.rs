@@ -72,7 +72,7 @@ pub fn cast(
     // SAFETY: both views were validated against their bytes, the source broadcasts
     // to the destination's shape, the kernels are the casts for these two dtypes,
     // and the destination is a unique borrow.
-    unsafe { crate::elementwise::run(exec, std::slice::from_ref(src), dst, &select) };
+    unsafe { crate::elementwise::run(exec, std::slice::from_ref(src), dst, &select, true) };
     Ok(())
 }
 

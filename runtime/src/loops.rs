@@ -282,16 +282,35 @@ pub unsafe fn run1<A: Codec, O: Codec, K: Op1<A, O>, const V: u8>(x: &Args) {
             }
         };
     }
+    // A long operation over a run from memory asks for its source ahead, a
+    // block at a time (see `Op1::PREFETCH_FAR`); any other run is one block.
+    let far = K::PREFETCH_FAR && unit && x.n * core::mem::size_of::<A::Store>() >= FAR_BYTES;
     for (j0, j1) in spans(po, i0, x.n, unit) {
-        for i in j0..j1 {
-            // SAFETY: forwarded from this function's contract.
-            unsafe {
-                let a = A::decode(ld(pa, i, x.src_stride[0], unit));
-                st(po, i, x.dst_stride, unit, O::encode(K::f(a)));
+        let step = if far { FAR_BLOCK } else { (j1 - j0).max(1) };
+        let mut b = j0;
+        while b < j1 {
+            let e = (b + step).min(j1);
+            if far {
+                prefetch_ahead(
+                    pa.wrapping_add(b) as *const u8,
+                    (e - b) * core::mem::size_of::<A::Store>(),
+                );
             }
+            for i in b..e {
+                // SAFETY: forwarded from this function's contract.
+                unsafe {
+                    let a = A::decode(ld(pa, i, x.src_stride[0], unit));
+                    st(po, i, x.dst_stride, unit, O::encode(K::f(a)));
+                }
+            }
+            b = e;
         }
     }
 }
+
+/// Elements per block of a far run of a long operation ([`run1`]): each block
+/// asks for its source's lines [`AHEAD_BYTES`] ahead.
+const FAR_BLOCK: usize = 256;
 
 /// The contiguous narrowing loop of [`run1`] (results of one byte from
 /// sources of at least four): results go through a small block on the stack,
@@ -537,9 +556,16 @@ const SPLIT_CHUNK: usize = 64;
 unsafe fn run1_split<A: Codec, O: Codec, K: Op1<A, O>>(x: &Args) {
     let pa = x.src[0] as *const A::Store;
     let po = x.dst as *mut O::Store;
+    let far = K::PREFETCH_FAR && x.n * core::mem::size_of::<A::Store>() >= FAR_BYTES;
     let mut i0 = 0;
     while i0 < x.n {
         let m = SPLIT_CHUNK.min(x.n - i0);
+        if far {
+            prefetch_ahead(
+                pa.wrapping_add(i0) as *const u8,
+                m * core::mem::size_of::<A::Store>(),
+            );
+        }
         let mut all = true;
         for j in 0..m {
             // SAFETY: i0 + j < n, forwarded from this function's contract.

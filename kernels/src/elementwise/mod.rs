@@ -206,11 +206,14 @@ pub fn elementwise(
     }
     check_destination(out)?;
     let select = |v: Variant| kernel_index(kind, dtype, v).map(|i| table[i]);
+    // The transcendentals' kernels are bound by their arithmetic, not by the
+    // stores: they write plainly (see `stream::run_flat`).
+    let may_stream = kind.info().accuracy == crate::Accuracy::Exact;
     // SAFETY: every operand was validated against its bytes (views validate on
     // construction), shapes broadcast to the destination's, and the kernels only
     // visit positions inside the destination's shape; the destination is a unique
     // borrow, so it overlaps no input.
-    unsafe { run(exec, inputs, out, &select) };
+    unsafe { run(exec, inputs, out, &select, may_stream) };
     Ok(())
 }
 
@@ -238,7 +241,8 @@ pub(crate) fn call_threads(exec: &Exec, n: usize) -> usize {
 
 /// Run validated operands: one flat run when every operand is C-contiguous
 /// over the destination's shape (or a single broadcast element), the general
-/// plan otherwise.
+/// plan otherwise. `may_stream`: a large flat run may stream its results
+/// ([`stream::run_flat`]); false for kernels bound by their arithmetic.
 ///
 /// # Safety
 /// The operands must have been validated as `elementwise` and `cast` do
@@ -251,6 +255,7 @@ pub(crate) unsafe fn run(
     inputs: &[ArrayView<'_>],
     out: &mut ArrayViewMut<'_>,
     select: &dyn Fn(Variant) -> Option<crate::LoopFn>,
+    may_stream: bool,
 ) {
     let n = out.layout().len();
     let flat_ok = out.dtype().info().values_per_byte == 1
@@ -312,7 +317,7 @@ pub(crate) unsafe fn run(
     if threads == 1 {
         // SAFETY: every operand holds `n` elements from its pointer (or one, at
         // stride 0), as validated.
-        unsafe { stream::run_flat(f, &args, items, out_item) };
+        unsafe { stream::run_flat(f, &args, items, out_item, may_stream) };
         return;
     }
     let chunk = n.div_ceil(threads);
@@ -334,7 +339,7 @@ pub(crate) unsafe fn run(
         // tasks' chunks i0..i1 are disjoint.
         a.dst = unsafe { a.dst.add(i0 * out_item) };
         // SAFETY: the chunk stays inside every operand.
-        unsafe { stream::run_flat(f, &a, items, out_item) };
+        unsafe { stream::run_flat(f, &a, items, out_item, may_stream) };
     });
 }
 

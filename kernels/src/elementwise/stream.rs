@@ -13,7 +13,8 @@
 //! stores lose to a non-temporal memcpy (Intel's, measured) stream; the AMD
 //! hosts measured keep their write-allocate stores as fast as memcpy's and do
 //! not. Calls whose result is narrower than an input never stream (see
-//! `widens_or_keeps`). Copies of byte runs (`gather_ranges`) stream on every host
+//! `widens_or_keeps`), nor do the transcendental kinds, bound by their
+//! arithmetic (see `run_flat`). Copies of byte runs (`gather_ranges`) stream on every host
 //! ([`run_copier`]): with no kernel between load and store, the lines a
 //! plain store reads first cost them on AMD's too.
 //! `TESSERA_STREAM_STORES=1` (or `0`) forces the choice, for measurement.
@@ -174,8 +175,20 @@ pub(crate) fn fence() {
 /// Run `f` over `args` (a flat call: `args.n` elements, each input at
 /// stride 1 or 0, the destination contiguous with `out_item` bytes per
 /// element, inputs of `items` bytes), streaming its results where this host
-/// streams, the destination is large and no input is wider than the result
+/// streams, the caller lets it (`may_stream`: false for the transcendental
+/// kinds), the destination is large and no input is wider than the result
 /// ([`widens_or_keeps`]); else one plain call.
+///
+/// The transcendentals write plainly because their kernels are bound by
+/// their arithmetic, so the stores' extra reads cost them nothing, while the
+/// scratch's copy out runs between chunks with the source's stream idle.
+/// `tessera-bench math:…` on the Intel Xeon of ARCHITECTURE.md §3, 16M f32,
+/// the two choices forced in turn, three runs each, Gelem/s on avx2 / avx512
+/// plain against streamed: exp 1.09–1.12 / 1.41–1.67 against 0.64–0.69 /
+/// 1.33–1.48, log2 0.70–0.74 / 1.08–1.25 against 0.55–0.59 / 0.79–0.93, atan
+/// 0.65–0.76 / 0.91–1.00 against 0.52–0.56 / 0.65–0.78, sinh 0.58–0.63 /
+/// 0.86–0.88 against 0.45–0.46 / 0.56–0.59, tan 0.59–0.61 / 0.93–0.96
+/// against 0.57–0.60 / 0.89–0.97.
 ///
 /// # Safety
 /// `f` is a kernel of these operands' dtypes that this CPU runs; every
@@ -187,9 +200,11 @@ pub(crate) unsafe fn run_flat(
     args: &crate::Args,
     items: &[usize],
     out_item: usize,
+    may_stream: bool,
 ) {
     // The size first: most calls are small and never ask for the CPU.
-    let large = args.n.saturating_mul(out_item) >= STREAM_MIN_BYTES
+    let large = may_stream
+        && args.n.saturating_mul(out_item) >= STREAM_MIN_BYTES
         && out_item <= 16
         && widens_or_keeps(items, out_item);
     match if large { copier() } else { None } {
