@@ -14,10 +14,11 @@
 //! hosts measured keep their write-allocate stores as fast as memcpy's and do
 //! not. Calls whose result is narrower than an input never stream (see
 //! `widens_or_keeps`), nor do the transcendental kinds, bound by their
-//! arithmetic (see `run_flat`). Copies of byte runs (`gather_ranges`) stream on every host
-//! ([`run_copier`]): with no kernel between load and store, the lines a
-//! plain store reads first cost them on AMD's too.
-//! `TESSERA_STREAM_STORES=1` (or `0`) forces the choice, for measurement.
+//! arithmetic (see `run_flat`). Copies of byte runs (`gather_ranges`)
+//! stream on every host ([`run_copier`]): with no kernel between load and
+//! store, the lines a plain store reads first cost them on AMD's too.
+//! `TESSERA_STREAM_STORES=1` (or `0`) forces the host's choice, for
+//! measurement; the rules for narrowing calls and transcendentals still hold.
 
 use std::sync::OnceLock;
 
