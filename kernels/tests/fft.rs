@@ -5,9 +5,11 @@
 //! layouts, batches, threads and tiers; c2r of non-Hermitian operands against
 //! the stated linear map; refusals that write nothing.
 
+mod common;
+
 use num_complex::Complex;
 use tessera::fft::{self, c2c, c2r, r2c, Direction, FftFloat, FftPlan, Norm, Transform};
-use tessera::{available_tiers, ArrayView, ArrayViewMut, DType, Element, Error, Exec, Tier};
+use tessera::{ArrayView, ArrayViewMut, DType, Element, Error, Exec, Tier};
 use tessera_testkit::rng::Rng;
 
 // ---------- double-double ----------
@@ -286,14 +288,14 @@ where
 /// up to 6000 points), on every tier; lengths of one to six passes.
 #[test]
 fn a_line_gives_the_same_bits_wherever_its_buffers_lie() {
-    fn check<T: P>(rng: &mut Rng)
+    fn check<T: P>(rng: &mut Rng, tiers: &[Tier])
     where
         Complex<T>: Element,
     {
         let zero = Complex::new(T::ZERO, T::ZERO);
         for n in [16usize, 64, 1000, 4096, 6000, 49152] {
             let x = rand_c::<T>(rng, n);
-            for tier in available_tiers() {
+            for &tier in tiers {
                 let exec = Exec::on(tier).threads(1);
                 let y = run_c2c(&[n], &[0], Direction::Forward, &x, &exec);
                 if n <= 6000 && tier == Tier::ALL[0] {
@@ -332,14 +334,10 @@ fn a_line_gives_the_same_bits_wherever_its_buffers_lie() {
             }
         }
     }
-    for t in Tier::ALL {
-        if !available_tiers().contains(&t) {
-            eprintln!("skipped on this CPU: tier {t:?}");
-        }
-    }
+    let tiers = common::tiers();
     let mut rng = Rng::for_label("fft/placement", 1);
-    check::<f32>(&mut rng);
-    check::<f64>(&mut rng);
+    check::<f32>(&mut rng, &tiers);
+    check::<f64>(&mut rng, &tiers);
 }
 
 fn sampled_lengths(rng: &mut Rng, full: bool) -> Vec<usize> {
@@ -847,13 +845,8 @@ fn several_axes_within_bound() {
 
 /// Every tier, with 1, 2 and 7 threads.
 fn execs() -> Vec<Exec> {
-    for t in Tier::ALL {
-        if !available_tiers().contains(&t) {
-            eprintln!("skipped on this CPU: tier {t:?}");
-        }
-    }
     let mut v = Vec::new();
-    for t in available_tiers() {
+    for t in common::tiers() {
         for n in [1, 2, 7] {
             v.push(Exec::on(t).threads(n));
         }
