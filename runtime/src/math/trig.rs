@@ -77,21 +77,6 @@ const SIN_W: [f64; 6] = [
     -2.5036744829445892e-08,
     1.5502505804814215e-10,
 ];
-// sin(r) = r + r^3 * P(r^2), |r| <= pi/4 + 2^-20, |error of P| < 2^-35.
-const SIN_Q: [f64; 4] = [
-    -0.16666666663855262,
-    0.008333331874699609,
-    -0.000198400867296589,
-    2.7249925060603467e-06,
-];
-// cos(r) = 1 + r^2 * Q(r^2), |r| <= pi/4 + 2^-20, |error of Q| < 2^-41.
-const COS_Q: [f64; 5] = [
-    -0.4999999999996389,
-    0.04166666663739579,
-    -0.0013888885091371606,
-    2.4799862181799887e-05,
-    -2.7237139644733984e-07,
-];
 // f64: sin(r) = r + r^3 * P(r^2), |r| <= pi/4 + 2^-20, |error of P| < 2^-56.
 const SIN_D: [f64; 7] = [
     -0.16666666666666666,
@@ -196,7 +181,15 @@ fn cos_f32_with<const SMALL: bool, const FAST: bool>(x: f32) -> f32 {
     }
 }
 
-/// Tangent, f32. Max error 0.50032 ulp (measured on all 2^32 inputs).
+/// tan(r)/r ≈ P(r²)/Q(r²): the Padé approximant of tan of degree 5 over 6
+/// in r (the continued fraction r/(1 − r²/(3 − r²/(5 − … − r²/11))) cut
+/// after 11), whose coefficients are integers, exact in f64. Its relative
+/// error on |r| ≤ π/4·(1 + 2^-25) is below 2^-33.9 (mpmath, 2000 points),
+/// some 2^-10 of an f32 ulp.
+const TAN_P: [f64; 3] = [10395.0, -1260.0, 21.0];
+const TAN_Q: [f64; 4] = [10395.0, -4725.0, 210.0, -1.0];
+
+/// Tangent, f32. Max error 0.5010 ulp (measured on all 2^32 inputs).
 /// tan(±0) = ±0, tan(±inf) = NaN, NaN → NaN.
 #[inline(always)]
 pub fn tan_f32(x: f32) -> f32 {
@@ -205,6 +198,10 @@ pub fn tan_f32(x: f32) -> f32 {
 
 /// [`tan_f32`] with its reduction's table taken as the constants of its first
 /// entry (`SMALL`): the same bits wherever [`fits_small_f32`] holds.
+///
+/// On the reduced r (|r| ≤ π/4), tan = r·P/Q ([`TAN_P`], [`TAN_Q`]) in an
+/// even quadrant and −cot = −Q/(r·P) in an odd one: one quotient of two
+/// short polynomials in f64, rounded once to f32.
 #[inline(always)]
 pub fn tan_f32_on<const SMALL: bool>(x: f32) -> f32 {
     let (h, l, m) = pio2_prod_f32::<SMALL>(x);
@@ -214,10 +211,10 @@ pub fn tan_f32_on<const SMALL: bool>(x: f32) -> f32 {
     let f = ((h - n) + l) + m; // |f| <= 1/2 + 2^-26
     let r = f * PIO2;
     let r2 = r * r;
-    let sn = (r * r2).mul_add(horner_f64(r2, &SIN_Q), r);
-    let cs = r2.mul_add(horner_f64(r2, &COS_Q), 1.0);
-    let num = if odd { -cs } else { sn };
-    let den = if odd { sn } else { cs };
+    let p = r * horner_f64(r2, &TAN_P);
+    let q = horner_f64(r2, &TAN_Q);
+    let num = if odd { -q } else { p };
+    let den = if odd { p } else { q };
     let v = (num / den) as f32;
     let v = if x == 0.0 { x } else { v };
     if x.abs() < f32::INFINITY {
@@ -443,3 +440,33 @@ static PIO2_TAB_F32: [u64; 210] = include!("tables/pio2_f32.rs");
 /// (words 4i..4i+3) is (2/π) mod 2^(1−i) in four parts, times 2^600 past
 /// biased exponent 1500. Its file says exactly how (as for `PIO2_TAB_F32`).
 static PIO2_TAB_F64: [u64; 3888] = include!("tables/pio2_f64.rs");
+
+#[cfg(test)]
+mod tests {
+    use super::{TAN_P, TAN_Q};
+
+    /// TAN_P and TAN_Q are the convergent of tan r = r/(1 − g/(3 − g/(5 −
+    /// … − g/11))), g = r², built here from the fraction in exact integers
+    /// (polynomials in g, lowest power first): tan r = r·D/N.
+    #[test]
+    fn tan_quotient_is_the_continued_fractions_convergent() {
+        // The innermost partial denominator, 11, as N/D.
+        let (mut n, mut d): (Vec<i64>, Vec<i64>) = (vec![11], vec![1]);
+        for k in [9i64, 7, 5, 3, 1] {
+            // k − g/(N/D) = (k·N − g·D)/N.
+            let mut next = vec![0i64; n.len().max(d.len() + 1)];
+            for (i, c) in n.iter().enumerate() {
+                next[i] += k * c;
+            }
+            for (i, c) in d.iter().enumerate() {
+                next[i + 1] -= c;
+            }
+            d = std::mem::replace(&mut n, next);
+        }
+        let p: Vec<i64> = TAN_P.iter().map(|&c| c as i64).collect();
+        let q: Vec<i64> = TAN_Q.iter().map(|&c| c as i64).collect();
+        assert!(TAN_P.iter().chain(&TAN_Q).all(|c| c.fract() == 0.0));
+        assert_eq!(p, d);
+        assert_eq!(q, n);
+    }
+}
