@@ -506,10 +506,12 @@ const SINH_R: [f64; 4] = [
 /// a in [0, 90] (or NaN): a = n·ln2 + r with |r| ≤ 0.3467, and
 /// (cosh r, sinh r, 2^(n−1), 2^(−n−1)), so that
 /// sinh a = (2^(n−1) − 2^(−n−1))·cosh r + (2^(n−1) + 2^(−n−1))·sinh r and
-/// cosh a the same with the two factors exchanged: no division, and no
-/// cancellation (at n = 0 the first factor of sinh is exactly 0; from n = 1
-/// on, the sinh r term is at most 0.6 of the cosh r term). cosh r is
-/// within 2^-32.6 relative and sinh r within 2^-35.7 ([`COSH_R`], [`SINH_R`]).
+/// cosh a the same with the two factors exchanged: no division, and a
+/// bounded cancellation (at n = 0 the first factor of sinh is exactly 0;
+/// from n = 1 on, the sinh r term is at most 0.6 of the cosh r term, so the
+/// sum is at least 0.4 of its larger term and the parts' relative errors
+/// grow at most 2.5-fold, at n = 1 with r < 0). cosh r is within 2^-32.6
+/// relative and sinh r within 2^-35.7 ([`COSH_R`], [`SINH_R`]).
 #[inline(always)]
 fn hyp_parts_for32(a: f64) -> (f64, f64, f64, f64) {
     let t = a.mul_add(LOG2E, MAGIC);

@@ -392,7 +392,9 @@ const SIN_WF: [f64; 4] = [
 
 /// Sine, f32, faster: the exact reduction of [`sin_f32`] with a shorter
 /// polynomial. Max error 0.944 ulp (measured on all 2^32 inputs); the full
-/// range is covered. Speed: about 10% faster than [`sin_f32`]. Special values as [`sin_f32`].
+/// range is covered. Its polynomial is one term shorter than [`sin_f32`]'s
+/// (16M f32 on an AMD Zen 4, avx512: 1.44 against 1.40 Gelem/s, one run).
+/// Special values as [`sin_f32`].
 #[inline(always)]
 pub fn fast_sin_f32(x: f32) -> f32 {
     fast_sin_f32_on::<false>(x)
