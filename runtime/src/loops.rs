@@ -275,7 +275,7 @@ pub unsafe fn run1<A: Codec, O: Codec, K: Op1<A, O>, const V: u8>(x: &Args) {
     if unit && core::mem::size_of::<O::Store>() == 1 && core::mem::size_of::<A::Store>() >= 4 {
         // SAFETY: forwarded from this function's contract (contiguous run).
         i0 = unsafe {
-            if x.n * core::mem::size_of::<A::Store>() >= FAR_BYTES {
+            if from_memory::<A::Store>(x.n) {
                 narrow_blocks::<A, O, K, true>(x)
             } else {
                 narrow_blocks::<A, O, K, false>(x)
@@ -284,17 +284,14 @@ pub unsafe fn run1<A: Codec, O: Codec, K: Op1<A, O>, const V: u8>(x: &Args) {
     }
     // A long operation over a run from memory asks for its source ahead, a
     // block at a time (see `Op1::PREFETCH_FAR`); any other run is one block.
-    let far = K::PREFETCH_FAR && unit && x.n * core::mem::size_of::<A::Store>() >= FAR_BYTES;
+    let far = K::PREFETCH_FAR && unit && from_memory::<A::Store>(x.n);
     for (j0, j1) in spans(po, i0, x.n, unit) {
         let step = if far { FAR_BLOCK } else { (j1 - j0).max(1) };
         let mut b = j0;
         while b < j1 {
             let e = (b + step).min(j1);
             if far {
-                prefetch_ahead(
-                    pa.wrapping_add(b) as *const u8,
-                    (e - b) * core::mem::size_of::<A::Store>(),
-                );
+                ask_ahead(pa.wrapping_add(b), e - b);
             }
             for i in b..e {
                 // SAFETY: forwarded from this function's contract.
@@ -333,10 +330,7 @@ unsafe fn narrow_blocks<A: Codec, O: Codec, K: Op1<A, O>, const FAR: bool>(x: &A
     let mut i0 = 0;
     while i0 + BLOCK <= x.n {
         if FAR {
-            prefetch_ahead(
-                pa.wrapping_add(i0) as *const u8,
-                BLOCK * core::mem::size_of::<A::Store>(),
-            );
+            ask_ahead(pa.wrapping_add(i0), BLOCK);
         }
         // SAFETY: elements i0..i0 + BLOCK of both operands lie inside the run
         // (forwarded from this function's contract); the block holds BLOCK
@@ -371,6 +365,20 @@ pub const FAR_BYTES: usize = 1 << 20;
 /// (f32 → i4, u4, u1 from 0.76–0.87 to 0.92–1.13; f32 → e2m1fn from
 /// 0.67–0.79 to 0.77–0.99; MXFP8 encode from 6.2–7.0 to 7.8–9.3 GB/s).
 pub const AHEAD_BYTES: usize = 2048;
+
+/// Whether a run of `n` elements of `T` counts as coming from memory: at
+/// least [`FAR_BYTES`] of them.
+#[inline(always)]
+fn from_memory<T>(n: usize) -> bool {
+    n.saturating_mul(core::mem::size_of::<T>()) >= FAR_BYTES
+}
+
+/// [`prefetch_ahead`] for the `count` elements of `T` at `p` (any pointer
+/// value: nothing is read).
+#[inline(always)]
+fn ask_ahead<T>(p: *const T, count: usize) {
+    prefetch_ahead(p as *const u8, count * core::mem::size_of::<T>());
+}
 
 /// Ask for the cache lines of the `len` bytes `AHEAD_BYTES` past `p`: a hint,
 /// with no effect on any result (none where the target has no such hint).
@@ -556,15 +564,12 @@ const SPLIT_CHUNK: usize = 64;
 unsafe fn run1_split<A: Codec, O: Codec, K: Op1<A, O>>(x: &Args) {
     let pa = x.src[0] as *const A::Store;
     let po = x.dst as *mut O::Store;
-    let far = K::PREFETCH_FAR && x.n * core::mem::size_of::<A::Store>() >= FAR_BYTES;
+    let far = K::PREFETCH_FAR && from_memory::<A::Store>(x.n);
     let mut i0 = 0;
     while i0 < x.n {
         let m = SPLIT_CHUNK.min(x.n - i0);
         if far {
-            prefetch_ahead(
-                pa.wrapping_add(i0) as *const u8,
-                m * core::mem::size_of::<A::Store>(),
-            );
+            ask_ahead(pa.wrapping_add(i0), m);
         }
         let mut all = true;
         for j in 0..m {
