@@ -744,11 +744,16 @@ binary {
 }
 
 /// The trigonometric functions of a float carrier in both forms (see
-/// [`Op1::SPLIT`]): the full-range reduction, and the one whose table read is
-/// the constants of its first entry.
+/// [`Op1::SPLIT`]): the full-range form, and the small one that gives its
+/// bits where it fits (the f32 sine's and cosine's f32-lane path up to
+/// [`crate::math::trig::LANES_LIMIT_F32`]; otherwise the reduction whose table
+/// read is the constants of its first entry).
 pub trait TrigT: Copy {
-    /// Whether the small forms give the full forms' bits for `self`.
+    /// Whether the small form of tan gives the full form's bits for `self`.
     fn trig_fits(self) -> bool;
+    /// Whether the small forms of sin, cos, fast_sin and fast_cos give the
+    /// full forms' bits for `self`.
+    fn lanes_fit(self) -> bool;
     /// sine; `SMALL` selects the form.
     fn sin_on<const SMALL: bool>(self) -> Self;
     /// cosine.
@@ -762,11 +767,15 @@ pub trait TrigT: Copy {
 }
 
 macro_rules! trig_t {
-    ($t:ty, $fits:ident, $sin:ident, $cos:ident, $tan:ident, $fsin:ident, $fcos:ident) => {
+    ($t:ty, $fits:ident, $lanes:ident, $sin:ident, $cos:ident, $tan:ident, $fsin:ident, $fcos:ident) => {
         impl TrigT for $t {
             #[inline(always)]
             fn trig_fits(self) -> bool {
                 trig::$fits(self)
+            }
+            #[inline(always)]
+            fn lanes_fit(self) -> bool {
+                trig::$lanes(self)
             }
             #[inline(always)]
             fn sin_on<const SMALL: bool>(self) -> $t {
@@ -795,6 +804,7 @@ macro_rules! trig_t {
 trig_t!(
     f32,
     fits_small_f32,
+    fits_lanes_f32,
     sin_f32_on,
     cos_f32_on,
     tan_f32_on,
@@ -805,6 +815,7 @@ trig_t!(
 trig_t!(
     f64,
     fits_small_f64,
+    fits_small_f64,
     sin_f64_on,
     cos_f64_on,
     tan_f64_on,
@@ -813,7 +824,7 @@ trig_t!(
 );
 
 macro_rules! split_trig {
-    ($( $name:ident $m:ident $doc:literal; )*) => {$(
+    ($( $name:ident $m:ident $fit:ident $doc:literal; )*) => {$(
         #[doc = $doc]
         pub struct $name;
         impl<C: Codec> Op1<C, C> for $name
@@ -828,7 +839,7 @@ macro_rules! split_trig {
             const PREFETCH_FAR: bool = true;
             #[inline(always)]
             fn fits(a: C::Carrier) -> bool {
-                a.trig_fits()
+                a.$fit()
             }
             #[inline(always)]
             fn f_small(a: C::Carrier) -> C::Carrier {
@@ -839,11 +850,11 @@ macro_rules! split_trig {
 }
 
 split_trig! {
-    Sin sin_on "sine within 1 ulp";
-    Cos cos_on "cosine within 1 ulp";
-    Tan tan_on "tangent within 1 ulp";
-    FastSin fast_sin_on "sine within 3.5 ulp";
-    FastCos fast_cos_on "cosine within 3.5 ulp";
+    Sin sin_on lanes_fit "sine within 1 ulp";
+    Cos cos_on lanes_fit "cosine within 1 ulp";
+    Tan tan_on trig_fits "tangent within 1 ulp";
+    FastSin fast_sin_on lanes_fit "sine within 3.5 ulp";
+    FastCos fast_cos_on lanes_fit "cosine within 3.5 ulp";
 }
 
 // ---------------------------------------------------------------- fused kinds
