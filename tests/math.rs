@@ -354,12 +354,14 @@ fn pinned_hard_cases() {
         (Kind::Sin, &[0x47287c7f], 0xbf800000, 1), (Kind::Cos, &[0x397f8c77], 0x3f800000, 1),
         (Kind::Sinh, &[0x3eb17abd], 0x3eb50e1f, 1), (Kind::Cosh, &[0x3f8519d8], 0x3fcbaadc, 1),
         // The worst inputs after the f32 sine and cosine took f32 lanes up to
-        // 2^16, and the f32 inputs up to 2^16 nearest a multiple of π/2 (the
-        // largest cancellation of that reduction; numpy search, mpmath values).
+        // 2^16; f32 inputs up to 2^16 near a multiple of π/2 (the two nearest,
+        // 0x437ce5f1 and its double, and the one with the largest relative
+        // error of the reduction, 0x474d246f; numpy search, mpmath values);
+        // one whose result needs the two-sum's error term; 3π/2's sign.
         (Kind::Sin, &[0x4354d887], 0xbf347e03, 1), (Kind::Cos, &[0x3f4a7860], 0x3f340553, 1),
         (Kind::Sin, &[0x43fce5f1], 0xb20fd1de, 0), (Kind::Cos, &[0x437ce5f1], 0xb18fd1de, 0),
         (Kind::Cos, &[0x474d246f], 0xb28b5715, 0), (Kind::Sin, &[0x447ce5f1], 0x328fd1de, 0),
-        (Kind::Sin, &[0x4096cbe4], 0xbf800000, 0),
+        (Kind::Cos, &[0x466db2a5], 0x3ef60bd9, 0), (Kind::Sin, &[0x4096cbe4], 0xbf800000, 0),
         // The worst inputs of the sweeps after log2, log10, log1p, the inverse
         // hyperbolics, atan, tanh, cbrt, asin, acos and exp2 moved to f32 lanes.
         (Kind::Log2, &[0x3fb4c77e], 0x3eff050d, 1), (Kind::Log10, &[0x3faa54cf], 0x3dfe1ffd, 1),
@@ -503,8 +505,9 @@ fn pinned_hard_cases() {
 /// The trigonometric kinds run a chunk of arguments that all fit through a
 /// small form (which vectorises), any other chunk through the full form: for
 /// the f32 sine and cosine (and their fast forms) the f32-lane path up to
-/// 2^16; for the f32 tangent (below 2^25) and every f64 kind (below 2^53) the
-/// reduction that reads its table's first entry as constants. Both forms
+/// 2^16; for the f32 tangent a Cody–Waite reduction below 2^25; for every f64
+/// kind (below 2^53) the reduction that reads its table's first entry as
+/// constants. Both forms
 /// must give the same bits for those arguments: each value here runs once in
 /// a chunk whose last argument is small (the small form) and once in a chunk
 /// whose last argument is 2^30 (the full form).
@@ -564,15 +567,9 @@ fn trig_small_form_matches_the_full_form() {
         }
     }
     let edge = 33554432.0f32;
-    let lanes = 65536.0f32;
     xs.extend([
         edge.next_down(),
         -edge.next_down(),
-        lanes,
-        -lanes,
-        lanes.next_down(),
-        lanes.next_up(),
-        -lanes.next_up(),
         0.0,
         -0.0,
         f32::NAN,
@@ -581,6 +578,18 @@ fn trig_small_form_matches_the_full_form() {
     trig_forms_agree(&tiers(), DType::F32, &xs, 2f32.powi(30), 1.0, |v| {
         v.to_bits() as u64
     });
+    // The f32 lanes' limit in chunks of their own (among values of 2^24, the
+    // chunk would take the full form in both runs).
+    let lanes = 65536.0f32;
+    for edge in [
+        vec![lanes, -lanes, lanes.next_down(), 0.0, -0.0, f32::NAN],
+        vec![f32::INFINITY, f32::NEG_INFINITY, 1.0],
+        vec![lanes.next_up(), -lanes.next_up()],
+    ] {
+        trig_forms_agree(&tiers(), DType::F32, &edge, 2f32.powi(30), 1.0, |v| {
+            v.to_bits() as u64
+        });
+    }
     let mut ys: Vec<f64> = Vec::new();
     for e in -1074i32..53 {
         for _ in 0..8 {

@@ -746,14 +746,15 @@ binary {
 /// The trigonometric functions of a float carrier in both forms (see
 /// [`Op1::SPLIT`]): the full-range form, and the small one that gives its
 /// bits where it fits (the f32 sine's and cosine's f32-lane path up to
-/// [`crate::math::trig::LANES_LIMIT_F32`]; otherwise the reduction whose table
-/// read is the constants of its first entry).
+/// [`crate::math::trig::LANES_LIMIT_F32`]; the f32 tangent's Cody–Waite
+/// reduction below 2^25; for f64, the reduction whose table read is the
+/// constants of its first entry).
 pub trait TrigT: Copy {
     /// Whether the small form of tan gives the full form's bits for `self`.
     fn trig_fits(self) -> bool;
     /// Whether the small forms of sin, cos, fast_sin and fast_cos give the
     /// full forms' bits for `self`.
-    fn lanes_fit(self) -> bool;
+    fn sincos_fit(self) -> bool;
     /// sine; `SMALL` selects the form.
     fn sin_on<const SMALL: bool>(self) -> Self;
     /// cosine.
@@ -774,7 +775,7 @@ macro_rules! trig_t {
                 trig::$fits(self)
             }
             #[inline(always)]
-            fn lanes_fit(self) -> bool {
+            fn sincos_fit(self) -> bool {
                 trig::$lanes(self)
             }
             #[inline(always)]
@@ -850,11 +851,11 @@ macro_rules! split_trig {
 }
 
 split_trig! {
-    Sin sin_on lanes_fit "sine within 1 ulp";
-    Cos cos_on lanes_fit "cosine within 1 ulp";
+    Sin sin_on sincos_fit "sine within 1 ulp";
+    Cos cos_on sincos_fit "cosine within 1 ulp";
     Tan tan_on trig_fits "tangent within 1 ulp";
-    FastSin fast_sin_on lanes_fit "sine within 3.5 ulp";
-    FastCos fast_cos_on lanes_fit "cosine within 3.5 ulp";
+    FastSin fast_sin_on sincos_fit "sine within 3.5 ulp";
+    FastCos fast_cos_on sincos_fit "cosine within 3.5 ulp";
 }
 
 // ---------------------------------------------------------------- fused kinds

@@ -26,15 +26,11 @@ const LN2_TAIL: f64 = 2.3190468138462996e-17;
 /// ln2 truncated to 42 bits, and the rest.
 const LN2_HI: f64 = 0.6931471805598903;
 const LN2_LO: f64 = 5.497923018708371e-14;
-/// 1.5·2^52: adding it rounds to an integer, whose value is in the low bits.
-const MAGIC: f64 = 6755399441055744.0;
 
 const LOG2E_F: f32 = 1.4426950216293335;
 /// ln2 truncated to 16 bits, and the rest (in f32).
 const LN2_HI_F: f32 = 0.693145751953125;
 const LN2_LO_F: f32 = 1.428606765330187e-06;
-/// 1.5·2^23.
-const MAGIC_F: f32 = 12582912.0;
 
 /// e^r on [-0.3467, 0.3467], degree 6, abs error 2^-28.6.
 const E32: [f64; 7] = [

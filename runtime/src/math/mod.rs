@@ -16,7 +16,7 @@
 //! | log1p | `log.rs` | [`log::log1p_f32`] | [`log::log1p_f64`] |
 //! | sin | `trig.rs` | [`trig::sin_f32_on`] (`sin_lanes_f32` to 2^16, `sin_wide_f32` beyond; shared with fast_sin) | [`trig::sin_f64_on`] |
 //! | cos | `trig.rs` | [`trig::cos_f32_on`] (`sin_lanes_f32` to 2^16, `cos_wide_f32` beyond; shared with fast_cos) | [`trig::cos_f64_on`] |
-//! | tan | `trig.rs` | [`trig::tan_f32_on`] | [`trig::tan_f64_on`] |
+//! | tan | `trig.rs` | [`trig::tan_f32_on`] (`tan_near_f32` below 2^25, `tan_wide_f32` beyond) | [`trig::tan_f64_on`] |
 //! | asin | `atrig.rs` | [`atrig::asin_f32`] | [`atrig::asin_f64`] |
 //! | acos | `atrig.rs` | [`atrig::acos_f32`] | [`atrig::acos_f64`] |
 //! | atan | `atrig.rs` | [`atrig::atan_f32`] | [`atrig::atan_f64`] |
@@ -36,8 +36,8 @@
 //! | rsqrt | `root.rs` | [`root::rsqrt_f32`] | [`root::rsqrt_f64`] |
 //! | fast_exp | `exp.rs` | [`exp::fast_exp_f32`] | [`exp::fast_exp_f64`] |
 //! | fast_log | `log.rs` | [`log::fast_log_f32`] | [`log::fast_log_f64`] |
-//! | fast_sin | `trig.rs` | [`trig::fast_sin_f32_on`] (`sin_f32_with`) | [`trig::sin_f64_on`], the default sine |
-//! | fast_cos | `trig.rs` | [`trig::fast_cos_f32_on`] (`cos_f32_with`) | [`trig::cos_f64_on`], the default cosine |
+//! | fast_sin | `trig.rs` | [`trig::fast_sin_f32_on`] (`sincos_f32_with`) | [`trig::sin_f64_on`], the default sine |
+//! | fast_cos | `trig.rs` | [`trig::fast_cos_f32_on`] (`sincos_f32_with`) | [`trig::cos_f64_on`], the default cosine |
 //! | fast_tanh | `exp.rs` | [`exp::fast_tanh_f32`] | [`exp::fast_tanh_f64`] |
 //! | fast_sigmoid | `exp.rs` | [`exp::fast_sigmoid_f32`] | [`exp::fast_sigmoid_f64`] |
 //! | fast_pow | `pow.rs` | [`pow::fast_pow_f32`] | [`pow::fast_pow_f64`] = [`pow::pow_f64`] |
@@ -45,10 +45,11 @@
 //! The trigonometric kernels call the `_on::<SMALL>` forms, which give the
 //! full forms' bits where their test holds: for the f32 sine and cosine
 //! (and their fast forms) `SMALL` is the f32-lane path alone
-//! ([`trig::fits_lanes_f32`], |x| ≤ 2^16); for the f32 tangent and every f64
-//! form it reads the first entry of the argument-reduction table as constants
-//! ([`trig::fits_small_f32`] / [`trig::fits_small_f64`]); `sin_f32(x)` is
-//! `sin_f32_on::<false>(x)`, and so on. `prim.rs` holds
+//! ([`trig::fits_lanes_f32`], |x| ≤ 2^16); for the f32 tangent the
+//! Cody–Waite path below 2^25 ([`trig::fits_small_f32`]); for every f64 form
+//! the reduction that reads the first entry of its table as constants
+//! ([`trig::fits_small_f64`]); `sin_f32(x)` is `sin_f32_on::<false>(x)`, and
+//! so on. `prim.rs` holds
 //! the shared pieces (double-words, Horner, scaling by powers of two). The
 //! large constant tables are data files under `tables/`, each with a header
 //! that says what it holds, how the code indexes it and how it was made:

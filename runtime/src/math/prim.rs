@@ -7,16 +7,22 @@
 /// adder leaves them (callers clamp first).
 #[inline(always)]
 pub fn rint_f64(x: f64) -> f64 {
-    const M: f64 = 6755399441055744.0; // 1.5 * 2^52
-    (x + M) - M
+    (x + MAGIC) - MAGIC
 }
+
+/// 1.5·2^52: adding it rounds an f64 below 2^51 in magnitude to an integer
+/// (ties to even), which the sum's low mantissa bits hold.
+pub const MAGIC: f64 = 6755399441055744.0;
+
+/// 1.5·2^23: adding it rounds an f32 below 2^22 in magnitude to an integer
+/// (ties to even), which the sum's low mantissa bits hold.
+pub const MAGIC_F: f32 = 12582912.0;
 
 /// Round to the nearest integer, ties to even, for |x| < 2^22 (see
 /// [`rint_f64`]).
 #[inline(always)]
 pub fn rint_f32(x: f32) -> f32 {
-    const M: f32 = 12582912.0; // 1.5 * 2^23
-    (x + M) - M
+    (x + MAGIC_F) - MAGIC_F
 }
 
 /// 2^n as an f64 for an integer-valued `n` in [-1022, 1023] (from the bits).

@@ -1,7 +1,9 @@
 //! Sine, cosine and tangent on `f32` and `f64`, with the argument reduced
 //! correctly over the whole finite range.
 //!
-//! Reduction (both widths, one branch-free path for every finite input): write
+//! The table reduction (both widths, one branch-free path for every finite
+//! input; the shorter reductions below take the f32 arguments of moderate
+//! size): write
 //! x = m·2^e (m an integer). Only x·(2/π) modulo 4 matters, so the bits of 2/π
 //! with weight ≥ 2^(2−e) (which give multiples of 4) are dropped: a table indexed
 //! by the biased exponent holds A(e) = 2/π mod 2^(2−e), split into 53-bit parts
@@ -18,20 +20,20 @@
 //! f32 lanes, 16 per AVX-512 vector: a three-part Cody–Waite reduction (n·π/2
 //! subtracted in three f32 parts, the first exactly, the second by an exact
 //! product and Knuth's two-sum) leaves the remainder as an f32 pair, and
-//! compensated polynomials round once. Beyond that limit, and for the f32
-//! tangent everywhere, the functions evaluate in `f64` after the table
-//! reduction above and round once. `f64` functions carry the reduced argument
+//! compensated polynomials round once. Beyond that limit they evaluate in
+//! `f64` after the table reduction above and round once. The f32 tangent
+//! evaluates in `f64` and rounds once, after a two-part Cody–Waite reduction
+//! below 2^25 and the table reduction beyond. `f64` functions carry the reduced argument
 //! as a double-word and evaluate the polynomials so that the final result has
 //! one rounding plus a small error.
 
 use super::prim::*;
 
-const MAGIC: f64 = 6755399441055744.0; // 1.5 * 2^52
 const PIO2: f64 = f64::from_bits(0x3ff921fb54442d18);
 const PIO2_LO: f64 = f64::from_bits(0x3c91a62633145c07);
 
-/// Whether the reduction of an f32 `x` reads its table's first entry, so
-/// that the `_on::<true>` forms give its bits: |x| below 2^25, or not finite
+/// Whether [`tan_f32`] takes its near path ([`tan_near_f32`]) for `x`, so
+/// that `tan_f32_on::<true>` gives its bits: |x| below 2^25, or not finite
 /// (whose results do not depend on the reduction).
 #[inline(always)]
 pub fn fits_small_f32(x: f32) -> bool {
@@ -47,43 +49,38 @@ pub fn fits_small_f64(x: f64) -> bool {
 
 /// Exact-ish x·(2/π) mod 4 pieces for an f32 x: (h, l, m) with
 /// h + l = x·a0 exactly and m ≈ x·a1, where a0 + a1 = 2/π mod 2^(2−e) to 106
-/// bits. |h| < 2^26.
-///
-/// With `SMALL`, the table's first entry is used as a constant: the same
-/// values, so the same bits, for every x below 2^25 in magnitude (where the
-/// entry index is 0), and no load a vector loop would have to gather.
+/// bits (the table entry of x's exponent). |h| < 2^26.
 #[inline(always)]
-fn pio2_prod_f32<const SMALL: bool>(x: f32) -> (f64, f64, f64) {
-    let (a0, a1) = if SMALL {
-        (
-            f64::from_bits(PIO2_TAB_F32[0]),
-            f64::from_bits(PIO2_TAB_F32[1]),
-        )
-    } else {
-        let be = ((x.to_bits() >> 23) & 0xff) as usize;
-        let i = be.saturating_sub(151);
-        let i = if i > 104 { 104 } else { i };
-        (
-            f64::from_bits(PIO2_TAB_F32[2 * i]),
-            f64::from_bits(PIO2_TAB_F32[2 * i + 1]),
-        )
-    };
+fn pio2_prod_f32(x: f32) -> (f64, f64, f64) {
+    let be = ((x.to_bits() >> 23) & 0xff) as usize;
+    let i = be.saturating_sub(151);
+    let i = if i > 104 { 104 } else { i };
+    let (a0, a1) = (
+        f64::from_bits(PIO2_TAB_F32[2 * i]),
+        f64::from_bits(PIO2_TAB_F32[2 * i + 1]),
+    );
     let xd = x as f64;
     let h = xd * a0;
     let l = xd.mul_add(a0, -h);
     (h, l, xd * a1)
 }
 
-/// The largest |x| whose sine and cosine take the f32-lane path
-/// ([`sin_lanes_f32`]); beyond it, and for nothing else, the f64 path.
+/// The largest |x| whose f32 sine and cosine take the f32-lane path
+/// ([`sin_lanes_f32`]); beyond it, the f64 path.
 pub const LANES_LIMIT_F32: f32 = 65536.0;
+
+// The reduction's premises at the limit: n = x·(2/π) rounded stays below
+// 2^22 (MAGIC_F's range), and |x − n·PIO2_F1| ≤ π/4·(1 + 2^-8) + n·2^-24 < 1
+// (its exactness, see `reduce_lanes_f32`).
+const _: () = assert!(LANES_LIMIT_F32 * 0.6366198 + 1.0 < 4194304.0);
+const _: () = assert!(0.7885 + (LANES_LIMIT_F32 * 0.6366198 + 1.0) * 5.96e-8 < 1.0);
 
 /// Whether [`sin_f32`] and [`cos_f32`] (and the fast forms) take their f32
 /// lanes for `x`, so that the `_on::<true>` forms give their bits: |x| at
-/// most [`LANES_LIMIT_F32`], or NaN.
+/// most [`LANES_LIMIT_F32`], or not finite (the lanes give NaN there).
 #[inline(always)]
 pub fn fits_lanes_f32(x: f32) -> bool {
-    x.abs() <= LANES_LIMIT_F32 || x.is_nan()
+    x.abs() <= LANES_LIMIT_F32 || !x.is_finite()
 }
 
 /// 2/π rounded to f32.
@@ -94,9 +91,6 @@ const INV_PIO2_F: f32 = f32::from_bits(0x3f22_f983);
 const PIO2_F1: f32 = f32::from_bits(0x3fc9_0fdb);
 const PIO2_F2: f32 = f32::from_bits(0xb33b_bd2e);
 const PIO2_F3: f32 = f32::from_bits(0xa6f7_2ced);
-/// 1.5·2^23: adding it rounds an f32 below 2^22 to an integer, kept in the
-/// low bits of the sum.
-const MAGIC_F: f32 = 12582912.0;
 
 /// (sin r − r)/r³ ≈ S(r²) on |r| ≤ 0.79: degree 3, mpmath's `chebyfit`,
 /// coefficients rounded to f32; the sine it gives is within 2^-28.1
@@ -123,10 +117,13 @@ const COS_F: [f32; 3] = [
 
 /// x = n·π/2 + rh + rl for |x| ≤ [`LANES_LIMIT_F32`], in f32 alone: returns
 /// the low bits of n (two's complement) and the pair (rh, rl), |rh + rl| ≤
-/// 0.789, within n·2^-76 + 2^-47·|rh| of the exact remainder.
+/// 0.789, within |n|·2^-71 + 2^-47·|rh| of the exact remainder (the roundings
+/// of rl's two operations grow with n; the worst relative error over every
+/// argument near a multiple of π/2 is 2^-33.8).
 ///
-/// n = x·INV_PIO2_F rounded (|n| < 2^16, so x − n·PIO2_F1 is exact: both are
-/// multiples of 2^-24 and the difference is below 1); n·PIO2_F2 is split
+/// n = x·INV_PIO2_F rounded (|n| < 2^16). x − n·PIO2_F1 is exact: for n = 0
+/// it is x; otherwise |x| > π/4, so x and n·PIO2_F1 are multiples of 2^-24
+/// and their difference is below 1. n·PIO2_F2 is split
 /// exactly by a fused multiply-add and subtracted by Knuth's two-sum; n·PIO2_F3
 /// and the two error terms form rl.
 #[inline(always)]
@@ -237,12 +234,13 @@ pub fn sin_f32(x: f32) -> f32 {
 /// [`fits_lanes_f32`] holds.
 #[inline(always)]
 pub fn sin_f32_on<const SMALL: bool>(x: f32) -> f32 {
-    sin_f32_with::<SMALL, false>(x)
+    sincos_f32_with::<SMALL, false, false>(x)
 }
 
 /// sin(r) for |r| <= π/2 + 2^-20 as r + r³·P(r²), P being [`SIN_W`] or, with
-/// `FAST`, the shorter [`SIN_WF`]: the one place where the default and fast
-/// f32 sine and cosine differ.
+/// `FAST`, the shorter [`SIN_WF`]: where the f64 paths of the default and
+/// fast f32 sine and cosine differ (their f32 lanes differ in [`SIN_F`] and
+/// [`SIN_FF`]).
 #[inline(always)]
 fn sin_poly_f32<const FAST: bool>(r: f64) -> f64 {
     let r2 = r * r;
@@ -254,16 +252,21 @@ fn sin_poly_f32<const FAST: bool>(r: f64) -> f64 {
     (r * r2).mul_add(p, r)
 }
 
-/// The one body of [`sin_f32_on`] (`FAST` false) and [`fast_sin_f32_on`]
-/// (`FAST` true): [`sin_lanes_f32`] where [`fits_lanes_f32`] holds,
-/// [`sin_wide_f32`] beyond. The `SMALL` form is the first alone.
+/// The one body of the f32 sine (`COS` false) and cosine (`COS` true), default
+/// (`FAST` false) and fast: [`sin_lanes_f32`] where [`fits_lanes_f32`] holds,
+/// [`sin_wide_f32`] or [`cos_wide_f32`] beyond. The `SMALL` form is the
+/// first alone.
 #[inline(always)]
-fn sin_f32_with<const SMALL: bool, const FAST: bool>(x: f32) -> f32 {
-    let near = sin_lanes_f32::<FAST>(x, 0);
+fn sincos_f32_with<const SMALL: bool, const FAST: bool, const COS: bool>(x: f32) -> f32 {
+    let near = sin_lanes_f32::<FAST>(x, COS as u32);
     if SMALL {
         return near;
     }
-    let far = sin_wide_f32::<FAST>(x);
+    let far = if COS {
+        cos_wide_f32::<FAST>(x)
+    } else {
+        sin_wide_f32::<FAST>(x)
+    };
     if fits_lanes_f32(x) {
         near
     } else {
@@ -276,7 +279,7 @@ fn sin_f32_with<const SMALL: bool, const FAST: bool>(x: f32) -> f32 {
 /// [`LANES_LIMIT_F32`]. `FAST` selects the shorter polynomial.
 #[inline(always)]
 fn sin_wide_f32<const FAST: bool>(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32::<false>(x);
+    let (h, l, m) = pio2_prod_f32(x);
     // nearest even n to h: n = 2j; x·2/π = n + f (mod 4), |f| <= 1 + 2^-26.
     let t = h.mul_add(0.5, MAGIC);
     let j = t - MAGIC;
@@ -305,29 +308,13 @@ pub fn cos_f32(x: f32) -> f32 {
 /// [`fits_lanes_f32`] holds.
 #[inline(always)]
 pub fn cos_f32_on<const SMALL: bool>(x: f32) -> f32 {
-    cos_f32_with::<SMALL, false>(x)
-}
-
-/// The one body of [`cos_f32_on`] and [`fast_cos_f32_on`], as
-/// [`sin_f32_with`]: cos x is the sine's lanes one quadrant on.
-#[inline(always)]
-fn cos_f32_with<const SMALL: bool, const FAST: bool>(x: f32) -> f32 {
-    let near = sin_lanes_f32::<FAST>(x, 1);
-    if SMALL {
-        return near;
-    }
-    let far = cos_wide_f32::<FAST>(x);
-    if fits_lanes_f32(x) {
-        near
-    } else {
-        far
-    }
+    sincos_f32_with::<SMALL, false, true>(x)
 }
 
 /// The cosine of any f32 in f64 lanes, as [`sin_wide_f32`].
 #[inline(always)]
 fn cos_wide_f32<const FAST: bool>(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32::<false>(x);
+    let (h, l, m) = pio2_prod_f32(x);
     // nearest odd n = 2j + 1 to h; cos x = -(-1)^j sin(fπ/2).
     let t = (h - 1.0).mul_add(0.5, MAGIC);
     let j = t - MAGIC;
@@ -358,20 +345,54 @@ pub fn tan_f32(x: f32) -> f32 {
     tan_f32_on::<false>(x)
 }
 
-/// [`tan_f32`] with its reduction's table taken as the constants of its first
-/// entry (`SMALL`): the same bits wherever [`fits_small_f32`] holds.
-///
-/// On the reduced r (|r| ≤ π/4), tan = r·P/Q ([`TAN_P`], [`TAN_Q`]) in an
-/// even quadrant and −cot = −Q/(r·P) in an odd one: one quotient of two
-/// short polynomials in f64, rounded once to f32.
+/// [`tan_f32`] by its near path alone (`SMALL`, [`tan_near_f32`]): the same
+/// bits wherever [`fits_small_f32`] holds; beyond, [`tan_wide_f32`].
 #[inline(always)]
 pub fn tan_f32_on<const SMALL: bool>(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32::<SMALL>(x);
+    let near = tan_near_f32(x);
+    if SMALL {
+        return near;
+    }
+    let far = tan_wide_f32(x);
+    if fits_small_f32(x) {
+        near
+    } else {
+        far
+    }
+}
+
+/// The tangent of |x| below 2^25: a two-part Cody–Waite reduction in f64.
+/// n = x·(2/π) rounded (|n| < 2^25); x − n·PIO2 is exact (both are multiples
+/// of 2^-52 and the difference is below 1), and n·PIO2_LO joins it with one
+/// rounding, so r is within 2^-53·|r| + n·2^-107 of x − n·π/2: far below an
+/// f32 ulp of the result even at the f32 arguments nearest a multiple of π/2.
+#[inline(always)]
+fn tan_near_f32(x: f32) -> f32 {
+    let xd = x as f64;
+    let t = xd.mul_add(core::f64::consts::FRAC_2_PI, MAGIC);
+    let n = t - MAGIC;
+    let r = n.mul_add(-PIO2_LO, n.mul_add(-PIO2, xd));
+    tan_quotient_f32(x, r, t.to_bits() & 1 == 1)
+}
+
+/// The tangent of any f32 in f64 lanes after the table reduction
+/// ([`pio2_prod_f32`]): the arguments of 2^25 and beyond.
+#[inline(always)]
+fn tan_wide_f32(x: f32) -> f32 {
+    let (h, l, m) = pio2_prod_f32(x);
     let t = h + MAGIC;
     let n = t - MAGIC;
-    let odd = t.to_bits() & 1 == 1;
     let f = ((h - n) + l) + m; // |f| <= 1/2 + 2^-26
-    let r = f * PIO2;
+    tan_quotient_f32(x, f * PIO2, t.to_bits() & 1 == 1)
+}
+
+/// tan x from its reduced argument r (|r| ≤ π/4·(1 + 2^-25)) and the parity
+/// of its quadrant: tan r = r·P/Q ([`TAN_P`], [`TAN_Q`]) in an even quadrant
+/// and −cot r = −Q/(r·P) in an odd one, one quotient of two short
+/// polynomials in f64, rounded once to f32. tan(±0) = ±0; ±∞ and NaN give
+/// NaN.
+#[inline(always)]
+fn tan_quotient_f32(x: f32, r: f64, odd: bool) -> f32 {
     let r2 = r * r;
     let p = r * horner_f64(r2, &TAN_P);
     let q = horner_f64(r2, &TAN_Q);
@@ -390,7 +411,7 @@ pub fn tan_f32_on<const SMALL: bool>(x: f32) -> f32 {
 /// double-word, |f| <= 1/2 + 2^-46, and n mod 4 in the low bits of `n`. Valid for
 /// every finite |x| >= 2^-27 (smaller |x| are handled by the callers).
 ///
-/// With `SMALL`, as [`pio2_prod_f32`]: the first entry as constants, the same
+/// With `SMALL`, the table's first entry as constants: the same
 /// bits for every |x| below 2^53 (entry index 0, no scaling).
 #[inline(always)]
 pub(super) fn reduce_f64<const SMALL: bool>(x: f64) -> (u64, Dd) {
@@ -562,7 +583,7 @@ pub fn fast_sin_f32(x: f32) -> f32 {
 /// [`fits_lanes_f32`] holds.
 #[inline(always)]
 pub fn fast_sin_f32_on<const SMALL: bool>(x: f32) -> f32 {
-    sin_f32_with::<SMALL, true>(x)
+    sincos_f32_with::<SMALL, true, false>(x)
 }
 
 /// Cosine, f32, faster (see [`fast_sin_f32`]). Max error 0.9433 ulp
@@ -576,7 +597,7 @@ pub fn fast_cos_f32(x: f32) -> f32 {
 /// [`fits_lanes_f32`] holds.
 #[inline(always)]
 pub fn fast_cos_f32_on<const SMALL: bool>(x: f32) -> f32 {
-    cos_f32_with::<SMALL, true>(x)
+    sincos_f32_with::<SMALL, true, true>(x)
 }
 
 /// Sine, f64, "fast" variant: no faster variant was found (the exact
