@@ -578,8 +578,9 @@ fn trig_small_form_matches_the_full_form() {
     trig_forms_agree(&tiers(), DType::F32, &xs, 2f32.powi(30), 1.0, |v| {
         v.to_bits() as u64
     });
-    // The f32 lanes' limit in chunks of their own (among values of 2^24, the
-    // chunk would take the full form in both runs).
+    // The f32 lanes' limit in chunks of their own (among values near 2^24,
+    // the chunk would take the full form in both runs); the last chunk lies
+    // beyond the lanes and tests the tangent's forms alone.
     let lanes = 65536.0f32;
     for edge in [
         vec![lanes, -lanes, lanes.next_down(), 0.0, -0.0, f32::NAN],

@@ -751,7 +751,7 @@ binary {
 /// constants of its first entry).
 pub trait TrigT: Copy {
     /// Whether the small form of tan gives the full form's bits for `self`.
-    fn trig_fits(self) -> bool;
+    fn tan_fits(self) -> bool;
     /// Whether the small forms of sin, cos, fast_sin and fast_cos give the
     /// full forms' bits for `self`.
     fn sincos_fit(self) -> bool;
@@ -768,15 +768,15 @@ pub trait TrigT: Copy {
 }
 
 macro_rules! trig_t {
-    ($t:ty, $fits:ident, $lanes:ident, $sin:ident, $cos:ident, $tan:ident, $fsin:ident, $fcos:ident) => {
+    ($t:ty, $fits:ident, $sincos:ident, $sin:ident, $cos:ident, $tan:ident, $fsin:ident, $fcos:ident) => {
         impl TrigT for $t {
             #[inline(always)]
-            fn trig_fits(self) -> bool {
+            fn tan_fits(self) -> bool {
                 trig::$fits(self)
             }
             #[inline(always)]
             fn sincos_fit(self) -> bool {
-                trig::$lanes(self)
+                trig::$sincos(self)
             }
             #[inline(always)]
             fn sin_on<const SMALL: bool>(self) -> $t {
@@ -853,7 +853,7 @@ macro_rules! split_trig {
 split_trig! {
     Sin sin_on sincos_fit "sine within 1 ulp";
     Cos cos_on sincos_fit "cosine within 1 ulp";
-    Tan tan_on trig_fits "tangent within 1 ulp";
+    Tan tan_on tan_fits "tangent within 1 ulp";
     FastSin fast_sin_on sincos_fit "sine within 3.5 ulp";
     FastCos fast_cos_on sincos_fit "cosine within 3.5 ulp";
 }

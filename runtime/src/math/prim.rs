@@ -32,7 +32,7 @@ pub fn rint_f32(x: f32) -> f32 {
 /// conversion, which AVX2 lacks (the loops that call this stay vectorised).
 #[inline(always)]
 pub fn pow2i_f64(n: f64) -> f64 {
-    const M: f64 = 6755399441055744.0 + 1023.0;
+    const M: f64 = MAGIC + 1023.0;
     f64::from_bits((n + M).to_bits() << 52)
 }
 

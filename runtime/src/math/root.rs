@@ -127,7 +127,7 @@ pub fn cbrt_f32(x: f32) -> f32 {
     let a = x.abs();
     let tiny = a < 8.271806125530277e-25; // 2^-80
     let s = if tiny { a * 4.722366482869645e21 } else { a }; // 2^72
-    let t = (s.to_bits() as i32 as f32).mul_add(1.0 / 768.0, 12582912.0);
+    let t = (s.to_bits() as i32 as f32).mul_add(1.0 / 768.0, MAGIC_F);
     let third = t.to_bits().wrapping_sub(0x4b40_0000) << 8;
     let y = f32::from_bits(0x54a2_32a7u32.wrapping_sub(third));
     let y = rcbrt_step_f32(y, s);
