@@ -1211,8 +1211,7 @@ pub enum Kind {
     Log10,
     /// `log1p`: ln(1 + a) within 1 ulp, accurate near 0; log1p(-1) = -inf.
     Log1p,
-    /// `sin`: Sine within 1 ulp over the whole finite range (exact argument
-    /// reduction).
+    /// `sin`: Sine within 1 ulp over the whole finite range.
     Sin,
     /// `cos`: Cosine within 1 ulp over the whole finite range.
     Cos,
@@ -1959,7 +1958,7 @@ pub static KIND_INFO: [KindInfo; 114] = [
         result: ResultRule::Same,
         accuracy: Accuracy::Ulp1,
         specials: &[&["0", "0"], &["-0", "-0"], &["inf", "nan"], &["-inf", "nan"], &["nan", "nan"]],
-        doc: "Sine within 1 ulp over the whole finite range (exact argument reduction).",
+        doc: "Sine within 1 ulp over the whole finite range.",
     },
     KindInfo {
         name: "cos",

@@ -579,13 +579,26 @@ fn trig_small_form_matches_the_full_form() {
         v.to_bits() as u64
     });
     // The f32 lanes' limit in chunks of their own (among values near 2^24,
-    // the chunk would take the full form in both runs); the last chunk lies
-    // beyond the lanes and tests the tangent's forms alone.
+    // the chunk would never take the small form); the third chunk lies
+    // beyond the lanes (the sine's and cosine's middle form, the tangent's
+    // small one), the last mixes both sides of the limit and 2^25's
+    // neighbour below (the middle form against the full one).
     let lanes = 65536.0f32;
     for edge in [
         vec![lanes, -lanes, lanes.next_down(), 0.0, -0.0, f32::NAN],
         vec![f32::INFINITY, f32::NEG_INFINITY, 1.0],
         vec![lanes.next_up(), -lanes.next_up()],
+        vec![
+            1.5,
+            -7.25e4,
+            9.9e4,
+            lanes,
+            lanes.next_up(),
+            -3.3e7,
+            33554432.0f32.next_down(),
+            f32::NAN,
+            f32::INFINITY,
+        ],
     ] {
         trig_forms_agree(&tiers(), DType::F32, &edge, 2f32.powi(30), 1.0, |v| {
             v.to_bits() as u64
@@ -604,7 +617,8 @@ fn trig_small_form_matches_the_full_form() {
     trig_forms_agree(&tiers(), DType::F64, &ys, 2f64.powi(60), 1.0, f64::to_bits);
 }
 
-/// Every f32 below 2^25 in magnitude through both forms (about 2^31.6
+/// Every f32 below 2^25 in magnitude through the small or middle form
+/// against the full one (about 2^31.6
 /// values; minutes in release), on the best tier (the differential tests
 /// hold the tiers to one another's bits).
 #[test]

@@ -159,7 +159,8 @@
 //! * `math`: exp, log, sin, tanh and sigmoid on `--size-mib` MiB of f32
 //!   (16M elements by default), tessera on every tier beside a libm loop and
 //!   numpy (when python3 has it), in Gelem/s; `math:all` every transcendental
-//!   (see `math_group.rs`). Only when named.
+//!   and the sine, cosine and tangent again on arguments up to 10^5
+//!   (`math:wide` those three alone; see `math_group.rs`). Only when named.
 
 #![deny(clippy::undocumented_unsafe_blocks, clippy::missing_safety_doc)]
 

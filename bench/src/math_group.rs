@@ -5,7 +5,9 @@
 //! numpy is on the PATH, numpy's `np.f(x, out=y)` on the same number of
 //! elements (numpy's own timing in a subprocess; its inputs are generated the
 //! same way). `math` measures exp, log, sin, tanh and sigmoid; `math:all` every
-//! default and fast transcendental; `math:NAME` the kinds named.
+//! default and fast transcendental, then sin, cos and tan again on arguments
+//! spread over ±10^5 (rows `sin |x|<1e5` and so on; `math:wide` those three
+//! alone); `math:NAME` the kinds named.
 //!
 //! A sample of each tessera result is checked within the kind's bound (1 or
 //! 3.5 ulp, plus half an ulp for the reference) against the platform's f64
@@ -54,10 +56,12 @@ libm_table! {
     "rsqrt" => |x| 1.0 / x.sqrt()
 }
 
-/// Inputs where the function is interesting: a spread over its domain.
-fn input(name: &str, i: usize) -> f32 {
+/// Inputs where the function is interesting: a spread over its domain
+/// (with `wide`, the trigonometric kinds' arguments spread over ±10^5).
+fn input(name: &str, i: usize, wide: bool) -> f32 {
     let u = ((i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) as f64 / (1u64 << 24) as f64;
     let v = match name {
+        "sin" | "cos" | "tan" if wide => -1.0e5 + 2.0e5 * u,
         "exp" | "exp2" | "expm1" | "sinh" | "cosh" => -80.0 + 160.0 * u,
         "log" | "log2" | "log10" | "rsqrt" | "cbrt" => (2.0f64).powf(-60.0 + 120.0 * u),
         "log1p" => -0.999 + 1000.0 * u * u,
@@ -80,7 +84,7 @@ fn best<F: FnMut()>(reps: usize, mut f: F) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-fn numpy(name: &str, n: usize, reps: usize) -> Option<f64> {
+fn numpy(name: &str, n: usize, reps: usize, wide: bool) -> Option<f64> {
     let np = match name {
         "exp" | "exp2" | "expm1" | "log" | "log2" | "log10" | "log1p" | "sin" | "cos" | "tan"
         | "sinh" | "cosh" | "tanh" | "cbrt" => format!("np.{name}(x, out=y)"),
@@ -98,6 +102,7 @@ fn numpy(name: &str, n: usize, reps: usize) -> Option<f64> {
         "acosh" => "np.random.uniform(1, 1000, N)",
         "log1p" => "np.random.uniform(-0.99, 1000, N)",
         "exp" | "exp2" | "expm1" | "sinh" | "cosh" => "np.random.uniform(-80, 80, N)",
+        "sin" | "cos" | "tan" if wide => "np.random.uniform(-1e5, 1e5, N)",
         "sin" | "cos" | "tan" => "np.random.uniform(-100, 100, N)",
         _ => "np.random.uniform(-20, 20, N)",
     };
@@ -127,8 +132,12 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool, Chart) {
         .filter_map(|f| f.strip_prefix("math:"))
         .filter(|n| *n != "all")
         .collect();
+    // The sine, cosine and tangent again on arguments up to 10^5, where the
+    // f32 sine's and cosine's chunks mix their f32-lane and f64 paths
+    // (`math:all`, or `math:wide` for these rows alone).
+    let wide_rows = all || picked.contains(&"wide");
     let reps = if quick { 2 } else { 5 };
-    let names: Vec<Kind> = Kind::ALL
+    let names: Vec<(Kind, bool)> = Kind::ALL
         .into_iter()
         .filter(|k| k.info().accuracy != Accuracy::Exact && k.info().arity == 1)
         // An alias runs its target's kernels: the target's row measures it.
@@ -142,6 +151,13 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool, Chart) {
                 matches!(k.name(), "exp" | "log" | "sin" | "tanh" | "sigmoid")
             }
         })
+        .map(|k| (k, false))
+        .chain(
+            [Kind::Sin, Kind::Cos, Kind::Tan]
+                .into_iter()
+                .filter(|_| wide_rows)
+                .map(|k| (k, true)),
+        )
         .collect();
     let tiers = tessera::available_tiers();
     let mut chart = Chart::new(
@@ -149,7 +165,9 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool, Chart) {
         format!(
             "{}, {n} f32 per call, 1 thread, best of {reps}",
             if all {
-                "every transcendental kind (math:all)"
+                "every transcendental kind, and sin, cos and tan on |x| < 1e5 (math:all)"
+            } else if !picked.is_empty() {
+                "the kinds named"
             } else {
                 "exp, log, sin, tanh and sigmoid"
             }
@@ -164,9 +182,14 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool, Chart) {
     );
     let mut ok = true;
     let mut y = vec![0f32; n];
-    for k in names {
+    for (k, wide) in names {
         let base = k.name().strip_prefix("fast_").unwrap_or(k.name());
-        let x: Vec<f32> = (0..n).map(|i| input(base, i)).collect();
+        let label = if wide {
+            format!("{} |x|<1e5", k.name())
+        } else {
+            k.name().to_string()
+        };
+        let x: Vec<f32> = (0..n).map(|i| input(base, i, wide)).collect();
         let bound = if k.info().accuracy == Accuracy::Ulp1 {
             1.0
         } else {
@@ -192,7 +215,7 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool, Chart) {
                     if r.is_finite() && (y[i] as f64 - r).abs() > (bound + 0.5) * ulp {
                         s += &format!(
                             "  {} on {}: x = {} gives {}, f64 libm {}: FAILED\n",
-                            k.name(),
+                            label,
                             tier.name(),
                             x[i],
                             y[i],
@@ -223,7 +246,7 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool, Chart) {
         let np = if k.name().starts_with("fast_") {
             None
         } else {
-            numpy(base, n, reps).map(|t| n as f64 / t / 1e9)
+            numpy(base, n, reps, wide).map(|t| n as f64 / t / 1e9)
         };
         let best_t = rates.iter().flatten().fold(0.0f64, |a, &b| a.max(b));
         // tessera's tiers, the best first, then the peers that ran.
@@ -243,14 +266,14 @@ pub fn run(filters: &[String], n: usize, quick: bool) -> (String, bool, Chart) {
         cells.extend(np.map(|v| ("numpy".to_string(), Some(v))));
         let cells: Vec<(&str, Option<f64>)> = cells.iter().map(|(p, v)| (p.as_str(), *v)).collect();
         chart.add_row(
-            format!("{}{}", k.name(), if failed { " FAILED" } else { "" }),
+            format!("{label}{}", if failed { " FAILED" } else { "" }),
             &cells,
             None,
         );
         let f = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3}"));
         s += &format!(
             "{:<14} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>10}\n",
-            k.name(),
+            label,
             f(rates[0]),
             f(rates[1]),
             f(rates[2]),
@@ -325,8 +348,8 @@ fn hand_loop_on(tier: &str, x0: &[f32], x1: &[f32], y: &mut [f32]) {
 /// the loop's bit for bit.
 fn fused(n: usize, target: f64) -> (String, bool) {
     use tessera::{map, DType, Program};
-    let x0: Vec<f32> = (0..n).map(|i| input("log", i)).collect();
-    let x1: Vec<f32> = (0..n).map(|i| input("tanh", i).abs()).collect();
+    let x0: Vec<f32> = (0..n).map(|i| input("log", i, false)).collect();
+    let x1: Vec<f32> = (0..n).map(|i| input("tanh", i, false).abs()).collect();
     let text = "y0 = sqrt(x0 * x1 + x1) - x0";
     let p = Program::parse(text, &[DType::F32, DType::F32]).expect("program parses");
     let mut s = format!(

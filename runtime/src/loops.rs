@@ -554,9 +554,11 @@ const SPLIT_CHUNK: usize = 64;
 
 /// The contiguous loop of an operation with a small form ([`Op1::SPLIT`]):
 /// each chunk of [`SPLIT_CHUNK`] arguments that all fit runs the small form
-/// (which vectorises), any other chunk the full one. Both give the same bits
-/// for an argument that fits, so each result is a function of its value
-/// alone, whatever its neighbours.
+/// (which vectorises), a chunk whose arguments all fit the middle form
+/// ([`Op1::fits_mid`], also vectorised) that form, any other chunk the full
+/// one. Every form gives the full one's bits for an argument that fits it,
+/// so each result is a function of its value alone, whatever its
+/// neighbours.
 ///
 /// # Safety
 /// See [`LoopFn`] (unit strides).
@@ -572,9 +574,12 @@ unsafe fn run1_split<A: Codec, O: Codec, K: Op1<A, O>>(x: &Args) {
             ask_ahead(pa.wrapping_add(i0), m);
         }
         let mut all = true;
+        let mut all_mid = true;
         for j in 0..m {
             // SAFETY: i0 + j < n, forwarded from this function's contract.
-            all &= K::fits(A::decode(unsafe { pa.add(i0 + j).read_unaligned() }));
+            let a = A::decode(unsafe { pa.add(i0 + j).read_unaligned() });
+            all &= K::fits(a);
+            all_mid &= K::fits_mid(a);
         }
         if all {
             for j in 0..m {
@@ -583,6 +588,14 @@ unsafe fn run1_split<A: Codec, O: Codec, K: Op1<A, O>>(x: &Args) {
                 unsafe {
                     let a = A::decode(pa.add(i0 + j).read_unaligned());
                     po.add(i0 + j).write_unaligned(O::encode(K::f_small(a)));
+                }
+            }
+        } else if all_mid {
+            for j in 0..m {
+                // SAFETY: as for the small form above.
+                unsafe {
+                    let a = A::decode(pa.add(i0 + j).read_unaligned());
+                    po.add(i0 + j).write_unaligned(O::encode(K::f_mid(a)));
                 }
             }
         } else {

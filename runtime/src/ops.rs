@@ -232,6 +232,19 @@ pub trait Op1<A: Codec, O: Codec> {
     fn f_small(a: A::Carrier) -> O::Carrier {
         Self::f(a)
     }
+    /// Whether `f_mid(a)` has the bits of `f(a)`: a [`Op1::SPLIT`]
+    /// operation's third form, between the other two (no table loads, so it
+    /// vectorises, but dearer than `f_small`), for the chunks whose
+    /// arguments do not all fit `fits` but all fit this.
+    #[inline(always)]
+    fn fits_mid(_a: A::Carrier) -> bool {
+        false
+    }
+    /// `f` for arguments that fit [`Op1::fits_mid`].
+    #[inline(always)]
+    fn f_mid(a: A::Carrier) -> O::Carrier {
+        Self::f(a)
+    }
     /// Whether each result costs tens of operations (the transcendentals),
     /// so that over a run from memory the hardware prefetcher alone falls
     /// behind the loop: the contiguous loop then asks for the source ahead
@@ -743,18 +756,47 @@ binary {
 }
 }
 
-/// The trigonometric functions of a float carrier in both forms (see
+/// The trigonometric functions of a float carrier in two or three forms (see
 /// [`Op1::SPLIT`]): the full-range form, and the small one that gives its
 /// bits where it fits (the f32 sine's and cosine's f32-lane path up to
 /// [`crate::math::trig::LANES_LIMIT_F32`]; the f32 tangent's Cody–Waite
 /// reduction below 2^25; for f64, the reduction whose table read is the
-/// constants of its first entry).
+/// constants of its first entry). The f32 sine and cosine have a third form
+/// without gathered table loads ([`Op1::f_mid`]) for arguments below 2^25 on
+/// both sides of the lanes' limit.
 pub trait TrigT: Copy {
     /// Whether the small form of tan gives the full form's bits for `self`.
     fn tan_fits(self) -> bool;
     /// Whether the small forms of sin, cos, fast_sin and fast_cos give the
     /// full forms' bits for `self`.
     fn sincos_fit(self) -> bool;
+    /// Whether the `*_mid` forms of sin, cos, fast_sin and fast_cos give the
+    /// full forms' bits for `self` (false where the carrier has no such form).
+    #[inline(always)]
+    fn sincos_fit_mid(self) -> bool {
+        false
+    }
+    /// sine without gathered table loads (the full form where the carrier has
+    /// no such form).
+    #[inline(always)]
+    fn sin_mid(self) -> Self {
+        self.sin_on::<false>()
+    }
+    /// cosine without gathered table loads.
+    #[inline(always)]
+    fn cos_mid(self) -> Self {
+        self.cos_on::<false>()
+    }
+    /// sine within 3.5 ulp without gathered table loads.
+    #[inline(always)]
+    fn fast_sin_mid(self) -> Self {
+        self.fast_sin_on::<false>()
+    }
+    /// cosine within 3.5 ulp without gathered table loads.
+    #[inline(always)]
+    fn fast_cos_mid(self) -> Self {
+        self.fast_cos_on::<false>()
+    }
     /// sine; `SMALL` selects the form.
     fn sin_on<const SMALL: bool>(self) -> Self;
     /// cosine.
@@ -768,7 +810,8 @@ pub trait TrigT: Copy {
 }
 
 macro_rules! trig_t {
-    ($t:ty, $fits:ident, $sincos:ident, $sin:ident, $cos:ident, $tan:ident, $fsin:ident, $fcos:ident) => {
+    ($t:ty, $fits:ident, $sincos:ident, $sin:ident, $cos:ident, $tan:ident, $fsin:ident, $fcos:ident
+     $(, mid: $midfit:ident, $msin:ident, $mcos:ident, $mfsin:ident, $mfcos:ident)?) => {
         impl TrigT for $t {
             #[inline(always)]
             fn tan_fits(self) -> bool {
@@ -778,6 +821,28 @@ macro_rules! trig_t {
             fn sincos_fit(self) -> bool {
                 trig::$sincos(self)
             }
+            $(
+                #[inline(always)]
+                fn sincos_fit_mid(self) -> bool {
+                    trig::$midfit(self)
+                }
+                #[inline(always)]
+                fn sin_mid(self) -> $t {
+                    trig::$msin(self)
+                }
+                #[inline(always)]
+                fn cos_mid(self) -> $t {
+                    trig::$mcos(self)
+                }
+                #[inline(always)]
+                fn fast_sin_mid(self) -> $t {
+                    trig::$mfsin(self)
+                }
+                #[inline(always)]
+                fn fast_cos_mid(self) -> $t {
+                    trig::$mfcos(self)
+                }
+            )?
             #[inline(always)]
             fn sin_on<const SMALL: bool>(self) -> $t {
                 trig::$sin::<SMALL>(self)
@@ -810,7 +875,12 @@ trig_t!(
     cos_f32_on,
     tan_f32_on,
     fast_sin_f32_on,
-    fast_cos_f32_on
+    fast_cos_f32_on,
+    mid: fits_small_f32,
+    sin_f32_mid,
+    cos_f32_mid,
+    fast_sin_f32_mid,
+    fast_cos_f32_mid
 );
 // The f64 fast forms are the default ones (no faster one was found).
 trig_t!(
@@ -825,7 +895,7 @@ trig_t!(
 );
 
 macro_rules! split_trig {
-    ($( $name:ident $m:ident $fit:ident $doc:literal; )*) => {$(
+    ($( $name:ident $m:ident $fit:ident $( mid $mm:ident $mfit:ident )? $doc:literal; )*) => {$(
         #[doc = $doc]
         pub struct $name;
         impl<C: Codec> Op1<C, C> for $name
@@ -846,16 +916,26 @@ macro_rules! split_trig {
             fn f_small(a: C::Carrier) -> C::Carrier {
                 a.$m::<true>()
             }
+            $(
+                #[inline(always)]
+                fn fits_mid(a: C::Carrier) -> bool {
+                    a.$mfit()
+                }
+                #[inline(always)]
+                fn f_mid(a: C::Carrier) -> C::Carrier {
+                    a.$mm()
+                }
+            )?
         }
     )*};
 }
 
 split_trig! {
-    Sin sin_on sincos_fit "sine within 1 ulp";
-    Cos cos_on sincos_fit "cosine within 1 ulp";
+    Sin sin_on sincos_fit mid sin_mid sincos_fit_mid "sine within 1 ulp";
+    Cos cos_on sincos_fit mid cos_mid sincos_fit_mid "cosine within 1 ulp";
     Tan tan_on tan_fits "tangent within 1 ulp";
-    FastSin fast_sin_on sincos_fit "sine within 3.5 ulp";
-    FastCos fast_cos_on sincos_fit "cosine within 3.5 ulp";
+    FastSin fast_sin_on sincos_fit mid fast_sin_mid sincos_fit_mid "sine within 3.5 ulp";
+    FastCos fast_cos_on sincos_fit mid fast_cos_mid sincos_fit_mid "cosine within 3.5 ulp";
 }
 
 // ---------------------------------------------------------------- fused kinds

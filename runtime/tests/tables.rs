@@ -423,7 +423,9 @@ contribute multiples of 4 to x·2/π, which sin and cos do not see, so
 x·A_i (i = be − 151, clamped to [0, 104]) is x·2/π modulo 4. Entry 104
 serves be = 255 (infinity and NaN, whose results do not come from it).
 Only arguments beyond 2^16 (sine, cosine) or from 2^25 (tangent) take
-their results from it; the smaller ones reduce without the table.
+their results from it (below 2^25 the sine's and cosine's middle form
+reads words 0 and 1 as constants); arguments up to 2^16 (sine, cosine)
+or below 2^25 (tangent) reduce without it.
 
 How it was made: runtime/tests/tables.rs derives it from π by Machin's
 formula in integer arithmetic (2/π bounded to 1400 bits, each entry proved

@@ -42,10 +42,14 @@
 //! | fast_sigmoid | `exp.rs` | [`exp::fast_sigmoid_f32`] | [`exp::fast_sigmoid_f64`] |
 //! | fast_pow | `pow.rs` | [`pow::fast_pow_f32`] | [`pow::fast_pow_f64`] = [`pow::pow_f64`] |
 //!
-//! The trigonometric kernels call the `_on::<SMALL>` forms, which give the
+//! The trigonometric kernels call the `_on::<SMALL>` forms (and the f32
+//! sine's and cosine's `_mid` forms), which give the
 //! full forms' bits where their test holds: for the f32 sine and cosine
 //! (and their fast forms) `SMALL` is the f32-lane path alone
-//! ([`trig::fits_lanes_f32`], |x| ≤ 2^16); for the f32 tangent the
+//! ([`trig::fits_lanes_f32`], |x| ≤ 2^16), and their `_mid` forms
+//! ([`trig::sin_f32_mid`] and so on) give the full forms' bits where
+//! [`trig::fits_small_f32`] holds, reading their table's first entry as
+//! constants; for the f32 tangent the
 //! Cody–Waite path below 2^25 ([`trig::fits_small_f32`]); for every f64 form
 //! the reduction that reads the first entry of its table as constants
 //! ([`trig::fits_small_f64`]); `sin_f32(x)` is `sin_f32_on::<false>(x)`, and

@@ -34,7 +34,9 @@ const PIO2_LO: f64 = f64::from_bits(0x3c91a62633145c07);
 
 /// Whether [`tan_f32`] takes its near path ([`tan_near_f32`]) for `x`, so
 /// that `tan_f32_on::<true>` gives its bits: |x| below 2^25, or not finite
-/// (whose results do not depend on the reduction).
+/// (whose results do not depend on the reduction). Also the test of the
+/// sine's and cosine's middle forms ([`sin_f32_mid`] and so on): below 2^25
+/// their table index is 0, and non-finite arguments take their f32 lanes.
 #[inline(always)]
 pub fn fits_small_f32(x: f32) -> bool {
     !(x.abs() >= 33554432.0 && x.abs() < f32::INFINITY)
@@ -50,11 +52,23 @@ pub fn fits_small_f64(x: f64) -> bool {
 /// Exact-ish x·(2/π) mod 4 pieces for an f32 x: (h, l, m) with
 /// h + l = x·a0 exactly and m ≈ x·a1, where a0 + a1 = 2/π mod 2^(2−e) to 106
 /// bits (the table entry of x's exponent). |h| < 2^26.
+///
+/// With `FIRST`, the table's first entry is taken as constants: the same
+/// values, so the same bits, for every x below 2^25 in magnitude (whose
+/// entry index is 0), and no load that a vector loop would gather.
 #[inline(always)]
-fn pio2_prod_f32(x: f32) -> (f64, f64, f64) {
-    let be = ((x.to_bits() >> 23) & 0xff) as usize;
-    let i = be.saturating_sub(151);
-    let i = if i > 104 { 104 } else { i };
+fn pio2_prod_f32<const FIRST: bool>(x: f32) -> (f64, f64, f64) {
+    let i = if FIRST {
+        0
+    } else {
+        let be = ((x.to_bits() >> 23) & 0xff) as usize;
+        let i = be.saturating_sub(151);
+        if i > 104 {
+            104
+        } else {
+            i
+        }
+    };
     let (a0, a1) = (
         f64::from_bits(PIO2_TAB_F32[2 * i]),
         f64::from_bits(PIO2_TAB_F32[2 * i + 1]),
@@ -236,7 +250,17 @@ pub fn sin_f32(x: f32) -> f32 {
 /// [`fits_lanes_f32`] holds.
 #[inline(always)]
 pub fn sin_f32_on<const SMALL: bool>(x: f32) -> f32 {
-    sincos_f32_with::<SMALL, false, false>(x)
+    sincos_f32_with::<SMALL, false, false, false>(x)
+}
+
+/// [`sin_f32`] without table loads: both of its paths, the f64 one with its
+/// reduction's first table entry as constants. The same bits wherever
+/// [`fits_small_f32`] holds (|x| below 2^25, or not finite), and a vector loop runs it
+/// without gathers: the form for arguments on both sides of
+/// [`LANES_LIMIT_F32`].
+#[inline(always)]
+pub fn sin_f32_mid(x: f32) -> f32 {
+    sincos_f32_with::<false, true, false, false>(x)
 }
 
 /// sin(r) for |r| <= π/2 + 2^-20 as r + r³·P(r²), P being [`SIN_W`] or, with
@@ -257,17 +281,20 @@ fn sin_poly_f32<const FAST: bool>(r: f64) -> f64 {
 /// The one body of the f32 sine (`COS` false) and cosine (`COS` true), default
 /// (`FAST` false) and fast: [`sin_lanes_f32`] where [`fits_lanes_f32`] holds,
 /// [`sin_wide_f32`] or [`cos_wide_f32`] beyond. The `SMALL` form is the
-/// first alone.
+/// first alone; the `MID` form reads the second's table entry as constants
+/// (the same bits below 2^25).
 #[inline(always)]
-fn sincos_f32_with<const SMALL: bool, const FAST: bool, const COS: bool>(x: f32) -> f32 {
+fn sincos_f32_with<const SMALL: bool, const MID: bool, const FAST: bool, const COS: bool>(
+    x: f32,
+) -> f32 {
     let near = sin_lanes_f32::<FAST>(x, COS as u32);
     if SMALL {
         return near;
     }
     let far = if COS {
-        cos_wide_f32::<FAST>(x)
+        cos_wide_f32::<FAST, MID>(x)
     } else {
-        sin_wide_f32::<FAST>(x)
+        sin_wide_f32::<FAST, MID>(x)
     };
     if fits_lanes_f32(x) {
         near
@@ -278,10 +305,11 @@ fn sincos_f32_with<const SMALL: bool, const FAST: bool, const COS: bool>(x: f32)
 
 /// The sine of any f32 in f64 lanes (the exact reduction through
 /// [`pio2_prod_f32`], [`sin_poly_f32`], one rounding): the arguments beyond
-/// [`LANES_LIMIT_F32`]. `FAST` selects the shorter polynomial.
+/// [`LANES_LIMIT_F32`]. `FAST` selects the shorter polynomial; `FIRST`
+/// the table's first entry (the same bits below 2^25).
 #[inline(always)]
-fn sin_wide_f32<const FAST: bool>(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32(x);
+fn sin_wide_f32<const FAST: bool, const FIRST: bool>(x: f32) -> f32 {
+    let (h, l, m) = pio2_prod_f32::<FIRST>(x);
     // nearest even n to h: n = 2j; x·2/π = n + f (mod 4), |f| <= 1 + 2^-26.
     let t = h.mul_add(0.5, MAGIC);
     let j = t - MAGIC;
@@ -310,13 +338,20 @@ pub fn cos_f32(x: f32) -> f32 {
 /// [`fits_lanes_f32`] holds.
 #[inline(always)]
 pub fn cos_f32_on<const SMALL: bool>(x: f32) -> f32 {
-    sincos_f32_with::<SMALL, false, true>(x)
+    sincos_f32_with::<SMALL, false, false, true>(x)
+}
+
+/// [`cos_f32`] without table loads, as [`sin_f32_mid`]: the same bits
+/// wherever [`fits_small_f32`] holds.
+#[inline(always)]
+pub fn cos_f32_mid(x: f32) -> f32 {
+    sincos_f32_with::<false, true, false, true>(x)
 }
 
 /// The cosine of any f32 in f64 lanes, as [`sin_wide_f32`].
 #[inline(always)]
-fn cos_wide_f32<const FAST: bool>(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32(x);
+fn cos_wide_f32<const FAST: bool, const FIRST: bool>(x: f32) -> f32 {
+    let (h, l, m) = pio2_prod_f32::<FIRST>(x);
     // nearest odd n = 2j + 1 to h; cos x = -(-1)^j sin(fπ/2).
     let t = (h - 1.0).mul_add(0.5, MAGIC);
     let j = t - MAGIC;
@@ -382,7 +417,7 @@ fn tan_near_f32(x: f32) -> f32 {
 /// ([`pio2_prod_f32`]): the arguments of 2^25 and beyond.
 #[inline(always)]
 fn tan_wide_f32(x: f32) -> f32 {
-    let (h, l, m) = pio2_prod_f32(x);
+    let (h, l, m) = pio2_prod_f32::<false>(x);
     let t = h + MAGIC;
     let n = t - MAGIC;
     let f = ((h - n) + l) + m; // |f| <= 1/2 + 2^-26
@@ -586,7 +621,13 @@ pub fn fast_sin_f32(x: f32) -> f32 {
 /// [`fits_lanes_f32`] holds.
 #[inline(always)]
 pub fn fast_sin_f32_on<const SMALL: bool>(x: f32) -> f32 {
-    sincos_f32_with::<SMALL, true, false>(x)
+    sincos_f32_with::<SMALL, false, true, false>(x)
+}
+
+/// [`fast_sin_f32`] without table loads, as [`sin_f32_mid`].
+#[inline(always)]
+pub fn fast_sin_f32_mid(x: f32) -> f32 {
+    sincos_f32_with::<false, true, true, false>(x)
 }
 
 /// Cosine, f32, faster (see [`fast_sin_f32`]). Max error 0.9433 ulp
@@ -600,7 +641,13 @@ pub fn fast_cos_f32(x: f32) -> f32 {
 /// [`fits_lanes_f32`] holds.
 #[inline(always)]
 pub fn fast_cos_f32_on<const SMALL: bool>(x: f32) -> f32 {
-    sincos_f32_with::<SMALL, true, true>(x)
+    sincos_f32_with::<SMALL, false, true, true>(x)
+}
+
+/// [`fast_cos_f32`] without table loads, as [`sin_f32_mid`].
+#[inline(always)]
+pub fn fast_cos_f32_mid(x: f32) -> f32 {
+    sincos_f32_with::<false, true, true, true>(x)
 }
 
 /// Sine, f64, "fast" variant: no faster variant was found (the exact
@@ -630,6 +677,37 @@ static PIO2_TAB_F64: [u64; 3888] = include!("tables/pio2_f64.rs");
 #[cfg(test)]
 mod tests {
     use super::{INV_PIO2_F, PIO2, PIO2_F1, PIO2_F2, PIO2_F3, PIO2_LO, TAN_P, TAN_Q};
+
+    /// The sine's and cosine's middle forms against their full forms, bit for
+    /// bit: every 97th f32 from 2^16 to 2^25 (both signs), the binades below
+    /// at a stride, and the special values.
+    #[test]
+    fn mid_forms_give_the_full_forms_bits() {
+        use super::{
+            cos_f32, cos_f32_mid, fast_cos_f32, fast_cos_f32_mid, fast_sin_f32, fast_sin_f32_mid,
+            sin_f32, sin_f32_mid,
+        };
+        type Form = fn(f32) -> f32;
+        let forms: [(Form, Form); 4] = [
+            (sin_f32, sin_f32_mid),
+            (cos_f32, cos_f32_mid),
+            (fast_sin_f32, fast_sin_f32_mid),
+            (fast_cos_f32, fast_cos_f32_mid),
+        ];
+        let beyond = (65536f32.to_bits()..33554432f32.to_bits()).step_by(97);
+        let below = (0..65536f32.to_bits()).step_by(100_003);
+        let special = [0.0f32, f32::INFINITY, f32::NAN, 33554432f32.next_down()];
+        let xs = beyond
+            .chain(below)
+            .map(f32::from_bits)
+            .chain(special)
+            .flat_map(|x| [x, -x]);
+        for x in xs {
+            for (full, mid) in forms {
+                assert_eq!(full(x).to_bits(), mid(x).to_bits(), "x = {x:e}");
+            }
+        }
+    }
 
     /// The f32 lanes' constants against π/2 as the 107-bit pair PIO2 +
     /// PIO2_LO and 2/π from the standard library: each part is the rest
