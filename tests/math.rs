@@ -17,7 +17,15 @@ use tessera_testkit::differential::kernel;
 use tessera_testkit::math_ref::reference_of;
 use tessera_testkit::rng::Rng;
 
+#[track_caller]
 fn tiers() -> Vec<Tier> {
+    for t in Tier::ALL.into_iter().filter(|t| !t.available()) {
+        eprintln!(
+            "skipped ({}): the {} tier does not run on this CPU",
+            std::panic::Location::caller(),
+            t.name()
+        );
+    }
     Tier::ALL.into_iter().filter(|t| t.available()).collect()
 }
 
@@ -505,12 +513,13 @@ fn pinned_hard_cases() {
 /// The trigonometric kinds run a chunk of arguments that all fit through a
 /// small form (which vectorises), any other chunk through the full form: for
 /// the f32 sine and cosine (and their fast forms) the f32-lane path up to
-/// 2^16; for the f32 tangent a Cody–Waite reduction below 2^25; for every f64
+/// 2^16, and a middle form (both paths, no gathers) for chunks below 2^25;
+/// for the f32 tangent a Cody–Waite reduction below 2^25; for every f64
 /// kind (below 2^53) the reduction that reads its table's first entry as
-/// constants. Both forms
-/// must give the same bits for those arguments: each value here runs once in
-/// a chunk whose last argument is small (the small form) and once in a chunk
-/// whose last argument is 2^30 (the full form).
+/// constants. Every form must give the full one's bits for the arguments it
+/// takes: each value here runs once in a chunk whose last argument is 1 (the
+/// small or the middle form, as the chunk's other values allow) and once in
+/// a chunk whose last argument is 2^30 (the full form).
 fn trig_forms_agree<T: Copy + Default + PartialEq + core::fmt::Debug>(
     on: &[Tier],
     d: DType,

@@ -573,42 +573,61 @@ unsafe fn run1_split<A: Codec, O: Codec, K: Op1<A, O>>(x: &Args) {
         if far {
             ask_ahead(pa.wrapping_add(i0), m);
         }
-        let mut all = true;
-        let mut all_mid = true;
-        for j in 0..m {
-            // SAFETY: i0 + j < n, forwarded from this function's contract.
-            let a = A::decode(unsafe { pa.add(i0 + j).read_unaligned() });
-            all &= K::fits(a);
-            all_mid &= K::fits_mid(a);
-        }
-        if all {
-            for j in 0..m {
-                // SAFETY: i0 + j < n: element i0 + j of the source and the
-                // destination, which hold n (this function's contract).
-                unsafe {
-                    let a = A::decode(pa.add(i0 + j).read_unaligned());
-                    po.add(i0 + j).write_unaligned(O::encode(K::f_small(a)));
-                }
-            }
-        } else if all_mid {
-            for j in 0..m {
-                // SAFETY: as for the small form above.
-                unsafe {
-                    let a = A::decode(pa.add(i0 + j).read_unaligned());
-                    po.add(i0 + j).write_unaligned(O::encode(K::f_mid(a)));
-                }
-            }
-        } else {
-            for j in 0..m {
-                // SAFETY: i0 + j < n: element i0 + j of the source and the
-                // destination, which hold n (this function's contract).
-                unsafe {
-                    let a = A::decode(pa.add(i0 + j).read_unaligned());
-                    po.add(i0 + j).write_unaligned(O::encode(K::f(a)));
-                }
+        // The middle form's test runs only where the small one failed, so a
+        // chunk of small arguments pays for one scan.
+        // SAFETY: both scans and the three runs touch elements i0..i0 + m of
+        // the source and the destination, which hold n (this function's
+        // contract).
+        unsafe {
+            if all_fit::<A>(pa.add(i0), m, K::fits) {
+                run_chunk::<A, O>(pa.add(i0), po.add(i0), m, K::f_small);
+            } else if all_fit::<A>(pa.add(i0), m, K::fits_mid) {
+                run_chunk::<A, O>(pa.add(i0), po.add(i0), m, K::f_mid);
+            } else {
+                run_chunk::<A, O>(pa.add(i0), po.add(i0), m, K::f);
             }
         }
         i0 += m;
+    }
+}
+
+/// Whether `fit` holds for each of the `m` values from `pa` (all are read:
+/// the scan vectorises).
+///
+/// # Safety
+/// `pa` points to `m` readable values of `A`.
+#[inline(always)]
+unsafe fn all_fit<A: Codec>(
+    pa: *const A::Store,
+    m: usize,
+    fit: impl Fn(A::Carrier) -> bool,
+) -> bool {
+    let mut all = true;
+    for j in 0..m {
+        // SAFETY: j < m, forwarded from this function's contract.
+        all &= fit(A::decode(unsafe { pa.add(j).read_unaligned() }));
+    }
+    all
+}
+
+/// `f` on each of the `m` values from `pa`, written to `po`.
+///
+/// # Safety
+/// `pa` points to `m` readable values of `A`, `po` to `m` writable ones of
+/// `O`.
+#[inline(always)]
+unsafe fn run_chunk<A: Codec, O: Codec>(
+    pa: *const A::Store,
+    po: *mut O::Store,
+    m: usize,
+    f: impl Fn(A::Carrier) -> O::Carrier,
+) {
+    for j in 0..m {
+        // SAFETY: j < m, forwarded from this function's contract.
+        unsafe {
+            let a = A::decode(pa.add(j).read_unaligned());
+            po.add(j).write_unaligned(O::encode(f(a)));
+        }
     }
 }
 
